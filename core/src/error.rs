@@ -1,0 +1,148 @@
+//! The one error type of the engine.
+//!
+//! Every fallible public entry point returns [`Error`]: a [`Code`] named after gRPC's status
+//! codes plus a message that names the offending field. Front-ends map the code in exactly one
+//! place each (see docs/errors.md); they never parse the message.
+
+use alloc::string::String;
+use core::fmt;
+
+/// The kind of failure, named after gRPC status codes so that every front-end can map it
+/// one-to-one (Python exception class, Kotlin exception, JS `code` string, gRPC status).
+///
+/// The numeric values are gRPC's and reach the wire through the server: never renumber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Code {
+    /// The caller gave a malformed request: a broken limit, a bad timestamp, a bad regex.
+    InvalidArgument = 3,
+    /// The table, family, backup or other named thing does not exist.
+    NotFound = 5,
+    /// The table or family to create exists already.
+    AlreadyExists = 6,
+    /// A resource ran out (memory budget, quota).
+    ResourceExhausted = 8,
+    /// The system is not in a state that allows the call (e.g. deletion protection).
+    FailedPrecondition = 9,
+    /// The operation was aborted, typically by a concurrency conflict.
+    Aborted = 10,
+    /// A value is outside its valid range (e.g. an increment that overflows).
+    OutOfRange = 11,
+    /// The operation is not implemented.
+    Unimplemented = 12,
+    /// An invariant of the engine broke: a bug, never a user mistake.
+    Internal = 13,
+    /// The storage is temporarily unavailable.
+    Unavailable = 14,
+    /// Stored bytes failed a checksum or could not be decoded.
+    DataLoss = 15,
+}
+
+impl Code {
+    /// gRPC's canonical upper-case name, e.g. `NOT_FOUND`; also the JS `code` string and the
+    /// spelling used by the shared test vectors.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidArgument => "INVALID_ARGUMENT",
+            Code::NotFound => "NOT_FOUND",
+            Code::AlreadyExists => "ALREADY_EXISTS",
+            Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+            Code::FailedPrecondition => "FAILED_PRECONDITION",
+            Code::Aborted => "ABORTED",
+            Code::OutOfRange => "OUT_OF_RANGE",
+            Code::Unimplemented => "UNIMPLEMENTED",
+            Code::Internal => "INTERNAL",
+            Code::Unavailable => "UNAVAILABLE",
+            Code::DataLoss => "DATA_LOSS",
+        }
+    }
+
+    /// The gRPC status number.
+    pub fn grpc_code(self) -> i32 {
+        self as i32
+    }
+
+    /// Every code, for front-ends that build one exception class per code.
+    pub const ALL: [Code; 11] = [
+        Code::InvalidArgument,
+        Code::NotFound,
+        Code::AlreadyExists,
+        Code::ResourceExhausted,
+        Code::FailedPrecondition,
+        Code::Aborted,
+        Code::OutOfRange,
+        Code::Unimplemented,
+        Code::Internal,
+        Code::Unavailable,
+        Code::DataLoss,
+    ];
+
+    /// Parses the canonical upper-case name back (used by test vectors).
+    pub fn from_name(name: &str) -> Option<Code> {
+        Code::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An engine error: a code plus a human-readable message naming the offending field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    code: Code,
+    message: String,
+}
+
+/// The engine's result type.
+pub type Result<T, E = Error> = core::result::Result<T, E>;
+
+impl Error {
+    /// Creates an error with the given code and message.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Shorthand for [`Code::InvalidArgument`].
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Self::new(Code::InvalidArgument, message)
+    }
+
+    /// Shorthand for [`Code::NotFound`].
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(Code::NotFound, message)
+    }
+
+    /// Shorthand for [`Code::AlreadyExists`].
+    pub fn already_exists(message: impl Into<String>) -> Self {
+        Self::new(Code::AlreadyExists, message)
+    }
+
+    /// Shorthand for [`Code::FailedPrecondition`].
+    pub fn failed_precondition(message: impl Into<String>) -> Self {
+        Self::new(Code::FailedPrecondition, message)
+    }
+
+    /// The error's code.
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// The error's message (without the code).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl core::error::Error for Error {}

@@ -1,0 +1,81 @@
+//! Garbage-collection rules of a column family.
+//!
+//! A rule decides, for each cell of one column, whether the cell is collectable. The engine
+//! hides collectable cells from every read at once, so results never depend on when
+//! compaction ran; compaction calls the same function to drop them for good.
+
+use alloc::vec::Vec;
+
+/// A column family's GC rule, as Bigtable's `GcRule`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum GcRule {
+    /// Keep everything (no rule set).
+    #[default]
+    Never,
+    /// Keep only the newest `n` cells of each column (`n >= 1`).
+    MaxNumVersions(u32),
+    /// Drop cells whose timestamp is older than `now - max_age_micros` (at least 1 ms).
+    MaxAge {
+        /// The age limit in microseconds.
+        micros: i64,
+    },
+    /// Drop a cell only if every sub-rule would drop it.
+    Intersection(Vec<GcRule>),
+    /// Drop a cell if any sub-rule would drop it.
+    Union(Vec<GcRule>),
+}
+
+impl GcRule {
+    /// Whether a cell is collectable under this rule.
+    ///
+    /// `version_index` is the cell's position among the live cells of its column, newest
+    /// first (0 = newest); `timestamp_micros` is the cell's timestamp; `now_micros` the time.
+    pub fn is_collectable(&self, version_index: usize, timestamp_micros: i64, now_micros: i64) -> bool {
+        match self {
+            GcRule::Never => false,
+            GcRule::MaxNumVersions(n) => version_index >= *n as usize,
+            GcRule::MaxAge { micros } => timestamp_micros < now_micros.saturating_sub(*micros),
+            // An empty intersection or union collects nothing, as no rule at all.
+            GcRule::Intersection(rules) => {
+                !rules.is_empty()
+                    && rules
+                        .iter()
+                        .all(|r| r.is_collectable(version_index, timestamp_micros, now_micros))
+            }
+            GcRule::Union(rules) => rules
+                .iter()
+                .any(|r| r.is_collectable(version_index, timestamp_micros, now_micros)),
+        }
+    }
+
+    /// Whether this rule can never collect anything (lets reads skip the check).
+    pub fn is_never(&self) -> bool {
+        match self {
+            GcRule::Never => true,
+            GcRule::MaxNumVersions(_) | GcRule::MaxAge { .. } => false,
+            GcRule::Intersection(rules) => rules.is_empty() || rules.iter().any(GcRule::is_never),
+            GcRule::Union(rules) => rules.iter().all(GcRule::is_never),
+        }
+    }
+
+    /// Checks the rule's parameters (`max_num_versions >= 1`, `max_age >= 1 ms`).
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the bad parameter.
+    pub fn validate(&self) -> crate::Result<()> {
+        match self {
+            GcRule::Never => Ok(()),
+            GcRule::MaxNumVersions(0) => Err(crate::Error::invalid_argument(
+                "gc_rule.max_num_versions must be at least 1",
+            )),
+            GcRule::MaxNumVersions(_) => Ok(()),
+            GcRule::MaxAge { micros } if *micros < 1000 => Err(crate::Error::invalid_argument(
+                "gc_rule.max_age must be at least 1 millisecond",
+            )),
+            GcRule::MaxAge { .. } => Ok(()),
+            GcRule::Intersection(rules) | GcRule::Union(rules) => {
+                rules.iter().try_for_each(GcRule::validate)
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Mutations: the changes a write applies to one row.
+//!
+//! A list of mutations for one row is applied atomically and in order: the engine validates
+//! every mutation against the table's schema before it changes anything, so an invalid
+//! mutation anywhere in the list means nothing of the call is applied.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::limits;
+use crate::schema::{Granularity, TableConfig};
+use crate::{Error, Result};
+
+/// A half-open time range `[start, end)` in microseconds; `end = None` is unbounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TimestampRange {
+    /// Inclusive start (0 = from the beginning).
+    pub start_micros: i64,
+    /// Exclusive end; `None` = unbounded.
+    pub end_micros: Option<i64>,
+}
+
+impl TimestampRange {
+    /// Whether `ts` is inside the range.
+    pub fn contains(&self, ts: i64) -> bool {
+        ts >= self.start_micros && self.end_micros.is_none_or(|end| ts < end)
+    }
+}
+
+/// One change to one row, as Bigtable's `Mutation`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mutation {
+    /// Writes a value at (family, qualifier, timestamp), replacing any cell there.
+    SetCell {
+        /// Column family; must exist in the table.
+        family: String,
+        /// Column qualifier (at most 16 KiB).
+        qualifier: Vec<u8>,
+        /// Microseconds; `-1` means the server's current time.
+        timestamp_micros: i64,
+        /// The value (at most the table's `max_value_bytes`).
+        value: Vec<u8>,
+    },
+    /// Deletes the cells of one column, optionally only those in a time range.
+    DeleteFromColumn {
+        /// Column family; must exist in the table.
+        family: String,
+        /// Column qualifier.
+        qualifier: Vec<u8>,
+        /// Only cells in this range are deleted; the default covers all time.
+        time_range: TimestampRange,
+    },
+    /// Deletes every cell of one family in the row.
+    DeleteFromFamily {
+        /// Column family; must exist in the table.
+        family: String,
+    },
+    /// Deletes the whole row.
+    DeleteFromRow,
+}
+
+impl Mutation {
+    /// Shorthand for [`Mutation::SetCell`].
+    pub fn set_cell(
+        family: impl Into<String>,
+        qualifier: impl Into<Vec<u8>>,
+        timestamp_micros: i64,
+        value: impl Into<Vec<u8>>,
+    ) -> Self {
+        Mutation::SetCell {
+            family: family.into(),
+            qualifier: qualifier.into(),
+            timestamp_micros,
+            value: value.into(),
+        }
+    }
+
+    /// The family the mutation names, if any.
+    pub fn family(&self) -> Option<&str> {
+        match self {
+            Mutation::SetCell { family, .. }
+            | Mutation::DeleteFromColumn { family, .. }
+            | Mutation::DeleteFromFamily { family } => Some(family),
+            Mutation::DeleteFromRow => None,
+        }
+    }
+
+    /// Checks the mutation against the table's schema and Bigtable's limits.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown family; `InvalidArgument` for a broken limit or a bad
+    /// timestamp or time range. `index` is the mutation's position, named in the message.
+    pub fn validate(&self, config: &TableConfig, index: usize) -> Result<()> {
+        if let Some(family) = self.family() {
+            if !config.families.contains_key(family) {
+                return Err(Error::not_found(format!(
+                    "mutations[{index}]: requested column family {family:?} not found"
+                )));
+            }
+        }
+        match self {
+            Mutation::SetCell {
+                qualifier,
+                timestamp_micros,
+                value,
+                ..
+            } => {
+                check_qualifier(qualifier, index)?;
+                check_timestamp(*timestamp_micros, config.granularity, true, index, "timestamp_micros")?;
+                if value.len() > config.max_value_bytes {
+                    return Err(Error::invalid_argument(format!(
+                        "mutations[{index}]: value of {} bytes exceeds the limit of {} bytes",
+                        value.len(),
+                        config.max_value_bytes
+                    )));
+                }
+                Ok(())
+            }
+            Mutation::DeleteFromColumn {
+                qualifier,
+                time_range,
+                ..
+            } => {
+                check_qualifier(qualifier, index)?;
+                check_timestamp(time_range.start_micros, config.granularity, false, index, "time_range.start_timestamp_micros")?;
+                if let Some(end) = time_range.end_micros {
+                    check_timestamp(end, config.granularity, false, index, "time_range.end_timestamp_micros")?;
+                    if end < time_range.start_micros {
+                        return Err(Error::invalid_argument(format!(
+                            "mutations[{index}]: time_range end {end} is before start {}",
+                            time_range.start_micros
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            Mutation::DeleteFromFamily { .. } | Mutation::DeleteFromRow => Ok(()),
+        }
+    }
+}
+
+fn check_qualifier(qualifier: &[u8], index: usize) -> Result<()> {
+    if qualifier.len() > limits::MAX_QUALIFIER_BYTES {
+        return Err(Error::invalid_argument(format!(
+            "mutations[{index}]: column qualifier of {} bytes exceeds the limit of {} bytes",
+            qualifier.len(),
+            limits::MAX_QUALIFIER_BYTES
+        )));
+    }
+    Ok(())
+}
+
+fn check_timestamp(
+    ts: i64,
+    granularity: Granularity,
+    server_time_allowed: bool,
+    index: usize,
+    field: &str,
+) -> Result<()> {
+    if ts == -1 && server_time_allowed {
+        return Ok(());
+    }
+    if ts < 0 {
+        return Err(Error::invalid_argument(format!(
+            "mutations[{index}]: {field} {ts} is negative"
+        )));
+    }
+    if granularity == Granularity::Millis && ts % 1000 != 0 {
+        return Err(Error::invalid_argument(format!(
+            "mutations[{index}]: {field} {ts} is not a multiple of 1000 (table granularity is MILLIS)"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a whole mutation list for one row: non-empty, within the count limit, each valid.
+///
+/// # Errors
+/// As [`Mutation::validate`], plus `InvalidArgument` for an empty or oversized list or a bad
+/// row key.
+pub fn validate_row_mutations(config: &TableConfig, row_key: &[u8], mutations: &[Mutation]) -> Result<()> {
+    validate_row_key(row_key)?;
+    if mutations.is_empty() {
+        return Err(Error::invalid_argument("mutations: at least one mutation is required"));
+    }
+    if mutations.len() > limits::MAX_MUTATIONS_PER_REQUEST {
+        return Err(Error::invalid_argument(format!(
+            "mutations: {} mutations exceed the limit of {}",
+            mutations.len(),
+            limits::MAX_MUTATIONS_PER_REQUEST
+        )));
+    }
+    mutations
+        .iter()
+        .enumerate()
+        .try_for_each(|(i, m)| m.validate(config, i))
+}
+
+/// Checks a row key: non-empty and at most 4 KiB.
+///
+/// # Errors
+/// `InvalidArgument` otherwise.
+pub fn validate_row_key(row_key: &[u8]) -> Result<()> {
+    if row_key.is_empty() {
+        return Err(Error::invalid_argument("row_key must be non-empty"));
+    }
+    if row_key.len() > limits::MAX_ROW_KEY_BYTES {
+        return Err(Error::invalid_argument(format!(
+            "row_key of {} bytes exceeds the limit of {} bytes",
+            row_key.len(),
+            limits::MAX_ROW_KEY_BYTES
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,178 @@
+//! Table schemas: column families, their GC rules, and table options.
+//!
+//! Invariants: family names match `[-_.a-zA-Z0-9]+` and are at most 64 characters; table ids
+//! match `[_a-zA-Z0-9][-_.a-zA-Z0-9]*` and are at most 50 characters.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::gc::GcRule;
+use crate::limits;
+use crate::{Error, Result};
+
+/// The precision of timestamps a table accepts, as Bigtable's `TimestampGranularity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Granularity {
+    /// User timestamps must be multiples of 1000 microseconds (Bigtable's default).
+    #[default]
+    Millis,
+    /// Any microsecond timestamp is accepted.
+    Micros,
+}
+
+/// One column family's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ColumnFamily {
+    /// What the family's garbage collection keeps.
+    pub gc_rule: GcRule,
+}
+
+/// Everything needed to create a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableConfig {
+    /// Column families by name.
+    pub families: BTreeMap<String, ColumnFamily>,
+    /// Timestamp precision.
+    pub granularity: Granularity,
+    /// When set, deleting the table fails with `FailedPrecondition`.
+    pub deletion_protection: bool,
+    /// Row keys at which the table starts out split into tablets.
+    pub initial_splits: Vec<Vec<u8>>,
+    /// Largest accepted cell value in bytes.
+    pub max_value_bytes: usize,
+}
+
+impl Default for TableConfig {
+    fn default() -> Self {
+        TableConfig {
+            families: BTreeMap::new(),
+            granularity: Granularity::Millis,
+            deletion_protection: false,
+            initial_splits: Vec::new(),
+            max_value_bytes: limits::DEFAULT_MAX_VALUE_BYTES,
+        }
+    }
+}
+
+impl TableConfig {
+    /// A config with the named families, each without a GC rule.
+    pub fn with_families<I, S>(names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        TableConfig {
+            families: names
+                .into_iter()
+                .map(|n| (n.into(), ColumnFamily::default()))
+                .collect(),
+            ..TableConfig::default()
+        }
+    }
+
+    /// Checks family names, GC rules and split keys.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the offending family or split key.
+    pub fn validate(&self) -> Result<()> {
+        for (name, family) in &self.families {
+            validate_family_name(name)?;
+            family.gc_rule.validate().map_err(|e| {
+                Error::invalid_argument(format!("column family {name:?}: {}", e.message()))
+            })?;
+        }
+        for key in &self.initial_splits {
+            if key.is_empty() {
+                return Err(Error::invalid_argument("initial_splits: a split key must be non-empty"));
+            }
+            if key.len() > limits::MAX_ROW_KEY_BYTES {
+                return Err(Error::invalid_argument(
+                    "initial_splits: a split key is longer than 4096 bytes",
+                ));
+            }
+        }
+        if self.max_value_bytes == 0 {
+            return Err(Error::invalid_argument("max_value_bytes must be positive"));
+        }
+        Ok(())
+    }
+}
+
+/// One change to a table's column families, as Bigtable's `ModifyColumnFamiliesRequest`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FamilyModification {
+    /// Adds a family; `AlreadyExists` if present.
+    Create {
+        /// The new family's name.
+        name: String,
+        /// Its settings.
+        family: ColumnFamily,
+    },
+    /// Replaces a family's settings (its GC rule); `NotFound` if absent.
+    Update {
+        /// The family's name.
+        name: String,
+        /// Its new settings.
+        family: ColumnFamily,
+    },
+    /// Removes a family and deletes its data; `NotFound` if absent.
+    Drop {
+        /// The family's name.
+        name: String,
+    },
+}
+
+/// What `get_table` and `list_tables` report about a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableInfo {
+    /// The table id.
+    pub name: String,
+    /// The table's current schema and options.
+    pub config: TableConfig,
+}
+
+/// Checks a table id against Bigtable's rules.
+///
+/// # Errors
+/// `InvalidArgument` if the id is empty, too long or has a character outside
+/// `[-_.a-zA-Z0-9]` (or starts with `-` or `.`).
+pub fn validate_table_id(table_id: &str) -> Result<()> {
+    let ok_first = table_id
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let ok_rest = table_id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !ok_first || !ok_rest || table_id.len() > limits::MAX_TABLE_ID_CHARS {
+        return Err(Error::invalid_argument(format!(
+            "table_id {table_id:?} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most {} characters",
+            limits::MAX_TABLE_ID_CHARS
+        )));
+    }
+    Ok(())
+}
+
+/// Checks a column family name against Bigtable's rules.
+///
+/// # Errors
+/// `InvalidArgument` if the name is empty, longer than 64 characters or has a character
+/// outside `[-_.a-zA-Z0-9]`.
+pub fn validate_family_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= limits::MAX_FAMILY_NAME_CHARS
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(format!(
+            "column family name {:?} must match [-_.a-zA-Z0-9]+ and be at most {} characters",
+            name.to_string(),
+            limits::MAX_FAMILY_NAME_CHARS
+        )))
+    }
+}
