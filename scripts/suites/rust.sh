@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The Rust suite: formatting, clippy with warnings denied, the core's and the shared vectors'
+# tests, and the no_std build of the core for a bare-metal target.
+# Counts: each cargo test case, plus one check each for fmt, clippy and the no_std build.
+set -uo pipefail
+cd "${ROOT:-$(dirname "$0")/../..}"
+pass=0; fail=0
+check() { # name, command...
+  local name=$1; shift
+  if "$@"; then echo "ok: $name"; pass=$((pass + 1)); else echo "FAILED: $name"; fail=$((fail + 1)); fi
+}
+check "cargo fmt --check" cargo fmt --all -- --check
+check "clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
+check "core builds no_std for thumbv7em-none-eabihf" \
+  cargo build -p sparsetable --no-default-features --target thumbv7em-none-eabihf --locked
+check "core has no front-end dependency" bash -c \
+  '! cargo tree -p sparsetable -e normal --locked | grep -E "pyo3|uniffi|wasm-bindgen|js-sys|web-sys|yew|tonic"'
+
+out=$(mktemp)
+cargo test --locked -p sparsetable -p sparsetable-test-vectors 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$out")
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+if [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then fail=$((fail + 1)); fi
+echo "SUITE_RESULT rust $pass $fail"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,1 @@
+//! Placeholder until this front-end lands (issue 2).
