@@ -1,37 +1,64 @@
 //! The database: a set of named tables and the Data API over them.
 //!
 //! Every entry point validates its whole input before changing anything, so a failed call
-//! leaves the database exactly as it was.
+//! leaves the database exactly as it was. Row operations (MutateRow, each MutateRows entry,
+//! CheckAndMutateRow, ReadModifyWriteRow) are atomic per row.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::clock::Clock;
+use crate::filter::RowFilter;
+use crate::limits;
 use crate::mutation::{validate_row_key, validate_row_mutations, Mutation};
+use crate::random::SplitMix64;
+use crate::read::{ReadRowsRequest, RowStream};
+use crate::read_modify_write::{self, ReadModifyWriteRule};
 use crate::row::Row;
-use crate::row_set::{RowRange, RowSet};
-use crate::schema::{validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo};
-use crate::table::{RowData, Table};
+use crate::schema::{
+    validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo,
+};
+use crate::table::Table;
 use crate::{Error, Result};
 
-/// What to read: which rows, how many, in which direction.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ReadRowsRequest {
-    /// The rows to visit; empty means all.
-    pub row_set: RowSet,
-    /// Most rows to return; 0 means no limit, negative is `InvalidArgument`.
-    pub rows_limit: i64,
-    /// Return rows in descending key order (cells within a row keep their order).
-    pub reversed: bool,
+/// The mutations of one row in a MutateRows batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowMutations {
+    /// The row.
+    pub row_key: Vec<u8>,
+    /// Its mutations, applied atomically and in order.
+    pub mutations: Vec<Mutation>,
+}
+
+/// Which rows DropRowRange deletes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DropRowRange {
+    /// Every row whose key starts with the (non-empty) prefix.
+    Prefix(Vec<u8>),
+    /// Every row of the table.
+    All,
+}
+
+/// One SampleRowKeys entry: rows before `row_key` hold about `offset_bytes` bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleRowKey {
+    /// A boundary key; the last entry's is empty and stands for the end of the table.
+    pub row_key: Vec<u8>,
+    /// Approximate bytes of data in rows sorting before `row_key`.
+    pub offset_bytes: u64,
 }
 
 /// A database of tables.
 pub struct Database {
     tables: BTreeMap<String, Table>,
     clock: Box<dyn Clock>,
+    random_seed: u64,
+    /// Distinguishes reads so each gets its own sampling sequence, reproducible from the seed.
+    reads: AtomicU32,
 }
 
 impl core::fmt::Debug for Database {
@@ -61,7 +88,15 @@ impl Database {
         Database {
             tables: BTreeMap::new(),
             clock: Box::new(clock),
+            random_seed: 0x5eed,
+            reads: AtomicU32::new(0),
         }
+    }
+
+    /// Seeds the randomness `row_sample` filters draw from, making samples reproducible.
+    pub fn set_random_seed(&mut self, seed: u64) {
+        self.random_seed = seed;
+        self.reads.store(0, Ordering::Relaxed);
     }
 
     /// The time the database sees, in microseconds since the epoch.
@@ -77,7 +112,9 @@ impl Database {
         validate_table_id(table_id)?;
         config.validate()?;
         if self.tables.contains_key(table_id) {
-            return Err(Error::already_exists(format!("table {table_id:?} already exists")));
+            return Err(Error::already_exists(format!(
+                "table {table_id:?} already exists"
+            )));
         }
         self.tables.insert(table_id.to_string(), Table::new(config));
         Ok(())
@@ -136,7 +173,9 @@ impl Database {
     ) -> Result<TableInfo> {
         let table = self.table_mut(table_id)?;
         if modifications.is_empty() {
-            return Err(Error::invalid_argument("modifications: at least one is required"));
+            return Err(Error::invalid_argument(
+                "modifications: at least one is required",
+            ));
         }
         // Work on a copy of the schema so a failure half-way changes nothing.
         let mut config = table.config.clone();
@@ -156,6 +195,11 @@ impl Database {
                 FamilyModification::Update { name, family } => {
                     family.gc_rule.validate()?;
                     match config.families.get_mut(name) {
+                        Some(f) if f.value_type != family.value_type => {
+                            return Err(Error::invalid_argument(format!(
+                                "modifications[{i}]: the value type of column family {name:?} cannot change"
+                            )))
+                        }
                         Some(f) => *f = family.clone(),
                         None => {
                             return Err(Error::not_found(format!(
@@ -189,7 +233,12 @@ impl Database {
     /// # Errors
     /// `NotFound` for an unknown table or family; `InvalidArgument` for a bad row key, an
     /// empty list or any invalid mutation. On error nothing is applied.
-    pub fn mutate_row(&mut self, table_id: &str, row_key: &[u8], mutations: &[Mutation]) -> Result<()> {
+    pub fn mutate_row(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        mutations: &[Mutation],
+    ) -> Result<()> {
         let now = self.clock.now_micros();
         let table = self.table_mut(table_id)?;
         validate_row_mutations(&table.config, row_key, mutations)?;
@@ -197,25 +246,198 @@ impl Database {
         Ok(())
     }
 
+    /// Sets or clears a table's deletion protection (Bigtable's UpdateTable).
+    ///
+    /// # Errors
+    /// `NotFound` if the table does not exist.
+    pub fn set_deletion_protection(&mut self, table_id: &str, enabled: bool) -> Result<TableInfo> {
+        let table = self.table_mut(table_id)?;
+        table.config.deletion_protection = enabled;
+        Ok(TableInfo {
+            name: table_id.to_string(),
+            config: table.config.clone(),
+        })
+    }
+
+    /// Applies each entry's mutations to its row: each entry atomically, the batch not.
+    /// Returns one status per entry, in order.
+    ///
+    /// # Errors
+    /// For the whole call (nothing applied): `NotFound` for an unknown table;
+    /// `InvalidArgument` for an empty batch or more than 100,000 mutations in total.
+    pub fn mutate_rows(
+        &mut self,
+        table_id: &str,
+        entries: &[RowMutations],
+    ) -> Result<Vec<Result<()>>> {
+        let now = self.clock.now_micros();
+        let table = self.table_mut(table_id)?;
+        if entries.is_empty() {
+            return Err(Error::invalid_argument(
+                "entries: at least one entry is required",
+            ));
+        }
+        let total: usize = entries.iter().map(|e| e.mutations.len()).sum();
+        if total > limits::MAX_MUTATIONS_PER_REQUEST {
+            return Err(Error::invalid_argument(format!(
+                "entries: {total} mutations in total exceed the limit of {}",
+                limits::MAX_MUTATIONS_PER_REQUEST
+            )));
+        }
+        Ok(entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                validate_row_mutations(&table.config, &e.row_key, &e.mutations).map_err(|err| {
+                    Error::new(err.code(), format!("entries[{i}]: {}", err.message()))
+                })?;
+                table.apply(&e.row_key, &e.mutations, now);
+                Ok(())
+            })
+            .collect())
+    }
+
+    /// Applies `true_mutations` if `predicate` yields any cell of the row (no predicate: if
+    /// the row has any cell), else `false_mutations`. Returns whether the predicate matched.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table or family; `InvalidArgument` for a bad row key, a bad
+    /// filter, both lists empty, or any invalid mutation in either list. On error nothing is
+    /// applied.
+    pub fn check_and_mutate_row(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        predicate: Option<&RowFilter>,
+        true_mutations: &[Mutation],
+        false_mutations: &[Mutation],
+    ) -> Result<bool> {
+        let now = self.clock.now_micros();
+        let seed = self.next_read_seed();
+        let table = self.table_mut(table_id)?;
+        validate_row_key(row_key)?;
+        if true_mutations.is_empty() && false_mutations.is_empty() {
+            return Err(Error::invalid_argument(
+                "true_mutations and false_mutations: at least one must be non-empty",
+            ));
+        }
+        let compiled = predicate.map(RowFilter::compile).transpose()?;
+        for (list, name) in [
+            (true_mutations, "true_mutations"),
+            (false_mutations, "false_mutations"),
+        ] {
+            if !list.is_empty() {
+                validate_row_mutations(&table.config, row_key, list)
+                    .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
+            }
+        }
+        let cells = table
+            .get(row_key)
+            .and_then(|data| table.materialize(row_key, data, now))
+            .map(|r| r.cells)
+            .unwrap_or_default();
+        let matched = match &compiled {
+            None => !cells.is_empty(),
+            Some(f) => !f
+                .apply(row_key, cells, &mut SplitMix64::new(seed))
+                .is_empty(),
+        };
+        let chosen = if matched {
+            true_mutations
+        } else {
+            false_mutations
+        };
+        if !chosen.is_empty() {
+            table.apply(row_key, chosen, now);
+        }
+        Ok(matched)
+    }
+
+    /// Applies append and increment rules to the latest cells of their columns, in order,
+    /// and returns the new cells. A missing cell counts as empty (append) or 0 (increment);
+    /// the new timestamp is the larger of the old cell's and now.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table or family; `InvalidArgument` for a bad row key, no
+    /// rules, an aggregate family, an increment of a value that is not 8 bytes, or a result
+    /// over the value size limit. On error nothing changes.
+    pub fn read_modify_write_row(
+        &mut self,
+        table_id: &str,
+        row_key: &[u8],
+        rules: &[ReadModifyWriteRule],
+    ) -> Result<Row> {
+        let now = self.clock.now_micros();
+        let table = self.table_mut(table_id)?;
+        validate_row_key(row_key)?;
+        let (mutations, result) = read_modify_write::plan(table, row_key, rules, now)?;
+        table.apply(row_key, &mutations, now);
+        Ok(result)
+    }
+
+    /// Deletes every row with a prefix, or every row.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for an empty prefix.
+    pub fn drop_row_range(&mut self, table_id: &str, range: &DropRowRange) -> Result<()> {
+        let table = self.table_mut(table_id)?;
+        match range {
+            DropRowRange::Prefix(p) if p.is_empty() => Err(Error::invalid_argument(
+                "row_key_prefix: must be non-empty (use delete_all_data_from_table)",
+            )),
+            DropRowRange::Prefix(p) => {
+                table.drop_prefix(p);
+                Ok(())
+            }
+            DropRowRange::All => {
+                table.drop_all();
+                Ok(())
+            }
+        }
+    }
+
+    /// Keys that split the table into chunks, with the bytes before each; the last entry
+    /// has the empty key and the table's total size.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table.
+    pub fn sample_row_keys(&self, table_id: &str) -> Result<Vec<SampleRowKey>> {
+        Ok(self.table(table_id)?.sample_row_keys())
+    }
+
     /// Reads one row; `None` if it has no visible cells.
     ///
     /// # Errors
     /// `NotFound` for an unknown table; `InvalidArgument` for a bad row key.
     pub fn read_row(&self, table_id: &str, row_key: &[u8]) -> Result<Option<Row>> {
-        let table = self.table(table_id)?;
+        self.read_row_filtered(table_id, row_key, &RowFilter::PassAll)
+    }
+
+    /// Reads one row through a filter; `None` if nothing of it passes.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a bad row key or filter.
+    pub fn read_row_filtered(
+        &self,
+        table_id: &str,
+        row_key: &[u8],
+        filter: &RowFilter,
+    ) -> Result<Option<Row>> {
         validate_row_key(row_key)?;
-        let now = self.clock.now_micros();
-        Ok(table
-            .get(row_key)
-            .and_then(|data| table.materialize(row_key, data, now)))
+        let request = ReadRowsRequest {
+            row_set: crate::RowSet::single(row_key.to_vec()),
+            filter: filter.clone(),
+            ..ReadRowsRequest::default()
+        };
+        Ok(self.read_rows(table_id, &request)?.next())
     }
 
     /// Streams the rows a request selects, in key order (or reversed), without
-    /// materialising the table.
+    /// materialising the table. The filter is compiled once, here.
     ///
     /// # Errors
-    /// `NotFound` for an unknown table; `InvalidArgument` for a negative limit or a bad
-    /// row set.
+    /// `NotFound` for an unknown table; `InvalidArgument` for a negative limit, a bad row
+    /// set or a bad filter.
     pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<RowStream<'_>> {
         let table = self.table(table_id)?;
         if request.rows_limit < 0 {
@@ -225,6 +447,7 @@ impl Database {
             )));
         }
         request.row_set.validate()?;
+        let filter = request.filter.compile()?;
         let mut ranges = request.row_set.normalized_ranges();
         if request.reversed {
             ranges.reverse();
@@ -234,13 +457,17 @@ impl Database {
             ranges: ranges.into_iter(),
             current: None,
             reversed: request.reversed,
-            remaining: if request.rows_limit == 0 {
-                None
-            } else {
-                Some(request.rows_limit as u64)
-            },
+            remaining: (request.rows_limit > 0).then_some(request.rows_limit as u64),
             now_micros: self.clock.now_micros(),
+            filter,
+            random: SplitMix64::new(self.next_read_seed()),
+            rows_scanned: 0,
         })
+    }
+
+    fn next_read_seed(&self) -> u64 {
+        let n = self.reads.fetch_add(1, Ordering::Relaxed);
+        self.random_seed ^ u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
     fn table(&self, table_id: &str) -> Result<&Table> {
@@ -253,51 +480,5 @@ impl Database {
         self.tables
             .get_mut(table_id)
             .ok_or_else(|| Error::not_found(format!("table {table_id:?} not found")))
-    }
-}
-
-/// The rows of a read, produced one at a time.
-pub struct RowStream<'a> {
-    table: &'a Table,
-    ranges: alloc::vec::IntoIter<RowRange>,
-    current: Option<alloc::collections::btree_map::Range<'a, Vec<u8>, RowData>>,
-    reversed: bool,
-    remaining: Option<u64>,
-    now_micros: i64,
-}
-
-impl Iterator for RowStream<'_> {
-    type Item = Row;
-
-    fn next(&mut self) -> Option<Row> {
-        if self.remaining == Some(0) {
-            return None;
-        }
-        loop {
-            let current = match &mut self.current {
-                Some(c) => c,
-                None => {
-                    let range = self.ranges.next()?;
-                    self.current.insert(self.table.range(&range))
-                }
-            };
-            let next = if self.reversed {
-                current.next_back()
-            } else {
-                current.next()
-            };
-            match next {
-                None => self.current = None,
-                Some((key, data)) => {
-                    // Rows whose cells are all hidden are skipped and do not count.
-                    if let Some(row) = self.table.materialize(key, data, self.now_micros) {
-                        if let Some(r) = &mut self.remaining {
-                            *r -= 1;
-                        }
-                        return Some(row);
-                    }
-                }
-            }
-        }
     }
 }

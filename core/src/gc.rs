@@ -30,7 +30,12 @@ impl GcRule {
     ///
     /// `version_index` is the cell's position among the live cells of its column, newest
     /// first (0 = newest); `timestamp_micros` is the cell's timestamp; `now_micros` the time.
-    pub fn is_collectable(&self, version_index: usize, timestamp_micros: i64, now_micros: i64) -> bool {
+    pub fn is_collectable(
+        &self,
+        version_index: usize,
+        timestamp_micros: i64,
+        now_micros: i64,
+    ) -> bool {
         match self {
             GcRule::Never => false,
             GcRule::MaxNumVersions(n) => version_index >= *n as usize,

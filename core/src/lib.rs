@@ -27,9 +27,14 @@ extern crate std;
 pub mod clock;
 pub mod database;
 pub mod error;
+pub mod filter;
 pub mod gc;
 pub mod limits;
 pub mod mutation;
+pub mod random;
+pub mod read;
+pub mod read_modify_write;
+pub mod regex;
 pub mod row;
 pub mod row_set;
 pub mod schema;
@@ -40,10 +45,16 @@ pub use clock::Clock;
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
-pub use database::{Database, ReadRowsRequest, RowStream};
+pub use database::{Database, DropRowRange, RowMutations, SampleRowKey};
 pub use error::{Code, Error, Result};
+pub use filter::{CompiledFilter, RowFilter};
 pub use gc::GcRule;
 pub use mutation::{Mutation, TimestampRange};
+pub use random::{RandomSource, SplitMix64};
+pub use read::{ReadRowsRequest, RowStream};
+pub use read_modify_write::{ReadModifyWriteOp, ReadModifyWriteRule};
 pub use row::{Cell, Row};
 pub use row_set::{RowRange, RowSet};
-pub use schema::{ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo};
+pub use schema::{
+    ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, ValueType,
+};

@@ -9,7 +9,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::limits;
-use crate::schema::{Granularity, TableConfig};
+use crate::schema::{Granularity, TableConfig, ValueType};
 use crate::{Error, Result};
 
 /// A half-open time range `[start, end)` in microseconds; `end = None` is unbounded.
@@ -41,6 +41,29 @@ pub enum Mutation {
         timestamp_micros: i64,
         /// The value (at most the table's `max_value_bytes`).
         value: Vec<u8>,
+    },
+    /// Merges an int64 input into the aggregate cell at (family, qualifier, timestamp) of an
+    /// aggregate family (Sum, Min or Max), creating it if absent.
+    AddToCell {
+        /// An aggregate column family.
+        family: String,
+        /// Column qualifier.
+        qualifier: Vec<u8>,
+        /// Microseconds (no server time: aggregates need an explicit timestamp).
+        timestamp_micros: i64,
+        /// The input to merge.
+        input: i64,
+    },
+    /// Merges an aggregate state (for Sum/Min/Max: 8-byte big-endian int64) into the cell.
+    MergeToCell {
+        /// An aggregate column family.
+        family: String,
+        /// Column qualifier.
+        qualifier: Vec<u8>,
+        /// Microseconds.
+        timestamp_micros: i64,
+        /// The state to merge: exactly 8 bytes.
+        state: Vec<u8>,
     },
     /// Deletes the cells of one column, optionally only those in a time range.
     DeleteFromColumn {
@@ -80,6 +103,8 @@ impl Mutation {
     pub fn family(&self) -> Option<&str> {
         match self {
             Mutation::SetCell { family, .. }
+            | Mutation::AddToCell { family, .. }
+            | Mutation::MergeToCell { family, .. }
             | Mutation::DeleteFromColumn { family, .. }
             | Mutation::DeleteFromFamily { family } => Some(family),
             Mutation::DeleteFromRow => None,
@@ -92,14 +117,70 @@ impl Mutation {
     /// `NotFound` for an unknown family; `InvalidArgument` for a broken limit or a bad
     /// timestamp or time range. `index` is the mutation's position, named in the message.
     pub fn validate(&self, config: &TableConfig, index: usize) -> Result<()> {
-        if let Some(family) = self.family() {
-            if !config.families.contains_key(family) {
-                return Err(Error::not_found(format!(
-                    "mutations[{index}]: requested column family {family:?} not found"
-                )));
-            }
+        let value_type = match self.family() {
+            Some(family) => match config.families.get(family) {
+                Some(f) => f.value_type,
+                None => {
+                    return Err(Error::not_found(format!(
+                        "mutations[{index}]: requested column family {family:?} not found"
+                    )))
+                }
+            },
+            None => ValueType::Bytes,
+        };
+        let aggregate = matches!(
+            self,
+            Mutation::AddToCell { .. } | Mutation::MergeToCell { .. }
+        );
+        if matches!(self, Mutation::SetCell { .. }) && value_type.is_aggregate() {
+            return Err(Error::invalid_argument(format!(
+                "mutations[{index}]: SetCell on aggregate family {:?}; use AddToCell or MergeToCell",
+                self.family().unwrap_or_default()
+            )));
+        }
+        if aggregate && !value_type.is_aggregate() {
+            return Err(Error::invalid_argument(format!(
+                "mutations[{index}]: family {:?} is not an aggregate family",
+                self.family().unwrap_or_default()
+            )));
         }
         match self {
+            Mutation::AddToCell {
+                qualifier,
+                timestamp_micros,
+                ..
+            } => {
+                check_qualifier(qualifier, index)?;
+                check_timestamp(
+                    *timestamp_micros,
+                    config.granularity,
+                    false,
+                    index,
+                    "timestamp",
+                )
+            }
+            Mutation::MergeToCell {
+                qualifier,
+                timestamp_micros,
+                state,
+                ..
+            } => {
+                check_qualifier(qualifier, index)?;
+                check_timestamp(
+                    *timestamp_micros,
+                    config.granularity,
+                    false,
+                    index,
+                    "timestamp",
+                )?;
+                if state.len() != 8 {
+                    return Err(Error::invalid_argument(format!(
+                        "mutations[{index}]: input of {} bytes is not an 8-byte big-endian int64 state",
+                        state.len()
+                    )));
+                }
+                Ok(())
+            }
             Mutation::SetCell {
                 qualifier,
                 timestamp_micros,
@@ -107,7 +188,13 @@ impl Mutation {
                 ..
             } => {
                 check_qualifier(qualifier, index)?;
-                check_timestamp(*timestamp_micros, config.granularity, true, index, "timestamp_micros")?;
+                check_timestamp(
+                    *timestamp_micros,
+                    config.granularity,
+                    true,
+                    index,
+                    "timestamp_micros",
+                )?;
                 if value.len() > config.max_value_bytes {
                     return Err(Error::invalid_argument(format!(
                         "mutations[{index}]: value of {} bytes exceeds the limit of {} bytes",
@@ -123,9 +210,21 @@ impl Mutation {
                 ..
             } => {
                 check_qualifier(qualifier, index)?;
-                check_timestamp(time_range.start_micros, config.granularity, false, index, "time_range.start_timestamp_micros")?;
+                check_timestamp(
+                    time_range.start_micros,
+                    config.granularity,
+                    false,
+                    index,
+                    "time_range.start_timestamp_micros",
+                )?;
                 if let Some(end) = time_range.end_micros {
-                    check_timestamp(end, config.granularity, false, index, "time_range.end_timestamp_micros")?;
+                    check_timestamp(
+                        end,
+                        config.granularity,
+                        false,
+                        index,
+                        "time_range.end_timestamp_micros",
+                    )?;
                     if end < time_range.start_micros {
                         return Err(Error::invalid_argument(format!(
                             "mutations[{index}]: time_range end {end} is before start {}",
@@ -179,10 +278,16 @@ fn check_timestamp(
 /// # Errors
 /// As [`Mutation::validate`], plus `InvalidArgument` for an empty or oversized list or a bad
 /// row key.
-pub fn validate_row_mutations(config: &TableConfig, row_key: &[u8], mutations: &[Mutation]) -> Result<()> {
+pub fn validate_row_mutations(
+    config: &TableConfig,
+    row_key: &[u8],
+    mutations: &[Mutation],
+) -> Result<()> {
     validate_row_key(row_key)?;
     if mutations.is_empty() {
-        return Err(Error::invalid_argument("mutations: at least one mutation is required"));
+        return Err(Error::invalid_argument(
+            "mutations: at least one mutation is required",
+        ));
     }
     if mutations.len() > limits::MAX_MUTATIONS_PER_REQUEST {
         return Err(Error::invalid_argument(format!(

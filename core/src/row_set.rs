@@ -86,10 +86,14 @@ impl RowRange {
     pub fn validate(&self) -> Result<()> {
         let bad = match (&self.start, &self.end) {
             (Bound::Unbounded, _) | (_, Bound::Unbounded) => false,
-            (Bound::Included(s) | Bound::Excluded(s), Bound::Included(e) | Bound::Excluded(e)) => s > e,
+            (Bound::Included(s) | Bound::Excluded(s), Bound::Included(e) | Bound::Excluded(e)) => {
+                s > e
+            }
         };
         if bad {
-            Err(Error::invalid_argument("row_ranges: start key is after end key"))
+            Err(Error::invalid_argument(
+                "row_ranges: start key is after end key",
+            ))
         } else {
             Ok(())
         }
@@ -149,7 +153,9 @@ impl RowSet {
     /// `InvalidArgument` for an empty row key or a range whose start is after its end.
     pub fn validate(&self) -> Result<()> {
         if self.row_keys.iter().any(Vec::is_empty) {
-            return Err(Error::invalid_argument("row_keys: a row key must be non-empty"));
+            return Err(Error::invalid_argument(
+                "row_keys: a row key must be non-empty",
+            ));
         }
         self.row_ranges.iter().try_for_each(RowRange::validate)
     }
@@ -192,7 +198,9 @@ fn cmp_start(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> core::cmp::Ordering {
         (Bound::Unbounded, Bound::Unbounded) => Equal,
         (Bound::Unbounded, _) => Less,
         (_, Bound::Unbounded) => Greater,
-        (Bound::Included(x), Bound::Included(y)) | (Bound::Excluded(x), Bound::Excluded(y)) => x.cmp(y),
+        (Bound::Included(x), Bound::Included(y)) | (Bound::Excluded(x), Bound::Excluded(y)) => {
+            x.cmp(y)
+        }
         (Bound::Included(x), Bound::Excluded(y)) => x.cmp(y).then(Less),
         (Bound::Excluded(x), Bound::Included(y)) => x.cmp(y).then(Greater),
     }
@@ -204,7 +212,9 @@ fn cmp_end(a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>) -> core::cmp::Ordering {
         (Bound::Unbounded, Bound::Unbounded) => Equal,
         (Bound::Unbounded, _) => Greater,
         (_, Bound::Unbounded) => Less,
-        (Bound::Included(x), Bound::Included(y)) | (Bound::Excluded(x), Bound::Excluded(y)) => x.cmp(y),
+        (Bound::Included(x), Bound::Included(y)) | (Bound::Excluded(x), Bound::Excluded(y)) => {
+            x.cmp(y)
+        }
         (Bound::Included(x), Bound::Excluded(y)) => x.cmp(y).then(Greater),
         (Bound::Excluded(x), Bound::Included(y)) => x.cmp(y).then(Less),
     }
@@ -216,7 +226,9 @@ fn overlaps_or_touches(end: &Bound<Vec<u8>>, start: &Bound<Vec<u8>>) -> bool {
     match (end, start) {
         (Bound::Unbounded, _) | (_, Bound::Unbounded) => true,
         (Bound::Included(e), Bound::Included(s)) => s <= e,
-        (Bound::Included(e), Bound::Excluded(s)) | (Bound::Excluded(e), Bound::Included(s)) => s <= e,
+        (Bound::Included(e), Bound::Excluded(s)) | (Bound::Excluded(e), Bound::Included(s)) => {
+            s <= e
+        }
         (Bound::Excluded(e), Bound::Excluded(s)) => s < e,
     }
 }

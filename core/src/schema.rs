@@ -22,11 +22,43 @@ pub enum Granularity {
     Micros,
 }
 
+/// What a family's cells hold, as Bigtable's column family `value_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValueType {
+    /// Plain bytes, written with SetCell (the default).
+    #[default]
+    Bytes,
+    /// An aggregate: 8-byte big-endian int64 cells that AddToCell sums.
+    Int64Sum,
+    /// An aggregate keeping the minimum of the int64 inputs.
+    Int64Min,
+    /// An aggregate keeping the maximum of the int64 inputs.
+    Int64Max,
+}
+
+impl ValueType {
+    /// Whether cells of this type are written with AddToCell/MergeToCell.
+    pub fn is_aggregate(self) -> bool {
+        self != ValueType::Bytes
+    }
+
+    /// Merges an input into an aggregate's current value.
+    pub fn merge(self, current: i64, input: i64) -> i64 {
+        match self {
+            ValueType::Bytes | ValueType::Int64Sum => current.wrapping_add(input),
+            ValueType::Int64Min => current.min(input),
+            ValueType::Int64Max => current.max(input),
+        }
+    }
+}
+
 /// One column family's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ColumnFamily {
     /// What the family's garbage collection keeps.
     pub gc_rule: GcRule,
+    /// What its cells hold; fixed when the family is created.
+    pub value_type: ValueType,
 }
 
 /// Everything needed to create a table.
@@ -85,7 +117,9 @@ impl TableConfig {
         }
         for key in &self.initial_splits {
             if key.is_empty() {
-                return Err(Error::invalid_argument("initial_splits: a split key must be non-empty"));
+                return Err(Error::invalid_argument(
+                    "initial_splits: a split key must be non-empty",
+                ));
             }
             if key.len() > limits::MAX_ROW_KEY_BYTES {
                 return Err(Error::invalid_argument(

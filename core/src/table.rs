@@ -13,10 +13,11 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 use core::ops::Bound;
 
+use crate::database::SampleRowKey;
 use crate::mutation::Mutation;
 use crate::row::{Cell, Row};
 use crate::row_set::RowRange;
-use crate::schema::{Granularity, TableConfig};
+use crate::schema::{Granularity, TableConfig, ValueType};
 
 /// Cells of one column, newest first.
 type Column = BTreeMap<Reverse<i64>, Vec<u8>>;
@@ -76,6 +77,39 @@ impl Table {
                         .entry(qualifier.clone())
                         .or_default()
                         .insert(Reverse(ts), value.clone());
+                }
+                Mutation::AddToCell {
+                    family,
+                    qualifier,
+                    timestamp_micros,
+                    input,
+                } => merge_aggregate(
+                    row,
+                    value_type(&self.config, family),
+                    family,
+                    qualifier,
+                    *timestamp_micros,
+                    *input,
+                ),
+                Mutation::MergeToCell {
+                    family,
+                    qualifier,
+                    timestamp_micros,
+                    state,
+                } => {
+                    // Validation guarantees 8 bytes; a shorter state would merge as 0.
+                    let mut bytes = [0u8; 8];
+                    if state.len() == 8 {
+                        bytes.copy_from_slice(state);
+                    }
+                    merge_aggregate(
+                        row,
+                        value_type(&self.config, family),
+                        family,
+                        qualifier,
+                        *timestamp_micros,
+                        i64::from_be_bytes(bytes),
+                    )
                 }
                 Mutation::DeleteFromColumn {
                     family,
@@ -145,6 +179,48 @@ impl Table {
         self.rows.get(key)
     }
 
+    /// Deletes every row whose key starts with `prefix`.
+    pub(crate) fn drop_prefix(&mut self, prefix: &[u8]) {
+        let doomed: Vec<Vec<u8>> = self
+            .range(&RowRange::prefix(prefix.to_vec()))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in doomed {
+            self.rows.remove(&k);
+        }
+    }
+
+    /// Deletes every row.
+    pub(crate) fn drop_all(&mut self) {
+        self.rows.clear();
+    }
+
+    /// SampleRowKeys over the in-memory rows: the table's split keys, each with the bytes of
+    /// the rows before it, then the empty key with the total.
+    pub(crate) fn sample_row_keys(&self) -> Vec<SampleRowKey> {
+        let mut splits = self.config.initial_splits.clone();
+        splits.sort();
+        splits.dedup();
+        let mut out = Vec::with_capacity(splits.len() + 1);
+        let mut offset = 0u64;
+        let mut rows = self.rows.iter().peekable();
+        for split in splits {
+            while let Some((k, d)) = rows.next_if(|(k, _)| k.as_slice() < split.as_slice()) {
+                offset += row_size(k, d);
+            }
+            out.push(SampleRowKey {
+                row_key: split,
+                offset_bytes: offset,
+            });
+        }
+        offset += rows.map(|(k, d)| row_size(k, d)).sum::<u64>();
+        out.push(SampleRowKey {
+            row_key: Vec::new(),
+            offset_bytes: offset,
+        });
+        out
+    }
+
     /// Drops a family's data from every row (the family was dropped from the schema).
     pub(crate) fn drop_family_data(&mut self, family: &str) {
         self.rows.retain(|_, row| {
@@ -152,6 +228,54 @@ impl Table {
             !row.is_empty()
         });
     }
+}
+
+fn value_type(config: &TableConfig, family: &str) -> ValueType {
+    config
+        .families
+        .get(family)
+        .map(|f| f.value_type)
+        .unwrap_or_default()
+}
+
+/// Merges an aggregate input into the cell at (family, qualifier, ts), creating it.
+fn merge_aggregate(
+    row: &mut RowData,
+    ty: ValueType,
+    family: &str,
+    qualifier: &[u8],
+    ts: i64,
+    input: i64,
+) {
+    let column = row
+        .families
+        .entry(family.into())
+        .or_default()
+        .entry(qualifier.to_vec())
+        .or_default();
+    let merged = match column.get(&Reverse(ts)) {
+        Some(v) if v.len() == 8 => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(v);
+            ty.merge(i64::from_be_bytes(b), input)
+        }
+        _ => input,
+    };
+    column.insert(Reverse(ts), merged.to_be_bytes().to_vec());
+}
+
+/// Bytes a stored row accounts for in size estimates: key plus, per cell, family,
+/// qualifier, value and an 8-byte timestamp.
+fn row_size(key: &[u8], data: &RowData) -> u64 {
+    let mut size = key.len() as u64;
+    for (family, columns) in &data.families {
+        for (qualifier, column) in columns {
+            for value in column.values() {
+                size += (family.len() + qualifier.len() + value.len() + 8) as u64;
+            }
+        }
+    }
+    size
 }
 
 fn as_slice_bound(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use serde::Deserialize;
 use sparsetable::{
-    Code, ColumnFamily, Database, GcRule, Granularity, ManualClock, Mutation, ReadRowsRequest, Row,
-    RowRange, RowSet, TableConfig, TimestampRange,
+    ColumnFamily, Database, DropRowRange, FamilyModification, GcRule, Granularity, ManualClock,
+    Mutation, ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations, RowRange, RowSet,
+    TableConfig, TimestampRange, ValueType,
 };
 
 /// The clock a vector starts at unless it says otherwise.
@@ -31,9 +32,11 @@ impl<'de> Deserialize<'de> for Bytes {
         enum Repr {
             Text(String),
             Base64 { base64: String },
+            Int64 { int64: i64 },
         }
         match Repr::deserialize(d)? {
             Repr::Text(s) => Ok(Bytes(s.into_bytes())),
+            Repr::Int64 { int64 } => Ok(Bytes(int64.to_be_bytes().to_vec())),
             Repr::Base64 { base64 } => base64::engine::general_purpose::STANDARD
                 .decode(base64.as_bytes())
                 .map(Bytes)
@@ -59,9 +62,8 @@ pub struct Vector {
     /// What the vector checks.
     #[serde(default)]
     pub description: String,
-    /// The manual clock's start.
-    #[serde(default = "default_clock")]
-    pub clock_micros: i64,
+    /// The manual clock's start, if the vector sets it.
+    pub clock_micros: Option<i64>,
     /// Tables created before the ops run.
     #[serde(default)]
     pub tables: BTreeMap<String, TableSpec>,
@@ -69,8 +71,11 @@ pub struct Vector {
     pub ops: Vec<Op>,
 }
 
-fn default_clock() -> i64 {
-    DEFAULT_CLOCK_MICROS
+impl Vector {
+    /// The manual clock's start.
+    pub fn start_micros(&self) -> i64 {
+        self.clock_micros.unwrap_or(DEFAULT_CLOCK_MICROS)
+    }
 }
 
 /// A table's schema in a vector.
@@ -84,6 +89,8 @@ pub struct TableSpec {
     pub granularity: Option<String>,
     /// Deletion protection.
     pub deletion_protection: Option<bool>,
+    /// Initial tablet boundaries.
+    pub initial_splits: Option<Vec<Bytes>>,
 }
 
 /// A family's settings in a vector.
@@ -92,6 +99,8 @@ pub struct TableSpec {
 pub struct FamilySpec {
     /// The GC rule, if any.
     pub gc_rule: Option<GcRuleSpec>,
+    /// `INT64_SUM`, `INT64_MIN` or `INT64_MAX` for an aggregate family.
+    pub value_type: Option<String>,
 }
 
 /// A GC rule in a vector.
@@ -108,7 +117,7 @@ pub enum GcRuleSpec {
     Union(Vec<GcRuleSpec>),
 }
 
-/// One operation of a vector.
+/// One operation of a vector (tests/vectors/README.md, "Ops").
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Op {
@@ -130,7 +139,53 @@ pub enum Op {
         row_key: Bytes,
         /// The mutations.
         mutations: Vec<MutationSpec>,
-        /// The expected error code, if the op must fail.
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
+    /// Apply a batch of row mutations.
+    MutateRows {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// The entries.
+        entries: Vec<EntrySpec>,
+        /// One code per entry (`OK` for success).
+        expect_statuses: Option<Vec<String>>,
+        /// The expected error code for the whole call.
+        expect_error: Option<String>,
+    },
+    /// Conditional mutation.
+    CheckAndMutateRow {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// The row.
+        row_key: Bytes,
+        /// The predicate; absent = the row has any cell.
+        predicate_filter: Option<FilterSpec>,
+        /// Applied when the predicate matches.
+        #[serde(default)]
+        true_mutations: Vec<MutationSpec>,
+        /// Applied otherwise.
+        #[serde(default)]
+        false_mutations: Vec<MutationSpec>,
+        /// Whether the predicate should match.
+        expect_matched: Option<bool>,
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
+    /// Append/increment.
+    ReadModifyWriteRow {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// The row.
+        row_key: Bytes,
+        /// The rules.
+        rules: Vec<RuleSpec>,
+        /// The new cells.
+        expect_row: Option<RowSpec>,
+        /// The expected error code.
         expect_error: Option<String>,
     },
     /// Read one row.
@@ -140,10 +195,12 @@ pub enum Op {
         table: String,
         /// The row.
         row_key: Bytes,
+        /// The filter.
+        filter: Option<FilterSpec>,
         /// The expected row (`None` = no row), unless an error is expected.
         #[serde(default)]
         expect_row: Option<RowSpec>,
-        /// The expected error code, if the op must fail.
+        /// The expected error code.
         expect_error: Option<String>,
     },
     /// Read rows.
@@ -153,19 +210,131 @@ pub enum Op {
         table: String,
         /// Which rows.
         row_set: Option<RowSetSpec>,
+        /// The filter.
+        filter: Option<FilterSpec>,
         /// Most rows.
         rows_limit: Option<i64>,
         /// Descending order.
         reversed: Option<bool>,
         /// The expected rows, unless an error is expected.
         expect_rows: Option<Vec<RowSpec>>,
-        /// The expected error code, if the op must fail.
+        /// The expected error code.
         expect_error: Option<String>,
+    },
+    /// SampleRowKeys.
+    SampleRowKeys {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// The boundary keys.
+        expect_keys: Option<Vec<Bytes>>,
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
+    /// DropRowRange.
+    DropRowRange {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// Prefix to drop.
+        row_key_prefix: Option<Bytes>,
+        /// Drop everything.
+        delete_all_data_from_table: Option<bool>,
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
+    /// ModifyColumnFamilies.
+    ModifyColumnFamilies {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// The modifications.
+        modifications: Vec<ModificationSpec>,
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
+    /// GetTable.
+    GetTable {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// The families.
+        expect_families: Option<BTreeMap<String, FamilySpec>>,
+        /// Deletion protection.
+        expect_deletion_protection: Option<bool>,
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
+    /// ListTables.
+    ListTables {
+        /// The ids.
+        expect_tables: Vec<String>,
+    },
+    /// DeleteTable.
+    DeleteTable {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
+    /// UpdateTable (deletion protection).
+    UpdateTable {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// New setting.
+        deletion_protection: bool,
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
+    /// Moves the manual clock.
+    AdvanceClock {
+        /// Microseconds to add.
+        micros: i64,
     },
 }
 
 fn default_table() -> String {
     "t".to_string()
+}
+
+/// A MutateRows entry.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntrySpec {
+    /// The row.
+    pub row_key: Bytes,
+    /// Its mutations.
+    pub mutations: Vec<MutationSpec>,
+}
+
+/// A ReadModifyWriteRow rule.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleSpec {
+    /// Family.
+    pub family: String,
+    /// Qualifier.
+    pub qualifier: Bytes,
+    /// Bytes to append.
+    pub append_value: Option<Bytes>,
+    /// Amount to add.
+    pub increment_amount: Option<i64>,
+}
+
+/// A ModifyColumnFamilies modification.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModificationSpec {
+    /// Family name.
+    pub id: String,
+    /// Create with these settings.
+    pub create: Option<FamilySpec>,
+    /// Update to these settings.
+    pub update: Option<FamilySpec>,
+    /// Drop.
+    pub drop: Option<bool>,
 }
 
 /// A mutation in a vector.
@@ -182,6 +351,28 @@ pub enum MutationSpec {
         timestamp_micros: i64,
         /// Value.
         value: Bytes,
+    },
+    /// AddToCell.
+    AddToCell {
+        /// Family.
+        family: String,
+        /// Qualifier.
+        qualifier: Bytes,
+        /// Timestamp.
+        timestamp_micros: i64,
+        /// Input.
+        input: i64,
+    },
+    /// MergeToCell.
+    MergeToCell {
+        /// Family.
+        family: String,
+        /// Qualifier.
+        qualifier: Bytes,
+        /// Timestamp.
+        timestamp_micros: i64,
+        /// State.
+        input: Bytes,
     },
     /// DeleteFromColumn.
     DeleteFromColumn {
@@ -201,6 +392,104 @@ pub enum MutationSpec {
     },
     /// DeleteFromRow.
     DeleteFromRow {},
+}
+
+/// A filter in a vector: the proto's oneof names.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum FilterSpec {
+    /// Chain.
+    Chain(Vec<FilterSpec>),
+    /// Interleave.
+    Interleave(Vec<FilterSpec>),
+    /// Condition.
+    Condition(Box<ConditionSpec>),
+    /// Sink.
+    Sink(bool),
+    /// PassAll.
+    PassAllFilter(bool),
+    /// BlockAll.
+    BlockAllFilter(bool),
+    /// Row key regex.
+    RowKeyRegexFilter(Bytes),
+    /// Row sample.
+    RowSampleFilter(f64),
+    /// Family regex.
+    FamilyNameRegexFilter(String),
+    /// Qualifier regex.
+    ColumnQualifierRegexFilter(Bytes),
+    /// Column range.
+    ColumnRangeFilter(ColumnRangeSpec),
+    /// Timestamp range.
+    TimestampRangeFilter(TimestampRangeSpec),
+    /// Value regex.
+    ValueRegexFilter(Bytes),
+    /// Value range.
+    ValueRangeFilter(ValueRangeSpec),
+    /// Row offset.
+    CellsPerRowOffsetFilter(i32),
+    /// Row limit.
+    CellsPerRowLimitFilter(i32),
+    /// Column limit.
+    CellsPerColumnLimitFilter(i32),
+    /// Strip value.
+    StripValueTransformer(bool),
+    /// Label.
+    ApplyLabelTransformer(String),
+    /// Bitmask.
+    ValueBitmaskFilter(Bytes),
+}
+
+/// A condition filter.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionSpec {
+    /// Predicate.
+    pub predicate_filter: FilterSpec,
+    /// True branch.
+    pub true_filter: Option<FilterSpec>,
+    /// False branch.
+    pub false_filter: Option<FilterSpec>,
+}
+
+/// A column range.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnRangeSpec {
+    /// Family.
+    pub family_name: String,
+    /// Inclusive start.
+    pub start_qualifier_closed: Option<Bytes>,
+    /// Exclusive start.
+    pub start_qualifier_open: Option<Bytes>,
+    /// Inclusive end.
+    pub end_qualifier_closed: Option<Bytes>,
+    /// Exclusive end.
+    pub end_qualifier_open: Option<Bytes>,
+}
+
+/// A timestamp range.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimestampRangeSpec {
+    /// Inclusive start.
+    pub start_timestamp_micros: Option<i64>,
+    /// Exclusive end; 0 or absent = unbounded.
+    pub end_timestamp_micros: Option<i64>,
+}
+
+/// A value range.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueRangeSpec {
+    /// Inclusive start.
+    pub start_value_closed: Option<Bytes>,
+    /// Exclusive start.
+    pub start_value_open: Option<Bytes>,
+    /// Inclusive end.
+    pub end_value_closed: Option<Bytes>,
+    /// Exclusive end.
+    pub end_value_open: Option<Bytes>,
 }
 
 /// A row set in a vector.
@@ -277,75 +566,207 @@ pub fn load_all() -> Vec<Vector> {
     let mut names = BTreeSet::new();
     for f in files {
         let text = std::fs::read_to_string(&f).expect("read vector file");
-        let file: VectorFile = serde_json::from_str(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let file: VectorFile =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         for v in file.vectors {
-            assert!(names.insert(v.name.clone()), "duplicate vector name {}", v.name);
+            assert!(
+                names.insert(v.name.clone()),
+                "duplicate vector name {}",
+                v.name
+            );
             all.push(v);
         }
     }
     all
 }
 
+fn add(caps: &mut BTreeSet<String>, cap: impl Into<String>) {
+    caps.insert(cap.into());
+}
+
+impl TableSpec {
+    fn capabilities(&self, caps: &mut BTreeSet<String>) {
+        for f in self.families.values() {
+            f.capabilities(caps);
+        }
+        if self.granularity.is_some() {
+            add(caps, "schema:granularity");
+        }
+        if self.deletion_protection.is_some() {
+            add(caps, "schema:deletion_protection");
+        }
+        if self.initial_splits.is_some() {
+            add(caps, "schema:initial_splits");
+        }
+    }
+}
+
+impl FamilySpec {
+    fn capabilities(&self, caps: &mut BTreeSet<String>) {
+        if let Some(rule) = &self.gc_rule {
+            add(caps, "schema:gc_rule");
+            if rule.has_max_age() {
+                add(caps, "clock");
+            }
+        }
+        if self.value_type.is_some() {
+            add(caps, "schema:value_type");
+        }
+    }
+}
+
+impl GcRuleSpec {
+    fn has_max_age(&self) -> bool {
+        match self {
+            GcRuleSpec::MaxAgeMicros(_) => true,
+            GcRuleSpec::MaxNumVersions(_) => false,
+            GcRuleSpec::Intersection(r) | GcRuleSpec::Union(r) => r.iter().any(Self::has_max_age),
+        }
+    }
+}
+
 impl Vector {
     /// The capabilities the vector needs (tests/vectors/README.md).
     pub fn capabilities(&self) -> BTreeSet<String> {
         let mut caps = BTreeSet::new();
-        if !self.tables.is_empty() {
-            caps.insert("op:create_table".to_string());
+        if self.clock_micros.is_some() {
+            add(&mut caps, "clock");
         }
-        let table_caps = |spec: &TableSpec, caps: &mut BTreeSet<String>| {
-            if spec.families.values().any(|f| f.gc_rule.is_some()) {
-                caps.insert("schema:gc_rule".to_string());
-            }
-            if spec.granularity.is_some() {
-                caps.insert("schema:granularity".to_string());
-            }
-            if spec.deletion_protection.is_some() {
-                caps.insert("schema:deletion_protection".to_string());
+        if !self.tables.is_empty() {
+            add(&mut caps, "op:create_table");
+        }
+        for spec in self.tables.values() {
+            spec.capabilities(&mut caps);
+        }
+        let muts = |ms: &[MutationSpec], caps: &mut BTreeSet<String>| {
+            for m in ms {
+                add(caps, format!("mutation:{}", m.kind()));
+                if let MutationSpec::SetCell {
+                    timestamp_micros: -1,
+                    ..
+                } = m
+                {
+                    add(caps, "clock");
+                }
             }
         };
-        for spec in self.tables.values() {
-            table_caps(spec, &mut caps);
-        }
         for op in &self.ops {
-            let (name, err) = match op {
-                Op::CreateTable { spec, expect_error, .. } => {
-                    table_caps(spec, &mut caps);
-                    ("create_table", expect_error)
-                }
-                Op::MutateRow { mutations, expect_error, .. } => {
-                    for m in mutations {
-                        caps.insert(format!("mutation:{}", m.kind()));
-                    }
-                    ("mutate_row", expect_error)
-                }
-                Op::ReadRow { expect_error, .. } => ("read_row", expect_error),
-                Op::ReadRows {
-                    row_set,
-                    rows_limit,
-                    reversed,
-                    expect_error,
+            add(&mut caps, format!("op:{}", op.name()));
+            if op.expect_error().is_some() {
+                add(&mut caps, "error");
+            }
+            match op {
+                Op::CreateTable { spec, .. } => spec.capabilities(&mut caps),
+                Op::MutateRow { mutations, .. } => muts(mutations, &mut caps),
+                Op::MutateRows {
+                    entries,
+                    expect_statuses,
                     ..
                 } => {
+                    for e in entries {
+                        muts(&e.mutations, &mut caps);
+                    }
+                    if expect_statuses.iter().flatten().any(|s| s != "OK") {
+                        add(&mut caps, "error");
+                    }
+                }
+                Op::CheckAndMutateRow {
+                    predicate_filter,
+                    true_mutations,
+                    false_mutations,
+                    ..
+                } => {
+                    if let Some(f) = predicate_filter {
+                        f.capabilities(&mut caps);
+                    }
+                    muts(true_mutations, &mut caps);
+                    muts(false_mutations, &mut caps);
+                }
+                Op::ReadModifyWriteRow { .. } | Op::AdvanceClock { .. } => add(&mut caps, "clock"),
+                Op::ReadRow { filter, .. } => {
+                    if let Some(f) = filter {
+                        f.capabilities(&mut caps);
+                    }
+                }
+                Op::ReadRows {
+                    row_set,
+                    filter,
+                    rows_limit,
+                    reversed,
+                    ..
+                } => {
+                    if let Some(f) = filter {
+                        f.capabilities(&mut caps);
+                    }
                     for (present, cap) in [
                         (row_set.is_some(), "read:row_set"),
                         (rows_limit.is_some(), "read:rows_limit"),
                         (reversed.is_some(), "read:reversed"),
                     ] {
                         if present {
-                            caps.insert(cap.to_string());
+                            add(&mut caps, cap);
                         }
                     }
-                    ("read_rows", expect_error)
                 }
-            };
-            caps.insert(format!("op:{name}"));
-            if err.is_some() {
-                caps.insert("error".to_string());
+                Op::ModifyColumnFamilies { modifications, .. } => {
+                    for m in modifications {
+                        for f in [&m.create, &m.update].into_iter().flatten() {
+                            f.capabilities(&mut caps);
+                        }
+                    }
+                }
+                Op::GetTable { .. }
+                | Op::SampleRowKeys { .. }
+                | Op::DropRowRange { .. }
+                | Op::ListTables { .. }
+                | Op::DeleteTable { .. }
+                | Op::UpdateTable { .. } => {}
             }
         }
         caps
+    }
+}
+
+impl Op {
+    /// The op's name as in the JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::CreateTable { .. } => "create_table",
+            Op::MutateRow { .. } => "mutate_row",
+            Op::MutateRows { .. } => "mutate_rows",
+            Op::CheckAndMutateRow { .. } => "check_and_mutate_row",
+            Op::ReadModifyWriteRow { .. } => "read_modify_write_row",
+            Op::ReadRow { .. } => "read_row",
+            Op::ReadRows { .. } => "read_rows",
+            Op::SampleRowKeys { .. } => "sample_row_keys",
+            Op::DropRowRange { .. } => "drop_row_range",
+            Op::ModifyColumnFamilies { .. } => "modify_column_families",
+            Op::GetTable { .. } => "get_table",
+            Op::ListTables { .. } => "list_tables",
+            Op::DeleteTable { .. } => "delete_table",
+            Op::UpdateTable { .. } => "update_table",
+            Op::AdvanceClock { .. } => "advance_clock",
+        }
+    }
+
+    /// The error code the op must fail with, if any.
+    pub fn expect_error(&self) -> Option<&str> {
+        match self {
+            Op::CreateTable { expect_error, .. }
+            | Op::MutateRow { expect_error, .. }
+            | Op::MutateRows { expect_error, .. }
+            | Op::CheckAndMutateRow { expect_error, .. }
+            | Op::ReadModifyWriteRow { expect_error, .. }
+            | Op::ReadRow { expect_error, .. }
+            | Op::ReadRows { expect_error, .. }
+            | Op::SampleRowKeys { expect_error, .. }
+            | Op::DropRowRange { expect_error, .. }
+            | Op::ModifyColumnFamilies { expect_error, .. }
+            | Op::GetTable { expect_error, .. }
+            | Op::DeleteTable { expect_error, .. }
+            | Op::UpdateTable { expect_error, .. } => expect_error.as_deref(),
+            Op::ListTables { .. } | Op::AdvanceClock { .. } => None,
+        }
     }
 }
 
@@ -354,6 +775,8 @@ impl MutationSpec {
     pub fn kind(&self) -> &'static str {
         match self {
             MutationSpec::SetCell { .. } => "set_cell",
+            MutationSpec::AddToCell { .. } => "add_to_cell",
+            MutationSpec::MergeToCell { .. } => "merge_to_cell",
             MutationSpec::DeleteFromColumn { .. } => "delete_from_column",
             MutationSpec::DeleteFromFamily { .. } => "delete_from_family",
             MutationSpec::DeleteFromRow {} => "delete_from_row",
@@ -368,7 +791,34 @@ impl MutationSpec {
                 qualifier,
                 timestamp_micros,
                 value,
-            } => Mutation::set_cell(family.clone(), qualifier.0.clone(), *timestamp_micros, value.0.clone()),
+            } => Mutation::set_cell(
+                family.clone(),
+                qualifier.0.clone(),
+                *timestamp_micros,
+                value.0.clone(),
+            ),
+            MutationSpec::AddToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input,
+            } => Mutation::AddToCell {
+                family: family.clone(),
+                qualifier: qualifier.0.clone(),
+                timestamp_micros: *timestamp_micros,
+                input: *input,
+            },
+            MutationSpec::MergeToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input,
+            } => Mutation::MergeToCell {
+                family: family.clone(),
+                qualifier: qualifier.0.clone(),
+                timestamp_micros: *timestamp_micros,
+                state: input.0.clone(),
+            },
             MutationSpec::DeleteFromColumn {
                 family,
                 qualifier,
@@ -379,7 +829,8 @@ impl MutationSpec {
                 qualifier: qualifier.0.clone(),
                 time_range: TimestampRange {
                     start_micros: start_timestamp_micros.unwrap_or(0),
-                    end_micros: *end_timestamp_micros,
+                    // As in the proto, an end of 0 means unbounded.
+                    end_micros: end_timestamp_micros.filter(|e| *e != 0),
                 },
             },
             MutationSpec::DeleteFromFamily { family } => Mutation::DeleteFromFamily {
@@ -390,15 +841,156 @@ impl MutationSpec {
     }
 }
 
+impl FilterSpec {
+    /// The filter's kind, as its JSON key.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FilterSpec::Chain(_) => "chain",
+            FilterSpec::Interleave(_) => "interleave",
+            FilterSpec::Condition(_) => "condition",
+            FilterSpec::Sink(_) => "sink",
+            FilterSpec::PassAllFilter(_) => "pass_all_filter",
+            FilterSpec::BlockAllFilter(_) => "block_all_filter",
+            FilterSpec::RowKeyRegexFilter(_) => "row_key_regex_filter",
+            FilterSpec::RowSampleFilter(_) => "row_sample_filter",
+            FilterSpec::FamilyNameRegexFilter(_) => "family_name_regex_filter",
+            FilterSpec::ColumnQualifierRegexFilter(_) => "column_qualifier_regex_filter",
+            FilterSpec::ColumnRangeFilter(_) => "column_range_filter",
+            FilterSpec::TimestampRangeFilter(_) => "timestamp_range_filter",
+            FilterSpec::ValueRegexFilter(_) => "value_regex_filter",
+            FilterSpec::ValueRangeFilter(_) => "value_range_filter",
+            FilterSpec::CellsPerRowOffsetFilter(_) => "cells_per_row_offset_filter",
+            FilterSpec::CellsPerRowLimitFilter(_) => "cells_per_row_limit_filter",
+            FilterSpec::CellsPerColumnLimitFilter(_) => "cells_per_column_limit_filter",
+            FilterSpec::StripValueTransformer(_) => "strip_value_transformer",
+            FilterSpec::ApplyLabelTransformer(_) => "apply_label_transformer",
+            FilterSpec::ValueBitmaskFilter(_) => "value_bitmask_filter",
+        }
+    }
+
+    fn capabilities(&self, caps: &mut BTreeSet<String>) {
+        add(caps, format!("filter:{}", self.kind()));
+        match self {
+            FilterSpec::Chain(fs) | FilterSpec::Interleave(fs) => {
+                fs.iter().for_each(|f| f.capabilities(caps))
+            }
+            FilterSpec::Condition(c) => {
+                c.predicate_filter.capabilities(caps);
+                for f in [&c.true_filter, &c.false_filter].into_iter().flatten() {
+                    f.capabilities(caps);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The core filter it stands for.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a boolean filter given `false`, as Cloud Bigtable answers.
+    pub fn to_core(&self) -> Result<RowFilter, sparsetable::Error> {
+        let flag = |b: bool, name: &str, f: RowFilter| {
+            if b {
+                Ok(f)
+            } else {
+                Err(sparsetable::Error::invalid_argument(format!(
+                    "{name}: must be true when set"
+                )))
+            }
+        };
+        let list = |fs: &[FilterSpec]| fs.iter().map(Self::to_core).collect::<Result<Vec<_>, _>>();
+        let bound = |closed: &Option<Bytes>, open: &Option<Bytes>| match (closed, open) {
+            (Some(k), _) => Bound::Included(k.0.clone()),
+            (None, Some(k)) => Bound::Excluded(k.0.clone()),
+            (None, None) => Bound::Unbounded,
+        };
+        Ok(match self {
+            FilterSpec::Chain(fs) => RowFilter::Chain(list(fs)?),
+            FilterSpec::Interleave(fs) => RowFilter::Interleave(list(fs)?),
+            FilterSpec::Condition(c) => RowFilter::Condition {
+                predicate: Box::new(c.predicate_filter.to_core()?),
+                true_filter: c
+                    .true_filter
+                    .as_ref()
+                    .map(Self::to_core)
+                    .transpose()?
+                    .map(Box::new),
+                false_filter: c
+                    .false_filter
+                    .as_ref()
+                    .map(Self::to_core)
+                    .transpose()?
+                    .map(Box::new),
+            },
+            FilterSpec::Sink(b) => flag(*b, "sink", RowFilter::Sink)?,
+            FilterSpec::PassAllFilter(b) => flag(*b, "pass_all_filter", RowFilter::PassAll)?,
+            FilterSpec::BlockAllFilter(b) => flag(*b, "block_all_filter", RowFilter::BlockAll)?,
+            FilterSpec::StripValueTransformer(b) => {
+                flag(*b, "strip_value_transformer", RowFilter::StripValue)?
+            }
+            FilterSpec::RowKeyRegexFilter(r) => RowFilter::RowKeyRegex(r.0.clone()),
+            FilterSpec::RowSampleFilter(p) => RowFilter::RowSample(*p),
+            FilterSpec::FamilyNameRegexFilter(r) => RowFilter::FamilyNameRegex(r.clone()),
+            FilterSpec::ColumnQualifierRegexFilter(r) => {
+                RowFilter::ColumnQualifierRegex(r.0.clone())
+            }
+            FilterSpec::ColumnRangeFilter(c) => RowFilter::ColumnRange {
+                family: c.family_name.clone(),
+                start: bound(&c.start_qualifier_closed, &c.start_qualifier_open),
+                end: bound(&c.end_qualifier_closed, &c.end_qualifier_open),
+            },
+            FilterSpec::TimestampRangeFilter(t) => RowFilter::TimestampRange {
+                start_micros: t.start_timestamp_micros.unwrap_or(0),
+                end_micros: t.end_timestamp_micros.unwrap_or(0),
+            },
+            FilterSpec::ValueRegexFilter(r) => RowFilter::ValueRegex(r.0.clone()),
+            FilterSpec::ValueRangeFilter(v) => RowFilter::ValueRange {
+                start: bound(&v.start_value_closed, &v.start_value_open),
+                end: bound(&v.end_value_closed, &v.end_value_open),
+            },
+            FilterSpec::CellsPerRowOffsetFilter(n) => RowFilter::CellsPerRowOffset(*n),
+            FilterSpec::CellsPerRowLimitFilter(n) => RowFilter::CellsPerRowLimit(*n),
+            FilterSpec::CellsPerColumnLimitFilter(n) => RowFilter::CellsPerColumnLimit(*n),
+            FilterSpec::ApplyLabelTransformer(l) => RowFilter::ApplyLabel(l.clone()),
+            FilterSpec::ValueBitmaskFilter(m) => RowFilter::ValueBitmask(m.0.clone()),
+        })
+    }
+}
+
 impl GcRuleSpec {
     /// The core GC rule it stands for.
     pub fn to_core(&self) -> GcRule {
         match self {
             GcRuleSpec::MaxNumVersions(n) => GcRule::MaxNumVersions(*n),
             GcRuleSpec::MaxAgeMicros(m) => GcRule::MaxAge { micros: *m },
-            GcRuleSpec::Intersection(r) => GcRule::Intersection(r.iter().map(Self::to_core).collect()),
+            GcRuleSpec::Intersection(r) => {
+                GcRule::Intersection(r.iter().map(Self::to_core).collect())
+            }
             GcRuleSpec::Union(r) => GcRule::Union(r.iter().map(Self::to_core).collect()),
         }
+    }
+}
+
+impl FamilySpec {
+    /// The core family it stands for.
+    ///
+    /// # Errors
+    /// An unknown value type name.
+    pub fn to_core(&self) -> Result<ColumnFamily, String> {
+        Ok(ColumnFamily {
+            gc_rule: self
+                .gc_rule
+                .as_ref()
+                .map(GcRuleSpec::to_core)
+                .unwrap_or_default(),
+            value_type: match self.value_type.as_deref() {
+                None => ValueType::Bytes,
+                Some("INT64_SUM") => ValueType::Int64Sum,
+                Some("INT64_MIN") => ValueType::Int64Min,
+                Some("INT64_MAX") => ValueType::Int64Max,
+                Some(other) => return Err(format!("unknown value_type {other}")),
+            },
+        })
     }
 }
 
@@ -406,27 +998,26 @@ impl TableSpec {
     /// The core table config it stands for.
     ///
     /// # Errors
-    /// An unknown granularity name.
+    /// An unknown granularity or value type name.
     pub fn to_core(&self) -> Result<TableConfig, String> {
         Ok(TableConfig {
             families: self
                 .families
                 .iter()
-                .map(|(name, f)| {
-                    (
-                        name.clone(),
-                        ColumnFamily {
-                            gc_rule: f.gc_rule.as_ref().map(GcRuleSpec::to_core).unwrap_or_default(),
-                        },
-                    )
-                })
-                .collect(),
+                .map(|(name, f)| Ok((name.clone(), f.to_core()?)))
+                .collect::<Result<_, String>>()?,
             granularity: match self.granularity.as_deref() {
                 None | Some("MILLIS") => Granularity::Millis,
                 Some("MICROS") => Granularity::Micros,
                 Some(other) => return Err(format!("unknown granularity {other}")),
             },
             deletion_protection: self.deletion_protection.unwrap_or(false),
+            initial_splits: self
+                .initial_splits
+                .iter()
+                .flatten()
+                .map(|k| k.0.clone())
+                .collect(),
             ..TableConfig::default()
         })
     }
@@ -435,22 +1026,19 @@ impl TableSpec {
 impl RowSetSpec {
     /// The core row set it stands for.
     pub fn to_core(&self) -> RowSet {
+        let bound = |closed: &Option<Bytes>, open: &Option<Bytes>| match (closed, open) {
+            (Some(k), _) => Bound::Included(k.0.clone()),
+            (None, Some(k)) => Bound::Excluded(k.0.clone()),
+            (None, None) => Bound::Unbounded,
+        };
         RowSet {
             row_keys: self.row_keys.iter().map(|k| k.0.clone()).collect(),
             row_ranges: self
                 .row_ranges
                 .iter()
                 .map(|r| RowRange {
-                    start: match (&r.start_key_closed, &r.start_key_open) {
-                        (Some(k), _) => Bound::Included(k.0.clone()),
-                        (None, Some(k)) => Bound::Excluded(k.0.clone()),
-                        (None, None) => Bound::Unbounded,
-                    },
-                    end: match (&r.end_key_closed, &r.end_key_open) {
-                        (Some(k), _) => Bound::Included(k.0.clone()),
-                        (None, Some(k)) => Bound::Excluded(k.0.clone()),
-                        (None, None) => Bound::Unbounded,
-                    },
+                    start: bound(&r.start_key_closed, &r.start_key_open),
+                    end: bound(&r.end_key_closed, &r.end_key_open),
                 })
                 .collect(),
         }
@@ -477,24 +1065,50 @@ impl RowSpec {
     }
 }
 
+impl RuleSpec {
+    /// The core rule it stands for.
+    ///
+    /// # Errors
+    /// A rule with both or neither of `append_value` and `increment_amount`.
+    pub fn to_core(&self) -> Result<ReadModifyWriteRule, String> {
+        match (&self.append_value, self.increment_amount) {
+            (Some(v), None) => Ok(ReadModifyWriteRule::append(
+                self.family.clone(),
+                self.qualifier.0.clone(),
+                v.0.clone(),
+            )),
+            (None, Some(n)) => Ok(ReadModifyWriteRule::increment(
+                self.family.clone(),
+                self.qualifier.0.clone(),
+                n,
+            )),
+            _ => Err("a rule needs exactly one of append_value and increment_amount".into()),
+        }
+    }
+}
+
+/// An op's outcome as a runner saw it: a value or an error code with its message.
+pub type Outcome<T> = Result<T, (String, String)>;
+
 /// Checks an op's outcome against its expectation.
 ///
 /// # Errors
 /// A description of the mismatch.
 pub fn check_outcome<T: std::fmt::Debug + PartialEq>(
     op_index: usize,
-    expect_error: &Option<String>,
-    outcome: Result<T, (Code, String)>,
+    expect_error: Option<&str>,
+    outcome: Outcome<T>,
     expected: Option<T>,
 ) -> Result<(), String> {
     match (expect_error, outcome) {
-        (Some(code), Err((got, msg))) if got.as_str() == code => Ok(()),
+        (Some(code), Err((got, _))) if got == code => Ok(()),
         (Some(code), Err((got, msg))) => Err(format!(
-            "op {op_index}: expected error {code}, got {} ({msg})",
-            got.as_str()
+            "op {op_index}: expected error {code}, got {got} ({msg})"
         )),
-        (Some(code), Ok(v)) => Err(format!("op {op_index}: expected error {code}, got success {v:?}")),
-        (None, Err((got, msg))) => Err(format!("op {op_index}: unexpected error {} ({msg})", got.as_str())),
+        (Some(code), Ok(v)) => Err(format!(
+            "op {op_index}: expected error {code}, got success {v:?}"
+        )),
+        (None, Err((got, msg))) => Err(format!("op {op_index}: unexpected error {got} ({msg})")),
         (None, Ok(v)) => match expected {
             Some(e) if e != v => Err(format!("op {op_index}: expected {e:#?}\n got {v:#?}")),
             _ => Ok(()),
@@ -502,66 +1116,307 @@ pub fn check_outcome<T: std::fmt::Debug + PartialEq>(
     }
 }
 
+fn code_of(e: sparsetable::Error) -> (String, String) {
+    (e.code().as_str().to_string(), e.message().to_string())
+}
+
+/// Checks SampleRowKeys output: the expected keys, offsets never decreasing.
+///
+/// # Errors
+/// A description of the mismatch.
+pub fn check_samples(
+    op_index: usize,
+    expected: &[Bytes],
+    got: &[(Vec<u8>, u64)],
+) -> Result<(), String> {
+    let keys: Vec<&[u8]> = got.iter().map(|(k, _)| k.as_slice()).collect();
+    let want: Vec<&[u8]> = expected.iter().map(|k| k.0.as_slice()).collect();
+    if keys != want {
+        return Err(format!(
+            "op {op_index}: sample keys {keys:?}, expected {want:?}"
+        ));
+    }
+    if got.windows(2).any(|w| w[1].1 < w[0].1) {
+        return Err(format!("op {op_index}: sample offsets decrease: {got:?}"));
+    }
+    Ok(())
+}
+
 /// Replays one vector against a fresh in-memory core database.
 ///
 /// # Errors
 /// A description of the first op whose outcome differs from the expectation.
 pub fn replay_core(vector: &Vector) -> Result<(), String> {
-    let clock = std::sync::Arc::new(ManualClock::new(vector.clock_micros));
+    let clock = std::sync::Arc::new(ManualClock::new(vector.start_micros()));
     let mut db = Database::with_clock(clock.clone());
-    let err = |e: sparsetable::Error| (e.code(), e.message().to_string());
     for (name, spec) in &vector.tables {
         db.create_table(name, spec.to_core()?)
             .map_err(|e| format!("creating table {name}: {e}"))?;
     }
+    let to_muts = |ms: &[MutationSpec]| ms.iter().map(MutationSpec::to_core).collect::<Vec<_>>();
     for (i, op) in vector.ops.iter().enumerate() {
+        let expect_error = op.expect_error();
         match op {
-            Op::CreateTable { table, spec, expect_error } => {
-                let outcome = db.create_table(table, spec.to_core()?).map_err(err);
+            Op::CreateTable { table, spec, .. } => {
+                let outcome = db.create_table(table, spec.to_core()?).map_err(code_of);
                 check_outcome(i, expect_error, outcome, None)?;
             }
             Op::MutateRow {
                 table,
                 row_key,
                 mutations,
-                expect_error,
+                ..
             } => {
-                let muts: Vec<Mutation> = mutations.iter().map(MutationSpec::to_core).collect();
-                let outcome = db.mutate_row(table, &row_key.0, &muts).map_err(err);
+                let outcome = db
+                    .mutate_row(table, &row_key.0, &to_muts(mutations))
+                    .map_err(code_of);
                 check_outcome(i, expect_error, outcome, None)?;
+            }
+            Op::MutateRows {
+                table,
+                entries,
+                expect_statuses,
+                ..
+            } => {
+                let entries: Vec<RowMutations> = entries
+                    .iter()
+                    .map(|e| RowMutations {
+                        row_key: e.row_key.0.clone(),
+                        mutations: to_muts(&e.mutations),
+                    })
+                    .collect();
+                let outcome = db
+                    .mutate_rows(table, &entries)
+                    .map(|statuses| {
+                        statuses
+                            .into_iter()
+                            .map(|s| match s {
+                                Ok(()) => "OK".to_string(),
+                                Err(e) => e.code().as_str().to_string(),
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .map_err(code_of);
+                check_outcome(i, expect_error, outcome, expect_statuses.clone())?;
+            }
+            Op::CheckAndMutateRow {
+                table,
+                row_key,
+                predicate_filter,
+                true_mutations,
+                false_mutations,
+                expect_matched,
+                ..
+            } => {
+                let outcome = predicate_filter
+                    .as_ref()
+                    .map(FilterSpec::to_core)
+                    .transpose()
+                    .and_then(|pred| {
+                        db.check_and_mutate_row(
+                            table,
+                            &row_key.0,
+                            pred.as_ref(),
+                            &to_muts(true_mutations),
+                            &to_muts(false_mutations),
+                        )
+                    })
+                    .map_err(code_of);
+                check_outcome(i, expect_error, outcome, *expect_matched)?;
+            }
+            Op::ReadModifyWriteRow {
+                table,
+                row_key,
+                rules,
+                expect_row,
+                ..
+            } => {
+                let rules = rules
+                    .iter()
+                    .map(RuleSpec::to_core)
+                    .collect::<Result<Vec<_>, _>>()?;
+                let outcome = db
+                    .read_modify_write_row(table, &row_key.0, &rules)
+                    .map_err(code_of);
+                check_outcome(
+                    i,
+                    expect_error,
+                    outcome,
+                    expect_row.as_ref().map(RowSpec::to_core),
+                )?;
             }
             Op::ReadRow {
                 table,
                 row_key,
+                filter,
                 expect_row,
-                expect_error,
+                ..
             } => {
-                let outcome = db.read_row(table, &row_key.0).map_err(err);
-                check_outcome(i, expect_error, outcome, Some(expect_row.as_ref().map(RowSpec::to_core)))?;
+                let outcome = filter
+                    .as_ref()
+                    .map(FilterSpec::to_core)
+                    .transpose()
+                    .and_then(|f| db.read_row_filtered(table, &row_key.0, &f.unwrap_or_default()))
+                    .map_err(code_of);
+                check_outcome(
+                    i,
+                    expect_error,
+                    outcome,
+                    Some(expect_row.as_ref().map(RowSpec::to_core)),
+                )?;
             }
             Op::ReadRows {
                 table,
                 row_set,
+                filter,
                 rows_limit,
                 reversed,
                 expect_rows,
-                expect_error,
+                ..
             } => {
-                let request = ReadRowsRequest {
-                    row_set: row_set.as_ref().map(RowSetSpec::to_core).unwrap_or_default(),
-                    rows_limit: rows_limit.unwrap_or(0),
-                    reversed: reversed.unwrap_or(false),
-                };
-                let outcome = db
-                    .read_rows(table, &request)
-                    .map(|s| s.collect::<Vec<_>>())
-                    .map_err(err);
-                let expected = expect_rows.as_ref().map(|rows| rows.iter().map(RowSpec::to_core).collect());
-                if expect_error.is_none() && expected.is_none() {
-                    return Err(format!("op {i}: read_rows needs expect_rows or expect_error"));
+                if expect_error.is_none() && expect_rows.is_none() {
+                    return Err(format!(
+                        "op {i}: read_rows needs expect_rows or expect_error"
+                    ));
                 }
+                let outcome = filter
+                    .as_ref()
+                    .map(FilterSpec::to_core)
+                    .transpose()
+                    .and_then(|f| {
+                        let request = ReadRowsRequest {
+                            row_set: row_set
+                                .as_ref()
+                                .map(RowSetSpec::to_core)
+                                .unwrap_or_default(),
+                            filter: f.unwrap_or_default(),
+                            rows_limit: rows_limit.unwrap_or(0),
+                            reversed: reversed.unwrap_or(false),
+                        };
+                        db.read_rows(table, &request).map(|s| s.collect::<Vec<_>>())
+                    })
+                    .map_err(code_of);
+                let expected = expect_rows
+                    .as_ref()
+                    .map(|rows| rows.iter().map(RowSpec::to_core).collect());
                 check_outcome(i, expect_error, outcome, expected)?;
             }
+            Op::SampleRowKeys {
+                table, expect_keys, ..
+            } => {
+                let outcome = db
+                    .sample_row_keys(table)
+                    .map(|s| {
+                        s.into_iter()
+                            .map(|k| (k.row_key, k.offset_bytes))
+                            .collect::<Vec<_>>()
+                    })
+                    .map_err(code_of);
+                if let (Ok(got), Some(keys)) = (&outcome, expect_keys) {
+                    check_samples(i, keys, got)?;
+                }
+                check_outcome(i, expect_error, outcome, None)?;
+            }
+            Op::DropRowRange {
+                table,
+                row_key_prefix,
+                delete_all_data_from_table,
+                ..
+            } => {
+                let range = match (row_key_prefix, delete_all_data_from_table) {
+                    (Some(p), None) => DropRowRange::Prefix(p.0.clone()),
+                    (None, Some(true)) => DropRowRange::All,
+                    _ => {
+                        return Err(format!(
+                            "op {i}: drop_row_range needs a prefix or delete_all"
+                        ))
+                    }
+                };
+                let outcome = db.drop_row_range(table, &range).map_err(code_of);
+                check_outcome(i, expect_error, outcome, None)?;
+            }
+            Op::ModifyColumnFamilies {
+                table,
+                modifications,
+                ..
+            } => {
+                let mods = modifications
+                    .iter()
+                    .map(|m| match (&m.create, &m.update, m.drop) {
+                        (Some(f), None, None) => Ok(FamilyModification::Create {
+                            name: m.id.clone(),
+                            family: f.to_core()?,
+                        }),
+                        (None, Some(f), None) => Ok(FamilyModification::Update {
+                            name: m.id.clone(),
+                            family: f.to_core()?,
+                        }),
+                        (None, None, Some(true)) => {
+                            Ok(FamilyModification::Drop { name: m.id.clone() })
+                        }
+                        _ => Err(format!(
+                            "op {i}: a modification needs exactly one of create/update/drop"
+                        )),
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                let outcome = db
+                    .modify_column_families(table, &mods)
+                    .map(|_| ())
+                    .map_err(code_of);
+                check_outcome(i, expect_error, outcome, None)?;
+            }
+            Op::GetTable {
+                table,
+                expect_families,
+                expect_deletion_protection,
+                ..
+            } => {
+                let outcome = db.get_table(table).map_err(code_of);
+                if let Ok(info) = &outcome {
+                    if let Some(fams) = expect_families {
+                        let want = fams
+                            .iter()
+                            .map(|(n, f)| Ok((n.clone(), f.to_core()?)))
+                            .collect::<Result<BTreeMap<_, _>, String>>()?;
+                        if want != info.config.families {
+                            return Err(format!(
+                                "op {i}: families {:?}, expected {want:?}",
+                                info.config.families
+                            ));
+                        }
+                    }
+                    if let Some(dp) = expect_deletion_protection {
+                        if *dp != info.config.deletion_protection {
+                            return Err(format!("op {i}: deletion_protection is not {dp}"));
+                        }
+                    }
+                }
+                check_outcome(i, expect_error, outcome.map(|_| ()), None)?;
+            }
+            Op::ListTables { expect_tables } => {
+                let got: Vec<String> = db.list_tables().into_iter().map(|t| t.name).collect();
+                if &got != expect_tables {
+                    return Err(format!(
+                        "op {i}: tables {got:?}, expected {expect_tables:?}"
+                    ));
+                }
+            }
+            Op::DeleteTable { table, .. } => {
+                let outcome = db.delete_table(table).map_err(code_of);
+                check_outcome(i, expect_error, outcome, None)?;
+            }
+            Op::UpdateTable {
+                table,
+                deletion_protection,
+                ..
+            } => {
+                let outcome = db
+                    .set_deletion_protection(table, *deletion_protection)
+                    .map(|_| ())
+                    .map_err(code_of);
+                check_outcome(i, expect_error, outcome, None)?;
+            }
+            Op::AdvanceClock { micros } => clock.advance_micros(*micros),
         }
     }
     Ok(())

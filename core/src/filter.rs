@@ -1,0 +1,487 @@
+//! The RowFilter language: what a read keeps of each row, and how.
+//!
+//! A [`RowFilter`] is a tree, as Bigtable's `RowFilter`. [`RowFilter::compile`] validates it
+//! once per read (regexes compiled, limits checked) into a [`CompiledFilter`] that is then
+//! applied to each row's visible cells. Semantics follow google/bigtable/v2/data.proto:
+//! chains feed each member's output to the next; interleaves give every member a copy of the
+//! input and merge the outputs in Bigtable order with duplicates kept (ties in member
+//! order); a condition picks a branch by whether its predicate yields any cell; a sink sends
+//! what reaches it straight to the read's output. Invariant: the output of
+//! [`CompiledFilter::apply`] is in Bigtable cell order.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ops::Bound;
+
+use crate::limits::MAX_FILTER_DEPTH;
+use crate::random::RandomSource;
+use crate::regex::ByteRegex;
+use crate::row::Cell;
+use crate::{Error, Result};
+
+/// A row filter, as Bigtable's `RowFilter`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum RowFilter {
+    /// Every cell (the same as no filter).
+    #[default]
+    PassAll,
+    /// No cell.
+    BlockAll,
+    /// Sends the cells reaching it straight to the read's output (not allowed in a condition).
+    Sink,
+    /// Each member's output feeds the next member (at least two members).
+    Chain(Vec<RowFilter>),
+    /// Every member sees the input; outputs merged, duplicates kept (at least two members).
+    Interleave(Vec<RowFilter>),
+    /// `true_filter` if `predicate` yields any cell, else `false_filter`; a missing branch
+    /// yields nothing.
+    Condition {
+        /// Decides the branch.
+        predicate: Box<RowFilter>,
+        /// Applied when the predicate yields a cell.
+        true_filter: Option<Box<RowFilter>>,
+        /// Applied otherwise.
+        false_filter: Option<Box<RowFilter>>,
+    },
+    /// The whole row if its key fully matches the regex, else nothing.
+    RowKeyRegex(Vec<u8>),
+    /// The whole row with probability `p`, `0 < p < 1`.
+    RowSample(f64),
+    /// Cells whose family fully matches the regex (which must not contain `:`).
+    FamilyNameRegex(String),
+    /// Cells whose qualifier fully matches the regex.
+    ColumnQualifierRegex(Vec<u8>),
+    /// Cells of one family whose qualifier lies in a range.
+    ColumnRange {
+        /// The family.
+        family: String,
+        /// Start of the qualifier range.
+        start: Bound<Vec<u8>>,
+        /// End of the qualifier range.
+        end: Bound<Vec<u8>>,
+    },
+    /// Cells with `start <= timestamp < end`; `end_micros == 0` means unbounded.
+    TimestampRange {
+        /// Inclusive start.
+        start_micros: i64,
+        /// Exclusive end, or 0 for unbounded.
+        end_micros: i64,
+    },
+    /// Cells whose value fully matches the regex.
+    ValueRegex(Vec<u8>),
+    /// Cells whose value lies in a byte-wise range.
+    ValueRange {
+        /// Start of the range.
+        start: Bound<Vec<u8>>,
+        /// End of the range.
+        end: Bound<Vec<u8>>,
+    },
+    /// Skips the first n cells of the row (n >= 1).
+    CellsPerRowOffset(i32),
+    /// Keeps the first n cells of the row (n >= 1).
+    CellsPerRowLimit(i32),
+    /// Keeps the first n cells of each column, i.e. the newest n (n >= 1).
+    CellsPerColumnLimit(i32),
+    /// Replaces every value with the empty value.
+    StripValue,
+    /// Attaches a label (1..=15 of `[a-z0-9-]`) to every cell.
+    ApplyLabel(String),
+    /// Cells whose value `v` has `v & mask == mask`, with `v` as long as `mask`.
+    ValueBitmask(Vec<u8>),
+}
+
+impl RowFilter {
+    /// Validates the filter and compiles its regexes, once per read.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the offending filter: nesting deeper than 20, a bad regex,
+    /// a non-positive limit or offset, a sample probability outside (0, 1), a bad label,
+    /// a range whose start is after its end, a chain or interleave with fewer than two
+    /// members, a sink inside a condition, or a chain with more than one labelling member.
+    pub fn compile(&self) -> Result<CompiledFilter> {
+        let root = compile(self, 1, false)?;
+        Ok(CompiledFilter { root })
+    }
+
+    /// Whether the filter or one of its members applies a label.
+    fn applies_label(&self) -> bool {
+        match self {
+            RowFilter::ApplyLabel(_) => true,
+            RowFilter::Chain(fs) | RowFilter::Interleave(fs) => {
+                fs.iter().any(RowFilter::applies_label)
+            }
+            RowFilter::Condition {
+                predicate: _,
+                true_filter,
+                false_filter,
+            } => [true_filter, false_filter]
+                .into_iter()
+                .flatten()
+                .any(|f| f.applies_label()),
+            _ => false,
+        }
+    }
+}
+
+/// A validated filter, ready to apply to rows.
+#[derive(Debug, Clone)]
+pub struct CompiledFilter {
+    root: Node,
+}
+
+#[derive(Debug, Clone)]
+enum Node {
+    PassAll,
+    BlockAll,
+    Sink,
+    Chain(Vec<Node>),
+    Interleave(Vec<Node>),
+    Condition(Box<Node>, Option<Box<Node>>, Option<Box<Node>>),
+    RowKeyRegex(ByteRegex),
+    RowSample(f64),
+    FamilyRegex(ByteRegex),
+    QualifierRegex(ByteRegex),
+    ColumnRange(String, Bound<Vec<u8>>, Bound<Vec<u8>>),
+    TimestampRange(i64, Option<i64>),
+    ValueRegex(ByteRegex),
+    ValueRange(Bound<Vec<u8>>, Bound<Vec<u8>>),
+    RowOffset(usize),
+    RowLimit(usize),
+    ColumnLimit(usize),
+    StripValue,
+    Label(String),
+    Bitmask(Vec<u8>),
+}
+
+fn compile(f: &RowFilter, depth: usize, in_condition: bool) -> Result<Node> {
+    if depth > MAX_FILTER_DEPTH {
+        return Err(Error::invalid_argument(format!(
+            "filter: nesting deeper than {MAX_FILTER_DEPTH} levels"
+        )));
+    }
+    let positive = |n: i32, name: &str| -> Result<usize> {
+        if n <= 0 {
+            Err(Error::invalid_argument(format!(
+                "{name}: {n} must be positive"
+            )))
+        } else {
+            Ok(n as usize)
+        }
+    };
+    Ok(match f {
+        RowFilter::PassAll => Node::PassAll,
+        RowFilter::BlockAll => Node::BlockAll,
+        RowFilter::Sink if in_condition => {
+            return Err(Error::invalid_argument(
+                "sink: not allowed inside a condition's predicate, true or false filter",
+            ))
+        }
+        RowFilter::Sink => Node::Sink,
+        RowFilter::Chain(members) => {
+            if members.len() < 2 {
+                return Err(Error::invalid_argument("chain: needs at least two filters"));
+            }
+            if members.iter().filter(|m| m.applies_label()).count() > 1 {
+                return Err(Error::invalid_argument(
+                    "chain: at most one member may apply a label (a cell carries one label)",
+                ));
+            }
+            Node::Chain(
+                members
+                    .iter()
+                    .map(|m| compile(m, depth + 1, in_condition))
+                    .collect::<Result<_>>()?,
+            )
+        }
+        RowFilter::Interleave(members) => {
+            if members.len() < 2 {
+                return Err(Error::invalid_argument(
+                    "interleave: needs at least two filters",
+                ));
+            }
+            Node::Interleave(
+                members
+                    .iter()
+                    .map(|m| compile(m, depth + 1, in_condition))
+                    .collect::<Result<_>>()?,
+            )
+        }
+        RowFilter::Condition {
+            predicate,
+            true_filter,
+            false_filter,
+        } => {
+            let branch = |b: &Option<Box<RowFilter>>| -> Result<Option<Box<Node>>> {
+                b.as_ref()
+                    .map(|f| compile(f, depth + 1, true).map(Box::new))
+                    .transpose()
+            };
+            Node::Condition(
+                Box::new(compile(predicate, depth + 1, true)?),
+                branch(true_filter)?,
+                branch(false_filter)?,
+            )
+        }
+        RowFilter::RowKeyRegex(re) => {
+            Node::RowKeyRegex(ByteRegex::new(re, "row_key_regex_filter")?)
+        }
+        RowFilter::RowSample(p) => {
+            if !(*p > 0.0 && *p < 1.0) {
+                return Err(Error::invalid_argument(format!(
+                    "row_sample_filter: probability {p} must be strictly between 0 and 1"
+                )));
+            }
+            Node::RowSample(*p)
+        }
+        RowFilter::FamilyNameRegex(re) => {
+            if re.contains(':') {
+                return Err(Error::invalid_argument(
+                    "family_name_regex_filter: regex must not contain ':'",
+                ));
+            }
+            Node::FamilyRegex(ByteRegex::new(re.as_bytes(), "family_name_regex_filter")?)
+        }
+        RowFilter::ColumnQualifierRegex(re) => {
+            Node::QualifierRegex(ByteRegex::new(re, "column_qualifier_regex_filter")?)
+        }
+        RowFilter::ColumnRange { family, start, end } => {
+            if family.is_empty() {
+                return Err(Error::invalid_argument(
+                    "column_range_filter: family_name is required",
+                ));
+            }
+            check_range(start, end, "column_range_filter")?;
+            Node::ColumnRange(family.clone(), start.clone(), end.clone())
+        }
+        RowFilter::TimestampRange {
+            start_micros,
+            end_micros,
+        } => {
+            if *start_micros < 0 || *end_micros < 0 {
+                return Err(Error::invalid_argument(
+                    "timestamp_range_filter: timestamps must not be negative",
+                ));
+            }
+            if *end_micros != 0 && end_micros < start_micros {
+                return Err(Error::invalid_argument(format!(
+                    "timestamp_range_filter: end {end_micros} is before start {start_micros}"
+                )));
+            }
+            Node::TimestampRange(*start_micros, (*end_micros != 0).then_some(*end_micros))
+        }
+        RowFilter::ValueRegex(re) => Node::ValueRegex(ByteRegex::new(re, "value_regex_filter")?),
+        RowFilter::ValueRange { start, end } => {
+            check_range(start, end, "value_range_filter")?;
+            Node::ValueRange(start.clone(), end.clone())
+        }
+        RowFilter::CellsPerRowOffset(n) => {
+            Node::RowOffset(positive(*n, "cells_per_row_offset_filter")?)
+        }
+        RowFilter::CellsPerRowLimit(n) => {
+            Node::RowLimit(positive(*n, "cells_per_row_limit_filter")?)
+        }
+        RowFilter::CellsPerColumnLimit(n) => {
+            Node::ColumnLimit(positive(*n, "cells_per_column_limit_filter")?)
+        }
+        RowFilter::StripValue => Node::StripValue,
+        RowFilter::ApplyLabel(label) => {
+            let ok = !label.is_empty()
+                && label.len() <= 15
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !ok {
+                return Err(Error::invalid_argument(format!(
+                    "apply_label_transformer: label {label:?} must be 1 to 15 characters of [a-z0-9-]"
+                )));
+            }
+            Node::Label(label.clone())
+        }
+        RowFilter::ValueBitmask(mask) => {
+            if mask.is_empty() {
+                return Err(Error::invalid_argument(
+                    "value_bitmask_filter: mask must be non-empty",
+                ));
+            }
+            Node::Bitmask(mask.clone())
+        }
+    })
+}
+
+fn check_range(start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>, name: &str) -> Result<()> {
+    let bad = match (start, end) {
+        (Bound::Unbounded, _) | (_, Bound::Unbounded) => false,
+        (Bound::Included(s), Bound::Included(e)) => s > e,
+        (Bound::Included(s) | Bound::Excluded(s), Bound::Excluded(e))
+        | (Bound::Excluded(s), Bound::Included(e)) => s > e,
+    };
+    if bad {
+        Err(Error::invalid_argument(format!(
+            "{name}: start is after end"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+fn in_range(v: &[u8], start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
+    (match start {
+        Bound::Included(s) => v >= s.as_slice(),
+        Bound::Excluded(s) => v > s.as_slice(),
+        Bound::Unbounded => true,
+    }) && (match end {
+        Bound::Included(e) => v <= e.as_slice(),
+        Bound::Excluded(e) => v < e.as_slice(),
+        Bound::Unbounded => true,
+    })
+}
+
+/// Bigtable cell order: family, then qualifier ascending, then newest first.
+fn cell_order(a: &Cell, b: &Cell) -> core::cmp::Ordering {
+    a.family
+        .cmp(&b.family)
+        .then_with(|| a.qualifier.cmp(&b.qualifier))
+        .then_with(|| b.timestamp_micros.cmp(&a.timestamp_micros))
+}
+
+impl CompiledFilter {
+    /// Whether the filter keeps every cell unchanged (lets reads skip the work).
+    pub fn is_pass_all(&self) -> bool {
+        matches!(self.root, Node::PassAll)
+    }
+
+    /// Applies the filter to one row's visible cells (in Bigtable order) and returns what the
+    /// read outputs for the row, in Bigtable order.
+    pub fn apply(
+        &self,
+        row_key: &[u8],
+        cells: Vec<Cell>,
+        random: &mut dyn RandomSource,
+    ) -> Vec<Cell> {
+        let mut sunk = Vec::new();
+        let mut out = eval(&self.root, row_key, cells, random, &mut sunk);
+        if !sunk.is_empty() {
+            out.append(&mut sunk);
+            out.sort_by(cell_order);
+        }
+        out
+    }
+}
+
+fn eval(
+    node: &Node,
+    key: &[u8],
+    mut cells: Vec<Cell>,
+    random: &mut dyn RandomSource,
+    sunk: &mut Vec<Cell>,
+) -> Vec<Cell> {
+    match node {
+        Node::PassAll => cells,
+        Node::BlockAll => Vec::new(),
+        Node::Sink => {
+            sunk.extend(cells);
+            Vec::new()
+        }
+        Node::Chain(members) => {
+            for m in members {
+                if cells.is_empty() {
+                    break;
+                }
+                cells = eval(m, key, cells, random, sunk);
+            }
+            cells
+        }
+        Node::Interleave(members) => {
+            let mut out = Vec::new();
+            for m in members {
+                out.extend(eval(m, key, cells.clone(), random, sunk));
+            }
+            // Stable: duplicates keep member order.
+            out.sort_by(cell_order);
+            out
+        }
+        Node::Condition(predicate, on_true, on_false) => {
+            // Sinks are rejected inside conditions, so the predicate cannot sink anything.
+            let mut ignored = Vec::new();
+            let matched = !eval(predicate, key, cells.clone(), random, &mut ignored).is_empty();
+            let branch = if matched { on_true } else { on_false };
+            match branch {
+                Some(b) => eval(b, key, cells, random, sunk),
+                None => Vec::new(),
+            }
+        }
+        Node::RowKeyRegex(re) => {
+            if re.is_full_match(key) {
+                cells
+            } else {
+                Vec::new()
+            }
+        }
+        Node::RowSample(p) => {
+            if random.next_f64() < *p {
+                cells
+            } else {
+                Vec::new()
+            }
+        }
+        Node::FamilyRegex(re) => keep(cells, |c| re.is_full_match(c.family.as_bytes())),
+        Node::QualifierRegex(re) => keep(cells, |c| re.is_full_match(&c.qualifier)),
+        Node::ColumnRange(family, start, end) => keep(cells, |c| {
+            c.family == *family && in_range(&c.qualifier, start, end)
+        }),
+        Node::TimestampRange(start, end) => keep(cells, |c| {
+            c.timestamp_micros >= *start && end.is_none_or(|e| c.timestamp_micros < e)
+        }),
+        Node::ValueRegex(re) => keep(cells, |c| re.is_full_match(&c.value)),
+        Node::ValueRange(start, end) => keep(cells, |c| in_range(&c.value, start, end)),
+        Node::RowOffset(n) => {
+            if *n >= cells.len() {
+                Vec::new()
+            } else {
+                cells.split_off(*n)
+            }
+        }
+        Node::RowLimit(n) => {
+            cells.truncate(*n);
+            cells
+        }
+        Node::ColumnLimit(n) => {
+            let mut seen = 0usize;
+            let mut prev: Option<(String, Vec<u8>)> = None;
+            cells.retain(|c| {
+                let same = prev
+                    .as_ref()
+                    .is_some_and(|(f, q)| *f == c.family && *q == c.qualifier);
+                if !same {
+                    prev = Some((c.family.clone(), c.qualifier.clone()));
+                    seen = 0;
+                }
+                seen += 1;
+                seen <= *n
+            });
+            cells
+        }
+        Node::StripValue => {
+            for c in &mut cells {
+                c.value.clear();
+            }
+            cells
+        }
+        Node::Label(label) => {
+            for c in &mut cells {
+                c.labels.push(label.clone());
+            }
+            cells
+        }
+        Node::Bitmask(mask) => keep(cells, |c| {
+            c.value.len() == mask.len() && c.value.iter().zip(mask).all(|(v, m)| v & m == *m)
+        }),
+    }
+}
+
+fn keep(mut cells: Vec<Cell>, pred: impl Fn(&Cell) -> bool) -> Vec<Cell> {
+    cells.retain(|c| pred(c));
+    cells
+}

@@ -1,0 +1,182 @@
+//! ReadModifyWriteRow: append and increment rules over the latest cells of columns.
+//!
+//! The rules are planned against the row as it is (each rule seeing the results of the
+//! rules before it), every check is made, and only then is the plan turned into SetCell
+//! mutations that the caller applies. So an increment of a value that is not 8 bytes, or
+//! any other failure, changes nothing.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::limits;
+use crate::mutation::Mutation;
+use crate::row::{Cell, Row};
+use crate::schema::{Granularity, ValueType};
+use crate::table::Table;
+use crate::{Error, Result};
+
+/// What a rule does to its column's latest cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadModifyWriteOp {
+    /// Appends bytes to the value (a missing cell counts as empty).
+    AppendValue(Vec<u8>),
+    /// Adds to the value read as a big-endian signed 64-bit integer (a missing cell counts
+    /// as 0); the existing value must be exactly 8 bytes. Overflow wraps, as two's
+    /// complement addition does.
+    IncrementAmount(i64),
+}
+
+/// One rule of a ReadModifyWriteRow call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadModifyWriteRule {
+    /// The column's family.
+    pub family: String,
+    /// The column's qualifier.
+    pub qualifier: Vec<u8>,
+    /// What to do.
+    pub op: ReadModifyWriteOp,
+}
+
+impl ReadModifyWriteRule {
+    /// An append rule.
+    pub fn append(
+        family: impl Into<String>,
+        qualifier: impl Into<Vec<u8>>,
+        value: impl Into<Vec<u8>>,
+    ) -> Self {
+        ReadModifyWriteRule {
+            family: family.into(),
+            qualifier: qualifier.into(),
+            op: ReadModifyWriteOp::AppendValue(value.into()),
+        }
+    }
+
+    /// An increment rule.
+    pub fn increment(
+        family: impl Into<String>,
+        qualifier: impl Into<Vec<u8>>,
+        amount: i64,
+    ) -> Self {
+        ReadModifyWriteRule {
+            family: family.into(),
+            qualifier: qualifier.into(),
+            op: ReadModifyWriteOp::IncrementAmount(amount),
+        }
+    }
+}
+
+/// Plans the rules: returns the SetCell mutations to apply and the row of new cells to return.
+///
+/// # Errors
+/// See `Database::read_modify_write_row`.
+pub(crate) fn plan(
+    table: &Table,
+    row_key: &[u8],
+    rules: &[ReadModifyWriteRule],
+    now_micros: i64,
+) -> Result<(Vec<Mutation>, Row)> {
+    if rules.is_empty() {
+        return Err(Error::invalid_argument(
+            "rules: at least one rule is required",
+        ));
+    }
+    if rules.len() > limits::MAX_MUTATIONS_PER_REQUEST {
+        return Err(Error::invalid_argument("rules: too many rules"));
+    }
+    let config = &table.config;
+    let now = match config.granularity {
+        Granularity::Millis => now_micros - now_micros.rem_euclid(1000),
+        Granularity::Micros => now_micros,
+    };
+    let current: Vec<Cell> = table
+        .get(row_key)
+        .and_then(|d| table.materialize(row_key, d, now_micros))
+        .map(|r| r.cells)
+        .unwrap_or_default();
+    // Latest cell per column as the plan goes: (family, qualifier) -> (timestamp, value).
+    let mut latest: BTreeMap<(String, Vec<u8>), (i64, Vec<u8>)> = BTreeMap::new();
+    for c in current {
+        // Cells come newest first per column; keep the first seen.
+        latest
+            .entry((c.family, c.qualifier))
+            .or_insert((c.timestamp_micros, c.value));
+    }
+    let mut touched: BTreeMap<(String, Vec<u8>), (i64, Vec<u8>)> = BTreeMap::new();
+    for (i, rule) in rules.iter().enumerate() {
+        let family = config.families.get(&rule.family).ok_or_else(|| {
+            Error::not_found(format!(
+                "rules[{i}]: requested column family {:?} not found",
+                rule.family
+            ))
+        })?;
+        if family.value_type != ValueType::Bytes {
+            return Err(Error::invalid_argument(format!(
+                "rules[{i}]: family {:?} is an aggregate family; use AddToCell",
+                rule.family
+            )));
+        }
+        if rule.qualifier.len() > limits::MAX_QUALIFIER_BYTES {
+            return Err(Error::invalid_argument(format!(
+                "rules[{i}]: column qualifier exceeds {} bytes",
+                limits::MAX_QUALIFIER_BYTES
+            )));
+        }
+        let column = (rule.family.clone(), rule.qualifier.clone());
+        let old = latest.get(&column);
+        let ts = old.map_or(now, |(t, _)| (*t).max(now));
+        let value = match &rule.op {
+            ReadModifyWriteOp::AppendValue(suffix) => {
+                let mut v = old.map(|(_, v)| v.clone()).unwrap_or_default();
+                v.extend_from_slice(suffix);
+                v
+            }
+            ReadModifyWriteOp::IncrementAmount(amount) => {
+                let base = match old {
+                    None => 0,
+                    Some((_, v)) => {
+                        let bytes: [u8; 8] = v.as_slice().try_into().map_err(|_| {
+                            Error::invalid_argument(format!(
+                                "rules[{i}]: cannot increment a value of {} bytes; it must be an 8-byte big-endian integer",
+                                v.len()
+                            ))
+                        })?;
+                        i64::from_be_bytes(bytes)
+                    }
+                };
+                base.wrapping_add(*amount).to_be_bytes().to_vec()
+            }
+        };
+        if value.len() > config.max_value_bytes {
+            return Err(Error::invalid_argument(format!(
+                "rules[{i}]: the new value of {} bytes exceeds the limit of {} bytes",
+                value.len(),
+                config.max_value_bytes
+            )));
+        }
+        latest.insert(column.clone(), (ts, value.clone()));
+        touched.insert(column, (ts, value));
+    }
+    let mutations = touched
+        .iter()
+        .map(|((f, q), (ts, v))| Mutation::set_cell(f.clone(), q.clone(), *ts, v.clone()))
+        .collect();
+    let cells = touched
+        .into_iter()
+        .map(|((family, qualifier), (timestamp_micros, value))| Cell {
+            family,
+            qualifier,
+            timestamp_micros,
+            value,
+            labels: Vec::new(),
+        })
+        .collect();
+    Ok((
+        mutations,
+        Row {
+            key: row_key.to_vec(),
+            cells,
+        },
+    ))
+}
