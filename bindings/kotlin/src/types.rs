@@ -1,0 +1,538 @@
+//! The records that cross the FFI, and their conversions to and from the core's types.
+//!
+//! Each record mirrors one core type field by field; the conversions are total except where
+//! a JVM type is wider than the core's (an `i64` count for a `u32`, a `u64` size for a
+//! `usize`), and there they fail with `InvalidArgument` naming the field instead of
+//! truncating. Core structs are built with `..Default::default()` so new core fields keep
+//! their defaults here.
+
+use std::collections::HashMap;
+use std::ops::Bound as CoreBound;
+
+use sparsetable::Error;
+
+/// A column family's garbage-collection rule, as Bigtable's `GcRule`.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum GcRule {
+    /// Keep everything.
+    Never,
+    /// Keep the newest `max_num_versions` cells of each column (at least 1).
+    MaxNumVersions {
+        /// How many versions to keep.
+        max_num_versions: i64,
+    },
+    /// Drop cells older than now minus `max_age_micros` (at least 1000).
+    MaxAge {
+        /// The age limit in microseconds.
+        max_age_micros: i64,
+    },
+    /// Drop a cell only if every rule would.
+    Intersection {
+        /// The sub-rules.
+        rules: Vec<GcRule>,
+    },
+    /// Drop a cell if any rule would.
+    Union {
+        /// The sub-rules.
+        rules: Vec<GcRule>,
+    },
+}
+
+/// The precision of user timestamps a table accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum Granularity {
+    /// Multiples of 1000 microseconds (Bigtable's default).
+    Millis,
+    /// Any microsecond.
+    Micros,
+}
+
+/// Everything needed to create a table.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct TableConfig {
+    /// Column families by name, each with its GC rule.
+    pub families: HashMap<String, GcRule>,
+    /// Timestamp precision.
+    pub granularity: Granularity,
+    /// When set, deleting the table fails with `FAILED_PRECONDITION`.
+    pub deletion_protection: bool,
+    /// Row keys at which the table starts out split.
+    pub initial_splits: Vec<Vec<u8>>,
+    /// Largest accepted value in bytes; `None` keeps the core's default (100 MiB).
+    pub max_value_bytes: Option<u64>,
+}
+
+/// A column family as a table reports it.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ColumnFamily {
+    /// The family's name.
+    pub name: String,
+    /// Its GC rule.
+    pub gc_rule: GcRule,
+}
+
+/// A table's id and schema, as `get_table` and `list_tables` report it.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct TableInfo {
+    /// The table id.
+    pub table_id: String,
+    /// Families sorted by name.
+    pub families: Vec<ColumnFamily>,
+    /// Timestamp precision.
+    pub granularity: Granularity,
+    /// Whether deleting the table is refused.
+    pub deletion_protection: bool,
+    /// The split keys the table was created with.
+    pub initial_splits: Vec<Vec<u8>>,
+    /// Largest accepted value in bytes.
+    pub max_value_bytes: u64,
+}
+
+/// One change to a table's column families.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum FamilyModification {
+    /// Adds a family.
+    Create {
+        /// Its name.
+        name: String,
+        /// Its GC rule.
+        gc_rule: GcRule,
+    },
+    /// Replaces a family's GC rule.
+    Update {
+        /// Its name.
+        name: String,
+        /// The new GC rule.
+        gc_rule: GcRule,
+    },
+    /// Removes a family and its data.
+    Drop {
+        /// Its name.
+        name: String,
+    },
+}
+
+/// One change to one row, as Bigtable's `Mutation`.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum Mutation {
+    /// Writes a value; `timestamp_micros = -1` means the database's current time.
+    SetCell {
+        /// Column family.
+        family: String,
+        /// Column qualifier.
+        qualifier: Vec<u8>,
+        /// Microseconds, or -1 for server time.
+        timestamp_micros: i64,
+        /// The value.
+        value: Vec<u8>,
+    },
+    /// Deletes a column's cells in `[start_timestamp_micros, end_timestamp_micros)`.
+    DeleteFromColumn {
+        /// Column family.
+        family: String,
+        /// Column qualifier.
+        qualifier: Vec<u8>,
+        /// Inclusive start (0 = from the beginning).
+        start_timestamp_micros: i64,
+        /// Exclusive end; `None` = unbounded.
+        end_timestamp_micros: Option<i64>,
+    },
+    /// Deletes every cell of a family in the row.
+    DeleteFromFamily {
+        /// Column family.
+        family: String,
+    },
+    /// Deletes the whole row.
+    DeleteFromRow,
+}
+
+/// One end of a row range.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum KeyBound {
+    /// No limit on this side.
+    Unbounded,
+    /// The key is included.
+    Closed {
+        /// The row key.
+        key: Vec<u8>,
+    },
+    /// The key is excluded.
+    Open {
+        /// The row key.
+        key: Vec<u8>,
+    },
+}
+
+/// A contiguous range of row keys, as Bigtable's `RowRange`.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct RowRange {
+    /// Where it starts.
+    pub start: KeyBound,
+    /// Where it ends.
+    pub end: KeyBound,
+}
+
+/// Which rows a read visits: keys plus ranges; both empty means the whole table.
+#[derive(Debug, Clone, PartialEq, Eq, Default, uniffi::Record)]
+pub struct RowSet {
+    /// Individual row keys.
+    pub row_keys: Vec<Vec<u8>>,
+    /// Key ranges.
+    pub row_ranges: Vec<RowRange>,
+}
+
+/// What to read.
+#[derive(Debug, Clone, PartialEq, Eq, Default, uniffi::Record)]
+pub struct ReadRowsRequest {
+    /// The rows to visit.
+    pub row_set: RowSet,
+    /// Most rows to return; 0 = no limit.
+    pub rows_limit: i64,
+    /// Descending key order.
+    pub reversed: bool,
+}
+
+/// One timestamped value of one column.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Cell {
+    /// Column family.
+    pub family: String,
+    /// Column qualifier.
+    pub qualifier: Vec<u8>,
+    /// Microseconds since the Unix epoch.
+    pub timestamp_micros: i64,
+    /// The value.
+    pub value: Vec<u8>,
+    /// Labels attached by a filter.
+    pub labels: Vec<String>,
+}
+
+/// A row as a read returns it, cells in Bigtable order.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Row {
+    /// The row key.
+    pub key: Vec<u8>,
+    /// The cells.
+    pub cells: Vec<Cell>,
+}
+
+impl TryFrom<GcRule> for sparsetable::GcRule {
+    type Error = Error;
+
+    fn try_from(rule: GcRule) -> Result<Self, Error> {
+        Ok(match rule {
+            GcRule::Never => sparsetable::GcRule::Never,
+            GcRule::MaxNumVersions { max_num_versions } => sparsetable::GcRule::MaxNumVersions(
+                u32::try_from(max_num_versions).map_err(|_| {
+                    Error::invalid_argument(format!(
+                        "gc_rule.max_num_versions {max_num_versions} is outside 1..={}",
+                        u32::MAX
+                    ))
+                })?,
+            ),
+            GcRule::MaxAge { max_age_micros } => sparsetable::GcRule::MaxAge {
+                micros: max_age_micros,
+            },
+            GcRule::Intersection { rules } => {
+                sparsetable::GcRule::Intersection(convert_all(rules)?)
+            }
+            GcRule::Union { rules } => sparsetable::GcRule::Union(convert_all(rules)?),
+        })
+    }
+}
+
+fn convert_all(rules: Vec<GcRule>) -> Result<Vec<sparsetable::GcRule>, Error> {
+    rules.into_iter().map(TryInto::try_into).collect()
+}
+
+impl From<sparsetable::GcRule> for GcRule {
+    fn from(rule: sparsetable::GcRule) -> Self {
+        match rule {
+            sparsetable::GcRule::Never => GcRule::Never,
+            sparsetable::GcRule::MaxNumVersions(n) => GcRule::MaxNumVersions {
+                max_num_versions: i64::from(n),
+            },
+            sparsetable::GcRule::MaxAge { micros } => GcRule::MaxAge {
+                max_age_micros: micros,
+            },
+            sparsetable::GcRule::Intersection(rules) => GcRule::Intersection {
+                rules: rules.into_iter().map(Into::into).collect(),
+            },
+            sparsetable::GcRule::Union(rules) => GcRule::Union {
+                rules: rules.into_iter().map(Into::into).collect(),
+            },
+        }
+    }
+}
+
+impl From<Granularity> for sparsetable::Granularity {
+    fn from(g: Granularity) -> Self {
+        match g {
+            Granularity::Millis => sparsetable::Granularity::Millis,
+            Granularity::Micros => sparsetable::Granularity::Micros,
+        }
+    }
+}
+
+impl From<sparsetable::Granularity> for Granularity {
+    fn from(g: sparsetable::Granularity) -> Self {
+        match g {
+            sparsetable::Granularity::Millis => Granularity::Millis,
+            sparsetable::Granularity::Micros => Granularity::Micros,
+        }
+    }
+}
+
+impl TryFrom<TableConfig> for sparsetable::TableConfig {
+    type Error = Error;
+
+    // Every field is set today; the update keeps core fields added later at their defaults.
+    #[allow(clippy::needless_update)]
+    fn try_from(config: TableConfig) -> Result<Self, Error> {
+        let defaults = sparsetable::TableConfig::default();
+        let max_value_bytes = match config.max_value_bytes {
+            None => defaults.max_value_bytes,
+            Some(n) => usize::try_from(n).map_err(|_| {
+                Error::invalid_argument(format!("max_value_bytes {n} is too large"))
+            })?,
+        };
+        let mut families = std::collections::BTreeMap::new();
+        for (name, gc_rule) in config.families {
+            families.insert(
+                name,
+                sparsetable::ColumnFamily {
+                    gc_rule: gc_rule.try_into()?,
+                    ..Default::default()
+                },
+            );
+        }
+        Ok(sparsetable::TableConfig {
+            families,
+            granularity: config.granularity.into(),
+            deletion_protection: config.deletion_protection,
+            initial_splits: config.initial_splits,
+            max_value_bytes,
+            ..defaults
+        })
+    }
+}
+
+impl From<sparsetable::TableInfo> for TableInfo {
+    fn from(info: sparsetable::TableInfo) -> Self {
+        let config = info.config;
+        TableInfo {
+            table_id: info.name,
+            families: config
+                .families
+                .into_iter()
+                .map(|(name, family)| ColumnFamily {
+                    name,
+                    gc_rule: family.gc_rule.into(),
+                })
+                .collect(),
+            granularity: config.granularity.into(),
+            deletion_protection: config.deletion_protection,
+            initial_splits: config.initial_splits,
+            // usize fits u64 on every platform Rust supports.
+            max_value_bytes: config.max_value_bytes as u64,
+        }
+    }
+}
+
+impl TryFrom<FamilyModification> for sparsetable::FamilyModification {
+    type Error = Error;
+
+    fn try_from(m: FamilyModification) -> Result<Self, Error> {
+        Ok(match m {
+            FamilyModification::Create { name, gc_rule } => {
+                sparsetable::FamilyModification::Create {
+                    name,
+                    family: sparsetable::ColumnFamily {
+                        gc_rule: gc_rule.try_into()?,
+                        ..Default::default()
+                    },
+                }
+            }
+            FamilyModification::Update { name, gc_rule } => {
+                sparsetable::FamilyModification::Update {
+                    name,
+                    family: sparsetable::ColumnFamily {
+                        gc_rule: gc_rule.try_into()?,
+                        ..Default::default()
+                    },
+                }
+            }
+            FamilyModification::Drop { name } => sparsetable::FamilyModification::Drop { name },
+        })
+    }
+}
+
+impl From<Mutation> for sparsetable::Mutation {
+    fn from(m: Mutation) -> Self {
+        match m {
+            Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => sparsetable::Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            },
+            Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                start_timestamp_micros,
+                end_timestamp_micros,
+            } => sparsetable::Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range: sparsetable::TimestampRange {
+                    start_micros: start_timestamp_micros,
+                    end_micros: end_timestamp_micros,
+                },
+            },
+            Mutation::DeleteFromFamily { family } => {
+                sparsetable::Mutation::DeleteFromFamily { family }
+            }
+            Mutation::DeleteFromRow => sparsetable::Mutation::DeleteFromRow,
+        }
+    }
+}
+
+impl From<KeyBound> for CoreBound<Vec<u8>> {
+    fn from(b: KeyBound) -> Self {
+        match b {
+            KeyBound::Unbounded => CoreBound::Unbounded,
+            KeyBound::Closed { key } => CoreBound::Included(key),
+            KeyBound::Open { key } => CoreBound::Excluded(key),
+        }
+    }
+}
+
+impl From<CoreBound<Vec<u8>>> for KeyBound {
+    fn from(b: CoreBound<Vec<u8>>) -> Self {
+        match b {
+            CoreBound::Unbounded => KeyBound::Unbounded,
+            CoreBound::Included(key) => KeyBound::Closed { key },
+            CoreBound::Excluded(key) => KeyBound::Open { key },
+        }
+    }
+}
+
+impl From<RowRange> for sparsetable::RowRange {
+    fn from(r: RowRange) -> Self {
+        sparsetable::RowRange {
+            start: r.start.into(),
+            end: r.end.into(),
+        }
+    }
+}
+
+impl From<sparsetable::RowRange> for RowRange {
+    fn from(r: sparsetable::RowRange) -> Self {
+        RowRange {
+            start: r.start.into(),
+            end: r.end.into(),
+        }
+    }
+}
+
+impl From<ReadRowsRequest> for sparsetable::ReadRowsRequest {
+    // Every field is set today; the update keeps core fields added later (filters) at their
+    // defaults.
+    #[allow(clippy::needless_update)]
+    fn from(r: ReadRowsRequest) -> Self {
+        sparsetable::ReadRowsRequest {
+            row_set: sparsetable::RowSet {
+                row_keys: r.row_set.row_keys,
+                row_ranges: r.row_set.row_ranges.into_iter().map(Into::into).collect(),
+            },
+            rows_limit: r.rows_limit,
+            reversed: r.reversed,
+            ..Default::default()
+        }
+    }
+}
+
+impl From<sparsetable::Row> for Row {
+    fn from(row: sparsetable::Row) -> Self {
+        Row {
+            key: row.key,
+            cells: row
+                .cells
+                .into_iter()
+                .map(|c| Cell {
+                    family: c.family,
+                    qualifier: c.qualifier,
+                    timestamp_micros: c.timestamp_micros,
+                    value: c.value,
+                    labels: c.labels,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The range of every row key that starts with `prefix` (the core computes its end).
+#[uniffi::export]
+pub fn row_range_prefix(prefix: Vec<u8>) -> RowRange {
+    sparsetable::RowRange::prefix(prefix).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gc_rule_round_trips_through_the_core() {
+        let rule = GcRule::Union {
+            rules: vec![
+                GcRule::MaxNumVersions {
+                    max_num_versions: 2,
+                },
+                GcRule::Intersection {
+                    rules: vec![
+                        GcRule::MaxAge {
+                            max_age_micros: 5_000,
+                        },
+                        GcRule::Never,
+                    ],
+                },
+            ],
+        };
+        let core: sparsetable::GcRule = rule.clone().try_into().unwrap();
+        assert_eq!(GcRule::from(core), rule);
+    }
+
+    #[test]
+    fn version_count_wider_than_u32_is_invalid_argument() {
+        for n in [-1, i64::from(u32::MAX) + 1] {
+            let err = sparsetable::GcRule::try_from(GcRule::MaxNumVersions {
+                max_num_versions: n,
+            })
+            .unwrap_err();
+            assert_eq!(err.code(), sparsetable::Code::InvalidArgument);
+        }
+    }
+
+    #[test]
+    fn prefix_range_ends_at_the_prefix_successor() {
+        let r = row_range_prefix(b"ab\xff".to_vec());
+        assert_eq!(
+            r.start,
+            KeyBound::Closed {
+                key: b"ab\xff".to_vec()
+            }
+        );
+        assert_eq!(
+            r.end,
+            KeyBound::Open {
+                key: b"ac".to_vec()
+            }
+        );
+        assert_eq!(row_range_prefix(vec![0xff]).end, KeyBound::Unbounded);
+    }
+}

@@ -1,1 +1,0 @@
-//! Placeholder until this front-end lands (issue 2).
