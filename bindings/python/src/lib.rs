@@ -1,1 +1,46 @@
-//! Placeholder until this front-end lands (issue 2).
+//! `sparsetable._native`: the Python binding of the Sparsetable engine (pyo3, abi3).
+//!
+//! This module is private; the pure-Python package `sparsetable` re-exports it and ships its
+//! type stub. The API mirrors `google.cloud.bigtable.data` (client, table, mutations, query,
+//! row, cell) so code moves to Cloud Bigtable by changing an import; table administration
+//! lives on `TableAdmin`. The binding converts types and errors and nothing else: every
+//! check and every behaviour is the engine's. Engine errors become the exception classes of
+//! `errors`, mapped in one function.
+
+mod client;
+mod convert;
+mod errors;
+mod gc_rule;
+mod mutations;
+mod query;
+mod row;
+
+use pyo3::prelude::*;
+
+/// The extension module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<client::ManualClock>()?;
+    m.add_class::<client::BigtableDataClient>()?;
+    m.add_class::<client::Table>()?;
+    m.add_class::<client::RowIterator>()?;
+    m.add_class::<client::TableAdmin>()?;
+    m.add_class::<client::TableInfo>()?;
+    m.add_class::<client::ColumnFamilyModification>()?;
+    m.add_class::<mutations::Mutation>()?;
+    m.add_class::<mutations::SetCell>()?;
+    m.add_class::<mutations::DeleteRangeFromColumn>()?;
+    m.add_class::<mutations::DeleteAllFromFamily>()?;
+    m.add_class::<mutations::DeleteAllFromRow>()?;
+    m.add_class::<gc_rule::GarbageCollectionRule>()?;
+    m.add_class::<gc_rule::MaxVersionsGCRule>()?;
+    m.add_class::<gc_rule::MaxAgeGCRule>()?;
+    m.add_class::<gc_rule::GCRuleUnion>()?;
+    m.add_class::<gc_rule::GCRuleIntersection>()?;
+    m.add_class::<query::RowRange>()?;
+    m.add_class::<query::ReadRowsQuery>()?;
+    m.add_class::<row::Row>()?;
+    m.add_class::<row::Cell>()?;
+    Ok(())
+}

@@ -1,0 +1,417 @@
+//! The client, its tables and the table admin: `BigtableDataClient`, `Table`, `TableAdmin`,
+//! `TableInfo`, `ColumnFamilyModification`, and `ManualClock`.
+//!
+//! A client is one in-memory Bigtable project: each instance id names its own engine
+//! `Database` (created on first use, all on the client's clock), so tables of different
+//! instances never meet, as in Cloud Bigtable. `get_table` is lazy as in Google's client: a
+//! missing table surfaces as `NotFound` on the first call.
+//!
+//! Every engine call converts its arguments while holding the GIL, runs with the GIL released
+//! (`convert::with_db`), then converts the result back.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use sparsetable::{Clock, ColumnFamily, Database, FamilyModification, Granularity, TableConfig, TableInfo as CoreTableInfo};
+
+use crate::convert::{bytes_or_str, with_db, with_db_mut, SharedDatabase};
+use crate::errors::invalid_argument;
+use crate::gc_rule::{extract_gc_rule, gc_rule_to_py};
+use crate::mutations::extract_mutations;
+use crate::query::ReadRowsQuery;
+use crate::row::{row_to_py, Row};
+
+/// A clock that moves only when told to; pass it to `BigtableDataClient(clock=...)` for
+/// deterministic timestamps (server-time `SetCell`, `MaxAgeGCRule`).
+#[pyclass(frozen, module = "sparsetable")]
+pub struct ManualClock {
+    inner: Arc<sparsetable::ManualClock>,
+}
+
+#[pymethods]
+impl ManualClock {
+    #[new]
+    fn new(micros: i64) -> Self {
+        ManualClock {
+            inner: Arc::new(sparsetable::ManualClock::new(micros)),
+        }
+    }
+
+    /// The current time in microseconds since the epoch.
+    fn now_micros(&self) -> i64 {
+        self.inner.now_micros()
+    }
+
+    /// Sets the time.
+    fn set_micros(&self, micros: i64) {
+        self.inner.set_micros(micros);
+    }
+
+    /// Moves the time by `delta_micros` (negative moves it back).
+    fn advance_micros(&self, delta_micros: i64) {
+        self.inner.advance_micros(delta_micros);
+    }
+}
+
+/// The instances of one client.
+struct Project {
+    clock: Arc<dyn Clock>,
+    instances: Mutex<BTreeMap<String, SharedDatabase>>,
+}
+
+impl Project {
+    fn instance(&self, py: Python<'_>, instance_id: &str) -> PyResult<SharedDatabase> {
+        let mut instances = self
+            .instances
+            .lock()
+            .map_err(|_| invalid_argument(py, "the client's instance map is poisoned"))?;
+        Ok(instances
+            .entry(instance_id.to_string())
+            .or_insert_with(|| Arc::new(RwLock::new(Database::with_clock(self.clock.clone()))))
+            .clone())
+    }
+}
+
+/// An in-memory stand-in for `google.cloud.bigtable.data.BigtableDataClient`.
+#[pyclass(frozen, module = "sparsetable")]
+pub struct BigtableDataClient {
+    project: Option<String>,
+    inner: Arc<Project>,
+}
+
+#[pymethods]
+impl BigtableDataClient {
+    /// `clock=None` uses the system clock; a `ManualClock` makes time deterministic.
+    #[new]
+    #[pyo3(signature = (*, project = None, clock = None))]
+    fn new(project: Option<String>, clock: Option<&Bound<'_, ManualClock>>) -> Self {
+        let clock: Arc<dyn Clock> = match clock {
+            Some(c) => c.get().inner.clone(),
+            None => Arc::new(sparsetable::SystemClock),
+        };
+        BigtableDataClient {
+            project,
+            inner: Arc::new(Project {
+                clock,
+                instances: Mutex::new(BTreeMap::new()),
+            }),
+        }
+    }
+
+    /// The project id given at construction, if any.
+    #[getter]
+    fn project(&self) -> Option<String> {
+        self.project.clone()
+    }
+
+    /// A handle on a table's data. Lazy: no check that the table exists.
+    fn get_table(&self, py: Python<'_>, instance_id: String, table_id: String) -> PyResult<Table> {
+        Ok(Table {
+            db: self.inner.instance(py, &instance_id)?,
+            instance_id,
+            table_id,
+        })
+    }
+
+    /// The admin of one instance's tables (not part of Google's data client; see README).
+    fn table_admin(&self, py: Python<'_>, instance_id: String) -> PyResult<TableAdmin> {
+        Ok(TableAdmin {
+            db: self.inner.instance(py, &instance_id)?,
+            instance_id,
+        })
+    }
+
+    /// The time the engine sees, in microseconds since the epoch.
+    fn now_micros(&self) -> i64 {
+        self.inner.clock.now_micros()
+    }
+}
+
+/// The data of one table, as `google.cloud.bigtable.data.Table`.
+#[pyclass(frozen, module = "sparsetable")]
+pub struct Table {
+    db: SharedDatabase,
+    instance_id: String,
+    table_id: String,
+}
+
+#[pymethods]
+impl Table {
+    #[getter]
+    fn instance_id(&self) -> &str {
+        &self.instance_id
+    }
+
+    #[getter]
+    fn table_id(&self) -> &str {
+        &self.table_id
+    }
+
+    /// Applies `mutations` (one or a list) to one row, atomically and in order.
+    fn mutate_row(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>, mutations: &Bound<'_, PyAny>) -> PyResult<()> {
+        let key = bytes_or_str(row_key, "row_key")?;
+        let mutations = extract_mutations(mutations)?;
+        with_db_mut(py, &self.db, |db| db.mutate_row(&self.table_id, &key, &mutations))
+    }
+
+    /// One row, or `None` if it has no cells.
+    fn read_row(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>) -> PyResult<Option<Py<Row>>> {
+        let key = bytes_or_str(row_key, "row_key")?;
+        let row = with_db(py, &self.db, |db| db.read_row(&self.table_id, &key))?;
+        row.map(|r| row_to_py(py, r)).transpose()
+    }
+
+    /// Whether the row has any cell.
+    fn row_exists(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let key = bytes_or_str(row_key, "row_key")?;
+        with_db(py, &self.db, |db| db.read_row(&self.table_id, &key).map(|r| r.is_some()))
+    }
+
+    /// Every row the query selects, in key order.
+    fn read_rows<'py>(&self, py: Python<'py>, query: &Bound<'py, ReadRowsQuery>) -> PyResult<Bound<'py, PyList>> {
+        let rows = self.read_core_rows(py, query)?;
+        let rows = rows.into_iter().map(|r| row_to_py(py, r)).collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, rows)
+    }
+
+    /// The same rows as an iterator that converts each row when it is reached. The engine
+    /// read itself completes first, under one consistent view of the table.
+    fn read_rows_stream(&self, py: Python<'_>, query: &Bound<'_, ReadRowsQuery>) -> PyResult<RowIterator> {
+        Ok(RowIterator {
+            rows: Mutex::new(self.read_core_rows(py, query)?.into_iter()),
+        })
+    }
+}
+
+impl Table {
+    fn read_core_rows(&self, py: Python<'_>, query: &Bound<'_, ReadRowsQuery>) -> PyResult<Vec<sparsetable::Row>> {
+        let request = query.borrow().to_request();
+        with_db(py, &self.db, |db| Ok(db.read_rows(&self.table_id, &request)?.collect()))
+    }
+}
+
+/// Iterator returned by `Table.read_rows_stream`.
+#[pyclass(frozen, module = "sparsetable")]
+pub struct RowIterator {
+    rows: Mutex<std::vec::IntoIter<sparsetable::Row>>,
+}
+
+#[pymethods]
+impl RowIterator {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<Row>>> {
+        let next = self
+            .rows
+            .lock()
+            .map_err(|_| invalid_argument(py, "the row iterator is poisoned"))?
+            .next();
+        next.map(|r| row_to_py(py, r)).transpose()
+    }
+}
+
+/// A table's schema as `get_table` / `list_tables` report it.
+#[pyclass(frozen, module = "sparsetable")]
+pub struct TableInfo {
+    inner: CoreTableInfo,
+}
+
+#[pymethods]
+impl TableInfo {
+    #[getter]
+    fn table_id(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// Family name -> its GC rule (`None` = keep everything).
+    #[getter]
+    fn column_families<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for (name, family) in &self.inner.config.families {
+            dict.set_item(name, gc_rule_to_py(py, &family.gc_rule)?)?;
+        }
+        Ok(dict)
+    }
+
+    /// `"MILLIS"` or `"MICROS"`.
+    #[getter]
+    fn granularity(&self) -> &'static str {
+        match self.inner.config.granularity {
+            Granularity::Millis => "MILLIS",
+            Granularity::Micros => "MICROS",
+        }
+    }
+
+    #[getter]
+    fn deletion_protection(&self) -> bool {
+        self.inner.config.deletion_protection
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "TableInfo(table_id={:?}, column_families={:?}, granularity={:?}, deletion_protection={})",
+            self.inner.name,
+            self.inner.config.families.keys().collect::<Vec<_>>(),
+            self.granularity(),
+            if self.inner.config.deletion_protection { "True" } else { "False" }
+        )
+    }
+}
+
+/// One change to a table's column families, as Bigtable's
+/// `ModifyColumnFamiliesRequest.Modification`; build it with `create`, `update` or `drop`.
+#[pyclass(frozen, module = "sparsetable")]
+pub struct ColumnFamilyModification {
+    inner: FamilyModification,
+}
+
+#[pymethods]
+impl ColumnFamilyModification {
+    /// Adds family `family_id` with `gc_rule` (`None` = keep everything).
+    #[staticmethod]
+    #[pyo3(signature = (family_id, gc_rule = None))]
+    fn create(family_id: String, gc_rule: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(ColumnFamilyModification {
+            inner: FamilyModification::Create {
+                name: family_id,
+                family: family_with(gc_rule)?,
+            },
+        })
+    }
+
+    /// Replaces the GC rule of family `family_id`.
+    #[staticmethod]
+    #[pyo3(signature = (family_id, gc_rule = None))]
+    fn update(family_id: String, gc_rule: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        Ok(ColumnFamilyModification {
+            inner: FamilyModification::Update {
+                name: family_id,
+                family: family_with(gc_rule)?,
+            },
+        })
+    }
+
+    /// Drops family `family_id` and deletes its data.
+    #[staticmethod]
+    fn drop(family_id: String) -> Self {
+        ColumnFamilyModification {
+            inner: FamilyModification::Drop { name: family_id },
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.inner)
+    }
+}
+
+fn family_with(gc_rule: Option<&Bound<'_, PyAny>>) -> PyResult<ColumnFamily> {
+    Ok(ColumnFamily {
+        gc_rule: match gc_rule {
+            Some(r) => extract_gc_rule(r)?,
+            None => Default::default(),
+        },
+        ..ColumnFamily::default()
+    })
+}
+
+/// Table administration of one instance, with the method names of Bigtable's table admin API.
+#[pyclass(frozen, module = "sparsetable")]
+pub struct TableAdmin {
+    db: SharedDatabase,
+    instance_id: String,
+}
+
+#[pymethods]
+impl TableAdmin {
+    #[getter]
+    fn instance_id(&self) -> &str {
+        &self.instance_id
+    }
+
+    /// Creates a table. `column_families` maps a family name to its GC rule (or `None`);
+    /// `granularity` is `"MILLIS"` (Bigtable's default) or `"MICROS"`.
+    #[pyo3(signature = (table_id, column_families = None, *, granularity = "MILLIS", deletion_protection = false, initial_splits = None))]
+    fn create_table(
+        &self,
+        py: Python<'_>,
+        table_id: String,
+        column_families: Option<&Bound<'_, PyDict>>,
+        granularity: &str,
+        deletion_protection: bool,
+        initial_splits: Option<&Bound<'_, PyList>>,
+    ) -> PyResult<TableInfo> {
+        let mut config = TableConfig {
+            granularity: match granularity {
+                "MILLIS" => Granularity::Millis,
+                "MICROS" => Granularity::Micros,
+                other => {
+                    return Err(invalid_argument(
+                        py,
+                        format!("granularity {other:?} must be \"MILLIS\" or \"MICROS\""),
+                    ))
+                }
+            },
+            deletion_protection,
+            ..TableConfig::default()
+        };
+        if let Some(families) = column_families {
+            for (name, rule) in families.iter() {
+                let name: String = name
+                    .extract()
+                    .map_err(|_| PyTypeError::new_err("column_families keys must be str"))?;
+                config.families.insert(name, family_with(Some(&rule))?);
+            }
+        }
+        if let Some(splits) = initial_splits {
+            for key in splits.iter() {
+                config.initial_splits.push(bytes_or_str(&key, "initial_splits")?);
+            }
+        }
+        let inner = with_db_mut(py, &self.db, |db| {
+            db.create_table(&table_id, config)?;
+            db.get_table(&table_id)
+        })?;
+        Ok(TableInfo { inner })
+    }
+
+    /// A table's schema; `NotFound` if it does not exist.
+    fn get_table(&self, py: Python<'_>, table_id: String) -> PyResult<TableInfo> {
+        let inner = with_db(py, &self.db, |db| db.get_table(&table_id))?;
+        Ok(TableInfo { inner })
+    }
+
+    /// Every table of the instance, by id.
+    fn list_tables(&self, py: Python<'_>) -> PyResult<Vec<TableInfo>> {
+        let tables = with_db(py, &self.db, |db| Ok(db.list_tables()))?;
+        Ok(tables.into_iter().map(|inner| TableInfo { inner }).collect())
+    }
+
+    /// Deletes a table and its data; `FailedPrecondition` under deletion protection.
+    fn delete_table(&self, py: Python<'_>, table_id: String) -> PyResult<()> {
+        with_db_mut(py, &self.db, |db| db.delete_table(&table_id))
+    }
+
+    /// Applies the modifications in order, all or nothing; returns the new schema.
+    fn modify_column_families(
+        &self,
+        py: Python<'_>,
+        table_id: String,
+        modifications: &Bound<'_, PyList>,
+    ) -> PyResult<TableInfo> {
+        let modifications = modifications
+            .iter()
+            .map(|m| {
+                m.cast::<ColumnFamilyModification>()
+                    .map(|m| m.get().inner.clone())
+                    .map_err(|_| PyTypeError::new_err("modifications must hold ColumnFamilyModification objects"))
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let inner = with_db_mut(py, &self.db, |db| db.modify_column_families(&table_id, &modifications))?;
+        Ok(TableInfo { inner })
+    }
+}

@@ -1,0 +1,64 @@
+//! Small conversions shared by every class: `bytes | str` arguments, the engine lock, and
+//! running engine work with the GIL released.
+//!
+//! Invariant: a `str` always becomes its UTF-8 bytes, as Google's client encodes it; any
+//! other type is a `TypeError` (a Python type mistake, not an engine error).
+
+use std::sync::{Arc, RwLock};
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use sparsetable::{Code, Database, Error};
+
+use crate::errors::to_py_err;
+
+/// One in-memory instance: the engine behind a lock, shared by its `Table` and `TableAdmin`
+/// handles.
+pub type SharedDatabase = Arc<RwLock<Database>>;
+
+/// `bytes` as is, `str` as UTF-8; `what` names the argument in the `TypeError`.
+pub fn bytes_or_str(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        Ok(b.as_bytes().to_vec())
+    } else if obj.is_instance_of::<PyString>() {
+        Ok(obj.extract::<String>()?.into_bytes())
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "{what} must be bytes or str, not {}",
+            obj.get_type().name()?
+        )))
+    }
+}
+
+/// Reads the engine with the GIL released, so other Python threads run meanwhile.
+pub fn with_db<T: Send>(
+    py: Python<'_>,
+    db: &SharedDatabase,
+    f: impl FnOnce(&Database) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    py.detach(|| {
+        let guard = db.read().map_err(|_| poisoned())?;
+        f(&guard)
+    })
+    .map_err(|e| to_py_err(py, e))
+}
+
+/// Changes the engine with the GIL released.
+pub fn with_db_mut<T: Send>(
+    py: Python<'_>,
+    db: &SharedDatabase,
+    f: impl FnOnce(&mut Database) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    py.detach(|| {
+        let mut guard = db.write().map_err(|_| poisoned())?;
+        f(&mut guard)
+    })
+    .map_err(|e| to_py_err(py, e))
+}
+
+/// A panic inside the engine while it held the lock is an engine bug: report it as INTERNAL
+/// instead of panicking again in every later call.
+fn poisoned() -> Error {
+    Error::new(Code::Internal, "the database lock is poisoned by an earlier engine panic")
+}

@@ -1,0 +1,94 @@
+//! The exception hierarchy and the ONE function that maps engine errors onto it.
+//!
+//! Every exception class is created once (pyo3's `create_exception!` keeps each type object in
+//! a process-wide once-cell) and derives from `SparsetableError`. Class names follow
+//! `google.api_core.exceptions` so `except NotFound:` reads the same against Cloud Bigtable.
+//! Every raised instance carries `.code` (gRPC's upper-case name, `Code::as_str()`),
+//! `.grpc_code` (the status number) and `.message` (the engine's message without the code).
+//! The classes carry `.code` and `.grpc_code` too, so a caller can match on either.
+
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use sparsetable::{Code, Error};
+
+pyo3::create_exception!(
+    sparsetable,
+    SparsetableError,
+    PyException,
+    "Base class of every error the engine reports; `.code` holds gRPC's status name."
+);
+pyo3::create_exception!(sparsetable, InvalidArgument, SparsetableError, "INVALID_ARGUMENT: a malformed request.");
+pyo3::create_exception!(sparsetable, NotFound, SparsetableError, "NOT_FOUND: the table or family does not exist.");
+pyo3::create_exception!(sparsetable, AlreadyExists, SparsetableError, "ALREADY_EXISTS: the table or family exists already.");
+pyo3::create_exception!(sparsetable, ResourceExhausted, SparsetableError, "RESOURCE_EXHAUSTED: a resource ran out.");
+pyo3::create_exception!(
+    sparsetable,
+    FailedPrecondition,
+    SparsetableError,
+    "FAILED_PRECONDITION: the system is not in a state that allows the call."
+);
+pyo3::create_exception!(sparsetable, Aborted, SparsetableError, "ABORTED: the call was aborted by a conflict.");
+pyo3::create_exception!(sparsetable, OutOfRange, SparsetableError, "OUT_OF_RANGE: a value is outside its valid range.");
+pyo3::create_exception!(sparsetable, MethodNotImplemented, SparsetableError, "UNIMPLEMENTED: the operation is not implemented.");
+pyo3::create_exception!(sparsetable, InternalServerError, SparsetableError, "INTERNAL: an engine invariant broke (a bug).");
+pyo3::create_exception!(sparsetable, ServiceUnavailable, SparsetableError, "UNAVAILABLE: the storage is temporarily unavailable.");
+pyo3::create_exception!(sparsetable, DataLoss, SparsetableError, "DATA_LOSS: stored bytes failed a checksum.");
+
+/// The exception class for a code. This match is the binding's one code mapping; everything
+/// else (class attributes, raised errors) goes through it.
+pub fn exception_type(py: Python<'_>, code: Code) -> Bound<'_, PyType> {
+    match code {
+        Code::InvalidArgument => py.get_type::<InvalidArgument>(),
+        Code::NotFound => py.get_type::<NotFound>(),
+        Code::AlreadyExists => py.get_type::<AlreadyExists>(),
+        Code::ResourceExhausted => py.get_type::<ResourceExhausted>(),
+        Code::FailedPrecondition => py.get_type::<FailedPrecondition>(),
+        Code::Aborted => py.get_type::<Aborted>(),
+        Code::OutOfRange => py.get_type::<OutOfRange>(),
+        Code::Unimplemented => py.get_type::<MethodNotImplemented>(),
+        Code::Internal => py.get_type::<InternalServerError>(),
+        Code::Unavailable => py.get_type::<ServiceUnavailable>(),
+        Code::DataLoss => py.get_type::<DataLoss>(),
+        // `Code` is non-exhaustive: a code added to the core later still raises a typed error
+        // (the base class) with the right `.code`, until it gets a class of its own here.
+        _ => py.get_type::<SparsetableError>(),
+    }
+}
+
+/// Turns an engine error into the matching Python exception, with `.code`, `.grpc_code` and
+/// `.message` set on the instance.
+pub fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
+    let code = err.code();
+    let build = || -> PyResult<PyErr> {
+        let value = exception_type(py, code).call1((err.to_string(),))?;
+        value.setattr("code", code.as_str())?;
+        value.setattr("grpc_code", code.grpc_code())?;
+        value.setattr("message", err.message())?;
+        Ok(PyErr::from_value(value))
+    };
+    // Building the exception can itself fail only on memory exhaustion; raise that instead.
+    build().unwrap_or_else(|e| e)
+}
+
+/// Shorthand for an `InvalidArgument` raised by a conversion (a bad enum name, an
+/// out-of-range number): still a typed engine-style error, through the same mapping.
+pub fn invalid_argument(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    to_py_err(py, Error::invalid_argument(message))
+}
+
+/// Adds every class to the module and stamps the class-level `.code` / `.grpc_code`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let base = py.get_type::<SparsetableError>();
+    base.setattr("code", py.None())?;
+    base.setattr("grpc_code", py.None())?;
+    m.add("SparsetableError", base)?;
+    for code in Code::ALL {
+        let ty = exception_type(py, code);
+        ty.setattr("code", code.as_str())?;
+        ty.setattr("grpc_code", code.grpc_code())?;
+        m.add(ty.name()?, ty)?;
+    }
+    Ok(())
+}

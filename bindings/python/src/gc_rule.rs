@@ -1,0 +1,189 @@
+//! Garbage-collection rule classes named as `google.cloud.bigtable.column_family`:
+//! `MaxVersionsGCRule`, `MaxAgeGCRule`, `GCRuleUnion`, `GCRuleIntersection`, all subclasses of
+//! `GarbageCollectionRule`.
+//!
+//! Invariant: the base class holds the core `GcRule`; a table's reported families are turned
+//! back into these classes by [`gc_rule_to_py`], with "no rule" as `None`. Parameters are not
+//! checked here (e.g. `max_num_versions=0`): the engine checks them when the rule reaches a
+//! table, and raises `InvalidArgument`.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use sparsetable::GcRule;
+
+use crate::errors::invalid_argument;
+
+/// Base class of every GC rule.
+#[pyclass(subclass, frozen, module = "sparsetable")]
+pub struct GarbageCollectionRule {
+    pub(crate) inner: GcRule,
+}
+
+#[pymethods]
+impl GarbageCollectionRule {
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<GarbageCollectionRule>()
+            .is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.inner)
+    }
+}
+
+/// Keeps the newest `max_num_versions` cells of each column.
+#[pyclass(extends = GarbageCollectionRule, frozen, module = "sparsetable")]
+pub struct MaxVersionsGCRule {}
+
+#[pymethods]
+impl MaxVersionsGCRule {
+    #[new]
+    fn new(py: Python<'_>, max_num_versions: i64) -> PyResult<PyClassInitializer<Self>> {
+        let n = u32::try_from(max_num_versions)
+            .map_err(|_| invalid_argument(py, format!("gc_rule.max_num_versions {max_num_versions} is out of range")))?;
+        Ok(PyClassInitializer::from(GarbageCollectionRule {
+            inner: GcRule::MaxNumVersions(n),
+        })
+        .add_subclass(MaxVersionsGCRule {}))
+    }
+
+    #[getter]
+    fn max_num_versions(slf: &Bound<'_, Self>) -> u32 {
+        match slf.as_super().get().inner {
+            GcRule::MaxNumVersions(n) => n,
+            _ => unreachable!("MaxVersionsGCRule always holds MaxNumVersions"),
+        }
+    }
+}
+
+/// Drops cells older than `max_age` (a `datetime.timedelta`, at microsecond precision).
+#[pyclass(extends = GarbageCollectionRule, frozen, module = "sparsetable")]
+pub struct MaxAgeGCRule {}
+
+#[pymethods]
+impl MaxAgeGCRule {
+    #[new]
+    fn new(max_age: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+        let micros = timedelta_to_micros(max_age)?;
+        Ok(PyClassInitializer::from(GarbageCollectionRule {
+            inner: GcRule::MaxAge { micros },
+        })
+        .add_subclass(MaxAgeGCRule {}))
+    }
+
+    #[getter]
+    fn max_age<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        match slf.as_super().get().inner {
+            GcRule::MaxAge { micros } => micros_to_timedelta(slf.py(), micros),
+            _ => unreachable!("MaxAgeGCRule always holds MaxAge"),
+        }
+    }
+}
+
+/// Drops a cell if any of `rules` would.
+#[pyclass(extends = GarbageCollectionRule, frozen, module = "sparsetable")]
+pub struct GCRuleUnion {}
+
+#[pymethods]
+impl GCRuleUnion {
+    #[new]
+    fn new(rules: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+        Ok(PyClassInitializer::from(GarbageCollectionRule {
+            inner: GcRule::Union(extract_rules(rules)?),
+        })
+        .add_subclass(GCRuleUnion {}))
+    }
+
+    #[getter]
+    fn rules<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
+        match &slf.as_super().get().inner {
+            GcRule::Union(rules) => rules_to_py(slf.py(), rules),
+            _ => unreachable!("GCRuleUnion always holds Union"),
+        }
+    }
+}
+
+/// Drops a cell only if every one of `rules` would.
+#[pyclass(extends = GarbageCollectionRule, frozen, module = "sparsetable")]
+pub struct GCRuleIntersection {}
+
+#[pymethods]
+impl GCRuleIntersection {
+    #[new]
+    fn new(rules: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+        Ok(PyClassInitializer::from(GarbageCollectionRule {
+            inner: GcRule::Intersection(extract_rules(rules)?),
+        })
+        .add_subclass(GCRuleIntersection {}))
+    }
+
+    #[getter]
+    fn rules<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
+        match &slf.as_super().get().inner {
+            GcRule::Intersection(rules) => rules_to_py(slf.py(), rules),
+            _ => unreachable!("GCRuleIntersection always holds Intersection"),
+        }
+    }
+}
+
+fn extract_rules(obj: &Bound<'_, PyAny>) -> PyResult<Vec<GcRule>> {
+    let list = obj
+        .cast::<PyList>()
+        .map_err(|_| PyTypeError::new_err("rules must be a list of GarbageCollectionRule"))?;
+    list.iter().map(|r| extract_gc_rule(&r)).collect()
+}
+
+/// A `GarbageCollectionRule` or `None` (keep everything) as the core rule.
+pub fn extract_gc_rule(obj: &Bound<'_, PyAny>) -> PyResult<GcRule> {
+    if obj.is_none() {
+        return Ok(GcRule::Never);
+    }
+    obj.cast::<GarbageCollectionRule>()
+        .map(|r| r.get().inner.clone())
+        .map_err(|_| PyTypeError::new_err("a GC rule must be a GarbageCollectionRule or None"))
+}
+
+/// The core rule as the matching class, `None` for "keep everything".
+pub fn gc_rule_to_py(py: Python<'_>, rule: &GcRule) -> PyResult<Py<PyAny>> {
+    let base = GarbageCollectionRule { inner: rule.clone() };
+    let obj = match rule {
+        GcRule::Never => return Ok(py.None()),
+        GcRule::MaxNumVersions(_) => Py::new(py, PyClassInitializer::from(base).add_subclass(MaxVersionsGCRule {}))?.into_any(),
+        GcRule::MaxAge { .. } => Py::new(py, PyClassInitializer::from(base).add_subclass(MaxAgeGCRule {}))?.into_any(),
+        GcRule::Union(_) => Py::new(py, PyClassInitializer::from(base).add_subclass(GCRuleUnion {}))?.into_any(),
+        GcRule::Intersection(_) => Py::new(py, PyClassInitializer::from(base).add_subclass(GCRuleIntersection {}))?.into_any(),
+    };
+    Ok(obj)
+}
+
+fn rules_to_py<'py>(py: Python<'py>, rules: &[GcRule]) -> PyResult<Bound<'py, PyList>> {
+    let items = rules
+        .iter()
+        .map(|r| gc_rule_to_py(py, r))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+/// Exact microseconds of a `datetime.timedelta` (read from its integer fields, never through
+/// a float, so large ages do not lose precision).
+fn timedelta_to_micros(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let py = obj.py();
+    let timedelta = py.import("datetime")?.getattr("timedelta")?;
+    if !obj.is_instance(&timedelta)? {
+        return Err(PyTypeError::new_err("max_age must be a datetime.timedelta"));
+    }
+    let days: i64 = obj.getattr("days")?.extract()?;
+    let seconds: i64 = obj.getattr("seconds")?.extract()?;
+    let micros: i64 = obj.getattr("microseconds")?.extract()?;
+    let total = i128::from(days) * 86_400_000_000 + i128::from(seconds) * 1_000_000 + i128::from(micros);
+    i64::try_from(total)
+        .map_err(|_| invalid_argument(py, "gc_rule.max_age is out of range"))
+}
+
+fn micros_to_timedelta(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("microseconds", micros)?;
+    py.import("datetime")?.getattr("timedelta")?.call((), Some(&kwargs))
+}

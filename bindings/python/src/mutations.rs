@@ -1,0 +1,227 @@
+//! Mutation classes named as `google.cloud.bigtable.data.mutations`: `SetCell`,
+//! `DeleteRangeFromColumn`, `DeleteAllFromFamily`, `DeleteAllFromRow`, all subclasses of
+//! `Mutation`.
+//!
+//! Invariant: the base class holds the core `Mutation` already converted, so applying a list
+//! is a plain clone; the subclasses only expose Google's attribute names. The objects do not
+//! validate (no range or limit checks): the engine does, when the mutation is applied, and
+//! raises the typed error.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyInt, PyList};
+use sparsetable::{Mutation as CoreMutation, TimestampRange};
+
+use crate::convert::bytes_or_str;
+use crate::errors::invalid_argument;
+
+/// Base class of every mutation.
+#[pyclass(subclass, frozen, module = "sparsetable")]
+pub struct Mutation {
+    pub(crate) inner: CoreMutation,
+}
+
+#[pymethods]
+impl Mutation {
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Mutation>()
+            .is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.inner)
+    }
+}
+
+fn new_mutation<T: pyo3::PyClass<BaseType = Mutation>>(inner: CoreMutation, sub: T) -> PyClassInitializer<T> {
+    PyClassInitializer::from(Mutation { inner }).add_subclass(sub)
+}
+
+/// Writes `new_value` at (family, qualifier, timestamp_micros).
+#[pyclass(extends = Mutation, frozen, module = "sparsetable")]
+pub struct SetCell {}
+
+#[pymethods]
+impl SetCell {
+    /// `timestamp_micros=None` asks for the engine's time (Bigtable's server timestamp, -1):
+    /// Google's client reads the local clock instead, and both mean "now". An `int` value
+    /// becomes 8 big-endian signed bytes, as Google's client does.
+    #[new]
+    #[pyo3(signature = (family, qualifier, new_value, timestamp_micros = None))]
+    fn new(
+        family: String,
+        qualifier: &Bound<'_, PyAny>,
+        new_value: &Bound<'_, PyAny>,
+        timestamp_micros: Option<i64>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let qualifier = bytes_or_str(qualifier, "qualifier")?;
+        let value = if new_value.is_instance_of::<PyInt>() {
+            let n: i64 = new_value
+                .extract()
+                .map_err(|_| invalid_argument(new_value.py(), "new_value: an int must fit in a signed 64-bit integer"))?;
+            n.to_be_bytes().to_vec()
+        } else {
+            bytes_or_str(new_value, "new_value").map_err(|_| PyTypeError::new_err("new_value must be bytes, str or int"))?
+        };
+        Ok(new_mutation(
+            CoreMutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros: timestamp_micros.unwrap_or(-1),
+                value,
+            },
+            SetCell {},
+        ))
+    }
+
+    #[getter]
+    fn family(slf: &Bound<'_, Self>) -> String {
+        match &slf.as_super().get().inner {
+            CoreMutation::SetCell { family, .. } => family.clone(),
+            _ => unreachable!("SetCell always holds a SetCell"),
+        }
+    }
+
+    #[getter]
+    fn qualifier<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyBytes> {
+        match &slf.as_super().get().inner {
+            CoreMutation::SetCell { qualifier, .. } => PyBytes::new(slf.py(), qualifier),
+            _ => unreachable!("SetCell always holds a SetCell"),
+        }
+    }
+
+    #[getter]
+    fn new_value<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyBytes> {
+        match &slf.as_super().get().inner {
+            CoreMutation::SetCell { value, .. } => PyBytes::new(slf.py(), value),
+            _ => unreachable!("SetCell always holds a SetCell"),
+        }
+    }
+
+    /// The timestamp; -1 stands for the engine's time.
+    #[getter]
+    fn timestamp_micros(slf: &Bound<'_, Self>) -> i64 {
+        match &slf.as_super().get().inner {
+            CoreMutation::SetCell { timestamp_micros, .. } => *timestamp_micros,
+            _ => unreachable!("SetCell always holds a SetCell"),
+        }
+    }
+}
+
+/// Deletes the cells of one column whose timestamps are in `[start, end)`.
+#[pyclass(extends = Mutation, frozen, module = "sparsetable")]
+pub struct DeleteRangeFromColumn {}
+
+#[pymethods]
+impl DeleteRangeFromColumn {
+    /// `start_timestamp_micros=None` is 0 and `end_timestamp_micros=None` is unbounded, as in
+    /// Google's client.
+    #[new]
+    #[pyo3(signature = (family, qualifier, start_timestamp_micros = None, end_timestamp_micros = None))]
+    fn new(
+        family: String,
+        qualifier: &Bound<'_, PyAny>,
+        start_timestamp_micros: Option<i64>,
+        end_timestamp_micros: Option<i64>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        Ok(new_mutation(
+            CoreMutation::DeleteFromColumn {
+                family,
+                qualifier: bytes_or_str(qualifier, "qualifier")?,
+                time_range: TimestampRange {
+                    start_micros: start_timestamp_micros.unwrap_or(0),
+                    end_micros: end_timestamp_micros,
+                },
+            },
+            DeleteRangeFromColumn {},
+        ))
+    }
+
+    #[getter]
+    fn family(slf: &Bound<'_, Self>) -> String {
+        match &slf.as_super().get().inner {
+            CoreMutation::DeleteFromColumn { family, .. } => family.clone(),
+            _ => unreachable!("DeleteRangeFromColumn always holds a DeleteFromColumn"),
+        }
+    }
+
+    #[getter]
+    fn qualifier<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyBytes> {
+        match &slf.as_super().get().inner {
+            CoreMutation::DeleteFromColumn { qualifier, .. } => PyBytes::new(slf.py(), qualifier),
+            _ => unreachable!("DeleteRangeFromColumn always holds a DeleteFromColumn"),
+        }
+    }
+
+    #[getter]
+    fn start_timestamp_micros(slf: &Bound<'_, Self>) -> i64 {
+        match &slf.as_super().get().inner {
+            CoreMutation::DeleteFromColumn { time_range, .. } => time_range.start_micros,
+            _ => unreachable!("DeleteRangeFromColumn always holds a DeleteFromColumn"),
+        }
+    }
+
+    #[getter]
+    fn end_timestamp_micros(slf: &Bound<'_, Self>) -> Option<i64> {
+        match &slf.as_super().get().inner {
+            CoreMutation::DeleteFromColumn { time_range, .. } => time_range.end_micros,
+            _ => unreachable!("DeleteRangeFromColumn always holds a DeleteFromColumn"),
+        }
+    }
+}
+
+/// Deletes every cell of one family in the row.
+#[pyclass(extends = Mutation, frozen, module = "sparsetable")]
+pub struct DeleteAllFromFamily {}
+
+#[pymethods]
+impl DeleteAllFromFamily {
+    #[new]
+    fn new(family_to_delete: String) -> PyClassInitializer<Self> {
+        new_mutation(
+            CoreMutation::DeleteFromFamily {
+                family: family_to_delete,
+            },
+            DeleteAllFromFamily {},
+        )
+    }
+
+    #[getter]
+    fn family_to_delete(slf: &Bound<'_, Self>) -> String {
+        match &slf.as_super().get().inner {
+            CoreMutation::DeleteFromFamily { family } => family.clone(),
+            _ => unreachable!("DeleteAllFromFamily always holds a DeleteFromFamily"),
+        }
+    }
+}
+
+/// Deletes the whole row.
+#[pyclass(extends = Mutation, frozen, module = "sparsetable")]
+pub struct DeleteAllFromRow {}
+
+#[pymethods]
+impl DeleteAllFromRow {
+    #[new]
+    fn new() -> PyClassInitializer<Self> {
+        new_mutation(CoreMutation::DeleteFromRow, DeleteAllFromRow {})
+    }
+}
+
+/// `Mutation | list[Mutation]` (Google accepts both) as core mutations.
+pub fn extract_mutations(obj: &Bound<'_, PyAny>) -> PyResult<Vec<CoreMutation>> {
+    if let Ok(m) = obj.cast::<Mutation>() {
+        return Ok(vec![m.get().inner.clone()]);
+    }
+    let list = obj
+        .cast::<PyList>()
+        .map_err(|_| PyTypeError::new_err("mutations must be a Mutation or a list of Mutation"))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| {
+            item.cast::<Mutation>()
+                .map(|m| m.get().inner.clone())
+                .map_err(|_| PyTypeError::new_err(format!("mutations[{i}] is not a Mutation")))
+        })
+        .collect()
+}
