@@ -209,6 +209,13 @@ impl Database {
                     }
                 }
                 FamilyModification::Drop { name } => {
+                    // The admin proto: deletion protection forbids deleting the table's
+                    // column families as well as the table.
+                    if config.deletion_protection {
+                        return Err(Error::failed_precondition(format!(
+                            "modifications[{i}]: cannot drop column family {name:?}: table {table_id:?} has deletion protection enabled"
+                        )));
+                    }
                     if config.families.remove(name).is_none() {
                         return Err(Error::not_found(format!(
                             "modifications[{i}]: column family {name:?} not found"

@@ -1,0 +1,92 @@
+//! Criterion benches of the Data API on the in-memory engine: single-row writes and reads,
+//! a 100k-row scan with and without a filter chain, and a regex filter scan.
+//! Run: `cargo bench -p sparsetable --bench data_api`.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use sparsetable::{Database, ManualClock, Mutation, ReadRowsRequest, RowFilter, TableConfig};
+
+const ROWS: u64 = 100_000;
+
+fn loaded() -> Database {
+    let mut db = Database::with_clock(Arc::new(ManualClock::new(1_700_000_000_000_000)));
+    db.create_table("t", TableConfig::with_families(["cf", "meta"]))
+        .unwrap();
+    for i in 0..ROWS {
+        let key = format!("row{i:010}");
+        db.mutate_row(
+            "t",
+            key.as_bytes(),
+            &[
+                Mutation::set_cell("cf", b"a", 1000, vec![b'x'; 100]),
+                Mutation::set_cell("meta", b"b", 1000, format!("v{}", i % 10).into_bytes()),
+            ],
+        )
+        .unwrap();
+    }
+    db
+}
+
+fn benches(c: &mut Criterion) {
+    let mut db = loaded();
+    let mut g = c.benchmark_group("row");
+    g.throughput(Throughput::Elements(1));
+    let mut i = 0u64;
+    g.bench_function("mutate_row", |b| {
+        b.iter(|| {
+            i = (i + 7919) % ROWS;
+            let key = format!("row{i:010}");
+            db.mutate_row(
+                "t",
+                key.as_bytes(),
+                &[Mutation::set_cell("cf", b"a", 2000, vec![b'y'; 100])],
+            )
+            .unwrap();
+        })
+    });
+    g.bench_function("read_row", |b| {
+        b.iter(|| {
+            i = (i + 7919) % ROWS;
+            let key = format!("row{i:010}");
+            black_box(db.read_row("t", key.as_bytes()).unwrap());
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("scan_100k");
+    g.throughput(Throughput::Elements(ROWS));
+    g.sample_size(10);
+    g.bench_function("no_filter", |b| {
+        b.iter(|| {
+            black_box(
+                db.read_rows("t", &ReadRowsRequest::default())
+                    .unwrap()
+                    .count(),
+            )
+        })
+    });
+    let chain = ReadRowsRequest {
+        filter: RowFilter::Chain(vec![
+            RowFilter::FamilyNameRegex("cf".into()),
+            RowFilter::CellsPerColumnLimit(1),
+            RowFilter::StripValue,
+        ]),
+        ..ReadRowsRequest::default()
+    };
+    g.bench_function("filter_chain", |b| {
+        b.iter(|| black_box(db.read_rows("t", &chain).unwrap().count()))
+    });
+    let regex = ReadRowsRequest {
+        filter: RowFilter::ValueRegex(b"v[0-4]".to_vec()),
+        ..ReadRowsRequest::default()
+    };
+    g.bench_function("value_regex", |b| {
+        b.iter(|| black_box(db.read_rows("t", &regex).unwrap().count()))
+    });
+    g.finish();
+}
+
+criterion_group!(data_api, benches);
+criterion_main!(data_api);
