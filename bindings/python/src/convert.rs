@@ -62,3 +62,21 @@ pub fn with_db_mut<T: Send>(
 fn poisoned() -> Error {
     Error::new(Code::Internal, "the database lock is poisoned by an earlier engine panic")
 }
+
+/// Python's `repr` of a `bytes` value (`b'a\\x00'`), for the classes' `__repr__`.
+pub fn bytes_repr(bytes: &[u8]) -> String {
+    let mut out = String::from("b'");
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\'' => out.push_str("\\'"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('\'');
+    out
+}

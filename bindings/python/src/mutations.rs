@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyList};
 use sparsetable::{Mutation as CoreMutation, TimestampRange};
 
-use crate::convert::bytes_or_str;
+use crate::convert::{bytes_or_str, bytes_repr};
 use crate::errors::invalid_argument;
 
 /// Base class of every mutation.
@@ -30,7 +30,31 @@ impl Mutation {
     }
 
     fn __repr__(&self) -> String {
-        format!("{:?}", self.inner)
+        match &self.inner {
+            CoreMutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => format!(
+                "SetCell(family={family:?}, qualifier={}, new_value={}, timestamp_micros={timestamp_micros})",
+                bytes_repr(qualifier),
+                bytes_repr(value)
+            ),
+            CoreMutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } => format!(
+                "DeleteRangeFromColumn(family={family:?}, qualifier={}, start_timestamp_micros={}, end_timestamp_micros={})",
+                bytes_repr(qualifier),
+                time_range.start_micros,
+                time_range.end_micros.map_or("None".to_string(), |e| e.to_string())
+            ),
+            CoreMutation::DeleteFromFamily { family } => format!("DeleteAllFromFamily(family_to_delete={family:?})"),
+            CoreMutation::DeleteFromRow => "DeleteAllFromRow()".to_string(),
+            other => format!("{other:?}"),
+        }
     }
 }
 
@@ -115,8 +139,8 @@ pub struct DeleteRangeFromColumn {}
 
 #[pymethods]
 impl DeleteRangeFromColumn {
-    /// `start_timestamp_micros=None` is 0 and `end_timestamp_micros=None` is unbounded, as in
-    /// Google's client.
+    /// `start_timestamp_micros=None` is 0; `end_timestamp_micros=None` or `0` is unbounded, as
+    /// the Bigtable protocol reads an end of 0 (Google's client sends the value as is).
     #[new]
     #[pyo3(signature = (family, qualifier, start_timestamp_micros = None, end_timestamp_micros = None))]
     fn new(
@@ -131,7 +155,7 @@ impl DeleteRangeFromColumn {
                 qualifier: bytes_or_str(qualifier, "qualifier")?,
                 time_range: TimestampRange {
                     start_micros: start_timestamp_micros.unwrap_or(0),
-                    end_micros: end_timestamp_micros,
+                    end_micros: end_timestamp_micros.filter(|end| *end != 0),
                 },
             },
             DeleteRangeFromColumn {},

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use sparsetable::{ReadRowsRequest, RowRange as CoreRowRange, RowSet};
 
-use crate::convert::bytes_or_str;
+use crate::convert::{bytes_or_str, bytes_repr};
 
 /// A range of row keys.
 #[pyclass(frozen, eq, module = "sparsetable")]
@@ -75,9 +75,9 @@ impl RowRange {
 
     fn __repr__(&self) -> String {
         format!(
-            "RowRange(start_key={:?}, end_key={:?}, start_is_inclusive={}, end_is_inclusive={})",
-            self.start_key.as_deref().map(String::from_utf8_lossy),
-            self.end_key.as_deref().map(String::from_utf8_lossy),
+            "RowRange(start_key={}, end_key={}, start_is_inclusive={}, end_is_inclusive={})",
+            self.start_key.as_deref().map_or("None".to_string(), bytes_repr),
+            self.end_key.as_deref().map_or("None".to_string(), bytes_repr),
             py_bool(self.start_is_inclusive),
             py_bool(self.end_is_inclusive)
         )
@@ -182,10 +182,10 @@ impl ReadRowsQuery {
 
     fn __repr__(&self) -> String {
         format!(
-            "ReadRowsQuery(row_keys={:?}, row_ranges={}, limit={})",
-            self.row_keys.iter().map(|k| String::from_utf8_lossy(k)).collect::<Vec<_>>(),
-            self.row_ranges.len(),
-            self.limit
+            "ReadRowsQuery(row_keys=[{}], row_ranges=[{}], limit={})",
+            self.row_keys.iter().map(|k| bytes_repr(k)).collect::<Vec<_>>().join(", "),
+            self.row_ranges.iter().map(RowRange::__repr__).collect::<Vec<_>>().join(", "),
+            self.get_limit().map_or("None".to_string(), |l| l.to_string())
         )
     }
 }

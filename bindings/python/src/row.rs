@@ -10,7 +10,7 @@ use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
-use crate::convert::bytes_or_str;
+use crate::convert::{bytes_or_str, bytes_repr};
 
 /// One timestamped value of one column.
 #[pyclass(frozen, eq, hash, module = "sparsetable")]
@@ -58,11 +58,11 @@ impl Cell {
 
     fn __repr__(&self) -> String {
         format!(
-            "Cell(family={:?}, qualifier={:?}, timestamp_micros={}, value={:?}, labels={:?})",
+            "Cell(family={:?}, qualifier={}, timestamp_micros={}, value={}, labels={:?})",
             self.family,
-            String::from_utf8_lossy(&self.qualifier),
+            bytes_repr(&self.qualifier),
             self.timestamp_micros,
-            String::from_utf8_lossy(&self.value),
+            bytes_repr(&self.value),
             self.labels
         )
     }
@@ -154,8 +154,8 @@ impl Row {
 
     fn __repr__(&self) -> String {
         format!(
-            "Row(row_key={:?}, cells=[{}])",
-            String::from_utf8_lossy(&self.row_key),
+            "Row(row_key={}, cells=[{}])",
+            bytes_repr(&self.row_key),
             self.cells
                 .iter()
                 .map(|c| c.get().__repr__())

@@ -5,6 +5,44 @@ import datetime
 from collections.abc import Iterator
 from typing import Optional, Union, final
 
+from typing_extensions import disjoint_base
+
+__all__ = [
+    "Aborted",
+    "AlreadyExists",
+    "BigtableDataClient",
+    "Cell",
+    "ColumnFamilyModification",
+    "DataLoss",
+    "DeleteAllFromFamily",
+    "DeleteAllFromRow",
+    "DeleteRangeFromColumn",
+    "FailedPrecondition",
+    "GCRuleIntersection",
+    "GCRuleUnion",
+    "GarbageCollectionRule",
+    "InternalServerError",
+    "InvalidArgument",
+    "ManualClock",
+    "MaxAgeGCRule",
+    "MaxVersionsGCRule",
+    "MethodNotImplemented",
+    "Mutation",
+    "NotFound",
+    "OutOfRange",
+    "ReadRowsQuery",
+    "ResourceExhausted",
+    "Row",
+    "RowIterator",
+    "RowRange",
+    "ServiceUnavailable",
+    "SetCell",
+    "SparsetableError",
+    "Table",
+    "TableAdmin",
+    "TableInfo",
+]
+
 _Bytes = Union[bytes, str]
 
 class SparsetableError(Exception):
@@ -95,8 +133,9 @@ class TableAdmin:
     def delete_table(self, table_id: str) -> None: ...
     def modify_column_families(self, table_id: str, modifications: list[ColumnFamilyModification]) -> TableInfo: ...
 
+@disjoint_base
 class Mutation:
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class SetCell(Mutation):
@@ -144,8 +183,9 @@ class DeleteAllFromFamily(Mutation):
 class DeleteAllFromRow(Mutation):
     def __new__(cls) -> DeleteAllFromRow: ...
 
+@disjoint_base
 class GarbageCollectionRule:
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class MaxVersionsGCRule(GarbageCollectionRule):
@@ -188,7 +228,7 @@ class RowRange:
     def start_is_inclusive(self) -> bool: ...
     @property
     def end_is_inclusive(self) -> bool: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class ReadRowsQuery:
@@ -223,7 +263,7 @@ class Cell:
     def timestamp_micros(self) -> int: ...
     @property
     def labels(self) -> list[str]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -234,6 +274,6 @@ class Row:
     def cells(self) -> list[Cell]: ...
     def get_cells(self, family: Optional[str] = None, qualifier: Optional[_Bytes] = None) -> list[Cell]: ...
     def __len__(self) -> int: ...
-    def __getitem__(self, index: int) -> Cell: ...
+    def __getitem__(self, index: int, /) -> Cell: ...
     def __iter__(self) -> Iterator[Cell]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...

@@ -1,0 +1,381 @@
+"""Loads the shared test vectors (tests/vectors/*.json), computes each vector's capabilities
+exactly as tests/vectors/README.md defines them, and replays a vector through the public
+``sparsetable`` API only.
+
+Expected results come from the vector files; nothing here derives them from the engine.
+A vector whose capabilities are not all in ``SUPPORTED`` is not replayed (and reported as
+skipped by capability); any field this runner does not know adds a ``field:...`` capability,
+so a newer vector is skipped by capability rather than silently tested less.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import json
+from pathlib import Path
+from typing import Any
+
+import sparsetable as st
+
+VECTORS_DIR = Path(__file__).resolve().parents[3] / "tests" / "vectors"
+DEFAULT_CLOCK_MICROS = 1_700_000_000_000_000
+INSTANCE = "vectors"
+
+# What the Python front-end exposes (README: "capabilities").
+SUPPORTED = frozenset(
+    {
+        "op:create_table",
+        "op:mutate_row",
+        "op:read_row",
+        "op:read_rows",
+        "op:modify_column_families",
+        "op:get_table",
+        "op:list_tables",
+        "op:delete_table",
+        "op:advance_clock",
+        "mutation:set_cell",
+        "mutation:delete_from_column",
+        "mutation:delete_from_family",
+        "mutation:delete_from_row",
+        "read:row_set",
+        "read:rows_limit",
+        "schema:gc_rule",
+        "schema:granularity",
+        "schema:deletion_protection",
+        "schema:initial_splits",
+        "error",
+        "clock",
+    }
+)
+
+# Fields each op may carry that this runner understands (anything else -> a field: capability).
+KNOWN_OP_FIELDS = {
+    "create_table": {"table", "spec", "expect_error"},
+    "mutate_row": {"table", "row_key", "mutations", "expect_error"},
+    "read_row": {"table", "row_key", "filter", "expect_row", "expect_error"},
+    "read_rows": {"table", "row_set", "filter", "rows_limit", "reversed", "expect_rows", "expect_error"},
+    "modify_column_families": {"table", "modifications", "expect_error"},
+    "get_table": {"table", "expect_families", "expect_deletion_protection", "expect_error"},
+    "list_tables": {"expect_tables", "expect_error"},
+    "delete_table": {"table", "expect_error"},
+    "advance_clock": {"micros"},
+}
+KNOWN_VECTOR_FIELDS = {"name", "description", "clock_micros", "tables", "ops"}
+KNOWN_SPEC_FIELDS = {"families", "granularity", "deletion_protection", "initial_splits", "value_type"}
+KNOWN_FAMILY_FIELDS = {"gc_rule", "value_type"}
+
+
+def load_vectors() -> list[dict[str, Any]]:
+    """Every vector, by file then position; vector names must be unique."""
+    vectors: list[dict[str, Any]] = []
+    names: set[str] = set()
+    for path in sorted(VECTORS_DIR.glob("*.json")):
+        for v in json.loads(path.read_text())["vectors"]:
+            assert v["name"] not in names, f"duplicate vector name {v['name']}"
+            names.add(v["name"])
+            vectors.append(v)
+    return vectors
+
+
+def to_bytes(value: Any) -> bytes:
+    """A vector's bytes: a string is its UTF-8, {"base64": ...} is decoded."""
+    if isinstance(value, str):
+        return value.encode()
+    return base64.b64decode(value["base64"], validate=True)
+
+
+# ---------------------------------------------------------------- capabilities
+
+
+def _filter_caps(f: Any, caps: set[str]) -> None:
+    if isinstance(f, dict):
+        for kind, arg in f.items():
+            caps.add(f"filter:{kind}")
+            if kind in ("chain", "interleave"):
+                for sub in arg:
+                    _filter_caps(sub, caps)
+            elif kind == "condition":
+                for key in ("predicate_filter", "true_filter", "false_filter"):
+                    if key in arg:
+                        _filter_caps(arg[key], caps)
+
+
+def _family_caps(family: dict[str, Any], caps: set[str]) -> None:
+    if "gc_rule" in family:
+        caps.add("schema:gc_rule")
+        if _has_max_age(family["gc_rule"]):
+            caps.add("clock")
+    if "value_type" in family:
+        caps.add("schema:value_type")
+    caps.update(f"field:family.{k}" for k in family if k not in KNOWN_FAMILY_FIELDS)
+
+
+def _has_max_age(rule: dict[str, Any]) -> bool:
+    if "max_age_micros" in rule:
+        return True
+    return any(_has_max_age(r) for key in ("intersection", "union") for r in rule.get(key, []))
+
+
+def _spec_caps(spec: dict[str, Any], caps: set[str]) -> None:
+    for family in spec.get("families", {}).values():
+        _family_caps(family, caps)
+    for key in ("granularity", "deletion_protection", "initial_splits"):
+        if key in spec:
+            caps.add(f"schema:{key}")
+    caps.update(f"field:spec.{k}" for k in spec if k not in KNOWN_SPEC_FIELDS)
+
+
+def _mutation_caps(mutations: list[dict[str, Any]], caps: set[str]) -> None:
+    for m in mutations:
+        for kind, body in m.items():
+            caps.add(f"mutation:{kind}")
+            if kind == "set_cell" and body.get("timestamp_micros") == -1:
+                caps.add("clock")
+
+
+def capabilities(vector: dict[str, Any]) -> set[str]:
+    """The vector's capabilities, as tests/vectors/README.md lists them."""
+    caps: set[str] = set()
+    caps.update(f"field:vector.{k}" for k in vector if k not in KNOWN_VECTOR_FIELDS)
+    if vector.get("tables"):
+        caps.add("op:create_table")
+    for spec in vector.get("tables", {}).values():
+        _spec_caps(spec, caps)
+    if "clock_micros" in vector:
+        caps.add("clock")
+    for op in vector["ops"]:
+        name = op["op"]
+        caps.add(f"op:{name}")
+        known = KNOWN_OP_FIELDS.get(name)
+        if known is not None:
+            caps.update(f"field:{name}.{k}" for k in op if k != "op" and k not in known)
+        if "expect_error" in op or any(s != "OK" for s in op.get("expect_statuses", [])):
+            caps.add("error")
+        if name == "create_table":
+            _spec_caps(op.get("spec", {}), caps)
+        for key in ("mutations", "true_mutations", "false_mutations"):
+            _mutation_caps(op.get(key, []), caps)
+        for entry in op.get("entries", []):
+            _mutation_caps(entry.get("mutations", []), caps)
+        if name in ("read_row", "read_rows", "check_and_mutate_row"):
+            _filter_caps(op.get("filter"), caps)
+            _filter_caps(op.get("predicate_filter"), caps)
+        if name == "read_rows":
+            for key in ("row_set", "rows_limit", "reversed"):
+                if key in op:
+                    caps.add(f"read:{key}")
+        if name == "modify_column_families":
+            for mod in op.get("modifications", []):
+                for key in ("create", "update"):
+                    if key in mod:
+                        _family_caps(mod[key], caps)
+        if name in ("advance_clock", "read_modify_write_row"):
+            caps.add("clock")
+    return caps
+
+
+# ---------------------------------------------------------------- conversion to the public API
+
+
+def gc_rule(spec: dict[str, Any]) -> st.GarbageCollectionRule:
+    ((kind, arg),) = spec.items()
+    if kind == "max_num_versions":
+        return st.MaxVersionsGCRule(arg)
+    if kind == "max_age_micros":
+        return st.MaxAgeGCRule(datetime.timedelta(microseconds=arg))
+    if kind == "intersection":
+        return st.GCRuleIntersection([gc_rule(r) for r in arg])
+    if kind == "union":
+        return st.GCRuleUnion([gc_rule(r) for r in arg])
+    raise AssertionError(f"unknown gc rule {kind}")
+
+
+def gc_rule_json(rule: st.GarbageCollectionRule) -> dict[str, Any]:
+    """A reported rule back in the vector's JSON shape, to compare with expect_families."""
+    if isinstance(rule, st.MaxVersionsGCRule):
+        return {"max_num_versions": rule.max_num_versions}
+    if isinstance(rule, st.MaxAgeGCRule):
+        age = rule.max_age
+        return {"max_age_micros": (age.days * 86_400 + age.seconds) * 1_000_000 + age.microseconds}
+    if isinstance(rule, st.GCRuleIntersection):
+        return {"intersection": [gc_rule_json(r) for r in rule.rules]}
+    if isinstance(rule, st.GCRuleUnion):
+        return {"union": [gc_rule_json(r) for r in rule.rules]}
+    raise AssertionError(f"unknown gc rule {rule!r}")
+
+
+def family_rule(family: dict[str, Any]) -> st.GarbageCollectionRule | None:
+    return gc_rule(family["gc_rule"]) if "gc_rule" in family else None
+
+
+def create_table(admin: st.TableAdmin, table_id: str, spec: dict[str, Any]) -> None:
+    admin.create_table(
+        table_id,
+        {name: family_rule(f) for name, f in spec.get("families", {}).items()},
+        granularity=spec.get("granularity", "MILLIS"),
+        deletion_protection=spec.get("deletion_protection", False),
+        initial_splits=[to_bytes(k) for k in spec.get("initial_splits", [])],
+    )
+
+
+def mutation(spec: dict[str, Any]) -> st.Mutation:
+    ((kind, m),) = spec.items()
+    if kind == "set_cell":
+        return st.SetCell(m["family"], to_bytes(m["qualifier"]), to_bytes(m["value"]), m["timestamp_micros"])
+    if kind == "delete_from_column":
+        return st.DeleteRangeFromColumn(
+            m["family"],
+            to_bytes(m["qualifier"]),
+            m.get("start_timestamp_micros"),
+            m.get("end_timestamp_micros"),
+        )
+    if kind == "delete_from_family":
+        return st.DeleteAllFromFamily(m["family"])
+    if kind == "delete_from_row":
+        return st.DeleteAllFromRow()
+    raise AssertionError(f"unknown mutation {kind}")
+
+
+def row_range(spec: dict[str, Any]) -> st.RowRange:
+    start = spec.get("start_key_closed", spec.get("start_key_open"))
+    end = spec.get("end_key_closed", spec.get("end_key_open"))
+    return st.RowRange(
+        start_key=None if start is None else to_bytes(start),
+        end_key=None if end is None else to_bytes(end),
+        start_is_inclusive="start_key_open" not in spec,
+        end_is_inclusive="end_key_closed" in spec,
+    )
+
+
+def modification(spec: dict[str, Any]) -> st.ColumnFamilyModification:
+    if "create" in spec:
+        return st.ColumnFamilyModification.create(spec["id"], family_rule(spec["create"]))
+    if "update" in spec:
+        return st.ColumnFamilyModification.update(spec["id"], family_rule(spec["update"]))
+    if spec.get("drop"):
+        return st.ColumnFamilyModification.drop(spec["id"])
+    raise AssertionError(f"unknown modification {spec}")
+
+
+def row_json(row: st.Row | None) -> Any:
+    """A returned row in the vector's shape (bytes as bytes), checking cells carry its key."""
+    if row is None:
+        return None
+    for c in row.cells:
+        assert c.row_key == row.row_key, f"cell row_key {c.row_key!r} != row key {row.row_key!r}"
+    return {
+        "key": row.row_key,
+        "cells": [
+            {
+                "family": c.family,
+                "qualifier": c.qualifier,
+                "timestamp_micros": c.timestamp_micros,
+                "value": c.value,
+                "labels": c.labels,
+            }
+            for c in row.cells
+        ],
+    }
+
+
+def expected_row(spec: Any) -> Any:
+    if spec is None:
+        return None
+    return {
+        "key": to_bytes(spec["key"]),
+        "cells": [
+            {
+                "family": c["family"],
+                "qualifier": to_bytes(c["qualifier"]),
+                "timestamp_micros": c["timestamp_micros"],
+                "value": to_bytes(c["value"]),
+                "labels": c.get("labels", []),
+            }
+            for c in spec["cells"]
+        ],
+    }
+
+
+# ---------------------------------------------------------------- replay
+
+
+def replay(vector: dict[str, Any]) -> None:
+    """Runs every op of the vector; raises AssertionError at the first mismatch."""
+    clock = st.ManualClock(vector.get("clock_micros", DEFAULT_CLOCK_MICROS))
+    client = st.BigtableDataClient(clock=clock)
+    admin = client.table_admin(INSTANCE)
+    for table_id, spec in vector.get("tables", {}).items():
+        create_table(admin, table_id, spec)
+    for i, op in enumerate(vector["ops"]):
+        where = f"{vector['name']} op {i} ({op['op']})"
+        expect_error = op.get("expect_error")
+        try:
+            result = _run_op(client, admin, clock, op)
+        except st.SparsetableError as e:
+            assert expect_error is not None, f"{where}: unexpected error {e.code}: {e}"
+            assert e.code == expect_error, f"{where}: expected {expect_error}, got {e.code}: {e}"
+            assert type(e).code == expect_error, f"{where}: class {type(e).__name__} has code {type(e).code}"
+            continue
+        assert expect_error is None, f"{where}: expected error {expect_error}, got success {result!r}"
+        _check_result(where, op, result)
+
+
+def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.ManualClock, op: dict[str, Any]) -> Any:
+    name = op["op"]
+    table_id = op.get("table", "t")
+    table = client.get_table(INSTANCE, table_id)
+    if name == "create_table":
+        create_table(admin, table_id, op["spec"])
+        return None
+    if name == "mutate_row":
+        table.mutate_row(to_bytes(op["row_key"]), [mutation(m) for m in op["mutations"]])
+        return None
+    if name == "read_row":
+        return row_json(table.read_row(to_bytes(op["row_key"])))
+    if name == "read_rows":
+        row_set = op.get("row_set", {})
+        query = st.ReadRowsQuery(
+            row_keys=[to_bytes(k) for k in row_set.get("row_keys", [])],
+            row_ranges=[row_range(r) for r in row_set.get("row_ranges", [])],
+            limit=op.get("rows_limit"),
+        )
+        return [row_json(r) for r in table.read_rows(query)]
+    if name == "modify_column_families":
+        admin.modify_column_families(table_id, [modification(m) for m in op["modifications"]])
+        return None
+    if name == "get_table":
+        info = admin.get_table(table_id)
+        return {
+            "families": {
+                n: ({} if r is None else {"gc_rule": gc_rule_json(r)}) for n, r in info.column_families.items()
+            },
+            "deletion_protection": info.deletion_protection,
+        }
+    if name == "list_tables":
+        return [t.table_id for t in admin.list_tables()]
+    if name == "delete_table":
+        admin.delete_table(table_id)
+        return None
+    if name == "advance_clock":
+        clock.advance_micros(op["micros"])
+        return None
+    raise AssertionError(f"op {name} is not supported by this runner")
+
+
+def _check_result(where: str, op: dict[str, Any], result: Any) -> None:
+    name = op["op"]
+    if name == "read_row":
+        assert "expect_row" in op, f"{where}: read_row needs expect_row or expect_error"
+        assert result == expected_row(op["expect_row"]), f"{where}:\n expected {expected_row(op['expect_row'])}\n got {result}"
+    elif name == "read_rows":
+        assert "expect_rows" in op, f"{where}: read_rows needs expect_rows or expect_error"
+        expected = [expected_row(r) for r in op["expect_rows"]]
+        assert result == expected, f"{where}:\n expected {expected}\n got {result}"
+    elif name == "get_table":
+        if "expect_families" in op:
+            assert result["families"] == op["expect_families"], f"{where}: families {result['families']}"
+        if "expect_deletion_protection" in op:
+            assert result["deletion_protection"] == op["expect_deletion_protection"], f"{where}: deletion_protection"
+    elif name == "list_tables" and "expect_tables" in op:
+        assert result == op["expect_tables"], f"{where}: tables {result}"
