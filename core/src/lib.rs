@@ -38,6 +38,7 @@ pub mod regex;
 pub mod row;
 pub mod row_set;
 pub mod schema;
+pub mod storage;
 mod table;
 
 pub use clock::Clock;

@@ -1,0 +1,398 @@
+//! The one narrow interface through which the engine touches persistent bytes.
+//!
+//! Like LevelDB's `Env`, but only files: a flat namespace of named, append-only files that
+//! can be read at any offset, renamed atomically and removed. The clock and randomness have
+//! their own traits. Two backends: [`MemStorage`] (no_std; the browser and fast tests) and,
+//! with `std`, [`FileStorage`] (a directory). Contract every backend keeps:
+//! - `create` makes an empty file, replacing any file of that name;
+//! - bytes appended are readable through a later `open` once `append` returned, and survive a
+//!   crash once `sync` returned (MemStorage: always, as nothing crashes);
+//! - `rename` replaces the target atomically; `sync_dir` makes creations, renames and removals
+//!   durable (a no-op where the backend needs none).
+//!
+//! Errors are the engine's: `Unavailable` for I/O failures, `NotFound` for a missing file.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use crate::{Code, Error, Result};
+
+/// A file being written: append-only.
+pub trait WritableFile: Send {
+    /// Appends bytes at the end.
+    ///
+    /// # Errors
+    /// `Unavailable` on I/O failure.
+    fn append(&mut self, data: &[u8]) -> Result<()>;
+    /// Makes everything appended so far durable.
+    ///
+    /// # Errors
+    /// `Unavailable` on I/O failure.
+    fn sync(&mut self) -> Result<()>;
+    /// Bytes written so far.
+    fn len(&self) -> u64;
+    /// Whether nothing was written yet.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A file opened for reading at arbitrary offsets.
+pub trait RandomAccessFile: Send + Sync {
+    /// Reads exactly `len` bytes at `offset`.
+    ///
+    /// # Errors
+    /// `DataLoss` if the range runs past the end of the file; `Unavailable` on I/O failure.
+    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>>;
+    /// The file's length in bytes.
+    fn len(&self) -> u64;
+    /// Whether the file is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A flat namespace of files.
+pub trait Storage: Send + Sync {
+    /// Creates (or truncates) a file for appending.
+    ///
+    /// # Errors
+    /// `Unavailable` on I/O failure.
+    fn create(&self, name: &str) -> Result<Box<dyn WritableFile>>;
+    /// Opens an existing file for appending at its end (used to continue a log).
+    ///
+    /// # Errors
+    /// `NotFound` if absent; `Unavailable` on I/O failure.
+    fn append_to(&self, name: &str) -> Result<Box<dyn WritableFile>>;
+    /// Opens a file for reading.
+    ///
+    /// # Errors
+    /// `NotFound` if absent; `Unavailable` on I/O failure.
+    fn open(&self, name: &str) -> Result<Arc<dyn RandomAccessFile>>;
+    /// Renames a file, atomically replacing `to`.
+    ///
+    /// # Errors
+    /// `NotFound` if `from` is absent; `Unavailable` on I/O failure.
+    fn rename(&self, from: &str, to: &str) -> Result<()>;
+    /// Removes a file; removing a missing file is not an error.
+    ///
+    /// # Errors
+    /// `Unavailable` on I/O failure.
+    fn remove(&self, name: &str) -> Result<()>;
+    /// The names of all files, sorted.
+    ///
+    /// # Errors
+    /// `Unavailable` on I/O failure.
+    fn list(&self) -> Result<Vec<String>>;
+    /// Makes creations, renames and removals durable.
+    ///
+    /// # Errors
+    /// `Unavailable` on I/O failure.
+    fn sync_dir(&self) -> Result<()>;
+}
+
+/// Reads a whole file.
+///
+/// # Errors
+/// As [`Storage::open`] and [`RandomAccessFile::read_at`].
+pub fn read_all(storage: &dyn Storage, name: &str) -> Result<Vec<u8>> {
+    let f = storage.open(name)?;
+    let len = usize::try_from(f.len())
+        .map_err(|_| Error::new(Code::ResourceExhausted, format!("{name}: file too large")))?;
+    f.read_at(0, len)
+}
+
+fn past_end(offset: u64, len: usize, size: u64) -> Error {
+    Error::new(
+        Code::DataLoss,
+        format!("read of {len} bytes at offset {offset} runs past the end of a {size}-byte file"),
+    )
+}
+
+type Shared = Arc<spin::Mutex<Vec<u8>>>;
+
+/// Files held in memory. Cloning shares the same files (so a test can "reopen").
+#[derive(Clone, Default)]
+pub struct MemStorage {
+    files: Arc<spin::Mutex<BTreeMap<String, Shared>>>,
+}
+
+impl core::fmt::Debug for MemStorage {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MemStorage")
+            .field("files", &self.files.lock().keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl MemStorage {
+    /// An empty storage.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replaces a file's bytes wholesale: for corruption tests.
+    pub fn set_bytes(&self, name: &str, bytes: Vec<u8>) {
+        self.files
+            .lock()
+            .insert(name.to_string(), Arc::new(spin::Mutex::new(bytes)));
+    }
+
+    fn get(&self, name: &str) -> Result<Shared> {
+        self.files
+            .lock()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::not_found(format!("file {name:?} not found")))
+    }
+}
+
+struct MemWriter(Shared);
+
+impl WritableFile for MemWriter {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.0.lock().extend_from_slice(data);
+        Ok(())
+    }
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn len(&self) -> u64 {
+        self.0.lock().len() as u64
+    }
+}
+
+struct MemReader(Vec<u8>);
+
+impl RandomAccessFile for MemReader {
+    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let start = usize::try_from(offset).map_err(|_| past_end(offset, len, self.len()))?;
+        let end = start.checked_add(len).filter(|e| *e <= self.0.len());
+        match end {
+            Some(end) => Ok(self.0[start..end].to_vec()),
+            None => Err(past_end(offset, len, self.len())),
+        }
+    }
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+}
+
+impl Storage for MemStorage {
+    fn create(&self, name: &str) -> Result<Box<dyn WritableFile>> {
+        let file: Shared = Arc::default();
+        self.files.lock().insert(name.to_string(), file.clone());
+        Ok(Box::new(MemWriter(file)))
+    }
+    fn append_to(&self, name: &str) -> Result<Box<dyn WritableFile>> {
+        Ok(Box::new(MemWriter(self.get(name)?)))
+    }
+    fn open(&self, name: &str) -> Result<Arc<dyn RandomAccessFile>> {
+        // A snapshot: files being read are immutable in the engine (runs, manifests) or read
+        // once during recovery (logs).
+        Ok(Arc::new(MemReader(self.get(name)?.lock().clone())))
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<()> {
+        let mut files = self.files.lock();
+        let f = files
+            .remove(from)
+            .ok_or_else(|| Error::not_found(format!("file {from:?} not found")))?;
+        files.insert(to.to_string(), f);
+        Ok(())
+    }
+    fn remove(&self, name: &str) -> Result<()> {
+        self.files.lock().remove(name);
+        Ok(())
+    }
+    fn list(&self) -> Result<Vec<String>> {
+        Ok(self.files.lock().keys().cloned().collect())
+    }
+    fn sync_dir(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(feature = "std")]
+pub use file::FileStorage;
+
+#[cfg(feature = "std")]
+mod file {
+    use super::*;
+    use std::fs;
+    use std::io::Write;
+    use std::os::unix::fs::FileExt;
+    use std::path::{Path, PathBuf};
+
+    fn io(context: &str, e: std::io::Error) -> Error {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::not_found(format!("{context}: {e}"))
+        } else {
+            Error::new(Code::Unavailable, format!("{context}: {e}"))
+        }
+    }
+
+    /// Files in one directory of the host file system.
+    #[derive(Debug, Clone)]
+    pub struct FileStorage {
+        dir: PathBuf,
+    }
+
+    impl FileStorage {
+        /// Uses (and creates if needed) the directory `dir`.
+        ///
+        /// # Errors
+        /// `Unavailable` if the directory cannot be created.
+        pub fn new(dir: impl AsRef<Path>) -> Result<Self> {
+            let dir = dir.as_ref().to_path_buf();
+            fs::create_dir_all(&dir).map_err(|e| io(&dir.display().to_string(), e))?;
+            Ok(FileStorage { dir })
+        }
+
+        fn path(&self, name: &str) -> PathBuf {
+            self.dir.join(name)
+        }
+    }
+
+    struct Writer {
+        file: fs::File,
+        len: u64,
+        name: String,
+    }
+
+    impl WritableFile for Writer {
+        fn append(&mut self, data: &[u8]) -> Result<()> {
+            self.file.write_all(data).map_err(|e| io(&self.name, e))?;
+            self.len += data.len() as u64;
+            Ok(())
+        }
+        fn sync(&mut self) -> Result<()> {
+            self.file.sync_data().map_err(|e| io(&self.name, e))
+        }
+        fn len(&self) -> u64 {
+            self.len
+        }
+    }
+
+    struct Reader {
+        file: fs::File,
+        len: u64,
+    }
+
+    impl RandomAccessFile for Reader {
+        fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+            if offset
+                .checked_add(len as u64)
+                .is_none_or(|end| end > self.len)
+            {
+                return Err(past_end(offset, len, self.len));
+            }
+            let mut buf = alloc::vec![0u8; len];
+            self.file
+                .read_exact_at(&mut buf, offset)
+                .map_err(|e| io("read", e))?;
+            Ok(buf)
+        }
+        fn len(&self) -> u64 {
+            self.len
+        }
+    }
+
+    impl Storage for FileStorage {
+        fn create(&self, name: &str) -> Result<Box<dyn WritableFile>> {
+            let file = fs::File::create(self.path(name)).map_err(|e| io(name, e))?;
+            Ok(Box::new(Writer {
+                file,
+                len: 0,
+                name: name.to_string(),
+            }))
+        }
+        fn append_to(&self, name: &str) -> Result<Box<dyn WritableFile>> {
+            let file = fs::OpenOptions::new()
+                .append(true)
+                .open(self.path(name))
+                .map_err(|e| io(name, e))?;
+            let len = file.metadata().map_err(|e| io(name, e))?.len();
+            Ok(Box::new(Writer {
+                file,
+                len,
+                name: name.to_string(),
+            }))
+        }
+        fn open(&self, name: &str) -> Result<Arc<dyn RandomAccessFile>> {
+            let file = fs::File::open(self.path(name)).map_err(|e| io(name, e))?;
+            let len = file.metadata().map_err(|e| io(name, e))?.len();
+            Ok(Arc::new(Reader { file, len }))
+        }
+        fn rename(&self, from: &str, to: &str) -> Result<()> {
+            fs::rename(self.path(from), self.path(to)).map_err(|e| io(from, e))
+        }
+        fn remove(&self, name: &str) -> Result<()> {
+            match fs::remove_file(self.path(name)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(name, e)),
+                _ => Ok(()),
+            }
+        }
+        fn list(&self) -> Result<Vec<String>> {
+            let mut names: Vec<String> = fs::read_dir(&self.dir)
+                .map_err(|e| io("list", e))?
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect();
+            names.sort();
+            Ok(names)
+        }
+        fn sync_dir(&self) -> Result<()> {
+            fs::File::open(&self.dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| io("sync dir", e))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exercise(s: &dyn Storage) {
+        let mut w = s.create("a").unwrap();
+        w.append(b"hello ").unwrap();
+        w.append(b"world").unwrap();
+        w.sync().unwrap();
+        assert_eq!(w.len(), 11);
+        drop(w);
+        assert_eq!(read_all(s, "a").unwrap(), b"hello world");
+        let r = s.open("a").unwrap();
+        assert_eq!(r.read_at(6, 5).unwrap(), b"world");
+        assert_eq!(r.read_at(8, 5).unwrap_err().code(), Code::DataLoss);
+        let mut w = s.append_to("a").unwrap();
+        w.append(b"!").unwrap();
+        drop(w);
+        s.rename("a", "b").unwrap();
+        assert_eq!(s.open("a").err().map(|e| e.code()), Some(Code::NotFound));
+        assert_eq!(read_all(s, "b").unwrap(), b"hello world!");
+        assert_eq!(s.list().unwrap(), ["b"]);
+        s.remove("b").unwrap();
+        s.remove("b").unwrap();
+        assert!(s.list().unwrap().is_empty());
+        s.sync_dir().unwrap();
+    }
+
+    #[test]
+    fn mem_storage_keeps_the_contract() {
+        exercise(&MemStorage::new());
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn file_storage_keeps_the_contract() {
+        let dir = std::env::temp_dir().join(format!("sparsetable-storage-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        exercise(&FileStorage::new(&dir).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
