@@ -25,11 +25,14 @@ extern crate alloc;
 extern crate std;
 
 pub mod clock;
+pub mod commit_log;
 pub mod database;
+pub mod encoding;
 pub mod error;
 pub mod filter;
 pub mod gc;
 pub mod limits;
+pub mod manifest;
 pub mod mutation;
 pub mod random;
 pub mod read;
@@ -38,6 +41,7 @@ pub mod regex;
 pub mod row;
 pub mod row_set;
 pub mod schema;
+pub mod sstable;
 pub mod storage;
 mod table;
 
