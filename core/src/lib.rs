@@ -31,6 +31,7 @@ pub mod encoding;
 pub mod error;
 pub mod filter;
 pub mod gc;
+pub mod internal_key;
 pub mod limits;
 pub mod manifest;
 pub mod mutation;
