@@ -1,7 +1,10 @@
 //! Criterion benches of the Data API on the in-memory engine: single-row writes and reads,
 //! a 100k-row scan with and without a filter chain, and a regex filter scan.
+//! Each group also runs a plain `BTreeMap<Vec<u8>, Vec<u8>>` doing the same work (one entry
+//! per cell, key = row key + qualifier), the in-memory limit the engine is measured against.
 //! Run: `cargo bench -p sparsetable --bench data_api`.
 
+use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -29,8 +32,19 @@ fn loaded() -> Database {
     db
 }
 
+fn baseline() -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut map = BTreeMap::new();
+    for i in 0..ROWS {
+        let key = format!("row{i:010}");
+        map.insert([key.as_bytes(), b"cf:a"].concat(), vec![b'x'; 100]);
+        map.insert([key.as_bytes(), b"meta:b"].concat(), format!("v{}", i % 10).into_bytes());
+    }
+    map
+}
+
 fn benches(c: &mut Criterion) {
     let mut db = loaded();
+    let mut map = baseline();
     let mut g = c.benchmark_group("row");
     g.throughput(Throughput::Elements(1));
     let mut i = 0u64;
@@ -46,6 +60,24 @@ fn benches(c: &mut Criterion) {
             .unwrap();
         })
     });
+    g.bench_function("btreemap_insert", |b| {
+        b.iter(|| {
+            i = (i + 7919) % ROWS;
+            let key = format!("row{i:010}");
+            map.insert([key.as_bytes(), b"cf:a"].concat(), vec![b'y'; 100]);
+        })
+    });
+    g.bench_function("btreemap_get_row", |b| {
+        b.iter(|| {
+            i = (i + 7919) % ROWS;
+            let key = format!("row{i:010}");
+            let cells: Vec<(Vec<u8>, Vec<u8>)> = map
+                .range(key.as_bytes().to_vec()..[key.as_bytes(), b"\xff"].concat())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            black_box(cells);
+        })
+    });
     g.bench_function("read_row", |b| {
         b.iter(|| {
             i = (i + 7919) % ROWS;
@@ -58,6 +90,9 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("scan_100k");
     g.throughput(Throughput::Elements(ROWS));
     g.sample_size(10);
+    g.bench_function("btreemap_scan", |b| {
+        b.iter(|| black_box(map.iter().map(|(k, v)| (k.clone(), v.clone())).count()))
+    });
     g.bench_function("no_filter", |b| {
         b.iter(|| {
             black_box(

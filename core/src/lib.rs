@@ -64,3 +64,8 @@ pub use row_set::{RowRange, RowSet};
 pub use schema::{
     ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, ValueType,
 };
+
+/// The README's Rust examples, compiled and run as doctests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
