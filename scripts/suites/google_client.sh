@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The google_client suite: Google's official Cloud Bigtable Python client
+# (google-cloud-bigtable, pinned in scripts/setup.d/google_client.sh), unchanged, against the
+# real sparsetable-server binary through BIGTABLE_EMULATOR_HOST. Builds the server, then runs
+# pytest on server/tests/google_client (its conftest starts and stops the binary) with a
+# 60-second limit per test, so a client caught in a retry loop fails one test instead of
+# hanging the suite.
+# Counts: pytest's passed and failed cases (errors count as failures), plus one failure if the
+# build fails. A skipped test counts as a failure: against sparsetable-server nothing may skip.
+set -uo pipefail
+cd "${ROOT:-$(dirname "$0")/../..}"
+ROOT=$(pwd)
+PY="$ROOT/.venv/bin/python"
+
+result() { echo "SUITE_RESULT google_client $1 $2"; [ "$2" -eq 0 ]; exit $?; }
+
+if ! cargo build --locked -p sparsetable-server; then
+  echo "FAILED: cargo build -p sparsetable-server"; result 0 1
+fi
+
+out=$(mktemp)
+# GOOGLE_CLIENT_TARGET is a verification switch for running the same tests against Google's
+# emulator by hand; the suite always tests sparsetable-server.
+(cd "$(mktemp -d)" && env -u GOOGLE_CLIENT_TARGET -u BIGTABLE_EMULATOR_HOST \
+  SPARSETABLE_SERVER_BIN="$ROOT/target/debug/sparsetable-server" \
+  "$PY" -m pytest -p no:cacheprovider -rfEs --timeout 60 "$ROOT/server/tests/google_client") 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+summary=$(grep -E '^=+ .*(passed|failed|error|no tests ran).* in [0-9.]+s' "$out" | tail -n 1)
+count() { echo "$summary" | grep -oE "[0-9]+ $1" | head -n 1 | awk '{print $1}'; }
+p=$(count passed); f=$(count failed); e=$(count error); s=$(count skipped)
+p=${p:-0}; f=$(( ${f:-0} + ${e:-0} ))
+if [ "${s:-0}" -gt 0 ]; then echo "FAILED: ${s} test(s) skipped"; f=$((f + s)); fi
+if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: pytest exited $rc"; f=1; fi
+result "$p" "$f"

@@ -1,0 +1,219 @@
+"""Fixtures for running Google's official Cloud Bigtable Python client against sparsetable-server.
+
+The session starts the real server binary (``$ROOT/target/debug/sparsetable-server``, built by
+``scripts/suites/google_client.sh``; ``SPARSETABLE_SERVER_BIN`` overrides the path) with
+``--port 0``, reads the address it prints, exports ``BIGTABLE_EMULATOR_HOST`` and kills the
+process at the end of the session, whatever happened. The client library is used unchanged:
+the emulator variable is the only thing that points it at us.
+
+Invariants:
+- every test gets an instance of its own (instances exist implicitly, as in Google's
+  emulator), so tests never see each other's tables and may run in any order;
+- nothing here knows about Sparsetable's internals: the tests hold the server to Bigtable's
+  documented semantics, as the client library sees them.
+
+To check that an expectation is Bigtable's and not just ours, the same tests can run against
+Google's emulator: ``GOOGLE_CLIENT_TARGET=cbtemulator``. Tests marked ``beyond_emulator``
+(behaviour the emulator is known to get wrong: error codes, atomicity, GC, sink, big values)
+are skipped in that mode only; against sparsetable-server nothing is ever skipped.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+SERVER_BIN = Path(
+    os.environ.get("SPARSETABLE_SERVER_BIN", ROOT / "target" / "debug" / "sparsetable-server")
+)
+CBTEMULATOR = Path("/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator")
+TARGET = os.environ.get("GOOGLE_CLIENT_TARGET", "sparsetable")
+PROJECT = "sparsetable-test"
+STARTUP_SECONDS = 30
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The client warns on every construction that it talks to an emulator: that is the point.
+    config.addinivalue_line("filterwarnings", "ignore:Connecting to Bigtable emulator")
+    config.addinivalue_line(
+        "markers",
+        "beyond_emulator(reason): Google's emulator is known to get this wrong; "
+        "skipped only when GOOGLE_CLIENT_TARGET=cbtemulator",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if TARGET != "cbtemulator":
+        return
+    for item in items:
+        marker = item.get_closest_marker("beyond_emulator")
+        if marker is not None:
+            reason = marker.args[0] if marker.args else "known emulator fault"
+            item.add_marker(pytest.mark.skip(reason=f"cbtemulator: {reason}"))
+
+
+class ServerProcess:
+    """A server process we started; ``stop`` is idempotent and always reaps it."""
+
+    def __init__(self, argv: list[str], log_path: Path) -> None:
+        self.log_path = log_path
+        self._log = open(log_path, "wb")
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL
+        )
+        atexit.register(self.stop)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._log.close()
+
+    def log_tail(self) -> str:
+        self._log.flush()
+        return self.log_path.read_bytes()[-4000:].decode("utf-8", "replace")
+
+
+def _read_lines(proc: subprocess.Popen, count: int, seconds: float) -> list[str]:
+    """The first ``count`` stdout lines, or fewer if the process dies or is too slow."""
+    lines: list[str] = []
+
+    def reader() -> None:
+        assert proc.stdout is not None
+        for _ in range(count):
+            line = proc.stdout.readline()
+            if not line:
+                return
+            lines.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    t.join(seconds)
+    return list(lines)
+
+
+def _wait_accepting(host: str, port: int, proc: subprocess.Popen, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode} before accepting")
+        try:
+            with socket.create_connection((host, port), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"nothing accepts connections on {host}:{port}")
+            time.sleep(0.05)
+
+
+def _start_sparsetable(log_dir: Path) -> tuple[ServerProcess, str]:
+    if not SERVER_BIN.is_file():
+        raise RuntimeError(
+            f"{SERVER_BIN} is missing: build it with `cargo build -p sparsetable-server`"
+        )
+    server = ServerProcess(
+        [str(SERVER_BIN), "--host", "127.0.0.1", "--port", "0"], log_dir / "server.log"
+    )
+    lines = _read_lines(server.proc, 2, STARTUP_SECONDS)
+    match = re.fullmatch(r"export BIGTABLE_EMULATOR_HOST=(127\.0\.0\.1:\d+)", lines[-1] if lines else "")
+    if len(lines) != 2 or match is None or lines[0] != f"sparsetable-server listening on {match[1]}":
+        server.stop()
+        raise RuntimeError(f"unexpected start-up output {lines!r}; log:\n{server.log_tail()}")
+    return server, match[1]
+
+
+def _start_cbtemulator(log_dir: Path) -> tuple[ServerProcess, str]:
+    # The emulator cannot pick its own port; this small race only exists in verification mode.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = ServerProcess(
+        [str(CBTEMULATOR), "-host", "127.0.0.1", "-port", str(port)], log_dir / "cbtemulator.log"
+    )
+    return server, f"127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="session")
+def emulator_host() -> Iterator[str]:
+    """Starts the server for the whole session and points the client library at it."""
+    log_dir = Path(tempfile.mkdtemp(prefix="google-client-"))
+    start = _start_cbtemulator if TARGET == "cbtemulator" else _start_sparsetable
+    server, addr = start(log_dir)
+    try:
+        host, port = addr.rsplit(":", 1)
+        _wait_accepting(host, int(port), server.proc, STARTUP_SECONDS)
+        os.environ["BIGTABLE_EMULATOR_HOST"] = addr
+        yield addr
+    finally:
+        os.environ.pop("BIGTABLE_EMULATOR_HOST", None)
+        server.stop()
+
+
+_instance_numbers = itertools.count(1)
+
+
+@pytest.fixture
+def instance_id(emulator_host: str) -> str:
+    """A Bigtable instance no other test uses."""
+    return f"instance-{next(_instance_numbers):04d}"
+
+
+@pytest.fixture
+def client(emulator_host: str):
+    """The classic client, with the Table Admin API enabled."""
+    from google.cloud.bigtable import Client
+
+    return Client(project=PROJECT, admin=True)
+
+
+@pytest.fixture
+def instance(client, instance_id: str):
+    return client.instance(instance_id)
+
+
+@pytest.fixture
+def data_client(emulator_host: str) -> Iterator:
+    """The new data client (``google.cloud.bigtable.data``), closed after the test."""
+    from google.cloud.bigtable.data import BigtableDataClient
+
+    c = BigtableDataClient(project=PROJECT)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.fixture
+def make_table(instance, data_client, instance_id: str) -> Callable:
+    """``make_table(table_id, families)`` creates the table with the classic admin API and
+    returns the data API's handle to it; ``families`` maps family id -> GC rule (or None)."""
+    opened = []
+
+    def make(table_id: str = "t", families: dict | None = None):
+        instance.table(table_id).create(column_families=families or {"cf": None})
+        table = data_client.get_table(instance_id, table_id)
+        opened.append(table)
+        return table
+
+    yield make
+    for table in opened:
+        table.close()
+
