@@ -15,7 +15,10 @@ use std::sync::{Arc, Mutex, RwLock};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use sparsetable::{Clock, ColumnFamily, Database, FamilyModification, Granularity, TableConfig, TableInfo as CoreTableInfo};
+use sparsetable::{
+    Clock, ColumnFamily, Database, FamilyModification, Granularity, TableConfig,
+    TableInfo as CoreTableInfo,
+};
 
 use crate::convert::{bytes_or_str, with_db, with_db_mut, SharedDatabase};
 use crate::errors::invalid_argument;
@@ -151,10 +154,17 @@ impl Table {
     }
 
     /// Applies `mutations` (one or a list) to one row, atomically and in order.
-    fn mutate_row(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>, mutations: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn mutate_row(
+        &self,
+        py: Python<'_>,
+        row_key: &Bound<'_, PyAny>,
+        mutations: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let key = bytes_or_str(row_key, "row_key")?;
         let mutations = extract_mutations(mutations)?;
-        with_db_mut(py, &self.db, |db| db.mutate_row(&self.table_id, &key, &mutations))
+        with_db_mut(py, &self.db, |db| {
+            db.mutate_row(&self.table_id, &key, &mutations)
+        })
     }
 
     /// One row, or `None` if it has no cells.
@@ -167,19 +177,32 @@ impl Table {
     /// Whether the row has any cell.
     fn row_exists(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let key = bytes_or_str(row_key, "row_key")?;
-        with_db(py, &self.db, |db| db.read_row(&self.table_id, &key).map(|r| r.is_some()))
+        with_db(py, &self.db, |db| {
+            db.read_row(&self.table_id, &key).map(|r| r.is_some())
+        })
     }
 
     /// Every row the query selects, in key order.
-    fn read_rows<'py>(&self, py: Python<'py>, query: &Bound<'py, ReadRowsQuery>) -> PyResult<Bound<'py, PyList>> {
+    fn read_rows<'py>(
+        &self,
+        py: Python<'py>,
+        query: &Bound<'py, ReadRowsQuery>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let rows = self.read_core_rows(py, query)?;
-        let rows = rows.into_iter().map(|r| row_to_py(py, r)).collect::<PyResult<Vec<_>>>()?;
+        let rows = rows
+            .into_iter()
+            .map(|r| row_to_py(py, r))
+            .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, rows)
     }
 
     /// The same rows as an iterator that converts each row when it is reached. The engine
     /// read itself completes first, under one consistent view of the table.
-    fn read_rows_stream(&self, py: Python<'_>, query: &Bound<'_, ReadRowsQuery>) -> PyResult<RowIterator> {
+    fn read_rows_stream(
+        &self,
+        py: Python<'_>,
+        query: &Bound<'_, ReadRowsQuery>,
+    ) -> PyResult<RowIterator> {
         Ok(RowIterator {
             rows: Mutex::new(self.read_core_rows(py, query)?.into_iter()),
         })
@@ -187,9 +210,15 @@ impl Table {
 }
 
 impl Table {
-    fn read_core_rows(&self, py: Python<'_>, query: &Bound<'_, ReadRowsQuery>) -> PyResult<Vec<sparsetable::Row>> {
+    fn read_core_rows(
+        &self,
+        py: Python<'_>,
+        query: &Bound<'_, ReadRowsQuery>,
+    ) -> PyResult<Vec<sparsetable::Row>> {
         let request = query.borrow().to_request();
-        with_db(py, &self.db, |db| Ok(db.read_rows(&self.table_id, &request)?.collect()))
+        with_db(py, &self.db, |db| {
+            Ok(db.read_rows(&self.table_id, &request)?.collect())
+        })
     }
 }
 
@@ -369,7 +398,9 @@ impl TableAdmin {
         }
         if let Some(splits) = initial_splits {
             for key in splits.iter() {
-                config.initial_splits.push(bytes_or_str(&key, "initial_splits")?);
+                config
+                    .initial_splits
+                    .push(bytes_or_str(&key, "initial_splits")?);
             }
         }
         let inner = with_db_mut(py, &self.db, |db| {
@@ -388,7 +419,10 @@ impl TableAdmin {
     /// Every table of the instance, by id.
     fn list_tables(&self, py: Python<'_>) -> PyResult<Vec<TableInfo>> {
         let tables = with_db(py, &self.db, |db| Ok(db.list_tables()))?;
-        Ok(tables.into_iter().map(|inner| TableInfo { inner }).collect())
+        Ok(tables
+            .into_iter()
+            .map(|inner| TableInfo { inner })
+            .collect())
     }
 
     /// Deletes a table and its data; `FailedPrecondition` under deletion protection.
@@ -408,10 +442,16 @@ impl TableAdmin {
             .map(|m| {
                 m.cast::<ColumnFamilyModification>()
                     .map(|m| m.get().inner.clone())
-                    .map_err(|_| PyTypeError::new_err("modifications must hold ColumnFamilyModification objects"))
+                    .map_err(|_| {
+                        PyTypeError::new_err(
+                            "modifications must hold ColumnFamilyModification objects",
+                        )
+                    })
             })
             .collect::<PyResult<Vec<_>>>()?;
-        let inner = with_db_mut(py, &self.db, |db| db.modify_column_families(&table_id, &modifications))?;
+        let inner = with_db_mut(py, &self.db, |db| {
+            db.modify_column_families(&table_id, &modifications)
+        })?;
         Ok(TableInfo { inner })
     }
 }

@@ -60,7 +60,10 @@ pub fn with_db_mut<T: Send>(
 /// A panic inside the engine while it held the lock is an engine bug: report it as INTERNAL
 /// instead of panicking again in every later call.
 fn poisoned() -> Error {
-    Error::new(Code::Internal, "the database lock is poisoned by an earlier engine panic")
+    Error::new(
+        Code::Internal,
+        "the database lock is poisoned by an earlier engine panic",
+    )
 }
 
 /// Python's `repr` of a `bytes` value (`b'a\\x00'`), for the classes' `__repr__`.

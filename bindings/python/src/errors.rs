@@ -18,22 +18,72 @@ pyo3::create_exception!(
     PyException,
     "Base class of every error the engine reports; `.code` holds gRPC's status name."
 );
-pyo3::create_exception!(sparsetable, InvalidArgument, SparsetableError, "INVALID_ARGUMENT: a malformed request.");
-pyo3::create_exception!(sparsetable, NotFound, SparsetableError, "NOT_FOUND: the table or family does not exist.");
-pyo3::create_exception!(sparsetable, AlreadyExists, SparsetableError, "ALREADY_EXISTS: the table or family exists already.");
-pyo3::create_exception!(sparsetable, ResourceExhausted, SparsetableError, "RESOURCE_EXHAUSTED: a resource ran out.");
+pyo3::create_exception!(
+    sparsetable,
+    InvalidArgument,
+    SparsetableError,
+    "INVALID_ARGUMENT: a malformed request."
+);
+pyo3::create_exception!(
+    sparsetable,
+    NotFound,
+    SparsetableError,
+    "NOT_FOUND: the table or family does not exist."
+);
+pyo3::create_exception!(
+    sparsetable,
+    AlreadyExists,
+    SparsetableError,
+    "ALREADY_EXISTS: the table or family exists already."
+);
+pyo3::create_exception!(
+    sparsetable,
+    ResourceExhausted,
+    SparsetableError,
+    "RESOURCE_EXHAUSTED: a resource ran out."
+);
 pyo3::create_exception!(
     sparsetable,
     FailedPrecondition,
     SparsetableError,
     "FAILED_PRECONDITION: the system is not in a state that allows the call."
 );
-pyo3::create_exception!(sparsetable, Aborted, SparsetableError, "ABORTED: the call was aborted by a conflict.");
-pyo3::create_exception!(sparsetable, OutOfRange, SparsetableError, "OUT_OF_RANGE: a value is outside its valid range.");
-pyo3::create_exception!(sparsetable, MethodNotImplemented, SparsetableError, "UNIMPLEMENTED: the operation is not implemented.");
-pyo3::create_exception!(sparsetable, InternalServerError, SparsetableError, "INTERNAL: an engine invariant broke (a bug).");
-pyo3::create_exception!(sparsetable, ServiceUnavailable, SparsetableError, "UNAVAILABLE: the storage is temporarily unavailable.");
-pyo3::create_exception!(sparsetable, DataLoss, SparsetableError, "DATA_LOSS: stored bytes failed a checksum.");
+pyo3::create_exception!(
+    sparsetable,
+    Aborted,
+    SparsetableError,
+    "ABORTED: the call was aborted by a conflict."
+);
+pyo3::create_exception!(
+    sparsetable,
+    OutOfRange,
+    SparsetableError,
+    "OUT_OF_RANGE: a value is outside its valid range."
+);
+pyo3::create_exception!(
+    sparsetable,
+    MethodNotImplemented,
+    SparsetableError,
+    "UNIMPLEMENTED: the operation is not implemented."
+);
+pyo3::create_exception!(
+    sparsetable,
+    InternalServerError,
+    SparsetableError,
+    "INTERNAL: an engine invariant broke (a bug)."
+);
+pyo3::create_exception!(
+    sparsetable,
+    ServiceUnavailable,
+    SparsetableError,
+    "UNAVAILABLE: the storage is temporarily unavailable."
+);
+pyo3::create_exception!(
+    sparsetable,
+    DataLoss,
+    SparsetableError,
+    "DATA_LOSS: stored bytes failed a checksum."
+);
 
 /// The exception class for a code. This match is the binding's one code mapping; everything
 /// else (class attributes, raised errors) goes through it.

@@ -41,8 +41,12 @@ pub struct MaxVersionsGCRule {}
 impl MaxVersionsGCRule {
     #[new]
     fn new(py: Python<'_>, max_num_versions: i64) -> PyResult<PyClassInitializer<Self>> {
-        let n = u32::try_from(max_num_versions)
-            .map_err(|_| invalid_argument(py, format!("gc_rule.max_num_versions {max_num_versions} is out of range")))?;
+        let n = u32::try_from(max_num_versions).map_err(|_| {
+            invalid_argument(
+                py,
+                format!("gc_rule.max_num_versions {max_num_versions} is out of range"),
+            )
+        })?;
         Ok(PyClassInitializer::from(GarbageCollectionRule {
             inner: GcRule::MaxNumVersions(n),
         })
@@ -147,13 +151,31 @@ pub fn extract_gc_rule(obj: &Bound<'_, PyAny>) -> PyResult<GcRule> {
 
 /// The core rule as the matching class, `None` for "keep everything".
 pub fn gc_rule_to_py(py: Python<'_>, rule: &GcRule) -> PyResult<Py<PyAny>> {
-    let base = GarbageCollectionRule { inner: rule.clone() };
+    let base = GarbageCollectionRule {
+        inner: rule.clone(),
+    };
     let obj = match rule {
         GcRule::Never => return Ok(py.None()),
-        GcRule::MaxNumVersions(_) => Py::new(py, PyClassInitializer::from(base).add_subclass(MaxVersionsGCRule {}))?.into_any(),
-        GcRule::MaxAge { .. } => Py::new(py, PyClassInitializer::from(base).add_subclass(MaxAgeGCRule {}))?.into_any(),
-        GcRule::Union(_) => Py::new(py, PyClassInitializer::from(base).add_subclass(GCRuleUnion {}))?.into_any(),
-        GcRule::Intersection(_) => Py::new(py, PyClassInitializer::from(base).add_subclass(GCRuleIntersection {}))?.into_any(),
+        GcRule::MaxNumVersions(_) => Py::new(
+            py,
+            PyClassInitializer::from(base).add_subclass(MaxVersionsGCRule {}),
+        )?
+        .into_any(),
+        GcRule::MaxAge { .. } => Py::new(
+            py,
+            PyClassInitializer::from(base).add_subclass(MaxAgeGCRule {}),
+        )?
+        .into_any(),
+        GcRule::Union(_) => Py::new(
+            py,
+            PyClassInitializer::from(base).add_subclass(GCRuleUnion {}),
+        )?
+        .into_any(),
+        GcRule::Intersection(_) => Py::new(
+            py,
+            PyClassInitializer::from(base).add_subclass(GCRuleIntersection {}),
+        )?
+        .into_any(),
     };
     Ok(obj)
 }
@@ -177,13 +199,15 @@ fn timedelta_to_micros(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     let days: i64 = obj.getattr("days")?.extract()?;
     let seconds: i64 = obj.getattr("seconds")?.extract()?;
     let micros: i64 = obj.getattr("microseconds")?.extract()?;
-    let total = i128::from(days) * 86_400_000_000 + i128::from(seconds) * 1_000_000 + i128::from(micros);
-    i64::try_from(total)
-        .map_err(|_| invalid_argument(py, "gc_rule.max_age is out of range"))
+    let total =
+        i128::from(days) * 86_400_000_000 + i128::from(seconds) * 1_000_000 + i128::from(micros);
+    i64::try_from(total).map_err(|_| invalid_argument(py, "gc_rule.max_age is out of range"))
 }
 
 fn micros_to_timedelta(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {
     let kwargs = PyDict::new(py);
     kwargs.set_item("microseconds", micros)?;
-    py.import("datetime")?.getattr("timedelta")?.call((), Some(&kwargs))
+    py.import("datetime")?
+        .getattr("timedelta")?
+        .call((), Some(&kwargs))
 }

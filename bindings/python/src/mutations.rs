@@ -58,7 +58,10 @@ impl Mutation {
     }
 }
 
-fn new_mutation<T: pyo3::PyClass<BaseType = Mutation>>(inner: CoreMutation, sub: T) -> PyClassInitializer<T> {
+fn new_mutation<T: pyo3::PyClass<BaseType = Mutation>>(
+    inner: CoreMutation,
+    sub: T,
+) -> PyClassInitializer<T> {
     PyClassInitializer::from(Mutation { inner }).add_subclass(sub)
 }
 
@@ -81,12 +84,16 @@ impl SetCell {
     ) -> PyResult<PyClassInitializer<Self>> {
         let qualifier = bytes_or_str(qualifier, "qualifier")?;
         let value = if new_value.is_instance_of::<PyInt>() {
-            let n: i64 = new_value
-                .extract()
-                .map_err(|_| invalid_argument(new_value.py(), "new_value: an int must fit in a signed 64-bit integer"))?;
+            let n: i64 = new_value.extract().map_err(|_| {
+                invalid_argument(
+                    new_value.py(),
+                    "new_value: an int must fit in a signed 64-bit integer",
+                )
+            })?;
             n.to_be_bytes().to_vec()
         } else {
-            bytes_or_str(new_value, "new_value").map_err(|_| PyTypeError::new_err("new_value must be bytes, str or int"))?
+            bytes_or_str(new_value, "new_value")
+                .map_err(|_| PyTypeError::new_err("new_value must be bytes, str or int"))?
         };
         Ok(new_mutation(
             CoreMutation::SetCell {
@@ -127,7 +134,9 @@ impl SetCell {
     #[getter]
     fn timestamp_micros(slf: &Bound<'_, Self>) -> i64 {
         match &slf.as_super().get().inner {
-            CoreMutation::SetCell { timestamp_micros, .. } => *timestamp_micros,
+            CoreMutation::SetCell {
+                timestamp_micros, ..
+            } => *timestamp_micros,
             _ => unreachable!("SetCell always holds a SetCell"),
         }
     }

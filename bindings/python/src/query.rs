@@ -76,8 +76,12 @@ impl RowRange {
     fn __repr__(&self) -> String {
         format!(
             "RowRange(start_key={}, end_key={}, start_is_inclusive={}, end_is_inclusive={})",
-            self.start_key.as_deref().map_or("None".to_string(), bytes_repr),
-            self.end_key.as_deref().map_or("None".to_string(), bytes_repr),
+            self.start_key
+                .as_deref()
+                .map_or("None".to_string(), bytes_repr),
+            self.end_key
+                .as_deref()
+                .map_or("None".to_string(), bytes_repr),
             py_bool(self.start_is_inclusive),
             py_bool(self.end_is_inclusive)
         )
@@ -183,9 +187,18 @@ impl ReadRowsQuery {
     fn __repr__(&self) -> String {
         format!(
             "ReadRowsQuery(row_keys=[{}], row_ranges=[{}], limit={})",
-            self.row_keys.iter().map(|k| bytes_repr(k)).collect::<Vec<_>>().join(", "),
-            self.row_ranges.iter().map(RowRange::__repr__).collect::<Vec<_>>().join(", "),
-            self.get_limit().map_or("None".to_string(), |l| l.to_string())
+            self.row_keys
+                .iter()
+                .map(|k| bytes_repr(k))
+                .collect::<Vec<_>>()
+                .join(", "),
+            self.row_ranges
+                .iter()
+                .map(RowRange::__repr__)
+                .collect::<Vec<_>>()
+                .join(", "),
+            self.get_limit()
+                .map_or("None".to_string(), |l| l.to_string())
         )
     }
 }

@@ -85,7 +85,6 @@ impl Row {
         PyBytes::new(py, &self.row_key)
     }
 
-
     /// As Google's `Row.get_cells`: every cell, a family's cells, or one column's cells.
     /// A qualifier without a family, or a family or column the row lacks, is a `ValueError`.
     #[pyo3(name = "get_cells", signature = (family = None, qualifier = None))]
@@ -105,14 +104,23 @@ impl Row {
             }
             return self.cell_list(py);
         };
-        let in_family: Vec<&Py<Cell>> = self.cells.iter().filter(|c| c.get().family == family).collect();
+        let in_family: Vec<&Py<Cell>> = self
+            .cells
+            .iter()
+            .filter(|c| c.get().family == family)
+            .collect();
         if in_family.is_empty() {
-            return Err(PyValueError::new_err(format!("family {family:?} not found in row")));
+            return Err(PyValueError::new_err(format!(
+                "family {family:?} not found in row"
+            )));
         }
         let selected: Vec<&Py<Cell>> = match &qualifier {
             None => in_family,
             Some(q) => {
-                let column: Vec<_> = in_family.into_iter().filter(|c| &c.get().qualifier == q).collect();
+                let column: Vec<_> = in_family
+                    .into_iter()
+                    .filter(|c| &c.get().qualifier == q)
+                    .collect();
                 if column.is_empty() {
                     return Err(PyValueError::new_err(format!(
                         "qualifier {:?} not found in family {family:?}",
@@ -148,7 +156,10 @@ impl Row {
             let o = o.get();
             o.row_key == self.row_key
                 && o.cells.len() == self.cells.len()
-                && o.cells.iter().zip(&self.cells).all(|(a, b)| a.get() == b.get())
+                && o.cells
+                    .iter()
+                    .zip(&self.cells)
+                    .all(|(a, b)| a.get() == b.get())
         })
     }
 
@@ -191,5 +202,11 @@ pub fn row_to_py(py: Python<'_>, row: sparsetable::Row) -> PyResult<Py<Row>> {
             )
         })
         .collect::<PyResult<Vec<_>>>()?;
-    Py::new(py, Row { row_key: row.key, cells })
+    Py::new(
+        py,
+        Row {
+            row_key: row.key,
+            cells,
+        },
+    )
 }
