@@ -1,1 +1,24 @@
-//! Placeholder until this front-end lands (issue 2).
+//! Sparsetable for JavaScript: the engine compiled to WebAssembly behind a wasm-bindgen API.
+//!
+//! The binding converts types and errors and nothing else (see shared STYLE): every rule of
+//! Bigtable's data model lives in the `sparsetable` core. JavaScript sees one class,
+//! [`Database`], with camelCase methods; plain-object options, mutations and rows described by
+//! the TypeScript declarations in [`types`]; bytes as `Uint8Array | string`; timestamps as
+//! exact `number`s (integers within ±(2^53 − 1)); and errors as `Error` objects with a gRPC
+//! `code` string, made in one place ([`error::to_js_error`]).
+//!
+//! ```js
+//! import { Database } from "sparsetable-wasm";
+//! const db = new Database({ clockMicros: 1_700_000_000_000_000 });
+//! db.createTable("t", { families: { cf: { gcRule: { maxNumVersions: 2 } } } });
+//! db.mutateRow("t", "row1", [{ setCell: { family: "cf", qualifier: "q", timestampMicros: -1, value: "v" } }]);
+//! db.readRow("t", "row1"); // { key: Uint8Array, cells: [{ family: "cf", ..., timestampMicros: 1700000000000000 }] }
+//! ```
+
+pub mod clock;
+mod convert;
+pub mod database;
+pub mod error;
+pub mod types;
+
+pub use database::Database;

@@ -1,0 +1,503 @@
+//! Conversions between JavaScript values and the engine's types, and nothing else.
+//!
+//! Inputs are plain JS objects read with serde (`serde-wasm-bindgen`), with camelCase keys.
+//! A oneof (mutation, GC rule) must name a known kind; other unknown keys are ignored, as
+//! `serde-wasm-bindgen` reads a struct by looking up the keys it knows. Outputs are plain
+//! objects whose bytes are `Uint8Array`s. The shapes are the TypeScript declarations in
+//! `types.rs`; keep the two in step.
+//!
+//! Invariants:
+//! - bytes (row keys, qualifiers, values, split keys) come in as `Uint8Array` or `string`
+//!   (UTF-8 encoded) and go out as `Uint8Array`;
+//! - every timestamp that comes in is an integer within ±(2^53 − 1) (a `number`, or a `bigint`
+//!   in that range), so every timestamp that goes out is an exact JS `number`.
+
+use core::ops::Bound;
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use sparsetable::{
+    Cell, ColumnFamily, Error, FamilyModification, GcRule, Granularity, Mutation, ReadRowsRequest,
+    Row, RowRange, RowSet, TableConfig, TableInfo, TimestampRange,
+};
+use std::collections::BTreeMap;
+use wasm_bindgen::JsValue;
+
+use crate::error::conversion_error;
+
+/// Largest integer a JS `number` holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Reads a JS value into `T`, reporting failures as `InvalidArgument` naming `argument`.
+pub fn from_js<T: for<'de> Deserialize<'de>>(argument: &str, value: JsValue) -> Result<T, Error> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| {
+        // The error wraps a JS Error whose string form starts with "Error: ".
+        let text = e.to_string();
+        conversion_error(argument, text.strip_prefix("Error: ").unwrap_or(&text))
+    })
+}
+
+/// Writes `value` as a plain JS object (maps become objects, bytes `Uint8Array`s).
+pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, Error> {
+    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    value
+        .serialize(&serializer)
+        // Only a timestamp outside the safe range could fail here, and inputs are checked
+        // for that, so a failure is a broken invariant.
+        .map_err(|e| {
+            Error::new(
+                sparsetable::Code::Internal,
+                format!("converting a result to JavaScript: {e}"),
+            )
+        })
+}
+
+/// Bytes given as a `Uint8Array` or a `string` (taken as its UTF-8 encoding).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BytesVisitor;
+        impl<'de> Visitor<'de> for BytesVisitor {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+                f.write_str("a Uint8Array or a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Bytes, E> {
+                Ok(Bytes(v.as_bytes().to_vec()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Bytes, E> {
+                Ok(Bytes(v.into_bytes()))
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
+                Ok(Bytes(v.to_vec()))
+            }
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
+                Ok(Bytes(v))
+            }
+        }
+        // `deserialize_any` is what lets one field accept both a string and a Uint8Array.
+        d.deserialize_any(BytesVisitor)
+    }
+}
+
+/// Bytes going out, as a `Uint8Array`.
+#[derive(Debug)]
+struct BytesOut<'a>(&'a [u8]);
+
+impl Serialize for BytesOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+/// A timestamp in microseconds that a JS `number` holds exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Micros(pub i64);
+
+impl<'de> Deserialize<'de> for Micros {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MicrosVisitor;
+        impl Visitor<'_> for MicrosVisitor {
+            type Value = Micros;
+            fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+                f.write_str("an integer number of microseconds within ±(2^53 - 1)")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Micros, E> {
+                if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&v) {
+                    Ok(Micros(v))
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Signed(v), &self))
+                }
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Micros, E> {
+                match i64::try_from(v) {
+                    Ok(v) => self.visit_i64(v),
+                    Err(_) => Err(E::invalid_value(de::Unexpected::Unsigned(v), &self)),
+                }
+            }
+        }
+        // `deserialize_any` so that a number outside the safe range (which arrives as a float)
+        // gets the same message as a bigint outside it.
+        d.deserialize_any(MicrosVisitor)
+    }
+}
+
+/// `new Database(options)`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DatabaseOptions {
+    /// When set, the database runs on a manual clock starting at this time.
+    pub clock_micros: Option<Micros>,
+}
+
+/// A column family's settings, in and out.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FamilyJs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gc_rule: Option<GcRuleJs>,
+}
+
+/// A GC rule: exactly one key, as Bigtable's `GcRule` oneof.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+enum GcRuleJs {
+    MaxNumVersions(u32),
+    MaxAgeMicros(Micros),
+    Intersection(Vec<GcRuleJs>),
+    Union(Vec<GcRuleJs>),
+}
+
+impl Serialize for Micros {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i64(self.0)
+    }
+}
+
+impl GcRuleJs {
+    fn to_core(&self) -> GcRule {
+        match self {
+            GcRuleJs::MaxNumVersions(n) => GcRule::MaxNumVersions(*n),
+            GcRuleJs::MaxAgeMicros(m) => GcRule::MaxAge { micros: m.0 },
+            GcRuleJs::Intersection(r) => {
+                GcRule::Intersection(r.iter().map(Self::to_core).collect())
+            }
+            GcRuleJs::Union(r) => GcRule::Union(r.iter().map(Self::to_core).collect()),
+        }
+    }
+
+    /// `None` for "no rule"; rules the JS shape cannot name yet surface as `None` too, which
+    /// cannot happen today because the JS shape mirrors every `GcRule` variant.
+    fn from_core(rule: &GcRule) -> Option<GcRuleJs> {
+        match rule {
+            GcRule::Never => None,
+            GcRule::MaxNumVersions(n) => Some(GcRuleJs::MaxNumVersions(*n)),
+            GcRule::MaxAge { micros } => Some(GcRuleJs::MaxAgeMicros(Micros(*micros))),
+            GcRule::Intersection(r) => Some(GcRuleJs::Intersection(
+                r.iter().filter_map(Self::from_core).collect(),
+            )),
+            GcRule::Union(r) => Some(GcRuleJs::Union(
+                r.iter().filter_map(Self::from_core).collect(),
+            )),
+        }
+    }
+}
+
+impl FamilyJs {
+    fn to_core(&self) -> ColumnFamily {
+        ColumnFamily {
+            gc_rule: self
+                .gc_rule
+                .as_ref()
+                .map(GcRuleJs::to_core)
+                .unwrap_or_default(),
+            // Settings the JS shape does not name yet keep the core's defaults.
+            ..ColumnFamily::default()
+        }
+    }
+
+    fn from_core(family: &ColumnFamily) -> Self {
+        FamilyJs {
+            gc_rule: GcRuleJs::from_core(&family.gc_rule),
+        }
+    }
+}
+
+/// Timestamp precision, as Bigtable's `TimestampGranularity` names it.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+enum GranularityJs {
+    Millis,
+    Micros,
+}
+
+/// `createTable`'s config.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TableConfigJs {
+    #[serde(default)]
+    families: BTreeMap<String, FamilyJs>,
+    granularity: Option<GranularityJs>,
+    deletion_protection: Option<bool>,
+    #[serde(default)]
+    initial_splits: Vec<Bytes>,
+    max_value_bytes: Option<u64>,
+}
+
+impl TableConfigJs {
+    /// The core config; options left out keep the core's defaults.
+    pub fn to_core(&self) -> Result<TableConfig, Error> {
+        let max_value_bytes = match self.max_value_bytes {
+            None => TableConfig::default().max_value_bytes,
+            Some(n) => usize::try_from(n).map_err(|_| {
+                conversion_error(
+                    "config.maxValueBytes",
+                    format_args!("{n} does not fit this platform"),
+                )
+            })?,
+        };
+        let defaults = TableConfig::default();
+        // Spelled with `..defaults` although every field is named today, so options the core
+        // adds later keep their defaults here instead of breaking the build.
+        #[allow(clippy::needless_update)]
+        Ok(TableConfig {
+            families: self
+                .families
+                .iter()
+                .map(|(n, f)| (n.clone(), f.to_core()))
+                .collect(),
+            granularity: match self.granularity {
+                None => defaults.granularity,
+                Some(GranularityJs::Millis) => Granularity::Millis,
+                Some(GranularityJs::Micros) => Granularity::Micros,
+            },
+            deletion_protection: self
+                .deletion_protection
+                .unwrap_or(defaults.deletion_protection),
+            initial_splits: self.initial_splits.iter().map(|b| b.0.clone()).collect(),
+            max_value_bytes,
+            ..defaults
+        })
+    }
+}
+
+/// What `getTable`/`listTables` return.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TableInfoJs<'a> {
+    name: &'a str,
+    families: BTreeMap<&'a str, FamilyJs>,
+    granularity: GranularityJs,
+    deletion_protection: bool,
+    initial_splits: Vec<BytesOut<'a>>,
+    max_value_bytes: u64,
+}
+
+impl<'a> TableInfoJs<'a> {
+    /// The JS view of a table's schema.
+    pub fn from_core(info: &'a TableInfo) -> Self {
+        let c = &info.config;
+        TableInfoJs {
+            name: &info.name,
+            families: c
+                .families
+                .iter()
+                .map(|(n, f)| (n.as_str(), FamilyJs::from_core(f)))
+                .collect(),
+            granularity: match c.granularity {
+                Granularity::Millis => GranularityJs::Millis,
+                Granularity::Micros => GranularityJs::Micros,
+            },
+            deletion_protection: c.deletion_protection,
+            initial_splits: c.initial_splits.iter().map(|k| BytesOut(k)).collect(),
+            max_value_bytes: c.max_value_bytes as u64,
+        }
+    }
+}
+
+/// One entry of `modifyColumnFamilies`: `{id, create}`, `{id, update}` or `{id, drop: true}`,
+/// as Bigtable's `ModifyColumnFamiliesRequest.Modification`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FamilyModificationJs {
+    id: String,
+    create: Option<FamilyJs>,
+    update: Option<FamilyJs>,
+    #[serde(default)]
+    drop: bool,
+}
+
+impl FamilyModificationJs {
+    /// The core modification; `index` names the entry in errors.
+    pub fn to_core(self, index: usize) -> Result<FamilyModification, Error> {
+        let name = self.id;
+        match (self.create, self.update, self.drop) {
+            (Some(f), None, false) => Ok(FamilyModification::Create {
+                name,
+                family: f.to_core(),
+            }),
+            (None, Some(f), false) => Ok(FamilyModification::Update {
+                name,
+                family: f.to_core(),
+            }),
+            (None, None, true) => Ok(FamilyModification::Drop { name }),
+            _ => Err(conversion_error(
+                &format!("modifications[{index}]"),
+                "needs exactly one of create, update or drop: true",
+            )),
+        }
+    }
+}
+
+/// A mutation: exactly one key, as Bigtable's `Mutation` oneof.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum MutationJs {
+    /// Writes one cell; `timestampMicros: -1` takes the database's clock.
+    SetCell {
+        family: String,
+        qualifier: Bytes,
+        timestamp_micros: Micros,
+        value: Bytes,
+    },
+    /// Deletes one column's cells, optionally only in `[start, end)`.
+    DeleteFromColumn {
+        family: String,
+        qualifier: Bytes,
+        time_range: Option<TimeRangeJs>,
+    },
+    /// Deletes one family's cells.
+    DeleteFromFamily { family: String },
+    /// Deletes the row.
+    DeleteFromRow {},
+}
+
+/// A half-open time range; both ends optional, an end of 0 is unbounded (as in the proto).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimeRangeJs {
+    start_timestamp_micros: Option<Micros>,
+    end_timestamp_micros: Option<Micros>,
+}
+
+impl MutationJs {
+    /// The core mutation.
+    pub fn into_core(self) -> Mutation {
+        match self {
+            MutationJs::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => Mutation::SetCell {
+                family,
+                qualifier: qualifier.0,
+                timestamp_micros: timestamp_micros.0,
+                value: value.0,
+            },
+            MutationJs::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } => {
+                let r = time_range.unwrap_or_default();
+                Mutation::DeleteFromColumn {
+                    family,
+                    qualifier: qualifier.0,
+                    time_range: TimestampRange {
+                        start_micros: r.start_timestamp_micros.map_or(0, |m| m.0),
+                        // As in Bigtable's proto, where 0 is the unset value: unbounded.
+                        end_micros: r.end_timestamp_micros.map(|m| m.0).filter(|e| *e != 0),
+                    },
+                }
+            }
+            MutationJs::DeleteFromFamily { family } => Mutation::DeleteFromFamily { family },
+            MutationJs::DeleteFromRow {} => Mutation::DeleteFromRow,
+        }
+    }
+}
+
+/// A row range, as Bigtable's `RowRange`: at most one start and one end key; a missing end
+/// (or start) is unbounded.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RowRangeJs {
+    start_key_closed: Option<Bytes>,
+    start_key_open: Option<Bytes>,
+    end_key_closed: Option<Bytes>,
+    end_key_open: Option<Bytes>,
+}
+
+impl RowRangeJs {
+    fn into_core(self, index: usize) -> Result<RowRange, Error> {
+        let bound = |closed: Option<Bytes>, open: Option<Bytes>, which: &str| match (closed, open) {
+            (Some(_), Some(_)) => Err(conversion_error(
+                &format!("request.rowRanges[{index}]"),
+                format_args!("give at most one of {which}KeyClosed and {which}KeyOpen"),
+            )),
+            (Some(k), None) => Ok(Bound::Included(k.0)),
+            (None, Some(k)) => Ok(Bound::Excluded(k.0)),
+            (None, None) => Ok(Bound::Unbounded),
+        };
+        Ok(RowRange {
+            start: bound(self.start_key_closed, self.start_key_open, "start")?,
+            end: bound(self.end_key_closed, self.end_key_open, "end")?,
+        })
+    }
+}
+
+/// `readRows`' request: which rows, how many, which direction.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadRowsRequestJs {
+    #[serde(default)]
+    row_keys: Vec<Bytes>,
+    #[serde(default)]
+    row_ranges: Vec<RowRangeJs>,
+    limit: Option<i64>,
+    reversed: Option<bool>,
+}
+
+impl ReadRowsRequestJs {
+    /// The core request; a missing limit means no limit, as in the core.
+    pub fn into_core(self) -> Result<ReadRowsRequest, Error> {
+        let row_ranges = self
+            .row_ranges
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.into_core(i))
+            .collect::<Result<_, _>>()?;
+        // `..Default::default()` although every field is named today, so request fields the
+        // core adds later keep their defaults instead of breaking the build.
+        #[allow(clippy::needless_update)]
+        Ok(ReadRowsRequest {
+            row_set: RowSet {
+                row_keys: self.row_keys.into_iter().map(|k| k.0).collect(),
+                row_ranges,
+            },
+            rows_limit: self.limit.unwrap_or(0),
+            reversed: self.reversed.unwrap_or(false),
+            ..Default::default()
+        })
+    }
+}
+
+/// A row going out.
+#[derive(Serialize)]
+pub struct RowJs<'a> {
+    key: BytesOut<'a>,
+    cells: Vec<CellJs<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CellJs<'a> {
+    family: &'a str,
+    qualifier: BytesOut<'a>,
+    timestamp_micros: i64,
+    value: BytesOut<'a>,
+    labels: &'a [String],
+}
+
+impl<'a> RowJs<'a> {
+    /// The JS view of a row.
+    pub fn from_core(row: &'a Row) -> Self {
+        RowJs {
+            key: BytesOut(&row.key),
+            cells: row.cells.iter().map(CellJs::from_core).collect(),
+        }
+    }
+}
+
+impl<'a> CellJs<'a> {
+    fn from_core(cell: &'a Cell) -> Self {
+        CellJs {
+            family: &cell.family,
+            qualifier: BytesOut(&cell.qualifier),
+            timestamp_micros: cell.timestamp_micros,
+            value: BytesOut(&cell.value),
+            labels: &cell.labels,
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! The `Database` class JavaScript sees.
+//!
+//! Each method converts its arguments (`convert.rs`), calls the engine, and converts the result
+//! or the error (`error.rs`); no method has behaviour of its own. wasm-bindgen already refuses
+//! re-entrant use of one object, so the engine's `&mut self` API needs no lock here.
+
+use std::sync::Arc;
+
+use sparsetable::{ManualClock, Mutation};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::clock::DateClock;
+use crate::convert::{
+    from_js, to_js, Bytes, DatabaseOptions, FamilyModificationJs, Micros, MutationJs,
+    ReadRowsRequestJs, RowJs, TableConfigJs, TableInfoJs,
+};
+use crate::error::{conversion_error, to_js_error};
+use crate::types::*;
+
+/// An in-memory Sparsetable database: tables of rows with Bigtable's data model.
+#[wasm_bindgen]
+pub struct Database {
+    inner: sparsetable::Database,
+    /// Present when the database runs on a manual clock.
+    manual_clock: Option<Arc<ManualClock>>,
+}
+
+type JsResult<T> = Result<T, JsValue>;
+
+/// Converts an argument that may be `undefined` (an optional parameter).
+fn optional<T: Default + for<'de> serde::Deserialize<'de>>(
+    argument: &str,
+    value: JsValue,
+) -> Result<T, sparsetable::Error> {
+    if value.is_undefined() || value.is_null() {
+        Ok(T::default())
+    } else {
+        from_js(argument, value)
+    }
+}
+
+#[wasm_bindgen]
+impl Database {
+    /// An empty database. With `{clockMicros}` it runs on a manual clock starting there;
+    /// otherwise it reads `Date.now()`.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for unknown options or a timestamp outside ±(2^53 − 1).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<JsDatabaseOptions>) -> JsResult<Database> {
+        let options: DatabaseOptions =
+            optional("options", options.map_or(JsValue::UNDEFINED, Into::into))
+                .map_err(to_js_error)?;
+        Ok(match options.clock_micros {
+            Some(Micros(start)) => {
+                let clock = Arc::new(ManualClock::new(start));
+                Database {
+                    inner: sparsetable::Database::with_clock(clock.clone()),
+                    manual_clock: Some(clock),
+                }
+            }
+            None => Database {
+                inner: sparsetable::Database::with_clock(DateClock),
+                manual_clock: None,
+            },
+        })
+    }
+
+    /// The time the database sees, in microseconds since the epoch.
+    #[wasm_bindgen(js_name = nowMicros)]
+    pub fn now_micros(&self) -> f64 {
+        // Manual clocks only take safe integers and Date.now() stays far below 2^53.
+        self.inner.now_micros() as f64
+    }
+
+    /// Sets a manual clock.
+    ///
+    /// # Errors
+    /// `FAILED_PRECONDITION` if the database was made without `clockMicros`;
+    /// `INVALID_ARGUMENT` for a timestamp outside ±(2^53 − 1).
+    #[wasm_bindgen(js_name = setClockMicros)]
+    pub fn set_clock_micros(&self, micros: JsValue) -> JsResult<()> {
+        let clock = self.manual_clock().map_err(to_js_error)?;
+        let Micros(m) = from_js("micros", micros).map_err(to_js_error)?;
+        clock.set_micros(m);
+        Ok(())
+    }
+
+    /// Moves a manual clock by `deltaMicros` (negative moves it back).
+    ///
+    /// # Errors
+    /// As `setClockMicros`, plus `INVALID_ARGUMENT` if the result leaves ±(2^53 − 1).
+    #[wasm_bindgen(js_name = advanceClockMicros)]
+    pub fn advance_clock_micros(&self, delta_micros: JsValue) -> JsResult<()> {
+        let clock = self.manual_clock().map_err(to_js_error)?;
+        let Micros(delta) = from_js("deltaMicros", delta_micros).map_err(to_js_error)?;
+        let target = self
+            .inner
+            .now_micros()
+            .checked_add(delta)
+            .filter(|t| t.abs() <= crate::convert::MAX_SAFE_INTEGER);
+        match target {
+            Some(t) => {
+                clock.set_micros(t);
+                Ok(())
+            }
+            None => Err(to_js_error(conversion_error(
+                "deltaMicros",
+                "moves the clock outside ±(2^53 - 1)",
+            ))),
+        }
+    }
+
+    /// Creates a table and returns its schema.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a bad id or config; `ALREADY_EXISTS` if the table exists.
+    #[wasm_bindgen(js_name = createTable)]
+    pub fn create_table(&mut self, table_id: &str, config: JsTableConfig) -> JsResult<JsTableInfo> {
+        let config: TableConfigJs = from_js("config", config.into()).map_err(to_js_error)?;
+        let config = config.to_core().map_err(to_js_error)?;
+        self.inner
+            .create_table(table_id, config)
+            .map_err(to_js_error)?;
+        self.get_table(table_id)
+    }
+
+    /// A table's schema.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` if the table does not exist.
+    #[wasm_bindgen(js_name = getTable)]
+    pub fn get_table(&self, table_id: &str) -> JsResult<JsTableInfo> {
+        let info = self.inner.get_table(table_id).map_err(to_js_error)?;
+        Ok(to_js(&TableInfoJs::from_core(&info))
+            .map_err(to_js_error)?
+            .unchecked_into())
+    }
+
+    /// Every table, by id.
+    #[wasm_bindgen(js_name = listTables)]
+    pub fn list_tables(&self) -> JsResult<JsTableInfoArray> {
+        let tables = self.inner.list_tables();
+        let views: Vec<TableInfoJs> = tables.iter().map(TableInfoJs::from_core).collect();
+        Ok(to_js(&views).map_err(to_js_error)?.unchecked_into())
+    }
+
+    /// Deletes a table and its data.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` if the table does not exist; `FAILED_PRECONDITION` if it has deletion
+    /// protection.
+    #[wasm_bindgen(js_name = deleteTable)]
+    pub fn delete_table(&mut self, table_id: &str) -> JsResult<()> {
+        self.inner.delete_table(table_id).map_err(to_js_error)
+    }
+
+    /// Creates, updates or drops column families, in order and all or nothing; returns the
+    /// new schema.
+    ///
+    /// # Errors
+    /// `NOT_FOUND`, `ALREADY_EXISTS` or `INVALID_ARGUMENT` as the engine decides; nothing
+    /// changes on error.
+    #[wasm_bindgen(js_name = modifyColumnFamilies)]
+    pub fn modify_column_families(
+        &mut self,
+        table_id: &str,
+        modifications: JsFamilyModifications,
+    ) -> JsResult<JsTableInfo> {
+        let modifications: Vec<FamilyModificationJs> =
+            from_js("modifications", modifications.into()).map_err(to_js_error)?;
+        let modifications = modifications
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| m.to_core(i))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(to_js_error)?;
+        let info = self
+            .inner
+            .modify_column_families(table_id, &modifications)
+            .map_err(to_js_error)?;
+        Ok(to_js(&TableInfoJs::from_core(&info))
+            .map_err(to_js_error)?
+            .unchecked_into())
+    }
+
+    /// Applies mutations to one row, atomically and in order.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad row key or
+    /// mutation. Nothing is applied on error.
+    #[wasm_bindgen(js_name = mutateRow)]
+    pub fn mutate_row(
+        &mut self,
+        table_id: &str,
+        row_key: JsBytes,
+        mutations: JsMutations,
+    ) -> JsResult<()> {
+        let Bytes(row_key) = from_js("rowKey", row_key.into()).map_err(to_js_error)?;
+        let mutations: Vec<MutationJs> =
+            from_js("mutations", mutations.into()).map_err(to_js_error)?;
+        let mutations: Vec<Mutation> = mutations.into_iter().map(MutationJs::into_core).collect();
+        self.inner
+            .mutate_row(table_id, &row_key, &mutations)
+            .map_err(to_js_error)
+    }
+
+    /// Reads one row; `null` if it has no cells.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad row key.
+    #[wasm_bindgen(js_name = readRow)]
+    pub fn read_row(&self, table_id: &str, row_key: JsBytes) -> JsResult<JsRowOrNull> {
+        let Bytes(row_key) = from_js("rowKey", row_key.into()).map_err(to_js_error)?;
+        let row = self
+            .inner
+            .read_row(table_id, &row_key)
+            .map_err(to_js_error)?;
+        let value = match &row {
+            Some(row) => to_js(&RowJs::from_core(row)).map_err(to_js_error)?,
+            None => JsValue::NULL,
+        };
+        Ok(value.unchecked_into())
+    }
+
+    /// Reads the rows a request selects, in key order (or reversed). Without a request, every
+    /// row.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a negative limit, a bad range
+    /// or unknown request fields.
+    #[wasm_bindgen(js_name = readRows)]
+    pub fn read_rows(
+        &self,
+        table_id: &str,
+        request: Option<JsReadRowsRequest>,
+    ) -> JsResult<JsRows> {
+        let request: ReadRowsRequestJs =
+            optional("request", request.map_or(JsValue::UNDEFINED, Into::into))
+                .map_err(to_js_error)?;
+        let request = request.into_core().map_err(to_js_error)?;
+        let rows: Vec<_> = self
+            .inner
+            .read_rows(table_id, &request)
+            .map_err(to_js_error)?
+            .collect();
+        let views: Vec<RowJs> = rows.iter().map(RowJs::from_core).collect();
+        Ok(to_js(&views).map_err(to_js_error)?.unchecked_into())
+    }
+}
+
+impl Database {
+    fn manual_clock(&self) -> Result<&ManualClock, sparsetable::Error> {
+        self.manual_clock.as_deref().ok_or_else(|| {
+            sparsetable::Error::failed_precondition(
+                "the database reads Date.now(); create it with {clockMicros} to control its clock",
+            )
+        })
+    }
+}
