@@ -8,6 +8,10 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::clock::ManualClock;
 use crate::error::{to_ffi, SparsetableError};
+use crate::filter::RowFilter;
+use crate::requests::{
+    DropRowRange, EntryFailure, ReadModifyWriteRule, RowMutationEntry, SampleRowKey,
+};
 use crate::types::{FamilyModification, Mutation, ReadRowsRequest, Row, TableConfig, TableInfo};
 
 /// An in-memory Sparsetable database.
@@ -35,6 +39,11 @@ impl Database {
     /// The time the database sees, in microseconds since the epoch.
     pub fn now_micros(&self) -> i64 {
         self.read().now_micros()
+    }
+
+    /// Seeds the random draws of `RowSample` filters, for reproducible sampling.
+    pub fn set_random_seed(&self, seed: u64) {
+        self.write().set_random_seed(seed);
     }
 
     /// Creates a table.
@@ -72,6 +81,27 @@ impl Database {
     /// `NOT_FOUND` if it does not exist; `FAILED_PRECONDITION` if it is protected.
     pub fn delete_table(&self, table_id: String) -> Result<()> {
         self.write().delete_table(&table_id).map_err(to_ffi)
+    }
+
+    /// Turns a table's deletion protection on or off.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` if the table does not exist.
+    pub fn set_deletion_protection(&self, table_id: String, enabled: bool) -> Result<TableInfo> {
+        self.write()
+            .set_deletion_protection(&table_id, enabled)
+            .map(Into::into)
+            .map_err(to_ffi)
+    }
+
+    /// Deletes the rows with a key prefix, or every row.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for an empty prefix.
+    pub fn drop_row_range(&self, table_id: String, range: DropRowRange) -> Result<()> {
+        self.write()
+            .drop_row_range(&table_id, &range.into())
+            .map_err(to_ffi)
     }
 
     /// Creates, updates or drops column families, all or nothing.
@@ -112,13 +142,110 @@ impl Database {
             .map_err(to_ffi)
     }
 
-    /// Reads one row; `None` if it has no visible cells.
+    /// Applies each entry's mutations to its row; each entry is atomic, the batch is not.
+    /// Returns the entries that failed, with their codes (empty when all were applied).
     ///
     /// # Errors
-    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad row key.
-    pub fn read_row(&self, table_id: String, row_key: Vec<u8>) -> Result<Option<Row>> {
+    /// For the whole call: `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for no
+    /// entries or too many mutations in total.
+    pub fn mutate_rows(
+        &self,
+        table_id: String,
+        entries: Vec<RowMutationEntry>,
+    ) -> Result<Vec<EntryFailure>> {
+        let entries: Vec<sparsetable::RowMutations> = entries.into_iter().map(Into::into).collect();
+        let statuses = self
+            .write()
+            .mutate_rows(&table_id, &entries)
+            .map_err(to_ffi)?;
+        Ok(statuses
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, status)| {
+                let error = to_ffi(status.err()?);
+                Some(EntryFailure {
+                    index: index as u64,
+                    code: error.code().to_string(),
+                    reason: error.reason().to_string(),
+                })
+            })
+            .collect())
+    }
+
+    /// Applies `true_mutations` if `predicate` yields any cell of the row (no predicate: if
+    /// the row has any cell), else `false_mutations`; returns whether it matched.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad key, filter
+    /// or mutation, or both lists empty.
+    pub fn check_and_mutate_row(
+        &self,
+        table_id: String,
+        row_key: Vec<u8>,
+        predicate: Option<RowFilter>,
+        true_mutations: Vec<Mutation>,
+        false_mutations: Vec<Mutation>,
+    ) -> Result<bool> {
+        let predicate: Option<sparsetable::RowFilter> = predicate.map(Into::into);
+        let true_mutations: Vec<sparsetable::Mutation> =
+            true_mutations.into_iter().map(Into::into).collect();
+        let false_mutations: Vec<sparsetable::Mutation> =
+            false_mutations.into_iter().map(Into::into).collect();
+        self.write()
+            .check_and_mutate_row(
+                &table_id,
+                &row_key,
+                predicate.as_ref(),
+                &true_mutations,
+                &false_mutations,
+            )
+            .map_err(to_ffi)
+    }
+
+    /// Appends to or increments the latest cells of columns, atomically; returns the new
+    /// cells.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad key, no
+    /// rules, or an increment of a value that is not 8 bytes (nothing applied).
+    pub fn read_modify_write_row(
+        &self,
+        table_id: String,
+        row_key: Vec<u8>,
+        rules: Vec<ReadModifyWriteRule>,
+    ) -> Result<Row> {
+        let rules: Vec<sparsetable::ReadModifyWriteRule> =
+            rules.into_iter().map(Into::into).collect();
+        self.write()
+            .read_modify_write_row(&table_id, &row_key, &rules)
+            .map(Into::into)
+            .map_err(to_ffi)
+    }
+
+    /// Boundary keys that split the table into chunks, with the bytes before each.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table.
+    pub fn sample_row_keys(&self, table_id: String) -> Result<Vec<SampleRowKey>> {
         self.read()
-            .read_row(&table_id, &row_key)
+            .sample_row_keys(&table_id)
+            .map(|keys| keys.into_iter().map(Into::into).collect())
+            .map_err(to_ffi)
+    }
+
+    /// Reads one row through `filter` (`None` keeps every cell); `None` if nothing is left.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad row key or filter.
+    pub fn read_row(
+        &self,
+        table_id: String,
+        row_key: Vec<u8>,
+        filter: Option<RowFilter>,
+    ) -> Result<Option<Row>> {
+        let filter: sparsetable::RowFilter = filter.map(Into::into).unwrap_or_default();
+        self.read()
+            .read_row_filtered(&table_id, &row_key, &filter)
             .map(|row| row.map(Into::into))
             .map_err(to_ffi)
     }
@@ -131,8 +258,9 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad request.
     pub fn read_rows(&self, table_id: String, request: ReadRowsRequest) -> Result<Vec<Row>> {
+        let request: sparsetable::ReadRowsRequest = request.into();
         let db = self.read();
-        let rows = db.read_rows(&table_id, &request.into()).map_err(to_ffi)?;
+        let rows = db.read_rows(&table_id, &request).map_err(to_ffi)?;
         Ok(rows.map(Into::into).collect())
     }
 }
@@ -158,14 +286,20 @@ impl Database {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{GcRule, Granularity};
+    use crate::types::{FamilySettings, GcRule, Granularity, ValueType};
     use std::collections::HashMap;
 
     fn config(families: &[&str]) -> TableConfig {
         TableConfig {
             families: families
                 .iter()
-                .map(|f| (f.to_string(), GcRule::Never))
+                .map(|f| {
+                    let settings = FamilySettings {
+                        gc_rule: GcRule::Never,
+                        value_type: ValueType::Bytes,
+                    };
+                    (f.to_string(), settings)
+                })
                 .collect::<HashMap<_, _>>(),
             granularity: Granularity::Millis,
             deletion_protection: false,
@@ -190,7 +324,10 @@ mod tests {
         clock.advance_micros(2_000);
         db.mutate_row("t".into(), b"r".to_vec(), vec![set("b")])
             .unwrap();
-        let row = db.read_row("t".into(), b"r".to_vec()).unwrap().unwrap();
+        let row = db
+            .read_row("t".into(), b"r".to_vec(), None)
+            .unwrap()
+            .unwrap();
         let stamps: Vec<i64> = row.cells.iter().map(|c| c.timestamp_micros).collect();
         assert_eq!(stamps, vec![9_000, 7_000]);
     }
@@ -198,7 +335,7 @@ mod tests {
     #[test]
     fn unknown_table_is_not_found() {
         let db = Database::new();
-        let err = db.read_row("nope".into(), b"r".to_vec()).unwrap_err();
+        let err = db.read_row("nope".into(), b"r".to_vec(), None).unwrap_err();
         assert!(matches!(err, SparsetableError::NotFound { .. }), "{err:?}");
         assert_eq!(err.code(), "NOT_FOUND");
     }

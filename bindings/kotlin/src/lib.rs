@@ -17,6 +17,8 @@ uniffi::setup_scaffolding!();
 pub mod clock;
 pub mod database;
 pub mod error;
+pub mod filter;
+pub mod requests;
 pub mod types;
 
 pub use clock::ManualClock;

@@ -11,6 +11,8 @@ use std::ops::Bound as CoreBound;
 
 use sparsetable::Error;
 
+use crate::filter::RowFilter;
+
 /// A column family's garbage-collection rule, as Bigtable's `GcRule`.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum GcRule {
@@ -47,11 +49,33 @@ pub enum Granularity {
     Micros,
 }
 
+/// What a family's cells hold, as Bigtable's column family `value_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum ValueType {
+    /// Plain bytes written with SetCell (the default).
+    Bytes,
+    /// An aggregate: int64 cells that AddToCell sums.
+    Int64Sum,
+    /// An aggregate keeping the minimum int64 input.
+    Int64Min,
+    /// An aggregate keeping the maximum int64 input.
+    Int64Max,
+}
+
+/// A column family's settings.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct FamilySettings {
+    /// What garbage collection keeps.
+    pub gc_rule: GcRule,
+    /// What the cells hold; fixed when the family is created.
+    pub value_type: ValueType,
+}
+
 /// Everything needed to create a table.
 #[derive(Debug, Clone, PartialEq, uniffi::Record)]
 pub struct TableConfig {
-    /// Column families by name, each with its GC rule.
-    pub families: HashMap<String, GcRule>,
+    /// Column families by name.
+    pub families: HashMap<String, FamilySettings>,
     /// Timestamp precision.
     pub granularity: Granularity,
     /// When set, deleting the table fails with `FAILED_PRECONDITION`.
@@ -67,8 +91,8 @@ pub struct TableConfig {
 pub struct ColumnFamily {
     /// The family's name.
     pub name: String,
-    /// Its GC rule.
-    pub gc_rule: GcRule,
+    /// Its settings.
+    pub settings: FamilySettings,
 }
 
 /// A table's id and schema, as `get_table` and `list_tables` report it.
@@ -95,15 +119,15 @@ pub enum FamilyModification {
     Create {
         /// Its name.
         name: String,
-        /// Its GC rule.
-        gc_rule: GcRule,
+        /// Its settings.
+        settings: FamilySettings,
     },
-    /// Replaces a family's GC rule.
+    /// Replaces a family's GC rule (its value type must stay as created).
     Update {
         /// Its name.
         name: String,
-        /// The new GC rule.
-        gc_rule: GcRule,
+        /// The new settings.
+        settings: FamilySettings,
     },
     /// Removes a family and its data.
     Drop {
@@ -126,6 +150,28 @@ pub enum Mutation {
         /// The value.
         value: Vec<u8>,
     },
+    /// Merges an int64 into the cell of an aggregate family (Sum, Min, Max).
+    AddToCell {
+        /// An aggregate column family.
+        family: String,
+        /// Column qualifier.
+        qualifier: Vec<u8>,
+        /// Microseconds (no server time for aggregates).
+        timestamp_micros: i64,
+        /// The input to merge.
+        input: i64,
+    },
+    /// Merges an aggregate state (8-byte big-endian int64) into the cell.
+    MergeToCell {
+        /// An aggregate column family.
+        family: String,
+        /// Column qualifier.
+        qualifier: Vec<u8>,
+        /// Microseconds.
+        timestamp_micros: i64,
+        /// The state to merge.
+        state: Vec<u8>,
+    },
     /// Deletes a column's cells in `[start_timestamp_micros, end_timestamp_micros)`.
     DeleteFromColumn {
         /// Column family.
@@ -146,19 +192,19 @@ pub enum Mutation {
     DeleteFromRow,
 }
 
-/// One end of a row range.
+/// One end of a byte-wise range (row keys, qualifiers, values).
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
-pub enum KeyBound {
+pub enum ByteBound {
     /// No limit on this side.
     Unbounded,
     /// The key is included.
     Closed {
-        /// The row key.
+        /// The bound's bytes.
         key: Vec<u8>,
     },
     /// The key is excluded.
     Open {
-        /// The row key.
+        /// The bound's bytes.
         key: Vec<u8>,
     },
 }
@@ -167,9 +213,9 @@ pub enum KeyBound {
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct RowRange {
     /// Where it starts.
-    pub start: KeyBound,
+    pub start: ByteBound,
     /// Where it ends.
-    pub end: KeyBound,
+    pub end: ByteBound,
 }
 
 /// Which rows a read visits: keys plus ranges; both empty means the whole table.
@@ -182,10 +228,12 @@ pub struct RowSet {
 }
 
 /// What to read.
-#[derive(Debug, Clone, PartialEq, Eq, Default, uniffi::Record)]
+#[derive(Debug, Clone, PartialEq, Default, uniffi::Record)]
 pub struct ReadRowsRequest {
     /// The rows to visit.
     pub row_set: RowSet,
+    /// What to keep of each row; `None` keeps everything.
+    pub filter: Option<RowFilter>,
     /// Most rows to return; 0 = no limit.
     pub rows_limit: i64,
     /// Descending key order.
@@ -283,6 +331,51 @@ impl From<sparsetable::Granularity> for Granularity {
     }
 }
 
+impl From<ValueType> for sparsetable::ValueType {
+    fn from(v: ValueType) -> Self {
+        match v {
+            ValueType::Bytes => sparsetable::ValueType::Bytes,
+            ValueType::Int64Sum => sparsetable::ValueType::Int64Sum,
+            ValueType::Int64Min => sparsetable::ValueType::Int64Min,
+            ValueType::Int64Max => sparsetable::ValueType::Int64Max,
+        }
+    }
+}
+
+impl From<sparsetable::ValueType> for ValueType {
+    fn from(v: sparsetable::ValueType) -> Self {
+        match v {
+            sparsetable::ValueType::Bytes => ValueType::Bytes,
+            sparsetable::ValueType::Int64Sum => ValueType::Int64Sum,
+            sparsetable::ValueType::Int64Min => ValueType::Int64Min,
+            sparsetable::ValueType::Int64Max => ValueType::Int64Max,
+        }
+    }
+}
+
+impl TryFrom<FamilySettings> for sparsetable::ColumnFamily {
+    type Error = Error;
+
+    // Every field is set today; the update keeps core fields added later at their defaults.
+    #[allow(clippy::needless_update)]
+    fn try_from(f: FamilySettings) -> Result<Self, Error> {
+        Ok(sparsetable::ColumnFamily {
+            gc_rule: f.gc_rule.try_into()?,
+            value_type: f.value_type.into(),
+            ..Default::default()
+        })
+    }
+}
+
+impl From<sparsetable::ColumnFamily> for FamilySettings {
+    fn from(f: sparsetable::ColumnFamily) -> Self {
+        FamilySettings {
+            gc_rule: f.gc_rule.into(),
+            value_type: f.value_type.into(),
+        }
+    }
+}
+
 impl TryFrom<TableConfig> for sparsetable::TableConfig {
     type Error = Error;
 
@@ -297,14 +390,8 @@ impl TryFrom<TableConfig> for sparsetable::TableConfig {
             })?,
         };
         let mut families = std::collections::BTreeMap::new();
-        for (name, gc_rule) in config.families {
-            families.insert(
-                name,
-                sparsetable::ColumnFamily {
-                    gc_rule: gc_rule.try_into()?,
-                    ..Default::default()
-                },
-            );
+        for (name, settings) in config.families {
+            families.insert(name, settings.try_into()?);
         }
         Ok(sparsetable::TableConfig {
             families,
@@ -327,7 +414,7 @@ impl From<sparsetable::TableInfo> for TableInfo {
                 .into_iter()
                 .map(|(name, family)| ColumnFamily {
                     name,
-                    gc_rule: family.gc_rule.into(),
+                    settings: family.into(),
                 })
                 .collect(),
             granularity: config.granularity.into(),
@@ -344,22 +431,16 @@ impl TryFrom<FamilyModification> for sparsetable::FamilyModification {
 
     fn try_from(m: FamilyModification) -> Result<Self, Error> {
         Ok(match m {
-            FamilyModification::Create { name, gc_rule } => {
+            FamilyModification::Create { name, settings } => {
                 sparsetable::FamilyModification::Create {
                     name,
-                    family: sparsetable::ColumnFamily {
-                        gc_rule: gc_rule.try_into()?,
-                        ..Default::default()
-                    },
+                    family: settings.try_into()?,
                 }
             }
-            FamilyModification::Update { name, gc_rule } => {
+            FamilyModification::Update { name, settings } => {
                 sparsetable::FamilyModification::Update {
                     name,
-                    family: sparsetable::ColumnFamily {
-                        gc_rule: gc_rule.try_into()?,
-                        ..Default::default()
-                    },
+                    family: settings.try_into()?,
                 }
             }
             FamilyModification::Drop { name } => sparsetable::FamilyModification::Drop { name },
@@ -380,6 +461,28 @@ impl From<Mutation> for sparsetable::Mutation {
                 qualifier,
                 timestamp_micros,
                 value,
+            },
+            Mutation::AddToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input,
+            } => sparsetable::Mutation::AddToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input,
+            },
+            Mutation::MergeToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                state,
+            } => sparsetable::Mutation::MergeToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                state,
             },
             Mutation::DeleteFromColumn {
                 family,
@@ -402,22 +505,22 @@ impl From<Mutation> for sparsetable::Mutation {
     }
 }
 
-impl From<KeyBound> for CoreBound<Vec<u8>> {
-    fn from(b: KeyBound) -> Self {
+impl From<ByteBound> for CoreBound<Vec<u8>> {
+    fn from(b: ByteBound) -> Self {
         match b {
-            KeyBound::Unbounded => CoreBound::Unbounded,
-            KeyBound::Closed { key } => CoreBound::Included(key),
-            KeyBound::Open { key } => CoreBound::Excluded(key),
+            ByteBound::Unbounded => CoreBound::Unbounded,
+            ByteBound::Closed { key } => CoreBound::Included(key),
+            ByteBound::Open { key } => CoreBound::Excluded(key),
         }
     }
 }
 
-impl From<CoreBound<Vec<u8>>> for KeyBound {
+impl From<CoreBound<Vec<u8>>> for ByteBound {
     fn from(b: CoreBound<Vec<u8>>) -> Self {
         match b {
-            CoreBound::Unbounded => KeyBound::Unbounded,
-            CoreBound::Included(key) => KeyBound::Closed { key },
-            CoreBound::Excluded(key) => KeyBound::Open { key },
+            CoreBound::Unbounded => ByteBound::Unbounded,
+            CoreBound::Included(key) => ByteBound::Closed { key },
+            CoreBound::Excluded(key) => ByteBound::Open { key },
         }
     }
 }
@@ -441,8 +544,7 @@ impl From<sparsetable::RowRange> for RowRange {
 }
 
 impl From<ReadRowsRequest> for sparsetable::ReadRowsRequest {
-    // Every field is set today; the update keeps core fields added later (filters) at their
-    // defaults.
+    // Every field is set today; the update keeps core fields added later at their defaults.
     #[allow(clippy::needless_update)]
     fn from(r: ReadRowsRequest) -> Self {
         sparsetable::ReadRowsRequest {
@@ -450,6 +552,7 @@ impl From<ReadRowsRequest> for sparsetable::ReadRowsRequest {
                 row_keys: r.row_set.row_keys,
                 row_ranges: r.row_set.row_ranges.into_iter().map(Into::into).collect(),
             },
+            filter: r.filter.map(Into::into).unwrap_or_default(),
             rows_limit: r.rows_limit,
             reversed: r.reversed,
             ..Default::default()
@@ -523,16 +626,16 @@ mod tests {
         let r = row_range_prefix(b"ab\xff".to_vec());
         assert_eq!(
             r.start,
-            KeyBound::Closed {
+            ByteBound::Closed {
                 key: b"ab\xff".to_vec()
             }
         );
         assert_eq!(
             r.end,
-            KeyBound::Open {
+            ByteBound::Open {
                 key: b"ac".to_vec()
             }
         );
-        assert_eq!(row_range_prefix(vec![0xff]).end, KeyBound::Unbounded);
+        assert_eq!(row_range_prefix(vec![0xff]).end, ByteBound::Unbounded);
     }
 }

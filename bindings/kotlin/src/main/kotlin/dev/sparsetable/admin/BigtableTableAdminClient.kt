@@ -1,0 +1,126 @@
+// The table admin client, shaped like `com.google.cloud.bigtable.admin.v2
+// .BigtableTableAdminClient`: create, get, list, update, delete tables, modify their
+// families, drop row ranges.
+// Each call makes one native call; errors become ApiException subclasses.
+package dev.sparsetable.admin
+
+import dev.sparsetable.BigtableDataClient
+import dev.sparsetable.NotFoundException
+import dev.sparsetable.Sparsetable
+import dev.sparsetable.ffi.DropRowRange
+import dev.sparsetable.native
+
+/** Administers the tables of one [Sparsetable] instance. Thread-safe. */
+class BigtableTableAdminClient private constructor(val instance: Sparsetable) : AutoCloseable {
+    @Volatile
+    private var closed = false
+
+    private fun db() = instance.database.also { check(!closed) { "BigtableTableAdminClient is closed" } }
+
+    /**
+     * Creates a table and returns it.
+     *
+     * @throws dev.sparsetable.AlreadyExistsException if it exists.
+     * @throws dev.sparsetable.InvalidArgumentException for a bad id, family name or rule.
+     */
+    fun createTable(request: CreateTableRequest): Table {
+        val db = db()
+        val config = request.toNative()
+        native { db.createTable(request.tableId, config) }
+        return getTable(request.tableId)
+    }
+
+    /** Builds a [CreateTableRequest] with [block] and creates the table. */
+    fun createTable(tableId: String, block: CreateTableRequest.() -> Unit = {}): Table =
+        createTable(CreateTableRequest.of(tableId).apply(block))
+
+    /** A table's schema. @throws NotFoundException if it does not exist. */
+    fun getTable(tableId: String): Table {
+        val db = db()
+        return Table(native { db.getTable(tableId) })
+    }
+
+    /** Whether [tableId] exists. */
+    fun exists(tableId: String): Boolean = try {
+        getTable(tableId)
+        true
+    } catch (e: NotFoundException) {
+        false
+    }
+
+    /** Every table id, sorted. */
+    fun listTables(): List<String> = db().listTables().map { it.tableId }
+
+    /**
+     * Deletes a table and its data.
+     *
+     * @throws NotFoundException if it does not exist.
+     * @throws dev.sparsetable.FailedPreconditionException if it has deletion protection.
+     */
+    fun deleteTable(tableId: String) {
+        val db = db()
+        native { db.deleteTable(tableId) }
+    }
+
+    /**
+     * Applies family changes in order, all or nothing, and returns the table.
+     *
+     * @throws NotFoundException for an unknown table, or a family to update or drop.
+     * @throws dev.sparsetable.AlreadyExistsException for a family to create that exists.
+     * @throws dev.sparsetable.InvalidArgumentException for a bad name or rule, or no changes.
+     */
+    fun modifyFamilies(request: ModifyColumnFamiliesRequest): Table {
+        val db = db()
+        return Table(native { db.modifyColumnFamilies(request.tableId, request.toNative()) })
+    }
+
+    /** Builds a [ModifyColumnFamiliesRequest] with [block] and applies it. */
+    fun modifyFamilies(tableId: String, block: ModifyColumnFamiliesRequest.() -> Unit): Table =
+        modifyFamilies(ModifyColumnFamiliesRequest.of(tableId).apply(block))
+
+    /**
+     * Applies [request]'s option changes and returns the table.
+     *
+     * @throws NotFoundException if the table does not exist.
+     */
+    fun updateTable(request: UpdateTableRequest): Table {
+        val db = db()
+        val protect = request.deletionProtection ?: return getTable(request.tableId)
+        return Table(native { db.setDeletionProtection(request.tableId, protect) })
+    }
+
+    /**
+     * Deletes every row whose key starts with [prefix].
+     *
+     * @throws NotFoundException for an unknown table.
+     * @throws dev.sparsetable.InvalidArgumentException for an empty prefix.
+     */
+    fun dropRowRange(tableId: String, prefix: ByteArray) {
+        val db = db()
+        native { db.dropRowRange(tableId, DropRowRange.Prefix(prefix.copyOf())) }
+    }
+
+    /** [dropRowRange] with a UTF-8 prefix. */
+    fun dropRowRange(tableId: String, prefix: String) = dropRowRange(tableId, prefix.toByteArray(Charsets.UTF_8))
+
+    /** Deletes every row of the table. @throws NotFoundException for an unknown table. */
+    fun dropAllRows(tableId: String) {
+        val db = db()
+        native { db.dropRowRange(tableId, DropRowRange.All) }
+    }
+
+    /** Closes the client (the instance stays open). Idempotent. */
+    override fun close() {
+        closed = true
+    }
+
+    companion object {
+        /** An admin client of [instance]. */
+        @JvmStatic
+        fun create(instance: Sparsetable) = BigtableTableAdminClient(instance)
+
+        /** An admin client of the instance [client] works on. */
+        @JvmStatic
+        fun create(client: BigtableDataClient) = BigtableTableAdminClient(client.instance)
+    }
+}

@@ -1,0 +1,107 @@
+// Requests of the admin client, as `com.google.cloud.bigtable.admin.v2.models
+// .CreateTableRequest` and `ModifyColumnFamiliesRequest`. Builders record; the engine
+// validates names and rules and applies family changes all or nothing.
+package dev.sparsetable.admin
+
+import dev.sparsetable.ffi.FamilyModification
+import dev.sparsetable.ffi.TableConfig
+
+/** The schema and options of a table to create. */
+class CreateTableRequest private constructor(val tableId: String) {
+    // Insertion order is kept only for toString; the engine sorts families by name.
+    private val families = linkedMapOf<String, ColumnFamily>()
+    private val splits = mutableListOf<ByteArray>()
+    private var granularity = TimestampGranularity.MILLIS
+    private var deletionProtection = false
+    private var maxValueBytes: Long? = null
+
+    /** Adds a family without a GC rule (a second call with the same name replaces it). */
+    fun addFamily(familyId: String): CreateTableRequest = addFamily(familyId, GCRules.defaultRule())
+
+    /** Adds a family with [gcRule] whose cells hold [valueType] (plain bytes by default). */
+    @JvmOverloads
+    fun addFamily(familyId: String, gcRule: GCRule, valueType: ValueType = ValueType.BYTES): CreateTableRequest =
+        apply { families[familyId] = ColumnFamily(familyId, gcRule, valueType) }
+
+    /** Adds an aggregate family without a GC rule. */
+    fun addFamily(familyId: String, valueType: ValueType): CreateTableRequest =
+        addFamily(familyId, GCRules.defaultRule(), valueType)
+
+    /** Adds a key at which the table starts out split. */
+    fun addSplit(key: ByteArray): CreateTableRequest = apply { splits += key.copyOf() }
+
+    /** Adds a UTF-8 key at which the table starts out split. */
+    fun addSplit(key: String): CreateTableRequest = addSplit(key.toByteArray(Charsets.UTF_8))
+
+    /** Refuse to delete the table while set. */
+    fun setDeletionProtection(protect: Boolean): CreateTableRequest = apply { deletionProtection = protect }
+
+    /** The precision user timestamps must have. */
+    fun setTimestampGranularity(g: TimestampGranularity): CreateTableRequest = apply { granularity = g }
+
+    /** The largest value a cell may hold (the engine's default is 100 MiB). */
+    fun setMaxValueBytes(bytes: Long): CreateTableRequest = apply { maxValueBytes = bytes }
+
+    internal fun toNative(): TableConfig {
+        // u64 on the native side: a negative size must fail as the engine's
+        // INVALID_ARGUMENT, not wrap around to a huge one.
+        val max = maxValueBytes?.let {
+            if (it < 0) throw dev.sparsetable.InvalidArgumentException("INVALID_ARGUMENT: max_value_bytes $it must be positive")
+            it.toULong()
+        }
+        return TableConfig(families.mapValues { settings(it.value.gcRule, it.value.valueType) }, granularity.toNative(), deletionProtection, splits.toList(), max)
+    }
+
+    companion object {
+        /** A request to create [tableId]. */
+        @JvmStatic
+        fun of(tableId: String) = CreateTableRequest(tableId)
+    }
+}
+
+/** Changes to a table's options, as the Java admin client's `UpdateTableRequest`. */
+class UpdateTableRequest private constructor(val tableId: String) {
+    internal var deletionProtection: Boolean? = null
+
+    /** Turns deletion protection on or off. */
+    fun setDeletionProtection(protect: Boolean): UpdateTableRequest = apply { deletionProtection = protect }
+
+    companion object {
+        /** A request to update [tableId]. */
+        @JvmStatic
+        fun of(tableId: String) = UpdateTableRequest(tableId)
+    }
+}
+
+/** Family changes to one table, applied in order and all or nothing. */
+class ModifyColumnFamiliesRequest private constructor(val tableId: String) {
+    private val modifications = mutableListOf<FamilyModification>()
+
+    /** Creates a family without a GC rule. */
+    fun addFamily(familyId: String): ModifyColumnFamiliesRequest = addFamily(familyId, GCRules.defaultRule())
+
+    /** Creates a family with [gcRule] whose cells hold [valueType] (plain bytes by default). */
+    @JvmOverloads
+    fun addFamily(familyId: String, gcRule: GCRule, valueType: ValueType = ValueType.BYTES): ModifyColumnFamiliesRequest =
+        apply { modifications += FamilyModification.Create(familyId, settings(gcRule, valueType)) }
+
+    /**
+     * Replaces a family's GC rule. [valueType] must be the one the family was created with
+     * (the engine refuses to change it); it is passed, not looked up, so this stays one call.
+     */
+    @JvmOverloads
+    fun updateFamily(familyId: String, gcRule: GCRule, valueType: ValueType = ValueType.BYTES): ModifyColumnFamiliesRequest =
+        apply { modifications += FamilyModification.Update(familyId, settings(gcRule, valueType)) }
+
+    /** Drops a family and deletes its data. */
+    fun dropFamily(familyId: String): ModifyColumnFamiliesRequest =
+        apply { modifications += FamilyModification.Drop(familyId) }
+
+    internal fun toNative(): List<FamilyModification> = modifications.toList()
+
+    companion object {
+        /** A request to change the families of [tableId]. */
+        @JvmStatic
+        fun of(tableId: String) = ModifyColumnFamiliesRequest(tableId)
+    }
+}

@@ -1,0 +1,116 @@
+//! Records of the Data API calls beyond single-row writes and reads: MutateRows entries and
+//! their per-entry failures, ReadModifyWriteRow rules, DropRowRange and SampleRowKeys; and
+//! their conversions to and from the core's types.
+
+use crate::types::Mutation;
+
+/// The mutations of one row in a MutateRows batch.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct RowMutationEntry {
+    /// The row.
+    pub row_key: Vec<u8>,
+    /// Its mutations, applied atomically and in order.
+    pub mutations: Vec<Mutation>,
+}
+
+/// A MutateRows entry that failed (the others were applied).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct EntryFailure {
+    /// The entry's position in the batch.
+    pub index: u64,
+    /// gRPC's upper-case code name.
+    pub code: String,
+    /// What was wrong.
+    pub reason: String,
+}
+
+/// What a ReadModifyWriteRow rule does to its column's latest cell.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum ReadModifyWriteOp {
+    /// Appends bytes (a missing cell counts as empty).
+    AppendValue {
+        /// The bytes to append.
+        value: Vec<u8>,
+    },
+    /// Adds to the value as a big-endian int64 (a missing cell counts as 0).
+    IncrementAmount {
+        /// The amount.
+        amount: i64,
+    },
+}
+
+/// One ReadModifyWriteRow rule.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ReadModifyWriteRule {
+    /// The column's family.
+    pub family: String,
+    /// The column's qualifier.
+    pub qualifier: Vec<u8>,
+    /// What to do.
+    pub op: ReadModifyWriteOp,
+}
+
+/// Which rows DropRowRange deletes.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum DropRowRange {
+    /// Every row whose key starts with `prefix` (non-empty).
+    Prefix {
+        /// The key prefix.
+        prefix: Vec<u8>,
+    },
+    /// Every row of the table.
+    All,
+}
+
+/// One SampleRowKeys entry: rows sorting before `row_key` hold about `offset_bytes` bytes.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct SampleRowKey {
+    /// A boundary key; the last entry's is empty (the end of the table).
+    pub row_key: Vec<u8>,
+    /// Approximate bytes before it.
+    pub offset_bytes: u64,
+}
+
+impl From<RowMutationEntry> for sparsetable::RowMutations {
+    fn from(e: RowMutationEntry) -> Self {
+        sparsetable::RowMutations {
+            row_key: e.row_key,
+            mutations: e.mutations.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<ReadModifyWriteRule> for sparsetable::ReadModifyWriteRule {
+    fn from(r: ReadModifyWriteRule) -> Self {
+        sparsetable::ReadModifyWriteRule {
+            family: r.family,
+            qualifier: r.qualifier,
+            op: match r.op {
+                ReadModifyWriteOp::AppendValue { value } => {
+                    sparsetable::ReadModifyWriteOp::AppendValue(value)
+                }
+                ReadModifyWriteOp::IncrementAmount { amount } => {
+                    sparsetable::ReadModifyWriteOp::IncrementAmount(amount)
+                }
+            },
+        }
+    }
+}
+
+impl From<DropRowRange> for sparsetable::DropRowRange {
+    fn from(d: DropRowRange) -> Self {
+        match d {
+            DropRowRange::Prefix { prefix } => sparsetable::DropRowRange::Prefix(prefix),
+            DropRowRange::All => sparsetable::DropRowRange::All,
+        }
+    }
+}
+
+impl From<sparsetable::SampleRowKey> for SampleRowKey {
+    fn from(s: sparsetable::SampleRowKey) -> Self {
+        SampleRowKey {
+            row_key: s.row_key,
+            offset_bytes: s.offset_bytes,
+        }
+    }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The Kotlin/JVM suite: builds the uniffi cdylib, generates its Kotlin glue with the
+# workspace's uniffi-bindgen, compiles glue + idiomatic API (bindings/kotlin/src/main) into a
+# jar and the JUnit 4 tests (bindings/kotlin/src/test) against it with kotlinc, and runs them
+# on the real JVM with JNA loading the real native library. Also runs the binding crate's Rust
+# unit tests and compiles and runs the README example (bindings/kotlin/examples).
+# Counts: each cargo test case, each JUnit test, plus one check for the example.
+# Everything generated goes to bindings/kotlin/build/ (git-ignored).
+set -uo pipefail
+cd "${ROOT:-$(dirname "$0")/../..}"
+ROOT=$(pwd)
+KOTLINC_HOME="$ROOT/.tools/kotlinc-2.4.20"
+KOTLINC="$KOTLINC_HOME/bin/kotlinc"
+BUILD="$ROOT/bindings/kotlin/build"
+LIB="$ROOT/target/debug/libsparsetable_kotlin.so"
+JARS=/usr/share/java
+pass=0; fail=0
+result() { echo "SUITE_RESULT kotlin $pass $fail"; [ "$fail" -eq 0 ]; exit $?; }
+die() { echo "FAILED: $*"; fail=$((fail + 1)); result; }
+
+[ -x "$KOTLINC" ] || die "kotlinc missing at $KOTLINC (run scripts/setup.sh)"
+for j in jna junit4 hamcrest gson; do [ -f "$JARS/$j.jar" ] || die "$JARS/$j.jar missing (run scripts/setup.sh)"; done
+
+# 1. Native library and generator, in one cargo call so they share one feature resolution.
+cargo build -p sparsetable-kotlin -p sparsetable-uniffi-bindgen || die "cargo build"
+
+# 2. The binding crate's own Rust tests (conversions, error mapping).
+out=$(mktemp)
+cargo test -p sparsetable-kotlin 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$out")
+pass=$((pass + p)); fail=$((fail + f))
+if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail=$((fail + 1)); fi
+
+# 3. Kotlin glue from the cdylib's embedded metadata.
+rm -rf "$BUILD"
+mkdir -p "$BUILD/generated" "$BUILD/test-classes" "$BUILD/example"
+# uniffi finds bindings/kotlin/uniffi.toml (package dev.sparsetable.ffi) through cargo metadata.
+target/debug/uniffi-bindgen generate --library "$LIB" --language kotlin --no-format \
+  --out-dir "$BUILD/generated" || die "uniffi-bindgen generate"
+
+# 4. Compile: glue + API into a jar, then the tests against it.
+KOTLIN_LIBS="$KOTLINC_HOME/lib/kotlin-stdlib.jar"
+TEST_LIBS="$JARS/junit4.jar:$JARS/hamcrest.jar:$JARS/gson.jar:$KOTLINC_HOME/lib/kotlin-test.jar:$KOTLINC_HOME/lib/kotlin-test-junit.jar"
+"$KOTLINC" -jvm-target 17 -module-name sparsetable -cp "$JARS/jna.jar" -d "$BUILD/sparsetable.jar" \
+  "$BUILD/generated" bindings/kotlin/src/main/kotlin || die "kotlinc main"
+"$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar:$TEST_LIBS" -d "$BUILD/test-classes" \
+  bindings/kotlin/src/test/kotlin || die "kotlinc tests"
+
+# 5. JUnit on the real JVM, loading the real native library.
+RUN_CP="$BUILD/test-classes:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS:$TEST_LIBS"
+classes=$(cd "$BUILD/test-classes" && find . -name '*Test.class' ! -name '*$*' | sed 's|^\./||; s|\.class$||; s|/|.|g' | sort)
+[ -n "$classes" ] || die "no test classes compiled"
+java -Djna.library.path="$ROOT/target/debug" -Dsparsetable.vectors="$ROOT/tests/vectors" \
+  -cp "$RUN_CP" org.junit.runner.JUnitCore $classes 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+if ok=$(grep -Eo '^OK \([0-9]+ tests?\)' "$out" | grep -Eo '[0-9]+'); then
+  pass=$((pass + ok))
+elif line=$(grep -E '^Tests run: [0-9]+, +Failures: [0-9]+' "$out" | tail -n 1); then
+  run=$(sed -E 's/^Tests run: ([0-9]+).*/\1/' <<<"$line")
+  failures=$(sed -E 's/.*Failures: ([0-9]+).*/\1/' <<<"$line")
+  pass=$((pass + run - failures)); fail=$((fail + failures))
+else
+  echo "FAILED: no JUnit summary"; fail=$((fail + 1))
+fi
+if [ "$rc" -ne 0 ] && ! grep -qE '^Tests run: .*Failures: [1-9]' "$out"; then fail=$((fail + 1)); fi
+
+# 6. The README example compiles against the jar and prints what the README says.
+if "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar" -d "$BUILD/example" \
+     bindings/kotlin/examples/Quickstart.kt \
+   && java -Djna.library.path="$ROOT/target/debug" -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" \
+     QuickstartKt | tee "$out" \
+   && grep -qx 'alice: \[profile:name@1000=Alice\]' "$out" \
+   && grep -qx 'bob has 2 cells, newest name Bob' "$out" \
+   && grep -qx 'NOT_FOUND: retryable=false' "$out"; then
+  echo "ok: README example"; pass=$((pass + 1))
+else
+  echo "FAILED: README example"; fail=$((fail + 1))
+fi
+rm -f "$out"
+result
