@@ -15,7 +15,8 @@ Invariants:
 To check that an expectation is Bigtable's and not just ours, the same tests can run against
 Google's emulator: ``GOOGLE_CLIENT_TARGET=cbtemulator``. Tests marked ``beyond_emulator``
 (behaviour the emulator is known to get wrong: error codes, atomicity, GC, sink, big values)
-are skipped in that mode only; against sparsetable-server nothing is ever skipped.
+are skipped in that mode only (``GOOGLE_CLIENT_EMULATOR_FAULTS=run`` runs them anyway, to see
+the emulator fail them); against sparsetable-server nothing is ever skipped.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if TARGET != "cbtemulator":
+    if TARGET != "cbtemulator" or os.environ.get("GOOGLE_CLIENT_EMULATOR_FAULTS") == "run":
         return
     for item in items:
         marker = item.get_closest_marker("beyond_emulator")
