@@ -41,7 +41,7 @@ SERVER_BIN = Path(
 )
 CBTEMULATOR = Path("/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator")
 TARGET = os.environ.get("GOOGLE_CLIENT_TARGET", "sparsetable")
-PROJECT = "sparsetable-test"
+from support import PROJECT
 STARTUP_SECONDS = 30
 
 

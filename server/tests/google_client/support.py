@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 
+PROJECT = "sparsetable-test"
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 

@@ -15,7 +15,7 @@ import pytest
 from google.cloud.bigtable.data import ReadRowsQuery, RowRange, SetCell
 from google.cloud.bigtable.data import row_filters as rf
 
-from support import cells, dt, ts
+from support import PROJECT, cells, dt, ts
 
 LAYOUT = {
     b"r1": [
@@ -220,3 +220,38 @@ def test_sample_row_keys(table):
     # The last offset is the table's whole size, at least the bytes of the values held.
     value_bytes = sum(len(v) for row in LAYOUT.values() for *_, v in row)
     assert offsets[-1] >= value_bytes
+
+
+@pytest.mark.beyond_emulator("the emulator's sink passes every cell")
+def test_sink_sends_cells_straight_to_the_output(table):
+    # Only cells that reach the sink survive the BlockAll at the end of the outer chain.
+    sink = rf.RowFilterChain(
+        [
+            rf.RowFilterUnion(
+                [
+                    rf.RowFilterChain(
+                        [
+                            rf.ColumnQualifierRegexFilter(b"b"),
+                            rf.ApplyLabelFilter("sunk"),
+                            rf.SinkFilter(True),
+                        ]
+                    ),
+                    rf.PassAllFilter(True),
+                ]
+            ),
+            rf.BlockAllFilter(True),
+        ]
+    )
+    assert read(table, sink) == {
+        b"r1": [c("cf", b"b", 2, b"b2", ["sunk"])],
+        b"r2": [c("cf2", b"b", 4, b"beta", ["sunk"])],
+    }
+
+
+def test_client_and_table_as_context_managers(table, instance_id, emulator_host):
+    from google.cloud.bigtable.data import BigtableDataClient
+
+    with BigtableDataClient(project=PROJECT) as client:
+        with client.get_table(instance_id, "reads") as t:
+            assert t.row_exists(b"s1") is True
+    client.close()  # closing twice is harmless
