@@ -12,7 +12,6 @@ ROOT=$(pwd)
 KOTLINC_HOME="$ROOT/.tools/kotlinc-2.4.20"
 KOTLINC="$KOTLINC_HOME/bin/kotlinc"
 BUILD="$ROOT/bindings/kotlin/build"
-LIB="$ROOT/target/debug/libsparsetable_kotlin.so"
 JARS=/usr/share/java
 pass=0; fail=0
 result() { echo "SUITE_RESULT kotlin $pass $fail"; [ "$fail" -eq 0 ]; exit $?; }
@@ -21,33 +20,27 @@ die() { echo "FAILED: $*"; fail=$((fail + 1)); result; }
 [ -x "$KOTLINC" ] || die "kotlinc missing at $KOTLINC (run scripts/setup.sh)"
 for j in jna junit4 hamcrest gson; do [ -f "$JARS/$j.jar" ] || die "$JARS/$j.jar missing (run scripts/setup.sh)"; done
 
-# 1. Native library and generator, in one cargo call so they share one feature resolution.
-cargo build -p sparsetable-kotlin -p sparsetable-uniffi-bindgen || die "cargo build"
-
-# 2. The binding crate's own Rust tests (conversions, error mapping).
+# 1. The binding crate's own Rust tests (conversions, error mapping).
 out=$(mktemp)
-cargo test -p sparsetable-kotlin 2>&1 | tee "$out"
+# Both packages, so uniffi keeps the feature set build.sh uses and is not compiled twice.
+cargo test -p sparsetable-kotlin -p sparsetable-uniffi-bindgen 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$out")
 pass=$((pass + p)); fail=$((fail + f))
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail=$((fail + 1)); fi
 
-# 3. Kotlin glue from the cdylib's embedded metadata.
+# 2. Native library, generated glue, and the API jar (the same script users run).
 rm -rf "$BUILD"
-mkdir -p "$BUILD/generated" "$BUILD/test-classes" "$BUILD/example"
-# uniffi finds bindings/kotlin/uniffi.toml (package dev.sparsetable.ffi) through cargo metadata.
-target/debug/uniffi-bindgen generate --library "$LIB" --language kotlin --no-format \
-  --out-dir "$BUILD/generated" || die "uniffi-bindgen generate"
+bash bindings/kotlin/build.sh || die "bindings/kotlin/build.sh"
 
-# 4. Compile: glue + API into a jar, then the tests against it.
+# 3. The tests, compiled against the jar.
 KOTLIN_LIBS="$KOTLINC_HOME/lib/kotlin-stdlib.jar"
 TEST_LIBS="$JARS/junit4.jar:$JARS/hamcrest.jar:$JARS/gson.jar:$KOTLINC_HOME/lib/kotlin-test.jar:$KOTLINC_HOME/lib/kotlin-test-junit.jar"
-"$KOTLINC" -jvm-target 17 -module-name sparsetable -cp "$JARS/jna.jar" -d "$BUILD/sparsetable.jar" \
-  "$BUILD/generated" bindings/kotlin/src/main/kotlin || die "kotlinc main"
+mkdir -p "$BUILD/test-classes" "$BUILD/example"
 "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar:$TEST_LIBS" -d "$BUILD/test-classes" \
   bindings/kotlin/src/test/kotlin || die "kotlinc tests"
 
-# 5. JUnit on the real JVM, loading the real native library.
+# 4. JUnit on the real JVM, loading the real native library.
 RUN_CP="$BUILD/test-classes:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS:$TEST_LIBS"
 classes=$(cd "$BUILD/test-classes" && find . -name '*Test.class' ! -name '*$*' | sed 's|^\./||; s|\.class$||; s|/|.|g' | sort)
 [ -n "$classes" ] || die "no test classes compiled"
@@ -65,7 +58,7 @@ else
 fi
 if [ "$rc" -ne 0 ] && ! grep -qE '^Tests run: .*Failures: [1-9]' "$out"; then fail=$((fail + 1)); fi
 
-# 6. The README example compiles against the jar and prints what the README says.
+# 5. The README example compiles against the jar and prints what the README says.
 if "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar" -d "$BUILD/example" \
      bindings/kotlin/examples/Quickstart.kt \
    && java -Djna.library.path="$ROOT/target/debug" -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" \
