@@ -35,14 +35,17 @@ from typing import Callable, Iterator
 
 import pytest
 
+from support import PROJECT
+
 ROOT = Path(__file__).resolve().parents[3]
 SERVER_BIN = Path(
     os.environ.get("SPARSETABLE_SERVER_BIN", ROOT / "target" / "debug" / "sparsetable-server")
 )
 CBTEMULATOR = Path("/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator")
 TARGET = os.environ.get("GOOGLE_CLIENT_TARGET", "sparsetable")
-from support import PROJECT
 STARTUP_SECONDS = 30
+# The session's server, so the terminal summary can show its log when something failed.
+_session_server: "ServerProcess | None" = None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -89,7 +92,8 @@ class ServerProcess:
         self._log.close()
 
     def log_tail(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_bytes()[-4000:].decode("utf-8", "replace")
 
 
@@ -134,8 +138,10 @@ def _start_sparsetable(log_dir: Path) -> tuple[ServerProcess, str]:
         [str(SERVER_BIN), "--host", "127.0.0.1", "--port", "0"], log_dir / "server.log"
     )
     lines = _read_lines(server.proc, 2, STARTUP_SECONDS)
-    match = re.fullmatch(r"export BIGTABLE_EMULATOR_HOST=(127\.0\.0\.1:\d+)", lines[-1] if lines else "")
-    if len(lines) != 2 or match is None or lines[0] != f"sparsetable-server listening on {match[1]}":
+    export = lines[-1] if lines else ""
+    match = re.fullmatch(r"export BIGTABLE_EMULATOR_HOST=(127\.0\.0\.1:\d+)", export)
+    expected_first = f"sparsetable-server listening on {match[1]}" if match else None
+    if len(lines) != 2 or match is None or lines[0] != expected_first:
         server.stop()
         raise RuntimeError(f"unexpected start-up output {lines!r}; log:\n{server.log_tail()}")
     return server, match[1]
@@ -147,7 +153,8 @@ def _start_cbtemulator(log_dir: Path) -> tuple[ServerProcess, str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = ServerProcess(
-        [str(CBTEMULATOR), "-host", "127.0.0.1", "-port", str(port)], log_dir / "cbtemulator.log"
+        [str(CBTEMULATOR), "-host", "127.0.0.1", "-port", str(port)],
+        log_dir / "cbtemulator.log",
     )
     return server, f"127.0.0.1:{port}"
 
@@ -157,15 +164,27 @@ def emulator_host() -> Iterator[str]:
     """Starts the server for the whole session and points the client library at it."""
     log_dir = Path(tempfile.mkdtemp(prefix="google-client-"))
     start = _start_cbtemulator if TARGET == "cbtemulator" else _start_sparsetable
+    global _session_server
     server, addr = start(log_dir)
+    _session_server = server
     try:
         host, port = addr.rsplit(":", 1)
         _wait_accepting(host, int(port), server.proc, STARTUP_SECONDS)
         os.environ["BIGTABLE_EMULATOR_HOST"] = addr
         yield addr
+        # A server that died mid-session explains every later failure: say so once.
+        if server.proc.poll() is not None:
+            pytest.fail(f"the server exited with {server.proc.returncode} during the session")
     finally:
         os.environ.pop("BIGTABLE_EMULATOR_HOST", None)
         server.stop()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if exitstatus != 0 and _session_server is not None:
+        terminalreporter.section("server log (tail)")
+        terminalreporter.write_line(str(_session_server.log_path))
+        terminalreporter.write_line(_session_server.log_tail())
 
 
 _instance_numbers = itertools.count(1)
@@ -203,7 +222,7 @@ def data_client(emulator_host: str) -> Iterator:
 
 
 @pytest.fixture
-def make_table(instance, data_client, instance_id: str) -> Callable:
+def make_table(instance, data_client, instance_id: str) -> Iterator[Callable]:
     """``make_table(table_id, families)`` creates the table with the classic admin API and
     returns the data API's handle to it; ``families`` maps family id -> GC rule (or None)."""
     opened = []

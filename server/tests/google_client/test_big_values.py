@@ -49,7 +49,9 @@ def test_several_big_rows_stream_in_order(make_table):
     table = make_table("big-rows", {"cf": None})
     values = {b"k%d" % i: pattern(5 * 1024 * 1024 + i, b"%d" % i) for i in range(3)}
     for key, value in values.items():
-        table.mutate_row(key, SetCell("cf", b"q", value, timestamp_micros=ts(1)), operation_timeout=60)
+        table.mutate_row(
+            key, SetCell("cf", b"q", value, timestamp_micros=ts(1)), operation_timeout=60
+        )
     rows = table.read_rows(ReadRowsQuery(), operation_timeout=60)
     assert [r.row_key for r in rows] == list(values)
     for r in rows:

@@ -169,7 +169,8 @@ def test_append_row_appends_and_increments(table):
         ("cf", b"count"): [(15).to_bytes(8, "big")],
         ("cf", b"zero"): [(-3).to_bytes(8, "big", signed=True)],
     }
-    latest = {(c[0], c[1]): c[3] for c in classic_cells(table.read_row(b"r", rf.CellsColumnLimitFilter(1)))}
+    newest = table.read_row(b"r", rf.CellsColumnLimitFilter(1))
+    latest = {(c[0], c[1]): c[3] for c in classic_cells(newest)}
     assert latest == {
         ("cf", b"count"): (15).to_bytes(8, "big"),
         ("cf", b"fresh"): b"new",

@@ -36,7 +36,8 @@ def table(make_table):
     t = make_table("reads", {"cf": None, "cf2": None})
     for key, row in LAYOUT.items():
         # Written in a scrambled order: the server must sort.
-        t.mutate_row(key, [SetCell(f, q, v, timestamp_micros=ts(m)) for f, q, m, v in reversed(row)])
+        mutations = [SetCell(f, q, v, timestamp_micros=ts(m)) for f, q, m, v in reversed(row)]
+        t.mutate_row(key, mutations)
     return t
 
 
@@ -142,7 +143,10 @@ def test_labels_inside_an_interleave_keep_duplicates(table):
         c("cf", b"a", 2, b"a2", ["qa"]),
         c("cf", b"a", 1, b"a1", ["qa"]),
     ]
-    assert sorted(row[3:5]) == [c("cf2", b"a", 5, b"x5", ["fam2"]), c("cf2", b"a", 5, b"x5", ["qa"])]
+    assert sorted(row[3:5]) == [
+        c("cf2", b"a", 5, b"x5", ["fam2"]),
+        c("cf2", b"a", 5, b"x5", ["qa"]),
+    ]
     assert row[5:] == [c("cf2", b"c", 1, b"c1", ["fam2"])]
 
 
@@ -160,7 +164,9 @@ def test_condition_picks_a_branch_per_row(table):
 
 
 def test_condition_without_false_branch_yields_nothing(table):
-    condition = rf.ConditionalRowFilter(rf.ValueRegexFilter(b"zed"), true_filter=rf.PassAllFilter(True))
+    condition = rf.ConditionalRowFilter(
+        rf.ValueRegexFilter(b"zed"), true_filter=rf.PassAllFilter(True)
+    )
     assert read(table, condition) == {b"s1": [c("cf", b"z", 1, b"zed")]}
 
 
