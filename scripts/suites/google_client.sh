@@ -25,7 +25,7 @@ out=$(mktemp)
   SPARSETABLE_SERVER_BIN="$ROOT/target/debug/sparsetable-server" \
   "$PY" -m pytest -p no:cacheprovider -rfEs --timeout 60 "$ROOT/server/tests/google_client") 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
-summary=$(grep -E '^=+ .*(passed|failed|error|no tests ran).* in [0-9.]+s' "$out" | tail -n 1)
+summary=$(grep -E '^(=+ )?.*(passed|failed|error|no tests ran).* in [0-9.]+s' "$out" | tail -n 1)
 count() { echo "$summary" | grep -oE "[0-9]+ $1" | head -n 1 | awk '{print $1}'; }
 p=$(count passed); f=$(count failed); e=$(count error); s=$(count skipped)
 p=${p:-0}; f=$(( ${f:-0} + ${e:-0} ))
