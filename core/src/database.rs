@@ -22,7 +22,7 @@ use crate::row::Row;
 use crate::schema::{
     validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo,
 };
-use crate::table::Table;
+use crate::table::{Table, TabletEvent, TabletInfo};
 use crate::{Error, Result};
 
 /// The mutations of one row in a MutateRows batch.
@@ -56,6 +56,8 @@ pub struct SampleRowKey {
 pub struct Database {
     tables: BTreeMap<String, Table>,
     clock: Box<dyn Clock>,
+    /// The last sequence number given to a write; every mutation gets the next one.
+    sequence: u64,
     random_seed: u64,
     /// Distinguishes reads so each gets its own sampling sequence, reproducible from the seed.
     reads: AtomicU32,
@@ -88,6 +90,7 @@ impl Database {
         Database {
             tables: BTreeMap::new(),
             clock: Box::new(clock),
+            sequence: 0,
             random_seed: 0x5eed,
             reads: AtomicU32::new(0),
         }
@@ -116,7 +119,8 @@ impl Database {
                 "table {table_id:?} already exists"
             )));
         }
-        self.tables.insert(table_id.to_string(), Table::new(config));
+        self.tables
+            .insert(table_id.to_string(), Table::new(table_id, config));
         Ok(())
     }
 
@@ -171,7 +175,8 @@ impl Database {
         table_id: &str,
         modifications: &[FamilyModification],
     ) -> Result<TableInfo> {
-        let table = self.table_mut(table_id)?;
+        let now = self.clock.now_micros();
+        let (table, sequence) = self.table_and_sequence(table_id)?;
         if modifications.is_empty() {
             return Err(Error::invalid_argument(
                 "modifications: at least one is required",
@@ -226,7 +231,15 @@ impl Database {
             }
         }
         for name in &dropped {
-            table.drop_family_data(name);
+            table.drop_family_data(name, *sequence);
+        }
+        // What the old GC rules made collectable is gone for good before a rule changes, so
+        // a looser rule cannot bring back cells whether or not compaction had run.
+        let rules_change = modifications
+            .iter()
+            .any(|m| matches!(m, FamilyModification::Update { name, family } if table.config.families.get(name).is_some_and(|f| f.gc_rule != family.gc_rule)));
+        if rules_change {
+            table.compact_all(now);
         }
         table.config = config;
         Ok(TableInfo {
@@ -247,9 +260,9 @@ impl Database {
         mutations: &[Mutation],
     ) -> Result<()> {
         let now = self.clock.now_micros();
-        let table = self.table_mut(table_id)?;
+        let (table, sequence) = self.table_and_sequence(table_id)?;
         validate_row_mutations(&table.config, row_key, mutations)?;
-        table.apply(row_key, mutations, now);
+        table.apply(row_key, mutations, now, sequence);
         Ok(())
     }
 
@@ -278,7 +291,7 @@ impl Database {
         entries: &[RowMutations],
     ) -> Result<Vec<Result<()>>> {
         let now = self.clock.now_micros();
-        let table = self.table_mut(table_id)?;
+        let (table, sequence) = self.table_and_sequence(table_id)?;
         if entries.is_empty() {
             return Err(Error::invalid_argument(
                 "entries: at least one entry is required",
@@ -298,7 +311,7 @@ impl Database {
                 validate_row_mutations(&table.config, &e.row_key, &e.mutations).map_err(|err| {
                     Error::new(err.code(), format!("entries[{i}]: {}", err.message()))
                 })?;
-                table.apply(&e.row_key, &e.mutations, now);
+                table.apply(&e.row_key, &e.mutations, now, sequence);
                 Ok(())
             })
             .collect())
@@ -321,7 +334,7 @@ impl Database {
     ) -> Result<bool> {
         let now = self.clock.now_micros();
         let seed = self.next_read_seed();
-        let table = self.table_mut(table_id)?;
+        let (table, sequence) = self.table_and_sequence(table_id)?;
         validate_row_key(row_key)?;
         if true_mutations.is_empty() && false_mutations.is_empty() {
             return Err(Error::invalid_argument(
@@ -339,8 +352,7 @@ impl Database {
             }
         }
         let cells = table
-            .get(row_key)
-            .and_then(|data| table.materialize(row_key, data, now))
+            .read_row(row_key, now)
             .map(|r| r.cells)
             .unwrap_or_default();
         let matched = match &compiled {
@@ -355,7 +367,7 @@ impl Database {
             false_mutations
         };
         if !chosen.is_empty() {
-            table.apply(row_key, chosen, now);
+            table.apply(row_key, chosen, now, sequence);
         }
         Ok(matched)
     }
@@ -375,10 +387,10 @@ impl Database {
         rules: &[ReadModifyWriteRule],
     ) -> Result<Row> {
         let now = self.clock.now_micros();
-        let table = self.table_mut(table_id)?;
+        let (table, sequence) = self.table_and_sequence(table_id)?;
         validate_row_key(row_key)?;
         let (mutations, result) = read_modify_write::plan(table, row_key, rules, now)?;
-        table.apply(row_key, &mutations, now);
+        table.apply(row_key, &mutations, now, sequence);
         Ok(result)
     }
 
@@ -387,13 +399,14 @@ impl Database {
     /// # Errors
     /// `NotFound` for an unknown table; `InvalidArgument` for an empty prefix.
     pub fn drop_row_range(&mut self, table_id: &str, range: &DropRowRange) -> Result<()> {
-        let table = self.table_mut(table_id)?;
+        let now = self.clock.now_micros();
+        let (table, sequence) = self.table_and_sequence(table_id)?;
         match range {
             DropRowRange::Prefix(p) if p.is_empty() => Err(Error::invalid_argument(
                 "row_key_prefix: must be non-empty (use delete_all_data_from_table)",
             )),
             DropRowRange::Prefix(p) => {
-                table.drop_prefix(p);
+                table.drop_prefix(p, now, sequence);
                 Ok(())
             }
             DropRowRange::All => {
@@ -410,6 +423,34 @@ impl Database {
     /// `NotFound` for an unknown table.
     pub fn sample_row_keys(&self, table_id: &str) -> Result<Vec<SampleRowKey>> {
         Ok(self.table(table_id)?.sample_row_keys())
+    }
+
+    /// The table's tablets in key order, with their ranges and sizes.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table.
+    pub fn tablets(&self, table_id: &str) -> Result<Vec<TabletInfo>> {
+        Ok(self.table(table_id)?.tablet_infos())
+    }
+
+    /// Takes the structural events (flush, compaction, split, merge) of every table since
+    /// the last call, oldest first.
+    pub fn take_tablet_events(&mut self) -> Vec<TabletEvent> {
+        self.tables
+            .values_mut()
+            .flat_map(|t| core::mem::take(&mut t.events))
+            .collect()
+    }
+
+    /// Flushes and compacts every tablet of a table now: deletes and GC rules are applied
+    /// to storage for good (reads never depend on it: they hide collectable cells anyway).
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table.
+    pub fn compact_table(&mut self, table_id: &str) -> Result<()> {
+        let now = self.clock.now_micros();
+        self.table_mut(table_id)?.compact_all(now);
+        Ok(())
     }
 
     /// Reads one row; `None` if it has no visible cells.
@@ -484,8 +525,15 @@ impl Database {
     }
 
     fn table_mut(&mut self, table_id: &str) -> Result<&mut Table> {
-        self.tables
+        Ok(self.table_and_sequence(table_id)?.0)
+    }
+
+    /// The table and the sequence counter, borrowed together for writes.
+    fn table_and_sequence(&mut self, table_id: &str) -> Result<(&mut Table, &mut u64)> {
+        let table = self
+            .tables
             .get_mut(table_id)
-            .ok_or_else(|| Error::not_found(format!("table {table_id:?} not found")))
+            .ok_or_else(|| Error::not_found(format!("table {table_id:?} not found")))?;
+        Ok((table, &mut self.sequence))
     }
 }

@@ -34,17 +34,20 @@ pub mod gc;
 pub mod internal_key;
 pub mod limits;
 pub mod manifest;
+pub mod memtable;
 pub mod mutation;
 pub mod random;
 pub mod read;
 pub mod read_modify_write;
 pub mod regex;
 pub mod row;
+pub mod row_merge;
 pub mod row_set;
 pub mod schema;
 pub mod sstable;
 pub mod storage;
 mod table;
+mod tablet;
 
 pub use clock::Clock;
 #[cfg(target_has_atomic = "64")]
@@ -62,8 +65,9 @@ pub use read_modify_write::{ReadModifyWriteOp, ReadModifyWriteRule};
 pub use row::{Cell, Row};
 pub use row_set::{RowRange, RowSet};
 pub use schema::{
-    ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, ValueType,
+    ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions, ValueType,
 };
+pub use table::{TabletEvent, TabletEventKind, TabletInfo};
 
 /// The README's Rust examples, compiled and run as doctests so the README stays true.
 #[cfg(doctest)]

@@ -11,7 +11,7 @@ use crate::filter::{CompiledFilter, RowFilter};
 use crate::random::SplitMix64;
 use crate::row::Row;
 use crate::row_set::{RowRange, RowSet};
-use crate::table::{RowData, Table};
+use crate::table::Table;
 
 /// What to read: which rows, what of them, how many, in which direction.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -30,7 +30,8 @@ pub struct ReadRowsRequest {
 pub struct RowStream<'a> {
     pub(crate) table: &'a Table,
     pub(crate) ranges: alloc::vec::IntoIter<RowRange>,
-    pub(crate) current: Option<alloc::collections::btree_map::Range<'a, Vec<u8>, RowData>>,
+    /// The range being walked and the last row key visited in it.
+    pub(crate) current: Option<(RowRange, Option<Vec<u8>>)>,
     pub(crate) reversed: bool,
     pub(crate) remaining: Option<u64>,
     pub(crate) now_micros: i64,
@@ -54,28 +55,21 @@ impl Iterator for RowStream<'_> {
             return None;
         }
         loop {
-            let current = match &mut self.current {
+            let (range, last) = match &mut self.current {
                 Some(c) => c,
-                None => {
-                    let range = self.ranges.next()?;
-                    self.current.insert(self.table.range(&range))
-                }
+                None => self.current.insert((self.ranges.next()?, None)),
             };
-            let next = if self.reversed {
-                current.next_back()
-            } else {
-                current.next()
-            };
-            let Some((key, data)) = next else {
+            let Some(key) = self.table.next_row(range, last.as_deref(), self.reversed) else {
                 self.current = None;
                 continue;
             };
+            *last = Some(key.clone());
             self.rows_scanned += 1;
-            let Some(mut row) = self.table.materialize(key, data, self.now_micros) else {
+            let Some(mut row) = self.table.read_row(&key, self.now_micros) else {
                 continue;
             };
             if !self.filter.is_pass_all() {
-                row.cells = self.filter.apply(key, row.cells, &mut self.random);
+                row.cells = self.filter.apply(&key, row.cells, &mut self.random);
                 if row.cells.is_empty() {
                     continue;
                 }

@@ -91,8 +91,7 @@ pub(crate) fn plan(
         Granularity::Micros => now_micros,
     };
     let current: Vec<Cell> = table
-        .get(row_key)
-        .and_then(|d| table.materialize(row_key, d, now_micros))
+        .read_row(row_key, now_micros)
         .map(|r| r.cells)
         .unwrap_or_default();
     // Latest cell per column as the plan goes: (family, qualifier) -> (timestamp, value).

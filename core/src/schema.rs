@@ -61,6 +61,34 @@ pub struct ColumnFamily {
     pub value_type: ValueType,
 }
 
+/// When a table's tablets flush, compact, split and merge.
+///
+/// The default split size, 64 MiB, keeps a tablet's full compaction (which rewrites the
+/// tablet) cheap enough to run every few flushes while leaving tablets big enough that a
+/// scan crosses few boundaries; the playground sets tiny sizes so people see splits happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TabletOptions {
+    /// A tablet's memtable becomes a run past this many bytes.
+    pub memtable_bytes: u64,
+    /// A tablet with more runs than this compacts them into one.
+    pub max_runs: usize,
+    /// A tablet larger than this after compaction splits near its middle row.
+    pub split_bytes: u64,
+    /// Adjacent tablets both smaller than this merge.
+    pub merge_bytes: u64,
+}
+
+impl Default for TabletOptions {
+    fn default() -> Self {
+        TabletOptions {
+            memtable_bytes: 4 << 20,
+            max_runs: 4,
+            split_bytes: 64 << 20,
+            merge_bytes: 8 << 20,
+        }
+    }
+}
+
 /// Everything needed to create a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableConfig {
@@ -74,6 +102,8 @@ pub struct TableConfig {
     pub initial_splits: Vec<Vec<u8>>,
     /// Largest accepted cell value in bytes.
     pub max_value_bytes: usize,
+    /// Tablet flush, compaction, split and merge thresholds.
+    pub tablet_options: TabletOptions,
 }
 
 impl Default for TableConfig {
@@ -84,6 +114,7 @@ impl Default for TableConfig {
             deletion_protection: false,
             initial_splits: Vec::new(),
             max_value_bytes: limits::DEFAULT_MAX_VALUE_BYTES,
+            tablet_options: TabletOptions::default(),
         }
     }
 }
@@ -126,6 +157,16 @@ impl TableConfig {
                     "initial_splits: a split key is longer than 4096 bytes",
                 ));
             }
+        }
+        let t = &self.tablet_options;
+        if t.memtable_bytes == 0
+            || t.max_runs == 0
+            || t.split_bytes == 0
+            || t.merge_bytes >= t.split_bytes
+        {
+            return Err(Error::invalid_argument(
+                "tablet_options: sizes must be positive and merge_bytes below split_bytes",
+            ));
         }
         if self.max_value_bytes == 0 {
             return Err(Error::invalid_argument("max_value_bytes must be positive"));

@@ -1,287 +1,592 @@
-//! One table's rows, held in memory, and the row-level operations on them.
+//! One table: a sorted list of tablets covering the whole key space, and the row-level
+//! operations on them.
 //!
-//! Invariants: a stored row has at least one cell (empty families, columns and rows are
-//! removed as soon as they empty); cells are keyed so that iteration yields Bigtable order
-//! (families by name, qualifiers ascending, newest timestamp first).
+//! Invariants: tablets are sorted, contiguous and cover every key (the first starts at the
+//! empty key, the last has no end, each end is the next start); a row lives in exactly one
+//! tablet; every write gets sequence numbers from the database, one per mutation, so later
+//! mutations of one call override earlier ones. Structural changes (flush, compaction, split,
+//! merge) are recorded as [`TabletEvent`]s for the playground and tests.
 //!
-//! This is the first storage layer; the tablet/LSM layer replaces it behind the same
-//! `Database` API.
+//! Splits happen after a compaction when the tablet's exact size passes
+//! `TabletOptions::split_bytes`, at the row nearest the middle of its bytes; adjacent tablets
+//! that are both under `merge_bytes` merge, except across a user's `initial_splits`.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::cmp::Reverse;
 use core::ops::Bound;
 
 use crate::database::SampleRowKey;
+use crate::internal_key::{EntryKind, InternalKey};
+use crate::memtable::Source;
 use crate::mutation::Mutation;
 use crate::row::{Cell, Row};
 use crate::row_set::RowRange;
 use crate::schema::{Granularity, TableConfig, ValueType};
+use crate::tablet::Tablet;
 
-/// Cells of one column, newest first.
-type Column = BTreeMap<Reverse<i64>, Vec<u8>>;
-
-/// The stored cells of one row: family -> qualifier -> column.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RowData {
-    families: BTreeMap<String, BTreeMap<Vec<u8>, Column>>,
+/// What happened to a table's tablets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TabletEventKind {
+    /// A memtable became an immutable run.
+    Flush,
+    /// A tablet's runs were merged into one, applying deletes and GC.
+    Compaction,
+    /// A tablet split in two at a row boundary.
+    Split,
+    /// Two adjacent tablets merged into one.
+    Merge,
 }
 
-impl RowData {
-    fn is_empty(&self) -> bool {
-        self.families.is_empty()
-    }
+/// A tablet as events and `Database::tablets` describe it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabletInfo {
+    /// Stable id, unique within the table.
+    pub id: u64,
+    /// Inclusive start key; empty = the beginning.
+    pub start_key: Vec<u8>,
+    /// Exclusive end key; empty = the end.
+    pub end_key: Vec<u8>,
+    /// Approximate bytes held.
+    pub size_bytes: u64,
+    /// Immutable runs.
+    pub runs: usize,
 }
 
-#[derive(Debug, Clone)]
+/// A structural event of one table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabletEvent {
+    /// The table.
+    pub table: String,
+    /// What happened.
+    pub kind: TabletEventKind,
+    /// The tablets before the event (for a flush or compaction: the one tablet).
+    pub before: Vec<TabletInfo>,
+    /// The tablets after it.
+    pub after: Vec<TabletInfo>,
+}
+
+#[derive(Clone)]
 pub(crate) struct Table {
+    pub(crate) name: String,
     pub(crate) config: TableConfig,
-    rows: BTreeMap<Vec<u8>, RowData>,
+    tablets: Vec<Tablet>,
+    /// Per family: writes with a sequence at or below this were dropped with the family.
+    epochs: BTreeMap<String, u64>,
+    next_tablet_id: u64,
+    pub(crate) events: Vec<TabletEvent>,
+}
+
+impl Clone for Tablet {
+    fn clone(&self) -> Self {
+        Tablet {
+            id: self.id,
+            start: self.start.clone(),
+            end: self.end.clone(),
+            memtable: self.memtable.clone(),
+            runs: self.runs.clone(),
+        }
+    }
 }
 
 impl Table {
-    pub(crate) fn new(config: TableConfig) -> Self {
+    pub(crate) fn new(name: &str, config: TableConfig) -> Self {
+        let mut bounds = config.initial_splits.clone();
+        bounds.sort();
+        bounds.dedup();
+        let mut tablets = Vec::with_capacity(bounds.len() + 1);
+        let mut start = Vec::new();
+        for (i, b) in bounds.into_iter().enumerate() {
+            tablets.push(Tablet::new(
+                i as u64,
+                core::mem::replace(&mut start, b.clone()),
+                Some(b),
+            ));
+        }
+        tablets.push(Tablet::new(tablets.len() as u64, start, None));
         Table {
+            name: name.into(),
+            next_tablet_id: tablets.len() as u64,
             config,
-            rows: BTreeMap::new(),
+            tablets,
+            epochs: BTreeMap::new(),
+            events: Vec::new(),
         }
     }
 
-    /// Applies an already validated mutation list to one row.
+    fn tablet_index(&self, row: &[u8]) -> usize {
+        // The last tablet whose start is <= row.
+        self.tablets
+            .partition_point(|t| t.start.as_slice() <= row)
+            .saturating_sub(1)
+    }
+
+    fn info(t: &Tablet) -> TabletInfo {
+        TabletInfo {
+            id: t.id,
+            start_key: t.start.clone(),
+            end_key: t.end.clone().unwrap_or_default(),
+            size_bytes: t.size_bytes(),
+            runs: t.runs.len(),
+        }
+    }
+
+    /// The tablets, in key order.
+    pub(crate) fn tablet_infos(&self) -> Vec<TabletInfo> {
+        self.tablets.iter().map(Self::info).collect()
+    }
+
+    /// Applies an already validated mutation list to one row, giving each mutation the next
+    /// sequence number.
     ///
     /// REQUIRES: `validate_row_mutations` passed for these mutations and this table's config,
     /// so nothing here can fail half-way.
-    pub(crate) fn apply(&mut self, row_key: &[u8], mutations: &[Mutation], now_micros: i64) {
+    pub(crate) fn apply(
+        &mut self,
+        row_key: &[u8],
+        mutations: &[Mutation],
+        now_micros: i64,
+        sequence: &mut u64,
+    ) {
         let server_ts = match self.config.granularity {
             Granularity::Millis => now_micros - now_micros.rem_euclid(1000),
             Granularity::Micros => now_micros,
         };
-        let row = self.rows.entry(row_key.to_vec()).or_default();
+        let ti = self.tablet_index(row_key);
         for m in mutations {
-            match m {
+            if let Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } = m
+            {
+                if time_range.start_micros > 0 || time_range.end_micros.is_some() {
+                    self.bury_collectable(ti, row_key, family, qualifier, now_micros, sequence);
+                }
+            }
+            *sequence += 1;
+            let seq = *sequence;
+            let (kind, value) = match m {
                 Mutation::SetCell {
                     family,
                     qualifier,
                     timestamp_micros,
                     value,
-                } => {
-                    let ts = if *timestamp_micros == -1 {
-                        server_ts
-                    } else {
-                        *timestamp_micros
-                    };
-                    row.families
-                        .entry(family.clone())
-                        .or_default()
-                        .entry(qualifier.clone())
-                        .or_default()
-                        .insert(Reverse(ts), value.clone());
-                }
+                } => (
+                    EntryKind::Cell {
+                        family: family.clone(),
+                        qualifier: qualifier.clone(),
+                        timestamp_micros: if *timestamp_micros == -1 {
+                            server_ts
+                        } else {
+                            *timestamp_micros
+                        },
+                    },
+                    value.clone(),
+                ),
                 Mutation::AddToCell {
                     family,
                     qualifier,
                     timestamp_micros,
                     input,
-                } => merge_aggregate(
-                    row,
-                    value_type(&self.config, family),
-                    family,
-                    qualifier,
-                    *timestamp_micros,
-                    *input,
-                ),
+                } => {
+                    self.merged_aggregate(ti, row_key, family, qualifier, *timestamp_micros, *input)
+                }
                 Mutation::MergeToCell {
                     family,
                     qualifier,
                     timestamp_micros,
                     state,
                 } => {
-                    // Validation guarantees 8 bytes; a shorter state would merge as 0.
-                    let mut bytes = [0u8; 8];
+                    // Validation guarantees 8 bytes.
+                    let mut b = [0u8; 8];
                     if state.len() == 8 {
-                        bytes.copy_from_slice(state);
+                        b.copy_from_slice(state);
                     }
-                    merge_aggregate(
-                        row,
-                        value_type(&self.config, family),
+                    self.merged_aggregate(
+                        ti,
+                        row_key,
                         family,
                         qualifier,
                         *timestamp_micros,
-                        i64::from_be_bytes(bytes),
+                        i64::from_be_bytes(b),
                     )
                 }
                 Mutation::DeleteFromColumn {
                     family,
                     qualifier,
                     time_range,
-                } => {
-                    if let Some(columns) = row.families.get_mut(family) {
-                        if let Some(column) = columns.get_mut(qualifier.as_slice()) {
-                            column.retain(|Reverse(ts), _| !time_range.contains(*ts));
-                            if column.is_empty() {
-                                columns.remove(qualifier.as_slice());
-                            }
-                        }
-                        if columns.is_empty() {
-                            row.families.remove(family);
-                        }
-                    }
-                }
-                Mutation::DeleteFromFamily { family } => {
-                    row.families.remove(family);
-                }
-                Mutation::DeleteFromRow => row.families.clear(),
-            }
+                } => (
+                    EntryKind::DeleteColumn {
+                        family: family.clone(),
+                        qualifier: qualifier.clone(),
+                        start_micros: time_range.start_micros.max(0) as u64,
+                        end_micros: time_range.end_micros.map_or(u64::MAX, |e| e.max(0) as u64),
+                    },
+                    Vec::new(),
+                ),
+                Mutation::DeleteFromFamily { family } => (
+                    EntryKind::DeleteFamily {
+                        family: family.clone(),
+                    },
+                    Vec::new(),
+                ),
+                Mutation::DeleteFromRow => (EntryKind::DeleteRow, Vec::new()),
+            };
+            let key = InternalKey {
+                row_key: row_key.to_vec(),
+                sequence: seq,
+                kind,
+            };
+            self.tablets[ti].memtable.insert(key.encode(), value);
         }
-        if row.is_empty() {
-            self.rows.remove(row_key);
+        self.maintain(ti, now_micros);
+    }
+
+    /// Writes point tombstones for the column's GC-collectable cells, so a ranged delete of
+    /// newer versions cannot bring them back: once collectable, a cell is gone whether or not
+    /// compaction has run (reads never depend on compaction timing).
+    fn bury_collectable(
+        &mut self,
+        ti: usize,
+        row: &[u8],
+        family: &str,
+        qualifier: &[u8],
+        now_micros: i64,
+        sequence: &mut u64,
+    ) {
+        let Some(rule) = self.config.families.get(family).map(|f| &f.gc_rule) else {
+            return;
+        };
+        if rule.is_never() {
+            return;
+        }
+        let column: Vec<i64> = self.tablets[ti]
+            .row_cells(row, &self.epochs)
+            .into_iter()
+            .filter(|(c, _)| c.family == family && c.qualifier == qualifier)
+            .map(|(c, _)| c.timestamp_micros)
+            .collect();
+        let doomed: Vec<i64> = column
+            .iter()
+            .enumerate()
+            .filter(|(i, ts)| rule.is_collectable(*i, **ts, now_micros))
+            .map(|(_, ts)| *ts)
+            .collect();
+        for ts in doomed {
+            *sequence += 1;
+            let key = InternalKey {
+                row_key: row.to_vec(),
+                sequence: *sequence,
+                kind: EntryKind::DeleteColumn {
+                    family: family.into(),
+                    qualifier: qualifier.to_vec(),
+                    start_micros: ts as u64,
+                    end_micros: ts as u64 + 1,
+                },
+            };
+            self.tablets[ti].memtable.insert(key.encode(), Vec::new());
         }
     }
 
-    /// The visible cells of a stored row: GC-collectable cells hidden. `None` if none remain.
-    pub(crate) fn materialize(&self, key: &[u8], data: &RowData, now_micros: i64) -> Option<Row> {
-        let mut cells = Vec::new();
-        for (family, columns) in &data.families {
-            let gc = self.config.families.get(family).map(|f| &f.gc_rule);
-            for (qualifier, column) in columns {
-                for (index, (Reverse(ts), value)) in column.iter().enumerate() {
-                    if gc.is_some_and(|rule| rule.is_collectable(index, *ts, now_micros)) {
-                        continue;
-                    }
-                    cells.push(Cell {
-                        family: family.clone(),
-                        qualifier: qualifier.clone(),
-                        timestamp_micros: *ts,
-                        value: value.clone(),
-                        labels: Vec::new(),
-                    });
+    /// The cell entry an aggregate input produces: the merge of the input into the current
+    /// cell at (family, qualifier, timestamp), or the input alone.
+    fn merged_aggregate(
+        &self,
+        ti: usize,
+        row: &[u8],
+        family: &str,
+        qualifier: &[u8],
+        ts: i64,
+        input: i64,
+    ) -> (EntryKind, Vec<u8>) {
+        let ty = self
+            .config
+            .families
+            .get(family)
+            .map(|f| f.value_type)
+            .unwrap_or(ValueType::Bytes);
+        let current = self.tablets[ti]
+            .row_cells(row, &self.epochs)
+            .into_iter()
+            .find(|(c, _)| {
+                c.family == family && c.qualifier == qualifier && c.timestamp_micros == ts
+            })
+            .and_then(|(c, _)| <[u8; 8]>::try_from(c.value.as_slice()).ok())
+            .map(i64::from_be_bytes);
+        let merged = current.map_or(input, |cur| ty.merge(cur, input));
+        (
+            EntryKind::Cell {
+                family: family.into(),
+                qualifier: qualifier.to_vec(),
+                timestamp_micros: ts,
+            },
+            merged.to_be_bytes().to_vec(),
+        )
+    }
+
+    /// Flushes, compacts, splits and merges the tablet at `ti` as its size asks.
+    fn maintain(&mut self, ti: usize, now_micros: i64) {
+        let opts = self.config.tablet_options;
+        if self.tablets[ti].memtable.size_bytes() < opts.memtable_bytes {
+            return;
+        }
+        self.flush_tablet(ti);
+        let t = &self.tablets[ti];
+        if t.runs.len() > opts.max_runs || t.size_bytes() > opts.split_bytes {
+            self.compact_tablet(ti, now_micros);
+        }
+    }
+
+    fn flush_tablet(&mut self, ti: usize) {
+        let before = Self::info(&self.tablets[ti]);
+        if self.tablets[ti].flush() {
+            self.event(
+                TabletEventKind::Flush,
+                alloc::vec![before],
+                alloc::vec![Self::info(&self.tablets[ti])],
+            );
+        }
+    }
+
+    fn compact_tablet(&mut self, ti: usize, now_micros: i64) {
+        let before = Self::info(&self.tablets[ti]);
+        let size = self.tablets[ti].compact(&self.config, &self.epochs, now_micros);
+        self.event(
+            TabletEventKind::Compaction,
+            alloc::vec![before],
+            alloc::vec![Self::info(&self.tablets[ti])],
+        );
+        if size > self.config.tablet_options.split_bytes {
+            self.split_tablet(ti, size);
+        } else if size < self.config.tablet_options.merge_bytes {
+            self.try_merge_around(ti);
+        }
+    }
+
+    /// Splits a tablet at the row boundary nearest the middle of its bytes. A tablet of one
+    /// row cannot split: rows are never split across tablets.
+    fn split_tablet(&mut self, ti: usize, size: u64) {
+        let rows = self.tablets[ti].row_sizes();
+        let mut acc = 0u64;
+        let mut split = None;
+        for (i, (row, bytes)) in rows.iter().enumerate() {
+            if i > 0 && acc + bytes / 2 >= size / 2 {
+                split = Some(row.clone());
+                break;
+            }
+            acc += bytes;
+        }
+        let Some(mid) = split.or_else(|| rows.get(1).map(|(r, _)| r.clone())) else {
+            return;
+        };
+        self.tablets[ti].flush();
+        let before = Self::info(&self.tablets[ti]);
+        let left = &mut self.tablets[ti];
+        let mut right = left.clone();
+        left.end = Some(mid.clone());
+        right.start = mid;
+        right.id = self.next_tablet_id;
+        self.next_tablet_id += 1;
+        self.tablets.insert(ti + 1, right);
+        let after = alloc::vec![
+            Self::info(&self.tablets[ti]),
+            Self::info(&self.tablets[ti + 1])
+        ];
+        self.event(TabletEventKind::Split, alloc::vec![before], after);
+    }
+
+    /// Merges the tablet with a neighbour when both are small, never across a boundary the
+    /// user asked for with `initial_splits`.
+    fn try_merge_around(&mut self, ti: usize) {
+        let limit = self.config.tablet_options.merge_bytes;
+        for (a, b) in [(ti, ti + 1), (ti.wrapping_sub(1), ti)] {
+            if a >= self.tablets.len() || b >= self.tablets.len() {
+                continue;
+            }
+            let boundary = &self.tablets[b].start;
+            if self.config.initial_splits.iter().any(|s| s == boundary) {
+                continue;
+            }
+            if self.tablets[a].size_bytes() >= limit || self.tablets[b].size_bytes() >= limit {
+                continue;
+            }
+            self.tablets[a].flush();
+            self.tablets[b].flush();
+            let before = alloc::vec![Self::info(&self.tablets[a]), Self::info(&self.tablets[b])];
+            let right = self.tablets.remove(b);
+            let left = &mut self.tablets[a];
+            left.end = right.end;
+            for run in right.runs {
+                if !left.runs.iter().any(|r| Arc::ptr_eq(r, &run)) {
+                    left.runs.push(run);
                 }
             }
+            let after = alloc::vec![Self::info(&self.tablets[a])];
+            self.event(TabletEventKind::Merge, before, after);
+            return;
         }
-        (!cells.is_empty()).then(|| Row {
+    }
+
+    fn event(&mut self, kind: TabletEventKind, before: Vec<TabletInfo>, after: Vec<TabletInfo>) {
+        self.events.push(TabletEvent {
+            table: self.name.clone(),
+            kind,
+            before,
+            after,
+        });
+    }
+
+    /// Flushes every memtable and compacts every tablet (an explicit maintenance pass).
+    pub(crate) fn compact_all(&mut self, now_micros: i64) {
+        let mut ti = 0;
+        while ti < self.tablets.len() {
+            self.flush_tablet(ti);
+            let id = self.tablets[ti].id;
+            self.compact_tablet(ti, now_micros);
+            // A split inserts after ti, a merge may remove ti: continue after this tablet.
+            ti = self
+                .tablets
+                .iter()
+                .position(|t| t.id == id)
+                .map_or(ti, |p| p + 1);
+        }
+    }
+
+    /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
+    pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Option<Row> {
+        let cells = self.tablets[self.tablet_index(key)].row_cells(key, &self.epochs);
+        self.materialize(key, cells, now_micros)
+    }
+
+    fn materialize(&self, key: &[u8], cells: Vec<(Cell, u64)>, now_micros: i64) -> Option<Row> {
+        let mut out = Vec::with_capacity(cells.len());
+        let mut version = 0usize;
+        let mut prev: Option<(String, Vec<u8>)> = None;
+        for (cell, _) in cells {
+            let same = prev
+                .as_ref()
+                .is_some_and(|(f, q)| *f == cell.family && *q == cell.qualifier);
+            version = if same { version + 1 } else { 0 };
+            if !same {
+                prev = Some((cell.family.clone(), cell.qualifier.clone()));
+            }
+            let gc = self.config.families.get(&cell.family).map(|f| &f.gc_rule);
+            if gc
+                .is_some_and(|rule| rule.is_collectable(version, cell.timestamp_micros, now_micros))
+            {
+                continue;
+            }
+            out.push(cell);
+        }
+        (!out.is_empty()).then(|| Row {
             key: key.to_vec(),
-            cells,
+            cells: out,
         })
     }
 
-    /// The stored rows inside `range`, in ascending key order (double-ended for reversed reads).
-    pub(crate) fn range<'a>(
-        &'a self,
+    /// The next stored row key inside `range` after (or, reversed, before) `after`.
+    pub(crate) fn next_row(
+        &self,
         range: &RowRange,
-    ) -> alloc::collections::btree_map::Range<'a, Vec<u8>, RowData> {
-        let start = as_slice_bound(&range.start);
-        let end = as_slice_bound(&range.end);
-        self.rows.range::<[u8], _>((start, end))
+        after: Option<&[u8]>,
+        reversed: bool,
+    ) -> Option<Vec<u8>> {
+        if !reversed {
+            let from = match after {
+                Some(k) => Bound::Excluded(k),
+                None => range.start.as_ref().map(Vec::as_slice),
+            };
+            let first = match from {
+                Bound::Unbounded => 0,
+                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
+            };
+            for t in &self.tablets[first..] {
+                if let Some(row) = t.first_row(from) {
+                    return range.contains(&row).then_some(row);
+                }
+                if t.end.as_deref().is_some_and(|e| !range_reaches(range, e)) {
+                    return None;
+                }
+            }
+            None
+        } else {
+            let to = match after {
+                Some(k) => Bound::Excluded(k),
+                None => range.end.as_ref().map(Vec::as_slice),
+            };
+            let last = match to {
+                Bound::Unbounded => self.tablets.len() - 1,
+                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
+            };
+            for t in self.tablets[..=last].iter().rev() {
+                if let Some(row) = t.last_row(to) {
+                    return range.contains(&row).then_some(row);
+                }
+                if !t.start.is_empty() && !range_starts_before(range, &t.start) {
+                    return None;
+                }
+            }
+            None
+        }
     }
 
-    pub(crate) fn get(&self, key: &[u8]) -> Option<&RowData> {
-        self.rows.get(key)
-    }
-
-    /// Deletes every row whose key starts with `prefix`.
-    pub(crate) fn drop_prefix(&mut self, prefix: &[u8]) {
-        let doomed: Vec<Vec<u8>> = self
-            .range(&RowRange::prefix(prefix.to_vec()))
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in doomed {
-            self.rows.remove(&k);
+    /// Deletes every row whose key starts with `prefix`, by writing row tombstones.
+    pub(crate) fn drop_prefix(&mut self, prefix: &[u8], now_micros: i64, sequence: &mut u64) {
+        let range = RowRange::prefix(prefix.to_vec());
+        let mut rows = Vec::new();
+        let mut after: Option<Vec<u8>> = None;
+        while let Some(row) = self.next_row(&range, after.as_deref(), false) {
+            rows.push(row.clone());
+            after = Some(row);
+        }
+        for row in rows {
+            self.apply(&row, &[Mutation::DeleteFromRow], now_micros, sequence);
         }
     }
 
     /// Deletes every row.
     pub(crate) fn drop_all(&mut self) {
-        self.rows.clear();
+        for t in &mut self.tablets {
+            t.memtable.take();
+            t.runs.clear();
+        }
     }
 
-    /// SampleRowKeys over the in-memory rows: the table's split keys, each with the bytes of
-    /// the rows before it, then the empty key with the total.
+    /// Hides every cell the family holds: writes up to `sequence` are gone with it.
+    pub(crate) fn drop_family_data(&mut self, family: &str, sequence: u64) {
+        self.epochs.insert(family.into(), sequence);
+    }
+
+    /// Real tablet boundaries with the bytes before each, then the empty key with the total.
     pub(crate) fn sample_row_keys(&self) -> Vec<SampleRowKey> {
-        let mut splits = self.config.initial_splits.clone();
-        splits.sort();
-        splits.dedup();
-        let mut out = Vec::with_capacity(splits.len() + 1);
+        let mut out = Vec::with_capacity(self.tablets.len());
         let mut offset = 0u64;
-        let mut rows = self.rows.iter().peekable();
-        for split in splits {
-            while let Some((k, d)) = rows.next_if(|(k, _)| k.as_slice() < split.as_slice()) {
-                offset += row_size(k, d);
-            }
+        for t in &self.tablets {
+            offset += t.size_bytes();
             out.push(SampleRowKey {
-                row_key: split,
+                row_key: t.end.clone().unwrap_or_default(),
                 offset_bytes: offset,
             });
         }
-        offset += rows.map(|(k, d)| row_size(k, d)).sum::<u64>();
-        out.push(SampleRowKey {
-            row_key: Vec::new(),
-            offset_bytes: offset,
-        });
         out
     }
+}
 
-    /// Drops a family's data from every row (the family was dropped from the schema).
-    pub(crate) fn drop_family_data(&mut self, family: &str) {
-        self.rows.retain(|_, row| {
-            row.families.remove(family);
-            !row.is_empty()
-        });
+/// Whether a range extends to keys at or beyond `key`.
+fn range_reaches(range: &RowRange, key: &[u8]) -> bool {
+    match &range.end {
+        Bound::Unbounded => true,
+        Bound::Included(e) => e.as_slice() >= key,
+        Bound::Excluded(e) => e.as_slice() > key,
     }
 }
 
-fn value_type(config: &TableConfig, family: &str) -> ValueType {
-    config
-        .families
-        .get(family)
-        .map(|f| f.value_type)
-        .unwrap_or_default()
-}
-
-/// Merges an aggregate input into the cell at (family, qualifier, ts), creating it.
-fn merge_aggregate(
-    row: &mut RowData,
-    ty: ValueType,
-    family: &str,
-    qualifier: &[u8],
-    ts: i64,
-    input: i64,
-) {
-    let column = row
-        .families
-        .entry(family.into())
-        .or_default()
-        .entry(qualifier.to_vec())
-        .or_default();
-    let merged = match column.get(&Reverse(ts)) {
-        Some(v) if v.len() == 8 => {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(v);
-            ty.merge(i64::from_be_bytes(b), input)
-        }
-        _ => input,
-    };
-    column.insert(Reverse(ts), merged.to_be_bytes().to_vec());
-}
-
-/// Bytes a stored row accounts for in size estimates: key plus, per cell, family,
-/// qualifier, value and an 8-byte timestamp.
-fn row_size(key: &[u8], data: &RowData) -> u64 {
-    let mut size = key.len() as u64;
-    for (family, columns) in &data.families {
-        for (qualifier, column) in columns {
-            for value in column.values() {
-                size += (family.len() + qualifier.len() + value.len() + 8) as u64;
-            }
-        }
-    }
-    size
-}
-
-fn as_slice_bound(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
-    match b {
-        Bound::Included(k) => Bound::Included(k.as_slice()),
-        Bound::Excluded(k) => Bound::Excluded(k.as_slice()),
-        Bound::Unbounded => Bound::Unbounded,
+/// Whether a range holds keys before `key`.
+fn range_starts_before(range: &RowRange, key: &[u8]) -> bool {
+    match &range.start {
+        Bound::Unbounded => true,
+        Bound::Included(s) | Bound::Excluded(s) => s.as_slice() < key,
     }
 }

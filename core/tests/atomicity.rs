@@ -86,7 +86,8 @@ fn every_mutation_kind_is_rolled_back_when_a_later_mutation_is_invalid() {
             "{kind:?} was applied although the call failed"
         );
         // And the same mutation alone does change the row, so the check above can fail.
-        db.mutate_row("t", b"r", &[kind.clone()]).unwrap();
+        db.mutate_row("t", b"r", std::slice::from_ref(&kind))
+            .unwrap();
         assert_ne!(snapshot(&db), before, "{kind:?} had no effect on its own");
     }
 }

@@ -1,0 +1,139 @@
+//! The memtable and the sorted sources a tablet reads from.
+//!
+//! A [`Source`] is anything holding LSM entries sorted by internal key: the mutable
+//! [`Memtable`] and the immutable sorted runs. Reads need only three questions of a source:
+//! the first key at or after a position, the last key before a position, and every entry of
+//! one row. That keeps row navigation (forward and reversed) independent of how a source
+//! stores its bytes.
+
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::ops::Bound;
+
+use crate::row_merge::Entry;
+
+/// A sorted collection of LSM entries.
+pub trait Source: Send + Sync {
+    /// The first key `>= key`.
+    fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>>;
+    /// The last key `< key` (`None`: the last key of all).
+    fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>>;
+    /// Appends every entry whose key starts with `prefix`, in order. `row_key` is the row
+    /// the prefix stands for (a source with a bloom filter may skip the search).
+    fn row_entries(&self, row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>);
+    /// Bytes of keys and values held.
+    fn size_bytes(&self) -> u64;
+    /// Every entry, in order (compaction and flush).
+    fn all_entries(&self) -> Vec<Entry>;
+}
+
+/// The mutable, in-memory newest layer of a tablet.
+#[derive(Debug, Default, Clone)]
+pub struct Memtable {
+    entries: BTreeMap<Vec<u8>, Vec<u8>>,
+    bytes: u64,
+}
+
+impl Memtable {
+    /// Adds an entry (keys are unique: each carries its own sequence number).
+    pub fn insert(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        self.bytes += (key.len() + value.len()) as u64;
+        if let Some(old) = self.entries.insert(key, value) {
+            self.bytes -= old.len() as u64;
+        }
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Takes the entries out, leaving it empty.
+    pub fn take(&mut self) -> Vec<Entry> {
+        self.bytes = 0;
+        core::mem::take(&mut self.entries).into_iter().collect()
+    }
+}
+
+impl Source for Memtable {
+    fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.entries
+            .range::<[u8], _>((Bound::Included(key), Bound::Unbounded))
+            .next()
+            .map(|(k, _)| k.clone())
+    }
+    fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>> {
+        let end = key.map_or(Bound::Unbounded, Bound::Excluded);
+        self.entries
+            .range::<[u8], _>((Bound::Unbounded, end))
+            .next_back()
+            .map(|(k, _)| k.clone())
+    }
+    fn row_entries(&self, _row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>) {
+        out.extend(
+            self.entries
+                .range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
+                .take_while(|(k, _)| k.starts_with(prefix))
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+    }
+    fn size_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn all_entries(&self) -> Vec<Entry> {
+        self.entries
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+/// An immutable sorted run held in memory (the in-memory backend's SSTable).
+#[derive(Debug)]
+pub struct MemRun {
+    entries: Vec<Entry>,
+    bytes: u64,
+}
+
+impl MemRun {
+    /// A run of entries already sorted by key.
+    pub fn new(entries: Vec<Entry>) -> Arc<Self> {
+        debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
+        let bytes = entries
+            .iter()
+            .map(|(k, v)| (k.len() + v.len()) as u64)
+            .sum();
+        Arc::new(MemRun { entries, bytes })
+    }
+
+    fn lower_bound(&self, key: &[u8]) -> usize {
+        self.entries.partition_point(|(k, _)| k.as_slice() < key)
+    }
+}
+
+impl Source for MemRun {
+    fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.entries
+            .get(self.lower_bound(key))
+            .map(|(k, _)| k.clone())
+    }
+    fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>> {
+        let i = key.map_or(self.entries.len(), |k| self.lower_bound(k));
+        i.checked_sub(1).map(|i| self.entries[i].0.clone())
+    }
+    fn row_entries(&self, _row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>) {
+        out.extend(
+            self.entries[self.lower_bound(prefix)..]
+                .iter()
+                .take_while(|(k, _)| k.starts_with(prefix))
+                .cloned(),
+        );
+    }
+    fn size_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn all_entries(&self) -> Vec<Entry> {
+        self.entries.clone()
+    }
+}

@@ -1,0 +1,161 @@
+//! Tablets split as data grows, merge when emptied, report every structural event, and keep
+//! reads exact throughout; SampleRowKeys returns the real tablet boundaries.
+
+use std::sync::Arc;
+
+use sparsetable::{
+    Database, DropRowRange, ManualClock, Mutation, ReadRowsRequest, RowRange, RowSet, TableConfig,
+    TabletEventKind, TabletOptions,
+};
+
+fn small_tablets() -> TableConfig {
+    TableConfig {
+        tablet_options: TabletOptions {
+            memtable_bytes: 2_000,
+            max_runs: 2,
+            split_bytes: 20_000,
+            merge_bytes: 4_000,
+        },
+        ..TableConfig::with_families(["cf"])
+    }
+}
+
+fn key(i: u32) -> Vec<u8> {
+    format!("row{i:05}").into_bytes()
+}
+
+#[test]
+fn tablets_split_as_data_grows_and_reads_stay_exact() {
+    let mut db = Database::with_clock(Arc::new(ManualClock::new(1_000_000)));
+    db.create_table("t", small_tablets()).unwrap();
+    for i in 0..2_000u32 {
+        db.mutate_row(
+            "t",
+            &key(i),
+            &[Mutation::set_cell("cf", b"q", 1000, vec![b'x'; 64])],
+        )
+        .unwrap();
+    }
+    let tablets = db.tablets("t").unwrap();
+    assert!(
+        tablets.len() >= 4,
+        "expected splits, got {} tablets",
+        tablets.len()
+    );
+    assert!(tablets[0].start_key.is_empty() && tablets.last().unwrap().end_key.is_empty());
+    for w in tablets.windows(2) {
+        assert_eq!(w[0].end_key, w[1].start_key, "tablets must be contiguous");
+    }
+    let events = db.take_tablet_events();
+    for kind in [
+        TabletEventKind::Flush,
+        TabletEventKind::Compaction,
+        TabletEventKind::Split,
+    ] {
+        assert!(events.iter().any(|e| e.kind == kind), "no {kind:?} event");
+    }
+    let split = events
+        .iter()
+        .find(|e| e.kind == TabletEventKind::Split)
+        .unwrap();
+    assert_eq!(split.before.len(), 1);
+    assert_eq!(split.after.len(), 2);
+    assert_eq!(split.after[0].end_key, split.after[1].start_key);
+    assert_eq!(split.before[0].start_key, split.after[0].start_key);
+
+    // SampleRowKeys: the tablet boundaries, then the empty key; offsets grow.
+    let samples = db.sample_row_keys("t").unwrap();
+    let boundaries: Vec<Vec<u8>> = tablets.iter().map(|t| t.end_key.clone()).collect();
+    assert_eq!(
+        samples
+            .iter()
+            .map(|s| s.row_key.clone())
+            .collect::<Vec<_>>(),
+        boundaries
+    );
+    assert!(samples
+        .windows(2)
+        .all(|w| w[0].offset_bytes <= w[1].offset_bytes));
+
+    // Every row reads back once, in order, forwards and backwards, across tablet boundaries.
+    let rows: Vec<_> = db
+        .read_rows("t", &ReadRowsRequest::default())
+        .unwrap()
+        .collect();
+    assert_eq!(rows.len(), 2_000);
+    assert!(rows.iter().enumerate().all(|(i, r)| r.key == key(i as u32)));
+    let reversed = ReadRowsRequest {
+        reversed: true,
+        rows_limit: 1_500,
+        ..ReadRowsRequest::default()
+    };
+    let back: Vec<_> = db.read_rows("t", &reversed).unwrap().collect();
+    assert_eq!(back.len(), 1_500);
+    assert!(back
+        .iter()
+        .enumerate()
+        .all(|(i, r)| r.key == key(1_999 - i as u32)));
+    let mid = ReadRowsRequest {
+        row_set: RowSet {
+            row_keys: vec![key(5), key(1_999)],
+            row_ranges: vec![RowRange::closed_open(key(990), key(1_010))],
+        },
+        ..ReadRowsRequest::default()
+    };
+    let got: Vec<_> = db.read_rows("t", &mid).unwrap().map(|r| r.key).collect();
+    let mut want = vec![key(5)];
+    want.extend((990..1_010).map(key));
+    want.push(key(1_999));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn emptied_tablets_merge_back() {
+    let mut db = Database::with_clock(Arc::new(ManualClock::new(1_000_000)));
+    db.create_table("t", small_tablets()).unwrap();
+    for i in 0..2_000u32 {
+        db.mutate_row(
+            "t",
+            &key(i),
+            &[Mutation::set_cell("cf", b"q", 1000, vec![b'x'; 64])],
+        )
+        .unwrap();
+    }
+    let before = db.tablets("t").unwrap().len();
+    db.drop_row_range("t", &DropRowRange::Prefix(b"row0".to_vec()))
+        .unwrap();
+    db.drop_row_range("t", &DropRowRange::Prefix(b"row1".to_vec()))
+        .unwrap();
+    db.take_tablet_events();
+    db.compact_table("t").unwrap();
+    let after = db.tablets("t").unwrap().len();
+    assert!(after < before, "no merge: {before} -> {after} tablets");
+    assert!(db
+        .take_tablet_events()
+        .iter()
+        .any(|e| e.kind == TabletEventKind::Merge));
+    assert_eq!(
+        db.read_rows("t", &ReadRowsRequest::default())
+            .unwrap()
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn initial_splits_are_kept_as_boundaries() {
+    let mut db = Database::with_clock(Arc::new(ManualClock::new(1_000_000)));
+    let config = TableConfig {
+        initial_splits: vec![b"m".to_vec(), b"g".to_vec()],
+        ..small_tablets()
+    };
+    db.create_table("t", config).unwrap();
+    db.compact_table("t").unwrap();
+    let keys: Vec<Vec<u8>> = db
+        .sample_row_keys("t")
+        .unwrap()
+        .into_iter()
+        .map(|s| s.row_key)
+        .collect();
+    assert_eq!(keys, vec![b"g".to_vec(), b"m".to_vec(), vec![]]);
+}
