@@ -37,7 +37,8 @@ import pytest
 
 from support import PROJECT
 
-ROOT = Path(__file__).resolve().parents[3]
+# server/tests/google_client/conftest.py -> the repository root.
+ROOT = Path(__file__).resolve().parent.parent.parent.parent
 SERVER_BIN = Path(
     os.environ.get("SPARSETABLE_SERVER_BIN", ROOT / "target" / "debug" / "sparsetable-server")
 )
