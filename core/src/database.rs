@@ -22,6 +22,7 @@ use crate::row::Row;
 use crate::schema::{
     validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo,
 };
+use crate::stats::{AccessStat, StatsOptions};
 use crate::table::{Table, TabletEvent, TabletInfo};
 use crate::{Error, Result};
 
@@ -431,6 +432,29 @@ impl Database {
     /// `NotFound` for an unknown table.
     pub fn tablets(&self, table_id: &str) -> Result<Vec<TabletInfo>> {
         Ok(self.table(table_id)?.tablet_infos())
+    }
+
+    /// Access statistics of a table: per time bucket and key bucket, what reads and writes
+    /// touched (the Key Visualizer's heatmap data).
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table.
+    pub fn access_stats(&self, table_id: &str) -> Result<Vec<AccessStat>> {
+        Ok(self.table(table_id)?.stats.lock().by_key())
+    }
+
+    /// Sets how a table's access statistics are bucketed (clears what was counted).
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a non-positive bucket width.
+    pub fn set_stats_options(&mut self, table_id: &str, options: StatsOptions) -> Result<()> {
+        if options.bucket_micros <= 0 || options.max_buckets == 0 {
+            return Err(Error::invalid_argument(
+                "stats options: bucket_micros and max_buckets must be positive",
+            ));
+        }
+        *self.table_mut(table_id)?.stats.lock() = crate::stats::TableStats::new(options);
+        Ok(())
     }
 
     /// Takes the structural events (flush, compaction, split, merge) of every table since

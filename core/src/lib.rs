@@ -45,6 +45,7 @@ pub mod row_merge;
 pub mod row_set;
 pub mod schema;
 pub mod sstable;
+pub mod stats;
 pub mod storage;
 mod table;
 mod tablet;
@@ -67,6 +68,7 @@ pub use row_set::{RowRange, RowSet};
 pub use schema::{
     ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions, ValueType,
 };
+pub use stats::{AccessCounters, AccessStat, StatsOptions};
 pub use table::{TabletEvent, TabletEventKind, TabletInfo};
 
 /// The README's Rust examples, compiled and run as doctests so the README stays true.

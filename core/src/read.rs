@@ -66,14 +66,19 @@ impl Iterator for RowStream<'_> {
             *last = Some(key.clone());
             self.rows_scanned += 1;
             let Some(mut row) = self.table.read_row(&key, self.now_micros) else {
+                self.table.record_read(&key, self.now_micros, 0, None);
                 continue;
             };
+            let scanned = row.cells.len();
             if !self.filter.is_pass_all() {
                 row.cells = self.filter.apply(&key, row.cells, &mut self.random);
                 if row.cells.is_empty() {
+                    self.table.record_read(&key, self.now_micros, scanned, None);
                     continue;
                 }
             }
+            self.table
+                .record_read(&key, self.now_micros, scanned, Some(&row));
             if let Some(r) = &mut self.remaining {
                 *r -= 1;
             }

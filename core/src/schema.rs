@@ -74,8 +74,11 @@ pub struct TabletOptions {
     pub max_runs: usize,
     /// A tablet larger than this after compaction splits near its middle row.
     pub split_bytes: u64,
-    /// Adjacent tablets both smaller than this merge.
+    /// Adjacent tablets both smaller than this merge (if both are also cold).
     pub merge_bytes: u64,
+    /// A tablet whose reads plus writes in the current statistics time bucket pass this
+    /// splits at its middle row, however small it is (0 disables load splitting).
+    pub split_load_ops: u64,
 }
 
 impl Default for TabletOptions {
@@ -85,6 +88,7 @@ impl Default for TabletOptions {
             max_runs: 4,
             split_bytes: 64 << 20,
             merge_bytes: 8 << 20,
+            split_load_ops: 500_000,
         }
     }
 }

@@ -24,6 +24,7 @@ use crate::mutation::Mutation;
 use crate::row::{Cell, Row};
 use crate::row_set::RowRange;
 use crate::schema::{Granularity, TableConfig, ValueType};
+use crate::stats::{AccessCounters, StatsOptions, TableStats};
 use crate::tablet::Tablet;
 
 /// What happened to a table's tablets.
@@ -67,7 +68,6 @@ pub struct TabletEvent {
     pub after: Vec<TabletInfo>,
 }
 
-#[derive(Clone)]
 pub(crate) struct Table {
     pub(crate) name: String,
     pub(crate) config: TableConfig,
@@ -76,6 +76,8 @@ pub(crate) struct Table {
     epochs: BTreeMap<String, u64>,
     next_tablet_id: u64,
     pub(crate) events: Vec<TabletEvent>,
+    /// Behind a lock because reads (`&self`) count too.
+    pub(crate) stats: spin::Mutex<TableStats>,
 }
 
 impl Clone for Tablet {
@@ -86,6 +88,7 @@ impl Clone for Tablet {
             end: self.end.clone(),
             memtable: self.memtable.clone(),
             runs: self.runs.clone(),
+            load_baseline: self.load_baseline,
         }
     }
 }
@@ -112,6 +115,7 @@ impl Table {
             tablets,
             epochs: BTreeMap::new(),
             events: Vec::new(),
+            stats: spin::Mutex::new(TableStats::new(StatsOptions::default())),
         }
     }
 
@@ -154,6 +158,30 @@ impl Table {
             Granularity::Micros => now_micros,
         };
         let ti = self.tablet_index(row_key);
+        let written: usize = row_key.len()
+            + mutations
+                .iter()
+                .map(|m| match m {
+                    Mutation::SetCell {
+                        qualifier, value, ..
+                    } => qualifier.len() + value.len(),
+                    Mutation::MergeToCell {
+                        qualifier, state, ..
+                    } => qualifier.len() + state.len(),
+                    Mutation::AddToCell { qualifier, .. } => qualifier.len() + 8,
+                    _ => 0,
+                })
+                .sum::<usize>();
+        self.stats.lock().record(
+            now_micros,
+            row_key,
+            self.tablets[ti].id,
+            &AccessCounters {
+                writes: 1,
+                bytes_written: written as u64,
+                ..AccessCounters::default()
+            },
+        );
         for m in mutations {
             if let Mutation::DeleteFromColumn {
                 family,
@@ -329,6 +357,12 @@ impl Table {
     /// Flushes, compacts, splits and merges the tablet at `ti` as its size asks.
     fn maintain(&mut self, ti: usize, now_micros: i64) {
         let opts = self.config.tablet_options;
+        if opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops {
+            self.tablets[ti].load_baseline += self.load(ti, now_micros);
+            let size = self.tablets[ti].size_bytes();
+            self.split_tablet(ti, size);
+            return;
+        }
         if self.tablets[ti].memtable.size_bytes() < opts.memtable_bytes {
             return;
         }
@@ -337,6 +371,13 @@ impl Table {
         if t.runs.len() > opts.max_runs || t.size_bytes() > opts.split_bytes {
             self.compact_tablet(ti, now_micros);
         }
+    }
+
+    /// Reads plus writes of a tablet in the current time bucket, past any load split.
+    fn load(&self, ti: usize, now_micros: i64) -> u64 {
+        let t = &self.tablets[ti];
+        let c = self.stats.lock().tablet_now(t.id, now_micros);
+        (c.reads + c.writes).saturating_sub(t.load_baseline)
     }
 
     fn flush_tablet(&mut self, ti: usize) {
@@ -361,7 +402,7 @@ impl Table {
         if size > self.config.tablet_options.split_bytes {
             self.split_tablet(ti, size);
         } else if size < self.config.tablet_options.merge_bytes {
-            self.try_merge_around(ti);
+            self.try_merge_around(ti, now_micros);
         }
     }
 
@@ -399,8 +440,13 @@ impl Table {
 
     /// Merges the tablet with a neighbour when both are small, never across a boundary the
     /// user asked for with `initial_splits`.
-    fn try_merge_around(&mut self, ti: usize) {
+    fn try_merge_around(&mut self, ti: usize, now_micros: i64) {
         let limit = self.config.tablet_options.merge_bytes;
+        // Cold: under a tenth of the load that would split a tablet.
+        let cold_below = match self.config.tablet_options.split_load_ops {
+            0 => u64::MAX,
+            n => (n / 10).max(1),
+        };
         for (a, b) in [(ti, ti + 1), (ti.wrapping_sub(1), ti)] {
             if a >= self.tablets.len() || b >= self.tablets.len() {
                 continue;
@@ -410,6 +456,9 @@ impl Table {
                 continue;
             }
             if self.tablets[a].size_bytes() >= limit || self.tablets[b].size_bytes() >= limit {
+                continue;
+            }
+            if self.load(a, now_micros) >= cold_below || self.load(b, now_micros) >= cold_below {
                 continue;
             }
             self.tablets[a].flush();
@@ -458,6 +507,36 @@ impl Table {
     pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Option<Row> {
         let cells = self.tablets[self.tablet_index(key)].row_cells(key, &self.epochs);
         self.materialize(key, cells, now_micros)
+    }
+
+    /// Counts one row a read visited: `cells` scanned, and what it returned (if anything).
+    pub(crate) fn record_read(
+        &self,
+        key: &[u8],
+        now_micros: i64,
+        cells: usize,
+        returned: Option<&Row>,
+    ) {
+        let tablet = self.tablets[self.tablet_index(key)].id;
+        let bytes: usize = returned.map_or(0, |r| {
+            r.cells
+                .iter()
+                .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 8)
+                .sum::<usize>()
+                + r.key.len()
+        });
+        self.stats.lock().record(
+            now_micros,
+            key,
+            tablet,
+            &AccessCounters {
+                reads: u64::from(returned.is_some()),
+                rows_scanned: 1,
+                cells_scanned: cells as u64,
+                bytes_read: bytes as u64,
+                ..AccessCounters::default()
+            },
+        );
     }
 
     fn materialize(&self, key: &[u8], cells: Vec<(Cell, u64)>, now_micros: i64) -> Option<Row> {

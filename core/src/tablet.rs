@@ -29,6 +29,8 @@ pub(crate) struct Tablet {
     pub(crate) memtable: Memtable,
     /// Immutable runs, newest first.
     pub(crate) runs: Vec<Arc<dyn Source>>,
+    /// Load already accounted for by a load split in the current time bucket.
+    pub(crate) load_baseline: u64,
 }
 
 /// The key after every internal key of `row` (its row prefix with the terminator bumped).
@@ -48,6 +50,7 @@ impl Tablet {
             end,
             memtable: Memtable::default(),
             runs: Vec::new(),
+            load_baseline: 0,
         }
     }
 

@@ -540,6 +540,7 @@ proptest! {
         max_runs in 1usize..4,
         split_bytes in 100u64..1500,
         splits in proptest::collection::vec(row_key(), 0..3),
+        load_ops in prop_oneof![Just(0u64), 3u64..30],
     ) {
         // Tiny tablet thresholds so flushes, compactions, splits and merges happen all the
         // time: the model knows nothing of them, so any effect they have on results is a bug.
@@ -550,6 +551,7 @@ proptest! {
                 max_runs,
                 split_bytes,
                 merge_bytes: split_bytes / 4,
+                split_load_ops: load_ops,
             },
             ..TableConfig::default()
         };

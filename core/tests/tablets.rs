@@ -15,6 +15,7 @@ fn small_tablets() -> TableConfig {
             max_runs: 2,
             split_bytes: 20_000,
             merge_bytes: 4_000,
+            split_load_ops: 0,
         },
         ..TableConfig::with_families(["cf"])
     }
@@ -158,4 +159,51 @@ fn initial_splits_are_kept_as_boundaries() {
         .map(|s| s.row_key)
         .collect();
     assert_eq!(keys, vec![b"g".to_vec(), b"m".to_vec(), vec![]]);
+}
+
+#[test]
+fn a_hot_small_tablet_splits_by_load() {
+    let mut db = Database::with_clock(Arc::new(ManualClock::new(1_000_000)));
+    let mut config = small_tablets();
+    config.tablet_options.split_bytes = 1 << 30; // never by size
+    config.tablet_options.merge_bytes = 1;
+    config.tablet_options.split_load_ops = 50;
+    db.create_table("t", config).unwrap();
+    for round in 0..3 {
+        for i in 0..30u32 {
+            db.mutate_row(
+                "t",
+                &key(i),
+                &[Mutation::set_cell("cf", b"q", 1000 * (round + 1), b"v")],
+            )
+            .unwrap();
+        }
+    }
+    assert!(
+        db.tablets("t").unwrap().len() > 1,
+        "90 writes in one minute should split"
+    );
+    assert!(db
+        .take_tablet_events()
+        .iter()
+        .any(|e| e.kind == TabletEventKind::Split));
+    let stats = db.access_stats("t").unwrap();
+    let writes: u64 = stats.iter().map(|s| s.counters.writes).sum();
+    assert_eq!(writes, 90);
+    assert!(
+        stats.iter().all(|s| s.key_bucket == b"row0"),
+        "4-byte key buckets"
+    );
+    let rows = db
+        .read_rows("t", &ReadRowsRequest::default())
+        .unwrap()
+        .count();
+    assert_eq!(rows, 30);
+    let reads: u64 = db
+        .access_stats("t")
+        .unwrap()
+        .iter()
+        .map(|s| s.counters.reads)
+        .sum();
+    assert_eq!(reads, 30);
 }
