@@ -23,7 +23,7 @@ use crate::schema::{
     validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo,
 };
 use crate::stats::{AccessStat, StatsOptions};
-use crate::table::{Table, TabletEvent, TabletInfo};
+use crate::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
 use crate::{Error, Result};
 
 /// The mutations of one row in a MutateRows batch.
@@ -53,9 +53,28 @@ pub struct SampleRowKey {
     pub offset_bytes: u64,
 }
 
+/// What `get_backup` and `list_backups` report about a backup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackupInfo {
+    /// The backup's id.
+    pub name: String,
+    /// The table it was taken from.
+    pub source_table: String,
+    /// When it was taken (the database clock).
+    pub created_micros: i64,
+    /// Approximate bytes it holds.
+    pub size_bytes: u64,
+}
+
+struct Backup {
+    info: BackupInfo,
+    snapshot: TableSnapshot,
+}
+
 /// A database of tables.
 pub struct Database {
     tables: BTreeMap<String, Table>,
+    backups: BTreeMap<String, Backup>,
     clock: Box<dyn Clock>,
     /// The last sequence number given to a write; every mutation gets the next one.
     sequence: u64,
@@ -90,6 +109,7 @@ impl Database {
     pub fn with_clock(clock: impl Clock + 'static) -> Self {
         Database {
             tables: BTreeMap::new(),
+            backups: BTreeMap::new(),
             clock: Box::new(clock),
             sequence: 0,
             random_seed: 0x5eed,
@@ -424,6 +444,91 @@ impl Database {
     /// `NotFound` for an unknown table.
     pub fn sample_row_keys(&self, table_id: &str) -> Result<Vec<SampleRowKey>> {
         Ok(self.table(table_id)?.sample_row_keys())
+    }
+
+    /// Snapshots a table at a consistent point as backup `backup_id`. Later writes to the
+    /// table do not change the backup.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `AlreadyExists` if the backup id is taken;
+    /// `InvalidArgument` for a bad id.
+    pub fn create_backup(&mut self, table_id: &str, backup_id: &str) -> Result<BackupInfo> {
+        validate_table_id(backup_id)
+            .map_err(|_| Error::invalid_argument(format!("backup_id {backup_id:?} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most 50 characters")))?;
+        if self.backups.contains_key(backup_id) {
+            return Err(Error::already_exists(format!(
+                "backup {backup_id:?} already exists"
+            )));
+        }
+        let now = self.clock.now_micros();
+        let table = self.table_mut(table_id)?;
+        let snapshot = table.snapshot();
+        let info = BackupInfo {
+            name: backup_id.to_string(),
+            source_table: table_id.to_string(),
+            created_micros: now,
+            size_bytes: table.tablet_infos().iter().map(|t| t.size_bytes).sum(),
+        };
+        self.backups.insert(
+            backup_id.to_string(),
+            Backup {
+                info: info.clone(),
+                snapshot,
+            },
+        );
+        Ok(info)
+    }
+
+    /// A backup's description.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown backup.
+    pub fn get_backup(&self, backup_id: &str) -> Result<BackupInfo> {
+        self.backups
+            .get(backup_id)
+            .map(|b| b.info.clone())
+            .ok_or_else(|| Error::not_found(format!("backup {backup_id:?} not found")))
+    }
+
+    /// Every backup, by id.
+    pub fn list_backups(&self) -> Vec<BackupInfo> {
+        self.backups.values().map(|b| b.info.clone()).collect()
+    }
+
+    /// Deletes a backup (tables restored from it keep their data).
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown backup.
+    pub fn delete_backup(&mut self, backup_id: &str) -> Result<()> {
+        self.backups
+            .remove(backup_id)
+            .map(|_| ())
+            .ok_or_else(|| Error::not_found(format!("backup {backup_id:?} not found")))
+    }
+
+    /// Creates table `table_id` holding a backup's data and schema.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown backup; `AlreadyExists` if the table exists;
+    /// `InvalidArgument` for a bad table id.
+    pub fn restore_table(&mut self, backup_id: &str, table_id: &str) -> Result<TableInfo> {
+        validate_table_id(table_id)?;
+        let backup = self
+            .backups
+            .get(backup_id)
+            .ok_or_else(|| Error::not_found(format!("backup {backup_id:?} not found")))?;
+        if self.tables.contains_key(table_id) {
+            return Err(Error::already_exists(format!(
+                "table {table_id:?} already exists"
+            )));
+        }
+        let table = Table::from_snapshot(table_id, &backup.snapshot);
+        let info = TableInfo {
+            name: table_id.to_string(),
+            config: table.config.clone(),
+        };
+        self.tables.insert(table_id.to_string(), table);
+        Ok(info)
     }
 
     /// The table's tablets in key order, with their ranges and sizes.

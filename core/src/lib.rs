@@ -55,7 +55,7 @@ pub use clock::Clock;
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
-pub use database::{Database, DropRowRange, RowMutations, SampleRowKey};
+pub use database::{BackupInfo, Database, DropRowRange, RowMutations, SampleRowKey};
 pub use error::{Code, Error, Result};
 pub use filter::{CompiledFilter, RowFilter};
 pub use gc::GcRule;
