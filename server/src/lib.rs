@@ -1,1 +1,77 @@
-//! Placeholder until this front-end lands (issue 2).
+//! A gRPC server speaking Cloud Bigtable's Data API (`google.bigtable.v2.Bigtable`) and Table
+//! Admin API (`google.bigtable.admin.v2.BigtableTableAdmin`) over the Sparsetable engine: a
+//! drop-in Bigtable emulator for `cbt` and the official client libraries
+//! (`BIGTABLE_EMULATOR_HOST=HOST:PORT`).
+//!
+//! The crate converts messages and errors and nothing else; every Bigtable rule lives in the
+//! engine. Layout, one concept per module:
+//! - [`stubs`]: the generated service traits over the googleapis crates' message types;
+//! - [`names`]: resource names; [`registry`]: one engine `Database` per instance;
+//! - [`convert`]: messages to engine types and back; [`status`]: the one error mapping;
+//! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
+//! - [`data`] and [`admin`]: the two services.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8086").await?;
+//! let instances = Arc::new(sparsetable_server::Instances::new());
+//! sparsetable_server::serve(listener, instances, std::future::pending()).await?;
+//! # Ok(()) }
+//! ```
+
+pub mod admin;
+pub mod chunks;
+pub mod convert;
+pub mod data;
+pub mod names;
+pub mod registry;
+pub mod scan;
+pub mod status;
+pub mod stubs;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tonic::transport::server::TcpIncoming;
+use tonic::transport::Server;
+
+pub use admin::AdminService;
+pub use data::DataService;
+pub use registry::Instances;
+use stubs::admin::bigtable_table_admin_server::BigtableTableAdminServer;
+use stubs::data::bigtable_server::BigtableServer;
+
+/// Largest gRPC message the server accepts or sends: Bigtable's own limit, so a 100 MiB cell
+/// can be written in one MutateRow.
+pub const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+
+/// The Data API as a tonic service, with Bigtable's message size limits.
+pub fn data_server(instances: Arc<Instances>) -> BigtableServer<DataService> {
+    BigtableServer::new(DataService::new(instances))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES)
+}
+
+/// The Table Admin API as a tonic service, with Bigtable's message size limits.
+pub fn admin_server(instances: Arc<Instances>) -> BigtableTableAdminServer<AdminService> {
+    BigtableTableAdminServer::new(AdminService::new(instances))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES)
+}
+
+/// Serves both APIs on `listener` until `shutdown` completes, then finishes in-flight calls.
+///
+/// # Errors
+/// A transport error from tonic (the listener failed).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    instances: Arc<Instances>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), tonic::transport::Error> {
+    Server::builder()
+        .add_service(data_server(instances.clone()))
+        .add_service(admin_server(instances))
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown)
+        .await
+}

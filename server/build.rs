@@ -1,0 +1,368 @@
+//! Generates the SERVER side of Bigtable's `Bigtable` (data) and `BigtableTableAdmin` services.
+//!
+//! The message types come from the crates.io crates `googleapis-tonic-google-bigtable-v2` and
+//! `googleapis-tonic-google-bigtable-admin-v2`, which ship clients only. tonic-build's manual
+//! builder emits a `<service>_server` module (trait + tower service) over those types, so no
+//! proto file enters the repository. The method lists below mirror the services' definitions in
+//! googleapis (`google/bigtable/v2/bigtable.proto`,
+//! `google/bigtable/admin/v2/bigtable_table_admin.proto`); route names are the wire names and
+//! must never change.
+
+use tonic_build::manual::{Builder, Method, Service};
+
+/// Path prefix of the data API's message types.
+const DATA: &str = "googleapis_tonic_google_bigtable_v2::google::bigtable::v2";
+/// Path prefix of the admin API's message types (and the packages it re-exports).
+const ADMIN: &str = "googleapis_tonic_google_bigtable_admin_v2::google";
+
+/// (rust name, route name, input type, output type, server streaming) of `google.bigtable.v2.Bigtable`.
+const DATA_METHODS: &[(&str, &str, &str, &str, bool)] = &[
+    (
+        "read_rows",
+        "ReadRows",
+        "ReadRowsRequest",
+        "ReadRowsResponse",
+        true,
+    ),
+    (
+        "sample_row_keys",
+        "SampleRowKeys",
+        "SampleRowKeysRequest",
+        "SampleRowKeysResponse",
+        true,
+    ),
+    (
+        "mutate_row",
+        "MutateRow",
+        "MutateRowRequest",
+        "MutateRowResponse",
+        false,
+    ),
+    (
+        "mutate_rows",
+        "MutateRows",
+        "MutateRowsRequest",
+        "MutateRowsResponse",
+        true,
+    ),
+    (
+        "check_and_mutate_row",
+        "CheckAndMutateRow",
+        "CheckAndMutateRowRequest",
+        "CheckAndMutateRowResponse",
+        false,
+    ),
+    (
+        "ping_and_warm",
+        "PingAndWarm",
+        "PingAndWarmRequest",
+        "PingAndWarmResponse",
+        false,
+    ),
+    (
+        "read_modify_write_row",
+        "ReadModifyWriteRow",
+        "ReadModifyWriteRowRequest",
+        "ReadModifyWriteRowResponse",
+        false,
+    ),
+    (
+        "generate_initial_change_stream_partitions",
+        "GenerateInitialChangeStreamPartitions",
+        "GenerateInitialChangeStreamPartitionsRequest",
+        "GenerateInitialChangeStreamPartitionsResponse",
+        true,
+    ),
+    (
+        "read_change_stream",
+        "ReadChangeStream",
+        "ReadChangeStreamRequest",
+        "ReadChangeStreamResponse",
+        true,
+    ),
+    (
+        "prepare_query",
+        "PrepareQuery",
+        "PrepareQueryRequest",
+        "PrepareQueryResponse",
+        false,
+    ),
+    (
+        "execute_query",
+        "ExecuteQuery",
+        "ExecuteQueryRequest",
+        "ExecuteQueryResponse",
+        true,
+    ),
+];
+
+/// Same for `google.bigtable.admin.v2.BigtableTableAdmin`; types are relative to [`ADMIN`], and
+/// `Empty` is `google.protobuf.Empty`, which prost maps to `()`; the manual builder wants a path,
+/// so it names the alias `crate::stubs::Empty`. None of these RPCs streams.
+const ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
+    (
+        "create_table",
+        "CreateTable",
+        "bigtable::admin::v2::CreateTableRequest",
+        "bigtable::admin::v2::Table",
+    ),
+    (
+        "create_table_from_snapshot",
+        "CreateTableFromSnapshot",
+        "bigtable::admin::v2::CreateTableFromSnapshotRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "list_tables",
+        "ListTables",
+        "bigtable::admin::v2::ListTablesRequest",
+        "bigtable::admin::v2::ListTablesResponse",
+    ),
+    (
+        "get_table",
+        "GetTable",
+        "bigtable::admin::v2::GetTableRequest",
+        "bigtable::admin::v2::Table",
+    ),
+    (
+        "update_table",
+        "UpdateTable",
+        "bigtable::admin::v2::UpdateTableRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "delete_table",
+        "DeleteTable",
+        "bigtable::admin::v2::DeleteTableRequest",
+        "Empty",
+    ),
+    (
+        "undelete_table",
+        "UndeleteTable",
+        "bigtable::admin::v2::UndeleteTableRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "create_authorized_view",
+        "CreateAuthorizedView",
+        "bigtable::admin::v2::CreateAuthorizedViewRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "list_authorized_views",
+        "ListAuthorizedViews",
+        "bigtable::admin::v2::ListAuthorizedViewsRequest",
+        "bigtable::admin::v2::ListAuthorizedViewsResponse",
+    ),
+    (
+        "get_authorized_view",
+        "GetAuthorizedView",
+        "bigtable::admin::v2::GetAuthorizedViewRequest",
+        "bigtable::admin::v2::AuthorizedView",
+    ),
+    (
+        "update_authorized_view",
+        "UpdateAuthorizedView",
+        "bigtable::admin::v2::UpdateAuthorizedViewRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "delete_authorized_view",
+        "DeleteAuthorizedView",
+        "bigtable::admin::v2::DeleteAuthorizedViewRequest",
+        "Empty",
+    ),
+    (
+        "modify_column_families",
+        "ModifyColumnFamilies",
+        "bigtable::admin::v2::ModifyColumnFamiliesRequest",
+        "bigtable::admin::v2::Table",
+    ),
+    (
+        "drop_row_range",
+        "DropRowRange",
+        "bigtable::admin::v2::DropRowRangeRequest",
+        "Empty",
+    ),
+    (
+        "generate_consistency_token",
+        "GenerateConsistencyToken",
+        "bigtable::admin::v2::GenerateConsistencyTokenRequest",
+        "bigtable::admin::v2::GenerateConsistencyTokenResponse",
+    ),
+    (
+        "check_consistency",
+        "CheckConsistency",
+        "bigtable::admin::v2::CheckConsistencyRequest",
+        "bigtable::admin::v2::CheckConsistencyResponse",
+    ),
+    (
+        "snapshot_table",
+        "SnapshotTable",
+        "bigtable::admin::v2::SnapshotTableRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "get_snapshot",
+        "GetSnapshot",
+        "bigtable::admin::v2::GetSnapshotRequest",
+        "bigtable::admin::v2::Snapshot",
+    ),
+    (
+        "list_snapshots",
+        "ListSnapshots",
+        "bigtable::admin::v2::ListSnapshotsRequest",
+        "bigtable::admin::v2::ListSnapshotsResponse",
+    ),
+    (
+        "delete_snapshot",
+        "DeleteSnapshot",
+        "bigtable::admin::v2::DeleteSnapshotRequest",
+        "Empty",
+    ),
+    (
+        "create_backup",
+        "CreateBackup",
+        "bigtable::admin::v2::CreateBackupRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "get_backup",
+        "GetBackup",
+        "bigtable::admin::v2::GetBackupRequest",
+        "bigtable::admin::v2::Backup",
+    ),
+    (
+        "update_backup",
+        "UpdateBackup",
+        "bigtable::admin::v2::UpdateBackupRequest",
+        "bigtable::admin::v2::Backup",
+    ),
+    (
+        "delete_backup",
+        "DeleteBackup",
+        "bigtable::admin::v2::DeleteBackupRequest",
+        "Empty",
+    ),
+    (
+        "list_backups",
+        "ListBackups",
+        "bigtable::admin::v2::ListBackupsRequest",
+        "bigtable::admin::v2::ListBackupsResponse",
+    ),
+    (
+        "restore_table",
+        "RestoreTable",
+        "bigtable::admin::v2::RestoreTableRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "copy_backup",
+        "CopyBackup",
+        "bigtable::admin::v2::CopyBackupRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "get_iam_policy",
+        "GetIamPolicy",
+        "iam::v1::GetIamPolicyRequest",
+        "iam::v1::Policy",
+    ),
+    (
+        "set_iam_policy",
+        "SetIamPolicy",
+        "iam::v1::SetIamPolicyRequest",
+        "iam::v1::Policy",
+    ),
+    (
+        "test_iam_permissions",
+        "TestIamPermissions",
+        "iam::v1::TestIamPermissionsRequest",
+        "iam::v1::TestIamPermissionsResponse",
+    ),
+    (
+        "create_schema_bundle",
+        "CreateSchemaBundle",
+        "bigtable::admin::v2::CreateSchemaBundleRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "update_schema_bundle",
+        "UpdateSchemaBundle",
+        "bigtable::admin::v2::UpdateSchemaBundleRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "get_schema_bundle",
+        "GetSchemaBundle",
+        "bigtable::admin::v2::GetSchemaBundleRequest",
+        "bigtable::admin::v2::SchemaBundle",
+    ),
+    (
+        "list_schema_bundles",
+        "ListSchemaBundles",
+        "bigtable::admin::v2::ListSchemaBundlesRequest",
+        "bigtable::admin::v2::ListSchemaBundlesResponse",
+    ),
+    (
+        "delete_schema_bundle",
+        "DeleteSchemaBundle",
+        "bigtable::admin::v2::DeleteSchemaBundleRequest",
+        "Empty",
+    ),
+];
+
+fn method(name: &str, route: &str, input: String, output: String, streaming: bool) -> Method {
+    let builder = Method::builder()
+        .name(name)
+        .route_name(route)
+        .input_type(input)
+        .output_type(output)
+        .codec_path("tonic_prost::ProstCodec");
+    if streaming {
+        builder.server_streaming()
+    } else {
+        builder
+    }
+    .build()
+}
+
+fn main() {
+    let data = DATA_METHODS
+        .iter()
+        .fold(
+            Service::builder()
+                .name("Bigtable")
+                .package("google.bigtable.v2"),
+            |s, &(name, route, input, output, streaming)| {
+                s.method(method(
+                    name,
+                    route,
+                    format!("{DATA}::{input}"),
+                    format!("{DATA}::{output}"),
+                    streaming,
+                ))
+            },
+        )
+        .build();
+    let qualify = |ty: &str| {
+        if ty == "Empty" {
+            "crate::stubs::Empty".to_string()
+        } else {
+            format!("{ADMIN}::{ty}")
+        }
+    };
+    let admin = ADMIN_METHODS
+        .iter()
+        .fold(
+            Service::builder()
+                .name("BigtableTableAdmin")
+                .package("google.bigtable.admin.v2"),
+            |s, &(name, route, input, output)| {
+                s.method(method(name, route, qualify(input), qualify(output), false))
+            },
+        )
+        .build();
+    Builder::new().build_client(false).compile(&[data, admin]);
+    println!("cargo:rerun-if-changed=build.rs");
+}

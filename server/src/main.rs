@@ -1,0 +1,124 @@
+//! `sparsetable-server`: Sparsetable as a Bigtable emulator on a TCP port.
+//!
+//! Prints the listening address and an `export BIGTABLE_EMULATOR_HOST=...` line on start (the
+//! only lines it writes to stdout), serves until SIGTERM or SIGINT, then lets in-flight calls
+//! finish and exits 0. Data lives in memory and is gone when the process ends.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use sparsetable::{Clock, ManualClock, SystemClock};
+use sparsetable_server::Instances;
+
+const USAGE: &str = "\
+Usage: sparsetable-server [--host HOST] [--port PORT] [--clock-micros MICROS]
+
+Serves Cloud Bigtable's Data and Table Admin gRPC APIs from memory, as an emulator:
+point clients at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
+
+Options:
+  --host HOST             address to listen on [default: 127.0.0.1]
+  --port PORT             port to listen on; 0 picks a free one [default: 8086]
+  --clock-micros MICROS   freeze the server's clock at MICROS since the Unix epoch, so
+                          server-assigned timestamps and max_age GC are deterministic
+                          (for tests); by default the system clock is used
+  -h, --help              print this help
+  -V, --version           print the version";
+
+/// What the command line asked for.
+struct Options {
+    host: String,
+    port: u16,
+    clock_micros: Option<i64>,
+}
+
+enum Command {
+    Serve(Options),
+    Help,
+    Version,
+}
+
+fn parse_args() -> Result<Command, lexopt::Error> {
+    use lexopt::prelude::*;
+    let mut options = Options {
+        host: "127.0.0.1".to_string(),
+        port: 8086,
+        clock_micros: None,
+    };
+    let mut parser = lexopt::Parser::from_env();
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("host") => options.host = parser.value()?.string()?,
+            Long("port") => options.port = parser.value()?.parse()?,
+            Long("clock-micros") => options.clock_micros = Some(parser.value()?.parse()?),
+            Short('h') | Long("help") => return Ok(Command::Help),
+            Short('V') | Long("version") => return Ok(Command::Version),
+            _ => return Err(arg.unexpected()),
+        }
+    }
+    Ok(Command::Serve(options))
+}
+
+/// Resolves when the process receives SIGTERM or SIGINT.
+async fn shutdown_signal(mut terminate: tokio::signal::unix::Signal) {
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+    eprintln!("sparsetable-server: shutting down");
+}
+
+async fn serve(options: Options) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind((options.host.as_str(), options.port))
+        .await
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", options.host, options.port))?;
+    let addr: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| format!("cannot install the SIGTERM handler: {e}"))?;
+    let clock: Arc<dyn Clock> = match options.clock_micros {
+        Some(micros) => Arc::new(ManualClock::new(micros)),
+        None => Arc::new(SystemClock),
+    };
+    let instances = Arc::new(Instances::with_clock(clock));
+    println!("sparsetable-server listening on {addr}");
+    println!("export BIGTABLE_EMULATOR_HOST={addr}");
+    sparsetable_server::serve(listener, instances, shutdown_signal(terminate))
+        .await
+        .map_err(|e| format!("server failed: {e}"))
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args() {
+        Ok(Command::Serve(options)) => options,
+        Ok(Command::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Command::Version) => {
+            println!("sparsetable-server {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("sparsetable-server: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("sparsetable-server: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve(options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sparsetable-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Bigtable resource names: `projects/{project}/instances/{instance}` and
+//! `projects/{project}/instances/{instance}/tables/{table}`.
+//!
+//! Invariant: every parsed segment is non-empty and free of `/`. The table id itself is
+//! checked by the engine (`validate_table_id`) where it matters, so its rules live once.
+
+use core::fmt;
+
+use sparsetable::{Error, Result};
+
+/// A Bigtable instance: the unit that owns one engine `Database`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct InstanceName {
+    /// The project id.
+    pub project: String,
+    /// The instance id.
+    pub instance: String,
+}
+
+/// A table inside an instance.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TableName {
+    /// The owning instance.
+    pub instance: InstanceName,
+    /// The table id, as the engine knows it.
+    pub table_id: String,
+}
+
+impl InstanceName {
+    /// Parses `projects/P/instances/I`; `field` names the request field in errors.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming `field` if `name` does not have that form.
+    pub fn parse(field: &str, name: &str) -> Result<Self> {
+        match segments(name).as_slice() {
+            ["projects", project, "instances", instance] => Ok(InstanceName {
+                project: project.to_string(),
+                instance: instance.to_string(),
+            }),
+            _ => Err(Error::invalid_argument(format!(
+                "{field} {name:?} must have the form projects/{{project}}/instances/{{instance}}"
+            ))),
+        }
+    }
+
+    /// The full name of table `table_id` in this instance.
+    pub fn table(&self, table_id: &str) -> TableName {
+        TableName {
+            instance: self.clone(),
+            table_id: table_id.to_string(),
+        }
+    }
+}
+
+impl TableName {
+    /// Parses `projects/P/instances/I/tables/T`; `field` names the request field in errors.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming `field` if `name` does not have that form.
+    pub fn parse(field: &str, name: &str) -> Result<Self> {
+        match segments(name).as_slice() {
+            ["projects", project, "instances", instance, "tables", table] => Ok(TableName {
+                instance: InstanceName {
+                    project: project.to_string(),
+                    instance: instance.to_string(),
+                },
+                table_id: table.to_string(),
+            }),
+            _ => Err(Error::invalid_argument(format!(
+                "{field} {name:?} must have the form projects/{{project}}/instances/{{instance}}/tables/{{table}}"
+            ))),
+        }
+    }
+}
+
+/// The `/`-separated segments, or nothing if any segment is empty (so `a//b` never parses).
+fn segments(name: &str) -> Vec<&str> {
+    let parts: Vec<&str> = name.split('/').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        Vec::new()
+    } else {
+        parts
+    }
+}
+
+impl fmt::Display for InstanceName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "projects/{}/instances/{}", self.project, self.instance)
+    }
+}
+
+impl fmt::Display for TableName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/tables/{}", self.instance, self.table_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sparsetable::Code;
+
+    #[test]
+    fn table_names_round_trip() {
+        let name = TableName::parse("table_name", "projects/p/instances/i/tables/t").unwrap();
+        assert_eq!(name.instance.project, "p");
+        assert_eq!(name.instance.instance, "i");
+        assert_eq!(name.table_id, "t");
+        assert_eq!(name.to_string(), "projects/p/instances/i/tables/t");
+        assert_eq!(
+            name.instance.table("u").to_string(),
+            "projects/p/instances/i/tables/u"
+        );
+    }
+
+    #[test]
+    fn malformed_names_are_invalid_argument_naming_the_field() {
+        for bad in [
+            "",
+            "t",
+            "projects/p/instances/i",
+            "projects/p/instances//tables/t",
+            "projects/p/instances/i/tables/t/x",
+        ] {
+            let err = TableName::parse("table_name", bad).unwrap_err();
+            assert_eq!(err.code(), Code::InvalidArgument, "{bad}");
+            assert!(err.message().starts_with("table_name"), "{}", err.message());
+        }
+        let err = InstanceName::parse("parent", "projects/p").unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        assert!(err.message().starts_with("parent"));
+    }
+}

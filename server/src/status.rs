@@ -1,0 +1,64 @@
+//! The one mapping from engine errors to gRPC statuses.
+//!
+//! Every failure the server reports, the engine's and the server's own (a malformed resource
+//! name, an RPC or a field not served yet), is a [`sparsetable::Error`] until it reaches
+//! [`to_status`], so the code table lives in exactly one place. The core's codes carry gRPC's
+//! numbering, so the mapping is one-to-one; user mistakes never become UNKNOWN or INTERNAL.
+
+use sparsetable::{Code, Error};
+use tonic::Status;
+
+/// Converts an engine error into the gRPC status the client sees; the message is kept as is
+/// (it names the offending field).
+pub fn to_status(error: Error) -> Status {
+    let code = match error.code() {
+        Code::InvalidArgument => tonic::Code::InvalidArgument,
+        Code::NotFound => tonic::Code::NotFound,
+        Code::AlreadyExists => tonic::Code::AlreadyExists,
+        Code::ResourceExhausted => tonic::Code::ResourceExhausted,
+        Code::FailedPrecondition => tonic::Code::FailedPrecondition,
+        Code::Aborted => tonic::Code::Aborted,
+        Code::OutOfRange => tonic::Code::OutOfRange,
+        Code::Unimplemented => tonic::Code::Unimplemented,
+        Code::Internal => tonic::Code::Internal,
+        Code::Unavailable => tonic::Code::Unavailable,
+        Code::DataLoss => tonic::Code::DataLoss,
+        // `Code` is non-exhaustive; its values are gRPC's numbers, so a code added later
+        // still maps to the right status.
+        other => tonic::Code::from_i32(other.grpc_code()),
+    };
+    Status::new(code, error.message())
+}
+
+/// An error for an RPC, field or value this server does not serve (gRPC UNIMPLEMENTED).
+pub fn unimplemented(what: impl core::fmt::Display) -> Error {
+    Error::new(
+        Code::Unimplemented,
+        format!("{what} is not implemented by sparsetable-server yet"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_core_code_keeps_its_grpc_number_and_message() {
+        for code in Code::ALL {
+            let status = to_status(Error::new(code, "table \"t\" not found"));
+            assert_eq!(status.code() as i32, code.grpc_code(), "{code}");
+            assert_eq!(status.message(), "table \"t\" not found");
+        }
+    }
+
+    #[test]
+    fn unimplemented_names_what_is_missing() {
+        let status = to_status(unimplemented("RPC CheckAndMutateRow"));
+        assert_eq!(status.code(), tonic::Code::Unimplemented);
+        assert!(
+            status.message().contains("CheckAndMutateRow"),
+            "{}",
+            status.message()
+        );
+    }
+}
