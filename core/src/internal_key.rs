@@ -376,6 +376,17 @@ mod tests {
     }
 
     #[test]
+    fn worked_example_of_the_format_doc() {
+        // docs/format/internal_key.md, "Worked example".
+        let expected: &[u8] = &[
+            0x72, 0x00, 0x01, 0x01, 0x63, 0x66, 0x00, 0x01, 0x01, 0x71, 0x00, 0x01, 0x01, 0xff,
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xfc, 0x17, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+            0xf8,
+        ];
+        assert_eq!(cell(b"r", "cf", b"q", 1000, 7).encode(), expected);
+    }
+
+    #[test]
     fn malformed_keys_are_data_loss_never_panics() {
         let good = cell(b"r\0w", "cf", b"q", 1000, 4).encode();
         for cut in 0..good.len() {
