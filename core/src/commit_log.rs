@@ -1,1 +1,732 @@
-//! Placeholder: being written (storage issue).
+//! The commit log (write-ahead log): every write batch is appended here, and synced, before
+//! it is applied, so that recovery can replay what the memtables lost in a crash.
+//!
+//! A log file is a sequence of records, one [`WriteBatch`] each; a batch is atomic (it is in
+//! one record, whole or not at all). The format is specified in docs/format/commit_log.md:
+//! a 9-byte header (crc32c, payload length, record type) followed by the payload.
+//!
+//! Invariants:
+//! - the sequence numbers of a log's batches strictly increase; [`LogWriter`] refuses a batch
+//!   that would break this and [`LogReader`] reports `DataLoss` if a file does;
+//! - a crash can only damage the end of a log (the bytes appended after the last sync). So the
+//!   reader treats a damaged record with nothing valid after it as a torn tail: it stops there
+//!   and reports [`ReplayEnd::TornTail`] with the length of the valid prefix. A damaged record
+//!   followed by a valid one is corruption of acknowledged data: `DataLoss`, never skipped;
+//! - the reader never panics and never allocates more than the file's own length.
+//!
+//! The storage interface cannot truncate, so after a torn tail the engine starts a new log
+//! file rather than appending to the damaged one (appending would turn the torn tail into
+//! corruption in the middle of the log).
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use crate::encoding::{
+    data_loss, put_bytes, put_len, put_str, put_varint64, Decode, Decoder, Encode, CRC32C,
+};
+use crate::mutation::Mutation;
+use crate::storage::{RandomAccessFile, WritableFile};
+use crate::{Code, Error, Result};
+
+/// Bytes in a record header: crc32c (4), payload length (4), record type (1).
+pub const HEADER_LEN: usize = 9;
+
+/// Record type of a version-1 write batch. Reaches disk: never renumber. Type 0 is invalid
+/// (zero-filled space is never a record).
+pub const RECORD_TYPE_BATCH: u8 = 1;
+
+/// Largest payload a record can hold (its length field is a u32).
+pub const MAX_PAYLOAD_LEN: usize = u32::MAX as usize;
+
+/// One row's mutations within a batch: applied atomically, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BatchEntry {
+    /// The table id.
+    pub table: String,
+    /// The row the mutations change.
+    pub row_key: Vec<u8>,
+    /// The mutations, in order.
+    pub mutations: Vec<Mutation>,
+}
+
+/// One atomic write: the unit of the commit log (one record each).
+///
+/// A batch may hold several rows' mutations (group commit); each row's list is atomic and the
+/// whole batch is durable, or not, as one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WriteBatch {
+    /// The first sequence number of the batch; strictly greater than the previous batch's in
+    /// the same log.
+    pub sequence: u64,
+    /// The rows written, in the order they are applied.
+    pub entries: Vec<BatchEntry>,
+}
+
+impl Encode for WriteBatch {
+    /// `sequence` (varint), entry count (varint), then per entry: table (string), row key
+    /// (bytes), mutation count (varint) and the mutations.
+    fn encode_to(&self, out: &mut Vec<u8>) {
+        put_varint64(out, self.sequence);
+        put_len(out, self.entries.len());
+        for entry in &self.entries {
+            put_str(out, &entry.table);
+            put_bytes(out, &entry.row_key);
+            put_len(out, entry.mutations.len());
+            for m in &entry.mutations {
+                m.encode_to(out);
+            }
+        }
+    }
+}
+
+impl Decode for WriteBatch {
+    fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
+        let sequence = d.varint64("batch.sequence")?;
+        // An entry is at least a table length, a row key length and a mutation count.
+        let n = d.count(3, "batch.entries count")?;
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let table = d.string("batch.entry.table")?;
+            let row_key = d.byte_vec("batch.entry.row_key")?;
+            let m = d.count(1, "batch.entry.mutations count")?;
+            let mut mutations = Vec::with_capacity(m);
+            for _ in 0..m {
+                mutations.push(Mutation::decode_from(d)?);
+            }
+            entries.push(BatchEntry {
+                table,
+                row_key,
+                mutations,
+            });
+        }
+        Ok(WriteBatch { sequence, entries })
+    }
+}
+
+/// Frames a payload as one record: header, then payload.
+fn frame(record_type: u8, payload: &[u8]) -> Result<Vec<u8>> {
+    let len = u32::try_from(payload.len()).map_err(|_| {
+        Error::invalid_argument(format!(
+            "write batch of {} bytes exceeds the commit log's record limit of {MAX_PAYLOAD_LEN} bytes",
+            payload.len()
+        ))
+    })?;
+    let mut record = Vec::with_capacity(HEADER_LEN + payload.len());
+    record.extend_from_slice(&[0; 4]);
+    record.extend_from_slice(&len.to_le_bytes());
+    record.push(record_type);
+    record.extend_from_slice(payload);
+    let crc = CRC32C.checksum(record.get(4..).unwrap_or_default());
+    record[..4].copy_from_slice(&crc.to_le_bytes());
+    Ok(record)
+}
+
+/// The complete record (header and payload) of a batch, exactly as [`LogWriter::append`]
+/// writes it.
+///
+/// # Errors
+/// `InvalidArgument` if the encoded batch exceeds [`MAX_PAYLOAD_LEN`].
+pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
+    frame(RECORD_TYPE_BATCH, &batch.to_bytes())
+}
+
+/// Appends batches to one log file.
+///
+/// After any I/O error (append or sync) the writer refuses further work: the file may end in
+/// a partial record, and appending after it would make that partial record look like
+/// corruption in the middle of the log. The engine then starts a new log file.
+pub struct LogWriter {
+    file: Box<dyn WritableFile>,
+    last_sequence: Option<u64>,
+    failed: bool,
+}
+
+impl core::fmt::Debug for LogWriter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LogWriter")
+            .field("len", &self.file.len())
+            .field("last_sequence", &self.last_sequence)
+            .field("failed", &self.failed)
+            .finish()
+    }
+}
+
+impl LogWriter {
+    /// A writer appending to `file` (normally a newly created, empty file).
+    pub fn new(file: Box<dyn WritableFile>) -> Self {
+        LogWriter {
+            file,
+            last_sequence: None,
+            failed: false,
+        }
+    }
+
+    /// Appends one batch as one record and returns the bytes written. The record is durable
+    /// only after [`LogWriter::sync`].
+    ///
+    /// # Errors
+    /// `InvalidArgument` if the batch's sequence is not greater than the previous batch's or
+    /// the batch is too large; `FailedPrecondition` if an earlier I/O error broke the writer;
+    /// the file's error (`Unavailable`) if the append fails.
+    pub fn append(&mut self, batch: &WriteBatch) -> Result<u64> {
+        self.check_usable()?;
+        if let Some(last) = self.last_sequence {
+            if batch.sequence <= last {
+                return Err(Error::invalid_argument(format!(
+                    "write batch sequence {} is not greater than the previous batch's {last}",
+                    batch.sequence
+                )));
+            }
+        }
+        let record = encode_record(batch)?;
+        if let Err(e) = self.file.append(&record) {
+            self.failed = true;
+            return Err(e);
+        }
+        self.last_sequence = Some(batch.sequence);
+        Ok(record.len() as u64)
+    }
+
+    /// Makes every appended record durable.
+    ///
+    /// # Errors
+    /// `FailedPrecondition` if an earlier I/O error broke the writer; the file's error if the
+    /// sync fails (after which the writer is broken: what reached the disk is unknown).
+    pub fn sync(&mut self) -> Result<()> {
+        self.check_usable()?;
+        self.file.sync().inspect_err(|_| self.failed = true)
+    }
+
+    /// The log file's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.file.len()
+    }
+
+    /// Whether nothing was written to the file yet.
+    pub fn is_empty(&self) -> bool {
+        self.file.is_empty()
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        if self.failed {
+            Err(Error::failed_precondition(
+                "commit log writer failed earlier; start a new log file",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// How a replayed log ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayEnd {
+    /// The file ended exactly after its last record.
+    Clean,
+    /// The file ends in a damaged record that nothing valid follows (a write torn by a
+    /// crash); it was discarded. The first `valid_bytes` bytes hold every complete record.
+    TornTail {
+        /// The length of the valid prefix of the file.
+        valid_bytes: u64,
+    },
+}
+
+/// A file of bytes held in memory, for [`LogReader::from_bytes`].
+struct Bytes(Vec<u8>);
+
+impl RandomAccessFile for Bytes {
+    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let range = usize::try_from(offset)
+            .ok()
+            .and_then(|start| Some(start..start.checked_add(len)?));
+        match range.and_then(|r| self.0.get(r)) {
+            Some(bytes) => Ok(bytes.to_vec()),
+            None => Err(data_loss(format!(
+                "read of {len} bytes at offset {offset} runs past the end of a {}-byte log",
+                self.0.len()
+            ))),
+        }
+    }
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+}
+
+enum Step {
+    Batch(WriteBatch),
+    End(ReplayEnd),
+}
+
+/// Reads a log's batches in order: an iterator of `Result<WriteBatch>` that stops after the
+/// last complete record, or after the first error (which is always the last item).
+///
+/// After the iterator returned `None`, [`LogReader::end`] tells whether the log ended cleanly
+/// or in a torn tail.
+pub struct LogReader {
+    file: Arc<dyn RandomAccessFile>,
+    len: u64,
+    pos: u64,
+    last_sequence: Option<u64>,
+    end: Option<ReplayEnd>,
+    failed: bool,
+}
+
+impl core::fmt::Debug for LogReader {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LogReader")
+            .field("len", &self.len)
+            .field("pos", &self.pos)
+            .field("last_sequence", &self.last_sequence)
+            .field("end", &self.end)
+            .field("failed", &self.failed)
+            .finish()
+    }
+}
+
+impl LogReader {
+    /// A reader from the start of `file`.
+    pub fn new(file: Arc<dyn RandomAccessFile>) -> Self {
+        LogReader {
+            len: file.len(),
+            file,
+            pos: 0,
+            last_sequence: None,
+            end: None,
+            failed: false,
+        }
+    }
+
+    /// A reader over a log held in memory.
+    pub fn from_bytes(bytes: Vec<u8>) -> Self {
+        Self::new(Arc::new(Bytes(bytes)))
+    }
+
+    /// The offset just past the last record returned: the length of the valid prefix so far.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// The sequence number of the last batch returned.
+    pub fn last_sequence(&self) -> Option<u64> {
+        self.last_sequence
+    }
+
+    /// How the log ended; `None` until the iterator is exhausted, and after an error.
+    pub fn end(&self) -> Option<ReplayEnd> {
+        self.end
+    }
+
+    fn step(&mut self) -> Result<Step> {
+        let pos = self.pos;
+        let remaining = self.len.saturating_sub(pos);
+        if remaining == 0 {
+            return Ok(Step::End(ReplayEnd::Clean));
+        }
+        if remaining < HEADER_LEN as u64 {
+            return self.damaged(format!(
+                "the file ends inside the header of the record at offset {pos}"
+            ));
+        }
+        let header = self.file.read_at(pos, HEADER_LEN)?;
+        let (crc, len) = match (header.get(0..4), header.get(4..8)) {
+            (Some(c), Some(l)) => (le32(c), le32(l)),
+            _ => return Err(Error::new(Code::Internal, "short header read")),
+        };
+        let body_len = 5 + u64::from(len);
+        if body_len > remaining - 4 {
+            return self.damaged(format!(
+                "the record at offset {pos} claims {len} payload bytes but the file ends first"
+            ));
+        }
+        // `body_len <= remaining`, which came from the file's own length: safe to allocate.
+        let body_len = usize::try_from(body_len)
+            .map_err(|_| Error::new(Code::ResourceExhausted, "log record too large"))?;
+        let body = self.file.read_at(pos + 4, body_len)?;
+        if CRC32C.checksum(&body) != crc {
+            return self.damaged(format!("checksum mismatch in the record at offset {pos}"));
+        }
+        let (record_type, payload) = match body.get(4..) {
+            Some([t, payload @ ..]) => (*t, payload),
+            _ => return Err(Error::new(Code::Internal, "short record read")),
+        };
+        // The checksum held: these bytes are what a writer wrote, so a problem from here on
+        // is not a torn write.
+        if record_type != RECORD_TYPE_BATCH {
+            return Err(data_loss(format!(
+                "record at offset {pos} has unsupported type {record_type}"
+            )));
+        }
+        let batch = WriteBatch::from_bytes(payload).map_err(|e| {
+            data_loss(format!(
+                "record at offset {pos}: malformed write batch: {}",
+                e.message()
+            ))
+        })?;
+        if let Some(last) = self.last_sequence {
+            if batch.sequence <= last {
+                return Err(data_loss(format!(
+                    "record at offset {pos}: sequence {} is not greater than the previous batch's {last}",
+                    batch.sequence
+                )));
+            }
+        }
+        self.last_sequence = Some(batch.sequence);
+        self.pos = pos + 4 + body_len as u64;
+        Ok(Step::Batch(batch))
+    }
+
+    /// The record at `self.pos` is damaged. It is a torn tail if no valid record starts
+    /// anywhere after its first byte; otherwise acknowledged data was corrupted.
+    fn damaged(&self, why: String) -> Result<Step> {
+        let pos = self.pos;
+        let tail_len = usize::try_from(self.len - pos)
+            .map_err(|_| Error::new(Code::ResourceExhausted, "log tail too large to scan"))?;
+        let tail = self.file.read_at(pos, tail_len)?;
+        match (1..tail.len()).find(|&q| tail.get(q..).is_some_and(is_valid_record)) {
+            Some(q) => Err(data_loss(format!(
+                "{why}, and a valid record follows at offset {}: the log is corrupt",
+                pos + q as u64
+            ))),
+            None => Ok(Step::End(ReplayEnd::TornTail { valid_bytes: pos })),
+        }
+    }
+}
+
+fn le32(b: &[u8]) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(b.get(..4).unwrap_or(&[0; 4]));
+    u32::from_le_bytes(a)
+}
+
+/// Whether `bytes` starts with a complete record whose checksum holds (whatever its type).
+fn is_valid_record(bytes: &[u8]) -> bool {
+    let (Some(crc), Some(len)) = (bytes.get(0..4), bytes.get(4..8)) else {
+        return false;
+    };
+    let Ok(len) = usize::try_from(le32(len)) else {
+        return false;
+    };
+    match len
+        .checked_add(HEADER_LEN)
+        .and_then(|end| bytes.get(4..end))
+    {
+        Some(body) => CRC32C.checksum(body) == le32(crc),
+        None => false,
+    }
+}
+
+impl Iterator for LogReader {
+    type Item = Result<WriteBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.end.is_some() || self.failed {
+            return None;
+        }
+        match self.step() {
+            Ok(Step::Batch(batch)) => Some(Ok(batch)),
+            Ok(Step::End(end)) => {
+                self.end = Some(end);
+                None
+            }
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Reads a whole log: its batches in order and how it ended.
+///
+/// # Errors
+/// `DataLoss` if the log is corrupt anywhere but in a torn tail; the file's read errors.
+pub fn replay(file: Arc<dyn RandomAccessFile>) -> Result<(Vec<WriteBatch>, ReplayEnd)> {
+    let mut reader = LogReader::new(file);
+    let batches = reader.by_ref().collect::<Result<Vec<_>>>()?;
+    let end = reader.end.unwrap_or(ReplayEnd::Clean);
+    Ok((batches, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{MemStorage, Storage};
+    use crate::TimestampRange;
+    use alloc::string::ToString;
+    use alloc::vec;
+    use proptest::prelude::*;
+
+    fn batch(sequence: u64, rows: &[&str]) -> WriteBatch {
+        WriteBatch {
+            sequence,
+            entries: rows
+                .iter()
+                .map(|r| BatchEntry {
+                    table: "t".to_string(),
+                    row_key: r.as_bytes().to_vec(),
+                    mutations: vec![
+                        Mutation::set_cell("cf", b"q".to_vec(), 1000, r.as_bytes().to_vec()),
+                        Mutation::DeleteFromColumn {
+                            family: "cf".to_string(),
+                            qualifier: b"old".to_vec(),
+                            time_range: TimestampRange::default(),
+                        },
+                    ],
+                })
+                .collect(),
+        }
+    }
+
+    fn three() -> Vec<WriteBatch> {
+        vec![batch(1, &["a"]), batch(2, &["b", "c"]), batch(4, &["d"])]
+    }
+
+    /// The log bytes and the end offset of each record.
+    fn log_of(batches: &[WriteBatch]) -> (Vec<u8>, Vec<usize>) {
+        let storage = MemStorage::new();
+        let mut w = LogWriter::new(storage.create("log").unwrap());
+        let mut ends = Vec::new();
+        let mut total = 0;
+        for b in batches {
+            total += w.append(b).unwrap() as usize;
+            ends.push(total);
+        }
+        w.sync().unwrap();
+        assert_eq!(w.len(), total as u64);
+        let bytes = crate::storage::read_all(&storage, "log").unwrap();
+        (bytes, ends)
+    }
+
+    /// Replays all of `bytes`: the batches read before the end or error, and the outcome.
+    fn read(bytes: &[u8]) -> (Vec<WriteBatch>, Result<ReplayEnd>) {
+        let mut reader = LogReader::from_bytes(bytes.to_vec());
+        let mut out = Vec::new();
+        for item in reader.by_ref() {
+            match item {
+                Ok(b) => out.push(b),
+                Err(e) => {
+                    assert!(reader.next().is_none(), "an error ends the iteration");
+                    return (out, Err(e));
+                }
+            }
+        }
+        (out, Ok(reader.end().unwrap()))
+    }
+
+    #[test]
+    fn batches_round_trip_through_storage() {
+        let batches = three();
+        let storage = MemStorage::new();
+        let mut w = LogWriter::new(storage.create("000001.log").unwrap());
+        for b in &batches {
+            w.append(b).unwrap();
+        }
+        w.sync().unwrap();
+        let (read, end) = replay(storage.open("000001.log").unwrap()).unwrap();
+        assert_eq!(read, batches);
+        assert_eq!(end, ReplayEnd::Clean);
+    }
+
+    #[test]
+    fn an_empty_log_ends_cleanly() {
+        assert_eq!(read(&[]), (vec![], Ok(ReplayEnd::Clean)));
+        let (batches, end) = read(&encode_record(&WriteBatch::default()).unwrap());
+        assert_eq!(batches, [WriteBatch::default()]);
+        assert_eq!(end, Ok(ReplayEnd::Clean));
+    }
+
+    #[test]
+    fn header_layout_matches_the_spec() {
+        let record = encode_record(&WriteBatch {
+            sequence: 5,
+            entries: vec![],
+        })
+        .unwrap();
+        assert_eq!(record[4..], [2, 0, 0, 0, RECORD_TYPE_BATCH, 5, 0]);
+        let crc = CRC32C.checksum(&record[4..]);
+        assert_eq!(record[..4], crc.to_le_bytes());
+    }
+
+    #[test]
+    fn every_truncation_replays_exactly_the_complete_records() {
+        let batches = three();
+        let (bytes, ends) = log_of(&batches);
+        for cut in 0..=bytes.len() {
+            let complete = ends.iter().filter(|&&e| e <= cut).count();
+            let valid = if complete == 0 { 0 } else { ends[complete - 1] };
+            let (read, end) = read(&bytes[..cut]);
+            assert_eq!(read, batches[..complete], "cut at {cut}");
+            let expected = if valid == cut {
+                ReplayEnd::Clean
+            } else {
+                ReplayEnd::TornTail {
+                    valid_bytes: valid as u64,
+                }
+            };
+            assert_eq!(end, Ok(expected), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn a_damaged_record_before_a_valid_one_is_data_loss() {
+        let batches = three();
+        let (bytes, ends) = log_of(&batches);
+        for i in 0..ends[1] {
+            for mask in [0x01u8, 0x80, 0xff] {
+                let mut damaged = bytes.clone();
+                damaged[i] ^= mask;
+                let (read, end) = read(&damaged);
+                let err = end.unwrap_err();
+                assert_eq!(err.code(), Code::DataLoss, "byte {i} ^ {mask:#x}");
+                // Only records before the damaged one were returned.
+                let damaged_record = ends.iter().position(|&e| i < e).unwrap();
+                assert_eq!(read, batches[..damaged_record], "byte {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_damaged_last_record_is_a_torn_tail() {
+        let batches = three();
+        let (bytes, ends) = log_of(&batches);
+        for i in ends[1]..bytes.len() {
+            for mask in [0x01u8, 0x80, 0xff] {
+                let mut damaged = bytes.clone();
+                damaged[i] ^= mask;
+                let (read, end) = read(&damaged);
+                assert_eq!(read, batches[..2], "byte {i} ^ {mask:#x}");
+                assert_eq!(
+                    end,
+                    Ok(ReplayEnd::TornTail {
+                        valid_bytes: ends[1] as u64
+                    })
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn zeros_or_garbage_after_the_last_record_are_a_torn_tail() {
+        let batches = three();
+        let (bytes, ends) = log_of(&batches);
+        for tail in [vec![0u8; 100], vec![0xa5; 3], (0..=255u8).collect()] {
+            let mut log = bytes.clone();
+            log.extend_from_slice(&tail);
+            let (read, end) = read(&log);
+            assert_eq!(read, batches);
+            assert_eq!(
+                end,
+                Ok(ReplayEnd::TornTail {
+                    valid_bytes: ends[2] as u64
+                })
+            );
+        }
+        assert_ne!(CRC32C.checksum(&[0; 5]), 0, "a zeroed header never checks");
+    }
+
+    #[test]
+    fn decreasing_sequences_are_data_loss() {
+        let mut log = encode_record(&batch(5, &["a"])).unwrap();
+        log.extend(encode_record(&batch(5, &["b"])).unwrap());
+        let (read, end) = read(&log);
+        assert_eq!(read.len(), 1);
+        let err = end.unwrap_err();
+        assert_eq!(err.code(), Code::DataLoss);
+        assert!(err.message().contains("sequence 5"), "{err}");
+    }
+
+    #[test]
+    fn a_checked_record_of_unknown_type_or_bad_payload_is_data_loss() {
+        let unknown = frame(2, &batch(1, &["a"]).to_bytes()).unwrap();
+        let err = read(&unknown).1.unwrap_err();
+        assert!(err.message().contains("unsupported type 2"), "{err}");
+        let mut payload = batch(1, &["a"]).to_bytes();
+        payload.push(0);
+        let err = read(&frame(RECORD_TYPE_BATCH, &payload).unwrap())
+            .1
+            .unwrap_err();
+        assert_eq!(err.code(), Code::DataLoss);
+        assert!(err.message().contains("malformed write batch"), "{err}");
+    }
+
+    #[test]
+    fn the_writer_refuses_sequences_that_do_not_increase() {
+        let storage = MemStorage::new();
+        let mut w = LogWriter::new(storage.create("log").unwrap());
+        w.append(&batch(3, &["a"])).unwrap();
+        let err = w.append(&batch(3, &["b"])).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        w.append(&batch(4, &["b"])).unwrap();
+    }
+
+    struct FailingFile;
+    impl WritableFile for FailingFile {
+        fn append(&mut self, _: &[u8]) -> Result<()> {
+            Err(Error::new(Code::Unavailable, "disk full"))
+        }
+        fn sync(&mut self) -> Result<()> {
+            Ok(())
+        }
+        fn len(&self) -> u64 {
+            0
+        }
+    }
+
+    #[test]
+    fn a_writer_is_unusable_after_an_io_error() {
+        let mut w = LogWriter::new(Box::new(FailingFile));
+        assert_eq!(
+            w.append(&batch(1, &["a"])).unwrap_err().code(),
+            Code::Unavailable
+        );
+        assert_eq!(
+            w.append(&batch(2, &["a"])).unwrap_err().code(),
+            Code::FailedPrecondition
+        );
+        assert_eq!(w.sync().unwrap_err().code(), Code::FailedPrecondition);
+    }
+
+    proptest! {
+        #[test]
+        fn random_batches_round_trip(
+            batches in proptest::collection::vec(
+                (
+                    "[a-z]{1,4}",
+                    proptest::collection::vec(any::<u8>(), 0..8),
+                    proptest::collection::vec(crate::encoding::tests::arb_mutation(), 0..4),
+                ),
+                0..6,
+            )
+        ) {
+            let batches: Vec<WriteBatch> = batches
+                .into_iter()
+                .enumerate()
+                .map(|(i, (table, row_key, mutations))| WriteBatch {
+                    sequence: 10 * i as u64 + 1,
+                    entries: vec![BatchEntry { table, row_key, mutations }],
+                })
+                .collect();
+            let (bytes, _) = log_of(&batches);
+            let (read, end) = read(&bytes);
+            prop_assert_eq!(read, batches);
+            prop_assert_eq!(end, Ok(ReplayEnd::Clean));
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let (read, end) = read(&bytes);
+            if let Err(e) = end {
+                prop_assert_eq!(e.code(), Code::DataLoss);
+            }
+            // Whatever was returned re-encodes to a prefix of the input.
+            let mut prefix = Vec::new();
+            for b in &read {
+                prefix.extend(encode_record(b).unwrap());
+            }
+            prop_assert!(bytes.starts_with(&prefix));
+        }
+    }
+}
