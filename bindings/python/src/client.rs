@@ -14,17 +14,19 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use sparsetable::{
-    Clock, ColumnFamily, Database, FamilyModification, Granularity, TableConfig,
+    Clock, ColumnFamily, Database, DropRowRange, FamilyModification, Granularity, TableConfig,
     TableInfo as CoreTableInfo,
 };
 
 use crate::convert::{bytes_or_str, with_db, with_db_mut, SharedDatabase};
 use crate::errors::invalid_argument;
+use crate::filters::extract_filter;
 use crate::gc_rule::{extract_gc_rule, gc_rule_to_py};
 use crate::mutations::extract_mutations;
 use crate::query::ReadRowsQuery;
+use crate::read_modify_write::extract_rules as extract_rmw_rules;
 use crate::row::{row_to_py, Row};
 
 /// A clock that moves only when told to; pass it to `BigtableDataClient(clock=...)` for
@@ -167,11 +169,69 @@ impl Table {
         })
     }
 
-    /// One row, or `None` if it has no cells.
-    fn read_row(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>) -> PyResult<Option<Py<Row>>> {
+    /// One row (what `row_filter` keeps of it), or `None` if nothing is left.
+    #[pyo3(signature = (row_key, *, row_filter = None))]
+    fn read_row(
+        &self,
+        py: Python<'_>,
+        row_key: &Bound<'_, PyAny>,
+        row_filter: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<Py<Row>>> {
         let key = bytes_or_str(row_key, "row_key")?;
-        let row = with_db(py, &self.db, |db| db.read_row(&self.table_id, &key))?;
+        let filter = extract_filter(row_filter)?.unwrap_or_default();
+        let row = with_db(py, &self.db, |db| {
+            db.read_row_filtered(&self.table_id, &key, &filter)
+        })?;
         row.map(|r| row_to_py(py, r)).transpose()
+    }
+
+    /// Applies `true_case_mutations` if `predicate` (a `RowFilter`, or `None` for "the row
+    /// has any cell") yields a cell of the row, else `false_case_mutations`; returns whether
+    /// it matched.
+    #[pyo3(signature = (row_key, predicate, *, true_case_mutations = None, false_case_mutations = None))]
+    fn check_and_mutate_row(
+        &self,
+        py: Python<'_>,
+        row_key: &Bound<'_, PyAny>,
+        predicate: Option<&Bound<'_, PyAny>>,
+        true_case_mutations: Option<&Bound<'_, PyAny>>,
+        false_case_mutations: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let key = bytes_or_str(row_key, "row_key")?;
+        let predicate = extract_filter(predicate)?;
+        let mutations = |m: Option<&Bound<'_, PyAny>>| match m.filter(|m| !m.is_none()) {
+            Some(m) => extract_mutations(m),
+            None => Ok(Vec::new()),
+        };
+        let (on_true, on_false) = (
+            mutations(true_case_mutations)?,
+            mutations(false_case_mutations)?,
+        );
+        with_db_mut(py, &self.db, |db| {
+            db.check_and_mutate_row(
+                &self.table_id,
+                &key,
+                predicate.as_ref(),
+                &on_true,
+                &on_false,
+            )
+        })
+    }
+
+    /// Applies the rules (one or a list) to the row's latest cells atomically; returns the
+    /// row holding the new cells.
+    fn read_modify_write_row(
+        &self,
+        py: Python<'_>,
+        row_key: &Bound<'_, PyAny>,
+        rules: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<Row>> {
+        let key = bytes_or_str(row_key, "row_key")?;
+        let rules = extract_rmw_rules(rules)?;
+        let row = with_db_mut(py, &self.db, |db| {
+            db.read_modify_write_row(&self.table_id, &key, &rules)
+        })?;
+        row_to_py(py, row)
     }
 
     /// Whether the row has any cell.
@@ -194,6 +254,16 @@ impl Table {
             .map(|r| row_to_py(py, r))
             .collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, rows)
+    }
+
+    /// `(row_key, offset_bytes)` pairs splitting the table into chunks, as Google's
+    /// `RowKeySamples`; the last key is empty and its offset the table's size.
+    fn sample_row_keys<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, u64)>> {
+        let samples = with_db(py, &self.db, |db| db.sample_row_keys(&self.table_id))?;
+        Ok(samples
+            .into_iter()
+            .map(|s| (PyBytes::new(py, &s.row_key), s.offset_bytes))
+            .collect())
     }
 
     /// The same rows as an iterator that converts each row when it is reached. The engine
@@ -428,6 +498,43 @@ impl TableAdmin {
     /// Deletes a table and its data; `FailedPrecondition` under deletion protection.
     fn delete_table(&self, py: Python<'_>, table_id: String) -> PyResult<()> {
         with_db_mut(py, &self.db, |db| db.delete_table(&table_id))
+    }
+
+    /// Turns deletion protection on or off; returns the new schema.
+    #[pyo3(signature = (table_id, *, deletion_protection))]
+    fn update_table(
+        &self,
+        py: Python<'_>,
+        table_id: String,
+        deletion_protection: bool,
+    ) -> PyResult<TableInfo> {
+        let inner = with_db_mut(py, &self.db, |db| {
+            db.set_deletion_protection(&table_id, deletion_protection)
+        })?;
+        Ok(TableInfo { inner })
+    }
+
+    /// Deletes every row whose key starts with `row_key_prefix`, or every row of the table
+    /// with `delete_all_data_from_table=True`; exactly one of the two must be given.
+    #[pyo3(signature = (table_id, *, row_key_prefix = None, delete_all_data_from_table = false))]
+    fn drop_row_range(
+        &self,
+        py: Python<'_>,
+        table_id: String,
+        row_key_prefix: Option<&Bound<'_, PyAny>>,
+        delete_all_data_from_table: bool,
+    ) -> PyResult<()> {
+        let range = match (row_key_prefix, delete_all_data_from_table) {
+            (Some(prefix), false) => DropRowRange::Prefix(bytes_or_str(prefix, "row_key_prefix")?),
+            (None, true) => DropRowRange::All,
+            _ => {
+                return Err(invalid_argument(
+                    py,
+                    "drop_row_range: give exactly one of row_key_prefix and delete_all_data_from_table=True",
+                ))
+            }
+        };
+        with_db_mut(py, &self.db, |db| db.drop_row_range(&table_id, &range))
     }
 
     /// Applies the modifications in order, all or nothing; returns the new schema.

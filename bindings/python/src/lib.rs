@@ -10,9 +10,11 @@
 mod client;
 mod convert;
 mod errors;
+mod filters;
 mod gc_rule;
 mod mutations;
 mod query;
+mod read_modify_write;
 mod row;
 
 use pyo3::prelude::*;
@@ -42,5 +44,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<query::ReadRowsQuery>()?;
     m.add_class::<row::Row>()?;
     m.add_class::<row::Cell>()?;
+    filters::register(m)?;
+    m.add_class::<read_modify_write::ReadModifyWriteRule>()?;
+    m.add_class::<read_modify_write::IncrementRule>()?;
+    m.add_class::<read_modify_write::AppendValueRule>()?;
     Ok(())
 }

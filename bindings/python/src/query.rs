@@ -10,9 +10,10 @@ use std::ops::Bound as KeyBound;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
-use sparsetable::{ReadRowsRequest, RowRange as CoreRowRange, RowSet};
+use sparsetable::{ReadRowsRequest, RowFilter as CoreFilter, RowRange as CoreRowRange, RowSet};
 
 use crate::convert::{bytes_or_str, bytes_repr};
+use crate::filters::extract_filter;
 
 /// A range of row keys.
 #[pyclass(frozen, eq, module = "sparsetable")]
@@ -116,23 +117,28 @@ pub struct ReadRowsQuery {
     row_keys: Vec<Vec<u8>>,
     row_ranges: Vec<RowRange>,
     limit: i64,
+    /// The filter object as given (returned by the `filter` property) and its core form.
+    filter: Option<(Py<PyAny>, CoreFilter)>,
 }
 
 #[pymethods]
 impl ReadRowsQuery {
     /// `row_keys` and `row_ranges` take one item or a list, as Google's client.
     #[new]
-    #[pyo3(signature = (row_keys = None, row_ranges = None, limit = None))]
+    #[pyo3(signature = (row_keys = None, row_ranges = None, limit = None, row_filter = None))]
     fn new(
         row_keys: Option<&Bound<'_, PyAny>>,
         row_ranges: Option<&Bound<'_, PyAny>>,
         limit: Option<i64>,
+        row_filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut query = ReadRowsQuery {
             row_keys: Vec::new(),
             row_ranges: Vec::new(),
             limit: limit.unwrap_or(0),
+            filter: None,
         };
+        query.set_filter(row_filter)?;
         if let Some(keys) = row_keys.filter(|k| !k.is_none()) {
             match keys.cast::<PyList>() {
                 Ok(list) => list.iter().try_for_each(|k| query.add_key(&k))?,
@@ -184,6 +190,21 @@ impl ReadRowsQuery {
         self.limit = limit.unwrap_or(0);
     }
 
+    /// The `RowFilter` applied to each row, or `None`.
+    #[getter]
+    fn get_filter(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.filter.as_ref().map(|(obj, _)| obj.clone_ref(py))
+    }
+
+    #[setter]
+    fn set_filter(&mut self, row_filter: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        self.filter = match extract_filter(row_filter)? {
+            Some(core) => row_filter.map(|obj| (obj.clone().unbind(), core)),
+            None => None,
+        };
+        Ok(())
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "ReadRowsQuery(row_keys=[{}], row_ranges=[{}], limit={})",
@@ -212,6 +233,11 @@ impl ReadRowsQuery {
                 row_ranges: self.row_ranges.iter().map(RowRange::to_core).collect(),
             },
             rows_limit: self.limit,
+            filter: self
+                .filter
+                .as_ref()
+                .map(|(_, f)| f.clone())
+                .unwrap_or_default(),
             ..Default::default()
         }
     }

@@ -87,3 +87,28 @@ def test_micros_granularity_accepts_any_microsecond(client, admin):
     admin.create_table("t", {"cf": None}, granularity="MICROS")
     client.get_table("inst", "t").mutate_row("r", st.SetCell("cf", "q", "v", 1001))
     assert client.get_table("inst", "t").read_row("r").cells[0].timestamp_micros == 1001
+
+
+def test_update_table_toggles_deletion_protection(admin):
+    admin.create_table("t", {"cf": None}, deletion_protection=True)
+    with pytest.raises(st.FailedPrecondition):
+        admin.delete_table("t")
+    assert admin.update_table("t", deletion_protection=False).deletion_protection is False
+    admin.delete_table("t")
+    assert admin.list_tables() == []
+    with pytest.raises(st.NotFound):
+        admin.update_table("t", deletion_protection=True)
+
+
+def test_drop_row_range_by_prefix_and_all(client, admin):
+    admin.create_table("t", {"cf": None})
+    table = client.get_table("inst", "t")
+    for key in ["a", "ab", "abc", "b"]:
+        table.mutate_row(key, st.SetCell("cf", "q", "v", 1000))
+    admin.drop_row_range("t", row_key_prefix="ab")
+    assert [r.row_key for r in table.read_rows(st.ReadRowsQuery())] == [b"a", b"b"]
+    admin.drop_row_range("t", delete_all_data_from_table=True)
+    assert table.read_rows(st.ReadRowsQuery()) == []
+    for bad in [{}, {"row_key_prefix": "a", "delete_all_data_from_table": True}, {"row_key_prefix": ""}]:
+        with pytest.raises(st.InvalidArgument):
+            admin.drop_row_range("t", **bad)

@@ -138,3 +138,11 @@ def test_tables_of_different_instances_are_separate(client):
     assert client.get_table("one", "t").read_row("r") is not None
     t = client.get_table("one", "t")
     assert (t.instance_id, t.table_id) == ("one", "t")
+
+
+def test_sample_row_keys_ends_with_the_empty_key(table):
+    assert table.sample_row_keys() == [(b"", 0)]
+    _fill(table)
+    samples = table.sample_row_keys()
+    assert samples[-1][0] == b"" and samples[-1][1] > 0
+    assert [o for _, o in samples] == sorted(o for _, o in samples)

@@ -34,6 +34,9 @@ SUPPORTED = frozenset(
         "op:list_tables",
         "op:delete_table",
         "op:advance_clock",
+        "op:sample_row_keys",
+        "op:drop_row_range",
+        "op:update_table",
         "mutation:set_cell",
         "mutation:delete_from_column",
         "mutation:delete_from_family",
@@ -44,8 +47,21 @@ SUPPORTED = frozenset(
         "schema:granularity",
         "schema:deletion_protection",
         "schema:initial_splits",
+        "op:check_and_mutate_row",
+        "op:read_modify_write_row",
         "error",
         "clock",
+    }
+    | {
+        f"filter:{kind}"
+        for kind in (
+            "chain", "interleave", "condition", "sink", "pass_all_filter", "block_all_filter",
+            "row_key_regex_filter", "row_sample_filter", "family_name_regex_filter",
+            "column_qualifier_regex_filter", "column_range_filter", "timestamp_range_filter",
+            "value_regex_filter", "value_range_filter", "cells_per_row_offset_filter",
+            "cells_per_row_limit_filter", "cells_per_column_limit_filter",
+            "strip_value_transformer", "apply_label_transformer", "value_bitmask_filter",
+        )
     }
 )
 
@@ -60,6 +76,13 @@ KNOWN_OP_FIELDS = {
     "list_tables": {"expect_tables", "expect_error"},
     "delete_table": {"table", "expect_error"},
     "advance_clock": {"micros"},
+    "sample_row_keys": {"table", "expect_keys", "expect_error"},
+    "drop_row_range": {"table", "row_key_prefix", "delete_all_data_from_table", "expect_error"},
+    "update_table": {"table", "deletion_protection", "expect_error"},
+    "check_and_mutate_row": {
+        "table", "row_key", "predicate_filter", "true_mutations", "false_mutations", "expect_matched", "expect_error",
+    },
+    "read_modify_write_row": {"table", "row_key", "rules", "expect_row", "expect_error"},
 }
 KNOWN_VECTOR_FIELDS = {"name", "description", "clock_micros", "tables", "ops"}
 KNOWN_SPEC_FIELDS = {"families", "granularity", "deletion_protection", "initial_splits", "value_type"}
@@ -79,9 +102,12 @@ def load_vectors() -> list[dict[str, Any]]:
 
 
 def to_bytes(value: Any) -> bytes:
-    """A vector's bytes: a string is its UTF-8, {"base64": ...} is decoded."""
+    """A vector's bytes: a string is its UTF-8, {"base64": ...} is decoded, {"int64": N} is
+    N's 8 big-endian two's-complement bytes."""
     if isinstance(value, str):
         return value.encode()
+    if "int64" in value:
+        return int(value["int64"]).to_bytes(8, "big", signed=True)
     return base64.b64decode(value["base64"], validate=True)
 
 
@@ -237,6 +263,68 @@ def mutation(spec: dict[str, Any]) -> st.Mutation:
     raise AssertionError(f"unknown mutation {kind}")
 
 
+def _bound_args(spec: dict[str, Any], what: str) -> tuple[Any, Any, Any, Any]:
+    """(start, end, inclusive_start, inclusive_end) of a *_closed / *_open range object."""
+    start = spec.get(f"start_{what}_closed", spec.get(f"start_{what}_open"))
+    end = spec.get(f"end_{what}_closed", spec.get(f"end_{what}_open"))
+    return (
+        None if start is None else to_bytes(start),
+        None if end is None else to_bytes(end),
+        None if start is None else f"start_{what}_closed" in spec,
+        None if end is None else f"end_{what}_closed" in spec,
+    )
+
+
+def row_filter(spec: dict[str, Any]) -> st.RowFilter:
+    """A vector FILTER as the public filter classes (Google's row_filters names)."""
+    ((kind, arg),) = spec.items()
+    simple = {
+        "sink": st.SinkFilter,
+        "pass_all_filter": st.PassAllFilter,
+        "block_all_filter": st.BlockAllFilter,
+        "strip_value_transformer": st.StripValueTransformerFilter,
+        "row_sample_filter": st.RowSampleFilter,
+        "family_name_regex_filter": st.FamilyNameRegexFilter,
+        "cells_per_row_offset_filter": st.CellsRowOffsetFilter,
+        "cells_per_row_limit_filter": st.CellsRowLimitFilter,
+        "cells_per_column_limit_filter": st.CellsColumnLimitFilter,
+        "apply_label_transformer": st.ApplyLabelFilter,
+    }
+    regexes = {
+        "row_key_regex_filter": st.RowKeyRegexFilter,
+        "column_qualifier_regex_filter": st.ColumnQualifierRegexFilter,
+        "value_regex_filter": st.ValueRegexFilter,
+        "value_bitmask_filter": st.ValueBitmaskFilter,
+    }
+    if kind in simple:
+        return simple[kind](arg)
+    if kind in regexes:
+        return regexes[kind](to_bytes(arg))
+    if kind == "chain":
+        return st.RowFilterChain([row_filter(f) for f in arg])
+    if kind == "interleave":
+        return st.RowFilterUnion([row_filter(f) for f in arg])
+    if kind == "condition":
+        return st.ConditionalRowFilter(
+            row_filter(arg["predicate_filter"]),
+            row_filter(arg["true_filter"]) if "true_filter" in arg else None,
+            row_filter(arg["false_filter"]) if "false_filter" in arg else None,
+        )
+    if kind == "column_range_filter":
+        return st.ColumnRangeFilter(arg["family_name"], *_bound_args(arg, "qualifier"))
+    if kind == "value_range_filter":
+        return st.ValueRangeFilter(*_bound_args(arg, "value"))
+    if kind == "timestamp_range_filter":
+        return st.TimestampRangeFilter(arg.get("start_timestamp_micros"), arg.get("end_timestamp_micros"))
+    raise AssertionError(f"unknown filter {kind}")
+
+
+def rmw_rule(spec: dict[str, Any]) -> st.ReadModifyWriteRule:
+    if "append_value" in spec:
+        return st.AppendValueRule(spec["family"], to_bytes(spec["qualifier"]), to_bytes(spec["append_value"]))
+    return st.IncrementRule(spec["family"], to_bytes(spec["qualifier"]), spec["increment_amount"])
+
+
 def row_range(spec: dict[str, Any]) -> st.RowRange:
     start = spec.get("start_key_closed", spec.get("start_key_open"))
     end = spec.get("end_key_closed", spec.get("end_key_open"))
@@ -332,13 +420,15 @@ def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.Manua
         table.mutate_row(to_bytes(op["row_key"]), [mutation(m) for m in op["mutations"]])
         return None
     if name == "read_row":
-        return row_json(table.read_row(to_bytes(op["row_key"])))
+        f = row_filter(op["filter"]) if "filter" in op else None
+        return row_json(table.read_row(to_bytes(op["row_key"]), row_filter=f))
     if name == "read_rows":
         row_set = op.get("row_set", {})
         query = st.ReadRowsQuery(
             row_keys=[to_bytes(k) for k in row_set.get("row_keys", [])],
             row_ranges=[row_range(r) for r in row_set.get("row_ranges", [])],
             limit=op.get("rows_limit"),
+            row_filter=row_filter(op["filter"]) if "filter" in op else None,
         )
         return [row_json(r) for r in table.read_rows(query)]
     if name == "modify_column_families":
@@ -356,6 +446,26 @@ def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.Manua
         return [t.table_id for t in admin.list_tables()]
     if name == "delete_table":
         admin.delete_table(table_id)
+        return None
+    if name == "check_and_mutate_row":
+        return table.check_and_mutate_row(
+            to_bytes(op["row_key"]),
+            row_filter(op["predicate_filter"]) if "predicate_filter" in op else None,
+            true_case_mutations=[mutation(m) for m in op.get("true_mutations", [])],
+            false_case_mutations=[mutation(m) for m in op.get("false_mutations", [])],
+        )
+    if name == "read_modify_write_row":
+        return row_json(table.read_modify_write_row(to_bytes(op["row_key"]), [rmw_rule(r) for r in op["rules"]]))
+    if name == "sample_row_keys":
+        return table.sample_row_keys()
+    if name == "drop_row_range":
+        if op.get("delete_all_data_from_table"):
+            admin.drop_row_range(table_id, delete_all_data_from_table=True)
+        else:
+            admin.drop_row_range(table_id, row_key_prefix=to_bytes(op["row_key_prefix"]))
+        return None
+    if name == "update_table":
+        admin.update_table(table_id, deletion_protection=op["deletion_protection"])
         return None
     if name == "advance_clock":
         clock.advance_micros(op["micros"])
@@ -377,5 +487,17 @@ def _check_result(where: str, op: dict[str, Any], result: Any) -> None:
             assert result["families"] == op["expect_families"], f"{where}: families {result['families']}"
         if "expect_deletion_protection" in op:
             assert result["deletion_protection"] == op["expect_deletion_protection"], f"{where}: deletion_protection"
+    elif name == "check_and_mutate_row":
+        assert "expect_matched" in op, f"{where}: check_and_mutate_row needs expect_matched or expect_error"
+        assert result is op["expect_matched"], f"{where}: matched {result}"
+    elif name == "read_modify_write_row":
+        assert "expect_row" in op, f"{where}: read_modify_write_row needs expect_row or expect_error"
+        assert result == expected_row(op["expect_row"]), f"{where}:\n expected {expected_row(op['expect_row'])}\n got {result}"
+    elif name == "sample_row_keys":
+        assert "expect_keys" in op, f"{where}: sample_row_keys needs expect_keys or expect_error"
+        keys = [k for k, _ in result]
+        assert keys == [to_bytes(k) for k in op["expect_keys"]], f"{where}: keys {keys}"
+        offsets = [o for _, o in result]
+        assert offsets == sorted(offsets), f"{where}: offsets decrease: {offsets}"
     elif name == "list_tables" and "expect_tables" in op:
         assert result == op["expect_tables"], f"{where}: tables {result}"

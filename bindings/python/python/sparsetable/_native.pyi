@@ -10,17 +10,28 @@ from typing_extensions import disjoint_base
 __all__ = [
     "Aborted",
     "AlreadyExists",
+    "AppendValueRule",
+    "ApplyLabelFilter",
     "BigtableDataClient",
+    "BlockAllFilter",
     "Cell",
+    "CellsColumnLimitFilter",
+    "CellsRowLimitFilter",
+    "CellsRowOffsetFilter",
     "ColumnFamilyModification",
+    "ColumnQualifierRegexFilter",
+    "ColumnRangeFilter",
+    "ConditionalRowFilter",
     "DataLoss",
     "DeleteAllFromFamily",
     "DeleteAllFromRow",
     "DeleteRangeFromColumn",
     "FailedPrecondition",
+    "FamilyNameRegexFilter",
     "GCRuleIntersection",
     "GCRuleUnion",
     "GarbageCollectionRule",
+    "IncrementRule",
     "InternalServerError",
     "InvalidArgument",
     "ManualClock",
@@ -30,17 +41,30 @@ __all__ = [
     "Mutation",
     "NotFound",
     "OutOfRange",
+    "PassAllFilter",
+    "ReadModifyWriteRule",
     "ReadRowsQuery",
     "ResourceExhausted",
     "Row",
+    "RowFilter",
+    "RowFilterChain",
+    "RowFilterUnion",
     "RowIterator",
+    "RowKeyRegexFilter",
     "RowRange",
+    "RowSampleFilter",
     "ServiceUnavailable",
     "SetCell",
+    "SinkFilter",
     "SparsetableError",
+    "StripValueTransformerFilter",
     "Table",
     "TableAdmin",
     "TableInfo",
+    "TimestampRangeFilter",
+    "ValueBitmaskFilter",
+    "ValueRangeFilter",
+    "ValueRegexFilter",
 ]
 
 _Bytes = Union[bytes, str]
@@ -85,10 +109,22 @@ class Table:
     @property
     def table_id(self) -> str: ...
     def mutate_row(self, row_key: _Bytes, mutations: Union[Mutation, list[Mutation]]) -> None: ...
-    def read_row(self, row_key: _Bytes) -> Optional[Row]: ...
+    def read_row(self, row_key: _Bytes, *, row_filter: Optional[RowFilter] = None) -> Optional[Row]: ...
+    def check_and_mutate_row(
+        self,
+        row_key: _Bytes,
+        predicate: Optional[RowFilter],
+        *,
+        true_case_mutations: Union[Mutation, list[Mutation], None] = None,
+        false_case_mutations: Union[Mutation, list[Mutation], None] = None,
+    ) -> bool: ...
+    def read_modify_write_row(
+        self, row_key: _Bytes, rules: Union[ReadModifyWriteRule, list[ReadModifyWriteRule]]
+    ) -> Row: ...
     def row_exists(self, row_key: _Bytes) -> bool: ...
     def read_rows(self, query: ReadRowsQuery) -> list[Row]: ...
     def read_rows_stream(self, query: ReadRowsQuery) -> RowIterator: ...
+    def sample_row_keys(self) -> list[tuple[bytes, int]]: ...
 
 @final
 class RowIterator:
@@ -131,6 +167,10 @@ class TableAdmin:
     def get_table(self, table_id: str) -> TableInfo: ...
     def list_tables(self) -> list[TableInfo]: ...
     def delete_table(self, table_id: str) -> None: ...
+    def update_table(self, table_id: str, *, deletion_protection: bool) -> TableInfo: ...
+    def drop_row_range(
+        self, table_id: str, *, row_key_prefix: Optional[_Bytes] = None, delete_all_data_from_table: bool = False
+    ) -> None: ...
     def modify_column_families(self, table_id: str, modifications: list[ColumnFamilyModification]) -> TableInfo: ...
 
 @disjoint_base
@@ -237,6 +277,7 @@ class ReadRowsQuery:
         row_keys: Union[list[_Bytes], _Bytes, None] = None,
         row_ranges: Union[list[RowRange], RowRange, None] = None,
         limit: Optional[int] = None,
+        row_filter: Optional[RowFilter] = None,
     ) -> ReadRowsQuery: ...
     def add_key(self, row_key: _Bytes) -> None: ...
     def add_range(self, row_range: RowRange) -> None: ...
@@ -248,6 +289,10 @@ class ReadRowsQuery:
     def limit(self) -> Optional[int]: ...
     @limit.setter
     def limit(self, limit: Optional[int]) -> None: ...
+    @property
+    def filter(self) -> Optional[RowFilter]: ...
+    @filter.setter
+    def filter(self, row_filter: Optional[RowFilter]) -> None: ...
 
 @final
 class Cell:
@@ -277,3 +322,121 @@ class Row:
     def __getitem__(self, index: int, /) -> Cell: ...
     def __iter__(self) -> Iterator[Cell]: ...
     def __eq__(self, other: object, /) -> bool: ...
+
+@disjoint_base
+class RowFilter:
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class PassAllFilter(RowFilter):
+    def __new__(cls, flag: bool) -> PassAllFilter: ...
+
+@final
+class BlockAllFilter(RowFilter):
+    def __new__(cls, flag: bool) -> BlockAllFilter: ...
+
+@final
+class SinkFilter(RowFilter):
+    def __new__(cls, flag: bool) -> SinkFilter: ...
+
+@final
+class StripValueTransformerFilter(RowFilter):
+    def __new__(cls, flag: bool) -> StripValueTransformerFilter: ...
+
+@final
+class RowKeyRegexFilter(RowFilter):
+    def __new__(cls, regex: _Bytes) -> RowKeyRegexFilter: ...
+
+@final
+class ColumnQualifierRegexFilter(RowFilter):
+    def __new__(cls, regex: _Bytes) -> ColumnQualifierRegexFilter: ...
+
+@final
+class ValueRegexFilter(RowFilter):
+    def __new__(cls, regex: _Bytes) -> ValueRegexFilter: ...
+
+@final
+class FamilyNameRegexFilter(RowFilter):
+    def __new__(cls, regex: _Bytes) -> FamilyNameRegexFilter: ...
+
+@final
+class RowSampleFilter(RowFilter):
+    def __new__(cls, sample: float) -> RowSampleFilter: ...
+
+@final
+class TimestampRangeFilter(RowFilter):
+    def __new__(
+        cls,
+        start: Union[int, datetime.datetime, None] = None,
+        end: Union[int, datetime.datetime, None] = None,
+    ) -> TimestampRangeFilter: ...
+
+@final
+class ColumnRangeFilter(RowFilter):
+    def __new__(
+        cls,
+        family_id: str,
+        start_qualifier: Union[bytes, str, int, None] = None,
+        end_qualifier: Union[bytes, str, int, None] = None,
+        inclusive_start: Optional[bool] = None,
+        inclusive_end: Optional[bool] = None,
+    ) -> ColumnRangeFilter: ...
+
+@final
+class ValueRangeFilter(RowFilter):
+    def __new__(
+        cls,
+        start_value: Union[bytes, str, int, None] = None,
+        end_value: Union[bytes, str, int, None] = None,
+        inclusive_start: Optional[bool] = None,
+        inclusive_end: Optional[bool] = None,
+    ) -> ValueRangeFilter: ...
+
+@final
+class ValueBitmaskFilter(RowFilter):
+    def __new__(cls, mask: _Bytes) -> ValueBitmaskFilter: ...
+
+@final
+class CellsRowOffsetFilter(RowFilter):
+    def __new__(cls, num_cells: int) -> CellsRowOffsetFilter: ...
+
+@final
+class CellsRowLimitFilter(RowFilter):
+    def __new__(cls, num_cells: int) -> CellsRowLimitFilter: ...
+
+@final
+class CellsColumnLimitFilter(RowFilter):
+    def __new__(cls, num_cells: int) -> CellsColumnLimitFilter: ...
+
+@final
+class ApplyLabelFilter(RowFilter):
+    def __new__(cls, label: str) -> ApplyLabelFilter: ...
+
+@final
+class RowFilterChain(RowFilter):
+    def __new__(cls, filters: Optional[list[RowFilter]] = None) -> RowFilterChain: ...
+
+@final
+class RowFilterUnion(RowFilter):
+    def __new__(cls, filters: Optional[list[RowFilter]] = None) -> RowFilterUnion: ...
+
+@final
+class ConditionalRowFilter(RowFilter):
+    def __new__(
+        cls,
+        predicate_filter: RowFilter,
+        true_filter: Optional[RowFilter] = None,
+        false_filter: Optional[RowFilter] = None,
+    ) -> ConditionalRowFilter: ...
+
+@disjoint_base
+class ReadModifyWriteRule:
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class IncrementRule(ReadModifyWriteRule):
+    def __new__(cls, family: str, qualifier: _Bytes, increment_amount: int = 1) -> IncrementRule: ...
+
+@final
+class AppendValueRule(ReadModifyWriteRule):
+    def __new__(cls, family: str, qualifier: _Bytes, append_value: _Bytes) -> AppendValueRule: ...

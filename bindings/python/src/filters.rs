@@ -1,0 +1,469 @@
+//! Row filter classes named as `google.cloud.bigtable.data.row_filters`, all subclasses of
+//! `RowFilter`, and the conversion of `row_filter` / `predicate` arguments.
+//!
+//! Invariant: the base class holds the core `RowFilter`, so a filter tree is converted once,
+//! when it is built. Nothing is validated here (regexes, limits, nesting, sink placement):
+//! the engine compiles the filter at read time and raises `InvalidArgument`. The one
+//! exception is a boolean filter built with `False` (Cloud Bigtable rejects it too): the
+//! core has no "false" variant to carry it, so the constructor raises `InvalidArgument`.
+
+use std::ops::Bound as KeyBound;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList};
+use sparsetable::RowFilter as CoreFilter;
+
+use crate::convert::bytes_or_str;
+use crate::errors::invalid_argument;
+
+/// Base class of every row filter.
+#[pyclass(subclass, frozen, module = "sparsetable")]
+pub struct RowFilter {
+    pub(crate) inner: CoreFilter,
+}
+
+#[pymethods]
+impl RowFilter {
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<RowFilter>()
+            .is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{:?}", self.inner)
+    }
+}
+
+fn init<T: pyo3::PyClass<BaseType = RowFilter>>(
+    inner: CoreFilter,
+    sub: T,
+) -> PyClassInitializer<T> {
+    PyClassInitializer::from(RowFilter { inner }).add_subclass(sub)
+}
+
+/// A `RowFilter` or `None` (no filter) as the core filter; `None` keeps every cell.
+pub fn extract_filter(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<CoreFilter>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => o
+            .cast::<RowFilter>()
+            .map(|f| Some(f.get().inner.clone()))
+            .map_err(|_| PyTypeError::new_err("a row filter must be a RowFilter or None")),
+    }
+}
+
+fn extract_filters(filters: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<CoreFilter>> {
+    let Some(filters) = filters.filter(|f| !f.is_none()) else {
+        return Ok(Vec::new());
+    };
+    let list = filters
+        .cast::<PyList>()
+        .map_err(|_| PyTypeError::new_err("filters must be a list of RowFilter"))?;
+    list.iter()
+        .map(|f| Ok(extract_filter(Some(&f))?.unwrap_or_default()))
+        .collect()
+}
+
+fn flag(py: Python<'_>, flag: bool, what: &str, inner: CoreFilter) -> PyResult<CoreFilter> {
+    if flag {
+        Ok(inner)
+    } else {
+        Err(invalid_argument(
+            py,
+            format!("{what}: the flag must be True"),
+        ))
+    }
+}
+
+fn bound(key: Option<Vec<u8>>, inclusive: Option<bool>) -> KeyBound<Vec<u8>> {
+    match key {
+        None => KeyBound::Unbounded,
+        Some(k) if inclusive.unwrap_or(true) => KeyBound::Included(k),
+        Some(k) => KeyBound::Excluded(k),
+    }
+}
+
+fn optional_bytes(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Vec<u8>>> {
+    match obj.filter(|o| !o.is_none()) {
+        None => Ok(None),
+        // Google's ValueRangeFilter turns an int into 8 big-endian signed bytes.
+        Some(o) if o.is_instance_of::<PyInt>() => {
+            Ok(Some(o.extract::<i64>()?.to_be_bytes().to_vec()))
+        }
+        Some(o) => bytes_or_str(o, what).map(Some),
+    }
+}
+
+macro_rules! flag_filter {
+    ($name:ident, $variant:expr, $doc:literal) => {
+        #[doc = $doc]
+        #[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+        pub struct $name {}
+
+        #[pymethods]
+        impl $name {
+            #[new]
+            fn new(py: Python<'_>, flag: bool) -> PyResult<PyClassInitializer<Self>> {
+                Ok(init(
+                    self::flag(py, flag, stringify!($name), $variant)?,
+                    $name {},
+                ))
+            }
+        }
+    };
+}
+
+flag_filter!(PassAllFilter, CoreFilter::PassAll, "Every cell.");
+flag_filter!(BlockAllFilter, CoreFilter::BlockAll, "No cell.");
+flag_filter!(
+    SinkFilter,
+    CoreFilter::Sink,
+    "Sends the cells reaching it straight to the output."
+);
+flag_filter!(
+    StripValueTransformerFilter,
+    CoreFilter::StripValue,
+    "Replaces every value with b''."
+);
+
+macro_rules! bytes_regex_filter {
+    ($name:ident, $variant:ident, $doc:literal) => {
+        #[doc = $doc]
+        #[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+        pub struct $name {}
+
+        #[pymethods]
+        impl $name {
+            #[new]
+            fn new(regex: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+                Ok(init(
+                    CoreFilter::$variant(bytes_or_str(regex, "regex")?),
+                    $name {},
+                ))
+            }
+        }
+    };
+}
+
+bytes_regex_filter!(
+    RowKeyRegexFilter,
+    RowKeyRegex,
+    "The whole row if its key fully matches the RE2 regex."
+);
+bytes_regex_filter!(
+    ColumnQualifierRegexFilter,
+    ColumnQualifierRegex,
+    "Cells whose qualifier fully matches the regex."
+);
+bytes_regex_filter!(
+    ValueRegexFilter,
+    ValueRegex,
+    "Cells whose value fully matches the regex."
+);
+
+/// Cells whose family name fully matches the regex.
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct FamilyNameRegexFilter {}
+
+#[pymethods]
+impl FamilyNameRegexFilter {
+    #[new]
+    fn new(py: Python<'_>, regex: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+        let regex = String::from_utf8(bytes_or_str(regex, "regex")?).map_err(|_| {
+            invalid_argument(py, "family_name_regex_filter: the regex must be UTF-8")
+        })?;
+        Ok(init(
+            CoreFilter::FamilyNameRegex(regex),
+            FamilyNameRegexFilter {},
+        ))
+    }
+}
+
+/// The whole row with probability `sample` (0 < sample < 1).
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct RowSampleFilter {}
+
+#[pymethods]
+impl RowSampleFilter {
+    #[new]
+    fn new(sample: f64) -> PyClassInitializer<Self> {
+        init(CoreFilter::RowSample(sample), RowSampleFilter {})
+    }
+}
+
+/// Cells with `start <= timestamp < end`, in microseconds (an `int`) or as `datetime`s
+/// (converted as Google's client does: start rounded down, end rounded up to a millisecond).
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct TimestampRangeFilter {}
+
+#[pymethods]
+impl TimestampRangeFilter {
+    #[new]
+    #[pyo3(signature = (start = None, end = None))]
+    fn new(
+        start: Option<&Bound<'_, PyAny>>,
+        end: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let start_micros = match start.filter(|s| !s.is_none()) {
+            None => 0,
+            Some(s) => time_micros(s, false)?,
+        };
+        let end_micros = match end.filter(|e| !e.is_none()) {
+            None => 0,
+            Some(e) => time_micros(e, true)?,
+        };
+        Ok(init(
+            CoreFilter::TimestampRange {
+                start_micros,
+                end_micros,
+            },
+            TimestampRangeFilter {},
+        ))
+    }
+}
+
+/// An `int` as microseconds, or a `datetime` (naive = UTC) as microseconds since the epoch
+/// rounded to a millisecond (down for a start, up for an end), as Google's client sends it.
+fn time_micros(obj: &Bound<'_, PyAny>, round_up: bool) -> PyResult<i64> {
+    if obj.is_instance_of::<PyInt>() {
+        return obj.extract();
+    }
+    let py = obj.py();
+    let datetime = py.import("datetime")?;
+    if !obj.is_instance(&datetime.getattr("datetime")?)? {
+        return Err(PyTypeError::new_err(
+            "a timestamp must be an int (microseconds) or a datetime",
+        ));
+    }
+    let utc = datetime.getattr("timezone")?.getattr("utc")?;
+    let aware = if obj.getattr("tzinfo")?.is_none() {
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("tzinfo", &utc)?;
+        obj.call_method("replace", (), Some(&kwargs))?
+    } else {
+        obj.clone()
+    };
+    let epoch = datetime
+        .getattr("datetime")?
+        .call1((1970, 1, 1, 0, 0, 0, 0, utc))?;
+    let delta = aware.call_method1("__sub__", (epoch,))?;
+    let days: i64 = delta.getattr("days")?.extract()?;
+    let seconds: i64 = delta.getattr("seconds")?.extract()?;
+    let micros: i64 = delta.getattr("microseconds")?.extract()?;
+    let total = days * 86_400_000_000 + seconds * 1_000_000 + micros;
+    let floored = total.div_euclid(1000) * 1000;
+    Ok(if round_up && floored != total {
+        floored + 1000
+    } else {
+        floored
+    })
+}
+
+/// Cells of one family whose qualifier lies in a range (both ends inclusive by default).
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct ColumnRangeFilter {}
+
+#[pymethods]
+impl ColumnRangeFilter {
+    #[new]
+    #[pyo3(signature = (family_id, start_qualifier = None, end_qualifier = None, inclusive_start = None, inclusive_end = None))]
+    fn new(
+        family_id: String,
+        start_qualifier: Option<&Bound<'_, PyAny>>,
+        end_qualifier: Option<&Bound<'_, PyAny>>,
+        inclusive_start: Option<bool>,
+        inclusive_end: Option<bool>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let start = optional_bytes(start_qualifier, "start_qualifier")?;
+        let end = optional_bytes(end_qualifier, "end_qualifier")?;
+        Ok(init(
+            CoreFilter::ColumnRange {
+                family: family_id,
+                start: bound(start, inclusive_start),
+                end: bound(end, inclusive_end),
+            },
+            ColumnRangeFilter {},
+        ))
+    }
+}
+
+/// Cells whose value lies in a byte-wise range (both ends inclusive by default).
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct ValueRangeFilter {}
+
+#[pymethods]
+impl ValueRangeFilter {
+    #[new]
+    #[pyo3(signature = (start_value = None, end_value = None, inclusive_start = None, inclusive_end = None))]
+    fn new(
+        start_value: Option<&Bound<'_, PyAny>>,
+        end_value: Option<&Bound<'_, PyAny>>,
+        inclusive_start: Option<bool>,
+        inclusive_end: Option<bool>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let start = optional_bytes(start_value, "start_value")?;
+        let end = optional_bytes(end_value, "end_value")?;
+        Ok(init(
+            CoreFilter::ValueRange {
+                start: bound(start, inclusive_start),
+                end: bound(end, inclusive_end),
+            },
+            ValueRangeFilter {},
+        ))
+    }
+}
+
+/// Cells whose value `v` has `v & mask == mask`.
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct ValueBitmaskFilter {}
+
+#[pymethods]
+impl ValueBitmaskFilter {
+    #[new]
+    fn new(mask: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+        Ok(init(
+            CoreFilter::ValueBitmask(bytes_or_str(mask, "mask")?),
+            ValueBitmaskFilter {},
+        ))
+    }
+}
+
+macro_rules! count_filter {
+    ($name:ident, $variant:ident, $doc:literal) => {
+        #[doc = $doc]
+        #[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+        pub struct $name {}
+
+        #[pymethods]
+        impl $name {
+            #[new]
+            fn new(py: Python<'_>, num_cells: i64) -> PyResult<PyClassInitializer<Self>> {
+                let n = i32::try_from(num_cells).map_err(|_| {
+                    invalid_argument(
+                        py,
+                        format!(
+                            "{}: num_cells {num_cells} is out of range",
+                            stringify!($name)
+                        ),
+                    )
+                })?;
+                Ok(init(CoreFilter::$variant(n), $name {}))
+            }
+        }
+    };
+}
+
+count_filter!(
+    CellsRowOffsetFilter,
+    CellsPerRowOffset,
+    "Skips the first num_cells cells of each row."
+);
+count_filter!(
+    CellsRowLimitFilter,
+    CellsPerRowLimit,
+    "Keeps the first num_cells cells of each row."
+);
+count_filter!(
+    CellsColumnLimitFilter,
+    CellsPerColumnLimit,
+    "Keeps the newest num_cells cells of each column."
+);
+
+/// Attaches a label to every cell.
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct ApplyLabelFilter {}
+
+#[pymethods]
+impl ApplyLabelFilter {
+    #[new]
+    fn new(label: String) -> PyClassInitializer<Self> {
+        init(CoreFilter::ApplyLabel(label), ApplyLabelFilter {})
+    }
+}
+
+/// Each filter's output feeds the next (Bigtable's `chain`).
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct RowFilterChain {}
+
+#[pymethods]
+impl RowFilterChain {
+    #[new]
+    #[pyo3(signature = (filters = None))]
+    fn new(filters: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
+        Ok(init(
+            CoreFilter::Chain(extract_filters(filters)?),
+            RowFilterChain {},
+        ))
+    }
+}
+
+/// Every filter sees the row; outputs merged (Bigtable's `interleave`).
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct RowFilterUnion {}
+
+#[pymethods]
+impl RowFilterUnion {
+    #[new]
+    #[pyo3(signature = (filters = None))]
+    fn new(filters: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
+        Ok(init(
+            CoreFilter::Interleave(extract_filters(filters)?),
+            RowFilterUnion {},
+        ))
+    }
+}
+
+/// `true_filter` if `predicate_filter` yields any cell, else `false_filter`.
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct ConditionalRowFilter {}
+
+#[pymethods]
+impl ConditionalRowFilter {
+    #[new]
+    #[pyo3(signature = (predicate_filter, true_filter = None, false_filter = None))]
+    fn new(
+        predicate_filter: &Bound<'_, PyAny>,
+        true_filter: Option<&Bound<'_, PyAny>>,
+        false_filter: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let predicate = extract_filter(Some(predicate_filter))?
+            .ok_or_else(|| PyTypeError::new_err("predicate_filter must be a RowFilter"))?;
+        Ok(init(
+            CoreFilter::Condition {
+                predicate: Box::new(predicate),
+                true_filter: extract_filter(true_filter)?.map(Box::new),
+                false_filter: extract_filter(false_filter)?.map(Box::new),
+            },
+            ConditionalRowFilter {},
+        ))
+    }
+}
+
+/// Adds every filter class to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<RowFilter>()?;
+    m.add_class::<PassAllFilter>()?;
+    m.add_class::<BlockAllFilter>()?;
+    m.add_class::<SinkFilter>()?;
+    m.add_class::<StripValueTransformerFilter>()?;
+    m.add_class::<RowKeyRegexFilter>()?;
+    m.add_class::<ColumnQualifierRegexFilter>()?;
+    m.add_class::<ValueRegexFilter>()?;
+    m.add_class::<FamilyNameRegexFilter>()?;
+    m.add_class::<RowSampleFilter>()?;
+    m.add_class::<TimestampRangeFilter>()?;
+    m.add_class::<ColumnRangeFilter>()?;
+    m.add_class::<ValueRangeFilter>()?;
+    m.add_class::<ValueBitmaskFilter>()?;
+    m.add_class::<CellsRowOffsetFilter>()?;
+    m.add_class::<CellsRowLimitFilter>()?;
+    m.add_class::<CellsColumnLimitFilter>()?;
+    m.add_class::<ApplyLabelFilter>()?;
+    m.add_class::<RowFilterChain>()?;
+    m.add_class::<RowFilterUnion>()?;
+    m.add_class::<ConditionalRowFilter>()?;
+    Ok(())
+}
