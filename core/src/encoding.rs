@@ -944,8 +944,7 @@ pub(crate) mod tests {
         assert_eq!(err.code(), Code::DataLoss);
         assert!(err.message().contains("nested deeper"), "{err}");
         // A hostile input of only opening tags fails on depth, not on the stack.
-        let hostile: Vec<u8> = core::iter::repeat([gc_rule_tag::UNION, 1])
-            .take(100_000)
+        let hostile: Vec<u8> = core::iter::repeat_n([gc_rule_tag::UNION, 1], 100_000)
             .flatten()
             .collect();
         assert_eq!(
