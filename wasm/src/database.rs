@@ -92,7 +92,10 @@ impl Database {
     /// # Errors
     /// As `setClockMicros`, plus `INVALID_ARGUMENT` if the result leaves ±(2^53 − 1).
     #[wasm_bindgen(js_name = advanceClockMicros)]
-    pub fn advance_clock_micros(&self, delta_micros: JsValue) -> JsResult<()> {
+    pub fn advance_clock_micros(
+        &self,
+        #[wasm_bindgen(js_name = "deltaMicros")] delta_micros: JsValue,
+    ) -> JsResult<()> {
         let clock = self.manual_clock().map_err(to_js_error)?;
         let Micros(delta) = from_js("deltaMicros", delta_micros).map_err(to_js_error)?;
         let target = self
@@ -117,7 +120,11 @@ impl Database {
     /// # Errors
     /// `INVALID_ARGUMENT` for a bad id or config; `ALREADY_EXISTS` if the table exists.
     #[wasm_bindgen(js_name = createTable)]
-    pub fn create_table(&mut self, table_id: &str, config: JsTableConfig) -> JsResult<JsTableInfo> {
+    pub fn create_table(
+        &mut self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        config: JsTableConfig,
+    ) -> JsResult<JsTableInfo> {
         let config: TableConfigJs = from_js("config", config.into()).map_err(to_js_error)?;
         let config = config.to_core().map_err(to_js_error)?;
         self.inner
@@ -131,7 +138,10 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` if the table does not exist.
     #[wasm_bindgen(js_name = getTable)]
-    pub fn get_table(&self, table_id: &str) -> JsResult<JsTableInfo> {
+    pub fn get_table(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+    ) -> JsResult<JsTableInfo> {
         let info = self.inner.get_table(table_id).map_err(to_js_error)?;
         Ok(to_js(&TableInfoJs::from_core(&info))
             .map_err(to_js_error)?
@@ -152,7 +162,10 @@ impl Database {
     /// `NOT_FOUND` if the table does not exist; `FAILED_PRECONDITION` if it has deletion
     /// protection.
     #[wasm_bindgen(js_name = deleteTable)]
-    pub fn delete_table(&mut self, table_id: &str) -> JsResult<()> {
+    pub fn delete_table(
+        &mut self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+    ) -> JsResult<()> {
         self.inner.delete_table(table_id).map_err(to_js_error)
     }
 
@@ -165,7 +178,7 @@ impl Database {
     #[wasm_bindgen(js_name = modifyColumnFamilies)]
     pub fn modify_column_families(
         &mut self,
-        table_id: &str,
+        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
         modifications: JsFamilyModifications,
     ) -> JsResult<JsTableInfo> {
         let modifications: Vec<FamilyModificationJs> =
@@ -193,8 +206,8 @@ impl Database {
     #[wasm_bindgen(js_name = mutateRow)]
     pub fn mutate_row(
         &mut self,
-        table_id: &str,
-        row_key: JsBytes,
+        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        #[wasm_bindgen(js_name = "rowKey")] row_key: JsBytes,
         mutations: JsMutations,
     ) -> JsResult<()> {
         let Bytes(row_key) = from_js("rowKey", row_key.into()).map_err(to_js_error)?;
@@ -211,7 +224,11 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad row key.
     #[wasm_bindgen(js_name = readRow)]
-    pub fn read_row(&self, table_id: &str, row_key: JsBytes) -> JsResult<JsRowOrNull> {
+    pub fn read_row(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        #[wasm_bindgen(js_name = "rowKey")] row_key: JsBytes,
+    ) -> JsResult<JsRowOrNull> {
         let Bytes(row_key) = from_js("rowKey", row_key.into()).map_err(to_js_error)?;
         let row = self
             .inner
@@ -233,7 +250,7 @@ impl Database {
     #[wasm_bindgen(js_name = readRows)]
     pub fn read_rows(
         &self,
-        table_id: &str,
+        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
         request: Option<JsReadRowsRequest>,
     ) -> JsResult<JsRows> {
         let request: ReadRowsRequestJs =

@@ -1,1 +1,11 @@
-//! Placeholder until this front-end lands (issue 2).
+//! The Sparsetable playground: the engine running in the browser behind a small Yew app.
+//!
+//! Laid out like Yew's `function_todomvc` example: [`state`] holds the pure state and reducer
+//! (tested natively, no browser needed), `components` one component per file. The app uses
+//! the core crate directly, not the JavaScript binding. Build and serve it with
+//! `scripts/playground.sh`.
+
+pub mod state;
+
+#[cfg(target_arch = "wasm32")]
+pub mod components;

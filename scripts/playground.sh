@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The Sparsetable playground: installs what it needs (scripts/setup.sh), builds the Yew app in
+# release into web/dist/ (git-ignored), and serves it on http://127.0.0.1:8080/.
+#
+#   scripts/playground.sh               setup, build, serve
+#   scripts/playground.sh --build-only  build web/dist/ and stop (after setup; the web suite)
+#
+# Build: cargo (wasm32, release) -> wasm-bindgen --target web -> wasm-opt -Oz (npm binaryen)
+# -> index.html + style.css beside it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+URL="http://127.0.0.1:8080/"
+DIST=$ROOT/web/dist
+
+build_only=0
+case "${1:-}" in
+  --build-only) build_only=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--build-only]" >&2; exit 2 ;;
+esac
+
+if [ "$build_only" -eq 0 ]; then
+  echo "Sparsetable playground: $URL"
+  echo "[playground] setting up and building first"
+  bash scripts/setup.sh
+fi
+
+echo "[playground] cargo build (release, wasm32)"
+cargo build -p sparsetable-web --release --target wasm32-unknown-unknown
+rm -rf "$DIST"
+mkdir -p "$DIST"
+echo "[playground] wasm-bindgen --target web"
+wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name playground \
+  target/wasm32-unknown-unknown/release/sparsetable-web.wasm
+echo "[playground] wasm-opt -Oz"
+web/node_modules/.bin/wasm-opt -Oz \
+  --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
+  --enable-sign-ext --enable-multivalue --enable-mutable-globals \
+  "$DIST/playground_bg.wasm" -o "$DIST/playground_bg.wasm"
+cp web/index.html web/style.css "$DIST/"
+echo "[playground] built $DIST ($(du -k "$DIST/playground_bg.wasm" | cut -f1) KiB wasm)"
+
+if [ "$build_only" -eq 1 ]; then
+  exit 0
+fi
+echo "Sparsetable playground: $URL"
+exec python3 -m http.server --bind 127.0.0.1 8080 --directory "$DIST"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The WASM suite: the JavaScript binding (crate sparsetable-wasm) tested three ways.
+#  1. wasm-bindgen-test cases under Node (wasm/tests/node.rs);
+#  2. the same cases in headless Chromium through chromedriver (wasm/tests/browser.rs);
+#  3. node:test over the `wasm-bindgen --target nodejs` build (target/wasm-node/): the shared
+#     vector runner (wasm/test/vectors.test.mjs) and the JS-level API tests.
+# Counts: wasm-bindgen-test's "test result:" lines and node's "# pass N" / "# fail N".
+# (No `-q` for the wasm cargo tests: the wasm-bindgen test runner rejects it.)
+set -uo pipefail
+cd "${ROOT:-$(dirname "$0")/../..}"
+pass=0; fail=0
+
+count_cargo() { # log file, exit code
+  local p f
+  read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$1")
+  pass=$((pass + p)); fail=$((fail + f))
+  if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: $1 exited $2 without a failing test"; fail=$((fail + 1)); fi
+}
+count_node() { # log file, exit code
+  local p f
+  p=$(awk '/^# pass /{print $3}' "$1" | tail -n 1); f=$(awk '/^# fail /{print $3}' "$1" | tail -n 1)
+  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+  if [ "$2" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then echo "FAILED: $1 exited $2 without a failing test"; fail=$((fail + 1)); fi
+}
+
+logs=target/suite-logs/wasm; mkdir -p "$logs"
+
+echo "--- wasm-bindgen-test under Node"
+cargo test -p sparsetable-wasm --target wasm32-unknown-unknown --test node 2>&1 | tee "$logs/node.log"
+count_cargo "$logs/node.log" "${PIPESTATUS[0]}"
+
+echo "--- wasm-bindgen-test in headless Chromium"
+CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} \
+  cargo test -p sparsetable-wasm --target wasm32-unknown-unknown --test browser 2>&1 | tee "$logs/browser.log"
+count_cargo "$logs/browser.log" "${PIPESTATUS[0]}"
+
+echo "--- node:test over the Node build (vectors, JS API)"
+if cargo build -p sparsetable-wasm --target wasm32-unknown-unknown \
+  && wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/debug/sparsetable_wasm.wasm; then
+  node --test wasm/test/vectors.test.mjs wasm/test/api.test.mjs 2>&1 | tee "$logs/node-test.log"
+  count_node "$logs/node-test.log" "${PIPESTATUS[0]}"
+else
+  echo "FAILED: building the Node package"; fail=$((fail + 1))
+fi
+
+echo "SUITE_RESULT wasm $pass $fail"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The web suite: the Yew playground (crate sparsetable-web).
+#  1. its reducer tests on the host (cargo test -p sparsetable-web);
+#  2. clippy over the browser build (the components exist only on wasm32, so the workspace's
+#     host clippy does not see them);
+#  3. the release build of the site (scripts/playground.sh --build-only);
+#  4. the Playwright test in Debian's Chromium (web/test/playground.test.mjs).
+# Counts: cargo's "test result:" lines, node's "# pass N" / "# fail N", one check each for
+# clippy and the build.
+set -uo pipefail
+cd "${ROOT:-$(dirname "$0")/../..}"
+pass=0; fail=0
+logs=target/suite-logs/web; mkdir -p "$logs"
+
+check() { # name, command...
+  local name=$1; shift
+  if "$@"; then echo "ok: $name"; pass=$((pass + 1)); else echo "FAILED: $name"; fail=$((fail + 1)); fi
+}
+
+echo "--- reducer tests (host)"
+cargo test -p sparsetable-web 2>&1 | tee "$logs/cargo.log"
+rc=${PIPESTATUS[0]}
+read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$logs/cargo.log")
+pass=$((pass + p)); fail=$((fail + f))
+if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail=$((fail + 1)); fi
+
+check "clippy -D warnings (wasm32)" \
+  cargo clippy -p sparsetable-web --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+if check "release build of the playground" bash scripts/playground.sh --build-only; then
+  echo "--- Playwright in Chromium"
+  node --test web/test/playground.test.mjs 2>&1 | tee "$logs/playwright.log"
+  rc=${PIPESTATUS[0]}
+  p=$(awk '/^# pass /{print $3}' "$logs/playwright.log" | tail -n 1)
+  f=$(awk '/^# fail /{print $3}' "$logs/playwright.log" | tail -n 1)
+  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+  if [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then fail=$((fail + 1)); fi
+fi
+
+echo "SUITE_RESULT web $pass $fail"
+[ "$fail" -eq 0 ]
