@@ -1,0 +1,94 @@
+//! Compatibility test for the manifest format (docs/format/manifest.md), kept forever: the
+//! committed fixture `tests/fixtures/manifest/MANIFEST` must decode to the state below, and
+//! encoding that state must reproduce the fixture byte for byte.
+//!
+//! If this test fails, the format changed: that needs a new format version and a "Version
+//! changes" entry in the doc, never an edited fixture.
+
+use sparsetable::manifest::{
+    read_manifest, write_manifest, BackupState, ManifestState, RunMeta, TableState, TabletState,
+    MANIFEST_FILE,
+};
+use sparsetable::storage::{read_all, MemStorage};
+use sparsetable::{ColumnFamily, GcRule, Granularity, TableConfig, ValueType};
+
+const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/manifest/MANIFEST");
+
+/// The fixture's contents, as in the doc's worked example.
+fn state() -> ManifestState {
+    let mut config = TableConfig::with_families(["cf"]);
+    config.families.get_mut("cf").unwrap().gc_rule = GcRule::MaxNumVersions(1);
+    config.families.insert(
+        "n".to_string(),
+        ColumnFamily {
+            gc_rule: GcRule::Never,
+            value_type: ValueType::Int64Sum,
+        },
+    );
+    config.granularity = Granularity::Millis;
+    config.initial_splits = vec![b"m".to_vec()];
+    let run = RunMeta {
+        file_number: 3,
+        size_bytes: 1024,
+        entries: 4,
+        smallest_key: b"alice".to_vec(),
+        largest_key: b"dave".to_vec(),
+        max_sequence: 4,
+    };
+    ManifestState {
+        next_file_number: 6,
+        last_sequence: 4,
+        log_files: vec![5],
+        tables: vec![TableState {
+            id: "users".to_string(),
+            config: config.clone(),
+            tablets: vec![
+                TabletState {
+                    id: 1,
+                    start_key: vec![],
+                    end_key: b"m".to_vec(),
+                    runs: vec![run.clone()],
+                },
+                TabletState {
+                    id: 2,
+                    start_key: b"m".to_vec(),
+                    end_key: vec![],
+                    runs: vec![],
+                },
+            ],
+        }],
+        backups: vec![BackupState {
+            name: "nightly".to_string(),
+            table: "users".to_string(),
+            created_micros: 1_700_000_000_000_000,
+            config,
+            runs: vec![run],
+        }],
+    }
+}
+
+#[test]
+fn fixture_decodes_to_the_documented_state() {
+    assert_eq!(ManifestState::decode(FIXTURE).unwrap(), state());
+    let storage = MemStorage::new();
+    storage.set_bytes(MANIFEST_FILE, FIXTURE.to_vec());
+    assert_eq!(read_manifest(&storage).unwrap(), Some(state()));
+}
+
+#[test]
+fn encoding_the_state_reproduces_the_fixture() {
+    assert_eq!(state().encode(), FIXTURE);
+    let storage = MemStorage::new();
+    write_manifest(&storage, &state()).unwrap();
+    assert_eq!(read_all(&storage, MANIFEST_FILE).unwrap(), FIXTURE);
+}
+
+#[test]
+fn every_damaged_byte_of_the_fixture_is_data_loss() {
+    for i in 0..FIXTURE.len() {
+        let mut damaged = FIXTURE.to_vec();
+        damaged[i] ^= 0x04;
+        let err = ManifestState::decode(&damaged).unwrap_err();
+        assert_eq!(err.code(), sparsetable::Code::DataLoss, "byte {i}");
+    }
+}
