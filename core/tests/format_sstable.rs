@@ -50,7 +50,9 @@ fn lz4_options() -> SstableOptions {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/sstable").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/sstable")
+        .join(name)
 }
 
 fn encode<'a>(
@@ -100,7 +102,10 @@ fn example_fixture_decodes_to_the_worked_example() {
     assert_eq!(bytes.len(), 348);
     assert_eq!(&bytes[bytes.len() - 8..], b"\x89SPTSST\n");
     let t = open(bytes);
-    let want: Vec<_> = EXAMPLE.iter().map(|(k, v, _)| (k.to_vec(), v.to_vec())).collect();
+    let want: Vec<_> = EXAMPLE
+        .iter()
+        .map(|(k, v, _)| (k.to_vec(), v.to_vec()))
+        .collect();
     assert_eq!(scan(&t), want);
     let p = t.properties();
     assert_eq!(p.format_version, 1);
@@ -139,7 +144,10 @@ fn lz4_fixture_decodes() {
     let bytes = read_fixture("example_lz4.sst", fresh);
     assert!(bytes.len() < 800, "the values should have been compressed");
     let t = open(bytes);
-    let want: Vec<_> = entries.iter().map(|(k, v, _)| (k.clone(), v.clone())).collect();
+    let want: Vec<_> = entries
+        .iter()
+        .map(|(k, v, _)| (k.clone(), v.clone()))
+        .collect();
     assert_eq!(scan(&t), want);
     assert_eq!(t.properties().num_entries, 4);
     assert_eq!(t.properties().num_filter_keys, 4);

@@ -349,7 +349,12 @@ fn detect(bytes: Vec<u8>, e: &Entries, props: &SstableProperties) -> bool {
 }
 
 fn small_table(options: &SstableOptions) -> (Vec<u8>, Entries, SstableProperties) {
-    let e = entries(12, 6);
+    // Runs of equal bytes so that LZ4 compresses every data block.
+    let e: Entries = entries(12, 0)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (k, _))| (k, alloc::vec![b'a' + i as u8; 24]))
+        .collect();
     let bytes = write(&MemStorage::new(), "t", options, &e);
     let props = open_bytes(bytes.clone()).unwrap().properties().clone();
     (bytes, e, props)
@@ -365,6 +370,13 @@ fn every_flipped_byte_is_detected_never_wrong_data() {
             bloom_bits_per_key: 10,
         };
         let (bytes, e, props) = small_table(&options);
+        let plain = SstableOptions {
+            compression: Compression::None,
+            ..options.clone()
+        };
+        if compression == Compression::Lz4 {
+            assert!(bytes.len() + 12 * 10 < small_table(&plain).0.len());
+        }
         for i in 0..bytes.len() {
             for x in [0x01u8, 0x80, 0xff] {
                 let mut bad = bytes.clone();
