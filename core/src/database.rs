@@ -12,9 +12,12 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::clock::Clock;
+use crate::commit_log::{replay, BatchEntry, LogWriter, WriteBatch};
 use crate::filter::RowFilter;
 use crate::limits;
+use crate::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::mutation::{validate_row_key, validate_row_mutations, Mutation};
+use crate::persist::{log_file_name, parse_file_name, RunStore};
 use crate::random::SplitMix64;
 use crate::read::{ReadRowsRequest, RowStream};
 use crate::read_modify_write::{self, ReadModifyWriteRule};
@@ -22,9 +25,13 @@ use crate::row::Row;
 use crate::schema::{
     validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo,
 };
+use crate::sstable::SstableOptions;
 use crate::stats::{AccessStat, StatsOptions};
+use crate::storage::Storage;
 use crate::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
+use crate::Code;
 use crate::{Error, Result};
+use alloc::sync::Arc;
 
 /// The mutations of one row in a MutateRows batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,8 +78,55 @@ struct Backup {
     snapshot: TableSnapshot,
 }
 
+/// When a write is acknowledged relative to the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Acknowledged only after its commit log record is fsynced.
+    Sync,
+    /// The log is fsynced by the first write at least `micros` after the previous fsync
+    /// (and at every checkpoint); a crash loses at most that window.
+    Interval {
+        /// The window, in microseconds of the database clock.
+        micros: i64,
+    },
+    /// Never fsynced by the engine (the OS writes back when it likes).
+    None,
+}
+
+/// How a database on storage behaves.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// When writes reach the disk.
+    pub durability: Durability,
+    /// A commit log past this size triggers a checkpoint: every memtable is flushed and a
+    /// fresh log started, which also bounds recovery time.
+    pub log_rotate_bytes: u64,
+    /// How run files are written.
+    pub sstable: SstableOptions,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            durability: Durability::Sync,
+            log_rotate_bytes: 64 << 20,
+            sstable: SstableOptions::default(),
+        }
+    }
+}
+
+/// The on-storage side of a database: run files, the commit log being written, options.
+struct Persistence {
+    store: Arc<RunStore>,
+    log: LogWriter,
+    log_number: u64,
+    options: OpenOptions,
+    last_sync_micros: i64,
+}
+
 /// A database of tables.
 pub struct Database {
+    persist: Option<Persistence>,
     tables: BTreeMap<String, Table>,
     backups: BTreeMap<String, Backup>,
     clock: Box<dyn Clock>,
@@ -108,6 +162,7 @@ impl Database {
     /// An empty in-memory database reading time from `clock`.
     pub fn with_clock(clock: impl Clock + 'static) -> Self {
         Database {
+            persist: None,
             tables: BTreeMap::new(),
             backups: BTreeMap::new(),
             clock: Box::new(clock),
@@ -140,9 +195,10 @@ impl Database {
                 "table {table_id:?} already exists"
             )));
         }
-        self.tables
-            .insert(table_id.to_string(), Table::new(table_id, config));
-        Ok(())
+        let mut table = Table::new(table_id, config);
+        table.store = self.persist.as_ref().map(|p| p.store.clone());
+        self.tables.insert(table_id.to_string(), table);
+        self.write_manifest()
     }
 
     /// A table's schema and options.
@@ -181,7 +237,9 @@ impl Database {
             )));
         }
         self.tables.remove(table_id);
-        Ok(())
+        // The log may hold writes to this table; a table of the same name created later
+        // must not receive them on recovery.
+        self.checkpoint()
     }
 
     /// Creates, updates or drops column families, in order and all or nothing. Dropping a
@@ -260,13 +318,23 @@ impl Database {
             .iter()
             .any(|m| matches!(m, FamilyModification::Update { name, family } if table.config.families.get(name).is_some_and(|f| f.gc_rule != family.gc_rule)));
         if rules_change {
-            table.compact_all(now);
+            table.compact_all(now)?;
         }
         table.config = config;
-        Ok(TableInfo {
+        if !dropped.is_empty() && table.store.is_some() {
+            // Family drops are not in the manifest: remove the data from the runs for good.
+            table.compact_all(now)?;
+        }
+        let info = TableInfo {
             name: table_id.to_string(),
             config: table.config.clone(),
-        })
+        };
+        if dropped.is_empty() {
+            self.write_manifest()?;
+        } else {
+            self.checkpoint()?;
+        }
+        Ok(info)
     }
 
     /// Applies `mutations` to one row, atomically and in order.
@@ -281,10 +349,13 @@ impl Database {
         mutations: &[Mutation],
     ) -> Result<()> {
         let now = self.clock.now_micros();
-        let (table, sequence) = self.table_and_sequence(table_id)?;
+        let table = self.table(table_id)?;
         validate_row_mutations(&table.config, row_key, mutations)?;
-        table.apply(row_key, mutations, now, sequence);
-        Ok(())
+        self.commit(
+            table_id,
+            alloc::vec![(row_key.to_vec(), mutations.to_vec())],
+            now,
+        )
     }
 
     /// Sets or clears a table's deletion protection (Bigtable's UpdateTable).
@@ -294,10 +365,12 @@ impl Database {
     pub fn set_deletion_protection(&mut self, table_id: &str, enabled: bool) -> Result<TableInfo> {
         let table = self.table_mut(table_id)?;
         table.config.deletion_protection = enabled;
-        Ok(TableInfo {
+        let info = TableInfo {
             name: table_id.to_string(),
             config: table.config.clone(),
-        })
+        };
+        self.write_manifest()?;
+        Ok(info)
     }
 
     /// Applies each entry's mutations to its row: each entry atomically, the batch not.
@@ -312,7 +385,7 @@ impl Database {
         entries: &[RowMutations],
     ) -> Result<Vec<Result<()>>> {
         let now = self.clock.now_micros();
-        let (table, sequence) = self.table_and_sequence(table_id)?;
+        let table = self.table(table_id)?;
         if entries.is_empty() {
             return Err(Error::invalid_argument(
                 "entries: at least one entry is required",
@@ -325,17 +398,24 @@ impl Database {
                 limits::MAX_MUTATIONS_PER_REQUEST
             )));
         }
-        Ok(entries
+        let statuses: Vec<Result<()>> = entries
             .iter()
             .enumerate()
             .map(|(i, e)| {
                 validate_row_mutations(&table.config, &e.row_key, &e.mutations).map_err(|err| {
                     Error::new(err.code(), format!("entries[{i}]: {}", err.message()))
-                })?;
-                table.apply(&e.row_key, &e.mutations, now, sequence);
-                Ok(())
+                })
             })
-            .collect())
+            .collect();
+        let valid = entries
+            .iter()
+            .zip(&statuses)
+            .filter(|(_, s)| s.is_ok())
+            .map(|(e, _)| (e.row_key.clone(), e.mutations.clone()))
+            .collect();
+        // Valid entries are committed as one log record: durable together.
+        self.commit(table_id, valid, now)?;
+        Ok(statuses)
     }
 
     /// Applies `true_mutations` if `predicate` yields any cell of the row (no predicate: if
@@ -355,7 +435,7 @@ impl Database {
     ) -> Result<bool> {
         let now = self.clock.now_micros();
         let seed = self.next_read_seed();
-        let (table, sequence) = self.table_and_sequence(table_id)?;
+        let table = self.table(table_id)?;
         validate_row_key(row_key)?;
         if true_mutations.is_empty() && false_mutations.is_empty() {
             return Err(Error::invalid_argument(
@@ -388,7 +468,11 @@ impl Database {
             false_mutations
         };
         if !chosen.is_empty() {
-            table.apply(row_key, chosen, now, sequence);
+            self.commit(
+                table_id,
+                alloc::vec![(row_key.to_vec(), chosen.to_vec())],
+                now,
+            )?;
         }
         Ok(matched)
     }
@@ -408,10 +492,10 @@ impl Database {
         rules: &[ReadModifyWriteRule],
     ) -> Result<Row> {
         let now = self.clock.now_micros();
-        let (table, sequence) = self.table_and_sequence(table_id)?;
+        let table = self.table(table_id)?;
         validate_row_key(row_key)?;
         let (mutations, result) = read_modify_write::plan(table, row_key, rules, now)?;
-        table.apply(row_key, &mutations, now, sequence);
+        self.commit(table_id, alloc::vec![(row_key.to_vec(), mutations)], now)?;
         Ok(result)
     }
 
@@ -421,18 +505,23 @@ impl Database {
     /// `NotFound` for an unknown table; `InvalidArgument` for an empty prefix.
     pub fn drop_row_range(&mut self, table_id: &str, range: &DropRowRange) -> Result<()> {
         let now = self.clock.now_micros();
-        let (table, sequence) = self.table_and_sequence(table_id)?;
+        let table = self.table_mut(table_id)?;
         match range {
             DropRowRange::Prefix(p) if p.is_empty() => Err(Error::invalid_argument(
                 "row_key_prefix: must be non-empty (use delete_all_data_from_table)",
             )),
             DropRowRange::Prefix(p) => {
-                table.drop_prefix(p, now, sequence);
-                Ok(())
+                let rows = table
+                    .rows_with_prefix(p)
+                    .into_iter()
+                    .map(|row| (row, alloc::vec![Mutation::DeleteFromRow]))
+                    .collect();
+                self.commit(table_id, rows, now)
             }
             DropRowRange::All => {
                 table.drop_all();
-                Ok(())
+                // The log may still hold the dropped writes: start a fresh one.
+                self.checkpoint()
             }
         }
     }
@@ -461,13 +550,19 @@ impl Database {
             )));
         }
         let now = self.clock.now_micros();
+        let persistent = self.persist.is_some();
         let table = self.table_mut(table_id)?;
-        let snapshot = table.snapshot();
+        if persistent {
+            // Compacting first leaves every tablet with runs of its own rows only, so the
+            // backup's runs can be read back as one tablet after a reopen.
+            table.compact_all(now)?;
+        }
+        let snapshot = table.snapshot()?;
         let info = BackupInfo {
             name: backup_id.to_string(),
             source_table: table_id.to_string(),
             created_micros: now,
-            size_bytes: table.tablet_infos().iter().map(|t| t.size_bytes).sum(),
+            size_bytes: snapshot.size_bytes(),
         };
         self.backups.insert(
             backup_id.to_string(),
@@ -476,6 +571,7 @@ impl Database {
                 snapshot,
             },
         );
+        self.write_manifest()?;
         Ok(info)
     }
 
@@ -502,8 +598,8 @@ impl Database {
     pub fn delete_backup(&mut self, backup_id: &str) -> Result<()> {
         self.backups
             .remove(backup_id)
-            .map(|_| ())
-            .ok_or_else(|| Error::not_found(format!("backup {backup_id:?} not found")))
+            .ok_or_else(|| Error::not_found(format!("backup {backup_id:?} not found")))?;
+        self.write_manifest()
     }
 
     /// Creates table `table_id` holding a backup's data and schema.
@@ -522,12 +618,14 @@ impl Database {
                 "table {table_id:?} already exists"
             )));
         }
-        let table = Table::from_snapshot(table_id, &backup.snapshot);
+        let store = self.persist.as_ref().map(|p| p.store.clone());
+        let table = Table::from_snapshot(table_id, &backup.snapshot, store);
         let info = TableInfo {
             name: table_id.to_string(),
             config: table.config.clone(),
         };
         self.tables.insert(table_id.to_string(), table);
+        self.write_manifest()?;
         Ok(info)
     }
 
@@ -578,8 +676,8 @@ impl Database {
     /// `NotFound` for an unknown table.
     pub fn compact_table(&mut self, table_id: &str) -> Result<()> {
         let now = self.clock.now_micros();
-        self.table_mut(table_id)?.compact_all(now);
-        Ok(())
+        self.table_mut(table_id)?.compact_all(now)?;
+        self.write_manifest()
     }
 
     /// Reads one row; `None` if it has no visible cells.
@@ -640,6 +738,258 @@ impl Database {
             random: SplitMix64::new(self.next_read_seed()),
             rows_scanned: 0,
         })
+    }
+
+    /// Opens (or creates) a database on `storage`: reads the manifest, opens the run files,
+    /// replays the commit logs (a torn last record is discarded; a corrupt record elsewhere is
+    /// `DataLoss`), then checkpoints so recovery starts from a fresh log.
+    ///
+    /// # Errors
+    /// `DataLoss` for a corrupt manifest, run or log; the storage's errors.
+    pub fn open(
+        storage: Arc<dyn Storage>,
+        options: OpenOptions,
+        clock: impl Clock + 'static,
+    ) -> Result<Self> {
+        let state = read_manifest(&*storage)?.unwrap_or_default();
+        let store = Arc::new(RunStore::new(
+            storage.clone(),
+            state.next_file_number.max(1),
+            options.sstable.clone(),
+        ));
+        let mut db = Database::with_clock(clock);
+        db.sequence = state.last_sequence;
+        let mut opened = BTreeMap::new();
+        for ts in &state.tables {
+            db.tables
+                .insert(ts.id.clone(), Table::from_state(ts, &store, &mut opened)?);
+        }
+        for b in &state.backups {
+            let runs = b
+                .runs
+                .iter()
+                .map(|m| crate::table::open_shared(&store, m, &mut opened))
+                .collect::<Result<Vec<_>>>()?;
+            let snapshot = TableSnapshot::from_runs(b.config.clone(), runs);
+            let info = BackupInfo {
+                name: b.name.clone(),
+                source_table: b.table.clone(),
+                created_micros: b.created_micros,
+                size_bytes: snapshot.size_bytes(),
+            };
+            db.backups.insert(b.name.clone(), Backup { info, snapshot });
+        }
+        let now = db.clock.now_micros();
+        for &n in &state.log_files {
+            let name = log_file_name(n);
+            let file = storage.open(&name).map_err(|e| {
+                Error::new(
+                    Code::DataLoss,
+                    format!("commit log {name} named by the manifest: {}", e.message()),
+                )
+            })?;
+            let (batches, _end) = replay(file)
+                .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
+            for batch in &batches {
+                db.replay_batch(batch, now);
+            }
+        }
+        // A log to write to; the checkpoint below makes it the only one.
+        let log_number = store.allocate();
+        let log = LogWriter::new(storage.create(&log_file_name(log_number))?);
+        db.persist = Some(Persistence {
+            store,
+            log,
+            log_number,
+            options,
+            last_sync_micros: now,
+        });
+        db.checkpoint()?;
+        Ok(db)
+    }
+
+    /// Opens (or creates) a database in directory `path`, on the system clock.
+    ///
+    /// # Errors
+    /// As [`Database::open`].
+    #[cfg(feature = "std")]
+    pub fn open_dir(path: impl AsRef<std::path::Path>, options: OpenOptions) -> Result<Self> {
+        let storage = Arc::new(crate::storage::FileStorage::new(path)?);
+        Self::open(storage, options, crate::clock::SystemClock)
+    }
+
+    /// Re-applies one logged batch, skipping rows whose tablet already holds it in runs.
+    fn replay_batch(&mut self, batch: &WriteBatch, now: i64) {
+        let mut first = batch.sequence;
+        for entry in &batch.entries {
+            let n = entry.mutations.len() as u64;
+            if let Some(table) = self.tables.get_mut(&entry.table) {
+                let last = first + n.saturating_sub(1);
+                if last > table.flushed_sequence(&entry.row_key)
+                    && validate_row_mutations(&table.config, &entry.row_key, &entry.mutations)
+                        .is_ok()
+                {
+                    let mut seq = first - 1;
+                    table.apply(&entry.row_key, &entry.mutations, now, &mut seq);
+                }
+            }
+            first += n;
+        }
+        self.sequence = self.sequence.max(first - 1);
+    }
+
+    /// Logs and applies validated row mutations: server timestamps are resolved first, so
+    /// the log holds exactly what is applied; the record is appended (and synced, per the
+    /// durability mode) before anything changes, so an error here changes nothing.
+    fn commit(
+        &mut self,
+        table_id: &str,
+        rows: Vec<(Vec<u8>, Vec<Mutation>)>,
+        now: i64,
+    ) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let granularity = self.table(table_id)?.config.granularity;
+        let server_ts = match granularity {
+            crate::Granularity::Millis => now - now.rem_euclid(1000),
+            crate::Granularity::Micros => now,
+        };
+        let rows: Vec<(Vec<u8>, Vec<Mutation>)> = rows
+            .into_iter()
+            .map(|(k, ms)| {
+                let ms = ms
+                    .into_iter()
+                    .map(|m| match m {
+                        Mutation::SetCell {
+                            family,
+                            qualifier,
+                            timestamp_micros: -1,
+                            value,
+                        } => Mutation::SetCell {
+                            family,
+                            qualifier,
+                            timestamp_micros: server_ts,
+                            value,
+                        },
+                        other => other,
+                    })
+                    .collect();
+                (k, ms)
+            })
+            .collect();
+        if let Some(p) = &mut self.persist {
+            let batch = WriteBatch {
+                sequence: self.sequence + 1,
+                entries: rows
+                    .iter()
+                    .map(|(k, ms)| BatchEntry {
+                        table: table_id.to_string(),
+                        row_key: k.clone(),
+                        mutations: ms.clone(),
+                    })
+                    .collect(),
+            };
+            p.log.append(&batch)?;
+            let sync = match p.options.durability {
+                Durability::Sync => true,
+                Durability::Interval { micros } => now - p.last_sync_micros >= micros,
+                Durability::None => false,
+            };
+            if sync {
+                p.log.sync()?;
+                p.last_sync_micros = now;
+            }
+        }
+        let (table, sequence) = self.table_and_sequence(table_id)?;
+        for (k, ms) in &rows {
+            table.apply(k, ms, now, sequence);
+        }
+        self.after_write();
+        Ok(())
+    }
+
+    /// Records structural changes in the manifest and rotates a full log. Failures are left
+    /// for the next write to retry: the write itself is applied and logged.
+    fn after_write(&mut self) {
+        let Some(p) = &self.persist else {
+            return;
+        };
+        if p.log.len() > p.options.log_rotate_bytes {
+            let _ = self.checkpoint();
+        } else if self.tables.values().any(|t| t.dirty) {
+            let _ = self.write_manifest();
+        }
+    }
+
+    /// Flushes every memtable, starts a fresh commit log and records it all in the manifest;
+    /// then removes the old logs and unreferenced run files. A no-op in memory.
+    ///
+    /// # Errors
+    /// The storage's errors (the previous manifest and logs stay valid).
+    pub fn checkpoint(&mut self) -> Result<()> {
+        if self.persist.is_none() {
+            return Ok(());
+        }
+        for t in self.tables.values_mut() {
+            t.flush_all()?;
+        }
+        if let Some(p) = &mut self.persist {
+            let n = p.store.allocate();
+            let mut log = LogWriter::new(p.store.storage.create(&log_file_name(n))?);
+            log.sync()?;
+            p.log = log;
+            p.log_number = n;
+        }
+        self.write_manifest()
+    }
+
+    /// Writes the manifest describing every table, run, backup and the current log, then
+    /// deletes files it no longer names. A no-op in memory.
+    fn write_manifest(&mut self) -> Result<()> {
+        let Some(p) = &self.persist else {
+            return Ok(());
+        };
+        let state = ManifestState {
+            next_file_number: p.store.next_file_number(),
+            last_sequence: self.sequence,
+            log_files: alloc::vec![p.log_number],
+            tables: self.tables.values().map(Table::to_state).collect(),
+            backups: self
+                .backups
+                .values()
+                .map(|b| BackupState {
+                    name: b.info.name.clone(),
+                    table: b.info.source_table.clone(),
+                    created_micros: b.info.created_micros,
+                    config: b.snapshot.config.clone(),
+                    runs: b.snapshot.run_metas(),
+                })
+                .collect(),
+        };
+        let storage = p.store.storage.clone();
+        write_manifest(&*storage, &state)?;
+        for t in self.tables.values_mut() {
+            t.dirty = false;
+        }
+        // Garbage: run files no table or backup names, logs other than the current one.
+        let mut live: alloc::collections::BTreeSet<u64> =
+            self.tables.values().flat_map(Table::run_files).collect();
+        for b in &state.backups {
+            live.extend(b.runs.iter().map(|r| r.file_number));
+        }
+        for name in storage.list()? {
+            match parse_file_name(&name) {
+                Some((n, "sst")) if !live.contains(&n) && n < state.next_file_number => {
+                    let _ = storage.remove(&name);
+                }
+                Some((n, "log")) if !state.log_files.contains(&n) => {
+                    let _ = storage.remove(&name);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     fn next_read_seed(&self) -> u64 {

@@ -36,6 +36,7 @@ pub mod limits;
 pub mod manifest;
 pub mod memtable;
 pub mod mutation;
+pub mod persist;
 pub mod random;
 pub mod read;
 pub mod read_modify_write;
@@ -55,7 +56,9 @@ pub use clock::Clock;
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
-pub use database::{BackupInfo, Database, DropRowRange, RowMutations, SampleRowKey};
+pub use database::{
+    BackupInfo, Database, DropRowRange, Durability, OpenOptions, RowMutations, SampleRowKey,
+};
 pub use error::{Code, Error, Result};
 pub use filter::{CompiledFilter, RowFilter};
 pub use gc::GcRule;

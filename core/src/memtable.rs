@@ -26,6 +26,14 @@ pub trait Source: Send + Sync {
     fn size_bytes(&self) -> u64;
     /// Every entry, in order (compaction and flush).
     fn all_entries(&self) -> Vec<Entry>;
+    /// The highest sequence number of any write this source has absorbed (for a run made
+    /// by compaction: of any input, kept or dropped). Recovery skips log records at or below
+    /// it, since they are already in the source.
+    fn max_sequence(&self) -> u64;
+    /// The run's on-disk description, if it is a file.
+    fn run_meta(&self) -> Option<crate::manifest::RunMeta> {
+        None
+    }
 }
 
 /// The mutable, in-memory newest layer of a tablet.
@@ -33,11 +41,14 @@ pub trait Source: Send + Sync {
 pub struct Memtable {
     entries: BTreeMap<Vec<u8>, Vec<u8>>,
     bytes: u64,
+    max_sequence: u64,
 }
 
 impl Memtable {
-    /// Adds an entry (keys are unique: each carries its own sequence number).
-    pub fn insert(&mut self, key: Vec<u8>, value: Vec<u8>) {
+    /// Adds an entry written with sequence number `sequence` (keys are unique: each carries
+    /// its own sequence number).
+    pub fn insert(&mut self, key: Vec<u8>, value: Vec<u8>, sequence: u64) {
+        self.max_sequence = self.max_sequence.max(sequence);
         self.bytes += (key.len() + value.len()) as u64;
         if let Some(old) = self.entries.insert(key, value) {
             self.bytes -= old.len() as u64;
@@ -49,10 +60,16 @@ impl Memtable {
         self.entries.is_empty()
     }
 
-    /// Takes the entries out, leaving it empty.
-    pub fn take(&mut self) -> Vec<Entry> {
+    /// The entries, in order, leaving the memtable as it is (a flush copies first and
+    /// clears only once the run is safely written).
+    pub fn entries(&self) -> Vec<Entry> {
+        self.all_entries()
+    }
+
+    /// Empties it.
+    pub fn clear(&mut self) {
+        self.entries.clear();
         self.bytes = 0;
-        core::mem::take(&mut self.entries).into_iter().collect()
     }
 }
 
@@ -87,6 +104,9 @@ impl Source for Memtable {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     }
+    fn max_sequence(&self) -> u64 {
+        self.max_sequence
+    }
 }
 
 /// An immutable sorted run held in memory (the in-memory backend's SSTable).
@@ -94,17 +114,22 @@ impl Source for Memtable {
 pub struct MemRun {
     entries: Vec<Entry>,
     bytes: u64,
+    max_sequence: u64,
 }
 
 impl MemRun {
     /// A run of entries already sorted by key.
-    pub fn new(entries: Vec<Entry>) -> Arc<Self> {
+    pub fn new(entries: Vec<Entry>, max_sequence: u64) -> Arc<Self> {
         debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
         let bytes = entries
             .iter()
             .map(|(k, v)| (k.len() + v.len()) as u64)
             .sum();
-        Arc::new(MemRun { entries, bytes })
+        Arc::new(MemRun {
+            entries,
+            bytes,
+            max_sequence,
+        })
     }
 
     fn lower_bound(&self, key: &[u8]) -> usize {
@@ -135,5 +160,8 @@ impl Source for MemRun {
     }
     fn all_entries(&self) -> Vec<Entry> {
         self.entries.clone()
+    }
+    fn max_sequence(&self) -> u64 {
+        self.max_sequence
     }
 }

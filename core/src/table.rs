@@ -19,13 +19,16 @@ use core::ops::Bound;
 
 use crate::database::SampleRowKey;
 use crate::internal_key::{EntryKind, InternalKey};
+use crate::manifest::{RunMeta, TableState, TabletState};
 use crate::memtable::Source;
 use crate::mutation::Mutation;
+use crate::persist::RunStore;
 use crate::row::{Cell, Row};
 use crate::row_set::RowRange;
 use crate::schema::{Granularity, TableConfig, ValueType};
 use crate::stats::{AccessCounters, StatsOptions, TableStats};
 use crate::tablet::Tablet;
+use crate::Result;
 
 /// What happened to a table's tablets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +79,37 @@ pub(crate) struct TableSnapshot {
     epochs: BTreeMap<String, u64>,
 }
 
+impl TableSnapshot {
+    /// The run files the snapshot holds, each once.
+    pub(crate) fn run_metas(&self) -> Vec<RunMeta> {
+        let mut metas: Vec<RunMeta> = self
+            .tablets
+            .iter()
+            .flat_map(|t| t.runs.iter().filter_map(|r| r.run_meta()))
+            .collect();
+        metas.sort_by_key(|m| m.file_number);
+        metas.dedup_by_key(|m| m.file_number);
+        metas
+    }
+
+    /// A snapshot of one tablet holding `runs` (a backup read back from the manifest; its
+    /// runs hold only the table's own rows, as backups compact first).
+    pub(crate) fn from_runs(config: TableConfig, runs: Vec<Arc<dyn Source>>) -> Self {
+        let mut tablet = Tablet::new(0, Vec::new(), None);
+        tablet.runs = runs;
+        TableSnapshot {
+            config,
+            tablets: alloc::vec![tablet],
+            epochs: BTreeMap::new(),
+        }
+    }
+
+    /// Approximate bytes held.
+    pub(crate) fn size_bytes(&self) -> u64 {
+        self.tablets.iter().map(Tablet::size_bytes).sum()
+    }
+}
+
 pub(crate) struct Table {
     pub(crate) name: String,
     pub(crate) config: TableConfig,
@@ -86,6 +120,10 @@ pub(crate) struct Table {
     pub(crate) events: Vec<TabletEvent>,
     /// Behind a lock because reads (`&self`) count too.
     pub(crate) stats: spin::Mutex<TableStats>,
+    /// Where runs are written as files; `None` keeps them in memory.
+    pub(crate) store: Option<Arc<RunStore>>,
+    /// Set when tablets or runs changed since the manifest was last written.
+    pub(crate) dirty: bool,
 }
 
 impl Clone for Tablet {
@@ -124,6 +162,8 @@ impl Table {
             epochs: BTreeMap::new(),
             events: Vec::new(),
             stats: spin::Mutex::new(TableStats::new(StatsOptions::default())),
+            store: None,
+            dirty: false,
         }
     }
 
@@ -275,7 +315,7 @@ impl Table {
                 sequence: seq,
                 kind,
             };
-            self.tablets[ti].memtable.insert(key.encode(), value);
+            self.tablets[ti].memtable.insert(key.encode(), value, seq);
         }
         self.maintain(ti, now_micros);
     }
@@ -290,7 +330,7 @@ impl Table {
         family: &str,
         qualifier: &[u8],
         now_micros: i64,
-        sequence: &mut u64,
+        sequence: &u64,
     ) {
         let Some(rule) = self.config.families.get(family).map(|f| &f.gc_rule) else {
             return;
@@ -310,11 +350,13 @@ impl Table {
             .filter(|(i, ts)| rule.is_collectable(*i, **ts, now_micros))
             .map(|(_, ts)| *ts)
             .collect();
+        // The burials take the delete's own sequence number (the next one): each mutation
+        // uses exactly one, so replaying the commit log assigns the same numbers.
+        let seq = *sequence + 1;
         for ts in doomed {
-            *sequence += 1;
             let key = InternalKey {
                 row_key: row.to_vec(),
-                sequence: *sequence,
+                sequence: seq,
                 kind: EntryKind::DeleteColumn {
                     family: family.into(),
                     qualifier: qualifier.to_vec(),
@@ -322,7 +364,9 @@ impl Table {
                     end_micros: ts as u64 + 1,
                 },
             };
-            self.tablets[ti].memtable.insert(key.encode(), Vec::new());
+            self.tablets[ti]
+                .memtable
+                .insert(key.encode(), Vec::new(), seq);
         }
     }
 
@@ -363,21 +407,26 @@ impl Table {
     }
 
     /// Flushes, compacts, splits and merges the tablet at `ti` as its size asks.
+    ///
+    /// Maintenance never fails a write: the write is already applied (and logged). A storage
+    /// failure leaves the memtable in place, to be flushed by a later write or checkpoint.
     fn maintain(&mut self, ti: usize, now_micros: i64) {
         let opts = self.config.tablet_options;
         if opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops {
             self.tablets[ti].load_baseline += self.load(ti, now_micros);
             let size = self.tablets[ti].size_bytes();
-            self.split_tablet(ti, size);
+            let _ = self.split_tablet(ti, size);
             return;
         }
         if self.tablets[ti].memtable.size_bytes() < opts.memtable_bytes {
             return;
         }
-        self.flush_tablet(ti);
+        if self.flush_tablet(ti).is_err() {
+            return;
+        }
         let t = &self.tablets[ti];
         if t.runs.len() > opts.max_runs || t.size_bytes() > opts.split_bytes {
-            self.compact_tablet(ti, now_micros);
+            let _ = self.compact_tablet(ti, now_micros);
         }
     }
 
@@ -388,35 +437,46 @@ impl Table {
         (c.reads + c.writes).saturating_sub(t.load_baseline)
     }
 
-    fn flush_tablet(&mut self, ti: usize) {
+    /// Flushes a tablet's memtable. On a storage failure the memtable stays (its writes are
+    /// in the commit log) and the error is returned for callers that must know.
+    fn flush_tablet(&mut self, ti: usize) -> Result<()> {
         let before = Self::info(&self.tablets[ti]);
-        if self.tablets[ti].flush() {
+        if self.tablets[ti].flush(self.store.as_deref())? {
+            self.dirty = true;
             self.event(
                 TabletEventKind::Flush,
                 alloc::vec![before],
                 alloc::vec![Self::info(&self.tablets[ti])],
             );
         }
+        Ok(())
     }
 
-    fn compact_tablet(&mut self, ti: usize, now_micros: i64) {
+    fn compact_tablet(&mut self, ti: usize, now_micros: i64) -> Result<()> {
         let before = Self::info(&self.tablets[ti]);
-        let size = self.tablets[ti].compact(&self.config, &self.epochs, now_micros);
+        let size = self.tablets[ti].compact(
+            &self.config,
+            &self.epochs,
+            now_micros,
+            self.store.as_deref(),
+        )?;
+        self.dirty = true;
         self.event(
             TabletEventKind::Compaction,
             alloc::vec![before],
             alloc::vec![Self::info(&self.tablets[ti])],
         );
         if size > self.config.tablet_options.split_bytes {
-            self.split_tablet(ti, size);
+            self.split_tablet(ti, size)?;
         } else if size < self.config.tablet_options.merge_bytes {
-            self.try_merge_around(ti, now_micros);
+            self.try_merge_around(ti, now_micros)?;
         }
+        Ok(())
     }
 
     /// Splits a tablet at the row boundary nearest the middle of its bytes. A tablet of one
     /// row cannot split: rows are never split across tablets.
-    fn split_tablet(&mut self, ti: usize, size: u64) {
+    fn split_tablet(&mut self, ti: usize, size: u64) -> Result<()> {
         let rows = self.tablets[ti].row_sizes();
         let mut acc = 0u64;
         let mut split = None;
@@ -428,9 +488,10 @@ impl Table {
             acc += bytes;
         }
         let Some(mid) = split.or_else(|| rows.get(1).map(|(r, _)| r.clone())) else {
-            return;
+            return Ok(());
         };
-        self.tablets[ti].flush();
+        self.tablets[ti].flush(self.store.as_deref())?;
+        self.dirty = true;
         let before = Self::info(&self.tablets[ti]);
         let left = &mut self.tablets[ti];
         let mut right = left.clone();
@@ -444,11 +505,12 @@ impl Table {
             Self::info(&self.tablets[ti + 1])
         ];
         self.event(TabletEventKind::Split, alloc::vec![before], after);
+        Ok(())
     }
 
     /// Merges the tablet with a neighbour when both are small, never across a boundary the
     /// user asked for with `initial_splits`.
-    fn try_merge_around(&mut self, ti: usize, now_micros: i64) {
+    fn try_merge_around(&mut self, ti: usize, now_micros: i64) -> Result<()> {
         let limit = self.config.tablet_options.merge_bytes;
         // Cold: under a tenth of the load that would split a tablet.
         let cold_below = match self.config.tablet_options.split_load_ops {
@@ -469,8 +531,9 @@ impl Table {
             if self.load(a, now_micros) >= cold_below || self.load(b, now_micros) >= cold_below {
                 continue;
             }
-            self.tablets[a].flush();
-            self.tablets[b].flush();
+            self.tablets[a].flush(self.store.as_deref())?;
+            self.tablets[b].flush(self.store.as_deref())?;
+            self.dirty = true;
             let before = alloc::vec![Self::info(&self.tablets[a]), Self::info(&self.tablets[b])];
             let right = self.tablets.remove(b);
             let left = &mut self.tablets[a];
@@ -482,8 +545,9 @@ impl Table {
             }
             let after = alloc::vec![Self::info(&self.tablets[a])];
             self.event(TabletEventKind::Merge, before, after);
-            return;
+            return Ok(());
         }
+        Ok(())
     }
 
     fn event(&mut self, kind: TabletEventKind, before: Vec<TabletInfo>, after: Vec<TabletInfo>) {
@@ -497,20 +561,37 @@ impl Table {
 
     /// A consistent copy of the table: memtables are flushed, then the (immutable, shared)
     /// runs, tablet bounds and family drops are captured. O(tablets), no data copied.
-    pub(crate) fn snapshot(&mut self) -> TableSnapshot {
-        for ti in 0..self.tablets.len() {
-            self.flush_tablet(ti);
-        }
-        TableSnapshot {
+    ///
+    /// # Errors
+    /// The storage's errors when a memtable cannot be flushed.
+    pub(crate) fn snapshot(&mut self) -> Result<TableSnapshot> {
+        self.flush_all()?;
+        Ok(TableSnapshot {
             config: self.config.clone(),
             tablets: self.tablets.clone(),
             epochs: self.epochs.clone(),
-        }
+        })
     }
 
-    /// A table made from a snapshot.
-    pub(crate) fn from_snapshot(name: &str, snapshot: &TableSnapshot) -> Self {
+    /// Flushes every memtable.
+    ///
+    /// # Errors
+    /// The storage's errors; tablets flushed before the failure stay flushed.
+    pub(crate) fn flush_all(&mut self) -> Result<()> {
+        for ti in 0..self.tablets.len() {
+            self.flush_tablet(ti)?;
+        }
+        Ok(())
+    }
+
+    /// A table made from a snapshot, writing future runs through `store`.
+    pub(crate) fn from_snapshot(
+        name: &str,
+        snapshot: &TableSnapshot,
+        store: Option<Arc<RunStore>>,
+    ) -> Self {
         let mut t = Table::new(name, snapshot.config.clone());
+        t.store = store;
         t.tablets = snapshot.tablets.clone();
         t.next_tablet_id = t.tablets.iter().map(|t| t.id + 1).max().unwrap_or(0);
         t.epochs = snapshot.epochs.clone();
@@ -518,12 +599,15 @@ impl Table {
     }
 
     /// Flushes every memtable and compacts every tablet (an explicit maintenance pass).
-    pub(crate) fn compact_all(&mut self, now_micros: i64) {
+    ///
+    /// # Errors
+    /// The storage's errors.
+    pub(crate) fn compact_all(&mut self, now_micros: i64) -> Result<()> {
         let mut ti = 0;
         while ti < self.tablets.len() {
-            self.flush_tablet(ti);
+            self.flush_tablet(ti)?;
             let id = self.tablets[ti].id;
-            self.compact_tablet(ti, now_micros);
+            self.compact_tablet(ti, now_micros)?;
             // A split inserts after ti, a merge may remove ti: continue after this tablet.
             ti = self
                 .tablets
@@ -531,6 +615,76 @@ impl Table {
                 .position(|t| t.id == id)
                 .map_or(ti, |p| p + 1);
         }
+        Ok(())
+    }
+
+    /// The table as the manifest records it.
+    ///
+    /// REQUIRES: every run is a file (the table has a store).
+    pub(crate) fn to_state(&self) -> TableState {
+        TableState {
+            id: self.name.clone(),
+            config: self.config.clone(),
+            tablets: self
+                .tablets
+                .iter()
+                .map(|t| TabletState {
+                    id: t.id,
+                    start_key: t.start.clone(),
+                    end_key: t.end.clone().unwrap_or_default(),
+                    runs: t.runs.iter().filter_map(|r| r.run_meta()).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A table from its manifest record, opening its run files through `store`.
+    ///
+    /// # Errors
+    /// `DataLoss` or `NotFound` for a run file that is corrupt or missing.
+    pub(crate) fn from_state(
+        state: &TableState,
+        store: &Arc<RunStore>,
+        opened: &mut BTreeMap<u64, Arc<dyn Source>>,
+    ) -> Result<Self> {
+        let mut t = Table::new(&state.id, state.config.clone());
+        t.tablets = state
+            .tablets
+            .iter()
+            .map(|ts| {
+                let mut tablet = Tablet::new(
+                    ts.id,
+                    ts.start_key.clone(),
+                    (!ts.end_key.is_empty()).then(|| ts.end_key.clone()),
+                );
+                tablet.runs = ts
+                    .runs
+                    .iter()
+                    .map(|m| open_shared(store, m, opened))
+                    .collect::<Result<_>>()?;
+                Ok(tablet)
+            })
+            .collect::<Result<_>>()?;
+        t.next_tablet_id = t.tablets.iter().map(|t| t.id + 1).max().unwrap_or(0);
+        t.store = Some(store.clone());
+        Ok(t)
+    }
+
+    /// The highest sequence number the tablet holding `row` has in runs.
+    pub(crate) fn flushed_sequence(&self, row: &[u8]) -> u64 {
+        self.tablets[self.tablet_index(row)].flushed_sequence()
+    }
+
+    /// The file numbers of every run the table references.
+    pub(crate) fn run_files(&self) -> Vec<u64> {
+        self.tablets
+            .iter()
+            .flat_map(|t| {
+                t.runs
+                    .iter()
+                    .filter_map(|r| r.run_meta().map(|m| m.file_number))
+            })
+            .collect()
     }
 
     /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
@@ -641,8 +795,9 @@ impl Table {
         }
     }
 
-    /// Deletes every row whose key starts with `prefix`, by writing row tombstones.
-    pub(crate) fn drop_prefix(&mut self, prefix: &[u8], now_micros: i64, sequence: &mut u64) {
+    /// The stored row keys starting with `prefix` (DropRowRange deletes them with row
+    /// tombstones, through the commit log like any write).
+    pub(crate) fn rows_with_prefix(&self, prefix: &[u8]) -> Vec<Vec<u8>> {
         let range = RowRange::prefix(prefix.to_vec());
         let mut rows = Vec::new();
         let mut after: Option<Vec<u8>> = None;
@@ -650,17 +805,16 @@ impl Table {
             rows.push(row.clone());
             after = Some(row);
         }
-        for row in rows {
-            self.apply(&row, &[Mutation::DeleteFromRow], now_micros, sequence);
-        }
+        rows
     }
 
     /// Deletes every row.
     pub(crate) fn drop_all(&mut self) {
         for t in &mut self.tablets {
-            t.memtable.take();
+            t.memtable.clear();
             t.runs.clear();
         }
+        self.dirty = true;
     }
 
     /// Hides every cell the family holds: writes up to `sequence` are gone with it.
@@ -681,6 +835,20 @@ impl Table {
         }
         out
     }
+}
+
+/// Opens a run once even when several tablets (after a split) or backups share it.
+pub(crate) fn open_shared(
+    store: &Arc<RunStore>,
+    meta: &RunMeta,
+    opened: &mut BTreeMap<u64, Arc<dyn Source>>,
+) -> Result<Arc<dyn Source>> {
+    if let Some(r) = opened.get(&meta.file_number) {
+        return Ok(r.clone());
+    }
+    let r = store.open_run(meta)?;
+    opened.insert(meta.file_number, r.clone());
+    Ok(r)
 }
 
 /// Whether a range extends to keys at or beyond `key`.

@@ -15,9 +15,11 @@ use core::ops::Bound;
 use crate::gc::GcRule;
 use crate::internal_key::{self, EntryKind, InternalKey};
 use crate::memtable::{MemRun, Memtable, Source};
+use crate::persist::RunStore;
 use crate::row::Cell;
 use crate::row_merge::{resolve_row, Entry};
 use crate::schema::TableConfig;
+use crate::Result;
 
 /// One tablet's data.
 pub(crate) struct Tablet {
@@ -122,14 +124,28 @@ impl Tablet {
         self.sources().map(Source::size_bytes).sum()
     }
 
-    /// Moves the memtable into a new run.
-    pub(crate) fn flush(&mut self) -> bool {
+    /// Moves the memtable into a new run (a file when `store` is given). On failure the
+    /// memtable is kept: its writes are still in the commit log.
+    pub(crate) fn flush(&mut self, store: Option<&RunStore>) -> Result<bool> {
         if self.memtable.is_empty() {
-            return false;
+            return Ok(false);
         }
-        let entries = self.memtable.take();
-        self.runs.insert(0, MemRun::new(entries));
-        true
+        let entries = self.memtable.entries();
+        let max_sequence = self.memtable.max_sequence();
+        let run = make_run(entries, max_sequence, store)?;
+        self.runs.insert(0, run);
+        self.memtable.clear();
+        Ok(true)
+    }
+
+    /// The highest sequence number already held in runs: recovery skips log records at or
+    /// below it.
+    pub(crate) fn flushed_sequence(&self) -> u64 {
+        self.runs
+            .iter()
+            .map(|r| r.max_sequence())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Merges every run into one, keeping only this tablet's rows, dropping what deletes
@@ -140,7 +156,9 @@ impl Tablet {
         config: &TableConfig,
         epochs: &BTreeMap<String, u64>,
         now_micros: i64,
-    ) -> u64 {
+        store: Option<&RunStore>,
+    ) -> Result<u64> {
+        let max_sequence = self.flushed_sequence();
         let mut entries: Vec<Entry> = self
             .runs
             .iter()
@@ -166,9 +184,9 @@ impl Tablet {
         self.runs = if out.is_empty() {
             Vec::new()
         } else {
-            alloc::vec![MemRun::new(out) as Arc<dyn Source>]
+            alloc::vec![make_run(out, max_sequence, store)?]
         };
-        size
+        Ok(size)
     }
 
     /// Row keys of the tablet with the bytes of their entries, in order (for split points
@@ -186,6 +204,18 @@ impl Tablet {
             from = Bound::Excluded(row);
         }
         out
+    }
+}
+
+/// A run of sorted entries: a file on the store, or in memory without one.
+fn make_run(
+    entries: Vec<Entry>,
+    max_sequence: u64,
+    store: Option<&RunStore>,
+) -> Result<Arc<dyn Source>> {
+    match store {
+        Some(s) => s.write_run(&entries, max_sequence),
+        None => Ok(MemRun::new(entries, max_sequence)),
     }
 }
 
