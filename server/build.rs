@@ -1,4 +1,6 @@
-//! Generates the SERVER side of Bigtable's `Bigtable` (data) and `BigtableTableAdmin` services.
+//! Generates the SERVER side of Bigtable's `Bigtable` (data) and `BigtableTableAdmin` services,
+//! of `google.longrunning.Operations` (clients poll admin operations there), and of the
+//! server's own `sparsetable.testing.v1.TestClock` (messages defined in `src/test_clock.rs`).
 //!
 //! The message types come from the crates.io crates `googleapis-tonic-google-bigtable-v2` and
 //! `googleapis-tonic-google-bigtable-admin-v2`, which ship clients only. tonic-build's manual
@@ -312,6 +314,51 @@ const ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// `google.longrunning.Operations`; types relative to [`ADMIN`] as above.
+const OPERATIONS_METHODS: &[(&str, &str, &str, &str)] = &[
+    (
+        "list_operations",
+        "ListOperations",
+        "longrunning::ListOperationsRequest",
+        "longrunning::ListOperationsResponse",
+    ),
+    (
+        "get_operation",
+        "GetOperation",
+        "longrunning::GetOperationRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "delete_operation",
+        "DeleteOperation",
+        "longrunning::DeleteOperationRequest",
+        "Empty",
+    ),
+    (
+        "cancel_operation",
+        "CancelOperation",
+        "longrunning::CancelOperationRequest",
+        "Empty",
+    ),
+    (
+        "wait_operation",
+        "WaitOperation",
+        "longrunning::WaitOperationRequest",
+        "longrunning::Operation",
+    ),
+];
+
+/// `sparsetable.testing.v1.TestClock`, over the messages of `crate::test_clock`.
+const TEST_CLOCK_METHODS: &[(&str, &str, &str, &str)] = &[
+    ("set_time", "SetTime", "SetTimeRequest", "TimeResponse"),
+    (
+        "advance_time",
+        "AdvanceTime",
+        "AdvanceTimeRequest",
+        "TimeResponse",
+    ),
+];
+
 fn method(name: &str, route: &str, input: String, output: String, streaming: bool) -> Method {
     let builder = Method::builder()
         .name(name)
@@ -363,6 +410,38 @@ fn main() {
             },
         )
         .build();
-    Builder::new().build_client(false).compile(&[data, admin]);
+    let operations = OPERATIONS_METHODS
+        .iter()
+        .fold(
+            Service::builder()
+                .name("Operations")
+                .package("google.longrunning"),
+            |s, &(name, route, input, output)| {
+                s.method(method(name, route, qualify(input), qualify(output), false))
+            },
+        )
+        .build();
+    let test_clock = TEST_CLOCK_METHODS
+        .iter()
+        .fold(
+            Service::builder()
+                .name("TestClock")
+                .package("sparsetable.testing.v1"),
+            |s, &(name, route, input, output)| {
+                s.method(method(
+                    name,
+                    route,
+                    format!("crate::test_clock::{input}"),
+                    format!("crate::test_clock::{output}"),
+                    false,
+                ))
+            },
+        )
+        .build();
+    // Clients too, for the TestClock only: tests (and users' test harnesses in Rust) drive it.
+    Builder::new()
+        .build_client(false)
+        .compile(&[data, admin, operations]);
+    Builder::new().build_client(true).compile(&[test_clock]);
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -1,22 +1,28 @@
 //! The Table Admin API (`google.bigtable.admin.v2.BigtableTableAdmin`) over the engine.
 //!
-//! Served: CreateTable (families, GC rules, deletion protection, initial splits), ListTables
-//! (with paging), GetTable, ModifyColumnFamilies (create, update, drop) and DeleteTable.
-//! Every other RPC answers UNIMPLEMENTED naming itself.
+//! Served: CreateTable (families, GC rules, aggregate value types, deletion protection, initial
+//! splits), ListTables (with paging), GetTable, UpdateTable (deletion protection),
+//! ModifyColumnFamilies (create, update, drop), DeleteTable, DropRowRange, GenerateConsistencyToken
+//! and CheckConsistency (one copy of the data: always consistent), and backups: CreateBackup,
+//! GetBackup, ListBackups, DeleteBackup, RestoreTable. RPCs that answer with a long-running
+//! operation return it finished (see [`crate::operations`]). Every other RPC answers
+//! UNIMPLEMENTED naming itself.
 //!
-//! Paging: tables are listed in id order; a page token is the id of the last table of the
-//! previous page, so a page resumes right after it even if tables came or went meanwhile.
+//! Paging: tables and backups are listed in id order; a page token is the id of the last item
+//! of the previous page, so a page resumes right after it even if items came or went meanwhile.
 
 use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
-use sparsetable::{Error, Result};
+use sparsetable::{DropRowRange, Error, Result};
 
 use crate::convert::{
-    modifications_from_proto, table_config_from_proto, table_to_proto, TableView,
+    backup_to_proto, modifications_from_proto, table_config_from_proto, table_to_proto,
+    timestamp_to_proto, TableView,
 };
-use crate::names::{InstanceName, TableName};
+use crate::names::{BackupName, ClusterName, InstanceName, TableName};
+use crate::operations::pack;
 use crate::registry::{lock, Instances};
 use crate::status::{to_status, unimplemented};
 use crate::stubs::admin::bigtable_table_admin_server::BigtableTableAdmin;
@@ -104,6 +110,231 @@ impl AdminService {
         let info = db.modify_column_families(&table.table_id, &modifications)?;
         Ok(table_to_proto(&table.instance, &info, TableView::Schema))
     }
+
+    fn update_table_inner(
+        &self,
+        req: &admin_v2::UpdateTableRequest,
+    ) -> Result<longrunning::Operation> {
+        let Some(update) = &req.table else {
+            return Err(Error::invalid_argument("table is required"));
+        };
+        let table = TableName::parse("table.name", &update.name)?;
+        let paths = req
+            .update_mask
+            .as_ref()
+            .map(|m| m.paths.as_slice())
+            .unwrap_or_default();
+        if paths.is_empty() {
+            return Err(Error::invalid_argument(
+                "update_mask must name at least one field to update",
+            ));
+        }
+        for path in paths {
+            match path.as_str() {
+                "deletion_protection" => {}
+                "change_stream_config"
+                | "change_stream_config.retention_period"
+                | "automated_backup_policy"
+                | "automated_backup_policy.retention_period"
+                | "automated_backup_policy.frequency"
+                | "row_key_schema"
+                | "tiered_storage_config" => {
+                    return Err(unimplemented(format!("UpdateTable of {path}")))
+                }
+                other => {
+                    return Err(Error::invalid_argument(format!(
+                        "update_mask path {other:?} is not an updatable Table field"
+                    )))
+                }
+            }
+        }
+        let db = self.instances.database(&table.instance)?;
+        let mut db = lock(&db)?;
+        let info = db.set_deletion_protection(&table.table_id, update.deletion_protection)?;
+        let now = Some(timestamp_to_proto(db.now_micros()));
+        let metadata = admin_v2::UpdateTableMetadata {
+            name: table.to_string(),
+            start_time: now,
+            end_time: now,
+        };
+        Ok(self.instances.operations().finished(
+            &table.to_string(),
+            pack("google.bigtable.admin.v2.UpdateTableMetadata", &metadata),
+            pack(
+                "google.bigtable.admin.v2.Table",
+                &table_to_proto(&table.instance, &info, TableView::Schema),
+            ),
+        ))
+    }
+
+    fn drop_row_range_inner(&self, req: &admin_v2::DropRowRangeRequest) -> Result<()> {
+        use admin_v2::drop_row_range_request::Target;
+        let table = TableName::parse("name", &req.name)?;
+        let range = match &req.target {
+            Some(Target::RowKeyPrefix(prefix)) => DropRowRange::Prefix(prefix.clone()),
+            Some(Target::DeleteAllDataFromTable(true)) => DropRowRange::All,
+            Some(Target::DeleteAllDataFromTable(false)) => {
+                return Err(Error::invalid_argument(
+                    "delete_all_data_from_table must be true when set",
+                ))
+            }
+            None => {
+                return Err(Error::invalid_argument(
+                    "one of row_key_prefix or delete_all_data_from_table is required",
+                ))
+            }
+        };
+        let db = self.instances.database(&table.instance)?;
+        let mut db = lock(&db)?;
+        db.drop_row_range(&table.table_id, &range)
+    }
+
+    /// The table a consistency RPC names, checked to exist.
+    fn existing_table(&self, name: &str) -> Result<TableName> {
+        let table = TableName::parse("name", name)?;
+        let db = self.instances.database(&table.instance)?;
+        lock(&db)?.get_table(&table.table_id)?;
+        Ok(table)
+    }
+
+    fn create_backup_inner(
+        &self,
+        req: &admin_v2::CreateBackupRequest,
+    ) -> Result<longrunning::Operation> {
+        let cluster = ClusterName::parse("parent", &req.parent)?;
+        let Some(backup) = &req.backup else {
+            return Err(Error::invalid_argument("backup is required"));
+        };
+        let source = TableName::parse("backup.source_table", &backup.source_table)?;
+        if source.instance != cluster.instance {
+            return Err(Error::invalid_argument(format!(
+                "backup.source_table {:?} must be a table of {}",
+                backup.source_table, cluster.instance
+            )));
+        }
+        if backup.expire_time.is_none() {
+            return Err(Error::invalid_argument("backup.expire_time is required"));
+        }
+        let name = cluster.backup(&req.backup_id);
+        let db = self.instances.database(&cluster.instance)?;
+        let info = lock(&db)?.create_backup(&source.table_id, &req.backup_id)?;
+        let taken = Some(timestamp_to_proto(info.created_micros));
+        let metadata = admin_v2::CreateBackupMetadata {
+            name: name.to_string(),
+            source_table: source.to_string(),
+            start_time: taken,
+            end_time: taken,
+        };
+        Ok(self.instances.operations().finished(
+            &name.to_string(),
+            pack("google.bigtable.admin.v2.CreateBackupMetadata", &metadata),
+            pack(
+                "google.bigtable.admin.v2.Backup",
+                &backup_to_proto(&name, &info, backup.expire_time),
+            ),
+        ))
+    }
+
+    fn get_backup_inner(&self, req: &admin_v2::GetBackupRequest) -> Result<admin_v2::Backup> {
+        let name = BackupName::parse("name", &req.name)?;
+        let db = self.instances.database(&name.cluster.instance)?;
+        let info = lock(&db)?.get_backup(&name.backup_id)?;
+        Ok(backup_to_proto(&name, &info, None))
+    }
+
+    fn list_backups_inner(
+        &self,
+        req: &admin_v2::ListBackupsRequest,
+    ) -> Result<admin_v2::ListBackupsResponse> {
+        let cluster = ClusterName::parse("parent", &req.parent)?;
+        if !req.filter.is_empty() {
+            return Err(unimplemented("ListBackups' filter"));
+        }
+        if !req.order_by.is_empty() {
+            return Err(unimplemented("ListBackups' order_by"));
+        }
+        let page_size = usize::try_from(req.page_size).map_err(|_| {
+            Error::invalid_argument(format!("page_size {} must not be negative", req.page_size))
+        })?;
+        let db = self.instances.database(&cluster.instance)?;
+        let backups = lock(&db)?.list_backups();
+        let mut rest = backups
+            .iter()
+            .filter(|b| req.page_token.is_empty() || b.name.as_str() > req.page_token.as_str())
+            .peekable();
+        let mut page = Vec::new();
+        while let Some(info) = rest.next_if(|_| page_size == 0 || page.len() < page_size) {
+            page.push(info);
+        }
+        let next_page_token = match (rest.peek(), page.last()) {
+            (Some(_), Some(last)) => last.name.clone(),
+            _ => String::new(),
+        };
+        Ok(admin_v2::ListBackupsResponse {
+            backups: page
+                .into_iter()
+                .map(|info| backup_to_proto(&cluster.backup(&info.name), info, None))
+                .collect(),
+            next_page_token,
+        })
+    }
+
+    fn delete_backup_inner(&self, req: &admin_v2::DeleteBackupRequest) -> Result<()> {
+        let name = BackupName::parse("name", &req.name)?;
+        let db = self.instances.database(&name.cluster.instance)?;
+        let mut db = lock(&db)?;
+        db.delete_backup(&name.backup_id)
+    }
+
+    fn restore_table_inner(
+        &self,
+        req: &admin_v2::RestoreTableRequest,
+    ) -> Result<longrunning::Operation> {
+        use admin_v2::restore_table_request::Source;
+        let instance = InstanceName::parse("parent", &req.parent)?;
+        let Some(Source::Backup(backup)) = &req.source else {
+            return Err(Error::invalid_argument("backup is required"));
+        };
+        let backup = BackupName::parse("backup", backup)?;
+        if backup.cluster.instance != instance {
+            return Err(unimplemented(
+                "RestoreTable from a backup of another instance",
+            ));
+        }
+        let db = self.instances.database(&instance)?;
+        let mut db = lock(&db)?;
+        let source = db.get_backup(&backup.backup_id)?;
+        let info = db.restore_table(&backup.backup_id, &req.table_id)?;
+        let table = instance.table(&req.table_id);
+        let taken = Some(timestamp_to_proto(source.created_micros));
+        let metadata = admin_v2::RestoreTableMetadata {
+            name: table.to_string(),
+            source_type: admin_v2::RestoreSourceType::Backup as i32,
+            source_info: Some(admin_v2::restore_table_metadata::SourceInfo::BackupInfo(
+                admin_v2::BackupInfo {
+                    backup: backup.backup_id.clone(),
+                    start_time: taken,
+                    end_time: taken,
+                    source_table: instance.table(&source.source_table).to_string(),
+                    source_backup: String::new(),
+                },
+            )),
+            ..Default::default()
+        };
+        Ok(self.instances.operations().finished(
+            &table.to_string(),
+            pack("google.bigtable.admin.v2.RestoreTableMetadata", &metadata),
+            pack(
+                "google.bigtable.admin.v2.Table",
+                &table_to_proto(&instance, &info, TableView::Schema),
+            ),
+        ))
+    }
+}
+
+/// Answers an RPC from its `*_inner` function through the one error mapping.
+fn answer<T>(outcome: Result<T>) -> std::result::Result<Response<T>, Status> {
+    outcome.map(Response::new).map_err(to_status)
 }
 
 /// The page token after `page`: its last table's id.
@@ -168,7 +399,7 @@ impl BigtableTableAdmin for AdminService {
             .map_err(to_status)
     }
 
-    // Everything below is not served yet.
+    // Everything below is not served: the engine has no such feature.
 
     async fn create_table_from_snapshot(
         &self,
@@ -179,9 +410,9 @@ impl BigtableTableAdmin for AdminService {
 
     async fn update_table(
         &self,
-        _request: Request<admin_v2::UpdateTableRequest>,
+        request: Request<admin_v2::UpdateTableRequest>,
     ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        unimplemented_rpc("UpdateTable")
+        answer(self.update_table_inner(request.get_ref()))
     }
 
     async fn undelete_table(
@@ -228,23 +459,35 @@ impl BigtableTableAdmin for AdminService {
 
     async fn drop_row_range(
         &self,
-        _request: Request<admin_v2::DropRowRangeRequest>,
+        request: Request<admin_v2::DropRowRangeRequest>,
     ) -> std::result::Result<Response<()>, Status> {
-        unimplemented_rpc("DropRowRange")
+        answer(self.drop_row_range_inner(request.get_ref()))
     }
 
     async fn generate_consistency_token(
         &self,
-        _request: Request<admin_v2::GenerateConsistencyTokenRequest>,
+        request: Request<admin_v2::GenerateConsistencyTokenRequest>,
     ) -> std::result::Result<Response<admin_v2::GenerateConsistencyTokenResponse>, Status> {
-        unimplemented_rpc("GenerateConsistencyToken")
+        // Writes are visible to every later read at once (one copy of the data), so any token is
+        // already consistent; it names the table so a token is not mistaken for another's.
+        answer(self.existing_table(&request.get_ref().name).map(|table| {
+            admin_v2::GenerateConsistencyTokenResponse {
+                consistency_token: format!("sparsetable:{table}"),
+            }
+        }))
     }
 
     async fn check_consistency(
         &self,
-        _request: Request<admin_v2::CheckConsistencyRequest>,
+        request: Request<admin_v2::CheckConsistencyRequest>,
     ) -> std::result::Result<Response<admin_v2::CheckConsistencyResponse>, Status> {
-        unimplemented_rpc("CheckConsistency")
+        let req = request.get_ref();
+        answer(self.existing_table(&req.name).and_then(|_| {
+            if req.consistency_token.is_empty() {
+                return Err(Error::invalid_argument("consistency_token is required"));
+            }
+            Ok(admin_v2::CheckConsistencyResponse { consistent: true })
+        }))
     }
 
     async fn snapshot_table(
@@ -277,16 +520,16 @@ impl BigtableTableAdmin for AdminService {
 
     async fn create_backup(
         &self,
-        _request: Request<admin_v2::CreateBackupRequest>,
+        request: Request<admin_v2::CreateBackupRequest>,
     ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        unimplemented_rpc("CreateBackup")
+        answer(self.create_backup_inner(request.get_ref()))
     }
 
     async fn get_backup(
         &self,
-        _request: Request<admin_v2::GetBackupRequest>,
+        request: Request<admin_v2::GetBackupRequest>,
     ) -> std::result::Result<Response<admin_v2::Backup>, Status> {
-        unimplemented_rpc("GetBackup")
+        answer(self.get_backup_inner(request.get_ref()))
     }
 
     async fn update_backup(
@@ -298,23 +541,23 @@ impl BigtableTableAdmin for AdminService {
 
     async fn delete_backup(
         &self,
-        _request: Request<admin_v2::DeleteBackupRequest>,
+        request: Request<admin_v2::DeleteBackupRequest>,
     ) -> std::result::Result<Response<()>, Status> {
-        unimplemented_rpc("DeleteBackup")
+        answer(self.delete_backup_inner(request.get_ref()))
     }
 
     async fn list_backups(
         &self,
-        _request: Request<admin_v2::ListBackupsRequest>,
+        request: Request<admin_v2::ListBackupsRequest>,
     ) -> std::result::Result<Response<admin_v2::ListBackupsResponse>, Status> {
-        unimplemented_rpc("ListBackups")
+        answer(self.list_backups_inner(request.get_ref()))
     }
 
     async fn restore_table(
         &self,
-        _request: Request<admin_v2::RestoreTableRequest>,
+        request: Request<admin_v2::RestoreTableRequest>,
     ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        unimplemented_rpc("RestoreTable")
+        answer(self.restore_table_inner(request.get_ref()))
     }
 
     async fn copy_backup(

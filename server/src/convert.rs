@@ -1,26 +1,28 @@
 //! Conversions between Bigtable's protobuf messages and the engine's types.
 //!
 //! Only shapes change here, never meaning: every rule (limits, timestamps, GC parameters,
-//! family existence) is checked by the engine. What the protos can say but the engine cannot
-//! do yet (aggregate families, AddToCell, row filters other than pass-all, change streams...)
-//! is refused with UNIMPLEMENTED naming the field, never silently dropped. Proto3 defaults
+//! family existence, aggregate inputs) is checked by the engine. What the protos can say but
+//! the engine cannot do (HyperLogLog aggregates, change streams, typed non-aggregate families,
+//! ...) is refused with UNIMPLEMENTED naming the field, never silently dropped. Proto3 defaults
 //! follow the protos' documented meaning: an unset GC rule keeps everything, an end timestamp
-//! of 0 is unbounded, an empty end row key is unbounded.
+//! of 0 is unbounded, an empty end row key is unbounded. Row filters convert in
+//! [`crate::filter`].
 
 use std::collections::HashMap;
 use std::ops::Bound;
 
 use sparsetable::{
-    ColumnFamily, Error, FamilyModification, GcRule, Granularity, Mutation, Result, RowRange,
-    RowSet, TableConfig, TableInfo, TimestampRange,
+    Cell, ColumnFamily, Error, FamilyModification, GcRule, Granularity, Mutation,
+    ReadModifyWriteRule, Result, Row, RowRange, RowSet, TableConfig, TableInfo, TimestampRange,
+    ValueType,
 };
 
 use crate::names::InstanceName;
 use crate::status::unimplemented;
 use crate::stubs::admin_v2::{
-    self, gc_rule, modify_column_families_request::modification::Mod, table,
+    self, gc_rule, modify_column_families_request::modification::Mod, r#type, table,
 };
-use crate::stubs::v2::{self, mutation, row_filter::Filter, row_range};
+use crate::stubs::v2::{self, mutation, read_modify_write_rule, row_range, value};
 
 /// Converts a family's GC rule; `field` locates it in the request for error messages.
 ///
@@ -93,16 +95,97 @@ fn gc_rule_or_empty(rule: &GcRule) -> admin_v2::GcRule {
 /// Converts a column family's settings.
 ///
 /// # Errors
-/// As [`gc_rule_from_proto`]; UNIMPLEMENTED for a `value_type` (aggregate families).
+/// As [`gc_rule_from_proto`] and [`value_type_from_proto`].
 pub fn family_from_proto(field: &str, family: &admin_v2::ColumnFamily) -> Result<ColumnFamily> {
-    if family.value_type.is_some() {
-        return Err(unimplemented(format!(
-            "{field}.value_type (aggregate column families)"
-        )));
-    }
     Ok(ColumnFamily {
         gc_rule: gc_rule_from_proto(&format!("{field}.gc_rule"), family.gc_rule.as_ref())?,
-        ..ColumnFamily::default()
+        value_type: value_type_from_proto(
+            &format!("{field}.value_type"),
+            family.value_type.as_ref(),
+        )?,
+    })
+}
+
+/// Converts a family's `value_type`: unset or `bytes_type` is a plain family; an aggregate of
+/// int64 inputs with a `sum`, `min` or `max` aggregator is an aggregate family.
+///
+/// # Errors
+/// `InvalidArgument` for an aggregate without an aggregator or over a non-int64 input;
+/// UNIMPLEMENTED for the HyperLogLog++ aggregator and for typed (non-aggregate) families.
+pub fn value_type_from_proto(
+    field: &str,
+    value_type: Option<&admin_v2::Type>,
+) -> Result<ValueType> {
+    use r#type::aggregate::Aggregator;
+    let Some(kind) = value_type.and_then(|t| t.kind.as_ref()) else {
+        return Ok(ValueType::Bytes);
+    };
+    let aggregate = match kind {
+        r#type::Kind::BytesType(_) => return Ok(ValueType::Bytes),
+        r#type::Kind::AggregateType(a) => a,
+        _ => {
+            return Err(unimplemented(format!(
+                "{field}: typed column families other than bytes and int64 aggregates"
+            )))
+        }
+    };
+    let int64 = |t: &Option<Box<admin_v2::Type>>| {
+        matches!(
+            t.as_deref().and_then(|t| t.kind.as_ref()),
+            None | Some(r#type::Kind::Int64Type(_))
+        )
+    };
+    match &aggregate.aggregator {
+        Some(Aggregator::HllppUniqueCount(_)) => {
+            return Err(unimplemented(format!(
+                "{field}.aggregate_type.hllpp_unique_count (HyperLogLog++ aggregates)"
+            )))
+        }
+        None => {
+            return Err(Error::invalid_argument(format!(
+                "{field}.aggregate_type: an aggregator (sum, min or max) is required"
+            )))
+        }
+        Some(_) if !int64(&aggregate.input_type) => {
+            return Err(Error::invalid_argument(format!(
+                "{field}.aggregate_type.input_type: sum, min and max aggregate int64 inputs"
+            )))
+        }
+        Some(Aggregator::Sum(_)) => Ok(ValueType::Int64Sum),
+        Some(Aggregator::Min(_)) => Ok(ValueType::Int64Min),
+        Some(Aggregator::Max(_)) => Ok(ValueType::Int64Max),
+    }
+}
+
+/// A family's `value_type` message: unset for plain bytes; an aggregate of big-endian int64
+/// inputs and states otherwise (the encoding the engine stores).
+pub fn value_type_to_proto(value_type: ValueType) -> Option<admin_v2::Type> {
+    use r#type::aggregate::{Aggregator, Max, Min, Sum};
+    use r#type::int64::{encoding, Encoding};
+    let aggregator = match value_type {
+        ValueType::Int64Sum => Aggregator::Sum(Sum {}),
+        ValueType::Int64Min => Aggregator::Min(Min {}),
+        ValueType::Int64Max => Aggregator::Max(Max {}),
+        // `ValueType` may grow; a type without a message stays unset.
+        _ => return None,
+    };
+    let int64 = || {
+        Box::new(admin_v2::Type {
+            kind: Some(r#type::Kind::Int64Type(r#type::Int64 {
+                encoding: Some(Encoding {
+                    encoding: Some(encoding::Encoding::BigEndianBytes(
+                        encoding::BigEndianBytes::default(),
+                    )),
+                }),
+            })),
+        })
+    };
+    Some(admin_v2::Type {
+        kind: Some(r#type::Kind::AggregateType(Box::new(r#type::Aggregate {
+            input_type: Some(int64()),
+            state_type: Some(int64()),
+            aggregator: Some(aggregator),
+        }))),
     })
 }
 
@@ -211,7 +294,7 @@ pub fn table_to_proto(
                 name.clone(),
                 admin_v2::ColumnFamily {
                     gc_rule: gc_rule_to_proto(&family.gc_rule),
-                    ..Default::default()
+                    value_type: value_type_to_proto(family.value_type),
                 },
             )
         })
@@ -280,8 +363,8 @@ pub fn modifications_from_proto(
 /// Converts one data-API mutation; `index` is its position, named in errors.
 ///
 /// # Errors
-/// `InvalidArgument` for a mutation without a kind; UNIMPLEMENTED for AddToCell and
-/// MergeToCell (aggregate families).
+/// `InvalidArgument` for a mutation without a kind, or an AddToCell/MergeToCell whose
+/// qualifier, timestamp or input is missing or of the wrong `Value` kind.
 pub fn mutation_from_proto(index: usize, m: &v2::Mutation) -> Result<Mutation> {
     Ok(match &m.mutation {
         Some(mutation::Mutation::SetCell(s)) => Mutation::SetCell {
@@ -302,11 +385,40 @@ pub fn mutation_from_proto(index: usize, m: &v2::Mutation) -> Result<Mutation> {
             family: d.family_name.clone(),
         },
         Some(mutation::Mutation::DeleteFromRow(_)) => Mutation::DeleteFromRow,
-        Some(mutation::Mutation::AddToCell(_)) => {
-            return Err(unimplemented(format!("mutations[{index}].add_to_cell")))
+        Some(mutation::Mutation::AddToCell(a)) => {
+            let field = format!("mutations[{index}].add_to_cell");
+            Mutation::AddToCell {
+                family: a.family_name.clone(),
+                qualifier: raw_bytes(&field, "column_qualifier", a.column_qualifier.as_ref())?,
+                timestamp_micros: raw_timestamp(&field, a.timestamp.as_ref())?,
+                input: match a.input.as_ref().and_then(|v| v.kind.as_ref()) {
+                    Some(value::Kind::IntValue(n)) => *n,
+                    _ => {
+                        return Err(Error::invalid_argument(format!(
+                            "{field}.input must be an int_value"
+                        )))
+                    }
+                },
+            }
         }
-        Some(mutation::Mutation::MergeToCell(_)) => {
-            return Err(unimplemented(format!("mutations[{index}].merge_to_cell")))
+        Some(mutation::Mutation::MergeToCell(m)) => {
+            let field = format!("mutations[{index}].merge_to_cell");
+            Mutation::MergeToCell {
+                family: m.family_name.clone(),
+                qualifier: raw_bytes(&field, "column_qualifier", m.column_qualifier.as_ref())?,
+                timestamp_micros: raw_timestamp(&field, m.timestamp.as_ref())?,
+                // A state is bytes (the aggregate's encoding); an int64 state is also accepted
+                // as an int_value, which is its 8-byte big-endian encoding.
+                state: match m.input.as_ref().and_then(|v| v.kind.as_ref()) {
+                    Some(value::Kind::RawValue(b) | value::Kind::BytesValue(b)) => b.clone(),
+                    Some(value::Kind::IntValue(n)) => n.to_be_bytes().to_vec(),
+                    _ => {
+                        return Err(Error::invalid_argument(format!(
+                            "{field}.input must be a raw_value, bytes_value or int_value"
+                        )))
+                    }
+                },
+            }
         }
         None => {
             return Err(Error::invalid_argument(format!(
@@ -359,38 +471,122 @@ pub fn row_set_from_proto(rows: Option<&v2::RowSet>) -> RowSet {
     }
 }
 
-/// Accepts a ReadRows filter only if it passes every cell; the engine has no filters yet.
+/// The bytes of an aggregate mutation's qualifier `Value` (`raw_value` or `bytes_value`).
+fn raw_bytes(field: &str, name: &str, v: Option<&v2::Value>) -> Result<Vec<u8>> {
+    match v.and_then(|v| v.kind.as_ref()) {
+        Some(value::Kind::RawValue(b) | value::Kind::BytesValue(b)) => Ok(b.clone()),
+        _ => Err(Error::invalid_argument(format!(
+            "{field}.{name} must be a raw_value"
+        ))),
+    }
+}
+
+/// The microseconds of an aggregate mutation's timestamp `Value` (`raw_timestamp_micros`).
+fn raw_timestamp(field: &str, v: Option<&v2::Value>) -> Result<i64> {
+    match v.and_then(|v| v.kind.as_ref()) {
+        Some(value::Kind::RawTimestampMicros(t)) => Ok(*t),
+        _ => Err(Error::invalid_argument(format!(
+            "{field}.timestamp must be a raw_timestamp_micros"
+        ))),
+    }
+}
+
+/// Converts ReadModifyWriteRow's rules, in order.
 ///
 /// # Errors
-/// `InvalidArgument` for `pass_all_filter: false`; UNIMPLEMENTED, naming the filter, for any
-/// other filter (silently ignoring one would return cells the caller asked to exclude).
-pub fn check_filter(filter: Option<&v2::RowFilter>) -> Result<()> {
-    let name = match filter.and_then(|f| f.filter.as_ref()) {
-        // An empty RowFilter message sets nothing to apply, as an absent one.
-        None | Some(Filter::PassAllFilter(true)) => return Ok(()),
-        Some(Filter::PassAllFilter(false)) => {
-            return Err(Error::invalid_argument(
-                "filter.pass_all_filter must be true when set",
-            ))
+/// `InvalidArgument` for a rule with neither `append_value` nor `increment_amount`.
+pub fn rules_from_proto(rules: &[v2::ReadModifyWriteRule]) -> Result<Vec<ReadModifyWriteRule>> {
+    rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| match &r.rule {
+            Some(read_modify_write_rule::Rule::AppendValue(v)) => Ok(ReadModifyWriteRule::append(
+                r.family_name.clone(),
+                r.column_qualifier.clone(),
+                v.clone(),
+            )),
+            Some(read_modify_write_rule::Rule::IncrementAmount(n)) => {
+                Ok(ReadModifyWriteRule::increment(
+                    r.family_name.clone(),
+                    r.column_qualifier.clone(),
+                    *n,
+                ))
+            }
+            None => Err(Error::invalid_argument(format!(
+                "rules[{i}]: one of append_value or increment_amount is required"
+            ))),
+        })
+        .collect()
+}
+
+/// A row as the `Row` message (ReadModifyWriteRow's answer): families in order, each with its
+/// columns in order, each with its cells newest first, as the engine returns them.
+pub fn row_to_proto(row: Row) -> v2::Row {
+    let mut families: Vec<v2::Family> = Vec::new();
+    for Cell {
+        family,
+        qualifier,
+        timestamp_micros,
+        value,
+        labels,
+    } in row.cells
+    {
+        if families.last().is_none_or(|f| f.name != family) {
+            families.push(v2::Family {
+                name: family,
+                columns: Vec::new(),
+            });
         }
-        Some(Filter::Chain(_)) => "chain",
-        Some(Filter::Interleave(_)) => "interleave",
-        Some(Filter::Condition(_)) => "condition",
-        Some(Filter::Sink(_)) => "sink",
-        Some(Filter::BlockAllFilter(_)) => "block_all_filter",
-        Some(Filter::RowKeyRegexFilter(_)) => "row_key_regex_filter",
-        Some(Filter::RowSampleFilter(_)) => "row_sample_filter",
-        Some(Filter::FamilyNameRegexFilter(_)) => "family_name_regex_filter",
-        Some(Filter::ColumnQualifierRegexFilter(_)) => "column_qualifier_regex_filter",
-        Some(Filter::ColumnRangeFilter(_)) => "column_range_filter",
-        Some(Filter::TimestampRangeFilter(_)) => "timestamp_range_filter",
-        Some(Filter::ValueRegexFilter(_)) => "value_regex_filter",
-        Some(Filter::ValueRangeFilter(_)) => "value_range_filter",
-        Some(Filter::CellsPerRowOffsetFilter(_)) => "cells_per_row_offset_filter",
-        Some(Filter::CellsPerRowLimitFilter(_)) => "cells_per_row_limit_filter",
-        Some(Filter::CellsPerColumnLimitFilter(_)) => "cells_per_column_limit_filter",
-        Some(Filter::StripValueTransformer(_)) => "strip_value_transformer",
-        Some(Filter::ApplyLabelTransformer(_)) => "apply_label_transformer",
-    };
-    Err(unimplemented(format!("filter.{name} (row filters)")))
+        let columns = &mut families.last_mut().expect("pushed above").columns;
+        if columns.last().is_none_or(|c| c.qualifier != qualifier) {
+            columns.push(v2::Column {
+                qualifier,
+                cells: Vec::new(),
+            });
+        }
+        columns
+            .last_mut()
+            .expect("pushed above")
+            .cells
+            .push(v2::Cell {
+                timestamp_micros,
+                value,
+                labels,
+            });
+    }
+    v2::Row {
+        key: row.key,
+        families,
+    }
+}
+
+/// A time in microseconds since the epoch as a `google.protobuf.Timestamp`.
+pub fn timestamp_to_proto(micros: i64) -> prost_types::Timestamp {
+    prost_types::Timestamp {
+        seconds: micros.div_euclid(1_000_000),
+        // In 0..1e9, so it fits an i32.
+        nanos: (micros.rem_euclid(1_000_000) * 1000) as i32,
+    }
+}
+
+/// A backup's description as the `Backup` message named `name` inside its instance; the
+/// engine keeps no expiry, so `expire_time` is what the caller passes (the request's, on
+/// creation) or unset.
+pub fn backup_to_proto(
+    name: &crate::names::BackupName,
+    info: &sparsetable::BackupInfo,
+    expire_time: Option<prost_types::Timestamp>,
+) -> admin_v2::Backup {
+    let taken = timestamp_to_proto(info.created_micros);
+    admin_v2::Backup {
+        name: name.to_string(),
+        source_table: name.cluster.instance.table(&info.source_table).to_string(),
+        expire_time,
+        start_time: Some(taken),
+        end_time: Some(taken),
+        size_bytes: i64::try_from(info.size_bytes).unwrap_or(i64::MAX),
+        state: admin_v2::backup::State::Ready as i32,
+        backup_type: admin_v2::backup::BackupType::Standard as i32,
+        ..Default::default()
+    }
 }

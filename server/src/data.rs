@@ -1,9 +1,15 @@
 //! The Data API (`google.bigtable.v2.Bigtable`) over the engine.
 //!
-//! Served: MutateRow and ReadRows (row keys, ranges, rows_limit, reversed; no filter but
-//! pass-all). Every other RPC answers UNIMPLEMENTED naming itself. Requests through an
-//! authorized or materialized view are UNIMPLEMENTED too; `app_profile_id` only routes
+//! Served: ReadRows (row sets, every RowFilter, rows_limit, reversed, `request_stats_view`,
+//! and `last_scanned_row_key` for clients that ask through the `bigtable-features` header),
+//! SampleRowKeys (the engine's tablet boundaries), MutateRow, MutateRows, CheckAndMutateRow,
+//! ReadModifyWriteRow and PingAndWarm. Change streams and SQL queries answer UNIMPLEMENTED, as
+//! do requests through an authorized or materialized view; `app_profile_id` only routes
 //! traffic in Cloud Bigtable and is ignored.
+//!
+//! MutateRows: a request the engine refuses as a whole (unknown table, no entries, too many
+//! mutations, a malformed mutation message) fails the call; otherwise the stream carries one
+//! `Entry { index, status }` per entry, each entry atomic on its own.
 
 use std::sync::Arc;
 
@@ -11,13 +17,15 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use sparsetable::{Error, Mutation, ReadRowsRequest, Result};
+use sparsetable::{Error, Mutation, ReadRowsRequest, Result, RowMutations};
 
 use crate::chunks::ResponseWriter;
-use crate::convert::{check_filter, mutation_from_proto, row_set_from_proto};
-use crate::names::TableName;
+use crate::convert::{mutation_from_proto, row_set_from_proto, row_to_proto, rules_from_proto};
+use crate::features::{FeatureFlags, FromMetadata};
+use crate::filter::filter_from_proto;
+use crate::names::{InstanceName, TableName};
 use crate::registry::{lock, Instances};
-use crate::scan::Scan;
+use crate::scan::{Scan, ScanCounts};
 use crate::status::{to_status, unimplemented};
 use crate::stubs::data::bigtable_server::Bigtable;
 use crate::stubs::v2;
@@ -66,15 +74,91 @@ fn target_table(
 impl DataService {
     fn mutate_row_inner(&self, req: &v2::MutateRowRequest) -> Result<()> {
         let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
-        let mutations = req
-            .mutations
-            .iter()
-            .enumerate()
-            .map(|(i, m)| mutation_from_proto(i, m))
-            .collect::<Result<Vec<Mutation>>>()?;
+        let mutations = mutations_from_proto("mutations", &req.mutations)?;
         let db = self.instances.database(&table.instance)?;
         let mut db = lock(&db)?;
         db.mutate_row(&table.table_id, &req.row_key, &mutations)
+    }
+
+    fn mutate_rows_inner(&self, req: &v2::MutateRowsRequest) -> Result<v2::MutateRowsResponse> {
+        let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
+        let entries = req
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                Ok(RowMutations {
+                    row_key: e.row_key.clone(),
+                    mutations: mutations_from_proto(
+                        &format!("entries[{i}].mutations"),
+                        &e.mutations,
+                    )?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let db = self.instances.database(&table.instance)?;
+        let statuses = lock(&db)?.mutate_rows(&table.table_id, &entries)?;
+        let entries = statuses
+            .into_iter()
+            .enumerate()
+            .map(|(i, status)| v2::mutate_rows_response::Entry {
+                index: i as i64,
+                status: Some(rpc_status(status)),
+            })
+            .collect();
+        Ok(v2::MutateRowsResponse {
+            entries,
+            ..Default::default()
+        })
+    }
+
+    fn check_and_mutate_row_inner(&self, req: &v2::CheckAndMutateRowRequest) -> Result<bool> {
+        let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
+        let predicate = req
+            .predicate_filter
+            .as_ref()
+            .map(|f| filter_from_proto("predicate_filter", Some(f)))
+            .transpose()?;
+        let true_mutations = mutations_from_proto("true_mutations", &req.true_mutations)?;
+        let false_mutations = mutations_from_proto("false_mutations", &req.false_mutations)?;
+        let db = self.instances.database(&table.instance)?;
+        let mut db = lock(&db)?;
+        db.check_and_mutate_row(
+            &table.table_id,
+            &req.row_key,
+            predicate.as_ref(),
+            &true_mutations,
+            &false_mutations,
+        )
+    }
+
+    fn read_modify_write_row_inner(&self, req: &v2::ReadModifyWriteRowRequest) -> Result<v2::Row> {
+        let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
+        let rules = rules_from_proto(&req.rules)?;
+        let db = self.instances.database(&table.instance)?;
+        let mut db = lock(&db)?;
+        let row = db.read_modify_write_row(&table.table_id, &req.row_key, &rules)?;
+        Ok(row_to_proto(row))
+    }
+
+    fn sample_row_keys_inner(
+        &self,
+        req: &v2::SampleRowKeysRequest,
+    ) -> Result<Vec<v2::SampleRowKeysResponse>> {
+        let table = target_table(
+            &req.table_name,
+            &req.authorized_view_name,
+            &req.materialized_view_name,
+        )?;
+        let db = self.instances.database(&table.instance)?;
+        let samples = lock(&db)?.sample_row_keys(&table.table_id)?;
+        Ok(samples
+            .into_iter()
+            .map(|s| v2::SampleRowKeysResponse {
+                row_key: s.row_key,
+                offset_bytes: i64::try_from(s.offset_bytes).unwrap_or(i64::MAX),
+            })
+            .collect())
     }
 
     fn start_read_rows(
@@ -86,16 +170,85 @@ impl DataService {
             &req.authorized_view_name,
             &req.materialized_view_name,
         )?;
-        check_filter(req.filter.as_ref())?;
         let request = ReadRowsRequest {
             row_set: row_set_from_proto(req.rows.as_ref()),
+            filter: filter_from_proto("filter", req.filter.as_ref())?,
             rows_limit: req.rows_limit,
             reversed: req.reversed,
-            ..ReadRowsRequest::default()
         };
         let db = self.instances.database(&table.instance)?;
         Ok((Scan::new(table.table_id, request), db))
     }
+}
+
+/// Converts a list of mutation messages; `field` names the list in errors.
+fn mutations_from_proto(field: &str, mutations: &[v2::Mutation]) -> Result<Vec<Mutation>> {
+    mutations
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            mutation_from_proto(i, m)
+                .map_err(|e| Error::new(e.code(), format!("{field}: {}", e.message())))
+        })
+        .collect()
+}
+
+/// One MutateRows entry's outcome as a `google.rpc.Status`, through the one error mapping.
+fn rpc_status(outcome: Result<()>) -> crate::stubs::rpc::Status {
+    match outcome {
+        Ok(()) => crate::stubs::rpc::Status::default(),
+        Err(e) => {
+            let status = to_status(e);
+            crate::stubs::rpc::Status {
+                code: status.code() as i32,
+                message: status.message().to_string(),
+                details: Vec::new(),
+            }
+        }
+    }
+}
+
+/// Whether ReadRows should report `request_stats` (`REQUEST_STATS_FULL`).
+///
+/// # Errors
+/// `InvalidArgument` for a value that is not a `RequestStatsView`.
+fn wants_full_stats(view: i32) -> Result<bool> {
+    use v2::read_rows_request::RequestStatsView;
+    match RequestStatsView::try_from(view) {
+        Ok(RequestStatsView::RequestStatsFull) => Ok(true),
+        Ok(_) => Ok(false),
+        Err(_) => Err(Error::invalid_argument(format!(
+            "request_stats_view {view} is not a RequestStatsView"
+        ))),
+    }
+}
+
+/// The `request_stats` of a finished ReadRows.
+fn request_stats(counts: &ScanCounts) -> v2::RequestStats {
+    let n = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+    v2::RequestStats {
+        stats_view: Some(v2::request_stats::StatsView::FullReadStatsView(
+            v2::FullReadStatsView {
+                read_iteration_stats: Some(v2::ReadIterationStats {
+                    rows_seen_count: n(counts.rows_seen),
+                    rows_returned_count: n(counts.rows_returned),
+                    cells_seen_count: n(counts.cells_seen),
+                    cells_returned_count: n(counts.cells_returned),
+                }),
+                request_latency_stats: None,
+            },
+        )),
+    }
+}
+
+/// A server stream of messages that are all known up front.
+fn ready_stream<T: Send + 'static>(messages: Vec<T>) -> ServerStream<T> {
+    let (tx, rx) = mpsc::channel(messages.len().max(1));
+    for m in messages {
+        // The channel has room for every message, so this never fails.
+        let _ = tx.try_send(Ok(m));
+    }
+    ReceiverStream::new(rx)
 }
 
 fn unimplemented_rpc<T>(rpc: &str) -> std::result::Result<T, Status> {
@@ -112,7 +265,13 @@ impl Bigtable for DataService {
         &self,
         request: Request<v2::ReadRowsRequest>,
     ) -> std::result::Result<Response<Self::ReadRowsStream>, Status> {
+        let features = FeatureFlags::from_metadata(request.metadata()).map_err(to_status)?;
+        let full_stats =
+            wants_full_stats(request.get_ref().request_stats_view).map_err(to_status)?;
         let (mut scan, db) = self.start_read_rows(request.get_ref()).map_err(to_status)?;
+        if full_stats {
+            scan.count_cells_seen();
+        }
         // The first batch is read before answering, so a bad request fails the call itself.
         let first = scan.next_batch(&db).map_err(to_status)?;
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
@@ -129,7 +288,7 @@ impl Bigtable for DataService {
                     }
                 }
                 if scan.is_done() {
-                    return;
+                    break;
                 }
                 batch = match scan.next_batch(&db) {
                     Ok(rows) => rows,
@@ -139,6 +298,26 @@ impl Bigtable for DataService {
                     }
                 };
             }
+            // The closing response: what the scan went past after the last row, and stats.
+            let last_scanned_row_key = if features.last_scanned_row_responses {
+                match scan.last_scanned_row_key(&db) {
+                    Ok(key) => key.unwrap_or_default(),
+                    Err(e) => {
+                        let _ = tx.send(Err(to_status(e))).await;
+                        return;
+                    }
+                }
+            } else {
+                Vec::new()
+            };
+            if !last_scanned_row_key.is_empty() || full_stats {
+                let closing = v2::ReadRowsResponse {
+                    chunks: Vec::new(),
+                    last_scanned_row_key,
+                    request_stats: full_stats.then(|| request_stats(&scan.counts)),
+                };
+                let _ = tx.send(Ok(closing)).await;
+            }
         });
         Ok(Response::new(ReceiverStream::new(rx)))
     }
@@ -147,9 +326,12 @@ impl Bigtable for DataService {
 
     async fn sample_row_keys(
         &self,
-        _request: Request<v2::SampleRowKeysRequest>,
+        request: Request<v2::SampleRowKeysRequest>,
     ) -> std::result::Result<Response<Self::SampleRowKeysStream>, Status> {
-        unimplemented_rpc("SampleRowKeys")
+        let samples = self
+            .sample_row_keys_inner(request.get_ref())
+            .map_err(to_status)?;
+        Ok(Response::new(ready_stream(samples)))
     }
 
     async fn mutate_row(
@@ -165,30 +347,46 @@ impl Bigtable for DataService {
 
     async fn mutate_rows(
         &self,
-        _request: Request<v2::MutateRowsRequest>,
+        request: Request<v2::MutateRowsRequest>,
     ) -> std::result::Result<Response<Self::MutateRowsStream>, Status> {
-        unimplemented_rpc("MutateRows")
+        let response = self
+            .mutate_rows_inner(request.get_ref())
+            .map_err(to_status)?;
+        Ok(Response::new(ready_stream(vec![response])))
     }
 
     async fn check_and_mutate_row(
         &self,
-        _request: Request<v2::CheckAndMutateRowRequest>,
+        request: Request<v2::CheckAndMutateRowRequest>,
     ) -> std::result::Result<Response<v2::CheckAndMutateRowResponse>, Status> {
-        unimplemented_rpc("CheckAndMutateRow")
+        let predicate_matched = self
+            .check_and_mutate_row_inner(request.get_ref())
+            .map_err(to_status)?;
+        Ok(Response::new(v2::CheckAndMutateRowResponse {
+            predicate_matched,
+        }))
     }
 
     async fn ping_and_warm(
         &self,
-        _request: Request<v2::PingAndWarmRequest>,
+        request: Request<v2::PingAndWarmRequest>,
     ) -> std::result::Result<Response<v2::PingAndWarmResponse>, Status> {
-        unimplemented_rpc("PingAndWarm")
+        // Nothing to warm: the instance's database is created on first use, here.
+        let instance = InstanceName::parse("name", &request.get_ref().name).map_err(to_status)?;
+        self.instances.database(&instance).map_err(to_status)?;
+        Ok(Response::new(v2::PingAndWarmResponse {}))
     }
 
     async fn read_modify_write_row(
         &self,
-        _request: Request<v2::ReadModifyWriteRowRequest>,
+        request: Request<v2::ReadModifyWriteRowRequest>,
     ) -> std::result::Result<Response<v2::ReadModifyWriteRowResponse>, Status> {
-        unimplemented_rpc("ReadModifyWriteRow")
+        let row = self
+            .read_modify_write_row_inner(request.get_ref())
+            .map_err(to_status)?;
+        Ok(Response::new(v2::ReadModifyWriteRowResponse {
+            row: Some(row),
+        }))
     }
 
     type GenerateInitialChangeStreamPartitionsStream =

@@ -7,16 +7,19 @@
 //! engine. Layout, one concept per module:
 //! - [`stubs`]: the generated service traits over the googleapis crates' message types;
 //! - [`names`]: resource names; [`registry`]: one engine `Database` per instance;
-//! - [`convert`]: messages to engine types and back; [`status`]: the one error mapping;
+//! - [`convert`]: messages to engine types and back; [`filter`]: RowFilter messages;
+//!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
-//! - [`data`] and [`admin`]: the two services.
+//! - [`data`] and [`admin`]: the two services; [`operations`]: long-running operations and
+//!   the `google.longrunning.Operations` service; [`test_clock`]: the TestClock service that
+//!   moves a frozen clock (served only when the server runs on one).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8086").await?;
 //! let instances = Arc::new(sparsetable_server::Instances::new());
-//! sparsetable_server::serve(listener, instances, std::future::pending()).await?;
+//! sparsetable_server::serve(listener, instances, None, std::future::pending()).await?;
 //! # Ok(()) }
 //! ```
 
@@ -24,15 +27,20 @@ pub mod admin;
 pub mod chunks;
 pub mod convert;
 pub mod data;
+pub mod features;
+pub mod filter;
 pub mod names;
+pub mod operations;
 pub mod registry;
 pub mod scan;
 pub mod status;
 pub mod stubs;
+pub mod test_clock;
 
 use std::future::Future;
 use std::sync::Arc;
 
+use sparsetable::ManualClock;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::Server;
 
@@ -41,6 +49,8 @@ pub use data::DataService;
 pub use registry::Instances;
 use stubs::admin::bigtable_table_admin_server::BigtableTableAdminServer;
 use stubs::data::bigtable_server::BigtableServer;
+use stubs::operations::operations_server::OperationsServer;
+use test_clock::service::test_clock_server::TestClockServer;
 
 /// Largest gRPC message the server accepts or sends: Bigtable's own limit, so a 100 MiB cell
 /// can be written in one MutateRow.
@@ -60,18 +70,28 @@ pub fn admin_server(instances: Arc<Instances>) -> BigtableTableAdminServer<Admin
         .max_encoding_message_size(MAX_MESSAGE_BYTES)
 }
 
-/// Serves both APIs on `listener` until `shutdown` completes, then finishes in-flight calls.
+/// Serves the Data and Table Admin APIs and `google.longrunning.Operations` on `listener`
+/// until `shutdown` completes, then finishes in-flight calls. With `test_clock` (the manual
+/// clock `instances` reads), also serves `sparsetable.testing.v1.TestClock` over it.
 ///
 /// # Errors
 /// A transport error from tonic (the listener failed).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     instances: Arc<Instances>,
+    test_clock: Option<Arc<ManualClock>>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), tonic::transport::Error> {
+    let operations = OperationsServer::new(operations::OperationsService::new(
+        instances.operations().clone(),
+    ));
     Server::builder()
         .add_service(data_server(instances.clone()))
         .add_service(admin_server(instances))
+        .add_service(operations)
+        .add_optional_service(
+            test_clock.map(|c| TestClockServer::new(test_clock::TestClockService::new(c))),
+        )
         .serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown)
         .await
 }

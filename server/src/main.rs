@@ -22,7 +22,12 @@ Options:
   --port PORT             port to listen on; 0 picks a free one [default: 8086]
   --clock-micros MICROS   freeze the server's clock at MICROS since the Unix epoch, so
                           server-assigned timestamps and max_age GC are deterministic
-                          (for tests); by default the system clock is used
+                          (for tests); by default the system clock is used. A frozen
+                          clock moves only through the extra gRPC service
+                          sparsetable.testing.v1.TestClock, served only with this flag:
+                            rpc SetTime(SetTimeRequest {int64 micros = 1})
+                            rpc AdvanceTime(AdvanceTimeRequest {int64 delta_micros = 1})
+                          both returning TimeResponse {int64 now_micros = 1}
   -h, --help              print this help
   -V, --version           print the version";
 
@@ -76,14 +81,15 @@ async fn serve(options: Options) -> Result<(), String> {
     let addr: SocketAddr = listener.local_addr().map_err(|e| e.to_string())?;
     let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| format!("cannot install the SIGTERM handler: {e}"))?;
-    let clock: Arc<dyn Clock> = match options.clock_micros {
-        Some(micros) => Arc::new(ManualClock::new(micros)),
+    let test_clock = options.clock_micros.map(|m| Arc::new(ManualClock::new(m)));
+    let clock: Arc<dyn Clock> = match &test_clock {
+        Some(manual) => manual.clone(),
         None => Arc::new(SystemClock),
     };
     let instances = Arc::new(Instances::with_clock(clock));
     println!("sparsetable-server listening on {addr}");
     println!("export BIGTABLE_EMULATOR_HOST={addr}");
-    sparsetable_server::serve(listener, instances, shutdown_signal(terminate))
+    sparsetable_server::serve(listener, instances, test_clock, shutdown_signal(terminate))
         .await
         .map_err(|e| format!("server failed: {e}"))
 }

@@ -1,5 +1,11 @@
-//! Bigtable resource names: `projects/{project}/instances/{instance}` and
-//! `projects/{project}/instances/{instance}/tables/{table}`.
+//! Bigtable resource names: `projects/{project}/instances/{instance}`,
+//! `projects/{project}/instances/{instance}/tables/{table}`, and for backups
+//! `projects/{project}/instances/{instance}/clusters/{cluster}` and
+//! `.../clusters/{cluster}/backups/{backup}`.
+//!
+//! The engine has no clusters: an instance's backups live in its one database, so a backup
+//! is found under any cluster id of its instance, and is named under the cluster the request
+//! used (`-`, "every cluster" in list requests, included).
 //!
 //! Invariant: every parsed segment is non-empty and free of `/`. The table id itself is
 //! checked by the engine (`validate_table_id`) where it matters, so its rules live once.
@@ -73,6 +79,82 @@ impl TableName {
     }
 }
 
+/// A cluster of an instance (only a namespace for backups here).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ClusterName {
+    /// The owning instance.
+    pub instance: InstanceName,
+    /// The cluster id (`-` in a list request means every cluster).
+    pub cluster: String,
+}
+
+/// A backup of a cluster.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BackupName {
+    /// The cluster named in the request.
+    pub cluster: ClusterName,
+    /// The backup id, as the engine knows it.
+    pub backup_id: String,
+}
+
+impl ClusterName {
+    /// Parses `projects/P/instances/I/clusters/C`; `field` names the request field in errors.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming `field` if `name` does not have that form.
+    pub fn parse(field: &str, name: &str) -> Result<Self> {
+        match segments(name).as_slice() {
+            ["projects", project, "instances", instance, "clusters", cluster] => Ok(ClusterName {
+                instance: InstanceName {
+                    project: project.to_string(),
+                    instance: instance.to_string(),
+                },
+                cluster: cluster.to_string(),
+            }),
+            _ => Err(Error::invalid_argument(format!(
+                "{field} {name:?} must have the form projects/{{project}}/instances/{{instance}}/clusters/{{cluster}}"
+            ))),
+        }
+    }
+
+    /// The full name of backup `backup_id` in this cluster.
+    pub fn backup(&self, backup_id: &str) -> BackupName {
+        BackupName {
+            cluster: self.clone(),
+            backup_id: backup_id.to_string(),
+        }
+    }
+}
+
+impl BackupName {
+    /// Parses `projects/P/instances/I/clusters/C/backups/B`; `field` names the request field.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming `field` if `name` does not have that form.
+    pub fn parse(field: &str, name: &str) -> Result<Self> {
+        match name.rsplit_once("/backups/") {
+            Some((cluster, backup)) if !backup.is_empty() && !backup.contains('/') => {
+                Ok(ClusterName::parse(field, cluster)?.backup(backup))
+            }
+            _ => Err(Error::invalid_argument(format!(
+                "{field} {name:?} must have the form projects/{{project}}/instances/{{instance}}/clusters/{{cluster}}/backups/{{backup}}"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for ClusterName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/clusters/{}", self.instance, self.cluster)
+    }
+}
+
+impl fmt::Display for BackupName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/backups/{}", self.cluster, self.backup_id)
+    }
+}
+
 /// The `/`-separated segments, or nothing if any segment is empty (so `a//b` never parses).
 fn segments(name: &str) -> Vec<&str> {
     let parts: Vec<&str> = name.split('/').collect();
@@ -125,6 +207,26 @@ mod tests {
             let err = TableName::parse("table_name", bad).unwrap_err();
             assert_eq!(err.code(), Code::InvalidArgument, "{bad}");
             assert!(err.message().starts_with("table_name"), "{}", err.message());
+        }
+        let backup =
+            BackupName::parse("name", "projects/p/instances/i/clusters/c/backups/b").unwrap();
+        assert_eq!(backup.cluster.instance.instance, "i");
+        assert_eq!(backup.cluster.cluster, "c");
+        assert_eq!(backup.backup_id, "b");
+        assert_eq!(
+            backup.to_string(),
+            "projects/p/instances/i/clusters/c/backups/b"
+        );
+        for bad in [
+            "projects/p/instances/i/clusters/c/backups/",
+            "projects/p/instances/i/backups/b",
+            "projects/p/instances/i/clusters/c/backups/b/x",
+        ] {
+            assert_eq!(
+                BackupName::parse("name", bad).unwrap_err().code(),
+                Code::InvalidArgument,
+                "{bad}"
+            );
         }
         let err = InstanceName::parse("parent", "projects/p").unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument);

@@ -11,11 +11,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use sparsetable::{Clock, Code, Database, Error, Result, SystemClock};
 
 use crate::names::InstanceName;
+use crate::operations::Operations;
 
-/// Every instance's database, created on first use.
+/// Every instance's database, created on first use, and the server's long-running operations.
 pub struct Instances {
     clock: Arc<dyn Clock>,
     databases: Mutex<BTreeMap<InstanceName, Arc<Mutex<Database>>>>,
+    operations: Arc<Operations>,
 }
 
 impl core::fmt::Debug for Instances {
@@ -41,7 +43,13 @@ impl Instances {
         Instances {
             clock,
             databases: Mutex::new(BTreeMap::new()),
+            operations: Arc::new(Operations::new()),
         }
+    }
+
+    /// The long-running operations admin RPCs have returned.
+    pub fn operations(&self) -> &Arc<Operations> {
+        &self.operations
     }
 
     /// The database of `instance`, created empty if this is the first request naming it.

@@ -11,6 +11,9 @@ pub type Empty = ();
 /// Message types of the Data API (`google.bigtable.v2`).
 pub use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 
+/// `google.rpc` (`Status` of MutateRows entries).
+pub use googleapis_tonic_google_bigtable_v2::google::rpc;
+
 /// Message types of the Table Admin API (`google.bigtable.admin.v2`).
 pub use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 
@@ -24,5 +27,13 @@ pub mod admin {
     include!(concat!(
         env!("OUT_DIR"),
         "/google.bigtable.admin.v2.BigtableTableAdmin.rs"
+    ));
+}
+
+/// The server trait and service of `google.longrunning.Operations`.
+pub mod operations {
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/google.longrunning.Operations.rs"
     ));
 }

@@ -9,6 +9,8 @@ use std::process::Command;
 use common::{read_rows, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
+use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
+use sparsetable_server::test_clock::AdvanceTimeRequest;
 
 fn create_table(parent: &str, id: &str, families: &[&str]) -> admin_v2::CreateTableRequest {
     admin_v2::CreateTableRequest {
@@ -196,7 +198,7 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
         "rows_limit",
     );
 
-    // Unimplemented RPCs, fields and filters: UNIMPLEMENTED naming what is missing.
+    // Requests the engine refuses: INVALID_ARGUMENT naming the field.
     let check = v2::CheckAndMutateRowRequest {
         table_name: t.clone(),
         row_key: b"r".to_vec(),
@@ -204,17 +206,8 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
     };
     assert_status(
         data.check_and_mutate_row(check).await,
-        tonic::Code::Unimplemented,
-        "CheckAndMutateRow",
-    );
-    let sample = v2::SampleRowKeysRequest {
-        table_name: t.clone(),
-        ..Default::default()
-    };
-    assert_status(
-        data.sample_row_keys(sample).await,
-        tonic::Code::Unimplemented,
-        "SampleRowKeys",
+        tonic::Code::InvalidArgument,
+        "true_mutations",
     );
     let drop = admin_v2::DropRowRangeRequest {
         name: t.clone(),
@@ -222,33 +215,101 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
     };
     assert_status(
         admin.drop_row_range(drop).await,
-        tonic::Code::Unimplemented,
-        "DropRowRange",
+        tonic::Code::InvalidArgument,
+        "row_key_prefix",
     );
-    let chain = v2::RowFilter {
+    let block_false = v2::RowFilter {
         filter: Some(v2::row_filter::Filter::Chain(v2::row_filter::Chain {
-            filters: vec![],
+            filters: vec![
+                v2::RowFilter {
+                    filter: Some(v2::row_filter::Filter::PassAllFilter(true)),
+                },
+                v2::RowFilter {
+                    filter: Some(v2::row_filter::Filter::BlockAllFilter(false)),
+                },
+            ],
         })),
     };
-    let filtered = v2::ReadRowsRequest {
-        filter: Some(chain),
-        ..read_all(&t)
+    assert_status(
+        read_rows(
+            &mut data,
+            v2::ReadRowsRequest {
+                filter: Some(block_false),
+                ..read_all(&t)
+            },
+        )
+        .await,
+        tonic::Code::InvalidArgument,
+        "filter.chain.filters[1].block_all_filter",
+    );
+    let bad_regex = v2::RowFilter {
+        filter: Some(v2::row_filter::Filter::ValueRegexFilter(b"(".to_vec())),
     };
     assert_status(
-        read_rows(&mut data, filtered).await,
-        tonic::Code::Unimplemented,
-        "filter.chain",
+        read_rows(
+            &mut data,
+            v2::ReadRowsRequest {
+                filter: Some(bad_regex),
+                ..read_all(&t)
+            },
+        )
+        .await,
+        tonic::Code::InvalidArgument,
+        "",
     );
-    let pass_all = v2::RowFilter {
-        filter: Some(v2::row_filter::Filter::PassAllFilter(true)),
+
+    // What the engine does not have: UNIMPLEMENTED naming it.
+    let stream = v2::ReadChangeStreamRequest {
+        table_name: t.clone(),
+        ..Default::default()
     };
-    let passing = v2::ReadRowsRequest {
-        filter: Some(pass_all),
-        ..read_all(&t)
+    assert_status(
+        data.read_change_stream(stream).await,
+        tonic::Code::Unimplemented,
+        "ReadChangeStream",
+    );
+    use admin_v2::r#type::{aggregate::Aggregator, Aggregate, Kind};
+    let mut hll = create_table(&parent, "hll", &[]);
+    hll.table.as_mut().unwrap().column_families.insert(
+        "u".into(),
+        admin_v2::ColumnFamily {
+            value_type: Some(admin_v2::Type {
+                kind: Some(Kind::AggregateType(Box::new(Aggregate {
+                    aggregator: Some(Aggregator::HllppUniqueCount(Default::default())),
+                    ..Default::default()
+                }))),
+            }),
+            ..Default::default()
+        },
+    );
+    assert_status(
+        admin.create_table(hll).await,
+        tonic::Code::Unimplemented,
+        "hllpp_unique_count",
+    );
+    let update = admin_v2::UpdateTableRequest {
+        table: Some(admin_v2::Table {
+            name: t.clone(),
+            ..Default::default()
+        }),
+        update_mask: Some(prost_types::FieldMask {
+            paths: vec!["change_stream_config".into()],
+        }),
+        ..Default::default()
     };
-    assert!(
-        read_rows(&mut data, passing).await.is_ok(),
-        "pass_all_filter is served"
+    assert_status(
+        admin.update_table(update).await,
+        tonic::Code::Unimplemented,
+        "change_stream_config",
+    );
+    // The TestClock exists only on a frozen clock.
+    let mut clock = TestClockClient::new(server.channel().await);
+    assert_status(
+        clock
+            .advance_time(AdvanceTimeRequest { delta_micros: 1 })
+            .await,
+        tonic::Code::Unimplemented,
+        "",
     );
 }
 
