@@ -155,7 +155,10 @@ impl Scan {
         if let Some(remaining) = &mut self.remaining {
             *remaining = remaining.saturating_sub(rows.len() as u64);
             if *remaining == 0 {
+                // The engine's stream also ends at the limit; that is not the end of the row
+                // set, so there is no last scanned row to report.
                 self.done = true;
+                self.exhausted = false;
             }
         }
         Ok(rows)

@@ -270,16 +270,16 @@ async fn the_test_clock_moves_the_frozen_clock_and_ping_answers() {
     let (rows, _) = read_rows(&mut data, read()).await.unwrap();
     let stamps: Vec<i64> = rows[0].cells.iter().map(|c| c.timestamp_micros).collect();
     assert_eq!(stamps, [1_700_000_100_000_000, 1_700_000_000_000_000]);
-    // An hour after the first write, max_age hides it, and only it.
+    // Just over an hour after the first write, max_age hides it, and only it.
     let now = clock
         .advance_time(AdvanceTimeRequest {
-            delta_micros: 3_500_000_000,
+            delta_micros: 3_500_000_001,
         })
         .await
         .unwrap()
         .into_inner()
         .now_micros;
-    assert_eq!(now, 1_700_003_600_000_000);
+    assert_eq!(now, 1_700_003_600_000_001);
     let (rows, _) = read_rows(&mut data, read()).await.unwrap();
     assert_eq!(rows[0].cells.len(), 1);
     assert_eq!(rows[0].cells[0].value, b"new");

@@ -150,3 +150,127 @@ fn cbt_creates_tables_and_families_and_reads_back_what_it_set() {
     // Instances are separate databases.
     assert_eq!(ok(&server, "cbt-another-instance", &["ls"]), "");
 }
+
+/// One row as `cbt read` prints it: cells are (column, timestamp text, value).
+fn printed_row(key: &str, cells: &[(&str, &str, &str)]) -> String {
+    let mut out = format!("{RULE}\n{key}\n");
+    for (column, time, value) in cells {
+        out += &format!("  {column:<40} @ {time}\n    {value:?}\n");
+    }
+    out + "\n"
+}
+
+#[test]
+fn cbt_reads_ranges_prefixes_regexes_counts_and_deletes() {
+    let server = Server::start(&["--clock-micros", "1700000010000000"]);
+    let i = "cbt-reads";
+    ok(&server, i, &["createtable", "t", "families=cf,extra"]);
+    for (key, value) in [
+        ("a1", "x"),
+        ("a2", "y"),
+        ("b1", "z"),
+        ("b2", "w"),
+        ("c1", "v"),
+    ] {
+        ok(
+            &server,
+            i,
+            &[
+                "set",
+                "t",
+                key,
+                &format!("cf:q={value}@2000"),
+                "extra:e=1@1000",
+            ],
+        );
+    }
+    ok(&server, i, &["set", "t", "a1", "cf:q=old@1000"]);
+    let t1 = "1970/01/01-00:00:00.001000";
+    let t2 = "1970/01/01-00:00:00.002000";
+    let row =
+        |key: &str, value: &str| printed_row(key, &[("cf:q", t2, value), ("extra:e", t1, "1")]);
+    let a1_all = printed_row(
+        "a1",
+        &[("cf:q", t2, "x"), ("cf:q", t1, "old"), ("extra:e", t1, "1")],
+    );
+    let (a2, b1, b2, c1) = (
+        row("a2", "y"),
+        row("b1", "z"),
+        row("b2", "w"),
+        row("c1", "v"),
+    );
+
+    assert_eq!(
+        ok(&server, i, &["read", "t", "prefix=a"]),
+        format!("{a1_all}{a2}")
+    );
+    assert_eq!(
+        ok(&server, i, &["read", "t", "start=a2", "end=b2"]),
+        format!("{a2}{b1}")
+    );
+    assert_eq!(
+        ok(&server, i, &["read", "t", "regex=.*2"]),
+        format!("{a2}{b2}")
+    );
+    assert_eq!(
+        ok(&server, i, &["read", "t", "count=2"]),
+        format!("{a1_all}{a2}")
+    );
+    assert_eq!(
+        ok(
+            &server,
+            i,
+            &["read", "t", "prefix=a1", "cells-per-column=1"]
+        ),
+        row("a1", "x")
+    );
+    assert_eq!(
+        ok(&server, i, &["read", "t", "reversed=true", "count=3"]),
+        format!("{c1}{b2}{b1}")
+    );
+    assert_eq!(
+        ok(&server, i, &["read", "t", "columns=extra:e", "prefix=c"]),
+        printed_row("c1", &[("extra:e", t1, "1")])
+    );
+    assert_eq!(ok(&server, i, &["count", "t"]), "5\n");
+    assert_eq!(ok(&server, i, &["count", "t", "prefix=b"]), "2\n");
+
+    // A GC policy hides what it collects at once.
+    ok(&server, i, &["setgcpolicy", "t", "cf", "maxversions=1"]);
+    assert_eq!(ok(&server, i, &["read", "t", "prefix=a1"]), row("a1", "x"));
+    assert!(
+        ok(&server, i, &["ls", "t"]).contains("cf\t\tversions() > 1"),
+        "{}",
+        ok(&server, i, &["ls", "t"])
+    );
+    // The cells are from 1970: an intersection with max_age still keeps them (both rules
+    // must collect a cell).
+    ok(
+        &server,
+        i,
+        &[
+            "setgcpolicy",
+            "t",
+            "cf",
+            "maxage=1d",
+            "and",
+            "maxversions=3",
+        ],
+    );
+    let listing = ok(&server, i, &["ls", "t"]);
+    assert!(
+        listing.contains("cf\t\t(age() > 1d && versions() > 3)"),
+        "{listing}"
+    );
+
+    ok(&server, i, &["deleterow", "t", "c1"]);
+    ok(&server, i, &["deletecolumn", "t", "b2", "cf", "q"]);
+    ok(&server, i, &["deletefamily", "t", "extra"]);
+    assert_eq!(ok(&server, i, &["count", "t"]), "3\n");
+    assert_eq!(
+        ok(&server, i, &["read", "t", "start=b"]),
+        printed_row("b1", &[("cf:q", t2, "z")])
+    );
+    assert_eq!(ok(&server, i, &["ls"]), "t\n");
+    assert!(!ok(&server, i, &["ls", "t"]).contains("extra"));
+}
