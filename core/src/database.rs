@@ -27,7 +27,7 @@ use crate::schema::{
 };
 use crate::sstable::SstableOptions;
 use crate::stats::{AccessStat, StatsOptions};
-use crate::storage::Storage;
+use crate::storage::{Storage, Syncer};
 use crate::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
 use crate::Code;
 use crate::{Error, Result};
@@ -115,13 +115,21 @@ impl Default for OpenOptions {
     }
 }
 
+/// Where a commit log ends and how to sync it: (log file number, bytes appended, syncer).
+pub(crate) type DurabilityPoint = (u64, u64, Option<Arc<dyn Syncer>>);
+
 /// The on-storage side of a database: run files, the commit log being written, options.
 struct Persistence {
     store: Arc<RunStore>,
     log: LogWriter,
     log_number: u64,
+    /// Syncs the current log without the writer: group commit fsyncs outside the lock.
+    syncer: Option<Arc<dyn Syncer>>,
     options: OpenOptions,
     last_sync_micros: i64,
+    /// Under `SharedDatabase`: `Sync` writes leave the fsync to the caller, who shares it
+    /// with every writer that appended before it (group commit).
+    group_commit: bool,
 }
 
 /// A database of tables.
@@ -796,13 +804,16 @@ impl Database {
         }
         // A log to write to; the checkpoint below makes it the only one.
         let log_number = store.allocate();
-        let log = LogWriter::new(storage.create(&log_file_name(log_number))?);
+        let file = storage.create(&log_file_name(log_number))?;
+        let syncer = file.syncer();
         db.persist = Some(Persistence {
             store,
-            log,
+            log: LogWriter::new(file),
             log_number,
+            syncer,
             options,
             last_sync_micros: now,
+            group_commit: false,
         });
         db.checkpoint()?;
         Ok(db)
@@ -892,7 +903,7 @@ impl Database {
             };
             p.log.append(&batch)?;
             let sync = match p.options.durability {
-                Durability::Sync => true,
+                Durability::Sync => !p.group_commit,
                 Durability::Interval { micros } => now - p.last_sync_micros >= micros,
                 Durability::None => false,
             };
@@ -936,7 +947,9 @@ impl Database {
         }
         if let Some(p) = &mut self.persist {
             let n = p.store.allocate();
-            let mut log = LogWriter::new(p.store.storage.create(&log_file_name(n))?);
+            let file = p.store.storage.create(&log_file_name(n))?;
+            p.syncer = file.syncer();
+            let mut log = LogWriter::new(file);
             log.sync()?;
             p.log = log;
             p.log_number = n;
@@ -990,6 +1003,21 @@ impl Database {
             }
         }
         Ok(())
+    }
+
+    /// Leaves `Sync` writes' fsync to the caller (see `SharedDatabase`).
+    pub(crate) fn set_group_commit(&mut self, on: bool) {
+        if let Some(p) = &mut self.persist {
+            p.group_commit = on;
+        }
+    }
+
+    /// Where the commit log ends now and how to make it durable there, if writes wait for
+    /// an fsync: `(log number, bytes appended, syncer)`.
+    pub(crate) fn durability_point(&self) -> Option<DurabilityPoint> {
+        let p = self.persist.as_ref()?;
+        (p.options.durability == Durability::Sync)
+            .then(|| (p.log_number, p.log.len(), p.syncer.clone()))
     }
 
     fn next_read_seed(&self) -> u64 {

@@ -68,6 +68,17 @@ impl GcRule {
     /// # Errors
     /// `InvalidArgument` naming the bad parameter.
     pub fn validate(&self) -> crate::Result<()> {
+        self.validate_at(1)
+    }
+
+    fn validate_at(&self, depth: usize) -> crate::Result<()> {
+        // The stored encoding (docs/format/manifest.md) reads rules at most this deep.
+        if depth > crate::limits::MAX_GC_RULE_DEPTH {
+            return Err(crate::Error::invalid_argument(alloc::format!(
+                "gc_rule: nested deeper than {} levels",
+                crate::limits::MAX_GC_RULE_DEPTH
+            )));
+        }
         match self {
             GcRule::Never => Ok(()),
             GcRule::MaxNumVersions(0) => Err(crate::Error::invalid_argument(
@@ -79,7 +90,7 @@ impl GcRule {
             )),
             GcRule::MaxAge { .. } => Ok(()),
             GcRule::Intersection(rules) | GcRule::Union(rules) => {
-                rules.iter().try_for_each(GcRule::validate)
+                rules.iter().try_for_each(|r| r.validate_at(depth + 1))
             }
         }
     }

@@ -45,6 +45,8 @@ pub mod row;
 pub mod row_merge;
 pub mod row_set;
 pub mod schema;
+#[cfg(feature = "std")]
+pub mod shared;
 pub mod sstable;
 pub mod stats;
 pub mod storage;
@@ -71,6 +73,8 @@ pub use row_set::{RowRange, RowSet};
 pub use schema::{
     ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions, ValueType,
 };
+#[cfg(feature = "std")]
+pub use shared::SharedDatabase;
 pub use stats::{AccessCounters, AccessStat, StatsOptions};
 pub use table::{TabletEvent, TabletEventKind, TabletInfo};
 

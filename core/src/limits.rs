@@ -16,3 +16,5 @@ pub const MAX_TABLE_ID_CHARS: usize = 50;
 pub const MAX_FILTER_DEPTH: usize = 20;
 /// Largest valid user timestamp under MILLIS granularity.
 pub const MAX_TIMESTAMP_MICROS: i64 = i64::MAX - (i64::MAX % 1000);
+/// Deepest nesting of a GC rule (what the on-disk encoding reads back).
+pub const MAX_GC_RULE_DEPTH: usize = 32;

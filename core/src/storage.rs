@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 use crate::{Code, Error, Result};
 
 /// A file being written: append-only.
-pub trait WritableFile: Send {
+pub trait WritableFile: Send + Sync {
     /// Appends bytes at the end.
     ///
     /// # Errors
@@ -39,6 +39,21 @@ pub trait WritableFile: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// A handle that makes this file's appended bytes durable without borrowing the
+    /// writer, so many writers can share one fsync outside any lock (group commit). `None`
+    /// where syncing is a no-op (memory).
+    fn syncer(&self) -> Option<Arc<dyn Syncer>> {
+        None
+    }
+}
+
+/// Makes a file's written bytes durable; see [`WritableFile::syncer`].
+pub trait Syncer: Send + Sync {
+    /// Syncs everything written to the file so far.
+    ///
+    /// # Errors
+    /// `Unavailable` on I/O failure.
+    fn sync(&self) -> Result<()>;
 }
 
 /// A file opened for reading at arbitrary offsets.
@@ -274,6 +289,24 @@ mod file {
         }
         fn len(&self) -> u64 {
             self.len
+        }
+        fn syncer(&self) -> Option<Arc<dyn Syncer>> {
+            let file = self.file.try_clone().ok()?;
+            Some(Arc::new(FileSyncer {
+                file,
+                name: self.name.clone(),
+            }))
+        }
+    }
+
+    struct FileSyncer {
+        file: fs::File,
+        name: String,
+    }
+
+    impl Syncer for FileSyncer {
+        fn sync(&self) -> Result<()> {
+            self.file.sync_data().map_err(|e| io(&self.name, e))
         }
     }
 

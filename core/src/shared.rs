@@ -1,0 +1,145 @@
+//! A thread-safe handle on a database, with group commit.
+//!
+//! Locking design: one `RwLock` around the [`Database`]. Readers share it, so a read sees
+//! each row as a whole (a row's mutations are applied under the write lock, all or none).
+//! A writer holds the write lock only to validate, append its commit log record and apply
+//! it to the memtable: microseconds, never an fsync. In `Sync` durability the writer then
+//! waits, outside the database lock, until the log is fsynced past its record. One waiter at
+//! a time (under a small sync mutex) fsyncs the log up to its end as it stands then, so
+//! every writer that appended before that fsync is acknowledged by it: concurrent writers
+//! share fsyncs. A checkpoint that starts a new log has flushed and synced everything before
+//! it, so a record in an older log is durable.
+//!
+//! Writes are visible to readers as soon as they are applied, shortly before their fsync
+//! completes; a crash in between can lose a write some reader saw, never one that was
+//! acknowledged.
+
+use std::sync::{Arc, Mutex, RwLock};
+use std::vec::Vec;
+
+use crate::database::Database;
+use crate::read::ReadRowsRequest;
+use crate::row::Row;
+use crate::storage::Syncer;
+use crate::{Code, Error, Result};
+
+#[derive(Default)]
+struct SyncState {
+    /// The log (by file number) whose durable length is `synced`.
+    log_number: u64,
+    synced: u64,
+}
+
+/// A database shared between threads; cloning shares the same database.
+#[derive(Clone)]
+pub struct SharedDatabase {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    db: RwLock<Database>,
+    sync: Mutex<SyncState>,
+}
+
+impl core::fmt::Debug for SharedDatabase {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SharedDatabase").finish_non_exhaustive()
+    }
+}
+
+fn poisoned() -> Error {
+    Error::new(
+        Code::Internal,
+        "a thread panicked while holding the database lock",
+    )
+}
+
+impl SharedDatabase {
+    /// Shares `db` between threads, switching its `Sync` writes to group commit.
+    pub fn new(mut db: Database) -> Self {
+        db.set_group_commit(true);
+        SharedDatabase {
+            inner: Arc::new(Inner {
+                db: RwLock::new(db),
+                sync: Mutex::new(SyncState::default()),
+            }),
+        }
+    }
+
+    /// Runs `f` with shared read access.
+    ///
+    /// # Errors
+    /// `Internal` if the lock is poisoned; otherwise `f`'s result.
+    pub fn read<R>(&self, f: impl FnOnce(&Database) -> Result<R>) -> Result<R> {
+        let db = self.inner.db.read().map_err(|_| poisoned())?;
+        f(&db)
+    }
+
+    /// Runs `f` with exclusive access, then waits until what it wrote is durable (in `Sync`
+    /// durability), sharing the fsync with concurrent writers.
+    ///
+    /// # Errors
+    /// `Internal` if the lock is poisoned; `f`'s error (nothing written); the log's fsync
+    /// error (the write is applied but not acknowledged as durable).
+    pub fn write<R>(&self, f: impl FnOnce(&mut Database) -> Result<R>) -> Result<R> {
+        let (result, point) = {
+            let mut db = self.inner.db.write().map_err(|_| poisoned())?;
+            let result = f(&mut db)?;
+            (result, db.durability_point())
+        };
+        if let Some((log, len, Some(syncer))) = point {
+            self.wait_durable(log, len, &syncer)?;
+        }
+        Ok(result)
+    }
+
+    fn wait_durable(&self, log: u64, len: u64, syncer: &Arc<dyn Syncer>) -> Result<()> {
+        let mut state = self.inner.sync.lock().map_err(|_| poisoned())?;
+        if state.log_number > log || (state.log_number == log && state.synced >= len) {
+            return Ok(()); // an fsync since our append covered us
+        }
+        // We lead this fsync: cover everything appended to the log so far.
+        let (current_log, current_len) = self
+            .read(|db| Ok(db.durability_point().map(|(l, n, _)| (l, n))))?
+            .unwrap_or((log, len));
+        syncer.sync()?;
+        if current_log == log {
+            state.log_number = log;
+            state.synced = current_len.max(len);
+        } else {
+            // A checkpoint started a newer log, syncing everything before it.
+            state.log_number = current_log;
+            state.synced = 0;
+        }
+        Ok(())
+    }
+
+    /// Applies mutations to one row; see [`Database::mutate_row`].
+    ///
+    /// # Errors
+    /// As [`Database::mutate_row`] and [`SharedDatabase::write`].
+    pub fn mutate_row(
+        &self,
+        table_id: &str,
+        row_key: &[u8],
+        mutations: &[crate::Mutation],
+    ) -> Result<()> {
+        self.write(|db| db.mutate_row(table_id, row_key, mutations))
+    }
+
+    /// Reads one row; see [`Database::read_row`].
+    ///
+    /// # Errors
+    /// As [`Database::read_row`].
+    pub fn read_row(&self, table_id: &str, row_key: &[u8]) -> Result<Option<Row>> {
+        self.read(|db| db.read_row(table_id, row_key))
+    }
+
+    /// Reads rows into a list, holding the read lock for the whole read (a consistent view).
+    ///
+    /// # Errors
+    /// As [`Database::read_rows`].
+    pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<Vec<Row>> {
+        self.read(|db| Ok(db.read_rows(table_id, request)?.collect()))
+    }
+}
