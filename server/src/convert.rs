@@ -136,21 +136,15 @@ pub fn value_type_from_proto(
         )
     };
     match &aggregate.aggregator {
-        Some(Aggregator::HllppUniqueCount(_)) => {
-            return Err(unimplemented(format!(
-                "{field}.aggregate_type.hllpp_unique_count (HyperLogLog++ aggregates)"
-            )))
-        }
-        None => {
-            return Err(Error::invalid_argument(format!(
-                "{field}.aggregate_type: an aggregator (sum, min or max) is required"
-            )))
-        }
-        Some(_) if !int64(&aggregate.input_type) => {
-            return Err(Error::invalid_argument(format!(
-                "{field}.aggregate_type.input_type: sum, min and max aggregate int64 inputs"
-            )))
-        }
+        Some(Aggregator::HllppUniqueCount(_)) => Err(unimplemented(format!(
+            "{field}.aggregate_type.hllpp_unique_count (HyperLogLog++ aggregates)"
+        ))),
+        None => Err(Error::invalid_argument(format!(
+            "{field}.aggregate_type: an aggregator (sum, min or max) is required"
+        ))),
+        Some(_) if !int64(&aggregate.input_type) => Err(Error::invalid_argument(format!(
+            "{field}.aggregate_type.input_type: sum, min and max aggregate int64 inputs"
+        ))),
         Some(Aggregator::Sum(_)) => Ok(ValueType::Int64Sum),
         Some(Aggregator::Min(_)) => Ok(ValueType::Int64Min),
         Some(Aggregator::Max(_)) => Ok(ValueType::Int64Max),

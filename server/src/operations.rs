@@ -237,11 +237,11 @@ mod tests {
         assert_eq!(a.name, "projects/p/instances/i/tables/t/operations/1");
         assert_eq!(ops.get(&a.name).unwrap(), a);
         let page = ops.list("projects/p/instances/i", 1, "").unwrap();
-        assert_eq!(page.operations, [a.clone()]);
+        assert_eq!(page.operations, std::slice::from_ref(&a));
         let rest = ops
             .list("projects/p/instances/i", 1, &page.next_page_token)
             .unwrap();
-        assert_eq!(rest.operations, [b.clone()]);
+        assert_eq!(rest.operations, std::slice::from_ref(&b));
         assert!(rest.next_page_token.is_empty());
         ops.delete(&a.name).unwrap();
         assert_eq!(

@@ -269,7 +269,7 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
         "ReadChangeStream",
     );
     use admin_v2::r#type::{aggregate::Aggregator, Aggregate, Kind};
-    let mut hll = create_table(&parent, "hll", &[]);
+    let mut hll = create_table(parent, "hll", &[]);
     hll.table.as_mut().unwrap().column_families.insert(
         "u".into(),
         admin_v2::ColumnFamily {
