@@ -25,7 +25,7 @@ pass=$((pass + p)); fail=$((fail + f))
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail=$((fail + 1)); fi
 
 check "clippy -D warnings (wasm32)" \
-  cargo clippy -p sparsetable-web --target wasm32-unknown-unknown --all-targets -- -D warnings
+  cargo clippy -p sparsetable-web --no-deps --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 if check "release build of the playground" bash scripts/playground.sh --build-only; then
   echo "--- Playwright in Chromium"

@@ -310,7 +310,7 @@ pub struct FamilyModificationJs {
 
 impl FamilyModificationJs {
     /// The core modification; `index` names the entry in errors.
-    pub fn to_core(self, index: usize) -> Result<FamilyModification, Error> {
+    pub fn into_core(self, index: usize) -> Result<FamilyModification, Error> {
         let name = self.id;
         match (self.create, self.update, self.drop) {
             (Some(f), None, false) => Ok(FamilyModification::Create {

@@ -186,7 +186,7 @@ impl Database {
         let modifications = modifications
             .into_iter()
             .enumerate()
-            .map(|(i, m)| m.to_core(i))
+            .map(|(i, m)| m.into_core(i))
             .collect::<Result<Vec<_>, _>>()
             .map_err(to_js_error)?;
         let info = self
