@@ -116,6 +116,7 @@ impl Default for OpenOptions {
 }
 
 /// Where a commit log ends and how to sync it: (log file number, bytes appended, syncer).
+#[cfg(feature = "std")]
 pub(crate) type DurabilityPoint = (u64, u64, Option<Arc<dyn Syncer>>);
 
 /// The on-storage side of a database: run files, the commit log being written, options.
@@ -823,7 +824,7 @@ impl Database {
     ///
     /// # Errors
     /// As [`Database::open`].
-    #[cfg(feature = "std")]
+    #[cfg(all(feature = "std", unix))]
     pub fn open_dir(path: impl AsRef<std::path::Path>, options: OpenOptions) -> Result<Self> {
         let storage = Arc::new(crate::storage::FileStorage::new(path)?);
         Self::open(storage, options, crate::clock::SystemClock)
@@ -1006,6 +1007,7 @@ impl Database {
     }
 
     /// Leaves `Sync` writes' fsync to the caller (see `SharedDatabase`).
+    #[cfg(feature = "std")]
     pub(crate) fn set_group_commit(&mut self, on: bool) {
         if let Some(p) = &mut self.persist {
             p.group_commit = on;
@@ -1014,6 +1016,7 @@ impl Database {
 
     /// Where the commit log ends now and how to make it durable there, if writes wait for
     /// an fsync: `(log number, bytes appended, syncer)`.
+    #[cfg(feature = "std")]
     pub(crate) fn durability_point(&self) -> Option<DurabilityPoint> {
         let p = self.persist.as_ref()?;
         (p.options.durability == Durability::Sync)

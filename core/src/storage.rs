@@ -231,10 +231,12 @@ impl Storage for MemStorage {
     }
 }
 
-#[cfg(feature = "std")]
+// The directory backend needs positional reads (`FileExt`), which exist on Unix; wasm32
+// builds with `std` get the in-memory backend only.
+#[cfg(all(feature = "std", unix))]
 pub use file::FileStorage;
 
-#[cfg(feature = "std")]
+#[cfg(all(feature = "std", unix))]
 mod file {
     use super::*;
     use std::fs;
@@ -420,7 +422,7 @@ mod tests {
         exercise(&MemStorage::new());
     }
 
-    #[cfg(feature = "std")]
+    #[cfg(all(feature = "std", unix))]
     #[test]
     fn file_storage_keeps_the_contract() {
         let dir = std::env::temp_dir().join(format!("sparsetable-storage-{}", std::process::id()));

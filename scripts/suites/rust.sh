@@ -13,6 +13,8 @@ check "cargo fmt --check" cargo fmt --all -- --check
 check "clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 check "core builds no_std for thumbv7em-none-eabihf" \
   cargo build -p sparsetable --no-default-features --target thumbv7em-none-eabihf --locked
+check "core builds with std for wasm32 (the browser front-ends)" \
+  cargo build -p sparsetable --target wasm32-unknown-unknown --locked
 check "core has no front-end dependency" bash -c \
   '! cargo tree -p sparsetable -e normal --locked | grep -E "pyo3|uniffi|wasm-bindgen|js-sys|web-sys|yew|tonic"'
 

@@ -2,24 +2,31 @@
 //!
 //! Prints the listening address and an `export BIGTABLE_EMULATOR_HOST=...` line on start (the
 //! only lines it writes to stdout), serves until SIGTERM or SIGINT, then lets in-flight calls
-//! finish and exits 0. Data lives in memory and is gone when the process ends.
+//! finish, flushes every database and exits 0. Data lives in memory unless `--data-dir` is
+//! given, in which case it persists (commit log, SSTables, manifest) across restarts.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use sparsetable::{Clock, ManualClock, SystemClock};
+use sparsetable::{Clock, Durability, ManualClock, OpenOptions, SystemClock};
 use sparsetable_server::Instances;
 
 const USAGE: &str = "\
-Usage: sparsetable-server [--host HOST] [--port PORT] [--clock-micros MICROS]
+Usage: sparsetable-server [--host HOST] [--port PORT] [--data-dir DIR] [--durability MODE]
+                          [--clock-micros MICROS]
 
-Serves Cloud Bigtable's Data and Table Admin gRPC APIs from memory, as an emulator:
-point clients at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
+Serves Cloud Bigtable's Data and Table Admin gRPC APIs, as an emulator: point clients at it
+with BIGTABLE_EMULATOR_HOST=HOST:PORT.
 
 Options:
   --host HOST             address to listen on [default: 127.0.0.1]
   --port PORT             port to listen on; 0 picks a free one [default: 8086]
+  --data-dir DIR          keep data in DIR (one folder per project/instance) so it survives
+                          restarts; without it, data is in memory and gone on exit
+  --durability MODE       with --data-dir: sync (a write is acknowledged after its log
+                          record is fsynced), interval (fsync at most every 100 ms) or
+                          none [default: sync]
   --clock-micros MICROS   freeze the server's clock at MICROS since the Unix epoch, so
                           server-assigned timestamps and max_age GC are deterministic
                           (for tests); by default the system clock is used. A frozen
@@ -36,6 +43,8 @@ struct Options {
     host: String,
     port: u16,
     clock_micros: Option<i64>,
+    data_dir: Option<std::path::PathBuf>,
+    durability: Durability,
 }
 
 enum Command {
@@ -50,6 +59,8 @@ fn parse_args() -> Result<Command, lexopt::Error> {
         host: "127.0.0.1".to_string(),
         port: 8086,
         clock_micros: None,
+        data_dir: None,
+        durability: Durability::Sync,
     };
     let mut parser = lexopt::Parser::from_env();
     while let Some(arg) = parser.next()? {
@@ -57,6 +68,20 @@ fn parse_args() -> Result<Command, lexopt::Error> {
             Long("host") => options.host = parser.value()?.string()?,
             Long("port") => options.port = parser.value()?.parse()?,
             Long("clock-micros") => options.clock_micros = Some(parser.value()?.parse()?),
+            Long("data-dir") => options.data_dir = Some(parser.value()?.into()),
+            Long("durability") => {
+                options.durability = match parser.value()?.string()?.as_str() {
+                    "sync" => Durability::Sync,
+                    "interval" => Durability::Interval { micros: 100_000 },
+                    "none" => Durability::None,
+                    other => {
+                        return Err(lexopt::Error::Custom(
+                            format!("--durability must be sync, interval or none, not {other:?}")
+                                .into(),
+                        ))
+                    }
+                }
+            }
             Short('h') | Long("help") => return Ok(Command::Help),
             Short('V') | Long("version") => return Ok(Command::Version),
             _ => return Err(arg.unexpected()),
@@ -86,12 +111,35 @@ async fn serve(options: Options) -> Result<(), String> {
         Some(manual) => manual.clone(),
         None => Arc::new(SystemClock),
     };
-    let instances = Arc::new(Instances::with_clock(clock));
-    println!("sparsetable-server listening on {addr}");
+    let mut instances = Instances::with_clock(clock);
+    let place = match &options.data_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let open = OpenOptions {
+                durability: options.durability,
+                ..OpenOptions::default()
+            };
+            instances = instances.with_data_dir(dir.clone(), open);
+            format!("data in {}", dir.display())
+        }
+        None => "data in memory".to_string(),
+    };
+    let instances = Arc::new(instances);
+    println!("sparsetable-server listening on {addr} ({place})");
     println!("export BIGTABLE_EMULATOR_HOST={addr}");
-    sparsetable_server::serve(listener, instances, test_clock, shutdown_signal(terminate))
-        .await
-        .map_err(|e| format!("server failed: {e}"))
+    sparsetable_server::serve(
+        listener,
+        instances.clone(),
+        test_clock,
+        shutdown_signal(terminate),
+    )
+    .await
+    .map_err(|e| format!("server failed: {e}"))?;
+    // SIGTERM: every database flushes its memtables and starts a fresh log before exit.
+    instances
+        .checkpoint_all()
+        .map_err(|e| format!("flushing on shutdown failed: {e}"))
 }
 
 fn main() -> ExitCode {

@@ -4,11 +4,17 @@
 //! created, empty, the first time a request names it. Instances never share tables. All
 //! databases read time from one clock, the system clock unless the caller supplies another
 //! (a frozen `ManualClock` makes server timestamps and max_age GC deterministic in tests).
+//!
+//! With a data directory, each instance's database lives in `DIR/P/I/` (SSTables, commit
+//! log, manifest) and is opened, with recovery, the first time a request names it; without
+//! one, databases are in memory.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use sparsetable::{Clock, Code, Database, Error, Result, SystemClock};
+use std::path::PathBuf;
+
+use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SystemClock};
 
 use crate::names::InstanceName;
 use crate::operations::Operations;
@@ -16,6 +22,8 @@ use crate::operations::Operations;
 /// Every instance's database, created on first use, and the server's long-running operations.
 pub struct Instances {
     clock: Arc<dyn Clock>,
+    /// Where databases persist; `None` keeps them in memory.
+    data_dir: Option<(PathBuf, OpenOptions)>,
     databases: Mutex<BTreeMap<InstanceName, Arc<Mutex<Database>>>>,
     operations: Arc<Operations>,
 }
@@ -42,9 +50,39 @@ impl Instances {
     pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
         Instances {
             clock,
+            data_dir: None,
             databases: Mutex::new(BTreeMap::new()),
             operations: Arc::new(Operations::new()),
         }
+    }
+
+    /// Keeps every instance's database under `dir` (created if needed), opened with `options`.
+    pub fn with_data_dir(mut self, dir: PathBuf, options: OpenOptions) -> Self {
+        self.data_dir = Some((dir, options));
+        self
+    }
+
+    /// Flushes every open database to its run files and starts fresh logs (on shutdown).
+    ///
+    /// # Errors
+    /// The first storage error; every database is still attempted.
+    pub fn checkpoint_all(&self) -> Result<()> {
+        let databases: Vec<_> = self
+            .databases
+            .lock()
+            .map_err(|_| poisoned())?
+            .values()
+            .cloned()
+            .collect();
+        let mut first = Ok(());
+        for db in databases {
+            if let Err(e) = lock(&db).and_then(|mut d| d.checkpoint()) {
+                if first.is_ok() {
+                    first = Err(e);
+                }
+            }
+        }
+        first
     }
 
     /// The long-running operations admin RPCs have returned.
@@ -58,10 +96,39 @@ impl Instances {
     /// `Internal` if a panic poisoned the registry's lock (a bug, never a user mistake).
     pub fn database(&self, instance: &InstanceName) -> Result<Arc<Mutex<Database>>> {
         let mut databases = self.databases.lock().map_err(|_| poisoned())?;
-        let db = databases
-            .entry(instance.clone())
-            .or_insert_with(|| Arc::new(Mutex::new(Database::with_clock(self.clock.clone()))));
-        Ok(db.clone())
+        if let Some(db) = databases.get(instance) {
+            return Ok(db.clone());
+        }
+        let db = match &self.data_dir {
+            None => Database::with_clock(self.clock.clone()),
+            Some((dir, options)) => {
+                let path = dir
+                    .join(path_component(&instance.project)?)
+                    .join(path_component(&instance.instance)?);
+                let storage = Arc::new(sparsetable::storage::FileStorage::new(&path)?);
+                Database::open(storage, options.clone(), self.clock.clone())?
+            }
+        };
+        let db = Arc::new(Mutex::new(db));
+        databases.insert(instance.clone(), db.clone());
+        Ok(db)
+    }
+}
+
+/// A project or instance id as a directory name: letters, digits, `-`, `_` and `.`, not
+/// starting with `.`, so a name can never leave the data directory.
+fn path_component(id: &str) -> Result<&str> {
+    let ok = !id.is_empty()
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if ok {
+        Ok(id)
+    } else {
+        Err(Error::invalid_argument(format!(
+            "project and instance ids must be letters, digits, '-', '_' or '.' (not leading): {id:?}"
+        )))
     }
 }
 

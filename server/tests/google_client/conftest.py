@@ -141,8 +141,8 @@ def _start_sparsetable(log_dir: Path) -> tuple[ServerProcess, str]:
     lines = _read_lines(server.proc, 2, STARTUP_SECONDS)
     export = lines[-1] if lines else ""
     match = re.fullmatch(r"export BIGTABLE_EMULATOR_HOST=(127\.0\.0\.1:\d+)", export)
-    expected_first = f"sparsetable-server listening on {match[1]}" if match else None
-    if len(lines) != 2 or match is None or lines[0] != expected_first:
+    expected_first = f"sparsetable-server listening on {match[1]} (data in " if match else None
+    if len(lines) != 2 or match is None or not lines[0].startswith(expected_first):
         server.stop()
         raise RuntimeError(f"unexpected start-up output {lines!r}; log:\n{server.log_tail()}")
     return server, match[1]
