@@ -83,8 +83,9 @@ struct Backup {
 pub enum Durability {
     /// Acknowledged only after its commit log record is fsynced.
     Sync,
-    /// The log is fsynced by the first write at least `micros` after the previous fsync
-    /// (and at every checkpoint); a crash loses at most that window.
+    /// The log is fsynced every `micros` by a background thread under `SharedDatabase`
+    /// (a bare `Database` has no thread: it syncs on the first write at least `micros` after
+    /// the previous fsync, and at every checkpoint); a crash loses at most about that window.
     Interval {
         /// The window, in microseconds of the database clock.
         micros: i64,
@@ -1011,6 +1012,17 @@ impl Database {
     pub(crate) fn set_group_commit(&mut self, on: bool) {
         if let Some(p) = &mut self.persist {
             p.group_commit = on;
+        }
+    }
+
+    /// The `Interval` durability window in microseconds and the current log's syncer, if
+    /// the database is on storage in that mode (a background thread syncs on this period).
+    #[cfg(feature = "std")]
+    pub(crate) fn interval_syncer(&self) -> Option<(i64, Arc<dyn Syncer>)> {
+        let p = self.persist.as_ref()?;
+        match p.options.durability {
+            Durability::Interval { micros } => p.syncer.clone().map(|s| (micros, s)),
+            _ => None,
         }
     }
 

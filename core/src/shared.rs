@@ -55,15 +55,37 @@ fn poisoned() -> Error {
 }
 
 impl SharedDatabase {
-    /// Shares `db` between threads, switching its `Sync` writes to group commit.
+    /// Shares `db` between threads, switching its `Sync` writes to group commit. In
+    /// `Interval` durability a background thread fsyncs the log every interval until the
+    /// last handle is dropped.
     pub fn new(mut db: Database) -> Self {
         db.set_group_commit(true);
-        SharedDatabase {
+        let shared = SharedDatabase {
             inner: Arc::new(Inner {
                 db: RwLock::new(db),
                 sync: Mutex::new(SyncState::default()),
             }),
+        };
+        let weak = Arc::downgrade(&shared.inner);
+        let period = shared
+            .read(|d| Ok(d.interval_syncer().map(|(m, _)| m)))
+            .ok()
+            .flatten();
+        if let Some(micros) = period {
+            let period = std::time::Duration::from_micros(micros.max(1000) as u64);
+            std::thread::spawn(move || loop {
+                std::thread::sleep(period);
+                // Stops once every handle is gone; the syncer is re-read each time because a
+                // checkpoint starts a new log.
+                let Some(inner) = weak.upgrade() else { break };
+                let syncer = inner.db.read().ok().and_then(|d| d.interval_syncer());
+                drop(inner);
+                if let Some((_, s)) = syncer {
+                    let _ = s.sync();
+                }
+            });
         }
+        shared
     }
 
     /// Runs `f` with shared read access.

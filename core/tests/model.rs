@@ -1,5 +1,7 @@
-//! Model-based test: random sequences of mutations and filtered reads run against the engine
-//! and against a deliberately naive reference model written here, which must agree.
+//! Model-based test: random sequences of mutations, filtered reads, compactions and reopens
+//! run against the engine (on in-memory storage, with tiny tablet thresholds so flushes,
+//! compactions, splits and merges happen constantly) and against a deliberately naive
+//! reference model written here, which must agree.
 //!
 //! The model stores every cell in one flat sorted map keyed by (row, family, qualifier,
 //! newest-first timestamp), evaluates GC rules and filters by brute force over flat cell
@@ -12,10 +14,12 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use proptest::prelude::*;
+use sparsetable::storage::MemStorage;
 use sparsetable::{
     Cell, ColumnFamily, Database, GcRule, ManualClock, Mutation, ReadRowsRequest, Row, RowFilter,
     RowRange, RowSet, TableConfig, TabletOptions, TimestampRange,
 };
+use sparsetable::{Durability, OpenOptions};
 
 const NOW: i64 = 20_000;
 const FAMILIES: [&str; 2] = ["a", "b"];
@@ -516,6 +520,7 @@ enum Op {
     Mutate(Vec<u8>, Vec<Mutation>),
     Read(ReadRowsRequest),
     Compact,
+    Reopen,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -525,6 +530,7 @@ fn op() -> impl Strategy<Value = Op> {
             Op::Read(ReadRowsRequest { row_set, filter, rows_limit, reversed })
         }),
         1 => Just(Op::Compact),
+        1 => Just(Op::Reopen),
     ]
 }
 
@@ -557,7 +563,13 @@ proptest! {
         };
         config.families.insert("a".into(), ColumnFamily { gc_rule: gc_a.clone(), ..ColumnFamily::default() });
         config.families.insert("b".into(), ColumnFamily { gc_rule: gc_b.clone(), ..ColumnFamily::default() });
-        let mut db = Database::with_clock(Arc::new(ManualClock::new(NOW)));
+        // On in-memory storage, so reopening replays the commit log and reads the run files.
+        let storage = MemStorage::new();
+        let open = || {
+            let options = OpenOptions { durability: Durability::None, log_rotate_bytes: 1_500, ..OpenOptions::default() };
+            Database::open(Arc::new(storage.clone()), options, Arc::new(ManualClock::new(NOW))).unwrap()
+        };
+        let mut db = open();
         db.create_table("t", config).unwrap();
         let mut model = Model { gc: [("a".into(), gc_a), ("b".into(), gc_b)].into(), ..Model::default() };
         for op in ops {
@@ -572,6 +584,10 @@ proptest! {
                     prop_assert!(tablets.windows(2).all(|w| w[0].end_key == w[1].start_key));
                 }
                 Op::Compact => db.compact_table("t").unwrap(),
+                Op::Reopen => {
+                    drop(db);
+                    db = open();
+                }
                 Op::Read(req) => {
                     let got = db.read_rows("t", &req).map(|s| s.collect::<Vec<_>>());
                     if model_filter_invalid(&req.filter) {
