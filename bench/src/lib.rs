@@ -1,0 +1,1 @@
+//! Benchmark harness for Sparsetable (work in progress: see issue 6).
