@@ -23,7 +23,7 @@ use crate::convert::{
 };
 use crate::names::{BackupName, ClusterName, InstanceName, TableName};
 use crate::operations::pack;
-use crate::registry::{lock, Instances};
+use crate::registry::Instances;
 use crate::status::{to_status, unimplemented};
 use crate::stubs::admin::bigtable_table_admin_server::BigtableTableAdmin;
 use crate::stubs::admin_v2;
@@ -46,13 +46,11 @@ impl AdminService {
         let instance = InstanceName::parse("parent", &req.parent)?;
         let config = table_config_from_proto(req.table.as_ref(), &req.initial_splits)?;
         let db = self.instances.database(&instance)?;
-        let mut db = lock(&db)?;
-        db.create_table(&req.table_id, config)?;
-        Ok(table_to_proto(
-            &instance,
-            &db.get_table(&req.table_id)?,
-            TableView::Schema,
-        ))
+        let info = db.write(|db| {
+            db.create_table(&req.table_id, config)?;
+            db.get_table(&req.table_id)
+        })?;
+        Ok(table_to_proto(&instance, &info, TableView::Schema))
     }
 
     fn list_tables_inner(
@@ -65,7 +63,7 @@ impl AdminService {
             Error::invalid_argument(format!("page_size {} must not be negative", req.page_size))
         })?;
         let db = self.instances.database(&instance)?;
-        let tables = lock(&db)?.list_tables();
+        let tables = db.read(|db| Ok(db.list_tables()))?;
         let mut rest = tables
             .iter()
             .filter(|t| req.page_token.is_empty() || t.name.as_str() > req.page_token.as_str())
@@ -88,15 +86,14 @@ impl AdminService {
         let table = TableName::parse("name", &req.name)?;
         let view = TableView::from_proto(req.view, TableView::Schema)?;
         let db = self.instances.database(&table.instance)?;
-        let info = lock(&db)?.get_table(&table.table_id)?;
+        let info = db.read(|db| db.get_table(&table.table_id))?;
         Ok(table_to_proto(&table.instance, &info, view))
     }
 
     fn delete_table_inner(&self, req: &admin_v2::DeleteTableRequest) -> Result<()> {
         let table = TableName::parse("name", &req.name)?;
         let db = self.instances.database(&table.instance)?;
-        let mut db = lock(&db)?;
-        db.delete_table(&table.table_id)
+        db.write(|db| db.delete_table(&table.table_id))
     }
 
     fn modify_column_families_inner(
@@ -106,8 +103,7 @@ impl AdminService {
         let table = TableName::parse("name", &req.name)?;
         let modifications = modifications_from_proto(&req.modifications)?;
         let db = self.instances.database(&table.instance)?;
-        let mut db = lock(&db)?;
-        let info = db.modify_column_families(&table.table_id, &modifications)?;
+        let info = db.write(|db| db.modify_column_families(&table.table_id, &modifications))?;
         Ok(table_to_proto(&table.instance, &info, TableView::Schema))
     }
 
@@ -149,9 +145,11 @@ impl AdminService {
             }
         }
         let db = self.instances.database(&table.instance)?;
-        let mut db = lock(&db)?;
-        let info = db.set_deletion_protection(&table.table_id, update.deletion_protection)?;
-        let now = Some(timestamp_to_proto(db.now_micros()));
+        let (info, now) = db.write(|db| {
+            let info = db.set_deletion_protection(&table.table_id, update.deletion_protection)?;
+            Ok((info, db.now_micros()))
+        })?;
+        let now = Some(timestamp_to_proto(now));
         let metadata = admin_v2::UpdateTableMetadata {
             name: table.to_string(),
             start_time: now,
@@ -185,15 +183,14 @@ impl AdminService {
             }
         };
         let db = self.instances.database(&table.instance)?;
-        let mut db = lock(&db)?;
-        db.drop_row_range(&table.table_id, &range)
+        db.write(|db| db.drop_row_range(&table.table_id, &range))
     }
 
     /// The table a consistency RPC names, checked to exist.
     fn existing_table(&self, name: &str) -> Result<TableName> {
         let table = TableName::parse("name", name)?;
         let db = self.instances.database(&table.instance)?;
-        lock(&db)?.get_table(&table.table_id)?;
+        db.read(|db| db.get_table(&table.table_id))?;
         Ok(table)
     }
 
@@ -217,7 +214,7 @@ impl AdminService {
         }
         let name = cluster.backup(&req.backup_id);
         let db = self.instances.database(&cluster.instance)?;
-        let info = lock(&db)?.create_backup(&source.table_id, &req.backup_id)?;
+        let info = db.write(|db| db.create_backup(&source.table_id, &req.backup_id))?;
         let taken = Some(timestamp_to_proto(info.created_micros));
         let metadata = admin_v2::CreateBackupMetadata {
             name: name.to_string(),
@@ -238,7 +235,7 @@ impl AdminService {
     fn get_backup_inner(&self, req: &admin_v2::GetBackupRequest) -> Result<admin_v2::Backup> {
         let name = BackupName::parse("name", &req.name)?;
         let db = self.instances.database(&name.cluster.instance)?;
-        let info = lock(&db)?.get_backup(&name.backup_id)?;
+        let info = db.read(|db| db.get_backup(&name.backup_id))?;
         Ok(backup_to_proto(&name, &info, None))
     }
 
@@ -257,7 +254,7 @@ impl AdminService {
             Error::invalid_argument(format!("page_size {} must not be negative", req.page_size))
         })?;
         let db = self.instances.database(&cluster.instance)?;
-        let backups = lock(&db)?.list_backups();
+        let backups = db.read(|db| Ok(db.list_backups()))?;
         let mut rest = backups
             .iter()
             .filter(|b| req.page_token.is_empty() || b.name.as_str() > req.page_token.as_str())
@@ -282,8 +279,7 @@ impl AdminService {
     fn delete_backup_inner(&self, req: &admin_v2::DeleteBackupRequest) -> Result<()> {
         let name = BackupName::parse("name", &req.name)?;
         let db = self.instances.database(&name.cluster.instance)?;
-        let mut db = lock(&db)?;
-        db.delete_backup(&name.backup_id)
+        db.write(|db| db.delete_backup(&name.backup_id))
     }
 
     fn restore_table_inner(
@@ -302,9 +298,11 @@ impl AdminService {
             ));
         }
         let db = self.instances.database(&instance)?;
-        let mut db = lock(&db)?;
-        let source = db.get_backup(&backup.backup_id)?;
-        let info = db.restore_table(&backup.backup_id, &req.table_id)?;
+        let (source, info) = db.write(|db| {
+            let source = db.get_backup(&backup.backup_id)?;
+            let info = db.restore_table(&backup.backup_id, &req.table_id)?;
+            Ok((source, info))
+        })?;
         let table = instance.table(&req.table_id);
         let taken = Some(timestamp_to_proto(source.created_micros));
         let metadata = admin_v2::RestoreTableMetadata {

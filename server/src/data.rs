@@ -17,14 +17,14 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use sparsetable::{Error, Mutation, ReadRowsRequest, Result, RowMutations};
+use sparsetable::{Error, Mutation, ReadRowsRequest, Result, RowMutations, SharedDatabase};
 
 use crate::chunks::ResponseWriter;
 use crate::convert::{mutation_from_proto, row_set_from_proto, row_to_proto, rules_from_proto};
 use crate::features::{FeatureFlags, FromMetadata};
 use crate::filter::filter_from_proto;
 use crate::names::{InstanceName, TableName};
-use crate::registry::{lock, Instances};
+use crate::registry::Instances;
 use crate::scan::{Scan, ScanCounts};
 use crate::status::{to_status, unimplemented};
 use crate::stubs::data::bigtable_server::Bigtable;
@@ -76,8 +76,7 @@ impl DataService {
         let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
         let mutations = mutations_from_proto("mutations", &req.mutations)?;
         let db = self.instances.database(&table.instance)?;
-        let mut db = lock(&db)?;
-        db.mutate_row(&table.table_id, &req.row_key, &mutations)
+        db.write(|db| db.mutate_row(&table.table_id, &req.row_key, &mutations))
     }
 
     fn mutate_rows_inner(&self, req: &v2::MutateRowsRequest) -> Result<v2::MutateRowsResponse> {
@@ -97,7 +96,7 @@ impl DataService {
             })
             .collect::<Result<Vec<_>>>()?;
         let db = self.instances.database(&table.instance)?;
-        let statuses = lock(&db)?.mutate_rows(&table.table_id, &entries)?;
+        let statuses = db.write(|db| db.mutate_rows(&table.table_id, &entries))?;
         let entries = statuses
             .into_iter()
             .enumerate()
@@ -122,22 +121,22 @@ impl DataService {
         let true_mutations = mutations_from_proto("true_mutations", &req.true_mutations)?;
         let false_mutations = mutations_from_proto("false_mutations", &req.false_mutations)?;
         let db = self.instances.database(&table.instance)?;
-        let mut db = lock(&db)?;
-        db.check_and_mutate_row(
-            &table.table_id,
-            &req.row_key,
-            predicate.as_ref(),
-            &true_mutations,
-            &false_mutations,
-        )
+        db.write(|db| {
+            db.check_and_mutate_row(
+                &table.table_id,
+                &req.row_key,
+                predicate.as_ref(),
+                &true_mutations,
+                &false_mutations,
+            )
+        })
     }
 
     fn read_modify_write_row_inner(&self, req: &v2::ReadModifyWriteRowRequest) -> Result<v2::Row> {
         let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
         let rules = rules_from_proto(&req.rules)?;
         let db = self.instances.database(&table.instance)?;
-        let mut db = lock(&db)?;
-        let row = db.read_modify_write_row(&table.table_id, &req.row_key, &rules)?;
+        let row = db.write(|db| db.read_modify_write_row(&table.table_id, &req.row_key, &rules))?;
         Ok(row_to_proto(row))
     }
 
@@ -151,7 +150,7 @@ impl DataService {
             &req.materialized_view_name,
         )?;
         let db = self.instances.database(&table.instance)?;
-        let samples = lock(&db)?.sample_row_keys(&table.table_id)?;
+        let samples = db.read(|db| db.sample_row_keys(&table.table_id))?;
         Ok(samples
             .into_iter()
             .map(|s| v2::SampleRowKeysResponse {
@@ -161,10 +160,7 @@ impl DataService {
             .collect())
     }
 
-    fn start_read_rows(
-        &self,
-        req: &v2::ReadRowsRequest,
-    ) -> Result<(Scan, Arc<std::sync::Mutex<sparsetable::Database>>)> {
+    fn start_read_rows(&self, req: &v2::ReadRowsRequest) -> Result<(Scan, SharedDatabase)> {
         let table = target_table(
             &req.table_name,
             &req.authorized_view_name,
@@ -238,6 +234,22 @@ fn request_stats(counts: &ScanCounts) -> v2::RequestStats {
                 request_latency_stats: None,
             },
         )),
+    }
+}
+
+/// Runs a write on tokio's blocking pool. A write may wait for an fsync (shared with the
+/// writers that appended before it) or flush a memtable; on the blocking pool that wait
+/// never stalls the runtime's few worker threads, so other requests proceed and concurrent
+/// writers really do overlap and share their fsync.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> std::result::Result<T, Status> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(result) => result.map_err(to_status),
+        Err(e) => Err(to_status(Error::new(
+            sparsetable::Code::Internal,
+            format!("a write task failed: {e}"),
+        ))),
     }
 }
 
@@ -338,8 +350,9 @@ impl Bigtable for DataService {
         &self,
         request: Request<v2::MutateRowRequest>,
     ) -> std::result::Result<Response<v2::MutateRowResponse>, Status> {
-        self.mutate_row_inner(request.get_ref())
-            .map_err(to_status)?;
+        let this = self.clone();
+        let req = request.into_inner();
+        blocking(move || this.mutate_row_inner(&req)).await?;
         Ok(Response::new(v2::MutateRowResponse::default()))
     }
 
@@ -349,9 +362,9 @@ impl Bigtable for DataService {
         &self,
         request: Request<v2::MutateRowsRequest>,
     ) -> std::result::Result<Response<Self::MutateRowsStream>, Status> {
-        let response = self
-            .mutate_rows_inner(request.get_ref())
-            .map_err(to_status)?;
+        let this = self.clone();
+        let req = request.into_inner();
+        let response = blocking(move || this.mutate_rows_inner(&req)).await?;
         Ok(Response::new(ready_stream(vec![response])))
     }
 
@@ -359,9 +372,9 @@ impl Bigtable for DataService {
         &self,
         request: Request<v2::CheckAndMutateRowRequest>,
     ) -> std::result::Result<Response<v2::CheckAndMutateRowResponse>, Status> {
-        let predicate_matched = self
-            .check_and_mutate_row_inner(request.get_ref())
-            .map_err(to_status)?;
+        let this = self.clone();
+        let req = request.into_inner();
+        let predicate_matched = blocking(move || this.check_and_mutate_row_inner(&req)).await?;
         Ok(Response::new(v2::CheckAndMutateRowResponse {
             predicate_matched,
         }))
@@ -381,9 +394,9 @@ impl Bigtable for DataService {
         &self,
         request: Request<v2::ReadModifyWriteRowRequest>,
     ) -> std::result::Result<Response<v2::ReadModifyWriteRowResponse>, Status> {
-        let row = self
-            .read_modify_write_row_inner(request.get_ref())
-            .map_err(to_status)?;
+        let this = self.clone();
+        let req = request.into_inner();
+        let row = blocking(move || this.read_modify_write_row_inner(&req)).await?;
         Ok(Response::new(v2::ReadModifyWriteRowResponse {
             row: Some(row),
         }))

@@ -1,4 +1,4 @@
-//! The server's state: one engine `Database` per Bigtable instance.
+//! The server's state: one engine database per Bigtable instance, shared between requests.
 //!
 //! As Google's emulator, every `projects/P/instances/I` exists implicitly: its database is
 //! created, empty, the first time a request names it. Instances never share tables. All
@@ -8,13 +8,17 @@
 //! With a data directory, each instance's database lives in `DIR/P/I/` (SSTables, commit
 //! log, manifest) and is opened, with recovery, the first time a request names it; without
 //! one, databases are in memory.
+//!
+//! Each database is a [`SharedDatabase`]: reads of any rows run side by side under its read
+//! lock, a write holds the write lock only to validate, log and apply, and in `sync`
+//! durability concurrent writers share one fsync outside the lock (group commit).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use std::path::PathBuf;
 
-use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SystemClock};
+use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SharedDatabase, SystemClock};
 
 use crate::names::InstanceName;
 use crate::operations::Operations;
@@ -24,7 +28,7 @@ pub struct Instances {
     clock: Arc<dyn Clock>,
     /// Where databases persist; `None` keeps them in memory.
     data_dir: Option<(PathBuf, OpenOptions)>,
-    databases: Mutex<BTreeMap<InstanceName, Arc<Mutex<Database>>>>,
+    databases: Mutex<BTreeMap<InstanceName, SharedDatabase>>,
     operations: Arc<Operations>,
 }
 
@@ -76,7 +80,7 @@ impl Instances {
             .collect();
         let mut first = Ok(());
         for db in databases {
-            if let Err(e) = lock(&db).and_then(|mut d| d.checkpoint()) {
+            if let Err(e) = db.write(|d| d.checkpoint()) {
                 if first.is_ok() {
                     first = Err(e);
                 }
@@ -94,7 +98,7 @@ impl Instances {
     ///
     /// # Errors
     /// `Internal` if a panic poisoned the registry's lock (a bug, never a user mistake).
-    pub fn database(&self, instance: &InstanceName) -> Result<Arc<Mutex<Database>>> {
+    pub fn database(&self, instance: &InstanceName) -> Result<SharedDatabase> {
         let mut databases = self.databases.lock().map_err(|_| poisoned())?;
         if let Some(db) = databases.get(instance) {
             return Ok(db.clone());
@@ -109,7 +113,7 @@ impl Instances {
                 Database::open(storage, options.clone(), self.clock.clone())?
             }
         };
-        let db = Arc::new(Mutex::new(db));
+        let db = SharedDatabase::new(db);
         databases.insert(instance.clone(), db.clone());
         Ok(db)
     }
@@ -130,15 +134,6 @@ fn path_component(id: &str) -> Result<&str> {
             "project and instance ids must be letters, digits, '-', '_' or '.' (not leading): {id:?}"
         )))
     }
-}
-
-/// Locks one database.
-///
-/// # Errors
-/// `Internal` if an earlier panic poisoned the lock: the database may be half-changed, so the
-/// server refuses to serve it rather than return data that breaks the engine's invariants.
-pub fn lock(db: &Mutex<Database>) -> Result<MutexGuard<'_, Database>> {
-    db.lock().map_err(|_| poisoned())
 }
 
 fn poisoned() -> Error {

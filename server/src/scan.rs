@@ -1,6 +1,6 @@
 //! A ReadRows scan read in batches, so the database lock is never held while sending.
 //!
-//! Each batch locks the database, reads up to [`BATCH_ROWS`] rows or about [`BATCH_BYTES`]
+//! Each batch holds the database's read lock (shared with other readers), reads up to [`BATCH_ROWS`] rows or about [`BATCH_BYTES`]
 //! bytes, and unlocks; the next batch resumes strictly after the last row returned (before
 //! it, when reversed) with the rows still allowed by `rows_limit`. Writes that land between
 //! batches may be seen by later batches, as in Cloud Bigtable, where a ReadRows stream is not a
@@ -12,11 +12,8 @@
 //! exhausted, finds the last row it scanned past, for `last_scanned_row_key`.
 
 use std::ops::Bound;
-use std::sync::Mutex;
 
-use sparsetable::{Database, ReadRowsRequest, Result, Row, RowFilter, RowRange, RowSet};
-
-use crate::registry::lock;
+use sparsetable::{ReadRowsRequest, Result, Row, RowFilter, RowRange, RowSet, SharedDatabase};
 
 /// Most rows one batch reads under the lock.
 pub const BATCH_ROWS: usize = 512;
@@ -90,7 +87,7 @@ impl Scan {
     /// # Errors
     /// The engine's: `NotFound` for an unknown table, `InvalidArgument` for a bad request (the
     /// first batch reads the request exactly as given, so it reports these).
-    pub fn next_batch(&mut self, db: &Mutex<Database>) -> Result<Vec<Row>> {
+    pub fn next_batch(&mut self, db: &SharedDatabase) -> Result<Vec<Row>> {
         if self.done {
             return Ok(Vec::new());
         }
@@ -115,40 +112,41 @@ impl Scan {
                 }
             }
         };
-        let db = lock(db)?;
-        let mut rows = Vec::new();
-        let mut bytes = 0;
-        let mut stream = db.read_rows(&self.table_id, &request)?;
-        let cells_before = self
-            .count_cells_seen
-            .then(|| db.access_stats(&self.table_id))
-            .transpose()?;
-        loop {
-            if rows.len() == BATCH_ROWS || bytes >= BATCH_BYTES {
-                break;
+        let rows = db.read(|db| {
+            let mut rows = Vec::new();
+            let mut bytes = 0;
+            let mut stream = db.read_rows(&self.table_id, &request)?;
+            let cells_before = self
+                .count_cells_seen
+                .then(|| db.access_stats(&self.table_id))
+                .transpose()?;
+            loop {
+                if rows.len() == BATCH_ROWS || bytes >= BATCH_BYTES {
+                    break;
+                }
+                let Some(row) = stream.next() else {
+                    self.done = true;
+                    self.exhausted = true;
+                    break;
+                };
+                self.counts.cells_returned += row.cells.len() as u64;
+                bytes += row.key.len()
+                    + row
+                        .cells
+                        .iter()
+                        .map(|c| c.value.len() + c.qualifier.len())
+                        .sum::<usize>();
+                rows.push(row);
             }
-            let Some(row) = stream.next() else {
-                self.done = true;
-                self.exhausted = true;
-                break;
-            };
-            self.counts.cells_returned += row.cells.len() as u64;
-            bytes += row.key.len()
-                + row
-                    .cells
-                    .iter()
-                    .map(|c| c.value.len() + c.qualifier.len())
-                    .sum::<usize>();
-            rows.push(row);
-        }
-        self.counts.rows_seen += stream.rows_scanned();
-        self.counts.rows_returned += rows.len() as u64;
-        drop(stream);
-        if let Some(before) = cells_before {
-            self.counts.cells_seen +=
-                cells_visited_since(&before, &db.access_stats(&self.table_id)?);
-        }
-        drop(db);
+            self.counts.rows_seen += stream.rows_scanned();
+            self.counts.rows_returned += rows.len() as u64;
+            drop(stream);
+            if let Some(before) = cells_before {
+                self.counts.cells_seen +=
+                    cells_visited_since(&before, &db.access_stats(&self.table_id)?);
+            }
+            Ok(rows)
+        })?;
         if let Some(last) = rows.last() {
             self.last_key = Some(last.key.clone());
         }
@@ -171,7 +169,7 @@ impl Scan {
     ///
     /// # Errors
     /// The engine's, as in [`Scan::next_batch`].
-    pub fn last_scanned_row_key(&self, db: &Mutex<Database>) -> Result<Option<Vec<u8>>> {
+    pub fn last_scanned_row_key(&self, db: &SharedDatabase) -> Result<Option<Vec<u8>>> {
         if !self.exhausted {
             return Ok(None);
         }
@@ -183,8 +181,8 @@ impl Scan {
             rows_limit: 1,
             reversed: !self.request.reversed,
         };
-        let db = lock(db)?;
-        let Some(last) = db.read_rows(&self.table_id, &probe)?.next().map(|r| r.key) else {
+        let last = db.read(|db| Ok(db.read_rows(&self.table_id, &probe)?.next().map(|r| r.key)))?;
+        let Some(last) = last else {
             return Ok(None);
         };
         let beyond = match &self.last_key {
@@ -256,9 +254,9 @@ fn resume_ranges(row_set: &RowSet, last: &[u8], reversed: bool) -> Vec<RowRange>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparsetable::{Mutation, TableConfig};
+    use sparsetable::{Database, Mutation, TableConfig};
 
-    fn db_with_rows(n: usize) -> Mutex<Database> {
+    fn db_with_rows(n: usize) -> SharedDatabase {
         let mut db = Database::new();
         db.create_table("t", TableConfig::with_families(["cf"]))
             .unwrap();
@@ -271,10 +269,10 @@ mod tests {
             )
             .unwrap();
         }
-        Mutex::new(db)
+        SharedDatabase::new(db)
     }
 
-    fn scan_all(db: &Mutex<Database>, request: ReadRowsRequest) -> (Vec<Vec<u8>>, usize) {
+    fn scan_all(db: &SharedDatabase, request: ReadRowsRequest) -> (Vec<Vec<u8>>, usize) {
         let mut scan = Scan::new("t".into(), request);
         let mut keys = Vec::new();
         let mut batches = 0;
