@@ -348,6 +348,48 @@ const OPERATIONS_METHODS: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// The part of `google.bigtable.admin.v2.BigtableInstanceAdmin` that clients call on startup
+/// or in test set-up and tear-down (does the instance exist, list instances and clusters,
+/// create and delete an instance). Routes not listed here answer UNIMPLEMENTED.
+const INSTANCE_ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
+    (
+        "create_instance",
+        "CreateInstance",
+        "bigtable::admin::v2::CreateInstanceRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "get_instance",
+        "GetInstance",
+        "bigtable::admin::v2::GetInstanceRequest",
+        "bigtable::admin::v2::Instance",
+    ),
+    (
+        "list_instances",
+        "ListInstances",
+        "bigtable::admin::v2::ListInstancesRequest",
+        "bigtable::admin::v2::ListInstancesResponse",
+    ),
+    (
+        "delete_instance",
+        "DeleteInstance",
+        "bigtable::admin::v2::DeleteInstanceRequest",
+        "Empty",
+    ),
+    (
+        "get_cluster",
+        "GetCluster",
+        "bigtable::admin::v2::GetClusterRequest",
+        "bigtable::admin::v2::Cluster",
+    ),
+    (
+        "list_clusters",
+        "ListClusters",
+        "bigtable::admin::v2::ListClustersRequest",
+        "bigtable::admin::v2::ListClustersResponse",
+    ),
+];
+
 /// `sparsetable.testing.v1.TestClock`, over the messages of `crate::test_clock`.
 const TEST_CLOCK_METHODS: &[(&str, &str, &str, &str)] = &[
     ("set_time", "SetTime", "SetTimeRequest", "TimeResponse"),
@@ -410,6 +452,17 @@ fn main() {
             },
         )
         .build();
+    let instance_admin = INSTANCE_ADMIN_METHODS
+        .iter()
+        .fold(
+            Service::builder()
+                .name("BigtableInstanceAdmin")
+                .package("google.bigtable.admin.v2"),
+            |s, &(name, route, input, output)| {
+                s.method(method(name, route, qualify(input), qualify(output), false))
+            },
+        )
+        .build();
     let operations = OPERATIONS_METHODS
         .iter()
         .fold(
@@ -441,7 +494,7 @@ fn main() {
     // Clients too, for the TestClock only: tests (and users' test harnesses in Rust) drive it.
     Builder::new()
         .build_client(false)
-        .compile(&[data, admin, operations]);
+        .compile(&[data, admin, instance_admin, operations]);
     Builder::new().build_client(true).compile(&[test_clock]);
     println!("cargo:rerun-if-changed=build.rs");
 }

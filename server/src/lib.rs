@@ -6,11 +6,12 @@
 //! The crate converts messages and errors and nothing else; every Bigtable rule lives in the
 //! engine. Layout, one concept per module:
 //! - [`stubs`]: the generated service traits over the googleapis crates' message types;
-//! - [`names`]: resource names; [`registry`]: one engine `Database` per instance;
+//! - [`names`]: resource names; [`registry`]: one shared engine database per instance;
 //! - [`convert`]: messages to engine types and back; [`filter`]: RowFilter messages;
 //!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
-//! - [`data`] and [`admin`]: the two services; [`operations`]: long-running operations and
+//! - [`data`] and [`admin`]: the two main services; [`instance_admin`]: the instance-admin
+//!   calls clients make at start-up; [`operations`]: long-running operations and
 //!   the `google.longrunning.Operations` service; [`test_clock`]: the TestClock service that
 //!   moves a frozen clock (served only when the server runs on one).
 //!
@@ -29,6 +30,7 @@ pub mod convert;
 pub mod data;
 pub mod features;
 pub mod filter;
+pub mod instance_admin;
 pub mod names;
 pub mod operations;
 pub mod registry;
@@ -49,6 +51,7 @@ pub use data::DataService;
 pub use registry::Instances;
 use stubs::admin::bigtable_table_admin_server::BigtableTableAdminServer;
 use stubs::data::bigtable_server::BigtableServer;
+use stubs::instance_admin::bigtable_instance_admin_server::BigtableInstanceAdminServer;
 use stubs::operations::operations_server::OperationsServer;
 use test_clock::service::test_clock_server::TestClockServer;
 
@@ -87,7 +90,10 @@ pub async fn serve(
     ));
     Server::builder()
         .add_service(data_server(instances.clone()))
-        .add_service(admin_server(instances))
+        .add_service(admin_server(instances.clone()))
+        .add_service(BigtableInstanceAdminServer::new(
+            instance_admin::InstanceAdminService::new(instances),
+        ))
         .add_service(operations)
         .add_optional_service(
             test_clock.map(|c| TestClockServer::new(test_clock::TestClockService::new(c))),

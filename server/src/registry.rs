@@ -89,6 +89,91 @@ impl Instances {
         first
     }
 
+    /// The instances of `project` (every project when `None`) that exist: those a request
+    /// has named since the server started and, with a data directory, those with a folder
+    /// there from an earlier run. Sorted by name.
+    ///
+    /// # Errors
+    /// `Internal` if a panic poisoned the registry's lock.
+    pub fn known_instances(&self, project: Option<&str>) -> Result<Vec<InstanceName>> {
+        let mut names: std::collections::BTreeSet<InstanceName> = self
+            .databases
+            .lock()
+            .map_err(|_| poisoned())?
+            .keys()
+            .filter(|name| project.is_none_or(|p| name.project == p))
+            .cloned()
+            .collect();
+        if let Some((dir, _)) = &self.data_dir {
+            // DIR/PROJECT/INSTANCE holding a manifest is an instance of an earlier run.
+            for project_dir in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let Ok(p) = project_dir.file_name().into_string() else {
+                    continue;
+                };
+                if project.is_some_and(|want| want != p) || path_component(&p).is_err() {
+                    continue;
+                }
+                for instance_dir in std::fs::read_dir(project_dir.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                {
+                    let Ok(i) = instance_dir.file_name().into_string() else {
+                        continue;
+                    };
+                    if path_component(&i).is_ok()
+                        && instance_dir
+                            .path()
+                            .join(sparsetable::manifest::MANIFEST_FILE)
+                            .is_file()
+                    {
+                        names.insert(InstanceName {
+                            project: p.clone(),
+                            instance: i,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(names.into_iter().collect())
+    }
+
+    /// Forgets an instance whose tables and backups are gone: it no longer exists, and with a
+    /// data directory its folder is removed. A later request naming it starts it afresh.
+    ///
+    /// # Errors
+    /// `Internal` if a panic poisoned the registry's lock; a storage error removing the folder.
+    pub fn forget(&self, instance: &InstanceName) -> Result<()> {
+        let mut databases = self.databases.lock().map_err(|_| poisoned())?;
+        databases.remove(instance);
+        if let Some((dir, _)) = &self.data_dir {
+            let path = dir
+                .join(path_component(&instance.project)?)
+                .join(path_component(&instance.instance)?);
+            match std::fs::remove_dir_all(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(Error::new(
+                        Code::Internal,
+                        format!("removing {}: {e}", path.display()),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `instance` exists (see [`Instances::known_instances`]).
+    ///
+    /// # Errors
+    /// As [`Instances::known_instances`].
+    pub fn is_known(&self, instance: &InstanceName) -> Result<bool> {
+        Ok(self
+            .known_instances(Some(&instance.project))?
+            .contains(instance))
+    }
+
     /// The long-running operations admin RPCs have returned.
     pub fn operations(&self) -> &Arc<Operations> {
         &self.operations

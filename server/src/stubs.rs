@@ -30,6 +30,15 @@ pub mod admin {
     ));
 }
 
+/// The server trait and service of the part of `google.bigtable.admin.v2.BigtableInstanceAdmin`
+/// the server answers.
+pub mod instance_admin {
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/google.bigtable.admin.v2.BigtableInstanceAdmin.rs"
+    ));
+}
+
 /// The server trait and service of `google.longrunning.Operations`.
 pub mod operations {
     include!(concat!(

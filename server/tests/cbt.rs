@@ -274,3 +274,58 @@ fn cbt_reads_ranges_prefixes_regexes_counts_and_deletes() {
     assert_eq!(ok(&server, i, &["ls"]), "t\n");
     assert!(!ok(&server, i, &["ls", "t"]).contains("extra"));
 }
+
+/// The instance-admin commands cbt users run first: list instances and clusters, create an
+/// instance and delete it. Google's emulator answers all of these UNIMPLEMENTED.
+#[test]
+fn cbt_lists_creates_and_deletes_instances() {
+    let server = Server::start(&[]);
+    ok(&server, "inst1", &["createtable", "t1"]);
+    assert_eq!(
+        ok(&server, "inst1", &["listinstances"]),
+        "Instance Name\t\tInfo\n-------------\t\t----\ninst1\t\t\tinst1\n"
+    );
+    assert_eq!(
+        ok(&server, "inst1", &["listclusters"]),
+        "Cluster Name\tZone\t\tState\n------------\t----\t\t----\ninst1-c1\tlocal\t\tREADY (1 serve nodes)\n"
+    );
+    ok(
+        &server,
+        "inst1",
+        &[
+            "createinstance",
+            "second-inst",
+            "Second",
+            "second-inst-c1",
+            "us-east1-b",
+            "1",
+            "SSD",
+        ],
+    );
+    let listed = ok(&server, "inst1", &["listinstances"]);
+    assert!(
+        listed.ends_with("inst1\t\t\tinst1\nsecond-inst\t\tsecond-inst\n"),
+        "{listed}"
+    );
+    // The new instance is usable at once, and deleting it removes its tables.
+    ok(&server, "second-inst", &["createtable", "t2"]);
+    assert_eq!(ok(&server, "second-inst", &["ls"]), "t2\n");
+    let again = fails(
+        &server,
+        "inst1",
+        &[
+            "createinstance",
+            "second-inst",
+            "Second",
+            "second-inst-c1",
+            "us-east1-b",
+            "1",
+            "SSD",
+        ],
+    );
+    assert!(again.contains("AlreadyExists"), "{again}");
+    ok(&server, "inst1", &["deleteinstance", "second-inst"]);
+    assert!(!ok(&server, "inst1", &["listinstances"]).contains("second-inst"));
+    assert_eq!(ok(&server, "second-inst", &["ls"]), "");
+    assert_eq!(ok(&server, "inst1", &["ls"]), "t1\n");
+}
