@@ -132,6 +132,55 @@ fn benches(c: &mut Criterion) {
         b.iter(|| black_box(db.read_rows("t", &regex).unwrap().count()))
     });
     g.finish();
+
+    // Scan bandwidth with 1000-byte values, warm (the data is in memory).
+    let (big_db, big_map) = loaded_1kb();
+    let mut g = c.benchmark_group("scan_1kb");
+    g.throughput(Throughput::Bytes(BIG_ROWS * 1000));
+    g.sample_size(10);
+    g.bench_function("btreemap_scan", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for (k, v) in &big_map {
+                black_box((k.clone(), v.clone()));
+                n += 1;
+            }
+            n
+        })
+    });
+    g.bench_function("no_filter", |b| {
+        b.iter(|| {
+            black_box(
+                big_db
+                    .read_rows("t", &ReadRowsRequest::default())
+                    .unwrap()
+                    .count(),
+            )
+        })
+    });
+    g.finish();
+}
+
+const BIG_ROWS: u64 = 20_000;
+
+/// 20,000 rows of one 1000-byte cell each, and the same as a `BTreeMap`.
+fn loaded_1kb() -> (Database, BTreeMap<Vec<u8>, Vec<u8>>) {
+    let mut db = Database::with_clock(Arc::new(ManualClock::new(1_700_000_000_000_000)));
+    db.create_table("t", TableConfig::with_families(["cf"]))
+        .unwrap();
+    let mut map = BTreeMap::new();
+    for i in 0..BIG_ROWS {
+        let key = format!("row{i:010}");
+        let value = vec![(i % 251) as u8; 1000];
+        db.mutate_row(
+            "t",
+            key.as_bytes(),
+            &[Mutation::set_cell("cf", b"a", 1000, value.clone())],
+        )
+        .unwrap();
+        map.insert([key.as_bytes(), b"cf:a"].concat(), value);
+    }
+    (db, map)
 }
 
 criterion_group!(data_api, benches);

@@ -737,17 +737,15 @@ impl Database {
         if request.reversed {
             ranges.reverse();
         }
-        Ok(RowStream {
+        Ok(RowStream::new(
             table,
-            ranges: ranges.into_iter(),
-            current: None,
-            reversed: request.reversed,
-            remaining: (request.rows_limit > 0).then_some(request.rows_limit as u64),
-            now_micros: self.clock.now_micros(),
+            ranges,
+            request.reversed,
+            (request.rows_limit > 0).then_some(request.rows_limit as u64),
+            self.clock.now_micros(),
             filter,
-            random: SplitMix64::new(self.next_read_seed()),
-            rows_scanned: 0,
-        })
+            SplitMix64::new(self.next_read_seed()),
+        ))
     }
 
     /// Opens (or creates) a database on `storage`: reads the manifest, opens the run files,

@@ -25,6 +25,7 @@
 //! is resolved before a mutation is encoded), so `!timestamp` as u64 sorts newest first.
 //! This encoding reaches disk: never change it without a format version bump.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -88,6 +89,16 @@ pub fn row_prefix(row_key: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(row_key.len() + 2);
     escape(&mut out, row_key);
     out
+}
+
+/// The key after every internal key of `row_key`: its row prefix with the terminator bumped
+/// (`0x00 0x02`), so seeking here skips the row.
+pub fn after_row(row_key: &[u8]) -> Vec<u8> {
+    let mut p = row_prefix(row_key);
+    if let Some(last) = p.last_mut() {
+        *last += 1;
+    }
+    p
 }
 
 impl InternalKey {
@@ -224,6 +235,135 @@ pub fn row_key_of(bytes: &[u8]) -> Result<Vec<u8>> {
     Reader { bytes, pos: 0 }.unescape()
 }
 
+/// The length of the encoded row part (`esc(row_key)`, terminator included) at the start of
+/// an internal key: `bytes[..n]` is the `row_prefix` every entry of the row shares. `None`
+/// when the row's escaping is malformed.
+pub fn row_prefix_len(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    loop {
+        let zero = i + bytes.get(i..)?.iter().position(|&b| b == 0)?;
+        match bytes.get(zero + 1)? {
+            0x01 => return Some(zero + 2),
+            0xff => i = zero + 2,
+            _ => return None,
+        }
+    }
+}
+
+/// What an entry is, borrowing its names from the encoded key (the read path's view: no
+/// allocation unless a name holds an escaped zero byte).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KindRef<'a> {
+    /// Every older cell of the row is deleted.
+    DeleteRow,
+    /// Every older cell of the family is deleted.
+    DeleteFamily {
+        /// The family's name bytes (UTF-8 is checked by the reader that needs a `str`).
+        family: Cow<'a, [u8]>,
+    },
+    /// Older cells of the column with timestamps in `[start, end)` are deleted.
+    DeleteColumn {
+        /// The family's name bytes.
+        family: Cow<'a, [u8]>,
+        /// The qualifier.
+        qualifier: Cow<'a, [u8]>,
+        /// Inclusive start.
+        start_micros: u64,
+        /// Exclusive end; `u64::MAX` = unbounded.
+        end_micros: u64,
+    },
+    /// A cell.
+    Cell {
+        /// The family's name bytes.
+        family: Cow<'a, [u8]>,
+        /// The qualifier.
+        qualifier: Cow<'a, [u8]>,
+        /// The cell timestamp.
+        timestamp_micros: i64,
+    },
+}
+
+/// An internal key decoded past its row part, borrowing from the encoded bytes: what
+/// [`InternalKey::decode`] yields without the row key and without allocating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRef<'a> {
+    /// The write's sequence number.
+    pub sequence: u64,
+    /// What the entry is.
+    pub kind: KindRef<'a>,
+}
+
+impl<'a> KeyRef<'a> {
+    /// Decodes `bytes`, an encoded internal key whose row part is `bytes[..row_len]`
+    /// (`row_len` from [`row_prefix_len`]; the row part is not checked again).
+    ///
+    /// # Errors
+    /// `DataLoss` exactly where [`InternalKey::decode`] would fail after the row key.
+    pub fn parse(bytes: &'a [u8], row_len: usize) -> Result<Self> {
+        let mut r = Reader {
+            bytes,
+            pos: row_len.min(bytes.len()),
+        };
+        let (sequence, kind) = match r.byte()? {
+            0x00 => {
+                let sequence = r.seq()?;
+                r.end()?;
+                return Ok(KeyRef {
+                    sequence,
+                    kind: KindRef::DeleteRow,
+                });
+            }
+            0x01 => {
+                let family = r.unescape_borrowed()?;
+                if core::str::from_utf8(&family).is_err() {
+                    return Err(corrupt("family name is not UTF-8"));
+                }
+                match r.byte()? {
+                    0x00 => (r.seq()?, KindRef::DeleteFamily { family }),
+                    0x01 => {
+                        let qualifier = r.unescape_borrowed()?;
+                        match r.byte()? {
+                            0x00 => {
+                                let sequence = r.seq()?;
+                                let start_micros = r.u64()?;
+                                let end_micros = r.u64()?;
+                                (
+                                    sequence,
+                                    KindRef::DeleteColumn {
+                                        family,
+                                        qualifier,
+                                        start_micros,
+                                        end_micros,
+                                    },
+                                )
+                            }
+                            0x01 => {
+                                let ts = !r.u64()?;
+                                let timestamp_micros = i64::try_from(ts)
+                                    .map_err(|_| corrupt("negative cell timestamp"))?;
+                                let sequence = r.seq()?;
+                                (
+                                    sequence,
+                                    KindRef::Cell {
+                                        family,
+                                        qualifier,
+                                        timestamp_micros,
+                                    },
+                                )
+                            }
+                            other => return Err(corrupt_tag(other)),
+                        }
+                    }
+                    other => return Err(corrupt_tag(other)),
+                }
+            }
+            other => return Err(corrupt_tag(other)),
+        };
+        r.end()?;
+        Ok(KeyRef { sequence, kind })
+    }
+}
+
 fn corrupt(what: &str) -> Error {
     Error::new(Code::DataLoss, alloc::format!("internal key: {what}"))
 }
@@ -240,7 +380,7 @@ struct Reader<'a> {
     pos: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn byte(&mut self) -> Result<u8> {
         let b = *self
             .bytes
@@ -283,6 +423,24 @@ impl Reader<'_> {
                 _ => return Err(corrupt("bad escape")),
             }
         }
+    }
+
+    /// `unescape` that borrows when the name holds no escaped zero byte.
+    fn unescape_borrowed(&mut self) -> Result<Cow<'a, [u8]>> {
+        let start = self.pos;
+        let rest = self
+            .bytes
+            .get(start..)
+            .ok_or_else(|| corrupt("truncated"))?;
+        let zero = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| corrupt("truncated"))?;
+        if rest.get(zero + 1) == Some(&0x01) {
+            self.pos = start + zero + 2;
+            return Ok(Cow::Borrowed(&rest[..zero]));
+        }
+        self.unescape().map(Cow::Owned)
     }
 
     fn end(&self) -> Result<()> {
@@ -370,8 +528,73 @@ mod tests {
         }
         for (k, e) in keys.iter().zip(&encoded) {
             assert_eq!(&InternalKey::decode(e).unwrap(), k);
+            let n = row_prefix_len(e).unwrap();
+            assert_eq!(&e[..n], row_prefix(&k.row_key).as_slice());
+            assert_eq!(owned(KeyRef::parse(e, n).unwrap(), &k.row_key), *k);
             assert_eq!(row_key_of(e).unwrap(), k.row_key);
             assert!(e.starts_with(&row_prefix(&k.row_key)));
+        }
+    }
+
+    /// The borrowed view turned back into the owned key, to compare with `decode`.
+    fn owned(k: KeyRef<'_>, row: &[u8]) -> InternalKey {
+        let name = |f: Cow<'_, [u8]>| String::from_utf8(f.into_owned()).unwrap();
+        InternalKey {
+            row_key: row.to_vec(),
+            sequence: k.sequence,
+            kind: match k.kind {
+                KindRef::DeleteRow => EntryKind::DeleteRow,
+                KindRef::DeleteFamily { family } => EntryKind::DeleteFamily {
+                    family: name(family),
+                },
+                KindRef::DeleteColumn {
+                    family,
+                    qualifier,
+                    start_micros,
+                    end_micros,
+                } => EntryKind::DeleteColumn {
+                    family: name(family),
+                    qualifier: qualifier.into_owned(),
+                    start_micros,
+                    end_micros,
+                },
+                KindRef::Cell {
+                    family,
+                    qualifier,
+                    timestamp_micros,
+                } => EntryKind::Cell {
+                    family: name(family),
+                    qualifier: qualifier.into_owned(),
+                    timestamp_micros,
+                },
+            },
+        }
+    }
+
+    #[test]
+    fn borrowed_view_agrees_with_decode_on_every_mutilation() {
+        let good = cell(b"r\0w", "c\0f", b"q\0", 1000, 4).encode();
+        let mut inputs = alloc::vec![good.clone()];
+        for cut in 0..good.len() {
+            inputs.push(good[..cut].to_vec());
+        }
+        for i in 0..good.len() {
+            for bit in 0..8 {
+                let mut bad = good.clone();
+                bad[i] ^= 1 << bit;
+                inputs.push(bad);
+            }
+        }
+        for bytes in inputs {
+            let full = InternalKey::decode(&bytes);
+            let view = row_prefix_len(&bytes)
+                .ok_or(())
+                .and_then(|n| KeyRef::parse(&bytes, n).map(|k| (k, n)).map_err(|_| ()));
+            match (full, view) {
+                (Ok(k), Ok((v, _))) => assert_eq!(owned(v, &k.row_key), k),
+                (Err(_), Err(())) => {}
+                (a, b) => panic!("decode {a:?} but view {b:?} for {bytes:?}"),
+            }
         }
     }
 

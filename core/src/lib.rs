@@ -44,6 +44,7 @@ pub mod regex;
 pub mod row;
 pub mod row_merge;
 pub mod row_set;
+mod scan;
 pub mod schema;
 #[cfg(feature = "std")]
 pub mod shared;

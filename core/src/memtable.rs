@@ -5,7 +5,13 @@
 //! the first key at or after a position, the last key before a position, and every entry of
 //! one row. That keeps row navigation (forward and reversed) independent of how a source
 //! stores its bytes.
+//!
+//! Scans ask more: a [`SourceCursor`] walks a source forward from a seek position, lending
+//! each entry's bytes without copying them, so a read can merge every source of a tablet in
+//! one pass (a k-way merge) instead of seeking each source afresh for every row.
 
+use alloc::boxed::Box;
+use alloc::collections::btree_map;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -33,6 +39,117 @@ pub trait Source: Send + Sync {
     /// The run's on-disk description, if it is a file.
     fn run_meta(&self) -> Option<crate::manifest::RunMeta> {
         None
+    }
+    /// A forward cursor over the entries, positioned nowhere until its first `seek`.
+    ///
+    /// The default walks the source through the three navigation questions above (correct
+    /// but slow: every step is a fresh search); the engine's own sources override it.
+    fn cursor(&self) -> Box<dyn SourceCursor + '_> {
+        Box::new(NavigatingCursor {
+            source: self,
+            current: None,
+        })
+    }
+    /// False only if the source surely holds no entry of `row_key` (a bloom filter's
+    /// answer); a point read skips such sources. The default is always true.
+    fn may_contain_row(&self, _row_key: &[u8]) -> bool {
+        true
+    }
+}
+
+/// A forward cursor over one [`Source`]'s entries in key order.
+///
+/// Invariant: after `seek(k)` the cursor is at the first entry `>= k` (or exhausted), and
+/// `next` moves to the following entry; `entry` lends the current key and value.
+pub trait SourceCursor {
+    /// Positions at the first entry whose key is `>= key`.
+    fn seek(&mut self, key: &[u8]);
+    /// The current entry's key and value; `None` once the cursor is exhausted (or before
+    /// the first seek).
+    fn entry(&self) -> Option<(&[u8], &[u8])>;
+    /// Moves to the next entry (nothing when exhausted).
+    fn next(&mut self);
+}
+
+/// The default cursor: navigates with `first_at_or_after` and `row_entries`.
+struct NavigatingCursor<'a, S: Source + ?Sized> {
+    source: &'a S,
+    current: Option<Entry>,
+}
+
+impl<S: Source + ?Sized> NavigatingCursor<'_, S> {
+    fn load(&mut self, key: &[u8]) {
+        self.current = self.source.first_at_or_after(key).and_then(|k| {
+            let row = crate::internal_key::row_key_of(&k).ok()?;
+            let mut out = Vec::new();
+            self.source.row_entries(&row, &k, &mut out);
+            out.into_iter().find(|(ek, _)| *ek == k)
+        });
+    }
+}
+
+impl<S: Source + ?Sized> SourceCursor for NavigatingCursor<'_, S> {
+    fn seek(&mut self, key: &[u8]) {
+        self.load(key);
+    }
+    fn entry(&self) -> Option<(&[u8], &[u8])> {
+        self.current
+            .as_ref()
+            .map(|(k, v)| (k.as_slice(), v.as_slice()))
+    }
+    fn next(&mut self) {
+        if let Some((mut k, _)) = self.current.take() {
+            // The smallest key after k is k followed by a zero byte.
+            k.push(0);
+            self.load(&k);
+        }
+    }
+}
+
+/// A cursor over a memtable's ordered map.
+struct MemtableCursor<'a> {
+    map: &'a BTreeMap<Vec<u8>, Vec<u8>>,
+    range: Option<btree_map::Range<'a, Vec<u8>, Vec<u8>>>,
+    current: Option<(&'a Vec<u8>, &'a Vec<u8>)>,
+}
+
+impl SourceCursor for MemtableCursor<'_> {
+    fn seek(&mut self, key: &[u8]) {
+        let mut range = self
+            .map
+            .range::<[u8], _>((Bound::Included(key), Bound::Unbounded));
+        self.current = range.next();
+        self.range = Some(range);
+    }
+    fn entry(&self) -> Option<(&[u8], &[u8])> {
+        self.current.map(|(k, v)| (k.as_slice(), v.as_slice()))
+    }
+    fn next(&mut self) {
+        if self.current.is_some() {
+            self.current = self.range.as_mut().and_then(Iterator::next);
+        }
+    }
+}
+
+/// A cursor over an in-memory run: an index into its sorted entries.
+struct MemRunCursor<'a> {
+    entries: &'a [Entry],
+    pos: usize,
+}
+
+impl SourceCursor for MemRunCursor<'_> {
+    fn seek(&mut self, key: &[u8]) {
+        self.pos = self.entries.partition_point(|(k, _)| k.as_slice() < key);
+    }
+    fn entry(&self) -> Option<(&[u8], &[u8])> {
+        self.entries
+            .get(self.pos)
+            .map(|(k, v)| (k.as_slice(), v.as_slice()))
+    }
+    fn next(&mut self) {
+        if self.pos < self.entries.len() {
+            self.pos += 1;
+        }
     }
 }
 
@@ -107,6 +224,13 @@ impl Source for Memtable {
     fn max_sequence(&self) -> u64 {
         self.max_sequence
     }
+    fn cursor(&self) -> Box<dyn SourceCursor + '_> {
+        Box::new(MemtableCursor {
+            map: &self.entries,
+            range: None,
+            current: None,
+        })
+    }
 }
 
 /// An immutable sorted run held in memory (the in-memory backend's SSTable).
@@ -163,5 +287,11 @@ impl Source for MemRun {
     }
     fn max_sequence(&self) -> u64 {
         self.max_sequence
+    }
+    fn cursor(&self) -> Box<dyn SourceCursor + '_> {
+        Box::new(MemRunCursor {
+            entries: &self.entries,
+            pos: self.entries.len(),
+        })
     }
 }

@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 
 use crate::internal_key;
 use crate::manifest::RunMeta;
-use crate::memtable::Source;
+use crate::memtable::{Source, SourceCursor};
 use crate::row_merge::Entry;
 use crate::sstable::{Sstable, SstableBuilder, SstableOptions};
 use crate::storage::Storage;
@@ -207,5 +207,28 @@ impl Source for SstableRun {
     }
     fn run_meta(&self) -> Option<RunMeta> {
         Some(self.meta.clone())
+    }
+    fn cursor(&self) -> alloc::boxed::Box<dyn SourceCursor + '_> {
+        alloc::boxed::Box::new(SstableCursor(self.table.iter()))
+    }
+    fn may_contain_row(&self, row_key: &[u8]) -> bool {
+        self.table.may_contain(row_key)
+    }
+}
+
+/// A cursor over a run file: its two-level iterator. A block that fails its checksum ends
+/// the cursor, as it ends the navigation above (the error was reported when the run opened
+/// or is reported by compaction).
+struct SstableCursor(crate::sstable::SstableIter);
+
+impl SourceCursor for SstableCursor {
+    fn seek(&mut self, key: &[u8]) {
+        self.0.seek(key);
+    }
+    fn entry(&self) -> Option<(&[u8], &[u8])> {
+        self.0.valid().then(|| (self.0.key(), self.0.value()))
+    }
+    fn next(&mut self) {
+        self.0.next();
     }
 }

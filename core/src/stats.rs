@@ -5,6 +5,10 @@
 //! bytes, so a heatmap has stable rows however tablets split). Load-based splitting reads the
 //! tablet counters; the playground's heatmap draws the key-bucket counters. Only the newest
 //! `max_buckets` time buckets are kept, so memory stays bounded.
+//!
+//! Reads count through a [`StatsBatch`]: consecutive rows of one key bucket and tablet add
+//! up locally and reach the table's counters (one lock) when the bucket changes or the read
+//! ends, so a scan takes the lock once per bucket rather than once per row.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -48,7 +52,7 @@ pub struct AccessCounters {
 }
 
 impl AccessCounters {
-    fn add(&mut self, other: &AccessCounters) {
+    pub(crate) fn add(&mut self, other: &AccessCounters) {
         self.reads += other.reads;
         self.writes += other.writes;
         self.rows_scanned += other.rows_scanned;
@@ -73,7 +77,9 @@ pub struct AccessStat {
 #[derive(Debug, Default)]
 pub(crate) struct TableStats {
     pub(crate) options: StatsOptions,
-    by_key: BTreeMap<(i64, Vec<u8>), AccessCounters>,
+    /// Time bucket, then key bucket. Every `record` adds to both maps, so the two always
+    /// hold the same time buckets.
+    by_key: BTreeMap<i64, BTreeMap<Vec<u8>, AccessCounters>>,
     by_tablet: BTreeMap<(i64, u64), AccessCounters>,
 }
 
@@ -98,20 +104,40 @@ impl TableStats {
         tablet: u64,
         c: &AccessCounters,
     ) {
-        let t = self.bucket(now_micros);
-        let prefix = row_key[..row_key.len().min(self.options.key_prefix_bytes)].to_vec();
-        self.by_key.entry((t, prefix)).or_default().add(c);
-        self.by_tablet.entry((t, tablet)).or_default().add(c);
-        self.prune();
+        let prefix = &row_key[..row_key.len().min(self.options.key_prefix_bytes)];
+        self.record_bucket(now_micros, prefix, tablet, c);
     }
 
+    /// Adds counters for accesses of one key bucket (`prefix`: row keys already cut to
+    /// `key_prefix_bytes`) in one tablet. Allocates only for a bucket not seen before.
+    pub(crate) fn record_bucket(
+        &mut self,
+        now_micros: i64,
+        prefix: &[u8],
+        tablet: u64,
+        c: &AccessCounters,
+    ) {
+        let t = self.bucket(now_micros);
+        let keys = self.by_key.entry(t).or_default();
+        match keys.get_mut(prefix) {
+            Some(k) => k.add(c),
+            None => {
+                keys.insert(prefix.to_vec(), *c);
+            }
+        }
+        self.by_tablet.entry((t, tablet)).or_default().add(c);
+        if self.by_key.len() > self.options.max_buckets.max(1) {
+            self.prune();
+        }
+    }
+
+    /// Drops the oldest time buckets past `max_buckets`.
     fn prune(&mut self) {
         let keep = self.options.max_buckets.max(1);
-        let mut times: Vec<i64> = self.by_tablet.keys().map(|(t, _)| *t).collect();
-        times.dedup();
-        if times.len() > keep {
-            let oldest_kept = times[times.len() - keep];
-            self.by_key.retain(|(t, _), _| *t >= oldest_kept);
+        while self.by_key.len() > keep {
+            self.by_key.pop_first();
+        }
+        if let Some(&oldest_kept) = self.by_key.keys().next() {
             self.by_tablet.retain(|(t, _), _| *t >= oldest_kept);
         }
     }
@@ -120,10 +146,12 @@ impl TableStats {
     pub(crate) fn by_key(&self) -> Vec<AccessStat> {
         self.by_key
             .iter()
-            .map(|((t, k), c)| AccessStat {
-                time_bucket_micros: *t,
-                key_bucket: k.clone(),
-                counters: *c,
+            .flat_map(|(t, keys)| {
+                keys.iter().map(|(k, c)| AccessStat {
+                    time_bucket_micros: *t,
+                    key_bucket: k.clone(),
+                    counters: *c,
+                })
             })
             .collect()
     }
@@ -134,5 +162,57 @@ impl TableStats {
             .get(&(self.bucket(now_micros), tablet))
             .copied()
             .unwrap_or_default()
+    }
+}
+
+/// Counters of a read that have not reached the table yet: one key bucket of one tablet.
+#[derive(Debug, Default)]
+pub(crate) struct StatsBatch {
+    prefix_bytes: usize,
+    tablet: u64,
+    prefix: Vec<u8>,
+    counters: Option<AccessCounters>,
+}
+
+impl StatsBatch {
+    /// A batch cutting row keys to `prefix_bytes` bytes (the table's `key_prefix_bytes`).
+    pub(crate) fn new(prefix_bytes: usize) -> Self {
+        StatsBatch {
+            prefix_bytes,
+            ..StatsBatch::default()
+        }
+    }
+
+    /// Adds one row's counters, first handing the pending ones to `stats` if the row is in
+    /// another bucket or tablet.
+    pub(crate) fn add(
+        &mut self,
+        stats: &spin::Mutex<TableStats>,
+        now_micros: i64,
+        row_key: &[u8],
+        tablet: u64,
+        c: &AccessCounters,
+    ) {
+        let prefix = &row_key[..row_key.len().min(self.prefix_bytes)];
+        if let Some(pending) = &mut self.counters {
+            if self.tablet == tablet && self.prefix == prefix {
+                pending.add(c);
+                return;
+            }
+        }
+        self.flush(stats, now_micros);
+        self.tablet = tablet;
+        self.prefix.clear();
+        self.prefix.extend_from_slice(prefix);
+        self.counters = Some(*c);
+    }
+
+    /// Hands the pending counters to `stats`.
+    pub(crate) fn flush(&mut self, stats: &spin::Mutex<TableStats>, now_micros: i64) {
+        if let Some(c) = self.counters.take() {
+            stats
+                .lock()
+                .record_bucket(now_micros, &self.prefix, self.tablet, &c);
+        }
     }
 }

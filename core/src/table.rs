@@ -18,13 +18,16 @@ use alloc::vec::Vec;
 use core::ops::Bound;
 
 use crate::database::SampleRowKey;
-use crate::internal_key::{EntryKind, InternalKey};
+use crate::gc::GcRule;
+use crate::internal_key::{self, EntryKind, InternalKey};
 use crate::manifest::{RunMeta, TableState, TabletState};
 use crate::memtable::Source;
 use crate::mutation::Mutation;
 use crate::persist::RunStore;
 use crate::row::{Cell, Row};
+use crate::row_merge::resolve_entries;
 use crate::row_set::RowRange;
+use crate::scan::{RowGather, TabletScan};
 use crate::schema::{Granularity, TableConfig, ValueType};
 use crate::stats::{AccessCounters, StatsOptions, TableStats};
 use crate::tablet::Tablet;
@@ -167,7 +170,22 @@ impl Table {
         }
     }
 
-    fn tablet_index(&self, row: &[u8]) -> usize {
+    /// The tablet at `index` (`index < tablet_count()`).
+    pub(crate) fn tablet(&self, index: usize) -> &Tablet {
+        &self.tablets[index]
+    }
+
+    /// How many tablets the table has (at least one).
+    pub(crate) fn tablet_count(&self) -> usize {
+        self.tablets.len()
+    }
+
+    /// The id of the tablet holding `row`.
+    pub(crate) fn tablet_id_of(&self, row: &[u8]) -> u64 {
+        self.tablets[self.tablet_index(row)].id
+    }
+
+    pub(crate) fn tablet_index(&self, row: &[u8]) -> usize {
         // The last tablet whose start is <= row.
         self.tablets
             .partition_point(|t| t.start.as_slice() <= row)
@@ -689,19 +707,24 @@ impl Table {
 
     /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
     pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Option<Row> {
-        let cells = self.tablets[self.tablet_index(key)].row_cells(key, &self.epochs);
-        self.materialize(key, cells, now_micros)
+        let tablet = &self.tablets[self.tablet_index(key)];
+        let prefix = internal_key::row_prefix(key);
+        let limit = internal_key::after_row(key);
+        let mut scan = TabletScan::new(tablet, Some(&prefix), Some(&limit), Some(key));
+        let mut gather = RowGather::default();
+        if !scan.next_row(&mut gather) {
+            return None;
+        }
+        let cells = self.resolve_gathered(gather.entries(), now_micros);
+        (!cells.is_empty()).then(|| Row {
+            key: key.to_vec(),
+            cells,
+        })
     }
 
-    /// Counts one row a read visited: `cells` scanned, and what it returned (if anything).
-    pub(crate) fn record_read(
-        &self,
-        key: &[u8],
-        now_micros: i64,
-        cells: usize,
-        returned: Option<&Row>,
-    ) {
-        let tablet = self.tablets[self.tablet_index(key)].id;
+    /// The counters one row a read visited adds: `cells` scanned, and what it returned (if
+    /// anything).
+    pub(crate) fn read_counters(cells: usize, returned: Option<&Row>) -> AccessCounters {
         let bytes: usize = returned.map_or(0, |r| {
             r.cells
                 .iter()
@@ -709,44 +732,49 @@ impl Table {
                 .sum::<usize>()
                 + r.key.len()
         });
-        self.stats.lock().record(
-            now_micros,
-            key,
-            tablet,
-            &AccessCounters {
-                reads: u64::from(returned.is_some()),
-                rows_scanned: 1,
-                cells_scanned: cells as u64,
-                bytes_read: bytes as u64,
-                ..AccessCounters::default()
-            },
-        );
+        AccessCounters {
+            reads: u64::from(returned.is_some()),
+            rows_scanned: 1,
+            cells_scanned: cells as u64,
+            bytes_read: bytes as u64,
+            ..AccessCounters::default()
+        }
     }
 
-    fn materialize(&self, key: &[u8], cells: Vec<(Cell, u64)>, now_micros: i64) -> Option<Row> {
-        let mut out = Vec::with_capacity(cells.len());
-        let mut version = 0usize;
-        let mut prev: Option<(String, Vec<u8>)> = None;
-        for (cell, _) in cells {
-            let same = prev
-                .as_ref()
-                .is_some_and(|(f, q)| *f == cell.family && *q == cell.qualifier);
-            version = if same { version + 1 } else { 0 };
-            if !same {
-                prev = Some((cell.family.clone(), cell.qualifier.clone()));
+    /// The cells of one row's entries (sorted by encoded key) that deletes, family drops and
+    /// GC leave visible, in Bigtable order. A row with an undecodable key reads as empty
+    /// (only corrupt storage can make one, and run decoders report that first).
+    pub(crate) fn resolve_gathered<'e>(
+        &self,
+        entries: impl IntoIterator<Item = (&'e [u8], &'e [u8])>,
+        now_micros: i64,
+    ) -> Vec<Cell> {
+        let mut out = Vec::new();
+        let mut rule: Option<&GcRule> = None;
+        let resolved = resolve_entries(entries, &self.epochs, |c| {
+            if c.new_family {
+                rule = self
+                    .config
+                    .families
+                    .get(c.family)
+                    .map(|f| &f.gc_rule)
+                    .filter(|r| !r.is_never());
             }
-            let gc = self.config.families.get(&cell.family).map(|f| &f.gc_rule);
-            if gc
-                .is_some_and(|rule| rule.is_collectable(version, cell.timestamp_micros, now_micros))
-            {
-                continue;
+            if rule.is_some_and(|r| r.is_collectable(c.version, c.timestamp_micros, now_micros)) {
+                return;
             }
-            out.push(cell);
+            out.push(Cell {
+                family: c.family.into(),
+                qualifier: c.qualifier.to_vec(),
+                timestamp_micros: c.timestamp_micros,
+                value: c.value.to_vec(),
+                labels: Vec::new(),
+            });
+        });
+        if resolved.is_err() {
+            out.clear();
         }
-        (!out.is_empty()).then(|| Row {
-            key: key.to_vec(),
-            cells: out,
-        })
+        out
     }
 
     /// The next stored row key inside `range` after (or, reversed, before) `after`.

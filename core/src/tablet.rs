@@ -35,14 +35,7 @@ pub(crate) struct Tablet {
     pub(crate) load_baseline: u64,
 }
 
-/// The key after every internal key of `row` (its row prefix with the terminator bumped).
-fn after_row(row: &[u8]) -> Vec<u8> {
-    let mut p = internal_key::row_prefix(row);
-    if let Some(last) = p.last_mut() {
-        *last += 1;
-    }
-    p
-}
+use internal_key::after_row;
 
 impl Tablet {
     pub(crate) fn new(id: u64, start: Vec<u8>, end: Option<Vec<u8>>) -> Self {
