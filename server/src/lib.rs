@@ -9,6 +9,7 @@
 //! - [`names`]: resource names; [`registry`]: one shared engine database per instance;
 //! - [`convert`]: messages to engine types and back; [`filter`]: RowFilter messages;
 //!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
+//!   [`log`]: the `--log-level` filtered log on stderr;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
 //! - [`data`] and [`admin`]: the two main services; [`instance_admin`]: the instance-admin
 //!   calls clients make at start-up; [`operations`]: long-running operations and
@@ -31,6 +32,7 @@ pub mod data;
 pub mod features;
 pub mod filter;
 pub mod instance_admin;
+pub mod log;
 pub mod names;
 pub mod operations;
 pub mod registry;
@@ -89,6 +91,18 @@ pub async fn serve(
         instances.operations().clone(),
     ));
     Server::builder()
+        // At debug level, a line per RPC naming its method.
+        .layer(tower::util::MapRequestLayer::new(
+            |request: http::Request<tonic::body::Body>| {
+                if log::enabled(log::Level::Debug) {
+                    log::log(
+                        log::Level::Debug,
+                        format_args!("rpc {}", request.uri().path()),
+                    );
+                }
+                request
+            },
+        ))
         .add_service(data_server(instances.clone()))
         .add_service(admin_server(instances.clone()))
         .add_service(BigtableInstanceAdminServer::new(

@@ -10,14 +10,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use sparsetable::{Clock, Durability, ManualClock, OpenOptions, SystemClock};
+use sparsetable_server::log::{log, set_level, Level};
 use sparsetable_server::Instances;
 
 const USAGE: &str = "\
 Usage: sparsetable-server [--host HOST] [--port PORT] [--data-dir DIR] [--durability MODE]
-                          [--clock-micros MICROS]
+                          [--clock-micros MICROS] [--log-level LEVEL]
 
-Serves Cloud Bigtable's Data and Table Admin gRPC APIs, as an emulator: point clients at it
-with BIGTABLE_EMULATOR_HOST=HOST:PORT.
+Serves Cloud Bigtable's Data and Table Admin gRPC APIs (and the Instance Admin calls clients
+make at start-up), as an emulator: point clients at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
 
 Options:
   --host HOST             address to listen on [default: 127.0.0.1]
@@ -35,6 +36,9 @@ Options:
                             rpc SetTime(SetTimeRequest {int64 micros = 1})
                             rpc AdvanceTime(AdvanceTimeRequest {int64 delta_micros = 1})
                           both returning TimeResponse {int64 now_micros = 1}
+  --log-level LEVEL       what to log on stderr: off, error (the server's own failures),
+                          info (also start-up and shutdown) or debug (also every RPC
+                          and every failed request with its code) [default: info]
   -h, --help              print this help
   -V, --version           print the version";
 
@@ -45,6 +49,7 @@ struct Options {
     clock_micros: Option<i64>,
     data_dir: Option<std::path::PathBuf>,
     durability: Durability,
+    log_level: Level,
 }
 
 enum Command {
@@ -61,6 +66,7 @@ fn parse_args() -> Result<Command, lexopt::Error> {
         clock_micros: None,
         data_dir: None,
         durability: Durability::Sync,
+        log_level: Level::Info,
     };
     let mut parser = lexopt::Parser::from_env();
     while let Some(arg) = parser.next()? {
@@ -82,6 +88,10 @@ fn parse_args() -> Result<Command, lexopt::Error> {
                     }
                 }
             }
+            Long("log-level") => {
+                options.log_level = Level::parse(&parser.value()?.string()?)
+                    .map_err(|e| lexopt::Error::Custom(e.into()))?
+            }
             Short('h') | Long("help") => return Ok(Command::Help),
             Short('V') | Long("version") => return Ok(Command::Version),
             _ => return Err(arg.unexpected()),
@@ -96,10 +106,14 @@ async fn shutdown_signal(mut terminate: tokio::signal::unix::Signal) {
         _ = tokio::signal::ctrl_c() => {}
         _ = terminate.recv() => {}
     }
-    eprintln!("sparsetable-server: shutting down");
+    log(
+        Level::Info,
+        "shutting down: finishing calls and flushing every database",
+    );
 }
 
 async fn serve(options: Options) -> Result<(), String> {
+    set_level(options.log_level);
     let listener = tokio::net::TcpListener::bind((options.host.as_str(), options.port))
         .await
         .map_err(|e| format!("cannot listen on {}:{}: {e}", options.host, options.port))?;
@@ -128,6 +142,18 @@ async fn serve(options: Options) -> Result<(), String> {
     let instances = Arc::new(instances);
     println!("sparsetable-server listening on {addr} ({place})");
     println!("export BIGTABLE_EMULATOR_HOST={addr}");
+    log(
+        Level::Info,
+        format_args!(
+            "serving on {addr} ({place}{})",
+            match (&options.data_dir, options.durability) {
+                (None, _) => "",
+                (Some(_), Durability::Sync) => ", durability sync",
+                (Some(_), Durability::Interval { .. }) => ", durability interval",
+                (Some(_), Durability::None) => ", durability none",
+            }
+        ),
+    );
     sparsetable_server::serve(
         listener,
         instances.clone(),

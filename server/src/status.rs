@@ -27,6 +27,19 @@ pub fn to_status(error: Error) -> Status {
         // still maps to the right status.
         other => tonic::Code::from_i32(other.grpc_code()),
     };
+    // The server's own failures are always worth a line; a user's mistake only at debug.
+    let level = match code {
+        tonic::Code::Internal | tonic::Code::DataLoss | tonic::Code::Unavailable => {
+            crate::log::Level::Error
+        }
+        _ => crate::log::Level::Debug,
+    };
+    if crate::log::enabled(level) {
+        crate::log::log(
+            level,
+            format_args!("request failed: {:?}: {}", code, error.message()),
+        );
+    }
     Status::new(code, error.message())
 }
 

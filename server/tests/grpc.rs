@@ -519,3 +519,85 @@ fn sigterm_ends_the_server_cleanly() {
         .expect("the server should exit after SIGTERM");
     assert!(status.success(), "exit status {status:?}");
 }
+
+/// `--log-level debug` logs every RPC and why a request failed; `info` logs only start-up and
+/// shutdown; an unknown level is refused.
+#[test]
+fn log_levels_control_what_the_server_writes_to_stderr() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let bin = env!("CARGO_BIN_EXE_sparsetable-server");
+    let run = |level: &str| -> String {
+        let mut child = Command::new(bin)
+            .args(["--host", "127.0.0.1", "--port", "0", "--log-level", level])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (mut first, mut second) = (String::new(), String::new());
+        stdout.read_line(&mut first).unwrap();
+        stdout.read_line(&mut second).unwrap();
+        let addr = second
+            .trim()
+            .strip_prefix("export BIGTABLE_EMULATOR_HOST=")
+            .unwrap()
+            .to_string();
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            let mut data = common::BigtableClient::new(channel);
+            let err = data
+                .mutate_row(mutate(
+                    "projects/p/instances/i/tables/missing",
+                    b"r",
+                    vec![set_cell("cf", b"q", 1000, b"v".to_vec())],
+                ))
+                .await
+                .unwrap_err();
+            assert_eq!(err.code(), tonic::Code::NotFound);
+        });
+        assert!(Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success());
+        assert!(child.wait().unwrap().success());
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        stderr
+    };
+    let debug = run("debug");
+    assert!(
+        debug.contains("DEBUG sparsetable-server: rpc /google.bigtable.v2.Bigtable/MutateRow"),
+        "{debug}"
+    );
+    assert!(debug.contains("request failed: NotFound"), "{debug}");
+    assert!(
+        debug.contains("INFO sparsetable-server: serving on"),
+        "{debug}"
+    );
+    let info = run("info");
+    assert!(
+        info.contains("INFO sparsetable-server: serving on"),
+        "{info}"
+    );
+    assert!(info.contains("shutting down"), "{info}");
+    assert!(!info.contains("DEBUG"), "{info}");
+    assert_eq!(run("off"), "");
+
+    let bad = Command::new(bin)
+        .args(["--log-level", "loud"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--log-level must be"));
+}
