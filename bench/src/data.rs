@@ -153,6 +153,21 @@ pub fn disk_usage(path: &Path) -> u64 {
     total
 }
 
+/// Total length of the files in `path` (not recursive) whose names end with `suffix`, e.g.
+/// Sparsetable's commit logs (`.log`).
+pub fn files_len(path: &Path, suffix: &str) -> u64 {
+    fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(suffix))
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
 /// Drops every file under `path` from the page cache (after writing back its dirty pages),
 /// so the next reads come from the disk. Works without privileges, per file.
 pub fn evict_page_cache(path: &Path) {

@@ -57,7 +57,7 @@ impl Args {
         Ok(Plan {
             rows: self.num("rows", 1_000_000)?.max(1),
             reads: self.num("reads", 100_000)?.max(1),
-            durable_rows: self.num("durable-rows", 10_000)?.max(1),
+            durable_rows: self.num("durable-rows", 5_000)?.max(1),
             sync_writers: self.num("sync-writers", 8)?.max(1) as usize,
             seed: self.num("seed", 1)?,
         })
@@ -197,6 +197,7 @@ fn measure(args: &Args) -> Result<Results, String> {
             .get("command")
             .cloned()
             .unwrap_or_else(|| std::env::args().collect::<Vec<_>>().join(" ")),
+        revision: report::revision(),
         machine: report::machine(&data),
         rows: plan.rows,
         reads: plan.reads,
@@ -205,7 +206,6 @@ fn measure(args: &Args) -> Result<Results, String> {
         recovery_bytes,
         runs: Vec::new(),
     };
-    let flags = Args::plan_flags(&plan);
     for r in 0..runs {
         let mut run = Run::default();
         let plan_r = Plan {
@@ -213,7 +213,6 @@ fn measure(args: &Args) -> Result<Results, String> {
             ..plan
         };
         let flags_r = Args::plan_flags(&plan_r);
-        let _ = &flags;
         let mut child = |key: String, mut argv: Vec<String>| {
             argv.extend(flags_r.iter().cloned());
             eprintln!("[run {}/{runs}] {key} ...", r + 1);
