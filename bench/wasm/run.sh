@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# WASM-to-native ratio of the in-memory workloads (issue 6). Builds sparsetable-bench-wasm in
+# release twice (natively, and for wasm32-unknown-unknown + `wasm-bindgen --target nodejs`),
+# runs the same workloads on both (src/lib.rs; native timing in src/bin/native.rs, wasm timing
+# in run.mjs under Node) and prints on stdout exactly one JSON document:
+#   {"rows":N,"value_bytes":1000,"runs":K,"workloads":[{"name":..,"ops":N,
+#     "native_ns_per_op":f,"wasm_ns_per_op":f}, ...]}
+# Everything else goes to stderr. Exits non-zero if a build fails or a workload read wrong data.
+# Usage: bench/wasm/run.sh [--rows N] [--runs K]      (defaults: 100000 rows, 3 runs)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+rows=100000; runs=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rows) rows=${2:?--rows needs a value}; shift 2 ;;
+    --runs) runs=${2:?--runs needs a value}; shift 2 ;;
+    *) echo "usage: $0 [--rows N] [--runs K]" >&2; exit 2 ;;
+  esac
+done
+target=${CARGO_TARGET_DIR:-$ROOT/target}
+case "$target" in /*) ;; *) target=$ROOT/$target ;; esac
+
+echo "bench/wasm: building (release, native and wasm32)" >&2
+cargo build --release -p sparsetable-bench-wasm --bin bench-wasm-native >&2
+cargo build --release -p sparsetable-bench-wasm --lib --target wasm32-unknown-unknown >&2
+pkg=$target/bench-wasm-node
+wasm-bindgen --target nodejs --out-dir "$pkg" \
+  "$target/wasm32-unknown-unknown/release/sparsetable_bench_wasm.wasm" >&2
+
+native_json=$(mktemp)
+trap 'rm -f "$native_json"' EXIT
+echo "bench/wasm: native run ($rows rows, $runs runs)" >&2
+"$target/release/bench-wasm-native" --rows "$rows" --runs "$runs" > "$native_json"
+echo "bench/wasm: wasm run under Node $(node --version)" >&2
+node "$ROOT/bench/wasm/run.mjs" --pkg "$pkg/sparsetable_bench_wasm.js" \
+  --native "$native_json" --rows "$rows" --runs "$runs"
