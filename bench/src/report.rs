@@ -795,8 +795,11 @@ pub fn render(r: &Results, inputs: &Inputs) -> Result<String, String> {
     Ok(o)
 }
 
-/// (name, wasm/native time ratio, ops, native ns, wasm ns) per workload.
-fn parse_wasm(text: &str) -> Result<Vec<(String, f64, f64, f64, f64)>, String> {
+/// One workload of the WASM benchmark: (name, wasm/native time ratio, ops, native ns/op,
+/// wasm ns/op).
+type WasmRow = (String, f64, f64, f64, f64);
+
+fn parse_wasm(text: &str) -> Result<Vec<WasmRow>, String> {
     let v: Value = serde_json::from_str(text).map_err(|e| format!("wasm JSON: {e}"))?;
     let list = v["workloads"].as_array().ok_or("wasm JSON: no workloads")?;
     list.iter()
