@@ -709,12 +709,19 @@ impl Database {
         filter: &RowFilter,
     ) -> Result<Option<Row>> {
         validate_row_key(row_key)?;
-        let request = ReadRowsRequest {
-            row_set: crate::RowSet::single(row_key.to_vec()),
-            filter: filter.clone(),
-            ..ReadRowsRequest::default()
-        };
-        Ok(self.read_rows(table_id, &request)?.next())
+        // A single row needs no stream: the same steps as `read_rows` of one key (same
+        // checks in the same order, one read seed), straight to the row.
+        let table = self.table(table_id)?;
+        let filter = filter.compile()?;
+        let now = self.clock.now_micros();
+        let mut random = SplitMix64::new(self.next_read_seed());
+        Ok(crate::read::read_one(
+            table,
+            row_key,
+            now,
+            &filter,
+            &mut random,
+        ))
     }
 
     /// Streams the rows a request selects, in key order (or reversed), without

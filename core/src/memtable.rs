@@ -17,7 +17,20 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::ops::Bound;
 
+use crate::internal_key::row_prefix_len;
 use crate::row_merge::Entry;
+use crate::sstable::bloom::{Filter, FilterBuilder};
+
+/// Appends the row key an escaped row part (`esc(row_key)` with its terminator) stands for.
+fn unescape_row(part: &[u8], out: &mut Vec<u8>) {
+    let body = part.get(..part.len().saturating_sub(2)).unwrap_or_default();
+    let mut i = 0;
+    while let Some(&b) = body.get(i) {
+        out.push(b);
+        // An escaped zero is 0x00 0xFF: skip the 0xFF.
+        i += if b == 0 { 2 } else { 1 };
+    }
+}
 
 /// A sorted collection of LSM entries.
 pub trait Source: Send + Sync {
@@ -44,7 +57,7 @@ pub trait Source: Send + Sync {
     ///
     /// The default walks the source through the three navigation questions above (correct
     /// but slow: every step is a fresh search); the engine's own sources override it.
-    fn cursor(&self) -> Box<dyn SourceCursor + '_> {
+    fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
         Box::new(NavigatingCursor {
             source: self,
             current: None,
@@ -61,12 +74,18 @@ pub trait Source: Send + Sync {
 ///
 /// Invariant: after `seek(k)` the cursor is at the first entry `>= k` (or exhausted), and
 /// `next` moves to the following entry; `entry` lends the current key and value.
-pub trait SourceCursor {
+pub trait SourceCursor<'a> {
     /// Positions at the first entry whose key is `>= key`.
     fn seek(&mut self, key: &[u8]);
     /// The current entry's key and value; `None` once the cursor is exhausted (or before
     /// the first seek).
     fn entry(&self) -> Option<(&[u8], &[u8])>;
+    /// The current entry borrowed for as long as the source itself, for sources that hold
+    /// their entries in memory (a scan then lends them on without copying). `None` when
+    /// exhausted or when the bytes live only in the cursor (a file's block).
+    fn lasting_entry(&self) -> Option<(&'a [u8], &'a [u8])> {
+        None
+    }
     /// Moves to the next entry (nothing when exhausted).
     fn next(&mut self);
 }
@@ -88,7 +107,7 @@ impl<S: Source + ?Sized> NavigatingCursor<'_, S> {
     }
 }
 
-impl<S: Source + ?Sized> SourceCursor for NavigatingCursor<'_, S> {
+impl<S: Source + ?Sized> SourceCursor<'_> for NavigatingCursor<'_, S> {
     fn seek(&mut self, key: &[u8]) {
         self.load(key);
     }
@@ -113,7 +132,7 @@ struct MemtableCursor<'a> {
     current: Option<(&'a Vec<u8>, &'a Vec<u8>)>,
 }
 
-impl SourceCursor for MemtableCursor<'_> {
+impl<'a> SourceCursor<'a> for MemtableCursor<'a> {
     fn seek(&mut self, key: &[u8]) {
         let mut range = self
             .map
@@ -122,6 +141,9 @@ impl SourceCursor for MemtableCursor<'_> {
         self.range = Some(range);
     }
     fn entry(&self) -> Option<(&[u8], &[u8])> {
+        self.lasting_entry()
+    }
+    fn lasting_entry(&self) -> Option<(&'a [u8], &'a [u8])> {
         self.current.map(|(k, v)| (k.as_slice(), v.as_slice()))
     }
     fn next(&mut self) {
@@ -137,11 +159,14 @@ struct MemRunCursor<'a> {
     pos: usize,
 }
 
-impl SourceCursor for MemRunCursor<'_> {
+impl<'a> SourceCursor<'a> for MemRunCursor<'a> {
     fn seek(&mut self, key: &[u8]) {
         self.pos = self.entries.partition_point(|(k, _)| k.as_slice() < key);
     }
     fn entry(&self) -> Option<(&[u8], &[u8])> {
+        self.lasting_entry()
+    }
+    fn lasting_entry(&self) -> Option<(&'a [u8], &'a [u8])> {
         self.entries
             .get(self.pos)
             .map(|(k, v)| (k.as_slice(), v.as_slice()))
@@ -224,7 +249,7 @@ impl Source for Memtable {
     fn max_sequence(&self) -> u64 {
         self.max_sequence
     }
-    fn cursor(&self) -> Box<dyn SourceCursor + '_> {
+    fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
         Box::new(MemtableCursor {
             map: &self.entries,
             range: None,
@@ -239,6 +264,9 @@ pub struct MemRun {
     entries: Vec<Entry>,
     bytes: u64,
     max_sequence: u64,
+    /// A bloom filter of the row keys (10 bits per row), so point reads skip runs that do
+    /// not hold the row, as they skip run files.
+    rows: Filter,
 }
 
 impl MemRun {
@@ -249,10 +277,28 @@ impl MemRun {
             .iter()
             .map(|(k, v)| (k.len() + v.len()) as u64)
             .sum();
+        let mut filter = FilterBuilder::new(10);
+        let mut row = Vec::new();
+        let mut last_part: &[u8] = &[];
+        for (k, _) in &entries {
+            if !last_part.is_empty() && k.starts_with(last_part) {
+                continue;
+            }
+            let Some(n) = row_prefix_len(k) else {
+                continue;
+            };
+            last_part = &k[..n];
+            row.clear();
+            unescape_row(last_part, &mut row);
+            filter.add(&row);
+        }
+        // The builder's own output always decodes; fall back to "may contain" regardless.
+        let rows = Filter::decode(filter.finish()).unwrap_or(Filter::None);
         Arc::new(MemRun {
             entries,
             bytes,
             max_sequence,
+            rows,
         })
     }
 
@@ -288,10 +334,114 @@ impl Source for MemRun {
     fn max_sequence(&self) -> u64 {
         self.max_sequence
     }
-    fn cursor(&self) -> Box<dyn SourceCursor + '_> {
+    fn may_contain_row(&self, row_key: &[u8]) -> bool {
+        self.rows.may_contain(row_key)
+    }
+    fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
         Box::new(MemRunCursor {
             entries: &self.entries,
             pos: self.entries.len(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::internal_key::{EntryKind, InternalKey};
+
+    fn entries() -> Vec<Entry> {
+        let mut out: Vec<Entry> = [&b"a"[..], b"a\0b", b"b", b"c\0"]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, row)| {
+                (0..3u64).map(move |q| {
+                    let key = InternalKey {
+                        row_key: row.to_vec(),
+                        sequence: i as u64 * 10 + q,
+                        kind: EntryKind::Cell {
+                            family: "cf".into(),
+                            qualifier: alloc::vec![q as u8],
+                            timestamp_micros: 5,
+                        },
+                    };
+                    (key.encode(), alloc::vec![i as u8, q as u8])
+                })
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// A source that keeps the trait's default cursor.
+    struct Plain(Arc<MemRun>);
+
+    impl Source for Plain {
+        fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>> {
+            self.0.first_at_or_after(key)
+        }
+        fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>> {
+            self.0.last_before(key)
+        }
+        fn row_entries(&self, row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>) {
+            self.0.row_entries(row_key, prefix, out)
+        }
+        fn size_bytes(&self) -> u64 {
+            self.0.size_bytes()
+        }
+        fn all_entries(&self) -> Vec<Entry> {
+            self.0.all_entries()
+        }
+        fn max_sequence(&self) -> u64 {
+            self.0.max_sequence()
+        }
+    }
+
+    fn walk(s: &dyn Source, from: &[u8]) -> Vec<Entry> {
+        let mut c = s.cursor();
+        c.seek(from);
+        let mut out = Vec::new();
+        while let Some((k, v)) = c.entry() {
+            out.push((k.to_vec(), v.to_vec()));
+            c.next();
+        }
+        out
+    }
+
+    #[test]
+    fn every_cursor_walks_the_same_entries_from_every_position() {
+        let all = entries();
+        let run = MemRun::new(all.clone(), 40);
+        let mut mem = Memtable::default();
+        for (k, v) in &all {
+            mem.insert(k.clone(), v.clone(), 1);
+        }
+        let plain = Plain(run.clone());
+        let mut seeks: Vec<Vec<u8>> = all.iter().map(|(k, _)| k.clone()).collect();
+        seeks.extend(all.iter().map(|(k, _)| [k.as_slice(), &[0]].concat()));
+        seeks.push(Vec::new());
+        seeks.push(alloc::vec![0xff; 4]);
+        for from in &seeks {
+            let expected: Vec<Entry> = all.iter().filter(|(k, _)| k >= from).cloned().collect();
+            assert_eq!(walk(&*run, from), expected);
+            assert_eq!(walk(&mem, from), expected);
+            assert_eq!(walk(&plain, from), expected);
+        }
+    }
+
+    #[test]
+    fn a_run_filter_never_rules_out_a_row_it_holds() {
+        let run = MemRun::new(entries(), 40);
+        for row in [&b"a"[..], b"a\0b", b"b", b"c\0"] {
+            assert!(run.may_contain_row(row), "{row:?}");
+        }
+        // Rows it does not hold are mostly ruled out (10 bits per key: about 1% pass).
+        let passed = (0..1000u32)
+            .filter(|i| run.may_contain_row(&i.to_be_bytes()))
+            .count();
+        assert!(
+            passed < 100,
+            "{passed} of 1000 absent rows passed the filter"
+        );
     }
 }

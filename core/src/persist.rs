@@ -208,7 +208,7 @@ impl Source for SstableRun {
     fn run_meta(&self) -> Option<RunMeta> {
         Some(self.meta.clone())
     }
-    fn cursor(&self) -> alloc::boxed::Box<dyn SourceCursor + '_> {
+    fn cursor(&self) -> alloc::boxed::Box<dyn SourceCursor<'_> + '_> {
         alloc::boxed::Box::new(SstableCursor(self.table.iter()))
     }
     fn may_contain_row(&self, row_key: &[u8]) -> bool {
@@ -221,7 +221,7 @@ impl Source for SstableRun {
 /// or is reported by compaction).
 struct SstableCursor(crate::sstable::SstableIter);
 
-impl SourceCursor for SstableCursor {
+impl SourceCursor<'_> for SstableCursor {
     fn seek(&mut self, key: &[u8]) {
         self.0.seek(key);
     }

@@ -45,7 +45,7 @@ pub struct RowStream<'a> {
     pub(crate) current: Option<(RowRange, Option<Vec<u8>>)>,
     /// Forward reads: the merge over the tablet being walked.
     pub(crate) scan: Option<ForwardScan<'a>>,
-    pub(crate) gather: RowGather,
+    pub(crate) gather: RowGather<'a>,
     pub(crate) stats: StatsBatch,
     pub(crate) reversed: bool,
     pub(crate) remaining: Option<u64>,
@@ -225,6 +225,32 @@ impl<'a> RowStream<'a> {
             return Some(row);
         }
     }
+}
+
+/// Reads one row through a compiled filter and counts the access: what a read of a single
+/// row key does, without a stream.
+pub(crate) fn read_one(
+    table: &Table,
+    key: &[u8],
+    now_micros: i64,
+    filter: &CompiledFilter,
+    random: &mut SplitMix64,
+) -> Option<Row> {
+    let (tablet, mut cells) = table.point_cells(key, now_micros)?;
+    let scanned = cells.len();
+    if !cells.is_empty() && !filter.is_pass_all() {
+        cells = filter.apply(key, cells, random);
+    }
+    let row = (!cells.is_empty()).then(|| Row {
+        key: key.to_vec(),
+        cells,
+    });
+    let counters = Table::read_counters(scanned, row.as_ref());
+    table
+        .stats
+        .lock()
+        .record(now_micros, key, tablet, &counters);
+    row
 }
 
 impl Iterator for RowStream<'_> {

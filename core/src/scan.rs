@@ -22,20 +22,42 @@ use crate::tablet::Tablet;
 /// One row's entries, copied out of the cursors into buffers reused from row to row (no
 /// allocation per entry once warm).
 #[derive(Default)]
-pub(crate) struct RowGather {
+pub(crate) struct RowGather<'a> {
     /// The row part of the keys (`esc(row_key)` with its terminator).
     pub(crate) prefix: Vec<u8>,
     data: Vec<u8>,
-    /// Per entry: where its key starts, where its value starts, where it ends, in `data`.
-    spans: Vec<(usize, usize, usize)>,
+    spans: Vec<Span<'a>>,
 }
 
-impl RowGather {
+/// Where one gathered entry is.
+#[derive(Clone, Copy)]
+enum Span<'a> {
+    /// Lent by an in-memory source for the whole read.
+    Lent(&'a [u8], &'a [u8]),
+    /// Copied into `data`: where the key starts, where the value starts, where it ends.
+    Copied(usize, usize, usize),
+}
+
+impl<'a> RowGather<'a> {
+    /// An empty buffer with room for `bytes` of keys and values.
+    pub(crate) fn with_capacity(bytes: usize) -> Self {
+        RowGather {
+            prefix: Vec::new(),
+            data: Vec::with_capacity(bytes),
+            spans: Vec::with_capacity(4),
+        }
+    }
+
     /// The gathered entries, in encoded-key order.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
-        self.spans
-            .iter()
-            .map(|&(k, v, e)| (&self.data[k..v], &self.data[v..e]))
+        self.spans.iter().map(|s| self.get(*s))
+    }
+
+    fn get(&self, span: Span<'a>) -> (&[u8], &[u8]) {
+        match span {
+            Span::Lent(k, v) => (k, v),
+            Span::Copied(k, v, e) => (&self.data[k..v], &self.data[v..e]),
+        }
     }
 
     fn clear(&mut self) {
@@ -48,21 +70,21 @@ impl RowGather {
         self.data.extend_from_slice(key);
         let v = self.data.len();
         self.data.extend_from_slice(value);
-        self.spans.push((k, v, self.data.len()));
+        self.spans.push(Span::Copied(k, v, self.data.len()));
     }
 
     /// Puts entries gathered from several sources in key order and drops duplicates.
     fn sort(&mut self) {
-        let data = &self.data;
-        self.spans
-            .sort_by(|a, b| data[a.0..a.1].cmp(&data[b.0..b.1]));
-        self.spans.dedup_by(|a, b| data[a.0..a.1] == data[b.0..b.1]);
+        let mut spans = core::mem::take(&mut self.spans);
+        spans.sort_by(|a, b| self.get(*a).0.cmp(self.get(*b).0));
+        spans.dedup_by(|a, b| self.get(*a).0 == self.get(*b).0);
+        self.spans = spans;
     }
 }
 
 /// A forward merge over one tablet's sources, clamped to the tablet and a range.
 pub(crate) struct TabletScan<'a> {
-    cursors: Vec<Box<dyn SourceCursor + 'a>>,
+    cursors: Vec<Box<dyn SourceCursor<'a> + 'a>>,
     /// Keys at or above this are past the scan; `None` = no limit.
     limit: Option<Vec<u8>>,
 }
@@ -105,9 +127,35 @@ impl<'a> TabletScan<'a> {
         TabletScan { cursors, limit }
     }
 
+    /// A scan of the single row whose encoded row part is `prefix` (`row_key` inside the
+    /// tablet), skipping sources whose filter rules the row out.
+    pub(crate) fn point(tablet: &'a Tablet, row_key: &[u8], prefix: &[u8]) -> Self {
+        let mut limit = prefix.to_vec();
+        if let Some(last) = limit.last_mut() {
+            *last += 1; // after_row: the terminator 0x00 0x01 becomes 0x00 0x02
+        }
+        let sources = core::iter::once(&tablet.memtable as &dyn Source)
+            .chain(tablet.runs.iter().map(|r| r.as_ref()));
+        let mut cursors = Vec::with_capacity(tablet.runs.len() + 1);
+        for s in sources {
+            if !s.may_contain_row(row_key) {
+                continue;
+            }
+            let mut c = s.cursor();
+            c.seek(prefix);
+            if c.entry().is_some_and(|(k, _)| k.starts_with(prefix)) {
+                cursors.push(c);
+            }
+        }
+        TabletScan {
+            cursors,
+            limit: Some(limit),
+        }
+    }
+
     /// Gathers the next row's entries into `g` (its row part into `g.prefix`). False when
     /// the scan is over.
-    pub(crate) fn next_row(&mut self, g: &mut RowGather) -> bool {
+    pub(crate) fn next_row(&mut self, g: &mut RowGather<'a>) -> bool {
         loop {
             let mut min: Option<&[u8]> = None;
             for c in &self.cursors {
@@ -142,11 +190,20 @@ impl<'a> TabletScan<'a> {
             let mut sources = 0;
             for c in &mut self.cursors {
                 let mut hit = false;
-                while let Some((k, v)) = c.entry() {
-                    if !k.starts_with(&g.prefix) {
+                loop {
+                    if let Some((k, v)) = c.lasting_entry() {
+                        if !k.starts_with(&g.prefix) {
+                            break;
+                        }
+                        g.spans.push(Span::Lent(k, v));
+                    } else if let Some((k, v)) = c.entry() {
+                        if !k.starts_with(&g.prefix) {
+                            break;
+                        }
+                        g.push(k, v);
+                    } else {
                         break;
                     }
-                    g.push(k, v);
                     hit = true;
                     c.next();
                 }

@@ -23,7 +23,7 @@ use alloc::vec::Vec;
 use crate::{Error, Result};
 
 mod block;
-mod bloom;
+pub(crate) mod bloom;
 mod builder;
 mod format;
 mod reader;

@@ -707,19 +707,27 @@ impl Table {
 
     /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
     pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Option<Row> {
-        let tablet = &self.tablets[self.tablet_index(key)];
-        let prefix = internal_key::row_prefix(key);
-        let limit = internal_key::after_row(key);
-        let mut scan = TabletScan::new(tablet, Some(&prefix), Some(&limit), Some(key));
-        let mut gather = RowGather::default();
-        if !scan.next_row(&mut gather) {
-            return None;
-        }
-        let cells = self.resolve_gathered(gather.entries(), now_micros);
+        let cells = self.point_cells(key, now_micros)?.1;
         (!cells.is_empty()).then(|| Row {
             key: key.to_vec(),
             cells,
         })
+    }
+
+    /// One row's tablet id and visible cells (GC-collectable cells hidden); `None` if no
+    /// source holds any entry of the row (cells may still be empty: all deleted).
+    pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Option<(u64, Vec<Cell>)> {
+        let tablet = &self.tablets[self.tablet_index(key)];
+        let prefix = internal_key::row_prefix(key);
+        let mut scan = TabletScan::point(tablet, key, &prefix);
+        let mut gather = RowGather::with_capacity(1024);
+        if !scan.next_row(&mut gather) {
+            return None;
+        }
+        Some((
+            tablet.id,
+            self.resolve_gathered(gather.entries(), now_micros),
+        ))
     }
 
     /// The counters one row a read visited adds: `cells` scanned, and what it returned (if
