@@ -361,6 +361,13 @@ impl Database {
         let now = self.clock.now_micros();
         let table = self.table(table_id)?;
         validate_row_mutations(&table.config, row_key, mutations)?;
+        if self.persist.is_none() {
+            // Nothing to log: apply the caller's mutations as they are (`apply` resolves
+            // server timestamps the same way `commit` does for the log).
+            let (table, sequence) = self.table_and_sequence(table_id)?;
+            table.apply(row_key, mutations, now, sequence);
+            return Ok(());
+        }
         self.commit(
             table_id,
             alloc::vec![(row_key.to_vec(), mutations.to_vec())],

@@ -101,6 +101,28 @@ pub fn after_row(row_key: &[u8]) -> Vec<u8> {
     p
 }
 
+/// The encoded key of a cell, from borrowed parts: `InternalKey { row_key, sequence,
+/// kind: EntryKind::Cell { family, qualifier, timestamp_micros } }.encode()` without building
+/// the owned key first.
+pub fn encode_cell(
+    row_key: &[u8],
+    family: &str,
+    qualifier: &[u8],
+    timestamp_micros: i64,
+    sequence: u64,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(row_key.len() + family.len() + qualifier.len() + 25);
+    escape(&mut out, row_key);
+    out.push(0x01);
+    escape(&mut out, family.as_bytes());
+    out.push(0x01);
+    escape(&mut out, qualifier);
+    out.push(0x01);
+    out.extend_from_slice(&(!(timestamp_micros as u64)).to_be_bytes());
+    out.extend_from_slice(&(u64::MAX - sequence).to_be_bytes());
+    out
+}
+
 impl InternalKey {
     /// Encodes the key.
     pub fn encode(&self) -> Vec<u8> {
@@ -528,6 +550,16 @@ mod tests {
         }
         for (k, e) in keys.iter().zip(&encoded) {
             assert_eq!(&InternalKey::decode(e).unwrap(), k);
+            if let EntryKind::Cell {
+                family,
+                qualifier,
+                timestamp_micros,
+            } = &k.kind
+            {
+                let direct =
+                    encode_cell(&k.row_key, family, qualifier, *timestamp_micros, k.sequence);
+                assert_eq!(&direct, e);
+            }
             let n = row_prefix_len(e).unwrap();
             assert_eq!(&e[..n], row_prefix(&k.row_key).as_slice());
             assert_eq!(owned(KeyRef::parse(e, n).unwrap(), &k.row_key), *k);

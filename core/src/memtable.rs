@@ -208,6 +208,12 @@ impl Memtable {
         self.all_entries()
     }
 
+    /// Moves the entries out, in order, leaving the memtable empty (its max sequence stays).
+    pub(crate) fn take_entries(&mut self) -> Vec<Entry> {
+        self.bytes = 0;
+        core::mem::take(&mut self.entries).into_iter().collect()
+    }
+
     /// Empties it.
     pub fn clear(&mut self) {
         self.entries.clear();

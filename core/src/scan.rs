@@ -113,7 +113,24 @@ impl<'a> TabletScan<'a> {
         };
         let sources = core::iter::once(&tablet.memtable as &dyn Source)
             .chain(tablet.runs.iter().map(|r| r.as_ref()));
-        let mut cursors = Vec::with_capacity(tablet.runs.len() + 1);
+        Self::open(sources, seek, limit, point_row)
+    }
+
+    /// A scan of every row of the tablet held in its runs (the memtable left out): what a
+    /// compaction rewrites.
+    pub(crate) fn runs_of(tablet: &'a Tablet) -> Self {
+        let start = row_prefix(&tablet.start);
+        let limit = tablet.end.as_deref().map(row_prefix);
+        Self::open(tablet.runs.iter().map(|r| r.as_ref()), &start, limit, None)
+    }
+
+    fn open(
+        sources: impl Iterator<Item = &'a dyn Source>,
+        seek: &[u8],
+        limit: Option<Vec<u8>>,
+        point_row: Option<&[u8]>,
+    ) -> Self {
+        let mut cursors = Vec::new();
         for s in sources {
             if point_row.is_some_and(|row| !s.may_contain_row(row)) {
                 continue;

@@ -261,24 +261,26 @@ impl Table {
             }
             *sequence += 1;
             let seq = *sequence;
+            if let Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } = m
+            {
+                // The common write, encoded straight from the mutation's borrowed parts.
+                let ts = if *timestamp_micros == -1 {
+                    server_ts
+                } else {
+                    *timestamp_micros
+                };
+                let key = internal_key::encode_cell(row_key, family, qualifier, ts, seq);
+                self.tablets[ti].memtable.insert(key, value.clone(), seq);
+                continue;
+            }
             let (kind, value) = match m {
-                Mutation::SetCell {
-                    family,
-                    qualifier,
-                    timestamp_micros,
-                    value,
-                } => (
-                    EntryKind::Cell {
-                        family: family.clone(),
-                        qualifier: qualifier.clone(),
-                        timestamp_micros: if *timestamp_micros == -1 {
-                            server_ts
-                        } else {
-                            *timestamp_micros
-                        },
-                    },
-                    value.clone(),
-                ),
+                // Handled above.
+                Mutation::SetCell { .. } => continue,
                 Mutation::AddToCell {
                     family,
                     qualifier,

@@ -13,11 +13,12 @@ use alloc::vec::Vec;
 use core::ops::Bound;
 
 use crate::gc::GcRule;
-use crate::internal_key::{self, EntryKind, InternalKey};
+use crate::internal_key;
 use crate::memtable::{MemRun, Memtable, Source};
 use crate::persist::RunStore;
 use crate::row::Cell;
-use crate::row_merge::{resolve_row, Entry};
+use crate::row_merge::{resolve_entries, resolve_row, Entry};
+use crate::scan::{RowGather, TabletScan};
 use crate::schema::TableConfig;
 use crate::Result;
 
@@ -123,9 +124,12 @@ impl Tablet {
         if self.memtable.is_empty() {
             return Ok(false);
         }
-        let entries = self.memtable.entries();
         let max_sequence = self.memtable.max_sequence();
-        let run = make_run(entries, max_sequence, store)?;
+        let run = match store {
+            // In memory nothing can fail: move the entries instead of copying them.
+            None => MemRun::new(self.memtable.take_entries(), max_sequence),
+            Some(_) => make_run(self.memtable.entries(), max_sequence, store)?,
+        };
         self.runs.insert(0, run);
         self.memtable.clear();
         Ok(true)
@@ -152,26 +156,40 @@ impl Tablet {
         store: Option<&RunStore>,
     ) -> Result<u64> {
         let max_sequence = self.flushed_sequence();
-        let mut entries: Vec<Entry> = self
-            .runs
-            .iter()
-            .flat_map(|r| r.all_entries())
-            .filter(|(k, _)| internal_key::row_key_of(k).is_ok_and(|row| self.contains(&row)))
-            .collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        entries.dedup_by(|a, b| a.0 == b.0);
-        let mut out: Vec<Entry> = Vec::with_capacity(entries.len());
-        let mut i = 0;
-        while i < entries.len() {
-            let row = internal_key::row_key_of(&entries[i].0).unwrap_or_default();
-            let prefix = internal_key::row_prefix(&row);
-            let j = i + entries[i..]
-                .iter()
-                .take_while(|(k, _)| k.starts_with(&prefix))
-                .count();
-            let cells = resolve_row(&entries[i..j], epochs).unwrap_or_default();
-            keep_after_gc(&row, cells, config, now_micros, &mut out);
-            i = j.max(i + 1);
+        // One merge over the runs, clamped to the tablet: each row's entries resolved from
+        // borrowed views, its live cells re-encoded minus what GC collects.
+        let mut out: Vec<Entry> = Vec::new();
+        {
+            let never = GcRule::Never;
+            let mut scan = TabletScan::runs_of(self);
+            let mut g = RowGather::default();
+            while scan.next_row(&mut g) {
+                let Ok(row) = internal_key::row_key_of(&g.prefix) else {
+                    continue;
+                };
+                let kept = out.len();
+                let mut rule = &never;
+                let resolved = resolve_entries(g.entries(), epochs, |c| {
+                    if c.new_family {
+                        rule = config.families.get(c.family).map_or(&never, |f| &f.gc_rule);
+                    }
+                    if rule.is_collectable(c.version, c.timestamp_micros, now_micros) {
+                        return;
+                    }
+                    let key = internal_key::encode_cell(
+                        &row,
+                        c.family,
+                        c.qualifier,
+                        c.timestamp_micros,
+                        c.sequence,
+                    );
+                    out.push((key, c.value.to_vec()));
+                });
+                if resolved.is_err() {
+                    // A row that does not decode is dropped whole, never half.
+                    out.truncate(kept);
+                }
+            }
         }
         let size = out.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum();
         self.runs = if out.is_empty() {
@@ -209,44 +227,5 @@ fn make_run(
     match store {
         Some(s) => s.write_run(&entries, max_sequence),
         None => Ok(MemRun::new(entries, max_sequence)),
-    }
-}
-
-/// Re-encodes a row's live cells, minus what GC collects, as cell entries.
-fn keep_after_gc(
-    row: &[u8],
-    cells: Vec<(Cell, u64)>,
-    config: &TableConfig,
-    now_micros: i64,
-    out: &mut Vec<Entry>,
-) {
-    let never = GcRule::Never;
-    let mut version = 0usize;
-    let mut prev: Option<(String, Vec<u8>)> = None;
-    for (cell, sequence) in cells {
-        let same = prev
-            .as_ref()
-            .is_some_and(|(f, q)| *f == cell.family && *q == cell.qualifier);
-        version = if same { version + 1 } else { 0 };
-        if !same {
-            prev = Some((cell.family.clone(), cell.qualifier.clone()));
-        }
-        let rule = config
-            .families
-            .get(&cell.family)
-            .map_or(&never, |f| &f.gc_rule);
-        if rule.is_collectable(version, cell.timestamp_micros, now_micros) {
-            continue;
-        }
-        let key = InternalKey {
-            row_key: row.to_vec(),
-            sequence,
-            kind: EntryKind::Cell {
-                family: cell.family,
-                qualifier: cell.qualifier,
-                timestamp_micros: cell.timestamp_micros,
-            },
-        };
-        out.push((key.encode(), cell.value));
     }
 }
