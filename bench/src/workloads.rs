@@ -42,6 +42,8 @@ pub fn user_bytes(rows: u64) -> u64 {
 }
 
 fn record(f: &mut Figures, name: &str, ops: u64, secs: f64, bytes_per_op: u64, lat: &mut [f64]) {
+    // Progress on stderr (the parent passes it through), so a slow phase is visible live.
+    eprintln!("    {name}: {ops} ops in {secs:.1} s");
     f.insert(format!("{name}.ops"), ops as f64);
     f.insert(format!("{name}.ops_per_s"), ops as f64 / secs);
     f.insert(
@@ -163,7 +165,10 @@ pub fn run_engine(name: &str, mode: Mode, root: &Path, plan: Plan) -> Result<Fig
             "space_amp_load".into(),
             disk_usage(&dir) as f64 / user as f64,
         );
+        let t = Instant::now();
         let compacted = e.compact()?;
+        eprintln!("    compaction: {:.1} s", t.elapsed().as_secs_f64());
+        f.insert("compact_seconds".into(), t.elapsed().as_secs_f64());
         f.insert(
             "space_amp_compacted".into(),
             disk_usage(&dir) as f64 / user as f64,
