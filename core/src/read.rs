@@ -36,8 +36,9 @@ pub struct ReadRowsRequest {
 
 /// The rows of a read, produced one at a time.
 ///
-/// Access statistics of the rows visited reach the table when the stream ends or is
-/// dropped (batched per key bucket; see `stats`).
+/// Access statistics of the rows visited reach the table by the time each row (or the end)
+/// is returned: rows skipped in between (deleted, filtered out) are batched into one update
+/// per key bucket (see `stats`).
 pub struct RowStream<'a> {
     pub(crate) table: &'a Table,
     pub(crate) ranges: alloc::vec::IntoIter<RowRange>,
@@ -258,15 +259,10 @@ impl Iterator for RowStream<'_> {
 
     fn next(&mut self) -> Option<Row> {
         let row = self.next_row();
-        if row.is_none() {
-            self.stats.flush(&self.table.stats, self.now_micros);
-        }
-        row
-    }
-}
-
-impl Drop for RowStream<'_> {
-    fn drop(&mut self) {
+        // Counts reach the table before the caller sees the row (or the end), so a stream
+        // dropped part-way has counted exactly what it visited. (No `Drop` impl: it would
+        // keep the table borrowed until the stream's scope ends, breaking callers.)
         self.stats.flush(&self.table.stats, self.now_micros);
+        row
     }
 }

@@ -8,7 +8,7 @@
 //!
 //! Reads count through a [`StatsBatch`]: consecutive rows of one key bucket and tablet add
 //! up locally and reach the table's counters (one lock) when the bucket changes or the read
-//! ends, so a scan takes the lock once per bucket rather than once per row.
+//! hands a row (or its end) to the caller, so rows a read skips cost no lock of their own.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
