@@ -155,13 +155,14 @@ impl<'a> SourceCursor<'a> for MemtableCursor<'a> {
 
 /// A cursor over an in-memory run: an index into its sorted entries.
 struct MemRunCursor<'a> {
+    run: &'a MemRun,
     entries: &'a [Entry],
     pos: usize,
 }
 
 impl<'a> SourceCursor<'a> for MemRunCursor<'a> {
     fn seek(&mut self, key: &[u8]) {
-        self.pos = self.entries.partition_point(|(k, _)| k.as_slice() < key);
+        self.pos = self.run.lower_bound(key);
     }
     fn entry(&self) -> Option<(&[u8], &[u8])> {
         self.lasting_entry()
@@ -273,6 +274,22 @@ pub struct MemRun {
     /// A bloom filter of the row keys (10 bits per row), so point reads skip runs that do
     /// not hold the row, as they skip run files.
     rows: Filter,
+    /// How many leading bytes every key shares (the first and last keys' common prefix).
+    shared: usize,
+    /// Per entry, the 8 key bytes after the shared prefix as a big-endian number (zero
+    /// padded): a search first bisects these, in one compact array, and compares whole keys
+    /// only among entries with the same head. Invariant: non-decreasing, as the keys are.
+    heads: Vec<u64>,
+}
+
+/// The 8 bytes of `key` after its first `shared`, zero padded, as a big-endian number. For
+/// keys sharing those `shared` bytes, `a < b` implies `head(a) <= head(b)`.
+fn head(key: &[u8], shared: usize) -> u64 {
+    let mut b = [0u8; 8];
+    let rest = key.get(shared..).unwrap_or_default();
+    let n = rest.len().min(8);
+    b[..n].copy_from_slice(&rest[..n]);
+    u64::from_be_bytes(b)
 }
 
 impl MemRun {
@@ -300,16 +317,40 @@ impl MemRun {
         }
         // The builder's own output always decodes; fall back to "may contain" regardless.
         let rows = Filter::decode(filter.finish()).unwrap_or(Filter::None);
+        let shared = match (entries.first(), entries.last()) {
+            (Some((a, _)), Some((b, _))) => a.iter().zip(b).take_while(|(x, y)| x == y).count(),
+            _ => 0,
+        };
+        let heads = entries.iter().map(|(k, _)| head(k, shared)).collect();
         Arc::new(MemRun {
             entries,
             bytes,
             max_sequence,
             rows,
+            shared,
+            heads,
         })
     }
 
+    /// The index of the first entry whose key is `>= key`.
     fn lower_bound(&self, key: &[u8]) -> usize {
-        self.entries.partition_point(|(k, _)| k.as_slice() < key)
+        let Some((first, _)) = self.entries.first() else {
+            return 0;
+        };
+        let common = &first[..self.shared];
+        let n = key.len().min(self.shared);
+        match key[..n].cmp(&common[..n]) {
+            core::cmp::Ordering::Less => return 0,
+            core::cmp::Ordering::Greater => return self.entries.len(),
+            // A key that is a proper prefix of the shared bytes is below every entry.
+            core::cmp::Ordering::Equal if n < self.shared => return 0,
+            core::cmp::Ordering::Equal => {}
+        }
+        // Entries with a smaller head are below `key`, with a larger head above it.
+        let h = head(key, self.shared);
+        let lo = self.heads.partition_point(|&x| x < h);
+        let hi = lo + self.heads[lo..].partition_point(|&x| x <= h);
+        lo + self.entries[lo..hi].partition_point(|(k, _)| k.as_slice() < key)
     }
 }
 
@@ -345,6 +386,7 @@ impl Source for MemRun {
     }
     fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
         Box::new(MemRunCursor {
+            run: self,
             entries: &self.entries,
             pos: self.entries.len(),
         })
@@ -432,6 +474,42 @@ mod tests {
             assert_eq!(walk(&*run, from), expected);
             assert_eq!(walk(&mem, from), expected);
             assert_eq!(walk(&plain, from), expected);
+        }
+    }
+
+    #[test]
+    fn run_searches_agree_with_a_plain_bisection_under_a_long_shared_prefix() {
+        let mut all: Vec<Entry> = (0..300u32)
+            .map(|i| {
+                let mut k = b"row00000".to_vec();
+                k.extend_from_slice(alloc::format!("{:05}", i * 3).as_bytes());
+                if i % 7 == 0 {
+                    k.extend_from_slice(b"\0tail");
+                }
+                (k, alloc::vec![1])
+            })
+            .collect();
+        all.sort();
+        let run = MemRun::new(all.clone(), 1);
+        let mut probes: Vec<Vec<u8>> = Vec::new();
+        for (k, _) in &all {
+            for cut in 0..=k.len() {
+                probes.push(k[..cut].to_vec());
+            }
+            probes.push([k.as_slice(), &[0]].concat());
+            let mut bumped = k.clone();
+            *bumped.last_mut().unwrap() += 1;
+            probes.push(bumped);
+        }
+        probes.extend([
+            alloc::vec![],
+            b"rox".to_vec(),
+            b"ro".to_vec(),
+            alloc::vec![0xff],
+        ]);
+        for p in &probes {
+            let expected = all.partition_point(|(k, _)| k < p);
+            assert_eq!(run.lower_bound(p), expected, "{p:?}");
         }
     }
 
