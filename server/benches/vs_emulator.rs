@@ -4,8 +4,8 @@
 //! Workloads, each on a fresh table per run (one family, rows `row%010d` of one 1000-byte
 //! pseudo-random value each):
 //! 1. `bulk_writes`: MutateRows batches of 100 rows from several concurrent client tasks;
-//! 2. `point_reads`: one ReadRows per row key, from several concurrent tasks, in a seeded
-//!    random order;
+//! 2. `point_reads`: one ReadRows per row key, from several concurrent tasks, for the first
+//!    `--point-reads` keys (default 10,000, at most all rows) of a seeded random order;
 //! 3. `full_scans`: one ReadRows over the whole table (an op is a row scanned).
 //!
 //! Figures: throughput (ops/s, wall clock) and the server's CPU time per op, from utime+stime
@@ -19,7 +19,8 @@
 //! its value.
 //!
 //! Run: `cargo bench -p sparsetable-server --bench vs_emulator -- [--rows N] [--runs K]
-//! [--durability sync|interval|none] [--json FILE] [--server-bin PATH] [--emulator-bin PATH]`.
+//! [--point-reads N] [--durability sync|interval|none] [--json FILE] [--server-bin PATH]
+//! [--emulator-bin PATH]`.
 //! By default the server is the `sparsetable-server` binary cargo built for this bench (the
 //! bench profile, i.e. release settings).
 
@@ -54,6 +55,7 @@ const WORKLOADS: [&str; 3] = ["bulk_writes", "point_reads", "full_scans"];
 struct Options {
     rows: usize,
     runs: usize,
+    point_reads: usize,
     durability: String,
     json: Option<PathBuf>,
     server_bin: PathBuf,
@@ -64,6 +66,7 @@ fn parse_args() -> Result<Options> {
     let mut options = Options {
         rows: 100_000,
         runs: 3,
+        point_reads: 10_000,
         durability: "sync".into(),
         json: None,
         server_bin: PathBuf::from(env!("CARGO_BIN_EXE_sparsetable-server")),
@@ -85,6 +88,7 @@ fn parse_args() -> Result<Options> {
         match flag.as_str() {
             "--rows" => options.rows = count()?,
             "--runs" => options.runs = count()?,
+            "--point-reads" => options.point_reads = count()?,
             "--durability" => match value.as_str() {
                 "sync" | "interval" | "none" => options.durability = value,
                 _ => return Err("--durability must be sync, interval or none".into()),
@@ -94,7 +98,8 @@ fn parse_args() -> Result<Options> {
             "--emulator-bin" => options.emulator_bin = value.into(),
             _ => {
                 return Err(format!(
-                    "unknown option {flag}; options: --rows N --runs K --durability MODE \
+                    "unknown option {flag}; options: --rows N --runs K --point-reads N \
+                     --durability MODE \
                      --json FILE --server-bin PATH --emulator-bin PATH"
                 )
                 .into())
@@ -417,7 +422,7 @@ fn check_row(data: &Data, row: &ReadRow, i: usize) -> Result<()> {
 }
 
 /// Reads each row in `indexes` with a single-key ReadRows and checks it.
-async fn point_reads(
+async fn read_points(
     mut client: BigtableClient<Channel>,
     table: String,
     data: Arc<Data>,
@@ -473,6 +478,7 @@ async fn run_once(
     server: &ServerProcess,
     data: &Arc<Data>,
     table_id: &str,
+    point_reads: usize,
     tick_us: f64,
 ) -> Result<[Sample; 3]> {
     let rows = data.keys.len();
@@ -507,10 +513,10 @@ async fn run_once(
     })
     .await?;
 
+    let point_reads = point_reads.min(rows);
     let mut readers = Vec::new();
     for t in 0..READ_TASKS {
-        let mine: Vec<usize> = data
-            .order
+        let mine: Vec<usize> = data.order[..point_reads]
             .iter()
             .skip(t)
             .step_by(READ_TASKS)
@@ -518,11 +524,11 @@ async fn run_once(
             .collect();
         readers.push((server.data().await?, mine));
     }
-    let reads = measure(server, rows, tick_us, async {
+    let reads = measure(server, point_reads, tick_us, async {
         let tasks: Vec<_> = readers
             .into_iter()
             .map(|(client, mine)| {
-                tokio::spawn(point_reads(client, table.clone(), data.clone(), mine))
+                tokio::spawn(read_points(client, table.clone(), data.clone(), mine))
             })
             .collect();
         for task in tasks {
@@ -594,7 +600,7 @@ async fn bench(options: Options) -> Result<String> {
     // A small unmeasured pass first: connections, JIT-free but cold caches and allocators.
     let warm = Arc::new(Data::new(options.rows.min(1000)));
     for server in &servers {
-        run_once(server, &warm, "warmup", tick_us).await?;
+        run_once(server, &warm, "warmup", options.point_reads, tick_us).await?;
     }
 
     // samples[server][workload] over runs; the servers alternate within each run.
@@ -602,9 +608,15 @@ async fn bench(options: Options) -> Result<String> {
     for run in 0..options.runs {
         for (s, server) in servers.iter().enumerate() {
             let started = Instant::now();
-            let result = run_once(server, &data, &format!("bench{run}"), tick_us)
-                .await
-                .map_err(|e| format!("{} run {run}: {e}", server.label))?;
+            let result = run_once(
+                server,
+                &data,
+                &format!("bench{run}"),
+                options.point_reads,
+                tick_us,
+            )
+            .await
+            .map_err(|e| format!("{} run {run}: {e}", server.label))?;
             for (w, sample) in result.into_iter().enumerate() {
                 samples[s][w].push(sample);
             }
