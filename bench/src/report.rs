@@ -763,7 +763,18 @@ pub fn render(r: &Results, inputs: &Inputs) -> Result<String, String> {
             );
         }
         Some(rows) => {
-            let _ = writeln!(w, "From `bench/wasm/run.sh` (medians of its runs): the in-memory engine compiled natively and to WebAssembly, same workloads.\n");
+            let meta: Value = inputs
+                .wasm
+                .as_deref()
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or(Value::Null);
+            let _ = writeln!(
+                w,
+                "From `bench/wasm/run.sh` ({} rows of {} bytes, median of {} runs): the in-memory engine compiled natively and to WebAssembly (under Node), same workloads.\n",
+                meta["rows"].as_u64().map(group).unwrap_or_else(|| "?".into()),
+                meta["value_bytes"].as_u64().unwrap_or(0),
+                meta["runs"].as_u64().unwrap_or(0)
+            );
             let _ = writeln!(w, "| workload | ops | native ns/op | wasm ns/op | wasm / native time |\n|---|---|---|---|---|");
             for (name, ratio_v, ops, n, wns) in rows {
                 let _ = writeln!(
