@@ -322,6 +322,18 @@ impl<'a> KeyRef<'a> {
     /// # Errors
     /// `DataLoss` exactly where [`InternalKey::decode`] would fail after the row key.
     pub fn parse(bytes: &'a [u8], row_len: usize) -> Result<Self> {
+        Self::parse_with(bytes, row_len, true)
+    }
+
+    /// [`parse`](Self::parse) without the family name's UTF-8 check, for a reader that
+    /// checks each family once rather than once per entry (`row_merge`). A key this accepts
+    /// and `parse` rejects differs only in that check; on any error, callers that must
+    /// report exactly what `parse` reports call it for the message.
+    pub(crate) fn parse_unchecked_family(bytes: &'a [u8], row_len: usize) -> Result<Self> {
+        Self::parse_with(bytes, row_len, false)
+    }
+
+    fn parse_with(bytes: &'a [u8], row_len: usize, check_family: bool) -> Result<Self> {
         let mut r = Reader {
             bytes,
             pos: row_len.min(bytes.len()),
@@ -337,7 +349,7 @@ impl<'a> KeyRef<'a> {
             }
             0x01 => {
                 let family = r.unescape_borrowed()?;
-                if core::str::from_utf8(&family).is_err() {
+                if check_family && core::str::from_utf8(&family).is_err() {
                     return Err(corrupt("family name is not UTF-8"));
                 }
                 match r.byte()? {

@@ -68,6 +68,20 @@ pub trait Source: Send + Sync {
     fn may_contain_row(&self, _row_key: &[u8]) -> bool {
         true
     }
+    /// A point read's shortcut: pushes every entry of `row_key` (the keys starting with
+    /// `prefix`, its encoded row part), in key order, borrowed for as long as the source,
+    /// and returns true. Sources that cannot lend their bytes (a file's blocks live only in
+    /// a cursor) return false without pushing anything, and the read walks a
+    /// [`cursor`](Source::cursor) instead: that is the default, so every implementor stays
+    /// correct without overriding it.
+    fn lend_row<'a>(
+        &'a self,
+        _row_key: &[u8],
+        _prefix: &[u8],
+        _out: &mut Vec<(&'a [u8], &'a [u8])>,
+    ) -> bool {
+        false
+    }
 }
 
 /// A forward cursor over one [`Source`]'s entries in key order.
@@ -256,6 +270,20 @@ impl Source for Memtable {
     fn max_sequence(&self) -> u64 {
         self.max_sequence
     }
+    fn lend_row<'a>(
+        &'a self,
+        _row_key: &[u8],
+        prefix: &[u8],
+        out: &mut Vec<(&'a [u8], &'a [u8])>,
+    ) -> bool {
+        out.extend(
+            self.entries
+                .range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
+                .take_while(|(k, _)| k.starts_with(prefix))
+                .map(|(k, v)| (k.as_slice(), v.as_slice())),
+        );
+        true
+    }
     fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
         Box::new(MemtableCursor {
             map: &self.entries,
@@ -384,6 +412,20 @@ impl Source for MemRun {
     fn may_contain_row(&self, row_key: &[u8]) -> bool {
         self.rows.may_contain(row_key)
     }
+    fn lend_row<'a>(
+        &'a self,
+        _row_key: &[u8],
+        prefix: &[u8],
+        out: &mut Vec<(&'a [u8], &'a [u8])>,
+    ) -> bool {
+        out.extend(
+            self.entries[self.lower_bound(prefix)..]
+                .iter()
+                .take_while(|(k, _)| k.starts_with(prefix))
+                .map(|(k, v)| (k.as_slice(), v.as_slice())),
+        );
+        true
+    }
     fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
         Box::new(MemRunCursor {
             run: self,
@@ -474,6 +516,39 @@ mod tests {
             assert_eq!(walk(&*run, from), expected);
             assert_eq!(walk(&mem, from), expected);
             assert_eq!(walk(&plain, from), expected);
+        }
+    }
+
+    #[test]
+    fn lent_rows_are_exactly_the_entries_under_the_prefix() {
+        let all = entries();
+        let run = MemRun::new(all.clone(), 40);
+        let mut mem = Memtable::default();
+        for (k, v) in &all {
+            mem.insert(k.clone(), v.clone(), 1);
+        }
+        let mut prefixes: Vec<Vec<u8>> = all
+            .iter()
+            .filter_map(|(k, _)| row_prefix_len(k).map(|n| k[..n].to_vec()))
+            .collect();
+        prefixes.push(crate::internal_key::row_prefix(b"absent"));
+        prefixes.push(Vec::new());
+        for prefix in &prefixes {
+            let expected: Vec<(&[u8], &[u8])> = all
+                .iter()
+                .filter(|(k, _)| k.starts_with(prefix))
+                .map(|(k, v)| (k.as_slice(), v.as_slice()))
+                .collect();
+            for s in [&*run as &dyn Source, &mem] {
+                let mut out = Vec::new();
+                assert!(s.lend_row(b"", prefix, &mut out));
+                assert_eq!(out, expected, "{prefix:?}");
+            }
+            // A source that cannot lend says so and pushes nothing.
+            let plain = Plain(run.clone());
+            let mut out = Vec::new();
+            assert!(!plain.lend_row(b"", prefix, &mut out));
+            assert!(out.is_empty());
         }
     }
 

@@ -89,8 +89,8 @@ where
 {
     let mut row_deleted = 0u64;
     // The family and column the cursor is in, borrowed from the keys (owned only for names
-    // holding an escaped zero byte).
-    let mut family: Option<Cow<'e, [u8]>> = None;
+    // holding an escaped zero byte). The family's UTF-8 is checked once, when it is entered.
+    let mut family: Option<Cow<'e, str>> = None;
     let mut family_deleted = 0u64;
     let mut family_emitted = false;
     let mut column: Option<Cow<'e, [u8]>> = None;
@@ -98,7 +98,17 @@ where
     let mut last_ts: Option<i64> = None;
     let mut version = 0usize;
     let mut row_part: &[u8] = &[];
+    // The previous entry's key when it was a cell. A cell key ends in its 8-byte sequence,
+    // and any 8 bytes decode, so a key equal to it but for those 8 bytes is an older write
+    // of the same cell (or the same entry twice): hidden by it, and known to decode.
+    let mut last_cell: &[u8] = &[];
     for (key, value) in entries {
+        if let Some(cut) = last_cell.len().checked_sub(8) {
+            if key.len() == last_cell.len() && key[..cut] == last_cell[..cut] {
+                continue;
+            }
+        }
+        last_cell = &[];
         // Every entry of a row shares its row part: measure it once. (An escaped row part
         // is never a prefix of another row's, so `starts_with` proves the same row.)
         if row_part.is_empty() || !key.starts_with(row_part) {
@@ -107,16 +117,17 @@ where
             row_part = &key[..n];
         }
         let n = row_part.len();
-        let k = KeyRef::parse(key, n)?;
+        // The full parse names the first defect exactly as it always has.
+        let k = KeyRef::parse_unchecked_family(key, n).or_else(|_| KeyRef::parse(key, n))?;
         let timestamp_micros = match k.kind {
             KindRef::DeleteRow => {
                 row_deleted = row_deleted.max(k.sequence);
                 continue;
             }
             KindRef::DeleteFamily { family: f } => {
-                if family.as_deref() != Some(&*f) {
+                if !same_family(&family, &f) {
                     family_deleted = family_epoch(epochs, &f);
-                    family = Some(f);
+                    family = Some(family_name(f)?);
                     family_emitted = false;
                     column = None;
                 }
@@ -140,7 +151,7 @@ where
                     f,
                     qualifier,
                     epochs,
-                );
+                )?;
                 column_deletes.push((k.sequence, start_micros, end_micros));
                 continue;
             }
@@ -160,7 +171,8 @@ where
                     f,
                     qualifier,
                     epochs,
-                );
+                )?;
+                last_cell = key;
                 timestamp_micros
             }
         };
@@ -176,10 +188,8 @@ where
                 .iter()
                 .any(|(dseq, start, end)| *dseq > seq && ts >= *start && ts < *end);
         if !deleted {
-            // The family name was checked as UTF-8 when its key was parsed.
-            let fam = family.as_deref().unwrap_or_default();
             emit(VisibleCell {
-                family: core::str::from_utf8(fam).unwrap_or_default(),
+                family: family.as_deref().unwrap_or_default(),
                 qualifier: column.as_deref().unwrap_or_default(),
                 timestamp_micros,
                 value,
@@ -192,6 +202,20 @@ where
         }
     }
     Ok(())
+}
+
+/// Whether the resolver is already in family `f`.
+fn same_family(family: &Option<Cow<'_, str>>, f: &[u8]) -> bool {
+    family.as_deref().map(str::as_bytes) == Some(f)
+}
+
+/// A family name as text, checked once per family the resolver enters.
+fn family_name(f: Cow<'_, [u8]>) -> Result<Cow<'_, str>> {
+    let bad = || Error::new(Code::DataLoss, "internal key: family name is not UTF-8");
+    Ok(match f {
+        Cow::Borrowed(b) => Cow::Borrowed(core::str::from_utf8(b).map_err(|_| bad())?),
+        Cow::Owned(v) => Cow::Owned(String::from_utf8(v).map_err(|_| bad())?),
+    })
 }
 
 /// Writes at or below this sequence were dropped with the family.
@@ -208,9 +232,12 @@ fn family_epoch(epochs: &BTreeMap<String, u64>, family: &[u8]) -> u64 {
 
 /// Moves the resolver's cursor to (family, qualifier), resetting per-family and per-column
 /// state when either changes.
+///
+/// # Errors
+/// `DataLoss` if a family entered is not UTF-8.
 #[allow(clippy::too_many_arguments)]
 fn enter<'e>(
-    family: &mut Option<Cow<'e, [u8]>>,
+    family: &mut Option<Cow<'e, str>>,
     family_deleted: &mut u64,
     family_emitted: &mut bool,
     column: &mut Option<Cow<'e, [u8]>>,
@@ -220,10 +247,10 @@ fn enter<'e>(
     f: Cow<'e, [u8]>,
     qualifier: Cow<'e, [u8]>,
     epochs: &BTreeMap<String, u64>,
-) {
-    if family.as_deref() != Some(&*f) {
+) -> Result<()> {
+    if !same_family(family, &f) {
         *family_deleted = family_epoch(epochs, &f);
-        *family = Some(f);
+        *family = Some(family_name(f)?);
         *family_emitted = false;
         *column = None;
     }
@@ -232,5 +259,93 @@ fn enter<'e>(
         column_deletes.clear();
         *last_ts = None;
         *version = 0;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::internal_key::{EntryKind, InternalKey};
+    use alloc::string::ToString;
+
+    fn cell(family: &str, qualifier: &[u8], ts: i64, sequence: u64, value: &[u8]) -> Entry {
+        let key = InternalKey {
+            row_key: b"r".to_vec(),
+            sequence,
+            kind: EntryKind::Cell {
+                family: family.into(),
+                qualifier: qualifier.to_vec(),
+                timestamp_micros: ts,
+            },
+        };
+        (key.encode(), value.to_vec())
+    }
+
+    #[test]
+    fn older_writes_of_a_cell_are_hidden_and_deletes_between_them_still_count() {
+        let mut entries = alloc::vec![
+            cell("cf", b"a", 7, 3, b"new"),
+            cell("cf", b"a", 7, 2, b"mid"),
+            cell("cf", b"a", 7, 1, b"old"),
+            cell("cf", b"a", 6, 1, b"six"),
+            cell("cf", b"b", 7, 1, b"b7"),
+            cell("meta", b"a", 7, 5, b"m"),
+        ];
+        // The same entry twice, as two runs sharing it after a split hold it.
+        entries.push(entries[0].clone());
+        let delete = InternalKey {
+            row_key: b"r".to_vec(),
+            sequence: 4,
+            kind: EntryKind::DeleteColumn {
+                family: "cf".into(),
+                qualifier: b"b".to_vec(),
+                start_micros: 0,
+                end_micros: u64::MAX,
+            },
+        };
+        entries.push((delete.encode(), Vec::new()));
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let cells = resolve_row(&entries, &BTreeMap::new()).unwrap();
+        let seen: Vec<_> = cells
+            .iter()
+            .map(|(c, s)| {
+                (
+                    c.family.as_str(),
+                    c.qualifier.as_slice(),
+                    c.timestamp_micros,
+                    c.value.as_slice(),
+                    *s,
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("cf", &b"a"[..], 7, &b"new"[..], 3),
+                ("cf", b"a", 6, b"six", 1),
+                ("meta", b"a", 7, b"m", 5),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_family_name_that_is_not_utf8_is_reported_as_the_key_parser_reports_it() {
+        let (mut key, value) = cell("cf", b"a", 7, 3, b"v");
+        let at = key.windows(2).position(|w| w == b"cf").unwrap();
+        key[at] = 0xff;
+        key[at + 1] = 0xfe;
+        let n = row_prefix_len(&key).unwrap();
+        let expected = KeyRef::parse(&key, n).unwrap_err();
+        // Behind a valid family too: the bad one is checked when entered.
+        let good = cell("ab", b"a", 7, 1, b"x");
+        for entries in [
+            alloc::vec![(key.clone(), value.clone())],
+            alloc::vec![good, (key, value)],
+        ] {
+            let err = resolve_row(&entries, &BTreeMap::new()).unwrap_err();
+            assert_eq!(err.code(), Code::DataLoss);
+            assert_eq!(err.to_string(), expected.to_string());
+        }
     }
 }

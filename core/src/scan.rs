@@ -27,6 +27,8 @@ pub(crate) struct RowGather<'a> {
     pub(crate) prefix: Vec<u8>,
     data: Vec<u8>,
     spans: Vec<Span<'a>>,
+    /// Scratch for the entries one source lends a point read.
+    lent: Vec<(&'a [u8], &'a [u8])>,
 }
 
 /// Where one gathered entry is.
@@ -39,13 +41,64 @@ enum Span<'a> {
 }
 
 impl<'a> RowGather<'a> {
-    /// An empty buffer with room for `bytes` of keys and values.
-    pub(crate) fn with_capacity(bytes: usize) -> Self {
-        RowGather {
-            prefix: Vec::new(),
-            data: Vec::with_capacity(bytes),
-            spans: Vec::with_capacity(4),
+    /// Gathers the single row `row_key` (encoded row part `prefix`, the row inside `tablet`)
+    /// without a cursor where a source can lend the row's entries: each source the row's
+    /// filter does not rule out is searched once and lends its entries (a source that cannot
+    /// lend is walked with a cursor, as a scan would). False if no source holds an entry of
+    /// the row. Gathers exactly what a scan of the row would: same entries, same order
+    /// (`self.prefix` is not set: the caller has it).
+    pub(crate) fn gather_point(
+        &mut self,
+        tablet: &'a Tablet,
+        row_key: &[u8],
+        prefix: &[u8],
+    ) -> bool {
+        // `self.prefix` is left alone: the caller already holds the row's prefix.
+        self.clear();
+        if self.spans.capacity() == 0 {
+            // Room for a row's versions in several sources, so the gather grows at most
+            // rarely (each growth is an allocation and a copy on the read's hot path).
+            self.spans.reserve(8);
+            self.lent.reserve(8);
         }
+        let sources = core::iter::once(&tablet.memtable as &dyn Source)
+            .chain(tablet.runs.iter().map(|r| r.as_ref()));
+        let mut hits = 0;
+        for s in sources {
+            if !s.may_contain_row(row_key) {
+                continue;
+            }
+            let before = self.spans.len();
+            self.lent.clear();
+            if s.lend_row(row_key, prefix, &mut self.lent) {
+                self.spans
+                    .extend(self.lent.iter().map(|&(k, v)| Span::Lent(k, v)));
+            } else {
+                let mut c = s.cursor();
+                c.seek(prefix);
+                loop {
+                    if let Some((k, v)) = c.lasting_entry() {
+                        if !k.starts_with(prefix) {
+                            break;
+                        }
+                        self.spans.push(Span::Lent(k, v));
+                    } else if let Some((k, v)) = c.entry() {
+                        if !k.starts_with(prefix) {
+                            break;
+                        }
+                        self.push(k, v);
+                    } else {
+                        break;
+                    }
+                    c.next();
+                }
+            }
+            hits += usize::from(self.spans.len() > before);
+        }
+        if hits > 1 {
+            self.sort();
+        }
+        hits > 0
     }
 
     /// The gathered entries, in encoded-key order.
@@ -142,32 +195,6 @@ impl<'a> TabletScan<'a> {
             }
         }
         TabletScan { cursors, limit }
-    }
-
-    /// A scan of the single row whose encoded row part is `prefix` (`row_key` inside the
-    /// tablet), skipping sources whose filter rules the row out.
-    pub(crate) fn point(tablet: &'a Tablet, row_key: &[u8], prefix: &[u8]) -> Self {
-        let mut limit = prefix.to_vec();
-        if let Some(last) = limit.last_mut() {
-            *last += 1; // after_row: the terminator 0x00 0x01 becomes 0x00 0x02
-        }
-        let sources = core::iter::once(&tablet.memtable as &dyn Source)
-            .chain(tablet.runs.iter().map(|r| r.as_ref()));
-        let mut cursors = Vec::with_capacity(tablet.runs.len() + 1);
-        for s in sources {
-            if !s.may_contain_row(row_key) {
-                continue;
-            }
-            let mut c = s.cursor();
-            c.seek(prefix);
-            if c.entry().is_some_and(|(k, _)| k.starts_with(prefix)) {
-                cursors.push(c);
-            }
-        }
-        TabletScan {
-            cursors,
-            limit: Some(limit),
-        }
     }
 
     /// Gathers the next row's entries into `g` (its row part into `g.prefix`). False when

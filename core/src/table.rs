@@ -27,7 +27,7 @@ use crate::persist::RunStore;
 use crate::row::{Cell, Row};
 use crate::row_merge::resolve_entries;
 use crate::row_set::RowRange;
-use crate::scan::{RowGather, TabletScan};
+use crate::scan::RowGather;
 use crate::schema::{Granularity, TableConfig, ValueType};
 use crate::stats::{AccessCounters, StatsOptions, TableStats};
 use crate::tablet::Tablet;
@@ -721,9 +721,10 @@ impl Table {
     pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Option<(u64, Vec<Cell>)> {
         let tablet = &self.tablets[self.tablet_index(key)];
         let prefix = internal_key::row_prefix(key);
-        let mut scan = TabletScan::point(tablet, key, &prefix);
-        let mut gather = RowGather::with_capacity(1024);
-        if !scan.next_row(&mut gather) {
+        // In memory every entry is lent, so the gather's copy buffer starts empty and grows
+        // only for sources that cannot lend.
+        let mut gather = RowGather::default();
+        if !gather.gather_point(tablet, key, &prefix) {
             return None;
         }
         Some((
