@@ -308,7 +308,14 @@ pub struct MemRun {
     /// padded): a search first bisects these, in one compact array, and compares whole keys
     /// only among entries with the same head. Invariant: non-decreasing, as the keys are.
     heads: Vec<u64>,
+    /// Every [`HEAD_BLOCK`]-th head (`top[j] == heads[j * HEAD_BLOCK]`): small enough to stay
+    /// in cache, so a search bisects it first and then only one block of `heads`, touching
+    /// a few cache lines of the big array instead of one per bisection step.
+    top: Vec<u64>,
 }
+
+/// Heads per block of [`MemRun::top`] (512 bytes of heads: 8 cache lines).
+const HEAD_BLOCK: usize = 64;
 
 /// The 8 bytes of `key` after its first `shared`, zero padded, as a big-endian number. For
 /// keys sharing those `shared` bytes, `a < b` implies `head(a) <= head(b)`.
@@ -349,7 +356,8 @@ impl MemRun {
             (Some((a, _)), Some((b, _))) => a.iter().zip(b).take_while(|(x, y)| x == y).count(),
             _ => 0,
         };
-        let heads = entries.iter().map(|(k, _)| head(k, shared)).collect();
+        let heads: Vec<u64> = entries.iter().map(|(k, _)| head(k, shared)).collect();
+        let top = heads.iter().step_by(HEAD_BLOCK).copied().collect();
         Arc::new(MemRun {
             entries,
             bytes,
@@ -357,6 +365,7 @@ impl MemRun {
             rows,
             shared,
             heads,
+            top,
         })
     }
 
@@ -376,8 +385,25 @@ impl MemRun {
         }
         // Entries with a smaller head are below `key`, with a larger head above it.
         let h = head(key, self.shared);
-        let lo = self.heads.partition_point(|&x| x < h);
-        let hi = lo + self.heads[lo..].partition_point(|&x| x <= h);
+        // The first block starting at or above `h`: every head before the previous block's
+        // start is below `h`, and the block's own first head is not.
+        let j = self.top.partition_point(|&x| x < h);
+        let start = j.saturating_sub(1) * HEAD_BLOCK;
+        let end = (j * HEAD_BLOCK).min(self.heads.len());
+        let lo = start + self.heads[start..end].partition_point(|&x| x < h);
+        // Equal heads are few (one row's versions, mostly): gallop forward from `lo`
+        // rather than bisect the rest of the run.
+        let mut step = 1;
+        let mut hi = lo;
+        while self.heads.get(hi).is_some_and(|&x| x <= h) {
+            hi = (lo + step).min(self.heads.len());
+            if self.heads.get(hi).is_none_or(|&x| x > h) {
+                let from = lo + step / 2;
+                hi = from + self.heads[from..hi].partition_point(|&x| x <= h);
+                break;
+            }
+            step *= 2;
+        }
         lo + self.entries[lo..hi].partition_point(|(k, _)| k.as_slice() < key)
     }
 }
@@ -582,6 +608,35 @@ mod tests {
             b"ro".to_vec(),
             alloc::vec![0xff],
         ]);
+        for p in &probes {
+            let expected = all.partition_point(|(k, _)| k < p);
+            assert_eq!(run.lower_bound(p), expected, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn run_searches_agree_with_a_plain_bisection_across_long_runs_of_equal_heads() {
+        // Keys equal for 8 bytes after the shared prefix, for runs longer than a head
+        // block: the search gallops across blocks and then compares whole keys.
+        let mut all: Vec<Entry> = (0..700u32)
+            .map(|i| {
+                let group = [b'a', b'b', b'c'][(i % 3) as usize];
+                let mut k = alloc::vec![b'k', group];
+                k.extend_from_slice(b"SAMEHEAD");
+                k.extend_from_slice(alloc::format!("{i:04}").as_bytes());
+                (k, alloc::vec![1])
+            })
+            .collect();
+        all.push((b"ka".to_vec(), alloc::vec![]));
+        all.push((b"kz".to_vec(), alloc::vec![]));
+        all.sort();
+        let run = MemRun::new(all.clone(), 1);
+        let mut probes: Vec<Vec<u8>> = all.iter().map(|(k, _)| k.clone()).collect();
+        for (k, _) in &all {
+            probes.push([k.as_slice(), &[0]].concat());
+            probes.push(k[..k.len() - 1].to_vec());
+        }
+        probes.extend([b"kb".to_vec(), b"kbSAMEHEAD".to_vec(), b"kc\xff".to_vec()]);
         for p in &probes {
             let expected = all.partition_point(|(k, _)| k < p);
             assert_eq!(run.lower_bound(p), expected, "{p:?}");
