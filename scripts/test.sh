@@ -17,7 +17,7 @@ if ! bash scripts/setup.sh; then
   exit 1
 fi
 
-SUITES=(${SPARSETABLE_SUITES:-rust wasm web python kotlin server google_client})
+SUITES=(${SPARSETABLE_SUITES:-rust wasm web python kotlin server google_client bench})
 total_pass=0
 total_fail=0
 summary=()
