@@ -253,6 +253,32 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
+/// The response that closes a finished ReadRows, if it has anything to say: the last row the
+/// scan went past after its last returned row (when the client asked for it) and the request
+/// stats (when it asked for them).
+///
+/// # Errors
+/// The engine's, from the probe for the last scanned row.
+fn closing_response(
+    scan: &Scan,
+    db: &SharedDatabase,
+    last_scanned: bool,
+    full_stats: bool,
+) -> Result<Option<v2::ReadRowsResponse>> {
+    let last_scanned_row_key = if last_scanned {
+        scan.last_scanned_row_key(db)?.unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    Ok(
+        (!last_scanned_row_key.is_empty() || full_stats).then(|| v2::ReadRowsResponse {
+            chunks: Vec::new(),
+            last_scanned_row_key,
+            request_stats: full_stats.then(|| request_stats(&scan.counts)),
+        }),
+    )
+}
+
 /// A server stream of messages that are all known up front.
 fn ready_stream<T: Send + 'static>(messages: Vec<T>) -> ServerStream<T> {
     let (tx, rx) = mpsc::channel(messages.len().max(1));
@@ -286,6 +312,19 @@ impl Bigtable for DataService {
         }
         // The first batch is read before answering, so a bad request fails the call itself.
         let first = scan.next_batch(&db).map_err(to_status)?;
+        if scan.is_done() {
+            // The whole answer is in hand (point reads, small scans): no task, no handoff.
+            let mut writer = ResponseWriter::new();
+            for row in first {
+                writer.push_row(row);
+            }
+            let mut responses = writer.take();
+            let closing =
+                closing_response(&scan, &db, features.last_scanned_row_responses, full_stats)
+                    .map_err(to_status)?;
+            responses.extend(closing);
+            return Ok(Response::new(ready_stream(responses)));
+        }
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         tokio::spawn(async move {
             let mut writer = ResponseWriter::new();
@@ -310,25 +349,14 @@ impl Bigtable for DataService {
                     }
                 };
             }
-            // The closing response: what the scan went past after the last row, and stats.
-            let last_scanned_row_key = if features.last_scanned_row_responses {
-                match scan.last_scanned_row_key(&db) {
-                    Ok(key) => key.unwrap_or_default(),
-                    Err(e) => {
-                        let _ = tx.send(Err(to_status(e))).await;
-                        return;
-                    }
+            match closing_response(&scan, &db, features.last_scanned_row_responses, full_stats) {
+                Ok(Some(closing)) => {
+                    let _ = tx.send(Ok(closing)).await;
                 }
-            } else {
-                Vec::new()
-            };
-            if !last_scanned_row_key.is_empty() || full_stats {
-                let closing = v2::ReadRowsResponse {
-                    chunks: Vec::new(),
-                    last_scanned_row_key,
-                    request_stats: full_stats.then(|| request_stats(&scan.counts)),
-                };
-                let _ = tx.send(Ok(closing)).await;
+                Ok(None) => {}
+                Err(e) => {
+                    let _ = tx.send(Err(to_status(e))).await;
+                }
             }
         });
         Ok(Response::new(ReceiverStream::new(rx)))
