@@ -177,70 +177,39 @@ impl InternalKey {
     /// # Errors
     /// `DataLoss` if the bytes are not a well-formed internal key.
     pub fn decode(bytes: &[u8]) -> Result<Self> {
+        // The row key, then the rest exactly as the read path's borrowed view parses it (one
+        // decoder for the entry part, so both fail on the same bytes with the same message).
         let mut r = Reader { bytes, pos: 0 };
         let row_key = r.unescape()?;
-        let kind = match r.byte()? {
-            0x00 => {
-                let sequence = r.seq()?;
-                r.end()?;
-                return Ok(InternalKey {
-                    row_key,
-                    sequence,
-                    kind: EntryKind::DeleteRow,
-                });
-            }
-            0x01 => {
-                let family = String::from_utf8(r.unescape()?)
-                    .map_err(|_| corrupt("family name is not UTF-8"))?;
-                match r.byte()? {
-                    0x00 => {
-                        let sequence = r.seq()?;
-                        r.end()?;
-                        return Ok(InternalKey {
-                            row_key,
-                            sequence,
-                            kind: EntryKind::DeleteFamily { family },
-                        });
-                    }
-                    0x01 => {
-                        let qualifier = r.unescape()?;
-                        match r.byte()? {
-                            0x00 => {
-                                let sequence = r.seq()?;
-                                let start_micros = r.u64()?;
-                                let end_micros = r.u64()?;
-                                r.end()?;
-                                return Ok(InternalKey {
-                                    row_key,
-                                    sequence,
-                                    kind: EntryKind::DeleteColumn {
-                                        family,
-                                        qualifier,
-                                        start_micros,
-                                        end_micros,
-                                    },
-                                });
-                            }
-                            0x01 => {
-                                let ts = !r.u64()?;
-                                let timestamp_micros = i64::try_from(ts)
-                                    .map_err(|_| corrupt("negative cell timestamp"))?;
-                                EntryKind::Cell {
-                                    family,
-                                    qualifier,
-                                    timestamp_micros,
-                                }
-                            }
-                            other => return Err(corrupt_tag(other)),
-                        }
-                    }
-                    other => return Err(corrupt_tag(other)),
-                }
-            }
-            other => return Err(corrupt_tag(other)),
+        let KeyRef { sequence, kind } = KeyRef::parse(bytes, r.pos)?;
+        // `parse` has checked the family's UTF-8.
+        let family = |f: Cow<'_, [u8]>| {
+            String::from_utf8(f.into_owned()).map_err(|_| corrupt("family name is not UTF-8"))
         };
-        let sequence = r.seq()?;
-        r.end()?;
+        let kind = match kind {
+            KindRef::DeleteRow => EntryKind::DeleteRow,
+            KindRef::DeleteFamily { family: f } => EntryKind::DeleteFamily { family: family(f)? },
+            KindRef::DeleteColumn {
+                family: f,
+                qualifier,
+                start_micros,
+                end_micros,
+            } => EntryKind::DeleteColumn {
+                family: family(f)?,
+                qualifier: qualifier.into_owned(),
+                start_micros,
+                end_micros,
+            },
+            KindRef::Cell {
+                family: f,
+                qualifier,
+                timestamp_micros,
+            } => EntryKind::Cell {
+                family: family(f)?,
+                qualifier: qualifier.into_owned(),
+                timestamp_micros,
+            },
+        };
         Ok(InternalKey {
             row_key,
             sequence,
