@@ -113,14 +113,27 @@ pub fn encode_cell(
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(row_key.len() + family.len() + qualifier.len() + 25);
     escape(&mut out, row_key);
+    push_cell_after_row(&mut out, family, qualifier, timestamp_micros, sequence);
+    out
+}
+
+/// Appends the part of a cell's key that follows its row part (`row_prefix`): what
+/// [`encode_cell`] writes after the escaped row key. A compaction, which holds the row part
+/// already, builds keys this way without escaping the row again.
+pub fn push_cell_after_row(
+    out: &mut Vec<u8>,
+    family: &str,
+    qualifier: &[u8],
+    timestamp_micros: i64,
+    sequence: u64,
+) {
     out.push(0x01);
-    escape(&mut out, family.as_bytes());
+    escape(out, family.as_bytes());
     out.push(0x01);
-    escape(&mut out, qualifier);
+    escape(out, qualifier);
     out.push(0x01);
     out.extend_from_slice(&(!(timestamp_micros as u64)).to_be_bytes());
     out.extend_from_slice(&(u64::MAX - sequence).to_be_bytes());
-    out
 }
 
 impl InternalKey {

@@ -5,8 +5,10 @@
 //! an [`SstableRun`], a [`Source`] the tablets read through. File names: `NNNNNN.sst` for
 //! runs and `NNNNNN.log` for commit logs, from one counter, so a number names one file ever.
 //!
-//! Every data block of a run is read and checksummed once when the run is opened, so a
-//! corrupt file is found at open (as `DataLoss`) rather than half-way through a read.
+//! Every data block of a run is read and checksummed once when the run is opened from storage
+//! (recovery, a snapshot), so a corrupt file is found at open (as `DataLoss`) rather than
+//! half-way through a read. A run this process just wrote is not read back: its entries were
+//! in hand, and its counts come from the file's own properties.
 
 use alloc::format;
 use alloc::string::String;
@@ -88,26 +90,37 @@ impl RunStore {
         entries: &[Entry],
         max_sequence: u64,
     ) -> Result<Arc<dyn Source>> {
+        let mut w = self.run_writer()?;
+        for (k, v) in entries {
+            w.add(k, v)?;
+        }
+        w.finish(max_sequence)
+    }
+
+    /// A new run file to stream sorted entries into (compactions write this way, so no
+    /// tablet's worth of entries is copied into memory first).
+    ///
+    /// # Errors
+    /// The storage's errors creating the file.
+    pub(crate) fn run_writer(&self) -> Result<RunWriter<'_>> {
         let number = self.allocate();
         let name = run_file_name(number);
-        let result = (|| {
-            let mut builder =
-                SstableBuilder::new(self.storage.create(&name)?, self.options.clone())?;
-            for (k, v) in entries {
-                let row = internal_key::row_key_of(k)?;
-                builder.add(k, v, &row)?;
+        let builder = SstableBuilder::new(self.storage.create(&name)?, self.options.clone());
+        let builder = match builder {
+            Ok(b) => b,
+            Err(e) => {
+                let _ = self.storage.remove(&name);
+                return Err(e);
             }
-            builder.finish()?;
-            self.open_run(&RunMeta {
-                file_number: number,
-                max_sequence,
-                ..RunMeta::default()
-            })
-        })();
-        if result.is_err() {
-            let _ = self.storage.remove(&name);
-        }
-        result
+        };
+        Ok(RunWriter {
+            store: self,
+            number,
+            name,
+            builder: Some(builder),
+            prefix: Vec::new(),
+            row: Vec::new(),
+        })
     }
 
     /// Opens a run file, verifying every block.
@@ -130,15 +143,92 @@ impl RunStore {
         it.status()
             .map_err(|e| Error::new(Code::DataLoss, format!("{name}: {}", e.message())))?;
         let props = table.properties();
-        let meta = RunMeta {
-            file_number: meta.file_number,
-            size_bytes: props.file_size,
-            entries: count,
-            smallest_key: props.smallest_key.clone().unwrap_or_default(),
-            largest_key: props.largest_key.clone().unwrap_or_default(),
-            max_sequence: meta.max_sequence,
+        if count != props.num_entries || bytes != props.raw_key_bytes + props.raw_value_bytes {
+            return Err(Error::new(
+                Code::DataLoss,
+                format!(
+                    "{name}: holds {count} entries of {bytes} bytes, its properties say {} of {}",
+                    props.num_entries,
+                    props.raw_key_bytes + props.raw_value_bytes
+                ),
+            ));
+        }
+        Ok(SstableRun::into_source(
+            table,
+            meta.file_number,
+            meta.max_sequence,
+        ))
+    }
+}
+
+/// A run file being written: entries in strictly ascending key order, then
+/// [`RunWriter::finish`]. Dropped unfinished (or failed), the file is removed.
+pub(crate) struct RunWriter<'a> {
+    store: &'a RunStore,
+    number: u64,
+    name: String,
+    builder: Option<SstableBuilder>,
+    /// The row part of the last key added and its decoded row key (the bloom filter's key),
+    /// so a row's key is decoded once, not once per entry.
+    prefix: Vec<u8>,
+    row: Vec<u8>,
+}
+
+impl RunWriter<'_> {
+    /// Appends an entry.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for keys out of order or a key that names no row; the storage's
+    /// errors.
+    pub(crate) fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        let Some(builder) = self.builder.as_mut() else {
+            return Err(Error::new(
+                Code::Internal,
+                "run writer used after it failed",
+            ));
         };
-        Ok(Arc::new(SstableRun { table, meta, bytes }))
+        if self.prefix.is_empty() || !key.starts_with(&self.prefix) {
+            self.row = internal_key::row_key_of(key)?;
+            let n = internal_key::row_prefix_len(key).unwrap_or(key.len());
+            self.prefix.clear();
+            self.prefix.extend_from_slice(&key[..n]);
+        }
+        builder.add(key, value, &self.row)
+    }
+
+    /// Finishes and syncs the file and opens it as a run.
+    ///
+    /// # Errors
+    /// The storage's errors; the file is removed.
+    pub(crate) fn finish(mut self, max_sequence: u64) -> Result<Arc<dyn Source>> {
+        let Some(builder) = self.builder.take() else {
+            return Err(Error::new(
+                Code::Internal,
+                "run writer used after it failed",
+            ));
+        };
+        let name = core::mem::take(&mut self.name);
+        let result = builder.finish().and_then(|_| {
+            Sstable::open(self.store.storage.open(&name)?)
+                .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))
+        });
+        match result {
+            Ok(table) => Ok(SstableRun::into_source(table, self.number, max_sequence)),
+            Err(e) => {
+                let _ = self.store.storage.remove(&name);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for RunWriter<'_> {
+    fn drop(&mut self) {
+        // Not finished: the file is a fragment nothing will reference.
+        if self.builder.is_some() {
+            self.builder = None;
+            let _ = self.store.storage.remove(&self.name);
+        }
     }
 }
 
@@ -147,6 +237,23 @@ pub struct SstableRun {
     table: Sstable,
     meta: RunMeta,
     bytes: u64,
+}
+
+impl SstableRun {
+    /// Wraps an opened table; sizes and key bounds come from its properties.
+    fn into_source(table: Sstable, file_number: u64, max_sequence: u64) -> Arc<dyn Source> {
+        let props = table.properties();
+        let meta = RunMeta {
+            file_number,
+            size_bytes: props.file_size,
+            entries: props.num_entries,
+            smallest_key: props.smallest_key.clone().unwrap_or_default(),
+            largest_key: props.largest_key.clone().unwrap_or_default(),
+            max_sequence,
+        };
+        let bytes = props.raw_key_bytes + props.raw_value_bytes;
+        Arc::new(SstableRun { table, meta, bytes })
+    }
 }
 
 impl core::fmt::Debug for SstableRun {

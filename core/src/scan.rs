@@ -172,9 +172,16 @@ impl<'a> TabletScan<'a> {
     /// A scan of every row of the tablet held in its runs (the memtable left out): what a
     /// compaction rewrites.
     pub(crate) fn runs_of(tablet: &'a Tablet) -> Self {
+        Self::runs_in(tablet, 0..tablet.runs.len())
+    }
+
+    /// A scan of the rows of the tablet held in `runs` (indices into its runs): what a
+    /// merge of some runs rewrites.
+    pub(crate) fn runs_in(tablet: &'a Tablet, runs: core::ops::Range<usize>) -> Self {
         let start = row_prefix(&tablet.start);
         let limit = tablet.end.as_deref().map(row_prefix);
-        Self::open(tablet.runs.iter().map(|r| r.as_ref()), &start, limit, None)
+        let sources = tablet.runs[runs].iter().map(|r| r.as_ref());
+        Self::open(sources, &start, limit, None)
     }
 
     fn open(

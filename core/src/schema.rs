@@ -64,15 +64,18 @@ pub struct ColumnFamily {
 /// When a table's tablets flush, compact, split and merge.
 ///
 /// The default split size, 64 MiB, keeps a tablet's full compaction (which rewrites the
-/// tablet) cheap enough to run every few flushes while leaving tablets big enough that a
-/// scan crosses few boundaries; the playground sets tiny sizes so people see splits happen.
+/// tablet, and runs before it splits) cheap while leaving tablets big enough that a scan
+/// crosses few boundaries; the playground sets tiny sizes so people see splits happen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TabletOptions {
     /// A tablet's memtable becomes a run past this many bytes.
     pub memtable_bytes: u64,
-    /// A tablet with more runs than this compacts them into one.
+    /// Once more than this many of a tablet's runs overlap (hold entries of one row range),
+    /// runs of similar size merge; runs of disjoint row ranges (a load in key order) never
+    /// need to. See docs/design.md, "Compaction strategy".
     pub max_runs: usize,
-    /// A tablet larger than this after compaction splits near its middle row.
+    /// A tablet larger than this splits near the middle of its bytes (between its runs when
+    /// they are disjoint, else after a full compaction).
     pub split_bytes: u64,
     /// Adjacent tablets both smaller than this merge (if both are also cold).
     pub merge_bytes: u64,

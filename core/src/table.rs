@@ -7,9 +7,12 @@
 //! mutations of one call override earlier ones. Structural changes (flush, compaction, split,
 //! merge) are recorded as [`TabletEvent`]s for the playground and tests.
 //!
-//! Splits happen after a compaction when the tablet's exact size passes
-//! `TabletOptions::split_bytes`, at the row nearest the middle of its bytes; adjacent tablets
-//! that are both under `merge_bytes` merge, except across a user's `initial_splits`.
+//! A tablet past `TabletOptions::split_bytes` splits near the middle of its bytes: between
+//! runs when its runs hold disjoint row ranges, else after a full compaction that writes its
+//! rows as two runs. More than `max_runs` overlapping runs merge, a few of similar size at a
+//! time (size-tiered, so a byte is rewritten about log2(tablet / memtable) times, not once
+//! per few flushes). Adjacent tablets that are both under `merge_bytes` merge, except across
+//! a user's `initial_splits`.
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -434,8 +437,7 @@ impl Table {
         let opts = self.config.tablet_options;
         if opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops {
             self.tablets[ti].load_baseline += self.load(ti, now_micros);
-            let size = self.tablets[ti].size_bytes();
-            let _ = self.split_tablet(ti, size);
+            let _ = self.split_tablet(ti);
             return;
         }
         if self.tablets[ti].memtable.size_bytes() < opts.memtable_bytes {
@@ -444,10 +446,41 @@ impl Table {
         if self.flush_tablet(ti).is_err() {
             return;
         }
+        let _ = self.after_flush(ti, now_micros);
+    }
+
+    /// What a flush may leave to do. A tablet grown past `split_bytes` splits: between
+    /// runs when its runs hold disjoint row ranges (a sequential load: nothing is
+    /// rewritten), else after a full compaction that cuts its output in two. Otherwise, once
+    /// more than `max_runs` runs overlap, runs of similar size merge (see [`pick_merge`]);
+    /// a merge that takes every run is a full compaction, which also applies GC.
+    fn after_flush(&mut self, ti: usize, now_micros: i64) -> Result<()> {
+        let opts = self.config.tablet_options;
         let t = &self.tablets[ti];
-        if t.runs.len() > opts.max_runs || t.size_bytes() > opts.split_bytes {
-            let _ = self.compact_tablet(ti, now_micros);
+        if t.size_bytes() > opts.split_bytes {
+            if let Some(mid) = t.run_boundary_split() {
+                self.split_at(ti, mid)?;
+                return self.split_while_large(ti);
+            }
+            return self.compact_tablet(ti, now_micros);
         }
+        if Tablet::overlap_depth(&t.run_spans()) <= opts.max_runs {
+            return Ok(());
+        }
+        let sizes: Vec<u64> = t.runs.iter().map(|r| r.size_bytes()).collect();
+        let range = pick_merge(&sizes, opts.max_runs);
+        if range.len() >= t.runs.len() {
+            return self.compact_tablet(ti, now_micros);
+        }
+        let before = Self::info(t);
+        self.tablets[ti].merge_runs(range, self.store.as_deref())?;
+        self.dirty = true;
+        self.event(
+            TabletEventKind::Compaction,
+            alloc::vec![before],
+            alloc::vec![Self::info(&self.tablets[ti])],
+        );
+        Ok(())
     }
 
     /// Reads plus writes of a tablet in the current time bucket, past any load split.
@@ -472,13 +505,24 @@ impl Table {
         Ok(())
     }
 
+    /// Rewrites the tablet's runs (see [`Tablet::compact`]), then splits it if it is still
+    /// past `split_bytes` or merges it with a small neighbour.
     fn compact_tablet(&mut self, ti: usize, now_micros: i64) -> Result<()> {
         let before = Self::info(&self.tablets[ti]);
+        let split_bytes = self.config.tablet_options.split_bytes;
+        // Output that may have to split is cut in halves of the split size, so the split
+        // goes between runs and no run is shared by the two tablets.
+        let piece_bytes = if self.tablets[ti].size_bytes() > split_bytes {
+            (split_bytes / 2).max(1)
+        } else {
+            u64::MAX
+        };
         let size = self.tablets[ti].compact(
             &self.config,
             &self.epochs,
             now_micros,
             self.store.as_deref(),
+            piece_bytes,
         )?;
         self.dirty = true;
         self.event(
@@ -486,38 +530,47 @@ impl Table {
             alloc::vec![before],
             alloc::vec![Self::info(&self.tablets[ti])],
         );
-        if size > self.config.tablet_options.split_bytes {
-            self.split_tablet(ti, size)?;
+        if size > split_bytes {
+            self.split_while_large(ti)?;
         } else if size < self.config.tablet_options.merge_bytes {
             self.try_merge_around(ti, now_micros)?;
         }
         Ok(())
     }
 
-    /// Splits a tablet at the row boundary nearest the middle of its bytes. A tablet of one
-    /// row cannot split: rows are never split across tablets.
-    fn split_tablet(&mut self, ti: usize, size: u64) -> Result<()> {
-        let rows = self.tablets[ti].row_sizes();
-        let mut acc = 0u64;
-        let mut split = None;
-        for (i, (row, bytes)) in rows.iter().enumerate() {
-            if i > 0 && acc + bytes / 2 >= size / 2 {
-                split = Some(row.clone());
-                break;
-            }
-            acc += bytes;
+    /// Splits the tablet between its runs, and its halves likewise, while it is past
+    /// `split_bytes` and its runs are disjoint.
+    fn split_while_large(&mut self, ti: usize) -> Result<()> {
+        let t = &self.tablets[ti];
+        if t.size_bytes() <= self.config.tablet_options.split_bytes {
+            return Ok(());
         }
-        let Some(mid) = split.or_else(|| rows.get(1).map(|(r, _)| r.clone())) else {
+        let Some(mid) = t.run_boundary_split() else {
             return Ok(());
         };
+        self.split_at(ti, mid)?;
+        self.split_while_large(ti + 1)?;
+        self.split_while_large(ti)
+    }
+
+    /// Splits a tablet: between runs when they hold disjoint row ranges, else at the row
+    /// boundary nearest the middle of its bytes. A tablet of one row cannot split: rows are
+    /// never split across tablets.
+    fn split_tablet(&mut self, ti: usize) -> Result<()> {
+        self.flush_tablet(ti)?;
+        let t = &self.tablets[ti];
+        let Some(mid) = t.run_boundary_split().or_else(|| t.middle_row()) else {
+            return Ok(());
+        };
+        self.split_at(ti, mid)
+    }
+
+    /// Cuts the tablet at `ti` at row `mid` (inside it, not its start), after flushing it.
+    fn split_at(&mut self, ti: usize, mid: Vec<u8>) -> Result<()> {
         self.tablets[ti].flush(self.store.as_deref())?;
         self.dirty = true;
         let before = Self::info(&self.tablets[ti]);
-        let left = &mut self.tablets[ti];
-        let mut right = left.clone();
-        left.end = Some(mid.clone());
-        right.start = mid;
-        right.id = self.next_tablet_id;
+        let right = self.tablets[ti].split_off(mid, self.next_tablet_id);
         self.next_tablet_id += 1;
         self.tablets.insert(ti + 1, right);
         let after = alloc::vec![
@@ -626,14 +679,14 @@ impl Table {
         let mut ti = 0;
         while ti < self.tablets.len() {
             self.flush_tablet(ti)?;
-            let id = self.tablets[ti].id;
+            let end = self.tablets[ti].end.clone();
             self.compact_tablet(ti, now_micros)?;
-            // A split inserts after ti, a merge may remove ti: continue after this tablet.
-            ti = self
-                .tablets
-                .iter()
-                .position(|t| t.id == id)
-                .map_or(ti, |p| p + 1);
+            // Splits insert compacted halves after ti, a merge may take in the next tablet
+            // (its runs still to compact): go on at the tablet holding the old end.
+            ti = match end {
+                None => self.tablets.len(),
+                Some(e) => self.tablet_index(&e),
+            };
         }
         Ok(())
     }
@@ -891,6 +944,27 @@ pub(crate) fn open_shared(
 }
 
 /// Whether a range extends to keys at or beyond `key`.
+/// Which runs to merge, given their sizes newest first, when more than `max_runs` overlap:
+/// the newest window of consecutive runs in which each run is no bigger than the newer ones
+/// of the window together (size-tiered, as in a binary counter: a run is rewritten only
+/// when it has been matched by as much newer data). Never fewer than two runs; if no such
+/// window exists (sizes grow faster than they sum), the newest runs beyond `max_runs - 1`.
+pub(crate) fn pick_merge(sizes: &[u64], max_runs: usize) -> core::ops::Range<usize> {
+    let n = sizes.len();
+    for start in 0..n {
+        let mut sum = sizes[start];
+        let mut end = start + 1;
+        while end < n && sizes[end] <= sum {
+            sum += sizes[end];
+            end += 1;
+        }
+        if end - start >= 2 {
+            return start..end;
+        }
+    }
+    0..(n + 1).saturating_sub(max_runs).clamp(2.min(n), n)
+}
+
 fn range_reaches(range: &RowRange, key: &[u8]) -> bool {
     match &range.end {
         Bound::Unbounded => true,
@@ -904,5 +978,46 @@ fn range_starts_before(range: &RowRange, key: &[u8]) -> bool {
     match &range.start {
         Bound::Unbounded => true,
         Bound::Included(s) | Bound::Excluded(s) => s.as_slice() < key,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_merge;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn merges_pick_the_newest_window_of_comparable_runs() {
+        // Equal flushes merge together.
+        assert_eq!(pick_merge(&[4, 4, 4, 4, 4], 4), 0..5);
+        // A big old run stays out until the newer runs add up to it.
+        assert_eq!(pick_merge(&[4, 4, 4, 4, 17], 4), 0..4);
+        assert_eq!(pick_merge(&[4, 4, 4, 4, 16], 4), 0..5);
+        // A run bigger than everything newer starts the window further back.
+        assert_eq!(pick_merge(&[1, 8, 8, 8, 8, 100], 4), 1..5);
+        // Sizes that grow faster than they sum: the newest runs beyond max_runs - 1, at
+        // least two.
+        assert_eq!(pick_merge(&[1, 3, 7, 15, 31], 4), 0..2);
+        assert_eq!(pick_merge(&[1, 3, 7, 15, 31, 63, 127], 4), 0..4);
+    }
+
+    #[test]
+    fn a_binary_counter_of_flushes_rewrites_each_byte_logarithmically_often() {
+        // Flushes of one unit; merge whenever more than 4 runs exist.
+        let mut runs: Vec<u64> = Vec::new();
+        let (mut written, mut flushed) = (0u64, 0u64);
+        for _ in 0..256 {
+            runs.insert(0, 1);
+            flushed += 1;
+            while runs.len() > 4 {
+                let r = pick_merge(&runs, 4);
+                let merged: u64 = runs[r.clone()].iter().sum();
+                written += merged;
+                runs.splice(r, [merged]);
+            }
+        }
+        assert_eq!(runs.iter().sum::<u64>(), flushed);
+        // A full merge every 4 flushes would rewrite about 256 * 256 / 8 = 8192 units.
+        assert!(written < flushed * 8, "rewrote {written} units for {flushed}");
     }
 }

@@ -10,12 +10,12 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::ops::Bound;
+use core::ops::{Bound, Range};
 
 use crate::gc::GcRule;
 use crate::internal_key;
 use crate::memtable::{MemRun, Memtable, Source};
-use crate::persist::RunStore;
+use crate::persist::{RunStore, RunWriter};
 use crate::row::Cell;
 use crate::row_merge::{resolve_entries, resolve_row, Entry};
 use crate::scan::{RowGather, TabletScan};
@@ -145,29 +145,35 @@ impl Tablet {
             .unwrap_or(0)
     }
 
-    /// Merges every run into one, keeping only this tablet's rows, dropping what deletes
+    /// Merges every run into new runs of this tablet's rows alone, dropping what deletes
     /// cover (every older write is in the merge, so tombstones can go too) and what the
-    /// families' GC rules collect. Returns the new size in bytes.
+    /// families' GC rules collect. The output is cut at row boundaries into runs of about
+    /// `piece_bytes` (so a tablet that must split afterwards splits between runs, and no run
+    /// is shared); `u64::MAX` writes one run. Returns the new size in bytes.
+    ///
+    /// On an error the tablet is unchanged.
     pub(crate) fn compact(
         &mut self,
         config: &TableConfig,
         epochs: &BTreeMap<String, u64>,
         now_micros: i64,
         store: Option<&RunStore>,
+        piece_bytes: u64,
     ) -> Result<u64> {
         let max_sequence = self.flushed_sequence();
-        // One merge over the runs, clamped to the tablet: each row's entries resolved from
-        // borrowed views, its live cells re-encoded minus what GC collects.
-        let mut out: Vec<Entry> = Vec::new();
+        let mut pieces: Vec<Arc<dyn Source>> = Vec::new();
+        let mut size = 0u64;
         {
             let never = GcRule::Never;
             let mut scan = TabletScan::runs_of(self);
             let mut g = RowGather::default();
+            // One row's output: its keys and values back to back, and where each entry is.
+            let mut row_data: Vec<u8> = Vec::new();
+            let mut row_spans: Vec<(usize, usize, usize)> = Vec::new();
+            let mut sink: Option<RunSink> = None;
             while scan.next_row(&mut g) {
-                let Ok(row) = internal_key::row_key_of(&g.prefix) else {
-                    continue;
-                };
-                let kept = out.len();
+                row_data.clear();
+                row_spans.clear();
                 let mut rule = &never;
                 let resolved = resolve_entries(g.entries(), epochs, |c| {
                     if c.new_family {
@@ -176,45 +182,247 @@ impl Tablet {
                     if rule.is_collectable(c.version, c.timestamp_micros, now_micros) {
                         return;
                     }
-                    let key = internal_key::encode_cell(
-                        &row,
+                    let k = row_data.len();
+                    row_data.extend_from_slice(&g.prefix);
+                    internal_key::push_cell_after_row(
+                        &mut row_data,
                         c.family,
                         c.qualifier,
                         c.timestamp_micros,
                         c.sequence,
                     );
-                    out.push((key, c.value.to_vec()));
+                    let v = row_data.len();
+                    row_data.extend_from_slice(c.value);
+                    row_spans.push((k, v, row_data.len()));
                 });
-                if resolved.is_err() {
-                    // A row that does not decode is dropped whole, never half.
-                    out.truncate(kept);
+                // A row that does not decode is dropped whole, never half.
+                if resolved.is_err() || row_spans.is_empty() {
+                    continue;
                 }
+                if sink.as_ref().is_some_and(|s| s.bytes >= piece_bytes) {
+                    if let Some(full) = sink.take() {
+                        pieces.push(full.finish(max_sequence)?);
+                    }
+                }
+                let out = match &mut sink {
+                    Some(out) => out,
+                    None => sink.insert(RunSink::new(store)?),
+                };
+                for &(k, v, e) in &row_spans {
+                    out.add(&row_data[k..v], &row_data[v..e])?;
+                }
+                size += row_data.len() as u64;
+            }
+            if let Some(last) = sink {
+                pieces.push(last.finish(max_sequence)?);
             }
         }
-        let size = out.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum();
-        self.runs = if out.is_empty() {
-            Vec::new()
-        } else {
-            alloc::vec![make_run(out, max_sequence, store)?]
-        };
+        // Newest first is the runs' order; pieces are disjoint, so any order holds it.
+        pieces.reverse();
+        self.runs = pieces;
         Ok(size)
     }
 
-    /// Row keys of the tablet with the bytes of their entries, in order (for split points
-    /// and sampling).
-    pub(crate) fn row_sizes(&self) -> Vec<(Vec<u8>, u64)> {
-        let mut out = Vec::new();
-        let mut from: Bound<Vec<u8>> = Bound::Unbounded;
-        while let Some(row) = self.first_row(from.as_ref().map(Vec::as_slice)) {
-            let size = self
-                .row_entries(&row)
-                .iter()
-                .map(|(k, v)| (k.len() + v.len()) as u64)
-                .sum();
-            out.push((row.clone(), size));
-            from = Bound::Excluded(row);
+    /// Merges the runs at `range` (consecutive, so the merged run keeps their place in the
+    /// newest-first order) into one, keeping every entry of the tablet's rows: tombstones
+    /// and collectable cells stay, because older runs outside the merge may hold what they
+    /// hide. Reads see exactly what they saw before. On an error the tablet is unchanged.
+    pub(crate) fn merge_runs(
+        &mut self,
+        range: Range<usize>,
+        store: Option<&RunStore>,
+    ) -> Result<()> {
+        let max_sequence = self.runs[range.clone()]
+            .iter()
+            .map(|r| r.max_sequence())
+            .max()
+            .unwrap_or(0);
+        let mut sink = RunSink::new(store)?;
+        {
+            let mut scan = TabletScan::runs_in(self, range.clone());
+            let mut g = RowGather::default();
+            while scan.next_row(&mut g) {
+                for (k, v) in g.entries() {
+                    sink.add(k, v)?;
+                }
+            }
         }
-        out
+        let merged = if sink.entries == 0 {
+            // Nothing of this tablet's was in them (runs shared with a sibling).
+            None
+        } else {
+            Some(sink.finish(max_sequence)?)
+        };
+        self.runs.splice(range, merged);
+        Ok(())
+    }
+
+    /// For each run, the row parts (`row_prefix`) of its first and last entries inside the
+    /// tablet; `None` for a run holding nothing inside it (a run shared after a split).
+    pub(crate) fn run_spans(&self) -> Vec<Option<(Vec<u8>, Vec<u8>)>> {
+        let start = internal_key::row_prefix(&self.start);
+        let end = self.end.as_deref().map(internal_key::row_prefix);
+        let row_part = |k: Vec<u8>| -> Vec<u8> {
+            match internal_key::row_prefix_len(&k) {
+                Some(n) => k[..n].to_vec(),
+                None => k,
+            }
+        };
+        self.runs
+            .iter()
+            .map(|r| {
+                let first = r.first_at_or_after(&start)?;
+                if end.as_ref().is_some_and(|e| first >= *e) {
+                    return None;
+                }
+                let last = r.last_before(end.as_deref())?;
+                Some((row_part(first), row_part(last)))
+            })
+            .collect()
+    }
+
+    /// The largest number of runs holding entries of one row range: what a point read or a
+    /// scan has to merge at worst. Runs written in key order (a sequential load) do not
+    /// overlap, so they never need merging however many there are.
+    pub(crate) fn overlap_depth(spans: &[Option<(Vec<u8>, Vec<u8>)>]) -> usize {
+        let spans: Vec<_> = spans.iter().flatten().collect();
+        spans
+            .iter()
+            .map(|(first, _)| {
+                spans
+                    .iter()
+                    .filter(|(f, l)| f <= first && first <= l)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The row to split at between runs, when the runs hold disjoint row ranges: the run
+    /// boundary nearest the middle of the bytes, so each half takes whole runs and nothing
+    /// is rewritten. `None` if runs overlap or there are fewer than two.
+    pub(crate) fn run_boundary_split(&self) -> Option<Vec<u8>> {
+        let mut spans: Vec<(Vec<u8>, Vec<u8>, u64)> = self
+            .run_spans()
+            .into_iter()
+            .zip(&self.runs)
+            .filter_map(|(span, r)| span.map(|(f, l)| (f, l, r.size_bytes())))
+            .collect();
+        if spans.len() < 2 {
+            return None;
+        }
+        spans.sort();
+        if spans.windows(2).any(|w| w[0].1 >= w[1].0) {
+            return None;
+        }
+        let total: u64 = spans.iter().map(|s| s.2).sum();
+        let mut acc = 0u64;
+        let mut best: Option<(u64, usize)> = None;
+        for i in 1..spans.len() {
+            acc += spans[i - 1].2;
+            let off = acc.abs_diff(total / 2);
+            if best.is_none_or(|(b, _)| off < b) {
+                best = Some((off, i));
+            }
+        }
+        let (_, i) = best?;
+        internal_key::row_key_of(&spans[i].0).ok()
+    }
+
+    /// The row nearest the middle of the tablet's bytes (never its first row), from one scan
+    /// of its sources. `None` for a tablet of fewer than two rows.
+    pub(crate) fn middle_row(&self) -> Option<Vec<u8>> {
+        let mut rows: Vec<(Vec<u8>, u64)> = Vec::new();
+        let mut scan = TabletScan::new(self, None, None, None);
+        let mut g = RowGather::default();
+        while scan.next_row(&mut g) {
+            let bytes = g.entries().map(|(k, v)| (k.len() + v.len()) as u64).sum();
+            rows.push((g.prefix.clone(), bytes));
+        }
+        let total: u64 = rows.iter().map(|r| r.1).sum();
+        let mut acc = 0u64;
+        let mut split = None;
+        for (i, (row, bytes)) in rows.iter().enumerate() {
+            if i > 0 && acc + bytes / 2 >= total / 2 {
+                split = Some(row);
+                break;
+            }
+            acc += bytes;
+        }
+        let prefix = split.or_else(|| rows.get(1).map(|r| &r.0))?;
+        internal_key::row_key_of(prefix).ok()
+    }
+
+    /// Cuts the tablet at row `mid`: this tablet keeps `[start, mid)`, the returned one
+    /// (with id `id`) takes `[mid, end)`. Each half keeps only the runs holding entries of
+    /// its range; a run holding both is shared. The memtable must be empty (flushed).
+    pub(crate) fn split_off(&mut self, mid: Vec<u8>, id: u64) -> Tablet {
+        debug_assert!(self.memtable.is_empty());
+        let spans = self.run_spans();
+        let mid_part = internal_key::row_prefix(&mid);
+        let mut left = Vec::new();
+        let mut right = Vec::new();
+        for (run, span) in self.runs.drain(..).zip(spans) {
+            let Some((first, last)) = span else {
+                continue;
+            };
+            if first < mid_part {
+                left.push(run.clone());
+            }
+            if last >= mid_part {
+                right.push(run);
+            }
+        }
+        self.runs = left;
+        let mut other = Tablet::new(id, mid.clone(), self.end.take());
+        other.runs = right;
+        other.load_baseline = self.load_baseline;
+        self.end = Some(mid);
+        other
+    }
+}
+
+/// Where a compaction or merge streams its output: a run file, or memory.
+struct RunSink<'s> {
+    out: SinkKind<'s>,
+    /// Key and value bytes added.
+    bytes: u64,
+    entries: u64,
+}
+
+enum SinkKind<'s> {
+    File(alloc::boxed::Box<RunWriter<'s>>),
+    Memory(Vec<Entry>),
+}
+
+impl<'s> RunSink<'s> {
+    fn new(store: Option<&'s RunStore>) -> Result<Self> {
+        let out = match store {
+            Some(s) => SinkKind::File(alloc::boxed::Box::new(s.run_writer()?)),
+            None => SinkKind::Memory(Vec::new()),
+        };
+        Ok(RunSink {
+            out,
+            bytes: 0,
+            entries: 0,
+        })
+    }
+
+    fn add(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        match &mut self.out {
+            SinkKind::File(w) => w.add(key, value)?,
+            SinkKind::Memory(v) => v.push((key.to_vec(), value.to_vec())),
+        }
+        self.bytes += (key.len() + value.len()) as u64;
+        self.entries += 1;
+        Ok(())
+    }
+
+    fn finish(self, max_sequence: u64) -> Result<Arc<dyn Source>> {
+        match self.out {
+            SinkKind::File(w) => w.finish(max_sequence),
+            SinkKind::Memory(v) => Ok(MemRun::new(v, max_sequence)),
+        }
     }
 }
 
