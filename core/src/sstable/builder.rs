@@ -19,9 +19,16 @@ use super::{Compression, SstableOptions, SstableProperties, MAX_ENTRY_LEN};
 use crate::storage::WritableFile;
 use crate::{Error, Result};
 
+/// How many bytes the builder gathers before writing them to the file.
+const WRITE_BUFFER_BYTES: usize = 256 << 10;
+
 /// Writes a table to a fresh file. Keys must be added in strictly ascending bytewise order.
 pub struct SstableBuilder {
     file: Box<dyn WritableFile>,
+    /// Bytes appended but not yet handed to the file: blocks are a few KiB and each comes
+    /// with a 5-byte trailer, so writing them one by one cost two system calls per block
+    /// (a third of a compaction's time in profiles).
+    pending: Vec<u8>,
     options: SstableOptions,
     offset: u64,
     data_block: BlockBuilder,
@@ -56,6 +63,7 @@ impl SstableBuilder {
         }
         Ok(SstableBuilder {
             file,
+            pending: Vec::new(),
             data_block: BlockBuilder::new(options.restart_interval),
             index_block: BlockBuilder::new(1),
             filter: FilterBuilder::new(options.bloom_bits_per_key),
@@ -149,6 +157,7 @@ impl SstableBuilder {
             format_version: FORMAT_VERSION,
         };
         self.append(&footer.encode())?;
+        self.write_pending()?;
         self.file.sync()?;
         self.props.file_size = self.offset;
         Ok(self.props)
@@ -181,11 +190,28 @@ impl SstableBuilder {
     }
 
     fn append(&mut self, bytes: &[u8]) -> Result<()> {
-        if let Err(e) = self.file.append(bytes) {
+        if self.pending.capacity() == 0 {
+            self.pending.reserve(WRITE_BUFFER_BYTES);
+        }
+        self.pending.extend_from_slice(bytes);
+        self.offset += bytes.len() as u64;
+        if self.pending.len() >= WRITE_BUFFER_BYTES {
+            self.write_pending()?;
+        }
+        Ok(())
+    }
+
+    /// Hands the buffered bytes to the file. A failure poisons the builder.
+    fn write_pending(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let result = self.file.append(&self.pending);
+        self.pending.clear();
+        if let Err(e) = result {
             self.error = Some(e.clone());
             return Err(e);
         }
-        self.offset += bytes.len() as u64;
         Ok(())
     }
 }
