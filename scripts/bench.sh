@@ -6,7 +6,7 @@
 #                         [--wasm-rows N] [--server-rows N]
 #
 # Defaults: 1,000,000 rows of 1000 bytes, 3 runs, 100,000 sampled point reads per read
-# workload, 5,000 rows per write workload in the `interval` and `sync` modes (8 writers in
+# workload, 20,000 rows per write workload in the `interval` and `sync` modes (8 writers in
 # `sync`), 256 MB of commit log for the recovery figure. Builds `sparsetable-bench` in release
 # with the `rocksdb` feature (needs apt libclang-dev; about 20 minutes to compile the first
 # time on a 2-core machine) unless --no-rocksdb is given. --runs also goes to the WASM and
@@ -25,6 +25,8 @@ pass=()        # flags for the bench binary
 wasm_flags=()  # flags for the WASM benchmark
 server_flags=()  # flags for the server benchmark
 command="bash scripts/bench.sh"
+# The RocksDB library the report measured: the system's when ROCKSDB_LIB_DIR is set.
+if [ -n "${ROCKSDB_LIB_DIR:-}" ]; then command="ROCKSDB_LIB_DIR=$ROCKSDB_LIB_DIR $command"; fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-rocksdb) features=(); command+=" $1"; shift ;;

@@ -57,7 +57,7 @@ impl Args {
         Ok(Plan {
             rows: self.num("rows", 1_000_000)?.max(1),
             reads: self.num("reads", 100_000)?.max(1),
-            durable_rows: self.num("durable-rows", 5_000)?.max(1),
+            durable_rows: self.num("durable-rows", 20_000)?.max(1),
             sync_writers: self.num("sync-writers", 8)?.max(1) as usize,
             seed: self.num("seed", 1)?,
         })

@@ -516,7 +516,7 @@ pub fn render(r: &Results, inputs: &Inputs) -> Result<String, String> {
     let _ = writeln!(w, "| fjall 3.1 | journal written, never persisted by us | `persist(SyncData)` every {INTERVAL_MS} ms from a thread | `persist(SyncData)` after every insert |");
     let _ = writeln!(w, "| redb 4.5 | `Durability::None` commits | as `none`, plus an `Immediate` empty commit every {INTERVAL_MS} ms | `Durability::Immediate` commits |");
     let _ = writeln!(w, "| LMDB (heed 0.23) | `MDB_NOSYNC` | `MDB_NOSYNC` plus `mdb_env_sync` every {INTERVAL_MS} ms | default (fsync per commit) |");
-    let _ = writeln!(w, "| RocksDB 0.25 (C++ 11.8) | WAL, `sync = false` | as `none`, plus `FlushWAL(sync)` every {INTERVAL_MS} ms | `sync = true` (RocksDB's own group commit) |");
+    let _ = writeln!(w, "| RocksDB (crate 0.25; C++ library: the crate's bundled 11.8, or the system's when the command sets `ROCKSDB_LIB_DIR`) | WAL, `sync = false` | as `none`, plus `FlushWAL(sync)` every {INTERVAL_MS} ms | `sync = true` (RocksDB's own group commit) |");
     let _ = writeln!(w, "\nPoint reads are a seek to the first key with prefix `row 0x00` in the peers (what a row read of a wide-column store has to do) and `read_row` in Sparsetable. Compression is off in every engine (the values are random). Sparsetable runs through `SharedDatabase` in every mode.\n");
     if !engine_names().contains(&"rocksdb") {
         let _ = writeln!(w, "RocksDB was not built into this run (cargo feature `rocksdb` off), so it is absent from the tables.\n");
