@@ -1018,6 +1018,9 @@ mod tests {
         }
         assert_eq!(runs.iter().sum::<u64>(), flushed);
         // A full merge every 4 flushes would rewrite about 256 * 256 / 8 = 8192 units.
-        assert!(written < flushed * 8, "rewrote {written} units for {flushed}");
+        assert!(
+            written < flushed * 8,
+            "rewrote {written} units for {flushed}"
+        );
     }
 }
