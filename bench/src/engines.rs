@@ -495,6 +495,18 @@ impl Engine for Lmdb {
     }
 }
 
+/// The rust `rocksdb` crate's options drop a write-buffer manager through
+/// `rocksdb_write_buffer_manager_destroy`, a C function RocksDB added after 7.8 (Debian 12's
+/// library). The benchmark never creates one (creating one would need
+/// `rocksdb_write_buffer_manager_create`, which 7.8 lacks too, so the link would fail), so this
+/// definition only satisfies the linker; reaching it would be a bug, and it aborts.
+#[cfg(all(feature = "rocksdb", system_rocksdb))]
+#[no_mangle]
+pub extern "C" fn rocksdb_write_buffer_manager_destroy(_manager: *mut std::ffi::c_void) {
+    eprintln!("rocksdb_write_buffer_manager_destroy called: not in RocksDB 7.8");
+    std::process::abort();
+}
+
 #[cfg(feature = "rocksdb")]
 mod rocks {
     //! RocksDB (the `rocksdb` feature): default options, compression off.
