@@ -474,13 +474,16 @@ impl Table {
         }
         let before = Self::info(t);
         self.tablets[ti].merge_runs(range, self.store.as_deref())?;
-        self.dirty = true;
-        self.event(
-            TabletEventKind::Compaction,
-            alloc::vec![before],
-            alloc::vec![Self::info(&self.tablets[ti])],
-        );
+        self.changed_in_place(TabletEventKind::Compaction, ti, before);
         Ok(())
+    }
+
+    /// Marks the table dirty and records the event of a tablet whose runs changed while its
+    /// range did not (a flush or a compaction).
+    fn changed_in_place(&mut self, kind: TabletEventKind, ti: usize, before: TabletInfo) {
+        self.dirty = true;
+        let after = Self::info(&self.tablets[ti]);
+        self.event(kind, alloc::vec![before], alloc::vec![after]);
     }
 
     /// Reads plus writes of a tablet in the current time bucket, past any load split.
@@ -495,12 +498,7 @@ impl Table {
     fn flush_tablet(&mut self, ti: usize) -> Result<()> {
         let before = Self::info(&self.tablets[ti]);
         if self.tablets[ti].flush(self.store.as_deref())? {
-            self.dirty = true;
-            self.event(
-                TabletEventKind::Flush,
-                alloc::vec![before],
-                alloc::vec![Self::info(&self.tablets[ti])],
-            );
+            self.changed_in_place(TabletEventKind::Flush, ti, before);
         }
         Ok(())
     }
@@ -524,12 +522,7 @@ impl Table {
             self.store.as_deref(),
             piece_bytes,
         )?;
-        self.dirty = true;
-        self.event(
-            TabletEventKind::Compaction,
-            alloc::vec![before],
-            alloc::vec![Self::info(&self.tablets[ti])],
-        );
+        self.changed_in_place(TabletEventKind::Compaction, ti, before);
         if size > split_bytes {
             self.split_while_large(ti)?;
         } else if size < self.config.tablet_options.merge_bytes {
