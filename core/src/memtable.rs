@@ -68,6 +68,13 @@ pub trait Source: Send + Sync {
     fn may_contain_row(&self, _row_key: &[u8]) -> bool {
         true
     }
+    /// The source's smallest and largest keys, where it knows them without a search
+    /// (`None`: unknown or empty). A point read skips a source whose range cannot hold the
+    /// row before asking its filter: after a load in key order a tablet holds many runs of
+    /// disjoint ranges, and all but one are ruled out by two comparisons.
+    fn key_range(&self) -> Option<(&[u8], &[u8])> {
+        None
+    }
     /// A point read's shortcut: pushes every entry of `row_key` (the keys starting with
     /// `prefix`, its encoded row part), in key order, borrowed for as long as the source,
     /// and returns true. Sources that cannot lend their bytes (a file's blocks live only in
@@ -437,6 +444,11 @@ impl Source for MemRun {
     }
     fn may_contain_row(&self, row_key: &[u8]) -> bool {
         self.rows.may_contain(row_key)
+    }
+    fn key_range(&self) -> Option<(&[u8], &[u8])> {
+        let first = self.entries.first()?;
+        let last = self.entries.last()?;
+        Some((&first.0, &last.0))
     }
     fn lend_row<'a>(
         &'a self,

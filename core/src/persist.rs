@@ -321,6 +321,14 @@ impl Source for SstableRun {
     fn may_contain_row(&self, row_key: &[u8]) -> bool {
         self.table.may_contain(row_key)
     }
+    fn key_range(&self) -> Option<(&[u8], &[u8])> {
+        (self.meta.entries > 0).then(|| {
+            (
+                self.meta.smallest_key.as_slice(),
+                self.meta.largest_key.as_slice(),
+            )
+        })
+    }
 }
 
 /// A cursor over a run file: its two-level iterator. A block that fails its checksum ends

@@ -65,7 +65,7 @@ impl<'a> RowGather<'a> {
             .chain(tablet.runs.iter().map(|r| r.as_ref()));
         let mut hits = 0;
         for s in sources {
-            if !s.may_contain_row(row_key) {
+            if !range_may_hold(s.key_range(), prefix) || !s.may_contain_row(row_key) {
                 continue;
             }
             let before = self.spans.len();
@@ -133,6 +133,16 @@ impl<'a> RowGather<'a> {
         spans.dedup_by(|a, b| self.get(*a).0 == self.get(*b).0);
         self.spans = spans;
     }
+}
+
+/// Whether a source whose keys lie in `range` (smallest, largest) may hold a key starting
+/// with `prefix`: every such key is at least `prefix`, and below any key past `prefix` that
+/// does not start with it.
+fn range_may_hold(range: Option<(&[u8], &[u8])>, prefix: &[u8]) -> bool {
+    let Some((first, last)) = range else {
+        return true;
+    };
+    last >= prefix && (first <= prefix || first.starts_with(prefix))
 }
 
 /// A forward merge over one tablet's sources, clamped to the tablet and a range.
@@ -265,5 +275,26 @@ impl<'a> TabletScan<'a> {
             }
             return true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::range_may_hold;
+
+    #[test]
+    fn a_key_range_rules_out_only_rows_it_cannot_hold() {
+        let range = Some((&b"b\x00\x01x"[..], &b"d\x00\x01y"[..]));
+        assert!(range_may_hold(None, b"a\x00\x01"));
+        assert!(!range_may_hold(range, b"a\x00\x01"), "below the first key");
+        assert!(range_may_hold(range, b"b\x00\x01"), "the first key's row");
+        assert!(range_may_hold(range, b"c\x00\x01"), "inside");
+        assert!(range_may_hold(range, b"d\x00\x01"), "the last key's row");
+        assert!(!range_may_hold(range, b"e\x00\x01"), "past the last key");
+        // A one-key range: only that key's row.
+        let one = Some((&b"c\x00\x01q"[..], &b"c\x00\x01q"[..]));
+        assert!(range_may_hold(one, b"c\x00\x01"));
+        assert!(!range_may_hold(one, b"b\x00\x01"));
+        assert!(!range_may_hold(one, b"c\x00\x02"));
     }
 }
