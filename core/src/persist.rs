@@ -322,12 +322,10 @@ impl Source for SstableRun {
         self.table.may_contain(row_key)
     }
     fn key_range(&self) -> Option<(&[u8], &[u8])> {
-        (self.meta.entries > 0).then(|| {
-            (
-                self.meta.smallest_key.as_slice(),
-                self.meta.largest_key.as_slice(),
-            )
-        })
+        (self.meta.entries > 0).then_some((
+            self.meta.smallest_key.as_slice(),
+            self.meta.largest_key.as_slice(),
+        ))
     }
 }
 
