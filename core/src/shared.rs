@@ -4,17 +4,19 @@
 //! each row as a whole (a row's mutations are applied under the write lock, all or none).
 //! A writer holds the write lock only to validate, append its commit log record and apply
 //! it to the memtable: microseconds, never an fsync. In `Sync` durability the writer then
-//! waits, outside the database lock, until the log is fsynced past its record. One waiter at
-//! a time (under a small sync mutex) fsyncs the log up to its end as it stands then, so
-//! every writer that appended before that fsync is acknowledged by it: concurrent writers
-//! share fsyncs. A checkpoint that starts a new log has flushed and synced everything before
-//! it, so a record in an older log is durable.
+//! waits, outside the database lock, until the log is fsynced past its record (group
+//! commit, leader and followers): each waiter registers how far it appended; if no fsync is
+//! in flight it leads one, covering every record registered so far, without holding any
+//! lock while the disk works; otherwise it sleeps until an fsync finishes, and leads the next
+//! one if that did not cover it. So concurrent writers share fsyncs, and a leader's group is
+//! everyone who arrived during the previous fsync. A checkpoint that starts a new log has
+//! flushed and synced everything before it, so a record in an older log is durable.
 //!
 //! Writes are visible to readers as soon as they are applied, shortly before their fsync
 //! completes; a crash in between can lose a write some reader saw, never one that was
 //! acknowledged.
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::vec::Vec;
 
 use crate::database::Database;
@@ -25,9 +27,21 @@ use crate::{Code, Error, Result};
 
 #[derive(Default)]
 struct SyncState {
-    /// The log (by file number) whose durable length is `synced`.
+    /// The log (by file number) whose durable length is `synced`; every older log is
+    /// durable whole.
     log_number: u64,
     synced: u64,
+    /// The furthest (log, length) a waiting writer has appended to: what the next fsync
+    /// will cover.
+    appended: (u64, u64),
+    /// A leader's fsync is in flight.
+    syncing: bool,
+}
+
+impl SyncState {
+    fn covers(&self, log: u64, len: u64) -> bool {
+        self.log_number > log || (self.log_number == log && self.synced >= len)
+    }
 }
 
 /// A database shared between threads; cloning shares the same database.
@@ -39,6 +53,8 @@ pub struct SharedDatabase {
 struct Inner {
     db: RwLock<Database>,
     sync: Mutex<SyncState>,
+    /// Signalled when an fsync finishes.
+    synced: Condvar,
 }
 
 impl core::fmt::Debug for SharedDatabase {
@@ -64,6 +80,7 @@ impl SharedDatabase {
             inner: Arc::new(Inner {
                 db: RwLock::new(db),
                 sync: Mutex::new(SyncState::default()),
+                synced: Condvar::new(),
             }),
         };
         let weak = Arc::downgrade(&shared.inner);
@@ -117,23 +134,38 @@ impl SharedDatabase {
 
     fn wait_durable(&self, log: u64, len: u64, syncer: &Arc<dyn Syncer>) -> Result<()> {
         let mut state = self.inner.sync.lock().map_err(|_| poisoned())?;
-        if state.log_number > log || (state.log_number == log && state.synced >= len) {
-            return Ok(()); // an fsync since our append covered us
+        if (log, len) > state.appended {
+            state.appended = (log, len);
         }
-        // We lead this fsync: cover everything appended to the log so far.
-        let (current_log, current_len) = self
-            .read(|db| Ok(db.durability_point().map(|(l, n, _)| (l, n))))?
-            .unwrap_or((log, len));
-        syncer.sync()?;
-        if current_log == log {
-            state.log_number = log;
-            state.synced = current_len.max(len);
-        } else {
-            // A checkpoint started a newer log, syncing everything before it.
-            state.log_number = current_log;
+        loop {
+            if state.covers(log, len) {
+                return Ok(()); // an fsync since our append covered us
+            }
+            if !state.syncing {
+                break;
+            }
+            state = self.inner.synced.wait(state).map_err(|_| poisoned())?;
+        }
+        let target = state.appended;
+        if target.0 != log {
+            // A checkpoint started a newer log since our append, syncing ours whole.
+            state.log_number = target.0;
             state.synced = 0;
+            return Ok(());
         }
-        Ok(())
+        // Lead: fsync everything registered so far, with no lock held meanwhile.
+        state.syncing = true;
+        drop(state);
+        let result = syncer.sync();
+        let mut state = self.inner.sync.lock().map_err(|_| poisoned())?;
+        state.syncing = false;
+        if result.is_ok() && !state.covers(target.0, target.1) {
+            state.log_number = target.0;
+            state.synced = target.1;
+        }
+        drop(state);
+        self.inner.synced.notify_all();
+        result
     }
 
     /// Applies mutations to one row; see [`Database::mutate_row`].
