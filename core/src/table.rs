@@ -599,6 +599,22 @@ impl Table {
             }
             self.tablets[a].flush(self.store.as_deref())?;
             self.tablets[b].flush(self.store.as_deref())?;
+            // The merged tablet reads every run over its whole range, so a run still shared
+            // with the other side would bring back rows that side deleted or compacted
+            // away. Rewrite such a side first: it is under `merge_bytes`, so this is cheap.
+            for x in [a, b] {
+                if !self.tablets[x].runs_within_bounds() {
+                    let before = Self::info(&self.tablets[x]);
+                    self.tablets[x].compact(
+                        &self.config,
+                        &self.epochs,
+                        now_micros,
+                        self.store.as_deref(),
+                        u64::MAX,
+                    )?;
+                    self.changed_in_place(TabletEventKind::Compaction, x, before);
+                }
+            }
             self.dirty = true;
             let before = alloc::vec![Self::info(&self.tablets[a]), Self::info(&self.tablets[b])];
             let right = self.tablets.remove(b);

@@ -281,6 +281,26 @@ impl Tablet {
             .collect()
     }
 
+    /// Whether every run holds only rows of this tablet. A run shared with a former sibling
+    /// (after a split) also holds rows outside it, which this tablet's reads never see: they
+    /// may be stale here (this side compacted them away) or belong to the sibling. Such a
+    /// tablet must not hand its runs to a merged tablet whose range covers those rows.
+    pub(crate) fn runs_within_bounds(&self) -> bool {
+        let start = internal_key::row_prefix(&self.start);
+        let end = self.end.as_deref().map(internal_key::row_prefix);
+        self.runs.iter().all(|r| {
+            let (first, last) = match r.key_range() {
+                Some((f, l)) => (f.to_vec(), l.to_vec()),
+                // A source without recorded bounds: ask it for its ends.
+                None => match (r.first_at_or_after(&[]), r.last_before(None)) {
+                    (Some(f), Some(l)) => (f, l),
+                    _ => return true,
+                },
+            };
+            first >= start && end.as_ref().is_none_or(|e| last < *e)
+        })
+    }
+
     /// The largest number of runs holding entries of one row range: what a point read or a
     /// scan has to merge at worst. Runs written in key order (a sequential load) do not
     /// overlap, so they never need merging however many there are.

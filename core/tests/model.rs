@@ -601,3 +601,81 @@ proptest! {
         }
     }
 }
+
+/// The case CI's proptest run found: `r1` is written and deleted in the left half of a
+/// load split whose right half still shares an older run holding `r1`. Compacting the left
+/// half drops `r1`; merging the halves back must not let the shared run show it again.
+/// Kept as a plain test so it runs every time, not only when the random walk finds it.
+#[test]
+fn tablet_merge_does_not_resurrect_rows_of_a_shared_run() {
+    let set = |db: &mut Database, row: &[u8]| {
+        let cell = Mutation::SetCell {
+            family: "a".into(),
+            qualifier: b"q0".to_vec(),
+            timestamp_micros: 0,
+            value: b"v0".to_vec(),
+        };
+        db.mutate_row("t", row, &[cell]).unwrap();
+    };
+    let mut config = TableConfig {
+        tablet_options: TabletOptions {
+            memtable_bytes: 33,
+            max_runs: 1,
+            split_bytes: 388,
+            merge_bytes: 388 / 4,
+            split_load_ops: 3,
+        },
+        ..TableConfig::default()
+    };
+    config.families.insert("a".into(), ColumnFamily::default());
+    let storage = MemStorage::new();
+    let open = || {
+        let options = OpenOptions {
+            durability: Durability::None,
+            log_rotate_bytes: 1_500,
+            ..OpenOptions::default()
+        };
+        Database::open(
+            Arc::new(storage.clone()),
+            options,
+            Arc::new(ManualClock::new(NOW)),
+        )
+        .unwrap()
+    };
+    let all = ReadRowsRequest {
+        row_set: RowSet::default(),
+        filter: RowFilter::PassAll,
+        rows_limit: 0,
+        reversed: false,
+    };
+    let mut db = open();
+    db.create_table("t", config).unwrap();
+    set(&mut db, b"r1");
+    assert_eq!(db.read_rows("t", &all).unwrap().count(), 1);
+    drop(db);
+    db = open();
+    set(&mut db, b"r2");
+    db.compact_table("t").unwrap();
+    set(&mut db, b"r1");
+    db.mutate_row(
+        "t",
+        b"r1",
+        &[Mutation::DeleteFromFamily { family: "a".into() }],
+    )
+    .unwrap();
+    set(&mut db, b"r2");
+    // The load split put the boundary at r2; both halves share the compacted run.
+    assert_eq!(db.tablets("t").unwrap().len(), 2);
+    db.compact_table("t").unwrap();
+    assert_eq!(
+        db.tablets("t").unwrap().len(),
+        1,
+        "the small halves merge back"
+    );
+    let keys: Vec<Vec<u8>> = db.read_rows("t", &all).unwrap().map(|r| r.key).collect();
+    assert_eq!(keys, vec![b"r2".to_vec()]);
+    drop(db);
+    db = open();
+    let keys: Vec<Vec<u8>> = db.read_rows("t", &all).unwrap().map(|r| r.key).collect();
+    assert_eq!(keys, vec![b"r2".to_vec()]);
+}
