@@ -41,8 +41,13 @@ pub const MANIFEST_TMP_FILE: &str = "MANIFEST.tmp";
 /// The first eight bytes of every manifest.
 pub const MAGIC: [u8; 8] = *b"SPTMANIF";
 
-/// The format version this code writes and the only one it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this code writes.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest format version this code reads. Version 1 lacks the tablets'
+/// `flushed_sequence`; it is taken to be the largest `max_sequence` of the tablet's runs,
+/// which is what version 1 engines used.
+pub const OLDEST_READABLE_VERSION: u32 = 1;
 
 /// Bytes before the payload: magic (8), version (4), payload length (4), crc32c (4).
 pub const HEADER_LEN: usize = 20;
@@ -75,6 +80,9 @@ pub struct TabletState {
     pub end_key: Vec<u8>,
     /// The tablet's runs, in the order the engine keeps them.
     pub runs: Vec<RunMeta>,
+    /// Every logged write to the tablet's rows with a sequence at or below this is in its
+    /// runs (or was compacted or dropped away from them): recovery replays only later ones.
+    pub flushed_sequence: u64,
 }
 
 /// One table: its schema and tablets.
@@ -104,7 +112,8 @@ pub struct BackupState {
 }
 
 /// Everything the manifest records. The format version is not a field: [`FORMAT_VERSION`]
-/// is written, and decoding accepts only that version.
+/// is written, and decoding accepts it and every version back to
+/// [`OLDEST_READABLE_VERSION`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ManifestState {
     /// The next file number to allocate; every file number named here is below it.
@@ -171,16 +180,28 @@ impl Encode for TabletState {
         put_bytes(out, &self.start_key);
         put_bytes(out, &self.end_key);
         put_runs(out, &self.runs);
+        put_varint64(out, self.flushed_sequence);
     }
 }
 
-impl Decode for TabletState {
-    fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
+impl TabletState {
+    /// A tablet as format `version` wrote it.
+    fn decode_version(d: &mut Decoder<'_>, version: u32) -> Result<Self> {
+        let id = d.varint64("tablet.id")?;
+        let start_key = d.byte_vec("tablet.start_key")?;
+        let end_key = d.byte_vec("tablet.end_key")?;
+        let runs = decode_runs(d)?;
+        let flushed_sequence = if version >= 2 {
+            d.varint64("tablet.flushed_sequence")?
+        } else {
+            runs.iter().map(|r| r.max_sequence).max().unwrap_or(0)
+        };
         Ok(TabletState {
-            id: d.varint64("tablet.id")?,
-            start_key: d.byte_vec("tablet.start_key")?,
-            end_key: d.byte_vec("tablet.end_key")?,
-            runs: decode_runs(d)?,
+            id,
+            start_key,
+            end_key,
+            runs,
+            flushed_sequence,
         })
     }
 }
@@ -196,14 +217,15 @@ impl Encode for TableState {
     }
 }
 
-impl Decode for TableState {
-    fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
+impl TableState {
+    /// A table as format `version` wrote it.
+    fn decode_version(d: &mut Decoder<'_>, version: u32) -> Result<Self> {
         let id = d.string("table.id")?;
         let config = TableConfig::decode_from(d)?;
         let n = d.count(MIN_TABLET_BYTES, "table.tablets count")?;
         let mut tablets = Vec::with_capacity(n);
         for _ in 0..n {
-            tablets.push(TabletState::decode_from(d)?);
+            tablets.push(TabletState::decode_version(d, version)?);
         }
         Ok(TableState {
             id,
@@ -256,7 +278,7 @@ impl ManifestState {
         out
     }
 
-    fn decode_payload(payload: &[u8]) -> Result<Self> {
+    fn decode_payload(payload: &[u8], version: u32) -> Result<Self> {
         let d = &mut Decoder::new(payload);
         let next_file_number = d.varint64("next_file_number")?;
         let last_sequence = d.varint64("last_sequence")?;
@@ -268,7 +290,7 @@ impl ManifestState {
         let n = d.count(MIN_TABLE_BYTES, "tables count")?;
         let mut tables = Vec::with_capacity(n);
         for _ in 0..n {
-            tables.push(TableState::decode_from(d)?);
+            tables.push(TableState::decode_version(d, version)?);
         }
         let n = d.count(MIN_BACKUP_BYTES, "backups count")?;
         let mut backups = Vec::with_capacity(n);
@@ -337,12 +359,13 @@ impl ManifestState {
             return Err(data_loss("manifest: checksum mismatch"));
         }
         let version = le32(version);
-        if version != FORMAT_VERSION {
+        if !(OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(data_loss(format!(
-                "manifest: unsupported format version {version} (this build reads {FORMAT_VERSION})"
+                "manifest: unsupported format version {version} \
+                 (this build reads {OLDEST_READABLE_VERSION} to {FORMAT_VERSION})"
             )));
         }
-        let state = Self::decode_payload(payload)
+        let state = Self::decode_payload(payload, version)
             .map_err(|e| data_loss(format!("manifest payload: {}", e.message())))?;
         state
             .check()
@@ -404,6 +427,12 @@ impl ManifestState {
                     &format!("table {:?} tablet {}", table.id, tablet.id),
                     &tablet.runs,
                 )?;
+                if tablet.flushed_sequence > self.last_sequence {
+                    return Err(format!(
+                        "table {:?} tablet {}: flushed_sequence {} is after last_sequence {}",
+                        table.id, tablet.id, tablet.flushed_sequence, self.last_sequence
+                    ));
+                }
             }
         }
         let mut names = BTreeSet::new();
@@ -538,6 +567,8 @@ mod tests {
             id,
             start_key: start.to_vec(),
             end_key: end.to_vec(),
+            // Past the runs' own sequences, as after a compaction that dropped rows.
+            flushed_sequence: if runs.is_empty() { 0 } else { 45 },
             runs,
         }
     }
@@ -602,7 +633,7 @@ mod tests {
     fn header_layout_matches_the_spec() {
         let bytes = ManifestState::default().encode();
         assert_eq!(bytes[..8], *b"SPTMANIF");
-        assert_eq!(bytes[8..12], [1, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [2, 0, 0, 0]);
         // Payload: next_file_number, last_sequence, three empty lists.
         assert_eq!(bytes[12..16], [5, 0, 0, 0]);
         assert_eq!(bytes[20..], [0, 0, 0, 0, 0]);
@@ -697,22 +728,82 @@ mod tests {
         let mut s = state();
         s.backups[0].runs[0].smallest_key = b"z".to_vec();
         assert!(decode_err(&s).message().contains("smallest_key"));
+        let mut s = state();
+        s.tables[0].tablets[1].flushed_sequence = 100;
+        assert!(decode_err(&s).message().contains("after last_sequence"));
     }
 
+    /// Version 1 is version 2 without the tablets' `flushed_sequence`; reading one takes it
+    /// from the runs, as version 1 engines did.
     #[test]
-    fn other_versions_and_magic_are_rejected() {
-        let mut bytes = state().encode();
-        bytes[8] = 2;
-        // Re-seal the checksum so only the version is wrong.
+    fn version_1_reads_flushed_sequence_from_the_runs() {
+        let s = state();
+        let mut payload = Vec::new();
+        put_varint64(&mut payload, s.next_file_number);
+        put_varint64(&mut payload, s.last_sequence);
+        put_len(&mut payload, s.log_files.len());
+        for &n in &s.log_files {
+            put_varint64(&mut payload, n);
+        }
+        put_len(&mut payload, s.tables.len());
+        for table in &s.tables {
+            put_str(&mut payload, &table.id);
+            table.config.encode_to(&mut payload);
+            put_len(&mut payload, table.tablets.len());
+            for t in &table.tablets {
+                put_varint64(&mut payload, t.id);
+                put_bytes(&mut payload, &t.start_key);
+                put_bytes(&mut payload, &t.end_key);
+                put_runs(&mut payload, &t.runs);
+            }
+        }
+        put_len(&mut payload, s.backups.len());
+        for b in &s.backups {
+            b.encode_to(&mut payload);
+        }
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&[0; 4]);
+        bytes.extend_from_slice(&payload);
+        let read = ManifestState::decode(&with_version(bytes.clone(), 1)).unwrap();
+        let mut expected = s;
+        for table in &mut expected.tables {
+            for t in &mut table.tablets {
+                t.flushed_sequence = t.runs.iter().map(|r| r.max_sequence).max().unwrap_or(0);
+            }
+        }
+        assert_eq!(read, expected);
+        // The same bytes read as version 2 run out where flushed_sequence should be.
+        assert_eq!(
+            ManifestState::decode(&with_version(bytes, 2))
+                .unwrap_err()
+                .code(),
+            Code::DataLoss
+        );
+    }
+
+    /// `bytes` with its version field set to `version` and the checksum re-sealed, so only
+    /// the version differs.
+    fn with_version(mut bytes: Vec<u8>, version: u32) -> Vec<u8> {
+        bytes[8..12].copy_from_slice(&version.to_le_bytes());
         let mut crc_input = bytes[8..16].to_vec();
         crc_input.extend_from_slice(&bytes[20..]);
         let crc = CRC32C.checksum(&crc_input).to_le_bytes();
         bytes[16..20].copy_from_slice(&crc);
-        let err = ManifestState::decode(&bytes).unwrap_err();
-        assert!(
-            err.message().contains("unsupported format version 2"),
-            "{err}"
-        );
+        bytes
+    }
+
+    #[test]
+    fn other_versions_and_magic_are_rejected() {
+        for version in [0, 3, 0x0100_0002] {
+            let err = ManifestState::decode(&with_version(state().encode(), version)).unwrap_err();
+            assert!(
+                err.message()
+                    .contains(&format!("unsupported format version {version}")),
+                "{err}"
+            );
+        }
         let err = ManifestState::decode(b"not a manifest at all, really").unwrap_err();
         assert!(err.message().contains("magic"), "{err}");
     }
@@ -846,7 +937,7 @@ mod tests {
             splits in proptest::collection::btree_set(
                 proptest::collection::vec(any::<u8>(), 1..4), 0..5),
             logs in proptest::collection::btree_set(0u64..100, 0..4),
-            seq in any::<u64>(),
+            seq in 45u64..,
             created in any::<i64>(),
         ) {
             let mut bounds: Vec<Vec<u8>> = vec![vec![]];

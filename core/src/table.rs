@@ -130,6 +130,9 @@ pub(crate) struct Table {
     pub(crate) store: Option<Arc<RunStore>>,
     /// Set when tablets or runs changed since the manifest was last written.
     pub(crate) dirty: bool,
+    /// The highest sequence number applied to this table: a flush marks its tablet as
+    /// holding every write through it (see [`Tablet::flushed_through`]).
+    applied: u64,
 }
 
 impl Clone for Tablet {
@@ -141,6 +144,7 @@ impl Clone for Tablet {
             memtable: self.memtable.clone(),
             runs: self.runs.clone(),
             load_baseline: self.load_baseline,
+            flushed_through: self.flushed_through,
         }
     }
 }
@@ -170,6 +174,7 @@ impl Table {
             stats: spin::Mutex::new(TableStats::new(StatsOptions::default())),
             store: None,
             dirty: false,
+            applied: 0,
         }
     }
 
@@ -340,6 +345,7 @@ impl Table {
             };
             self.tablets[ti].memtable.insert(key.encode(), value, seq);
         }
+        self.applied = self.applied.max(*sequence);
         self.maintain(ti, now_micros);
     }
 
@@ -497,7 +503,7 @@ impl Table {
     /// in the commit log) and the error is returned for callers that must know.
     fn flush_tablet(&mut self, ti: usize) -> Result<()> {
         let before = Self::info(&self.tablets[ti]);
-        if self.tablets[ti].flush(self.store.as_deref())? {
+        if self.tablets[ti].flush(self.store.as_deref(), self.applied)? {
             self.changed_in_place(TabletEventKind::Flush, ti, before);
         }
         Ok(())
@@ -560,7 +566,7 @@ impl Table {
 
     /// Cuts the tablet at `ti` at row `mid` (inside it, not its start), after flushing it.
     fn split_at(&mut self, ti: usize, mid: Vec<u8>) -> Result<()> {
-        self.tablets[ti].flush(self.store.as_deref())?;
+        self.tablets[ti].flush(self.store.as_deref(), self.applied)?;
         self.dirty = true;
         let before = Self::info(&self.tablets[ti]);
         let right = self.tablets[ti].split_off(mid, self.next_tablet_id);
@@ -597,8 +603,8 @@ impl Table {
             if self.load(a, now_micros) >= cold_below || self.load(b, now_micros) >= cold_below {
                 continue;
             }
-            self.tablets[a].flush(self.store.as_deref())?;
-            self.tablets[b].flush(self.store.as_deref())?;
+            self.tablets[a].flush(self.store.as_deref(), self.applied)?;
+            self.tablets[b].flush(self.store.as_deref(), self.applied)?;
             // The merged tablet reads every run over its whole range, so a run still shared
             // with the other side would bring back rows that side deleted or compacted
             // away. Rewrite such a side first: it is under `merge_bytes`, so this is cheap.
@@ -620,6 +626,7 @@ impl Table {
             let right = self.tablets.remove(b);
             let left = &mut self.tablets[a];
             left.end = right.end;
+            left.flushed_through = left.flushed_through.max(right.flushed_through);
             for run in right.runs {
                 if !left.runs.iter().any(|r| Arc::ptr_eq(r, &run)) {
                     left.runs.push(run);
@@ -676,6 +683,12 @@ impl Table {
         t.store = store;
         t.tablets = snapshot.tablets.clone();
         t.next_tablet_id = t.tablets.iter().map(|t| t.id + 1).max().unwrap_or(0);
+        t.applied = t
+            .tablets
+            .iter()
+            .map(Tablet::flushed_sequence)
+            .max()
+            .unwrap_or(0);
         t.epochs = snapshot.epochs.clone();
         t
     }
@@ -715,6 +728,7 @@ impl Table {
                     start_key: t.start.clone(),
                     end_key: t.end.clone().unwrap_or_default(),
                     runs: t.runs.iter().filter_map(|r| r.run_meta()).collect(),
+                    flushed_sequence: t.flushed_sequence(),
                 })
                 .collect(),
         }
@@ -744,10 +758,17 @@ impl Table {
                     .iter()
                     .map(|m| open_shared(store, m, opened))
                     .collect::<Result<_>>()?;
+                tablet.flushed_through = ts.flushed_sequence;
                 Ok(tablet)
             })
             .collect::<Result<_>>()?;
         t.next_tablet_id = t.tablets.iter().map(|t| t.id + 1).max().unwrap_or(0);
+        t.applied = t
+            .tablets
+            .iter()
+            .map(Tablet::flushed_sequence)
+            .max()
+            .unwrap_or(0);
         t.store = Some(store.clone());
         Ok(t)
     }
@@ -914,6 +935,7 @@ impl Table {
         for t in &mut self.tablets {
             t.memtable.clear();
             t.runs.clear();
+            t.flushed_through = t.flushed_through.max(self.applied);
         }
         self.dirty = true;
     }

@@ -34,6 +34,14 @@ pub(crate) struct Tablet {
     pub(crate) runs: Vec<Arc<dyn Source>>,
     /// Load already accounted for by a load split in the current time bucket.
     pub(crate) load_baseline: u64,
+    /// Every logged write to this tablet's rows with a sequence at or below this is in
+    /// `runs` (or was compacted or dropped away from them): recovery must not replay it.
+    /// Kept apart from the runs' own `max_sequence` because runs can vanish (a compaction
+    /// whose rows were all deleted, a split half that received no run) while the writes
+    /// they absorbed are still in the log; replaying those against the compacted state
+    /// would not reproduce it (a ranged delete buries collectable cells it can no longer
+    /// see, an aggregate input would be added twice).
+    pub(crate) flushed_through: u64,
 }
 
 use internal_key::after_row;
@@ -47,6 +55,7 @@ impl Tablet {
             memtable: Memtable::default(),
             runs: Vec::new(),
             load_baseline: 0,
+            flushed_through: 0,
         }
     }
 
@@ -120,8 +129,13 @@ impl Tablet {
 
     /// Moves the memtable into a new run (a file when `store` is given). On failure the
     /// memtable is kept: its writes are still in the commit log.
-    pub(crate) fn flush(&mut self, store: Option<&RunStore>) -> Result<bool> {
+    ///
+    /// `applied` is the table's last applied sequence: once the memtable is empty, every
+    /// write to this tablet up to it is in the runs, so it becomes [`Self::flushed_through`]
+    /// (an empty memtable advances it too).
+    pub(crate) fn flush(&mut self, store: Option<&RunStore>, applied: u64) -> Result<bool> {
         if self.memtable.is_empty() {
+            self.flushed_through = self.flushed_through.max(applied);
             return Ok(false);
         }
         let max_sequence = self.memtable.max_sequence();
@@ -132,17 +146,17 @@ impl Tablet {
         };
         self.runs.insert(0, run);
         self.memtable.clear();
+        self.flushed_through = self.flushed_through.max(applied).max(max_sequence);
         Ok(true)
     }
 
-    /// The highest sequence number already held in runs: recovery skips log records at or
-    /// below it.
+    /// The sequence through which the runs hold every write to this tablet: recovery skips
+    /// log records at or below it.
     pub(crate) fn flushed_sequence(&self) -> u64 {
         self.runs
             .iter()
             .map(|r| r.max_sequence())
-            .max()
-            .unwrap_or(0)
+            .fold(self.flushed_through, u64::max)
     }
 
     /// Merges every run into new runs of this tablet's rows alone, dropping what deletes
@@ -397,6 +411,7 @@ impl Tablet {
         let mut other = Tablet::new(id, mid.clone(), self.end.take());
         other.runs = right;
         other.load_baseline = self.load_baseline;
+        other.flushed_through = self.flushed_through;
         self.end = Some(mid);
         other
     }
