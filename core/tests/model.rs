@@ -19,7 +19,7 @@ use sparsetable::{
     Cell, ColumnFamily, Database, GcRule, ManualClock, Mutation, ReadRowsRequest, Row, RowFilter,
     RowRange, RowSet, TableConfig, TabletOptions, TimestampRange,
 };
-use sparsetable::{Durability, OpenOptions};
+use sparsetable::{DropRowRange, Durability, OpenOptions};
 
 const NOW: i64 = 20_000;
 const FAMILIES: [&str; 2] = ["a", "b"];
@@ -521,6 +521,7 @@ enum Op {
     Read(ReadRowsRequest),
     Compact,
     Reopen,
+    Drop(DropRowRange),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -531,6 +532,11 @@ fn op() -> impl Strategy<Value = Op> {
         }),
         1 => Just(Op::Compact),
         1 => Just(Op::Reopen),
+        1 => prop_oneof![
+            4 => row_key().prop_map(|k| DropRowRange::Prefix(k[..1].to_vec())),
+            2 => row_key().prop_map(DropRowRange::Prefix),
+            1 => Just(DropRowRange::All),
+        ].prop_map(Op::Drop),
     ]
 }
 
@@ -587,6 +593,13 @@ proptest! {
                 Op::Reopen => {
                     drop(db);
                     db = open();
+                }
+                Op::Drop(range) => {
+                    db.drop_row_range("t", &range).unwrap();
+                    model.cells.retain(|(row, ..), _| match &range {
+                        DropRowRange::Prefix(p) => !row.starts_with(p),
+                        DropRowRange::All => false,
+                    });
                 }
                 Op::Read(req) => {
                     let got = db.read_rows("t", &req).map(|s| s.collect::<Vec<_>>());
