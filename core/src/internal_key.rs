@@ -426,13 +426,23 @@ impl<'a> Reader<'a> {
     }
 
     fn unescape(&mut self) -> Result<Vec<u8>> {
+        // Copies the runs between zero bytes whole: pushing byte by byte grew the vector a
+        // byte at a time (a reallocation every few bytes of a row key, on every scanned row).
         let mut out = Vec::new();
         loop {
-            let b = self.byte()?;
-            if b != 0 {
-                out.push(b);
-                continue;
+            let rest = self
+                .bytes
+                .get(self.pos..)
+                .ok_or_else(|| corrupt("truncated"))?;
+            let zero = rest
+                .iter()
+                .position(|&b| b == 0)
+                .ok_or_else(|| corrupt("truncated"))?;
+            if out.is_empty() {
+                out.reserve_exact(zero);
             }
+            out.extend_from_slice(&rest[..zero]);
+            self.pos += zero + 1;
             match self.byte()? {
                 0xff => out.push(0),
                 0x01 => return Ok(out),
