@@ -24,6 +24,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod bytes;
 pub mod clock;
 pub mod commit_log;
 pub mod database;

@@ -17,6 +17,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::ops::Bound;
 
+use crate::bytes;
 use crate::internal_key::row_prefix_len;
 use crate::row_merge::Entry;
 use crate::sstable::bloom::{Filter, FilterBuilder};
@@ -148,9 +149,9 @@ impl<S: Source + ?Sized> SourceCursor<'_> for NavigatingCursor<'_, S> {
 
 /// A cursor over a memtable's ordered map.
 struct MemtableCursor<'a> {
-    map: &'a BTreeMap<Vec<u8>, Vec<u8>>,
-    range: Option<btree_map::Range<'a, Vec<u8>, Vec<u8>>>,
-    current: Option<(&'a Vec<u8>, &'a Vec<u8>)>,
+    map: &'a BTreeMap<MemKey, Vec<u8>>,
+    range: Option<btree_map::Range<'a, MemKey, Vec<u8>>>,
+    current: Option<(&'a MemKey, &'a Vec<u8>)>,
 }
 
 impl<'a> SourceCursor<'a> for MemtableCursor<'a> {
@@ -165,7 +166,7 @@ impl<'a> SourceCursor<'a> for MemtableCursor<'a> {
         self.lasting_entry()
     }
     fn lasting_entry(&self) -> Option<(&'a [u8], &'a [u8])> {
-        self.current.map(|(k, v)| (k.as_slice(), v.as_slice()))
+        self.current.map(|(k, v)| (k.0.as_slice(), v.as_slice()))
     }
     fn next(&mut self) {
         if self.current.is_some() {
@@ -203,9 +204,33 @@ impl<'a> SourceCursor<'a> for MemRunCursor<'a> {
 /// The mutable, in-memory newest layer of a tablet.
 #[derive(Debug, Default, Clone)]
 pub struct Memtable {
-    entries: BTreeMap<Vec<u8>, Vec<u8>>,
+    entries: BTreeMap<MemKey, Vec<u8>>,
     bytes: u64,
     max_sequence: u64,
+}
+
+/// A memtable key. Ordered by [`bytes::compare`] (the same order as the bytes'), so that
+/// inserts, which compare most, skip wasm32's byte-at-a-time `memcmp`. Lookups borrow it as
+/// `[u8]`, which orders identically, as `Borrow` requires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct MemKey(Vec<u8>);
+
+impl Ord for MemKey {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        bytes::compare(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for MemKey {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl core::borrow::Borrow<[u8]> for MemKey {
+    fn borrow(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 impl Memtable {
@@ -214,7 +239,7 @@ impl Memtable {
     pub fn insert(&mut self, key: Vec<u8>, value: Vec<u8>, sequence: u64) {
         self.max_sequence = self.max_sequence.max(sequence);
         self.bytes += (key.len() + value.len()) as u64;
-        if let Some(old) = self.entries.insert(key, value) {
+        if let Some(old) = self.entries.insert(MemKey(key), value) {
             self.bytes -= old.len() as u64;
         }
     }
@@ -233,7 +258,10 @@ impl Memtable {
     /// Moves the entries out, in order, leaving the memtable empty (its max sequence stays).
     pub(crate) fn take_entries(&mut self) -> Vec<Entry> {
         self.bytes = 0;
-        core::mem::take(&mut self.entries).into_iter().collect()
+        core::mem::take(&mut self.entries)
+            .into_iter()
+            .map(|(k, v)| (k.0, v))
+            .collect()
     }
 
     /// Empties it.
@@ -248,21 +276,21 @@ impl Source for Memtable {
         self.entries
             .range::<[u8], _>((Bound::Included(key), Bound::Unbounded))
             .next()
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k.0.clone())
     }
     fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>> {
         let end = key.map_or(Bound::Unbounded, Bound::Excluded);
         self.entries
             .range::<[u8], _>((Bound::Unbounded, end))
             .next_back()
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k.0.clone())
     }
     fn row_entries(&self, _row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>) {
         out.extend(
             self.entries
                 .range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
-                .take_while(|(k, _)| k.starts_with(prefix))
-                .map(|(k, v)| (k.clone(), v.clone())),
+                .take_while(|(k, _)| bytes::starts_with(&k.0, prefix))
+                .map(|(k, v)| (k.0.clone(), v.clone())),
         );
     }
     fn size_bytes(&self) -> u64 {
@@ -271,7 +299,7 @@ impl Source for Memtable {
     fn all_entries(&self) -> Vec<Entry> {
         self.entries
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .map(|(k, v)| (k.0.clone(), v.clone()))
             .collect()
     }
     fn max_sequence(&self) -> u64 {
@@ -286,8 +314,8 @@ impl Source for Memtable {
         out.extend(
             self.entries
                 .range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
-                .take_while(|(k, _)| k.starts_with(prefix))
-                .map(|(k, v)| (k.as_slice(), v.as_slice())),
+                .take_while(|(k, _)| bytes::starts_with(&k.0, prefix))
+                .map(|(k, v)| (k.0.as_slice(), v.as_slice())),
         );
         true
     }
@@ -383,7 +411,7 @@ impl MemRun {
         };
         let common = &first[..self.shared];
         let n = key.len().min(self.shared);
-        match key[..n].cmp(&common[..n]) {
+        match bytes::compare(&key[..n], &common[..n]) {
             core::cmp::Ordering::Less => return 0,
             core::cmp::Ordering::Greater => return self.entries.len(),
             // A key that is a proper prefix of the shared bytes is below every entry.
@@ -411,7 +439,7 @@ impl MemRun {
             }
             step *= 2;
         }
-        lo + self.entries[lo..hi].partition_point(|(k, _)| k.as_slice() < key)
+        lo + self.entries[lo..hi].partition_point(|(k, _)| bytes::less(k, key))
     }
 }
 
@@ -429,7 +457,7 @@ impl Source for MemRun {
         out.extend(
             self.entries[self.lower_bound(prefix)..]
                 .iter()
-                .take_while(|(k, _)| k.starts_with(prefix))
+                .take_while(|(k, _)| bytes::starts_with(k, prefix))
                 .cloned(),
         );
     }
@@ -459,7 +487,7 @@ impl Source for MemRun {
         out.extend(
             self.entries[self.lower_bound(prefix)..]
                 .iter()
-                .take_while(|(k, _)| k.starts_with(prefix))
+                .take_while(|(k, _)| bytes::starts_with(k, prefix))
                 .map(|(k, v)| (k.as_slice(), v.as_slice())),
         );
         true

@@ -15,6 +15,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use crate::bytes;
 use crate::internal_key::{row_prefix, row_prefix_len};
 use crate::memtable::{Source, SourceCursor};
 use crate::tablet::Tablet;
@@ -78,12 +79,12 @@ impl<'a> RowGather<'a> {
                 c.seek(prefix);
                 loop {
                     if let Some((k, v)) = c.lasting_entry() {
-                        if !k.starts_with(prefix) {
+                        if !bytes::starts_with(k, prefix) {
                             break;
                         }
                         self.spans.push(Span::Lent(k, v));
                     } else if let Some((k, v)) = c.entry() {
-                        if !k.starts_with(prefix) {
+                        if !bytes::starts_with(k, prefix) {
                             break;
                         }
                         self.push(k, v);
@@ -142,7 +143,7 @@ fn range_may_hold(range: Option<(&[u8], &[u8])>, prefix: &[u8]) -> bool {
     let Some((first, last)) = range else {
         return true;
     };
-    last >= prefix && (first <= prefix || first.starts_with(prefix))
+    !bytes::less(last, prefix) && (!bytes::less(prefix, first) || bytes::starts_with(first, prefix))
 }
 
 /// A source with its smallest and largest keys.
@@ -314,7 +315,7 @@ impl<'a> TabletScan<'a> {
             let mut min: Option<&[u8]> = None;
             for c in &self.cursors {
                 if let Some((k, _)) = c.entry() {
-                    if min.is_none_or(|m| k < m) {
+                    if min.is_none_or(|m| bytes::less(k, m)) {
                         min = Some(k);
                     }
                 }
@@ -322,7 +323,7 @@ impl<'a> TabletScan<'a> {
             let Some(min) = min else {
                 return false;
             };
-            if self.limit.as_deref().is_some_and(|l| min >= l) {
+            if self.limit.as_deref().is_some_and(|l| !bytes::less(min, l)) {
                 return false;
             }
             g.prefix.clear();
@@ -346,12 +347,12 @@ impl<'a> TabletScan<'a> {
                 let mut hit = false;
                 loop {
                     if let Some((k, v)) = c.lasting_entry() {
-                        if !k.starts_with(&g.prefix) {
+                        if !bytes::starts_with(k, &g.prefix) {
                             break;
                         }
                         g.spans.push(Span::Lent(k, v));
                     } else if let Some((k, v)) = c.entry() {
-                        if !k.starts_with(&g.prefix) {
+                        if !bytes::starts_with(k, &g.prefix) {
                             break;
                         }
                         g.push(k, v);

@@ -196,7 +196,7 @@ impl Table {
     pub(crate) fn tablet_index(&self, row: &[u8]) -> usize {
         // The last tablet whose start is <= row.
         self.tablets
-            .partition_point(|t| t.start.as_slice() <= row)
+            .partition_point(|t| !crate::bytes::less(row, &t.start))
             .saturating_sub(1)
     }
 
