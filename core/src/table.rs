@@ -683,12 +683,7 @@ impl Table {
         t.store = store;
         t.tablets = snapshot.tablets.clone();
         t.next_tablet_id = t.tablets.iter().map(|t| t.id + 1).max().unwrap_or(0);
-        t.applied = t
-            .tablets
-            .iter()
-            .map(Tablet::flushed_sequence)
-            .max()
-            .unwrap_or(0);
+        t.applied = t.flushed_through();
         t.epochs = snapshot.epochs.clone();
         t
     }
@@ -763,17 +758,23 @@ impl Table {
             })
             .collect::<Result<_>>()?;
         t.next_tablet_id = t.tablets.iter().map(|t| t.id + 1).max().unwrap_or(0);
-        t.applied = t
-            .tablets
-            .iter()
-            .map(Tablet::flushed_sequence)
-            .max()
-            .unwrap_or(0);
+        t.applied = t.flushed_through();
         t.store = Some(store.clone());
         Ok(t)
     }
 
-    /// The highest sequence number the tablet holding `row` has in runs.
+    /// The largest of the tablets' flushed marks: where a table rebuilt from runs (a
+    /// snapshot, the manifest) resumes counting applied writes.
+    fn flushed_through(&self) -> u64 {
+        self.tablets
+            .iter()
+            .map(Tablet::flushed_sequence)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The sequence through which the tablet holding `row` has every write in its runs:
+    /// recovery replays only later records of that row.
     pub(crate) fn flushed_sequence(&self, row: &[u8]) -> u64 {
         self.tablets[self.tablet_index(row)].flushed_sequence()
     }
