@@ -130,8 +130,10 @@ pub(crate) struct Table {
     pub(crate) store: Option<Arc<RunStore>>,
     /// Set when tablets or runs changed since the manifest was last written.
     pub(crate) dirty: bool,
-    /// The highest sequence number applied to this table: a flush marks its tablet as
-    /// holding every write through it (see [`Tablet::flushed_through`]).
+    /// Every write to this table up to this sequence has been applied (to a memtable or
+    /// runs), so a flush marks its tablet as holding every write through it (see
+    /// [`Tablet::flushed_through`]). Writes apply in sequence order, and recovery replays the
+    /// log in order, skipping only what a tablet's own mark already covers.
     applied: u64,
 }
 
@@ -763,13 +765,16 @@ impl Table {
         Ok(t)
     }
 
-    /// The largest of the tablets' flushed marks: where a table rebuilt from runs (a
-    /// snapshot, the manifest) resumes counting applied writes.
+    /// The smallest of the tablets' flushed marks: every write to the table up to it is in
+    /// runs, so a table rebuilt from runs (a snapshot, the manifest) resumes counting applied
+    /// writes there. Not the largest: recovery replays the log from there on, and a tablet
+    /// it flushes part-way (a load split) would otherwise be marked as holding writes of its
+    /// own still to be replayed, and recovery would skip them.
     fn flushed_through(&self) -> u64 {
         self.tablets
             .iter()
             .map(Tablet::flushed_sequence)
-            .max()
+            .min()
             .unwrap_or(0)
     }
 

@@ -39,8 +39,8 @@ pub(crate) struct Tablet {
     /// Kept apart from the runs' own `max_sequence` because runs can vanish (a compaction
     /// whose rows were all deleted, a split half that received no run) while the writes
     /// they absorbed are still in the log; replaying those against the compacted state
-    /// would not reproduce it (a ranged delete buries collectable cells it can no longer
-    /// see, an aggregate input would be added twice).
+    /// would not reproduce it (a ranged delete buries the collectable cells it sees, and
+    /// those were already collected).
     pub(crate) flushed_through: u64,
 }
 

@@ -51,12 +51,11 @@ fn options() -> OpenOptions {
 }
 
 fn open(storage: &MemStorage) -> Database {
-    Database::open(
-        Arc::new(storage.clone()),
-        options(),
-        Arc::new(ManualClock::new(NOW)),
-    )
-    .unwrap()
+    open_at(storage, &Arc::new(ManualClock::new(NOW)))
+}
+
+fn open_at(storage: &MemStorage, clock: &Arc<ManualClock>) -> Database {
+    Database::open(Arc::new(storage.clone()), options(), clock.clone()).unwrap()
 }
 
 fn all_rows(db: &Database) -> Vec<Row> {
@@ -71,6 +70,9 @@ enum Op {
     Compact,
     Reopen,
     DropPrefix(u8),
+    /// A minute passes: writes before and after it count in different load buckets, so a
+    /// recovery (which replays them all at once) can split where the writes did not.
+    Tick,
 }
 
 fn mutation() -> impl Strategy<Value = Mutation> {
@@ -101,6 +103,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Compact),
         2 => Just(Op::Reopen),
         1 => (0u8..6).prop_map(Op::DropPrefix),
+        2 => Just(Op::Tick),
     ]
 }
 
@@ -108,12 +111,20 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn reopened_database_reads_like_an_in_memory_one(ops in proptest::collection::vec(op(), 1..80)) {
+    fn reopened_database_reads_like_an_in_memory_one(
+        ops in proptest::collection::vec(op(), 1..80),
+        split_load_ops in prop_oneof![Just(0u64), 4u64..12],
+        memtable_bytes in prop_oneof![Just(300u64), Just(4_000)],
+    ) {
         let storage = MemStorage::new();
-        let mut db = open(&storage);
-        db.create_table("t", config()).unwrap();
-        let mut reference = Database::with_clock(Arc::new(ManualClock::new(NOW)));
-        reference.create_table("t", config()).unwrap();
+        let clock = Arc::new(ManualClock::new(NOW));
+        let mut db = open_at(&storage, &clock);
+        let mut config = config();
+        config.tablet_options.split_load_ops = split_load_ops;
+        config.tablet_options.memtable_bytes = memtable_bytes;
+        db.create_table("t", config.clone()).unwrap();
+        let mut reference = Database::with_clock(clock.clone());
+        reference.create_table("t", config).unwrap();
         for op in ops {
             match op {
                 Op::Mutate(r, muts) => {
@@ -130,13 +141,14 @@ proptest! {
                 }
                 Op::Reopen => {
                     drop(db);
-                    db = open(&storage);
+                    db = open_at(&storage, &clock);
                 }
+                Op::Tick => clock.advance_micros(61_000_000),
             }
             prop_assert_eq!(all_rows(&db), all_rows(&reference));
         }
         drop(db);
-        let db = open(&storage);
+        let db = open_at(&storage, &clock);
         prop_assert_eq!(all_rows(&db), all_rows(&reference));
     }
 }
@@ -390,4 +402,72 @@ fn writes_compacted_away_are_not_replayed_after_reopening() {
     drop(db);
     let db = open(&storage);
     assert_eq!(all_rows(&db), vec![]);
+}
+
+/// Recovery can flush a tablet before it has replayed everything (here a load split: the
+/// writes it replays all land in one time bucket, where they were spread over many). That
+/// flush must mark the tablet as holding only what was replayed so far, not everything up
+/// to another tablet's mark, or the rest of its log records are skipped and lost.
+#[test]
+fn a_split_during_recovery_does_not_skip_the_rest_of_the_log() {
+    let clock = Arc::new(ManualClock::new(NOW));
+    let storage = MemStorage::new();
+    let open = |clock: &Arc<ManualClock>| {
+        let options = OpenOptions {
+            log_rotate_bytes: 1 << 30,
+            ..options()
+        };
+        Database::open(Arc::new(storage.clone()), options, clock.clone()).unwrap()
+    };
+    let config = TableConfig {
+        tablet_options: TabletOptions {
+            memtable_bytes: 10_000,
+            max_runs: 4,
+            split_bytes: 1 << 30,
+            merge_bytes: 0,
+            split_load_ops: 10,
+        },
+        initial_splits: vec![b"m".to_vec()],
+        ..TableConfig::with_families(["a"])
+    };
+    let minute = 61_000_000;
+    let mut db = open(&clock);
+    db.create_table("t", config).unwrap();
+    let put = |db: &mut Database, row: &str, value: &[u8]| {
+        db.mutate_row(
+            "t",
+            row.as_bytes(),
+            &[Mutation::set_cell("a", "q", 1000, value)],
+        )
+        .unwrap();
+    };
+    // Fifteen writes to tablet [m, +inf), one a minute: never a load split while writing.
+    for i in 0..15 {
+        put(&mut db, &format!("n{i:02}"), b"v");
+        clock.advance_micros(minute);
+    }
+    // A write too big for the memtable flushes tablet [-inf, m) past all of them.
+    put(&mut db, "a", &[7u8; 20_000]);
+    for i in 15..20 {
+        clock.advance_micros(minute);
+        put(&mut db, &format!("n{i:02}"), b"v");
+    }
+    // Compared by key and value length: the big value would swamp a failure message.
+    let summary = |db: &Database| -> Vec<(Vec<u8>, usize)> {
+        all_rows(db)
+            .into_iter()
+            .map(|r| (r.key, r.cells.iter().map(|c| c.value.len()).sum()))
+            .collect()
+    };
+    let before = summary(&db);
+    assert_eq!(before.len(), 21);
+    // A crash: no checkpoint, so reopening replays the log, all of it in this minute.
+    drop(db);
+    clock.advance_micros(minute);
+    let db = open(&clock);
+    assert!(
+        db.tablets("t").unwrap().len() > 2,
+        "the replay split the busy tablet"
+    );
+    assert_eq!(summary(&db), before);
 }
