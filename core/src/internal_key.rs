@@ -438,9 +438,6 @@ impl<'a> Reader<'a> {
                 .iter()
                 .position(|&b| b == 0)
                 .ok_or_else(|| corrupt("truncated"))?;
-            if out.is_empty() {
-                out.reserve_exact(zero);
-            }
             out.extend_from_slice(&rest[..zero]);
             self.pos += zero + 1;
             match self.byte()? {

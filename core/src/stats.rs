@@ -154,16 +154,12 @@ impl TableStats {
     fn fold_hot(&mut self) -> Option<Vec<u8>> {
         let h = self.hot.take()?;
         let keys = self.by_key.entry(h.time).or_default();
-        let prefix = match keys.get_mut(h.prefix.as_slice()) {
-            Some(k) => {
-                k.add(&h.counters);
-                h.prefix
-            }
+        match keys.get_mut(h.prefix.as_slice()) {
+            Some(k) => k.add(&h.counters),
             None => {
                 keys.insert(h.prefix.clone(), h.counters);
-                h.prefix
             }
-        };
+        }
         self.by_tablet
             .entry((h.time, h.tablet))
             .or_default()
@@ -171,7 +167,7 @@ impl TableStats {
         if self.by_key.len() > self.options.max_buckets.max(1) {
             self.prune();
         }
-        Some(prefix)
+        Some(h.prefix)
     }
 
     /// Drops the oldest time buckets past `max_buckets`.
