@@ -24,61 +24,46 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-mod bytes;
-pub mod clock;
-pub mod commit_log;
-pub mod database;
-pub mod encoding;
+// The crate's foundation, used by every layer.
 pub mod error;
-pub mod filter;
-pub mod gc;
-pub mod internal_key;
 pub mod limits;
-pub mod manifest;
-pub mod memtable;
-pub mod mutation;
-pub mod persist;
-pub mod random;
-pub mod read;
-pub mod read_modify_write;
-pub mod regex;
-pub mod row;
-pub mod row_merge;
-pub mod row_set;
-mod scan;
-pub mod schema;
-#[cfg(feature = "std")]
-pub mod shared;
-pub mod sstable;
-pub mod stats;
-pub mod storage;
-mod table;
-mod tablet;
 
-pub use clock::Clock;
-#[cfg(target_has_atomic = "64")]
-pub use clock::ManualClock;
-#[cfg(feature = "std")]
-pub use clock::SystemClock;
-pub use database::{
-    BackupInfo, Database, DropRowRange, Durability, OpenOptions, RowMutations, SampleRowKey,
+// The layers, lowest first; a module imports only from layers above it in this list (the
+// architecture test, tests/architecture.rs, holds the code to it). docs/design.md explains
+// the shape.
+pub mod api;
+pub mod codec;
+pub mod durability;
+pub mod lsm;
+pub mod model;
+pub mod platform;
+pub mod table;
+
+pub use api::database::{
+    BackupInfo, Database, DropRowRange, Durability, OpenOptions, RowMutations,
 };
+#[cfg(feature = "std")]
+pub use api::shared::SharedDatabase;
 pub use error::{Code, Error, Result};
-pub use filter::{CompiledFilter, RowFilter};
-pub use gc::GcRule;
-pub use mutation::{Mutation, TimestampRange};
-pub use random::{RandomSource, SplitMix64};
-pub use read::{ReadRowsRequest, RowStream};
-pub use read_modify_write::{ReadModifyWriteOp, ReadModifyWriteRule};
-pub use row::{Cell, Row};
-pub use row_set::{RowRange, RowSet};
-pub use schema::{
+pub use model::filter::{CompiledFilter, RowFilter};
+pub use model::gc::GcRule;
+pub use model::mutation::{Mutation, TimestampRange};
+pub use model::read_modify_write::{ReadModifyWriteOp, ReadModifyWriteRule};
+pub use model::request::ReadRowsRequest;
+pub use model::row::{Cell, Row, SampleRowKey};
+pub use model::row_set::{RowRange, RowSet};
+pub use model::schema::{
     ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions, ValueType,
 };
+pub use platform::clock::Clock;
+#[cfg(target_has_atomic = "64")]
+pub use platform::clock::ManualClock;
 #[cfg(feature = "std")]
-pub use shared::SharedDatabase;
-pub use stats::{AccessCounters, AccessStat, StatsOptions};
-pub use table::{TabletEvent, TabletEventKind, TabletInfo};
+pub use platform::clock::SystemClock;
+pub use platform::random::{RandomSource, SplitMix64};
+pub use table::read::RowStream;
+pub use table::stats::{AccessCounters, AccessStat, StatsOptions};
+pub use table::table::{TabletEvent, TabletEventKind, TabletInfo};
 
 /// The README's Rust examples, compiled and run as doctests so the README stays true.
 #[cfg(doctest)]

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 
-use sparsetable::storage::{MemStorage, RandomAccessFile, Storage, Syncer, WritableFile};
+use sparsetable::platform::storage::{MemStorage, RandomAccessFile, Storage, Syncer, WritableFile};
 use sparsetable::{
     Database, Durability, ManualClock, Mutation, OpenOptions, ReadModifyWriteRule, ReadRowsRequest,
     Result, SharedDatabase, TableConfig, TabletOptions,

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use sparsetable::storage::{MemStorage, Storage};
+use sparsetable::platform::storage::{MemStorage, Storage};
 use sparsetable::{
     Code, ColumnFamily, Database, DropRowRange, Durability, GcRule, ManualClock, Mutation,
     OpenOptions, ReadRowsRequest, Row, TableConfig, TabletOptions, TimestampRange,
@@ -279,7 +279,7 @@ fn damaged_files_are_data_loss_never_wrong_data() {
         .unwrap()
         .into_iter()
         .map(|n| {
-            let bytes = sparsetable::storage::read_all(&storage, &n).unwrap();
+            let bytes = sparsetable::platform::storage::read_all(&storage, &n).unwrap();
             (n, bytes)
         })
         .collect();

@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
-use sparsetable::commit_log::{
+use sparsetable::durability::commit_log::{
     encode_record, replay, BatchEntry, LogReader, LogWriter, ReplayEnd, WriteBatch,
 };
-use sparsetable::storage::{read_all, MemStorage, Storage};
+use sparsetable::platform::storage::{read_all, MemStorage, Storage};
 use sparsetable::{Code, Mutation, TimestampRange};
 
 const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/commit_log/three_records.log");
@@ -138,7 +138,8 @@ fn the_fixture_with_a_flipped_middle_byte_is_data_loss() {
     damaged[60] ^= 0x10;
     let storage = MemStorage::new();
     storage.set_bytes("log", damaged);
-    let file: Arc<dyn sparsetable::storage::RandomAccessFile> = storage.open("log").unwrap();
+    let file: Arc<dyn sparsetable::platform::storage::RandomAccessFile> =
+        storage.open("log").unwrap();
     let err = replay(file).unwrap_err();
     assert_eq!(err.code(), Code::DataLoss);
     assert!(err.message().contains("offset 41"), "{err}");

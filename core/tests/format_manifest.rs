@@ -7,11 +7,11 @@
 //! If this test fails, the format changed: that needs a new format version and a "Version
 //! changes" entry in the doc, never an edited fixture.
 
-use sparsetable::manifest::{
+use sparsetable::durability::manifest::{
     read_manifest, write_manifest, BackupState, ManifestState, RunMeta, TableState, TabletState,
     MANIFEST_FILE,
 };
-use sparsetable::storage::{read_all, MemStorage};
+use sparsetable::platform::storage::{read_all, MemStorage};
 use sparsetable::{ColumnFamily, GcRule, Granularity, TableConfig, ValueType};
 
 const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/manifest/v2/MANIFEST");

@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sparsetable::sstable::{Compression, Sstable, SstableBuilder, SstableOptions};
-use sparsetable::storage::{read_all, MemStorage, RandomAccessFile, Storage};
+use sparsetable::lsm::sstable::{Compression, Sstable, SstableBuilder, SstableOptions};
+use sparsetable::platform::storage::{read_all, MemStorage, RandomAccessFile, Storage};
 use sparsetable::Code;
 
 /// The worked example: three cells of two rows; the filter key is the row key.

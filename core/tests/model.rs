@@ -14,7 +14,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use sparsetable::storage::MemStorage;
+use sparsetable::platform::storage::MemStorage;
 use sparsetable::{
     Cell, ColumnFamily, Database, GcRule, ManualClock, Mutation, ReadRowsRequest, Row, RowFilter,
     RowRange, RowSet, TableConfig, TabletOptions, TimestampRange,

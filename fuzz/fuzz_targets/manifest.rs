@@ -7,8 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sparsetable::encoding::CRC32C;
-use sparsetable::manifest::{ManifestState, FORMAT_VERSION, MAGIC};
+use sparsetable::codec::encoding::CRC32C;
+use sparsetable::durability::manifest::{ManifestState, FORMAT_VERSION, MAGIC};
 use sparsetable::Code;
 
 fuzz_target!(|data: &[u8]| {

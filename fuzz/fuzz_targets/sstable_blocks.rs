@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sparsetable::sstable::{Sstable, FORMAT_VERSION, MAGIC};
-use sparsetable::storage::{MemStorage, Storage};
+use sparsetable::lsm::sstable::{Sstable, FORMAT_VERSION, MAGIC};
+use sparsetable::platform::storage::{MemStorage, Storage};
 
 const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
 

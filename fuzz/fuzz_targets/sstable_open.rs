@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sparsetable::sstable::Sstable;
-use sparsetable::storage::{MemStorage, Storage};
+use sparsetable::lsm::sstable::Sstable;
+use sparsetable::platform::storage::{MemStorage, Storage};
 
 fn exercise(t: &Sstable, probes: &[&[u8]]) {
     let mut forward = Vec::new();

@@ -124,7 +124,7 @@ impl Instances {
                     if path_component(&i).is_ok()
                         && instance_dir
                             .path()
-                            .join(sparsetable::manifest::MANIFEST_FILE)
+                            .join(sparsetable::durability::manifest::MANIFEST_FILE)
                             .is_file()
                     {
                         names.insert(InstanceName {
@@ -194,7 +194,7 @@ impl Instances {
                 let path = dir
                     .join(path_component(&instance.project)?)
                     .join(path_component(&instance.instance)?);
-                let storage = Arc::new(sparsetable::storage::FileStorage::new(&path)?);
+                let storage = Arc::new(sparsetable::platform::storage::FileStorage::new(&path)?);
                 Database::open(storage, options.clone(), self.clock.clone())?
             }
         };

@@ -11,10 +11,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::limits;
-use crate::mutation::Mutation;
-use crate::row::{Cell, Row};
-use crate::schema::{Granularity, ValueType};
-use crate::table::Table;
+use crate::model::mutation::Mutation;
+use crate::model::row::{Cell, Row};
+use crate::model::schema::{Granularity, TableConfig, ValueType};
 use crate::{Error, Result};
 
 /// What a rule does to its column's latest cell.
@@ -67,15 +66,18 @@ impl ReadModifyWriteRule {
     }
 }
 
-/// Plans the rules: returns the SetCell mutations to apply and the row of new cells to return.
+/// Plans the rules against the row's current cells (which `current_cells` reads, once the
+/// rules are known to be valid, in Bigtable order): returns the SetCell mutations to apply
+/// and the row of new cells to return.
 ///
 /// # Errors
 /// See `Database::read_modify_write_row`.
 pub(crate) fn plan(
-    table: &Table,
+    config: &TableConfig,
     row_key: &[u8],
     rules: &[ReadModifyWriteRule],
     now_micros: i64,
+    current_cells: impl FnOnce() -> Vec<Cell>,
 ) -> Result<(Vec<Mutation>, Row)> {
     if rules.is_empty() {
         return Err(Error::invalid_argument(
@@ -85,15 +87,11 @@ pub(crate) fn plan(
     if rules.len() > limits::MAX_MUTATIONS_PER_REQUEST {
         return Err(Error::invalid_argument("rules: too many rules"));
     }
-    let config = &table.config;
     let now = match config.granularity {
         Granularity::Millis => now_micros - now_micros.rem_euclid(1000),
         Granularity::Micros => now_micros,
     };
-    let current: Vec<Cell> = table
-        .read_row(row_key, now_micros)
-        .map(|r| r.cells)
-        .unwrap_or_default();
+    let current = current_cells();
     // Latest cell per column as the plan goes: (family, qualifier) -> (timestamp, value).
     let mut latest: BTreeMap<(String, Vec<u8>), (i64, Vec<u8>)> = BTreeMap::new();
     for c in current {

@@ -29,3 +29,12 @@ pub struct Row {
     /// The row's cells, in Bigtable order.
     pub cells: Vec<Cell>,
 }
+
+/// One SampleRowKeys entry: rows before `row_key` hold about `offset_bytes` bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleRowKey {
+    /// A boundary key; the last entry's is empty and stands for the end of the table.
+    pub row_key: Vec<u8>,
+    /// Approximate bytes of data in rows sorting before `row_key`.
+    pub offset_bytes: u64,
+}

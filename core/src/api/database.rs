@@ -11,24 +11,25 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use crate::clock::Clock;
-use crate::commit_log::{replay, BatchEntry, LogWriter, WriteBatch};
-use crate::filter::RowFilter;
+use crate::durability::commit_log::{replay, BatchEntry, LogWriter, WriteBatch};
+use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::limits;
-use crate::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
-use crate::mutation::{validate_row_key, validate_row_mutations, Mutation};
-use crate::persist::{log_file_name, parse_file_name, RunStore};
-use crate::random::SplitMix64;
-use crate::read::{ReadRowsRequest, RowStream};
-use crate::read_modify_write::{self, ReadModifyWriteRule};
-use crate::row::Row;
-use crate::schema::{
+use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
+use crate::lsm::sstable::SstableOptions;
+use crate::model::filter::RowFilter;
+use crate::model::mutation::{validate_row_key, validate_row_mutations, Mutation};
+use crate::model::read_modify_write::{self, ReadModifyWriteRule};
+use crate::model::request::ReadRowsRequest;
+use crate::model::row::{Row, SampleRowKey};
+use crate::model::schema::{
     validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo,
 };
-use crate::sstable::SstableOptions;
-use crate::stats::{AccessStat, StatsOptions};
-use crate::storage::{Storage, Syncer};
-use crate::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
+use crate::platform::clock::Clock;
+use crate::platform::random::SplitMix64;
+use crate::platform::storage::{Storage, Syncer};
+use crate::table::read::RowStream;
+use crate::table::stats::{AccessStat, StatsOptions};
+use crate::table::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
 use crate::Code;
 use crate::{Error, Result};
 use alloc::sync::Arc;
@@ -49,15 +50,6 @@ pub enum DropRowRange {
     Prefix(Vec<u8>),
     /// Every row of the table.
     All,
-}
-
-/// One SampleRowKeys entry: rows before `row_key` hold about `offset_bytes` bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SampleRowKey {
-    /// A boundary key; the last entry's is empty and stands for the end of the table.
-    pub row_key: Vec<u8>,
-    /// Approximate bytes of data in rows sorting before `row_key`.
-    pub offset_bytes: u64,
 }
 
 /// What `get_backup` and `list_backups` report about a backup.
@@ -166,7 +158,7 @@ impl Database {
     /// An empty in-memory database on the system clock.
     #[cfg(feature = "std")]
     pub fn new() -> Self {
-        Self::with_clock(crate::clock::SystemClock)
+        Self::with_clock(crate::platform::clock::SystemClock)
     }
 
     /// An empty in-memory database reading time from `clock`.
@@ -511,7 +503,13 @@ impl Database {
         let now = self.clock.now_micros();
         let table = self.table(table_id)?;
         validate_row_key(row_key)?;
-        let (mutations, result) = read_modify_write::plan(table, row_key, rules, now)?;
+        let (mutations, result) =
+            read_modify_write::plan(&table.config, row_key, rules, now, || {
+                table
+                    .read_row(row_key, now)
+                    .map(|r| r.cells)
+                    .unwrap_or_default()
+            })?;
         self.commit(table_id, alloc::vec![(row_key.to_vec(), mutations)], now)?;
         Ok(result)
     }
@@ -673,7 +671,7 @@ impl Database {
                 "stats options: bucket_micros and max_buckets must be positive",
             ));
         }
-        *self.table_mut(table_id)?.stats.lock() = crate::stats::TableStats::new(options);
+        *self.table_mut(table_id)?.stats.lock() = crate::table::stats::TableStats::new(options);
         Ok(())
     }
 
@@ -722,7 +720,7 @@ impl Database {
         let filter = filter.compile()?;
         let now = self.clock.now_micros();
         let mut random = SplitMix64::new(self.next_read_seed());
-        Ok(crate::read::read_one(
+        Ok(crate::table::read::read_one(
             table,
             row_key,
             now,
@@ -790,7 +788,7 @@ impl Database {
             let runs = b
                 .runs
                 .iter()
-                .map(|m| crate::table::open_shared(&store, m, &mut opened))
+                .map(|m| crate::table::table::open_shared(&store, m, &mut opened))
                 .collect::<Result<Vec<_>>>()?;
             let snapshot = TableSnapshot::from_runs(b.config.clone(), runs);
             let info = BackupInfo {
@@ -839,8 +837,8 @@ impl Database {
     /// As [`Database::open`].
     #[cfg(all(feature = "std", unix))]
     pub fn open_dir(path: impl AsRef<std::path::Path>, options: OpenOptions) -> Result<Self> {
-        let storage = Arc::new(crate::storage::FileStorage::new(path)?);
-        Self::open(storage, options, crate::clock::SystemClock)
+        let storage = Arc::new(crate::platform::storage::FileStorage::new(path)?);
+        Self::open(storage, options, crate::platform::clock::SystemClock)
     }
 
     /// Re-applies one logged batch, skipping rows whose tablet already holds it in runs.

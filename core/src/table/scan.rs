@@ -15,10 +15,10 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::bytes;
-use crate::internal_key::{row_prefix, row_prefix_len};
-use crate::memtable::{Source, SourceCursor};
-use crate::tablet::Tablet;
+use crate::lsm::internal_key::{row_prefix, row_prefix_len};
+use crate::lsm::memtable::{Source, SourceCursor};
+use crate::platform::bytes;
+use crate::table::tablet::Tablet;
 
 /// One row's entries, copied out of the cursors into buffers reused from row to row (no
 /// allocation per entry once warm).
@@ -375,9 +375,9 @@ impl<'a> TabletScan<'a> {
 #[cfg(test)]
 mod tests {
     use super::{range_may_hold, RowGather, TabletScan};
-    use crate::internal_key::{encode_cell, row_prefix};
-    use crate::memtable::MemRun;
-    use crate::tablet::Tablet;
+    use crate::lsm::internal_key::{encode_cell, row_prefix};
+    use crate::lsm::memtable::MemRun;
+    use crate::table::tablet::Tablet;
     use alloc::format;
     use alloc::vec::Vec;
 

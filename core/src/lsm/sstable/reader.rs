@@ -15,7 +15,7 @@ use super::block::{Block, BlockIter};
 use super::bloom::Filter;
 use super::format::{corruption, unframe_block, BlockHandle, Footer, BLOCK_TRAILER_LEN};
 use super::{SstableProperties, FOOTER_LEN};
-use crate::storage::RandomAccessFile;
+use crate::platform::storage::RandomAccessFile;
 use crate::{Error, Result};
 
 /// An open, immutable table. Cheap to clone; iterators keep it alive.

@@ -19,10 +19,10 @@
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::vec::Vec;
 
-use crate::database::Database;
-use crate::read::ReadRowsRequest;
-use crate::row::Row;
-use crate::storage::Syncer;
+use crate::api::database::Database;
+use crate::model::request::ReadRowsRequest;
+use crate::model::row::Row;
+use crate::platform::storage::Syncer;
 use crate::{Code, Error, Result};
 
 #[derive(Default)]

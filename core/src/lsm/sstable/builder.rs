@@ -16,7 +16,7 @@ use super::format::{
     compress_block, masked_crc, BlockHandle, Footer, BLOCK_TRAILER_LEN, FORMAT_VERSION,
 };
 use super::{Compression, SstableOptions, SstableProperties, MAX_ENTRY_LEN};
-use crate::storage::WritableFile;
+use crate::platform::storage::WritableFile;
 use crate::{Error, Result};
 
 /// How many bytes the builder gathers before writing them to the file.

@@ -16,9 +16,9 @@ use alloc::vec::Vec;
 use core::ops::Bound;
 
 use crate::limits::MAX_FILTER_DEPTH;
-use crate::random::RandomSource;
-use crate::regex::ByteRegex;
-use crate::row::Cell;
+use crate::model::regex::ByteRegex;
+use crate::model::row::Cell;
+use crate::platform::random::RandomSource;
 use crate::{Error, Result};
 
 /// A row filter, as Bigtable's `RowFilter`.

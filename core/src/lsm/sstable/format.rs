@@ -25,7 +25,7 @@ pub(crate) const TYPE_NONE: u8 = 0;
 /// Never renumber.
 pub(crate) const TYPE_LZ4: u8 = 1;
 
-use crate::encoding::CRC32C;
+use crate::codec::encoding::CRC32C;
 const MASK_DELTA: u32 = 0xa282_ead8;
 
 /// LevelDB's checksum mask: stored crcs are rotated and offset so that a crc computed over

@@ -24,11 +24,11 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use crate::encoding::{
+use crate::codec::encoding::{
     data_loss, put_bytes, put_len, put_str, put_varint64, Decode, Decoder, Encode, CRC32C,
 };
-use crate::mutation::Mutation;
-use crate::storage::{RandomAccessFile, WritableFile};
+use crate::model::mutation::Mutation;
+use crate::platform::storage::{RandomAccessFile, WritableFile};
 use crate::{Code, Error, Result};
 
 /// Bytes in a record header: crc32c (4), payload length (4), record type (1).
@@ -453,7 +453,7 @@ pub fn replay(file: Arc<dyn RandomAccessFile>) -> Result<(Vec<WriteBatch>, Repla
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::{MemStorage, Storage};
+    use crate::platform::storage::{MemStorage, Storage};
     use crate::TimestampRange;
     use alloc::string::ToString;
     use alloc::vec;
@@ -496,7 +496,7 @@ mod tests {
         }
         w.sync().unwrap();
         assert_eq!(w.len(), total as u64);
-        let bytes = crate::storage::read_all(&storage, "log").unwrap();
+        let bytes = crate::platform::storage::read_all(&storage, "log").unwrap();
         (bytes, ends)
     }
 
@@ -696,7 +696,7 @@ mod tests {
                 (
                     "[a-z]{1,4}",
                     proptest::collection::vec(any::<u8>(), 0..8),
-                    proptest::collection::vec(crate::encoding::tests::arb_mutation(), 0..4),
+                    proptest::collection::vec(crate::codec::encoding::tests::arb_mutation(), 0..4),
                 ),
                 0..6,
             )

@@ -12,14 +12,14 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::ops::{Bound, Range};
 
-use crate::gc::GcRule;
-use crate::internal_key;
-use crate::memtable::{MemRun, Memtable, Source};
-use crate::persist::{RunStore, RunWriter};
-use crate::row::Cell;
-use crate::row_merge::{resolve_entries, resolve_row, Entry};
-use crate::scan::{RowGather, TabletScan};
-use crate::schema::TableConfig;
+use crate::lsm::internal_key;
+use crate::lsm::memtable::{MemRun, Memtable, Source};
+use crate::lsm::persist::{RunStore, RunWriter};
+use crate::lsm::row_merge::{resolve_entries, resolve_row, Entry};
+use crate::model::gc::GcRule;
+use crate::model::row::Cell;
+use crate::model::schema::TableConfig;
+use crate::table::scan::{RowGather, TabletScan};
 use crate::Result;
 
 /// One tablet's data.

@@ -9,7 +9,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::limits;
-use crate::schema::{Granularity, TableConfig, ValueType};
+use crate::model::schema::{Granularity, TableConfig, ValueType};
 use crate::{Error, Result};
 
 /// A half-open time range `[start, end)` in microseconds; `end = None` is unbounded.

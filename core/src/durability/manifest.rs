@@ -24,12 +24,14 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::encoding::{
+use crate::codec::encoding::{
     data_loss, put_bytes, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode,
     CRC32C,
 };
-use crate::schema::TableConfig;
-use crate::storage::{read_all, Storage};
+// Runs are the LSM's; the manifest records them and names the type for its readers.
+pub use crate::lsm::persist::RunMeta;
+use crate::model::schema::TableConfig;
+use crate::platform::storage::{read_all, Storage};
 use crate::{Code, Error, Result};
 
 /// The manifest's file name.
@@ -51,23 +53,6 @@ pub const OLDEST_READABLE_VERSION: u32 = 1;
 
 /// Bytes before the payload: magic (8), version (4), payload length (4), crc32c (4).
 pub const HEADER_LEN: usize = 20;
-
-/// One immutable sorted run (SSTable file) of a tablet or backup.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RunMeta {
-    /// The run's file number (its file name is derived from it).
-    pub file_number: u64,
-    /// The file's size in bytes.
-    pub size_bytes: u64,
-    /// The number of entries in the run.
-    pub entries: u64,
-    /// The smallest key in the run.
-    pub smallest_key: Vec<u8>,
-    /// The largest key in the run.
-    pub largest_key: Vec<u8>,
-    /// The largest sequence number of any entry in the run.
-    pub max_sequence: u64,
-}
 
 /// One tablet: a contiguous row range of a table and its runs.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -542,8 +527,8 @@ pub fn read_manifest(storage: &dyn Storage) -> Result<Option<ManifestState>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoding::tests::arb_table_config;
-    use crate::storage::{MemStorage, RandomAccessFile, WritableFile};
+    use crate::codec::encoding::tests::arb_table_config;
+    use crate::platform::storage::{MemStorage, RandomAccessFile, WritableFile};
     use crate::{ColumnFamily, GcRule, ValueType};
     use alloc::boxed::Box;
     use alloc::string::ToString;

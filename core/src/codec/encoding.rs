@@ -25,9 +25,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt::Display;
 
-use crate::gc::GcRule;
-use crate::mutation::{Mutation, TimestampRange};
-use crate::schema::{ColumnFamily, Granularity, TableConfig, TabletOptions, ValueType};
+use crate::model::gc::GcRule;
+use crate::model::mutation::{Mutation, TimestampRange};
+use crate::model::schema::{ColumnFamily, Granularity, TableConfig, TabletOptions, ValueType};
 use crate::{Code, Error, Result};
 
 /// Deepest nesting of [`GcRule::Intersection`] / [`GcRule::Union`] the decoder accepts; the

@@ -18,8 +18,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::internal_key::{row_prefix_len, KeyRef, KindRef};
-use crate::row::Cell;
+use crate::lsm::internal_key::{row_prefix_len, KeyRef, KindRef};
+use crate::model::row::Cell;
 use crate::{Code, Error, Result};
 
 /// One entry as a source yields it: encoded key and value.
@@ -266,7 +266,7 @@ fn enter<'e>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::internal_key::{EntryKind, InternalKey};
+    use crate::lsm::internal_key::{EntryKind, InternalKey};
     use alloc::string::ToString;
 
     fn cell(family: &str, qualifier: &[u8], ts: i64, sequence: u64, value: &[u8]) -> Entry {

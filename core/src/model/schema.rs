@@ -8,8 +8,8 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::gc::GcRule;
 use crate::limits;
+use crate::model::gc::GcRule;
 use crate::{Error, Result};
 
 /// The precision of timestamps a table accepts, as Bigtable's `TimestampGranularity`.

@@ -14,7 +14,7 @@
 //! never panics and never returns data that did not pass its checksum: any malformed byte
 //! yields `DataLoss` (a newer format version yields `Unimplemented`). Keys are only ever
 //! compared bytewise: the engine encodes its internal keys so that bytewise order is the order
-//! it needs. All I/O goes through [`crate::storage`]'s traits; data blocks are read in exactly
+//! it needs. All I/O goes through [`crate::platform::storage`]'s traits; data blocks are read in exactly
 //! one place ([`Sstable`]'s `read_block`), where a block cache can be added.
 
 use alloc::format;

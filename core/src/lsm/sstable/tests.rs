@@ -4,8 +4,8 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use super::*;
-use crate::random::SplitMix64;
-use crate::storage::{MemStorage, Storage};
+use crate::platform::random::SplitMix64;
+use crate::platform::storage::{MemStorage, Storage};
 use crate::Code;
 
 type Entries = Vec<(Vec<u8>, Vec<u8>)>;
@@ -33,7 +33,7 @@ fn write(storage: &MemStorage, name: &str, options: &SstableOptions, e: &Entries
         b.add(k, v, row_of(k)).unwrap();
     }
     let props = b.finish().unwrap();
-    let bytes = crate::storage::read_all(storage, name).unwrap();
+    let bytes = crate::platform::storage::read_all(storage, name).unwrap();
     assert_eq!(props.file_size, bytes.len() as u64);
     bytes
 }

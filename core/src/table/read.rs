@@ -1,4 +1,4 @@
-//! Reads: the request that says what to read, and the stream that yields the rows.
+//! Reads: the stream that yields the rows a [`crate::ReadRowsRequest`] asks for.
 //!
 //! A read never materialises the table: [`RowStream`] walks the row set's disjoint ranges one
 //! at a time, hides GC-collectable cells, applies the compiled filter, and stops at the row
@@ -12,27 +12,14 @@
 use alloc::vec::Vec;
 use core::ops::Bound;
 
-use crate::filter::{CompiledFilter, RowFilter};
-use crate::internal_key;
-use crate::random::SplitMix64;
-use crate::row::{Cell, Row};
-use crate::row_set::{RowRange, RowSet};
-use crate::scan::{RowGather, TabletScan};
-use crate::stats::StatsBatch;
-use crate::table::Table;
-
-/// What to read: which rows, what of them, how many, in which direction.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ReadRowsRequest {
-    /// The rows to visit; empty means all.
-    pub row_set: RowSet,
-    /// What to keep of each row; the default keeps everything.
-    pub filter: RowFilter,
-    /// Most rows to return; 0 means no limit, negative is `InvalidArgument`.
-    pub rows_limit: i64,
-    /// Return rows in descending key order (cells within a row keep their order).
-    pub reversed: bool,
-}
+use crate::lsm::internal_key;
+use crate::model::filter::CompiledFilter;
+use crate::model::row::{Cell, Row};
+use crate::model::row_set::RowRange;
+use crate::platform::random::SplitMix64;
+use crate::table::scan::{RowGather, TabletScan};
+use crate::table::stats::StatsBatch;
+use crate::table::table::Table;
 
 /// The rows of a read, produced one at a time.
 ///

@@ -15,12 +15,11 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use crate::internal_key;
-use crate::manifest::RunMeta;
-use crate::memtable::{Source, SourceCursor};
-use crate::row_merge::Entry;
-use crate::sstable::{Sstable, SstableBuilder, SstableOptions};
-use crate::storage::Storage;
+use crate::lsm::internal_key;
+use crate::lsm::memtable::{Source, SourceCursor};
+use crate::lsm::row_merge::Entry;
+use crate::lsm::sstable::{Sstable, SstableBuilder, SstableOptions};
+use crate::platform::storage::Storage;
 use crate::{Code, Error, Result};
 
 /// The file name of run `n`.
@@ -42,6 +41,23 @@ pub fn parse_file_name(name: &str) -> Option<(u64, &'static str)> {
         "log" => Some((n, "log")),
         _ => None,
     }
+}
+
+/// One immutable sorted run (SSTable file) of a tablet or backup.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunMeta {
+    /// The run's file number (its file name is derived from it).
+    pub file_number: u64,
+    /// The file's size in bytes.
+    pub size_bytes: u64,
+    /// The number of entries in the run.
+    pub entries: u64,
+    /// The smallest key in the run.
+    pub smallest_key: Vec<u8>,
+    /// The largest key in the run.
+    pub largest_key: Vec<u8>,
+    /// The largest sequence number of any entry in the run.
+    pub max_sequence: u64,
 }
 
 /// Writes and opens runs on a storage.
@@ -332,7 +348,7 @@ impl Source for SstableRun {
 /// A cursor over a run file: its two-level iterator. A block that fails its checksum ends
 /// the cursor, as it ends the navigation above (the error was reported when the run opened
 /// or is reported by compaction).
-struct SstableCursor(crate::sstable::SstableIter);
+struct SstableCursor(crate::lsm::sstable::SstableIter);
 
 impl SourceCursor<'_> for SstableCursor {
     fn seek(&mut self, key: &[u8]) {

@@ -17,10 +17,10 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::ops::Bound;
 
-use crate::bytes;
-use crate::internal_key::row_prefix_len;
-use crate::row_merge::Entry;
-use crate::sstable::bloom::{Filter, FilterBuilder};
+use crate::lsm::internal_key::row_prefix_len;
+use crate::lsm::row_merge::Entry;
+use crate::lsm::sstable::bloom::{Filter, FilterBuilder};
+use crate::platform::bytes;
 
 /// Appends the row key an escaped row part (`esc(row_key)` with its terminator) stands for.
 fn unescape_row(part: &[u8], out: &mut Vec<u8>) {
@@ -51,7 +51,7 @@ pub trait Source: Send + Sync {
     /// it, since they are already in the source.
     fn max_sequence(&self) -> u64;
     /// The run's on-disk description, if it is a file.
-    fn run_meta(&self) -> Option<crate::manifest::RunMeta> {
+    fn run_meta(&self) -> Option<crate::lsm::persist::RunMeta> {
         None
     }
     /// A forward cursor over the entries, positioned nowhere until its first `seek`.
@@ -121,7 +121,7 @@ struct NavigatingCursor<'a, S: Source + ?Sized> {
 impl<S: Source + ?Sized> NavigatingCursor<'_, S> {
     fn load(&mut self, key: &[u8]) {
         self.current = self.source.first_at_or_after(key).and_then(|k| {
-            let row = crate::internal_key::row_key_of(&k).ok()?;
+            let row = crate::lsm::internal_key::row_key_of(&k).ok()?;
             let mut out = Vec::new();
             self.source.row_entries(&row, &k, &mut out);
             out.into_iter().find(|(ek, _)| *ek == k)
@@ -504,7 +504,7 @@ impl Source for MemRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::internal_key::{EntryKind, InternalKey};
+    use crate::lsm::internal_key::{EntryKind, InternalKey};
 
     fn entries() -> Vec<Entry> {
         let mut out: Vec<Entry> = [&b"a"[..], b"a\0b", b"b", b"c\0"]
@@ -597,7 +597,7 @@ mod tests {
             .iter()
             .filter_map(|(k, _)| row_prefix_len(k).map(|n| k[..n].to_vec()))
             .collect();
-        prefixes.push(crate::internal_key::row_prefix(b"absent"));
+        prefixes.push(crate::lsm::internal_key::row_prefix(b"absent"));
         prefixes.push(Vec::new());
         for prefix in &prefixes {
             let expected: Vec<(&[u8], &[u8])> = all

@@ -1,0 +1,12 @@
+//! Layer 7, the API: the [`database::Database`] a front-end opens, the Data and table-admin
+//! operations over it, durability (logging, flushing, recovery) and the thread-safe
+//! [`shared::SharedDatabase`] handle.
+//!
+//! Contract: every entry point validates its whole input before changing anything and
+//! returns an [`crate::Error`] whose code follows gRPC's; a failed call leaves the database
+//! as it was. Front-ends use this layer (and the model types) and nothing below it.
+//! Imports: every layer below.
+
+pub mod database;
+#[cfg(feature = "std")]
+pub mod shared;

@@ -1,0 +1,1062 @@
+//! One table: a sorted list of tablets covering the whole key space, and the row-level
+//! operations on them.
+//!
+//! Invariants: tablets are sorted, contiguous and cover every key (the first starts at the
+//! empty key, the last has no end, each end is the next start); a row lives in exactly one
+//! tablet; every write gets sequence numbers from the database, one per mutation, so later
+//! mutations of one call override earlier ones. Structural changes (flush, compaction, split,
+//! merge) are recorded as [`TabletEvent`]s for the playground and tests.
+//!
+//! A tablet past `TabletOptions::split_bytes` splits near the middle of its bytes: between
+//! runs when its runs hold disjoint row ranges, else after a full compaction that writes its
+//! rows as two runs. More than `max_runs` overlapping runs merge, a few of similar size at a
+//! time (size-tiered, so a byte is rewritten about log2(tablet / memtable) times, not once
+//! per few flushes). Adjacent tablets that are both under `merge_bytes` merge, except across
+//! a user's `initial_splits`.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::ops::Bound;
+
+use crate::durability::manifest::{RunMeta, TableState, TabletState};
+use crate::lsm::internal_key::{self, EntryKind, InternalKey};
+use crate::lsm::memtable::Source;
+use crate::lsm::persist::RunStore;
+use crate::lsm::row_merge::resolve_entries;
+use crate::model::gc::GcRule;
+use crate::model::mutation::Mutation;
+use crate::model::row::{Cell, Row, SampleRowKey};
+use crate::model::row_set::RowRange;
+use crate::model::schema::{Granularity, TableConfig, ValueType};
+use crate::table::scan::RowGather;
+use crate::table::stats::{AccessCounters, StatsOptions, TableStats};
+use crate::table::tablet::Tablet;
+use crate::Result;
+
+/// What happened to a table's tablets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TabletEventKind {
+    /// A memtable became an immutable run.
+    Flush,
+    /// A tablet's runs were merged into one, applying deletes and GC.
+    Compaction,
+    /// A tablet split in two at a row boundary.
+    Split,
+    /// Two adjacent tablets merged into one.
+    Merge,
+}
+
+/// A tablet as events and `Database::tablets` describe it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabletInfo {
+    /// Stable id, unique within the table.
+    pub id: u64,
+    /// Inclusive start key; empty = the beginning.
+    pub start_key: Vec<u8>,
+    /// Exclusive end key; empty = the end.
+    pub end_key: Vec<u8>,
+    /// Approximate bytes held.
+    pub size_bytes: u64,
+    /// Immutable runs.
+    pub runs: usize,
+}
+
+/// A structural event of one table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabletEvent {
+    /// The table.
+    pub table: String,
+    /// What happened.
+    pub kind: TabletEventKind,
+    /// The tablets before the event (for a flush or compaction: the one tablet).
+    pub before: Vec<TabletInfo>,
+    /// The tablets after it.
+    pub after: Vec<TabletInfo>,
+}
+
+/// A table's state frozen at one point: what a backup holds.
+#[derive(Clone)]
+pub(crate) struct TableSnapshot {
+    pub(crate) config: TableConfig,
+    tablets: Vec<Tablet>,
+    epochs: BTreeMap<String, u64>,
+}
+
+impl TableSnapshot {
+    /// The run files the snapshot holds, each once.
+    pub(crate) fn run_metas(&self) -> Vec<RunMeta> {
+        let mut metas: Vec<RunMeta> = self
+            .tablets
+            .iter()
+            .flat_map(|t| t.runs.iter().filter_map(|r| r.run_meta()))
+            .collect();
+        metas.sort_by_key(|m| m.file_number);
+        metas.dedup_by_key(|m| m.file_number);
+        metas
+    }
+
+    /// A snapshot of one tablet holding `runs` (a backup read back from the manifest; its
+    /// runs hold only the table's own rows, as backups compact first).
+    pub(crate) fn from_runs(config: TableConfig, runs: Vec<Arc<dyn Source>>) -> Self {
+        let mut tablet = Tablet::new(0, Vec::new(), None);
+        tablet.runs = runs;
+        TableSnapshot {
+            config,
+            tablets: alloc::vec![tablet],
+            epochs: BTreeMap::new(),
+        }
+    }
+
+    /// Approximate bytes held.
+    pub(crate) fn size_bytes(&self) -> u64 {
+        self.tablets.iter().map(Tablet::size_bytes).sum()
+    }
+}
+
+pub(crate) struct Table {
+    pub(crate) name: String,
+    pub(crate) config: TableConfig,
+    tablets: Vec<Tablet>,
+    /// Per family: writes with a sequence at or below this were dropped with the family.
+    epochs: BTreeMap<String, u64>,
+    next_tablet_id: u64,
+    pub(crate) events: Vec<TabletEvent>,
+    /// Behind a lock because reads (`&self`) count too.
+    pub(crate) stats: spin::Mutex<TableStats>,
+    /// Where runs are written as files; `None` keeps them in memory.
+    pub(crate) store: Option<Arc<RunStore>>,
+    /// Set when tablets or runs changed since the manifest was last written.
+    pub(crate) dirty: bool,
+    /// Every write to this table up to this sequence has been applied (to a memtable or
+    /// runs), so a flush marks its tablet as holding every write through it (see
+    /// [`Tablet::flushed_through`]). Writes apply in sequence order, and recovery replays the
+    /// log in order, skipping only what a tablet's own mark already covers.
+    applied: u64,
+}
+
+impl Clone for Tablet {
+    fn clone(&self) -> Self {
+        Tablet {
+            id: self.id,
+            start: self.start.clone(),
+            end: self.end.clone(),
+            memtable: self.memtable.clone(),
+            runs: self.runs.clone(),
+            load_baseline: self.load_baseline,
+            flushed_through: self.flushed_through,
+        }
+    }
+}
+
+impl Table {
+    pub(crate) fn new(name: &str, config: TableConfig) -> Self {
+        let mut bounds = config.initial_splits.clone();
+        bounds.sort();
+        bounds.dedup();
+        let mut tablets = Vec::with_capacity(bounds.len() + 1);
+        let mut start = Vec::new();
+        for (i, b) in bounds.into_iter().enumerate() {
+            tablets.push(Tablet::new(
+                i as u64,
+                core::mem::replace(&mut start, b.clone()),
+                Some(b),
+            ));
+        }
+        tablets.push(Tablet::new(tablets.len() as u64, start, None));
+        Table {
+            name: name.into(),
+            next_tablet_id: tablets.len() as u64,
+            config,
+            tablets,
+            epochs: BTreeMap::new(),
+            events: Vec::new(),
+            stats: spin::Mutex::new(TableStats::new(StatsOptions::default())),
+            store: None,
+            dirty: false,
+            applied: 0,
+        }
+    }
+
+    /// The tablet at `index` (`index < tablet_count()`).
+    pub(crate) fn tablet(&self, index: usize) -> &Tablet {
+        &self.tablets[index]
+    }
+
+    /// How many tablets the table has (at least one).
+    pub(crate) fn tablet_count(&self) -> usize {
+        self.tablets.len()
+    }
+
+    /// The id of the tablet holding `row`.
+    pub(crate) fn tablet_id_of(&self, row: &[u8]) -> u64 {
+        self.tablets[self.tablet_index(row)].id
+    }
+
+    pub(crate) fn tablet_index(&self, row: &[u8]) -> usize {
+        // The last tablet whose start is <= row.
+        self.tablets
+            .partition_point(|t| !crate::platform::bytes::less(row, &t.start))
+            .saturating_sub(1)
+    }
+
+    fn info(t: &Tablet) -> TabletInfo {
+        TabletInfo {
+            id: t.id,
+            start_key: t.start.clone(),
+            end_key: t.end.clone().unwrap_or_default(),
+            size_bytes: t.size_bytes(),
+            runs: t.runs.len(),
+        }
+    }
+
+    /// The tablets, in key order.
+    pub(crate) fn tablet_infos(&self) -> Vec<TabletInfo> {
+        self.tablets.iter().map(Self::info).collect()
+    }
+
+    /// Applies an already validated mutation list to one row, giving each mutation the next
+    /// sequence number.
+    ///
+    /// REQUIRES: `validate_row_mutations` passed for these mutations and this table's config,
+    /// so nothing here can fail half-way.
+    pub(crate) fn apply(
+        &mut self,
+        row_key: &[u8],
+        mutations: &[Mutation],
+        now_micros: i64,
+        sequence: &mut u64,
+    ) {
+        let server_ts = match self.config.granularity {
+            Granularity::Millis => now_micros - now_micros.rem_euclid(1000),
+            Granularity::Micros => now_micros,
+        };
+        let ti = self.tablet_index(row_key);
+        let written: usize = row_key.len()
+            + mutations
+                .iter()
+                .map(|m| match m {
+                    Mutation::SetCell {
+                        qualifier, value, ..
+                    } => qualifier.len() + value.len(),
+                    Mutation::MergeToCell {
+                        qualifier, state, ..
+                    } => qualifier.len() + state.len(),
+                    Mutation::AddToCell { qualifier, .. } => qualifier.len() + 8,
+                    _ => 0,
+                })
+                .sum::<usize>();
+        self.stats.lock().record(
+            now_micros,
+            row_key,
+            self.tablets[ti].id,
+            &AccessCounters {
+                writes: 1,
+                bytes_written: written as u64,
+                ..AccessCounters::default()
+            },
+        );
+        for m in mutations {
+            if let Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } = m
+            {
+                if time_range.start_micros > 0 || time_range.end_micros.is_some() {
+                    self.bury_collectable(ti, row_key, family, qualifier, now_micros, sequence);
+                }
+            }
+            *sequence += 1;
+            let seq = *sequence;
+            if let Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } = m
+            {
+                // The common write, encoded straight from the mutation's borrowed parts.
+                let ts = if *timestamp_micros == -1 {
+                    server_ts
+                } else {
+                    *timestamp_micros
+                };
+                let key = internal_key::encode_cell(row_key, family, qualifier, ts, seq);
+                self.tablets[ti].memtable.insert(key, value.clone(), seq);
+                continue;
+            }
+            let (kind, value) = match m {
+                // Handled above.
+                Mutation::SetCell { .. } => continue,
+                Mutation::AddToCell {
+                    family,
+                    qualifier,
+                    timestamp_micros,
+                    input,
+                } => {
+                    self.merged_aggregate(ti, row_key, family, qualifier, *timestamp_micros, *input)
+                }
+                Mutation::MergeToCell {
+                    family,
+                    qualifier,
+                    timestamp_micros,
+                    state,
+                } => {
+                    // Validation guarantees 8 bytes.
+                    let mut b = [0u8; 8];
+                    if state.len() == 8 {
+                        b.copy_from_slice(state);
+                    }
+                    self.merged_aggregate(
+                        ti,
+                        row_key,
+                        family,
+                        qualifier,
+                        *timestamp_micros,
+                        i64::from_be_bytes(b),
+                    )
+                }
+                Mutation::DeleteFromColumn {
+                    family,
+                    qualifier,
+                    time_range,
+                } => (
+                    EntryKind::DeleteColumn {
+                        family: family.clone(),
+                        qualifier: qualifier.clone(),
+                        start_micros: time_range.start_micros.max(0) as u64,
+                        end_micros: time_range.end_micros.map_or(u64::MAX, |e| e.max(0) as u64),
+                    },
+                    Vec::new(),
+                ),
+                Mutation::DeleteFromFamily { family } => (
+                    EntryKind::DeleteFamily {
+                        family: family.clone(),
+                    },
+                    Vec::new(),
+                ),
+                Mutation::DeleteFromRow => (EntryKind::DeleteRow, Vec::new()),
+            };
+            let key = InternalKey {
+                row_key: row_key.to_vec(),
+                sequence: seq,
+                kind,
+            };
+            self.tablets[ti].memtable.insert(key.encode(), value, seq);
+        }
+        self.applied = self.applied.max(*sequence);
+        self.maintain(ti, now_micros);
+    }
+
+    /// Writes point tombstones for the column's GC-collectable cells, so a ranged delete of
+    /// newer versions cannot bring them back: once collectable, a cell is gone whether or not
+    /// compaction has run (reads never depend on compaction timing).
+    fn bury_collectable(
+        &mut self,
+        ti: usize,
+        row: &[u8],
+        family: &str,
+        qualifier: &[u8],
+        now_micros: i64,
+        sequence: &u64,
+    ) {
+        let Some(rule) = self.config.families.get(family).map(|f| &f.gc_rule) else {
+            return;
+        };
+        if rule.is_never() {
+            return;
+        }
+        let column: Vec<i64> = self.tablets[ti]
+            .row_cells(row, &self.epochs)
+            .into_iter()
+            .filter(|(c, _)| c.family == family && c.qualifier == qualifier)
+            .map(|(c, _)| c.timestamp_micros)
+            .collect();
+        let doomed: Vec<i64> = column
+            .iter()
+            .enumerate()
+            .filter(|(i, ts)| rule.is_collectable(*i, **ts, now_micros))
+            .map(|(_, ts)| *ts)
+            .collect();
+        // The burials take the delete's own sequence number (the next one): each mutation
+        // uses exactly one, so replaying the commit log assigns the same numbers.
+        let seq = *sequence + 1;
+        for ts in doomed {
+            let key = InternalKey {
+                row_key: row.to_vec(),
+                sequence: seq,
+                kind: EntryKind::DeleteColumn {
+                    family: family.into(),
+                    qualifier: qualifier.to_vec(),
+                    start_micros: ts as u64,
+                    end_micros: ts as u64 + 1,
+                },
+            };
+            self.tablets[ti]
+                .memtable
+                .insert(key.encode(), Vec::new(), seq);
+        }
+    }
+
+    /// The cell entry an aggregate input produces: the merge of the input into the current
+    /// cell at (family, qualifier, timestamp), or the input alone.
+    fn merged_aggregate(
+        &self,
+        ti: usize,
+        row: &[u8],
+        family: &str,
+        qualifier: &[u8],
+        ts: i64,
+        input: i64,
+    ) -> (EntryKind, Vec<u8>) {
+        let ty = self
+            .config
+            .families
+            .get(family)
+            .map(|f| f.value_type)
+            .unwrap_or(ValueType::Bytes);
+        let current = self.tablets[ti]
+            .row_cells(row, &self.epochs)
+            .into_iter()
+            .find(|(c, _)| {
+                c.family == family && c.qualifier == qualifier && c.timestamp_micros == ts
+            })
+            .and_then(|(c, _)| <[u8; 8]>::try_from(c.value.as_slice()).ok())
+            .map(i64::from_be_bytes);
+        let merged = current.map_or(input, |cur| ty.merge(cur, input));
+        (
+            EntryKind::Cell {
+                family: family.into(),
+                qualifier: qualifier.to_vec(),
+                timestamp_micros: ts,
+            },
+            merged.to_be_bytes().to_vec(),
+        )
+    }
+
+    /// Flushes, compacts, splits and merges the tablet at `ti` as its size asks.
+    ///
+    /// Maintenance never fails a write: the write is already applied (and logged). A storage
+    /// failure leaves the memtable in place, to be flushed by a later write or checkpoint.
+    fn maintain(&mut self, ti: usize, now_micros: i64) {
+        let opts = self.config.tablet_options;
+        if opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops {
+            self.tablets[ti].load_baseline += self.load(ti, now_micros);
+            let _ = self.split_tablet(ti);
+            return;
+        }
+        if self.tablets[ti].memtable.size_bytes() < opts.memtable_bytes {
+            return;
+        }
+        if self.flush_tablet(ti).is_err() {
+            return;
+        }
+        let _ = self.after_flush(ti, now_micros);
+    }
+
+    /// What a flush may leave to do. A tablet grown past `split_bytes` splits: between
+    /// runs when its runs hold disjoint row ranges (a sequential load: nothing is
+    /// rewritten), else after a full compaction that cuts its output in two. Otherwise, once
+    /// more than `max_runs` runs overlap, runs of similar size merge (see [`pick_merge`]);
+    /// a merge that takes every run is a full compaction, which also applies GC.
+    fn after_flush(&mut self, ti: usize, now_micros: i64) -> Result<()> {
+        let opts = self.config.tablet_options;
+        let t = &self.tablets[ti];
+        if t.size_bytes() > opts.split_bytes {
+            if let Some(mid) = t.run_boundary_split() {
+                self.split_at(ti, mid)?;
+                return self.split_while_large(ti);
+            }
+            return self.compact_tablet(ti, now_micros);
+        }
+        if Tablet::overlap_depth(&t.run_spans()) <= opts.max_runs {
+            return Ok(());
+        }
+        let sizes: Vec<u64> = t.runs.iter().map(|r| r.size_bytes()).collect();
+        let range = pick_merge(&sizes, opts.max_runs);
+        if range.len() >= t.runs.len() {
+            return self.compact_tablet(ti, now_micros);
+        }
+        let before = Self::info(t);
+        self.tablets[ti].merge_runs(range, self.store.as_deref())?;
+        self.changed_in_place(TabletEventKind::Compaction, ti, before);
+        Ok(())
+    }
+
+    /// Marks the table dirty and records the event of a tablet whose runs changed while its
+    /// range did not (a flush or a compaction).
+    fn changed_in_place(&mut self, kind: TabletEventKind, ti: usize, before: TabletInfo) {
+        self.dirty = true;
+        let after = Self::info(&self.tablets[ti]);
+        self.event(kind, alloc::vec![before], alloc::vec![after]);
+    }
+
+    /// Reads plus writes of a tablet in the current time bucket, past any load split.
+    fn load(&self, ti: usize, now_micros: i64) -> u64 {
+        let t = &self.tablets[ti];
+        let c = self.stats.lock().tablet_now(t.id, now_micros);
+        (c.reads + c.writes).saturating_sub(t.load_baseline)
+    }
+
+    /// Flushes a tablet's memtable. On a storage failure the memtable stays (its writes are
+    /// in the commit log) and the error is returned for callers that must know.
+    fn flush_tablet(&mut self, ti: usize) -> Result<()> {
+        let before = Self::info(&self.tablets[ti]);
+        if self.tablets[ti].flush(self.store.as_deref(), self.applied)? {
+            self.changed_in_place(TabletEventKind::Flush, ti, before);
+        }
+        Ok(())
+    }
+
+    /// Rewrites the tablet's runs (see [`Tablet::compact`]), then splits it if it is still
+    /// past `split_bytes` or merges it with a small neighbour.
+    fn compact_tablet(&mut self, ti: usize, now_micros: i64) -> Result<()> {
+        let before = Self::info(&self.tablets[ti]);
+        let split_bytes = self.config.tablet_options.split_bytes;
+        // Output that may have to split is cut in halves of the split size, so the split
+        // goes between runs and no run is shared by the two tablets.
+        let piece_bytes = if self.tablets[ti].size_bytes() > split_bytes {
+            (split_bytes / 2).max(1)
+        } else {
+            u64::MAX
+        };
+        let size = self.tablets[ti].compact(
+            &self.config,
+            &self.epochs,
+            now_micros,
+            self.store.as_deref(),
+            piece_bytes,
+        )?;
+        self.changed_in_place(TabletEventKind::Compaction, ti, before);
+        if size > split_bytes {
+            self.split_while_large(ti)?;
+        } else if size < self.config.tablet_options.merge_bytes {
+            self.try_merge_around(ti, now_micros)?;
+        }
+        Ok(())
+    }
+
+    /// Splits the tablet between its runs, and its halves likewise, while it is past
+    /// `split_bytes` and its runs are disjoint.
+    fn split_while_large(&mut self, ti: usize) -> Result<()> {
+        let t = &self.tablets[ti];
+        if t.size_bytes() <= self.config.tablet_options.split_bytes {
+            return Ok(());
+        }
+        let Some(mid) = t.run_boundary_split() else {
+            return Ok(());
+        };
+        self.split_at(ti, mid)?;
+        self.split_while_large(ti + 1)?;
+        self.split_while_large(ti)
+    }
+
+    /// Splits a tablet: between runs when they hold disjoint row ranges, else at the row
+    /// boundary nearest the middle of its bytes. A tablet of one row cannot split: rows are
+    /// never split across tablets.
+    fn split_tablet(&mut self, ti: usize) -> Result<()> {
+        self.flush_tablet(ti)?;
+        let t = &self.tablets[ti];
+        let Some(mid) = t.run_boundary_split().or_else(|| t.middle_row()) else {
+            return Ok(());
+        };
+        self.split_at(ti, mid)
+    }
+
+    /// Cuts the tablet at `ti` at row `mid` (inside it, not its start), after flushing it.
+    fn split_at(&mut self, ti: usize, mid: Vec<u8>) -> Result<()> {
+        self.tablets[ti].flush(self.store.as_deref(), self.applied)?;
+        self.dirty = true;
+        let before = Self::info(&self.tablets[ti]);
+        let right = self.tablets[ti].split_off(mid, self.next_tablet_id);
+        self.next_tablet_id += 1;
+        self.tablets.insert(ti + 1, right);
+        let after = alloc::vec![
+            Self::info(&self.tablets[ti]),
+            Self::info(&self.tablets[ti + 1])
+        ];
+        self.event(TabletEventKind::Split, alloc::vec![before], after);
+        Ok(())
+    }
+
+    /// Merges the tablet with a neighbour when both are small, never across a boundary the
+    /// user asked for with `initial_splits`.
+    fn try_merge_around(&mut self, ti: usize, now_micros: i64) -> Result<()> {
+        let limit = self.config.tablet_options.merge_bytes;
+        // Cold: under a tenth of the load that would split a tablet.
+        let cold_below = match self.config.tablet_options.split_load_ops {
+            0 => u64::MAX,
+            n => (n / 10).max(1),
+        };
+        for (a, b) in [(ti, ti + 1), (ti.wrapping_sub(1), ti)] {
+            if a >= self.tablets.len() || b >= self.tablets.len() {
+                continue;
+            }
+            let boundary = &self.tablets[b].start;
+            if self.config.initial_splits.iter().any(|s| s == boundary) {
+                continue;
+            }
+            if self.tablets[a].size_bytes() >= limit || self.tablets[b].size_bytes() >= limit {
+                continue;
+            }
+            if self.load(a, now_micros) >= cold_below || self.load(b, now_micros) >= cold_below {
+                continue;
+            }
+            self.tablets[a].flush(self.store.as_deref(), self.applied)?;
+            self.tablets[b].flush(self.store.as_deref(), self.applied)?;
+            // The merged tablet reads every run over its whole range, so a run still shared
+            // with the other side would bring back rows that side deleted or compacted
+            // away. Rewrite such a side first: it is under `merge_bytes`, so this is cheap.
+            for x in [a, b] {
+                if !self.tablets[x].runs_within_bounds() {
+                    let before = Self::info(&self.tablets[x]);
+                    self.tablets[x].compact(
+                        &self.config,
+                        &self.epochs,
+                        now_micros,
+                        self.store.as_deref(),
+                        u64::MAX,
+                    )?;
+                    self.changed_in_place(TabletEventKind::Compaction, x, before);
+                }
+            }
+            self.dirty = true;
+            let before = alloc::vec![Self::info(&self.tablets[a]), Self::info(&self.tablets[b])];
+            let right = self.tablets.remove(b);
+            let left = &mut self.tablets[a];
+            left.end = right.end;
+            left.flushed_through = left.flushed_through.max(right.flushed_through);
+            for run in right.runs {
+                if !left.runs.iter().any(|r| Arc::ptr_eq(r, &run)) {
+                    left.runs.push(run);
+                }
+            }
+            let after = alloc::vec![Self::info(&self.tablets[a])];
+            self.event(TabletEventKind::Merge, before, after);
+            return Ok(());
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, kind: TabletEventKind, before: Vec<TabletInfo>, after: Vec<TabletInfo>) {
+        self.events.push(TabletEvent {
+            table: self.name.clone(),
+            kind,
+            before,
+            after,
+        });
+    }
+
+    /// A consistent copy of the table: memtables are flushed, then the (immutable, shared)
+    /// runs, tablet bounds and family drops are captured. O(tablets), no data copied.
+    ///
+    /// # Errors
+    /// The storage's errors when a memtable cannot be flushed.
+    pub(crate) fn snapshot(&mut self) -> Result<TableSnapshot> {
+        self.flush_all()?;
+        Ok(TableSnapshot {
+            config: self.config.clone(),
+            tablets: self.tablets.clone(),
+            epochs: self.epochs.clone(),
+        })
+    }
+
+    /// Flushes every memtable.
+    ///
+    /// # Errors
+    /// The storage's errors; tablets flushed before the failure stay flushed.
+    pub(crate) fn flush_all(&mut self) -> Result<()> {
+        for ti in 0..self.tablets.len() {
+            self.flush_tablet(ti)?;
+        }
+        Ok(())
+    }
+
+    /// A table made from a snapshot, writing future runs through `store`.
+    pub(crate) fn from_snapshot(
+        name: &str,
+        snapshot: &TableSnapshot,
+        store: Option<Arc<RunStore>>,
+    ) -> Self {
+        let mut t = Table::new(name, snapshot.config.clone());
+        t.store = store;
+        t.tablets = snapshot.tablets.clone();
+        t.next_tablet_id = t.tablets.iter().map(|t| t.id + 1).max().unwrap_or(0);
+        t.applied = t.flushed_through();
+        t.epochs = snapshot.epochs.clone();
+        t
+    }
+
+    /// Flushes every memtable and compacts every tablet (an explicit maintenance pass).
+    ///
+    /// # Errors
+    /// The storage's errors.
+    pub(crate) fn compact_all(&mut self, now_micros: i64) -> Result<()> {
+        let mut ti = 0;
+        while ti < self.tablets.len() {
+            self.flush_tablet(ti)?;
+            let end = self.tablets[ti].end.clone();
+            self.compact_tablet(ti, now_micros)?;
+            // Splits insert compacted halves after ti, a merge may take in the next tablet
+            // (its runs still to compact): go on at the tablet holding the old end.
+            ti = match end {
+                None => self.tablets.len(),
+                Some(e) => self.tablet_index(&e),
+            };
+        }
+        Ok(())
+    }
+
+    /// The table as the manifest records it.
+    ///
+    /// REQUIRES: every run is a file (the table has a store).
+    pub(crate) fn to_state(&self) -> TableState {
+        TableState {
+            id: self.name.clone(),
+            config: self.config.clone(),
+            tablets: self
+                .tablets
+                .iter()
+                .map(|t| TabletState {
+                    id: t.id,
+                    start_key: t.start.clone(),
+                    end_key: t.end.clone().unwrap_or_default(),
+                    runs: t.runs.iter().filter_map(|r| r.run_meta()).collect(),
+                    flushed_sequence: t.flushed_sequence(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A table from its manifest record, opening its run files through `store`.
+    ///
+    /// # Errors
+    /// `DataLoss` or `NotFound` for a run file that is corrupt or missing.
+    pub(crate) fn from_state(
+        state: &TableState,
+        store: &Arc<RunStore>,
+        opened: &mut BTreeMap<u64, Arc<dyn Source>>,
+    ) -> Result<Self> {
+        let mut t = Table::new(&state.id, state.config.clone());
+        t.tablets = state
+            .tablets
+            .iter()
+            .map(|ts| {
+                let mut tablet = Tablet::new(
+                    ts.id,
+                    ts.start_key.clone(),
+                    (!ts.end_key.is_empty()).then(|| ts.end_key.clone()),
+                );
+                tablet.runs = ts
+                    .runs
+                    .iter()
+                    .map(|m| open_shared(store, m, opened))
+                    .collect::<Result<_>>()?;
+                tablet.flushed_through = ts.flushed_sequence;
+                Ok(tablet)
+            })
+            .collect::<Result<_>>()?;
+        t.next_tablet_id = t.tablets.iter().map(|t| t.id + 1).max().unwrap_or(0);
+        t.applied = t.flushed_through();
+        t.store = Some(store.clone());
+        Ok(t)
+    }
+
+    /// The smallest of the tablets' flushed marks: every write to the table up to it is in
+    /// runs, so a table rebuilt from runs (a snapshot, the manifest) resumes counting applied
+    /// writes there. Not the largest: recovery replays the log from there on, and a tablet
+    /// it flushes part-way (a load split) would otherwise be marked as holding writes of its
+    /// own still to be replayed, and recovery would skip them.
+    fn flushed_through(&self) -> u64 {
+        self.tablets
+            .iter()
+            .map(Tablet::flushed_sequence)
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// The sequence through which the tablet holding `row` has every write in its runs:
+    /// recovery replays only later records of that row.
+    pub(crate) fn flushed_sequence(&self, row: &[u8]) -> u64 {
+        self.tablets[self.tablet_index(row)].flushed_sequence()
+    }
+
+    /// The file numbers of every run the table references.
+    pub(crate) fn run_files(&self) -> Vec<u64> {
+        self.tablets
+            .iter()
+            .flat_map(|t| {
+                t.runs
+                    .iter()
+                    .filter_map(|r| r.run_meta().map(|m| m.file_number))
+            })
+            .collect()
+    }
+
+    /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
+    pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Option<Row> {
+        let cells = self.point_cells(key, now_micros)?.1;
+        (!cells.is_empty()).then(|| Row {
+            key: key.to_vec(),
+            cells,
+        })
+    }
+
+    /// One row's tablet id and visible cells (GC-collectable cells hidden); `None` if no
+    /// source holds any entry of the row (cells may still be empty: all deleted).
+    pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Option<(u64, Vec<Cell>)> {
+        let tablet = &self.tablets[self.tablet_index(key)];
+        let prefix = internal_key::row_prefix(key);
+        // In memory every entry is lent, so the gather's copy buffer starts empty and grows
+        // only for sources that cannot lend.
+        let mut gather = RowGather::default();
+        if !gather.gather_point(tablet, key, &prefix) {
+            return None;
+        }
+        Some((
+            tablet.id,
+            self.resolve_gathered(gather.entries(), now_micros),
+        ))
+    }
+
+    /// The counters one row a read visited adds: `cells` scanned, and what it returned (if
+    /// anything).
+    pub(crate) fn read_counters(cells: usize, returned: Option<&Row>) -> AccessCounters {
+        let bytes: usize = returned.map_or(0, |r| {
+            r.cells
+                .iter()
+                .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 8)
+                .sum::<usize>()
+                + r.key.len()
+        });
+        AccessCounters {
+            reads: u64::from(returned.is_some()),
+            rows_scanned: 1,
+            cells_scanned: cells as u64,
+            bytes_read: bytes as u64,
+            ..AccessCounters::default()
+        }
+    }
+
+    /// The cells of one row's entries (sorted by encoded key) that deletes, family drops and
+    /// GC leave visible, in Bigtable order. A row with an undecodable key reads as empty
+    /// (only corrupt storage can make one, and run decoders report that first).
+    pub(crate) fn resolve_gathered<'e>(
+        &self,
+        entries: impl IntoIterator<Item = (&'e [u8], &'e [u8])>,
+        now_micros: i64,
+    ) -> Vec<Cell> {
+        let mut out = Vec::new();
+        let mut rule: Option<&GcRule> = None;
+        let resolved = resolve_entries(entries, &self.epochs, |c| {
+            if c.new_family {
+                rule = self
+                    .config
+                    .families
+                    .get(c.family)
+                    .map(|f| &f.gc_rule)
+                    .filter(|r| !r.is_never());
+            }
+            if rule.is_some_and(|r| r.is_collectable(c.version, c.timestamp_micros, now_micros)) {
+                return;
+            }
+            out.push(Cell {
+                family: c.family.into(),
+                qualifier: c.qualifier.to_vec(),
+                timestamp_micros: c.timestamp_micros,
+                value: c.value.to_vec(),
+                labels: Vec::new(),
+            });
+        });
+        if resolved.is_err() {
+            out.clear();
+        }
+        out
+    }
+
+    /// The next stored row key inside `range` after (or, reversed, before) `after`.
+    pub(crate) fn next_row(
+        &self,
+        range: &RowRange,
+        after: Option<&[u8]>,
+        reversed: bool,
+    ) -> Option<Vec<u8>> {
+        if !reversed {
+            let from = match after {
+                Some(k) => Bound::Excluded(k),
+                None => range.start.as_ref().map(Vec::as_slice),
+            };
+            let first = match from {
+                Bound::Unbounded => 0,
+                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
+            };
+            for t in &self.tablets[first..] {
+                if let Some(row) = t.first_row(from) {
+                    return range.contains(&row).then_some(row);
+                }
+                if t.end.as_deref().is_some_and(|e| !range_reaches(range, e)) {
+                    return None;
+                }
+            }
+            None
+        } else {
+            let to = match after {
+                Some(k) => Bound::Excluded(k),
+                None => range.end.as_ref().map(Vec::as_slice),
+            };
+            let last = match to {
+                Bound::Unbounded => self.tablets.len() - 1,
+                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
+            };
+            for t in self.tablets[..=last].iter().rev() {
+                if let Some(row) = t.last_row(to) {
+                    return range.contains(&row).then_some(row);
+                }
+                if !t.start.is_empty() && !range_starts_before(range, &t.start) {
+                    return None;
+                }
+            }
+            None
+        }
+    }
+
+    /// The stored row keys starting with `prefix` (DropRowRange deletes them with row
+    /// tombstones, through the commit log like any write).
+    pub(crate) fn rows_with_prefix(&self, prefix: &[u8]) -> Vec<Vec<u8>> {
+        let range = RowRange::prefix(prefix.to_vec());
+        let mut rows = Vec::new();
+        let mut after: Option<Vec<u8>> = None;
+        while let Some(row) = self.next_row(&range, after.as_deref(), false) {
+            rows.push(row.clone());
+            after = Some(row);
+        }
+        rows
+    }
+
+    /// Deletes every row.
+    pub(crate) fn drop_all(&mut self) {
+        for t in &mut self.tablets {
+            t.memtable.clear();
+            t.runs.clear();
+            t.flushed_through = t.flushed_through.max(self.applied);
+        }
+        self.dirty = true;
+    }
+
+    /// Hides every cell the family holds: writes up to `sequence` are gone with it.
+    pub(crate) fn drop_family_data(&mut self, family: &str, sequence: u64) {
+        self.epochs.insert(family.into(), sequence);
+    }
+
+    /// Real tablet boundaries with the bytes before each, then the empty key with the total.
+    pub(crate) fn sample_row_keys(&self) -> Vec<SampleRowKey> {
+        let mut out = Vec::with_capacity(self.tablets.len());
+        let mut offset = 0u64;
+        for t in &self.tablets {
+            offset += t.size_bytes();
+            out.push(SampleRowKey {
+                row_key: t.end.clone().unwrap_or_default(),
+                offset_bytes: offset,
+            });
+        }
+        out
+    }
+}
+
+/// Opens a run once even when several tablets (after a split) or backups share it.
+pub(crate) fn open_shared(
+    store: &Arc<RunStore>,
+    meta: &RunMeta,
+    opened: &mut BTreeMap<u64, Arc<dyn Source>>,
+) -> Result<Arc<dyn Source>> {
+    if let Some(r) = opened.get(&meta.file_number) {
+        return Ok(r.clone());
+    }
+    let r = store.open_run(meta)?;
+    opened.insert(meta.file_number, r.clone());
+    Ok(r)
+}
+
+/// Whether a range extends to keys at or beyond `key`.
+/// Which runs to merge, given their sizes newest first, when more than `max_runs` overlap:
+/// the newest window of consecutive runs in which each run is no bigger than the newer ones
+/// of the window together (size-tiered, as in a binary counter: a run is rewritten only
+/// when it has been matched by as much newer data). Never fewer than two runs; if no such
+/// window exists (sizes grow faster than they sum), the newest runs beyond `max_runs - 1`.
+pub(crate) fn pick_merge(sizes: &[u64], max_runs: usize) -> core::ops::Range<usize> {
+    let n = sizes.len();
+    for start in 0..n {
+        let mut sum = sizes[start];
+        let mut end = start + 1;
+        while end < n && sizes[end] <= sum {
+            sum += sizes[end];
+            end += 1;
+        }
+        if end - start >= 2 {
+            return start..end;
+        }
+    }
+    0..(n + 1).saturating_sub(max_runs).clamp(2.min(n), n)
+}
+
+fn range_reaches(range: &RowRange, key: &[u8]) -> bool {
+    match &range.end {
+        Bound::Unbounded => true,
+        Bound::Included(e) => e.as_slice() >= key,
+        Bound::Excluded(e) => e.as_slice() > key,
+    }
+}
+
+/// Whether a range holds keys before `key`.
+fn range_starts_before(range: &RowRange, key: &[u8]) -> bool {
+    match &range.start {
+        Bound::Unbounded => true,
+        Bound::Included(s) | Bound::Excluded(s) => s.as_slice() < key,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_merge;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn merges_pick_the_newest_window_of_comparable_runs() {
+        // Equal flushes merge together.
+        assert_eq!(pick_merge(&[4, 4, 4, 4, 4], 4), 0..5);
+        // A big old run stays out until the newer runs add up to it.
+        assert_eq!(pick_merge(&[4, 4, 4, 4, 17], 4), 0..4);
+        assert_eq!(pick_merge(&[4, 4, 4, 4, 16], 4), 0..5);
+        // A run bigger than everything newer starts the window further back.
+        assert_eq!(pick_merge(&[1, 8, 8, 8, 8, 100], 4), 1..5);
+        // Sizes that grow faster than they sum: the newest runs beyond max_runs - 1, at
+        // least two.
+        assert_eq!(pick_merge(&[1, 3, 7, 15, 31], 4), 0..2);
+        assert_eq!(pick_merge(&[1, 3, 7, 15, 31, 63, 127], 4), 0..4);
+    }
+
+    #[test]
+    fn a_binary_counter_of_flushes_rewrites_each_byte_logarithmically_often() {
+        // Flushes of one unit; merge whenever more than 4 runs exist.
+        let mut runs: Vec<u64> = Vec::new();
+        let (mut written, mut flushed) = (0u64, 0u64);
+        for _ in 0..256 {
+            runs.insert(0, 1);
+            flushed += 1;
+            while runs.len() > 4 {
+                let r = pick_merge(&runs, 4);
+                let merged: u64 = runs[r.clone()].iter().sum();
+                written += merged;
+                runs.splice(r, [merged]);
+            }
+        }
+        assert_eq!(runs.iter().sum::<u64>(), flushed);
+        // A full merge every 4 flushes would rewrite about 256 * 256 / 8 = 8192 units.
+        assert!(
+            written < flushed * 8,
+            "rewrote {written} units for {flushed}"
+        );
+    }
+}
