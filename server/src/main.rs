@@ -126,10 +126,17 @@ async fn serve(options: Options) -> Result<(), String> {
         None => Arc::new(SystemClock),
     };
     let mut instances = Instances::with_clock(clock);
+    // Held until the server exits: a second server on the same --data-dir would overwrite
+    // this one's manifests and lose acknowledged writes, so it must not start at all.
+    let mut _data_dir_lock = None;
     let place = match &options.data_dir {
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            _data_dir_lock = Some(
+                sparsetable::platform::storage::FileStorage::new(dir)
+                    .map_err(|e| format!("cannot use --data-dir: {}", e.message()))?,
+            );
             let open = OpenOptions {
                 durability: options.durability,
                 ..OpenOptions::default()

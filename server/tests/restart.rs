@@ -136,3 +136,32 @@ async fn without_a_data_dir_nothing_persists() {
         .into_inner();
     assert!(tables.tables.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_server_on_the_same_data_dir_refuses_to_start() {
+    let dir = data_dir("second-server");
+    let dir_arg = dir.display().to_string();
+    let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
+    let first = Server::start(&args);
+    write_rows(&first, true, 0, 3).await;
+
+    // The second server must exit at once with a message, not serve the same files.
+    let second = Command::new(env!("CARGO_BIN_EXE_sparsetable-server"))
+        .args(["--host", "127.0.0.1", "--port", "0"])
+        .args(args)
+        .output()
+        .expect("run a second sparsetable-server");
+    assert!(
+        !second.status.success(),
+        "the second server exited non-zero"
+    );
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains("in use by process") && stderr.contains(&first.pid().to_string()),
+        "the message names the first server: {stderr}"
+    );
+    // The first one is untouched and still serves its rows.
+    assert_eq!(row_keys(&first).await, expected(3));
+    drop(first);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -234,7 +234,7 @@ impl Storage for MemStorage {
 // The directory backend needs positional reads (`FileExt`), which exist on Unix; wasm32
 // builds with `std` get the in-memory backend only.
 #[cfg(all(feature = "std", unix))]
-pub use file::FileStorage;
+pub use file::{FileStorage, LOCK_FILE};
 
 #[cfg(all(feature = "std", unix))]
 mod file {
@@ -252,21 +252,72 @@ mod file {
         }
     }
 
-    /// Files in one directory of the host file system.
+    /// Files in one directory of the host file system, held exclusively.
+    ///
+    /// Opening takes an OS lock (`flock`) on the file [`LOCK_FILE`] in the directory and
+    /// keeps it until the last clone of this value is dropped, so two processes (or two
+    /// opens in one process) never write one directory at once: the second would silently
+    /// overwrite the first's manifest and lose its acknowledged writes. The OS releases the
+    /// lock when the holder dies, so a crash never leaves the directory locked.
     #[derive(Debug, Clone)]
     pub struct FileStorage {
         dir: PathBuf,
+        // Held for its lock; the value's clones share it.
+        _lock: Arc<fs::File>,
     }
 
+    /// The name of the lock file [`FileStorage`] holds in its directory. It is not a data
+    /// file: the database never lists, reads or removes it.
+    pub const LOCK_FILE: &str = "LOCK";
+
     impl FileStorage {
-        /// Uses (and creates if needed) the directory `dir`.
+        /// Uses (and creates if needed) the directory `dir`, and locks it for as long as
+        /// this value (or a clone) lives.
         ///
         /// # Errors
-        /// `Unavailable` if the directory cannot be created.
+        /// `Unavailable` if the directory or its lock file cannot be created;
+        /// `FailedPrecondition` if another `FileStorage`, in this process or another, holds
+        /// the directory (the message names the holder's process id when it is known).
         pub fn new(dir: impl AsRef<Path>) -> Result<Self> {
             let dir = dir.as_ref().to_path_buf();
             fs::create_dir_all(&dir).map_err(|e| io(&dir.display().to_string(), e))?;
-            Ok(FileStorage { dir })
+            let lock_path = dir.join(LOCK_FILE);
+            let mut file = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&lock_path)
+                .map_err(|e| io(&lock_path.display().to_string(), e))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(fs::TryLockError::WouldBlock) => {
+                    let holder = fs::read_to_string(&lock_path).unwrap_or_default();
+                    let holder = holder.trim();
+                    let by = if holder.is_empty() {
+                        String::from("another process")
+                    } else {
+                        format!("process {holder}")
+                    };
+                    return Err(Error::failed_precondition(format!(
+                        "{} is in use by {by}: one database directory can be opened by one \
+                         process at a time",
+                        dir.display()
+                    )));
+                }
+                Err(fs::TryLockError::Error(e)) => {
+                    return Err(io(&lock_path.display().to_string(), e));
+                }
+            }
+            // Record who holds it, for the next opener's message. Best effort: the lock,
+            // not this text, is what excludes.
+            let _ = file
+                .set_len(0)
+                .and_then(|()| file.write_all(std::process::id().to_string().as_bytes()));
+            Ok(FileStorage {
+                dir,
+                _lock: Arc::new(file),
+            })
         }
 
         fn path(&self, name: &str) -> PathBuf {
