@@ -456,7 +456,7 @@ pub fn recovery_writer(dir: &Path, log_bytes: u64) -> Result<()> {
     let mut v = vec![0u8; VALUE_BYTES];
     let mut row = 0u64;
     // Checks the size every 1024 rows: reading the directory per write would dominate.
-    while row % 1024 != 0 || data::files_len(dir, ".log") < log_bytes {
+    while !row.is_multiple_of(1024) || data::files_len(dir, ".log") < log_bytes {
         data::fill_value(row, &mut v);
         e.put(&row_key(row), &v)?;
         row += 1;

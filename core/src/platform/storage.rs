@@ -428,6 +428,8 @@ mod file {
                 .filter_map(|e| e.ok())
                 .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
                 .filter_map(|e| e.file_name().into_string().ok())
+                // The lock is this backend's own, not one of the engine's files.
+                .filter(|name| name != LOCK_FILE)
                 .collect();
             names.sort();
             Ok(names)

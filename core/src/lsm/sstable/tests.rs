@@ -453,7 +453,7 @@ fn random_bytes_never_panic_open() {
     for len in [0usize, 1, 63, 64, 65, 100, 300] {
         for _ in 0..200 {
             let mut bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
-            if len >= 8 && rng.next_u64() % 2 == 0 {
+            if len >= 8 && rng.next_u64().is_multiple_of(2) {
                 bytes[len - 8..].copy_from_slice(&MAGIC);
             }
             let err = open_bytes(bytes).unwrap_err();
