@@ -5,11 +5,11 @@ whose mutation, filter, GC rule, table, row set, rule, entry and row parts are p
 (tests/vectors/README.md).
 
 Usage: ``python3 tests/convert_vectors.py tests/vectors/*.json`` rewrites the files in place;
-``--out DIR`` writes the converted files into DIR instead (tests/tests/proto3_form.rs does that
-to check the conversion against the core's own proto3 JSON model).
-Run it on a file in the old format only: it is not idempotent. Kept for vectors written in the
-old format on branches that predate the change. The conversion is mechanical: names, shapes and
-byte encodings change; values, descriptions and expectations do not.
+``--out DIR`` writes the converted files into DIR instead. Only vectors still in the old format
+are converted (``is_old``), so it is safe on a file that mixes both, e.g. after merging a branch
+that added old-format vectors, and running it twice changes nothing. The conversion is
+mechanical: names, shapes and byte encodings change; values, descriptions and expectations do
+not. Every file is rewritten in the layout below.
 """
 
 from __future__ import annotations
@@ -204,7 +204,47 @@ def op(o: dict) -> dict:
     return out
 
 
+def _old_filter(f: Any) -> bool:
+    if not isinstance(f, dict):
+        return False
+    for kind, body in f.items():
+        if "_" in kind or isinstance(body, list):
+            return True
+        if kind == "condition" and any("_" in k for k in body):
+            return True
+    return False
+
+
+def _old_family(f: dict) -> bool:
+    return "gc_rule" in f or "value_type" in f
+
+
+def is_old(v: dict) -> bool:
+    """Whether a vector still has a part in the first format (each check looks at a shape the
+    proto3 form never has: snake_case oneof keys, lists where proto3 nests a message, ...)."""
+    specs = list(v.get("tables", {}).values())
+    for o in v["ops"]:
+        if "spec" in o:
+            specs.append(o["spec"])
+        mutations = [m for k in ("mutations", "true_mutations", "false_mutations") for m in o.get(k, [])]
+        mutations += [m for e in o.get("entries", []) for m in e.get("mutations", [])]
+        rows = ([o["expect_row"]] if o.get("expect_row") else []) + o.get("expect_rows", [])
+        families = [m[k] for m in o.get("modifications", []) for k in ("create", "update") if k in m]
+        families += list(o.get("expect_families", {}).values())
+        if (any("_" in k for m in mutations for k in m)
+                or any("row_key" in e for e in o.get("entries", []))
+                or _old_filter(o.get("filter")) or _old_filter(o.get("predicate_filter"))
+                or any(k in o.get("row_set", {}) for k in ("row_keys", "row_ranges"))
+                or any("cells" in r for r in rows)
+                or any("family" in r for r in o.get("rules", []))
+                or any(_old_family(f) for f in families)):
+            return True
+    return any("families" in s for s in specs)
+
+
 def vector(v: dict) -> dict:
+    if not is_old(v):
+        return v
     return {k: ({n: table(s) for n, s in val.items()} if k == "tables"
                 else [op(o) for o in val] if k == "ops" else val)
             for k, val in v.items()}
