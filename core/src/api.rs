@@ -1,6 +1,8 @@
 //! Layer 7, the API: the [`database::Database`] a front-end opens, the Data and table-admin
 //! operations over it, durability (logging, flushing, recovery) and the thread-safe
-//! [`shared::SharedDatabase`] handle.
+//! [`shared::SharedDatabase`] handle, and (with the `serde` feature) [`json`], the proto3 JSON
+//! form of the requests and responses, which sits here because its request bodies carry
+//! [`database::RowMutations`].
 //!
 //! Contract: every entry point validates its whole input before changing anything and
 //! returns an [`crate::Error`] whose code follows gRPC's; a failed call leaves the database
@@ -8,5 +10,7 @@
 //! Imports: every layer below.
 
 pub mod database;
+#[cfg(feature = "serde")]
+pub mod json;
 #[cfg(feature = "std")]
 pub mod shared;

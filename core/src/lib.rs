@@ -42,6 +42,8 @@ pub mod table;
 pub use api::database::{
     BackupInfo, Database, DropRowRange, Durability, OpenOptions, RowMutations,
 };
+#[cfg(feature = "serde")]
+pub use api::json;
 #[cfg(feature = "std")]
 pub use api::shared::SharedDatabase;
 pub use error::{Code, Error, Result};

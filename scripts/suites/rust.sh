@@ -13,13 +13,17 @@ check "cargo fmt --check" cargo fmt --all -- --check
 check "clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
 check "core builds no_std for thumbv7em-none-eabihf" \
   cargo build -p sparsetable --no-default-features --target thumbv7em-none-eabihf --locked
+check "core builds no_std with its serde feature (sparsetable::json)" \
+  cargo build -p sparsetable --no-default-features --features serde --target thumbv7em-none-eabihf --locked
 check "core builds with std for wasm32 (the browser front-ends)" \
   cargo build -p sparsetable --target wasm32-unknown-unknown --locked
 check "core has no front-end dependency" bash -c \
   '! cargo tree -p sparsetable -e normal --locked | grep -E "pyo3|uniffi|wasm-bindgen|js-sys|web-sys|yew|tonic"'
 
 out=$(mktemp)
-cargo test --locked -p sparsetable -p sparsetable-test-vectors 2>&1 | tee "$out"
+# The vectors crate turns on the core's serde feature, so sparsetable::json's tests run here too;
+# --features says so rather than relying on feature unification.
+cargo test --locked -p sparsetable -p sparsetable-test-vectors --features sparsetable/serde 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$out")
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

@@ -2,20 +2,21 @@
 //! replay against the core engine.
 //!
 //! The format is specified in tests/vectors/README.md. Rust runners (the core's and the
-//! server's) use this crate; the WASM, Python and Kotlin runners parse the same JSON in their
-//! own language. Parsing is strict (`deny_unknown_fields`) so a typo in a vector fails loudly
-//! instead of silently testing less.
+//! server's) use this crate; the Python and Kotlin runners parse the same JSON in their own
+//! language. The model parts of a vector (mutations, filters, tables, row sets, rules, rows)
+//! are proto3 JSON and go through the core's own model, `sparsetable::json`: there are no
+//! mirror types here. Parsing is strict (`deny_unknown_fields`, and the core's proto3 JSON
+//! refuses unknown fields too) so a typo in a vector fails loudly instead of testing less.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use serde::Deserialize;
+use serde_json::Value;
 use sparsetable::{
-    ColumnFamily, Database, DropRowRange, FamilyModification, GcRule, Granularity, ManualClock,
-    Mutation, ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations, RowRange, RowSet,
-    TableConfig, TimestampRange, ValueType,
+    ColumnFamily, Database, DropRowRange, FamilyModification, GcRule, ManualClock, Mutation,
+    ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations, RowSet, TableConfig,
 };
 
 /// The clock a vector starts at unless it says otherwise.
@@ -64,9 +65,9 @@ pub struct Vector {
     pub description: String,
     /// The manual clock's start, if the vector sets it.
     pub clock_micros: Option<i64>,
-    /// Tables created before the ops run.
+    /// Tables created before the ops run: admin `Table`s (plus `initialSplits`) by id.
     #[serde(default)]
-    pub tables: BTreeMap<String, TableSpec>,
+    pub tables: BTreeMap<String, Value>,
     /// The operations, in order.
     pub ops: Vec<Op>,
 }
@@ -78,46 +79,12 @@ impl Vector {
     }
 }
 
-/// A table's schema in a vector.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TableSpec {
-    /// Families by name.
-    #[serde(default)]
-    pub families: BTreeMap<String, FamilySpec>,
-    /// `MILLIS` or `MICROS`.
-    pub granularity: Option<String>,
-    /// Deletion protection.
-    pub deletion_protection: Option<bool>,
-    /// Initial tablet boundaries.
-    pub initial_splits: Option<Vec<Bytes>>,
-}
-
-/// A family's settings in a vector.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FamilySpec {
-    /// The GC rule, if any.
-    pub gc_rule: Option<GcRuleSpec>,
-    /// `INT64_SUM`, `INT64_MIN` or `INT64_MAX` for an aggregate family.
-    pub value_type: Option<String>,
-}
-
-/// A GC rule in a vector.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum GcRuleSpec {
-    /// Keep the newest N cells per column.
-    MaxNumVersions(u32),
-    /// Drop cells older than now minus this many microseconds.
-    MaxAgeMicros(i64),
-    /// Drop only what every sub-rule drops.
-    Intersection(Vec<GcRuleSpec>),
-    /// Drop what any sub-rule drops.
-    Union(Vec<GcRuleSpec>),
-}
-
 /// One operation of a vector (tests/vectors/README.md, "Ops").
+///
+/// Mutations, entries, rules, row sets and rows are proto3 JSON and parse straight into the
+/// core's types (`sparsetable::json`). Filters and table specs stay JSON values until the op
+/// runs: a filter can itself be the input under test (`{"sink": false}` must fail the op with
+/// INVALID_ARGUMENT, not the load), and capabilities look at which fields a spec names.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Op {
@@ -125,8 +92,8 @@ pub enum Op {
     CreateTable {
         /// The table id.
         table: String,
-        /// Its schema.
-        spec: TableSpec,
+        /// Its schema: an admin `Table` plus `initialSplits`.
+        spec: Value,
         /// The expected error code, if the op must fail.
         expect_error: Option<String>,
     },
@@ -138,7 +105,7 @@ pub enum Op {
         /// The row.
         row_key: Bytes,
         /// The mutations.
-        mutations: Vec<MutationSpec>,
+        mutations: Vec<Mutation>,
         /// The expected error code.
         expect_error: Option<String>,
     },
@@ -147,8 +114,8 @@ pub enum Op {
         /// The table id.
         #[serde(default = "default_table")]
         table: String,
-        /// The entries.
-        entries: Vec<EntrySpec>,
+        /// The entries (`MutateRowsRequest.Entry`).
+        entries: Vec<RowMutations>,
         /// One code per entry (`OK` for success).
         expect_statuses: Option<Vec<String>>,
         /// The expected error code for the whole call.
@@ -162,13 +129,13 @@ pub enum Op {
         /// The row.
         row_key: Bytes,
         /// The predicate; absent = the row has any cell.
-        predicate_filter: Option<FilterSpec>,
+        predicate_filter: Option<Value>,
         /// Applied when the predicate matches.
         #[serde(default)]
-        true_mutations: Vec<MutationSpec>,
+        true_mutations: Vec<Mutation>,
         /// Applied otherwise.
         #[serde(default)]
-        false_mutations: Vec<MutationSpec>,
+        false_mutations: Vec<Mutation>,
         /// Whether the predicate should match.
         expect_matched: Option<bool>,
         /// The expected error code.
@@ -182,9 +149,9 @@ pub enum Op {
         /// The row.
         row_key: Bytes,
         /// The rules.
-        rules: Vec<RuleSpec>,
+        rules: Vec<ReadModifyWriteRule>,
         /// The new cells.
-        expect_row: Option<RowSpec>,
+        expect_row: Option<Row>,
         /// The expected error code.
         expect_error: Option<String>,
     },
@@ -196,10 +163,10 @@ pub enum Op {
         /// The row.
         row_key: Bytes,
         /// The filter.
-        filter: Option<FilterSpec>,
+        filter: Option<Value>,
         /// The expected row (`None` = no row), unless an error is expected.
         #[serde(default)]
-        expect_row: Option<RowSpec>,
+        expect_row: Option<Row>,
         /// The expected error code.
         expect_error: Option<String>,
     },
@@ -209,15 +176,15 @@ pub enum Op {
         #[serde(default = "default_table")]
         table: String,
         /// Which rows.
-        row_set: Option<RowSetSpec>,
+        row_set: Option<RowSet>,
         /// The filter.
-        filter: Option<FilterSpec>,
+        filter: Option<Value>,
         /// Most rows.
         rows_limit: Option<i64>,
         /// Descending order.
         reversed: Option<bool>,
         /// The expected rows, unless an error is expected.
-        expect_rows: Option<Vec<RowSpec>>,
+        expect_rows: Option<Vec<Row>>,
         /// The expected error code.
         expect_error: Option<String>,
     },
@@ -248,8 +215,8 @@ pub enum Op {
         /// The table id.
         #[serde(default = "default_table")]
         table: String,
-        /// The modifications.
-        modifications: Vec<ModificationSpec>,
+        /// The modifications (`ModifyColumnFamiliesRequest.Modification`).
+        modifications: Vec<Value>,
         /// The expected error code.
         expect_error: Option<String>,
     },
@@ -258,8 +225,8 @@ pub enum Op {
         /// The table id.
         #[serde(default = "default_table")]
         table: String,
-        /// The families.
-        expect_families: Option<BTreeMap<String, FamilySpec>>,
+        /// The families (admin `ColumnFamily` by name).
+        expect_families: Option<BTreeMap<String, ColumnFamily>>,
         /// Deletion protection.
         expect_deletion_protection: Option<bool>,
         /// The expected error code.
@@ -299,328 +266,137 @@ fn default_table() -> String {
     "t".to_string()
 }
 
-/// A MutateRows entry.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EntrySpec {
-    /// The row.
-    pub row_key: Bytes,
-    /// Its mutations.
-    pub mutations: Vec<MutationSpec>,
-}
-
-/// A ReadModifyWriteRow rule.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RuleSpec {
-    /// Family.
-    pub family: String,
-    /// Qualifier.
-    pub qualifier: Bytes,
-    /// Bytes to append.
-    pub append_value: Option<Bytes>,
-    /// Amount to add.
-    pub increment_amount: Option<i64>,
-}
-
-/// A ModifyColumnFamilies modification.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModificationSpec {
-    /// Family name.
-    pub id: String,
-    /// Create with these settings.
-    pub create: Option<FamilySpec>,
-    /// Update to these settings.
-    pub update: Option<FamilySpec>,
-    /// Drop.
-    pub drop: Option<bool>,
-}
-
-/// A mutation in a vector.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum MutationSpec {
-    /// SetCell.
-    SetCell {
-        /// Family.
-        family: String,
-        /// Qualifier.
-        qualifier: Bytes,
-        /// Timestamp (-1 = server time).
-        timestamp_micros: i64,
-        /// Value.
-        value: Bytes,
-    },
-    /// AddToCell.
-    AddToCell {
-        /// Family.
-        family: String,
-        /// Qualifier.
-        qualifier: Bytes,
-        /// Timestamp.
-        timestamp_micros: i64,
-        /// Input.
-        input: i64,
-    },
-    /// MergeToCell.
-    MergeToCell {
-        /// Family.
-        family: String,
-        /// Qualifier.
-        qualifier: Bytes,
-        /// Timestamp.
-        timestamp_micros: i64,
-        /// State.
-        input: Bytes,
-    },
-    /// DeleteFromColumn.
-    DeleteFromColumn {
-        /// Family.
-        family: String,
-        /// Qualifier.
-        qualifier: Bytes,
-        /// Range start (inclusive).
-        start_timestamp_micros: Option<i64>,
-        /// Range end (exclusive); absent = unbounded.
-        end_timestamp_micros: Option<i64>,
-    },
-    /// DeleteFromFamily.
-    DeleteFromFamily {
-        /// Family.
-        family: String,
-    },
-    /// DeleteFromRow.
-    DeleteFromRow {},
-}
-
-/// A filter in a vector: the proto's oneof names.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum FilterSpec {
-    /// Chain.
-    Chain(Vec<FilterSpec>),
-    /// Interleave.
-    Interleave(Vec<FilterSpec>),
-    /// Condition.
-    Condition(Box<ConditionSpec>),
-    /// Sink.
-    Sink(bool),
-    /// PassAll.
-    PassAllFilter(bool),
-    /// BlockAll.
-    BlockAllFilter(bool),
-    /// Row key regex.
-    RowKeyRegexFilter(Bytes),
-    /// Row sample.
-    RowSampleFilter(f64),
-    /// Family regex.
-    FamilyNameRegexFilter(String),
-    /// Qualifier regex.
-    ColumnQualifierRegexFilter(Bytes),
-    /// Column range.
-    ColumnRangeFilter(ColumnRangeSpec),
-    /// Timestamp range.
-    TimestampRangeFilter(TimestampRangeSpec),
-    /// Value regex.
-    ValueRegexFilter(Bytes),
-    /// Value range.
-    ValueRangeFilter(ValueRangeSpec),
-    /// Row offset.
-    CellsPerRowOffsetFilter(i32),
-    /// Row limit.
-    CellsPerRowLimitFilter(i32),
-    /// Column limit.
-    CellsPerColumnLimitFilter(i32),
-    /// Strip value.
-    StripValueTransformer(bool),
-    /// Label.
-    ApplyLabelTransformer(String),
-    /// Bitmask.
-    ValueBitmaskFilter(Bytes),
-}
-
-/// A condition filter.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConditionSpec {
-    /// Predicate.
-    pub predicate_filter: FilterSpec,
-    /// True branch.
-    pub true_filter: Option<FilterSpec>,
-    /// False branch.
-    pub false_filter: Option<FilterSpec>,
-}
-
-/// A column range.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ColumnRangeSpec {
-    /// Family.
-    pub family_name: String,
-    /// Inclusive start.
-    pub start_qualifier_closed: Option<Bytes>,
-    /// Exclusive start.
-    pub start_qualifier_open: Option<Bytes>,
-    /// Inclusive end.
-    pub end_qualifier_closed: Option<Bytes>,
-    /// Exclusive end.
-    pub end_qualifier_open: Option<Bytes>,
-}
-
-/// A timestamp range.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TimestampRangeSpec {
-    /// Inclusive start.
-    pub start_timestamp_micros: Option<i64>,
-    /// Exclusive end; 0 or absent = unbounded.
-    pub end_timestamp_micros: Option<i64>,
-}
-
-/// A value range.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ValueRangeSpec {
-    /// Inclusive start.
-    pub start_value_closed: Option<Bytes>,
-    /// Exclusive start.
-    pub start_value_open: Option<Bytes>,
-    /// Inclusive end.
-    pub end_value_closed: Option<Bytes>,
-    /// Exclusive end.
-    pub end_value_open: Option<Bytes>,
-}
-
-/// A row set in a vector.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RowSetSpec {
-    /// Keys.
-    #[serde(default)]
-    pub row_keys: Vec<Bytes>,
-    /// Ranges.
-    #[serde(default)]
-    pub row_ranges: Vec<RowRangeSpec>,
-}
-
-/// A row range in a vector, as Bigtable's `RowRange`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RowRangeSpec {
-    /// Inclusive start.
-    pub start_key_closed: Option<Bytes>,
-    /// Exclusive start.
-    pub start_key_open: Option<Bytes>,
-    /// Inclusive end.
-    pub end_key_closed: Option<Bytes>,
-    /// Exclusive end.
-    pub end_key_open: Option<Bytes>,
-}
-
-/// An expected row.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RowSpec {
-    /// Row key.
-    pub key: Bytes,
-    /// Cells in Bigtable order.
-    pub cells: Vec<CellSpec>,
-}
-
-/// An expected cell.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CellSpec {
-    /// Family.
-    pub family: String,
-    /// Qualifier.
-    pub qualifier: Bytes,
-    /// Timestamp.
-    pub timestamp_micros: i64,
-    /// Value.
-    pub value: Bytes,
-    /// Labels.
-    #[serde(default)]
-    pub labels: Vec<String>,
-}
-
-/// The folder holding the vectors.
-pub fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors")
-}
-
-/// Loads every vector, sorted by file then position.
+/// A table spec's core config (`sparsetable::json`), or the error converting it gave.
 ///
-/// # Panics
-/// If a file cannot be read or parsed, or two vectors share a name: the vectors are test
-/// input, and a broken one must stop the run.
-pub fn load_all() -> Vec<Vector> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
-        .expect("read tests/vectors")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    let mut all = Vec::new();
-    let mut names = BTreeSet::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).expect("read vector file");
-        let file: VectorFile =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        for v in file.vectors {
-            assert!(
-                names.insert(v.name.clone()),
-                "duplicate vector name {}",
-                v.name
-            );
-            all.push(v);
+/// # Errors
+/// The core's INVALID_ARGUMENT for a spec that is not a valid proto3 JSON table.
+pub fn table_config(spec: &Value) -> Result<TableConfig, sparsetable::Error> {
+    sparsetable::json::from_value(spec.clone())
+}
+
+/// A filter's core value (`sparsetable::json`), or the INVALID_ARGUMENT converting it gave.
+///
+/// # Errors
+/// As the core's proto3 JSON parser.
+pub fn row_filter(filter: &Value) -> Result<RowFilter, sparsetable::Error> {
+    sparsetable::json::from_value(filter.clone())
+}
+
+/// `setCell` -> `set_cell`: capability names keep the proto's own field names.
+fn snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
         }
     }
-    all
+    out
+}
+
+/// The capability name of a mutation kind.
+pub fn mutation_kind(m: &Mutation) -> &'static str {
+    match m {
+        Mutation::SetCell { .. } => "set_cell",
+        Mutation::AddToCell { .. } => "add_to_cell",
+        Mutation::MergeToCell { .. } => "merge_to_cell",
+        Mutation::DeleteFromColumn { .. } => "delete_from_column",
+        Mutation::DeleteFromFamily { .. } => "delete_from_family",
+        Mutation::DeleteFromRow => "delete_from_row",
+    }
 }
 
 fn add(caps: &mut BTreeSet<String>, cap: impl Into<String>) {
     caps.insert(cap.into());
 }
 
-impl TableSpec {
-    fn capabilities(&self, caps: &mut BTreeSet<String>) {
-        for f in self.families.values() {
-            f.capabilities(caps);
-        }
-        if self.granularity.is_some() {
-            add(caps, "schema:granularity");
-        }
-        if self.deletion_protection.is_some() {
-            add(caps, "schema:deletion_protection");
-        }
-        if self.initial_splits.is_some() {
-            add(caps, "schema:initial_splits");
-        }
-    }
-}
-
-impl FamilySpec {
-    fn capabilities(&self, caps: &mut BTreeSet<String>) {
-        if let Some(rule) = &self.gc_rule {
-            add(caps, "schema:gc_rule");
-            if rule.has_max_age() {
-                add(caps, "clock");
+/// `filter:KIND` for every filter at any depth, read from the JSON (a filter the core refuses
+/// still names its kinds).
+fn filter_caps(filter: &Value, caps: &mut BTreeSet<String>) {
+    let Some(obj) = filter.as_object() else {
+        return;
+    };
+    for (key, body) in obj {
+        let kind = snake(key);
+        match kind.as_str() {
+            "chain" | "interleave" => {
+                for f in body["filters"].as_array().into_iter().flatten() {
+                    filter_caps(f, caps);
+                }
             }
+            "condition" => {
+                for branch in ["predicate_filter", "true_filter", "false_filter"] {
+                    let camel = lower_camel(branch);
+                    for b in [&body[branch], &body[camel.as_str()]] {
+                        filter_caps(b, caps);
+                    }
+                }
+            }
+            _ => {}
         }
-        if self.value_type.is_some() {
-            add(caps, "schema:value_type");
-        }
+        add(caps, format!("filter:{kind}"));
     }
 }
 
-impl GcRuleSpec {
-    fn has_max_age(&self) -> bool {
-        match self {
-            GcRuleSpec::MaxAgeMicros(_) => true,
-            GcRuleSpec::MaxNumVersions(_) => false,
-            GcRuleSpec::Intersection(r) | GcRuleSpec::Union(r) => r.iter().any(Self::has_max_age),
+fn lower_camel(name: &str) -> String {
+    let mut parts = name.split('_');
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for p in parts {
+        let mut chars = p.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_uppercase());
+            out.extend(chars);
+        }
+    }
+    out
+}
+
+fn has_max_age(rule: &GcRule) -> bool {
+    match rule {
+        GcRule::MaxAge { .. } => true,
+        GcRule::Never | GcRule::MaxNumVersions(_) => false,
+        GcRule::Intersection(r) | GcRule::Union(r) => r.iter().any(has_max_age),
+    }
+}
+
+/// A family's capabilities, from its JSON (which fields it names) and its core value.
+fn family_caps(family: &Value, caps: &mut BTreeSet<String>) {
+    let Ok(f) = sparsetable::json::from_value::<ColumnFamily>(family.clone()) else {
+        return;
+    };
+    if family.get("gcRule").or(family.get("gc_rule")).is_some() {
+        add(caps, "schema:gc_rule");
+        if has_max_age(&f.gc_rule) {
+            add(caps, "clock");
+        }
+    }
+    if family
+        .get("valueType")
+        .or(family.get("value_type"))
+        .is_some()
+    {
+        add(caps, "schema:value_type");
+    }
+}
+
+fn table_caps(spec: &Value, caps: &mut BTreeSet<String>) {
+    let families = spec.get("columnFamilies").or(spec.get("column_families"));
+    for f in families.and_then(Value::as_object).into_iter().flatten() {
+        family_caps(f.1, caps);
+    }
+    for (camel, snake_name, cap) in [
+        ("granularity", "granularity", "schema:granularity"),
+        (
+            "deletionProtection",
+            "deletion_protection",
+            "schema:deletion_protection",
+        ),
+        ("initialSplits", "initial_splits", "schema:initial_splits"),
+    ] {
+        if spec.get(camel).or(spec.get(snake_name)).is_some() {
+            add(caps, cap);
         }
     }
 }
@@ -636,12 +412,12 @@ impl Vector {
             add(&mut caps, "op:create_table");
         }
         for spec in self.tables.values() {
-            spec.capabilities(&mut caps);
+            table_caps(spec, &mut caps);
         }
-        let muts = |ms: &[MutationSpec], caps: &mut BTreeSet<String>| {
+        let muts = |ms: &[Mutation], caps: &mut BTreeSet<String>| {
             for m in ms {
-                add(caps, format!("mutation:{}", m.kind()));
-                if let MutationSpec::SetCell {
+                add(caps, format!("mutation:{}", mutation_kind(m)));
+                if let Mutation::SetCell {
                     timestamp_micros: -1,
                     ..
                 } = m
@@ -656,7 +432,7 @@ impl Vector {
                 add(&mut caps, "error");
             }
             match op {
-                Op::CreateTable { spec, .. } => spec.capabilities(&mut caps),
+                Op::CreateTable { spec, .. } => table_caps(spec, &mut caps),
                 Op::MutateRow { mutations, .. } => muts(mutations, &mut caps),
                 Op::MutateRows {
                     entries,
@@ -677,7 +453,7 @@ impl Vector {
                     ..
                 } => {
                     if let Some(f) = predicate_filter {
-                        f.capabilities(&mut caps);
+                        filter_caps(f, &mut caps);
                     }
                     muts(true_mutations, &mut caps);
                     muts(false_mutations, &mut caps);
@@ -685,7 +461,7 @@ impl Vector {
                 Op::ReadModifyWriteRow { .. } | Op::AdvanceClock { .. } => add(&mut caps, "clock"),
                 Op::ReadRow { filter, .. } => {
                     if let Some(f) = filter {
-                        f.capabilities(&mut caps);
+                        filter_caps(f, &mut caps);
                     }
                 }
                 Op::ReadRows {
@@ -696,7 +472,7 @@ impl Vector {
                     ..
                 } => {
                     if let Some(f) = filter {
-                        f.capabilities(&mut caps);
+                        filter_caps(f, &mut caps);
                     }
                     for (present, cap) in [
                         (row_set.is_some(), "read:row_set"),
@@ -710,8 +486,8 @@ impl Vector {
                 }
                 Op::ModifyColumnFamilies { modifications, .. } => {
                     for m in modifications {
-                        for f in [&m.create, &m.update].into_iter().flatten() {
-                            f.capabilities(&mut caps);
+                        for f in [m.get("create"), m.get("update")].into_iter().flatten() {
+                            family_caps(f, &mut caps);
                         }
                     }
                 }
@@ -770,321 +546,39 @@ impl Op {
     }
 }
 
-impl MutationSpec {
-    /// The mutation's kind, as in its JSON key.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            MutationSpec::SetCell { .. } => "set_cell",
-            MutationSpec::AddToCell { .. } => "add_to_cell",
-            MutationSpec::MergeToCell { .. } => "merge_to_cell",
-            MutationSpec::DeleteFromColumn { .. } => "delete_from_column",
-            MutationSpec::DeleteFromFamily { .. } => "delete_from_family",
-            MutationSpec::DeleteFromRow {} => "delete_from_row",
-        }
-    }
-
-    /// The core mutation it stands for.
-    pub fn to_core(&self) -> Mutation {
-        match self {
-            MutationSpec::SetCell {
-                family,
-                qualifier,
-                timestamp_micros,
-                value,
-            } => Mutation::set_cell(
-                family.clone(),
-                qualifier.0.clone(),
-                *timestamp_micros,
-                value.0.clone(),
-            ),
-            MutationSpec::AddToCell {
-                family,
-                qualifier,
-                timestamp_micros,
-                input,
-            } => Mutation::AddToCell {
-                family: family.clone(),
-                qualifier: qualifier.0.clone(),
-                timestamp_micros: *timestamp_micros,
-                input: *input,
-            },
-            MutationSpec::MergeToCell {
-                family,
-                qualifier,
-                timestamp_micros,
-                input,
-            } => Mutation::MergeToCell {
-                family: family.clone(),
-                qualifier: qualifier.0.clone(),
-                timestamp_micros: *timestamp_micros,
-                state: input.0.clone(),
-            },
-            MutationSpec::DeleteFromColumn {
-                family,
-                qualifier,
-                start_timestamp_micros,
-                end_timestamp_micros,
-            } => Mutation::DeleteFromColumn {
-                family: family.clone(),
-                qualifier: qualifier.0.clone(),
-                time_range: TimestampRange {
-                    start_micros: start_timestamp_micros.unwrap_or(0),
-                    // As in the proto, an end of 0 means unbounded.
-                    end_micros: end_timestamp_micros.filter(|e| *e != 0),
-                },
-            },
-            MutationSpec::DeleteFromFamily { family } => Mutation::DeleteFromFamily {
-                family: family.clone(),
-            },
-            MutationSpec::DeleteFromRow {} => Mutation::DeleteFromRow,
-        }
-    }
+/// The folder holding the vectors.
+pub fn vectors_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors")
 }
 
-impl FilterSpec {
-    /// The filter's kind, as its JSON key.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            FilterSpec::Chain(_) => "chain",
-            FilterSpec::Interleave(_) => "interleave",
-            FilterSpec::Condition(_) => "condition",
-            FilterSpec::Sink(_) => "sink",
-            FilterSpec::PassAllFilter(_) => "pass_all_filter",
-            FilterSpec::BlockAllFilter(_) => "block_all_filter",
-            FilterSpec::RowKeyRegexFilter(_) => "row_key_regex_filter",
-            FilterSpec::RowSampleFilter(_) => "row_sample_filter",
-            FilterSpec::FamilyNameRegexFilter(_) => "family_name_regex_filter",
-            FilterSpec::ColumnQualifierRegexFilter(_) => "column_qualifier_regex_filter",
-            FilterSpec::ColumnRangeFilter(_) => "column_range_filter",
-            FilterSpec::TimestampRangeFilter(_) => "timestamp_range_filter",
-            FilterSpec::ValueRegexFilter(_) => "value_regex_filter",
-            FilterSpec::ValueRangeFilter(_) => "value_range_filter",
-            FilterSpec::CellsPerRowOffsetFilter(_) => "cells_per_row_offset_filter",
-            FilterSpec::CellsPerRowLimitFilter(_) => "cells_per_row_limit_filter",
-            FilterSpec::CellsPerColumnLimitFilter(_) => "cells_per_column_limit_filter",
-            FilterSpec::StripValueTransformer(_) => "strip_value_transformer",
-            FilterSpec::ApplyLabelTransformer(_) => "apply_label_transformer",
-            FilterSpec::ValueBitmaskFilter(_) => "value_bitmask_filter",
+/// Loads every vector, sorted by file then position.
+///
+/// # Panics
+/// If a file cannot be read or parsed, or two vectors share a name: the vectors are test
+/// input, and a broken one must stop the run.
+pub fn load_all() -> Vec<Vector> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
+        .expect("read tests/vectors")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut all = Vec::new();
+    let mut names = BTreeSet::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("read vector file");
+        let file: VectorFile =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        for v in file.vectors {
+            assert!(
+                names.insert(v.name.clone()),
+                "duplicate vector name {}",
+                v.name
+            );
+            all.push(v);
         }
     }
-
-    fn capabilities(&self, caps: &mut BTreeSet<String>) {
-        add(caps, format!("filter:{}", self.kind()));
-        match self {
-            FilterSpec::Chain(fs) | FilterSpec::Interleave(fs) => {
-                fs.iter().for_each(|f| f.capabilities(caps))
-            }
-            FilterSpec::Condition(c) => {
-                c.predicate_filter.capabilities(caps);
-                for f in [&c.true_filter, &c.false_filter].into_iter().flatten() {
-                    f.capabilities(caps);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// The core filter it stands for.
-    ///
-    /// # Errors
-    /// `INVALID_ARGUMENT` for a boolean filter given `false`, as Cloud Bigtable answers.
-    pub fn to_core(&self) -> Result<RowFilter, sparsetable::Error> {
-        let flag = |b: bool, name: &str, f: RowFilter| {
-            if b {
-                Ok(f)
-            } else {
-                Err(sparsetable::Error::invalid_argument(format!(
-                    "{name}: must be true when set"
-                )))
-            }
-        };
-        let list = |fs: &[FilterSpec]| fs.iter().map(Self::to_core).collect::<Result<Vec<_>, _>>();
-        let bound = |closed: &Option<Bytes>, open: &Option<Bytes>| match (closed, open) {
-            (Some(k), _) => Bound::Included(k.0.clone()),
-            (None, Some(k)) => Bound::Excluded(k.0.clone()),
-            (None, None) => Bound::Unbounded,
-        };
-        Ok(match self {
-            FilterSpec::Chain(fs) => RowFilter::Chain(list(fs)?),
-            FilterSpec::Interleave(fs) => RowFilter::Interleave(list(fs)?),
-            FilterSpec::Condition(c) => RowFilter::Condition {
-                predicate: Box::new(c.predicate_filter.to_core()?),
-                true_filter: c
-                    .true_filter
-                    .as_ref()
-                    .map(Self::to_core)
-                    .transpose()?
-                    .map(Box::new),
-                false_filter: c
-                    .false_filter
-                    .as_ref()
-                    .map(Self::to_core)
-                    .transpose()?
-                    .map(Box::new),
-            },
-            FilterSpec::Sink(b) => flag(*b, "sink", RowFilter::Sink)?,
-            FilterSpec::PassAllFilter(b) => flag(*b, "pass_all_filter", RowFilter::PassAll)?,
-            FilterSpec::BlockAllFilter(b) => flag(*b, "block_all_filter", RowFilter::BlockAll)?,
-            FilterSpec::StripValueTransformer(b) => {
-                flag(*b, "strip_value_transformer", RowFilter::StripValue)?
-            }
-            FilterSpec::RowKeyRegexFilter(r) => RowFilter::RowKeyRegex(r.0.clone()),
-            FilterSpec::RowSampleFilter(p) => RowFilter::RowSample(*p),
-            FilterSpec::FamilyNameRegexFilter(r) => RowFilter::FamilyNameRegex(r.clone()),
-            FilterSpec::ColumnQualifierRegexFilter(r) => {
-                RowFilter::ColumnQualifierRegex(r.0.clone())
-            }
-            FilterSpec::ColumnRangeFilter(c) => RowFilter::ColumnRange {
-                family: c.family_name.clone(),
-                start: bound(&c.start_qualifier_closed, &c.start_qualifier_open),
-                end: bound(&c.end_qualifier_closed, &c.end_qualifier_open),
-            },
-            FilterSpec::TimestampRangeFilter(t) => RowFilter::TimestampRange {
-                start_micros: t.start_timestamp_micros.unwrap_or(0),
-                end_micros: t.end_timestamp_micros.unwrap_or(0),
-            },
-            FilterSpec::ValueRegexFilter(r) => RowFilter::ValueRegex(r.0.clone()),
-            FilterSpec::ValueRangeFilter(v) => RowFilter::ValueRange {
-                start: bound(&v.start_value_closed, &v.start_value_open),
-                end: bound(&v.end_value_closed, &v.end_value_open),
-            },
-            FilterSpec::CellsPerRowOffsetFilter(n) => RowFilter::CellsPerRowOffset(*n),
-            FilterSpec::CellsPerRowLimitFilter(n) => RowFilter::CellsPerRowLimit(*n),
-            FilterSpec::CellsPerColumnLimitFilter(n) => RowFilter::CellsPerColumnLimit(*n),
-            FilterSpec::ApplyLabelTransformer(l) => RowFilter::ApplyLabel(l.clone()),
-            FilterSpec::ValueBitmaskFilter(m) => RowFilter::ValueBitmask(m.0.clone()),
-        })
-    }
-}
-
-impl GcRuleSpec {
-    /// The core GC rule it stands for.
-    pub fn to_core(&self) -> GcRule {
-        match self {
-            GcRuleSpec::MaxNumVersions(n) => GcRule::MaxNumVersions(*n),
-            GcRuleSpec::MaxAgeMicros(m) => GcRule::MaxAge { micros: *m },
-            GcRuleSpec::Intersection(r) => {
-                GcRule::Intersection(r.iter().map(Self::to_core).collect())
-            }
-            GcRuleSpec::Union(r) => GcRule::Union(r.iter().map(Self::to_core).collect()),
-        }
-    }
-}
-
-impl FamilySpec {
-    /// The core family it stands for.
-    ///
-    /// # Errors
-    /// An unknown value type name.
-    pub fn to_core(&self) -> Result<ColumnFamily, String> {
-        Ok(ColumnFamily {
-            gc_rule: self
-                .gc_rule
-                .as_ref()
-                .map(GcRuleSpec::to_core)
-                .unwrap_or_default(),
-            value_type: match self.value_type.as_deref() {
-                None => ValueType::Bytes,
-                Some("INT64_SUM") => ValueType::Int64Sum,
-                Some("INT64_MIN") => ValueType::Int64Min,
-                Some("INT64_MAX") => ValueType::Int64Max,
-                Some(other) => return Err(format!("unknown value_type {other}")),
-            },
-        })
-    }
-}
-
-impl TableSpec {
-    /// The core table config it stands for.
-    ///
-    /// # Errors
-    /// An unknown granularity or value type name.
-    pub fn to_core(&self) -> Result<TableConfig, String> {
-        Ok(TableConfig {
-            families: self
-                .families
-                .iter()
-                .map(|(name, f)| Ok((name.clone(), f.to_core()?)))
-                .collect::<Result<_, String>>()?,
-            granularity: match self.granularity.as_deref() {
-                None | Some("MILLIS") => Granularity::Millis,
-                Some("MICROS") => Granularity::Micros,
-                Some(other) => return Err(format!("unknown granularity {other}")),
-            },
-            deletion_protection: self.deletion_protection.unwrap_or(false),
-            initial_splits: self
-                .initial_splits
-                .iter()
-                .flatten()
-                .map(|k| k.0.clone())
-                .collect(),
-            ..TableConfig::default()
-        })
-    }
-}
-
-impl RowSetSpec {
-    /// The core row set it stands for.
-    pub fn to_core(&self) -> RowSet {
-        let bound = |closed: &Option<Bytes>, open: &Option<Bytes>| match (closed, open) {
-            (Some(k), _) => Bound::Included(k.0.clone()),
-            (None, Some(k)) => Bound::Excluded(k.0.clone()),
-            (None, None) => Bound::Unbounded,
-        };
-        RowSet {
-            row_keys: self.row_keys.iter().map(|k| k.0.clone()).collect(),
-            row_ranges: self
-                .row_ranges
-                .iter()
-                .map(|r| RowRange {
-                    start: bound(&r.start_key_closed, &r.start_key_open),
-                    end: bound(&r.end_key_closed, &r.end_key_open),
-                })
-                .collect(),
-        }
-    }
-}
-
-impl RowSpec {
-    /// The core row it stands for.
-    pub fn to_core(&self) -> Row {
-        Row {
-            key: self.key.0.clone(),
-            cells: self
-                .cells
-                .iter()
-                .map(|c| sparsetable::Cell {
-                    family: c.family.clone(),
-                    qualifier: c.qualifier.0.clone(),
-                    timestamp_micros: c.timestamp_micros,
-                    value: c.value.0.clone(),
-                    labels: c.labels.clone(),
-                })
-                .collect(),
-        }
-    }
-}
-
-impl RuleSpec {
-    /// The core rule it stands for.
-    ///
-    /// # Errors
-    /// A rule with both or neither of `append_value` and `increment_amount`.
-    pub fn to_core(&self) -> Result<ReadModifyWriteRule, String> {
-        match (&self.append_value, self.increment_amount) {
-            (Some(v), None) => Ok(ReadModifyWriteRule::append(
-                self.family.clone(),
-                self.qualifier.0.clone(),
-                v.0.clone(),
-            )),
-            (None, Some(n)) => Ok(ReadModifyWriteRule::increment(
-                self.family.clone(),
-                self.qualifier.0.clone(),
-                n,
-            )),
-            _ => Err("a rule needs exactly one of append_value and increment_amount".into()),
-        }
-    }
+    all
 }
 
 /// An op's outcome as a runner saw it: a value or an error code with its message.
@@ -1142,6 +636,11 @@ pub fn check_samples(
     Ok(())
 }
 
+/// A modification's core value, or the INVALID_ARGUMENT converting it gave.
+fn modification(m: &Value) -> Result<FamilyModification, sparsetable::Error> {
+    sparsetable::json::from_value(m.clone())
+}
+
 /// Replays one vector against a fresh in-memory core database.
 ///
 /// # Errors
@@ -1150,15 +649,17 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
     let clock = std::sync::Arc::new(ManualClock::new(vector.start_micros()));
     let mut db = Database::with_clock(clock.clone());
     for (name, spec) in &vector.tables {
-        db.create_table(name, spec.to_core()?)
+        table_config(spec)
+            .and_then(|config| db.create_table(name, config))
             .map_err(|e| format!("creating table {name}: {e}"))?;
     }
-    let to_muts = |ms: &[MutationSpec]| ms.iter().map(MutationSpec::to_core).collect::<Vec<_>>();
     for (i, op) in vector.ops.iter().enumerate() {
         let expect_error = op.expect_error();
         match op {
             Op::CreateTable { table, spec, .. } => {
-                let outcome = db.create_table(table, spec.to_core()?).map_err(code_of);
+                let outcome = table_config(spec)
+                    .and_then(|config| db.create_table(table, config))
+                    .map_err(code_of);
                 check_outcome(i, expect_error, outcome, None)?;
             }
             Op::MutateRow {
@@ -1167,9 +668,7 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
                 mutations,
                 ..
             } => {
-                let outcome = db
-                    .mutate_row(table, &row_key.0, &to_muts(mutations))
-                    .map_err(code_of);
+                let outcome = db.mutate_row(table, &row_key.0, mutations).map_err(code_of);
                 check_outcome(i, expect_error, outcome, None)?;
             }
             Op::MutateRows {
@@ -1178,15 +677,8 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
                 expect_statuses,
                 ..
             } => {
-                let entries: Vec<RowMutations> = entries
-                    .iter()
-                    .map(|e| RowMutations {
-                        row_key: e.row_key.0.clone(),
-                        mutations: to_muts(&e.mutations),
-                    })
-                    .collect();
                 let outcome = db
-                    .mutate_rows(table, &entries)
+                    .mutate_rows(table, entries)
                     .map(|statuses| {
                         statuses
                             .into_iter()
@@ -1210,15 +702,15 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
             } => {
                 let outcome = predicate_filter
                     .as_ref()
-                    .map(FilterSpec::to_core)
+                    .map(row_filter)
                     .transpose()
                     .and_then(|pred| {
                         db.check_and_mutate_row(
                             table,
                             &row_key.0,
                             pred.as_ref(),
-                            &to_muts(true_mutations),
-                            &to_muts(false_mutations),
+                            true_mutations,
+                            false_mutations,
                         )
                     })
                     .map_err(code_of);
@@ -1231,19 +723,10 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
                 expect_row,
                 ..
             } => {
-                let rules = rules
-                    .iter()
-                    .map(RuleSpec::to_core)
-                    .collect::<Result<Vec<_>, _>>()?;
                 let outcome = db
-                    .read_modify_write_row(table, &row_key.0, &rules)
+                    .read_modify_write_row(table, &row_key.0, rules)
                     .map_err(code_of);
-                check_outcome(
-                    i,
-                    expect_error,
-                    outcome,
-                    expect_row.as_ref().map(RowSpec::to_core),
-                )?;
+                check_outcome(i, expect_error, outcome, expect_row.clone())?;
             }
             Op::ReadRow {
                 table,
@@ -1254,16 +737,11 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
             } => {
                 let outcome = filter
                     .as_ref()
-                    .map(FilterSpec::to_core)
+                    .map(row_filter)
                     .transpose()
                     .and_then(|f| db.read_row_filtered(table, &row_key.0, &f.unwrap_or_default()))
                     .map_err(code_of);
-                check_outcome(
-                    i,
-                    expect_error,
-                    outcome,
-                    Some(expect_row.as_ref().map(RowSpec::to_core)),
-                )?;
+                check_outcome(i, expect_error, outcome, Some(expect_row.clone()))?;
             }
             Op::ReadRows {
                 table,
@@ -1281,14 +759,11 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
                 }
                 let outcome = filter
                     .as_ref()
-                    .map(FilterSpec::to_core)
+                    .map(row_filter)
                     .transpose()
                     .and_then(|f| {
                         let request = ReadRowsRequest {
-                            row_set: row_set
-                                .as_ref()
-                                .map(RowSetSpec::to_core)
-                                .unwrap_or_default(),
+                            row_set: row_set.clone().unwrap_or_default(),
                             filter: f.unwrap_or_default(),
                             rows_limit: rows_limit.unwrap_or(0),
                             reversed: reversed.unwrap_or(false),
@@ -1296,10 +771,7 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
                         db.read_rows(table, &request).map(|s| s.collect::<Vec<_>>())
                     })
                     .map_err(code_of);
-                let expected = expect_rows
-                    .as_ref()
-                    .map(|rows| rows.iter().map(RowSpec::to_core).collect());
-                check_outcome(i, expect_error, outcome, expected)?;
+                check_outcome(i, expect_error, outcome, expect_rows.clone())?;
             }
             Op::SampleRowKeys {
                 table, expect_keys, ..
@@ -1340,27 +812,11 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
                 modifications,
                 ..
             } => {
-                let mods = modifications
+                let outcome = modifications
                     .iter()
-                    .map(|m| match (&m.create, &m.update, m.drop) {
-                        (Some(f), None, None) => Ok(FamilyModification::Create {
-                            name: m.id.clone(),
-                            family: f.to_core()?,
-                        }),
-                        (None, Some(f), None) => Ok(FamilyModification::Update {
-                            name: m.id.clone(),
-                            family: f.to_core()?,
-                        }),
-                        (None, None, Some(true)) => {
-                            Ok(FamilyModification::Drop { name: m.id.clone() })
-                        }
-                        _ => Err(format!(
-                            "op {i}: a modification needs exactly one of create/update/drop"
-                        )),
-                    })
-                    .collect::<Result<Vec<_>, String>>()?;
-                let outcome = db
-                    .modify_column_families(table, &mods)
+                    .map(modification)
+                    .collect::<Result<Vec<_>, _>>()
+                    .and_then(|mods| db.modify_column_families(table, &mods))
                     .map(|_| ())
                     .map_err(code_of);
                 check_outcome(i, expect_error, outcome, None)?;
@@ -1373,12 +829,8 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
             } => {
                 let outcome = db.get_table(table).map_err(code_of);
                 if let Ok(info) = &outcome {
-                    if let Some(fams) = expect_families {
-                        let want = fams
-                            .iter()
-                            .map(|(n, f)| Ok((n.clone(), f.to_core()?)))
-                            .collect::<Result<BTreeMap<_, _>, String>>()?;
-                        if want != info.config.families {
+                    if let Some(want) = expect_families {
+                        if *want != info.config.families {
                             return Err(format!(
                                 "op {i}: families {:?}, expected {want:?}",
                                 info.config.families

@@ -35,10 +35,23 @@ def test_capabilities_follow_the_readme():
     vector = {
         "name": "x",
         "clock_micros": 5,
-        "tables": {"t": {"families": {"cf": {"gc_rule": {"union": [{"max_age_micros": 1000}]}}}, "granularity": "MICROS"}},
+        "tables": {
+            "t": {"columnFamilies": {"cf": {"gcRule": {"union": {"rules": [{"maxAge": "0.001s"}]}}}}, "granularity": "MICROS"}
+        },
         "ops": [
-            {"op": "mutate_row", "row_key": "r", "mutations": [{"set_cell": {"family": "cf", "qualifier": "q", "timestamp_micros": -1, "value": "v"}}]},
-            {"op": "read_rows", "row_set": {}, "rows_limit": 1, "reversed": True, "filter": {"chain": [{"sink": True}]}, "expect_rows": []},
+            {
+                "op": "mutate_row",
+                "row_key": "r",
+                "mutations": [{"setCell": {"familyName": "cf", "columnQualifier": "cQ==", "timestampMicros": "-1", "value": "dg=="}}],
+            },
+            {
+                "op": "read_rows",
+                "row_set": {},
+                "rows_limit": 1,
+                "reversed": True,
+                "filter": {"chain": {"filters": [{"sink": True}]}},
+                "expect_rows": [],
+            },
             {"op": "read_row", "row_key": "r", "expect_error": "NOT_FOUND"},
         ],
     }
@@ -66,7 +79,7 @@ def _first_vector_with(op_name, key):
 def test_runner_rejects_a_wrong_expected_value():
     vector, i = _first_vector_with("read_row", "expect_row")
     broken = copy.deepcopy(vector)
-    broken["ops"][i]["expect_row"]["cells"][0]["value"] = "not-what-was-written"
+    broken["ops"][i]["expect_row"]["families"][0]["columns"][0]["cells"][0]["value"] = "bm90LXdyaXR0ZW4="
     with pytest.raises(AssertionError):
         vs.replay(broken)
 
@@ -74,7 +87,8 @@ def test_runner_rejects_a_wrong_expected_value():
 def test_runner_rejects_a_wrong_timestamp_and_a_missing_row():
     vector, i = _first_vector_with("read_rows", "expect_rows")
     broken = copy.deepcopy(vector)
-    broken["ops"][i]["expect_rows"][0]["cells"][0]["timestamp_micros"] += 1000
+    cell = broken["ops"][i]["expect_rows"][0]["families"][0]["columns"][0]["cells"][0]
+    cell["timestampMicros"] = str(int(cell.get("timestampMicros", 0)) + 1000)
     with pytest.raises(AssertionError):
         vs.replay(broken)
     broken = copy.deepcopy(vector)

@@ -85,8 +85,10 @@ KNOWN_OP_FIELDS = {
     "read_modify_write_row": {"table", "row_key", "rules", "expect_row", "expect_error"},
 }
 KNOWN_VECTOR_FIELDS = {"name", "description", "clock_micros", "tables", "ops"}
-KNOWN_SPEC_FIELDS = {"families", "granularity", "deletion_protection", "initial_splits", "value_type"}
-KNOWN_FAMILY_FIELDS = {"gc_rule", "value_type"}
+# Table specs, families, mutations, filters, row sets, rules and rows are proto3 JSON
+# (lowerCamelCase names, bytes in base64, int64 as decimal strings).
+KNOWN_SPEC_FIELDS = {"columnFamilies", "granularity", "deletionProtection", "initialSplits"}
+KNOWN_FAMILY_FIELDS = {"gcRule", "valueType"}
 
 
 def load_vectors() -> list[dict[str, Any]]:
@@ -111,52 +113,73 @@ def to_bytes(value: Any) -> bytes:
     return base64.b64decode(value["base64"], validate=True)
 
 
+def b64(text: str) -> bytes:
+    """A proto3 JSON bytes field."""
+    return base64.b64decode(text, validate=True)
+
+
+def snake(name: str) -> str:
+    """setCell -> set_cell: capability names keep the proto's own field names."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+def duration_micros(text: str) -> int:
+    """A proto3 JSON Duration ("3.5s") in microseconds (truncated, as Bigtable does)."""
+    assert text.endswith("s"), f"not a duration: {text}"
+    body = text[:-1]
+    sign = -1 if body.startswith("-") else 1
+    whole, _, frac = body.lstrip("-").partition(".")
+    return sign * (int(whole) * 1_000_000 + int((frac + "000000")[:6]))
+
+
 # ---------------------------------------------------------------- capabilities
 
 
 def _filter_caps(f: Any, caps: set[str]) -> None:
     if isinstance(f, dict):
         for kind, arg in f.items():
-            caps.add(f"filter:{kind}")
+            caps.add(f"filter:{snake(kind)}")
             if kind in ("chain", "interleave"):
-                for sub in arg:
+                for sub in arg.get("filters", []):
                     _filter_caps(sub, caps)
             elif kind == "condition":
-                for key in ("predicate_filter", "true_filter", "false_filter"):
+                for key in ("predicateFilter", "trueFilter", "falseFilter"):
                     if key in arg:
                         _filter_caps(arg[key], caps)
 
 
 def _family_caps(family: dict[str, Any], caps: set[str]) -> None:
-    if "gc_rule" in family:
+    if "gcRule" in family:
         caps.add("schema:gc_rule")
-        if _has_max_age(family["gc_rule"]):
+        if _has_max_age(family["gcRule"]):
             caps.add("clock")
-    if "value_type" in family:
+    if "valueType" in family:
         caps.add("schema:value_type")
     caps.update(f"field:family.{k}" for k in family if k not in KNOWN_FAMILY_FIELDS)
 
 
 def _has_max_age(rule: dict[str, Any]) -> bool:
-    if "max_age_micros" in rule:
+    if "maxAge" in rule:
         return True
-    return any(_has_max_age(r) for key in ("intersection", "union") for r in rule.get(key, []))
+    return any(
+        _has_max_age(r) for key in ("intersection", "union") for r in rule.get(key, {}).get("rules", [])
+    )
 
 
 def _spec_caps(spec: dict[str, Any], caps: set[str]) -> None:
-    for family in spec.get("families", {}).values():
+    for family in spec.get("columnFamilies", {}).values():
         _family_caps(family, caps)
-    for key in ("granularity", "deletion_protection", "initial_splits"):
+    for key in ("granularity", "deletionProtection", "initialSplits"):
         if key in spec:
-            caps.add(f"schema:{key}")
+            caps.add(f"schema:{snake(key)}")
     caps.update(f"field:spec.{k}" for k in spec if k not in KNOWN_SPEC_FIELDS)
 
 
 def _mutation_caps(mutations: list[dict[str, Any]], caps: set[str]) -> None:
     for m in mutations:
         for kind, body in m.items():
-            caps.add(f"mutation:{kind}")
-            if kind == "set_cell" and body.get("timestamp_micros") == -1:
+            caps.add(f"mutation:{snake(kind)}")
+            if kind == "setCell" and int(body.get("timestampMicros", 0)) == -1:
                 caps.add("clock")
 
 
@@ -182,7 +205,7 @@ def capabilities(vector: dict[str, Any]) -> set[str]:
             _spec_caps(op.get("spec", {}), caps)
         for key in ("mutations", "true_mutations", "false_mutations"):
             _mutation_caps(op.get(key, []), caps)
-        for entry in op.get("entries", []):
+        for entry in op.get("entries", []):  # MutateRowsRequest.Entry
             _mutation_caps(entry.get("mutations", []), caps)
         if name in ("read_row", "read_rows", "check_and_mutate_row"):
             _filter_caps(op.get("filter"), caps)
@@ -206,19 +229,20 @@ def capabilities(vector: dict[str, Any]) -> set[str]:
 
 def gc_rule(spec: dict[str, Any]) -> st.GarbageCollectionRule:
     ((kind, arg),) = spec.items()
-    if kind == "max_num_versions":
-        return st.MaxVersionsGCRule(arg)
-    if kind == "max_age_micros":
-        return st.MaxAgeGCRule(datetime.timedelta(microseconds=arg))
+    if kind == "maxNumVersions":
+        return st.MaxVersionsGCRule(int(arg))
+    if kind == "maxAge":
+        return st.MaxAgeGCRule(datetime.timedelta(microseconds=duration_micros(arg)))
     if kind == "intersection":
-        return st.GCRuleIntersection([gc_rule(r) for r in arg])
+        return st.GCRuleIntersection([gc_rule(r) for r in arg.get("rules", [])])
     if kind == "union":
-        return st.GCRuleUnion([gc_rule(r) for r in arg])
+        return st.GCRuleUnion([gc_rule(r) for r in arg.get("rules", [])])
     raise AssertionError(f"unknown gc rule {kind}")
 
 
 def gc_rule_json(rule: st.GarbageCollectionRule) -> dict[str, Any]:
-    """A reported rule back in the vector's JSON shape, to compare with expect_families."""
+    """A rule as plain data (ages in microseconds), to compare a reported rule with an expected
+    one however the vector spells its Duration."""
     if isinstance(rule, st.MaxVersionsGCRule):
         return {"max_num_versions": rule.max_num_versions}
     if isinstance(rule, st.MaxAgeGCRule):
@@ -232,52 +256,56 @@ def gc_rule_json(rule: st.GarbageCollectionRule) -> dict[str, Any]:
 
 
 def family_rule(family: dict[str, Any]) -> st.GarbageCollectionRule | None:
-    return gc_rule(family["gc_rule"]) if "gc_rule" in family else None
+    return gc_rule(family["gcRule"]) if "gcRule" in family else None
 
 
 def create_table(admin: st.TableAdmin, table_id: str, spec: dict[str, Any]) -> None:
     admin.create_table(
         table_id,
-        {name: family_rule(f) for name, f in spec.get("families", {}).items()},
+        {name: family_rule(f) for name, f in spec.get("columnFamilies", {}).items()},
         granularity=spec.get("granularity", "MILLIS"),
-        deletion_protection=spec.get("deletion_protection", False),
-        initial_splits=[to_bytes(k) for k in spec.get("initial_splits", [])],
+        deletion_protection=spec.get("deletionProtection", False),
+        initial_splits=[b64(s.get("key", "")) for s in spec.get("initialSplits", [])],
     )
 
 
 def mutation(spec: dict[str, Any]) -> st.Mutation:
     ((kind, m),) = spec.items()
-    if kind == "set_cell":
-        return st.SetCell(m["family"], to_bytes(m["qualifier"]), to_bytes(m["value"]), m["timestamp_micros"])
-    if kind == "delete_from_column":
+    family, qualifier = m.get("familyName", ""), b64(m.get("columnQualifier", ""))
+    if kind == "setCell":
+        return st.SetCell(family, qualifier, b64(m.get("value", "")), int(m.get("timestampMicros", 0)))
+    if kind == "deleteFromColumn":
+        time_range = m.get("timeRange", {})
+        start, end = time_range.get("startTimestampMicros"), time_range.get("endTimestampMicros")
         return st.DeleteRangeFromColumn(
-            m["family"],
-            to_bytes(m["qualifier"]),
-            m.get("start_timestamp_micros"),
-            m.get("end_timestamp_micros"),
+            family,
+            qualifier,
+            None if start is None else int(start),
+            None if end is None else int(end),
         )
-    if kind == "delete_from_family":
-        return st.DeleteAllFromFamily(m["family"])
-    if kind == "delete_from_row":
+    if kind == "deleteFromFamily":
+        return st.DeleteAllFromFamily(family)
+    if kind == "deleteFromRow":
         return st.DeleteAllFromRow()
     raise AssertionError(f"unknown mutation {kind}")
 
 
 def _bound_args(spec: dict[str, Any], what: str) -> tuple[Any, Any, Any, Any]:
-    """(start, end, inclusive_start, inclusive_end) of a *_closed / *_open range object."""
-    start = spec.get(f"start_{what}_closed", spec.get(f"start_{what}_open"))
-    end = spec.get(f"end_{what}_closed", spec.get(f"end_{what}_open"))
+    """(start, end, inclusive_start, inclusive_end) of a start*Closed / start*Open range object."""
+    start = spec.get(f"start{what}Closed", spec.get(f"start{what}Open"))
+    end = spec.get(f"end{what}Closed", spec.get(f"end{what}Open"))
     return (
-        None if start is None else to_bytes(start),
-        None if end is None else to_bytes(end),
-        None if start is None else f"start_{what}_closed" in spec,
-        None if end is None else f"end_{what}_closed" in spec,
+        None if start is None else b64(start),
+        None if end is None else b64(end),
+        None if start is None else f"start{what}Closed" in spec,
+        None if end is None else f"end{what}Closed" in spec,
     )
 
 
 def row_filter(spec: dict[str, Any]) -> st.RowFilter:
     """A vector FILTER as the public filter classes (Google's row_filters names)."""
-    ((kind, arg),) = spec.items()
+    ((camel_kind, arg),) = spec.items()
+    kind = snake(camel_kind)
     simple = {
         "sink": st.SinkFilter,
         "pass_all_filter": st.PassAllFilter,
@@ -296,43 +324,50 @@ def row_filter(spec: dict[str, Any]) -> st.RowFilter:
         "value_regex_filter": st.ValueRegexFilter,
         "value_bitmask_filter": st.ValueBitmaskFilter,
     }
+    numbers = {"cells_per_row_offset_filter", "cells_per_row_limit_filter", "cells_per_column_limit_filter"}
+    if kind in numbers:
+        return simple[kind](int(arg))
+    if kind == "row_sample_filter":
+        return simple[kind](float(arg))
     if kind in simple:
         return simple[kind](arg)
     if kind in regexes:
-        return regexes[kind](to_bytes(arg))
+        return regexes[kind](b64(arg))
     if kind == "chain":
-        return st.RowFilterChain([row_filter(f) for f in arg])
+        return st.RowFilterChain([row_filter(f) for f in arg.get("filters", [])])
     if kind == "interleave":
-        return st.RowFilterUnion([row_filter(f) for f in arg])
+        return st.RowFilterUnion([row_filter(f) for f in arg.get("filters", [])])
     if kind == "condition":
         return st.ConditionalRowFilter(
-            row_filter(arg["predicate_filter"]),
-            row_filter(arg["true_filter"]) if "true_filter" in arg else None,
-            row_filter(arg["false_filter"]) if "false_filter" in arg else None,
+            row_filter(arg["predicateFilter"]),
+            row_filter(arg["trueFilter"]) if "trueFilter" in arg else None,
+            row_filter(arg["falseFilter"]) if "falseFilter" in arg else None,
         )
     if kind == "column_range_filter":
-        return st.ColumnRangeFilter(arg["family_name"], *_bound_args(arg, "qualifier"))
+        return st.ColumnRangeFilter(arg.get("familyName", ""), *_bound_args(arg, "Qualifier"))
     if kind == "value_range_filter":
-        return st.ValueRangeFilter(*_bound_args(arg, "value"))
+        return st.ValueRangeFilter(*_bound_args(arg, "Value"))
     if kind == "timestamp_range_filter":
-        return st.TimestampRangeFilter(arg.get("start_timestamp_micros"), arg.get("end_timestamp_micros"))
+        start, end = arg.get("startTimestampMicros"), arg.get("endTimestampMicros")
+        return st.TimestampRangeFilter(None if start is None else int(start), None if end is None else int(end))
     raise AssertionError(f"unknown filter {kind}")
 
 
 def rmw_rule(spec: dict[str, Any]) -> st.ReadModifyWriteRule:
-    if "append_value" in spec:
-        return st.AppendValueRule(spec["family"], to_bytes(spec["qualifier"]), to_bytes(spec["append_value"]))
-    return st.IncrementRule(spec["family"], to_bytes(spec["qualifier"]), spec["increment_amount"])
+    family, qualifier = spec.get("familyName", ""), b64(spec.get("columnQualifier", ""))
+    if "appendValue" in spec:
+        return st.AppendValueRule(family, qualifier, b64(spec["appendValue"]))
+    return st.IncrementRule(family, qualifier, int(spec["incrementAmount"]))
 
 
 def row_range(spec: dict[str, Any]) -> st.RowRange:
-    start = spec.get("start_key_closed", spec.get("start_key_open"))
-    end = spec.get("end_key_closed", spec.get("end_key_open"))
+    start = spec.get("startKeyClosed", spec.get("startKeyOpen"))
+    end = spec.get("endKeyClosed", spec.get("endKeyOpen"))
     return st.RowRange(
-        start_key=None if start is None else to_bytes(start),
-        end_key=None if end is None else to_bytes(end),
-        start_is_inclusive="start_key_open" not in spec,
-        end_is_inclusive="end_key_closed" in spec,
+        start_key=None if start is None else b64(start),
+        end_key=None if end is None else b64(end),
+        start_is_inclusive="startKeyOpen" not in spec,
+        end_is_inclusive="endKeyClosed" in spec,
     )
 
 
@@ -368,19 +403,22 @@ def row_json(row: st.Row | None) -> Any:
 
 
 def expected_row(spec: Any) -> Any:
+    """A proto3 JSON Row (families, columns, cells) flattened into row_json's shape."""
     if spec is None:
         return None
     return {
-        "key": to_bytes(spec["key"]),
+        "key": b64(spec.get("key", "")),
         "cells": [
             {
-                "family": c["family"],
-                "qualifier": to_bytes(c["qualifier"]),
-                "timestamp_micros": c["timestamp_micros"],
-                "value": to_bytes(c["value"]),
+                "family": f.get("name", ""),
+                "qualifier": b64(col.get("qualifier", "")),
+                "timestamp_micros": int(c.get("timestampMicros", 0)),
+                "value": b64(c.get("value", "")),
                 "labels": c.get("labels", []),
             }
-            for c in spec["cells"]
+            for f in spec.get("families", [])
+            for col in f.get("columns", [])
+            for c in col.get("cells", [])
         ],
     }
 
@@ -425,8 +463,8 @@ def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.Manua
     if name == "read_rows":
         row_set = op.get("row_set", {})
         query = st.ReadRowsQuery(
-            row_keys=[to_bytes(k) for k in row_set.get("row_keys", [])],
-            row_ranges=[row_range(r) for r in row_set.get("row_ranges", [])],
+            row_keys=[b64(k) for k in row_set.get("rowKeys", [])],
+            row_ranges=[row_range(r) for r in row_set.get("rowRanges", [])],
             limit=op.get("rows_limit"),
             row_filter=row_filter(op["filter"]) if "filter" in op else None,
         )
@@ -484,7 +522,11 @@ def _check_result(where: str, op: dict[str, Any], result: Any) -> None:
         assert result == expected, f"{where}:\n expected {expected}\n got {result}"
     elif name == "get_table":
         if "expect_families" in op:
-            assert result["families"] == op["expect_families"], f"{where}: families {result['families']}"
+            expected = {
+                n: ({"gc_rule": gc_rule_json(gc_rule(f["gcRule"]))} if "gcRule" in f else {})
+                for n, f in op["expect_families"].items()
+            }
+            assert result["families"] == expected, f"{where}: families {result['families']}"
         if "expect_deletion_protection" in op:
             assert result["deletion_protection"] == op["expect_deletion_protection"], f"{where}: deletion_protection"
     elif name == "check_and_mutate_row":

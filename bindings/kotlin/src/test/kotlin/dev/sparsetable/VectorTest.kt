@@ -92,13 +92,14 @@ object Vectors {
         "update_table" to setOf("deletion_protection"),
     )
 
+    /** Fields of each mutation kind (proto3 JSON names of google.bigtable.v2.Mutation). */
     private val MUTATION_FIELDS = mapOf(
-        "set_cell" to setOf("family", "qualifier", "timestamp_micros", "value"),
-        "delete_from_column" to setOf("family", "qualifier", "start_timestamp_micros", "end_timestamp_micros"),
-        "delete_from_family" to setOf("family"),
-        "delete_from_row" to emptySet(),
-        "add_to_cell" to setOf("family", "qualifier", "timestamp_micros", "input"),
-        "merge_to_cell" to setOf("family", "qualifier", "timestamp_micros", "input"),
+        "setCell" to setOf("familyName", "columnQualifier", "timestampMicros", "value"),
+        "deleteFromColumn" to setOf("familyName", "columnQualifier", "timeRange"),
+        "deleteFromFamily" to setOf("familyName"),
+        "deleteFromRow" to emptySet(),
+        "addToCell" to setOf("familyName", "columnQualifier", "timestamp", "input"),
+        "mergeToCell" to setOf("familyName", "columnQualifier", "timestamp", "input"),
     )
 
     /** The vector's capabilities (tests/vectors/README.md, "Capabilities"). */
@@ -143,46 +144,46 @@ object Vectors {
     private fun mutationCaps(mutations: List<JsonObject>, caps: MutableSet<String>) {
         for (m in mutations) {
             val (kind, body) = m.entrySet().single()
-            caps += "mutation:$kind"
-            if (kind == "set_cell" && body.asJsonObject["timestamp_micros"].asLong == -1L) caps += "clock"
+            caps += "mutation:${snake(kind)}"
+            if (kind == "setCell" && i64(body.asJsonObject["timestampMicros"]) == -1L) caps += "clock"
             MUTATION_FIELDS[kind]?.let { unknownFields(body.asJsonObject, "mutation.$kind", it, caps) }
         }
     }
 
     private fun filterCaps(filter: JsonObject, caps: MutableSet<String>) {
         val (kind, body) = filter.entrySet().single()
-        caps += "filter:$kind"
+        caps += "filter:${snake(kind)}"
         when (kind) {
-            "chain", "interleave" -> body.asJsonArray.forEach { filterCaps(it.asJsonObject, caps) }
-            "condition" -> listOf("predicate_filter", "true_filter", "false_filter").forEach { k ->
+            "chain", "interleave" -> body.asJsonObject["filters"]?.asJsonArray?.forEach { filterCaps(it.asJsonObject, caps) }
+            "condition" -> listOf("predicateFilter", "trueFilter", "falseFilter").forEach { k ->
                 body.asJsonObject.obj(k)?.let { filterCaps(it, caps) }
             }
         }
     }
 
     private fun tableCaps(spec: JsonObject, caps: MutableSet<String>) {
-        unknownFields(spec, "table", setOf("families", "granularity", "deletion_protection", "initial_splits"), caps)
-        spec.obj("families")?.entrySet()?.forEach { (_, f) -> familyCaps(f.asJsonObject, caps) }
+        unknownFields(spec, "table", setOf("columnFamilies", "granularity", "deletionProtection", "initialSplits"), caps)
+        spec.obj("columnFamilies")?.entrySet()?.forEach { (_, f) -> familyCaps(f.asJsonObject, caps) }
         if (spec.has("granularity")) caps += "schema:granularity"
-        if (spec.has("deletion_protection")) caps += "schema:deletion_protection"
-        if (spec.has("initial_splits")) caps += "schema:initial_splits"
+        if (spec.has("deletionProtection")) caps += "schema:deletion_protection"
+        if (spec.has("initialSplits")) caps += "schema:initial_splits"
     }
 
     private fun familyCaps(family: JsonObject, caps: MutableSet<String>) {
-        unknownFields(family, "family", setOf("gc_rule", "value_type"), caps)
-        family.obj("gc_rule")?.let {
+        unknownFields(family, "family", setOf("gcRule", "valueType"), caps)
+        family.obj("gcRule")?.let {
             caps += "schema:gc_rule"
             if (hasMaxAge(it, caps)) caps += "clock"
         }
-        if (family.has("value_type")) caps += "schema:value_type"
+        if (family.has("valueType")) caps += "schema:value_type"
     }
 
     private fun hasMaxAge(rule: JsonObject, caps: MutableSet<String>): Boolean {
-        val (kind, body) = rule.entrySet().single()
+        val (kind, body) = rule.entrySet().singleOrNull() ?: return false
         return when (kind) {
-            "max_age_micros" -> true
-            "max_num_versions" -> false
-            "intersection", "union" -> body.asJsonArray.map { hasMaxAge(it.asJsonObject, caps) }.any { it }
+            "maxAge" -> true
+            "maxNumVersions" -> false
+            "intersection", "union" -> rules(body).map { hasMaxAge(it, caps) }.any { it }
             else -> false.also { caps += "unknown:gc_rule.$kind" }
         }
     }
@@ -193,6 +194,28 @@ object Vectors {
 
     private fun JsonObject.obj(key: String): JsonObject? = get(key)?.takeUnless { it.isJsonNull }?.asJsonObject
 
+    /** setCell -> set_cell: capability names keep the proto's own field names. */
+    private fun snake(name: String): String = name.replace(Regex("[A-Z]")) { "_" + it.value.lowercase() }
+
+    /** A proto3 JSON bytes field (standard base64); absent means empty. */
+    private fun b64(e: JsonElement?): ByteArray =
+        if (e == null || e.isJsonNull) ByteArray(0) else Base64.getDecoder().decode(e.asString)
+
+    /** A proto3 JSON int64: a decimal string or a number; absent means 0. */
+    private fun i64(e: JsonElement?): Long = if (e == null || e.isJsonNull) 0L else e.asString.toLong()
+
+    /** A proto3 JSON Duration such as "3.5s", in microseconds. */
+    private fun durationMicros(text: String): Long {
+        val body = text.removeSuffix("s")
+        val negative = body.startsWith("-")
+        val parts = body.removePrefix("-").split(".")
+        val micros = parts[0].toLong() * 1_000_000 + (parts.getOrElse(1) { "" } + "000000").take(6).toLong()
+        return if (negative) -micros else micros
+    }
+
+    private fun rules(body: JsonElement): List<JsonObject> =
+        body.asJsonObject["rules"]?.asJsonArray?.map { it.asJsonObject } ?: emptyList()
+
     private fun bytes(e: JsonElement): ByteArray = when {
         e.isJsonPrimitive -> e.asString.toByteArray(Charsets.UTF_8)
         e.asJsonObject.has("int64") -> java.nio.ByteBuffer.allocate(8).putLong(e.asJsonObject["int64"].asLong).array()
@@ -202,10 +225,10 @@ object Vectors {
     private fun gcRule(o: JsonObject): GCRule {
         val (kind, body) = o.entrySet().single()
         return when (kind) {
-            "max_num_versions" -> GCRULES.maxVersions(body.asLong)
-            "max_age_micros" -> GCRULES.maxAgeMicros(body.asLong)
-            "intersection" -> GCRule.IntersectionRule(body.asJsonArray.map { gcRule(it.asJsonObject) })
-            "union" -> GCRule.UnionRule(body.asJsonArray.map { gcRule(it.asJsonObject) })
+            "maxNumVersions" -> GCRULES.maxVersions(i64(body))
+            "maxAge" -> GCRULES.maxAgeMicros(durationMicros(body.asString))
+            "intersection" -> GCRule.IntersectionRule(rules(body).map { gcRule(it) })
+            "union" -> GCRule.UnionRule(rules(body).map { gcRule(it) })
             else -> error("unknown gc rule $kind")
         }
     }
@@ -213,19 +236,31 @@ object Vectors {
     /** A vector's FAMILY as the admin API reports a family (no rule = the default rule). */
     private fun family(id: String, f: JsonObject) = ColumnFamily(
         id,
-        f.obj("gc_rule")?.let(::gcRule) ?: GCRULES.defaultRule(),
-        f["value_type"]?.let { ValueType.valueOf(it.asString) } ?: ValueType.BYTES,
+        f.obj("gcRule")?.let(::gcRule) ?: GCRULES.defaultRule(),
+        f.obj("valueType")?.let(::valueType) ?: ValueType.BYTES,
     )
+
+    /** An admin Type: bytesType, or an int64 aggregate (Sum, Min, Max) as the API names them. */
+    private fun valueType(t: JsonObject): ValueType {
+        if (t.has("bytesType")) return ValueType.BYTES
+        val aggregate = t.obj("aggregateType") ?: error("unsupported value type $t")
+        return when {
+            aggregate.has("sum") -> ValueType.INT64_SUM
+            aggregate.has("min") -> ValueType.INT64_MIN
+            aggregate.has("max") -> ValueType.INT64_MAX
+            else -> error("unsupported aggregate $aggregate")
+        }
+    }
 
     private fun createTableRequest(id: String, spec: JsonObject): CreateTableRequest {
         val request = CreateTableRequest.of(id)
-        spec.obj("families")?.entrySet()?.forEach { (name, f) ->
+        spec.obj("columnFamilies")?.entrySet()?.forEach { (name, f) ->
             val fam = family(name, f.asJsonObject)
             request.addFamily(name, fam.gcRule, fam.valueType)
         }
         spec["granularity"]?.let { request.setTimestampGranularity(TimestampGranularity.valueOf(it.asString)) }
-        spec["deletion_protection"]?.let { request.setDeletionProtection(it.asBoolean) }
-        spec["initial_splits"]?.asJsonArray?.forEach { request.addSplit(bytes(it)) }
+        spec["deletionProtection"]?.let { request.setDeletionProtection(it.asBoolean) }
+        spec["initialSplits"]?.asJsonArray?.forEach { request.addSplit(b64(it.asJsonObject["key"])) }
         return request
     }
 
@@ -244,17 +279,24 @@ object Vectors {
         return request
     }
 
+    /** A proto3 JSON Row (families, columns, cells) as the API's flat list of cells. */
     private fun row(o: JsonObject): Row = Row(
-        bytes(o["key"]),
-        o["cells"].asJsonArray.map { c ->
-            val cell = c.asJsonObject
-            RowCell(
-                cell["family"].asString,
-                bytes(cell["qualifier"]),
-                cell["timestamp_micros"].asLong,
-                bytes(cell["value"]),
-                cell["labels"]?.asJsonArray?.map { it.asString } ?: emptyList(),
-            )
+        b64(o["key"]),
+        (o["families"]?.asJsonArray ?: JsonArray()).flatMap { f ->
+            val family = f.asJsonObject
+            (family["columns"]?.asJsonArray ?: JsonArray()).flatMap { c ->
+                val column = c.asJsonObject
+                (column["cells"]?.asJsonArray ?: JsonArray()).map { e ->
+                    val cell = e.asJsonObject
+                    RowCell(
+                        family["name"]?.asString ?: "",
+                        b64(column["qualifier"]),
+                        i64(cell["timestampMicros"]),
+                        b64(cell["value"]),
+                        cell["labels"]?.asJsonArray?.map { it.asString } ?: emptyList(),
+                    )
+                }
+            }
         },
     )
 
@@ -262,20 +304,35 @@ object Vectors {
         for (element in mutations?.asJsonArray ?: JsonArray()) {
             val (kind, bodyElement) = element.asJsonObject.entrySet().single()
             val body = bodyElement.asJsonObject
-            val family = body["family"]?.asString ?: ""
+            val family = body["familyName"]?.asString ?: ""
+            // AddToCell and MergeToCell carry google.bigtable.v2.Value messages.
+            fun value(key: String): JsonObject = body.obj(key) ?: JsonObject()
             when (kind) {
-                "set_cell" -> m.setCell(family, bytes(body["qualifier"]), body["timestamp_micros"].asLong, bytes(body["value"]))
-                "add_to_cell" -> m.addToCell(family, bytes(body["qualifier"]), body["timestamp_micros"].asLong, body["input"].asLong)
-                "merge_to_cell" -> m.mergeToCell(family, bytes(body["qualifier"]), body["timestamp_micros"].asLong, bytes(body["input"]))
-                "delete_from_column" -> m.deleteCells(
+                "setCell" -> m.setCell(family, b64(body["columnQualifier"]), i64(body["timestampMicros"]), b64(body["value"]))
+                "addToCell" -> m.addToCell(
                     family,
-                    bytes(body["qualifier"]),
-                    body["start_timestamp_micros"]?.asLong ?: 0L,
-                    // As in the proto (and the Rust runner), an end of 0 is unbounded: null here.
-                    body["end_timestamp_micros"]?.asLong?.takeIf { it != 0L },
+                    b64(value("columnQualifier")["rawValue"]),
+                    i64(value("timestamp")["rawTimestampMicros"]),
+                    i64(value("input")["intValue"]),
                 )
-                "delete_from_family" -> m.deleteFamily(family)
-                "delete_from_row" -> m.deleteRow()
+                "mergeToCell" -> m.mergeToCell(
+                    family,
+                    b64(value("columnQualifier")["rawValue"]),
+                    i64(value("timestamp")["rawTimestampMicros"]),
+                    b64(value("input")["rawValue"]),
+                )
+                "deleteFromColumn" -> {
+                    val range = body.obj("timeRange") ?: JsonObject()
+                    m.deleteCells(
+                        family,
+                        b64(body["columnQualifier"]),
+                        i64(range["startTimestampMicros"]),
+                        // As in the proto (and the Rust runner), an end of 0 is unbounded: null here.
+                        i64(range["endTimestampMicros"]).takeIf { it != 0L },
+                    )
+                }
+                "deleteFromFamily" -> m.deleteFamily(family)
+                "deleteFromRow" -> m.deleteRow()
                 else -> error("unknown mutation $kind")
             }
         }
@@ -293,44 +350,45 @@ object Vectors {
         val (kind, body) = o.entrySet().single()
         fun flag(f: Filter): Filter =
             if (body.asBoolean) f else throw InvalidArgumentException("INVALID_ARGUMENT: $kind must be true when set")
-        fun range(r: ByteRangeFilter, prefix: String, what: String): ByteRangeFilter {
+        fun range(r: ByteRangeFilter, what: String): ByteRangeFilter {
             val b = body.asJsonObject
-            b["${prefix}start_${what}_closed"]?.let { r.startClosed(bytes(it)) }
-            b["${prefix}start_${what}_open"]?.let { r.startOpen(bytes(it)) }
-            b["${prefix}end_${what}_closed"]?.let { r.endClosed(bytes(it)) }
-            b["${prefix}end_${what}_open"]?.let { r.endOpen(bytes(it)) }
+            b["start${what}Closed"]?.let { r.startClosed(b64(it)) }
+            b["start${what}Open"]?.let { r.startOpen(b64(it)) }
+            b["end${what}Closed"]?.let { r.endClosed(b64(it)) }
+            b["end${what}Open"]?.let { r.endOpen(b64(it)) }
             return r
         }
-        return when (kind) {
-            "chain" -> FILTERS.chain().also { c -> body.asJsonArray.forEach { c.filter(filter(it.asJsonObject)) } }
-            "interleave" -> FILTERS.interleave().also { c -> body.asJsonArray.forEach { c.filter(filter(it.asJsonObject)) } }
+        fun members(): List<JsonObject> = body.asJsonObject["filters"]?.asJsonArray?.map { it.asJsonObject } ?: emptyList()
+        return when (snake(kind)) {
+            "chain" -> FILTERS.chain().also { c -> members().forEach { c.filter(filter(it)) } }
+            "interleave" -> FILTERS.interleave().also { c -> members().forEach { c.filter(filter(it)) } }
             "condition" -> body.asJsonObject.let { b ->
-                FILTERS.condition(filter(b["predicate_filter"].asJsonObject)).also { c ->
-                    b.obj("true_filter")?.let { c.then(filter(it)) }
-                    b.obj("false_filter")?.let { c.otherwise(filter(it)) }
+                FILTERS.condition(filter(b["predicateFilter"].asJsonObject)).also { c ->
+                    b.obj("trueFilter")?.let { c.then(filter(it)) }
+                    b.obj("falseFilter")?.let { c.otherwise(filter(it)) }
                 }
             }
             "sink" -> flag(FILTERS.sink())
             "pass_all_filter" -> flag(FILTERS.pass())
             "block_all_filter" -> flag(FILTERS.block())
             "strip_value_transformer" -> flag(FILTERS.value().strip())
-            "row_key_regex_filter" -> FILTERS.key().regex(bytes(body))
+            "row_key_regex_filter" -> FILTERS.key().regex(b64(body))
             "row_sample_filter" -> FILTERS.key().sample(body.asDouble)
             "family_name_regex_filter" -> FILTERS.family().regex(body.asString)
-            "column_qualifier_regex_filter" -> FILTERS.qualifier().regex(bytes(body))
+            "column_qualifier_regex_filter" -> FILTERS.qualifier().regex(b64(body))
             "column_range_filter" ->
-                range(FILTERS.qualifier().rangeWithinFamily(body.asJsonObject["family_name"].asString), "", "qualifier")
+                range(FILTERS.qualifier().rangeWithinFamily(body.asJsonObject["familyName"]?.asString ?: ""), "Qualifier")
             "timestamp_range_filter" -> FILTERS.timestamp().range().also { r ->
-                body.asJsonObject["start_timestamp_micros"]?.let { r.startClosed(it.asLong) }
-                body.asJsonObject["end_timestamp_micros"]?.let { r.endOpen(it.asLong) }
+                body.asJsonObject["startTimestampMicros"]?.let { r.startClosed(i64(it)) }
+                body.asJsonObject["endTimestampMicros"]?.let { r.endOpen(i64(it)) }
             }
-            "value_regex_filter" -> FILTERS.value().regex(bytes(body))
-            "value_range_filter" -> range(FILTERS.value().range(), "", "value")
+            "value_regex_filter" -> FILTERS.value().regex(b64(body))
+            "value_range_filter" -> range(FILTERS.value().range(), "Value")
             "cells_per_row_offset_filter" -> FILTERS.offset().cellsPerRow(body.asInt)
             "cells_per_row_limit_filter" -> FILTERS.limit().cellsPerRow(body.asInt)
             "cells_per_column_limit_filter" -> FILTERS.limit().cellsPerColumn(body.asInt)
             "apply_label_transformer" -> FILTERS.label(body.asString)
-            "value_bitmask_filter" -> FILTERS.value().bitmask(bytes(body))
+            "value_bitmask_filter" -> FILTERS.value().bitmask(b64(body))
             else -> error("unknown filter $kind")
         }
     }
@@ -338,14 +396,14 @@ object Vectors {
     private fun query(table: String, op: JsonObject): Query {
         val q = Query.create(table)
         op.obj("row_set")?.let { set ->
-            set["row_keys"]?.asJsonArray?.forEach { q.rowKey(bytes(it)) }
-            set["row_ranges"]?.asJsonArray?.forEach { r ->
+            set["rowKeys"]?.asJsonArray?.forEach { q.rowKey(b64(it)) }
+            set["rowRanges"]?.asJsonArray?.forEach { r ->
                 val range = r.asJsonObject
                 val b = ByteStringRange.unbounded()
-                range["start_key_closed"]?.let { b.startClosed(bytes(it)) }
-                range["start_key_open"]?.let { b.startOpen(bytes(it)) }
-                range["end_key_closed"]?.let { b.endClosed(bytes(it)) }
-                range["end_key_open"]?.let { b.endOpen(bytes(it)) }
+                range["startKeyClosed"]?.let { b.startClosed(b64(it)) }
+                range["startKeyOpen"]?.let { b.startOpen(b64(it)) }
+                range["endKeyClosed"]?.let { b.endClosed(b64(it)) }
+                range["endKeyOpen"]?.let { b.endOpen(b64(it)) }
                 q.range(b)
             }
         }
@@ -360,7 +418,7 @@ object Vectors {
         val bulk = BulkMutation.create(table)
         op["entries"].asJsonArray.forEach { e ->
             val entry = e.asJsonObject
-            bulk.add(bytes(entry["row_key"]), mutation(entry["mutations"]))
+            bulk.add(b64(entry["rowKey"]), mutation(entry["mutations"]))
         }
         val failed = try {
             client.bulkMutateRows(bulk)
@@ -399,12 +457,12 @@ object Vectors {
                             ReadModifyWriteRow.create(table, bytes(op["row_key"])).also { r ->
                                 op["rules"].asJsonArray.forEach { e ->
                                     val rule = e.asJsonObject
-                                    val family = rule["family"].asString
-                                    val qualifier = bytes(rule["qualifier"])
+                                    val family = rule["familyName"]?.asString ?: ""
+                                    val qualifier = b64(rule["columnQualifier"])
                                     when {
-                                        rule.has("append_value") -> r.append(family, qualifier, bytes(rule["append_value"]))
-                                        rule.has("increment_amount") -> r.increment(family, qualifier, rule["increment_amount"].asLong)
-                                        else -> error("op $i: a rule needs append_value or increment_amount")
+                                        rule.has("appendValue") -> r.append(family, qualifier, b64(rule["appendValue"]))
+                                        rule.has("incrementAmount") -> r.increment(family, qualifier, i64(rule["incrementAmount"]))
+                                        else -> error("op $i: a rule needs appendValue or incrementAmount")
                                     }
                                 }
                             },
@@ -523,11 +581,11 @@ class VectorCoverageTest {
     @Test
     fun capabilitiesFollowTheReadme() {
         val v = JsonParser.parseString(
-            """{"name": "x", "tables": {"t": {"families": {"cf": {"gc_rule": {"union": [{"max_num_versions": 1}]}}}, "granularity": "MICROS"}},
-               "ops": [{"op": "mutate_row", "row_key": "r", "mutations": [{"delete_from_row": {}}], "expect_error": "NOT_FOUND"},
-                       {"op": "read_rows", "rows_limit": 1, "filter": {"chain": [{"pass_all_filter": true}]}, "colour": 1},
-                       {"op": "check_and_mutate_row", "row_key": "r", "true_mutations": [{"set_cell": {"family": "cf", "qualifier": "q", "timestamp_micros": -1, "value": "v"}}]},
-                       {"op": "modify_column_families", "modifications": [{"id": "agg", "create": {"value_type": "INT64_SUM"}}]}]}""",
+            """{"name": "x", "tables": {"t": {"columnFamilies": {"cf": {"gcRule": {"union": {"rules": [{"maxNumVersions": 1}]}}}}, "granularity": "MICROS"}},
+               "ops": [{"op": "mutate_row", "row_key": "r", "mutations": [{"deleteFromRow": {}}], "expect_error": "NOT_FOUND"},
+                       {"op": "read_rows", "rows_limit": 1, "filter": {"chain": {"filters": [{"passAllFilter": true}]}}, "colour": 1},
+                       {"op": "check_and_mutate_row", "row_key": "r", "true_mutations": [{"setCell": {"familyName": "cf", "columnQualifier": "cQ==", "timestampMicros": "-1", "value": "dg=="}}]},
+                       {"op": "modify_column_families", "modifications": [{"id": "agg", "create": {"valueType": {"aggregateType": {"inputType": {"int64Type": {}}, "sum": {}}}}}]}]}""",
         ).asJsonObject
         kotlin.test.assertEquals(
             sortedSetOf(
