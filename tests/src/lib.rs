@@ -827,11 +827,11 @@ impl MutationSpec {
             } => Mutation::DeleteFromColumn {
                 family: family.clone(),
                 qualifier: qualifier.0.clone(),
-                time_range: TimestampRange {
-                    start_micros: start_timestamp_micros.unwrap_or(0),
-                    // As in the proto, an end of 0 means unbounded.
-                    end_micros: end_timestamp_micros.filter(|e| *e != 0),
-                },
+                // Unset fields are the proto's 0; the core reads the wire values.
+                time_range: TimestampRange::from_wire(
+                    start_timestamp_micros.unwrap_or(0),
+                    end_timestamp_micros.unwrap_or(0),
+                ),
             },
             MutationSpec::DeleteFromFamily { family } => Mutation::DeleteFromFamily {
                 family: family.clone(),
@@ -1036,9 +1036,12 @@ impl RowSetSpec {
             row_ranges: self
                 .row_ranges
                 .iter()
-                .map(|r| RowRange {
-                    start: bound(&r.start_key_closed, &r.start_key_open),
-                    end: bound(&r.end_key_closed, &r.end_key_open),
+                .map(|r| {
+                    // The core applies the wire rule (an empty key is unbounded).
+                    RowRange::from_wire_bounds(
+                        bound(&r.start_key_closed, &r.start_key_open),
+                        bound(&r.end_key_closed, &r.end_key_open),
+                    )
                 })
                 .collect(),
         }

@@ -271,8 +271,8 @@ object Vectors {
                     family,
                     bytes(body["qualifier"]),
                     body["start_timestamp_micros"]?.asLong ?: 0L,
-                    // As in the proto (and the Rust runner), an end of 0 is unbounded: null here.
-                    body["end_timestamp_micros"]?.asLong?.takeIf { it != 0L },
+                    // Passed as the vector has it: the engine reads an end of 0 as unbounded.
+                    body["end_timestamp_micros"]?.asLong,
                 )
                 "delete_from_family" -> m.deleteFamily(family)
                 "delete_from_row" -> m.deleteRow()
