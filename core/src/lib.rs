@@ -49,7 +49,7 @@ pub use api::shared::SharedDatabase;
 pub use error::{Code, Error, Result};
 pub use model::filter::{CompiledFilter, RowFilter};
 pub use model::gc::GcRule;
-pub use model::mutation::{Mutation, TimestampRange};
+pub use model::mutation::{Mutation, TimestampRange, SERVER_TIME_MICROS};
 pub use model::read_modify_write::{ReadModifyWriteOp, ReadModifyWriteRule};
 pub use model::request::ReadRowsRequest;
 pub use model::row::{Cell, Row, SampleRowKey};

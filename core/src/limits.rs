@@ -1,4 +1,6 @@
-//! Bigtable's documented limits, enforced with `InvalidArgument` (shared/REFERENCE.md).
+//! Bigtable's documented limits, enforced with `InvalidArgument` (shared/REFERENCE.md),
+//! and the limits requests carry in proto3 defaults ([`rows_limit`]), interpreted here once
+//! for every front-end.
 
 /// Longest row key, in bytes. Row keys must also be non-empty.
 pub const MAX_ROW_KEY_BYTES: usize = 4 * 1024;
@@ -18,3 +20,33 @@ pub const MAX_FILTER_DEPTH: usize = 20;
 pub const MAX_TIMESTAMP_MICROS: i64 = i64::MAX - (i64::MAX % 1000);
 /// Deepest nesting of a GC rule (what the on-disk encoding reads back).
 pub const MAX_GC_RULE_DEPTH: usize = 32;
+
+/// ReadRows' `rows_limit` as the proto defines it: the most rows to return, where 0 (the
+/// proto default) means no limit. `None` is no limit.
+///
+/// # Errors
+/// `InvalidArgument` for a negative limit, as Cloud Bigtable answers.
+pub fn rows_limit(rows_limit: i64) -> crate::Result<Option<u64>> {
+    match u64::try_from(rows_limit) {
+        Ok(0) => Ok(None),
+        Ok(n) => Ok(Some(n)),
+        Err(_) => Err(crate::Error::invalid_argument(alloc::format!(
+            "rows_limit {rows_limit} must not be negative"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_limit_zero_is_no_limit_and_negative_is_refused() {
+        assert_eq!(rows_limit(0), Ok(None));
+        assert_eq!(rows_limit(3), Ok(Some(3)));
+        assert_eq!(
+            rows_limit(-1).unwrap_err().code(),
+            crate::Code::InvalidArgument
+        );
+    }
+}

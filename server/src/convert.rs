@@ -3,10 +3,12 @@
 //! Only shapes change here, never meaning: every rule (limits, timestamps, GC parameters,
 //! family existence, aggregate inputs) is checked by the engine. What the protos can say but
 //! the engine cannot do (HyperLogLog aggregates, change streams, typed non-aggregate families,
-//! ...) is refused with UNIMPLEMENTED naming the field, never silently dropped. Proto3 defaults
-//! follow the protos' documented meaning: an unset GC rule keeps everything, an end timestamp
-//! of 0 is unbounded, an empty end row key is unbounded. Row filters convert in
-//! [`crate::filter`].
+//! ...) is refused with UNIMPLEMENTED naming the field, never silently dropped. An unset GC
+//! rule keeps everything. The meanings the protos give default values (an end timestamp of 0
+//! is unbounded, an empty row key as a range bound is unbounded, a `Duration` max_age in
+//! microseconds) are the core's wire constructors' to apply ([`TimestampRange::from_wire`],
+//! [`RowRange::from_wire_bounds`], [`GcRule::max_age_from_duration`]); this module only
+//! reshapes. Row filters convert in [`crate::filter`].
 
 use std::collections::HashMap;
 use std::ops::Bound;
@@ -38,19 +40,8 @@ pub fn gc_rule_from_proto(field: &str, rule: Option<&admin_v2::GcRule>) -> Resul
                 Error::invalid_argument(format!("{field}.max_num_versions {n} must be at least 1"))
             })?)
         }
-        gc_rule::Rule::MaxAge(d) => {
-            // The proto says max_age is truncated to microseconds.
-            let micros = (d.seconds >= 0 && d.nanos >= 0)
-                .then(|| d.seconds.checked_mul(1_000_000)?.checked_add(i64::from(d.nanos / 1000)))
-                .flatten()
-                .ok_or_else(|| {
-                    Error::invalid_argument(format!(
-                        "{field}.max_age {}s {}ns must be a positive duration that fits in int64 microseconds",
-                        d.seconds, d.nanos
-                    ))
-                })?;
-            GcRule::MaxAge { micros }
-        }
+        gc_rule::Rule::MaxAge(d) => GcRule::max_age_from_duration(d.seconds, d.nanos)
+            .map_err(|e| Error::new(e.code(), format!("{field}: {}", e.message())))?,
         gc_rule::Rule::Intersection(i) => {
             GcRule::Intersection(nested(field, "intersection", &i.rules)?)
         }
@@ -73,11 +64,10 @@ pub fn gc_rule_to_proto(rule: &GcRule) -> Option<admin_v2::GcRule> {
         GcRule::MaxNumVersions(n) => {
             gc_rule::Rule::MaxNumVersions(i32::try_from(*n).unwrap_or(i32::MAX))
         }
-        GcRule::MaxAge { micros } => gc_rule::Rule::MaxAge(prost_types::Duration {
-            seconds: micros / 1_000_000,
-            // |micros % 1e6| < 1e6, so the nanos fit an i32.
-            nanos: (micros % 1_000_000) as i32 * 1000,
-        }),
+        GcRule::MaxAge { .. } => {
+            let (seconds, nanos) = rule.max_age_duration().unwrap_or_default();
+            gc_rule::Rule::MaxAge(prost_types::Duration { seconds, nanos })
+        }
         GcRule::Intersection(rules) => gc_rule::Rule::Intersection(gc_rule::Intersection {
             rules: rules.iter().map(gc_rule_or_empty).collect(),
         }),
@@ -422,12 +412,9 @@ pub fn mutation_from_proto(index: usize, m: &v2::Mutation) -> Result<Mutation> {
     })
 }
 
-/// `[start, end)` with the proto's defaults: start 0 from the beginning, end 0 unbounded.
+/// The message's range, as the core reads the wire values (end 0 is unbounded).
 pub fn timestamp_range_from_proto(range: v2::TimestampRange) -> TimestampRange {
-    TimestampRange {
-        start_micros: range.start_timestamp_micros,
-        end_micros: (range.end_timestamp_micros != 0).then_some(range.end_timestamp_micros),
-    }
+    TimestampRange::from_wire(range.start_timestamp_micros, range.end_timestamp_micros)
 }
 
 /// Converts a ReadRows row set; an absent set reads the whole table.
@@ -435,31 +422,24 @@ pub fn row_set_from_proto(rows: Option<&v2::RowSet>) -> RowSet {
     let Some(rows) = rows else {
         return RowSet::all();
     };
-    // An empty key as a bound means "unbounded" in Bigtable's clients (an unset start is the
-    // empty key, inclusive; an unset end is the infinite key).
-    let bound = |key: &Vec<u8>, make: fn(Vec<u8>) -> Bound<Vec<u8>>| {
-        if key.is_empty() {
-            Bound::Unbounded
-        } else {
-            make(key.clone())
-        }
-    };
     RowSet {
         row_keys: rows.row_keys.clone(),
         row_ranges: rows
             .row_ranges
             .iter()
-            .map(|r| RowRange {
-                start: match &r.start_key {
-                    Some(row_range::StartKey::StartKeyClosed(k)) => bound(k, Bound::Included),
-                    Some(row_range::StartKey::StartKeyOpen(k)) => bound(k, Bound::Excluded),
-                    None => Bound::Unbounded,
-                },
-                end: match &r.end_key {
-                    Some(row_range::EndKey::EndKeyClosed(k)) => bound(k, Bound::Included),
-                    Some(row_range::EndKey::EndKeyOpen(k)) => bound(k, Bound::Excluded),
-                    None => Bound::Unbounded,
-                },
+            .map(|r| {
+                RowRange::from_wire_bounds(
+                    match &r.start_key {
+                        Some(row_range::StartKey::StartKeyClosed(k)) => Bound::Included(k.clone()),
+                        Some(row_range::StartKey::StartKeyOpen(k)) => Bound::Excluded(k.clone()),
+                        None => Bound::Unbounded,
+                    },
+                    match &r.end_key {
+                        Some(row_range::EndKey::EndKeyClosed(k)) => Bound::Included(k.clone()),
+                        Some(row_range::EndKey::EndKeyOpen(k)) => Bound::Excluded(k.clone()),
+                        None => Bound::Unbounded,
+                    },
+                )
             })
             .collect(),
     }

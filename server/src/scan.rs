@@ -54,7 +54,10 @@ pub struct ScanCounts {
 impl Scan {
     /// A scan of `table_id` as `request` asks; nothing is read yet.
     pub fn new(table_id: String, request: ReadRowsRequest) -> Self {
-        let remaining = u64::try_from(request.rows_limit).ok().filter(|&n| n > 0);
+        // A negative limit is refused by the first read; here it only must not count.
+        let remaining = sparsetable::limits::rows_limit(request.rows_limit)
+            .ok()
+            .flatten();
         Scan {
             table_id,
             request,

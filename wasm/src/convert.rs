@@ -12,7 +12,6 @@
 //! - every timestamp that comes in is an integer within ±(2^53 − 1) (a `number`, or a `bigint`
 //!   in that range), so every timestamp that goes out is an exact JS `number`.
 
-use core::ops::Bound;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use sparsetable::{
@@ -385,11 +384,11 @@ impl MutationJs {
                 Mutation::DeleteFromColumn {
                     family,
                     qualifier: qualifier.0,
-                    time_range: TimestampRange {
-                        start_micros: r.start_timestamp_micros.map_or(0, |m| m.0),
-                        // As in Bigtable's proto, where 0 is the unset value: unbounded.
-                        end_micros: r.end_timestamp_micros.map(|m| m.0).filter(|e| *e != 0),
-                    },
+                    // A missing field is the proto's 0; the core reads the wire values.
+                    time_range: TimestampRange::from_wire(
+                        r.start_timestamp_micros.map_or(0, |m| m.0),
+                        r.end_timestamp_micros.map_or(0, |m| m.0),
+                    ),
                 }
             }
             MutationJs::DeleteFromFamily { family } => Mutation::DeleteFromFamily { family },
@@ -398,8 +397,8 @@ impl MutationJs {
     }
 }
 
-/// A row range, as Bigtable's `RowRange`: at most one start and one end key; a missing end
-/// (or start) is unbounded.
+/// A row range, as Bigtable's `RowRange`: at most one start and one end key; a missing or
+/// empty key is unbounded (the core's rule, [`RowRange::from_wire`]).
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RowRangeJs {
@@ -411,18 +410,17 @@ pub struct RowRangeJs {
 
 impl RowRangeJs {
     fn into_core(self, index: usize) -> Result<RowRange, Error> {
-        let bound = |closed: Option<Bytes>, open: Option<Bytes>, which: &str| match (closed, open) {
-            (Some(_), Some(_)) => Err(conversion_error(
+        RowRange::from_wire(
+            self.start_key_closed.map(|k| k.0),
+            self.start_key_open.map(|k| k.0),
+            self.end_key_closed.map(|k| k.0),
+            self.end_key_open.map(|k| k.0),
+        )
+        .map_err(|e| {
+            conversion_error(
                 &format!("request.rowRanges[{index}]"),
-                format_args!("give at most one of {which}KeyClosed and {which}KeyOpen"),
-            )),
-            (Some(k), None) => Ok(Bound::Included(k.0)),
-            (None, Some(k)) => Ok(Bound::Excluded(k.0)),
-            (None, None) => Ok(Bound::Unbounded),
-        };
-        Ok(RowRange {
-            start: bound(self.start_key_closed, self.start_key_open, "start")?,
-            end: bound(self.end_key_closed, self.end_key_open, "end")?,
+                format_args!("{}", e.message()),
+            )
         })
     }
 }

@@ -82,7 +82,7 @@ export type Mutation =
   | { deleteFromFamily: { family: string } }
   | { deleteFromRow: Record<string, never> };
 
-/** A range of row keys: at most one start and one end; a missing bound is unbounded. */
+/** A range of row keys: at most one start and one end; a missing bound, or an empty key (as in Bigtable), is unbounded. */
 export interface RowRange {
   startKeyClosed?: Bytes;
   startKeyOpen?: Bytes;

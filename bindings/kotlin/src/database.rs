@@ -1,10 +1,13 @@
-//! The exported database object: the core's [`sparsetable::Database`] behind a lock.
+//! The exported database object: the core's [`sparsetable::SharedDatabase`].
 //!
-//! The core is a plain `&mut self` API; the JVM may call from many threads, so reads share a
-//! read lock and writes take the write lock. Each method converts its arguments, makes one
-//! core call, and converts the result; errors go through [`crate::error::to_ffi`].
+//! The JVM may call from many threads; the core's shared handle gives them its one lock
+//! (reads share it, writes take it alone) and its one poisoning policy (a poisoned lock is
+//! `INTERNAL`). Each method converts its arguments, makes one core call, and converts the
+//! result; errors go through [`crate::error::to_ffi`].
 
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::Arc;
+
+use sparsetable::SharedDatabase;
 
 use crate::clock::ManualClock;
 use crate::error::{to_ffi, SparsetableError};
@@ -17,7 +20,7 @@ use crate::types::{FamilyModification, Mutation, ReadRowsRequest, Row, TableConf
 /// An in-memory Sparsetable database.
 #[derive(Debug, uniffi::Object)]
 pub struct Database {
-    inner: RwLock<sparsetable::Database>,
+    inner: SharedDatabase,
 }
 
 type Result<T> = std::result::Result<T, SparsetableError>;
@@ -37,13 +40,22 @@ impl Database {
     }
 
     /// The time the database sees, in microseconds since the epoch.
-    pub fn now_micros(&self) -> i64 {
-        self.read().now_micros()
+    ///
+    /// # Errors
+    /// `INTERNAL` if the database lock is poisoned.
+    pub fn now_micros(&self) -> Result<i64> {
+        self.read(|db| Ok(db.now_micros()))
     }
 
     /// Seeds the random draws of `RowSample` filters, for reproducible sampling.
-    pub fn set_random_seed(&self, seed: u64) {
-        self.write().set_random_seed(seed);
+    ///
+    /// # Errors
+    /// `INTERNAL` if the database lock is poisoned.
+    pub fn set_random_seed(&self, seed: u64) -> Result<()> {
+        self.write(|db| {
+            db.set_random_seed(seed);
+            Ok(())
+        })
     }
 
     /// Creates a table.
@@ -52,7 +64,7 @@ impl Database {
     /// `INVALID_ARGUMENT` for a bad id or schema; `ALREADY_EXISTS` if it exists.
     pub fn create_table(&self, table_id: String, config: TableConfig) -> Result<()> {
         let config = config.try_into().map_err(to_ffi)?;
-        self.write().create_table(&table_id, config).map_err(to_ffi)
+        self.write(|db| db.create_table(&table_id, config))
     }
 
     /// A table's schema.
@@ -60,19 +72,16 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` if the table does not exist.
     pub fn get_table(&self, table_id: String) -> Result<TableInfo> {
-        self.read()
-            .get_table(&table_id)
-            .map(Into::into)
-            .map_err(to_ffi)
+        self.read(|db| db.get_table(&table_id)).map(Into::into)
     }
 
     /// Every table, sorted by id.
-    pub fn list_tables(&self) -> Vec<TableInfo> {
-        self.read()
-            .list_tables()
-            .into_iter()
-            .map(Into::into)
-            .collect()
+    ///
+    /// # Errors
+    /// `INTERNAL` if the database lock is poisoned.
+    pub fn list_tables(&self) -> Result<Vec<TableInfo>> {
+        let tables = self.read(|db| Ok(db.list_tables()))?;
+        Ok(tables.into_iter().map(Into::into).collect())
     }
 
     /// Deletes a table and its data.
@@ -80,7 +89,7 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` if it does not exist; `FAILED_PRECONDITION` if it is protected.
     pub fn delete_table(&self, table_id: String) -> Result<()> {
-        self.write().delete_table(&table_id).map_err(to_ffi)
+        self.write(|db| db.delete_table(&table_id))
     }
 
     /// Turns a table's deletion protection on or off.
@@ -88,10 +97,8 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` if the table does not exist.
     pub fn set_deletion_protection(&self, table_id: String, enabled: bool) -> Result<TableInfo> {
-        self.write()
-            .set_deletion_protection(&table_id, enabled)
+        self.write(|db| db.set_deletion_protection(&table_id, enabled))
             .map(Into::into)
-            .map_err(to_ffi)
     }
 
     /// Deletes the rows with a key prefix, or every row.
@@ -99,9 +106,8 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for an empty prefix.
     pub fn drop_row_range(&self, table_id: String, range: DropRowRange) -> Result<()> {
-        self.write()
-            .drop_row_range(&table_id, &range.into())
-            .map_err(to_ffi)
+        let range = range.into();
+        self.write(|db| db.drop_row_range(&table_id, &range))
     }
 
     /// Creates, updates or drops column families, all or nothing.
@@ -119,10 +125,8 @@ impl Database {
             .map(TryInto::try_into)
             .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(to_ffi)?;
-        self.write()
-            .modify_column_families(&table_id, &modifications)
+        self.write(|db| db.modify_column_families(&table_id, &modifications))
             .map(Into::into)
-            .map_err(to_ffi)
     }
 
     /// Applies mutations to one row, atomically and in order.
@@ -137,9 +141,7 @@ impl Database {
         mutations: Vec<Mutation>,
     ) -> Result<()> {
         let mutations: Vec<sparsetable::Mutation> = mutations.into_iter().map(Into::into).collect();
-        self.write()
-            .mutate_row(&table_id, &row_key, &mutations)
-            .map_err(to_ffi)
+        self.write(|db| db.mutate_row(&table_id, &row_key, &mutations))
     }
 
     /// Applies each entry's mutations to its row; each entry is atomic, the batch is not.
@@ -154,10 +156,7 @@ impl Database {
         entries: Vec<RowMutationEntry>,
     ) -> Result<Vec<EntryFailure>> {
         let entries: Vec<sparsetable::RowMutations> = entries.into_iter().map(Into::into).collect();
-        let statuses = self
-            .write()
-            .mutate_rows(&table_id, &entries)
-            .map_err(to_ffi)?;
+        let statuses = self.write(|db| db.mutate_rows(&table_id, &entries))?;
         Ok(statuses
             .into_iter()
             .enumerate()
@@ -191,15 +190,15 @@ impl Database {
             true_mutations.into_iter().map(Into::into).collect();
         let false_mutations: Vec<sparsetable::Mutation> =
             false_mutations.into_iter().map(Into::into).collect();
-        self.write()
-            .check_and_mutate_row(
+        self.write(|db| {
+            db.check_and_mutate_row(
                 &table_id,
                 &row_key,
                 predicate.as_ref(),
                 &true_mutations,
                 &false_mutations,
             )
-            .map_err(to_ffi)
+        })
     }
 
     /// Appends to or increments the latest cells of columns, atomically; returns the new
@@ -216,10 +215,8 @@ impl Database {
     ) -> Result<Row> {
         let rules: Vec<sparsetable::ReadModifyWriteRule> =
             rules.into_iter().map(Into::into).collect();
-        self.write()
-            .read_modify_write_row(&table_id, &row_key, &rules)
+        self.write(|db| db.read_modify_write_row(&table_id, &row_key, &rules))
             .map(Into::into)
-            .map_err(to_ffi)
     }
 
     /// Boundary keys that split the table into chunks, with the bytes before each.
@@ -227,10 +224,8 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` for an unknown table.
     pub fn sample_row_keys(&self, table_id: String) -> Result<Vec<SampleRowKey>> {
-        self.read()
-            .sample_row_keys(&table_id)
+        self.read(|db| db.sample_row_keys(&table_id))
             .map(|keys| keys.into_iter().map(Into::into).collect())
-            .map_err(to_ffi)
     }
 
     /// Reads one row through `filter` (`None` keeps every cell); `None` if nothing is left.
@@ -244,10 +239,8 @@ impl Database {
         filter: Option<RowFilter>,
     ) -> Result<Option<Row>> {
         let filter: sparsetable::RowFilter = filter.map(Into::into).unwrap_or_default();
-        self.read()
-            .read_row_filtered(&table_id, &row_key, &filter)
+        self.read(|db| db.read_row_filtered(&table_id, &row_key, &filter))
             .map(|row| row.map(Into::into))
-            .map_err(to_ffi)
     }
 
     /// Reads the rows a request selects, in key order (or reversed).
@@ -259,27 +252,29 @@ impl Database {
     /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad request.
     pub fn read_rows(&self, table_id: String, request: ReadRowsRequest) -> Result<Vec<Row>> {
         let request: sparsetable::ReadRowsRequest = request.into();
-        let db = self.read();
-        let rows = db.read_rows(&table_id, &request).map_err(to_ffi)?;
-        Ok(rows.map(Into::into).collect())
+        self.read(|db| Ok(db.read_rows(&table_id, &request)?.map(Into::into).collect()))
     }
 }
 
 impl Database {
     fn wrap(db: sparsetable::Database) -> Arc<Self> {
         Arc::new(Database {
-            inner: RwLock::new(db),
+            inner: SharedDatabase::new(db),
         })
     }
 
-    // The core validates before it changes anything, so a panic mid-call (a bug) cannot have
-    // left a half-applied write: the data behind a poisoned lock is still consistent.
-    fn read(&self) -> RwLockReadGuard<'_, sparsetable::Database> {
-        self.inner.read().unwrap_or_else(PoisonError::into_inner)
+    fn read<T>(
+        &self,
+        f: impl FnOnce(&sparsetable::Database) -> sparsetable::Result<T>,
+    ) -> Result<T> {
+        self.inner.read(f).map_err(to_ffi)
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, sparsetable::Database> {
-        self.inner.write().unwrap_or_else(PoisonError::into_inner)
+    fn write<T>(
+        &self,
+        f: impl FnOnce(&mut sparsetable::Database) -> sparsetable::Result<T>,
+    ) -> Result<T> {
+        self.inner.write(f).map_err(to_ffi)
     }
 }
 

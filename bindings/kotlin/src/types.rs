@@ -180,7 +180,7 @@ pub enum Mutation {
         qualifier: Vec<u8>,
         /// Inclusive start (0 = from the beginning).
         start_timestamp_micros: i64,
-        /// Exclusive end; `None` = unbounded.
+        /// Exclusive end; `None` or 0 = unbounded, as the proto reads an end of 0.
         end_timestamp_micros: Option<i64>,
     },
     /// Deletes every cell of a family in the row.
@@ -492,10 +492,12 @@ impl From<Mutation> for sparsetable::Mutation {
             } => sparsetable::Mutation::DeleteFromColumn {
                 family,
                 qualifier,
-                time_range: sparsetable::TimestampRange {
-                    start_micros: start_timestamp_micros,
-                    end_micros: end_timestamp_micros,
-                },
+                // An unset end is the proto's 0; the core reads the wire values (an end of 0
+                // is unbounded, whether given or not).
+                time_range: sparsetable::TimestampRange::from_wire(
+                    start_timestamp_micros,
+                    end_timestamp_micros.unwrap_or(0),
+                ),
             },
             Mutation::DeleteFromFamily { family } => {
                 sparsetable::Mutation::DeleteFromFamily { family }
@@ -526,11 +528,9 @@ impl From<CoreBound<Vec<u8>>> for ByteBound {
 }
 
 impl From<RowRange> for sparsetable::RowRange {
+    /// The core applies the wire rule: an empty key as a bound is unbounded.
     fn from(r: RowRange) -> Self {
-        sparsetable::RowRange {
-            start: r.start.into(),
-            end: r.end.into(),
-        }
+        sparsetable::RowRange::from_wire_bounds(r.start.into(), r.end.into())
     }
 }
 
@@ -579,6 +579,18 @@ impl From<sparsetable::Row> for Row {
     }
 }
 
+/// A `MaxAge` GC rule from a `java.time.Duration`'s `seconds` and `nano`: the core converts
+/// it as it converts the proto's `Duration` (nanoseconds truncated to microseconds).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a negative duration or one whose microseconds overflow 64 bits.
+#[uniffi::export]
+pub fn gc_rule_max_age(seconds: i64, nanos: i32) -> Result<GcRule, crate::error::SparsetableError> {
+    sparsetable::GcRule::max_age_from_duration(seconds, nanos)
+        .map(Into::into)
+        .map_err(crate::error::to_ffi)
+}
+
 /// The range of every row key that starts with `prefix` (the core computes its end).
 #[uniffi::export]
 pub fn row_range_prefix(prefix: Vec<u8>) -> RowRange {
@@ -619,6 +631,37 @@ mod tests {
             .unwrap_err();
             assert_eq!(err.code(), sparsetable::Code::InvalidArgument);
         }
+    }
+
+    #[test]
+    fn delete_from_column_end_zero_is_unbounded_as_on_the_wire() {
+        for end in [None, Some(0)] {
+            let m: sparsetable::Mutation = Mutation::DeleteFromColumn {
+                family: "cf".into(),
+                qualifier: b"q".to_vec(),
+                start_timestamp_micros: 0,
+                end_timestamp_micros: end,
+            }
+            .into();
+            let sparsetable::Mutation::DeleteFromColumn { time_range, .. } = m else {
+                panic!("converted to {m:?}");
+            };
+            assert_eq!(
+                time_range,
+                sparsetable::TimestampRange::default(),
+                "{end:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_row_range_keys_are_unbounded() {
+        let r: sparsetable::RowRange = RowRange {
+            start: ByteBound::Open { key: vec![] },
+            end: ByteBound::Closed { key: vec![] },
+        }
+        .into();
+        assert_eq!(r, sparsetable::RowRange::all());
     }
 
     #[test]

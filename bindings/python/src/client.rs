@@ -10,17 +10,17 @@
 //! (`convert::with_db`), then converts the result back.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use sparsetable::{
-    Clock, ColumnFamily, Database, DropRowRange, FamilyModification, Granularity, TableConfig,
-    TableInfo as CoreTableInfo,
+    Clock, ColumnFamily, Database, DropRowRange, FamilyModification, Granularity, SharedDatabase,
+    TableConfig, TableInfo as CoreTableInfo,
 };
 
-use crate::convert::{bytes_or_str, with_db, with_db_mut, SharedDatabase};
+use crate::convert::{bytes_or_str, poisoned, with_db, with_db_mut};
 use crate::errors::invalid_argument;
 use crate::filters::extract_filter;
 use crate::gc_rule::{extract_gc_rule, gc_rule_to_py};
@@ -69,13 +69,10 @@ struct Project {
 
 impl Project {
     fn instance(&self, py: Python<'_>, instance_id: &str) -> PyResult<SharedDatabase> {
-        let mut instances = self
-            .instances
-            .lock()
-            .map_err(|_| invalid_argument(py, "the client's instance map is poisoned"))?;
+        let mut instances = self.instances.lock().map_err(|_| poisoned(py))?;
         Ok(instances
             .entry(instance_id.to_string())
-            .or_insert_with(|| Arc::new(RwLock::new(Database::with_clock(self.clock.clone()))))
+            .or_insert_with(|| SharedDatabase::new(Database::with_clock(self.clock.clone())))
             .clone())
     }
 }
@@ -305,11 +302,7 @@ impl RowIterator {
     }
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<Row>>> {
-        let next = self
-            .rows
-            .lock()
-            .map_err(|_| invalid_argument(py, "the row iterator is poisoned"))?
-            .next();
+        let next = self.rows.lock().map_err(|_| poisoned(py))?.next();
         next.map(|r| row_to_py(py, r)).transpose()
     }
 }

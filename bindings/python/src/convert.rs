@@ -1,21 +1,15 @@
-//! Small conversions shared by every class: `bytes | str` arguments, the engine lock, and
-//! running engine work with the GIL released.
+//! Small conversions shared by every class: `bytes | str` arguments, and running engine work
+//! with the GIL released on the core's [`SharedDatabase`] (its one lock and poisoning policy).
 //!
 //! Invariant: a `str` always becomes its UTF-8 bytes, as Google's client encodes it; any
 //! other type is a `TypeError` (a Python type mistake, not an engine error).
 
-use std::sync::{Arc, RwLock};
-
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use sparsetable::{Code, Database, Error};
+use sparsetable::{Database, Error, SharedDatabase};
 
 use crate::errors::to_py_err;
-
-/// One in-memory instance: the engine behind a lock, shared by its `Table` and `TableAdmin`
-/// handles.
-pub type SharedDatabase = Arc<RwLock<Database>>;
 
 /// `bytes` as is, `str` as UTF-8; `what` names the argument in the `TypeError`.
 pub fn bytes_or_str(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
@@ -37,11 +31,7 @@ pub fn with_db<T: Send>(
     db: &SharedDatabase,
     f: impl FnOnce(&Database) -> Result<T, Error> + Send,
 ) -> PyResult<T> {
-    py.detach(|| {
-        let guard = db.read().map_err(|_| poisoned())?;
-        f(&guard)
-    })
-    .map_err(|e| to_py_err(py, e))
+    py.detach(|| db.read(f)).map_err(|e| to_py_err(py, e))
 }
 
 /// Changes the engine with the GIL released.
@@ -50,20 +40,12 @@ pub fn with_db_mut<T: Send>(
     db: &SharedDatabase,
     f: impl FnOnce(&mut Database) -> Result<T, Error> + Send,
 ) -> PyResult<T> {
-    py.detach(|| {
-        let mut guard = db.write().map_err(|_| poisoned())?;
-        f(&mut guard)
-    })
-    .map_err(|e| to_py_err(py, e))
+    py.detach(|| db.write(f)).map_err(|e| to_py_err(py, e))
 }
 
-/// A panic inside the engine while it held the lock is an engine bug: report it as INTERNAL
-/// instead of panicking again in every later call.
-fn poisoned() -> Error {
-    Error::new(
-        Code::Internal,
-        "the database lock is poisoned by an earlier engine panic",
-    )
+/// The core's answer for a poisoned lock (INTERNAL), for the binding's own locks too.
+pub fn poisoned(py: Python<'_>) -> PyErr {
+    to_py_err(py, sparsetable::api::shared::poisoned())
 }
 
 /// Python's `repr` of a `bytes` value (`b'a\\x00'`), for the classes' `__repr__`.

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use sparsetable::GcRule;
 
-use crate::errors::invalid_argument;
+use crate::errors::{invalid_argument, to_py_err};
 
 /// Base class of every GC rule.
 #[pyclass(subclass, frozen, module = "sparsetable")]
@@ -70,11 +70,10 @@ pub struct MaxAgeGCRule {}
 impl MaxAgeGCRule {
     #[new]
     fn new(max_age: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
-        let micros = timedelta_to_micros(max_age)?;
-        Ok(PyClassInitializer::from(GarbageCollectionRule {
-            inner: GcRule::MaxAge { micros },
-        })
-        .add_subclass(MaxAgeGCRule {}))
+        let (seconds, nanos) = timedelta_to_duration(max_age)?;
+        let inner = GcRule::max_age_from_duration(seconds, nanos)
+            .map_err(|e| to_py_err(max_age.py(), e))?;
+        Ok(PyClassInitializer::from(GarbageCollectionRule { inner }).add_subclass(MaxAgeGCRule {}))
     }
 
     #[getter]
@@ -188,20 +187,22 @@ fn rules_to_py<'py>(py: Python<'py>, rules: &[GcRule]) -> PyResult<Bound<'py, Py
     PyList::new(py, items)
 }
 
-/// Exact microseconds of a `datetime.timedelta` (read from its integer fields, never through
-/// a float, so large ages do not lose precision).
-fn timedelta_to_micros(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+/// A `datetime.timedelta` as a proto `Duration`'s `(seconds, nanos)`, read from its integer
+/// fields, never through a float, so large ages do not lose precision. The core converts
+/// and checks it (`GcRule::max_age_from_duration`): a negative timedelta has negative
+/// seconds, which the core refuses.
+fn timedelta_to_duration(obj: &Bound<'_, PyAny>) -> PyResult<(i64, i32)> {
     let py = obj.py();
     let timedelta = py.import("datetime")?.getattr("timedelta")?;
     if !obj.is_instance(&timedelta)? {
         return Err(PyTypeError::new_err("max_age must be a datetime.timedelta"));
     }
+    // |days| <= 999999999 and 0 <= seconds < 86400, so this cannot overflow an i64.
     let days: i64 = obj.getattr("days")?.extract()?;
     let seconds: i64 = obj.getattr("seconds")?.extract()?;
-    let micros: i64 = obj.getattr("microseconds")?.extract()?;
-    let total =
-        i128::from(days) * 86_400_000_000 + i128::from(seconds) * 1_000_000 + i128::from(micros);
-    i64::try_from(total).map_err(|_| invalid_argument(py, "gc_rule.max_age is out of range"))
+    // 0 <= microseconds < 1e6, so the nanos fit an i32.
+    let micros: i32 = obj.getattr("microseconds")?.extract()?;
+    Ok((days * 86_400 + seconds, micros * 1000))
 }
 
 fn micros_to_timedelta(py: Python<'_>, micros: i64) -> PyResult<Bound<'_, PyAny>> {

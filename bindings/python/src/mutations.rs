@@ -99,7 +99,7 @@ impl SetCell {
             CoreMutation::SetCell {
                 family,
                 qualifier,
-                timestamp_micros: timestamp_micros.unwrap_or(-1),
+                timestamp_micros: timestamp_micros.unwrap_or(sparsetable::SERVER_TIME_MICROS),
                 value,
             },
             SetCell {},
@@ -148,8 +148,8 @@ pub struct DeleteRangeFromColumn {}
 
 #[pymethods]
 impl DeleteRangeFromColumn {
-    /// `start_timestamp_micros=None` is 0; `end_timestamp_micros=None` or `0` is unbounded, as
-    /// the Bigtable protocol reads an end of 0 (Google's client sends the value as is).
+    /// `None` is the proto's unset value 0; the core reads the pair as the Bigtable protocol
+    /// does (an end of 0 is unbounded: Google's client sends the value as is).
     #[new]
     #[pyo3(signature = (family, qualifier, start_timestamp_micros = None, end_timestamp_micros = None))]
     fn new(
@@ -162,10 +162,10 @@ impl DeleteRangeFromColumn {
             CoreMutation::DeleteFromColumn {
                 family,
                 qualifier: bytes_or_str(qualifier, "qualifier")?,
-                time_range: TimestampRange {
-                    start_micros: start_timestamp_micros.unwrap_or(0),
-                    end_micros: end_timestamp_micros.filter(|end| *end != 0),
-                },
+                time_range: TimestampRange::from_wire(
+                    start_timestamp_micros.unwrap_or(0),
+                    end_timestamp_micros.unwrap_or(0),
+                ),
             },
             DeleteRangeFromColumn {},
         ))

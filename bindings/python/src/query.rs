@@ -98,16 +98,17 @@ fn py_bool(b: bool) -> &'static str {
 }
 
 impl RowRange {
+    /// The core range; the core applies the wire rule (an empty key is unbounded).
     fn to_core(&self) -> CoreRowRange {
         let bound = |key: &Option<Vec<u8>>, inclusive: bool| match key {
             None => KeyBound::Unbounded,
             Some(k) if inclusive => KeyBound::Included(k.clone()),
             Some(k) => KeyBound::Excluded(k.clone()),
         };
-        CoreRowRange {
-            start: bound(&self.start_key, self.start_is_inclusive),
-            end: bound(&self.end_key, self.end_is_inclusive),
-        }
+        CoreRowRange::from_wire_bounds(
+            bound(&self.start_key, self.start_is_inclusive),
+            bound(&self.end_key, self.end_is_inclusive),
+        )
     }
 }
 

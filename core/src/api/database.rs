@@ -17,7 +17,9 @@ use crate::limits;
 use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
 use crate::lsm::sstable::SstableOptions;
 use crate::model::filter::RowFilter;
-use crate::model::mutation::{validate_row_key, validate_row_mutations, Mutation};
+use crate::model::mutation::{
+    resolve_server_time, server_timestamp, validate_row_key, validate_row_mutations, Mutation,
+};
 use crate::model::read_modify_write::{self, ReadModifyWriteRule};
 use crate::model::request::ReadRowsRequest;
 use crate::model::row::{Row, SampleRowKey};
@@ -353,18 +355,7 @@ impl Database {
         let now = self.clock.now_micros();
         let table = self.table(table_id)?;
         validate_row_mutations(&table.config, row_key, mutations)?;
-        if self.persist.is_none() {
-            // Nothing to log: apply the caller's mutations as they are (`apply` resolves
-            // server timestamps the same way `commit` does for the log).
-            let (table, sequence) = self.table_and_sequence(table_id)?;
-            table.apply(row_key, mutations, now, sequence);
-            return Ok(());
-        }
-        self.commit(
-            table_id,
-            alloc::vec![(row_key.to_vec(), mutations.to_vec())],
-            now,
-        )
+        self.commit(table_id, &[(row_key, mutations)], now)
     }
 
     /// Sets or clears a table's deletion protection (Bigtable's UpdateTable).
@@ -416,14 +407,14 @@ impl Database {
                 })
             })
             .collect();
-        let valid = entries
+        let valid: Vec<(&[u8], &[Mutation])> = entries
             .iter()
             .zip(&statuses)
             .filter(|(_, s)| s.is_ok())
-            .map(|(e, _)| (e.row_key.clone(), e.mutations.clone()))
+            .map(|(e, _)| (e.row_key.as_slice(), e.mutations.as_slice()))
             .collect();
         // Valid entries are committed as one log record: durable together.
-        self.commit(table_id, valid, now)?;
+        self.commit(table_id, &valid, now)?;
         Ok(statuses)
     }
 
@@ -477,11 +468,7 @@ impl Database {
             false_mutations
         };
         if !chosen.is_empty() {
-            self.commit(
-                table_id,
-                alloc::vec![(row_key.to_vec(), chosen.to_vec())],
-                now,
-            )?;
+            self.commit(table_id, &[(row_key, chosen)], now)?;
         }
         Ok(matched)
     }
@@ -510,7 +497,7 @@ impl Database {
                     .map(|r| r.cells)
                     .unwrap_or_default()
             })?;
-        self.commit(table_id, alloc::vec![(row_key.to_vec(), mutations)], now)?;
+        self.commit(table_id, &[(row_key, &mutations)], now)?;
         Ok(result)
     }
 
@@ -526,12 +513,11 @@ impl Database {
                 "row_key_prefix: must be non-empty (use delete_all_data_from_table)",
             )),
             DropRowRange::Prefix(p) => {
-                let rows = table
-                    .rows_with_prefix(p)
-                    .into_iter()
-                    .map(|row| (row, alloc::vec![Mutation::DeleteFromRow]))
-                    .collect();
-                self.commit(table_id, rows, now)
+                let keys = table.rows_with_prefix(p);
+                let delete = [Mutation::DeleteFromRow];
+                let rows: Vec<(&[u8], &[Mutation])> =
+                    keys.iter().map(|k| (k.as_slice(), &delete[..])).collect();
+                self.commit(table_id, &rows, now)
             }
             DropRowRange::All => {
                 table.drop_all();
@@ -737,12 +723,7 @@ impl Database {
     /// set or a bad filter.
     pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<RowStream<'_>> {
         let table = self.table(table_id)?;
-        if request.rows_limit < 0 {
-            return Err(Error::invalid_argument(format!(
-                "rows_limit {} must not be negative",
-                request.rows_limit
-            )));
-        }
+        let rows_limit = limits::rows_limit(request.rows_limit)?;
         request.row_set.validate()?;
         let filter = request.filter.compile()?;
         let mut ranges = request.row_set.normalized_ranges();
@@ -753,7 +734,7 @@ impl Database {
             table,
             ranges,
             request.reversed,
-            (request.rows_limit > 0).then_some(request.rows_limit as u64),
+            rows_limit,
             self.clock.now_micros(),
             filter,
             SplitMix64::new(self.next_read_seed()),
@@ -853,7 +834,11 @@ impl Database {
                         .is_ok()
                 {
                     let mut seq = first - 1;
-                    table.apply(&entry.row_key, &entry.mutations, now, &mut seq);
+                    // Logs hold resolved timestamps (`commit`); resolving again keeps
+                    // `Table::apply`'s requirement even for a log this engine did not write.
+                    let ts = server_timestamp(table.config.granularity, now);
+                    let mutations = resolve_server_time(&entry.mutations, ts);
+                    table.apply(&entry.row_key, &mutations, now, &mut seq);
                 }
             }
             first += n;
@@ -861,45 +846,20 @@ impl Database {
         self.sequence = self.sequence.max(first - 1);
     }
 
-    /// Logs and applies validated row mutations: server timestamps are resolved first, so
-    /// the log holds exactly what is applied; the record is appended (and synced, per the
-    /// durability mode) before anything changes, so an error here changes nothing.
-    fn commit(
-        &mut self,
-        table_id: &str,
-        rows: Vec<(Vec<u8>, Vec<Mutation>)>,
-        now: i64,
-    ) -> Result<()> {
+    /// The one write path, for in-memory and durable databases alike: logs and applies
+    /// validated row mutations. Server timestamps are resolved here and only here
+    /// (`mutation::resolve_server_time`), so the log holds exactly what is applied; the record
+    /// is appended (and synced, per the durability mode) before anything changes, so an
+    /// error here changes nothing. In memory there is no log, and mutations without server
+    /// time are applied as borrowed, never copied.
+    fn commit(&mut self, table_id: &str, rows: &[(&[u8], &[Mutation])], now: i64) -> Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
-        let granularity = self.table(table_id)?.config.granularity;
-        let server_ts = match granularity {
-            crate::Granularity::Millis => now - now.rem_euclid(1000),
-            crate::Granularity::Micros => now,
-        };
-        let rows: Vec<(Vec<u8>, Vec<Mutation>)> = rows
-            .into_iter()
-            .map(|(k, ms)| {
-                let ms = ms
-                    .into_iter()
-                    .map(|m| match m {
-                        Mutation::SetCell {
-                            family,
-                            qualifier,
-                            timestamp_micros: -1,
-                            value,
-                        } => Mutation::SetCell {
-                            family,
-                            qualifier,
-                            timestamp_micros: server_ts,
-                            value,
-                        },
-                        other => other,
-                    })
-                    .collect();
-                (k, ms)
-            })
+        let server_ts = server_timestamp(self.table(table_id)?.config.granularity, now);
+        let rows: Vec<(&[u8], alloc::borrow::Cow<'_, [Mutation]>)> = rows
+            .iter()
+            .map(|&(k, ms)| (k, resolve_server_time(ms, server_ts)))
             .collect();
         if let Some(p) = &mut self.persist {
             let batch = WriteBatch {
@@ -908,8 +868,8 @@ impl Database {
                     .iter()
                     .map(|(k, ms)| BatchEntry {
                         table: table_id.to_string(),
-                        row_key: k.clone(),
-                        mutations: ms.clone(),
+                        row_key: k.to_vec(),
+                        mutations: ms.to_vec(),
                     })
                     .collect(),
             };

@@ -63,7 +63,11 @@ impl core::fmt::Debug for SharedDatabase {
     }
 }
 
-fn poisoned() -> Error {
+/// The error every front-end reports for a poisoned lock (the database's, or one of its own
+/// guarding engine state): `Internal`, never `InvalidArgument`. A thread panicked while it
+/// held the lock, which is an engine or binding bug, not something the caller did; the call
+/// fails instead of panicking again or reading state the panic may have left half-changed.
+pub fn poisoned() -> Error {
     Error::new(
         Code::Internal,
         "a thread panicked while holding the database lock",
@@ -195,5 +199,27 @@ impl SharedDatabase {
     /// As [`Database::read_rows`].
     pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<Vec<Row>> {
         self.read(|db| Ok(db.read_rows(table_id, request)?.collect()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_poisoned_lock_is_internal_for_readers_and_writers() {
+        let shared = SharedDatabase::new(Database::new());
+        let writer = shared.clone();
+        // A panic while the write lock is held poisons it.
+        let panicked = std::thread::spawn(move || {
+            let _ = writer.write(|_| -> Result<()> { panic!("engine bug") });
+        })
+        .join();
+        assert!(panicked.is_err());
+        let read = shared.read(|db| Ok(db.list_tables())).unwrap_err();
+        assert_eq!(read.code(), Code::Internal);
+        let write = shared.write(|_| Ok(())).unwrap_err();
+        assert_eq!(write.code(), Code::Internal);
+        assert_eq!(poisoned().code(), Code::Internal);
     }
 }

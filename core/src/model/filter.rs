@@ -269,7 +269,9 @@ fn compile(f: &RowFilter, depth: usize, in_condition: bool) -> Result<Node> {
                     "timestamp_range_filter: end {end_micros} is before start {start_micros}"
                 )));
             }
-            Node::TimestampRange(*start_micros, (*end_micros != 0).then_some(*end_micros))
+            let range =
+                crate::model::mutation::TimestampRange::from_wire(*start_micros, *end_micros);
+            Node::TimestampRange(range.start_micros, range.end_micros)
         }
         RowFilter::ValueRegex(re) => Node::ValueRegex(ByteRegex::new(re, "value_regex_filter")?),
         RowFilter::ValueRange { start, end } => {

@@ -3,10 +3,18 @@
 //! A list of mutations for one row is applied atomically and in order: the engine validates
 //! every mutation against the table's schema before it changes anything, so an invalid
 //! mutation anywhere in the list means nothing of the call is applied.
+//!
+//! Wire rules live here, once, for every front-end: the protos encode some meanings in
+//! default values (a `TimestampRange` end of 0 is unbounded; a SetCell timestamp of `-1` asks
+//! for the server's time). Front-ends convert their types and call
+//! [`TimestampRange::from_wire`], [`SERVER_TIME_MICROS`] and [`server_timestamp`]; none of
+//! them re-implements a rule.
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
+
+use alloc::borrow::Cow;
 
 use crate::limits;
 use crate::model::schema::{Granularity, TableConfig, ValueType};
@@ -21,7 +29,79 @@ pub struct TimestampRange {
     pub end_micros: Option<i64>,
 }
 
+/// The SetCell timestamp that asks for the server's current time, as Bigtable's protos
+/// define it. The engine resolves it once, when the write is committed
+/// ([`server_timestamp`]), so the commit log and the memtable hold the same timestamp.
+pub const SERVER_TIME_MICROS: i64 = -1;
+
+/// The timestamp a SetCell with [`SERVER_TIME_MICROS`] gets in a table of `granularity` at
+/// `now_micros`: the time truncated to the table's granularity, so it is always a valid
+/// user timestamp there.
+pub fn server_timestamp(granularity: Granularity, now_micros: i64) -> i64 {
+    match granularity {
+        Granularity::Millis => now_micros - now_micros.rem_euclid(1000),
+        Granularity::Micros => now_micros,
+    }
+}
+
+/// `mutations` with every SetCell at [`SERVER_TIME_MICROS`] stamped `server_ts`; borrowed
+/// unchanged (no copy) when none asks for server time.
+pub fn resolve_server_time(mutations: &[Mutation], server_ts: i64) -> Cow<'_, [Mutation]> {
+    let asks = |m: &Mutation| {
+        matches!(
+            m,
+            Mutation::SetCell {
+                timestamp_micros: SERVER_TIME_MICROS,
+                ..
+            }
+        )
+    };
+    if !mutations.iter().any(asks) {
+        return Cow::Borrowed(mutations);
+    }
+    Cow::Owned(
+        mutations
+            .iter()
+            .map(|m| match m {
+                Mutation::SetCell {
+                    family,
+                    qualifier,
+                    timestamp_micros: SERVER_TIME_MICROS,
+                    value,
+                } => Mutation::SetCell {
+                    family: family.clone(),
+                    qualifier: qualifier.clone(),
+                    timestamp_micros: server_ts,
+                    value: value.clone(),
+                },
+                other => other.clone(),
+            })
+            .collect(),
+    )
+}
+
 impl TimestampRange {
+    /// The range a Bigtable `TimestampRange` message means: `start_timestamp_micros` is
+    /// inclusive (0, the proto default, is the beginning of time) and
+    /// `end_timestamp_micros` exclusive, where 0 (the proto default) is unbounded. Used for
+    /// DeleteFromColumn's `time_range` and the `timestamp_range_filter` alike. A front-end
+    /// whose API leaves an end unset passes 0.
+    ///
+    /// The values are not checked here: [`Mutation::validate`] and the filter compiler
+    /// reject negative or misordered ends with `InvalidArgument`.
+    pub fn from_wire(start_timestamp_micros: i64, end_timestamp_micros: i64) -> Self {
+        TimestampRange {
+            start_micros: start_timestamp_micros,
+            end_micros: (end_timestamp_micros != 0).then_some(end_timestamp_micros),
+        }
+    }
+
+    /// The wire form of the range, `(start_timestamp_micros, end_timestamp_micros)`, with an
+    /// unbounded end as 0: the inverse of [`TimestampRange::from_wire`].
+    pub fn to_wire(&self) -> (i64, i64) {
+        (self.start_micros, self.end_micros.unwrap_or(0))
+    }
+
     /// Whether `ts` is inside the range.
     pub fn contains(&self, ts: i64) -> bool {
         ts >= self.start_micros && self.end_micros.is_none_or(|end| ts < end)
@@ -257,7 +337,7 @@ fn check_timestamp(
     index: usize,
     field: &str,
 ) -> Result<()> {
-    if ts == -1 && server_time_allowed {
+    if ts == SERVER_TIME_MICROS && server_time_allowed {
         return Ok(());
     }
     if ts < 0 {
@@ -318,4 +398,52 @@ pub fn validate_row_key(row_key: &[u8]) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamp_range_end_zero_from_the_wire_is_unbounded() {
+        let all = TimestampRange::from_wire(0, 0);
+        assert_eq!(all, TimestampRange::default());
+        assert!(all.contains(0) && all.contains(i64::MAX));
+        let from = TimestampRange::from_wire(4000, 0);
+        assert!(!from.contains(3999) && from.contains(i64::MAX));
+        let bounded = TimestampRange::from_wire(1000, 3000);
+        assert!(bounded.contains(1000) && bounded.contains(2999) && !bounded.contains(3000));
+        assert_eq!(bounded.to_wire(), (1000, 3000));
+        assert_eq!(from.to_wire(), (4000, 0));
+    }
+
+    #[test]
+    fn server_time_is_truncated_to_the_granularity() {
+        assert_eq!(server_timestamp(Granularity::Millis, 1_234_567), 1_234_000);
+        assert_eq!(server_timestamp(Granularity::Micros, 1_234_567), 1_234_567);
+    }
+
+    #[test]
+    fn resolve_server_time_stamps_only_server_time_set_cells() {
+        let explicit = [
+            Mutation::set_cell("cf", "q", 5, "v"),
+            Mutation::DeleteFromRow,
+        ];
+        assert!(matches!(
+            resolve_server_time(&explicit, 9_000),
+            Cow::Borrowed(_)
+        ));
+        let mixed = [
+            Mutation::set_cell("cf", "q", SERVER_TIME_MICROS, "a"),
+            Mutation::set_cell("cf", "q", 5, "b"),
+        ];
+        let resolved = resolve_server_time(&mixed, 9_000);
+        assert_eq!(
+            &resolved[..],
+            &[
+                Mutation::set_cell("cf", "q", 9_000, "a"),
+                Mutation::set_cell("cf", "q", 5, "b"),
+            ]
+        );
+    }
 }

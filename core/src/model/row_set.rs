@@ -3,6 +3,11 @@
 //! A [`RowSet`] is a list of keys plus a list of ranges; an empty set means the whole table.
 //! Overlapping keys and ranges select each row once. Ranges use [`core::ops::Bound`] for
 //! open, closed or unbounded ends, as Bigtable's `RowRange`.
+//!
+//! Wire rule, kept here once for every front-end: in a Bigtable `RowRange` an empty row key
+//! as a bound (closed or open, start or end) means unbounded on that side, and an unset
+//! bound is unbounded too. Front-ends build ranges with [`RowRange::from_wire`] or
+//! [`RowRange::from_wire_bounds`] and never apply the rule themselves.
 
 use alloc::vec::Vec;
 use core::ops::Bound;
@@ -27,17 +32,51 @@ impl RowRange {
         }
     }
 
-    /// `[start, end)`; an empty `end` means unbounded, as in Bigtable.
+    /// `[start, end)`; an empty key on either side means unbounded, as in Bigtable.
     pub fn closed_open(start: impl Into<Vec<u8>>, end: impl Into<Vec<u8>>) -> Self {
-        let end = end.into();
+        RowRange::from_wire_bounds(Bound::Included(start.into()), Bound::Excluded(end.into()))
+    }
+
+    /// The range a `RowRange` message means, from its two oneofs as bounds: an empty key as
+    /// a bound, closed or open, is unbounded on that side (Bigtable's rule for the unset
+    /// proto3 `bytes` value), and `Bound::Unbounded` is a oneof left unset.
+    pub fn from_wire_bounds(start: Bound<Vec<u8>>, end: Bound<Vec<u8>>) -> Self {
+        let wire = |b: Bound<Vec<u8>>| match b {
+            Bound::Included(k) | Bound::Excluded(k) if k.is_empty() => Bound::Unbounded,
+            other => other,
+        };
         RowRange {
-            start: Bound::Included(start.into()),
-            end: if end.is_empty() {
-                Bound::Unbounded
-            } else {
-                Bound::Excluded(end)
-            },
+            start: wire(start),
+            end: wire(end),
         }
+    }
+
+    /// The range a `RowRange` message means, from its four optional fields as a front-end
+    /// whose API names them separately (JSON, keyword arguments) receives them. Empty keys
+    /// are unbounded as in [`RowRange::from_wire_bounds`].
+    ///
+    /// # Errors
+    /// `InvalidArgument` if both `start_key_closed` and `start_key_open`, or both
+    /// `end_key_closed` and `end_key_open`, are given: the proto's oneof holds one.
+    pub fn from_wire(
+        start_key_closed: Option<Vec<u8>>,
+        start_key_open: Option<Vec<u8>>,
+        end_key_closed: Option<Vec<u8>>,
+        end_key_open: Option<Vec<u8>>,
+    ) -> Result<Self> {
+        let side =
+            |closed: Option<Vec<u8>>, open: Option<Vec<u8>>, which: &str| match (closed, open) {
+                (Some(_), Some(_)) => Err(Error::invalid_argument(alloc::format!(
+                    "row_range: at most one of {which}_key_closed and {which}_key_open may be set"
+                ))),
+                (Some(k), None) => Ok(Bound::Included(k)),
+                (None, Some(k)) => Ok(Bound::Excluded(k)),
+                (None, None) => Ok(Bound::Unbounded),
+            };
+        Ok(RowRange::from_wire_bounds(
+            side(start_key_closed, start_key_open, "start")?,
+            side(end_key_closed, end_key_open, "end")?,
+        ))
     }
 
     /// Every row whose key starts with `prefix`.
@@ -230,5 +269,42 @@ fn overlaps_or_touches(end: &Bound<Vec<u8>>, start: &Bound<Vec<u8>>) -> bool {
             s <= e
         }
         (Bound::Excluded(e), Bound::Excluded(s)) => s < e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn empty_key_as_any_bound_is_unbounded() {
+        let e = || Some(Vec::new());
+        for (sc, so, ec, eo) in [
+            (e(), None, None, None),
+            (None, e(), None, None),
+            (None, None, e(), None),
+            (None, None, None, e()),
+            (e(), None, None, e()),
+        ] {
+            assert_eq!(RowRange::from_wire(sc, so, ec, eo), Ok(RowRange::all()));
+        }
+        let r = RowRange::from_wire(None, Some(b"a".to_vec()), Some(Vec::new()), None).unwrap();
+        assert_eq!(r.start, Bound::Excluded(b"a".to_vec()));
+        assert_eq!(r.end, Bound::Unbounded);
+        assert_eq!(
+            RowRange::closed_open("", ""),
+            RowRange::all(),
+            "closed_open follows the same rule"
+        );
+    }
+
+    #[test]
+    fn both_bounds_of_one_side_are_invalid() {
+        let k = || Some(vec![b'k']);
+        for (sc, so, ec, eo) in [(k(), k(), None, None), (None, None, k(), k())] {
+            let err = RowRange::from_wire(sc, so, ec, eo).unwrap_err();
+            assert_eq!(err.code(), crate::Code::InvalidArgument);
+        }
     }
 }

@@ -29,7 +29,7 @@ use crate::model::gc::GcRule;
 use crate::model::mutation::Mutation;
 use crate::model::row::{Cell, Row, SampleRowKey};
 use crate::model::row_set::RowRange;
-use crate::model::schema::{Granularity, TableConfig, ValueType};
+use crate::model::schema::{TableConfig, ValueType};
 use crate::table::scan::RowGather;
 use crate::table::stats::{AccessCounters, StatsOptions, TableStats};
 use crate::table::tablet::Tablet;
@@ -220,7 +220,8 @@ impl Table {
     /// sequence number.
     ///
     /// REQUIRES: `validate_row_mutations` passed for these mutations and this table's config,
-    /// so nothing here can fail half-way.
+    /// so nothing here can fail half-way; server timestamps are resolved
+    /// (`mutation::resolve_server_time`, done by the database's one write path).
     pub(crate) fn apply(
         &mut self,
         row_key: &[u8],
@@ -228,10 +229,6 @@ impl Table {
         now_micros: i64,
         sequence: &mut u64,
     ) {
-        let server_ts = match self.config.granularity {
-            Granularity::Millis => now_micros - now_micros.rem_euclid(1000),
-            Granularity::Micros => now_micros,
-        };
         let ti = self.tablet_index(row_key);
         let written: usize = row_key.len()
             + mutations
@@ -278,12 +275,8 @@ impl Table {
             } = m
             {
                 // The common write, encoded straight from the mutation's borrowed parts.
-                let ts = if *timestamp_micros == -1 {
-                    server_ts
-                } else {
-                    *timestamp_micros
-                };
-                let key = internal_key::encode_cell(row_key, family, qualifier, ts, seq);
+                let key =
+                    internal_key::encode_cell(row_key, family, qualifier, *timestamp_micros, seq);
                 self.tablets[ti].memtable.insert(key, value.clone(), seq);
                 continue;
             }

@@ -169,11 +169,11 @@ fn into_mutation(w: WMutation) -> Result<Mutation, String> {
         Mutation::DeleteFromColumn {
             family: c.family_name.unwrap_or_default(),
             qualifier: bytes(c.column_qualifier),
-            time_range: TimestampRange {
-                start_micros: int(range.start_timestamp_micros),
-                // As in the proto, an end of 0 means "no end".
-                end_micros: range.end_timestamp_micros.map(|e| e.0).filter(|e| *e != 0),
-            },
+            // The core's wire rule: an end of 0 means "no end".
+            time_range: TimestampRange::from_wire(
+                int(range.start_timestamp_micros),
+                int(range.end_timestamp_micros),
+            ),
         }
     } else if let Some(c) = w.delete_from_family {
         Mutation::DeleteFromFamily {
@@ -569,20 +569,21 @@ message!(WRowSet {
 });
 
 fn into_row_range(w: WRowRange) -> Result<RowRange, String> {
-    Ok(RowRange {
-        start: bound(
+    // The core's wire rule: an empty key as any bound means unbounded.
+    Ok(RowRange::from_wire_bounds(
+        bound(
             w.start_key_closed,
             w.start_key_open,
             "rowRange",
             ["startKeyClosed", "startKeyOpen"],
         )?,
-        end: bound(
+        bound(
             w.end_key_closed,
             w.end_key_open,
             "rowRange",
             ["endKeyClosed", "endKeyOpen"],
         )?,
-    })
+    ))
 }
 
 fn from_row_range(r: &RowRange) -> WRowRange {

@@ -57,7 +57,8 @@ abstract class MutationBuilder<T : MutationBuilder<T>> internal constructor() {
 
     /**
      * Deletes the cells of one column whose timestamp is in [[fromMicros], [toMicros]);
-     * `toMicros = null` is unbounded, so the defaults delete the whole column.
+     * `toMicros = null` or `0` is unbounded (an end of 0 is the proto's unset value, as in
+     * every Sparsetable front-end), so the defaults delete the whole column.
      */
     @JvmOverloads
     fun deleteCells(family: String, qualifier: ByteArray, fromMicros: Long = 0, toMicros: Long? = null): T =

@@ -16,10 +16,10 @@ import dev.sparsetable.ffi.Database as NativeDatabase
  */
 class Sparsetable private constructor(internal val database: NativeDatabase) : AutoCloseable {
     /** The time the database sees, in microseconds since the epoch. */
-    val nowMicros: Long get() = database.nowMicros()
+    val nowMicros: Long get() = native { database.nowMicros() }
 
     /** Seeds the random draws of row-sample filters, so sampled reads repeat exactly. */
-    fun setRandomSeed(seed: Long) = database.setRandomSeed(seed.toULong())
+    fun setRandomSeed(seed: Long) = native { database.setRandomSeed(seed.toULong()) }
 
     /** Frees the native database. Idempotent. */
     override fun close() = database.close()

@@ -108,4 +108,25 @@ class DataClientTest {
         // Overlapping keys and ranges return each row once.
         assertEquals(listOf("a", "b"), client.readRows(Query.create("t").rowKey("a").range("a", "c").rowKey("b")).keys())
     }
+
+    @Test
+    fun deleteCellsWithAnEndOfZeroDeletesEveryVersion() = withTable { client, _, _ ->
+        client.mutateRow("t", "r") {
+            setCell("cf", "q", 1_000, "q1")
+            setCell("cf", "q", 2_000, "q2")
+            setCell("cf", "keep", 1_000, "keep")
+        }
+        // An end of 0 is the proto's unset value: unbounded, as in Python and over gRPC.
+        client.mutateRow("t", "r") { deleteCells("cf", "q", toMicros = 0) }
+        assertEquals(listOf("keep"), client.readRow("t", "r")!!.values())
+    }
+
+    @Test
+    fun anEmptyKeyAsARangeBoundIsUnbounded() = withTable { client, _, _ ->
+        for (k in listOf("a", "b", "c")) client.mutateRow(RowMutation.create("t", k).setCell("cf", "q", 1_000, k))
+        val all = listOf("a", "b", "c")
+        assertEquals(all, client.readRows(Query.create("t").range(ByteStringRange.unbounded().startOpen("").endOpen(""))).keys())
+        assertEquals(all, client.readRows(Query.create("t").range(ByteStringRange.unbounded().startClosed("").endClosed(""))).keys())
+        assertEquals(listOf("b", "c"), client.readRows(Query.create("t").range(ByteStringRange.unbounded().startClosed("b").endOpen(""))).keys())
+    }
 }

@@ -327,8 +327,8 @@ object Vectors {
                         family,
                         b64(body["columnQualifier"]),
                         i64(range["startTimestampMicros"]),
-                        // As in the proto (and the Rust runner), an end of 0 is unbounded: null here.
-                        i64(range["endTimestampMicros"]).takeIf { it != 0L },
+                        // Passed as the vector has it: the engine reads an end of 0 as unbounded.
+                        i64(range["endTimestampMicros"]),
                     )
                 }
                 "deleteFromFamily" -> m.deleteFamily(family)

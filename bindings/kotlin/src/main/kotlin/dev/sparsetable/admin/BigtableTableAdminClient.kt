@@ -49,7 +49,7 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
     }
 
     /** Every table id, sorted. */
-    fun listTables(): List<String> = db().listTables().map { it.tableId }
+    fun listTables(): List<String> = native { db().listTables() }.map { it.tableId }
 
     /**
      * Deletes a table and its data.

@@ -4,8 +4,9 @@
 // (max versions >= 1, max age >= 1 ms: INVALID_ARGUMENT) and applies it at read time.
 package dev.sparsetable.admin
 
-import dev.sparsetable.durationToMicros
+import dev.sparsetable.native
 import java.time.Duration
+import dev.sparsetable.ffi.gcRuleMaxAge
 import dev.sparsetable.ffi.GcRule as NativeGcRule
 
 /** A column family's GC rule. */
@@ -67,7 +68,8 @@ object GCRules {
 
     /** Drop cells older than now minus [maxAge] (truncated to microseconds). */
     @JvmStatic
-    fun maxAge(maxAge: Duration): GCRule = GCRule.DurationRule(durationToMicros(maxAge, "gc_rule.max_age"))
+    fun maxAge(maxAge: Duration): GCRule =
+        GCRule.fromNative(native { gcRuleMaxAge(maxAge.seconds, maxAge.nano) })
 
     /** Drop cells older than now minus [micros]. */
     @JvmStatic
