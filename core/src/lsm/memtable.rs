@@ -263,11 +263,16 @@ impl Memtable {
     pub fn insert(&mut self, key: Vec<u8>, value: Vec<u8>, sequence: u64) {
         self.max_sequence = self.max_sequence.max(sequence);
         self.bytes += (key.len() + value.len()) as u64;
-        if self
-            .layers
-            .first_mut()
-            .is_none_or(|l| Arc::get_mut(l).is_none())
-        {
+        let (shared, empty) = self.layers.first().map_or((true, false), |l| {
+            (
+                Arc::strong_count(l) + Arc::weak_count(l) > 1,
+                l.map.is_empty(),
+            )
+        });
+        if shared && empty {
+            // Shared but empty (a backup's snapshot of a flushed tablet): nothing to keep.
+            self.layers[0] = Arc::default();
+        } else if shared {
             self.layers.insert(0, Arc::default());
         }
         // Unshared now, so `make_mut` never copies.
@@ -584,6 +589,12 @@ mod tests {
         assert_eq!(mem.take_entries(), all);
         assert!(mem.is_empty());
         assert_eq!(mem.sealed_layers(), 0);
+        // A view of an empty memtable (a backup of a flushed tablet) seals nothing.
+        let empty_view = mem.clone();
+        mem.insert(all[2].0.clone(), all[2].1.clone(), 3);
+        assert_eq!(mem.sealed_layers(), 0);
+        assert!(empty_view.is_empty());
+        mem.clear();
         // Unshared, the newest layer takes writes in place.
         mem.insert(all[0].0.clone(), all[0].1.clone(), 3);
         mem.insert(all[1].0.clone(), all[1].1.clone(), 3);
