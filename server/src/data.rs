@@ -257,26 +257,21 @@ async fn blocking<T: Send + 'static>(
 /// scan went past after its last returned row (when the client asked for it) and the request
 /// stats (when it asked for them).
 ///
-/// # Errors
-/// The engine's, from the probe for the last scanned row.
 fn closing_response(
     scan: &Scan,
-    db: &SharedDatabase,
     last_scanned: bool,
     full_stats: bool,
-) -> Result<Option<v2::ReadRowsResponse>> {
+) -> Option<v2::ReadRowsResponse> {
     let last_scanned_row_key = if last_scanned {
-        scan.last_scanned_row_key(db)?.unwrap_or_default()
+        scan.last_scanned_row_key().unwrap_or_default()
     } else {
         Vec::new()
     };
-    Ok(
-        (!last_scanned_row_key.is_empty() || full_stats).then(|| v2::ReadRowsResponse {
-            chunks: Vec::new(),
-            last_scanned_row_key,
-            request_stats: full_stats.then(|| request_stats(&scan.counts)),
-        }),
-    )
+    (!last_scanned_row_key.is_empty() || full_stats).then(|| v2::ReadRowsResponse {
+        chunks: Vec::new(),
+        last_scanned_row_key,
+        request_stats: full_stats.then(|| request_stats(&scan.counts)),
+    })
 }
 
 /// A server stream of messages that are all known up front.
@@ -307,9 +302,6 @@ impl Bigtable for DataService {
         let full_stats =
             wants_full_stats(request.get_ref().request_stats_view).map_err(to_status)?;
         let (mut scan, db) = self.start_read_rows(request.get_ref()).map_err(to_status)?;
-        if full_stats {
-            scan.count_cells_seen();
-        }
         // The first batch is read before answering, so a bad request fails the call itself.
         let first = scan.next_batch(&db).map_err(to_status)?;
         if scan.is_done() {
@@ -319,10 +311,11 @@ impl Bigtable for DataService {
                 writer.push_row(row);
             }
             let mut responses = writer.take();
-            let closing =
-                closing_response(&scan, &db, features.last_scanned_row_responses, full_stats)
-                    .map_err(to_status)?;
-            responses.extend(closing);
+            responses.extend(closing_response(
+                &scan,
+                features.last_scanned_row_responses,
+                full_stats,
+            ));
             return Ok(Response::new(ready_stream(responses)));
         }
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
@@ -349,14 +342,10 @@ impl Bigtable for DataService {
                     }
                 };
             }
-            match closing_response(&scan, &db, features.last_scanned_row_responses, full_stats) {
-                Ok(Some(closing)) => {
-                    let _ = tx.send(Ok(closing)).await;
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    let _ = tx.send(Err(to_status(e))).await;
-                }
+            if let Some(closing) =
+                closing_response(&scan, features.last_scanned_row_responses, full_stats)
+            {
+                let _ = tx.send(Ok(closing)).await;
             }
         });
         Ok(Response::new(ReceiverStream::new(rx)))

@@ -1,21 +1,22 @@
 //! A ReadRows scan read in batches, so the database lock is never held while sending.
 //!
-//! Each batch holds the database's read lock (shared with other readers), reads up to [`BATCH_ROWS`] rows or about [`BATCH_BYTES`]
-//! bytes, and unlocks; the next batch resumes strictly after the last row returned (before
-//! it, when reversed) with the rows still allowed by `rows_limit`. Writes that land between
-//! batches may be seen by later batches, as in Cloud Bigtable, where a ReadRows stream is not a
-//! snapshot; every row is still returned whole, at most once, in order.
+//! Each batch opens an engine read stream under the database's read lock, which the engine
+//! releases at once (the stream owns a snapshot of the table), reads up to [`BATCH_ROWS`]
+//! rows or about [`BATCH_BYTES`] bytes from it, and drops it; the next batch resumes strictly
+//! after the last row the previous one scanned (before it, when reversed), with the engine's
+//! `ReadRowsRequest::resume_after` and the rows still allowed by `rows_limit`. Each batch is
+//! a snapshot; writes that land between batches may be seen by later batches, as in Cloud
+//! Bigtable, where a ReadRows stream is not a snapshot. Every row is returned whole, at most
+//! once, in order. A batch's view is dropped with it, so a slow client pins nothing.
 //!
-//! The scan also counts what ReadRows' `request_stats` reports (rows seen from the engine's
-//! `RowStream::rows_scanned`, rows and cells returned from what it yields, cells seen from the
-//! table's access statistics, see [`Scan::count_cells_seen`]) and, once the row set is
-//! exhausted, finds the last row it scanned past, for `last_scanned_row_key`.
+//! The scan also counts what ReadRows' `request_stats` reports, from the engine's own
+//! counters (`RowStream::rows_scanned`, `cells_scanned`, and the rows and cells it yields),
+//! and once the row set is exhausted reports the engine's `last_scanned_key` when it lies
+//! beyond the last row returned, for `last_scanned_row_key`.
 
-use std::ops::Bound;
+use sparsetable::{ReadRowsRequest, Result, Row, SharedDatabase};
 
-use sparsetable::{ReadRowsRequest, Result, Row, RowFilter, RowRange, RowSet, SharedDatabase};
-
-/// Most rows one batch reads under the lock.
+/// Most rows one batch reads.
 pub const BATCH_ROWS: usize = 512;
 /// A batch stops after the row that takes its cell values past this many bytes.
 pub const BATCH_BYTES: usize = 4 * 1024 * 1024;
@@ -24,16 +25,18 @@ pub const BATCH_BYTES: usize = 4 * 1024 * 1024;
 #[derive(Debug)]
 pub struct Scan {
     table_id: String,
-    request: ReadRowsRequest,
+    /// What the next batch reads: the request as given, then what is left of it.
+    next: Option<ReadRowsRequest>,
     /// The last row returned, once a batch has returned any.
-    last_key: Option<Vec<u8>>,
+    last_returned: Option<Vec<u8>>,
+    /// The last row the engine examined, returned or filtered out.
+    last_scanned: Option<Vec<u8>>,
+    reversed: bool,
     /// Rows still allowed; `None` = no limit.
     remaining: Option<u64>,
     done: bool,
     /// Whether the scan ended because the row set was exhausted (not because of the limit).
     exhausted: bool,
-    /// Whether to measure `counts.cells_seen` (it costs two statistics snapshots per batch).
-    count_cells_seen: bool,
     /// What the scan has seen and returned so far.
     pub counts: ScanCounts,
 }
@@ -45,7 +48,7 @@ pub struct ScanCounts {
     pub rows_seen: u64,
     /// Rows returned.
     pub rows_returned: u64,
-    /// Cells the engine visited before filters (only if asked for).
+    /// Cells the engine visited before filters.
     pub cells_seen: u64,
     /// Cells returned.
     pub cells_returned: u64,
@@ -60,24 +63,15 @@ impl Scan {
             .flatten();
         Scan {
             table_id,
-            request,
-            last_key: None,
+            reversed: request.reversed,
+            next: Some(request),
+            last_returned: None,
+            last_scanned: None,
             remaining,
             done: false,
             exhausted: false,
-            count_cells_seen: false,
             counts: ScanCounts::default(),
         }
-    }
-
-    /// Also measures the cells the engine visits before filters (`counts.cells_seen`).
-    ///
-    /// The engine's `RowStream` counts rows scanned but not cells, so the cells are read off
-    /// the table's access statistics: every read records the cells it visited there, and the
-    /// batch holds the database lock, so the difference between two snapshots taken around it
-    /// is exactly this batch's count (time buckets that expire meanwhile only drop out).
-    pub fn count_cells_seen(&mut self) {
-        self.count_cells_seen = true;
     }
 
     /// Whether every row has been returned.
@@ -85,81 +79,76 @@ impl Scan {
         self.done
     }
 
-    /// Reads the next batch under the lock; empty once the scan is done.
+    /// Reads the next batch; empty once the scan is done.
     ///
     /// # Errors
     /// The engine's: `NotFound` for an unknown table, `InvalidArgument` for a bad request (the
     /// first batch reads the request exactly as given, so it reports these).
     pub fn next_batch(&mut self, db: &SharedDatabase) -> Result<Vec<Row>> {
-        if self.done {
+        let Some(request) = self.next.take().filter(|_| !self.done) else {
+            self.done = true;
             return Ok(Vec::new());
-        }
-        let request = match &self.last_key {
-            None => self.request.clone(),
-            Some(last) => {
-                let ranges = resume_ranges(&self.request.row_set, last, self.request.reversed);
-                if ranges.is_empty() {
-                    self.done = true;
-                    self.exhausted = true;
-                    return Ok(Vec::new());
-                }
-                ReadRowsRequest {
-                    row_set: RowSet {
-                        row_keys: Vec::new(),
-                        row_ranges: ranges,
-                    },
-                    rows_limit: self
-                        .remaining
-                        .map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX)),
-                    ..self.request.clone()
-                }
-            }
         };
-        let rows = db.read(|db| {
-            let mut rows = Vec::new();
-            let mut bytes = 0;
-            let mut stream = db.read_rows(&self.table_id, &request)?;
-            let cells_before = self
-                .count_cells_seen
-                .then(|| db.access_stats(&self.table_id))
-                .transpose()?;
-            loop {
-                if rows.len() == BATCH_ROWS || bytes >= BATCH_BYTES {
-                    break;
-                }
-                let Some(row) = stream.next() else {
-                    self.done = true;
-                    self.exhausted = true;
-                    break;
-                };
-                self.counts.cells_returned += row.cells.len() as u64;
-                bytes += row.key.len()
-                    + row
-                        .cells
-                        .iter()
-                        .map(|c| c.value.len() + c.qualifier.len())
-                        .sum::<usize>();
-                rows.push(row);
-            }
-            self.counts.rows_seen += stream.rows_scanned();
-            self.counts.rows_returned += rows.len() as u64;
-            drop(stream);
-            if let Some(before) = cells_before {
-                self.counts.cells_seen +=
-                    cells_visited_since(&before, &db.access_stats(&self.table_id)?);
-            }
-            Ok(rows)
-        })?;
+        // The batch asks the engine for no more rows than it takes, so nothing is read
+        // ahead in vain. A negative limit goes to the engine as given, which refuses it.
+        let limit = self
+            .remaining
+            .map_or(BATCH_ROWS as u64, |n| n.min(BATCH_ROWS as u64));
+        let batch_request = ReadRowsRequest {
+            rows_limit: if request.rows_limit < 0 {
+                request.rows_limit
+            } else {
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            },
+            ..request.clone()
+        };
+        let mut stream = db.read_rows_stream(&self.table_id, &batch_request)?;
+        let mut rows = Vec::new();
+        let mut bytes = 0;
+        let mut ended = false;
+        while bytes < BATCH_BYTES {
+            let Some(row) = stream.next() else {
+                ended = true;
+                break;
+            };
+            self.counts.cells_returned += row.cells.len() as u64;
+            bytes += row.key.len()
+                + row
+                    .cells
+                    .iter()
+                    .map(|c| c.value.len() + c.qualifier.len())
+                    .sum::<usize>();
+            rows.push(row);
+        }
+        self.counts.rows_seen += stream.rows_scanned();
+        self.counts.cells_seen += stream.cells_scanned();
+        self.counts.rows_returned += rows.len() as u64;
+        if let Some(last) = stream.last_scanned_key() {
+            self.last_scanned = Some(last.to_vec());
+        }
         if let Some(last) = rows.last() {
-            self.last_key = Some(last.key.clone());
+            self.last_returned = Some(last.key.clone());
         }
         if let Some(remaining) = &mut self.remaining {
             *remaining = remaining.saturating_sub(rows.len() as u64);
-            if *remaining == 0 {
-                // The engine's stream also ends at the limit; that is not the end of the row
-                // set, so there is no last scanned row to report.
+        }
+        if ended && stream.is_exhausted() {
+            self.done = true;
+            self.exhausted = true;
+        } else if self.remaining == Some(0) {
+            // The limit stops the scan; that is not the end of the row set, so there is no
+            // last scanned row to report.
+            self.done = true;
+        } else {
+            // The batch stopped at its own row or byte bound, right after a returned row:
+            // the rest of the read lies beyond it.
+            self.next = match &self.last_scanned {
+                Some(last) => request.resume_after(last),
+                None => Some(request),
+            };
+            if self.next.is_none() {
                 self.done = true;
-                self.exhausted = false;
+                self.exhausted = true;
             }
         }
         Ok(rows)
@@ -169,95 +158,24 @@ impl Scan {
     /// if no returned row was at or beyond it (rows at the end were filtered out), so a client
     /// resuming the read can start after it. `None` while the scan runs, after a limit stopped
     /// it, or when the last row scanned was returned.
-    ///
-    /// # Errors
-    /// The engine's, as in [`Scan::next_batch`].
-    pub fn last_scanned_row_key(&self, db: &SharedDatabase) -> Result<Option<Vec<u8>>> {
+    pub fn last_scanned_row_key(&self) -> Option<Vec<u8>> {
         if !self.exhausted {
-            return Ok(None);
+            return None;
         }
-        // The last row of the row set that holds any visible cell: one row read in the
-        // opposite direction, without the filter.
-        let probe = ReadRowsRequest {
-            row_set: self.request.row_set.clone(),
-            filter: RowFilter::PassAll,
-            rows_limit: 1,
-            reversed: !self.request.reversed,
-        };
-        let last = db.read(|db| Ok(db.read_rows(&self.table_id, &probe)?.next().map(|r| r.key)))?;
-        let Some(last) = last else {
-            return Ok(None);
-        };
-        let beyond = match &self.last_key {
+        let last = self.last_scanned.as_ref()?;
+        let beyond = match &self.last_returned {
             None => true,
-            Some(returned) if self.request.reversed => last < *returned,
-            Some(returned) => last > *returned,
+            Some(returned) if self.reversed => last < returned,
+            Some(returned) => last > returned,
         };
-        Ok(beyond.then_some(last))
+        beyond.then(|| last.clone())
     }
-}
-
-/// Cells visited by reads between two snapshots of a table's access statistics.
-fn cells_visited_since(
-    before: &[sparsetable::AccessStat],
-    after: &[sparsetable::AccessStat],
-) -> u64 {
-    let earlier: std::collections::HashMap<(i64, &[u8]), u64> = before
-        .iter()
-        .map(|s| {
-            (
-                (s.time_bucket_micros, s.key_bucket.as_slice()),
-                s.counters.cells_scanned,
-            )
-        })
-        .collect();
-    after
-        .iter()
-        .map(|s| {
-            let was = earlier
-                .get(&(s.time_bucket_micros, s.key_bucket.as_slice()))
-                .copied()
-                .unwrap_or(0);
-            s.counters.cells_scanned.saturating_sub(was)
-        })
-        .sum()
-}
-
-/// The part of `row_set` strictly after `last` (before it, when `reversed`), as ranges.
-fn resume_ranges(row_set: &RowSet, last: &[u8], reversed: bool) -> Vec<RowRange> {
-    row_set
-        .normalized_ranges()
-        .into_iter()
-        .map(|mut r| {
-            if reversed {
-                let before_last = match &r.end {
-                    Bound::Included(e) => e.as_slice() < last,
-                    Bound::Excluded(e) => e.as_slice() <= last,
-                    Bound::Unbounded => false,
-                };
-                if !before_last {
-                    r.end = Bound::Excluded(last.to_vec());
-                }
-            } else {
-                let after_last = match &r.start {
-                    Bound::Included(s) => s.as_slice() > last,
-                    Bound::Excluded(s) => s.as_slice() >= last,
-                    Bound::Unbounded => false,
-                };
-                if !after_last {
-                    r.start = Bound::Excluded(last.to_vec());
-                }
-            }
-            r
-        })
-        .filter(|r| !r.is_empty())
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sparsetable::{Database, Mutation, TableConfig};
+    use sparsetable::{Database, Mutation, RowFilter, RowRange, RowSet, TableConfig};
 
     fn db_with_rows(n: usize) -> SharedDatabase {
         let mut db = Database::new();
@@ -362,7 +280,6 @@ mod tests {
             ..Default::default()
         };
         let mut scan = Scan::new("t".into(), request.clone());
-        scan.count_cells_seen();
         let mut keys = Vec::new();
         while !scan.is_done() {
             keys.extend(scan.next_batch(&db).unwrap().into_iter().map(|r| r.key));
@@ -377,10 +294,7 @@ mod tests {
                 cells_returned: 2,
             }
         );
-        assert_eq!(
-            scan.last_scanned_row_key(&db).unwrap(),
-            Some(b"row00009".to_vec())
-        );
+        assert_eq!(scan.last_scanned_row_key(), Some(b"row00009".to_vec()));
 
         let mut reversed = Scan::new(
             "t".into(),
@@ -392,10 +306,7 @@ mod tests {
         while !reversed.is_done() {
             reversed.next_batch(&db).unwrap();
         }
-        assert_eq!(
-            reversed.last_scanned_row_key(&db).unwrap(),
-            Some(b"row00000".to_vec())
-        );
+        assert_eq!(reversed.last_scanned_row_key(), Some(b"row00000".to_vec()));
 
         // A limit that stops the scan, or a last row that was returned: nothing to report.
         let mut limited = Scan::new(
@@ -407,10 +318,13 @@ mod tests {
         );
         limited.next_batch(&db).unwrap();
         assert!(limited.is_done());
-        assert_eq!(limited.last_scanned_row_key(&db).unwrap(), None);
+        assert_eq!(limited.last_scanned_row_key(), None);
         let mut all = Scan::new("t".into(), ReadRowsRequest::default());
         all.next_batch(&db).unwrap();
-        assert_eq!(all.last_scanned_row_key(&db).unwrap(), None);
-        assert_eq!(all.counts.cells_seen, 0, "not measured unless asked");
+        assert_eq!(all.last_scanned_row_key(), None);
+        assert_eq!(
+            all.counts.cells_seen, 10,
+            "every cell of a batch that read all rows"
+        );
     }
 }

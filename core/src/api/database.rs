@@ -716,12 +716,14 @@ impl Database {
     }
 
     /// Streams the rows a request selects, in key order (or reversed), without
-    /// materialising the table. The filter is compiled once, here.
+    /// materialising the table. The filter is compiled once, here. The stream owns a
+    /// snapshot of the table taken now and borrows nothing: writes made after this returns
+    /// are not visible to it (see [`RowStream`]).
     ///
     /// # Errors
     /// `NotFound` for an unknown table; `InvalidArgument` for a negative limit, a bad row
     /// set or a bad filter.
-    pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<RowStream<'_>> {
+    pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<RowStream> {
         let table = self.table(table_id)?;
         let rows_limit = limits::rows_limit(request.rows_limit)?;
         request.row_set.validate()?;

@@ -23,6 +23,7 @@ use crate::api::database::Database;
 use crate::model::request::ReadRowsRequest;
 use crate::model::row::Row;
 use crate::platform::storage::Syncer;
+use crate::table::read::RowStream;
 use crate::{Code, Error, Result};
 
 #[derive(Default)]
@@ -199,6 +200,16 @@ impl SharedDatabase {
     /// As [`Database::read_rows`].
     pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<Vec<Row>> {
         self.read(|db| Ok(db.read_rows(table_id, request)?.collect()))
+    }
+
+    /// Opens a stream of the rows a request selects: the view is taken under the read lock,
+    /// which is released before this returns. The stream then yields its snapshot one row
+    /// at a time, on any thread, while writers go on; see [`Database::read_rows`].
+    ///
+    /// # Errors
+    /// As [`Database::read_rows`] and [`SharedDatabase::read`].
+    pub fn read_rows_stream(&self, table_id: &str, request: &ReadRowsRequest) -> Result<RowStream> {
+        self.read(|db| db.read_rows(table_id, request))
     }
 }
 

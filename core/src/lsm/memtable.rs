@@ -1,14 +1,19 @@
 //! The memtable and the sorted sources a tablet reads from.
 //!
-//! A [`Source`] is anything holding LSM entries sorted by internal key: the mutable
-//! [`Memtable`] and the immutable sorted runs. Reads need only three questions of a source:
-//! the first key at or after a position, the last key before a position, and every entry of
-//! one row. That keeps row navigation (forward and reversed) independent of how a source
-//! stores its bytes.
+//! A [`Source`] is anything holding LSM entries sorted by internal key: the layers of a
+//! [`Memtable`] and the immutable sorted runs. Reads ask one thing of a source: a
+//! [`SourceCursor`] that seeks and then steps forward or backward, lending each entry's
+//! bytes without copying them. Every read (forward and reversed scans, point reads, the
+//! reads a write makes) merges the cursors of a tablet's sources (`scan::TabletScan`), so
+//! row navigation lives in one place and does not depend on how a source stores its bytes.
 //!
-//! Scans ask more: a [`SourceCursor`] walks a source forward from a seek position, lending
-//! each entry's bytes without copying them, so a read can merge every source of a tablet in
-//! one pass (a k-way merge) instead of seeking each source afresh for every row.
+//! A memtable is a stack of layers, each an ordered map behind an `Arc`. Writes go to the
+//! newest layer. A read that must outlive the database's lock (a `RowStream`) clones the
+//! memtable, which only clones the `Arc`s: the layers it holds are then frozen for it. The
+//! next write to a frozen newest layer starts a fresh one on top instead of changing it
+//! (one allocation, never a copy of the entries), so a read's view never changes and a
+//! writer never waits for or copies on behalf of a reader. Layers merge back into one when
+//! the memtable is flushed (the table flushes early once readers have sealed a few).
 
 use alloc::boxed::Box;
 use alloc::collections::btree_map;
@@ -35,13 +40,6 @@ fn unescape_row(part: &[u8], out: &mut Vec<u8>) {
 
 /// A sorted collection of LSM entries.
 pub trait Source: Send + Sync {
-    /// The first key `>= key`.
-    fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>>;
-    /// The last key `< key` (`None`: the last key of all).
-    fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>>;
-    /// Appends every entry whose key starts with `prefix`, in order. `row_key` is the row
-    /// the prefix stands for (a source with a bloom filter may skip the search).
-    fn row_entries(&self, row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>);
     /// Bytes of keys and values held.
     fn size_bytes(&self) -> u64;
     /// Every entry, in order (compaction and flush).
@@ -54,51 +52,34 @@ pub trait Source: Send + Sync {
     fn run_meta(&self) -> Option<crate::lsm::persist::RunMeta> {
         None
     }
-    /// A forward cursor over the entries, positioned nowhere until its first `seek`.
-    ///
-    /// The default walks the source through the three navigation questions above (correct
-    /// but slow: every step is a fresh search); the engine's own sources override it.
-    fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
-        Box::new(NavigatingCursor {
-            source: self,
-            current: None,
-        })
-    }
+    /// A cursor over the entries, positioned nowhere until its first `seek` or
+    /// `seek_before`.
+    fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_>;
     /// False only if the source surely holds no entry of `row_key` (a bloom filter's
     /// answer); a point read skips such sources. The default is always true.
     fn may_contain_row(&self, _row_key: &[u8]) -> bool {
         true
     }
     /// The source's smallest and largest keys, where it knows them without a search
-    /// (`None`: unknown or empty). A point read skips a source whose range cannot hold the
-    /// row before asking its filter: after a load in key order a tablet holds many runs of
-    /// disjoint ranges, and all but one are ruled out by two comparisons.
+    /// (`None`: unknown or empty). A scan skips a source whose range lies outside it before
+    /// opening a cursor, and walks sources of disjoint ranges as one (see `scan`).
     fn key_range(&self) -> Option<(&[u8], &[u8])> {
         None
     }
-    /// A point read's shortcut: pushes every entry of `row_key` (the keys starting with
-    /// `prefix`, its encoded row part), in key order, borrowed for as long as the source,
-    /// and returns true. Sources that cannot lend their bytes (a file's blocks live only in
-    /// a cursor) return false without pushing anything, and the read walks a
-    /// [`cursor`](Source::cursor) instead: that is the default, so every implementor stays
-    /// correct without overriding it.
-    fn lend_row<'a>(
-        &'a self,
-        _row_key: &[u8],
-        _prefix: &[u8],
-        _out: &mut Vec<(&'a [u8], &'a [u8])>,
-    ) -> bool {
-        false
-    }
 }
 
-/// A forward cursor over one [`Source`]'s entries in key order.
+/// A bidirectional cursor over one [`Source`]'s entries in key order.
 ///
-/// Invariant: after `seek(k)` the cursor is at the first entry `>= k` (or exhausted), and
-/// `next` moves to the following entry; `entry` lends the current key and value.
+/// Invariant: after `seek(k)` the cursor is at the first entry `>= k` and `next` moves to
+/// the following entry; after `seek_before(k)` it is at the last entry `< k` and `prev`
+/// moves to the preceding one. REQUIRES: `next` only after `seek`, `prev` only after
+/// `seek_before` (a read walks in one direction; implementations may rely on it). `entry`
+/// lends the current key and value; `None` once the cursor is exhausted.
 pub trait SourceCursor<'a> {
     /// Positions at the first entry whose key is `>= key`.
     fn seek(&mut self, key: &[u8]);
+    /// Positions at the last entry whose key is `< key` (`None`: the last entry of all).
+    fn seek_before(&mut self, key: Option<&[u8]>);
     /// The current entry's key and value; `None` once the cursor is exhausted (or before
     /// the first seek).
     fn entry(&self) -> Option<(&[u8], &[u8])>;
@@ -110,56 +91,33 @@ pub trait SourceCursor<'a> {
     }
     /// Moves to the next entry (nothing when exhausted).
     fn next(&mut self);
+    /// Moves to the previous entry (nothing when exhausted).
+    fn prev(&mut self);
 }
 
-/// The default cursor: navigates with `first_at_or_after` and `row_entries`.
-struct NavigatingCursor<'a, S: Source + ?Sized> {
-    source: &'a S,
-    current: Option<Entry>,
-}
+/// The ordered map of one memtable layer.
+type MemMap = BTreeMap<MemKey, Vec<u8>>;
 
-impl<S: Source + ?Sized> NavigatingCursor<'_, S> {
-    fn load(&mut self, key: &[u8]) {
-        self.current = self.source.first_at_or_after(key).and_then(|k| {
-            let row = crate::lsm::internal_key::row_key_of(&k).ok()?;
-            let mut out = Vec::new();
-            self.source.row_entries(&row, &k, &mut out);
-            out.into_iter().find(|(ek, _)| *ek == k)
-        });
-    }
-}
-
-impl<S: Source + ?Sized> SourceCursor<'_> for NavigatingCursor<'_, S> {
-    fn seek(&mut self, key: &[u8]) {
-        self.load(key);
-    }
-    fn entry(&self) -> Option<(&[u8], &[u8])> {
-        self.current
-            .as_ref()
-            .map(|(k, v)| (k.as_slice(), v.as_slice()))
-    }
-    fn next(&mut self) {
-        if let Some((mut k, _)) = self.current.take() {
-            // The smallest key after k is k followed by a zero byte.
-            k.push(0);
-            self.load(&k);
-        }
-    }
-}
-
-/// A cursor over a memtable's ordered map.
-struct MemtableCursor<'a> {
-    map: &'a BTreeMap<MemKey, Vec<u8>>,
+/// A cursor over a memtable layer's ordered map: a double-ended range, consumed from the
+/// front after `seek` and from the back after `seek_before`.
+struct LayerCursor<'a> {
+    map: &'a MemMap,
     range: Option<btree_map::Range<'a, MemKey, Vec<u8>>>,
     current: Option<(&'a MemKey, &'a Vec<u8>)>,
 }
 
-impl<'a> SourceCursor<'a> for MemtableCursor<'a> {
+impl<'a> SourceCursor<'a> for LayerCursor<'a> {
     fn seek(&mut self, key: &[u8]) {
         let mut range = self
             .map
             .range::<[u8], _>((Bound::Included(key), Bound::Unbounded));
         self.current = range.next();
+        self.range = Some(range);
+    }
+    fn seek_before(&mut self, key: Option<&[u8]>) {
+        let end = key.map_or(Bound::Unbounded, Bound::Excluded);
+        let mut range = self.map.range::<[u8], _>((Bound::Unbounded, end));
+        self.current = range.next_back();
         self.range = Some(range);
     }
     fn entry(&self) -> Option<(&[u8], &[u8])> {
@@ -173,9 +131,15 @@ impl<'a> SourceCursor<'a> for MemtableCursor<'a> {
             self.current = self.range.as_mut().and_then(Iterator::next);
         }
     }
+    fn prev(&mut self) {
+        if self.current.is_some() {
+            self.current = self.range.as_mut().and_then(DoubleEndedIterator::next_back);
+        }
+    }
 }
 
-/// A cursor over an in-memory run: an index into its sorted entries.
+/// A cursor over an in-memory run: an index into its sorted entries (`entries.len()` when
+/// exhausted).
 struct MemRunCursor<'a> {
     run: &'a MemRun,
     entries: &'a [Entry],
@@ -185,6 +149,10 @@ struct MemRunCursor<'a> {
 impl<'a> SourceCursor<'a> for MemRunCursor<'a> {
     fn seek(&mut self, key: &[u8]) {
         self.pos = self.run.lower_bound(key);
+    }
+    fn seek_before(&mut self, key: Option<&[u8]>) {
+        let end = key.map_or(self.entries.len(), |k| self.run.lower_bound(k));
+        self.pos = end.checked_sub(1).unwrap_or(self.entries.len());
     }
     fn entry(&self) -> Option<(&[u8], &[u8])> {
         self.lasting_entry()
@@ -199,14 +167,69 @@ impl<'a> SourceCursor<'a> for MemRunCursor<'a> {
             self.pos += 1;
         }
     }
+    fn prev(&mut self) {
+        self.pos = match self.pos {
+            0 => self.entries.len(),
+            p if p >= self.entries.len() => p,
+            p => p - 1,
+        };
+    }
 }
 
-/// The mutable, in-memory newest layer of a tablet.
+/// One layer of a memtable (see the module docs). Frozen once a read view shares it.
 #[derive(Debug, Default, Clone)]
+pub struct MemLayer {
+    map: MemMap,
+}
+
+impl Source for MemLayer {
+    fn size_bytes(&self) -> u64 {
+        self.map
+            .iter()
+            .map(|(k, v)| (k.0.len() + v.len()) as u64)
+            .sum()
+    }
+    fn all_entries(&self) -> Vec<Entry> {
+        self.map
+            .iter()
+            .map(|(k, v)| (k.0.clone(), v.clone()))
+            .collect()
+    }
+    fn max_sequence(&self) -> u64 {
+        // Only runs answer this (recovery reads it of runs); a layer's writes are counted
+        // by its memtable.
+        0
+    }
+    fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
+        Box::new(LayerCursor {
+            map: &self.map,
+            range: None,
+            current: None,
+        })
+    }
+}
+
+/// The mutable, in-memory newest layer of a tablet: a stack of [`MemLayer`]s.
+///
+/// Invariant: `layers` is never empty; `layers[0]` takes writes and is the newest. Keys
+/// are unique across layers (each carries its own sequence number), so the layers are
+/// simply more sources to merge. Cloning shares the layers: that is how a read view
+/// freezes the memtable.
+#[derive(Debug, Clone)]
 pub struct Memtable {
-    entries: BTreeMap<MemKey, Vec<u8>>,
+    layers: Vec<Arc<MemLayer>>,
     bytes: u64,
     max_sequence: u64,
+}
+
+impl Default for Memtable {
+    fn default() -> Self {
+        Memtable {
+            layers: alloc::vec![Arc::default()],
+            bytes: 0,
+            max_sequence: 0,
+        }
+    }
 }
 
 /// A memtable key. Ordered by [`bytes::compare`] (the same order as the bytes'), so that
@@ -235,96 +258,94 @@ impl core::borrow::Borrow<[u8]> for MemKey {
 
 impl Memtable {
     /// Adds an entry written with sequence number `sequence` (keys are unique: each carries
-    /// its own sequence number).
+    /// its own sequence number). If a read view shares the newest layer, a fresh layer
+    /// takes the entry and the shared one stays as the view saw it.
     pub fn insert(&mut self, key: Vec<u8>, value: Vec<u8>, sequence: u64) {
         self.max_sequence = self.max_sequence.max(sequence);
         self.bytes += (key.len() + value.len()) as u64;
-        if let Some(old) = self.entries.insert(MemKey(key), value) {
+        let (shared, empty) = self.layers.first().map_or((true, false), |l| {
+            (
+                Arc::strong_count(l) + Arc::weak_count(l) > 1,
+                l.map.is_empty(),
+            )
+        });
+        if shared && empty {
+            // Shared but empty (a backup's snapshot of a flushed tablet): nothing to keep.
+            self.layers[0] = Arc::default();
+        } else if shared {
+            self.layers.insert(0, Arc::default());
+        }
+        // Unshared now, so `make_mut` never copies.
+        if let Some(old) = Arc::make_mut(&mut self.layers[0])
+            .map
+            .insert(MemKey(key), value)
+        {
             self.bytes -= old.len() as u64;
         }
     }
 
     /// Whether it holds nothing.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.layers.iter().all(|l| l.map.is_empty())
+    }
+
+    /// Layers sealed because a read view held them when a write came (beyond the one
+    /// taking writes). Each is one more source for every read of the tablet to merge, so
+    /// the table flushes a memtable that has gathered a few.
+    pub(crate) fn sealed_layers(&self) -> usize {
+        self.layers.len() - 1
+    }
+
+    /// The layers, newest first, as sources to read.
+    pub(crate) fn layers(&self) -> impl Iterator<Item = &dyn Source> {
+        self.layers.iter().map(|l| l.as_ref() as &dyn Source)
+    }
+
+    /// Bytes of keys and values held.
+    pub fn size_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The highest sequence number of any write it holds (or held: a flush keeps it).
+    pub fn max_sequence(&self) -> u64 {
+        self.max_sequence
     }
 
     /// The entries, in order, leaving the memtable as it is (a flush copies first and
     /// clears only once the run is safely written).
     pub fn entries(&self) -> Vec<Entry> {
-        self.all_entries()
+        let mut out: Vec<Entry> = self.layers.iter().flat_map(|l| l.all_entries()).collect();
+        if self.layers.len() > 1 {
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            out.dedup_by(|a, b| a.0 == b.0);
+        }
+        out
     }
 
     /// Moves the entries out, in order, leaving the memtable empty (its max sequence stays).
+    /// Layers no read view shares are moved, not copied.
     pub(crate) fn take_entries(&mut self) -> Vec<Entry> {
         self.bytes = 0;
-        core::mem::take(&mut self.entries)
-            .into_iter()
-            .map(|(k, v)| (k.0, v))
-            .collect()
+        let layers = core::mem::replace(&mut self.layers, alloc::vec![Arc::default()]);
+        let several = layers.len() > 1;
+        let mut out: Vec<Entry> = Vec::new();
+        for l in layers {
+            match Arc::try_unwrap(l) {
+                Ok(l) => out.extend(l.map.into_iter().map(|(k, v)| (k.0, v))),
+                Err(shared) => out.extend(shared.all_entries()),
+            }
+        }
+        if several {
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            out.dedup_by(|a, b| a.0 == b.0);
+        }
+        out
     }
 
-    /// Empties it.
+    /// Empties it (read views keep the layers they hold).
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.layers = alloc::vec![Arc::default()];
         self.bytes = 0;
-    }
-}
-
-impl Source for Memtable {
-    fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>> {
-        self.entries
-            .range::<[u8], _>((Bound::Included(key), Bound::Unbounded))
-            .next()
-            .map(|(k, _)| k.0.clone())
-    }
-    fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>> {
-        let end = key.map_or(Bound::Unbounded, Bound::Excluded);
-        self.entries
-            .range::<[u8], _>((Bound::Unbounded, end))
-            .next_back()
-            .map(|(k, _)| k.0.clone())
-    }
-    fn row_entries(&self, _row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>) {
-        out.extend(
-            self.entries
-                .range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
-                .take_while(|(k, _)| bytes::starts_with(&k.0, prefix))
-                .map(|(k, v)| (k.0.clone(), v.clone())),
-        );
-    }
-    fn size_bytes(&self) -> u64 {
-        self.bytes
-    }
-    fn all_entries(&self) -> Vec<Entry> {
-        self.entries
-            .iter()
-            .map(|(k, v)| (k.0.clone(), v.clone()))
-            .collect()
-    }
-    fn max_sequence(&self) -> u64 {
-        self.max_sequence
-    }
-    fn lend_row<'a>(
-        &'a self,
-        _row_key: &[u8],
-        prefix: &[u8],
-        out: &mut Vec<(&'a [u8], &'a [u8])>,
-    ) -> bool {
-        out.extend(
-            self.entries
-                .range::<[u8], _>((Bound::Included(prefix), Bound::Unbounded))
-                .take_while(|(k, _)| bytes::starts_with(&k.0, prefix))
-                .map(|(k, v)| (k.0.as_slice(), v.as_slice())),
-        );
-        true
-    }
-    fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
-        Box::new(MemtableCursor {
-            map: &self.entries,
-            range: None,
-            current: None,
-        })
     }
 }
 
@@ -444,23 +465,6 @@ impl MemRun {
 }
 
 impl Source for MemRun {
-    fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>> {
-        self.entries
-            .get(self.lower_bound(key))
-            .map(|(k, _)| k.clone())
-    }
-    fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>> {
-        let i = key.map_or(self.entries.len(), |k| self.lower_bound(k));
-        i.checked_sub(1).map(|i| self.entries[i].0.clone())
-    }
-    fn row_entries(&self, _row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>) {
-        out.extend(
-            self.entries[self.lower_bound(prefix)..]
-                .iter()
-                .take_while(|(k, _)| bytes::starts_with(k, prefix))
-                .cloned(),
-        );
-    }
     fn size_bytes(&self) -> u64 {
         self.bytes
     }
@@ -477,20 +481,6 @@ impl Source for MemRun {
         let first = self.entries.first()?;
         let last = self.entries.last()?;
         Some((&first.0, &last.0))
-    }
-    fn lend_row<'a>(
-        &'a self,
-        _row_key: &[u8],
-        prefix: &[u8],
-        out: &mut Vec<(&'a [u8], &'a [u8])>,
-    ) -> bool {
-        out.extend(
-            self.entries[self.lower_bound(prefix)..]
-                .iter()
-                .take_while(|(k, _)| bytes::starts_with(k, prefix))
-                .map(|(k, v)| (k.as_slice(), v.as_slice())),
-        );
-        true
     }
     fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
         Box::new(MemRunCursor {
@@ -529,30 +519,6 @@ mod tests {
         out
     }
 
-    /// A source that keeps the trait's default cursor.
-    struct Plain(Arc<MemRun>);
-
-    impl Source for Plain {
-        fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>> {
-            self.0.first_at_or_after(key)
-        }
-        fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>> {
-            self.0.last_before(key)
-        }
-        fn row_entries(&self, row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>) {
-            self.0.row_entries(row_key, prefix, out)
-        }
-        fn size_bytes(&self) -> u64 {
-            self.0.size_bytes()
-        }
-        fn all_entries(&self) -> Vec<Entry> {
-            self.0.all_entries()
-        }
-        fn max_sequence(&self) -> u64 {
-            self.0.max_sequence()
-        }
-    }
-
     fn walk(s: &dyn Source, from: &[u8]) -> Vec<Entry> {
         let mut c = s.cursor();
         c.seek(from);
@@ -564,15 +530,26 @@ mod tests {
         out
     }
 
+    fn walk_back(s: &dyn Source, before: Option<&[u8]>) -> Vec<Entry> {
+        let mut c = s.cursor();
+        c.seek_before(before);
+        let mut out = Vec::new();
+        while let Some((k, v)) = c.entry() {
+            out.push((k.to_vec(), v.to_vec()));
+            c.prev();
+        }
+        out
+    }
+
     #[test]
-    fn every_cursor_walks_the_same_entries_from_every_position() {
+    fn every_cursor_walks_the_same_entries_both_ways_from_every_position() {
         let all = entries();
         let run = MemRun::new(all.clone(), 40);
         let mut mem = Memtable::default();
         for (k, v) in &all {
             mem.insert(k.clone(), v.clone(), 1);
         }
-        let plain = Plain(run.clone());
+        let layer = mem.layers[0].clone();
         let mut seeks: Vec<Vec<u8>> = all.iter().map(|(k, _)| k.clone()).collect();
         seeks.extend(all.iter().map(|(k, _)| [k.as_slice(), &[0]].concat()));
         seeks.push(Vec::new());
@@ -580,42 +557,48 @@ mod tests {
         for from in &seeks {
             let expected: Vec<Entry> = all.iter().filter(|(k, _)| k >= from).cloned().collect();
             assert_eq!(walk(&*run, from), expected);
-            assert_eq!(walk(&mem, from), expected);
-            assert_eq!(walk(&plain, from), expected);
+            assert_eq!(walk(&*layer, from), expected);
+            let mut below: Vec<Entry> = all.iter().filter(|(k, _)| k < from).cloned().collect();
+            below.reverse();
+            assert_eq!(walk_back(&*run, Some(from)), below);
+            assert_eq!(walk_back(&*layer, Some(from)), below);
         }
+        let mut reversed = all.clone();
+        reversed.reverse();
+        assert_eq!(walk_back(&*run, None), reversed);
+        assert_eq!(walk_back(&*layer, None), reversed);
     }
 
     #[test]
-    fn lent_rows_are_exactly_the_entries_under_the_prefix() {
+    fn a_shared_layer_is_frozen_and_writes_go_to_a_fresh_one() {
         let all = entries();
-        let run = MemRun::new(all.clone(), 40);
         let mut mem = Memtable::default();
-        for (k, v) in &all {
+        let (first, rest) = all.split_at(4);
+        for (k, v) in first {
             mem.insert(k.clone(), v.clone(), 1);
         }
-        let mut prefixes: Vec<Vec<u8>> = all
-            .iter()
-            .filter_map(|(k, _)| row_prefix_len(k).map(|n| k[..n].to_vec()))
-            .collect();
-        prefixes.push(crate::lsm::internal_key::row_prefix(b"absent"));
-        prefixes.push(Vec::new());
-        for prefix in &prefixes {
-            let expected: Vec<(&[u8], &[u8])> = all
-                .iter()
-                .filter(|(k, _)| k.starts_with(prefix))
-                .map(|(k, v)| (k.as_slice(), v.as_slice()))
-                .collect();
-            for s in [&*run as &dyn Source, &mem] {
-                let mut out = Vec::new();
-                assert!(s.lend_row(b"", prefix, &mut out));
-                assert_eq!(out, expected, "{prefix:?}");
-            }
-            // A source that cannot lend says so and pushes nothing.
-            let plain = Plain(run.clone());
-            let mut out = Vec::new();
-            assert!(!plain.lend_row(b"", prefix, &mut out));
-            assert!(out.is_empty());
+        let view = mem.clone();
+        for (k, v) in rest {
+            mem.insert(k.clone(), v.clone(), 2);
         }
+        // The view still holds exactly what it held; the memtable holds everything.
+        let seen: Vec<Entry> = view.layers.iter().flat_map(|l| l.all_entries()).collect();
+        assert_eq!(seen, first);
+        assert_eq!(mem.sealed_layers(), 1);
+        assert_eq!(mem.entries(), all);
+        assert_eq!(mem.take_entries(), all);
+        assert!(mem.is_empty());
+        assert_eq!(mem.sealed_layers(), 0);
+        // A view of an empty memtable (a backup of a flushed tablet) seals nothing.
+        let empty_view = mem.clone();
+        mem.insert(all[2].0.clone(), all[2].1.clone(), 3);
+        assert_eq!(mem.sealed_layers(), 0);
+        assert!(empty_view.is_empty());
+        mem.clear();
+        // Unshared, the newest layer takes writes in place.
+        mem.insert(all[0].0.clone(), all[0].1.clone(), 3);
+        mem.insert(all[1].0.clone(), all[1].1.clone(), 3);
+        assert_eq!(mem.sealed_layers(), 0);
     }
 
     #[test]

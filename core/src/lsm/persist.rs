@@ -281,37 +281,6 @@ impl core::fmt::Debug for SstableRun {
 }
 
 impl Source for SstableRun {
-    fn first_at_or_after(&self, key: &[u8]) -> Option<Vec<u8>> {
-        let mut it = self.table.iter();
-        it.seek(key);
-        it.valid().then(|| it.key().to_vec())
-    }
-    fn last_before(&self, key: Option<&[u8]>) -> Option<Vec<u8>> {
-        let mut it = self.table.iter();
-        match key {
-            None => it.seek_to_last(),
-            Some(k) => {
-                it.seek(k);
-                if it.valid() {
-                    it.prev();
-                } else {
-                    it.seek_to_last();
-                }
-            }
-        }
-        it.valid().then(|| it.key().to_vec())
-    }
-    fn row_entries(&self, row_key: &[u8], prefix: &[u8], out: &mut Vec<Entry>) {
-        if !self.table.may_contain(row_key) {
-            return;
-        }
-        let mut it = self.table.iter();
-        it.seek(prefix);
-        while it.valid() && it.key().starts_with(prefix) {
-            out.push((it.key().to_vec(), it.value().to_vec()));
-            it.next();
-        }
-    }
     fn size_bytes(&self) -> u64 {
         self.bytes
     }
@@ -346,8 +315,7 @@ impl Source for SstableRun {
 }
 
 /// A cursor over a run file: its two-level iterator. A block that fails its checksum ends
-/// the cursor, as it ends the navigation above (the error was reported when the run opened
-/// or is reported by compaction).
+/// the cursor (the error was reported when the run opened, or is reported by compaction).
 struct SstableCursor(crate::lsm::sstable::SstableIter);
 
 impl SourceCursor<'_> for SstableCursor {
@@ -357,7 +325,24 @@ impl SourceCursor<'_> for SstableCursor {
     fn entry(&self) -> Option<(&[u8], &[u8])> {
         self.0.valid().then(|| (self.0.key(), self.0.value()))
     }
+    fn seek_before(&mut self, key: Option<&[u8]>) {
+        match key {
+            None => self.0.seek_to_last(),
+            Some(k) => {
+                self.0.seek(k);
+                if self.0.valid() {
+                    self.0.prev();
+                } else if self.0.status().is_ok() {
+                    // Every key is below `k`.
+                    self.0.seek_to_last();
+                }
+            }
+        }
+    }
     fn next(&mut self) {
         self.0.next();
+    }
+    fn prev(&mut self) {
+        self.0.prev();
     }
 }

@@ -19,7 +19,6 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::lsm::internal_key::{row_prefix_len, KeyRef, KindRef};
-use crate::model::row::Cell;
 use crate::{Code, Error, Result};
 
 /// One entry as a source yields it: encoded key and value.
@@ -51,14 +50,18 @@ pub(crate) struct VisibleCell<'a> {
 ///
 /// # Errors
 /// `DataLoss` if an entry's key does not decode.
-pub fn resolve_row(entries: &[Entry], epochs: &BTreeMap<String, u64>) -> Result<Vec<(Cell, u64)>> {
+#[cfg(test)]
+pub fn resolve_row(
+    entries: &[Entry],
+    epochs: &BTreeMap<String, u64>,
+) -> Result<Vec<(crate::model::row::Cell, u64)>> {
     let mut cells = Vec::new();
     resolve_entries(
         entries.iter().map(|(k, v)| (k.as_slice(), v.as_slice())),
         epochs,
         |c| {
             cells.push((
-                Cell {
+                crate::model::row::Cell {
                     family: c.family.into(),
                     qualifier: c.qualifier.to_vec(),
                     timestamp_micros: c.timestamp_micros,

@@ -4,57 +4,119 @@
 //! at a time, hides GC-collectable cells, applies the compiled filter, and stops at the row
 //! limit. Rows filtered to nothing are skipped and do not count toward the limit.
 //!
-//! A forward read walks each range with one merge per tablet (`scan::TabletScan`): every
-//! source of the tablet is sought once, and rows come out of the merge in order, their
-//! entries resolved from borrowed key views (`row_merge`). A reversed read navigates row by
-//! row backwards (`Table::next_row`), seeking each source per row.
+//! A stream owns its view of the table (`table::TableView`): clones of the tablets its
+//! ranges touch, whose runs are shared and whose memtable layers are frozen (see
+//! `memtable`). It borrows nothing and holds no lock, so it can be handed across threads
+//! and FFI calls while writers go on; writes after it opened are not visible to it
+//! (snapshot semantics, each row whole). Rows come from the one read path
+//! (`scan::TabletScan`), forward or reversed at the same cost per row: the stream walks a
+//! tablet's merge for a batch of rows at a time (up to [`BATCH_ROWS`] rows or about
+//! [`BATCH_BYTES`] bytes of values), then remembers where it stopped and seeks there for the
+//! next batch, so the merge's borrowed cursors never outlive one call.
+//!
+//! Counters follow Bigtable's ReadRows statistics: `rows_scanned` and `cells_scanned` count
+//! what the read examined before filtering (returned or not), `last_scanned_key` is the
+//! last row key examined. They are reported as of the last row handed out, and once the
+//! stream has ended, as of the end (covering rows filtered out after the last returned).
 
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::ops::Bound;
 
 use crate::lsm::internal_key;
 use crate::model::filter::CompiledFilter;
-use crate::model::row::{Cell, Row};
+use crate::model::row::Row;
 use crate::model::row_set::RowRange;
 use crate::platform::random::SplitMix64;
 use crate::table::scan::{RowGather, TabletScan};
 use crate::table::stats::StatsBatch;
-use crate::table::table::Table;
+use crate::table::table::{Table, TableView};
 
-/// The rows of a read, produced one at a time.
+/// Most rows a stream reads ahead in one walk of a tablet's merge.
+pub const BATCH_ROWS: usize = 64;
+/// A walk stops reading ahead once the rows it holds carry this many bytes of values.
+pub const BATCH_BYTES: usize = 256 * 1024;
+
+/// The encoded bounds of a range: the first key inside it (a row boundary) and the
+/// exclusive end (`None`: unbounded).
+fn encoded_bounds(range: &RowRange) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+    let lower = match &range.start {
+        Bound::Unbounded => None,
+        Bound::Included(k) => Some(internal_key::row_prefix(k)),
+        Bound::Excluded(k) => Some(internal_key::after_row(k)),
+    };
+    let upper = match &range.end {
+        Bound::Unbounded => None,
+        Bound::Included(k) => Some(internal_key::after_row(k)),
+        Bound::Excluded(k) => Some(internal_key::row_prefix(k)),
+    };
+    (lower, upper)
+}
+
+/// A row read ahead, with the stream's counters as of it.
+struct Ahead {
+    row: Row,
+    rows_scanned: u64,
+    cells_scanned: u64,
+}
+
+/// Where a stream is inside the range it walks.
+struct Position {
+    /// The view's tablet being walked.
+    tablet: usize,
+    /// The range's encoded bounds, narrowed as rows are read: forward, `lower` moves up
+    /// past each row read; reversed, `upper` moves down to it.
+    lower: Option<Vec<u8>>,
+    upper: Option<Vec<u8>>,
+    /// The range is a single row: point reads skip sources a bloom filter rules out.
+    point: Option<Vec<u8>>,
+}
+
+/// The rows of a read, produced one at a time. Owns its snapshot of the table: it
+/// borrows no database and holds no lock (see the module docs).
 ///
-/// Access statistics of the rows visited reach the table by the time each row (or the end)
+/// Access statistics of the rows visited reach the table by the time a row (or the end)
 /// is returned: rows skipped in between (deleted, filtered out) are batched into one update
 /// per key bucket (see `stats`).
-pub struct RowStream<'a> {
-    pub(crate) table: &'a Table,
-    pub(crate) ranges: alloc::vec::IntoIter<RowRange>,
-    /// Reversed reads: the range being walked and the last row key visited in it.
-    pub(crate) current: Option<(RowRange, Option<Vec<u8>>)>,
-    /// Forward reads: the merge over the tablet being walked.
-    pub(crate) scan: Option<ForwardScan<'a>>,
-    pub(crate) gather: RowGather<'a>,
-    pub(crate) stats: StatsBatch,
-    pub(crate) reversed: bool,
-    pub(crate) remaining: Option<u64>,
-    pub(crate) now_micros: i64,
-    pub(crate) filter: CompiledFilter,
-    pub(crate) random: SplitMix64,
-    pub(crate) rows_scanned: u64,
+pub struct RowStream {
+    view: TableView,
+    /// The ranges still to walk, in read order (the first one is being walked).
+    ranges: VecDeque<RowRange>,
+    position: Option<Position>,
+    ahead: VecDeque<Ahead>,
+    stats: StatsBatch,
+    reversed: bool,
+    remaining: Option<u64>,
+    now_micros: i64,
+    filter: CompiledFilter,
+    random: SplitMix64,
+    /// Counters as of the last row examined (read ahead or not).
+    examined_rows: u64,
+    examined_cells: u64,
+    last_examined: Option<Vec<u8>>,
+    /// Counters as of the last row returned, or the end.
+    rows_scanned: u64,
+    cells_scanned: u64,
+    last_scanned: Option<Vec<u8>>,
+    /// No row is left to examine.
+    exhausted: bool,
 }
 
-/// A forward read's position: one range, one tablet of it.
-pub(crate) struct ForwardScan<'a> {
-    /// The range's exclusive encoded end (`None`: unbounded).
-    limit: Option<Vec<u8>>,
-    tablet: usize,
-    merge: TabletScan<'a>,
+impl core::fmt::Debug for RowStream {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RowStream")
+            .field("reversed", &self.reversed)
+            .field("rows_scanned", &self.rows_scanned)
+            .field("cells_scanned", &self.cells_scanned)
+            .finish_non_exhaustive()
+    }
 }
 
-impl<'a> RowStream<'a> {
-    /// A stream over `ranges` (already normalised, and reversed for a reversed read).
+impl RowStream {
+    /// A stream over `ranges` (already normalised, and reversed for a reversed read) of a
+    /// view of `table` taken now.
     pub(crate) fn new(
-        table: &'a Table,
+        table: &Table,
         ranges: Vec<RowRange>,
         reversed: bool,
         remaining: Option<u64>,
@@ -62,161 +124,262 @@ impl<'a> RowStream<'a> {
         filter: CompiledFilter,
         random: SplitMix64,
     ) -> Self {
+        let view = table.view(&ranges);
+        let key_prefix_bytes = view.stats.lock().options.key_prefix_bytes;
         RowStream {
-            table,
-            ranges: ranges.into_iter(),
-            current: None,
-            scan: None,
-            gather: RowGather::default(),
-            stats: StatsBatch::new(table.stats.lock().options.key_prefix_bytes),
+            view,
+            ranges: ranges.into(),
+            position: None,
+            ahead: VecDeque::new(),
+            stats: StatsBatch::new(key_prefix_bytes),
             reversed,
             remaining,
             now_micros,
             filter,
             random,
+            examined_rows: 0,
+            examined_cells: 0,
+            last_examined: None,
             rows_scanned: 0,
+            cells_scanned: 0,
+            last_scanned: None,
+            exhausted: false,
         }
     }
 
-    /// How many stored rows the read has visited so far (returned or filtered out).
+    /// How many stored rows the read has examined so far (returned or filtered out).
     pub fn rows_scanned(&self) -> u64 {
         self.rows_scanned
     }
 
-    /// The next row of a forward read, with its tablet's id and cells before filters
-    /// (`None` cells: every cell is deleted or collected).
-    fn next_forward(&mut self) -> Option<(Vec<u8>, u64, Vec<Cell>)> {
-        loop {
-            let scan = match &mut self.scan {
-                Some(s) => s,
-                None => {
-                    let range = self.ranges.next()?;
-                    let (seek, first) = match &range.start {
-                        Bound::Unbounded => (None, 0),
-                        Bound::Included(k) => (
-                            Some(internal_key::row_prefix(k)),
-                            self.table.tablet_index(k),
-                        ),
-                        Bound::Excluded(k) => {
-                            (Some(internal_key::after_row(k)), self.table.tablet_index(k))
-                        }
-                    };
-                    let limit = match &range.end {
-                        Bound::Unbounded => None,
-                        Bound::Included(k) => Some(internal_key::after_row(k)),
-                        Bound::Excluded(k) => Some(internal_key::row_prefix(k)),
-                    };
-                    let point = match (&range.start, &range.end) {
-                        (Bound::Included(a), Bound::Included(b)) if a == b => Some(a.as_slice()),
-                        _ => None,
-                    };
-                    let merge = TabletScan::new(
-                        self.table.tablet(first),
-                        seek.as_deref(),
-                        limit.as_deref(),
-                        point,
-                    );
-                    self.scan.insert(ForwardScan {
-                        limit,
-                        tablet: first,
-                        merge,
+    /// How many cells the read has examined so far, before filters (the visible cells of
+    /// every row examined): Bigtable's `cells_seen_count`.
+    pub fn cells_scanned(&self) -> u64 {
+        self.cells_scanned
+    }
+
+    /// The last row key the read examined, whether or not it was returned (Bigtable's
+    /// `last_scanned_row_key`): after a row is returned, that row's key; once the stream
+    /// has ended, the last row examined at all, which may lie beyond the last row returned
+    /// when rows at the end were filtered out. `None` before any row was examined.
+    pub fn last_scanned_key(&self) -> Option<&[u8]> {
+        self.last_scanned.as_deref()
+    }
+
+    /// Whether the row set was read to its end (not stopped by the row limit). Meaningful
+    /// once the stream has returned `None`.
+    pub fn is_exhausted(&self) -> bool {
+        self.exhausted && self.ahead.is_empty()
+    }
+
+    /// Starts walking the next range: its bounds, and the first tablet of the view it
+    /// touches in the read's direction. False when no range is left.
+    fn start_range(&mut self) -> bool {
+        let Some(range) = self.ranges.front() else {
+            return false;
+        };
+        let (lower, upper) = encoded_bounds(range);
+        let point = match (&range.start, &range.end) {
+            (Bound::Included(a), Bound::Included(b)) if a == b => Some(a.clone()),
+            _ => None,
+        };
+        let starts = |t: &Option<crate::table::tablet::Tablet>, key: &[u8]| {
+            t.as_ref().is_some_and(|t| t.start.as_slice() <= key)
+        };
+        let n = self.view.tablets.len();
+        let tablet = if self.reversed {
+            // The last tablet starting at or before the range's end.
+            match &range.end {
+                Bound::Unbounded => n - 1,
+                Bound::Included(k) | Bound::Excluded(k) => self
+                    .view
+                    .tablets
+                    .iter()
+                    .rposition(|t| starts(t, k))
+                    .unwrap_or(0),
+            }
+        } else {
+            match &range.start {
+                Bound::Unbounded => 0,
+                Bound::Included(k) | Bound::Excluded(k) => self
+                    .view
+                    .tablets
+                    .iter()
+                    .rposition(|t| starts(t, k))
+                    .unwrap_or(0),
+            }
+        };
+        self.position = Some(Position {
+            tablet,
+            lower,
+            upper,
+            point,
+        });
+        true
+    }
+
+    /// Examines rows until some are read ahead, the limit is reached or the rows run out.
+    fn fill(&mut self) {
+        while self.ahead.is_empty() && !self.exhausted {
+            if self.remaining == Some(0) {
+                // The limit stops the read; the rows beyond were not examined.
+                return;
+            }
+            if self.position.is_none() && !self.start_range() {
+                self.exhausted = true;
+                return;
+            }
+            if self.walk_tablet() {
+                continue;
+            }
+            // The tablet is done: go on to the neighbour in the read's direction if the
+            // range reaches it, else to the next range.
+            let Some(p) = self.position.as_mut() else {
+                continue;
+            };
+            let next = if self.reversed {
+                p.tablet.checked_sub(1)
+            } else {
+                Some(p.tablet + 1).filter(|&i| i < self.view.tablets.len())
+            };
+            let reaches = match next.and_then(|i| self.view.tablets[i].as_ref()) {
+                None => false,
+                // The neighbour below ends where the finished tablet starts.
+                Some(_) if self.reversed => {
+                    self.view.tablets[p.tablet].as_ref().is_some_and(|done| {
+                        let start = internal_key::row_prefix(&done.start);
+                        p.lower.as_deref().is_none_or(|l| start.as_slice() > l)
                     })
                 }
+                Some(t) => {
+                    let start = internal_key::row_prefix(&t.start);
+                    p.upper.as_deref().is_none_or(|u| start.as_slice() < u)
+                }
             };
-            if scan.merge.next_row(&mut self.gather) {
-                let tablet = self.table.tablet(scan.tablet);
-                let Ok(key) = internal_key::row_key_of(&self.gather.prefix) else {
-                    continue;
-                };
-                let cells = self
-                    .table
-                    .resolve_gathered(self.gather.entries(), self.now_micros);
-                return Some((key, tablet.id, cells));
-            }
-            // This tablet is done: go on to the next one if the range reaches it.
-            let next = scan.tablet + 1;
-            let reaches = match self.table.tablet(scan.tablet).end.as_deref() {
-                None => false,
-                Some(end) => scan
-                    .limit
-                    .as_deref()
-                    .is_none_or(|l| internal_key::row_prefix(end).as_slice() < l),
-            };
-            if reaches && next < self.table.tablet_count() {
-                scan.tablet = next;
-                scan.merge =
-                    TabletScan::new(self.table.tablet(next), None, scan.limit.as_deref(), None);
-            } else {
-                self.scan = None;
+            match next {
+                Some(i) if reaches => {
+                    // Ranges come in read order: the finished tablet is never needed again.
+                    let done = core::mem::replace(&mut p.tablet, i);
+                    self.view.tablets[done] = None;
+                }
+                _ => {
+                    self.position = None;
+                    self.ranges.pop_front();
+                }
             }
         }
     }
 
-    /// The next row of a reversed read: row navigation from the last key visited.
-    fn next_reversed(&mut self) -> Option<(Vec<u8>, u64, Vec<Cell>)> {
-        let key = loop {
-            let (range, last) = match &mut self.current {
-                Some(c) => c,
-                None => self.current.insert((self.ranges.next()?, None)),
-            };
-            match self.table.next_row(range, last.as_deref(), true) {
-                Some(key) => {
-                    *last = Some(key.clone());
-                    break key;
-                }
-                None => self.current = None,
-            }
+    /// Walks the current tablet's merge from the position for up to a batch of rows.
+    /// False once the tablet has no more rows of the range.
+    fn walk_tablet(&mut self) -> bool {
+        let RowStream {
+            view,
+            position,
+            ahead,
+            stats,
+            reversed,
+            remaining,
+            now_micros,
+            filter,
+            random,
+            examined_rows,
+            examined_cells,
+            last_examined,
+            ..
+        } = self;
+        let Some(p) = position.as_mut() else {
+            return false;
         };
-        let tablet = self.table.tablet_id_of(&key);
-        let cells = self
-            .table
-            .read_row(&key, self.now_micros)
-            .map(|r| r.cells)
-            .unwrap_or_default();
-        Some((key, tablet, cells))
-    }
-
-    fn count(&mut self, key: &[u8], tablet: u64, cells: usize, returned: Option<&Row>) {
-        let counters = Table::read_counters(cells, returned);
-        self.stats
-            .add(&self.table.stats, self.now_micros, key, tablet, &counters);
+        let Some(tablet) = view.tablets[p.tablet].as_ref() else {
+            return false;
+        };
+        let mut scan = TabletScan::new(
+            tablet,
+            p.lower.as_deref(),
+            p.upper.as_deref(),
+            *reversed,
+            p.point.as_deref(),
+        );
+        let mut g = RowGather::default();
+        let mut bytes = 0usize;
+        loop {
+            if ahead.len() >= BATCH_ROWS || bytes >= BATCH_BYTES || *remaining == Some(0) {
+                // Stopped inside the tablet: the next walk starts past the last row
+                // examined. Forward, the next row starts above its prefix (the terminator
+                // bumped, as `after_row` does); reversed, below it.
+                if !g.prefix.is_empty() {
+                    if *reversed {
+                        p.upper = Some(core::mem::take(&mut g.prefix));
+                    } else {
+                        let mut after = core::mem::take(&mut g.prefix);
+                        if let Some(last) = after.last_mut() {
+                            *last += 1;
+                        }
+                        p.lower = Some(after);
+                    }
+                }
+                return true;
+            }
+            if !scan.next_row(&mut g) {
+                return false;
+            }
+            let Ok(key) = internal_key::row_key_of(&g.prefix) else {
+                continue;
+            };
+            let mut cells = view.resolve(g.entries(), *now_micros);
+            let scanned = cells.len();
+            *examined_rows += 1;
+            *examined_cells += scanned as u64;
+            let last = last_examined.get_or_insert_with(Vec::new);
+            last.clear();
+            last.extend_from_slice(&key);
+            if !cells.is_empty() && !filter.is_pass_all() {
+                cells = filter.apply(&key, cells, random);
+            }
+            if cells.is_empty() {
+                let counters = Table::read_counters(scanned, None);
+                stats.add(&view.stats, *now_micros, &key, tablet.id, &counters);
+                continue;
+            }
+            let row = Row { key, cells };
+            let counters = Table::read_counters(scanned, Some(&row));
+            stats.add(&view.stats, *now_micros, &row.key, tablet.id, &counters);
+            bytes += row.cells.iter().map(|c| c.value.len()).sum::<usize>();
+            if let Some(r) = remaining {
+                *r -= 1;
+            }
+            ahead.push_back(Ahead {
+                row,
+                rows_scanned: *examined_rows,
+                cells_scanned: *examined_cells,
+            });
+        }
     }
 
     fn next_row(&mut self) -> Option<Row> {
-        if self.remaining == Some(0) {
-            return None;
-        }
-        loop {
-            let (key, tablet, mut cells) = if self.reversed {
-                self.next_reversed()?
-            } else {
-                self.next_forward()?
-            };
-            self.rows_scanned += 1;
-            if cells.is_empty() {
-                self.count(&key, tablet, 0, None);
-                continue;
+        self.fill();
+        match self.ahead.pop_front() {
+            Some(a) => {
+                self.rows_scanned = a.rows_scanned;
+                self.cells_scanned = a.cells_scanned;
+                let last = self.last_scanned.get_or_insert_with(Vec::new);
+                last.clear();
+                last.extend_from_slice(&a.row.key);
+                Some(a.row)
             }
-            let scanned = cells.len();
-            if !self.filter.is_pass_all() {
-                cells = self.filter.apply(&key, cells, &mut self.random);
-                if cells.is_empty() {
-                    self.count(&key, tablet, scanned, None);
-                    continue;
-                }
+            None => {
+                self.rows_scanned = self.examined_rows;
+                self.cells_scanned = self.examined_cells;
+                self.last_scanned.clone_from(&self.last_examined);
+                None
             }
-            let row = Row { key, cells };
-            self.count(&row.key, tablet, scanned, Some(&row));
-            if let Some(r) = &mut self.remaining {
-                *r -= 1;
-            }
-            return Some(row);
         }
     }
 }
 
 /// Reads one row through a compiled filter and counts the access: what a read of a single
-/// row key does, without a stream.
+/// row key does, without a stream (and without a view: it runs under the caller's borrow).
 pub(crate) fn read_one(
     table: &Table,
     key: &[u8],
@@ -241,15 +404,14 @@ pub(crate) fn read_one(
     row
 }
 
-impl Iterator for RowStream<'_> {
+impl Iterator for RowStream {
     type Item = Row;
 
     fn next(&mut self) -> Option<Row> {
         let row = self.next_row();
         // Counts reach the table before the caller sees the row (or the end), so a stream
-        // dropped part-way has counted exactly what it visited. (No `Drop` impl: it would
-        // keep the table borrowed until the stream's scope ends, breaking callers.)
-        self.stats.flush(&self.table.stats, self.now_micros);
+        // dropped part-way has counted what it examined (rows read ahead included).
+        self.stats.flush(&self.view.stats, self.now_micros);
         row
     }
 }

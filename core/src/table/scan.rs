@@ -1,16 +1,21 @@
-//! Forward scans of one tablet: a k-way merge of cursors over its sources.
+//! The one read path: a double-ended k-way merge of cursors over a tablet's sources.
 //!
-//! A [`TabletScan`] opens one [`SourceCursor`] per source of a tablet (memtable first, then
-//! runs newest first), seeks them all once, and then yields rows in key order: each step
-//! takes the smallest head key, cuts its row part (`esc(row_key)`, see `internal_key`), and
-//! drains every cursor while its head starts with that row part. So a scan visits each entry
-//! once and seeks each source once per tablet, not once per row.
+//! A [`TabletScan`] opens one [`SourceCursor`] per source of a tablet (memtable layers
+//! first, then runs newest first), positions them all once, and then yields rows in key
+//! order, or in descending key order when reversed: each step takes the smallest head key
+//! (the largest, reversed), cuts its row part (`esc(row_key)`, see `internal_key`), and
+//! drains every cursor while its head starts with that row part. So a scan visits each
+//! entry once and seeks each source once per tablet, not once per row, in both directions.
+//! Forward scans, reversed scans, point reads (a scan of one row whose sources a bloom
+//! filter may rule out) and the reads a write makes (aggregates, GC burials) all go
+//! through it.
 //!
-//! Invariants: the scan never yields an entry whose key is below its seek position or at
-//! or above its limit (the tablet's end or the range's, whichever is first); the limit is
-//! always a row boundary, so a row is yielded whole or not at all. The entries of a row are
-//! gathered into a reused buffer ([`RowGather`]) in encoded-key order with duplicates (two
-//! runs sharing an entry after a split) removed: exactly what `row_merge` resolves.
+//! Invariants: the scan never yields an entry whose key is below its lower bound or at or
+//! above its upper bound (each the tablet's or the range's, whichever is tighter); both are
+//! row boundaries, so a row is yielded whole or not at all. The entries of a row are
+//! gathered into a reused buffer ([`RowGather`]) in ascending encoded-key order whatever
+//! the direction, with duplicates (two runs sharing an entry after a split) removed:
+//! exactly what `row_merge` resolves.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -21,15 +26,13 @@ use crate::platform::bytes;
 use crate::table::tablet::Tablet;
 
 /// One row's entries, copied out of the cursors into buffers reused from row to row (no
-/// allocation per entry once warm).
+/// allocation per entry once warm), or lent by in-memory sources without a copy.
 #[derive(Default)]
 pub(crate) struct RowGather<'a> {
     /// The row part of the keys (`esc(row_key)` with its terminator).
     pub(crate) prefix: Vec<u8>,
     data: Vec<u8>,
     spans: Vec<Span<'a>>,
-    /// Scratch for the entries one source lends a point read.
-    lent: Vec<(&'a [u8], &'a [u8])>,
 }
 
 /// Where one gathered entry is.
@@ -42,66 +45,6 @@ enum Span<'a> {
 }
 
 impl<'a> RowGather<'a> {
-    /// Gathers the single row `row_key` (encoded row part `prefix`, the row inside `tablet`)
-    /// without a cursor where a source can lend the row's entries: each source the row's
-    /// filter does not rule out is searched once and lends its entries (a source that cannot
-    /// lend is walked with a cursor, as a scan would). False if no source holds an entry of
-    /// the row. Gathers exactly what a scan of the row would: same entries, same order
-    /// (`self.prefix` is not set: the caller has it).
-    pub(crate) fn gather_point(
-        &mut self,
-        tablet: &'a Tablet,
-        row_key: &[u8],
-        prefix: &[u8],
-    ) -> bool {
-        // `self.prefix` is left alone: the caller already holds the row's prefix.
-        self.clear();
-        if self.spans.capacity() == 0 {
-            // Room for a row's versions in several sources, so the gather grows at most
-            // rarely (each growth is an allocation and a copy on the read's hot path).
-            self.spans.reserve(8);
-            self.lent.reserve(8);
-        }
-        let sources = core::iter::once(&tablet.memtable as &dyn Source)
-            .chain(tablet.runs.iter().map(|r| r.as_ref()));
-        let mut hits = 0;
-        for s in sources {
-            if !range_may_hold(s.key_range(), prefix) || !s.may_contain_row(row_key) {
-                continue;
-            }
-            let before = self.spans.len();
-            self.lent.clear();
-            if s.lend_row(row_key, prefix, &mut self.lent) {
-                self.spans
-                    .extend(self.lent.iter().map(|&(k, v)| Span::Lent(k, v)));
-            } else {
-                let mut c = s.cursor();
-                c.seek(prefix);
-                loop {
-                    if let Some((k, v)) = c.lasting_entry() {
-                        if !bytes::starts_with(k, prefix) {
-                            break;
-                        }
-                        self.spans.push(Span::Lent(k, v));
-                    } else if let Some((k, v)) = c.entry() {
-                        if !bytes::starts_with(k, prefix) {
-                            break;
-                        }
-                        self.push(k, v);
-                    } else {
-                        break;
-                    }
-                    c.next();
-                }
-            }
-            hits += usize::from(self.spans.len() > before);
-        }
-        if hits > 1 {
-            self.sort();
-        }
-        hits > 0
-    }
-
     /// The gathered entries, in encoded-key order.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&[u8], &[u8])> + '_ {
         self.spans.iter().map(|s| self.get(*s))
@@ -130,30 +73,21 @@ impl<'a> RowGather<'a> {
     /// Puts entries gathered from several sources in key order and drops duplicates.
     fn sort(&mut self) {
         let mut spans = core::mem::take(&mut self.spans);
-        spans.sort_by(|a, b| self.get(*a).0.cmp(self.get(*b).0));
+        spans.sort_by(|a, b| bytes::compare(self.get(*a).0, self.get(*b).0));
         spans.dedup_by(|a, b| self.get(*a).0 == self.get(*b).0);
         self.spans = spans;
     }
-}
-
-/// Whether a source whose keys lie in `range` (smallest, largest) may hold a key starting
-/// with `prefix`: every such key is at least `prefix`, and below any key past `prefix` that
-/// does not start with it.
-fn range_may_hold(range: Option<(&[u8], &[u8])>, prefix: &[u8]) -> bool {
-    let Some((first, last)) = range else {
-        return true;
-    };
-    !bytes::less(last, prefix) && (!bytes::less(prefix, first) || bytes::starts_with(first, prefix))
 }
 
 /// A source with its smallest and largest keys.
 type Ranged<'a> = (&'a [u8], &'a [u8], &'a dyn Source);
 
 /// A cursor over sources whose key ranges are disjoint, in key order: it walks them one
-/// after another, so it yields exactly the entries of all of them in key order.
+/// after another (backwards after `seek_before`), so it yields exactly the entries of all
+/// of them in key order.
 struct LevelCursor<'a> {
-    /// The sources, by first key, with their last keys.
-    sources: Vec<(&'a [u8], &'a dyn Source)>,
+    /// The sources, by first key.
+    sources: Vec<Ranged<'a>>,
     /// The source `current` walks.
     at: usize,
     current: Option<Box<dyn SourceCursor<'a> + 'a>>,
@@ -162,7 +96,7 @@ struct LevelCursor<'a> {
 impl<'a> LevelCursor<'a> {
     fn new(level: Vec<Ranged<'a>>) -> Self {
         LevelCursor {
-            sources: level.into_iter().map(|(_, last, s)| (last, s)).collect(),
+            sources: level,
             at: 0,
             current: None,
         }
@@ -172,8 +106,22 @@ impl<'a> LevelCursor<'a> {
     fn open_from(&mut self, from: usize, key: &[u8]) {
         self.current = None;
         for i in from..self.sources.len() {
-            let mut c = self.sources[i].1.cursor();
+            let mut c = self.sources[i].2.cursor();
             c.seek(key);
+            if c.entry().is_some() {
+                self.at = i;
+                self.current = Some(c);
+                return;
+            }
+        }
+    }
+
+    /// Positions at the last entry `< key` of the sources before `to`.
+    fn open_before(&mut self, to: usize, key: Option<&[u8]>) {
+        self.current = None;
+        for i in (0..to).rev() {
+            let mut c = self.sources[i].2.cursor();
+            c.seek_before(key);
             if c.entry().is_some() {
                 self.at = i;
                 self.current = Some(c);
@@ -186,8 +134,15 @@ impl<'a> LevelCursor<'a> {
 impl<'a> SourceCursor<'a> for LevelCursor<'a> {
     fn seek(&mut self, key: &[u8]) {
         // The first source that ends at or after `key`; every earlier one lies below it.
-        let from = self.sources.partition_point(|(last, _)| *last < key);
+        let from = self.sources.partition_point(|(_, last, _)| *last < key);
         self.open_from(from, key);
+    }
+    fn seek_before(&mut self, key: Option<&[u8]>) {
+        // The sources that start below `key`; every later one lies at or above it.
+        let to = key.map_or(self.sources.len(), |k| {
+            self.sources.partition_point(|(first, _, _)| *first < k)
+        });
+        self.open_before(to, key);
     }
     fn entry(&self) -> Option<(&[u8], &[u8])> {
         self.current.as_ref()?.entry()
@@ -205,55 +160,81 @@ impl<'a> SourceCursor<'a> for LevelCursor<'a> {
             self.open_from(self.at + 1, &[]);
         }
     }
+    fn prev(&mut self) {
+        let Some(c) = self.current.as_mut() else {
+            return;
+        };
+        c.prev();
+        if c.entry().is_none() {
+            // The previous source ends below everything this one held.
+            self.open_before(self.at, None);
+        }
+    }
 }
 
-/// A forward merge over one tablet's sources, clamped to the tablet and a range.
+/// A merge over one tablet's sources, clamped to the tablet and a range, in either
+/// direction.
 pub(crate) struct TabletScan<'a> {
     cursors: Vec<Box<dyn SourceCursor<'a> + 'a>>,
-    /// Keys at or above this are past the scan; `None` = no limit.
-    limit: Option<Vec<u8>>,
+    /// Keys below this are before the scan (a row boundary).
+    lower: Vec<u8>,
+    /// Keys at or above this are past the scan (a row boundary); `None` = no limit.
+    upper: Option<Vec<u8>>,
+    reversed: bool,
 }
 
 impl<'a> TabletScan<'a> {
-    /// Opens cursors on every source of `tablet` that may hold rows of the scan, each at the
-    /// first key at or after `seek` (and the tablet's start). `limit` is the range's
-    /// exclusive encoded end. `point_row`: the scan is a single row, so sources whose filter
-    /// rules the row out are skipped.
+    /// Opens cursors on every source of `tablet` that may hold rows between `lower`
+    /// (inclusive, an encoded row boundary; `None`: the tablet's start) and `upper`
+    /// (exclusive; `None`: the tablet's end), each at the first key of that span, or at
+    /// the last one when `reversed`. `point_row`: the scan is that single row (REQUIRES: a
+    /// row of the tablet, `lower` and `upper` its bounds), so sources whose filter rules
+    /// the row out are skipped.
     pub(crate) fn new(
         tablet: &'a Tablet,
-        seek: Option<&[u8]>,
-        limit: Option<&[u8]>,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+        reversed: bool,
         point_row: Option<&[u8]>,
     ) -> Self {
-        let start = row_prefix(&tablet.start);
-        let seek = match seek {
-            Some(s) if s > start.as_slice() => s,
-            _ => start.as_slice(),
+        let (lower, upper) = match (lower, upper, point_row) {
+            // A row of the tablet: its bounds are inside the tablet's already.
+            (Some(l), Some(u), Some(_)) => (l.to_vec(), Some(u.to_vec())),
+            _ => {
+                let start = row_prefix(&tablet.start);
+                let lower = match lower {
+                    Some(l) if l > start.as_slice() => l.to_vec(),
+                    _ => start,
+                };
+                let end = tablet.end.as_deref().map(row_prefix);
+                let upper = match (upper, end) {
+                    (Some(u), Some(e)) => Some(if u < e.as_slice() { u.to_vec() } else { e }),
+                    (Some(u), None) => Some(u.to_vec()),
+                    (None, e) => e,
+                };
+                (lower, upper)
+            }
         };
-        let end = tablet.end.as_deref().map(row_prefix);
-        let limit = match (limit, end) {
-            (Some(l), Some(e)) => Some(if l < e.as_slice() { l.to_vec() } else { e }),
-            (Some(l), None) => Some(l.to_vec()),
-            (None, e) => e,
-        };
-        let sources = core::iter::once(&tablet.memtable as &dyn Source)
+        let sources = tablet
+            .memtable
+            .layers()
             .chain(tablet.runs.iter().map(|r| r.as_ref()));
-        Self::open(sources, seek, limit, point_row)
+        Self::open(sources, lower, upper, reversed, point_row)
     }
 
-    /// A scan of every row of the tablet held in its runs (the memtable left out): what a
-    /// compaction rewrites.
+    /// A forward scan of every row of the tablet held in its runs (the memtable left out):
+    /// what a compaction rewrites.
     pub(crate) fn runs_of(tablet: &'a Tablet) -> Self {
         Self::runs_in(tablet, 0..tablet.runs.len())
     }
 
-    /// A scan of the rows of the tablet held in `runs` (indices into its runs): what a
-    /// merge of some runs rewrites.
+    /// A forward scan of the rows of the tablet held in `runs` (indices into its runs):
+    /// what a merge of some runs rewrites.
     pub(crate) fn runs_in(tablet: &'a Tablet, runs: core::ops::Range<usize>) -> Self {
         let start = row_prefix(&tablet.start);
         let limit = tablet.end.as_deref().map(row_prefix);
         let sources = tablet.runs[runs].iter().map(|r| r.as_ref());
-        Self::open(sources, &start, limit, None)
+        Self::open(sources, start, limit, false, None)
     }
 
     /// Opens one cursor per source, except that sources whose key ranges are known and
@@ -263,14 +244,19 @@ impl<'a> TabletScan<'a> {
     /// ranges; the merge then compares one head per level for each row, not one per run.
     fn open(
         sources: impl Iterator<Item = &'a dyn Source>,
-        seek: &[u8],
-        limit: Option<Vec<u8>>,
+        lower: Vec<u8>,
+        upper: Option<Vec<u8>>,
+        reversed: bool,
         point_row: Option<&[u8]>,
     ) -> Self {
         let mut cursors = Vec::new();
         let mut ranged: Vec<Ranged<'a>> = Vec::new();
         let mut push = |mut c: Box<dyn SourceCursor<'a> + 'a>| {
-            c.seek(seek);
+            if reversed {
+                c.seek_before(upper.as_deref());
+            } else {
+                c.seek(&lower);
+            }
             if c.entry().is_some() {
                 cursors.push(c);
             }
@@ -280,8 +266,12 @@ impl<'a> TabletScan<'a> {
                 continue;
             }
             match s.key_range() {
-                // Wholly before the scan starts: nothing to yield.
-                Some((_, last)) if last < seek => {}
+                // Wholly outside the scan: nothing to yield.
+                Some((first, last))
+                    if last < lower.as_slice() || upper.as_deref().is_some_and(|u| first >= u) => {}
+                // A point read's sources all hold keys around its one row: none is
+                // disjoint from another inside the scan, so each takes its own cursor.
+                Some(_) if point_row.is_some() => push(s.cursor()),
                 Some((first, last)) => ranged.push((first, last, s)),
                 None => push(s.cursor()),
             }
@@ -305,37 +295,64 @@ impl<'a> TabletScan<'a> {
                 push(Box::new(LevelCursor::new(level)));
             }
         }
-        TabletScan { cursors, limit }
+        TabletScan {
+            cursors,
+            lower,
+            upper,
+            reversed,
+        }
     }
 
-    /// Gathers the next row's entries into `g` (its row part into `g.prefix`). False when
-    /// the scan is over.
-    pub(crate) fn next_row(&mut self, g: &mut RowGather<'a>) -> bool {
-        loop {
-            let mut min: Option<&[u8]> = None;
-            for c in &self.cursors {
-                if let Some((k, _)) = c.entry() {
-                    if min.is_none_or(|m| bytes::less(k, m)) {
-                        min = Some(k);
-                    }
+    /// The next row's head: the smallest current key (the largest, reversed), if it is
+    /// inside the scan.
+    fn head(&self) -> Option<&[u8]> {
+        let mut best: Option<&[u8]> = None;
+        for c in &self.cursors {
+            if let Some((k, _)) = c.entry() {
+                let better = match best {
+                    None => true,
+                    Some(b) if self.reversed => bytes::less(b, k),
+                    Some(b) => bytes::less(k, b),
+                };
+                if better {
+                    best = Some(k);
                 }
             }
-            let Some(min) = min else {
+        }
+        let head = best?;
+        let inside = if self.reversed {
+            !bytes::less(head, &self.lower)
+        } else {
+            self.upper.as_deref().is_none_or(|u| bytes::less(head, u))
+        };
+        inside.then_some(head)
+    }
+
+    fn step(c: &mut Box<dyn SourceCursor<'a> + 'a>, reversed: bool) {
+        if reversed {
+            c.prev();
+        } else {
+            c.next();
+        }
+    }
+
+    /// Gathers the next row's entries into `g` (its row part into `g.prefix`), in
+    /// ascending key order whatever the direction. False when the scan is over.
+    pub(crate) fn next_row(&mut self, g: &mut RowGather<'a>) -> bool {
+        let reversed = self.reversed;
+        loop {
+            let Some(head) = self.head() else {
                 return false;
             };
-            if self.limit.as_deref().is_some_and(|l| !bytes::less(min, l)) {
-                return false;
-            }
             g.prefix.clear();
-            match row_prefix_len(min) {
-                Some(n) => g.prefix.extend_from_slice(&min[..n]),
+            match row_prefix_len(head) {
+                Some(n) => g.prefix.extend_from_slice(&head[..n]),
                 None => {
-                    // A key whose row part is malformed names no row: step over it (the
-                    // navigation this replaces skipped such keys the same way).
-                    g.prefix.extend_from_slice(min);
+                    // A key whose row part is malformed names no row: step over it.
+                    g.prefix.extend_from_slice(head);
                     for c in &mut self.cursors {
                         if c.entry().is_some_and(|(k, _)| k == g.prefix.as_slice()) {
-                            c.next();
+                            Self::step(c, reversed);
                         }
                     }
                     continue;
@@ -360,12 +377,15 @@ impl<'a> TabletScan<'a> {
                         break;
                     }
                     hit = true;
-                    c.next();
+                    Self::step(c, reversed);
                 }
                 sources += usize::from(hit);
             }
             if sources > 1 {
                 g.sort();
+            } else if reversed {
+                // One source walked backwards: its entries came newest key first.
+                g.spans.reverse();
             }
             return true;
         }
@@ -374,8 +394,8 @@ impl<'a> TabletScan<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{range_may_hold, RowGather, TabletScan};
-    use crate::lsm::internal_key::{encode_cell, row_prefix};
+    use super::{RowGather, TabletScan};
+    use crate::lsm::internal_key::{after_row, encode_cell, row_prefix};
     use crate::lsm::memtable::MemRun;
     use crate::table::tablet::Tablet;
     use alloc::format;
@@ -389,46 +409,72 @@ mod tests {
         .collect()
     }
 
+    fn collect(mut scan: TabletScan<'_>) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut g = RowGather::default();
+        let mut rows = Vec::new();
+        while scan.next_row(&mut g) {
+            rows.push(g.entries().map(|(k, v)| (k.to_vec(), v.to_vec())).collect());
+        }
+        rows
+    }
+
     #[test]
-    fn levels_of_disjoint_runs_scan_exactly_like_a_plain_merge() {
-        // Three runs of disjoint ranges (one level), one run overlapping them all, and an
-        // empty memtable: every scan, from every start, yields every entry once, in order.
+    fn levels_of_disjoint_runs_scan_exactly_like_a_plain_merge_in_both_directions() {
+        // Three runs of disjoint ranges (one level), one run overlapping them all, and a
+        // memtable with a sealed layer: every scan, from every start and to every end,
+        // yields every entry once, in order, and reversed it yields the same rows backwards.
         let mut tablet = Tablet::new(0, Vec::new(), None);
         let parts = [run(0..10, 1), run(10..20, 2), run(25..40, 3)];
         let overlapping = run((0..40).step_by(3), 4);
+        let mem_a = run((1..40).step_by(7), 5);
+        let mem_b = run((2..40).step_by(5), 6);
         let mut all: Vec<_> = parts.iter().flatten().cloned().collect();
         all.extend(overlapping.iter().cloned());
+        all.extend(mem_a.iter().cloned());
+        all.extend(mem_b.iter().cloned());
         all.sort();
         for p in parts {
             tablet.runs.push(MemRun::new(p, 3));
         }
         tablet.runs.insert(0, MemRun::new(overlapping, 4));
-        for start in [0u32, 5, 9, 10, 19, 20, 22, 25, 39, 40] {
-            let seek = row_prefix(format!("r{start:03}").as_bytes());
-            let mut scan = TabletScan::new(&tablet, Some(&seek), None, None);
-            let mut g = RowGather::default();
-            let mut got = Vec::new();
-            while scan.next_row(&mut g) {
-                got.extend(g.entries().map(|(k, v)| (k.to_vec(), v.to_vec())));
-            }
-            let want: Vec<_> = all.iter().filter(|(k, _)| *k >= seek).cloned().collect();
-            assert_eq!(got, want, "scan from r{start:03}");
+        for (k, v) in mem_a {
+            tablet.memtable.insert(k, v, 5);
         }
-    }
-
-    #[test]
-    fn a_key_range_rules_out_only_rows_it_cannot_hold() {
-        let range = Some((&b"b\x00\x01x"[..], &b"d\x00\x01y"[..]));
-        assert!(range_may_hold(None, b"a\x00\x01"));
-        assert!(!range_may_hold(range, b"a\x00\x01"), "below the first key");
-        assert!(range_may_hold(range, b"b\x00\x01"), "the first key's row");
-        assert!(range_may_hold(range, b"c\x00\x01"), "inside");
-        assert!(range_may_hold(range, b"d\x00\x01"), "the last key's row");
-        assert!(!range_may_hold(range, b"e\x00\x01"), "past the last key");
-        // A one-key range: only that key's row.
-        let one = Some((&b"c\x00\x01q"[..], &b"c\x00\x01q"[..]));
-        assert!(range_may_hold(one, b"c\x00\x01"));
-        assert!(!range_may_hold(one, b"b\x00\x01"));
-        assert!(!range_may_hold(one, b"c\x00\x02"));
+        let view = tablet.memtable.clone();
+        for (k, v) in mem_b {
+            tablet.memtable.insert(k, v, 6);
+        }
+        assert_eq!(tablet.memtable.sealed_layers(), 1);
+        drop(view);
+        let bounds = [0u32, 5, 9, 10, 19, 20, 22, 25, 39, 40];
+        for start in bounds {
+            let lower = row_prefix(format!("r{start:03}").as_bytes());
+            for end in bounds.iter().filter(|e| **e >= start) {
+                let upper = after_row(format!("r{end:03}").as_bytes());
+                let forward = collect(TabletScan::new(
+                    &tablet,
+                    Some(&lower),
+                    Some(&upper),
+                    false,
+                    None,
+                ));
+                let got: Vec<_> = forward.iter().flatten().cloned().collect();
+                let want: Vec<_> = all
+                    .iter()
+                    .filter(|(k, _)| *k >= lower && *k < upper)
+                    .cloned()
+                    .collect();
+                assert_eq!(got, want, "scan r{start:03}..=r{end:03}");
+                let mut backward = collect(TabletScan::new(
+                    &tablet,
+                    Some(&lower),
+                    Some(&upper),
+                    true,
+                    None,
+                ));
+                backward.reverse();
+                assert_eq!(backward, forward, "reversed r{start:03}..=r{end:03}");
+            }
+        }
     }
 }

@@ -30,7 +30,7 @@ use crate::model::mutation::Mutation;
 use crate::model::row::{Cell, Row, SampleRowKey};
 use crate::model::row_set::RowRange;
 use crate::model::schema::{TableConfig, ValueType};
-use crate::table::scan::RowGather;
+use crate::table::scan::{RowGather, TabletScan};
 use crate::table::stats::{AccessCounters, StatsOptions, TableStats};
 use crate::table::tablet::Tablet;
 use crate::Result;
@@ -123,8 +123,9 @@ pub(crate) struct Table {
     epochs: BTreeMap<String, u64>,
     next_tablet_id: u64,
     pub(crate) events: Vec<TabletEvent>,
-    /// Behind a lock because reads (`&self`) count too.
-    pub(crate) stats: spin::Mutex<TableStats>,
+    /// Behind a lock because reads (`&self`) count too; shared with the read streams
+    /// open on the table, which count after the database's lock is released.
+    pub(crate) stats: Arc<spin::Mutex<TableStats>>,
     /// Where runs are written as files; `None` keeps them in memory.
     pub(crate) store: Option<Arc<RunStore>>,
     /// Set when tablets or runs changed since the manifest was last written.
@@ -172,26 +173,11 @@ impl Table {
             tablets,
             epochs: BTreeMap::new(),
             events: Vec::new(),
-            stats: spin::Mutex::new(TableStats::new(StatsOptions::default())),
+            stats: Arc::new(spin::Mutex::new(TableStats::new(StatsOptions::default()))),
             store: None,
             dirty: false,
             applied: 0,
         }
-    }
-
-    /// The tablet at `index` (`index < tablet_count()`).
-    pub(crate) fn tablet(&self, index: usize) -> &Tablet {
-        &self.tablets[index]
-    }
-
-    /// How many tablets the table has (at least one).
-    pub(crate) fn tablet_count(&self) -> usize {
-        self.tablets.len()
-    }
-
-    /// The id of the tablet holding `row`.
-    pub(crate) fn tablet_id_of(&self, row: &[u8]) -> u64 {
-        self.tablets[self.tablet_index(row)].id
     }
 
     pub(crate) fn tablet_index(&self, row: &[u8]) -> usize {
@@ -440,7 +426,10 @@ impl Table {
             let _ = self.split_tablet(ti);
             return;
         }
-        if self.tablets[ti].memtable.size_bytes() < opts.memtable_bytes {
+        let memtable = &self.tablets[ti].memtable;
+        if memtable.size_bytes() < opts.memtable_bytes
+            && memtable.sealed_layers() <= MAX_SEALED_LAYERS
+        {
             return;
         }
         if self.flush_tablet(ti).is_err() {
@@ -801,17 +790,46 @@ impl Table {
     /// source holds any entry of the row (cells may still be empty: all deleted).
     pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Option<(u64, Vec<Cell>)> {
         let tablet = &self.tablets[self.tablet_index(key)];
-        let prefix = internal_key::row_prefix(key);
-        // In memory every entry is lent, so the gather's copy buffer starts empty and grows
-        // only for sources that cannot lend.
         let mut gather = RowGather::default();
-        if !gather.gather_point(tablet, key, &prefix) {
+        if !tablet.gather_row(key, &mut gather) {
             return None;
         }
         Some((
             tablet.id,
-            self.resolve_gathered(gather.entries(), now_micros),
+            resolve_visible(&self.config, &self.epochs, gather.entries(), now_micros),
         ))
+    }
+
+    /// A view of the tablets `ranges` touch, for a read that outlives the database's lock.
+    pub(crate) fn view(&self, ranges: &[RowRange]) -> TableView {
+        let mut wanted = alloc::vec![false; self.tablets.len()];
+        for r in ranges {
+            if r.is_empty() {
+                continue;
+            }
+            let first = match &r.start {
+                Bound::Unbounded => 0,
+                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
+            };
+            let last = match &r.end {
+                Bound::Unbounded => self.tablets.len() - 1,
+                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
+            };
+            for w in &mut wanted[first..=last.max(first)] {
+                *w = true;
+            }
+        }
+        TableView {
+            tablets: self
+                .tablets
+                .iter()
+                .zip(wanted)
+                .map(|(t, w)| w.then(|| t.clone()))
+                .collect(),
+            config: self.config.clone(),
+            epochs: self.epochs.clone(),
+            stats: self.stats.clone(),
+        }
     }
 
     /// The counters one row a read visited adds: `cells` scanned, and what it returned (if
@@ -833,97 +851,30 @@ impl Table {
         }
     }
 
-    /// The cells of one row's entries (sorted by encoded key) that deletes, family drops and
-    /// GC leave visible, in Bigtable order. A row with an undecodable key reads as empty
-    /// (only corrupt storage can make one, and run decoders report that first).
-    pub(crate) fn resolve_gathered<'e>(
-        &self,
-        entries: impl IntoIterator<Item = (&'e [u8], &'e [u8])>,
-        now_micros: i64,
-    ) -> Vec<Cell> {
-        let mut out = Vec::new();
-        let mut rule: Option<&GcRule> = None;
-        let resolved = resolve_entries(entries, &self.epochs, |c| {
-            if c.new_family {
-                rule = self
-                    .config
-                    .families
-                    .get(c.family)
-                    .map(|f| &f.gc_rule)
-                    .filter(|r| !r.is_never());
-            }
-            if rule.is_some_and(|r| r.is_collectable(c.version, c.timestamp_micros, now_micros)) {
-                return;
-            }
-            out.push(Cell {
-                family: c.family.into(),
-                qualifier: c.qualifier.to_vec(),
-                timestamp_micros: c.timestamp_micros,
-                value: c.value.to_vec(),
-                labels: Vec::new(),
-            });
-        });
-        if resolved.is_err() {
-            out.clear();
-        }
-        out
-    }
-
-    /// The next stored row key inside `range` after (or, reversed, before) `after`.
-    pub(crate) fn next_row(
-        &self,
-        range: &RowRange,
-        after: Option<&[u8]>,
-        reversed: bool,
-    ) -> Option<Vec<u8>> {
-        if !reversed {
-            let from = match after {
-                Some(k) => Bound::Excluded(k),
-                None => range.start.as_ref().map(Vec::as_slice),
-            };
-            let first = match from {
-                Bound::Unbounded => 0,
-                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
-            };
-            for t in &self.tablets[first..] {
-                if let Some(row) = t.first_row(from) {
-                    return range.contains(&row).then_some(row);
-                }
-                if t.end.as_deref().is_some_and(|e| !range_reaches(range, e)) {
-                    return None;
-                }
-            }
-            None
-        } else {
-            let to = match after {
-                Some(k) => Bound::Excluded(k),
-                None => range.end.as_ref().map(Vec::as_slice),
-            };
-            let last = match to {
-                Bound::Unbounded => self.tablets.len() - 1,
-                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
-            };
-            for t in self.tablets[..=last].iter().rev() {
-                if let Some(row) = t.last_row(to) {
-                    return range.contains(&row).then_some(row);
-                }
-                if !t.start.is_empty() && !range_starts_before(range, &t.start) {
-                    return None;
-                }
-            }
-            None
-        }
-    }
-
     /// The stored row keys starting with `prefix` (DropRowRange deletes them with row
-    /// tombstones, through the commit log like any write).
+    /// tombstones, through the commit log like any write): every row any source holds an
+    /// entry of, whether or not a cell of it is visible.
     pub(crate) fn rows_with_prefix(&self, prefix: &[u8]) -> Vec<Vec<u8>> {
-        let range = RowRange::prefix(prefix.to_vec());
+        let lower = internal_key::row_prefix(prefix);
+        // The encoded keys of rows starting with `prefix` start with `prefix` unescaped up
+        // to its last byte: bound them by the range's own end.
+        let upper = match RowRange::prefix(prefix.to_vec()).end {
+            Bound::Excluded(e) => Some(internal_key::row_prefix(&e)),
+            _ => None,
+        };
         let mut rows = Vec::new();
-        let mut after: Option<Vec<u8>> = None;
-        while let Some(row) = self.next_row(&range, after.as_deref(), false) {
-            rows.push(row.clone());
-            after = Some(row);
+        for t in &self.tablets[self.tablet_index(prefix)..] {
+            let start = internal_key::row_prefix(&t.start);
+            if upper.as_ref().is_some_and(|u| start >= *u) && !t.start.is_empty() {
+                break;
+            }
+            let mut scan = TabletScan::new(t, Some(&lower), upper.as_deref(), false, None);
+            let mut g = RowGather::default();
+            while scan.next_row(&mut g) {
+                if let Ok(row) = internal_key::row_key_of(&g.prefix) {
+                    rows.push(row);
+                }
+            }
         }
         rows
     }
@@ -958,6 +909,71 @@ impl Table {
     }
 }
 
+/// Memtable layers read streams may seal (see `memtable`) before the tablet flushes them
+/// into one run: each is one more source for every read of the tablet to merge.
+const MAX_SEALED_LAYERS: usize = 4;
+
+/// What a read stream holds of a table: clones of the tablets its ranges touch (their
+/// memtable layers frozen, their runs shared, see `memtable`), the schema and family
+/// drops as they were when it opened, and the table's shared statistics. No lock is held:
+/// writes after the view was taken are not visible through it.
+pub(crate) struct TableView {
+    /// The tablets, in key order; `None` once a stream has gone past one (so writers to it
+    /// stop sealing layers on the stream's behalf).
+    pub(crate) tablets: Vec<Option<Tablet>>,
+    pub(crate) config: TableConfig,
+    pub(crate) epochs: BTreeMap<String, u64>,
+    pub(crate) stats: Arc<spin::Mutex<TableStats>>,
+}
+
+impl TableView {
+    /// The cells of one row's entries (sorted by encoded key) that deletes, family drops
+    /// and GC leave visible, in Bigtable order (see [`resolve_visible`]).
+    pub(crate) fn resolve<'e>(
+        &self,
+        entries: impl IntoIterator<Item = (&'e [u8], &'e [u8])>,
+        now_micros: i64,
+    ) -> Vec<Cell> {
+        resolve_visible(&self.config, &self.epochs, entries, now_micros)
+    }
+}
+
+/// The cells of one row's entries (sorted by encoded key) that deletes, family drops and
+/// GC leave visible, in Bigtable order. A row with an undecodable key reads as empty (only
+/// corrupt storage can make one, and run decoders report that first).
+pub(crate) fn resolve_visible<'e>(
+    config: &TableConfig,
+    epochs: &BTreeMap<String, u64>,
+    entries: impl IntoIterator<Item = (&'e [u8], &'e [u8])>,
+    now_micros: i64,
+) -> Vec<Cell> {
+    let mut out = Vec::new();
+    let mut rule: Option<&GcRule> = None;
+    let resolved = resolve_entries(entries, epochs, |c| {
+        if c.new_family {
+            rule = config
+                .families
+                .get(c.family)
+                .map(|f| &f.gc_rule)
+                .filter(|r| !r.is_never());
+        }
+        if rule.is_some_and(|r| r.is_collectable(c.version, c.timestamp_micros, now_micros)) {
+            return;
+        }
+        out.push(Cell {
+            family: c.family.into(),
+            qualifier: c.qualifier.to_vec(),
+            timestamp_micros: c.timestamp_micros,
+            value: c.value.to_vec(),
+            labels: Vec::new(),
+        });
+    });
+    if resolved.is_err() {
+        out.clear();
+    }
+    out
+}
+
 /// Opens a run once even when several tablets (after a split) or backups share it.
 pub(crate) fn open_shared(
     store: &Arc<RunStore>,
@@ -972,7 +988,6 @@ pub(crate) fn open_shared(
     Ok(r)
 }
 
-/// Whether a range extends to keys at or beyond `key`.
 /// Which runs to merge, given their sizes newest first, when more than `max_runs` overlap:
 /// the newest window of consecutive runs in which each run is no bigger than the newer ones
 /// of the window together (size-tiered, as in a binary counter: a run is rewritten only
@@ -992,22 +1007,6 @@ pub(crate) fn pick_merge(sizes: &[u64], max_runs: usize) -> core::ops::Range<usi
         }
     }
     0..(n + 1).saturating_sub(max_runs).clamp(2.min(n), n)
-}
-
-fn range_reaches(range: &RowRange, key: &[u8]) -> bool {
-    match &range.end {
-        Bound::Unbounded => true,
-        Bound::Included(e) => e.as_slice() >= key,
-        Bound::Excluded(e) => e.as_slice() > key,
-    }
-}
-
-/// Whether a range holds keys before `key`.
-fn range_starts_before(range: &RowRange, key: &[u8]) -> bool {
-    match &range.start {
-        Bound::Unbounded => true,
-        Bound::Included(s) | Bound::Excluded(s) => s.as_slice() < key,
-    }
 }
 
 #[cfg(test)]

@@ -10,12 +10,12 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::ops::{Bound, Range};
+use core::ops::Range;
 
 use crate::lsm::internal_key;
 use crate::lsm::memtable::{MemRun, Memtable, Source};
 use crate::lsm::persist::{RunStore, RunWriter};
-use crate::lsm::row_merge::{resolve_entries, resolve_row, Entry};
+use crate::lsm::row_merge::{resolve_entries, Entry};
 use crate::model::gc::GcRule;
 use crate::model::row::Cell;
 use crate::model::schema::TableConfig;
@@ -59,72 +59,45 @@ impl Tablet {
         }
     }
 
-    pub(crate) fn contains(&self, row: &[u8]) -> bool {
-        row >= self.start.as_slice() && self.end.as_deref().is_none_or(|e| row < e)
-    }
-
-    fn sources(&self) -> impl Iterator<Item = &dyn Source> {
-        core::iter::once(&self.memtable as &dyn Source).chain(self.runs.iter().map(|r| r.as_ref()))
-    }
-
-    /// Every entry of one row from every source, merged in key order.
-    pub(crate) fn row_entries(&self, row: &[u8]) -> Vec<Entry> {
-        let prefix = internal_key::row_prefix(row);
-        let mut out = Vec::new();
-        for s in self.sources() {
-            s.row_entries(row, &prefix, &mut out);
-        }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out.dedup_by(|a, b| a.0 == b.0);
-        out
+    /// Gathers the entries of one row into `g` through the read path (a scan of that
+    /// row alone, skipping sources whose filter rules it out). False if no source holds
+    /// an entry of the row.
+    pub(crate) fn gather_row<'a>(&'a self, row: &[u8], g: &mut RowGather<'a>) -> bool {
+        let lower = internal_key::row_prefix(row);
+        let upper = after_row(row);
+        TabletScan::new(self, Some(&lower), Some(&upper), false, Some(row)).next_row(g)
     }
 
     /// The visible cells of a row (before GC), with their write sequence numbers.
     pub(crate) fn row_cells(&self, row: &[u8], epochs: &BTreeMap<String, u64>) -> Vec<(Cell, u64)> {
+        let mut g = RowGather::default();
+        if !self.gather_row(row, &mut g) {
+            return Vec::new();
+        }
+        let mut cells = Vec::new();
         // Entries come from this engine's own encoder; a key that fails to decode can only
         // come from corrupt storage, which the run decoders report before it reaches here.
-        resolve_row(&self.row_entries(row), epochs).unwrap_or_default()
-    }
-
-    /// The first row key in the tablet at or after `from` (any source; may be a row whose
-    /// cells are all deleted). `None` if none before the tablet's end.
-    pub(crate) fn first_row(&self, from: Bound<&[u8]>) -> Option<Vec<u8>> {
-        let start_seek = internal_key::row_prefix(&self.start);
-        let seek = match from {
-            Bound::Unbounded => start_seek,
-            Bound::Included(k) => internal_key::row_prefix(k).max(start_seek),
-            Bound::Excluded(k) => after_row(k).max(start_seek),
-        };
-        self.sources()
-            .filter_map(|s| s.first_at_or_after(&seek))
-            .filter_map(|k| internal_key::row_key_of(&k).ok())
-            .min()
-            .filter(|row| self.contains(row))
-    }
-
-    /// The last row key in the tablet at or before `to`. `None` if none after the tablet's
-    /// start.
-    pub(crate) fn last_row(&self, to: Bound<&[u8]>) -> Option<Vec<u8>> {
-        let end_seek = self.end.as_deref().map(internal_key::row_prefix);
-        let seek = match to {
-            Bound::Unbounded => end_seek.clone(),
-            Bound::Included(k) => Some(after_row(k)),
-            Bound::Excluded(k) => Some(internal_key::row_prefix(k)),
-        };
-        let seek = match (seek, end_seek) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        self.sources()
-            .filter_map(|s| s.last_before(seek.as_deref()))
-            .filter_map(|k| internal_key::row_key_of(&k).ok())
-            .max()
-            .filter(|row| self.contains(row))
+        let resolved = resolve_entries(g.entries(), epochs, |c| {
+            cells.push((
+                Cell {
+                    family: c.family.into(),
+                    qualifier: c.qualifier.to_vec(),
+                    timestamp_micros: c.timestamp_micros,
+                    value: c.value.to_vec(),
+                    labels: Vec::new(),
+                },
+                c.sequence,
+            ))
+        });
+        if resolved.is_err() {
+            cells.clear();
+        }
+        cells
     }
 
     /// Approximate bytes held (shared runs count whole until compaction rewrites them).
     pub(crate) fn size_bytes(&self) -> u64 {
-        self.sources().map(Source::size_bytes).sum()
+        self.memtable.size_bytes() + self.runs.iter().map(|r| r.size_bytes()).sum::<u64>()
     }
 
     /// Moves the memtable into a new run (a file when `store` is given). On failure the
@@ -285,11 +258,14 @@ impl Tablet {
         self.runs
             .iter()
             .map(|r| {
-                let first = r.first_at_or_after(&start)?;
+                let mut c = r.cursor();
+                c.seek(&start);
+                let first = c.entry()?.0.to_vec();
                 if end.as_ref().is_some_and(|e| first >= *e) {
                     return None;
                 }
-                let last = r.last_before(end.as_deref())?;
+                c.seek_before(end.as_deref());
+                let last = c.entry()?.0.to_vec();
                 Some((row_part(first), row_part(last)))
             })
             .collect()
@@ -306,10 +282,19 @@ impl Tablet {
             let (first, last) = match r.key_range() {
                 Some((f, l)) => (f.to_vec(), l.to_vec()),
                 // A source without recorded bounds: ask it for its ends.
-                None => match (r.first_at_or_after(&[]), r.last_before(None)) {
-                    (Some(f), Some(l)) => (f, l),
-                    _ => return true,
-                },
+                None => {
+                    let mut c = r.cursor();
+                    c.seek(&[]);
+                    let Some((f, _)) = c.entry() else {
+                        return true;
+                    };
+                    let f = f.to_vec();
+                    c.seek_before(None);
+                    match c.entry() {
+                        Some((l, _)) => (f, l.to_vec()),
+                        None => return true,
+                    }
+                }
             };
             first >= start && end.as_ref().is_none_or(|e| last < *e)
         })
@@ -367,7 +352,7 @@ impl Tablet {
     /// of its sources. `None` for a tablet of fewer than two rows.
     pub(crate) fn middle_row(&self) -> Option<Vec<u8>> {
         let mut rows: Vec<(Vec<u8>, u64)> = Vec::new();
-        let mut scan = TabletScan::new(self, None, None, None);
+        let mut scan = TabletScan::new(self, None, None, false, None);
         let mut g = RowGather::default();
         while scan.next_row(&mut g) {
             let bytes = g.entries().map(|(k, v)| (k.len() + v.len()) as u64).sum();

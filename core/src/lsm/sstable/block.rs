@@ -153,6 +153,8 @@ impl Block {
             key: Vec::new(),
             value: (self.restarts_offset, self.restarts_offset),
             err: None,
+            back: Vec::new(),
+            back_keys: Vec::new(),
         }
     }
 
@@ -177,6 +179,10 @@ struct EntryHeader {
 ///
 /// Invalid (positioned nowhere) when `current == restarts_offset`. The first malformed entry
 /// makes it invalid for good and is reported by [`BlockIter::status`].
+///
+/// Stepping back decodes the restart interval before the current entry once and keeps its
+/// entries (`back`), so a backward walk decodes each entry about twice, not once per
+/// entry before it in its interval (LevelDB rescans from the restart point on every step).
 #[derive(Debug, Clone)]
 pub(crate) struct BlockIter {
     block: Block,
@@ -186,6 +192,20 @@ pub(crate) struct BlockIter {
     /// Start and end of the current value; `value.1` is where the next entry starts.
     value: (usize, usize),
     err: Option<Error>,
+    /// The entries of the current restart interval before the current one, decoded by the
+    /// last backward rescan, oldest first; their keys are back to back in `back_keys`.
+    /// Emptied by every forward move and seek.
+    back: Vec<BackEntry>,
+    back_keys: Vec<u8>,
+}
+
+/// An entry decoded ahead for a backward walk: its key's span in `back_keys`, its value's
+/// span in the block and its offset.
+#[derive(Debug, Clone, Copy)]
+struct BackEntry {
+    key: (usize, usize),
+    value: (usize, usize),
+    offset: usize,
 }
 
 impl BlockIter {
@@ -238,10 +258,16 @@ impl BlockIter {
     }
 
     fn invalidate(&mut self) {
+        self.forget_back();
         self.current = self.block.restarts_offset;
         self.restart_index = self.block.num_restarts;
         self.key.clear();
         self.value = (self.block.restarts_offset, self.block.restarts_offset);
+    }
+
+    fn forget_back(&mut self) {
+        self.back.clear();
+        self.back_keys.clear();
     }
 
     fn seek_to_restart_point(&mut self, index: usize) {
@@ -287,6 +313,7 @@ impl BlockIter {
         if self.err.is_some() {
             return;
         }
+        self.forget_back();
         self.seek_to_restart_point(0);
         self.parse_next_key();
     }
@@ -295,6 +322,7 @@ impl BlockIter {
         if self.err.is_some() {
             return;
         }
+        self.forget_back();
         if self.block.num_restarts == 0 {
             self.invalidate();
             return;
@@ -308,6 +336,7 @@ impl BlockIter {
         if self.err.is_some() {
             return;
         }
+        self.forget_back();
         if self.block.num_restarts == 0 {
             self.invalidate();
             return;
@@ -347,13 +376,25 @@ impl BlockIter {
     /// REQUIRES: `valid()`.
     pub fn next(&mut self) {
         if self.valid() {
+            self.forget_back();
             self.parse_next_key();
         }
     }
 
-    /// REQUIRES: `valid()`. Steps back by rescanning from the previous restart point.
+    /// REQUIRES: `valid()`. Steps back to the entry decoded by the last rescan, or rescans
+    /// the restart interval holding the previous entry.
     pub fn prev(&mut self) {
         if !self.valid() {
+            return;
+        }
+        if let Some(e) = self.back.pop() {
+            // Same restart interval as the current entry: `restart_index` stays.
+            self.current = e.offset;
+            self.key.clear();
+            self.key
+                .extend_from_slice(self.back_keys.get(e.key.0..e.key.1).unwrap_or(&[]));
+            self.back_keys.truncate(e.key.0);
+            self.value = e.value;
             return;
         }
         let original = self.current;
@@ -365,7 +406,16 @@ impl BlockIter {
             self.restart_index -= 1;
         }
         self.seek_to_restart_point(self.restart_index);
-        while self.parse_next_key() && self.value.1 < original {}
+        while self.parse_next_key() && self.value.1 < original {
+            // Not the target yet: keep it for the next steps back.
+            let start = self.back_keys.len();
+            self.back_keys.extend_from_slice(&self.key);
+            self.back.push(BackEntry {
+                key: (start, self.back_keys.len()),
+                value: self.value,
+                offset: self.current,
+            });
+        }
         if self.valid() && self.value.1 != original {
             self.fail("block entries do not chain from a restart point");
         }

@@ -1,0 +1,269 @@
+//! Read streams that own their view: a `RowStream` yields the snapshot it opened on while
+//! writers mutate, delete, flush, compact and split under it (tiny tablet thresholds make
+//! all of those happen); resuming a read strictly after a key, both ways; and the counters
+//! Bigtable's ReadRows reports (`cells_scanned`, `last_scanned_key`) on filtered reads.
+
+use std::sync::Arc;
+
+use sparsetable::platform::storage::MemStorage;
+use sparsetable::{
+    Database, Durability, ManualClock, Mutation, OpenOptions, ReadRowsRequest, Row, RowFilter,
+    RowRange, RowSet, SharedDatabase, TableConfig, TabletEventKind, TabletOptions,
+};
+
+const NOW: i64 = 1_700_000_000_000_000;
+
+fn tiny() -> TableConfig {
+    TableConfig {
+        tablet_options: TabletOptions {
+            memtable_bytes: 300,
+            max_runs: 2,
+            split_bytes: 1_500,
+            merge_bytes: 300,
+            split_load_ops: 0,
+        },
+        ..TableConfig::with_families(["cf", "meta"])
+    }
+}
+
+fn key(i: usize) -> Vec<u8> {
+    format!("row{i:04}").into_bytes()
+}
+
+fn write(db: &mut Database, i: usize, value: &str) {
+    db.mutate_row(
+        "t",
+        &key(i),
+        &[
+            Mutation::set_cell("cf", b"a", 1000, value.as_bytes()),
+            Mutation::set_cell("meta", b"b", 1000, format!("m{i}").into_bytes()),
+        ],
+    )
+    .unwrap();
+}
+
+/// Databases to run each test on: in memory, and on storage (runs are SSTable files, whose
+/// cursors step backwards through blocks).
+fn databases() -> Vec<Database> {
+    let in_memory = Database::with_clock(Arc::new(ManualClock::new(NOW)));
+    let options = OpenOptions {
+        durability: Durability::None,
+        ..OpenOptions::default()
+    };
+    let on_storage = Database::open(
+        Arc::new(MemStorage::new()),
+        options,
+        Arc::new(ManualClock::new(NOW)),
+    )
+    .unwrap();
+    vec![in_memory, on_storage]
+}
+
+fn loaded(mut db: Database, rows: usize) -> Database {
+    db.create_table("t", tiny()).unwrap();
+    for i in 0..rows {
+        write(&mut db, i, &format!("v{i}"));
+    }
+    db
+}
+
+fn read(db: &Database, request: &ReadRowsRequest) -> Vec<Row> {
+    db.read_rows("t", request).unwrap().collect()
+}
+
+fn reversed() -> ReadRowsRequest {
+    ReadRowsRequest {
+        reversed: true,
+        ..ReadRowsRequest::default()
+    }
+}
+
+#[test]
+fn a_stream_keeps_its_snapshot_while_writers_mutate_delete_flush_and_split() {
+    for db in databases() {
+        let mut db = loaded(db, 120);
+        assert!(
+            db.tablets("t").unwrap().len() > 1,
+            "the load split the table"
+        );
+        let forward_before = read(&db, &ReadRowsRequest::default());
+        let reversed_before = read(&db, &reversed());
+        assert_eq!(forward_before.len(), 120);
+        let mut want_reversed = forward_before.clone();
+        want_reversed.reverse();
+        assert_eq!(reversed_before, want_reversed);
+
+        let mut forward = db.read_rows("t", &ReadRowsRequest::default()).unwrap();
+        let mut backward = db.read_rows("t", &reversed()).unwrap();
+        let mut got_forward: Vec<Row> = forward.by_ref().take(10).collect();
+        let mut got_backward: Vec<Row> = backward.by_ref().take(10).collect();
+        // Writers change every row: overwrite, delete, add rows between and past them, and
+        // force flushes, compactions and splits.
+        db.take_tablet_events();
+        for i in 0..120 {
+            if i % 3 == 0 {
+                db.mutate_row("t", &key(i), &[Mutation::DeleteFromRow])
+                    .unwrap();
+            } else {
+                write(&mut db, i, &format!("changed{i}-with-a-longer-value"));
+            }
+            write(&mut db, 1000 + i, "new");
+        }
+        db.compact_table("t").unwrap();
+        let kinds: Vec<TabletEventKind> = db.take_tablet_events().iter().map(|e| e.kind).collect();
+        for kind in [
+            TabletEventKind::Flush,
+            TabletEventKind::Compaction,
+            TabletEventKind::Split,
+        ] {
+            assert!(
+                kinds.contains(&kind),
+                "no {kind:?} while the streams were open"
+            );
+        }
+        got_forward.extend(forward);
+        got_backward.extend(backward);
+        assert_eq!(got_forward, forward_before);
+        assert_eq!(got_backward, reversed_before);
+        // A stream opened now sees the writes.
+        let after = read(&db, &ReadRowsRequest::default());
+        assert_eq!(after.len(), 80 + 120);
+    }
+}
+
+#[test]
+fn a_shared_database_stream_holds_no_lock_and_crosses_threads() {
+    let db = SharedDatabase::new(loaded(
+        Database::with_clock(Arc::new(ManualClock::new(NOW))),
+        60,
+    ));
+    let expected = db.read_rows("t", &ReadRowsRequest::default()).unwrap();
+    let mut stream = db
+        .read_rows_stream("t", &ReadRowsRequest::default())
+        .unwrap();
+    let first = stream.next().unwrap();
+    // The lock is free: a writer gets it while the stream is open, and the stream finishes
+    // on another thread, unchanged.
+    for i in 0..60 {
+        db.mutate_row("t", &key(i), &[Mutation::DeleteFromRow])
+            .unwrap();
+    }
+    let rest = std::thread::spawn(move || stream.collect::<Vec<_>>())
+        .join()
+        .unwrap();
+    let mut got = vec![first];
+    got.extend(rest);
+    assert_eq!(got, expected);
+    assert!(db
+        .read_rows("t", &ReadRowsRequest::default())
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn resuming_after_a_key_continues_strictly_beyond_it_in_both_directions() {
+    for db in databases() {
+        let db = loaded(db, 50);
+        let row_set = RowSet {
+            row_keys: vec![key(3), key(40)],
+            row_ranges: vec![RowRange::closed_open(key(10), key(30))],
+        };
+        for reversed in [false, true] {
+            let request = ReadRowsRequest {
+                row_set: row_set.clone(),
+                reversed,
+                ..ReadRowsRequest::default()
+            };
+            let all: Vec<Vec<u8>> = read(&db, &request).into_iter().map(|r| r.key).collect();
+            assert_eq!(all.len(), 22);
+            // Resuming after each row read (and after keys between rows) yields the rest.
+            for cut in 0..all.len() {
+                let rest = request.resume_after(&all[cut]);
+                let got: Vec<Vec<u8>> = rest
+                    .map(|r| read(&db, &r).into_iter().map(|r| r.key).collect())
+                    .unwrap_or_default();
+                assert_eq!(got, all[cut + 1..], "after {:?}", all[cut]);
+                let mut between = all[cut].clone();
+                if reversed {
+                    between.pop();
+                } else {
+                    between.push(0);
+                }
+                let got: Vec<Vec<u8>> = request
+                    .resume_after(&between)
+                    .map(|r| read(&db, &r).into_iter().map(|r| r.key).collect())
+                    .unwrap_or_default();
+                let want: Vec<Vec<u8>> = all
+                    .iter()
+                    .filter(|k| {
+                        if reversed {
+                            **k < between
+                        } else {
+                            **k > between
+                        }
+                    })
+                    .cloned()
+                    .collect();
+                assert_eq!(got, want, "after {between:?}");
+            }
+            // Nothing is left after the last row: no request (an empty row set would read
+            // every row).
+            assert!(request.resume_after(all.last().unwrap()).is_none());
+        }
+        // An unbounded read resumes too.
+        let all = read(&db, &reversed());
+        let rest = reversed().resume_after(&all[9].key).unwrap();
+        assert_eq!(read(&db, &rest), all[10..]);
+    }
+}
+
+#[test]
+fn filtered_reads_report_cells_scanned_and_the_last_scanned_key() {
+    for db in databases() {
+        let db = loaded(db, 10);
+        // Rows hold cf:a = "v<i>" and meta:b = "m<i>"; keep only the cf cells of rows 2 and 5.
+        let request = ReadRowsRequest {
+            filter: RowFilter::ValueRegex(b"v[25]".to_vec()),
+            ..ReadRowsRequest::default()
+        };
+        for reversed in [false, true] {
+            let request = ReadRowsRequest {
+                reversed,
+                ..request.clone()
+            };
+            let mut stream = db.read_rows("t", &request).unwrap();
+            assert_eq!(stream.last_scanned_key(), None);
+            let (first, second) = if reversed { (5, 2) } else { (2, 5) };
+            let row = stream.next().unwrap();
+            assert_eq!(row.key, key(first));
+            assert_eq!(stream.last_scanned_key(), Some(&key(first)[..]));
+            let examined = if reversed { 10 - first } else { first + 1 } as u64;
+            assert_eq!(stream.rows_scanned(), examined);
+            assert_eq!(stream.cells_scanned(), 2 * examined);
+            assert_eq!(stream.next().unwrap().key, key(second));
+            assert_eq!(stream.last_scanned_key(), Some(&key(second)[..]));
+            assert!(stream.next().is_none());
+            // Rows after the last returned one were examined and filtered out.
+            let last = if reversed { 0 } else { 9 };
+            assert_eq!(stream.last_scanned_key(), Some(&key(last)[..]));
+            assert_eq!(stream.rows_scanned(), 10);
+            assert_eq!(stream.cells_scanned(), 20);
+            assert!(stream.is_exhausted());
+        }
+        // A limit stops the read: only what was examined counts, and it is not exhausted.
+        let mut limited = db
+            .read_rows(
+                "t",
+                &ReadRowsRequest {
+                    rows_limit: 1,
+                    ..request.clone()
+                },
+            )
+            .unwrap();
+        assert_eq!(limited.by_ref().count(), 1);
+        assert_eq!(limited.last_scanned_key(), Some(&key(2)[..]));
+        assert_eq!(limited.rows_scanned(), 3);
+        assert_eq!(limited.cells_scanned(), 6);
+        assert!(!limited.is_exhausted());
+    }
+}
