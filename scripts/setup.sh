@@ -30,12 +30,14 @@ done
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
 
-# wasm-bindgen-cli must match the wasm-bindgen version in Cargo.lock exactly.
+# wasm-bindgen-cli must match the wasm-bindgen version in Cargo.lock exactly. Without default
+# features: they only add TLS (rustls and ring, a C and assembly build) for downloading
+# webdrivers, while our test runner talks plain HTTP to the local chromedriver.
 WB_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
 if [ -n "$WB_VERSION" ] && [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
   log "cargo install wasm-bindgen-cli $WB_VERSION (a few minutes, once)"
-  cargo install wasm-bindgen-cli --version "$WB_VERSION" >/dev/null 2>&1 \
-    || cargo install wasm-bindgen-cli --version "$WB_VERSION"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --no-default-features >/dev/null 2>&1 \
+    || cargo install wasm-bindgen-cli --version "$WB_VERSION" --no-default-features
 fi
 
 # Python virtualenv with the build and test tools.

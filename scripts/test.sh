@@ -6,16 +6,24 @@
 # Each suite is scripts/suites/NAME.sh, run from the repository root after setup. A suite
 # prints whatever it likes and, as its last line, "SUITE_RESULT NAME PASSED FAILED"; it exits
 # non-zero if anything failed. A suite that prints no result line counts as one failure.
+# The summary gives the wall seconds of the setup, of each suite and of the whole run, so a
+# suite that grows slow shows up in CI's log.
+#
+# Every suite builds into the one target/ and asks cargo for the same profile, target and
+# package set wherever it needs an artifact another suite has built, so each artifact is
+# compiled once per run (see the comments in scripts/suites/*.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 export ROOT
+run_start=$(date +%s)
 
 if ! bash scripts/setup.sh; then
-  echo "setup failed"
+  echo "setup failed after $(( $(date +%s) - run_start ))s"
   echo "0 passed, 1 failed"
   exit 1
 fi
+setup_secs=$(( $(date +%s) - run_start ))
 
 # Property tests draw from a fixed seed here, so a commit's result does not depend on luck:
 # the same cases run on every CI machine. Exploring new cases is a developer's job: run
@@ -44,6 +52,8 @@ for s in "${SUITES[@]}"; do
   summary+=("$(printf '%-8s %5d passed %3d failed  %4ds' "$s" "$p" "$f" $(( $(date +%s) - start )))")
 done
 echo "=== summary"
+printf '%-8s %30s  %4ds\n' setup "" "$setup_secs"
 printf '%s\n' "${summary[@]}"
+printf '%-8s %30s  %4ds\n' total "" $(( $(date +%s) - run_start ))
 echo "${total_pass} passed, ${total_fail} failed"
 [ "$total_fail" -eq 0 ]
