@@ -13,9 +13,20 @@ PY="$ROOT/.venv/bin/python"
 WHEEL_DIR="$ROOT/target/python-wheel"
 
 result() { echo "SUITE_RESULT python $1 $2"; [ "$2" -eq 0 ]; exit $?; }
+build_wheel() { # out dir
+  "$ROOT/.venv/bin/maturin" build --release --locked -m bindings/python/Cargo.toml -o "$1"
+}
+
+# --prebuild: only compile (scripts/prebuild.sh), into a wheel directory of its own so that it
+# never races the suite's. maturin comes from the venv, so it waits for the setup to finish.
+if [ "${1:-}" = --prebuild ]; then
+  while [ -n "${SETUP_DONE:-}" ] && [ ! -e "$SETUP_DONE" ]; do sleep 2; done
+  build_wheel "$ROOT/target/prebuild/python-wheel"
+  exit
+fi
 
 rm -rf "$WHEEL_DIR"
-if ! "$ROOT/.venv/bin/maturin" build --release --locked -m bindings/python/Cargo.toml -o "$WHEEL_DIR"; then
+if ! build_wheel "$WHEEL_DIR"; then
   echo "FAILED: maturin build"; result 0 1
 fi
 wheel=$(ls "$WHEEL_DIR"/sparsetable-*.whl 2>/dev/null | head -n 1)
