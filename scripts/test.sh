@@ -75,9 +75,9 @@ if [ -n "$prebuild_pid" ]; then
   prebuild_secs=$(sed -nE 's/^=== prebuild: .* after ([0-9]+)s$/\1/p' "$LOGS/prebuild.log" | awk '{ t += $1 } END { print t + 0 }')
 fi
 echo "=== summary"
-printf '%-13s %-27s %4ds\n' setup "" "$setup_secs"
+printf '%-13s %-24s %4ds\n' setup "" "$setup_secs"
 printf '%s\n' "${summary[@]}"
-if [ -n "$prebuild_pid" ]; then printf '%-13s %-27s %4ds  (%s)\n' prebuild "" "$prebuild_secs" "$prebuild_note"; fi
-printf '%-13s %-27s %4ds\n' total "" $(( $(date +%s) - run_start ))
+if [ -n "$prebuild_pid" ]; then printf '%-13s %-24s %4ds  (%s)\n' prebuild "" "$prebuild_secs" "$prebuild_note"; fi
+printf '%-13s %-24s %4ds\n' total "" $(( $(date +%s) - run_start ))
 echo "${total_pass} passed, ${total_fail} failed"
 [ "$total_fail" -eq 0 ]
