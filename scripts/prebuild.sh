@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI's background compiler: `scripts/prebuild.sh SUITE...` runs `scripts/suites/SUITE.sh
-# --prebuild` for each suite in turn, which compiles exactly what that suite will compile (the
-# same cargo and maturin commands, so the same artifacts in the one target/) and runs nothing.
+# --prebuild` for each suite in turn, which compiles what that suite will compile (the same
+# cargo commands, so the same artifacts in the one target/) and runs nothing. The python suite
+# compiles nothing there: maturin moves its library out of target/, so two runs must not overlap.
 #
 # Why: on CI's 2 cores the suites alternate between compiling (both cores busy) and running
 # tests (mostly one: pytest, JUnit, a browser, a client against the server). scripts/test.sh

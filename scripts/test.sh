@@ -35,8 +35,6 @@ setup_failed() {
 # can compile the suites' artifacts while the rest of the setup downloads and installs, and
 # while each suite runs its tests. SPARSETABLE_PREBUILD=0 runs everything in sequence.
 bash scripts/setup.sh --toolchain || setup_failed
-export SETUP_DONE=$ROOT/$LOGS/setup.done
-rm -f "$SETUP_DONE"
 prebuild_pid=
 if [ "${SPARSETABLE_PREBUILD:-1}" != 0 ]; then
   # A session of its own, so that an interrupted run can stop it and every cargo under it.
@@ -45,7 +43,6 @@ if [ "${SPARSETABLE_PREBUILD:-1}" != 0 ]; then
   trap 'kill -- -$prebuild_pid 2>/dev/null' EXIT
 fi
 bash scripts/setup.sh || setup_failed
-touch "$SETUP_DONE"
 setup_secs=$(( $(date +%s) - run_start ))
 
 total_pass=0

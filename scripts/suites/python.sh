@@ -17,12 +17,11 @@ build_wheel() { # out dir
   "$ROOT/.venv/bin/maturin" build --release --locked -m bindings/python/Cargo.toml -o "$1"
 }
 
-# --prebuild: only compile (scripts/prebuild.sh), into a wheel directory of its own so that it
-# never races the suite's. maturin comes from the venv, so it waits for the setup to finish.
+# --prebuild (scripts/prebuild.sh) compiles nothing here: maturin moves the library it built
+# out of target/release into target/maturin/, so two maturin runs must never overlap (one
+# fails to find the file the other moved), and a wheel built ahead would be rebuilt anyway.
 if [ "${1:-}" = --prebuild ]; then
-  while [ -n "${SETUP_DONE:-}" ] && [ ! -e "$SETUP_DONE" ]; do sleep 2; done
-  build_wheel "$ROOT/target/prebuild/python-wheel"
-  exit
+  exit 0
 fi
 
 rm -rf "$WHEEL_DIR"
