@@ -4,6 +4,7 @@
 #
 #   scripts/playground.sh               setup, build, serve
 #   scripts/playground.sh --build-only  build web/dist/ and stop (after setup; the web suite)
+#   scripts/playground.sh --cargo-only  only the cargo build (CI's background prebuild)
 #
 # Build: cargo (wasm32, release) -> wasm-bindgen --target web -> wasm-opt -Oz (npm binaryen)
 # -> index.html + style.css beside it.
@@ -13,11 +14,12 @@ ROOT=$(pwd)
 URL="http://127.0.0.1:8080/"
 DIST=$ROOT/web/dist
 
-build_only=0
+build_only=0; cargo_only=0
 case "${1:-}" in
   --build-only) build_only=1 ;;
+  --cargo-only) build_only=1; cargo_only=1 ;;
   "") ;;
-  *) echo "usage: $0 [--build-only]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--build-only|--cargo-only]" >&2; exit 2 ;;
 esac
 
 if [ "$build_only" -eq 0 ]; then
@@ -28,6 +30,9 @@ fi
 
 echo "[playground] cargo build (release, wasm32)"
 cargo build -p sparsetable-web --release --target wasm32-unknown-unknown
+if [ "$cargo_only" -eq 1 ]; then
+  exit 0
+fi
 rm -rf "$DIST"
 mkdir -p "$DIST"
 echo "[playground] wasm-bindgen --target web"

@@ -6,32 +6,42 @@
 #   {"rows":N,"value_bytes":1000,"runs":K,"workloads":[{"name":..,"ops":N,
 #     "native_ns_per_op":f,"wasm_ns_per_op":f}, ...]}
 # Everything else goes to stderr. Exits non-zero if a build fails or a workload read wrong data.
-# Usage: bench/wasm/run.sh [--rows N] [--runs K]      (defaults: 100000 rows, 3 runs)
+# Usage: bench/wasm/run.sh [--rows N] [--runs K] [--profile P]
+#   defaults: 100000 rows, 3 runs, the release profile. `--profile dev` is for CI's smoke
+#   (bench/wasm/smoke.sh): it reuses the dev builds the test suites made; its figures mean
+#   nothing.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
-rows=100000; runs=3
+rows=100000; runs=3; profile=release
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) rows=${2:?--rows needs a value}; shift 2 ;;
     --runs) runs=${2:?--runs needs a value}; shift 2 ;;
-    *) echo "usage: $0 [--rows N] [--runs K]" >&2; exit 2 ;;
+    --profile) profile=${2:?--profile needs a value}; shift 2 ;;
+    *) echo "usage: $0 [--rows N] [--runs K] [--profile dev|release]" >&2; exit 2 ;;
   esac
 done
 target=${CARGO_TARGET_DIR:-$ROOT/target}
 case "$target" in /*) ;; *) target=$ROOT/$target ;; esac
 
-echo "bench/wasm: building (release, native and wasm32)" >&2
-cargo build --release -p sparsetable-bench-wasm --bin bench-wasm-native >&2
-cargo build --release -p sparsetable-bench-wasm --lib --target wasm32-unknown-unknown >&2
-pkg=$target/bench-wasm-node
+case "$profile" in
+  release) profile_dir=release ;;
+  dev) profile_dir=debug ;;
+  *) echo "$0: --profile must be dev or release" >&2; exit 2 ;;
+esac
+
+echo "bench/wasm: building ($profile, native and wasm32)" >&2
+cargo build --profile "$profile" -p sparsetable-bench-wasm --bin bench-wasm-native >&2
+cargo build --profile "$profile" -p sparsetable-bench-wasm --lib --target wasm32-unknown-unknown >&2
+pkg=$target/bench-wasm-node-$profile
 wasm-bindgen --target nodejs --out-dir "$pkg" \
-  "$target/wasm32-unknown-unknown/release/sparsetable_bench_wasm.wasm" >&2
+  "$target/wasm32-unknown-unknown/$profile_dir/sparsetable_bench_wasm.wasm" >&2
 
 native_json=$(mktemp)
 trap 'rm -f "$native_json"' EXIT
 echo "bench/wasm: native run ($rows rows, $runs runs)" >&2
-"$target/release/bench-wasm-native" --rows "$rows" --runs "$runs" > "$native_json"
+"$target/$profile_dir/bench-wasm-native" --rows "$rows" --runs "$runs" > "$native_json"
 echo "bench/wasm: wasm run under Node $(node --version)" >&2
 node "$ROOT/bench/wasm/run.mjs" --pkg "$pkg/sparsetable_bench_wasm.js" \
   --native "$native_json" --rows "$rows" --runs "$runs"

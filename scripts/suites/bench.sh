@@ -7,8 +7,18 @@
 # WASM-vs-native benchmark at toy size.
 # Counts: one PASS or FAIL line per engine x workload check; a failed build, a crash or a run
 # with no checks counts as one failure.
+# The dev profile throughout: the smoke checks behaviour, not speed, and the dev builds of the
+# engine are the ones the other suites made. With --prebuild it only compiles, with the very
+# commands below and bench/wasm/run.sh's (see scripts/prebuild.sh), and runs nothing.
 set -uo pipefail
 cd "${ROOT:-$(dirname "$0")/../..}"
+
+if [ "${1:-}" = --prebuild ]; then
+  cargo build --locked -p sparsetable-bench
+  cargo build --profile dev -p sparsetable-bench-wasm --bin bench-wasm-native
+  cargo build --profile dev -p sparsetable-bench-wasm --lib --target wasm32-unknown-unknown
+  exit
+fi
 
 result() { echo "SUITE_RESULT bench $1 $2"; [ "$2" -eq 0 ]; exit $?; }
 

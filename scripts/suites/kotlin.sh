@@ -6,9 +6,17 @@
 # unit tests and compiles and runs the README example (bindings/kotlin/examples).
 # Counts: each cargo test case, each JUnit test, plus one check for the example.
 # Everything generated goes to bindings/kotlin/build/ (git-ignored).
+# With --prebuild it only compiles the Rust side, with the very commands of step 1 and
+# build.sh (see scripts/prebuild.sh), and runs nothing.
 set -uo pipefail
 cd "${ROOT:-$(dirname "$0")/../..}"
 ROOT=$(pwd)
+# Both packages, so uniffi keeps the feature set build.sh uses and is not compiled twice.
+TESTS=(cargo test -p sparsetable-kotlin -p sparsetable-uniffi-bindgen)
+if [ "${1:-}" = --prebuild ]; then
+  "${TESTS[@]}" --no-run; cargo build -p sparsetable-kotlin -p sparsetable-uniffi-bindgen
+  exit
+fi
 KOTLINC_HOME="$ROOT/.tools/kotlinc-2.4.20"
 KOTLINC="$KOTLINC_HOME/bin/kotlinc"
 BUILD="$ROOT/bindings/kotlin/build"
@@ -22,8 +30,7 @@ for j in jna junit4 hamcrest gson; do [ -f "$JARS/$j.jar" ] || die "$JARS/$j.jar
 
 # 1. The binding crate's own Rust tests (conversions, error mapping).
 out=$(mktemp)
-# Both packages, so uniffi keeps the feature set build.sh uses and is not compiled twice.
-cargo test -p sparsetable-kotlin -p sparsetable-uniffi-bindgen 2>&1 | tee "$out"
+"${TESTS[@]}" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$out")
 pass=$((pass + p)); fail=$((fail + f))

@@ -13,9 +13,19 @@ PY="$ROOT/.venv/bin/python"
 WHEEL_DIR="$ROOT/target/python-wheel"
 
 result() { echo "SUITE_RESULT python $1 $2"; [ "$2" -eq 0 ]; exit $?; }
+build_wheel() { # out dir
+  "$ROOT/.venv/bin/maturin" build --release --locked -m bindings/python/Cargo.toml -o "$1"
+}
+
+# --prebuild (scripts/prebuild.sh) compiles nothing here: maturin moves the library it built
+# out of target/release into target/maturin/, so two maturin runs must never overlap (one
+# fails to find the file the other moved), and a wheel built ahead would be rebuilt anyway.
+if [ "${1:-}" = --prebuild ]; then
+  exit 0
+fi
 
 rm -rf "$WHEEL_DIR"
-if ! "$ROOT/.venv/bin/maturin" build --release --locked -m bindings/python/Cargo.toml -o "$WHEEL_DIR"; then
+if ! build_wheel "$WHEEL_DIR"; then
   echo "FAILED: maturin build"; result 0 1
 fi
 wheel=$(ls "$WHEEL_DIR"/sparsetable-*.whl 2>/dev/null | head -n 1)

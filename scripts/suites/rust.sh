@@ -2,28 +2,36 @@
 # The Rust suite: formatting, clippy with warnings denied, the core's and the shared vectors'
 # tests, and the no_std build of the core for a bare-metal target.
 # Counts: each cargo test case, plus one check each for fmt, clippy and the no_std build.
+# With --prebuild it only compiles what it needs, with the very commands below (see
+# scripts/prebuild.sh), and runs nothing.
 set -uo pipefail
 cd "${ROOT:-$(dirname "$0")/../..}"
+CLIPPY=(cargo clippy --workspace --all-targets --locked -- -D warnings)
+NO_STD=(cargo build -p sparsetable --no-default-features --target thumbv7em-none-eabihf --locked)
+NO_STD_SERDE=(cargo build -p sparsetable --no-default-features --features serde --target thumbv7em-none-eabihf --locked)
+WASM_STD=(cargo build -p sparsetable --target wasm32-unknown-unknown --locked)
+# The vectors crate turns on the core's serde feature, so sparsetable::json's tests run here
+# too; --features says so rather than relying on feature unification.
+TESTS=(cargo test --locked -p sparsetable -p sparsetable-test-vectors --features sparsetable/serde)
+if [ "${1:-}" = --prebuild ]; then
+  "${CLIPPY[@]}"; "${NO_STD[@]}"; "${NO_STD_SERDE[@]}"; "${WASM_STD[@]}"; "${TESTS[@]}" --no-run
+  exit
+fi
 pass=0; fail=0
 check() { # name, command...
   local name=$1; shift
   if "$@"; then echo "ok: $name"; pass=$((pass + 1)); else echo "FAILED: $name"; fail=$((fail + 1)); fi
 }
 check "cargo fmt --check" cargo fmt --all -- --check
-check "clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
-check "core builds no_std for thumbv7em-none-eabihf" \
-  cargo build -p sparsetable --no-default-features --target thumbv7em-none-eabihf --locked
-check "core builds no_std with its serde feature (sparsetable::json)" \
-  cargo build -p sparsetable --no-default-features --features serde --target thumbv7em-none-eabihf --locked
-check "core builds with std for wasm32 (the browser front-ends)" \
-  cargo build -p sparsetable --target wasm32-unknown-unknown --locked
+check "clippy -D warnings" "${CLIPPY[@]}"
+check "core builds no_std for thumbv7em-none-eabihf" "${NO_STD[@]}"
+check "core builds no_std with its serde feature (sparsetable::json)" "${NO_STD_SERDE[@]}"
+check "core builds with std for wasm32 (the browser front-ends)" "${WASM_STD[@]}"
 check "core has no front-end dependency" bash -c \
   '! cargo tree -p sparsetable -e normal --locked | grep -E "pyo3|uniffi|wasm-bindgen|js-sys|web-sys|yew|tonic"'
 
 out=$(mktemp)
-# The vectors crate turns on the core's serde feature, so sparsetable::json's tests run here too;
-# --features says so rather than relying on feature unification.
-cargo test --locked -p sparsetable -p sparsetable-test-vectors --features sparsetable/serde 2>&1 | tee "$out"
+"${TESTS[@]}" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$out")
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))

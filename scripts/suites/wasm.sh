@@ -6,8 +6,21 @@
 #     vector runner (wasm/test/vectors.test.mjs) and the JS-level API tests.
 # Counts: wasm-bindgen-test's "test result:" lines and node's "# pass N" / "# fail N".
 # (No `-q` for the wasm cargo tests: the wasm-bindgen test runner rejects it.)
+# With --prebuild it only compiles what it needs, with the very commands below (see
+# scripts/prebuild.sh), and runs nothing.
 set -uo pipefail
 cd "${ROOT:-$(dirname "$0")/../..}"
+NODE_TESTS=(cargo test -p sparsetable-wasm --target wasm32-unknown-unknown --test node)
+BROWSER_TESTS=(cargo test -p sparsetable-wasm --target wasm32-unknown-unknown --test browser)
+NODE_PKG=(cargo build -p sparsetable-wasm --target wasm32-unknown-unknown)
+if [ "${1:-}" = --prebuild ]; then
+  "${NODE_TESTS[@]}" --no-run; "${BROWSER_TESTS[@]}" --no-run; "${NODE_PKG[@]}"
+  exit
+fi
+# The browser run's limits (wasm-bindgen-test-runner's defaults are 20 s for the tests and 5 s
+# per webdriver request) are for an idle machine; in CI other suites compile beside it.
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-300}
+export WASM_BINDGEN_TEST_DRIVER_TIMEOUT=${WASM_BINDGEN_TEST_DRIVER_TIMEOUT:-60}
 pass=0; fail=0
 
 count_cargo() { # log file, exit code
@@ -26,16 +39,16 @@ count_node() { # log file, exit code
 logs=target/suite-logs/wasm; mkdir -p "$logs"
 
 echo "--- wasm-bindgen-test under Node"
-cargo test -p sparsetable-wasm --target wasm32-unknown-unknown --test node 2>&1 | tee "$logs/node.log"
+"${NODE_TESTS[@]}" 2>&1 | tee "$logs/node.log"
 count_cargo "$logs/node.log" "${PIPESTATUS[0]}"
 
 echo "--- wasm-bindgen-test in headless Chromium"
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} \
-  cargo test -p sparsetable-wasm --target wasm32-unknown-unknown --test browser 2>&1 | tee "$logs/browser.log"
+  "${BROWSER_TESTS[@]}" 2>&1 | tee "$logs/browser.log"
 count_cargo "$logs/browser.log" "${PIPESTATUS[0]}"
 
 echo "--- node:test over the Node build (vectors, JS API)"
-if cargo build -p sparsetable-wasm --target wasm32-unknown-unknown \
+if "${NODE_PKG[@]}" \
   && wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/debug/sparsetable_wasm.wasm; then
   node --test wasm/test/vectors.test.mjs wasm/test/api.test.mjs 2>&1 | tee "$logs/node-test.log"
   count_node "$logs/node-test.log" "${PIPESTATUS[0]}"

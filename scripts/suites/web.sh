@@ -7,8 +7,16 @@
 #  4. the Playwright test in Debian's Chromium (web/test/playground.test.mjs).
 # Counts: cargo's "test result:" lines, node's "# pass N" / "# fail N", one check each for
 # clippy and the build.
+# With --prebuild it only compiles what it needs, with the very commands below and
+# scripts/playground.sh's (see scripts/prebuild.sh), and runs nothing.
 set -uo pipefail
 cd "${ROOT:-$(dirname "$0")/../..}"
+TESTS=(cargo test -p sparsetable-web)
+CLIPPY=(cargo clippy -p sparsetable-web --no-deps --target wasm32-unknown-unknown --all-targets -- -D warnings)
+if [ "${1:-}" = --prebuild ]; then
+  "${TESTS[@]}" --no-run; "${CLIPPY[@]}"; bash scripts/playground.sh --cargo-only
+  exit
+fi
 pass=0; fail=0
 logs=target/suite-logs/web; mkdir -p "$logs"
 
@@ -18,14 +26,13 @@ check() { # name, command...
 }
 
 echo "--- reducer tests (host)"
-cargo test -p sparsetable-web 2>&1 | tee "$logs/cargo.log"
+"${TESTS[@]}" 2>&1 | tee "$logs/cargo.log"
 rc=${PIPESTATUS[0]}
 read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) P += $i; if ($(i+1) ~ /^failed/) F += $i } } END { print P+0, F+0 }' "$logs/cargo.log")
 pass=$((pass + p)); fail=$((fail + f))
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail=$((fail + 1)); fi
 
-check "clippy -D warnings (wasm32)" \
-  cargo clippy -p sparsetable-web --no-deps --target wasm32-unknown-unknown --all-targets -- -D warnings
+check "clippy -D warnings (wasm32)" "${CLIPPY[@]}"
 
 if check "release build of the playground" bash scripts/playground.sh --build-only; then
   echo "--- Playwright in Chromium"
