@@ -262,13 +262,12 @@ impl<'a> TabletScan<'a> {
             }
         };
         for s in sources {
-            if point_row.is_some_and(|row| !s.may_contain_row(row)) {
-                continue;
-            }
             match s.key_range() {
-                // Wholly outside the scan: nothing to yield.
+                // Wholly outside the scan: nothing to yield. Checked before the bloom
+                // filter, as two key comparisons are cheaper than hashing the row.
                 Some((first, last))
                     if last < lower.as_slice() || upper.as_deref().is_some_and(|u| first >= u) => {}
+                _ if point_row.is_some_and(|row| !s.may_contain_row(row)) => {}
                 // A point read's sources all hold keys around its one row: none is
                 // disjoint from another inside the scan, so each takes its own cursor.
                 Some(_) if point_row.is_some() => push(s.cursor()),
