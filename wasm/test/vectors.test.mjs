@@ -40,41 +40,48 @@ function loadVectors() {
   return vectors;
 }
 
+// The vectors write mutations, filters, tables, families, GC rules, row sets and rows in
+// Bigtable's proto3 JSON form (tests/vectors/README.md): lowerCamelCase names, bytes as
+// base64, int64 as decimal strings. Capability names keep the proto's snake_case spelling.
+
+/** lowerCamelCase -> snake_case, for capability names. */
+const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /** Whether a GC rule, at any depth, is a max_age rule (its outcome depends on the clock). */
 function hasMaxAge(rule) {
   if (!rule || typeof rule !== "object") return false;
-  if ("max_age_micros" in rule) return true;
-  return [...(rule.intersection ?? []), ...(rule.union ?? [])].some(hasMaxAge);
+  if ("maxAge" in rule) return true;
+  return [...(rule.intersection?.rules ?? []), ...(rule.union?.rules ?? [])].some(hasMaxAge);
 }
 
 /** A vector's capabilities, exactly as tests/vectors/README.md defines them. */
 export function capabilities(vector) {
   const caps = new Set();
   const familyCaps = (family) => {
-    if (family.gc_rule !== undefined) caps.add("schema:gc_rule");
-    if (family.value_type !== undefined) caps.add("schema:value_type");
-    if (hasMaxAge(family.gc_rule)) caps.add("clock");
+    if (family.gcRule !== undefined) caps.add("schema:gc_rule");
+    if (family.valueType !== undefined) caps.add("schema:value_type");
+    if (hasMaxAge(family.gcRule)) caps.add("clock");
   };
   const tableCaps = (spec) => {
-    Object.values(spec.families ?? {}).forEach(familyCaps);
+    Object.values(spec.columnFamilies ?? {}).forEach(familyCaps);
     if (spec.granularity !== undefined) caps.add("schema:granularity");
-    if (spec.deletion_protection !== undefined) caps.add("schema:deletion_protection");
-    if (spec.initial_splits !== undefined) caps.add("schema:initial_splits");
+    if (spec.deletionProtection !== undefined) caps.add("schema:deletion_protection");
+    if (spec.initialSplits !== undefined) caps.add("schema:initial_splits");
   };
   const mutationCaps = (mutations) => {
     for (const m of mutations ?? []) {
       for (const [kind, body] of Object.entries(m)) {
-        caps.add(`mutation:${kind}`);
-        if (kind === "set_cell" && body.timestamp_micros === -1) caps.add("clock");
+        caps.add(`mutation:${snake(kind)}`);
+        if (kind === "setCell" && String(body.timestampMicros) === "-1") caps.add("clock");
       }
     }
   };
   const filterCaps = (filter) => {
     if (filter === undefined || filter === null) return;
     for (const [kind, arg] of Object.entries(filter)) {
-      caps.add(`filter:${kind}`);
-      if (kind === "chain" || kind === "interleave") arg.forEach(filterCaps);
-      if (kind === "condition") [arg.predicate_filter, arg.true_filter, arg.false_filter].forEach(filterCaps);
+      caps.add(`filter:${snake(kind)}`);
+      if (kind === "chain" || kind === "interleave") (arg.filters ?? []).forEach(filterCaps);
+      if (kind === "condition") [arg.predicateFilter, arg.trueFilter, arg.falseFilter].forEach(filterCaps);
     }
   };
   if ("clock_micros" in vector) caps.add("clock");
@@ -106,12 +113,35 @@ export function capabilities(vector) {
 
 // Vector JSON -> the JavaScript API's shapes.
 
-/** Vector bytes: a string is its UTF-8 (passed as a string, which the API encodes); an
- * object is base64 (passed as a Uint8Array). */
+/** An op-level key (`row_key`): a plain string stands for its UTF-8 bytes, an object
+ * `{"base64": ...}` for the decoded bytes (passed as a Uint8Array). */
 function bytesIn(b) {
   if (typeof b === "string") return b;
   if (b && typeof b.base64 === "string") return new Uint8Array(Buffer.from(b.base64, "base64"));
   throw new Error(`bad bytes ${JSON.stringify(b)}`);
+}
+
+/** A proto3 JSON bytes field: base64 (absent = empty). */
+function b64In(b) {
+  if (b === undefined) return new Uint8Array();
+  if (typeof b !== "string") throw new Error(`bad base64 bytes ${JSON.stringify(b)}`);
+  return new Uint8Array(Buffer.from(b, "base64"));
+}
+
+/** A proto3 JSON int64 (a decimal string or a number; absent = 0) as a JS number. */
+function i64In(v) {
+  if (v === undefined) return 0;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n)) throw new Error(`int64 ${v} is not exact as a JS number`);
+  return n;
+}
+
+/** A proto3 JSON Duration ("3600s", "-0.000500s") in microseconds. */
+function durationMicros(text) {
+  const m = /^(-?)(\d+)(?:\.(\d{1,9}))?s$/.exec(text);
+  if (!m) throw new Error(`bad Duration ${text}`);
+  const micros = BigInt(m[2]) * 1_000_000n + BigInt((m[3] ?? "").padEnd(9, "0")) / 1000n;
+  return Number(m[1] === "-" ? -micros : micros);
 }
 
 /** Bytes to compare: hex of the vector's or the API's bytes. */
@@ -130,42 +160,39 @@ function checkKeys(what, obj, allowed) {
 
 function gcRuleIn(rule) {
   const [[kind, arg], ...rest] = Object.entries(rule);
-  if (rest.length) throw new Error(`gc_rule with several kinds: ${JSON.stringify(rule)}`);
+  if (rest.length) throw new Error(`gcRule with several kinds: ${JSON.stringify(rule)}`);
   switch (kind) {
-    case "max_num_versions": return { maxNumVersions: arg };
-    case "max_age_micros": return { maxAgeMicros: arg };
-    case "intersection": return { intersection: arg.map(gcRuleIn) };
-    case "union": return { union: arg.map(gcRuleIn) };
-    default: throw new Error(`unknown gc_rule kind ${kind}`);
+    case "maxNumVersions": return { maxNumVersions: arg };
+    case "maxAge": return { maxAgeMicros: durationMicros(arg) };
+    case "intersection": return { intersection: (arg.rules ?? []).map(gcRuleIn) };
+    case "union": return { union: (arg.rules ?? []).map(gcRuleIn) };
+    default: throw new Error(`unknown gcRule kind ${kind}`);
   }
 }
 
 function familyIn(f) {
-  checkKeys("family", f, ["gc_rule"]);
-  return f.gc_rule === undefined ? {} : { gcRule: gcRuleIn(f.gc_rule) };
+  checkKeys("family", f, ["gcRule"]);
+  return f.gcRule === undefined ? {} : { gcRule: gcRuleIn(f.gcRule) };
 }
 
-/** The API's family settings back in the vectors' spelling, to compare with expectations. */
+/** The API's family settings, in the shape `familyIn` gives, to compare with expectations. */
 function familyOut(f) {
-  return f.gcRule === undefined ? {} : { gc_rule: gcRuleOut(f.gcRule) };
-}
-
-function gcRuleOut(rule) {
-  if ("maxNumVersions" in rule) return { max_num_versions: rule.maxNumVersions };
-  if ("maxAgeMicros" in rule) return { max_age_micros: rule.maxAgeMicros };
-  if ("intersection" in rule) return { intersection: rule.intersection.map(gcRuleOut) };
-  if ("union" in rule) return { union: rule.union.map(gcRuleOut) };
-  throw new Error(`unknown GC rule from the API: ${JSON.stringify(rule)}`);
+  return f.gcRule === undefined ? {} : { gcRule: f.gcRule };
 }
 
 function tableConfigIn(spec) {
-  checkKeys("table spec", spec, ["families", "granularity", "deletion_protection", "initial_splits"]);
+  checkKeys("table spec", spec, ["columnFamilies", "granularity", "deletionProtection", "initialSplits"]);
   const families = {};
-  for (const [name, f] of Object.entries(spec.families ?? {})) families[name] = familyIn(f);
+  for (const [name, f] of Object.entries(spec.columnFamilies ?? {})) families[name] = familyIn(f);
   const config = { families };
-  if (spec.initial_splits !== undefined) config.initialSplits = spec.initial_splits.map(bytesIn);
+  if (spec.initialSplits !== undefined) {
+    config.initialSplits = spec.initialSplits.map((split) => {
+      checkKeys("split", split, ["key"]);
+      return b64In(split.key);
+    });
+  }
   if (spec.granularity !== undefined) config.granularity = spec.granularity;
-  if (spec.deletion_protection !== undefined) config.deletionProtection = spec.deletion_protection;
+  if (spec.deletionProtection !== undefined) config.deletionProtection = spec.deletionProtection;
   return config;
 }
 
@@ -173,21 +200,30 @@ function mutationIn(m) {
   const [[kind, body], ...rest] = Object.entries(m);
   if (rest.length) throw new Error(`mutation with several kinds: ${JSON.stringify(m)}`);
   switch (kind) {
-    case "set_cell":
-      checkKeys(kind, body, ["family", "qualifier", "timestamp_micros", "value"]);
-      return { setCell: { family: body.family, qualifier: bytesIn(body.qualifier), timestampMicros: body.timestamp_micros, value: bytesIn(body.value) } };
-    case "delete_from_column": {
-      checkKeys(kind, body, ["family", "qualifier", "start_timestamp_micros", "end_timestamp_micros"]);
+    case "setCell":
+      checkKeys(kind, body, ["familyName", "columnQualifier", "timestampMicros", "value"]);
+      return {
+        setCell: {
+          family: body.familyName ?? "",
+          qualifier: b64In(body.columnQualifier),
+          timestampMicros: i64In(body.timestampMicros),
+          value: b64In(body.value),
+        },
+      };
+    case "deleteFromColumn": {
+      checkKeys(kind, body, ["familyName", "columnQualifier", "timeRange"]);
+      const range = body.timeRange ?? {};
+      checkKeys("timeRange", range, ["startTimestampMicros", "endTimestampMicros"]);
       const timeRange = {};
-      if (body.start_timestamp_micros !== undefined) timeRange.startTimestampMicros = body.start_timestamp_micros;
+      if (range.startTimestampMicros !== undefined) timeRange.startTimestampMicros = i64In(range.startTimestampMicros);
       // The API, like the proto, reads an end of 0 as unbounded: pass the vector's value as is.
-      if (body.end_timestamp_micros !== undefined) timeRange.endTimestampMicros = body.end_timestamp_micros;
-      return { deleteFromColumn: { family: body.family, qualifier: bytesIn(body.qualifier), timeRange } };
+      if (range.endTimestampMicros !== undefined) timeRange.endTimestampMicros = i64In(range.endTimestampMicros);
+      return { deleteFromColumn: { family: body.familyName ?? "", qualifier: b64In(body.columnQualifier), timeRange } };
     }
-    case "delete_from_family":
-      checkKeys(kind, body, ["family"]);
-      return { deleteFromFamily: { family: body.family } };
-    case "delete_from_row":
+    case "deleteFromFamily":
+      checkKeys(kind, body, ["familyName"]);
+      return { deleteFromFamily: { family: body.familyName ?? "" } };
+    case "deleteFromRow":
       checkKeys(kind, body, []);
       return { deleteFromRow: {} };
     default:
@@ -198,15 +234,15 @@ function mutationIn(m) {
 function readRowsRequestIn(op) {
   const request = {};
   if (op.row_set !== undefined) {
-    checkKeys("row_set", op.row_set, ["row_keys", "row_ranges"]);
-    request.rowKeys = (op.row_set.row_keys ?? []).map(bytesIn);
-    request.rowRanges = (op.row_set.row_ranges ?? []).map((r) => {
-      checkKeys("row range", r, ["start_key_closed", "start_key_open", "end_key_closed", "end_key_open"]);
+    checkKeys("row_set", op.row_set, ["rowKeys", "rowRanges"]);
+    request.rowKeys = (op.row_set.rowKeys ?? []).map(b64In);
+    request.rowRanges = (op.row_set.rowRanges ?? []).map((r) => {
+      checkKeys("row range", r, ["startKeyClosed", "startKeyOpen", "endKeyClosed", "endKeyOpen"]);
       const range = {};
-      if (r.start_key_closed !== undefined) range.startKeyClosed = bytesIn(r.start_key_closed);
-      if (r.start_key_open !== undefined) range.startKeyOpen = bytesIn(r.start_key_open);
-      if (r.end_key_closed !== undefined) range.endKeyClosed = bytesIn(r.end_key_closed);
-      if (r.end_key_open !== undefined) range.endKeyOpen = bytesIn(r.end_key_open);
+      // Passed as the vector has them: the API reads an empty key as unbounded.
+      for (const k of ["startKeyClosed", "startKeyOpen", "endKeyClosed", "endKeyOpen"]) {
+        if (r[k] !== undefined) range[k] = b64In(r[k]);
+      }
       return range;
     });
   }
@@ -215,7 +251,7 @@ function readRowsRequestIn(op) {
   return request;
 }
 
-/** A row, from the vector or from the API, in one comparable shape. */
+/** A row from the API (flat cells) in one comparable shape. */
 function rowView(row) {
   if (row === null) return null;
   return {
@@ -223,11 +259,32 @@ function rowView(row) {
     cells: row.cells.map((c) => ({
       family: c.family,
       qualifier: hexOf(c.qualifier),
-      timestampMicros: c.timestampMicros ?? c.timestamp_micros,
+      timestampMicros: c.timestampMicros,
       value: hexOf(c.value),
       labels: c.labels ?? [],
     })),
   };
+}
+
+/** A vector's expected row (proto3 JSON: families of columns of cells) in `rowView`'s shape. */
+function expectedRowView(row) {
+  if (row === null) return null;
+  checkKeys("row", row, ["key", "families"]);
+  const cells = [];
+  for (const family of row.families ?? []) {
+    for (const column of family.columns ?? []) {
+      for (const cell of column.cells ?? []) {
+        cells.push({
+          family: family.name,
+          qualifier: hexOf(b64In(column.qualifier)),
+          timestampMicros: i64In(cell.timestampMicros),
+          value: hexOf(b64In(cell.value)),
+          labels: cell.labels ?? [],
+        });
+      }
+    }
+  }
+  return { key: hexOf(b64In(row.key)), cells };
 }
 
 /** Runs `call`; checks it threw `expectError` (a SparsetableError with that code) or, without
@@ -267,7 +324,7 @@ function replay(vector) {
           checkKeys(op.op, op, ["op", "table", "row_key", "expect_row", "expect_error"]);
           const got = outcome(i, op.expect_error, () => db.readRow(table, bytesIn(op.row_key)));
           if (!got.threw && "expect_row" in op) {
-            assert.deepEqual(rowView(got.result), rowView(op.expect_row), `op ${i}: read_row`);
+            assert.deepEqual(rowView(got.result), expectedRowView(op.expect_row), `op ${i}: read_row`);
           }
           break;
         }
@@ -278,7 +335,7 @@ function replay(vector) {
           }
           const got = outcome(i, op.expect_error, () => db.readRows(table, readRowsRequestIn(op)));
           if (!got.threw) {
-            assert.deepEqual(got.result.map(rowView), op.expect_rows.map(rowView), `op ${i}: read_rows`);
+            assert.deepEqual(got.result.map(rowView), op.expect_rows.map(expectedRowView), `op ${i}: read_rows`);
           }
           break;
         }
@@ -299,7 +356,8 @@ function replay(vector) {
           const got = outcome(i, op.expect_error, () => db.getTable(table));
           if (!got.threw) {
             if (op.expect_families !== undefined) {
-              assert.deepEqual(families(got.result), op.expect_families, `op ${i}: families`);
+              const want = Object.fromEntries(Object.entries(op.expect_families).map(([n, f]) => [n, familyIn(f)]));
+              assert.deepEqual(families(got.result), want, `op ${i}: families`);
             }
             if (op.expect_deletion_protection !== undefined) {
               assert.equal(got.result.deletionProtection, op.expect_deletion_protection, `op ${i}: deletion protection`);

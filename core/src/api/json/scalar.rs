@@ -37,7 +37,10 @@ pub(crate) fn encode_base64(bytes: &[u8]) -> String {
 pub(crate) fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
     let trimmed = text.trim_end_matches('=');
     let padded = text.len() != trimmed.len();
-    if text.len() - trimmed.len() > 2 || trimmed.len() % 4 == 1 || (padded && text.len() % 4 != 0) {
+    if text.len() - trimmed.len() > 2
+        || trimmed.len() % 4 == 1
+        || (padded && !text.len().is_multiple_of(4))
+    {
         return Err(format!("invalid base64 {text:?}"));
     }
     let mut out = Vec::with_capacity(trimmed.len() * 3 / 4);
