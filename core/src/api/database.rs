@@ -139,6 +139,10 @@ pub struct Database {
     random_seed: u64,
     /// Distinguishes reads so each gets its own sampling sequence, reproducible from the seed.
     reads: AtomicU32,
+    /// Writes leave flushes, compactions, splits and log rotation to
+    /// [`Database::run_maintenance`] (a `SharedDatabase`'s background thread), except
+    /// past the back-pressure bounds.
+    background_maintenance: bool,
 }
 
 impl core::fmt::Debug for Database {
@@ -173,6 +177,7 @@ impl Database {
             sequence: 0,
             random_seed: 0x5eed,
             reads: AtomicU32::new(0),
+            background_maintenance: false,
         }
     }
 
@@ -201,6 +206,7 @@ impl Database {
         }
         let mut table = Table::new(table_id, config);
         table.store = self.persist.as_ref().map(|p| p.store.clone());
+        table.defer_maintenance = self.background_maintenance;
         self.tables.insert(table_id.to_string(), table);
         self.write_manifest()
     }
@@ -620,7 +626,8 @@ impl Database {
             )));
         }
         let store = self.persist.as_ref().map(|p| p.store.clone());
-        let table = Table::from_snapshot(table_id, &backup.snapshot, store);
+        let mut table = Table::from_snapshot(table_id, &backup.snapshot, store);
+        table.defer_maintenance = self.background_maintenance;
         let info = TableInfo {
             name: table_id.to_string(),
             config: table.config.clone(),
@@ -900,7 +907,14 @@ impl Database {
         let Some(p) = &self.persist else {
             return;
         };
-        if p.log.len() > p.options.log_rotate_bytes {
+        // With background maintenance the rotation waits for the background pass, unless
+        // the log has grown to twice its bound (back-pressure: recovery time stays bounded).
+        let rotate_at = if self.background_maintenance {
+            p.options.log_rotate_bytes.saturating_mul(2)
+        } else {
+            p.options.log_rotate_bytes
+        };
+        if p.log.len() > rotate_at {
             let _ = self.checkpoint();
         } else if self.tables.values().any(|t| t.dirty) {
             let _ = self.write_manifest();
@@ -977,6 +991,61 @@ impl Database {
             }
         }
         Ok(())
+    }
+
+    /// Leaves flushes, compactions, splits and log rotation to [`Self::run_maintenance`]
+    /// (see `SharedDatabase`), except past the back-pressure bounds.
+    #[cfg(feature = "std")]
+    pub(crate) fn set_background_maintenance(&mut self, on: bool) {
+        self.background_maintenance = on;
+        for t in self.tables.values_mut() {
+            t.defer_maintenance = on;
+        }
+    }
+
+    /// Whether a write left maintenance for [`Self::run_maintenance`].
+    #[cfg(feature = "std")]
+    pub(crate) fn maintenance_wanted(&self) -> bool {
+        self.tables.values().any(|t| t.maintenance_wanted)
+            || self
+                .persist
+                .as_ref()
+                .is_some_and(|p| p.log.len() > p.options.log_rotate_bytes)
+    }
+
+    /// Runs the maintenance writes left: flushes, the compactions, splits and merges they
+    /// lead to, load splits; then rotates a full log or records the changes in the
+    /// manifest.
+    ///
+    /// # Errors
+    /// The storage's first error. Nothing is half-applied: a tablet whose flush failed
+    /// keeps its memtable (its writes are in the log) and stays due for the next pass.
+    #[cfg(feature = "std")]
+    pub(crate) fn run_maintenance(&mut self) -> Result<()> {
+        let now = self.now_micros();
+        let mut first_error = None;
+        for t in self.tables.values_mut() {
+            if t.maintenance_wanted {
+                if let Err(e) = t.maintain_all(now) {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        let rotate = self
+            .persist
+            .as_ref()
+            .is_some_and(|p| p.log.len() > p.options.log_rotate_bytes);
+        let recorded = if rotate {
+            self.checkpoint()
+        } else if self.tables.values().any(|t| t.dirty) {
+            self.write_manifest()
+        } else {
+            Ok(())
+        };
+        match first_error {
+            Some(e) => Err(e),
+            None => recorded,
+        }
     }
 
     /// Leaves `Sync` writes' fsync to the caller (see `SharedDatabase`).

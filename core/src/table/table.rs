@@ -130,6 +130,13 @@ pub(crate) struct Table {
     pub(crate) store: Option<Arc<RunStore>>,
     /// Set when tablets or runs changed since the manifest was last written.
     pub(crate) dirty: bool,
+    /// Writes only note the maintenance a tablet needs (in `maintenance_wanted`) and leave
+    /// it to a background pass ([`Table::maintain_all`]), unless the memtable has grown
+    /// past the back-pressure bound. Set by `SharedDatabase`.
+    pub(crate) defer_maintenance: bool,
+    /// A write found a tablet needing a flush or a load split while maintenance is
+    /// deferred.
+    pub(crate) maintenance_wanted: bool,
     /// Every write to this table up to this sequence has been applied (to a memtable or
     /// runs), so a flush marks its tablet as holding every write through it (see
     /// [`Tablet::flushed_through`]). Writes apply in sequence order, and recovery replays the
@@ -176,6 +183,8 @@ impl Table {
             stats: Arc::new(spin::Mutex::new(TableStats::new(StatsOptions::default()))),
             store: None,
             dirty: false,
+            defer_maintenance: false,
+            maintenance_wanted: false,
             applied: 0,
         }
     }
@@ -415,27 +424,81 @@ impl Table {
         )
     }
 
-    /// Flushes, compacts, splits and merges the tablet at `ti` as its size asks.
+    /// Flushes, compacts, splits and merges the tablet at `ti` as its size asks; with
+    /// maintenance deferred, only notes that it is wanted, unless the memtable is past the
+    /// back-pressure bound (then the writer does the work, so memory stays bounded when
+    /// the background falls behind).
     ///
     /// Maintenance never fails a write: the write is already applied (and logged). A storage
     /// failure leaves the memtable in place, to be flushed by a later write or checkpoint.
     fn maintain(&mut self, ti: usize, now_micros: i64) {
+        if !self.needs_maintenance(ti, now_micros) {
+            return;
+        }
+        if self.defer_maintenance {
+            let memtable = &self.tablets[ti].memtable;
+            let bound = self
+                .config
+                .tablet_options
+                .memtable_bytes
+                .saturating_mul(BACKPRESSURE_FACTOR);
+            if memtable.size_bytes() < bound
+                && memtable.sealed_layers() <= MAX_SEALED_LAYERS * BACKPRESSURE_FACTOR as usize
+            {
+                self.maintenance_wanted = true;
+                return;
+            }
+        }
+        let _ = self.maintain_now(ti, now_micros);
+    }
+
+    /// Whether the tablet at `ti` is due a load split or a flush.
+    fn needs_maintenance(&self, ti: usize, now_micros: i64) -> bool {
+        let opts = self.config.tablet_options;
+        if opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops {
+            return true;
+        }
+        let memtable = &self.tablets[ti].memtable;
+        memtable.size_bytes() >= opts.memtable_bytes || memtable.sealed_layers() > MAX_SEALED_LAYERS
+    }
+
+    /// Does the maintenance [`Self::needs_maintenance`] found due.
+    fn maintain_now(&mut self, ti: usize, now_micros: i64) -> Result<()> {
         let opts = self.config.tablet_options;
         if opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops {
             self.tablets[ti].load_baseline += self.load(ti, now_micros);
-            let _ = self.split_tablet(ti);
-            return;
+            return self.split_tablet(ti);
         }
-        let memtable = &self.tablets[ti].memtable;
-        if memtable.size_bytes() < opts.memtable_bytes
-            && memtable.sealed_layers() <= MAX_SEALED_LAYERS
-        {
-            return;
+        self.flush_tablet(ti)?;
+        self.after_flush(ti, now_micros)
+    }
+
+    /// A background maintenance pass: every tablet due a flush or a load split gets it
+    /// (and the compaction, split or merge the flush leads to).
+    ///
+    /// # Errors
+    /// The first storage error; the tablet it hit keeps its memtable and stays due, so
+    /// `maintenance_wanted` stays set for a later pass.
+    #[cfg(feature = "std")]
+    pub(crate) fn maintain_all(&mut self, now_micros: i64) -> Result<()> {
+        self.maintenance_wanted = false;
+        let mut ti = 0;
+        while ti < self.tablets.len() {
+            let end = self.tablets[ti].end.clone();
+            if self.needs_maintenance(ti, now_micros) {
+                if let Err(e) = self.maintain_now(ti, now_micros) {
+                    self.maintenance_wanted = true;
+                    return Err(e);
+                }
+            }
+            // Splits insert halves after ti and a merge may take in the next tablet: go on
+            // at the tablet holding the old end.
+            ti = match end {
+                None => self.tablets.len(),
+                Some(e) => self.tablet_index(&e).max(ti + 1),
+            };
         }
-        if self.flush_tablet(ti).is_err() {
-            return;
-        }
-        let _ = self.after_flush(ti, now_micros);
+        Ok(())
     }
 
     /// What a flush may leave to do. A tablet grown past `split_bytes` splits: between
@@ -912,6 +975,11 @@ impl Table {
 /// Memtable layers read streams may seal (see `memtable`) before the tablet flushes them
 /// into one run: each is one more source for every read of the tablet to merge.
 const MAX_SEALED_LAYERS: usize = 4;
+
+/// With maintenance deferred to a background thread, a writer flushes inline once its
+/// tablet's memtable holds this many times `memtable_bytes` (or sealed layers): the
+/// background has fallen behind, and memory must stay bounded.
+const BACKPRESSURE_FACTOR: u64 = 4;
 
 /// What a read stream holds of a table: clones of the tablets its ranges touch (their
 /// memtable layers frozen, their runs shared, see `memtable`), the schema and family
