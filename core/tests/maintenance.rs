@@ -4,11 +4,13 @@
 //! once; a background storage error is returned by the next write, which applies nothing;
 //! and a database reopened after background passes holds every acknowledged write.
 //!
-//! No timing asserts: the tests hold the thread with `pause_maintenance` and wait for it
-//! with `wait_maintenance`, which blocks until no pass is requested or running.
+//! No timing asserts: the tests hold the thread with `pause_maintenance` or a storage that
+//! blocks run-file creation, and wait for it with `wait_maintenance`, which blocks until no
+//! pass is requested or running.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use sparsetable::platform::storage::{MemStorage, RandomAccessFile, Storage, WritableFile};
 use sparsetable::{
@@ -211,6 +213,151 @@ fn a_background_error_fails_the_next_write_which_applies_nothing() {
     let mut want = expected_keys(20);
     want.push(b"k00021".to_vec());
     assert_eq!(keys(&db), want);
+    drop(db);
+    let db = Database::open(Arc::new(storage.clone()), options(), clock).unwrap();
+    let got: Vec<Vec<u8>> = db
+        .read_rows("t", &ReadRowsRequest::default())
+        .unwrap()
+        .map(|r| r.key)
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// Storage whose run-file creation blocks while the gate is closed, and reports that it is
+/// blocked: the test can hold a background flush in the middle of writing its run.
+#[derive(Clone)]
+struct GatedStorage {
+    inner: MemStorage,
+    /// (closed, a creation is waiting)
+    gate: Arc<(Mutex<(bool, bool)>, Condvar)>,
+}
+
+impl GatedStorage {
+    fn wait_until_blocked(&self) {
+        let (m, cv) = &*self.gate;
+        let mut g = m.lock().unwrap();
+        while !g.1 {
+            g = cv.wait(g).unwrap();
+        }
+    }
+    fn open_gate(&self) {
+        let (m, cv) = &*self.gate;
+        m.lock().unwrap().0 = false;
+        cv.notify_all();
+    }
+}
+
+impl Storage for GatedStorage {
+    fn create(&self, name: &str) -> Result<Box<dyn WritableFile>> {
+        if name.ends_with(".sst") {
+            let (m, cv) = &*self.gate;
+            let mut g = m.lock().unwrap();
+            // Only the first creation is held; others (an inline flush meanwhile) pass.
+            if g.0 && !g.1 {
+                g.1 = true;
+                cv.notify_all();
+                while g.0 {
+                    g = cv.wait(g).unwrap();
+                }
+            }
+        }
+        self.inner.create(name)
+    }
+    fn append_to(&self, name: &str) -> Result<Box<dyn WritableFile>> {
+        self.inner.append_to(name)
+    }
+    fn open(&self, name: &str) -> Result<Arc<dyn RandomAccessFile>> {
+        self.inner.open(name)
+    }
+    fn rename(&self, from: &str, to: &str) -> Result<()> {
+        self.inner.rename(from, to)
+    }
+    fn remove(&self, name: &str) -> Result<()> {
+        self.inner.remove(name)
+    }
+    fn list(&self) -> Result<Vec<String>> {
+        self.inner.list()
+    }
+    fn sync_dir(&self) -> Result<()> {
+        self.inner.sync_dir()
+    }
+}
+
+#[test]
+fn writes_and_reads_complete_while_a_background_flush_writes_its_run() {
+    let storage = GatedStorage {
+        inner: MemStorage::new(),
+        gate: Arc::new((Mutex::new((true, false)), Condvar::new())),
+    };
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let mut db = Database::open(Arc::new(storage.clone()), options(), clock.clone()).unwrap();
+    db.create_table("t", tiny()).unwrap();
+    let db = SharedDatabase::new(db);
+    for i in 0..20 {
+        put(&db, i).unwrap();
+    }
+    // The background flush is now blocked inside its run file's creation.
+    storage.wait_until_blocked();
+    let (tx, rx) = mpsc::channel();
+    let writer = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            for i in 20..30 {
+                put(&db, i).unwrap();
+            }
+            let seen = keys(&db);
+            tx.send(seen).unwrap();
+        })
+    };
+    // Generous: the writes take microseconds; only a writer waiting for the held flush
+    // (which never finishes while the gate is closed) would miss it.
+    let seen = rx.recv_timeout(Duration::from_secs(60));
+    storage.open_gate();
+    writer.join().unwrap();
+    assert_eq!(
+        seen.expect("a write waited for the background flush"),
+        expected_keys(30)
+    );
+    db.wait_maintenance().unwrap();
+    assert!(total_runs(&db) > 0);
+    assert_eq!(keys(&db), expected_keys(30));
+    drop(db);
+    let db = Database::open(Arc::new(storage.clone()), options(), clock).unwrap();
+    let got: Vec<Vec<u8>> = db
+        .read_rows("t", &ReadRowsRequest::default())
+        .unwrap()
+        .map(|r| r.key)
+        .collect();
+    assert_eq!(got, expected_keys(30));
+}
+
+#[test]
+fn a_flush_whose_tablet_changed_meanwhile_is_discarded() {
+    let storage = GatedStorage {
+        inner: MemStorage::new(),
+        gate: Arc::new((Mutex::new((true, false)), Condvar::new())),
+    };
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let mut db = Database::open(Arc::new(storage.clone()), options(), clock.clone()).unwrap();
+    db.create_table("t", tiny()).unwrap();
+    let db = SharedDatabase::new(db);
+    for i in 0..20 {
+        put(&db, i).unwrap();
+    }
+    storage.wait_until_blocked();
+    // While the background writes its run, an explicit compaction flushes the same layers
+    // inline and deletes a row; the held flush must not bring the old layers back as a run.
+    db.write(|d| d.compact_table("t")).unwrap();
+    db.mutate_row("t", b"k00003", &[Mutation::DeleteFromRow])
+        .unwrap();
+    db.write(|d| d.compact_table("t")).unwrap();
+    storage.open_gate();
+    db.wait_maintenance().unwrap();
+    let mut want = expected_keys(20);
+    want.remove(3);
+    assert_eq!(keys(&db), want);
+    let runs = total_runs(&db);
+    assert_eq!(runs, 1, "the stale flush was installed");
     drop(db);
     let db = Database::open(Arc::new(storage.clone()), options(), clock).unwrap();
     let got: Vec<Vec<u8>> = db

@@ -14,6 +14,8 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use crate::durability::commit_log::{replay, BatchEntry, LogWriter, WriteBatch};
 use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::limits;
+#[cfg(feature = "std")]
+use crate::lsm::memtable::Source;
 use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
 use crate::lsm::sstable::SstableOptions;
 use crate::model::filter::RowFilter;
@@ -31,6 +33,8 @@ use crate::platform::random::SplitMix64;
 use crate::platform::storage::{Storage, Syncer};
 use crate::table::read::RowStream;
 use crate::table::stats::{AccessStat, StatsOptions};
+#[cfg(feature = "std")]
+use crate::table::table::FlushJob;
 use crate::table::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
 use crate::Code;
 use crate::{Error, Result};
@@ -126,6 +130,31 @@ struct Persistence {
     /// Under `SharedDatabase`: `Sync` writes leave the fsync to the caller, who shares it
     /// with every writer that appended before it (group commit).
     group_commit: bool,
+}
+
+/// Flushes built outside the database lock by `SharedDatabase`'s maintenance thread:
+/// taken under the read lock ([`Database::flushes`]), written with no lock held
+/// ([`Flushes::build`]), installed under the write lock
+/// ([`Database::run_maintenance_with`]). The pin keeps the files they write out of the
+/// manifest's garbage collection until they are installed or dropped.
+#[cfg(feature = "std")]
+pub(crate) struct Flushes {
+    _pin: Option<crate::lsm::persist::FilePin>,
+    jobs: Vec<(FlushJob, Option<BuiltRun>)>,
+}
+
+/// A flush's run once built (or the error that stopped it).
+#[cfg(feature = "std")]
+type BuiltRun = Result<Arc<dyn Source>>;
+
+#[cfg(feature = "std")]
+impl Flushes {
+    /// Writes every job's run. Needs no lock.
+    pub(crate) fn build(&mut self) {
+        for (job, run) in &mut self.jobs {
+            *run = Some(job.build());
+        }
+    }
 }
 
 /// A database of tables.
@@ -981,7 +1010,11 @@ impl Database {
         }
         for name in storage.list()? {
             match parse_file_name(&name) {
-                Some((n, "sst")) if !live.contains(&n) && n < state.next_file_number => {
+                Some((n, "sst"))
+                    if !live.contains(&n)
+                        && n < state.next_file_number
+                        && n < p.store.pinned_from() =>
+                {
                     let _ = storage.remove(&name);
                 }
                 Some((n, "log")) if !state.log_files.contains(&n) => {
@@ -1011,6 +1044,55 @@ impl Database {
                 .persist
                 .as_ref()
                 .is_some_and(|p| p.log.len() > p.options.log_rotate_bytes)
+    }
+
+    /// The flushes writes have left, to build outside the lock (see
+    /// [`Flushes::build`]), then install with [`Self::run_maintenance_with`].
+    #[cfg(feature = "std")]
+    pub(crate) fn flushes(&self) -> Flushes {
+        let now = self.now_micros();
+        Flushes {
+            _pin: self.persist.as_ref().map(|p| p.store.pin_new_files()),
+            jobs: self
+                .tables
+                .values()
+                .flat_map(|t| t.flush_jobs(now))
+                .map(|j| (j, None))
+                .collect(),
+        }
+    }
+
+    /// Installs the runs [`Flushes::build`] wrote whose tablets still hold what they
+    /// flushed (with the compactions, splits and merges they lead to), then runs the rest
+    /// of the maintenance left ([`Self::run_maintenance`]).
+    ///
+    /// # Errors
+    /// The first error: of a build (its tablet keeps its memtable and stays due), or of
+    /// the pass.
+    #[cfg(feature = "std")]
+    pub(crate) fn run_maintenance_with(&mut self, built: Flushes) -> Result<()> {
+        let now = self.now_micros();
+        let mut first_error = None;
+        for (job, run) in &built.jobs {
+            let installed = match run {
+                Some(Ok(run)) => match self.tables.get_mut(&job.table) {
+                    Some(t) => t.install_flush(job, run.clone(), now),
+                    None => Ok(false),
+                },
+                Some(Err(e)) => Err(e.clone()),
+                None => Ok(false),
+            };
+            if let Err(e) = installed {
+                first_error.get_or_insert(e);
+            }
+        }
+        // The manifest written below names the installed runs; the pin is released after.
+        let result = self.run_maintenance();
+        drop(built);
+        match first_error {
+            Some(e) => Err(e),
+            None => result,
+        }
     }
 
     /// Runs the maintenance writes left: flushes, the compactions, splits and merges they

@@ -18,10 +18,14 @@
 //!
 //! Maintenance runs on a background thread the handle owns (joined when the last handle
 //! is dropped): a write only applies to the memtable and, if its tablet is due a flush or
-//! load split (or the log a rotation), wakes the thread. The thread takes the write lock
-//! and runs the pass ([`Database::run_maintenance`]: flushes, the compactions, splits and
-//! merges they lead to, then the manifest or a checkpoint), so every durability invariant
-//! is the inline path's. A writer that outruns it flushes inline once its memtable holds
+//! load split (or the log a rotation), wakes the thread. The thread clones the due
+//! tablets' memtables under the read lock (freezing their layers: writes meanwhile go to
+//! fresh layers), writes their runs with no lock held, then takes the write lock to install
+//! each run only if its tablet still holds the layers it flushed (else the run is dropped
+//! and the flush redone), and runs the rest of the pass inline
+//! ([`Database::run_maintenance`]: the compactions, splits and merges, load splits, then
+//! the manifest or a checkpoint). So a flush's marks and manifest are the inline path's,
+//! and a writer waits for the lock only while runs are installed and compactions run. A writer that outruns it flushes inline once its memtable holds
 //! four times `memtable_bytes` (back-pressure). A pass's storage error is kept and
 //! returned (as `Unavailable`) by the next write, before it applies anything.
 
@@ -126,8 +130,18 @@ fn maintenance_loop(maint: &Maintenance, db: &RwLock<Database>) {
             st.requested = false;
             st.running = true;
         }
-        let result = match db.write() {
-            Ok(mut d) => d.run_maintenance(),
+        // The heavy part of a flush (writing its run) happens with no lock held, from
+        // clones of the memtables taken under the read lock; installing it, and the
+        // compactions and splits that follow, take the write lock.
+        let flushes = db.read().map(|d| d.flushes());
+        let result = match flushes {
+            Ok(mut flushes) => {
+                flushes.build();
+                match db.write() {
+                    Ok(mut d) => d.run_maintenance_with(flushes),
+                    Err(_) => Err(poisoned()),
+                }
+            }
             Err(_) => Err(poisoned()),
         };
         let Ok(mut st) = maint.state.lock() else {

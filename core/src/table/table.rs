@@ -22,6 +22,8 @@ use core::ops::Bound;
 
 use crate::durability::manifest::{RunMeta, TableState, TabletState};
 use crate::lsm::internal_key::{self, EntryKind, InternalKey};
+#[cfg(feature = "std")]
+use crate::lsm::memtable::Memtable;
 use crate::lsm::memtable::Source;
 use crate::lsm::persist::RunStore;
 use crate::lsm::row_merge::resolve_entries;
@@ -471,6 +473,64 @@ impl Table {
         }
         self.flush_tablet(ti)?;
         self.after_flush(ti, now_micros)
+    }
+
+    /// The flushes due (not load splits), each with a clone of its tablet's memtable,
+    /// for building runs outside the database lock (see [`FlushJob`]).
+    #[cfg(feature = "std")]
+    pub(crate) fn flush_jobs(&self, now_micros: i64) -> Vec<FlushJob> {
+        if !self.maintenance_wanted {
+            return Vec::new();
+        }
+        let opts = self.config.tablet_options;
+        (0..self.tablets.len())
+            .filter(|&ti| {
+                let load_split =
+                    opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops;
+                !load_split && self.needs_maintenance(ti, now_micros)
+            })
+            .map(|ti| {
+                let t = &self.tablets[ti];
+                FlushJob {
+                    table: self.name.clone(),
+                    tablet_id: t.id,
+                    start: t.start.clone(),
+                    end: t.end.clone(),
+                    memtable: t.memtable.clone(),
+                    applied: self.applied,
+                    store: self.store.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Installs a run a [`FlushJob`] built if its tablet (same id and range) still holds the
+    /// layers it flushed, then compacts, splits or merges as an inline flush would. False
+    /// if the job is stale (its run is dropped; the file is garbage for the next manifest).
+    ///
+    /// # Errors
+    /// The storage's errors from the compaction or split that follow; the flush stays.
+    #[cfg(feature = "std")]
+    pub(crate) fn install_flush(
+        &mut self,
+        job: &FlushJob,
+        run: Arc<dyn Source>,
+        now_micros: i64,
+    ) -> Result<bool> {
+        let Some(ti) = self
+            .tablets
+            .iter()
+            .position(|t| t.id == job.tablet_id && t.start == job.start && t.end == job.end)
+        else {
+            return Ok(false);
+        };
+        let before = Self::info(&self.tablets[ti]);
+        if !self.tablets[ti].install_flush(&job.memtable, run, job.applied) {
+            return Ok(false);
+        }
+        self.changed_in_place(TabletEventKind::Flush, ti, before);
+        self.after_flush(ti, now_micros)?;
+        Ok(true)
     }
 
     /// A background maintenance pass: every tablet due a flush or a load split gets it
@@ -969,6 +1029,36 @@ impl Table {
             });
         }
         out
+    }
+}
+
+/// A flush to build outside the database lock: a clone of the tablet's memtable (which
+/// freezes its layers: writes meanwhile go to fresh layers on top) and what identifies the
+/// tablet, to install the run only if the tablet still holds those layers.
+#[cfg(feature = "std")]
+pub(crate) struct FlushJob {
+    pub(crate) table: String,
+    tablet_id: u64,
+    start: Vec<u8>,
+    end: Option<Vec<u8>>,
+    memtable: Memtable,
+    applied: u64,
+    store: Option<Arc<RunStore>>,
+}
+
+#[cfg(feature = "std")]
+impl FlushJob {
+    /// Writes the run (a file when the table is on storage). Needs no lock: the layers are
+    /// immutable and the store allocates file numbers itself.
+    ///
+    /// # Errors
+    /// The storage's errors (nothing is installed).
+    pub(crate) fn build(&self) -> Result<Arc<dyn Source>> {
+        crate::table::tablet::make_run(
+            self.memtable.entries(),
+            self.memtable.max_sequence(),
+            self.store.as_deref(),
+        )
     }
 }
 
