@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use sparsetable::platform::storage::{MemStorage, Storage};
 use sparsetable::{
     Code, ColumnFamily, Database, DropRowRange, Durability, GcRule, ManualClock, Mutation,
-    OpenOptions, ReadRowsRequest, Row, TableConfig, TabletOptions, TimestampRange,
+    OpenOptions, ReadRowsRequest, Row, SharedDatabase, TableConfig, TabletOptions, TimestampRange,
 };
 
 const NOW: i64 = 50_000_000;
@@ -146,6 +146,62 @@ proptest! {
                 Op::Tick => clock.advance_micros(61_000_000),
             }
             prop_assert_eq!(all_rows(&db), all_rows(&reference));
+        }
+        drop(db);
+        let db = open_at(&storage, &clock);
+        prop_assert_eq!(all_rows(&db), all_rows(&reference));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The same through `SharedDatabase`, whose background thread flushes, compacts and
+    /// splits while the operations go on; `waits` says after which operations the test
+    /// waits for the background (elsewhere passes run whenever the thread gets to them).
+    /// Reopening drops the handle without any close.
+    #[test]
+    fn reopened_shared_database_with_background_maintenance_reads_like_an_in_memory_one(
+        ops in proptest::collection::vec(op(), 1..80),
+        waits in proptest::collection::vec(any::<bool>(), 80),
+        split_load_ops in prop_oneof![Just(0u64), 4u64..12],
+        memtable_bytes in prop_oneof![Just(300u64), Just(4_000)],
+    ) {
+        let storage = MemStorage::new();
+        let clock = Arc::new(ManualClock::new(NOW));
+        let mut config = config();
+        config.tablet_options.split_load_ops = split_load_ops;
+        config.tablet_options.memtable_bytes = memtable_bytes;
+        let mut first = open_at(&storage, &clock);
+        first.create_table("t", config.clone()).unwrap();
+        let mut db = SharedDatabase::new(first);
+        let mut reference = Database::with_clock(clock.clone());
+        reference.create_table("t", config).unwrap();
+        let shared_rows = |db: &SharedDatabase| db.read_rows("t", &ReadRowsRequest::default()).unwrap();
+        for (op, wait) in ops.into_iter().zip(waits) {
+            match op {
+                Op::Mutate(r, muts) => {
+                    let key = format!("r{r}");
+                    let a = db.mutate_row("t", key.as_bytes(), &muts).is_ok();
+                    let b = reference.mutate_row("t", key.as_bytes(), &muts).is_ok();
+                    prop_assert_eq!(a, b);
+                }
+                Op::Compact => db.write(|d| d.compact_table("t")).unwrap(),
+                Op::DropPrefix(r) => {
+                    let p = format!("r{r}").into_bytes();
+                    db.write(|d| d.drop_row_range("t", &DropRowRange::Prefix(p.clone()))).unwrap();
+                    reference.drop_row_range("t", &DropRowRange::Prefix(p)).unwrap();
+                }
+                Op::Reopen => {
+                    drop(db);
+                    db = SharedDatabase::new(open_at(&storage, &clock));
+                }
+                Op::Tick => clock.advance_micros(61_000_000),
+            }
+            if wait {
+                db.wait_maintenance().unwrap();
+            }
+            prop_assert_eq!(shared_rows(&db), all_rows(&reference));
         }
         drop(db);
         let db = open_at(&storage, &clock);

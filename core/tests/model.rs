@@ -19,7 +19,7 @@ use sparsetable::{
     Cell, ColumnFamily, Database, GcRule, ManualClock, Mutation, ReadRowsRequest, Row, RowFilter,
     RowRange, RowSet, TableConfig, TabletOptions, TimestampRange,
 };
-use sparsetable::{DropRowRange, Durability, OpenOptions};
+use sparsetable::{DropRowRange, Durability, OpenOptions, SharedDatabase};
 
 const NOW: i64 = 20_000;
 const FAMILIES: [&str; 2] = ["a", "b"];
@@ -540,6 +540,41 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// The engine under test: a bare `Database` (maintenance inline) or a `SharedDatabase`
+/// (maintenance on its background thread, racing the test's operations).
+enum Db {
+    Bare(Box<Database>),
+    Shared(SharedDatabase),
+}
+
+impl Db {
+    fn new(db: Database, shared: bool) -> Self {
+        if shared {
+            Db::Shared(SharedDatabase::new(db))
+        } else {
+            Db::Bare(Box::new(db))
+        }
+    }
+    fn write<R>(
+        &mut self,
+        f: impl FnOnce(&mut Database) -> sparsetable::Result<R>,
+    ) -> sparsetable::Result<R> {
+        match self {
+            Db::Bare(d) => f(d),
+            Db::Shared(s) => s.write(f),
+        }
+    }
+    fn read<R>(
+        &self,
+        f: impl FnOnce(&Database) -> sparsetable::Result<R>,
+    ) -> sparsetable::Result<R> {
+        match self {
+            Db::Bare(d) => f(d),
+            Db::Shared(s) => s.read(f),
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -553,9 +588,11 @@ proptest! {
         split_bytes in 100u64..1500,
         splits in proptest::collection::vec(row_key(), 0..3),
         load_ops in prop_oneof![Just(0u64), 3u64..30],
+        shared in any::<bool>(),
     ) {
         // Tiny tablet thresholds so flushes, compactions, splits and merges happen all the
         // time: the model knows nothing of them, so any effect they have on results is a bug.
+        // With `shared` they run on the background thread whenever it gets to them.
         let mut config = TableConfig {
             initial_splits: splits,
             tablet_options: TabletOptions {
@@ -575,34 +612,35 @@ proptest! {
             let options = OpenOptions { durability: Durability::None, log_rotate_bytes: 1_500, ..OpenOptions::default() };
             Database::open(Arc::new(storage.clone()), options, Arc::new(ManualClock::new(NOW))).unwrap()
         };
-        let mut db = open();
-        db.create_table("t", config).unwrap();
+        let mut first = open();
+        first.create_table("t", config).unwrap();
+        let mut db = Db::new(first, shared);
         let mut model = Model { gc: [("a".into(), gc_a), ("b".into(), gc_b)].into(), ..Model::default() };
         for op in ops {
             match op {
                 Op::Mutate(row, muts) => {
-                    let engine_ok = db.mutate_row("t", &row, &muts).is_ok();
+                    let engine_ok = db.write(|d| d.mutate_row("t", &row, &muts)).is_ok();
                     let model_ok = model.apply(&row, &muts);
                     prop_assert_eq!(engine_ok, model_ok, "mutate {:?} {:?}", row, muts);
-                    let tablets = db.tablets("t").unwrap();
+                    let tablets = db.read(|d| d.tablets("t")).unwrap();
                     prop_assert!(tablets.first().is_some_and(|t| t.start_key.is_empty()));
                     prop_assert!(tablets.last().is_some_and(|t| t.end_key.is_empty()));
                     prop_assert!(tablets.windows(2).all(|w| w[0].end_key == w[1].start_key));
                 }
-                Op::Compact => db.compact_table("t").unwrap(),
+                Op::Compact => db.write(|d| d.compact_table("t")).unwrap(),
                 Op::Reopen => {
                     drop(db);
-                    db = open();
+                    db = Db::new(open(), shared);
                 }
                 Op::Drop(range) => {
-                    db.drop_row_range("t", &range).unwrap();
+                    db.write(|d| d.drop_row_range("t", &range)).unwrap();
                     model.cells.retain(|(row, ..), _| match &range {
                         DropRowRange::Prefix(p) => !row.starts_with(p),
                         DropRowRange::All => false,
                     });
                 }
                 Op::Read(req) => {
-                    let got = db.read_rows("t", &req).map(|s| s.collect::<Vec<_>>());
+                    let got = db.read(|d| d.read_rows("t", &req)).map(|s| s.collect::<Vec<_>>());
                     if model_filter_invalid(&req.filter) {
                         prop_assert!(got.is_err(), "engine accepted invalid filter {:?}", req.filter);
                     } else {
@@ -612,7 +650,7 @@ proptest! {
                         // row) yields the same rows in the opposite order.
                         if req.rows_limit == 0 {
                             let flipped = ReadRowsRequest { reversed: !req.reversed, ..req.clone() };
-                            let mut other: Vec<Row> = db.read_rows("t", &flipped).unwrap().collect();
+                            let mut other: Vec<Row> = db.read(|d| d.read_rows("t", &flipped)).unwrap().collect();
                             other.reverse();
                             prop_assert_eq!(&other, &got, "read {:?} flipped", req);
                         }

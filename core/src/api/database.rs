@@ -14,6 +14,8 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use crate::durability::commit_log::{replay, BatchEntry, LogWriter, WriteBatch};
 use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::limits;
+#[cfg(feature = "std")]
+use crate::lsm::memtable::Source;
 use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
 use crate::lsm::sstable::SstableOptions;
 use crate::model::filter::RowFilter;
@@ -31,6 +33,8 @@ use crate::platform::random::SplitMix64;
 use crate::platform::storage::{Storage, Syncer};
 use crate::table::read::RowStream;
 use crate::table::stats::{AccessStat, StatsOptions};
+#[cfg(feature = "std")]
+use crate::table::table::FlushJob;
 use crate::table::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
 use crate::Code;
 use crate::{Error, Result};
@@ -128,6 +132,31 @@ struct Persistence {
     group_commit: bool,
 }
 
+/// Flushes built outside the database lock by `SharedDatabase`'s maintenance thread:
+/// taken under the read lock ([`Database::flushes`]), written with no lock held
+/// ([`Flushes::build`]), installed under the write lock
+/// ([`Database::run_maintenance_with`]). The pin keeps the files they write out of the
+/// manifest's garbage collection until they are installed or dropped.
+#[cfg(feature = "std")]
+pub(crate) struct Flushes {
+    _pin: Option<crate::lsm::persist::FilePin>,
+    jobs: Vec<(FlushJob, Option<BuiltRun>)>,
+}
+
+/// A flush's run once built (or the error that stopped it).
+#[cfg(feature = "std")]
+type BuiltRun = Result<Arc<dyn Source>>;
+
+#[cfg(feature = "std")]
+impl Flushes {
+    /// Writes every job's run. Needs no lock.
+    pub(crate) fn build(&mut self) {
+        for (job, run) in &mut self.jobs {
+            *run = Some(job.build());
+        }
+    }
+}
+
 /// A database of tables.
 pub struct Database {
     persist: Option<Persistence>,
@@ -139,6 +168,10 @@ pub struct Database {
     random_seed: u64,
     /// Distinguishes reads so each gets its own sampling sequence, reproducible from the seed.
     reads: AtomicU32,
+    /// Writes leave flushes, compactions, splits and log rotation to
+    /// [`Database::run_maintenance`] (a `SharedDatabase`'s background thread), except
+    /// past the back-pressure bounds.
+    background_maintenance: bool,
 }
 
 impl core::fmt::Debug for Database {
@@ -173,6 +206,7 @@ impl Database {
             sequence: 0,
             random_seed: 0x5eed,
             reads: AtomicU32::new(0),
+            background_maintenance: false,
         }
     }
 
@@ -201,6 +235,7 @@ impl Database {
         }
         let mut table = Table::new(table_id, config);
         table.store = self.persist.as_ref().map(|p| p.store.clone());
+        table.defer_maintenance = self.background_maintenance;
         self.tables.insert(table_id.to_string(), table);
         self.write_manifest()
     }
@@ -620,7 +655,8 @@ impl Database {
             )));
         }
         let store = self.persist.as_ref().map(|p| p.store.clone());
-        let table = Table::from_snapshot(table_id, &backup.snapshot, store);
+        let mut table = Table::from_snapshot(table_id, &backup.snapshot, store);
+        table.defer_maintenance = self.background_maintenance;
         let info = TableInfo {
             name: table_id.to_string(),
             config: table.config.clone(),
@@ -900,7 +936,14 @@ impl Database {
         let Some(p) = &self.persist else {
             return;
         };
-        if p.log.len() > p.options.log_rotate_bytes {
+        // With background maintenance the rotation waits for the background pass, unless
+        // the log has grown to twice its bound (back-pressure: recovery time stays bounded).
+        let rotate_at = if self.background_maintenance {
+            p.options.log_rotate_bytes.saturating_mul(2)
+        } else {
+            p.options.log_rotate_bytes
+        };
+        if p.log.len() > rotate_at {
             let _ = self.checkpoint();
         } else if self.tables.values().any(|t| t.dirty) {
             let _ = self.write_manifest();
@@ -967,7 +1010,11 @@ impl Database {
         }
         for name in storage.list()? {
             match parse_file_name(&name) {
-                Some((n, "sst")) if !live.contains(&n) && n < state.next_file_number => {
+                Some((n, "sst"))
+                    if !live.contains(&n)
+                        && n < state.next_file_number
+                        && n < p.store.pinned_from() =>
+                {
                     let _ = storage.remove(&name);
                 }
                 Some((n, "log")) if !state.log_files.contains(&n) => {
@@ -977,6 +1024,110 @@ impl Database {
             }
         }
         Ok(())
+    }
+
+    /// Leaves flushes, compactions, splits and log rotation to [`Self::run_maintenance`]
+    /// (see `SharedDatabase`), except past the back-pressure bounds.
+    #[cfg(feature = "std")]
+    pub(crate) fn set_background_maintenance(&mut self, on: bool) {
+        self.background_maintenance = on;
+        for t in self.tables.values_mut() {
+            t.defer_maintenance = on;
+        }
+    }
+
+    /// Whether a write left maintenance for [`Self::run_maintenance`].
+    #[cfg(feature = "std")]
+    pub(crate) fn maintenance_wanted(&self) -> bool {
+        self.tables.values().any(|t| t.maintenance_wanted)
+            || self
+                .persist
+                .as_ref()
+                .is_some_and(|p| p.log.len() > p.options.log_rotate_bytes)
+    }
+
+    /// The flushes writes have left, to build outside the lock (see
+    /// [`Flushes::build`]), then install with [`Self::run_maintenance_with`].
+    #[cfg(feature = "std")]
+    pub(crate) fn flushes(&self) -> Flushes {
+        let now = self.now_micros();
+        Flushes {
+            _pin: self.persist.as_ref().map(|p| p.store.pin_new_files()),
+            jobs: self
+                .tables
+                .values()
+                .flat_map(|t| t.flush_jobs(now))
+                .map(|j| (j, None))
+                .collect(),
+        }
+    }
+
+    /// Installs the runs [`Flushes::build`] wrote whose tablets still hold what they
+    /// flushed (with the compactions, splits and merges they lead to), then runs the rest
+    /// of the maintenance left ([`Self::run_maintenance`]).
+    ///
+    /// # Errors
+    /// The first error: of a build (its tablet keeps its memtable and stays due), or of
+    /// the pass.
+    #[cfg(feature = "std")]
+    pub(crate) fn run_maintenance_with(&mut self, built: Flushes) -> Result<()> {
+        let now = self.now_micros();
+        let mut first_error = None;
+        for (job, run) in &built.jobs {
+            let installed = match run {
+                Some(Ok(run)) => match self.tables.get_mut(&job.table) {
+                    Some(t) => t.install_flush(job, run.clone(), now),
+                    None => Ok(false),
+                },
+                Some(Err(e)) => Err(e.clone()),
+                None => Ok(false),
+            };
+            if let Err(e) = installed {
+                first_error.get_or_insert(e);
+            }
+        }
+        // The manifest written below names the installed runs; the pin is released after.
+        let result = self.run_maintenance();
+        drop(built);
+        match first_error {
+            Some(e) => Err(e),
+            None => result,
+        }
+    }
+
+    /// Runs the maintenance writes left: flushes, the compactions, splits and merges they
+    /// lead to, load splits; then rotates a full log or records the changes in the
+    /// manifest.
+    ///
+    /// # Errors
+    /// The storage's first error. Nothing is half-applied: a tablet whose flush failed
+    /// keeps its memtable (its writes are in the log) and stays due for the next pass.
+    #[cfg(feature = "std")]
+    pub(crate) fn run_maintenance(&mut self) -> Result<()> {
+        let now = self.now_micros();
+        let mut first_error = None;
+        for t in self.tables.values_mut() {
+            if t.maintenance_wanted {
+                if let Err(e) = t.maintain_all(now) {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        let rotate = self
+            .persist
+            .as_ref()
+            .is_some_and(|p| p.log.len() > p.options.log_rotate_bytes);
+        let recorded = if rotate {
+            self.checkpoint()
+        } else if self.tables.values().any(|t| t.dirty) {
+            self.write_manifest()
+        } else {
+            Ok(())
+        };
+        match first_error {
+            Some(e) => Err(e),
+            None => recorded,
+        }
     }
 
     /// Leaves `Sync` writes' fsync to the caller (see `SharedDatabase`).

@@ -15,8 +15,22 @@
 //! Writes are visible to readers as soon as they are applied, shortly before their fsync
 //! completes; a crash in between can lose a write some reader saw, never one that was
 //! acknowledged.
+//!
+//! Maintenance runs on a background thread the handle owns (joined when the last handle
+//! is dropped): a write only applies to the memtable and, if its tablet is due a flush or
+//! load split (or the log a rotation), wakes the thread. The thread clones the due
+//! tablets' memtables under the read lock (freezing their layers: writes meanwhile go to
+//! fresh layers), writes their runs with no lock held, then takes the write lock to install
+//! each run only if its tablet still holds the layers it flushed (else the run is dropped
+//! and the flush redone), and runs the rest of the pass inline
+//! ([`Database::run_maintenance`]: the compactions, splits and merges, load splits, then
+//! the manifest or a checkpoint). So a flush's marks and manifest are the inline path's,
+//! and a writer waits for the lock only while runs are installed and compactions run. A writer that outruns it flushes inline once its memtable holds
+//! four times `memtable_bytes` (back-pressure). A pass's storage error is kept and
+//! returned (as `Unavailable`) by the next write, before it applies anything.
 
 use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::thread::JoinHandle;
 use std::vec::Vec;
 
 use crate::api::database::Database;
@@ -52,10 +66,97 @@ pub struct SharedDatabase {
 }
 
 struct Inner {
-    db: RwLock<Database>,
+    /// Shared with the maintenance thread, which holds no reference to `Inner`: dropping
+    /// the last handle stops and joins it, so the database is closed when the drop
+    /// returns (a reopen never races a pass of the old one).
+    db: Arc<RwLock<Database>>,
     sync: Mutex<SyncState>,
     /// Signalled when an fsync finishes.
     synced: Condvar,
+    maint: Arc<Maintenance>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// What the maintenance thread and the handles share.
+#[derive(Default)]
+struct Maintenance {
+    state: Mutex<MaintState>,
+    /// Wakes the thread: work was requested, the pause lifted, or the handle is gone.
+    wake: Condvar,
+    /// Signalled when a pass ends (for [`SharedDatabase::wait_maintenance`]).
+    done: Condvar,
+}
+
+#[derive(Default)]
+struct MaintState {
+    requested: bool,
+    running: bool,
+    paused: bool,
+    stop: bool,
+    /// A pass's error, for the next write to return.
+    error: Option<Error>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Ok(mut st) = self.maint.state.lock() {
+            st.stop = true;
+        }
+        self.maint.wake.notify_all();
+        // The pass in progress, if any, finishes first.
+        if let Some(handle) = self.worker.lock().ok().and_then(|mut w| w.take()) {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// The maintenance thread: waits for a request, runs a pass under the write lock, repeats
+/// until every handle is gone.
+fn maintenance_loop(maint: &Maintenance, db: &RwLock<Database>) {
+    loop {
+        {
+            let Ok(mut st) = maint.state.lock() else {
+                return;
+            };
+            while !st.stop && (!st.requested || st.paused) {
+                st = match maint.wake.wait(st) {
+                    Ok(st) => st,
+                    Err(_) => return,
+                };
+            }
+            if st.stop {
+                return;
+            }
+            st.requested = false;
+            st.running = true;
+        }
+        // The heavy part of a flush (writing its run) happens with no lock held, from
+        // clones of the memtables taken under the read lock; installing it, and the
+        // compactions and splits that follow, take the write lock.
+        let flushes = db.read().map(|d| d.flushes());
+        let result = match flushes {
+            Ok(mut flushes) => {
+                flushes.build();
+                match db.write() {
+                    Ok(mut d) => d.run_maintenance_with(flushes),
+                    Err(_) => Err(poisoned()),
+                }
+            }
+            Err(_) => Err(poisoned()),
+        };
+        let Ok(mut st) = maint.state.lock() else {
+            return;
+        };
+        st.running = false;
+        if let Err(e) = result {
+            st.error = Some(Error::new(
+                Code::Unavailable,
+                alloc::format!("background maintenance failed: {}", e.message()),
+            ));
+        }
+        drop(st);
+        maint.done.notify_all();
+    }
 }
 
 impl core::fmt::Debug for SharedDatabase {
@@ -79,15 +180,39 @@ impl SharedDatabase {
     /// Shares `db` between threads, switching its `Sync` writes to group commit. In
     /// `Interval` durability a background thread fsyncs the log every interval until the
     /// last handle is dropped.
+    ///
+    /// Flushes, compactions, splits and log rotation move to a background thread (see the
+    /// module documentation), joined when the last handle is dropped.
     pub fn new(mut db: Database) -> Self {
         db.set_group_commit(true);
+        db.set_background_maintenance(true);
+        let maint = Arc::new(Maintenance::default());
+        let db = Arc::new(RwLock::new(db));
         let shared = SharedDatabase {
             inner: Arc::new(Inner {
-                db: RwLock::new(db),
+                db: db.clone(),
                 sync: Mutex::new(SyncState::default()),
                 synced: Condvar::new(),
+                maint: maint.clone(),
+                worker: Mutex::new(None),
             }),
         };
+        let worker = std::thread::Builder::new()
+            .name("sparsetable-maintenance".into())
+            .spawn(move || maintenance_loop(&maint, &db));
+        // Without a thread (spawning failed) writes keep doing their maintenance inline.
+        match worker {
+            Ok(handle) => {
+                if let Ok(mut w) = shared.inner.worker.lock() {
+                    *w = Some(handle);
+                }
+            }
+            Err(_) => {
+                if let Ok(mut d) = shared.inner.db.write() {
+                    d.set_background_maintenance(false);
+                }
+            }
+        }
         let weak = Arc::downgrade(&shared.inner);
         let period = shared
             .read(|d| Ok(d.interval_syncer().map(|(m, _)| m)))
@@ -126,15 +251,83 @@ impl SharedDatabase {
     /// `Internal` if the lock is poisoned; `f`'s error (nothing written); the log's fsync
     /// error (the write is applied but not acknowledged as durable).
     pub fn write<R>(&self, f: impl FnOnce(&mut Database) -> Result<R>) -> Result<R> {
-        let (result, point) = {
+        self.take_maintenance_error()?;
+        let (result, point, wanted) = {
             let mut db = self.inner.db.write().map_err(|_| poisoned())?;
             let result = f(&mut db)?;
-            (result, db.durability_point())
+            (result, db.durability_point(), db.maintenance_wanted())
         };
+        if wanted {
+            self.request_maintenance();
+        }
         if let Some((log, len, Some(syncer))) = point {
             self.wait_durable(log, len, &syncer)?;
         }
         Ok(result)
+    }
+
+    /// Returns (and clears) the error of a failed background pass, so one write reports
+    /// it before applying anything; the pass is retried on the next request.
+    fn take_maintenance_error(&self) -> Result<()> {
+        let mut st = self.inner.maint.state.lock().map_err(|_| poisoned())?;
+        match st.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn request_maintenance(&self) {
+        if let Ok(mut st) = self.inner.maint.state.lock() {
+            st.requested = true;
+        }
+        self.inner.maint.wake.notify_all();
+    }
+
+    /// Holds background maintenance (`true`) or lets it go on (`false`). While held,
+    /// writes still only note the work they leave, up to the back-pressure bound (then a
+    /// writer flushes inline). For bulk loads that want compaction afterwards, and for
+    /// tests that must know no background pass runs.
+    ///
+    /// # Errors
+    /// `Internal` if a lock is poisoned.
+    pub fn pause_maintenance(&self, paused: bool) -> Result<()> {
+        let mut st = self.inner.maint.state.lock().map_err(|_| poisoned())?;
+        st.paused = paused;
+        drop(st);
+        self.inner.maint.wake.notify_all();
+        Ok(())
+    }
+
+    /// Runs the maintenance writes have left, unless it is paused, and waits until no
+    /// pass is requested or running. Returns the error of a pass that failed (which the
+    /// next write still returns).
+    ///
+    /// # Errors
+    /// `Unavailable` if a background pass failed; `Internal` if a lock is poisoned.
+    pub fn wait_maintenance(&self) -> Result<()> {
+        let no_worker = self.inner.worker.lock().map_err(|_| poisoned())?.is_none();
+        if no_worker {
+            // Maintenance is inline; run what is left here.
+            return self
+                .inner
+                .db
+                .write()
+                .map_err(|_| poisoned())?
+                .run_maintenance();
+        }
+        let wanted = self.read(|d| Ok(d.maintenance_wanted()))?;
+        let mut st = self.inner.maint.state.lock().map_err(|_| poisoned())?;
+        if wanted {
+            st.requested = true;
+            self.inner.maint.wake.notify_all();
+        }
+        while (st.requested || st.running) && !st.paused && st.error.is_none() {
+            st = self.inner.maint.done.wait(st).map_err(|_| poisoned())?;
+        }
+        match &st.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 
     fn wait_durable(&self, log: u64, len: u64, syncer: &Arc<dyn Syncer>) -> Result<()> {

@@ -342,6 +342,37 @@ impl Memtable {
         out
     }
 
+    /// Removes the layers a flush outside the lock wrote: `flushed` is a clone of this
+    /// memtable taken when the flush began (which froze its layers, so writes since went to
+    /// fresh layers on top). True if this memtable still holds all of `flushed`'s non-empty
+    /// layers as its oldest ones (the same `Arc`s); otherwise (it was flushed, split or
+    /// cleared meanwhile) nothing changes and the flush's run must be discarded.
+    #[cfg(feature = "std")]
+    pub(crate) fn remove_flushed(&mut self, flushed: &Memtable) -> bool {
+        let done: Vec<&Arc<MemLayer>> = flushed
+            .layers
+            .iter()
+            .filter(|l| !l.map.is_empty())
+            .collect();
+        if done.is_empty() || done.len() > self.layers.len() {
+            return false;
+        }
+        let keep = self.layers.len() - done.len();
+        let same = self.layers[keep..]
+            .iter()
+            .zip(&done)
+            .all(|(a, b)| Arc::ptr_eq(a, b));
+        if !same {
+            return false;
+        }
+        self.layers.truncate(keep);
+        if self.layers.is_empty() {
+            self.layers.push(Arc::default());
+        }
+        self.bytes = self.layers.iter().map(|l| l.size_bytes()).sum();
+        true
+    }
+
     /// Empties it (read views keep the layers they hold).
     pub fn clear(&mut self) {
         self.layers = alloc::vec![Arc::default()];

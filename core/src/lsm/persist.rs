@@ -65,6 +65,27 @@ pub struct RunStore {
     pub(crate) storage: Arc<dyn Storage>,
     next_file: spin::Mutex<u64>,
     options: SstableOptions,
+    /// File numbers from which runs may be being written outside the database lock (one
+    /// entry per [`FilePin`]): the manifest's garbage collection leaves those files alone.
+    pins: spin::Mutex<Vec<u64>>,
+}
+
+/// Keeps the files a [`RunStore`] creates from now on out of garbage collection until
+/// dropped (a background flush holds one while it writes and installs its runs).
+#[cfg(feature = "std")]
+pub(crate) struct FilePin {
+    store: Arc<RunStore>,
+    from: u64,
+}
+
+#[cfg(feature = "std")]
+impl Drop for FilePin {
+    fn drop(&mut self) {
+        let mut pins = self.store.pins.lock();
+        if let Some(i) = pins.iter().position(|&p| p == self.from) {
+            pins.swap_remove(i);
+        }
+    }
 }
 
 impl core::fmt::Debug for RunStore {
@@ -81,7 +102,24 @@ impl RunStore {
             storage,
             next_file: spin::Mutex::new(next_file),
             options,
+            pins: spin::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Pins the files created from now on (see [`FilePin`]).
+    #[cfg(feature = "std")]
+    pub(crate) fn pin_new_files(self: &Arc<Self>) -> FilePin {
+        let from = self.next_file_number();
+        self.pins.lock().push(from);
+        FilePin {
+            store: self.clone(),
+            from,
+        }
+    }
+
+    /// The smallest file number garbage collection must leave alone (`u64::MAX`: none).
+    pub(crate) fn pinned_from(&self) -> u64 {
+        self.pins.lock().iter().copied().min().unwrap_or(u64::MAX)
     }
 
     /// A fresh file number.

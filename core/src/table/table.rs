@@ -22,6 +22,8 @@ use core::ops::Bound;
 
 use crate::durability::manifest::{RunMeta, TableState, TabletState};
 use crate::lsm::internal_key::{self, EntryKind, InternalKey};
+#[cfg(feature = "std")]
+use crate::lsm::memtable::Memtable;
 use crate::lsm::memtable::Source;
 use crate::lsm::persist::RunStore;
 use crate::lsm::row_merge::resolve_entries;
@@ -130,6 +132,13 @@ pub(crate) struct Table {
     pub(crate) store: Option<Arc<RunStore>>,
     /// Set when tablets or runs changed since the manifest was last written.
     pub(crate) dirty: bool,
+    /// Writes only note the maintenance a tablet needs (in `maintenance_wanted`) and leave
+    /// it to a background pass ([`Table::maintain_all`]), unless the memtable has grown
+    /// past the back-pressure bound. Set by `SharedDatabase`.
+    pub(crate) defer_maintenance: bool,
+    /// A write found a tablet needing a flush or a load split while maintenance is
+    /// deferred.
+    pub(crate) maintenance_wanted: bool,
     /// Every write to this table up to this sequence has been applied (to a memtable or
     /// runs), so a flush marks its tablet as holding every write through it (see
     /// [`Tablet::flushed_through`]). Writes apply in sequence order, and recovery replays the
@@ -176,6 +185,8 @@ impl Table {
             stats: Arc::new(spin::Mutex::new(TableStats::new(StatsOptions::default()))),
             store: None,
             dirty: false,
+            defer_maintenance: false,
+            maintenance_wanted: false,
             applied: 0,
         }
     }
@@ -415,27 +426,139 @@ impl Table {
         )
     }
 
-    /// Flushes, compacts, splits and merges the tablet at `ti` as its size asks.
+    /// Flushes, compacts, splits and merges the tablet at `ti` as its size asks; with
+    /// maintenance deferred, only notes that it is wanted, unless the memtable is past the
+    /// back-pressure bound (then the writer does the work, so memory stays bounded when
+    /// the background falls behind).
     ///
     /// Maintenance never fails a write: the write is already applied (and logged). A storage
     /// failure leaves the memtable in place, to be flushed by a later write or checkpoint.
     fn maintain(&mut self, ti: usize, now_micros: i64) {
+        if !self.needs_maintenance(ti, now_micros) {
+            return;
+        }
+        if self.defer_maintenance {
+            let memtable = &self.tablets[ti].memtable;
+            let bound = self
+                .config
+                .tablet_options
+                .memtable_bytes
+                .saturating_mul(BACKPRESSURE_FACTOR);
+            if memtable.size_bytes() < bound
+                && memtable.sealed_layers() <= MAX_SEALED_LAYERS * BACKPRESSURE_FACTOR as usize
+            {
+                self.maintenance_wanted = true;
+                return;
+            }
+        }
+        let _ = self.maintain_now(ti, now_micros);
+    }
+
+    /// Whether the tablet at `ti` is due a load split or a flush.
+    fn needs_maintenance(&self, ti: usize, now_micros: i64) -> bool {
+        let opts = self.config.tablet_options;
+        if opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops {
+            return true;
+        }
+        let memtable = &self.tablets[ti].memtable;
+        memtable.size_bytes() >= opts.memtable_bytes || memtable.sealed_layers() > MAX_SEALED_LAYERS
+    }
+
+    /// Does the maintenance [`Self::needs_maintenance`] found due.
+    fn maintain_now(&mut self, ti: usize, now_micros: i64) -> Result<()> {
         let opts = self.config.tablet_options;
         if opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops {
             self.tablets[ti].load_baseline += self.load(ti, now_micros);
-            let _ = self.split_tablet(ti);
-            return;
+            return self.split_tablet(ti);
         }
-        let memtable = &self.tablets[ti].memtable;
-        if memtable.size_bytes() < opts.memtable_bytes
-            && memtable.sealed_layers() <= MAX_SEALED_LAYERS
-        {
-            return;
+        self.flush_tablet(ti)?;
+        self.after_flush(ti, now_micros)
+    }
+
+    /// The flushes due (not load splits), each with a clone of its tablet's memtable,
+    /// for building runs outside the database lock (see [`FlushJob`]).
+    #[cfg(feature = "std")]
+    pub(crate) fn flush_jobs(&self, now_micros: i64) -> Vec<FlushJob> {
+        if !self.maintenance_wanted {
+            return Vec::new();
         }
-        if self.flush_tablet(ti).is_err() {
-            return;
+        let opts = self.config.tablet_options;
+        (0..self.tablets.len())
+            .filter(|&ti| {
+                let load_split =
+                    opts.split_load_ops > 0 && self.load(ti, now_micros) > opts.split_load_ops;
+                !load_split && self.needs_maintenance(ti, now_micros)
+            })
+            .map(|ti| {
+                let t = &self.tablets[ti];
+                FlushJob {
+                    table: self.name.clone(),
+                    tablet_id: t.id,
+                    start: t.start.clone(),
+                    end: t.end.clone(),
+                    memtable: t.memtable.clone(),
+                    applied: self.applied,
+                    store: self.store.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Installs a run a [`FlushJob`] built if its tablet (same id and range) still holds the
+    /// layers it flushed, then compacts, splits or merges as an inline flush would. False
+    /// if the job is stale (its run is dropped; the file is garbage for the next manifest).
+    ///
+    /// # Errors
+    /// The storage's errors from the compaction or split that follow; the flush stays.
+    #[cfg(feature = "std")]
+    pub(crate) fn install_flush(
+        &mut self,
+        job: &FlushJob,
+        run: Arc<dyn Source>,
+        now_micros: i64,
+    ) -> Result<bool> {
+        let Some(ti) = self
+            .tablets
+            .iter()
+            .position(|t| t.id == job.tablet_id && t.start == job.start && t.end == job.end)
+        else {
+            return Ok(false);
+        };
+        let before = Self::info(&self.tablets[ti]);
+        if !self.tablets[ti].install_flush(&job.memtable, run, job.applied) {
+            return Ok(false);
         }
-        let _ = self.after_flush(ti, now_micros);
+        self.changed_in_place(TabletEventKind::Flush, ti, before);
+        self.after_flush(ti, now_micros)?;
+        Ok(true)
+    }
+
+    /// A background maintenance pass: every tablet due a flush or a load split gets it
+    /// (and the compaction, split or merge the flush leads to).
+    ///
+    /// # Errors
+    /// The first storage error; the tablet it hit keeps its memtable and stays due, so
+    /// `maintenance_wanted` stays set for a later pass.
+    #[cfg(feature = "std")]
+    pub(crate) fn maintain_all(&mut self, now_micros: i64) -> Result<()> {
+        self.maintenance_wanted = false;
+        let mut ti = 0;
+        while ti < self.tablets.len() {
+            let end = self.tablets[ti].end.clone();
+            if self.needs_maintenance(ti, now_micros) {
+                if let Err(e) = self.maintain_now(ti, now_micros) {
+                    self.maintenance_wanted = true;
+                    return Err(e);
+                }
+            }
+            // Splits insert halves after ti and a merge may take in the next tablet: go on
+            // at the tablet holding the old end.
+            ti = match end {
+                None => self.tablets.len(),
+                Some(e) => self.tablet_index(&e).max(ti + 1),
+            };
+        }
+        Ok(())
     }
 
     /// What a flush may leave to do. A tablet grown past `split_bytes` splits: between
@@ -909,9 +1032,44 @@ impl Table {
     }
 }
 
+/// A flush to build outside the database lock: a clone of the tablet's memtable (which
+/// freezes its layers: writes meanwhile go to fresh layers on top) and what identifies the
+/// tablet, to install the run only if the tablet still holds those layers.
+#[cfg(feature = "std")]
+pub(crate) struct FlushJob {
+    pub(crate) table: String,
+    tablet_id: u64,
+    start: Vec<u8>,
+    end: Option<Vec<u8>>,
+    memtable: Memtable,
+    applied: u64,
+    store: Option<Arc<RunStore>>,
+}
+
+#[cfg(feature = "std")]
+impl FlushJob {
+    /// Writes the run (a file when the table is on storage). Needs no lock: the layers are
+    /// immutable and the store allocates file numbers itself.
+    ///
+    /// # Errors
+    /// The storage's errors (nothing is installed).
+    pub(crate) fn build(&self) -> Result<Arc<dyn Source>> {
+        crate::table::tablet::make_run(
+            self.memtable.entries(),
+            self.memtable.max_sequence(),
+            self.store.as_deref(),
+        )
+    }
+}
+
 /// Memtable layers read streams may seal (see `memtable`) before the tablet flushes them
 /// into one run: each is one more source for every read of the tablet to merge.
 const MAX_SEALED_LAYERS: usize = 4;
+
+/// With maintenance deferred to a background thread, a writer flushes inline once its
+/// tablet's memtable holds this many times `memtable_bytes` (or sealed layers): the
+/// background has fallen behind, and memory must stay bounded.
+const BACKPRESSURE_FACTOR: u64 = 4;
 
 /// What a read stream holds of a table: clones of the tablets its ranges touch (their
 /// memtable layers frozen, their runs shared, see `memtable`), the schema and family

@@ -123,6 +123,29 @@ impl Tablet {
         Ok(true)
     }
 
+    /// Installs a run built outside the database lock from `flushed`, a clone of this
+    /// tablet's memtable taken when `applied` was the table's last applied sequence. Every
+    /// write to this tablet up to `applied` was in `flushed` or the runs, and later ones are
+    /// in the layers written since, so the flushed mark becomes `applied`. False (and
+    /// nothing changes) if the memtable no longer holds `flushed`'s layers.
+    #[cfg(feature = "std")]
+    pub(crate) fn install_flush(
+        &mut self,
+        flushed: &Memtable,
+        run: Arc<dyn Source>,
+        applied: u64,
+    ) -> bool {
+        if !self.memtable.remove_flushed(flushed) {
+            return false;
+        }
+        self.runs.insert(0, run);
+        self.flushed_through = self
+            .flushed_through
+            .max(applied)
+            .max(flushed.max_sequence());
+        true
+    }
+
     /// The sequence through which the runs hold every write to this tablet: recovery skips
     /// log records at or below it.
     pub(crate) fn flushed_sequence(&self) -> u64 {
@@ -447,7 +470,7 @@ impl<'s> RunSink<'s> {
 }
 
 /// A run of sorted entries: a file on the store, or in memory without one.
-fn make_run(
+pub(crate) fn make_run(
     entries: Vec<Entry>,
     max_sequence: u64,
     store: Option<&RunStore>,
