@@ -140,17 +140,30 @@ fn reads_during_background_maintenance_see_every_row_exactly_once() {
     assert_eq!(keys(&db), expected_keys(1_500));
 }
 
-/// Storage whose run files fail to be created while `fail` is set.
-#[derive(Clone)]
-struct FlakyStorage {
-    inner: MemStorage,
-    fail: Arc<AtomicBool>,
+/// What a test storage does before it creates a run file (`.sst`): fail it, or hold it.
+trait BeforeRunFile: Send + Sync {
+    fn before_run_file(&self) -> Result<()>;
 }
 
-impl Storage for FlakyStorage {
+/// `MemStorage` that runs its hook before creating each run file and otherwise delegates.
+/// The hook's fields and methods are reachable through the storage (`Deref`).
+#[derive(Clone)]
+struct HookedStorage<H> {
+    inner: MemStorage,
+    hook: H,
+}
+
+impl<H> std::ops::Deref for HookedStorage<H> {
+    type Target = H;
+    fn deref(&self) -> &H {
+        &self.hook
+    }
+}
+
+impl<H: BeforeRunFile> Storage for HookedStorage<H> {
     fn create(&self, name: &str) -> Result<Box<dyn WritableFile>> {
-        if name.ends_with(".sst") && self.fail.load(Ordering::SeqCst) {
-            return Err(sparsetable::Error::new(Code::Unavailable, "disk full"));
+        if name.ends_with(".sst") {
+            self.hook.before_run_file()?;
         }
         self.inner.create(name)
     }
@@ -174,6 +187,21 @@ impl Storage for FlakyStorage {
     }
 }
 
+/// Run files fail to be created while `fail` is set.
+#[derive(Clone)]
+struct Flaky {
+    fail: Arc<AtomicBool>,
+}
+
+impl BeforeRunFile for Flaky {
+    fn before_run_file(&self) -> Result<()> {
+        if self.fail.load(Ordering::SeqCst) {
+            return Err(sparsetable::Error::new(Code::Unavailable, "disk full"));
+        }
+        Ok(())
+    }
+}
+
 fn options() -> OpenOptions {
     OpenOptions {
         durability: Durability::None,
@@ -184,9 +212,11 @@ fn options() -> OpenOptions {
 
 #[test]
 fn a_background_error_fails_the_next_write_which_applies_nothing() {
-    let storage = FlakyStorage {
+    let storage = HookedStorage {
         inner: MemStorage::new(),
-        fail: Arc::new(AtomicBool::new(false)),
+        hook: Flaky {
+            fail: Arc::new(AtomicBool::new(false)),
+        },
     };
     let clock = Arc::new(ManualClock::new(1_000_000));
     let mut db = Database::open(Arc::new(storage.clone()), options(), clock.clone()).unwrap();
@@ -223,16 +253,31 @@ fn a_background_error_fails_the_next_write_which_applies_nothing() {
     assert_eq!(got, want);
 }
 
-/// Storage whose run-file creation blocks while the gate is closed, and reports that it is
-/// blocked: the test can hold a background flush in the middle of writing its run.
+/// Run-file creation blocks while the gate is closed, and reports that it is blocked: the
+/// test can hold a background flush in the middle of writing its run.
 #[derive(Clone)]
-struct GatedStorage {
-    inner: MemStorage,
+struct Gate {
     /// (closed, a creation is waiting)
     gate: Arc<(Mutex<(bool, bool)>, Condvar)>,
 }
 
-impl GatedStorage {
+impl BeforeRunFile for Gate {
+    fn before_run_file(&self) -> Result<()> {
+        let (m, cv) = &*self.gate;
+        let mut g = m.lock().unwrap();
+        // Only the first creation is held; others (an inline flush meanwhile) pass.
+        if g.0 && !g.1 {
+            g.1 = true;
+            cv.notify_all();
+            while g.0 {
+                g = cv.wait(g).unwrap();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Gate {
     fn wait_until_blocked(&self) {
         let (m, cv) = &*self.gate;
         let mut g = m.lock().unwrap();
@@ -247,47 +292,13 @@ impl GatedStorage {
     }
 }
 
-impl Storage for GatedStorage {
-    fn create(&self, name: &str) -> Result<Box<dyn WritableFile>> {
-        if name.ends_with(".sst") {
-            let (m, cv) = &*self.gate;
-            let mut g = m.lock().unwrap();
-            // Only the first creation is held; others (an inline flush meanwhile) pass.
-            if g.0 && !g.1 {
-                g.1 = true;
-                cv.notify_all();
-                while g.0 {
-                    g = cv.wait(g).unwrap();
-                }
-            }
-        }
-        self.inner.create(name)
-    }
-    fn append_to(&self, name: &str) -> Result<Box<dyn WritableFile>> {
-        self.inner.append_to(name)
-    }
-    fn open(&self, name: &str) -> Result<Arc<dyn RandomAccessFile>> {
-        self.inner.open(name)
-    }
-    fn rename(&self, from: &str, to: &str) -> Result<()> {
-        self.inner.rename(from, to)
-    }
-    fn remove(&self, name: &str) -> Result<()> {
-        self.inner.remove(name)
-    }
-    fn list(&self) -> Result<Vec<String>> {
-        self.inner.list()
-    }
-    fn sync_dir(&self) -> Result<()> {
-        self.inner.sync_dir()
-    }
-}
-
 #[test]
 fn writes_and_reads_complete_while_a_background_flush_writes_its_run() {
-    let storage = GatedStorage {
+    let storage = HookedStorage {
         inner: MemStorage::new(),
-        gate: Arc::new((Mutex::new((true, false)), Condvar::new())),
+        hook: Gate {
+            gate: Arc::new((Mutex::new((true, false)), Condvar::new())),
+        },
     };
     let clock = Arc::new(ManualClock::new(1_000_000));
     let mut db = Database::open(Arc::new(storage.clone()), options(), clock.clone()).unwrap();
@@ -333,9 +344,11 @@ fn writes_and_reads_complete_while_a_background_flush_writes_its_run() {
 
 #[test]
 fn a_flush_whose_tablet_changed_meanwhile_is_discarded() {
-    let storage = GatedStorage {
+    let storage = HookedStorage {
         inner: MemStorage::new(),
-        gate: Arc::new((Mutex::new((true, false)), Condvar::new())),
+        hook: Gate {
+            gate: Arc::new((Mutex::new((true, false)), Condvar::new())),
+        },
     };
     let clock = Arc::new(ManualClock::new(1_000_000));
     let mut db = Database::open(Arc::new(storage.clone()), options(), clock.clone()).unwrap();
