@@ -223,9 +223,13 @@ fn a_background_error_fails_the_next_write_which_applies_nothing() {
     db.create_table("t", tiny()).unwrap();
     let db = SharedDatabase::new(db);
     storage.fail.store(true, Ordering::SeqCst);
+    // Held until the writes are in: a pass that failed part-way through them would fail the
+    // next of them, and the test would depend on the thread's timing.
+    db.pause_maintenance(true).unwrap();
     for i in 0..20 {
         put(&db, i).unwrap();
     }
+    db.pause_maintenance(false).unwrap();
     // The pass that flushes fails; waiting for it reports the error.
     let err = db.wait_maintenance().unwrap_err();
     assert_eq!(err.code(), Code::Unavailable);
