@@ -1,5 +1,6 @@
 //! One database directory, one opener: a second open, in this process or another, is
 //! refused with FAILED_PRECONDITION while the first holds it, and succeeds once it is gone.
+//! A robustness probe (issue 12): run by scripts/suites/robustness.sh with `--ignored`.
 #![cfg(unix)]
 
 use std::io::{BufRead, BufReader, Read};
@@ -17,6 +18,7 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_second_open_in_the_same_process_is_refused_until_the_first_is_dropped() {
     let dir = temp_dir("same-process");
     let mut first = Database::open_dir(&dir, OpenOptions::default()).unwrap();
@@ -58,6 +60,7 @@ fn child_process_holds_a_directory() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_second_process_is_refused_while_the_first_holds_the_directory() {
     let dir = temp_dir("two-processes");
     let mut child = Command::new(std::env::current_exe().unwrap())
