@@ -137,7 +137,9 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
 ///
 /// After any I/O error (append or sync) the writer refuses further work: the file may end in
 /// a partial record, and appending after it would make that partial record look like
-/// corruption in the middle of the log. The engine then starts a new log file.
+/// corruption in the middle of the log. The engine then starts a new log file (and, by a
+/// checkpoint, stops naming this one, so a record whose append or sync failed is never
+/// replayed).
 pub struct LogWriter {
     file: Box<dyn WritableFile>,
     last_sequence: Option<u64>,
@@ -169,8 +171,8 @@ impl LogWriter {
     ///
     /// # Errors
     /// `InvalidArgument` if the batch's sequence is not greater than the previous batch's or
-    /// the batch is too large; `FailedPrecondition` if an earlier I/O error broke the writer;
-    /// the file's error (`Unavailable`) if the append fails.
+    /// the batch is too large; `Unavailable` if an earlier I/O error broke the writer; the
+    /// file's error (`Unavailable`) if the append fails.
     pub fn append(&mut self, batch: &WriteBatch) -> Result<u64> {
         self.check_usable()?;
         if let Some(last) = self.last_sequence {
@@ -193,8 +195,8 @@ impl LogWriter {
     /// Makes every appended record durable.
     ///
     /// # Errors
-    /// `FailedPrecondition` if an earlier I/O error broke the writer; the file's error if the
-    /// sync fails (after which the writer is broken: what reached the disk is unknown).
+    /// `Unavailable` if an earlier I/O error broke the writer; the file's error if the sync
+    /// fails (after which the writer is broken: what reached the disk is unknown).
     pub fn sync(&mut self) -> Result<()> {
         self.check_usable()?;
         self.file.sync().inspect_err(|_| self.failed = true)
@@ -210,9 +212,23 @@ impl LogWriter {
         self.file.is_empty()
     }
 
+    /// Whether an I/O error broke the writer (see the type's documentation).
+    pub fn is_failed(&self) -> bool {
+        self.failed
+    }
+
+    /// Breaks the writer: a sync of its file failed through a [`crate::platform::storage::Syncer`]
+    /// (group commit), so what the file holds is unknown.
+    pub fn mark_failed(&mut self) {
+        self.failed = true;
+    }
+
     fn check_usable(&self) -> Result<()> {
         if self.failed {
-            Err(Error::failed_precondition(
+            // `Unavailable`, not a precondition: the engine starts a new log file and the
+            // caller's retry goes there.
+            Err(Error::new(
+                Code::Unavailable,
                 "commit log writer failed earlier; start a new log file",
             ))
         } else {
@@ -682,11 +698,12 @@ mod tests {
             w.append(&batch(1, &["a"])).unwrap_err().code(),
             Code::Unavailable
         );
+        assert!(w.is_failed());
         assert_eq!(
             w.append(&batch(2, &["a"])).unwrap_err().code(),
-            Code::FailedPrecondition
+            Code::Unavailable
         );
-        assert_eq!(w.sync().unwrap_err().code(), Code::FailedPrecondition);
+        assert_eq!(w.sync().unwrap_err().code(), Code::Unavailable);
     }
 
     proptest! {
