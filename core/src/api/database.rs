@@ -11,7 +11,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use crate::durability::commit_log::{replay, BatchEntry, LogWriter, WriteBatch};
+use crate::durability::commit_log::{replay, LogWriter, WriteBatch};
 use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::limits;
 #[cfg(feature = "std")]
@@ -940,17 +940,9 @@ impl Database {
             })?;
         }
         if let Some(p) = &mut self.persist {
-            let batch = WriteBatch {
-                sequence: self.sequence + 1,
-                entries: rows
-                    .iter()
-                    .map(|(k, ms)| BatchEntry {
-                        table: table_id.to_string(),
-                        row_key: k.to_vec(),
-                        mutations: ms.to_vec(),
-                    })
-                    .collect(),
-            };
+            // Encoded straight from the rows: a value is copied once, into the record.
+            let logged_rows: Vec<(&[u8], &[Mutation])> =
+                rows.iter().map(|(k, ms)| (*k, &ms[..])).collect();
             let sync = match p.options.durability {
                 Durability::Sync => !p.group_commit,
                 Durability::Interval { micros } => now.saturating_sub(p.last_sync_micros) >= micros,
@@ -958,7 +950,7 @@ impl Database {
             };
             let logged = p
                 .log
-                .append(&batch)
+                .append_rows(self.sequence + 1, table_id, &logged_rows)
                 .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
             if let Err(e) = logged {
                 if p.log.is_failed() {
