@@ -320,3 +320,36 @@ fn a_real_read_only_directory_is_refused_at_open_with_a_clear_message() {
     let db = Database::open_dir(&data, options(Durability::Sync)).unwrap();
     assert_eq!(db.list_tables().len(), 1);
 }
+
+#[test]
+fn a_failed_interval_fsync_starts_a_new_log() {
+    let mem = MemStorage::new();
+    let (disk, db) = open(&mem, Durability::Interval { micros: 10_000 });
+    let log_files = || -> Vec<String> {
+        mem.list()
+            .unwrap()
+            .into_iter()
+            .filter(|n| n.ends_with(".log"))
+            .collect()
+    };
+    let before = log_files();
+    disk.inject(Fault::io_error(Op::Sync).on_files(".log").times(1));
+    let db = SharedDatabase::new(db);
+    db.mutate_row("t", b"a", &set("a")).unwrap();
+    // The background thread's fsync fails within about 10 ms; the log it failed
+    // on must be replaced rather than appended to again. Generous: only a database that
+    // never replaces it waits this long.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while (disk.fired() == 0 || log_files() == before) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(disk.fired(), 1);
+    assert_ne!(
+        log_files(),
+        before,
+        "the failed log is still the current one"
+    );
+    db.mutate_row("t", b"b", &set("b")).unwrap();
+    drop(db);
+    assert_eq!(reopened(&mem), ["a", "b"]);
+}

@@ -1228,13 +1228,14 @@ impl Database {
         }
     }
 
-    /// The `Interval` durability window in microseconds and the current log's syncer, if
-    /// the database is on storage in that mode (a background thread syncs on this period).
+    /// The `Interval` durability window in microseconds, the current log's number and its
+    /// syncer, if the database is on storage in that mode (a background thread syncs on
+    /// this period).
     #[cfg(feature = "std")]
-    pub(crate) fn interval_syncer(&self) -> Option<(i64, Arc<dyn Syncer>)> {
+    pub(crate) fn interval_syncer(&self) -> Option<(i64, u64, Arc<dyn Syncer>)> {
         let p = self.persist.as_ref()?;
         match p.options.durability {
-            Durability::Interval { micros } => p.syncer.clone().map(|s| (micros, s)),
+            Durability::Interval { micros } => p.syncer.clone().map(|s| (micros, p.log_number, s)),
             _ => None,
         }
     }

@@ -215,7 +215,7 @@ impl SharedDatabase {
         }
         let weak = Arc::downgrade(&shared.inner);
         let period = shared
-            .read(|d| Ok(d.interval_syncer().map(|(m, _)| m)))
+            .read(|d| Ok(d.interval_syncer().map(|(m, _, _)| m)))
             .ok()
             .flatten();
         if let Some(micros) = period {
@@ -227,8 +227,17 @@ impl SharedDatabase {
                 let Some(inner) = weak.upgrade() else { break };
                 let syncer = inner.db.read().ok().and_then(|d| d.interval_syncer());
                 drop(inner);
-                if let Some((_, s)) = syncer {
-                    let _ = s.sync();
+                if let Some((_, log, s)) = syncer {
+                    if let Err(e) = s.sync() {
+                        // As in group commit: what the log holds is unknown now, so it is
+                        // never appended to again; a checkpoint starts a new one (here, or
+                        // before the next write if the disk still fails).
+                        if let Some(inner) = weak.upgrade() {
+                            if let Ok(mut d) = inner.db.write() {
+                                let _ = d.log_sync_failed(log, &e);
+                            }
+                        }
+                    }
                 }
             });
         }
