@@ -211,13 +211,20 @@ fn a_read_only_directory_is_refused_at_open() {
     assert!(err.message().contains("Read-only"), "{err}");
 }
 
-/// A tmpfs of `size` mounted for one test, unmounted (and removed) on drop.
+/// A tmpfs of `size` mounted for one test, unmounted (and removed) on drop. One at a time:
+/// the `mount` child a test forks inherits, until it execs, every open file of the process,
+/// including another test's directory lock, so that test's reopen could find its own
+/// directory "in use".
 struct SmallFs {
     dir: std::path::PathBuf,
+    _one_at_a_time: std::sync::MutexGuard<'static, ()>,
 }
+
+static MOUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl SmallFs {
     fn mount(name: &str, size: &str) -> SmallFs {
+        let guard = MOUNTS.lock().unwrap_or_else(|e| e.into_inner());
         let dir = std::env::temp_dir().join(format!("sparsetable-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let ok = std::process::Command::new("mount")
@@ -230,7 +237,10 @@ impl SmallFs {
             "cannot mount a tmpfs on {} (these ignored tests need root)",
             dir.display()
         );
-        SmallFs { dir }
+        SmallFs {
+            dir,
+            _one_at_a_time: guard,
+        }
     }
 
     fn remount(&self, mode: &str) {
