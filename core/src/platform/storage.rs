@@ -10,7 +10,10 @@
 //! - `rename` replaces the target atomically; `sync_dir` makes creations, renames and removals
 //!   durable (a no-op where the backend needs none).
 //!
-//! Errors are the engine's: `Unavailable` for I/O failures, `NotFound` for a missing file.
+//! Errors are the engine's: `Unavailable` for I/O failures the same call may survive later
+//! (a full or failing disk: the caller retries), `FailedPrecondition` for a file system that
+//! refuses writes (read-only, permissions: an operator must act), `NotFound` for a missing
+//! file. [`FaultyStorage`] injects the same errors into any backend, for tests.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
