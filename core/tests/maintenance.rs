@@ -12,7 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use sparsetable::platform::storage::{MemStorage, RandomAccessFile, Storage, WritableFile};
+use sparsetable::platform::storage::faulty::{Fault, Op};
+use sparsetable::platform::storage::{
+    FaultyStorage, MemStorage, RandomAccessFile, Storage, WritableFile,
+};
 use sparsetable::{
     Code, Database, Durability, ManualClock, Mutation, OpenOptions, ReadRowsRequest, Result,
     SharedDatabase, TableConfig, TabletOptions,
@@ -140,7 +143,8 @@ fn reads_during_background_maintenance_see_every_row_exactly_once() {
     assert_eq!(keys(&db), expected_keys(1_500));
 }
 
-/// What a test storage does before it creates a run file (`.sst`): fail it, or hold it.
+/// What a test storage does before it creates a run file (`.sst`): hold it. (Failing it is
+/// `FaultyStorage`'s job.)
 trait BeforeRunFile: Send + Sync {
     fn before_run_file(&self) -> Result<()>;
 }
@@ -187,21 +191,6 @@ impl<H: BeforeRunFile> Storage for HookedStorage<H> {
     }
 }
 
-/// Run files fail to be created while `fail` is set.
-#[derive(Clone)]
-struct Flaky {
-    fail: Arc<AtomicBool>,
-}
-
-impl BeforeRunFile for Flaky {
-    fn before_run_file(&self) -> Result<()> {
-        if self.fail.load(Ordering::SeqCst) {
-            return Err(sparsetable::Error::new(Code::Unavailable, "disk full"));
-        }
-        Ok(())
-    }
-}
-
 fn options() -> OpenOptions {
     OpenOptions {
         durability: Durability::None,
@@ -212,17 +201,13 @@ fn options() -> OpenOptions {
 
 #[test]
 fn a_background_error_fails_the_next_write_which_applies_nothing() {
-    let storage = HookedStorage {
-        inner: MemStorage::new(),
-        hook: Flaky {
-            fail: Arc::new(AtomicBool::new(false)),
-        },
-    };
+    let storage = FaultyStorage::new(MemStorage::new());
     let clock = Arc::new(ManualClock::new(1_000_000));
     let mut db = Database::open(Arc::new(storage.clone()), options(), clock.clone()).unwrap();
     db.create_table("t", tiny()).unwrap();
     let db = SharedDatabase::new(db);
-    storage.fail.store(true, Ordering::SeqCst);
+    // Run files cannot be created (a full disk) until healed.
+    storage.inject(Fault::no_space(Op::Create).on_files(".sst"));
     // Held until the writes are in: a pass that failed part-way through them would fail the
     // next of them, and the test would depend on the thread's timing.
     db.pause_maintenance(true).unwrap();
@@ -240,7 +225,7 @@ fn a_background_error_fails_the_next_write_which_applies_nothing() {
     assert_eq!(db.read_row("t", b"k00020").unwrap(), None);
     // The storage recovers: writes go on and the next pass flushes what the failed one
     // left.
-    storage.fail.store(false, Ordering::SeqCst);
+    storage.heal();
     put(&db, 21).unwrap();
     db.wait_maintenance().unwrap();
     assert!(total_runs(&db) > 0);

@@ -160,7 +160,14 @@ impl Table {
         mutations: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         let key = bytes_or_str(row_key, "row_key")?;
-        let mutations = extract_mutations(mutations)?;
+        // One mutation (the common way to write a large value): the engine reads it where
+        // the frozen Python object holds it, so the value's size is checked before any
+        // further copy, and a valid value is copied only into the memtable.
+        if let Ok(one) = mutations.cast::<crate::mutations::Mutation>() {
+            let one = std::slice::from_ref(&one.get().inner);
+            return with_db_mut(py, &self.db, |db| db.mutate_row(&self.table_id, &key, one));
+        }
+        let mutations = extract_mutations(mutations, &self.config(py)?)?;
         with_db_mut(py, &self.db, |db| {
             db.mutate_row(&self.table_id, &key, &mutations)
         })
@@ -196,8 +203,9 @@ impl Table {
     ) -> PyResult<bool> {
         let key = bytes_or_str(row_key, "row_key")?;
         let predicate = extract_filter(predicate)?;
+        let config = self.config(py)?;
         let mutations = |m: Option<&Bound<'_, PyAny>>| match m.filter(|m| !m.is_none()) {
-            Some(m) => extract_mutations(m),
+            Some(m) => extract_mutations(m, &config),
             None => Ok(Vec::new()),
         };
         let (on_true, on_false) = (
@@ -277,6 +285,12 @@ impl Table {
 }
 
 impl Table {
+    /// The table's configuration, which mutations are checked against before they are
+    /// copied out of their Python objects.
+    fn config(&self, py: Python<'_>) -> PyResult<sparsetable::TableConfig> {
+        with_db(py, &self.db, |db| Ok(db.get_table(&self.table_id)?.config))
+    }
+
     fn read_core_rows(
         &self,
         py: Python<'_>,

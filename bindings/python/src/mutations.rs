@@ -10,10 +10,10 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyList};
-use sparsetable::{Mutation as CoreMutation, TimestampRange};
+use sparsetable::{Mutation as CoreMutation, TableConfig, TimestampRange};
 
 use crate::convert::{bytes_or_str, bytes_repr};
-use crate::errors::invalid_argument;
+use crate::errors::{invalid_argument, to_py_err};
 
 /// Base class of every mutation.
 #[pyclass(subclass, frozen, module = "sparsetable")]
@@ -241,10 +241,23 @@ impl DeleteAllFromRow {
     }
 }
 
-/// `Mutation | list[Mutation]` (Google accepts both) as core mutations.
-pub fn extract_mutations(obj: &Bound<'_, PyAny>) -> PyResult<Vec<CoreMutation>> {
+/// `Mutation | list[Mutation]` (Google accepts both) as core mutations of a row of a table
+/// configured as `config`. Each is checked by the engine's own rule
+/// (`sparsetable::Mutation::validate`) before it is copied out of its Python object, so a
+/// value the table refuses (too large, say) costs no copy for the call.
+pub fn extract_mutations(
+    obj: &Bound<'_, PyAny>,
+    config: &TableConfig,
+) -> PyResult<Vec<CoreMutation>> {
+    let checked = |m: &Bound<'_, Mutation>, i: usize| -> PyResult<CoreMutation> {
+        let inner = &m.get().inner;
+        inner
+            .validate(config, i)
+            .map_err(|e| to_py_err(m.py(), e))?;
+        Ok(inner.clone())
+    };
     if let Ok(m) = obj.cast::<Mutation>() {
-        return Ok(vec![m.get().inner.clone()]);
+        return Ok(vec![checked(m, 0)?]);
     }
     let list = obj
         .cast::<PyList>()
@@ -252,9 +265,10 @@ pub fn extract_mutations(obj: &Bound<'_, PyAny>) -> PyResult<Vec<CoreMutation>> 
     list.iter()
         .enumerate()
         .map(|(i, item)| {
-            item.cast::<Mutation>()
-                .map(|m| m.get().inner.clone())
-                .map_err(|_| PyTypeError::new_err(format!("mutations[{i}] is not a Mutation")))
+            let m = item
+                .cast::<Mutation>()
+                .map_err(|_| PyTypeError::new_err(format!("mutations[{i}] is not a Mutation")))?;
+            checked(m, i)
         })
         .collect()
 }

@@ -11,7 +11,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use crate::durability::commit_log::{replay, BatchEntry, LogWriter, WriteBatch};
+use crate::durability::commit_log::{replay, LogWriter, WriteBatch};
 use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::limits;
 #[cfg(feature = "std")]
@@ -216,9 +216,35 @@ impl Database {
         self.reads.store(0, Ordering::Relaxed);
     }
 
-    /// The time the database sees, in microseconds since the epoch.
+    /// The time the database sees, in microseconds since the epoch, as the clock reads it
+    /// (every call that uses it checks it first; see [`Database::checked_now_micros`]).
     pub fn now_micros(&self) -> i64 {
         self.clock.now_micros()
+    }
+
+    /// The clock's reading, if it lies in Bigtable's timestamp range
+    /// (`0 ..= limits::MAX_TIMESTAMP_MICROS`). Every call that stamps, ages or reads cells
+    /// checks it: a clock before 1970 would stamp cells no read can return, and one near
+    /// the int64 limit would leave no room for timestamp arithmetic.
+    ///
+    /// # Errors
+    /// `FailedPrecondition` for a reading outside the range (the host's or the test's clock
+    /// must be fixed; the call changed nothing).
+    pub fn checked_now_micros(&self) -> Result<i64> {
+        let now = self.clock.now_micros();
+        if (0..=limits::MAX_TIMESTAMP_MICROS).contains(&now) {
+            Ok(now)
+        } else {
+            Err(Error::failed_precondition(format!(
+                "the database clock reads {now} microseconds since the epoch, outside \
+                 Bigtable's timestamp range 0..={}",
+                limits::MAX_TIMESTAMP_MICROS
+            )))
+        }
+    }
+
+    fn now(&self) -> Result<i64> {
+        self.checked_now_micros()
     }
 
     /// Creates a table.
@@ -293,7 +319,7 @@ impl Database {
         table_id: &str,
         modifications: &[FamilyModification],
     ) -> Result<TableInfo> {
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         let (table, sequence) = self.table_and_sequence(table_id)?;
         if modifications.is_empty() {
             return Err(Error::invalid_argument(
@@ -387,7 +413,7 @@ impl Database {
         row_key: &[u8],
         mutations: &[Mutation],
     ) -> Result<()> {
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         let table = self.table(table_id)?;
         validate_row_mutations(&table.config, row_key, mutations)?;
         self.commit(table_id, &[(row_key, mutations)], now)
@@ -419,7 +445,7 @@ impl Database {
         table_id: &str,
         entries: &[RowMutations],
     ) -> Result<Vec<Result<()>>> {
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         let table = self.table(table_id)?;
         if entries.is_empty() {
             return Err(Error::invalid_argument(
@@ -468,7 +494,7 @@ impl Database {
         true_mutations: &[Mutation],
         false_mutations: &[Mutation],
     ) -> Result<bool> {
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         let seed = self.next_read_seed();
         let table = self.table(table_id)?;
         validate_row_key(row_key)?;
@@ -522,7 +548,7 @@ impl Database {
         row_key: &[u8],
         rules: &[ReadModifyWriteRule],
     ) -> Result<Row> {
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         let table = self.table(table_id)?;
         validate_row_key(row_key)?;
         let (mutations, result) =
@@ -541,7 +567,7 @@ impl Database {
     /// # Errors
     /// `NotFound` for an unknown table; `InvalidArgument` for an empty prefix.
     pub fn drop_row_range(&mut self, table_id: &str, range: &DropRowRange) -> Result<()> {
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         let table = self.table_mut(table_id)?;
         match range {
             DropRowRange::Prefix(p) if p.is_empty() => Err(Error::invalid_argument(
@@ -585,7 +611,7 @@ impl Database {
                 "backup {backup_id:?} already exists"
             )));
         }
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         let persistent = self.persist.is_some();
         let table = self.table_mut(table_id)?;
         if persistent {
@@ -712,7 +738,7 @@ impl Database {
     /// # Errors
     /// `NotFound` for an unknown table.
     pub fn compact_table(&mut self, table_id: &str) -> Result<()> {
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         self.table_mut(table_id)?.compact_all(now)?;
         self.write_manifest()
     }
@@ -740,7 +766,7 @@ impl Database {
         // checks in the same order, one read seed), straight to the row.
         let table = self.table(table_id)?;
         let filter = filter.compile()?;
-        let now = self.clock.now_micros();
+        let now = self.now()?;
         let mut random = SplitMix64::new(self.next_read_seed());
         Ok(crate::table::read::read_one(
             table,
@@ -773,7 +799,7 @@ impl Database {
             ranges,
             request.reversed,
             rows_limit,
-            self.clock.now_micros(),
+            self.now()?,
             filter,
             SplitMix64::new(self.next_read_seed()),
         ))
@@ -818,7 +844,7 @@ impl Database {
             };
             db.backups.insert(b.name.clone(), Backup { info, snapshot });
         }
-        let now = db.clock.now_micros();
+        let now = db.now()?;
         for &n in &state.log_files {
             let name = log_file_name(n);
             let file = storage.open(&name).map_err(|e| {
@@ -899,26 +925,43 @@ impl Database {
             .iter()
             .map(|&(k, ms)| (k, resolve_server_time(ms, server_ts)))
             .collect();
+        // A log broken by an earlier I/O error is never appended to again: start a new one
+        // first (by a checkpoint, so the broken one stops being named). Until the disk lets
+        // that succeed every write fails here, retryably, and none is wedged after it does.
+        if self.persist.as_ref().is_some_and(|p| p.log.is_failed()) {
+            self.checkpoint().map_err(|e| {
+                Error::new(
+                    Code::Unavailable,
+                    format!(
+                        "the commit log failed earlier and a new one cannot be started yet: {}",
+                        e.message()
+                    ),
+                )
+            })?;
+        }
         if let Some(p) = &mut self.persist {
-            let batch = WriteBatch {
-                sequence: self.sequence + 1,
-                entries: rows
-                    .iter()
-                    .map(|(k, ms)| BatchEntry {
-                        table: table_id.to_string(),
-                        row_key: k.to_vec(),
-                        mutations: ms.to_vec(),
-                    })
-                    .collect(),
-            };
-            p.log.append(&batch)?;
+            // Encoded straight from the rows: a value is copied once, into the record.
+            let logged_rows: Vec<(&[u8], &[Mutation])> =
+                rows.iter().map(|(k, ms)| (*k, &ms[..])).collect();
             let sync = match p.options.durability {
                 Durability::Sync => !p.group_commit,
-                Durability::Interval { micros } => now - p.last_sync_micros >= micros,
+                Durability::Interval { micros } => now.saturating_sub(p.last_sync_micros) >= micros,
                 Durability::None => false,
             };
+            let logged = p
+                .log
+                .append_rows(self.sequence + 1, table_id, &logged_rows)
+                .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
+            if let Err(e) = logged {
+                if p.log.is_failed() {
+                    // The log may now end in this record, torn or whole. Stop naming it
+                    // at once if the disk allows, so a crash cannot replay the record this
+                    // call reports as failed; else the next write tries again.
+                    let _ = self.checkpoint();
+                }
+                return Err(e);
+            }
             if sync {
-                p.log.sync()?;
                 p.last_sync_micros = now;
             }
         }
@@ -962,28 +1005,75 @@ impl Database {
         for t in self.tables.values_mut() {
             t.flush_all()?;
         }
+        let Some(p) = &mut self.persist else {
+            return Ok(());
+        };
+        let n = p.store.allocate();
+        let file = p.store.storage.create(&log_file_name(n))?;
+        let syncer = file.syncer();
+        let mut log = LogWriter::new(file);
+        log.sync()?;
+        // The new log becomes current only once a manifest names it: if that write fails,
+        // writes go on appending to the log the durable manifest still names.
+        self.record_manifest(n)?;
         if let Some(p) = &mut self.persist {
-            let n = p.store.allocate();
-            let file = p.store.storage.create(&log_file_name(n))?;
-            p.syncer = file.syncer();
-            let mut log = LogWriter::new(file);
-            log.sync()?;
+            p.syncer = syncer;
             p.log = log;
             p.log_number = n;
         }
-        self.write_manifest()
+        Ok(())
+    }
+
+    /// Where the current log stands after its fsync failed outside the lock (group commit):
+    /// the log is broken, and a checkpoint starts a new one, which also makes every applied
+    /// write (the unsynced ones included) durable in runs. Returns the current log's number
+    /// once the writes of log `log_number` are durable.
+    ///
+    /// # Errors
+    /// `Unavailable` (naming `error`, the fsync's) if no checkpoint can be made yet: the
+    /// writes stay applied and the next write retries the checkpoint.
+    #[cfg(feature = "std")]
+    pub(crate) fn log_sync_failed(&mut self, log_number: u64, error: &Error) -> Result<u64> {
+        let Some(p) = &mut self.persist else {
+            return Err(error.clone());
+        };
+        if p.log_number != log_number {
+            // A checkpoint since then flushed everything that log held.
+            return Ok(p.log_number);
+        }
+        p.log.mark_failed();
+        match self.checkpoint() {
+            Ok(()) => Ok(self.persist.as_ref().map_or(0, |p| p.log_number)),
+            Err(e) => Err(Error::new(
+                Code::Unavailable,
+                format!(
+                    "the commit log could not be synced ({}) and a new one cannot be started \
+                     yet ({}): the write is applied but may not survive a crash",
+                    error.message(),
+                    e.message()
+                ),
+            )),
+        }
     }
 
     /// Writes the manifest describing every table, run, backup and the current log, then
     /// deletes files it no longer names. A no-op in memory.
     fn write_manifest(&mut self) -> Result<()> {
+        match &self.persist {
+            Some(p) => self.record_manifest(p.log_number),
+            None => Ok(()),
+        }
+    }
+
+    /// As [`Self::write_manifest`], naming `log_number` as the one commit log.
+    fn record_manifest(&mut self, log_number: u64) -> Result<()> {
         let Some(p) = &self.persist else {
             return Ok(());
         };
         let state = ManifestState {
             next_file_number: p.store.next_file_number(),
             last_sequence: self.sequence,
-            log_files: alloc::vec![p.log_number],
+            log_files: alloc::vec![log_number],
             tables: self.tables.values().map(Table::to_state).collect(),
             backups: self
                 .backups
@@ -1138,13 +1228,14 @@ impl Database {
         }
     }
 
-    /// The `Interval` durability window in microseconds and the current log's syncer, if
-    /// the database is on storage in that mode (a background thread syncs on this period).
+    /// The `Interval` durability window in microseconds, the current log's number and its
+    /// syncer, if the database is on storage in that mode (a background thread syncs on
+    /// this period).
     #[cfg(feature = "std")]
-    pub(crate) fn interval_syncer(&self) -> Option<(i64, Arc<dyn Syncer>)> {
+    pub(crate) fn interval_syncer(&self) -> Option<(i64, u64, Arc<dyn Syncer>)> {
         let p = self.persist.as_ref()?;
         match p.options.durability {
-            Durability::Interval { micros } => p.syncer.clone().map(|s| (micros, s)),
+            Durability::Interval { micros } => p.syncer.clone().map(|s| (micros, p.log_number, s)),
             _ => None,
         }
     }

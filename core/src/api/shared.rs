@@ -215,7 +215,7 @@ impl SharedDatabase {
         }
         let weak = Arc::downgrade(&shared.inner);
         let period = shared
-            .read(|d| Ok(d.interval_syncer().map(|(m, _)| m)))
+            .read(|d| Ok(d.interval_syncer().map(|(m, _, _)| m)))
             .ok()
             .flatten();
         if let Some(micros) = period {
@@ -227,8 +227,17 @@ impl SharedDatabase {
                 let Some(inner) = weak.upgrade() else { break };
                 let syncer = inner.db.read().ok().and_then(|d| d.interval_syncer());
                 drop(inner);
-                if let Some((_, s)) = syncer {
-                    let _ = s.sync();
+                if let Some((_, log, s)) = syncer {
+                    if let Err(e) = s.sync() {
+                        // As in group commit: what the log holds is unknown now, so it is
+                        // never appended to again; a checkpoint starts a new one (here, or
+                        // before the next write if the disk still fails).
+                        if let Some(inner) = weak.upgrade() {
+                            if let Ok(mut d) = inner.db.write() {
+                                let _ = d.log_sync_failed(log, &e);
+                            }
+                        }
+                    }
                 }
             });
         }
@@ -248,8 +257,9 @@ impl SharedDatabase {
     /// durability), sharing the fsync with concurrent writers.
     ///
     /// # Errors
-    /// `Internal` if the lock is poisoned; `f`'s error (nothing written); the log's fsync
-    /// error (the write is applied but not acknowledged as durable).
+    /// `Internal` if the lock is poisoned; `f`'s error (nothing written); `Unavailable` if
+    /// the log's fsync failed and no checkpoint could make the write durable instead (the
+    /// write is applied but not acknowledged as durable; see docs/errors.md).
     pub fn write<R>(&self, f: impl FnOnce(&mut Database) -> Result<R>) -> Result<R> {
         self.take_maintenance_error()?;
         let (result, point, wanted) = {
@@ -354,12 +364,25 @@ impl SharedDatabase {
         // Lead: fsync everything registered so far, with no lock held meanwhile.
         state.syncing = true;
         drop(state);
-        let result = syncer.sync();
+        let mut covered = target;
+        let result = syncer.sync().or_else(|e| {
+            // What the log holds is unknown now (a failed fsync may drop dirty pages). The
+            // database starts a new log by a checkpoint, which makes these writes durable
+            // in runs; if it cannot yet, they are applied but not acknowledged.
+            let new_log = self
+                .inner
+                .db
+                .write()
+                .map_err(|_| poisoned())?
+                .log_sync_failed(target.0, &e)?;
+            covered = (new_log, 0);
+            Ok(())
+        });
         let mut state = self.inner.sync.lock().map_err(|_| poisoned())?;
         state.syncing = false;
-        if result.is_ok() && !state.covers(target.0, target.1) {
-            state.log_number = target.0;
-            state.synced = target.1;
+        if result.is_ok() && !state.covers(covered.0, covered.1) {
+            state.log_number = covered.0;
+            state.synced = covered.1;
         }
         drop(state);
         self.inner.synced.notify_all();

@@ -69,17 +69,65 @@ impl Encode for WriteBatch {
     /// `sequence` (varint), entry count (varint), then per entry: table (string), row key
     /// (bytes), mutation count (varint) and the mutations.
     fn encode_to(&self, out: &mut Vec<u8>) {
-        put_varint64(out, self.sequence);
-        put_len(out, self.entries.len());
-        for entry in &self.entries {
-            put_str(out, &entry.table);
-            put_bytes(out, &entry.row_key);
-            put_len(out, entry.mutations.len());
-            for m in &entry.mutations {
-                m.encode_to(out);
-            }
+        put_batch(
+            out,
+            self.sequence,
+            self.entries.iter().map(|e| {
+                (
+                    e.table.as_str(),
+                    e.row_key.as_slice(),
+                    e.mutations.as_slice(),
+                )
+            }),
+        );
+    }
+}
+
+/// The one encoding of a write batch's payload, from borrowed parts: a [`WriteBatch`]'s,
+/// and the commit path's, which never builds one (a large value is not copied into it).
+fn put_batch<'a>(
+    out: &mut Vec<u8>,
+    sequence: u64,
+    entries: impl ExactSizeIterator<Item = (&'a str, &'a [u8], &'a [Mutation])>,
+) {
+    put_varint64(out, sequence);
+    put_len(out, entries.len());
+    for (table, row_key, mutations) in entries {
+        put_str(out, table);
+        put_bytes(out, row_key);
+        put_len(out, mutations.len());
+        for m in mutations {
+            m.encode_to(out);
         }
     }
+}
+
+/// Slightly more than the bytes `m` encodes to, so a record is allocated once.
+fn size_hint(m: &Mutation) -> usize {
+    let (family, qualifier, bytes) = match m {
+        Mutation::SetCell {
+            family,
+            qualifier,
+            value,
+            ..
+        } => (family.len(), qualifier.len(), value.len()),
+        Mutation::MergeToCell {
+            family,
+            qualifier,
+            state,
+            ..
+        } => (family.len(), qualifier.len(), state.len()),
+        Mutation::AddToCell {
+            family, qualifier, ..
+        }
+        | Mutation::DeleteFromColumn {
+            family, qualifier, ..
+        } => (family.len(), qualifier.len(), 0),
+        Mutation::DeleteFromFamily { family } => (family.len(), 0, 0),
+        Mutation::DeleteFromRow => (0, 0, 0),
+    };
+    // Tag, three length varints, two timestamps or an input: at most 1 + 3 * 10 + 2 * 10.
+    family + qualifier + bytes + 51
 }
 
 impl Decode for WriteBatch {
@@ -107,18 +155,27 @@ impl Decode for WriteBatch {
 }
 
 /// Frames a payload as one record: header, then payload.
+#[cfg(test)]
 fn frame(record_type: u8, payload: &[u8]) -> Result<Vec<u8>> {
-    let len = u32::try_from(payload.len()).map_err(|_| {
+    framed(record_type, payload.len(), |out| {
+        out.extend_from_slice(payload)
+    })
+}
+
+/// One record whose payload `write` appends (about `hint` bytes): the payload is encoded
+/// straight into the record, never into a buffer of its own that is then copied.
+fn framed(record_type: u8, hint: usize, write: impl FnOnce(&mut Vec<u8>)) -> Result<Vec<u8>> {
+    let mut record = Vec::with_capacity(HEADER_LEN.saturating_add(hint));
+    record.extend_from_slice(&[0; HEADER_LEN]);
+    write(&mut record);
+    let payload_len = record.len() - HEADER_LEN;
+    let len = u32::try_from(payload_len).map_err(|_| {
         Error::invalid_argument(format!(
-            "write batch of {} bytes exceeds the commit log's record limit of {MAX_PAYLOAD_LEN} bytes",
-            payload.len()
+            "write batch of {payload_len} bytes exceeds the commit log's record limit of {MAX_PAYLOAD_LEN} bytes"
         ))
     })?;
-    let mut record = Vec::with_capacity(HEADER_LEN + payload.len());
-    record.extend_from_slice(&[0; 4]);
-    record.extend_from_slice(&len.to_le_bytes());
-    record.push(record_type);
-    record.extend_from_slice(payload);
+    record[4..8].copy_from_slice(&len.to_le_bytes());
+    record[8] = record_type;
     let crc = CRC32C.checksum(record.get(4..).unwrap_or_default());
     record[..4].copy_from_slice(&crc.to_le_bytes());
     Ok(record)
@@ -130,14 +187,44 @@ fn frame(record_type: u8, payload: &[u8]) -> Result<Vec<u8>> {
 /// # Errors
 /// `InvalidArgument` if the encoded batch exceeds [`MAX_PAYLOAD_LEN`].
 pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
-    frame(RECORD_TYPE_BATCH, &batch.to_bytes())
+    let hint = batch
+        .entries
+        .iter()
+        .map(|e| {
+            e.table.len() + e.row_key.len() + 30 + e.mutations.iter().map(size_hint).sum::<usize>()
+        })
+        .sum::<usize>()
+        + 20;
+    framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out))
+}
+
+/// The record of the batch `sequence` that writes `rows` of table `table`: the bytes
+/// [`encode_record`] gives for the equivalent [`WriteBatch`], without building one.
+///
+/// # Errors
+/// As [`encode_record`].
+pub fn encode_rows_record(
+    sequence: u64,
+    table: &str,
+    rows: &[(&[u8], &[Mutation])],
+) -> Result<Vec<u8>> {
+    let hint = rows
+        .iter()
+        .map(|(k, ms)| table.len() + k.len() + 30 + ms.iter().map(size_hint).sum::<usize>())
+        .sum::<usize>()
+        + 20;
+    framed(RECORD_TYPE_BATCH, hint, |out| {
+        put_batch(out, sequence, rows.iter().map(|&(k, ms)| (table, k, ms)))
+    })
 }
 
 /// Appends batches to one log file.
 ///
 /// After any I/O error (append or sync) the writer refuses further work: the file may end in
 /// a partial record, and appending after it would make that partial record look like
-/// corruption in the middle of the log. The engine then starts a new log file.
+/// corruption in the middle of the log. The engine then starts a new log file (and, by a
+/// checkpoint, stops naming this one, so a record whose append or sync failed is never
+/// replayed).
 pub struct LogWriter {
     file: Box<dyn WritableFile>,
     last_sequence: Option<u64>,
@@ -169,32 +256,53 @@ impl LogWriter {
     ///
     /// # Errors
     /// `InvalidArgument` if the batch's sequence is not greater than the previous batch's or
-    /// the batch is too large; `FailedPrecondition` if an earlier I/O error broke the writer;
-    /// the file's error (`Unavailable`) if the append fails.
+    /// the batch is too large; `Unavailable` if an earlier I/O error broke the writer; the
+    /// file's error (`Unavailable`) if the append fails.
     pub fn append(&mut self, batch: &WriteBatch) -> Result<u64> {
+        self.check_sequence(batch.sequence)?;
+        self.append_record(batch.sequence, &encode_record(batch)?)
+    }
+
+    /// As [`LogWriter::append`] for the batch `sequence` writing `rows` of `table`, encoded
+    /// from the borrowed rows ([`encode_rows_record`]): the commit path's, which copies a
+    /// value once, into the record.
+    ///
+    /// # Errors
+    /// As [`LogWriter::append`].
+    pub fn append_rows(
+        &mut self,
+        sequence: u64,
+        table: &str,
+        rows: &[(&[u8], &[Mutation])],
+    ) -> Result<u64> {
+        self.check_sequence(sequence)?;
+        self.append_record(sequence, &encode_rows_record(sequence, table, rows)?)
+    }
+
+    fn check_sequence(&self, sequence: u64) -> Result<()> {
         self.check_usable()?;
-        if let Some(last) = self.last_sequence {
-            if batch.sequence <= last {
-                return Err(Error::invalid_argument(format!(
-                    "write batch sequence {} is not greater than the previous batch's {last}",
-                    batch.sequence
-                )));
-            }
+        match self.last_sequence {
+            Some(last) if sequence <= last => Err(Error::invalid_argument(format!(
+                "write batch sequence {sequence} is not greater than the previous batch's {last}"
+            ))),
+            _ => Ok(()),
         }
-        let record = encode_record(batch)?;
-        if let Err(e) = self.file.append(&record) {
+    }
+
+    fn append_record(&mut self, sequence: u64, record: &[u8]) -> Result<u64> {
+        if let Err(e) = self.file.append(record) {
             self.failed = true;
             return Err(e);
         }
-        self.last_sequence = Some(batch.sequence);
+        self.last_sequence = Some(sequence);
         Ok(record.len() as u64)
     }
 
     /// Makes every appended record durable.
     ///
     /// # Errors
-    /// `FailedPrecondition` if an earlier I/O error broke the writer; the file's error if the
-    /// sync fails (after which the writer is broken: what reached the disk is unknown).
+    /// `Unavailable` if an earlier I/O error broke the writer; the file's error if the sync
+    /// fails (after which the writer is broken: what reached the disk is unknown).
     pub fn sync(&mut self) -> Result<()> {
         self.check_usable()?;
         self.file.sync().inspect_err(|_| self.failed = true)
@@ -210,9 +318,23 @@ impl LogWriter {
         self.file.is_empty()
     }
 
+    /// Whether an I/O error broke the writer (see the type's documentation).
+    pub fn is_failed(&self) -> bool {
+        self.failed
+    }
+
+    /// Breaks the writer: a sync of its file failed through a [`crate::platform::storage::Syncer`]
+    /// (group commit), so what the file holds is unknown.
+    pub fn mark_failed(&mut self) {
+        self.failed = true;
+    }
+
     fn check_usable(&self) -> Result<()> {
         if self.failed {
-            Err(Error::failed_precondition(
+            // `Unavailable`, not a precondition: the engine starts a new log file and the
+            // caller's retry goes there.
+            Err(Error::new(
+                Code::Unavailable,
                 "commit log writer failed earlier; start a new log file",
             ))
         } else {
@@ -662,6 +784,26 @@ mod tests {
         w.append(&batch(4, &["b"])).unwrap();
     }
 
+    #[test]
+    fn a_record_encoded_from_borrowed_rows_is_the_batch_record() {
+        let b = batch(7, &["a", "bb", "ccc"]);
+        let rows: Vec<(&[u8], &[Mutation])> = b
+            .entries
+            .iter()
+            .map(|e| (e.row_key.as_slice(), e.mutations.as_slice()))
+            .collect();
+        let record = encode_rows_record(7, "t", &rows).unwrap();
+        assert_eq!(record, encode_record(&b).unwrap());
+        let storage = MemStorage::new();
+        let mut w = LogWriter::new(storage.create("log").unwrap());
+        w.append_rows(7, "t", &rows).unwrap();
+        let err = w.append_rows(7, "t", &rows).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        let (read, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
+        assert_eq!(read, vec![b]);
+        assert_eq!(end, Ok(ReplayEnd::Clean));
+    }
+
     struct FailingFile;
     impl WritableFile for FailingFile {
         fn append(&mut self, _: &[u8]) -> Result<()> {
@@ -682,11 +824,12 @@ mod tests {
             w.append(&batch(1, &["a"])).unwrap_err().code(),
             Code::Unavailable
         );
+        assert!(w.is_failed());
         assert_eq!(
             w.append(&batch(2, &["a"])).unwrap_err().code(),
-            Code::FailedPrecondition
+            Code::Unavailable
         );
-        assert_eq!(w.sync().unwrap_err().code(), Code::FailedPrecondition);
+        assert_eq!(w.sync().unwrap_err().code(), Code::Unavailable);
     }
 
     proptest! {

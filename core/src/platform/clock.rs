@@ -51,10 +51,15 @@ impl ManualClock {
             .store(micros, core::sync::atomic::Ordering::SeqCst);
     }
 
-    /// Moves the time forward (or back, with a negative delta).
+    /// Moves the time forward (or back, with a negative delta), saturating at the int64
+    /// limits rather than wrapping round (the database then refuses the reading: see
+    /// `Database::checked_now_micros`).
     pub fn advance_micros(&self, delta: i64) {
-        self.micros
-            .fetch_add(delta, core::sync::atomic::Ordering::SeqCst);
+        let _ = self.micros.fetch_update(
+            core::sync::atomic::Ordering::SeqCst,
+            core::sync::atomic::Ordering::SeqCst,
+            |m| Some(m.saturating_add(delta)),
+        );
     }
 }
 

@@ -10,7 +10,10 @@
 //! - `rename` replaces the target atomically; `sync_dir` makes creations, renames and removals
 //!   durable (a no-op where the backend needs none).
 //!
-//! Errors are the engine's: `Unavailable` for I/O failures, `NotFound` for a missing file.
+//! Errors are the engine's: `Unavailable` for I/O failures the same call may survive later
+//! (a full or failing disk: the caller retries), `FailedPrecondition` for a file system that
+//! refuses writes (read-only, permissions: an operator must act), `NotFound` for a missing
+//! file. [`FaultyStorage`] injects the same errors into any backend, for tests.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -20,6 +23,9 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::{Code, Error, Result};
+
+pub mod faulty;
+pub use faulty::FaultyStorage;
 
 /// A file being written: append-only.
 pub trait WritableFile: Send + Sync {
@@ -244,12 +250,40 @@ mod file {
     use std::os::unix::fs::FileExt;
     use std::path::{Path, PathBuf};
 
+    /// The engine's code for an OS error (see docs/errors.md).
     fn io(context: &str, e: std::io::Error) -> Error {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::not_found(format!("{context}: {e}"))
-        } else {
-            Error::new(Code::Unavailable, format!("{context}: {e}"))
+        use std::io::ErrorKind;
+        match e.kind() {
+            ErrorKind::NotFound => Error::not_found(format!("{context}: {e}")),
+            // Retrying cannot help until an operator remounts the directory read-write or
+            // fixes its permissions.
+            ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied => {
+                Error::failed_precondition(format!(
+                    "{context}: {e} (the data directory must be writable)"
+                ))
+            }
+            // A full disk (ENOSPC, EDQUOT), a failing one (EIO), an interrupted call: the
+            // same request may succeed later, so the caller may retry.
+            _ => Error::new(Code::Unavailable, format!("{context}: {e}")),
         }
+    }
+
+    /// The refusal of a directory the process cannot write to.
+    fn not_writable(dir: &Path, e: &std::io::Error) -> Error {
+        Error::failed_precondition(format!(
+            "{} is not writable ({e}): Sparsetable needs a writable data directory, since \
+             opening a database writes its commit log and manifest; mount it read-write, fix \
+             its permissions, or copy it to a writable place",
+            dir.display()
+        ))
+    }
+
+    fn is_not_writable(e: &std::io::Error) -> bool {
+        use std::io::ErrorKind;
+        matches!(
+            e.kind(),
+            ErrorKind::ReadOnlyFilesystem | ErrorKind::PermissionDenied
+        )
     }
 
     /// Files in one directory of the host file system, held exclusively.
@@ -270,12 +304,18 @@ mod file {
     /// file: the database never lists, reads or removes it.
     pub const LOCK_FILE: &str = "LOCK";
 
+    /// A file [`FileStorage::new`] creates and removes at once, to learn whether the
+    /// directory accepts new files. Not a data file either.
+    const WRITE_PROBE: &str = "LOCK.probe";
+
     impl FileStorage {
         /// Uses (and creates if needed) the directory `dir`, and locks it for as long as
         /// this value (or a clone) lives.
         ///
         /// # Errors
-        /// `Unavailable` if the directory or its lock file cannot be created;
+        /// `FailedPrecondition` if the directory is not writable (a read-only mount or
+        /// permissions: Sparsetable refuses it at open rather than failing every later
+        /// write); `Unavailable` if the directory or its lock file cannot be created;
         /// `FailedPrecondition` if another `FileStorage`, in this process or another, holds
         /// the directory (the message names the holder's process id when it is known).
         pub fn new(dir: impl AsRef<Path>) -> Result<Self> {
@@ -288,7 +328,13 @@ mod file {
                 .create(true)
                 .truncate(false)
                 .open(&lock_path)
-                .map_err(|e| io(&lock_path.display().to_string(), e))?;
+                .map_err(|e| {
+                    if is_not_writable(&e) {
+                        not_writable(&dir, &e)
+                    } else {
+                        io(&lock_path.display().to_string(), e)
+                    }
+                })?;
             match file.try_lock() {
                 Ok(()) => {}
                 Err(fs::TryLockError::WouldBlock) => {
@@ -308,6 +354,16 @@ mod file {
                 Err(fs::TryLockError::Error(e)) => {
                     return Err(io(&lock_path.display().to_string(), e));
                 }
+            }
+            // A writable lock file in a directory that refuses new files (its permissions)
+            // would fail the first write instead: refuse now, with the reason.
+            let probe = dir.join(WRITE_PROBE);
+            match fs::File::create(&probe) {
+                Ok(_) => {
+                    let _ = fs::remove_file(&probe);
+                }
+                Err(e) if is_not_writable(&e) => return Err(not_writable(&dir, &e)),
+                Err(e) => return Err(io(&probe.display().to_string(), e)),
             }
             // Record who holds it, for the next opener's message. Best effort: the lock,
             // not this text, is what excludes.
@@ -429,7 +485,7 @@ mod file {
                 .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
                 .filter_map(|e| e.file_name().into_string().ok())
                 // The lock is this backend's own, not one of the engine's files.
-                .filter(|name| name != LOCK_FILE)
+                .filter(|name| name != LOCK_FILE && name != WRITE_PROBE)
                 .collect();
             names.sort();
             Ok(names)
