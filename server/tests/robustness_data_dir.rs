@@ -34,7 +34,7 @@ impl Drop for ReadOnlyFs {
 
 #[test]
 #[ignore = "mounts a tmpfs and remounts it read-only: needs root; run with --ignored"]
-fn a_server_on_a_read_only_data_dir_refuses_to_start() {
+fn a_server_on_a_real_read_only_data_dir_refuses_to_start() {
     let dir = std::env::temp_dir().join(format!("sparsetable-ro-server-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     mount(&["-t", "tmpfs", "-o", "size=2m", "tmpfs"], &dir);
