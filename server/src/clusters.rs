@@ -9,8 +9,7 @@
 //! cluster id).
 //!
 //! Invariants: an instance has at least one cluster; ids are unique within an instance and
-//! listed in the order CreateInstance gave them (sorted by id: the request's map has no
-//! order). The requested clusters live in memory: after a restart with a data directory, an
+//! listed by id (the request's map has no order). The requested clusters live in memory: after a restart with a data directory, an
 //! instance reports the default cluster again.
 
 use std::collections::BTreeMap;

@@ -5,16 +5,16 @@
 //! `instance.exists()`, Java's `BigtableInstanceAdminClient.exists`, `cbt listinstances` and
 //! `cbt listclusters`), and test fixtures often create an instance first and delete it last.
 //! Google's emulator serves none of these, so such code fails against it; here they answer as
-//! Cloud Bigtable would for a one-cluster instance on one machine.
+//! Cloud Bigtable would for an instance on one machine.
 //!
 //! The model: as everywhere in this server, an instance exists once a request has named it
 //! (or, with a data directory, once it has a folder there). Its clusters are the ones
 //! CreateInstance asked for (ids, locations, nodes and storage type as requested), or else one
 //! cluster, `{instance}-c1`, in location `projects/{project}/locations/local`, one node, SSD;
 //! all READY (see [`crate::clusters`]). CreateInstance makes it exist (ALREADY_EXISTS if it
-//! does) and returns a finished long-running operation; DeleteInstance deletes every table and backup in it (or nothing at
-//! all if a table has deletion protection) and the instance stops existing until named again. Routes not listed in `build.rs` answer
-//! UNIMPLEMENTED.
+//! does) and returns a finished long-running operation; DeleteInstance deletes every table and
+//! backup in it (or nothing at all if a table has deletion protection) and the instance stops
+//! existing until named again. Routes not listed in `build.rs` answer UNIMPLEMENTED.
 
 use std::sync::Arc;
 
