@@ -22,7 +22,7 @@ run_start=$(date +%s)
 # `cargo test` directly (random seeds), or pick another PROPTEST_RNG_SEED.
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261122}"
 
-SUITES=(${SPARSETABLE_SUITES:-rust wasm web python kotlin server google_client robustness bench})
+SUITES=(${SPARSETABLE_SUITES:-rust wasm web python kotlin server google_client node_client google_system robustness bench})
 LOGS=target/suite-logs
 mkdir -p "$LOGS"
 

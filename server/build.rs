@@ -100,13 +100,15 @@ const DATA_METHODS: &[(&str, &str, &str, &str, bool)] = &[
 
 /// Same for `google.bigtable.admin.v2.BigtableTableAdmin`; types are relative to [`ADMIN`], and
 /// `Empty` is `google.protobuf.Empty`, which prost maps to `()`; the manual builder wants a path,
-/// so it names the alias `crate::stubs::Empty`. None of these RPCs streams.
+/// so it names the alias `crate::stubs::Empty`. A type starting with `crate::` is the server's
+/// own encoding of a message (`Table` replies: see `src/table_reply.rs`). None of these RPCs
+/// streams.
 const ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
     (
         "create_table",
         "CreateTable",
         "bigtable::admin::v2::CreateTableRequest",
-        "bigtable::admin::v2::Table",
+        "crate::table_reply::TableReply",
     ),
     (
         "create_table_from_snapshot",
@@ -118,13 +120,13 @@ const ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
         "list_tables",
         "ListTables",
         "bigtable::admin::v2::ListTablesRequest",
-        "bigtable::admin::v2::ListTablesResponse",
+        "crate::table_reply::ListTablesReply",
     ),
     (
         "get_table",
         "GetTable",
         "bigtable::admin::v2::GetTableRequest",
-        "bigtable::admin::v2::Table",
+        "crate::table_reply::TableReply",
     ),
     (
         "update_table",
@@ -178,7 +180,7 @@ const ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
         "modify_column_families",
         "ModifyColumnFamilies",
         "bigtable::admin::v2::ModifyColumnFamiliesRequest",
-        "bigtable::admin::v2::Table",
+        "crate::table_reply::TableReply",
     ),
     (
         "drop_row_range",
@@ -437,6 +439,8 @@ fn main() {
     let qualify = |ty: &str| {
         if ty == "Empty" {
             "crate::stubs::Empty".to_string()
+        } else if ty.starts_with("crate::") {
+            ty.to_string()
         } else {
             format!("{ADMIN}::{ty}")
         }

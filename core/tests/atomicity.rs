@@ -124,7 +124,7 @@ fn read_modify_write_failing_rule_rolls_back_earlier_rules() {
             ],
         )
         .unwrap_err();
-    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(err.code(), Code::FailedPrecondition);
     assert_eq!(snapshot(&db), before);
 }
 

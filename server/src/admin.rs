@@ -3,7 +3,8 @@
 //! Served: CreateTable (families, GC rules, aggregate value types, deletion protection, initial
 //! splits), ListTables (with paging), GetTable, UpdateTable (deletion protection),
 //! ModifyColumnFamilies (create, update, drop), DeleteTable, DropRowRange, GenerateConsistencyToken
-//! and CheckConsistency (one copy of the data: always consistent), and backups: CreateBackup,
+//! and CheckConsistency (one copy of the data: a token is consistent once issued; a token not
+//! issued for the table is INVALID_ARGUMENT), and backups: CreateBackup,
 //! GetBackup, ListBackups, DeleteBackup, RestoreTable. RPCs that answer with a long-running
 //! operation return it finished (see [`crate::operations`]). Every other RPC answers
 //! UNIMPLEMENTED naming itself.
@@ -27,6 +28,7 @@ use crate::registry::Instances;
 use crate::status::{to_status, unimplemented};
 use crate::stubs::admin::bigtable_table_admin_server::BigtableTableAdmin;
 use crate::stubs::admin_v2;
+use crate::table_reply::{ListTablesReply, TableReply};
 use googleapis_tonic_google_bigtable_admin_v2::google::iam::v1 as iam;
 use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
 
@@ -42,7 +44,18 @@ impl AdminService {
         AdminService { instances }
     }
 
-    fn create_table_inner(&self, req: &admin_v2::CreateTableRequest) -> Result<admin_v2::Table> {
+    /// The message of table `info` of `instance` in `view`.
+    fn table_reply(
+        &self,
+        instance: &InstanceName,
+        info: &sparsetable::TableInfo,
+        view: TableView,
+    ) -> Result<TableReply> {
+        let clusters = self.instances.clusters().of(instance)?;
+        Ok(table_to_proto(instance, &clusters, info, view))
+    }
+
+    fn create_table_inner(&self, req: &admin_v2::CreateTableRequest) -> Result<TableReply> {
         let instance = InstanceName::parse("parent", &req.parent)?;
         let config = table_config_from_proto(req.table.as_ref(), &req.initial_splits)?;
         let db = self.instances.database(&instance)?;
@@ -50,13 +63,10 @@ impl AdminService {
             db.create_table(&req.table_id, config)?;
             db.get_table(&req.table_id)
         })?;
-        Ok(table_to_proto(&instance, &info, TableView::Schema))
+        self.table_reply(&instance, &info, TableView::Schema)
     }
 
-    fn list_tables_inner(
-        &self,
-        req: &admin_v2::ListTablesRequest,
-    ) -> Result<admin_v2::ListTablesResponse> {
+    fn list_tables_inner(&self, req: &admin_v2::ListTablesRequest) -> Result<ListTablesReply> {
         let instance = InstanceName::parse("parent", &req.parent)?;
         let view = TableView::from_proto(req.view, TableView::NameOnly)?;
         let page_size = usize::try_from(req.page_size).map_err(|_| {
@@ -70,24 +80,24 @@ impl AdminService {
             .peekable();
         let mut page = Vec::new();
         while let Some(info) = rest.next_if(|_| page_size == 0 || page.len() < page_size) {
-            page.push(table_to_proto(&instance, info, view));
+            page.push(self.table_reply(&instance, info, view)?);
         }
         let next_page_token = match rest.peek() {
             Some(_) => tables_last_id(&page, &instance),
             None => String::new(),
         };
-        Ok(admin_v2::ListTablesResponse {
+        Ok(ListTablesReply {
             tables: page,
             next_page_token,
         })
     }
 
-    fn get_table_inner(&self, req: &admin_v2::GetTableRequest) -> Result<admin_v2::Table> {
+    fn get_table_inner(&self, req: &admin_v2::GetTableRequest) -> Result<TableReply> {
         let table = TableName::parse("name", &req.name)?;
         let view = TableView::from_proto(req.view, TableView::Schema)?;
         let db = self.instances.database(&table.instance)?;
         let info = db.read(|db| db.get_table(&table.table_id))?;
-        Ok(table_to_proto(&table.instance, &info, view))
+        self.table_reply(&table.instance, &info, view)
     }
 
     fn delete_table_inner(&self, req: &admin_v2::DeleteTableRequest) -> Result<()> {
@@ -99,12 +109,12 @@ impl AdminService {
     fn modify_column_families_inner(
         &self,
         req: &admin_v2::ModifyColumnFamiliesRequest,
-    ) -> Result<admin_v2::Table> {
+    ) -> Result<TableReply> {
         let table = TableName::parse("name", &req.name)?;
         let modifications = modifications_from_proto(&req.modifications)?;
         let db = self.instances.database(&table.instance)?;
         let info = db.write(|db| db.modify_column_families(&table.table_id, &modifications))?;
-        Ok(table_to_proto(&table.instance, &info, TableView::Schema))
+        self.table_reply(&table.instance, &info, TableView::Schema)
     }
 
     fn update_table_inner(
@@ -160,7 +170,7 @@ impl AdminService {
             pack("google.bigtable.admin.v2.UpdateTableMetadata", &metadata),
             pack(
                 "google.bigtable.admin.v2.Table",
-                &table_to_proto(&table.instance, &info, TableView::Schema),
+                &self.table_reply(&table.instance, &info, TableView::Schema)?,
             ),
         ))
     }
@@ -324,7 +334,7 @@ impl AdminService {
             pack("google.bigtable.admin.v2.RestoreTableMetadata", &metadata),
             pack(
                 "google.bigtable.admin.v2.Table",
-                &table_to_proto(&instance, &info, TableView::Schema),
+                &self.table_reply(&instance, &info, TableView::Schema)?,
             ),
         ))
     }
@@ -335,11 +345,18 @@ fn answer<T>(outcome: Result<T>) -> std::result::Result<Response<T>, Status> {
     outcome.map(Response::new).map_err(to_status)
 }
 
+/// The consistency token of `table`. Writes are visible to every later read at once (one
+/// copy of the data), so a token is consistent as soon as it is issued; it names the table so
+/// that CheckConsistency can refuse a token that is not this table's.
+fn consistency_token(table: &TableName) -> String {
+    format!("sparsetable:{table}")
+}
+
 /// The page token after `page`: its last table's id.
-fn tables_last_id(page: &[admin_v2::Table], instance: &InstanceName) -> String {
+fn tables_last_id(page: &[TableReply], instance: &InstanceName) -> String {
     let prefix = format!("{instance}/tables/");
     page.last()
-        .and_then(|t| t.name.strip_prefix(&prefix))
+        .and_then(|t| t.name().strip_prefix(&prefix))
         .unwrap_or_default()
         .to_string()
 }
@@ -355,7 +372,7 @@ impl BigtableTableAdmin for AdminService {
     async fn create_table(
         &self,
         request: Request<admin_v2::CreateTableRequest>,
-    ) -> std::result::Result<Response<admin_v2::Table>, Status> {
+    ) -> std::result::Result<Response<TableReply>, Status> {
         self.create_table_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
@@ -364,7 +381,7 @@ impl BigtableTableAdmin for AdminService {
     async fn list_tables(
         &self,
         request: Request<admin_v2::ListTablesRequest>,
-    ) -> std::result::Result<Response<admin_v2::ListTablesResponse>, Status> {
+    ) -> std::result::Result<Response<ListTablesReply>, Status> {
         self.list_tables_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
@@ -373,7 +390,7 @@ impl BigtableTableAdmin for AdminService {
     async fn get_table(
         &self,
         request: Request<admin_v2::GetTableRequest>,
-    ) -> std::result::Result<Response<admin_v2::Table>, Status> {
+    ) -> std::result::Result<Response<TableReply>, Status> {
         self.get_table_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
@@ -391,7 +408,7 @@ impl BigtableTableAdmin for AdminService {
     async fn modify_column_families(
         &self,
         request: Request<admin_v2::ModifyColumnFamiliesRequest>,
-    ) -> std::result::Result<Response<admin_v2::Table>, Status> {
+    ) -> std::result::Result<Response<TableReply>, Status> {
         self.modify_column_families_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
@@ -466,11 +483,9 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<admin_v2::GenerateConsistencyTokenRequest>,
     ) -> std::result::Result<Response<admin_v2::GenerateConsistencyTokenResponse>, Status> {
-        // Writes are visible to every later read at once (one copy of the data), so any token is
-        // already consistent; it names the table so a token is not mistaken for another's.
         answer(self.existing_table(&request.get_ref().name).map(|table| {
             admin_v2::GenerateConsistencyTokenResponse {
-                consistency_token: format!("sparsetable:{table}"),
+                consistency_token: consistency_token(&table),
             }
         }))
     }
@@ -480,9 +495,17 @@ impl BigtableTableAdmin for AdminService {
         request: Request<admin_v2::CheckConsistencyRequest>,
     ) -> std::result::Result<Response<admin_v2::CheckConsistencyResponse>, Status> {
         let req = request.get_ref();
-        answer(self.existing_table(&req.name).and_then(|_| {
+        answer(self.existing_table(&req.name).and_then(|table| {
             if req.consistency_token.is_empty() {
                 return Err(Error::invalid_argument("consistency_token is required"));
+            }
+            // As Cloud Bigtable: a token this table's GenerateConsistencyToken did not issue
+            // is refused, not reported consistent.
+            if req.consistency_token != consistency_token(&table) {
+                return Err(Error::invalid_argument(format!(
+                    "consistency_token {:?} was not issued for table {table}",
+                    req.consistency_token.chars().take(64).collect::<String>()
+                )));
             }
             Ok(admin_v2::CheckConsistencyResponse { consistent: true })
         }))

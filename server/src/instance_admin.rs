@@ -5,15 +5,16 @@
 //! `instance.exists()`, Java's `BigtableInstanceAdminClient.exists`, `cbt listinstances` and
 //! `cbt listclusters`), and test fixtures often create an instance first and delete it last.
 //! Google's emulator serves none of these, so such code fails against it; here they answer as
-//! Cloud Bigtable would for a one-cluster instance on one machine.
+//! Cloud Bigtable would for an instance on one machine.
 //!
 //! The model: as everywhere in this server, an instance exists once a request has named it
-//! (or, with a data directory, once it has a folder there). It has exactly one cluster,
-//! `{instance}-c1`, in location `projects/{project}/locations/local`, READY, one node, SSD.
-//! CreateInstance makes it exist (ALREADY_EXISTS if it does) and returns a finished
-//! long-running operation; DeleteInstance deletes every table and backup in it (or nothing at
-//! all if a table has deletion protection) and the instance stops existing until named again. Routes not listed in `build.rs` answer
-//! UNIMPLEMENTED.
+//! (or, with a data directory, once it has a folder there). Its clusters are the ones
+//! CreateInstance asked for (ids, locations, nodes and storage type as requested), or else one
+//! cluster, `{instance}-c1`, in location `projects/{project}/locations/local`, one node, SSD;
+//! all READY (see [`crate::clusters`]). CreateInstance makes it exist (ALREADY_EXISTS if it
+//! does) and returns a finished long-running operation; DeleteInstance deletes every table and
+//! backup in it (or nothing at all if a table has deletion protection) and the instance stops
+//! existing until named again. Routes not listed in `build.rs` answer UNIMPLEMENTED.
 
 use std::sync::Arc;
 
@@ -21,6 +22,7 @@ use tonic::{Request, Response, Status};
 
 use sparsetable::{Code, Error, Result};
 
+use crate::clusters::{validate_cluster_id, ClusterSpec};
 use crate::convert::timestamp_to_proto;
 use crate::names::InstanceName;
 use crate::operations::pack;
@@ -82,20 +84,49 @@ fn instance_to_proto(name: &InstanceName, display_name: Option<&str>) -> admin_v
     }
 }
 
-/// The one cluster of every instance.
-fn cluster_id(instance: &InstanceName) -> String {
-    format!("{}-c1", instance.instance)
-}
-
-fn cluster_to_proto(instance: &InstanceName) -> admin_v2::Cluster {
+fn cluster_to_proto(instance: &InstanceName, cluster: &ClusterSpec) -> admin_v2::Cluster {
     admin_v2::Cluster {
-        name: format!("{instance}/clusters/{}", cluster_id(instance)),
-        location: format!("projects/{}/locations/local", instance.project),
+        name: format!("{instance}/clusters/{}", cluster.id),
+        location: cluster.location.clone(),
         state: admin_v2::cluster::State::Ready as i32,
-        serve_nodes: 1,
-        default_storage_type: admin_v2::StorageType::Ssd as i32,
+        serve_nodes: cluster.serve_nodes,
+        default_storage_type: cluster.default_storage_type,
         ..Default::default()
     }
+}
+
+/// The clusters a CreateInstance request asks for, checked.
+fn requested_clusters(
+    project: &str,
+    clusters: &std::collections::HashMap<String, admin_v2::Cluster>,
+) -> Result<Vec<ClusterSpec>> {
+    if clusters.is_empty() {
+        return Err(Error::invalid_argument(
+            "clusters must name at least one cluster",
+        ));
+    }
+    clusters
+        .iter()
+        .map(|(id, cluster)| {
+            validate_cluster_id(id)?;
+            let location = if cluster.location.is_empty() {
+                format!("projects/{project}/locations/local")
+            } else {
+                cluster.location.clone()
+            };
+            let default_storage_type = match cluster.default_storage_type {
+                // Unspecified means the default, SSD.
+                0 => admin_v2::StorageType::Ssd as i32,
+                other => other,
+            };
+            Ok(ClusterSpec {
+                id: id.clone(),
+                location,
+                serve_nodes: cluster.serve_nodes,
+                default_storage_type,
+            })
+        })
+        .collect()
 }
 
 impl InstanceAdminService {
@@ -119,11 +150,7 @@ impl InstanceAdminService {
         let Some(instance) = &req.instance else {
             return Err(Error::invalid_argument("instance is required"));
         };
-        if req.clusters.is_empty() {
-            return Err(Error::invalid_argument(
-                "clusters must name at least one cluster",
-            ));
-        }
+        let clusters = requested_clusters(&project, &req.clusters)?;
         let name = InstanceName {
             project,
             instance: req.instance_id.clone(),
@@ -135,6 +162,7 @@ impl InstanceAdminService {
             ));
         }
         let db = self.instances.database(&name)?;
+        self.instances.clusters().set(&name, clusters)?;
         let now = Some(timestamp_to_proto(db.read(|db| Ok(db.now_micros()))?));
         let display_name = (!instance.display_name.is_empty()).then_some(&*instance.display_name);
         let metadata = admin_v2::CreateInstanceMetadata {
@@ -206,8 +234,14 @@ impl InstanceAdminService {
             }
             None => vec![self.existing("parent", &req.parent)?],
         };
+        let mut clusters = Vec::new();
+        for instance in &instances {
+            for cluster in self.instances.clusters().of(instance)? {
+                clusters.push(cluster_to_proto(instance, &cluster));
+            }
+        }
         Ok(admin_v2::ListClustersResponse {
-            clusters: instances.iter().map(cluster_to_proto).collect(),
+            clusters,
             failed_locations: Vec::new(),
             next_page_token: String::new(),
         })
@@ -221,16 +255,17 @@ impl InstanceAdminService {
             )));
         };
         let instance = self.existing("name", instance)?;
-        if cluster != cluster_id(&instance) {
-            return Err(Error::new(
+        let clusters = self.instances.clusters().of(&instance)?;
+        match clusters.iter().find(|c| c.id == cluster) {
+            Some(found) => Ok(cluster_to_proto(&instance, found)),
+            None => Err(Error::new(
                 Code::NotFound,
                 format!(
-                    "cluster {cluster:?} not found: instance {instance} has one cluster, {:?}",
-                    cluster_id(&instance)
+                    "cluster {:?} not found in instance {instance}",
+                    cluster.chars().take(64).collect::<String>()
                 ),
-            ));
+            )),
         }
-        Ok(cluster_to_proto(&instance))
     }
 }
 

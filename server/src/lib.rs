@@ -11,8 +11,9 @@
 //!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
 //!   [`log`]: the `--log-level` filtered log on stderr;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
-//! - [`data`] and [`admin`]: the two main services; [`instance_admin`]: the instance-admin
-//!   calls clients make at start-up; [`operations`]: long-running operations and
+//! - [`data`] and [`admin`]: the two main services; [`table_reply`]: the `Table` message as
+//!   Cloud Bigtable encodes it; [`instance_admin`]: the instance-admin calls clients make at
+//!   start-up, over [`clusters`]; [`operations`]: long-running operations and
 //!   the `google.longrunning.Operations` service; [`test_clock`]: the TestClock service that
 //!   moves a frozen clock (served only when the server runs on one).
 //!
@@ -27,6 +28,7 @@
 
 pub mod admin;
 pub mod chunks;
+pub mod clusters;
 pub mod convert;
 pub mod data;
 pub mod features;
@@ -39,6 +41,7 @@ pub mod registry;
 pub mod scan;
 pub mod status;
 pub mod stubs;
+pub mod table_reply;
 pub mod test_clock;
 
 use std::future::Future;

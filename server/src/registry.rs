@@ -20,6 +20,7 @@ use std::path::PathBuf;
 
 use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SharedDatabase, SystemClock};
 
+use crate::clusters::Clusters;
 use crate::names::InstanceName;
 use crate::operations::Operations;
 
@@ -30,6 +31,7 @@ pub struct Instances {
     data_dir: Option<(PathBuf, OpenOptions)>,
     databases: Mutex<BTreeMap<InstanceName, SharedDatabase>>,
     operations: Arc<Operations>,
+    clusters: Clusters,
 }
 
 impl core::fmt::Debug for Instances {
@@ -57,6 +59,7 @@ impl Instances {
             data_dir: None,
             databases: Mutex::new(BTreeMap::new()),
             operations: Arc::new(Operations::new()),
+            clusters: Clusters::default(),
         }
     }
 
@@ -146,6 +149,7 @@ impl Instances {
     pub fn forget(&self, instance: &InstanceName) -> Result<()> {
         let mut databases = self.databases.lock().map_err(|_| poisoned())?;
         databases.remove(instance);
+        self.clusters.forget(instance)?;
         if let Some((dir, _)) = &self.data_dir {
             let path = dir
                 .join(path_component(&instance.project)?)
@@ -172,6 +176,11 @@ impl Instances {
         Ok(self
             .known_instances(Some(&instance.project))?
             .contains(instance))
+    }
+
+    /// The clusters each instance reports.
+    pub fn clusters(&self) -> &Clusters {
+        &self.clusters
     }
 
     /// The long-running operations admin RPCs have returned.

@@ -205,8 +205,9 @@ impl Database {
     /// cells.
     ///
     /// # Errors
-    /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad key, no
-    /// rules, or an increment of a value that is not 8 bytes (nothing applied).
+    /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad key or no
+    /// rules; `FAILED_PRECONDITION` for an increment of a value that is not 8 bytes (nothing
+    /// applied).
     pub fn read_modify_write_row(
         &self,
         table_id: String,

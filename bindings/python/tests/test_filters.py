@@ -80,5 +80,5 @@ def test_read_modify_write_row(table, clock):
     row = table.read_modify_write_row("c", st.IncrementRule("cf", "n"))
     assert row.cells[0].value == (6).to_bytes(8, "big")
     assert row.cells[0].timestamp_micros == clock.now_micros()
-    with pytest.raises(st.InvalidArgument):
+    with pytest.raises(st.FailedPrecondition):
         table.read_modify_write_row("c", st.IncrementRule("cf", "s"))  # "ab" is not 8 bytes

@@ -540,8 +540,9 @@ impl Database {
     ///
     /// # Errors
     /// `NotFound` for an unknown table or family; `InvalidArgument` for a bad row key, no
-    /// rules, an aggregate family, an increment of a value that is not 8 bytes, or a result
-    /// over the value size limit. On error nothing changes.
+    /// rules, an aggregate family, or a result over the value size limit;
+    /// `FailedPrecondition` for an increment of a value that is not 8 bytes (as Cloud
+    /// Bigtable). On error nothing changes.
     pub fn read_modify_write_row(
         &mut self,
         table_id: &str,

@@ -2,8 +2,8 @@
 //!
 //! The rules are planned against the row as it is (each rule seeing the results of the
 //! rules before it), every check is made, and only then is the plan turned into SetCell
-//! mutations that the caller applies. So an increment of a value that is not 8 bytes, or
-//! any other failure, changes nothing.
+//! mutations that the caller applies. So an increment of a value that is not 8 bytes
+//! (FAILED_PRECONDITION, as Cloud Bigtable answers), or any other failure, changes nothing.
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -133,9 +133,11 @@ pub(crate) fn plan(
                 let base = match old {
                     None => 0,
                     Some((_, v)) => {
+                        // FailedPrecondition, as Cloud Bigtable answers: the request is well
+                        // formed, the stored value is what rules it out.
                         let bytes: [u8; 8] = v.as_slice().try_into().map_err(|_| {
-                            Error::invalid_argument(format!(
-                                "rules[{i}]: cannot increment a value of {} bytes; it must be an 8-byte big-endian integer",
+                            Error::failed_precondition(format!(
+                                "rules[{i}]: increment can only be performed on 64-bit values; the cell holds {} bytes",
                                 v.len()
                             ))
                         })?;

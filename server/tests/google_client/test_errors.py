@@ -117,7 +117,7 @@ def test_timestamp_not_a_whole_millisecond_is_invalid_argument(table):
 
 
 @pytest.mark.beyond_emulator("the emulator applies the rules before the failing one")
-def test_increment_of_a_value_not_8_bytes_is_invalid_argument_and_changes_nothing(table):
+def test_increment_of_a_value_not_8_bytes_fails_precondition_and_changes_nothing(table):
     table.mutate_row(
         b"r",
         [
@@ -126,7 +126,8 @@ def test_increment_of_a_value_not_8_bytes_is_invalid_argument_and_changes_nothin
         ],
     )
     before = cells(table.read_row(b"r"))
-    with pytest.raises(exceptions.InvalidArgument):
+    # Cloud Bigtable: FAILED_PRECONDITION, "can only be performed on 64-bit values".
+    with pytest.raises(exceptions.FailedPrecondition):
         table.read_modify_write_row(
             b"r",
             [

@@ -78,8 +78,8 @@ class BigtableDataClient private constructor(
      * ReadModifyWriteRow: applies the appends and increments atomically.
      *
      * @return the row with the new cells only.
-     * @throws InvalidArgumentException for no rules, or an increment of a value that is not
-     * 8 bytes (nothing applied).
+     * @throws InvalidArgumentException for no rules; FailedPreconditionException for an
+     * increment of a value that is not 8 bytes (nothing applied).
      */
     fun readModifyWriteRow(mutation: ReadModifyWriteRow): Row {
         val db = db()

@@ -79,7 +79,7 @@ class DataApiTest {
         clock.advanceMicros(1_000)
         assertContentEquals(long(3), client.readModifyWriteRow(ReadModifyWriteRow.create("t", "r").increment("cf", "hits", -2)).cells[0].value)
         // "ab" is not 8 bytes: the whole call fails and the append before it is not applied.
-        assertFailsWith<InvalidArgumentException> {
+        assertFailsWith<FailedPreconditionException> {
             client.readModifyWriteRow(ReadModifyWriteRow.create("t", "r").append("cf", "hits", "x").increment("cf", "log", 1))
         }
         assertContentEquals(long(3), client.readRow("t", "r")!!.getCells("cf", "hits")[0].value)
