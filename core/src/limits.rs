@@ -16,6 +16,12 @@ pub const MAX_FAMILY_NAME_CHARS: usize = 64;
 pub const MAX_TABLE_ID_CHARS: usize = 50;
 /// Deepest nesting of a RowFilter.
 pub const MAX_FILTER_DEPTH: usize = 20;
+/// Most filters in one RowFilter tree a front-end builds from its callers' objects. Bigtable
+/// documents no such limit; front-ends whose callers can share one object at many places
+/// (Python, Kotlin) count filters while converting and refuse the rest, so a small object
+/// graph cannot expand into an exponential tree. Far above any real filter (a 256 MiB request
+/// holds about a million of the smallest ones).
+pub const MAX_FILTER_NODES: usize = 100_000;
 /// Largest valid user timestamp under MILLIS granularity.
 pub const MAX_TIMESTAMP_MICROS: i64 = i64::MAX - (i64::MAX % 1000);
 /// Deepest nesting of a GC rule, counting the leaf rules as a level (what the on-disk

@@ -18,7 +18,7 @@ use std::ops::Bound as KeyBound;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList};
-use sparsetable::limits::MAX_FILTER_DEPTH;
+use sparsetable::limits::{MAX_FILTER_DEPTH, MAX_FILTER_NODES};
 use sparsetable::RowFilter as CoreFilter;
 
 use crate::convert::bytes_or_str;
@@ -31,12 +31,6 @@ pub struct RowFilter {
     /// `inner`'s levels (a leaf is 1) and number of filters, within the limits.
     size: Size,
 }
-
-/// Most filters one tree may hold here. The engine bounds depth only, so this bound exists to
-/// stop a shared Python object from expanding exponentially while it is copied; it is far
-/// above any filter a request could carry (Bigtable's request limit would hold about a
-/// million of the smallest filters, and no real filter needs more than a few hundred).
-pub const MAX_FILTER_NODES: usize = 100_000;
 
 /// A filter tree's levels and filter count.
 #[derive(Clone, Copy, Debug)]
