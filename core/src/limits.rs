@@ -16,10 +16,24 @@ pub const MAX_FAMILY_NAME_CHARS: usize = 64;
 pub const MAX_TABLE_ID_CHARS: usize = 50;
 /// Deepest nesting of a RowFilter.
 pub const MAX_FILTER_DEPTH: usize = 20;
+/// Most filters in one RowFilter tree a front-end builds from its callers' objects. Bigtable
+/// documents no such limit; front-ends whose callers can share one object at many places
+/// (Python, Kotlin) count filters while converting and refuse the rest, so a small object
+/// graph cannot expand into an exponential tree. Far above any real filter (a 256 MiB request
+/// holds about a million of the smallest ones).
+pub const MAX_FILTER_NODES: usize = 100_000;
 /// Largest valid user timestamp under MILLIS granularity.
 pub const MAX_TIMESTAMP_MICROS: i64 = i64::MAX - (i64::MAX % 1000);
-/// Deepest nesting of a GC rule (what the on-disk encoding reads back).
+/// Deepest nesting of a GC rule, counting the leaf rules as a level (what the on-disk
+/// encoding reads back). Every front-end counts levels while it converts a rule, before it
+/// descends, so no recursive code (conversion, validation, GC, `Debug`, `Drop`) sees a deeper
+/// tree.
 pub const MAX_GC_RULE_DEPTH: usize = 32;
+/// Most rules (leaves and lists) in one GC rule. Bigtable documents no such limit; it is here
+/// because a front-end whose callers can share one object at many places (a JavaScript or
+/// Python object graph) would otherwise expand a small graph into an exponential tree: each
+/// front-end counts rules while it converts, and refuses the rest.
+pub const MAX_GC_RULE_NODES: usize = 1024;
 
 /// ReadRows' `rows_limit` as the proto defines it: the most rows to return, where 0 (the
 /// proto default) means no limit. `None` is no limit.

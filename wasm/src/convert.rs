@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 
 use crate::error::conversion_error;
+use crate::gc_rule::GcRuleIn;
 
 /// Largest integer a JS `number` holds exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
@@ -56,27 +57,12 @@ pub struct Bytes(pub Vec<u8>);
 
 impl<'de> Deserialize<'de> for Bytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct BytesVisitor;
-        impl<'de> Visitor<'de> for BytesVisitor {
-            type Value = Bytes;
-            fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
-                f.write_str("a Uint8Array or a string")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Bytes, E> {
-                Ok(Bytes(v.as_bytes().to_vec()))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Bytes, E> {
-                Ok(Bytes(v.into_bytes()))
-            }
-            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
-                Ok(Bytes(v.to_vec()))
-            }
-            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
-                Ok(Bytes(v))
-            }
-        }
-        // `deserialize_any` is what lets one field accept both a string and a Uint8Array.
-        d.deserialize_any(BytesVisitor)
+        // Taken as the JS value itself, so `args::bytes` sees the string before the glue's
+        // lossy conversion would replace a lone surrogate.
+        let value: JsValue = serde_wasm_bindgen::preserve::deserialize(d)?;
+        crate::args::bytes(&value)
+            .map(Bytes)
+            .map_err(de::Error::custom)
     }
 }
 
@@ -130,22 +116,32 @@ pub struct DatabaseOptions {
     pub clock_micros: Option<Micros>,
 }
 
-/// A column family's settings, in and out.
-#[derive(Debug, Default, Deserialize, Serialize)]
+/// A column family's settings, coming in.
+#[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FamilyJs {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    gc_rule: Option<GcRuleJs>,
+    #[serde(default)]
+    gc_rule: Option<GcRuleIn>,
 }
 
-/// A GC rule: exactly one key, as Bigtable's `GcRule` oneof.
-#[derive(Debug, Deserialize, Serialize)]
+/// A column family's settings, going out.
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-enum GcRuleJs {
+pub struct FamilyOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gc_rule: Option<GcRuleOut>,
+}
+
+/// A GC rule going out: exactly one key, as Bigtable's `GcRule` oneof. Rules come in through
+/// [`GcRuleIn`], which bounds their depth; a stored rule is within that bound, so this
+/// recursion is too.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+enum GcRuleOut {
     MaxNumVersions(u32),
     MaxAgeMicros(Micros),
-    Intersection(Vec<GcRuleJs>),
-    Union(Vec<GcRuleJs>),
+    Intersection(Vec<GcRuleOut>),
+    Union(Vec<GcRuleOut>),
 }
 
 impl Serialize for Micros {
@@ -154,29 +150,17 @@ impl Serialize for Micros {
     }
 }
 
-impl GcRuleJs {
-    fn to_core(&self) -> GcRule {
-        match self {
-            GcRuleJs::MaxNumVersions(n) => GcRule::MaxNumVersions(*n),
-            GcRuleJs::MaxAgeMicros(m) => GcRule::MaxAge { micros: m.0 },
-            GcRuleJs::Intersection(r) => {
-                GcRule::Intersection(r.iter().map(Self::to_core).collect())
-            }
-            GcRuleJs::Union(r) => GcRule::Union(r.iter().map(Self::to_core).collect()),
-        }
-    }
-
-    /// `None` for "no rule"; rules the JS shape cannot name yet surface as `None` too, which
-    /// cannot happen today because the JS shape mirrors every `GcRule` variant.
-    fn from_core(rule: &GcRule) -> Option<GcRuleJs> {
+impl GcRuleOut {
+    /// `None` for "no rule".
+    fn from_core(rule: &GcRule) -> Option<GcRuleOut> {
         match rule {
             GcRule::Never => None,
-            GcRule::MaxNumVersions(n) => Some(GcRuleJs::MaxNumVersions(*n)),
-            GcRule::MaxAge { micros } => Some(GcRuleJs::MaxAgeMicros(Micros(*micros))),
-            GcRule::Intersection(r) => Some(GcRuleJs::Intersection(
+            GcRule::MaxNumVersions(n) => Some(GcRuleOut::MaxNumVersions(*n)),
+            GcRule::MaxAge { micros } => Some(GcRuleOut::MaxAgeMicros(Micros(*micros))),
+            GcRule::Intersection(r) => Some(GcRuleOut::Intersection(
                 r.iter().filter_map(Self::from_core).collect(),
             )),
-            GcRule::Union(r) => Some(GcRuleJs::Union(
+            GcRule::Union(r) => Some(GcRuleOut::Union(
                 r.iter().filter_map(Self::from_core).collect(),
             )),
         }
@@ -189,16 +173,18 @@ impl FamilyJs {
             gc_rule: self
                 .gc_rule
                 .as_ref()
-                .map(GcRuleJs::to_core)
+                .map(|r| r.0.clone())
                 .unwrap_or_default(),
             // Settings the JS shape does not name yet keep the core's defaults.
             ..ColumnFamily::default()
         }
     }
+}
 
+impl FamilyOut {
     fn from_core(family: &ColumnFamily) -> Self {
-        FamilyJs {
-            gc_rule: GcRuleJs::from_core(&family.gc_rule),
+        FamilyOut {
+            gc_rule: GcRuleOut::from_core(&family.gc_rule),
         }
     }
 }
@@ -266,7 +252,7 @@ impl TableConfigJs {
 #[serde(rename_all = "camelCase")]
 pub struct TableInfoJs<'a> {
     name: &'a str,
-    families: BTreeMap<&'a str, FamilyJs>,
+    families: BTreeMap<&'a str, FamilyOut>,
     granularity: GranularityJs,
     deletion_protection: bool,
     initial_splits: Vec<BytesOut<'a>>,
@@ -282,7 +268,7 @@ impl<'a> TableInfoJs<'a> {
             families: c
                 .families
                 .iter()
-                .map(|(n, f)| (n.as_str(), FamilyJs::from_core(f)))
+                .map(|(n, f)| (n.as_str(), FamilyOut::from_core(f)))
                 .collect(),
             granularity: match c.granularity {
                 Granularity::Millis => GranularityJs::Millis,

@@ -1,19 +1,28 @@
 //! The `Database` class JavaScript sees.
 //!
-//! Each method converts its arguments (`convert.rs`), calls the engine, and converts the result
-//! or the error (`error.rs`); no method has behaviour of its own. wasm-bindgen already refuses
-//! re-entrant use of one object, so the engine's `&mut self` API needs no lock here.
+//! Each method converts its arguments (`args.rs`, `convert.rs`), calls the engine, and converts
+//! the result or the error (`error.rs`); no method has behaviour of its own.
+//!
+//! Every parameter is a `JsValue` type-checked here (see `args.rs` for why a `&str` parameter
+//! could trap), and every method takes `&self`: the engine sits in a `RefCell` this file
+//! borrows only around the engine call, after the arguments are converted and before the
+//! result is. Converting calls JavaScript (getters, proxies) that may throw, and a JavaScript
+//! exception unwinds through wasm without running destructors; with `&mut self`, the borrow
+//! wasm-bindgen takes for the whole call would stay held and every later call would fail.
+//! Here such an exception leaks at most a shared borrow of the wrapper, which blocks nothing.
 
+use std::cell::{Ref, RefCell, RefMut};
 use std::sync::Arc;
 
-use sparsetable::{ManualClock, Mutation};
+use sparsetable::{Clock, Code, ManualClock, Mutation};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::args;
 use crate::clock::DateClock;
 use crate::convert::{
-    from_js, to_js, Bytes, DatabaseOptions, FamilyModificationJs, Micros, MutationJs,
-    ReadRowsRequestJs, RowJs, TableConfigJs, TableInfoJs,
+    from_js, to_js, DatabaseOptions, FamilyModificationJs, Micros, MutationJs, ReadRowsRequestJs,
+    RowJs, TableConfigJs, TableInfoJs,
 };
 use crate::error::{conversion_error, to_js_error};
 use crate::types::*;
@@ -21,7 +30,7 @@ use crate::types::*;
 /// An in-memory Sparsetable database: tables of rows with Bigtable's data model.
 #[wasm_bindgen]
 pub struct Database {
-    inner: sparsetable::Database,
+    inner: RefCell<sparsetable::Database>,
     /// Present when the database runs on a manual clock.
     manual_clock: Option<Arc<ManualClock>>,
 }
@@ -49,6 +58,7 @@ impl Database {
     /// `INVALID_ARGUMENT` for unknown options or a timestamp outside ±(2^53 − 1).
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<JsDatabaseOptions>) -> JsResult<Database> {
+        crate::panic::install_hook();
         let options: DatabaseOptions =
             optional("options", options.map_or(JsValue::UNDEFINED, Into::into))
                 .map_err(to_js_error)?;
@@ -56,12 +66,12 @@ impl Database {
             Some(Micros(start)) => {
                 let clock = Arc::new(ManualClock::new(start));
                 Database {
-                    inner: sparsetable::Database::with_clock(clock.clone()),
+                    inner: RefCell::new(sparsetable::Database::with_clock(clock.clone())),
                     manual_clock: Some(clock),
                 }
             }
             None => Database {
-                inner: sparsetable::Database::with_clock(DateClock),
+                inner: RefCell::new(sparsetable::Database::with_clock(DateClock)),
                 manual_clock: None,
             },
         })
@@ -71,7 +81,7 @@ impl Database {
     #[wasm_bindgen(js_name = nowMicros)]
     pub fn now_micros(&self) -> f64 {
         // Manual clocks only take safe integers and Date.now() stays far below 2^53.
-        self.inner.now_micros() as f64
+        self.clock_now() as f64
     }
 
     /// Sets a manual clock.
@@ -98,8 +108,7 @@ impl Database {
     ) -> JsResult<()> {
         let clock = self.manual_clock().map_err(to_js_error)?;
         let Micros(delta) = from_js("deltaMicros", delta_micros).map_err(to_js_error)?;
-        let target = self
-            .inner
+        let target = clock
             .now_micros()
             .checked_add(delta)
             .filter(|t| t.abs() <= crate::convert::MAX_SAFE_INTEGER);
@@ -121,16 +130,23 @@ impl Database {
     /// `INVALID_ARGUMENT` for a bad id or config; `ALREADY_EXISTS` if the table exists.
     #[wasm_bindgen(js_name = createTable)]
     pub fn create_table(
-        &mut self,
-        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
         config: JsTableConfig,
     ) -> JsResult<JsTableInfo> {
+        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
         let config: TableConfigJs = from_js("config", config.into()).map_err(to_js_error)?;
         let config = config.to_core().map_err(to_js_error)?;
-        self.inner
-            .create_table(table_id, config)
-            .map_err(to_js_error)?;
-        self.get_table(table_id)
+        let info = {
+            let mut engine = self.engine_mut().map_err(to_js_error)?;
+            engine
+                .create_table(&table_id, config)
+                .map_err(to_js_error)?;
+            engine.get_table(&table_id).map_err(to_js_error)?
+        };
+        Ok(to_js(&TableInfoJs::from_core(&info))
+            .map_err(to_js_error)?
+            .unchecked_into())
     }
 
     /// A table's schema.
@@ -140,9 +156,14 @@ impl Database {
     #[wasm_bindgen(js_name = getTable)]
     pub fn get_table(
         &self,
-        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
     ) -> JsResult<JsTableInfo> {
-        let info = self.inner.get_table(table_id).map_err(to_js_error)?;
+        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
+        let info = self
+            .engine()
+            .map_err(to_js_error)?
+            .get_table(&table_id)
+            .map_err(to_js_error)?;
         Ok(to_js(&TableInfoJs::from_core(&info))
             .map_err(to_js_error)?
             .unchecked_into())
@@ -151,7 +172,7 @@ impl Database {
     /// Every table, by id.
     #[wasm_bindgen(js_name = listTables)]
     pub fn list_tables(&self) -> JsResult<JsTableInfoArray> {
-        let tables = self.inner.list_tables();
+        let tables = self.engine().map_err(to_js_error)?.list_tables();
         let views: Vec<TableInfoJs> = tables.iter().map(TableInfoJs::from_core).collect();
         Ok(to_js(&views).map_err(to_js_error)?.unchecked_into())
     }
@@ -163,10 +184,14 @@ impl Database {
     /// protection.
     #[wasm_bindgen(js_name = deleteTable)]
     pub fn delete_table(
-        &mut self,
-        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
     ) -> JsResult<()> {
-        self.inner.delete_table(table_id).map_err(to_js_error)
+        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
+        self.engine_mut()
+            .map_err(to_js_error)?
+            .delete_table(&table_id)
+            .map_err(to_js_error)
     }
 
     /// Creates, updates or drops column families, in order and all or nothing; returns the
@@ -177,10 +202,11 @@ impl Database {
     /// changes on error.
     #[wasm_bindgen(js_name = modifyColumnFamilies)]
     pub fn modify_column_families(
-        &mut self,
-        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
         modifications: JsFamilyModifications,
     ) -> JsResult<JsTableInfo> {
+        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
         let modifications: Vec<FamilyModificationJs> =
             from_js("modifications", modifications.into()).map_err(to_js_error)?;
         let modifications = modifications
@@ -190,8 +216,9 @@ impl Database {
             .collect::<Result<Vec<_>, _>>()
             .map_err(to_js_error)?;
         let info = self
-            .inner
-            .modify_column_families(table_id, &modifications)
+            .engine_mut()
+            .map_err(to_js_error)?
+            .modify_column_families(&table_id, &modifications)
             .map_err(to_js_error)?;
         Ok(to_js(&TableInfoJs::from_core(&info))
             .map_err(to_js_error)?
@@ -205,17 +232,19 @@ impl Database {
     /// mutation. Nothing is applied on error.
     #[wasm_bindgen(js_name = mutateRow)]
     pub fn mutate_row(
-        &mut self,
-        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
         #[wasm_bindgen(js_name = "rowKey")] row_key: JsBytes,
         mutations: JsMutations,
     ) -> JsResult<()> {
-        let Bytes(row_key) = from_js("rowKey", row_key.into()).map_err(to_js_error)?;
+        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
+        let row_key = row_key_arg(&row_key).map_err(to_js_error)?;
         let mutations: Vec<MutationJs> =
             from_js("mutations", mutations.into()).map_err(to_js_error)?;
         let mutations: Vec<Mutation> = mutations.into_iter().map(MutationJs::into_core).collect();
-        self.inner
-            .mutate_row(table_id, &row_key, &mutations)
+        self.engine_mut()
+            .map_err(to_js_error)?
+            .mutate_row(&table_id, &row_key, &mutations)
             .map_err(to_js_error)
     }
 
@@ -226,13 +255,15 @@ impl Database {
     #[wasm_bindgen(js_name = readRow)]
     pub fn read_row(
         &self,
-        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
         #[wasm_bindgen(js_name = "rowKey")] row_key: JsBytes,
     ) -> JsResult<JsRowOrNull> {
-        let Bytes(row_key) = from_js("rowKey", row_key.into()).map_err(to_js_error)?;
+        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
+        let row_key = row_key_arg(&row_key).map_err(to_js_error)?;
         let row = self
-            .inner
-            .read_row(table_id, &row_key)
+            .engine()
+            .map_err(to_js_error)?
+            .read_row(&table_id, &row_key)
             .map_err(to_js_error)?;
         let value = match &row {
             Some(row) => to_js(&RowJs::from_core(row)).map_err(to_js_error)?,
@@ -250,16 +281,18 @@ impl Database {
     #[wasm_bindgen(js_name = readRows)]
     pub fn read_rows(
         &self,
-        #[wasm_bindgen(js_name = "tableId")] table_id: &str,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
         request: Option<JsReadRowsRequest>,
     ) -> JsResult<JsRows> {
+        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
         let request: ReadRowsRequestJs =
             optional("request", request.map_or(JsValue::UNDEFINED, Into::into))
                 .map_err(to_js_error)?;
         let request = request.into_core().map_err(to_js_error)?;
         let rows: Vec<_> = self
-            .inner
-            .read_rows(table_id, &request)
+            .engine()
+            .map_err(to_js_error)?
+            .read_rows(&table_id, &request)
             .map_err(to_js_error)?
             .collect();
         let views: Vec<RowJs> = rows.iter().map(RowJs::from_core).collect();
@@ -268,6 +301,25 @@ impl Database {
 }
 
 impl Database {
+    /// The engine for a read.
+    fn engine(&self) -> Result<Ref<'_, sparsetable::Database>, sparsetable::Error> {
+        self.inner.try_borrow().map_err(|_| busy())
+    }
+
+    /// The engine for a change.
+    fn engine_mut(&self) -> Result<RefMut<'_, sparsetable::Database>, sparsetable::Error> {
+        self.inner.try_borrow_mut().map_err(|_| busy())
+    }
+
+    /// The clock's time, without borrowing the engine (`nowMicros` must work while a call
+    /// reads the clock).
+    fn clock_now(&self) -> i64 {
+        match &self.manual_clock {
+            Some(clock) => clock.now_micros(),
+            None => DateClock.now_micros(),
+        }
+    }
+
     fn manual_clock(&self) -> Result<&ManualClock, sparsetable::Error> {
         self.manual_clock.as_deref().ok_or_else(|| {
             sparsetable::Error::failed_precondition(
@@ -275,4 +327,26 @@ impl Database {
             )
         })
     }
+}
+
+/// Why the engine is already borrowed: a call re-entered from JavaScript the engine called
+/// (the clock), or a panic, which cannot unwind on wasm, left an earlier call's borrow held.
+fn busy() -> sparsetable::Error {
+    match crate::panic::last_panic() {
+        Some(panic) => sparsetable::Error::new(
+            Code::Internal,
+            format!(
+                "an earlier call on this Database panicked ({panic}) and left it in an unknown \
+                 state; create a new Database"
+            ),
+        ),
+        None => sparsetable::Error::failed_precondition(
+            "another call on this Database is running (a call from inside its clock?)",
+        ),
+    }
+}
+
+/// A row key argument: a `Uint8Array` or a string.
+fn row_key_arg(value: &JsValue) -> Result<Vec<u8>, sparsetable::Error> {
+    args::bytes(value).map_err(|detail| conversion_error("rowKey", detail))
 }

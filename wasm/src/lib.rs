@@ -15,10 +15,13 @@
 //! db.readRow("t", "row1"); // { key: Uint8Array, cells: [{ family: "cf", ..., timestampMicros: 1700000000000000 }] }
 //! ```
 
+mod args;
 pub mod clock;
 mod convert;
 pub mod database;
 pub mod error;
+mod gc_rule;
+pub mod panic;
 pub mod types;
 
 pub use database::Database;

@@ -591,6 +591,36 @@ pub fn gc_rule_max_age(seconds: i64, nanos: i32) -> Result<GcRule, crate::error:
         .map_err(crate::error::to_ffi)
 }
 
+/// The engine's limits on filter and GC rule trees, which the Kotlin API checks while it
+/// converts a tree, before the tree crosses the FFI: the generated glue writes, and uniffi
+/// reads, a nested enum one recursive call per level, and a filter about 500 levels deep
+/// overflowed the native stack there (a segfault of the whole JVM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
+pub struct TreeLimits {
+    /// `limits::MAX_FILTER_DEPTH`.
+    pub max_filter_depth: u32,
+    /// `limits::MAX_FILTER_NODES`.
+    pub max_filter_nodes: u32,
+    /// `limits::MAX_GC_RULE_DEPTH`.
+    pub max_gc_rule_depth: u32,
+    /// `limits::MAX_GC_RULE_NODES`.
+    pub max_gc_rule_nodes: u32,
+}
+
+/// The engine's [`TreeLimits`].
+#[uniffi::export]
+pub fn tree_limits() -> TreeLimits {
+    use sparsetable::limits::*;
+    // The limits are small constants; saturate rather than assume.
+    let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    TreeLimits {
+        max_filter_depth: u(MAX_FILTER_DEPTH),
+        max_filter_nodes: u(MAX_FILTER_NODES),
+        max_gc_rule_depth: u(MAX_GC_RULE_DEPTH),
+        max_gc_rule_nodes: u(MAX_GC_RULE_NODES),
+    }
+}
+
 /// The range of every row key that starts with `prefix` (the core computes its end).
 #[uniffi::export]
 pub fn row_range_prefix(prefix: Vec<u8>) -> RowRange {

@@ -6,12 +6,19 @@
 //! the engine compiles the filter at read time and raises `InvalidArgument`. The one
 //! exception is a boolean filter built with `False` (Cloud Bigtable rejects it too): the
 //! core has no "false" variant to carry it, so the constructor raises `InvalidArgument`.
+//! And size: each object records its tree's levels and filter count, and a chain, union or
+//! condition refuses (`InvalidArgument`) to exceed [`MAX_FILTER_DEPTH`] (the core's message)
+//! or [`MAX_FILTER_NODES`] before it copies its members. Without that, a filter nested
+//! 100,000 deep is copied level by level (quadratic time, and recursion deep enough to
+//! overflow the native stack when it is cloned, printed or dropped), and a list holding one
+//! filter 1,000 times at each of 20 levels expands into 1000^20 filters.
 
 use std::ops::Bound as KeyBound;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList};
+use sparsetable::limits::{MAX_FILTER_DEPTH, MAX_FILTER_NODES};
 use sparsetable::RowFilter as CoreFilter;
 
 use crate::convert::bytes_or_str;
@@ -21,6 +28,41 @@ use crate::errors::invalid_argument;
 #[pyclass(subclass, frozen, module = "sparsetable")]
 pub struct RowFilter {
     pub(crate) inner: CoreFilter,
+    /// `inner`'s levels (a leaf is 1) and number of filters, within the limits.
+    size: Size,
+}
+
+/// A filter tree's levels and filter count.
+#[derive(Clone, Copy, Debug)]
+struct Size {
+    depth: usize,
+    nodes: usize,
+}
+
+impl Size {
+    const LEAF: Size = Size { depth: 1, nodes: 1 };
+
+    /// The size of a filter whose members have `members`' sizes, refused past the limits.
+    fn of(py: Python<'_>, members: impl IntoIterator<Item = Size>) -> PyResult<Size> {
+        let mut size = Size::LEAF;
+        for m in members {
+            size.depth = size.depth.max(m.depth + 1);
+            size.nodes = size.nodes.saturating_add(m.nodes);
+            if size.depth > MAX_FILTER_DEPTH {
+                return Err(invalid_argument(
+                    py,
+                    format!("filter: nesting deeper than {MAX_FILTER_DEPTH} levels"),
+                ));
+            }
+            if size.nodes > MAX_FILTER_NODES {
+                return Err(invalid_argument(
+                    py,
+                    format!("filter: more than {MAX_FILTER_NODES} filters"),
+                ));
+            }
+        }
+        Ok(size)
+    }
 }
 
 #[pymethods]
@@ -40,7 +82,41 @@ fn init<T: pyo3::PyClass<BaseType = RowFilter>>(
     inner: CoreFilter,
     sub: T,
 ) -> PyClassInitializer<T> {
-    PyClassInitializer::from(RowFilter { inner }).add_subclass(sub)
+    PyClassInitializer::from(RowFilter {
+        inner,
+        size: Size::LEAF,
+    })
+    .add_subclass(sub)
+}
+
+/// A chain, union or condition: its size was checked from its members' before they were
+/// copied into `inner`.
+fn init_compound<T: pyo3::PyClass<BaseType = RowFilter>>(
+    inner: CoreFilter,
+    size: Size,
+    sub: T,
+) -> PyClassInitializer<T> {
+    PyClassInitializer::from(RowFilter { inner, size }).add_subclass(sub)
+}
+
+/// A member argument as the object holding it (`None` stays `None`).
+fn member<'py>(obj: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Bound<'py, RowFilter>>> {
+    match obj {
+        None => Ok(None),
+        Some(o) if o.is_none() => Ok(None),
+        Some(o) => o
+            .cast::<RowFilter>()
+            .map(|f| Some(f.clone()))
+            .map_err(|_| PyTypeError::new_err("a row filter must be a RowFilter or None")),
+    }
+}
+
+fn size_of(member: &Option<Bound<'_, RowFilter>>) -> Size {
+    member.as_ref().map_or(Size::LEAF, |f| f.get().size)
+}
+
+fn copy(member: &Option<Bound<'_, RowFilter>>) -> Option<CoreFilter> {
+    member.as_ref().map(|f| f.get().inner.clone())
 }
 
 /// A `RowFilter` or `None` (no filter) as the core filter; `None` keeps every cell.
@@ -55,16 +131,28 @@ pub fn extract_filter(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<CoreFil
     }
 }
 
-fn extract_filters(filters: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<CoreFilter>> {
+/// A list of filters (or `None`, no filters): the members and the size of a filter holding
+/// them, refused past the limits before any member is copied.
+fn extract_filters(
+    py: Python<'_>,
+    filters: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Vec<CoreFilter>, Size)> {
     let Some(filters) = filters.filter(|f| !f.is_none()) else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Size::LEAF));
     };
     let list = filters
         .cast::<PyList>()
         .map_err(|_| PyTypeError::new_err("filters must be a list of RowFilter"))?;
-    list.iter()
-        .map(|f| Ok(extract_filter(Some(&f))?.unwrap_or_default()))
-        .collect()
+    let members = list
+        .iter()
+        .map(|f| member(Some(&f)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let size = Size::of(py, members.iter().map(size_of))?;
+    let filters = members
+        .iter()
+        .map(|m| copy(m).unwrap_or_default())
+        .collect();
+    Ok((filters, size))
 }
 
 fn flag(py: Python<'_>, flag: bool, what: &str, inner: CoreFilter) -> PyResult<CoreFilter> {
@@ -392,9 +480,14 @@ pub struct RowFilterChain {}
 impl RowFilterChain {
     #[new]
     #[pyo3(signature = (filters = None))]
-    fn new(filters: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
-        Ok(init(
-            CoreFilter::Chain(extract_filters(filters)?),
+    fn new(
+        py: Python<'_>,
+        filters: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let (members, size) = extract_filters(py, filters)?;
+        Ok(init_compound(
+            CoreFilter::Chain(members),
+            size,
             RowFilterChain {},
         ))
     }
@@ -408,9 +501,14 @@ pub struct RowFilterUnion {}
 impl RowFilterUnion {
     #[new]
     #[pyo3(signature = (filters = None))]
-    fn new(filters: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassInitializer<Self>> {
-        Ok(init(
-            CoreFilter::Interleave(extract_filters(filters)?),
+    fn new(
+        py: Python<'_>,
+        filters: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let (members, size) = extract_filters(py, filters)?;
+        Ok(init_compound(
+            CoreFilter::Interleave(members),
+            size,
             RowFilterUnion {},
         ))
     }
@@ -429,14 +527,24 @@ impl ConditionalRowFilter {
         true_filter: Option<&Bound<'_, PyAny>>,
         false_filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let predicate = extract_filter(Some(predicate_filter))?
+        let predicate = member(Some(predicate_filter))?
             .ok_or_else(|| PyTypeError::new_err("predicate_filter must be a RowFilter"))?;
-        Ok(init(
+        let true_filter = member(true_filter)?;
+        let false_filter = member(false_filter)?;
+        let size = Size::of(
+            predicate_filter.py(),
+            [predicate.get().size]
+                .into_iter()
+                .chain(true_filter.as_ref().map(|f| f.get().size))
+                .chain(false_filter.as_ref().map(|f| f.get().size)),
+        )?;
+        Ok(init_compound(
             CoreFilter::Condition {
-                predicate: Box::new(predicate),
-                true_filter: extract_filter(true_filter)?.map(Box::new),
-                false_filter: extract_filter(false_filter)?.map(Box::new),
+                predicate: Box::new(predicate.get().inner.clone()),
+                true_filter: copy(&true_filter).map(Box::new),
+                false_filter: copy(&false_filter).map(Box::new),
             },
+            size,
             ConditionalRowFilter {},
         ))
     }

@@ -5,11 +5,18 @@
 //! Invariant: the base class holds the core `GcRule`; a table's reported families are turned
 //! back into these classes by [`gc_rule_to_py`], with "no rule" as `None`. Parameters are not
 //! checked here (e.g. `max_num_versions=0`): the engine checks them when the rule reaches a
-//! table, and raises `InvalidArgument`.
+//! table, and raises `InvalidArgument`. The exception is size: each object also records its
+//! rule's levels and rule count, and a union or intersection refuses (`InvalidArgument`, the
+//! core's message) to exceed [`MAX_GC_RULE_DEPTH`] or [`MAX_GC_RULE_NODES`] before it copies
+//! its members. Without that, a rule nested 100,000 deep would be copied level by level
+//! (quadratic time, and recursion deep enough to overflow the native stack when it is cloned,
+//! printed or dropped), and a list holding one rule 1,000 times at each of 30 levels would
+//! expand into 1000^30 rules.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use sparsetable::limits::{MAX_GC_RULE_DEPTH, MAX_GC_RULE_NODES};
 use sparsetable::GcRule;
 
 use crate::errors::{invalid_argument, to_py_err};
@@ -18,6 +25,41 @@ use crate::errors::{invalid_argument, to_py_err};
 #[pyclass(subclass, frozen, module = "sparsetable")]
 pub struct GarbageCollectionRule {
     pub(crate) inner: GcRule,
+    /// `inner`'s levels (a leaf is 1) and number of rules, within the core's limits.
+    depth: usize,
+    nodes: usize,
+}
+
+impl GarbageCollectionRule {
+    /// A rule without members.
+    fn leaf(inner: GcRule) -> Self {
+        GarbageCollectionRule {
+            inner,
+            depth: 1,
+            nodes: 1,
+        }
+    }
+
+    /// A rule read back from the engine, which holds only rules within the limits, so the
+    /// recursion here is bounded.
+    fn of(rule: &GcRule) -> Self {
+        fn size(rule: &GcRule) -> (usize, usize) {
+            match rule {
+                GcRule::Intersection(rules) | GcRule::Union(rules) => {
+                    rules.iter().map(size).fold((1, 1), |(d, n), (cd, cn)| {
+                        (d.max(cd + 1), n.saturating_add(cn))
+                    })
+                }
+                _ => (1, 1),
+            }
+        }
+        let (depth, nodes) = size(rule);
+        GarbageCollectionRule {
+            inner: rule.clone(),
+            depth,
+            nodes,
+        }
+    }
 }
 
 #[pymethods]
@@ -47,10 +89,10 @@ impl MaxVersionsGCRule {
                 format!("gc_rule.max_num_versions {max_num_versions} is out of range"),
             )
         })?;
-        Ok(PyClassInitializer::from(GarbageCollectionRule {
-            inner: GcRule::MaxNumVersions(n),
-        })
-        .add_subclass(MaxVersionsGCRule {}))
+        Ok(
+            PyClassInitializer::from(GarbageCollectionRule::leaf(GcRule::MaxNumVersions(n)))
+                .add_subclass(MaxVersionsGCRule {}),
+        )
     }
 
     #[getter]
@@ -73,7 +115,8 @@ impl MaxAgeGCRule {
         let (seconds, nanos) = timedelta_to_duration(max_age)?;
         let inner = GcRule::max_age_from_duration(seconds, nanos)
             .map_err(|e| to_py_err(max_age.py(), e))?;
-        Ok(PyClassInitializer::from(GarbageCollectionRule { inner }).add_subclass(MaxAgeGCRule {}))
+        Ok(PyClassInitializer::from(GarbageCollectionRule::leaf(inner))
+            .add_subclass(MaxAgeGCRule {}))
     }
 
     #[getter]
@@ -93,10 +136,7 @@ pub struct GCRuleUnion {}
 impl GCRuleUnion {
     #[new]
     fn new(rules: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
-        Ok(PyClassInitializer::from(GarbageCollectionRule {
-            inner: GcRule::Union(extract_rules(rules)?),
-        })
-        .add_subclass(GCRuleUnion {}))
+        Ok(PyClassInitializer::from(list_rule(rules, GcRule::Union)?).add_subclass(GCRuleUnion {}))
     }
 
     #[getter]
@@ -116,10 +156,10 @@ pub struct GCRuleIntersection {}
 impl GCRuleIntersection {
     #[new]
     fn new(rules: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
-        Ok(PyClassInitializer::from(GarbageCollectionRule {
-            inner: GcRule::Intersection(extract_rules(rules)?),
-        })
-        .add_subclass(GCRuleIntersection {}))
+        Ok(
+            PyClassInitializer::from(list_rule(rules, GcRule::Intersection)?)
+                .add_subclass(GCRuleIntersection {}),
+        )
     }
 
     #[getter]
@@ -131,11 +171,46 @@ impl GCRuleIntersection {
     }
 }
 
-fn extract_rules(obj: &Bound<'_, PyAny>) -> PyResult<Vec<GcRule>> {
+/// A union or intersection of `obj`'s rules, refused before anything is copied if it would
+/// break the core's depth or size limit.
+fn list_rule(
+    obj: &Bound<'_, PyAny>,
+    make: fn(Vec<GcRule>) -> GcRule,
+) -> PyResult<GarbageCollectionRule> {
+    let py = obj.py();
     let list = obj
         .cast::<PyList>()
         .map_err(|_| PyTypeError::new_err("rules must be a list of GarbageCollectionRule"))?;
-    list.iter().map(|r| extract_gc_rule(&r)).collect()
+    let members = list
+        .iter()
+        .map(|r| {
+            r.cast_into::<GarbageCollectionRule>()
+                .map_err(|_| PyTypeError::new_err("rules must be a list of GarbageCollectionRule"))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let (mut depth, mut nodes): (usize, usize) = (1, 1);
+    for member in &members {
+        let m = member.get();
+        depth = depth.max(m.depth + 1);
+        nodes = nodes.saturating_add(m.nodes);
+        if depth > MAX_GC_RULE_DEPTH {
+            return Err(invalid_argument(
+                py,
+                format!("gc_rule: nested deeper than {MAX_GC_RULE_DEPTH} levels"),
+            ));
+        }
+        if nodes > MAX_GC_RULE_NODES {
+            return Err(invalid_argument(
+                py,
+                format!("gc_rule: more than {MAX_GC_RULE_NODES} rules"),
+            ));
+        }
+    }
+    Ok(GarbageCollectionRule {
+        inner: make(members.iter().map(|m| m.get().inner.clone()).collect()),
+        depth,
+        nodes,
+    })
 }
 
 /// A `GarbageCollectionRule` or `None` (keep everything) as the core rule.
@@ -150,9 +225,7 @@ pub fn extract_gc_rule(obj: &Bound<'_, PyAny>) -> PyResult<GcRule> {
 
 /// The core rule as the matching class, `None` for "keep everything".
 pub fn gc_rule_to_py(py: Python<'_>, rule: &GcRule) -> PyResult<Py<PyAny>> {
-    let base = GarbageCollectionRule {
-        inner: rule.clone(),
-    };
+    let base = GarbageCollectionRule::of(rule);
     let obj = match rule {
         GcRule::Never => return Ok(py.None()),
         GcRule::MaxNumVersions(_) => Py::new(

@@ -30,10 +30,10 @@ use crate::model::mutation::{Mutation, TimestampRange};
 use crate::model::schema::{ColumnFamily, Granularity, TableConfig, TabletOptions, ValueType};
 use crate::{Code, Error, Result};
 
-/// Deepest nesting of [`GcRule::Intersection`] / [`GcRule::Union`] the decoder accepts; the
-/// limit keeps a hostile input from exhausting the stack. Rules nested deeper encode but do
-/// not decode, so the engine must not accept them in a schema.
-pub const MAX_GC_RULE_DEPTH: usize = 32;
+/// Deepest nesting of [`GcRule::Intersection`] / [`GcRule::Union`] the decoder accepts (the
+/// one limit of `limits.rs`); it keeps a hostile input from exhausting the stack. Rules nested
+/// deeper encode but do not decode, so the engine must not accept them in a schema.
+pub use crate::limits::MAX_GC_RULE_DEPTH;
 
 /// Stable one-byte tags of [`Mutation`] variants. Reach disk: never renumber.
 pub mod mutation_tag {

@@ -6,6 +6,8 @@
 
 use alloc::vec::Vec;
 
+use crate::limits::{MAX_GC_RULE_DEPTH, MAX_GC_RULE_NODES};
+
 /// A column family's GC rule, as Bigtable's `GcRule`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum GcRule {
@@ -97,20 +99,26 @@ impl GcRule {
         }
     }
 
-    /// Checks the rule's parameters (`max_num_versions >= 1`, `max_age >= 1 ms`).
+    /// Checks the rule's parameters (`max_num_versions >= 1`, `max_age >= 1 ms`) and its size
+    /// ([`MAX_GC_RULE_DEPTH`] levels, [`MAX_GC_RULE_NODES`] rules).
     ///
     /// # Errors
-    /// `InvalidArgument` naming the bad parameter.
+    /// `InvalidArgument` naming the bad parameter or the broken limit.
     pub fn validate(&self) -> crate::Result<()> {
-        self.validate_at(1)
+        self.validate_at(1, &mut 0)
     }
 
-    fn validate_at(&self, depth: usize) -> crate::Result<()> {
+    fn validate_at(&self, depth: usize, nodes: &mut usize) -> crate::Result<()> {
         // The stored encoding (docs/format/manifest.md) reads rules at most this deep.
-        if depth > crate::limits::MAX_GC_RULE_DEPTH {
+        if depth > MAX_GC_RULE_DEPTH {
             return Err(crate::Error::invalid_argument(alloc::format!(
-                "gc_rule: nested deeper than {} levels",
-                crate::limits::MAX_GC_RULE_DEPTH
+                "gc_rule: nested deeper than {MAX_GC_RULE_DEPTH} levels"
+            )));
+        }
+        *nodes += 1;
+        if *nodes > MAX_GC_RULE_NODES {
+            return Err(crate::Error::invalid_argument(alloc::format!(
+                "gc_rule: more than {MAX_GC_RULE_NODES} rules"
             )));
         }
         match self {
@@ -123,9 +131,9 @@ impl GcRule {
                 "gc_rule.max_age must be at least 1 millisecond",
             )),
             GcRule::MaxAge { .. } => Ok(()),
-            GcRule::Intersection(rules) | GcRule::Union(rules) => {
-                rules.iter().try_for_each(|r| r.validate_at(depth + 1))
-            }
+            GcRule::Intersection(rules) | GcRule::Union(rules) => rules
+                .iter()
+                .try_for_each(|r| r.validate_at(depth + 1, nodes)),
         }
     }
 }
@@ -164,5 +172,24 @@ mod tests {
             tiny.validate().unwrap_err().code(),
             crate::Code::InvalidArgument
         );
+    }
+
+    #[test]
+    fn validate_refuses_rules_too_deep_or_too_many() {
+        let mut rule = GcRule::MaxNumVersions(1);
+        for _ in 1..MAX_GC_RULE_DEPTH {
+            rule = GcRule::Union(alloc::vec![rule]);
+        }
+        assert_eq!(rule.validate(), Ok(()));
+        let deeper = GcRule::Union(alloc::vec![rule]);
+        let err = deeper.validate().unwrap_err();
+        assert_eq!(err.code(), crate::Code::InvalidArgument);
+        assert!(err.message().contains("nested deeper"), "{err}");
+
+        let wide = |n| GcRule::Union(alloc::vec![GcRule::MaxNumVersions(1); n]);
+        assert_eq!(wide(MAX_GC_RULE_NODES - 1).validate(), Ok(()));
+        let err = wide(MAX_GC_RULE_NODES).validate().unwrap_err();
+        assert_eq!(err.code(), crate::Code::InvalidArgument);
+        assert!(err.message().contains("rules"), "{err}");
     }
 }

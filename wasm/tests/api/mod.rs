@@ -23,8 +23,8 @@ fn manual_db() -> Database {
 }
 
 fn db_with_table(families: &str) -> Database {
-    let mut db = manual_db();
-    db.create_table("t", js(&format!(r#"{{"families": {families}}}"#)))
+    let db = manual_db();
+    db.create_table("t".into(), js(&format!(r#"{{"families": {families}}}"#)))
         .expect("create table");
     db
 }
@@ -86,7 +86,7 @@ fn code_of<T>(result: Result<T, JsValue>) -> String {
 
 #[wasm_bindgen_test]
 fn set_cell_reads_back_with_uint8array_bytes() {
-    let mut db = db_with_table(r#"{"cf": {}}"#);
+    let db = db_with_table(r#"{"cf": {}}"#);
     let value = Uint8Array::from(&[0u8, 0xff, 7][..]);
     let mutation: JsValue =
         js(r#"[{"setCell": {"family": "cf", "qualifier": "q", "timestampMicros": 2000}}]"#);
@@ -97,13 +97,13 @@ fn set_cell_reads_back_with_uint8array_bytes() {
     )
     .unwrap();
     db.mutate_row(
-        "t",
+        "t".into(),
         string_bytes("r1").unchecked_into(),
         mutation.unchecked_into(),
     )
     .expect("mutate");
     let row: JsValue = db
-        .read_row("t", string_bytes("r1").unchecked_into())
+        .read_row("t".into(), string_bytes("r1").unchecked_into())
         .expect("read")
         .into();
     assert_eq!(bytes(&get(&row, "key")), b"r1");
@@ -115,16 +115,16 @@ fn set_cell_reads_back_with_uint8array_bytes() {
 
 #[wasm_bindgen_test]
 fn string_and_uint8array_keys_name_the_same_row() {
-    let mut db = db_with_table(r#"{"cf": {}}"#);
+    let db = db_with_table(r#"{"cf": {}}"#);
     let key = Uint8Array::from("ключ".as_bytes());
     db.mutate_row(
-        "t",
+        "t".into(),
         key.unchecked_into(),
         js(&format!("[{}]", set_cell("cf", "q", 1000, "v"))),
     )
     .unwrap();
     let row: JsValue = db
-        .read_row("t", string_bytes("ключ").unchecked_into())
+        .read_row("t".into(), string_bytes("ключ").unchecked_into())
         .unwrap()
         .into();
     assert_eq!(bytes(&get(&row, "key")), "ключ".as_bytes());
@@ -134,7 +134,7 @@ fn string_and_uint8array_keys_name_the_same_row() {
 fn missing_row_reads_as_null() {
     let db = db_with_table(r#"{"cf": {}}"#);
     let row: JsValue = db
-        .read_row("t", string_bytes("absent").unchecked_into())
+        .read_row("t".into(), string_bytes("absent").unchecked_into())
         .unwrap()
         .into();
     assert!(row.is_null(), "got {row:?}");
@@ -142,20 +142,20 @@ fn missing_row_reads_as_null() {
 
 #[wasm_bindgen_test]
 fn server_time_comes_from_the_manual_clock() {
-    let mut db = db_with_table(r#"{"cf": {}}"#);
+    let db = db_with_table(r#"{"cf": {}}"#);
     db.set_clock_micros(JsValue::from_f64(1_800_000_000_123_456.0))
         .unwrap();
     db.advance_clock_micros(JsValue::from_f64(1_000_000.0))
         .unwrap();
     assert_eq!(db.now_micros(), 1_800_000_001_123_456.0);
     db.mutate_row(
-        "t",
+        "t".into(),
         string_bytes("r").unchecked_into(),
         js(&format!("[{}]", set_cell("cf", "q", -1, "v"))),
     )
     .unwrap();
     let row: JsValue = db
-        .read_row("t", string_bytes("r").unchecked_into())
+        .read_row("t".into(), string_bytes("r").unchecked_into())
         .unwrap()
         .into();
     // MILLIS granularity: server time is truncated to the millisecond.
@@ -178,51 +178,51 @@ fn date_clock_database_cannot_be_set_by_hand() {
 
 #[wasm_bindgen_test]
 fn errors_carry_the_grpc_code() {
-    let mut db = db_with_table(r#"{"cf": {}}"#);
+    let db = db_with_table(r#"{"cf": {}}"#);
     assert_eq!(
-        code_of(db.read_row("nope", string_bytes("r").unchecked_into())),
+        code_of(db.read_row("nope".into(), string_bytes("r").unchecked_into())),
         "NOT_FOUND"
     );
     assert_eq!(
-        code_of(db.create_table("t", js(r#"{"families": {}}"#))),
+        code_of(db.create_table("t".into(), js(r#"{"families": {}}"#))),
         "ALREADY_EXISTS"
     );
     assert_eq!(
-        code_of(db.create_table("bad id", js(r#"{"families": {}}"#))),
+        code_of(db.create_table("bad id".into(), js(r#"{"families": {}}"#))),
         "INVALID_ARGUMENT"
     );
     assert_eq!(
         code_of(db.mutate_row(
-            "t",
+            "t".into(),
             string_bytes("r").unchecked_into(),
             js(&format!("[{}]", set_cell("nofam", "q", 1000, "v")))
         )),
         "NOT_FOUND"
     );
     assert_eq!(
-        code_of(db.read_row("t", string_bytes("").unchecked_into())),
+        code_of(db.read_row("t".into(), string_bytes("").unchecked_into())),
         "INVALID_ARGUMENT"
     );
 }
 
 #[wasm_bindgen_test]
 fn input_of_the_wrong_shape_is_invalid_argument() {
-    let mut db = db_with_table(r#"{"cf": {}}"#);
+    let db = db_with_table(r#"{"cf": {}}"#);
     let r = || string_bytes("r").unchecked_into();
     // A number where bytes belong.
     assert_eq!(
-        code_of(db.mutate_row("t", r(), js(r#"[{"setCell": {"family": "cf", "qualifier": 5, "timestampMicros": 1000, "value": "v"}}]"#))),
+        code_of(db.mutate_row("t".into(), r(), js(r#"[{"setCell": {"family": "cf", "qualifier": 5, "timestampMicros": 1000, "value": "v"}}]"#))),
         "INVALID_ARGUMENT"
     );
     // An unknown mutation kind.
     assert_eq!(
-        code_of(db.mutate_row("t", r(), js(r#"[{"setCel": {}}]"#))),
+        code_of(db.mutate_row("t".into(), r(), js(r#"[{"setCel": {}}]"#))),
         "INVALID_ARGUMENT"
     );
     // A timestamp a JS number cannot hold exactly, and a fractional one.
     for ts in ["9007199254740993000", "1500.5"] {
         assert_eq!(
-            code_of(db.mutate_row("t", r(), js(&format!(r#"[{{"setCell": {{"family": "cf", "qualifier": "q", "timestampMicros": {ts}, "value": "v"}}}}]"#)))),
+            code_of(db.mutate_row("t".into(), r(), js(&format!(r#"[{{"setCell": {{"family": "cf", "qualifier": "q", "timestampMicros": {ts}, "value": "v"}}}}]"#)))),
             "INVALID_ARGUMENT",
             "timestamp {ts}"
         );
@@ -230,7 +230,7 @@ fn input_of_the_wrong_shape_is_invalid_argument() {
     // Both kinds of start key on one range.
     assert_eq!(
         code_of(db.read_rows(
-            "t",
+            "t".into(),
             Some(js(
                 r#"{"rowRanges": [{"startKeyClosed": "a", "startKeyOpen": "b"}]}"#
             ))
@@ -238,24 +238,24 @@ fn input_of_the_wrong_shape_is_invalid_argument() {
         "INVALID_ARGUMENT"
     );
     // Nothing was written by any of the rejected calls.
-    let rows: js_sys::Array = db.read_rows("t", None).unwrap().unchecked_into();
+    let rows: js_sys::Array = db.read_rows("t".into(), None).unwrap().unchecked_into();
     assert_eq!(rows.length(), 0);
 }
 
 #[wasm_bindgen_test]
 fn a_rejected_mutation_list_applies_nothing() {
-    let mut db = db_with_table(r#"{"cf": {}}"#);
+    let db = db_with_table(r#"{"cf": {}}"#);
     let muts = format!(
         "[{}, {}]",
         set_cell("cf", "q", 1000, "v"),
         set_cell("cf", "q", 1001, "v")
     );
     assert_eq!(
-        code_of(db.mutate_row("t", string_bytes("r").unchecked_into(), js(&muts))),
+        code_of(db.mutate_row("t".into(), string_bytes("r").unchecked_into(), js(&muts))),
         "INVALID_ARGUMENT"
     );
     let row: JsValue = db
-        .read_row("t", string_bytes("r").unchecked_into())
+        .read_row("t".into(), string_bytes("r").unchecked_into())
         .unwrap()
         .into();
     assert!(row.is_null());
@@ -263,10 +263,10 @@ fn a_rejected_mutation_list_applies_nothing() {
 
 #[wasm_bindgen_test]
 fn read_rows_honours_keys_ranges_limit_and_direction() {
-    let mut db = db_with_table(r#"{"cf": {}}"#);
+    let db = db_with_table(r#"{"cf": {}}"#);
     for k in ["a", "b", "c", "d", "e"] {
         db.mutate_row(
-            "t",
+            "t".into(),
             string_bytes(k).unchecked_into(),
             js(&format!("[{}]", set_cell("cf", "q", 1000, k))),
         )
@@ -274,7 +274,7 @@ fn read_rows_honours_keys_ranges_limit_and_direction() {
     }
     let keys = |request: &str| -> Vec<String> {
         let rows: js_sys::Array = db
-            .read_rows("t", Some(js(request)))
+            .read_rows("t".into(), Some(js(request)))
             .unwrap()
             .unchecked_into();
         rows.iter()
@@ -294,14 +294,14 @@ fn read_rows_honours_keys_ranges_limit_and_direction() {
         ["d", "e"]
     );
     assert_eq!(
-        code_of(db.read_rows("t", Some(js(r#"{"limit": -1}"#)))),
+        code_of(db.read_rows("t".into(), Some(js(r#"{"limit": -1}"#)))),
         "INVALID_ARGUMENT"
     );
 }
 
 #[wasm_bindgen_test]
 fn deletes_remove_cells() {
-    let mut db = db_with_table(r#"{"a": {}, "b": {}}"#);
+    let db = db_with_table(r#"{"a": {}, "b": {}}"#);
     let r = || string_bytes("r").unchecked_into();
     let muts = format!(
         "[{}, {}, {}, {}]",
@@ -310,14 +310,14 @@ fn deletes_remove_cells() {
         set_cell("a", "y", 1000, "3"),
         set_cell("b", "z", 1000, "4")
     );
-    db.mutate_row("t", r(), js(&muts)).unwrap();
+    db.mutate_row("t".into(), r(), js(&muts)).unwrap();
     db.mutate_row(
-        "t",
+        "t".into(),
         r(),
         js(r#"[{"deleteFromColumn": {"family": "a", "qualifier": "x", "timeRange": {"startTimestampMicros": 2000}}}, {"deleteFromFamily": {"family": "b"}}]"#),
     )
     .unwrap();
-    let row: JsValue = db.read_row("t", r()).unwrap().into();
+    let row: JsValue = db.read_row("t".into(), r()).unwrap().into();
     let got: Vec<_> = cells(&row).into_iter().map(|c| (c.0, c.1, c.2)).collect();
     assert_eq!(
         got,
@@ -326,23 +326,23 @@ fn deletes_remove_cells() {
             ("a".into(), b"y".to_vec(), 1000.0)
         ]
     );
-    db.mutate_row("t", r(), js(r#"[{"deleteFromRow": {}}]"#))
+    db.mutate_row("t".into(), r(), js(r#"[{"deleteFromRow": {}}]"#))
         .unwrap();
-    assert!(JsValue::from(db.read_row("t", r()).unwrap()).is_null());
+    assert!(JsValue::from(db.read_row("t".into(), r()).unwrap()).is_null());
 }
 
 #[wasm_bindgen_test]
 fn gc_rule_hides_versions_beyond_the_limit() {
-    let mut db = db_with_table(r#"{"cf": {"gcRule": {"maxNumVersions": 1}}}"#);
+    let db = db_with_table(r#"{"cf": {"gcRule": {"maxNumVersions": 1}}}"#);
     let muts = format!(
         "[{}, {}]",
         set_cell("cf", "q", 1000, "old"),
         set_cell("cf", "q", 2000, "new")
     );
-    db.mutate_row("t", string_bytes("r").unchecked_into(), js(&muts))
+    db.mutate_row("t".into(), string_bytes("r").unchecked_into(), js(&muts))
         .unwrap();
     let row: JsValue = db
-        .read_row("t", string_bytes("r").unchecked_into())
+        .read_row("t".into(), string_bytes("r").unchecked_into())
         .unwrap()
         .into();
     assert_eq!(
@@ -353,10 +353,10 @@ fn gc_rule_hides_versions_beyond_the_limit() {
 
 #[wasm_bindgen_test]
 fn table_admin_round_trips_the_schema() {
-    let mut db = manual_db();
+    let db = manual_db();
     let info: JsValue = db
         .create_table(
-            "p",
+            "p".into(),
             js(r#"{"families": {"cf": {"gcRule": {"union": [{"maxAgeMicros": 5000}, {"maxNumVersions": 2}]}}}, "granularity": "MICROS", "deletionProtection": true, "initialSplits": ["m"]}"#),
         )
         .unwrap()
@@ -365,12 +365,12 @@ fn table_admin_round_trips_the_schema() {
         JSON::stringify(&info).unwrap().as_string().unwrap(),
         r#"{"name":"p","families":{"cf":{"gcRule":{"union":[{"maxAgeMicros":5000},{"maxNumVersions":2}]}}},"granularity":"MICROS","deletionProtection":true,"initialSplits":[{"0":109}],"maxValueBytes":104857600}"#
     );
-    assert_eq!(code_of(db.delete_table("p")), "FAILED_PRECONDITION");
+    assert_eq!(code_of(db.delete_table("p".into())), "FAILED_PRECONDITION");
 
-    db.create_table("t", js(r#"{"families": {"cf": {}}}"#))
+    db.create_table("t".into(), js(r#"{"families": {"cf": {}}}"#))
         .unwrap();
     let info: JsValue = db
-        .modify_column_families("t", js(r#"[{"id": "new", "create": {}}, {"id": "cf", "update": {"gcRule": {"maxNumVersions": 1}}}]"#))
+        .modify_column_families("t".into(), js(r#"[{"id": "new", "create": {}}, {"id": "cf", "update": {"gcRule": {"maxNumVersions": 1}}}]"#))
         .unwrap()
         .into();
     assert_eq!(
@@ -381,14 +381,14 @@ fn table_admin_round_trips_the_schema() {
         r#"{"cf":{"gcRule":{"maxNumVersions":1}},"new":{}}"#
     );
     assert_eq!(
-        code_of(db.modify_column_families("t", js(r#"[{"id": "absent", "drop": true}]"#))),
+        code_of(db.modify_column_families("t".into(), js(r#"[{"id": "absent", "drop": true}]"#))),
         "NOT_FOUND"
     );
     assert_eq!(
-        code_of(db.modify_column_families("t", js(r#"[{"id": "cf"}]"#))),
+        code_of(db.modify_column_families("t".into(), js(r#"[{"id": "cf"}]"#))),
         "INVALID_ARGUMENT"
     );
-    db.modify_column_families("t", js(r#"[{"id": "new", "drop": true}]"#))
+    db.modify_column_families("t".into(), js(r#"[{"id": "new", "drop": true}]"#))
         .unwrap();
     let tables: js_sys::Array = db.list_tables().unwrap().unchecked_into();
     let names: Vec<_> = tables
@@ -396,7 +396,7 @@ fn table_admin_round_trips_the_schema() {
         .map(|t| get(&t, "name").as_string().unwrap())
         .collect();
     assert_eq!(names, ["p", "t"]);
-    db.delete_table("t").unwrap();
-    assert_eq!(code_of(db.get_table("t")), "NOT_FOUND");
-    assert_eq!(code_of(db.delete_table("absent")), "NOT_FOUND");
+    db.delete_table("t".into()).unwrap();
+    assert_eq!(code_of(db.get_table("t".into())), "NOT_FOUND");
+    assert_eq!(code_of(db.delete_table("absent".into())), "NOT_FOUND");
 }

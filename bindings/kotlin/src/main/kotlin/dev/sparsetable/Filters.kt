@@ -10,11 +10,23 @@ import dev.sparsetable.ffi.RowFilter
 
 /** A row filter. Build one with [FILTERS]. */
 sealed class Filter {
-    internal abstract fun toNative(): RowFilter
+    /**
+     * The native filter. Throws [InvalidArgumentException] for a tree deeper or larger than the
+     * engine accepts, before any of it crosses the FFI (see TreeBudget).
+     */
+    internal fun toNative(): RowFilter = toNative(1, TreeBudget.filter())
+
+    internal fun toNative(depth: Int, budget: TreeBudget): RowFilter {
+        budget.enter(depth)
+        return build(depth, budget)
+    }
+
+    /** This node as a native filter; members are converted with `toNative(depth + 1, budget)`. */
+    internal abstract fun build(depth: Int, budget: TreeBudget): RowFilter
 
     /** A filter that is one native filter. */
     class Simple internal constructor(private val native: RowFilter) : Filter() {
-        override fun toNative() = native
+        override fun build(depth: Int, budget: TreeBudget) = native
         override fun toString() = native.toString()
     }
 
@@ -25,7 +37,7 @@ sealed class Filter {
         /** Appends [filter]. */
         fun filter(filter: Filter): Chain = apply { members += filter }
 
-        override fun toNative() = RowFilter.Chain(members.map { it.toNative() })
+        override fun build(depth: Int, budget: TreeBudget) = RowFilter.Chain(members.map { it.toNative(depth + 1, budget) })
     }
 
     /** Members applied to the same input, outputs merged (duplicates kept). */
@@ -35,7 +47,7 @@ sealed class Filter {
         /** Adds [filter]. */
         fun filter(filter: Filter): Interleave = apply { members += filter }
 
-        override fun toNative() = RowFilter.Interleave(members.map { it.toNative() })
+        override fun build(depth: Int, budget: TreeBudget) = RowFilter.Interleave(members.map { it.toNative(depth + 1, budget) })
     }
 
     /** `then` if the predicate yields any cell, else `otherwise`; a missing branch yields nothing. */
@@ -49,12 +61,16 @@ sealed class Filter {
         /** The filter applied when it did not. */
         fun otherwise(filter: Filter): Condition = apply { otherwiseFilter = filter }
 
-        override fun toNative() = RowFilter.Condition(predicate.toNative(), thenFilter?.toNative(), otherwiseFilter?.toNative())
+        override fun build(depth: Int, budget: TreeBudget) = RowFilter.Condition(
+            predicate.toNative(depth + 1, budget),
+            thenFilter?.toNative(depth + 1, budget),
+            otherwiseFilter?.toNative(depth + 1, budget),
+        )
     }
 }
 
 /** An open/closed/unbounded byte range under construction, for qualifier, value filters. */
-class ByteRangeFilter internal constructor(private val build: (ByteBound, ByteBound) -> RowFilter) : Filter() {
+class ByteRangeFilter internal constructor(private val make: (ByteBound, ByteBound) -> RowFilter) : Filter() {
     private var start: ByteBound = ByteBound.Unbounded
     private var end: ByteBound = ByteBound.Unbounded
 
@@ -82,7 +98,7 @@ class ByteRangeFilter internal constructor(private val build: (ByteBound, ByteBo
     /** Ends before UTF-8 [b]. */
     fun endOpen(b: String) = endOpen(b.utf8())
 
-    override fun toNative() = build(start, end)
+    override fun build(depth: Int, budget: TreeBudget) = make(start, end)
 }
 
 /** A timestamp range `[start, end)` in microseconds under construction; end 0 is unbounded. */
@@ -96,7 +112,7 @@ class TimestampRangeFilter internal constructor() : Filter() {
     /** Exclusive end. */
     fun endOpen(micros: Long) = apply { end = micros }
 
-    override fun toNative() = RowFilter.TimestampRange(start, end)
+    override fun build(depth: Int, budget: TreeBudget) = RowFilter.TimestampRange(start, end)
 }
 
 /** The factory of filters; `FILTERS` is the Java client's spelling. */

@@ -4,6 +4,7 @@
 // (max versions >= 1, max age >= 1 ms: INVALID_ARGUMENT) and applies it at read time.
 package dev.sparsetable.admin
 
+import dev.sparsetable.TreeBudget
 import dev.sparsetable.native
 import java.time.Duration
 import dev.sparsetable.ffi.gcRuleMaxAge
@@ -11,38 +12,50 @@ import dev.sparsetable.ffi.GcRule as NativeGcRule
 
 /** A column family's GC rule. */
 sealed class GCRule {
-    internal abstract fun toNative(): NativeGcRule
+    /**
+     * The native rule. Throws [dev.sparsetable.InvalidArgumentException] for a rule deeper or
+     * larger than the engine accepts, before any of it crosses the FFI (see TreeBudget).
+     */
+    internal fun toNative(): NativeGcRule = toNative(1, TreeBudget.gcRule())
+
+    internal fun toNative(depth: Int, budget: TreeBudget): NativeGcRule {
+        budget.enter(depth)
+        return build(depth, budget)
+    }
+
+    /** This node as a native rule; members are converted with `toNative(depth + 1, budget)`. */
+    internal abstract fun build(depth: Int, budget: TreeBudget): NativeGcRule
 
     /** Keeps everything (no rule). */
     object DefaultRule : GCRule() {
-        override fun toNative() = NativeGcRule.Never
+        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.Never
         override fun toString() = "DefaultRule"
     }
 
     /** Keeps the newest [maxVersions] cells of each column. */
     data class VersionRule(val maxVersions: Long) : GCRule() {
-        override fun toNative() = NativeGcRule.MaxNumVersions(maxVersions)
+        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.MaxNumVersions(maxVersions)
     }
 
     /** Drops cells older than now minus [maxAgeMicros]. */
     data class DurationRule(val maxAgeMicros: Long) : GCRule() {
         /** The age limit as a [Duration]. */
         val maxAge: Duration get() = Duration.ofSeconds(maxAgeMicros / 1_000_000, (maxAgeMicros % 1_000_000) * 1_000)
-        override fun toNative() = NativeGcRule.MaxAge(maxAgeMicros)
+        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.MaxAge(maxAgeMicros)
     }
 
     /** Drops a cell only if every rule would. */
     data class IntersectionRule(val rules: List<GCRule> = emptyList()) : GCRule() {
         /** This intersection plus [rule]. */
         fun rule(rule: GCRule) = IntersectionRule(rules + rule)
-        override fun toNative() = NativeGcRule.Intersection(rules.map { it.toNative() })
+        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.Intersection(rules.map { it.toNative(depth + 1, budget) })
     }
 
     /** Drops a cell if any rule would. */
     data class UnionRule(val rules: List<GCRule> = emptyList()) : GCRule() {
         /** This union plus [rule]. */
         fun rule(rule: GCRule) = UnionRule(rules + rule)
-        override fun toNative() = NativeGcRule.Union(rules.map { it.toNative() })
+        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.Union(rules.map { it.toNative(depth + 1, budget) })
     }
 
     internal companion object {
