@@ -130,24 +130,15 @@ fn maintenance_loop(maint: &Maintenance, db: &RwLock<Database>) {
             st.requested = false;
             st.running = true;
         }
-        // The heavy part of a flush (writing its run) happens with no lock held, from
-        // clones of the memtables taken under the read lock; installing it, and the
-        // compactions and splits that follow, take the write lock.
-        let flushes = db.read().map(|d| d.flushes());
-        let result = match flushes {
-            Ok(mut flushes) => {
-                flushes.build();
-                match db.write() {
-                    Ok(mut d) => d.run_maintenance_with(flushes),
-                    Err(_) => Err(poisoned()),
-                }
-            }
-            Err(_) => Err(poisoned()),
-        };
+        let result = maintenance_pass(db);
+        // A partial merge may leave more runs overlapping, and a stale compaction is
+        // decided afresh: go round again (a failed pass waits for the next request).
+        let again = result.is_ok() && db.read().is_ok_and(|d| d.compactions_due());
         let Ok(mut st) = maint.state.lock() else {
             return;
         };
         st.running = false;
+        st.requested |= again;
         if let Err(e) = result {
             st.error = Some(Error::new(
                 Code::Unavailable,
@@ -157,6 +148,30 @@ fn maintenance_loop(maint: &Maintenance, db: &RwLock<Database>) {
         drop(st);
         maint.done.notify_all();
     }
+}
+
+/// One background pass. The heavy parts, writing a flush's run and a compaction's or
+/// merge's output runs, happen with no lock held: flushes from clones of the memtables
+/// taken under the read lock, compactions from the (immutable, shared) runs they rewrite,
+/// taken under the write lock. Installing each, and everything cheap that follows (splits
+/// that only partition runs, the manifest), takes the write lock.
+fn maintenance_pass(db: &RwLock<Database>) -> Result<()> {
+    let mut flushes = db.read().map_err(|_| poisoned())?.flushes();
+    flushes.build();
+    let (flushed, mut compactions) = {
+        let mut d = db.write().map_err(|_| poisoned())?;
+        let flushed = d.run_maintenance_with(flushes);
+        (flushed, d.take_compactions())
+    };
+    if compactions.is_empty() {
+        return flushed;
+    }
+    compactions.build();
+    let installed = db
+        .write()
+        .map_err(|_| poisoned())?
+        .install_compactions(compactions);
+    flushed.and(installed)
 }
 
 impl core::fmt::Debug for SharedDatabase {
