@@ -18,15 +18,21 @@
 //!
 //! Maintenance runs on a background thread the handle owns (joined when the last handle
 //! is dropped): a write only applies to the memtable and, if its tablet is due a flush or
-//! load split (or the log a rotation), wakes the thread. The thread clones the due
-//! tablets' memtables under the read lock (freezing their layers: writes meanwhile go to
-//! fresh layers), writes their runs with no lock held, then takes the write lock to install
-//! each run only if its tablet still holds the layers it flushed (else the run is dropped
-//! and the flush redone), and runs the rest of the pass inline
-//! ([`Database::run_maintenance`]: the compactions, splits and merges, load splits, then
-//! the manifest or a checkpoint). So a flush's marks and manifest are the inline path's,
-//! and a writer waits for the lock only while runs are installed and compactions run. A writer that outruns it flushes inline once its memtable holds
-//! four times `memtable_bytes` (back-pressure). A pass's storage error is kept and
+//! load split (or the log a rotation), wakes the thread. A pass (`maintenance_pass`) has
+//! the heavy work done with no lock held. Flushes: the thread clones the due tablets'
+//! memtables under the read lock (freezing their layers: writes meanwhile go to fresh
+//! layers), writes their runs with no lock, then takes the write lock to install each run
+//! only if its tablet still holds the layers it flushed (else the run is dropped and the
+//! flush redone), and runs the rest of the pass inline ([`Database::run_maintenance`]:
+//! flushes not installed, load splits, splits between runs). The compactions and merges
+//! those flushes lead to are only noted; still under the write lock the thread takes them
+//! as jobs (the tablet's runs, immutable and shared), builds their output runs with no
+//! lock, and takes the write lock again to install each only if the tablet still ends with
+//! exactly the runs the job saw (else the output's files are deleted and the tablet is due
+//! again), then writes the manifest. So a writer waits for the lock only while runs are
+//! installed and runs are partitioned. A writer that outruns the thread flushes inline once
+//! its memtable holds four times `memtable_bytes`, and compacts inline once overlapping
+//! runs pass four times `max_runs` (back-pressure). A pass's storage error is kept and
 //! returned (as `Unavailable`) by the next write, before it applies anything.
 
 use std::sync::{Arc, Condvar, Mutex, RwLock};
