@@ -930,19 +930,15 @@ impl Database {
             return Ok(());
         }
         let server_ts = server_timestamp(self.table(table_id)?.config.granularity, now);
-        let rows: Vec<(&[u8], alloc::borrow::Cow<'_, [Mutation]>)> = rows
-            .iter()
-            .map(|&(k, ms)| (k, resolve_server_time(ms, server_ts)))
-            .collect();
         if let Some(p) = &mut self.persist {
             let batch = WriteBatch {
                 sequence: self.sequence + 1,
                 entries: rows
                     .iter()
-                    .map(|(k, ms)| BatchEntry {
+                    .map(|&(k, ms)| BatchEntry {
                         table: table_id.to_string(),
                         row_key: k.to_vec(),
-                        mutations: ms.to_vec(),
+                        mutations: resolve_server_time(ms, server_ts).into_owned(),
                     })
                     .collect(),
             };
@@ -958,8 +954,12 @@ impl Database {
             }
         }
         let (table, sequence) = self.table_and_sequence(table_id)?;
-        for (k, ms) in &rows {
-            table.apply(k, ms, now, sequence);
+        for &(k, ms) in rows {
+            // Resolved again rather than kept from the log record: so a write in memory
+            // (no record) allocates nothing here (a vector of resolved rows cost a
+            // MutateRow about 8% more instructions); a row asking for server time is
+            // copied once for the record and once here, as before.
+            table.apply(k, &resolve_server_time(ms, server_ts), now, sequence);
         }
         self.after_write();
         Ok(())
