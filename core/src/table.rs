@@ -6,6 +6,8 @@
 //! can describe itself as manifest records (`durability::manifest`) and be rebuilt from
 //! them. Imports: `durability`, `lsm`, `codec`, `model`, `platform` and the foundation.
 
+#[cfg(feature = "std")]
+pub(crate) mod compaction;
 pub mod read;
 pub(crate) mod scan;
 pub mod stats;

@@ -369,3 +369,351 @@ fn a_flush_whose_tablet_changed_meanwhile_is_discarded() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// What [`Script`] does to the run-file creations it does not let through.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Pass,
+    Fail,
+    /// Hold the first one until released (later ones pass: an inline flush meanwhile).
+    Hold,
+}
+
+struct ScriptState {
+    /// Creations still let through before `action` applies.
+    skip: usize,
+    action: Action,
+    /// A creation is being held.
+    blocked: bool,
+    /// Run files created so far.
+    created: usize,
+}
+
+/// Lets `skip` run-file creations through, then fails or holds the next: a test can let a
+/// background pass's flush write its run and stop the compaction that follows it.
+#[derive(Clone)]
+struct Script {
+    state: Arc<(Mutex<ScriptState>, Condvar)>,
+}
+
+impl BeforeRunFile for Script {
+    fn before_run_file(&self) -> Result<()> {
+        let (m, cv) = &*self.state;
+        let mut s = m.lock().unwrap();
+        s.created += 1;
+        if s.skip > 0 {
+            s.skip -= 1;
+            return Ok(());
+        }
+        match s.action {
+            Action::Pass => Ok(()),
+            Action::Fail => Err(sparsetable::Error::new(Code::Unavailable, "disk full")),
+            Action::Hold if s.blocked => Ok(()),
+            Action::Hold => {
+                s.blocked = true;
+                cv.notify_all();
+                while s.action == Action::Hold {
+                    s = cv.wait(s).unwrap();
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Script {
+    fn new() -> Self {
+        let state = ScriptState {
+            skip: 0,
+            action: Action::Pass,
+            blocked: false,
+            created: 0,
+        };
+        Script {
+            state: Arc::new((Mutex::new(state), Condvar::new())),
+        }
+    }
+    fn arm(&self, skip: usize, action: Action) {
+        let mut s = self.state.0.lock().unwrap();
+        s.skip = skip;
+        s.action = action;
+        s.blocked = false;
+    }
+    fn wait_until_blocked(&self) {
+        let (m, cv) = &*self.state;
+        let mut s = m.lock().unwrap();
+        while !s.blocked {
+            s = cv.wait(s).unwrap();
+        }
+    }
+    fn release(&self) {
+        let (m, cv) = &*self.state;
+        m.lock().unwrap().action = Action::Pass;
+        cv.notify_all();
+    }
+    fn created(&self) -> usize {
+        self.state.0.lock().unwrap().created
+    }
+}
+
+/// Flushes of 40 rows (about 1600 bytes) each rewrite the same rows, so runs overlap and
+/// the third flush makes a full compaction due; nothing splits or merges.
+fn overlapping() -> TableConfig {
+    TableConfig {
+        tablet_options: TabletOptions {
+            memtable_bytes: 1_000,
+            max_runs: 2,
+            split_bytes: 1_000_000,
+            merge_bytes: 0,
+            split_load_ops: 0,
+        },
+        ..TableConfig::with_families(["cf"])
+    }
+}
+
+const ROWS: usize = 40;
+
+fn put_round(db: &SharedDatabase, round: usize) {
+    for i in 0..ROWS {
+        db.mutate_row(
+            "t",
+            format!("k{i:05}").as_bytes(),
+            &[Mutation::set_cell(
+                "cf",
+                b"q",
+                1000,
+                format!("r{round}-{i}"),
+            )],
+        )
+        .unwrap();
+    }
+}
+
+/// Every row's key and newest value.
+fn values(db: &SharedDatabase) -> Vec<(Vec<u8>, Vec<u8>)> {
+    db.read_rows("t", &ReadRowsRequest::default())
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.key, r.cells[0].value.clone()))
+        .collect()
+}
+
+fn round_values(round: usize) -> Vec<(Vec<u8>, Vec<u8>)> {
+    (0..ROWS)
+        .map(|i| {
+            (
+                format!("k{i:05}").into_bytes(),
+                format!("r{round}-{i}").into_bytes(),
+            )
+        })
+        .collect()
+}
+
+fn sst_files(storage: &HookedStorage<Script>) -> usize {
+    storage
+        .inner
+        .list()
+        .unwrap()
+        .iter()
+        .filter(|n| n.ends_with(".sst"))
+        .count()
+}
+
+fn compactions(db: &SharedDatabase) -> usize {
+    db.write(|d| Ok(d.take_tablet_events()))
+        .unwrap()
+        .iter()
+        .filter(|e| e.kind == sparsetable::TabletEventKind::Compaction)
+        .count()
+}
+
+/// A database on a scripted storage with two overlapping runs flushed in the background,
+/// and a third round of writes in the memtable, held back: releasing the thread (after
+/// arming the script) flushes it, which makes a full compaction of the three runs due.
+fn two_runs_and_a_third_due(clock: &Arc<ManualClock>) -> (HookedStorage<Script>, SharedDatabase) {
+    let storage = HookedStorage {
+        inner: MemStorage::new(),
+        hook: Script::new(),
+    };
+    let mut db = Database::open(Arc::new(storage.clone()), options(), clock.clone()).unwrap();
+    db.create_table("t", overlapping()).unwrap();
+    let db = SharedDatabase::new(db);
+    for round in 0..3 {
+        db.pause_maintenance(true).unwrap();
+        put_round(&db, round);
+        if round < 2 {
+            db.pause_maintenance(false).unwrap();
+            db.wait_maintenance().unwrap();
+        }
+    }
+    assert_eq!(total_runs(&db), 2);
+    assert_eq!(compactions(&db), 0);
+    (storage, db)
+}
+
+fn reopened_values(
+    storage: &HookedStorage<Script>,
+    clock: Arc<ManualClock>,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let db = Database::open(Arc::new(storage.clone()), options(), clock).unwrap();
+    db.read_rows("t", &ReadRowsRequest::default())
+        .unwrap()
+        .map(|r| (r.key, r.cells[0].value.clone()))
+        .collect()
+}
+
+/// Runs `f` on another thread and waits for it, a generous minute at most: `None` if it
+/// did not finish (it waited for something the test holds).
+fn bounded<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> (Option<T>, std::thread::JoinHandle<()>) {
+    let (tx, rx) = mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    (rx.recv_timeout(Duration::from_secs(60)).ok(), handle)
+}
+
+#[test]
+fn writes_and_reads_complete_while_a_compaction_writes_its_runs() {
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let (storage, db) = two_runs_and_a_third_due(&clock);
+    // The pass's flush writes its run; the compaction it leads to is held in its first
+    // run file's creation.
+    storage.arm(1, Action::Hold);
+    db.pause_maintenance(false).unwrap();
+    storage.wait_until_blocked();
+    let writer = db.clone();
+    let (seen, handle) = bounded(move || {
+        put_round(&writer, 3);
+        values(&writer)
+    });
+    storage.release();
+    handle.join().unwrap();
+    assert_eq!(
+        seen.expect("a write or read waited for the compaction"),
+        round_values(3)
+    );
+    db.wait_maintenance().unwrap();
+    // Installed once, not discarded and redone: three flushes, the compaction's one run,
+    // the flush of round 3.
+    assert_eq!(compactions(&db), 1);
+    assert_eq!(storage.created(), 5);
+    assert_eq!(total_runs(&db), 2);
+    assert_eq!(sst_files(&storage), 2);
+    assert_eq!(values(&db), round_values(3));
+    drop(db);
+    assert_eq!(reopened_values(&storage, clock), round_values(3));
+}
+
+#[test]
+fn a_flush_during_a_compaction_stays_newer_than_its_output() {
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let (storage, db) = two_runs_and_a_third_due(&clock);
+    storage.arm(1, Action::Hold);
+    db.pause_maintenance(false).unwrap();
+    storage.wait_until_blocked();
+    // While the compaction is held, a row is deleted, another rewritten, and a checkpoint
+    // flushes them inline as a run newer than every input of the compaction.
+    let writer = db.clone();
+    let (done, handle) = bounded(move || {
+        writer
+            .mutate_row("t", b"k00005", &[Mutation::DeleteFromRow])
+            .unwrap();
+        writer
+            .mutate_row(
+                "t",
+                b"k00006",
+                &[Mutation::set_cell("cf", b"q", 2000, "new")],
+            )
+            .unwrap();
+        writer.write(|d| d.checkpoint()).unwrap();
+    });
+    storage.release();
+    handle.join().unwrap();
+    done.expect("the writes or the checkpoint waited for the compaction");
+    db.wait_maintenance().unwrap();
+    // The compaction was installed behind the newer run, which still hides and overrides.
+    assert_eq!(compactions(&db), 1);
+    assert_eq!(total_runs(&db), 2);
+    assert_eq!(sst_files(&storage), 2);
+    let mut want = round_values(2);
+    want[6].1 = b"new".to_vec();
+    want.remove(5);
+    assert_eq!(values(&db), want);
+    drop(db);
+    assert_eq!(reopened_values(&storage, clock), want);
+}
+
+#[test]
+fn a_compaction_whose_runs_changed_meanwhile_is_discarded() {
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let (storage, db) = two_runs_and_a_third_due(&clock);
+    storage.arm(1, Action::Hold);
+    db.pause_maintenance(false).unwrap();
+    storage.wait_until_blocked();
+    // While the background compaction is held, a row is deleted and an explicit compaction
+    // replaces the runs it is rewriting: installing it would bring the row back.
+    let writer = db.clone();
+    let (done, handle) = bounded(move || {
+        writer
+            .mutate_row("t", b"k00005", &[Mutation::DeleteFromRow])
+            .unwrap();
+        writer.write(|d| d.compact_table("t")).unwrap();
+    });
+    // The held output's file does not exist yet (the hook runs before creation).
+    let files_before = sst_files(&storage);
+    storage.release();
+    handle.join().unwrap();
+    done.expect("the write or the explicit compaction waited for the background one");
+    db.wait_maintenance().unwrap();
+    let mut want = round_values(2);
+    want.remove(5);
+    assert_eq!(values(&db), want);
+    assert_eq!(total_runs(&db), 1);
+    // The stale output was written, then deleted rather than left for a later manifest.
+    assert_eq!(
+        storage.created(),
+        6,
+        "three flushes, the held output, the explicit flush and compaction"
+    );
+    assert_eq!(sst_files(&storage), files_before);
+    // Once the manifest is rewritten only the live run is left.
+    db.write(|d| d.checkpoint()).unwrap();
+    assert_eq!(sst_files(&storage), 1);
+    drop(db);
+    assert_eq!(reopened_values(&storage, clock), want);
+}
+
+#[test]
+fn a_failed_compaction_leaves_the_runs_and_is_retried() {
+    let clock = Arc::new(ManualClock::new(1_000_000));
+    let (storage, db) = two_runs_and_a_third_due(&clock);
+    // The flush succeeds; the compaction's run file cannot be created.
+    storage.arm(1, Action::Fail);
+    db.pause_maintenance(false).unwrap();
+    let err = db.wait_maintenance().unwrap_err();
+    assert_eq!(err.code(), Code::Unavailable);
+    assert_eq!(total_runs(&db), 3);
+    assert_eq!(values(&db), round_values(2));
+    // The next write reports it and applies nothing.
+    let err = db
+        .mutate_row(
+            "t",
+            b"k00000",
+            &[Mutation::set_cell("cf", b"q", 2000, "lost")],
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unavailable);
+    // The storage recovers: the compaction is still due, and the next pass (which the
+    // next write requests) runs it.
+    storage.release();
+    assert_eq!(compactions(&db), 0);
+    db.wait_maintenance().unwrap();
+    assert_eq!(compactions(&db), 1);
+    assert_eq!(total_runs(&db), 1);
+    assert_eq!(sst_files(&storage), 1);
+    assert_eq!(values(&db), round_values(2));
+    drop(db);
+    assert_eq!(reopened_values(&storage, clock), round_values(2));
+}

@@ -18,15 +18,21 @@
 //!
 //! Maintenance runs on a background thread the handle owns (joined when the last handle
 //! is dropped): a write only applies to the memtable and, if its tablet is due a flush or
-//! load split (or the log a rotation), wakes the thread. The thread clones the due
-//! tablets' memtables under the read lock (freezing their layers: writes meanwhile go to
-//! fresh layers), writes their runs with no lock held, then takes the write lock to install
-//! each run only if its tablet still holds the layers it flushed (else the run is dropped
-//! and the flush redone), and runs the rest of the pass inline
-//! ([`Database::run_maintenance`]: the compactions, splits and merges, load splits, then
-//! the manifest or a checkpoint). So a flush's marks and manifest are the inline path's,
-//! and a writer waits for the lock only while runs are installed and compactions run. A writer that outruns it flushes inline once its memtable holds
-//! four times `memtable_bytes` (back-pressure). A pass's storage error is kept and
+//! load split (or the log a rotation), wakes the thread. A pass (`maintenance_pass`) has
+//! the heavy work done with no lock held. Flushes: the thread clones the due tablets'
+//! memtables under the read lock (freezing their layers: writes meanwhile go to fresh
+//! layers), writes their runs with no lock, then takes the write lock to install each run
+//! only if its tablet still holds the layers it flushed (else the run is dropped and the
+//! flush redone), and runs the rest of the pass inline ([`Database::run_maintenance`]:
+//! flushes not installed, load splits, splits between runs). The compactions and merges
+//! those flushes lead to are only noted; still under the write lock the thread takes them
+//! as jobs (the tablet's runs, immutable and shared), builds their output runs with no
+//! lock, and takes the write lock again to install each only if the tablet still ends with
+//! exactly the runs the job saw (else the output's files are deleted and the tablet is due
+//! again), then writes the manifest. So a writer waits for the lock only while runs are
+//! installed and runs are partitioned. A writer that outruns the thread flushes inline once
+//! its memtable holds four times `memtable_bytes`, and compacts inline once overlapping
+//! runs pass four times `max_runs` (back-pressure). A pass's storage error is kept and
 //! returned (as `Unavailable`) by the next write, before it applies anything.
 
 use std::sync::{Arc, Condvar, Mutex, RwLock};
@@ -130,24 +136,15 @@ fn maintenance_loop(maint: &Maintenance, db: &RwLock<Database>) {
             st.requested = false;
             st.running = true;
         }
-        // The heavy part of a flush (writing its run) happens with no lock held, from
-        // clones of the memtables taken under the read lock; installing it, and the
-        // compactions and splits that follow, take the write lock.
-        let flushes = db.read().map(|d| d.flushes());
-        let result = match flushes {
-            Ok(mut flushes) => {
-                flushes.build();
-                match db.write() {
-                    Ok(mut d) => d.run_maintenance_with(flushes),
-                    Err(_) => Err(poisoned()),
-                }
-            }
-            Err(_) => Err(poisoned()),
-        };
+        let result = maintenance_pass(db);
+        // A partial merge may leave more runs overlapping, and a stale compaction is
+        // decided afresh: go round again (a failed pass waits for the next request).
+        let again = result.is_ok() && db.read().is_ok_and(|d| d.compactions_due());
         let Ok(mut st) = maint.state.lock() else {
             return;
         };
         st.running = false;
+        st.requested |= again;
         if let Err(e) = result {
             st.error = Some(Error::new(
                 Code::Unavailable,
@@ -157,6 +154,30 @@ fn maintenance_loop(maint: &Maintenance, db: &RwLock<Database>) {
         drop(st);
         maint.done.notify_all();
     }
+}
+
+/// One background pass. The heavy parts, writing a flush's run and a compaction's or
+/// merge's output runs, happen with no lock held: flushes from clones of the memtables
+/// taken under the read lock, compactions from the (immutable, shared) runs they rewrite,
+/// taken under the write lock. Installing each, and everything cheap that follows (splits
+/// that only partition runs, the manifest), takes the write lock.
+fn maintenance_pass(db: &RwLock<Database>) -> Result<()> {
+    let mut flushes = db.read().map_err(|_| poisoned())?.flushes();
+    flushes.build();
+    let (flushed, mut compactions) = {
+        let mut d = db.write().map_err(|_| poisoned())?;
+        let flushed = d.run_maintenance_with(flushes);
+        (flushed, d.take_compactions())
+    };
+    if compactions.is_empty() {
+        return flushed;
+    }
+    compactions.build();
+    let installed = db
+        .write()
+        .map_err(|_| poisoned())?
+        .install_compactions(compactions);
+    flushed.and(installed)
 }
 
 impl core::fmt::Debug for SharedDatabase {

@@ -14,7 +14,7 @@
 //! per few flushes). Adjacent tablets that are both under `merge_bytes` merge, except across
 //! a user's `initial_splits`.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -32,6 +32,8 @@ use crate::model::mutation::Mutation;
 use crate::model::row::{Cell, Row, SampleRowKey};
 use crate::model::row_set::RowRange;
 use crate::model::schema::{TableConfig, ValueType};
+#[cfg(feature = "std")]
+use crate::table::compaction::{CompactionJob, CompactionKind};
 use crate::table::scan::{RowGather, TabletScan};
 use crate::table::stats::{AccessCounters, StatsOptions, TableStats};
 use crate::table::tablet::Tablet;
@@ -139,6 +141,10 @@ pub(crate) struct Table {
     /// A write found a tablet needing a flush or a load split while maintenance is
     /// deferred.
     pub(crate) maintenance_wanted: bool,
+    /// Tablets (by id) a flush left due a compaction or merge while maintenance is
+    /// deferred: the maintenance thread builds it outside the lock
+    /// ([`Table::take_compaction_jobs`]).
+    compactions_due: BTreeSet<u64>,
     /// Every write to this table up to this sequence has been applied (to a memtable or
     /// runs), so a flush marks its tablet as holding every write through it (see
     /// [`Tablet::flushed_through`]). Writes apply in sequence order, and recovery replays the
@@ -187,6 +193,7 @@ impl Table {
             dirty: false,
             defer_maintenance: false,
             maintenance_wanted: false,
+            compactions_due: BTreeSet::new(),
             applied: 0,
         }
     }
@@ -533,6 +540,139 @@ impl Table {
         Ok(true)
     }
 
+    /// Whether a flush left a compaction or merge for [`Self::take_compaction_jobs`].
+    #[cfg(feature = "std")]
+    pub(crate) fn has_compactions_due(&self) -> bool {
+        !self.compactions_due.is_empty()
+    }
+
+    /// Notes a job's tablet due again (its build failed): the next pass decides afresh.
+    #[cfg(feature = "std")]
+    pub(crate) fn retry_compaction(&mut self, job: &CompactionJob) {
+        self.compactions_due.insert(job.tablet.id);
+    }
+
+    /// The compactions and merges flushes left due, each with the runs it rewrites, to
+    /// build outside the database lock (see [`CompactionJob`]). Decided afresh from each
+    /// tablet's runs now: a tablet that no longer needs one is dropped from the list, and a
+    /// split between runs (only a partition of the runs, cheap) is done here. A tablet
+    /// whose job is taken is no longer due until its install fails or finds it stale.
+    ///
+    /// # Errors
+    /// The first storage error from a split's flush (that tablet stays due; the other
+    /// tablets' jobs are still pushed).
+    #[cfg(feature = "std")]
+    pub(crate) fn take_compaction_jobs(
+        &mut self,
+        now_micros: i64,
+        jobs: &mut Vec<CompactionJob>,
+    ) -> Result<()> {
+        let mut first_error = None;
+        let due = core::mem::take(&mut self.compactions_due);
+        for id in due {
+            let Some(ti) = self.tablets.iter().position(|t| t.id == id) else {
+                continue;
+            };
+            let (range, kind) = match self.plan_after_flush(ti) {
+                AfterFlush::Nothing => continue,
+                AfterFlush::SplitBetweenRuns(mid) => {
+                    let split = self
+                        .split_at(ti, mid)
+                        .and_then(|()| self.split_while_large(ti));
+                    if let Err(e) = split {
+                        self.compactions_due.insert(id);
+                        first_error.get_or_insert(e);
+                    }
+                    continue;
+                }
+                AfterFlush::Compact => {
+                    let t = &self.tablets[ti];
+                    let split_bytes = self.config.tablet_options.split_bytes;
+                    // As `compact_tablet`: output that must split is cut in pieces of half
+                    // the split size, so the split goes between runs.
+                    let piece_bytes = if t.size_bytes() > split_bytes {
+                        (split_bytes / 2).max(1)
+                    } else {
+                        u64::MAX
+                    };
+                    (0..t.runs.len(), CompactionKind::Full { piece_bytes })
+                }
+                AfterFlush::Merge(range) => (range, CompactionKind::Merge),
+            };
+            let t = &self.tablets[ti];
+            let mut tablet = Tablet::new(t.id, t.start.clone(), t.end.clone());
+            tablet.runs = t.runs.clone();
+            tablet.flushed_through = t.flushed_through;
+            jobs.push(CompactionJob {
+                table: self.name.clone(),
+                tablet,
+                range,
+                kind,
+                config: self.config.clone(),
+                epochs: self.epochs.clone(),
+                now_micros,
+                store: self.store.clone(),
+            });
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// Installs the runs a [`CompactionJob`] built in place of the runs it rewrote, if its
+    /// tablet (same id and range) still ends with exactly the runs the job saw; runs flushed
+    /// on top meanwhile stay in front (they are newer than every input). Then splits or
+    /// merges as an inline compaction would, and notes the tablet due again after a partial
+    /// merge (more runs may still overlap). False if the job is stale: nothing changes, the
+    /// caller deletes the output, and the tablet is due again (decided afresh next pass).
+    ///
+    /// # Errors
+    /// The storage's errors from the split or merge that follow; the compaction stays.
+    #[cfg(feature = "std")]
+    pub(crate) fn install_compaction(
+        &mut self,
+        job: &CompactionJob,
+        outputs: Vec<Arc<dyn Source>>,
+        now_micros: i64,
+    ) -> Result<bool> {
+        let j = &job.tablet;
+        let Some(ti) = self
+            .tablets
+            .iter()
+            .position(|t| t.id == j.id && t.start == j.start && t.end == j.end)
+        else {
+            // Split or merged meanwhile: whatever the tablet (if it still exists) needs is
+            // decided afresh.
+            self.compactions_due.insert(j.id);
+            return Ok(false);
+        };
+        let seen = job.seen();
+        let runs = &self.tablets[ti].runs;
+        let unchanged = runs.len() >= seen.len()
+            && runs[runs.len() - seen.len()..]
+                .iter()
+                .zip(seen)
+                .all(|(a, b)| Arc::ptr_eq(a, b));
+        if !unchanged {
+            self.compactions_due.insert(j.id);
+            return Ok(false);
+        }
+        let newer = runs.len() - seen.len();
+        let before = Self::info(&self.tablets[ti]);
+        self.tablets[ti]
+            .runs
+            .splice(newer + job.range.start..newer + job.range.end, outputs);
+        self.changed_in_place(TabletEventKind::Compaction, ti, before);
+        match job.kind {
+            CompactionKind::Full { .. } => {
+                let size = self.tablets[ti].size_bytes();
+                self.after_compaction(ti, size, now_micros)?;
+            }
+            CompactionKind::Merge => {
+                self.compactions_due.insert(j.id);
+            }
+        }
+        Ok(true)
+    }
+
     /// A background maintenance pass: every tablet due a flush or a load split gets it
     /// (and the compaction, split or merge the flush leads to).
     ///
@@ -566,28 +706,69 @@ impl Table {
     /// rewritten), else after a full compaction that cuts its output in two. Otherwise, once
     /// more than `max_runs` runs overlap, runs of similar size merge (see [`pick_merge`]);
     /// a merge that takes every run is a full compaction, which also applies GC.
+    ///
+    /// With maintenance deferred (`SharedDatabase`), a compaction or merge is only noted
+    /// (`compactions_due`): the maintenance thread builds it outside the database lock
+    /// ([`Self::take_compaction_jobs`]). A writer past the back-pressure bound still runs
+    /// it inline once runs pile up beyond `BACKPRESSURE_FACTOR` times `max_runs` (the
+    /// thread is paused or far behind, and reads must stay bounded).
     fn after_flush(&mut self, ti: usize, now_micros: i64) -> Result<()> {
+        match self.plan_after_flush(ti) {
+            AfterFlush::Nothing => Ok(()),
+            AfterFlush::SplitBetweenRuns(mid) => {
+                self.split_at(ti, mid)?;
+                self.split_while_large(ti)
+            }
+            AfterFlush::Compact | AfterFlush::Merge(_) if self.defers_compaction(ti) => {
+                self.compactions_due.insert(self.tablets[ti].id);
+                Ok(())
+            }
+            AfterFlush::Compact => self.compact_tablet(ti, now_micros),
+            AfterFlush::Merge(range) => {
+                let before = Self::info(&self.tablets[ti]);
+                self.tablets[ti].merge_runs(range, self.store.as_deref())?;
+                self.changed_in_place(TabletEventKind::Compaction, ti, before);
+                Ok(())
+            }
+        }
+    }
+
+    /// What [`Self::after_flush`] does to the tablet at `ti`, decided from its runs.
+    fn plan_after_flush(&self, ti: usize) -> AfterFlush {
         let opts = self.config.tablet_options;
         let t = &self.tablets[ti];
         if t.size_bytes() > opts.split_bytes {
-            if let Some(mid) = t.run_boundary_split() {
-                self.split_at(ti, mid)?;
-                return self.split_while_large(ti);
-            }
-            return self.compact_tablet(ti, now_micros);
+            return match t.run_boundary_split() {
+                Some(mid) => AfterFlush::SplitBetweenRuns(mid),
+                None => AfterFlush::Compact,
+            };
         }
         if Tablet::overlap_depth(&t.run_spans()) <= opts.max_runs {
-            return Ok(());
+            return AfterFlush::Nothing;
         }
         let sizes: Vec<u64> = t.runs.iter().map(|r| r.size_bytes()).collect();
         let range = pick_merge(&sizes, opts.max_runs);
         if range.len() >= t.runs.len() {
-            return self.compact_tablet(ti, now_micros);
+            AfterFlush::Compact
+        } else {
+            AfterFlush::Merge(range)
         }
-        let before = Self::info(t);
-        self.tablets[ti].merge_runs(range, self.store.as_deref())?;
-        self.changed_in_place(TabletEventKind::Compaction, ti, before);
-        Ok(())
+    }
+
+    /// Whether a compaction or merge of the tablet at `ti` is left to the maintenance
+    /// thread: maintenance is deferred, and its runs are not yet piled up past the
+    /// back-pressure bound.
+    fn defers_compaction(&self, ti: usize) -> bool {
+        if !self.defer_maintenance {
+            return false;
+        }
+        let bound = self
+            .config
+            .tablet_options
+            .max_runs
+            .saturating_mul(BACKPRESSURE_FACTOR as usize);
+        self.tablets[ti].runs.len() <= bound
+            || Tablet::overlap_depth(&self.tablets[ti].run_spans()) <= bound
     }
 
     /// Marks the table dirty and records the event of a tablet whose runs changed while its
@@ -635,7 +816,15 @@ impl Table {
             piece_bytes,
         )?;
         self.changed_in_place(TabletEventKind::Compaction, ti, before);
-        if size > split_bytes {
+        self.after_compaction(ti, size, now_micros)
+    }
+
+    /// What a full compaction leaves to do, given the tablet's new size: split it while it
+    /// is still past `split_bytes` (between the runs it was cut into), or merge it with a
+    /// small neighbour. Both are cheap under the lock: a split only partitions runs, and a
+    /// merge rewrites at most tablets under `merge_bytes`.
+    fn after_compaction(&mut self, ti: usize, size: u64, now_micros: i64) -> Result<()> {
+        if size > self.config.tablet_options.split_bytes {
             self.split_while_large(ti)?;
         } else if size < self.config.tablet_options.merge_bytes {
             self.try_merge_around(ti, now_micros)?;
@@ -1060,6 +1249,18 @@ impl FlushJob {
             self.store.as_deref(),
         )
     }
+}
+
+/// What a flush leaves a tablet to do (see [`Table::after_flush`]).
+enum AfterFlush {
+    Nothing,
+    /// Split between runs at this row (the runs hold disjoint row ranges): nothing is
+    /// rewritten.
+    SplitBetweenRuns(Vec<u8>),
+    /// Rewrite every run (then split or merge with a neighbour as the size asks).
+    Compact,
+    /// Merge these consecutive runs into one.
+    Merge(core::ops::Range<usize>),
 }
 
 /// Memtable layers read streams may seal (see `memtable`) before the tablet flushes them
