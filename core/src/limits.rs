@@ -16,6 +16,14 @@ pub const MAX_FAMILY_NAME_CHARS: usize = 64;
 pub const MAX_TABLE_ID_CHARS: usize = 50;
 /// Deepest nesting of a RowFilter.
 pub const MAX_FILTER_DEPTH: usize = 20;
+/// Most nodes in one RowFilter tree (every filter counts, chains and interleaves included).
+/// Filters are validated and compiled per request, so their size bounds a request's CPU
+/// before any row is read; real filters have a handful of nodes, and an interleave of a few
+/// hundred column selectors still fits.
+pub const MAX_FILTER_NODES: usize = 1000;
+/// Most regex bytes in one RowFilter, all its regexes together: Cloud Bigtable refuses row
+/// filters over 20 KB, and compiling regexes is what makes a large filter expensive.
+pub const MAX_FILTER_REGEX_BYTES: usize = 20 * 1024;
 /// Largest valid user timestamp under MILLIS granularity.
 pub const MAX_TIMESTAMP_MICROS: i64 = i64::MAX - (i64::MAX % 1000);
 /// Deepest nesting of a GC rule (what the on-disk encoding reads back).
