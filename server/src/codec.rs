@@ -69,10 +69,11 @@ impl<U: Message + Default> Decoder for BigtableDecoder<U> {
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
         self.inner.decode(buf).map_err(|status| {
             if status.message().contains("recursion limit reached") {
-                Status::invalid_argument(format!(
-                    "the request is nested more deeply than the protobuf decoder accepts: {}",
-                    status.message()
-                ))
+                // prost's message lists every enclosing field: too long to pass on.
+                Status::invalid_argument(
+                    "the request's messages are nested more than 100 levels deep \
+                     (a RowFilter may nest at most 20)",
+                )
             } else {
                 status
             }
