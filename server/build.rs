@@ -409,7 +409,7 @@ fn method(name: &str, route: &str, input: String, output: String, streaming: boo
         .route_name(route)
         .input_type(input)
         .output_type(output)
-        .codec_path("tonic_prost::ProstCodec");
+        .codec_path("crate::codec::BigtableCodec");
     if streaming {
         builder.server_streaming()
     } else {

@@ -3,6 +3,10 @@
 //! Every fallible public entry point returns [`Error`]: a [`Code`] named after gRPC's status
 //! codes plus a message that names the offending field. Front-ends map the code in exactly one
 //! place each (see docs/errors.md); they never parse the message.
+//!
+//! Messages quote user strings only through [`quoted`] and [`quoted_bytes`], which keep a
+//! bounded prefix: a 1 MiB table name must not become a 1 MiB message (gRPC carries the
+//! message in a `grpc-message` trailer that clients refuse past a few KiB).
 
 use alloc::string::String;
 use core::fmt;
@@ -146,3 +150,76 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+/// Most characters (or bytes) of a user string an error message quotes; longer strings are
+/// cut here and say how long they were.
+pub const MAX_QUOTED_CHARS: usize = 64;
+
+/// A user string as error messages show it: Rust-quoted and escaped like `{:?}`, cut to
+/// [`MAX_QUOTED_CHARS`] characters with the full length in bytes appended when longer.
+pub fn quoted(s: &str) -> Quoted<'_> {
+    Quoted(Text::Str(s))
+}
+
+/// User bytes (a row key, a qualifier) as error messages show them: escaped like a byte
+/// string literal, cut to [`MAX_QUOTED_CHARS`] bytes with the full length appended.
+pub fn quoted_bytes(b: &[u8]) -> Quoted<'_> {
+    Quoted(Text::Bytes(b))
+}
+
+/// What [`quoted`] and [`quoted_bytes`] return; formats with `{}`.
+#[derive(Debug, Clone, Copy)]
+pub struct Quoted<'a>(Text<'a>);
+
+#[derive(Debug, Clone, Copy)]
+enum Text<'a> {
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Text::Str(s) => {
+                let cut = s
+                    .char_indices()
+                    .nth(MAX_QUOTED_CHARS)
+                    .map_or(s.len(), |(i, _)| i);
+                write!(f, "{:?}", &s[..cut])?;
+                if cut < s.len() {
+                    write!(f, "... ({} bytes)", s.len())?;
+                }
+            }
+            Text::Bytes(b) => {
+                let cut = b.len().min(MAX_QUOTED_CHARS);
+                f.write_str("b\"")?;
+                for &byte in &b[..cut] {
+                    write!(f, "{}", core::ascii::escape_default(byte))?;
+                }
+                f.write_str("\"")?;
+                if cut < b.len() {
+                    write!(f, "... ({} bytes)", b.len())?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn quoted_keeps_a_bounded_prefix_of_long_user_strings() {
+        assert_eq!(quoted("t\"1").to_string(), r#""t\"1""#);
+        let long = "é".repeat(1 << 20);
+        let shown = quoted(&long).to_string();
+        assert!(shown.len() < 4 * MAX_QUOTED_CHARS + 40, "{}", shown.len());
+        assert!(shown.ends_with(&alloc::format!("... ({} bytes)", long.len())));
+        assert_eq!(quoted_bytes(b"a\xff").to_string(), r#"b"a\xff""#);
+        let key = [b'k'; 5000];
+        assert!(quoted_bytes(&key).to_string().ends_with("... (5000 bytes)"));
+    }
+}

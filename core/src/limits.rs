@@ -16,12 +16,16 @@ pub const MAX_FAMILY_NAME_CHARS: usize = 64;
 pub const MAX_TABLE_ID_CHARS: usize = 50;
 /// Deepest nesting of a RowFilter.
 pub const MAX_FILTER_DEPTH: usize = 20;
-/// Most filters in one RowFilter tree a front-end builds from its callers' objects. Bigtable
-/// documents no such limit; front-ends whose callers can share one object at many places
-/// (Python, Kotlin) count filters while converting and refuse the rest, so a small object
-/// graph cannot expand into an exponential tree. Far above any real filter (a 256 MiB request
-/// holds about a million of the smallest ones).
-pub const MAX_FILTER_NODES: usize = 100_000;
+/// Most nodes in one RowFilter tree (every filter counts, chains and interleaves included).
+/// Filters are validated and compiled per request, so their size bounds a request's CPU
+/// before any row is read; real filters have a handful of nodes, and an interleave of a few
+/// hundred column selectors still fits. Front-ends whose callers can share one object at many
+/// places (Python, Kotlin) also count filters while converting and refuse the rest, so a small
+/// object graph cannot expand into an exponential tree before the engine sees it.
+pub const MAX_FILTER_NODES: usize = 1000;
+/// Most regex bytes in one RowFilter, all its regexes together: Cloud Bigtable refuses row
+/// filters over 20 KB, and compiling regexes is what makes a large filter expensive.
+pub const MAX_FILTER_REGEX_BYTES: usize = 20 * 1024;
 /// Largest valid user timestamp under MILLIS granularity.
 pub const MAX_TIMESTAMP_MICROS: i64 = i64::MAX - (i64::MAX % 1000);
 /// Deepest nesting of a GC rule, counting the leaf rules as a level (what the on-disk

@@ -8,6 +8,14 @@
 //! `value_size`, and continuation chunks carry nothing but the value. Responses are closed once
 //! they hold about [`TARGET_RESPONSE_BYTES`], so even a 100 MiB cell reaches a client whose
 //! receive limit is gRPC's default 4 MiB.
+//!
+//! Rows are streamed one per response, as Google's emulator does and as Cloud Bigtable
+//! streams rows across many messages: a response ends with its row's `commit_row`. Clients
+//! count, retry and resume by response (Google's Python system tests inject a failure after
+//! the Nth response of a 32-row read and expect rows on both sides of it), so packing a
+//! whole small read into one response hides mid-stream behaviour a client must handle.
+//! tonic still coalesces consecutive responses into one HTTP/2 frame, so the cost is the
+//! per-message framing (bench/report/appendix.md measures it for full scans).
 
 use sparsetable::{Cell, Row};
 
@@ -35,7 +43,8 @@ impl ResponseWriter {
         Self::default()
     }
 
-    /// Appends one row's chunks. A row the engine returns has at least one cell.
+    /// Appends one row's chunks, as a response of its own (or several, for a row larger than
+    /// [`TARGET_RESPONSE_BYTES`]). A row the engine returns has at least one cell.
     pub fn push_row(&mut self, row: Row) {
         let Row { key, cells } = row;
         let last = cells.len().saturating_sub(1);
@@ -87,6 +96,9 @@ impl ResponseWriter {
                 self.push_chunk(chunk);
             }
         }
+        if !self.current.is_empty() {
+            self.close_response();
+        }
     }
 
     fn push_chunk(&mut self, chunk: CellChunk) {
@@ -111,8 +123,7 @@ impl ResponseWriter {
         });
     }
 
-    /// Takes every response completed so far, plus the open one (a batch boundary is a fine
-    /// place to end a response: rows may span responses anyway).
+    /// Takes every response completed so far (each row's last response is closed with it).
     pub fn take(&mut self) -> Vec<ReadRowsResponse> {
         if !self.current.is_empty() {
             self.close_response();
@@ -192,6 +203,27 @@ mod tests {
         );
         assert_eq!(c.iter().filter(|c| c.row_status.is_some()).count(), 1);
         assert_eq!(c[3].row_status, Some(RowStatus::CommitRow(true)));
+    }
+
+    #[test]
+    fn every_row_ends_its_own_response() {
+        let mut w = ResponseWriter::new();
+        for key in [b"a", b"b", b"c"] {
+            w.push_row(Row {
+                key: key.to_vec(),
+                cells: vec![
+                    cell("cf", b"q", 1000, b"1".to_vec()),
+                    cell("cf", b"r", 1000, b"2".to_vec()),
+                ],
+            });
+        }
+        let responses = w.take();
+        assert_eq!(responses.len(), 3);
+        for (r, key) in responses.iter().zip([b"a", b"b", b"c"]) {
+            assert_eq!(r.chunks.len(), 2);
+            assert_eq!(r.chunks[0].row_key, key);
+            assert_eq!(r.chunks[1].row_status, Some(RowStatus::CommitRow(true)));
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 use std::ops::Bound;
 
+use sparsetable::error::quoted;
 use sparsetable::{
     Cell, ColumnFamily, Error, FamilyModification, GcRule, Granularity, Mutation,
     ReadModifyWriteRule, Result, Row, RowRange, RowSet, TableConfig, TableInfo, TimestampRange,
@@ -223,7 +224,8 @@ pub fn table_config_from_proto(
     };
     config.deletion_protection = table.deletion_protection;
     for (name, family) in &table.column_families {
-        let family = family_from_proto(&format!("table.column_families[{name:?}]"), family)?;
+        let family =
+            family_from_proto(&format!("table.column_families[{}]", quoted(name)), family)?;
         config.families.insert(name.clone(), family);
     }
     Ok(config)
@@ -363,7 +365,10 @@ pub fn modifications_from_proto(
                         .flat_map(|mask| &mask.paths)
                         .find(|p| p.as_str() != "gc_rule")
                     {
-                        return Err(unimplemented(format!("{field}.update_mask path {path:?}")));
+                        return Err(unimplemented(format!(
+                            "{field}.update_mask path {}",
+                            quoted(path)
+                        )));
                     }
                     Ok(FamilyModification::Update {
                         family: family_from_proto(&format!("{field}.update"), family)?,

@@ -27,11 +27,9 @@ use crate::names::{InstanceName, TableName};
 use crate::registry::Instances;
 use crate::scan::{Scan, ScanCounts};
 use crate::status::{to_status, unimplemented};
+use crate::streaming::{Deadline, ResponseStream};
 use crate::stubs::data::bigtable_server::Bigtable;
 use crate::stubs::v2;
-
-/// Responses buffered between the scan and the client: enough to overlap reading and sending.
-const STREAM_BUFFER: usize = 4;
 
 /// A server stream of the given message type.
 pub type ServerStream<T> = ReceiverStream<std::result::Result<T, Status>>;
@@ -253,6 +251,46 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
+/// Reads the scan's next batch on tokio's blocking pool, so a long scan never holds one of
+/// the runtime's few async workers (every other call would wait behind it); between batches
+/// the scan goes back to the runtime, which is where other calls' work interleaves. The
+/// request's deadline is checked before the batch starts.
+///
+/// # Errors
+/// DEADLINE_EXCEEDED once the deadline has passed; the engine's error for the batch.
+async fn read_batch(
+    mut scan: Scan,
+    db: SharedDatabase,
+    deadline: Deadline,
+) -> std::result::Result<(Scan, Vec<sparsetable::Row>), Status> {
+    deadline.check()?;
+    match tokio::task::spawn_blocking(move || {
+        let rows = scan.next_batch(&db);
+        (scan, rows)
+    })
+    .await
+    {
+        Ok((scan, rows)) => Ok((scan, rows.map_err(to_status)?)),
+        Err(e) => Err(to_status(Error::new(
+            sparsetable::Code::Internal,
+            format!("a read task failed: {e}"),
+        ))),
+    }
+}
+
+/// A progress message after a batch that returned no row while the scan goes on: its
+/// `last_scanned_row_key` lets a client that retries resume past the rows already examined,
+/// as Cloud Bigtable sends them during long scans that match little. Sent only to clients
+/// that announce support in the `bigtable-features` header.
+fn progress_response(scan: &Scan, wanted: bool) -> Option<v2::ReadRowsResponse> {
+    let key = scan.progress_key().filter(|_| wanted)?;
+    Some(v2::ReadRowsResponse {
+        chunks: Vec::new(),
+        last_scanned_row_key: key.to_vec(),
+        request_stats: None,
+    })
+}
+
 /// The response that closes a finished ReadRows, if it has anything to say: the last row the
 /// scan went past after its last returned row (when the client asked for it) and the request
 /// stats (when it asked for them).
@@ -292,63 +330,67 @@ fn unimplemented_rpc<T>(rpc: &str) -> std::result::Result<T, Status> {
 
 #[tonic::async_trait]
 impl Bigtable for DataService {
-    type ReadRowsStream = ServerStream<v2::ReadRowsResponse>;
+    type ReadRowsStream = ResponseStream<v2::ReadRowsResponse>;
 
     async fn read_rows(
         &self,
         request: Request<v2::ReadRowsRequest>,
     ) -> std::result::Result<Response<Self::ReadRowsStream>, Status> {
         let features = FeatureFlags::from_metadata(request.metadata()).map_err(to_status)?;
+        let deadline = Deadline::from_metadata(request.metadata());
         let full_stats =
             wants_full_stats(request.get_ref().request_stats_view).map_err(to_status)?;
-        let (mut scan, db) = self.start_read_rows(request.get_ref()).map_err(to_status)?;
+        let (scan, db) = self.start_read_rows(request.get_ref()).map_err(to_status)?;
         // The first batch is read before answering, so a bad request fails the call itself.
-        let first = scan.next_batch(&db).map_err(to_status)?;
+        let (mut scan, first) = read_batch(scan, db.clone(), deadline).await?;
+        let mut writer = ResponseWriter::new();
+        for row in first {
+            writer.push_row(row);
+        }
+        let mut responses = writer.take();
+        let progress = features.last_scanned_row_responses;
         if scan.is_done() {
             // The whole answer is in hand (point reads, small scans): no task, no handoff.
-            let mut writer = ResponseWriter::new();
-            for row in first {
-                writer.push_row(row);
-            }
-            let mut responses = writer.take();
-            responses.extend(closing_response(
-                &scan,
-                features.last_scanned_row_responses,
-                full_stats,
-            ));
-            return Ok(Response::new(ready_stream(responses)));
+            responses.extend(closing_response(&scan, progress, full_stats));
+            return Ok(Response::new(ResponseStream::ready(responses)));
         }
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        responses.extend(progress_response(&scan, progress));
+        // One batch in the channel and one being read: a client that stops reading holds
+        // the server to about two batches' worth of responses (BATCH_BYTES each).
+        let (tx, stream) = ResponseStream::channel();
         tokio::spawn(async move {
-            let mut writer = ResponseWriter::new();
-            let mut batch = first;
-            loop {
-                for row in batch {
-                    writer.push_row(row);
-                }
-                for response in writer.take() {
-                    if tx.send(Ok(response)).await.is_err() {
-                        return; // The client went away.
-                    }
-                }
-                if scan.is_done() {
-                    break;
-                }
-                batch = match scan.next_batch(&db) {
-                    Ok(rows) => rows,
-                    Err(e) => {
-                        let _ = tx.send(Err(to_status(e))).await;
+            if !responses.is_empty() && tx.send(Ok(responses)).await.is_err() {
+                return; // The client went away.
+            }
+            while !scan.is_done() {
+                // The channel's one slot is reserved before the next batch is read, so a
+                // client that stops reading makes the scan wait without reading ahead. No
+                // slot: the client went away, and the scan stops.
+                let Ok(slot) = tx.reserve().await else {
+                    return;
+                };
+                let rows;
+                (scan, rows) = match read_batch(scan, db.clone(), deadline).await {
+                    Ok(next) => next,
+                    Err(status) => {
+                        slot.send(Err(status));
                         return;
                     }
                 };
-            }
-            if let Some(closing) =
-                closing_response(&scan, features.last_scanned_row_responses, full_stats)
-            {
-                let _ = tx.send(Ok(closing)).await;
+                for row in rows {
+                    writer.push_row(row);
+                }
+                let mut batch = writer.take();
+                batch.extend(progress_response(&scan, progress));
+                if scan.is_done() {
+                    batch.extend(closing_response(&scan, progress, full_stats));
+                }
+                if !batch.is_empty() {
+                    slot.send(Ok(batch));
+                }
             }
         });
-        Ok(Response::new(ReceiverStream::new(rx)))
+        Ok(Response::new(stream))
     }
 
     type SampleRowKeysStream = ServerStream<v2::SampleRowKeysResponse>;

@@ -4,8 +4,10 @@
 //! predicates, chains with more than one label) is the engine's, checked when it compiles the
 //! filter. Two things are decided here because only the message can express them: a boolean
 //! filter (`pass_all_filter`, `block_all_filter`, `sink`, `strip_value_transformer`) set to
-//! `false` is INVALID_ARGUMENT, as Cloud Bigtable answers; and a `RowFilter` with no kind set
-//! passes everything, as an absent filter does (proto3 cannot tell the two apart on the wire).
+//! `false` is INVALID_ARGUMENT, as Cloud Bigtable answers; and a `RowFilter` message with no
+//! kind set (or with a kind this server does not know, which prost decodes to the same) is
+//! the engine's `RowFilter::missing_kind`, INVALID_ARGUMENT, as Cloud Bigtable answers, where
+//! Google's emulator passes every cell. An absent filter field is different: no filter.
 
 use std::ops::Bound;
 
@@ -16,10 +18,14 @@ use crate::stubs::v2::{self, column_range, row_filter::Filter, value_range};
 /// Converts a request's filter; `field` locates it in the request for error messages.
 ///
 /// # Errors
-/// `InvalidArgument` for a boolean filter given `false`, or a condition without a predicate.
+/// `InvalidArgument` for a boolean filter given `false`, a condition without a predicate, or
+/// a filter message (at any depth) with no kind set.
 pub fn filter_from_proto(field: &str, filter: Option<&v2::RowFilter>) -> Result<RowFilter> {
-    let Some(filter) = filter.and_then(|f| f.filter.as_ref()) else {
+    let Some(filter) = filter else {
         return Ok(RowFilter::PassAll);
+    };
+    let Some(filter) = filter.filter.as_ref() else {
+        return Err(RowFilter::missing_kind(field));
     };
     let flag = |set: bool, name: &str, f: RowFilter| {
         if set {
@@ -124,14 +130,22 @@ mod tests {
     }
 
     #[test]
-    fn an_absent_or_empty_filter_passes_everything() {
+    fn an_absent_filter_passes_everything_and_an_empty_one_is_invalid() {
         assert_eq!(
             filter_from_proto("filter", None).unwrap(),
             RowFilter::PassAll
         );
-        assert_eq!(
-            filter_from_proto("filter", Some(&v2::RowFilter::default())).unwrap(),
-            RowFilter::PassAll
+        let err = filter_from_proto("filter", Some(&v2::RowFilter::default())).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        let nested = f(Filter::Chain(v2::row_filter::Chain {
+            filters: vec![f(Filter::PassAllFilter(true)), v2::RowFilter::default()],
+        }));
+        let err = filter_from_proto("filter", Some(&nested)).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        assert!(
+            err.message().starts_with("filter.chain.filters[1]"),
+            "{}",
+            err.message()
         );
     }
 

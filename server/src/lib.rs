@@ -6,11 +6,13 @@
 //! The crate converts messages and errors and nothing else; every Bigtable rule lives in the
 //! engine. Layout, one concept per module:
 //! - [`stubs`]: the generated service traits over the googleapis crates' message types;
+//!   [`codec`]: their message codec, and the statuses of requests refused before a handler;
 //! - [`names`]: resource names; [`registry`]: one shared engine database per instance;
 //! - [`convert`]: messages to engine types and back; [`filter`]: RowFilter messages;
 //!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
 //!   [`log`]: the `--log-level` filtered log on stderr;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
+//!   [`streaming`]: server streams with back-pressure, and request deadlines;
 //! - [`data`] and [`admin`]: the two main services; [`table_reply`]: the `Table` message as
 //!   Cloud Bigtable encodes it; [`instance_admin`]: the instance-admin calls clients make at
 //!   start-up, over [`clusters`]; [`operations`]: long-running operations and
@@ -29,6 +31,7 @@
 pub mod admin;
 pub mod chunks;
 pub mod clusters;
+pub mod codec;
 pub mod convert;
 pub mod data;
 pub mod features;
@@ -40,6 +43,7 @@ pub mod operations;
 pub mod registry;
 pub mod scan;
 pub mod status;
+pub mod streaming;
 pub mod stubs;
 pub mod table_reply;
 pub mod test_clock;
@@ -105,6 +109,10 @@ pub async fn serve(
                 }
                 request
             },
+        ))
+        // A request over MAX_MESSAGE_BYTES: RESOURCE_EXHAUSTED, not tonic's OUT_OF_RANGE.
+        .layer(tower::util::MapResponseLayer::new(
+            codec::oversized_is_resource_exhausted,
         ))
         .add_service(data_server(instances.clone()))
         .add_service(admin_server(instances.clone()))

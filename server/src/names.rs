@@ -7,12 +7,50 @@
 //! is found under any cluster id of its instance, and is named under the cluster the request
 //! used (`-`, "every cluster" in list requests, included).
 //!
-//! Invariant: every parsed segment is non-empty and free of `/`. The table id itself is
-//! checked by the engine (`validate_table_id`) where it matters, so its rules live once.
+//! Invariant: every parsed segment is non-empty and free of `/`; project and instance ids are
+//! at most [`MAX_ID_CHARS`] letters, digits, `-`, `_` or `.`, not starting with `.` (they
+//! name the instance's folder under `--data-dir` and a database in memory, so they are
+//! checked on every request that names them). The table id itself is checked by the engine
+//! (`validate_table_id`) wherever it is looked up, so its rules live once. Messages quote
+//! names through `sparsetable::error::quoted`, so a huge name never makes a huge message.
 
 use core::fmt;
 
+use sparsetable::error::quoted;
 use sparsetable::{Error, Result};
+
+/// Longest project or instance id accepted (Cloud Bigtable's are at most 30 and 33).
+pub const MAX_ID_CHARS: usize = 64;
+
+/// Checks a project or instance id; `what` names it in the error.
+///
+/// # Errors
+/// `InvalidArgument` for an id that is empty, too long, starts with `.` or holds a
+/// character outside `[-_.a-zA-Z0-9]`.
+pub fn check_id<'a>(field: &str, what: &str, id: &'a str) -> Result<&'a str> {
+    let ok = !id.is_empty()
+        && id.len() <= MAX_ID_CHARS
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if ok {
+        Ok(id)
+    } else {
+        Err(Error::invalid_argument(format!(
+            "{field}: {what} id {} must be 1 to {MAX_ID_CHARS} letters, digits, '-', '_' or '.', not starting with '.'",
+            quoted(id)
+        )))
+    }
+}
+
+/// The instance named by `project` and `instance`, both checked.
+fn instance_name(field: &str, project: &str, instance: &str) -> Result<InstanceName> {
+    Ok(InstanceName {
+        project: check_id(field, "project", project)?.to_string(),
+        instance: check_id(field, "instance", instance)?.to_string(),
+    })
+}
 
 /// A Bigtable instance: the unit that owns one engine `Database`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -39,12 +77,10 @@ impl InstanceName {
     /// `InvalidArgument` naming `field` if `name` does not have that form.
     pub fn parse(field: &str, name: &str) -> Result<Self> {
         match segments(name).as_slice() {
-            ["projects", project, "instances", instance] => Ok(InstanceName {
-                project: project.to_string(),
-                instance: instance.to_string(),
-            }),
+            ["projects", project, "instances", instance] => instance_name(field, project, instance),
             _ => Err(Error::invalid_argument(format!(
-                "{field} {name:?} must have the form projects/{{project}}/instances/{{instance}}"
+                "{field} {} must have the form projects/{{project}}/instances/{{instance}}",
+                quoted(name)
             ))),
         }
     }
@@ -66,14 +102,12 @@ impl TableName {
     pub fn parse(field: &str, name: &str) -> Result<Self> {
         match segments(name).as_slice() {
             ["projects", project, "instances", instance, "tables", table] => Ok(TableName {
-                instance: InstanceName {
-                    project: project.to_string(),
-                    instance: instance.to_string(),
-                },
+                instance: instance_name(field, project, instance)?,
                 table_id: table.to_string(),
             }),
             _ => Err(Error::invalid_argument(format!(
-                "{field} {name:?} must have the form projects/{{project}}/instances/{{instance}}/tables/{{table}}"
+                "{field} {} must have the form projects/{{project}}/instances/{{instance}}/tables/{{table}}",
+                quoted(name)
             ))),
         }
     }
@@ -105,14 +139,12 @@ impl ClusterName {
     pub fn parse(field: &str, name: &str) -> Result<Self> {
         match segments(name).as_slice() {
             ["projects", project, "instances", instance, "clusters", cluster] => Ok(ClusterName {
-                instance: InstanceName {
-                    project: project.to_string(),
-                    instance: instance.to_string(),
-                },
+                instance: instance_name(field, project, instance)?,
                 cluster: cluster.to_string(),
             }),
             _ => Err(Error::invalid_argument(format!(
-                "{field} {name:?} must have the form projects/{{project}}/instances/{{instance}}/clusters/{{cluster}}"
+                "{field} {} must have the form projects/{{project}}/instances/{{instance}}/clusters/{{cluster}}",
+                quoted(name)
             ))),
         }
     }
@@ -137,7 +169,8 @@ impl BackupName {
                 Ok(ClusterName::parse(field, cluster)?.backup(backup))
             }
             _ => Err(Error::invalid_argument(format!(
-                "{field} {name:?} must have the form projects/{{project}}/instances/{{instance}}/clusters/{{cluster}}/backups/{{backup}}"
+                "{field} {} must have the form projects/{{project}}/instances/{{instance}}/clusters/{{cluster}}/backups/{{backup}}",
+                quoted(name)
             ))),
         }
     }
@@ -231,5 +264,23 @@ mod tests {
         let err = InstanceName::parse("parent", "projects/p").unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument);
         assert!(err.message().starts_with("parent"));
+    }
+
+    #[test]
+    fn project_and_instance_ids_are_checked_and_quoted_briefly() {
+        let long = "i".repeat(1 << 20);
+        for bad in [
+            "projects/p/instances/../tables/t".to_string(),
+            "projects/p q/instances/i/tables/t".to_string(),
+            format!("projects/p/instances/{long}/tables/t"),
+        ] {
+            let err = TableName::parse("table_name", &bad).unwrap_err();
+            assert_eq!(err.code(), Code::InvalidArgument, "{}", err.message());
+            assert!(err.message().len() < 400, "{}", err.message().len());
+        }
+        let huge = format!("x/{long}");
+        let err = TableName::parse("table_name", &huge).unwrap_err();
+        assert!(err.message().len() < 400);
+        assert!(InstanceName::parse("name", "projects/my-project.1/instances/i_2").is_ok());
     }
 }

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use prost::Message;
+use sparsetable::error::quoted;
 use sparsetable::{Error, Result};
 use tonic::{Request, Response, Status};
 
@@ -87,7 +88,7 @@ impl Operations {
             .by_name
             .get(name)
             .map(|(_, op)| op.clone())
-            .ok_or_else(|| Error::not_found(format!("operation {name:?} not found")))
+            .ok_or_else(|| Error::not_found(format!("operation {} not found", quoted(name))))
     }
 
     fn delete(&self, name: &str) -> Result<()> {
@@ -96,7 +97,7 @@ impl Operations {
             .by_name
             .remove(name)
             .map(|_| ())
-            .ok_or_else(|| Error::not_found(format!("operation {name:?} not found")))
+            .ok_or_else(|| Error::not_found(format!("operation {} not found", quoted(name))))
     }
 
     /// Operations whose name starts with `prefix`, oldest first, paged by operation number.
@@ -110,7 +111,10 @@ impl Operations {
             0
         } else {
             page_token.parse().map_err(|_| {
-                Error::invalid_argument(format!("page_token {page_token:?} is not a page token"))
+                Error::invalid_argument(format!(
+                    "page_token {} is not a page token",
+                    quoted(page_token)
+                ))
             })?
         };
         let page_size = usize::try_from(page_size).map_err(|_| {

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use std::path::PathBuf;
 
+use sparsetable::error::quoted;
 use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SharedDatabase, SystemClock};
 
 use crate::clusters::Clusters;
@@ -225,7 +226,8 @@ fn path_component(id: &str) -> Result<&str> {
         Ok(id)
     } else {
         Err(Error::invalid_argument(format!(
-            "project and instance ids must be letters, digits, '-', '_' or '.' (not leading): {id:?}"
+            "project and instance ids must be letters, digits, '-', '_' or '.' (not leading): {}",
+            quoted(id)
         )))
     }
 }

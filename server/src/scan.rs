@@ -9,6 +9,14 @@
 //! Bigtable, where a ReadRows stream is not a snapshot. Every row is returned whole, at most
 //! once, in order. A batch's view is dropped with it, so a slow client pins nothing.
 //!
+//! Every batch is bounded twice: by what it returns ([`BATCH_ROWS`], [`BATCH_BYTES`]), so a
+//! stalled client holds little, and by what it examines ([`SCAN_BUDGET_CELLS`],
+//! [`SCAN_BUDGET_BYTES`], the engine's `RowStream::set_scan_budget`), so even a filter that
+//! matches nothing ends a batch after a bounded amount of work. A batch the budget ended
+//! returns what it found (maybe nothing) and the next one resumes after the last row it
+//! examined, which [`Scan::progress_key`] reports for a `last_scanned_row_key` progress
+//! message. The caller runs batches off its async workers and checks deadlines between them.
+//!
 //! The scan also counts what ReadRows' `request_stats` reports, from the engine's own
 //! counters (`RowStream::rows_scanned`, `cells_scanned`, and the rows and cells it yields),
 //! and once the row set is exhausted reports the engine's `last_scanned_key` when it lies
@@ -16,10 +24,15 @@
 
 use sparsetable::{ReadRowsRequest, Result, Row, SharedDatabase};
 
-/// Most rows one batch reads.
-pub const BATCH_ROWS: usize = 512;
-/// A batch stops after the row that takes its cell values past this many bytes.
-pub const BATCH_BYTES: usize = 4 * 1024 * 1024;
+/// Most rows one batch returns.
+pub const BATCH_ROWS: usize = 256;
+/// A batch stops after the row that takes its returned bytes (keys, qualifiers, values) past
+/// this: what a stalled client can make the server hold is about this much.
+pub const BATCH_BYTES: usize = 128 * 1024;
+/// A batch examines no further row once it has examined this many cells, returned or not.
+pub const SCAN_BUDGET_CELLS: u64 = 16 * 1024;
+/// A batch examines no further row once it has examined this many bytes, returned or not.
+pub const SCAN_BUDGET_BYTES: u64 = 1024 * 1024;
 
 /// The state of one ReadRows scan between batches.
 #[derive(Debug)]
@@ -37,6 +50,8 @@ pub struct Scan {
     done: bool,
     /// Whether the scan ended because the row set was exhausted (not because of the limit).
     exhausted: bool,
+    /// The last row examined, when the last batch returned nothing but the scan goes on.
+    progress: Option<Vec<u8>>,
     /// What the scan has seen and returned so far.
     pub counts: ScanCounts,
 }
@@ -70,6 +85,7 @@ impl Scan {
             remaining,
             done: false,
             exhausted: false,
+            progress: None,
             counts: ScanCounts::default(),
         }
     }
@@ -103,6 +119,7 @@ impl Scan {
             ..request.clone()
         };
         let mut stream = db.read_rows_stream(&self.table_id, &batch_request)?;
+        stream.set_scan_budget(SCAN_BUDGET_CELLS, SCAN_BUDGET_BYTES);
         let mut rows = Vec::new();
         let mut bytes = 0;
         let mut ended = false;
@@ -140,8 +157,8 @@ impl Scan {
             // last scanned row to report.
             self.done = true;
         } else {
-            // The batch stopped at its own row or byte bound, right after a returned row:
-            // the rest of the read lies beyond it.
+            // The batch stopped at its own row or byte bound, or its scan budget ran out:
+            // the rest of the read lies beyond the last row it examined.
             self.next = match &self.last_scanned {
                 Some(last) => request.resume_after(last),
                 None => Some(request),
@@ -151,7 +168,18 @@ impl Scan {
                 self.exhausted = true;
             }
         }
+        self.progress = (rows.is_empty() && !self.done)
+            .then(|| self.last_scanned.clone())
+            .flatten();
         Ok(rows)
+    }
+
+    /// After a batch that returned no row while the scan goes on (its scan budget ran out
+    /// among rows the filter drops), the last row it examined: the key a
+    /// `last_scanned_row_key` progress message carries, so a client that retries resumes
+    /// after it instead of scanning those rows again.
+    pub fn progress_key(&self) -> Option<&[u8]> {
+        self.progress.as_deref()
     }
 
     /// Once the row set is exhausted, the last stored row the scan went past in its direction

@@ -4,6 +4,7 @@
 //! name, an RPC or a field not served yet), is a [`sparsetable::Error`] until it reaches
 //! [`to_status`], so the code table lives in exactly one place. The core's codes carry gRPC's
 //! numbering, so the mapping is one-to-one; user mistakes never become UNKNOWN or INTERNAL.
+//! A status message is at most about [`MAX_STATUS_MESSAGE_BYTES`] long, whatever it quotes.
 
 use sparsetable::{Code, Error};
 use tonic::Status;
@@ -40,7 +41,24 @@ pub fn to_status(error: Error) -> Status {
             format_args!("request failed: {:?}: {}", code, error.message()),
         );
     }
-    Status::new(code, error.message())
+    Status::new(code, bounded(error.message()))
+}
+
+/// Longest message a status carries. Messages quote user strings through the engine's
+/// bounded `quoted`, so this only catches a message that forgot to: gRPC carries the message
+/// in a `grpc-message` trailer, and clients refuse trailers past a few KiB.
+pub const MAX_STATUS_MESSAGE_BYTES: usize = 1024;
+
+/// `message` cut to [`MAX_STATUS_MESSAGE_BYTES`] at a character boundary, marked when cut.
+fn bounded(message: &str) -> String {
+    if message.len() <= MAX_STATUS_MESSAGE_BYTES {
+        return message.to_string();
+    }
+    let mut cut = MAX_STATUS_MESSAGE_BYTES;
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}... ({} bytes)", &message[..cut], message.len())
 }
 
 /// An error for an RPC, field or value this server does not serve (gRPC UNIMPLEMENTED).
@@ -62,6 +80,16 @@ mod tests {
             assert_eq!(status.code() as i32, code.grpc_code(), "{code}");
             assert_eq!(status.message(), "table \"t\" not found");
         }
+    }
+
+    #[test]
+    fn a_message_that_echoes_a_huge_string_is_cut() {
+        let huge = "é".repeat(1 << 19);
+        let status = to_status(Error::invalid_argument(format!("bad {huge}")));
+        assert!(status.message().len() < MAX_STATUS_MESSAGE_BYTES + 32);
+        assert!(status
+            .message()
+            .ends_with(&format!("({} bytes)", huge.len() + 4)));
     }
 
     #[test]

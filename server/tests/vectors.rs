@@ -299,7 +299,7 @@ fn mutation_to_proto(m: &CoreMutation) -> v2::Mutation {
 
 /// A vector's filter (proto3 JSON) as the v2 message, read field by field as a client holding
 /// that JSON would. No Bigtable rule is applied here: the server itself must refuse
-/// `{"sink": false}` or a filter nested too deep.
+/// `{"sink": false}`, `{}` (no kind set) or a filter nested too deep.
 fn filter_to_proto(f: &Value) -> Result<v2::RowFilter, String> {
     use base64::Engine as _;
     use v2::row_filter::{Chain, Condition, Filter, Interleave};
@@ -309,6 +309,8 @@ fn filter_to_proto(f: &Value) -> Result<v2::RowFilter, String> {
         .ok_or_else(|| format!("filter {f}: not an object"))?;
     let (key, body) = match obj.iter().collect::<Vec<_>>()[..] {
         [(k, v)] => (k.as_str(), v),
+        // A filter message with no kind set, as a client can send it: the server must refuse it.
+        [] => return Ok(v2::RowFilter { filter: None }),
         _ => return Err(format!("filter {f}: needs exactly one kind")),
     };
     let bytes = |v: &Value| -> Result<Vec<u8>, String> {

@@ -78,6 +78,8 @@ export function capabilities(vector) {
   };
   const filterCaps = (filter) => {
     if (filter === undefined || filter === null) return;
+    // A RowFilter with no kind set (`{}`) is still a filter this runner cannot pass.
+    if (Object.keys(filter).length === 0) caps.add("filter:empty");
     for (const [kind, arg] of Object.entries(filter)) {
       caps.add(`filter:${snake(kind)}`);
       if (kind === "chain" || kind === "interleave") (arg.filters ?? []).forEach(filterCaps);

@@ -304,6 +304,10 @@ def _bound_args(spec: dict[str, Any], what: str) -> tuple[Any, Any, Any, Any]:
 
 def row_filter(spec: dict[str, Any]) -> st.RowFilter:
     """A vector FILTER as the public filter classes (Google's row_filters names)."""
+    if not spec:
+        # A RowFilter with no kind set: no filter class expresses one (nor in Google's
+        # clients); Cloud Bigtable answers INVALID_ARGUMENT, so the runner does too.
+        raise st.InvalidArgument("filter: a RowFilter must set exactly one filter kind")
     ((camel_kind, arg),) = spec.items()
     kind = snake(camel_kind)
     simple = {

@@ -13,6 +13,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::durability::commit_log::{replay, LogWriter, WriteBatch};
 use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
+use crate::error::quoted;
 use crate::limits;
 #[cfg(feature = "std")]
 use crate::lsm::memtable::Source;
@@ -291,7 +292,8 @@ impl Database {
         config.validate()?;
         if self.tables.contains_key(table_id) {
             return Err(Error::already_exists(format!(
-                "table {table_id:?} already exists"
+                "table {} already exists",
+                quoted(table_id)
             )));
         }
         let mut table = Table::new(table_id, config);
@@ -333,7 +335,8 @@ impl Database {
         let table = self.table(table_id)?;
         if table.config.deletion_protection {
             return Err(Error::failed_precondition(format!(
-                "table {table_id:?} has deletion protection enabled"
+                "table {} has deletion protection enabled",
+                quoted(table_id)
             )));
         }
         self.tables.remove(table_id);
@@ -371,38 +374,46 @@ impl Database {
                     family.gc_rule.validate()?;
                     if config.families.contains_key(name) {
                         return Err(Error::already_exists(format!(
-                            "modifications[{i}]: column family {name:?} already exists"
+                            "modifications[{i}]: column family {} already exists",
+                            quoted(name)
                         )));
                     }
                     config.families.insert(name.clone(), family.clone());
                 }
                 FamilyModification::Update { name, family } => {
+                    validate_family_name(name)?;
                     family.gc_rule.validate()?;
                     match config.families.get_mut(name) {
                         Some(f) if f.value_type != family.value_type => {
                             return Err(Error::invalid_argument(format!(
-                                "modifications[{i}]: the value type of column family {name:?} cannot change"
+                                "modifications[{i}]: the value type of column family {} cannot change",
+                                quoted(name)
                             )))
                         }
                         Some(f) => *f = family.clone(),
                         None => {
                             return Err(Error::not_found(format!(
-                                "modifications[{i}]: column family {name:?} not found"
+                                "modifications[{i}]: column family {} not found",
+                                quoted(name)
                             )))
                         }
                     }
                 }
                 FamilyModification::Drop { name } => {
+                    validate_family_name(name)?;
                     // The admin proto: deletion protection forbids deleting the table's
                     // column families as well as the table.
                     if config.deletion_protection {
                         return Err(Error::failed_precondition(format!(
-                            "modifications[{i}]: cannot drop column family {name:?}: table {table_id:?} has deletion protection enabled"
+                            "modifications[{i}]: cannot drop column family {}: table {} has deletion protection enabled",
+                            quoted(name),
+                            quoted(table_id)
                         )));
                     }
                     if config.families.remove(name).is_none() {
                         return Err(Error::not_found(format!(
-                            "modifications[{i}]: column family {name:?} not found"
+                            "modifications[{i}]: column family {} not found",
+                            quoted(name)
                         )));
                     }
                     dropped.push(name.clone());
@@ -640,11 +651,16 @@ impl Database {
     /// `NotFound` for an unknown table; `AlreadyExists` if the backup id is taken;
     /// `InvalidArgument` for a bad id.
     pub fn create_backup(&mut self, table_id: &str, backup_id: &str) -> Result<BackupInfo> {
-        validate_table_id(backup_id)
-            .map_err(|_| Error::invalid_argument(format!("backup_id {backup_id:?} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most 50 characters")))?;
+        validate_table_id(backup_id).map_err(|_| {
+            Error::invalid_argument(format!(
+                "backup_id {} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most 50 characters",
+                quoted(backup_id)
+            ))
+        })?;
         if self.backups.contains_key(backup_id) {
             return Err(Error::already_exists(format!(
-                "backup {backup_id:?} already exists"
+                "backup {} already exists",
+                quoted(backup_id)
             )));
         }
         let now = self.now()?;
@@ -681,7 +697,7 @@ impl Database {
         self.backups
             .get(backup_id)
             .map(|b| b.info.clone())
-            .ok_or_else(|| Error::not_found(format!("backup {backup_id:?} not found")))
+            .ok_or_else(|| backup_not_found(backup_id))
     }
 
     /// Every backup, by id.
@@ -696,7 +712,7 @@ impl Database {
     pub fn delete_backup(&mut self, backup_id: &str) -> Result<()> {
         self.backups
             .remove(backup_id)
-            .ok_or_else(|| Error::not_found(format!("backup {backup_id:?} not found")))?;
+            .ok_or_else(|| backup_not_found(backup_id))?;
         self.write_manifest()
     }
 
@@ -710,10 +726,11 @@ impl Database {
         let backup = self
             .backups
             .get(backup_id)
-            .ok_or_else(|| Error::not_found(format!("backup {backup_id:?} not found")))?;
+            .ok_or_else(|| backup_not_found(backup_id))?;
         if self.tables.contains_key(table_id) {
             return Err(Error::already_exists(format!(
-                "table {table_id:?} already exists"
+                "table {} already exists",
+                quoted(table_id)
             )));
         }
         let store = self.persist.as_ref().map(|p| p.store.clone());
@@ -1377,10 +1394,13 @@ impl Database {
         self.random_seed ^ u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
+    /// The table named `table_id`. On every lookup, not only on create, a malformed id is
+    /// INVALID_ARGUMENT rather than NOT_FOUND (every stored id passed the check, so it
+    /// only needs to run when the lookup misses).
     fn table(&self, table_id: &str) -> Result<&Table> {
         self.tables
             .get(table_id)
-            .ok_or_else(|| Error::not_found(format!("table {table_id:?} not found")))
+            .ok_or_else(|| table_not_found(table_id))
     }
 
     fn table_mut(&mut self, table_id: &str) -> Result<&mut Table> {
@@ -1392,7 +1412,26 @@ impl Database {
         let table = self
             .tables
             .get_mut(table_id)
-            .ok_or_else(|| Error::not_found(format!("table {table_id:?} not found")))?;
+            .ok_or_else(|| table_not_found(table_id))?;
         Ok((table, &mut self.sequence))
+    }
+}
+
+/// The error for a table id no table has: INVALID_ARGUMENT when the id is malformed.
+fn table_not_found(table_id: &str) -> Error {
+    match validate_table_id(table_id) {
+        Err(e) => e,
+        Ok(()) => Error::not_found(format!("table {} not found", quoted(table_id))),
+    }
+}
+
+/// The error for a backup id no backup has: INVALID_ARGUMENT when the id is malformed.
+fn backup_not_found(backup_id: &str) -> Error {
+    match validate_table_id(backup_id) {
+        Err(_) => Error::invalid_argument(format!(
+            "backup_id {} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most 50 characters",
+            quoted(backup_id)
+        )),
+        Ok(()) => Error::not_found(format!("backup {} not found", quoted(backup_id))),
     }
 }

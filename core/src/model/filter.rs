@@ -8,6 +8,13 @@
 //! order); a condition picks a branch by whether its predicate yields any cell; a sink sends
 //! what reaches it straight to the read's output. Invariant: the output of
 //! [`CompiledFilter::apply`] is in Bigtable cell order.
+//!
+//! Size: before anything is compiled, the tree is measured without recursion (so even a
+//! filter built in Rust and nested far deeper than any wire allows cannot overflow the
+//! stack) against [`MAX_FILTER_DEPTH`], [`MAX_FILTER_NODES`] and [`MAX_FILTER_REGEX_BYTES`],
+//! which bound what one request's filter costs before a single row is read. A wire filter
+//! message with no kind set has no meaning and is refused ([`RowFilter::missing_kind`]):
+//! Cloud Bigtable answers INVALID_ARGUMENT, where Google's emulator passes every cell.
 
 use alloc::boxed::Box;
 use alloc::format;
@@ -15,7 +22,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::Bound;
 
-use crate::limits::MAX_FILTER_DEPTH;
+use crate::error::quoted;
+use crate::limits::{MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_FILTER_REGEX_BYTES};
 use crate::model::regex::ByteRegex;
 use crate::model::row::Cell;
 use crate::platform::random::RandomSource;
@@ -99,10 +107,74 @@ impl RowFilter {
     /// `InvalidArgument` naming the offending filter: nesting deeper than 20, a bad regex,
     /// a non-positive limit or offset, a sample probability outside (0, 1), a bad label,
     /// a range whose start is after its end, a chain or interleave with fewer than two
-    /// members, a sink inside a condition, or a chain with more than one labelling member.
+    /// members, a sink inside a condition, a chain with more than one labelling member, or
+    /// more than 1000 nodes or 20 KiB of regexes in all.
     pub fn compile(&self) -> Result<CompiledFilter> {
+        self.check_size()?;
         let root = compile(self, 1, false)?;
         Ok(CompiledFilter { root })
+    }
+
+    /// The error for a wire `RowFilter` message with no filter kind set (or a kind this
+    /// engine does not know): Cloud Bigtable refuses it, so every front-end whose wire can
+    /// express one answers with this. `field` locates the message in the request. An absent
+    /// filter field is not this: it means no filter.
+    pub fn missing_kind(field: &str) -> Error {
+        Error::invalid_argument(format!(
+            "{field}: a RowFilter must set exactly one filter kind (none, or an unknown one, is set)"
+        ))
+    }
+
+    /// Measures the tree iteratively: depth, node count and regex bytes against the limits.
+    fn check_size(&self) -> Result<()> {
+        let mut stack: Vec<(&RowFilter, usize)> = alloc::vec![(self, 1)];
+        let mut nodes = 0usize;
+        let mut regex_bytes = 0usize;
+        while let Some((f, depth)) = stack.pop() {
+            if depth > MAX_FILTER_DEPTH {
+                return Err(Error::invalid_argument(format!(
+                    "filter: nesting deeper than {MAX_FILTER_DEPTH} levels"
+                )));
+            }
+            nodes += 1;
+            if nodes > MAX_FILTER_NODES {
+                return Err(Error::invalid_argument(format!(
+                    "filter: more than {MAX_FILTER_NODES} filters in one RowFilter"
+                )));
+            }
+            regex_bytes += match f {
+                RowFilter::RowKeyRegex(re)
+                | RowFilter::ColumnQualifierRegex(re)
+                | RowFilter::ValueRegex(re) => re.len(),
+                RowFilter::FamilyNameRegex(re) => re.len(),
+                _ => 0,
+            };
+            if regex_bytes > MAX_FILTER_REGEX_BYTES {
+                return Err(Error::invalid_argument(format!(
+                    "filter: its regexes add up to more than {MAX_FILTER_REGEX_BYTES} bytes"
+                )));
+            }
+            match f {
+                RowFilter::Chain(members) | RowFilter::Interleave(members) => {
+                    stack.extend(members.iter().map(|m| (m, depth + 1)));
+                }
+                RowFilter::Condition {
+                    predicate,
+                    true_filter,
+                    false_filter,
+                } => {
+                    stack.push((predicate, depth + 1));
+                    stack.extend(
+                        [true_filter, false_filter]
+                            .into_iter()
+                            .flatten()
+                            .map(|b| (&**b, depth + 1)),
+                    );
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Whether the filter or one of its members applies a label.
@@ -296,7 +368,8 @@ fn compile(f: &RowFilter, depth: usize, in_condition: bool) -> Result<Node> {
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
             if !ok {
                 return Err(Error::invalid_argument(format!(
-                    "apply_label_transformer: label {label:?} must be 1 to 15 characters of [a-z0-9-]"
+                    "apply_label_transformer: label {} must be 1 to 15 characters of [a-z0-9-]",
+                    quoted(label)
                 )));
             }
             Node::Label(label.clone())

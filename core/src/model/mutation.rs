@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 
 use alloc::borrow::Cow;
 
+use crate::error::quoted;
 use crate::limits;
 use crate::model::schema::{Granularity, TableConfig, ValueType};
 use crate::{Error, Result};
@@ -201,9 +202,14 @@ impl Mutation {
             Some(family) => match config.families.get(family) {
                 Some(f) => f.value_type,
                 None => {
+                    // A malformed name is INVALID_ARGUMENT wherever it is looked up.
+                    crate::model::schema::validate_family_name(family).map_err(|e| {
+                        Error::invalid_argument(format!("mutations[{index}]: {}", e.message()))
+                    })?;
                     return Err(Error::not_found(format!(
-                        "mutations[{index}]: requested column family {family:?} not found"
-                    )))
+                        "mutations[{index}]: requested column family {} not found",
+                        quoted(family)
+                    )));
                 }
             },
             None => ValueType::Bytes,
@@ -214,14 +220,14 @@ impl Mutation {
         );
         if matches!(self, Mutation::SetCell { .. }) && value_type.is_aggregate() {
             return Err(Error::invalid_argument(format!(
-                "mutations[{index}]: SetCell on aggregate family {:?}; use AddToCell or MergeToCell",
-                self.family().unwrap_or_default()
+                "mutations[{index}]: SetCell on aggregate family {}; use AddToCell or MergeToCell",
+                quoted(self.family().unwrap_or_default())
             )));
         }
         if aggregate && !value_type.is_aggregate() {
             return Err(Error::invalid_argument(format!(
-                "mutations[{index}]: family {:?} is not an aggregate family",
-                self.family().unwrap_or_default()
+                "mutations[{index}]: family {} is not an aggregate family",
+                quoted(self.family().unwrap_or_default())
             )));
         }
         match self {

@@ -10,6 +10,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::error::quoted;
 use crate::limits;
 use crate::model::mutation::Mutation;
 use crate::model::row::{Cell, Row};
@@ -103,15 +104,19 @@ pub(crate) fn plan(
     let mut touched: BTreeMap<(String, Vec<u8>), (i64, Vec<u8>)> = BTreeMap::new();
     for (i, rule) in rules.iter().enumerate() {
         let family = config.families.get(&rule.family).ok_or_else(|| {
+            // A malformed name is INVALID_ARGUMENT wherever it is looked up.
+            if let Err(e) = crate::model::schema::validate_family_name(&rule.family) {
+                return Error::invalid_argument(format!("rules[{i}]: {}", e.message()));
+            }
             Error::not_found(format!(
-                "rules[{i}]: requested column family {:?} not found",
-                rule.family
+                "rules[{i}]: requested column family {} not found",
+                quoted(&rule.family)
             ))
         })?;
         if family.value_type != ValueType::Bytes {
             return Err(Error::invalid_argument(format!(
-                "rules[{i}]: family {:?} is an aggregate family; use AddToCell",
-                rule.family
+                "rules[{i}]: family {} is an aggregate family; use AddToCell",
+                quoted(&rule.family)
             )));
         }
         if rule.qualifier.len() > limits::MAX_QUALIFIER_BYTES {

@@ -5,9 +5,10 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::error::quoted;
 use crate::limits;
 use crate::model::gc::GcRule;
 use crate::{Error, Result};
@@ -150,7 +151,7 @@ impl TableConfig {
         for (name, family) in &self.families {
             validate_family_name(name)?;
             family.gc_rule.validate().map_err(|e| {
-                Error::invalid_argument(format!("column family {name:?}: {}", e.message()))
+                Error::invalid_argument(format!("column family {}: {}", quoted(name), e.message()))
             })?;
         }
         for key in &self.initial_splits {
@@ -230,7 +231,8 @@ pub fn validate_table_id(table_id: &str) -> Result<()> {
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
     if !ok_first || !ok_rest || table_id.len() > limits::MAX_TABLE_ID_CHARS {
         return Err(Error::invalid_argument(format!(
-            "table_id {table_id:?} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most {} characters",
+            "table_id {} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most {} characters",
+            quoted(table_id),
             limits::MAX_TABLE_ID_CHARS
         )));
     }
@@ -252,8 +254,8 @@ pub fn validate_family_name(name: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::invalid_argument(format!(
-            "column family name {:?} must match [-_.a-zA-Z0-9]+ and be at most {} characters",
-            name.to_string(),
+            "column family name {} must match [-_.a-zA-Z0-9]+ and be at most {} characters",
+            quoted(name),
             limits::MAX_FAMILY_NAME_CHARS
         )))
     }

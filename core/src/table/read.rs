@@ -18,6 +18,12 @@
 //! what the read examined before filtering (returned or not), `last_scanned_key` is the
 //! last row key examined. They are reported as of the last row handed out, and once the
 //! stream has ended, as of the end (covering rows filtered out after the last returned).
+//!
+//! A scan budget ([`RowStream::set_scan_budget`]) bounds what one stream examines, whether or
+//! not anything matches: once the read has examined that many cells or bytes it ends at the
+//! next row boundary without being exhausted, and `last_scanned_key` says where a follow-up
+//! read resumes. This is what lets a server serve a filter that matches nothing in bounded
+//! slices, as Cloud Bigtable does with `last_scanned_row_key` progress messages.
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
@@ -100,6 +106,11 @@ pub struct RowStream {
     last_scanned: Option<Vec<u8>>,
     /// No row is left to examine.
     exhausted: bool,
+    /// Bytes (keys, qualifiers, values) of the cells examined, before filters.
+    examined_bytes: u64,
+    /// The scan budget: examine no further once either is reached.
+    budget_cells: u64,
+    budget_bytes: u64,
 }
 
 impl core::fmt::Debug for RowStream {
@@ -144,7 +155,26 @@ impl RowStream {
             cells_scanned: 0,
             last_scanned: None,
             exhausted: false,
+            examined_bytes: 0,
+            budget_cells: u64::MAX,
+            budget_bytes: u64::MAX,
         }
+    }
+
+    /// Bounds what the stream examines: once it has examined at least `cells` cells or
+    /// `bytes` bytes (row keys, qualifiers and values of the visible cells, before filters),
+    /// it examines no further row. Then `next` returns `None` with [`Self::is_exhausted`]
+    /// false, and [`Self::last_scanned_key`] is the last row examined: the read goes on with
+    /// a new stream for `ReadRowsRequest::resume_after` that key. A stream always examines at
+    /// least one row. Without a budget a stream examines until it is exhausted or its limit.
+    pub fn set_scan_budget(&mut self, cells: u64, bytes: u64) {
+        self.budget_cells = cells.max(1);
+        self.budget_bytes = bytes.max(1);
+    }
+
+    /// Whether the scan budget stopped the stream (see [`Self::set_scan_budget`]).
+    fn over_budget(&self) -> bool {
+        self.examined_cells >= self.budget_cells || self.examined_bytes >= self.budget_bytes
     }
 
     /// How many stored rows the read has examined so far (returned or filtered out).
@@ -221,6 +251,10 @@ impl RowStream {
     /// Examines rows until some are read ahead, the limit is reached or the rows run out.
     fn fill(&mut self) {
         while self.ahead.is_empty() && !self.exhausted {
+            if self.over_budget() {
+                // Paused, not exhausted: the caller resumes after `last_scanned_key`.
+                return;
+            }
             if self.remaining == Some(0) {
                 // The limit stops the read; the rows beyond were not examined.
                 return;
@@ -286,6 +320,9 @@ impl RowStream {
             examined_rows,
             examined_cells,
             last_examined,
+            examined_bytes,
+            budget_cells,
+            budget_bytes,
             ..
         } = self;
         let Some(p) = position.as_mut() else {
@@ -304,7 +341,12 @@ impl RowStream {
         let mut g = RowGather::default();
         let mut bytes = 0usize;
         loop {
-            if ahead.len() >= BATCH_ROWS || bytes >= BATCH_BYTES || *remaining == Some(0) {
+            let over_budget = *examined_cells >= *budget_cells || *examined_bytes >= *budget_bytes;
+            if ahead.len() >= BATCH_ROWS
+                || bytes >= BATCH_BYTES
+                || *remaining == Some(0)
+                || over_budget
+            {
                 // Stopped inside the tablet: the next walk starts past the last row
                 // examined. Forward, the next row starts above its prefix (the terminator
                 // bumped, as `after_row` does); reversed, below it.
@@ -331,6 +373,10 @@ impl RowStream {
             let scanned = cells.len();
             *examined_rows += 1;
             *examined_cells += scanned as u64;
+            *examined_bytes += cells
+                .iter()
+                .map(|c| (key.len() + c.qualifier.len() + c.value.len()) as u64)
+                .sum::<u64>();
             let last = last_examined.get_or_insert_with(Vec::new);
             last.clear();
             last.extend_from_slice(&key);

@@ -28,8 +28,19 @@ pub struct Server {
 
 impl Server {
     /// Starts the binary with `--port 0` plus `args`, and waits for its address line.
+    /// `SPARSETABLE_SERVER_BIN` names another build to run instead (to check that a test
+    /// fails against an earlier build, or to measure one build against another).
     pub fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sparsetable-server"))
+        match std::env::var("SPARSETABLE_SERVER_BIN") {
+            Ok(binary) => Self::start_binary(&binary, args),
+            Err(_) => Self::start_binary(env!("CARGO_BIN_EXE_sparsetable-server"), args),
+        }
+    }
+
+    /// As [`Server::start`], with another build of the server (to measure one against
+    /// another).
+    pub fn start_binary(binary: &str, args: &[&str]) -> Server {
+        let mut child = Command::new(binary)
             .args(["--host", "127.0.0.1", "--port", "0"])
             .args(args)
             .stdout(Stdio::piped())

@@ -9,6 +9,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::error::quoted;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -41,7 +42,7 @@ pub(crate) fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
         || trimmed.len() % 4 == 1
         || (padded && !text.len().is_multiple_of(4))
     {
-        return Err(format!("invalid base64 {text:?}"));
+        return Err(format!("invalid base64 {}", quoted(text)));
     }
     let mut out = Vec::with_capacity(trimmed.len() * 3 / 4);
     let (mut acc, mut bits) = (0u32, 0u32);
@@ -52,7 +53,7 @@ pub(crate) fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
             b'0'..=b'9' => c - b'0' + 52,
             b'+' | b'-' => 62,
             b'/' | b'_' => 63,
-            _ => return Err(format!("invalid base64 {text:?}")),
+            _ => return Err(format!("invalid base64 {}", quoted(text))),
         };
         acc = (acc << 6) | u32::from(v);
         bits += 6;
@@ -64,7 +65,7 @@ pub(crate) fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
     }
     // Leftover bits must be zero, or two different texts would decode to the same bytes.
     if acc != 0 {
-        return Err(format!("invalid base64 {text:?}: trailing bits"));
+        return Err(format!("invalid base64 {}: trailing bits", quoted(text)));
     }
     Ok(out)
 }
@@ -288,7 +289,7 @@ impl<'de> Deserialize<'de> for Duration {
 }
 
 fn parse_duration(text: &str) -> Result<i64, String> {
-    let bad = || format!("{text:?} is not a duration such as \"3.5s\"");
+    let bad = || format!("{} is not a duration such as \"3.5s\"", quoted(text));
     let body = text.strip_suffix('s').ok_or_else(bad)?;
     let (negative, body) = match body.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -301,7 +302,7 @@ fn parse_duration(text: &str) -> Result<i64, String> {
     }
     let secs: i64 = whole.parse().map_err(|_| bad())?;
     if secs > MAX_DURATION_SECONDS {
-        return Err(format!("{text:?} is beyond a Duration's range"));
+        return Err(format!("{} is beyond a Duration's range", quoted(text)));
     }
     let mut micros_text = frac.to_string();
     micros_text.truncate(6);

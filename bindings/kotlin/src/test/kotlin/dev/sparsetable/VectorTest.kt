@@ -347,6 +347,9 @@ object Vectors {
      * so the runner does too, as the Rust runner does.
      */
     private fun filter(o: JsonObject): Filter {
+        // A RowFilter with no kind set cannot be built with Filters either; Cloud Bigtable
+        // answers INVALID_ARGUMENT, so the runner does too.
+        if (o.entrySet().isEmpty()) throw InvalidArgumentException("INVALID_ARGUMENT: filter: a RowFilter must set exactly one filter kind")
         val (kind, body) = o.entrySet().single()
         fun flag(f: Filter): Filter =
             if (body.asBoolean) f else throw InvalidArgumentException("INVALID_ARGUMENT: $kind must be true when set")
