@@ -253,8 +253,10 @@ async fn blocking<T: Send + 'static>(
 
 /// Reads the scan's next batch on tokio's blocking pool, so a long scan never holds one of
 /// the runtime's few async workers (every other call would wait behind it); between batches
-/// the scan goes back to the runtime, which is where other calls' work interleaves. The
-/// request's deadline is checked before the batch starts.
+/// the scan goes back to the runtime, which is where other calls' work interleaves. A point
+/// read of a few keys ([`Scan::is_point_read`]) is read in place: it is bounded by its keys
+/// and the scan budget, and the handoff would cost more than the read. The request's deadline
+/// is checked before the batch starts.
 ///
 /// # Errors
 /// DEADLINE_EXCEEDED once the deadline has passed; the engine's error for the batch.
@@ -264,6 +266,10 @@ async fn read_batch(
     deadline: Deadline,
 ) -> std::result::Result<(Scan, Vec<sparsetable::Row>), Status> {
     deadline.check()?;
+    if scan.is_point_read() {
+        let rows = scan.next_batch(&db).map_err(to_status)?;
+        return Ok((scan, rows));
+    }
     match tokio::task::spawn_blocking(move || {
         let rows = scan.next_batch(&db);
         (scan, rows)
