@@ -1170,8 +1170,32 @@ pub(crate) fn pick_merge(sizes: &[u64], max_runs: usize) -> core::ops::Range<usi
 
 #[cfg(test)]
 mod tests {
-    use super::pick_merge;
+    use super::{pick_merge, Table};
+    use crate::model::gc::GcRule;
+    use crate::model::mutation::Mutation;
+    use crate::model::schema::TableConfig;
     use alloc::vec::Vec;
+
+    #[test]
+    fn the_read_a_write_makes_skips_hidden_versions() {
+        // ReadModifyWrite and CheckAndMutate read the row through `point_cells`: under
+        // max_num_versions = 1 the newest of 3,000 versions costs a few entries.
+        let mut config = TableConfig::with_families(["cf"]);
+        if let Some(f) = config.families.get_mut("cf") {
+            f.gc_rule = GcRule::MaxNumVersions(1);
+        }
+        let mut table = Table::new("t", config);
+        let mut sequence = 0;
+        for i in 0..3000i64 {
+            let m = Mutation::set_cell("cf", b"n", i * 1000, i.to_be_bytes().to_vec());
+            table.apply(b"counter", &[m], 1_000_000_000, &mut sequence);
+        }
+        let (found, examined) = table.point_read(b"counter", 1_000_000_000);
+        let cells = found.map(|(_, cells)| cells).unwrap_or_default();
+        assert_eq!(cells.len(), 1);
+        assert_eq!(cells[0].value, 2999i64.to_be_bytes());
+        assert!(examined <= 16, "{examined} entries examined");
+    }
 
     #[test]
     fn merges_pick_the_newest_window_of_comparable_runs() {
