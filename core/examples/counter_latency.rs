@@ -47,11 +47,18 @@ fn run(db: &SharedDatabase, n: usize) -> Vec<Duration> {
 fn report(name: &str, lat: &[Duration]) {
     let k = 1000.min(lat.len());
     let mean = |s: &[Duration]| s.iter().sum::<Duration>() / s.len() as u32;
-    let first = mean(&lat[..k]);
-    let last = mean(&lat[lat.len() - k..]);
+    let median = |s: &[Duration]| {
+        let mut s = s.to_vec();
+        s.sort();
+        s[s.len() / 2]
+    };
+    let (head, tail) = (&lat[..k], &lat[lat.len() - k..]);
+    let (first, last) = (mean(head), mean(tail));
     println!(
-        "{name:<8} {} increments: first {k} mean {first:>9.1?}, last {k} mean {last:>9.1?}, last/first {:.2}x, total {:.1?}",
+        "{name:<8} {} increments: first {k} mean {first:>9.1?} (median {:>9.1?}), last {k} mean {last:>9.1?} (median {:>9.1?}), last/first {:.2}x, total {:.1?}",
         lat.len(),
+        median(head),
+        median(tail),
         last.as_secs_f64() / first.as_secs_f64(),
         lat.iter().sum::<Duration>(),
     );
