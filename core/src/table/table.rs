@@ -30,7 +30,7 @@ use crate::lsm::row_merge::RowResolver;
 use crate::model::mutation::Mutation;
 use crate::model::row::{Cell, Row, SampleRowKey};
 use crate::model::row_set::RowRange;
-use crate::model::schema::{TableConfig, ValueType};
+use crate::model::schema::{ColumnFamily, TableConfig, ValueType};
 use crate::table::scan::{RowGather, TabletScan};
 use crate::table::stats::{AccessCounters, StatsOptions, TableStats};
 use crate::table::tablet::Tablet;
@@ -960,7 +960,9 @@ impl Table {
                 .zip(wanted)
                 .map(|(t, w)| w.then(|| t.clone()))
                 .collect(),
-            config: self.config.clone(),
+            // Only what resolving rows needs: a table's split keys and options can be
+            // large and a stream never reads them.
+            families: self.config.families.clone(),
             epochs: self.epochs.clone(),
             stats: self.stats.clone(),
         }
@@ -1083,14 +1085,14 @@ const MAX_SEALED_LAYERS: usize = 4;
 const BACKPRESSURE_FACTOR: u64 = 4;
 
 /// What a read stream holds of a table: clones of the tablets its ranges touch (their
-/// memtable layers frozen, their runs shared, see `memtable`), the schema and family
+/// memtable layers frozen, their runs shared, see `memtable`), the families (GC rules) and family
 /// drops as they were when it opened, and the table's shared statistics. No lock is held:
 /// writes after the view was taken are not visible through it.
 pub(crate) struct TableView {
     /// The tablets, in key order; `None` once a stream has gone past one (so writers to it
     /// stop sealing layers on the stream's behalf).
     pub(crate) tablets: Vec<Option<Tablet>>,
-    pub(crate) config: TableConfig,
+    pub(crate) families: BTreeMap<String, ColumnFamily>,
     pub(crate) epochs: BTreeMap<String, u64>,
     pub(crate) stats: Arc<spin::Mutex<TableStats>>,
 }
@@ -1098,7 +1100,7 @@ pub(crate) struct TableView {
 impl TableView {
     /// A resolver of this view's rows: deletes, family drops and GC at `now_micros`.
     pub(crate) fn resolver(&self, now_micros: i64) -> RowResolver<'_> {
-        RowResolver::new(&self.epochs, Some((&self.config.families, now_micros)))
+        RowResolver::new(&self.epochs, Some((&self.families, now_micros)))
     }
 }
 
