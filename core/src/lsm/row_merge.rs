@@ -135,7 +135,8 @@ pub(crate) struct RowResolver<'c> {
     epochs: &'c BTreeMap<String, u64>,
     /// The families' GC rules and the time they are evaluated at; `None`: no GC.
     gc: Option<(&'c BTreeMap<String, ColumnFamily>, i64)>,
-    row_part: Vec<u8>,
+    /// The length of the row part of the row's keys (0: not measured yet).
+    row_part: usize,
     row_deleted: u64,
     /// The family the resolver is in (its UTF-8 checked once, when entered).
     family: String,
@@ -167,7 +168,7 @@ impl<'c> RowResolver<'c> {
         RowResolver {
             epochs,
             gc,
-            row_part: Vec::new(),
+            row_part: 0,
             row_deleted: 0,
             family: String::new(),
             in_family: false,
@@ -186,7 +187,7 @@ impl<'c> RowResolver<'c> {
 
     /// Starts a new row.
     pub(crate) fn reset(&mut self) {
-        self.row_part.clear();
+        self.row_part = 0;
         self.row_deleted = 0;
         self.in_family = false;
         self.in_column = false;
@@ -227,15 +228,13 @@ impl<'c> RowResolver<'c> {
             }
         }
         self.last_cell.clear();
-        // Every entry of a row shares its row part: measure it once. (An escaped row part
-        // is never a prefix of another row's, so `starts_with` proves the same row.)
-        if self.row_part.is_empty() || !key.starts_with(&self.row_part) {
-            let n = row_prefix_len(key)
+        // Every entry of a row shares its row part (REQUIRES: one row between resets):
+        // measure it once, without copying it.
+        if self.row_part == 0 {
+            self.row_part = row_prefix_len(key)
                 .ok_or_else(|| Error::new(Code::DataLoss, "internal key: bad row key escaping"))?;
-            self.row_part.clear();
-            self.row_part.extend_from_slice(&key[..n]);
         }
-        let n = self.row_part.len();
+        let n = self.row_part;
         // The full parse names the first defect exactly as it always has.
         let k = KeyRef::parse_unchecked_family(key, n).or_else(|_| KeyRef::parse(key, n))?;
         let timestamp_micros = match k.kind {
