@@ -101,6 +101,29 @@ pub fn after_row(row_key: &[u8]) -> Vec<u8> {
     p
 }
 
+/// A key after every entry of the column of `cell_key` (an encoded cell key) and before
+/// every entry of the next column: the column's part (`... esc(qualifier)`, which ends in
+/// the terminator `0x00 0x01`) with the terminator bumped, as [`after_row`] does for a row.
+/// Seeking here skips the rest of the column. `None` if the key is too short to be a cell.
+pub(crate) fn column_end(cell_key: &[u8]) -> Option<Vec<u8>> {
+    // A cell key ends in `0x01 u64(!timestamp) seq_desc`.
+    let column = cell_key.get(..cell_key.len().checked_sub(17)?)?;
+    let mut out = column.to_vec();
+    *out.last_mut()? += 1;
+    Some(out)
+}
+
+/// A key after every write of the cell of `cell_key` (same column and timestamp, any
+/// sequence) and before the column's next timestamp: seeking here skips the older writes
+/// of the cell. `None` if the key is too short to be a cell.
+pub(crate) fn cell_end(cell_key: &[u8]) -> Option<Vec<u8>> {
+    let cell = cell_key.get(..cell_key.len().checked_sub(8)?)?;
+    let mut out = Vec::with_capacity(cell_key.len() + 1);
+    out.extend_from_slice(cell);
+    out.extend_from_slice(&[0xff; 9]);
+    Some(out)
+}
+
 /// The encoded key of a cell, from borrowed parts: `InternalKey { row_key, sequence,
 /// kind: EntryKind::Cell { family, qualifier, timestamp_micros } }.encode()` without building
 /// the owned key first.
@@ -632,6 +655,24 @@ mod tests {
                 (a, b) => panic!("decode {a:?} but view {b:?} for {bytes:?}"),
             }
         }
+    }
+
+    #[test]
+    fn column_and_cell_ends_bound_exactly_their_entries() {
+        let keys = [
+            cell(b"a", "cf", b"q", 9000, 7).encode(),
+            cell(b"a", "cf", b"q", 9000, 1).encode(),
+            cell(b"a", "cf", b"q", 0, 1).encode(),
+            cell(b"a", "cf", b"q\0", 1000, 8).encode(),
+            cell(b"a", "cf", b"qa", 1000, 8).encode(),
+        ];
+        let col = column_end(&keys[0]).unwrap();
+        assert!(keys[..3].iter().all(|k| *k < col));
+        assert!(keys[3..].iter().all(|k| *k > col));
+        let c = cell_end(&keys[0]).unwrap();
+        assert!(keys[..2].iter().all(|k| *k < c));
+        assert!(keys[2..].iter().all(|k| *k > c));
+        assert_eq!(column_end(b"short"), None);
     }
 
     #[test]

@@ -13,12 +13,13 @@
 //! - for one (column, timestamp) only the newest sequence counts: a SetCell at an existing
 //!   timestamp replaces the cell.
 
-use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::lsm::internal_key::{row_prefix_len, KeyRef, KindRef};
+use crate::model::gc::GcRule;
+use crate::model::schema::ColumnFamily;
 use crate::{Code, Error, Result};
 
 /// One entry as a source yields it: encoded key and value.
@@ -75,8 +76,8 @@ pub fn resolve_row(
     Ok(cells)
 }
 
-/// The resolver itself: walks one row's entries (sorted by encoded key) once, decoding each
-/// key as a borrowed view, and calls `emit` for every visible cell in Bigtable order.
+/// The resolver itself: walks one row's entries (sorted by encoded key) once and calls
+/// `emit` for every visible cell in Bigtable order (GC not applied: see [`RowResolver`]).
 ///
 /// # Errors
 /// `DataLoss` if an entry's key does not decode; cells already emitted stay emitted, so
@@ -90,52 +91,163 @@ where
     I: IntoIterator<Item = (&'e [u8], &'e [u8])>,
     F: FnMut(VisibleCell<'_>),
 {
-    let mut row_deleted = 0u64;
-    // The family and column the cursor is in, borrowed from the keys (owned only for names
-    // holding an escaped zero byte). The family's UTF-8 is checked once, when it is entered.
-    let mut family: Option<Cow<'e, str>> = None;
-    let mut family_deleted = 0u64;
-    let mut family_emitted = false;
-    let mut column: Option<Cow<'e, [u8]>> = None;
-    let mut column_deletes: Vec<(u64, u64, u64)> = Vec::new();
-    let mut last_ts: Option<i64> = None;
-    let mut version = 0usize;
-    let mut row_part: &[u8] = &[];
-    // The previous entry's key when it was a cell. A cell key ends in its 8-byte sequence,
-    // and any 8 bytes decode, so a key equal to it but for those 8 bytes is an older write
-    // of the same cell (or the same entry twice): hidden by it, and known to decode.
-    let mut last_cell: &[u8] = &[];
+    let mut r = RowResolver::new(epochs, None);
     for (key, value) in entries {
-        if let Some(cut) = last_cell.len().checked_sub(8) {
-            if key.len() == last_cell.len() && key[..cut] == last_cell[..cut] {
-                continue;
+        r.feed(key, value, &mut emit)?;
+    }
+    Ok(())
+}
+
+/// What the resolver tells the merge feeding it after an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Feed {
+    /// Go on with the next entry.
+    Next,
+    /// This entry and every later entry of its column are hidden (by GC, or older writes
+    /// of a cell already seen): the merge may seek to `internal_key::column_end` of its key.
+    /// Feeding them anyway is harmless (they are ignored).
+    SkipColumn,
+    /// This entry and every later entry of the same cell (column and timestamp: older
+    /// writes it replaced) are hidden: the merge may seek to `internal_key::cell_end` of
+    /// its key. Feeding them anyway is harmless.
+    SkipCell,
+}
+
+/// Resolves one row from its entries fed one at a time in encoded-key order, so the merge
+/// feeding it can skip what it reports hidden instead of stepping through it.
+///
+/// With a GC view (the table's families and the time), cells a family's GC rule collects
+/// are not emitted, and the resolver reports [`Feed::SkipColumn`] at the first cell entry
+/// from which every later entry of the column is provably hidden. Why that point is safe
+/// for every rule: a cell is collectable as a function of its version (its index among the
+/// column's visible cells, newest first) and its timestamp, and that function is monotone
+/// (`MaxNumVersions` in the version, `MaxAge` in the age, and `Intersection`/`Union` are
+/// `and`/`or` of monotone predicates). Later entries of a column have timestamps at or
+/// below the current one and, if visible, versions at or above the next version; so when
+/// a visible cell at the next version with the current timestamp would be collectable,
+/// every later one is too, and deleted ones are hidden anyway. Column deletes sort before
+/// the column's cells, so nothing skipped can change another column. Filters apply after
+/// GC, to the emitted cells only.
+///
+/// REQUIRES: [`reset`](Self::reset) between rows. The resolver owns the family and column
+/// it is in (copied once per family or column), so fed entries need only live for the call.
+pub(crate) struct RowResolver<'c> {
+    epochs: &'c BTreeMap<String, u64>,
+    /// The families' GC rules and the time they are evaluated at; `None`: no GC.
+    gc: Option<(&'c BTreeMap<String, ColumnFamily>, i64)>,
+    /// The length of the row part of the row's keys (0: not measured yet).
+    row_part: usize,
+    row_deleted: u64,
+    /// The family the resolver is in (its UTF-8 checked once, when entered).
+    family: String,
+    in_family: bool,
+    family_deleted: u64,
+    family_emitted: bool,
+    /// The family's GC rule, if it can collect anything.
+    rule: Option<&'c GcRule>,
+    column: Vec<u8>,
+    in_column: bool,
+    column_deletes: Vec<(u64, u64, u64)>,
+    /// Every later entry of the column is hidden.
+    column_done: bool,
+    last_ts: Option<i64>,
+    version: usize,
+    /// The previous entry's key when it was a cell. A cell key ends in its 8-byte sequence,
+    /// and any 8 bytes decode, so a key equal to it but for those 8 bytes is an older write
+    /// of the same cell (or the same entry twice): hidden by it, and known to decode.
+    last_cell: Vec<u8>,
+}
+
+impl<'c> RowResolver<'c> {
+    /// A resolver applying family drops (`epochs`) and, with `gc`, the families' GC rules
+    /// at the given time.
+    pub(crate) fn new(
+        epochs: &'c BTreeMap<String, u64>,
+        gc: Option<(&'c BTreeMap<String, ColumnFamily>, i64)>,
+    ) -> Self {
+        RowResolver {
+            epochs,
+            gc,
+            row_part: 0,
+            row_deleted: 0,
+            family: String::new(),
+            in_family: false,
+            family_deleted: 0,
+            family_emitted: false,
+            rule: None,
+            column: Vec::new(),
+            in_column: false,
+            column_deletes: Vec::new(),
+            column_done: false,
+            last_ts: None,
+            version: 0,
+            last_cell: Vec::new(),
+        }
+    }
+
+    /// Starts a new row.
+    pub(crate) fn reset(&mut self) {
+        self.row_part = 0;
+        self.row_deleted = 0;
+        self.in_family = false;
+        self.in_column = false;
+        self.column_deletes.clear();
+        self.column_done = false;
+        self.last_ts = None;
+        self.version = 0;
+        self.last_cell.clear();
+    }
+
+    /// Takes the row's next entry (in encoded-key order; duplicates of one key, as when two
+    /// runs share an entry after a split, are harmless) and calls `emit` if it is a visible
+    /// cell.
+    ///
+    /// # Errors
+    /// `DataLoss` if the key does not decode; the row must then be dropped whole.
+    pub(crate) fn feed<F>(&mut self, key: &[u8], value: &[u8], emit: &mut F) -> Result<Feed>
+    where
+        F: FnMut(VisibleCell<'_>),
+    {
+        if let Some(cut) = self.last_cell.len().checked_sub(8) {
+            if key.len() == self.last_cell.len() && key[..cut] == self.last_cell[..cut] {
+                // Every later entry of the column has an older timestamp and, if visible,
+                // at least the next version: when a cell there would be collectable, the
+                // rest of the column is hidden; else only the rest of this cell's writes.
+                let rest_hidden = self.column_done
+                    || match (self.gc, self.rule, self.last_ts) {
+                        (Some((_, now)), Some(r), Some(ts)) => {
+                            r.is_collectable(self.version, ts, now)
+                        }
+                        _ => false,
+                    };
+                if rest_hidden {
+                    self.column_done = true;
+                    return Ok(Feed::SkipColumn);
+                }
+                return Ok(Feed::SkipCell);
             }
         }
-        last_cell = &[];
-        // Every entry of a row shares its row part: measure it once. (An escaped row part
-        // is never a prefix of another row's, so `starts_with` proves the same row.)
-        if row_part.is_empty() || !key.starts_with(row_part) {
-            let n = row_prefix_len(key)
+        self.last_cell.clear();
+        // Every entry of a row shares its row part (REQUIRES: one row between resets):
+        // measure it once, without copying it.
+        if self.row_part == 0 {
+            self.row_part = row_prefix_len(key)
                 .ok_or_else(|| Error::new(Code::DataLoss, "internal key: bad row key escaping"))?;
-            row_part = &key[..n];
         }
-        let n = row_part.len();
+        let n = self.row_part;
         // The full parse names the first defect exactly as it always has.
         let k = KeyRef::parse_unchecked_family(key, n).or_else(|_| KeyRef::parse(key, n))?;
         let timestamp_micros = match k.kind {
             KindRef::DeleteRow => {
-                row_deleted = row_deleted.max(k.sequence);
-                continue;
+                self.row_deleted = self.row_deleted.max(k.sequence);
+                return Ok(Feed::Next);
             }
             KindRef::DeleteFamily { family: f } => {
-                if !same_family(&family, &f) {
-                    family_deleted = family_epoch(epochs, &f);
-                    family = Some(family_name(f)?);
-                    family_emitted = false;
-                    column = None;
+                if !self.same_family(&f) {
+                    self.enter_family(&f)?;
                 }
-                family_deleted = family_deleted.max(k.sequence);
-                continue;
+                self.family_deleted = self.family_deleted.max(k.sequence);
+                return Ok(Feed::Next);
             }
             KindRef::DeleteColumn {
                 family: f,
@@ -143,127 +255,118 @@ where
                 start_micros,
                 end_micros,
             } => {
-                enter(
-                    &mut family,
-                    &mut family_deleted,
-                    &mut family_emitted,
-                    &mut column,
-                    &mut column_deletes,
-                    &mut last_ts,
-                    &mut version,
-                    f,
-                    qualifier,
-                    epochs,
-                )?;
-                column_deletes.push((k.sequence, start_micros, end_micros));
-                continue;
+                self.enter(&f, &qualifier)?;
+                self.column_deletes
+                    .push((k.sequence, start_micros, end_micros));
+                return Ok(Feed::Next);
             }
             KindRef::Cell {
                 family: f,
                 qualifier,
                 timestamp_micros,
             } => {
-                enter(
-                    &mut family,
-                    &mut family_deleted,
-                    &mut family_emitted,
-                    &mut column,
-                    &mut column_deletes,
-                    &mut last_ts,
-                    &mut version,
-                    f,
-                    qualifier,
-                    epochs,
-                )?;
-                last_cell = key;
+                self.enter(&f, &qualifier)?;
+                if self.column_done {
+                    return Ok(Feed::SkipColumn);
+                }
+                self.last_cell.extend_from_slice(key);
                 timestamp_micros
             }
         };
-        if last_ts == Some(timestamp_micros) {
-            continue; // an older write of the same cell
+        if self.last_ts == Some(timestamp_micros) {
+            // An older write of the same cell.
+            return Ok(Feed::Next);
         }
-        last_ts = Some(timestamp_micros);
+        if let Some((_, now)) = self.gc {
+            if self
+                .rule
+                .is_some_and(|r| r.is_collectable(self.version, timestamp_micros, now))
+            {
+                // This cell, if visible, is collectable, and so is every later one (see
+                // the type's docs).
+                self.column_done = true;
+                return Ok(Feed::SkipColumn);
+            }
+        }
+        self.last_ts = Some(timestamp_micros);
         let seq = k.sequence;
         let ts = timestamp_micros as u64;
-        let deleted = seq <= row_deleted
-            || seq <= family_deleted
-            || column_deletes
+        let deleted = seq <= self.row_deleted
+            || seq <= self.family_deleted
+            || self
+                .column_deletes
                 .iter()
                 .any(|(dseq, start, end)| *dseq > seq && ts >= *start && ts < *end);
         if !deleted {
             emit(VisibleCell {
-                family: family.as_deref().unwrap_or_default(),
-                qualifier: column.as_deref().unwrap_or_default(),
+                family: &self.family,
+                qualifier: &self.column,
                 timestamp_micros,
                 value,
                 sequence: seq,
-                version,
-                new_family: !family_emitted,
+                version: self.version,
+                new_family: !self.family_emitted,
             });
-            family_emitted = true;
-            version += 1;
+            self.family_emitted = true;
+            self.version += 1;
         }
+        Ok(Feed::Next)
     }
-    Ok(())
-}
 
-/// Whether the resolver is already in family `f`.
-fn same_family(family: &Option<Cow<'_, str>>, f: &[u8]) -> bool {
-    family.as_deref().map(str::as_bytes) == Some(f)
-}
+    /// Whether the resolver is already in family `f`.
+    fn same_family(&self, f: &[u8]) -> bool {
+        self.in_family && self.family.as_bytes() == f
+    }
 
-/// A family name as text, checked once per family the resolver enters.
-fn family_name(f: Cow<'_, [u8]>) -> Result<Cow<'_, str>> {
-    let bad = || Error::new(Code::DataLoss, "internal key: family name is not UTF-8");
-    Ok(match f {
-        Cow::Borrowed(b) => Cow::Borrowed(core::str::from_utf8(b).map_err(|_| bad())?),
-        Cow::Owned(v) => Cow::Owned(String::from_utf8(v).map_err(|_| bad())?),
-    })
+    /// Enters family `f`: its name checked as text, its drop epoch and GC rule looked up.
+    ///
+    /// # Errors
+    /// `DataLoss` if the name is not UTF-8.
+    fn enter_family(&mut self, f: &[u8]) -> Result<()> {
+        let name = core::str::from_utf8(f)
+            .map_err(|_| Error::new(Code::DataLoss, "internal key: family name is not UTF-8"))?;
+        self.family.clear();
+        self.family.push_str(name);
+        self.in_family = true;
+        self.family_deleted = family_epoch(self.epochs, name);
+        self.family_emitted = false;
+        self.rule = self
+            .gc
+            .and_then(|(families, _)| families.get(name))
+            .map(|f| &f.gc_rule)
+            .filter(|r| !r.is_never());
+        self.in_column = false;
+        Ok(())
+    }
+
+    /// Moves the resolver to (family, qualifier), resetting per-family and per-column
+    /// state when either changes.
+    ///
+    /// # Errors
+    /// `DataLoss` if a family entered is not UTF-8.
+    fn enter(&mut self, f: &[u8], qualifier: &[u8]) -> Result<()> {
+        if !self.same_family(f) {
+            self.enter_family(f)?;
+        }
+        if !self.in_column || self.column != qualifier {
+            self.column.clear();
+            self.column.extend_from_slice(qualifier);
+            self.in_column = true;
+            self.column_deletes.clear();
+            self.column_done = false;
+            self.last_ts = None;
+            self.version = 0;
+        }
+        Ok(())
+    }
 }
 
 /// Writes at or below this sequence were dropped with the family.
-fn family_epoch(epochs: &BTreeMap<String, u64>, family: &[u8]) -> u64 {
+fn family_epoch(epochs: &BTreeMap<String, u64>, family: &str) -> u64 {
     if epochs.is_empty() {
         return 0;
     }
-    core::str::from_utf8(family)
-        .ok()
-        .and_then(|f| epochs.get(f))
-        .copied()
-        .unwrap_or(0)
-}
-
-/// Moves the resolver's cursor to (family, qualifier), resetting per-family and per-column
-/// state when either changes.
-///
-/// # Errors
-/// `DataLoss` if a family entered is not UTF-8.
-#[allow(clippy::too_many_arguments)]
-fn enter<'e>(
-    family: &mut Option<Cow<'e, str>>,
-    family_deleted: &mut u64,
-    family_emitted: &mut bool,
-    column: &mut Option<Cow<'e, [u8]>>,
-    column_deletes: &mut Vec<(u64, u64, u64)>,
-    last_ts: &mut Option<i64>,
-    version: &mut usize,
-    f: Cow<'e, [u8]>,
-    qualifier: Cow<'e, [u8]>,
-    epochs: &BTreeMap<String, u64>,
-) -> Result<()> {
-    if !same_family(family, &f) {
-        *family_deleted = family_epoch(epochs, &f);
-        *family = Some(family_name(f)?);
-        *family_emitted = false;
-        *column = None;
-    }
-    if column.as_deref() != Some(&*qualifier) {
-        *column = Some(qualifier);
-        column_deletes.clear();
-        *last_ts = None;
-        *version = 0;
-    }
-    Ok(())
+    epochs.get(family).copied().unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -20,8 +20,9 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::lsm::internal_key::{row_prefix, row_prefix_len};
+use crate::lsm::internal_key::{self, row_prefix, row_prefix_len};
 use crate::lsm::memtable::{Source, SourceCursor};
+use crate::lsm::row_merge::{Feed, RowResolver, VisibleCell};
 use crate::platform::bytes;
 use crate::table::tablet::Tablet;
 
@@ -172,10 +173,29 @@ impl<'a> SourceCursor<'a> for LevelCursor<'a> {
     }
 }
 
+/// How many entries past a hidden one the merge steps over before it seeks instead: a
+/// seek costs a search of each source, so a few hidden versions are cheaper to walk (as
+/// LevelDB's and RocksDB's iterators do, which step a few times before reseeking).
+const STEPS_BEFORE_SEEK: usize = 8;
+
+/// The most entries of one row a reversed scan gathers backwards before it resolves the
+/// row forward with skips instead (two seeks of each source holding the row).
+const REVERSE_GATHER_LIMIT: usize = 64;
+
 /// A merge over one tablet's sources, clamped to the tablet and a range, in either
 /// direction.
 pub(crate) struct TabletScan<'a> {
     cursors: Vec<Box<dyn SourceCursor<'a> + 'a>>,
+    /// The cursors holding entries of the row being resolved (indices into `cursors`).
+    active: Vec<usize>,
+    /// The cursors holding a row a reversed scan re-reads forward (a buffer kept for reuse).
+    holding: Vec<usize>,
+    /// Entries the scan has stepped over or sought past while resolving rows: what the
+    /// reads cost, hidden versions included (`next_cells` only).
+    entries_examined: u64,
+    /// A reversed scan gathers a row backwards until it holds this many entries; a row with
+    /// more is resolved forward instead, so the resolver's skips apply (see `next_cells`).
+    reverse_gather_limit: usize,
     /// Keys below this are before the scan (a row boundary).
     lower: Vec<u8>,
     /// Keys at or above this are past the scan (a row boundary); `None` = no limit.
@@ -296,6 +316,10 @@ impl<'a> TabletScan<'a> {
         }
         TabletScan {
             cursors,
+            active: Vec::new(),
+            holding: Vec::new(),
+            entries_examined: 0,
+            reverse_gather_limit: REVERSE_GATHER_LIMIT,
             lower,
             upper,
             reversed,
@@ -335,9 +359,9 @@ impl<'a> TabletScan<'a> {
         }
     }
 
-    /// Gathers the next row's entries into `g` (its row part into `g.prefix`), in
-    /// ascending key order whatever the direction. False when the scan is over.
-    pub(crate) fn next_row(&mut self, g: &mut RowGather<'a>) -> bool {
+    /// Puts the next row's row part into `g.prefix`, stepping over keys whose row part is
+    /// malformed. False when the scan is over.
+    fn next_prefix(&mut self, g: &mut RowGather<'a>) -> bool {
         let reversed = self.reversed;
         loop {
             let Some(head) = self.head() else {
@@ -345,7 +369,10 @@ impl<'a> TabletScan<'a> {
             };
             g.prefix.clear();
             match row_prefix_len(head) {
-                Some(n) => g.prefix.extend_from_slice(&head[..n]),
+                Some(n) => {
+                    g.prefix.extend_from_slice(&head[..n]);
+                    return true;
+                }
                 None => {
                     // A key whose row part is malformed names no row: step over it.
                     g.prefix.extend_from_slice(head);
@@ -354,14 +381,189 @@ impl<'a> TabletScan<'a> {
                             Self::step(c, reversed);
                         }
                     }
-                    continue;
                 }
             }
+        }
+    }
+
+    /// Entries stepped over or sought past by [`next_cells`](Self::next_cells) so far.
+    pub(crate) fn entries_examined(&self) -> u64 {
+        self.entries_examined
+    }
+
+    /// Resolves the next row through `resolver` (reset here), calling `emit` for each of
+    /// its visible cells in Bigtable order, its row part into `g.prefix`. `None` when the
+    /// scan is over; `Some(Err)` when a key of the row does not decode (the row must be
+    /// dropped whole; the scan goes on with the next row).
+    ///
+    /// Forward, the row's entries are merged one at a time in key order and fed to the
+    /// resolver, and what it reports hidden (the rest of a column GC collects, older writes
+    /// of a cell) is stepped over for a few entries and then sought past in every source
+    /// (see [`RowResolver`]). Reversed, sources stand before the row's last entry: the row
+    /// is gathered backwards as [`next_row`](Self::next_row) does and resolved from the
+    /// gathered entries, unless it holds more than `reverse_gather_limit` entries: then the
+    /// sources holding it seek to its start, the row is
+    /// resolved forward with the same skips, and they seek back before it (two seeks per
+    /// source for such a row; every other row costs what it did).
+    pub(crate) fn next_cells<F>(
+        &mut self,
+        g: &mut RowGather<'a>,
+        resolver: &mut RowResolver<'_>,
+        emit: &mut F,
+    ) -> Option<crate::Result<()>>
+    where
+        F: FnMut(VisibleCell<'_>),
+    {
+        if !self.next_prefix(g) {
+            return None;
+        }
+        resolver.reset();
+        self.active.clear();
+        for (i, c) in self.cursors.iter().enumerate() {
+            if c.entry()
+                .is_some_and(|(k, _)| bytes::starts_with(k, &g.prefix))
+            {
+                self.active.push(i);
+            }
+        }
+        if !self.reversed {
+            return Some(self.resolve_forward(&g.prefix, resolver, emit));
+        }
+        if self.gather(g, self.reverse_gather_limit) {
+            self.entries_examined += g.spans.len() as u64;
+            let mut result = Ok(());
+            let mut skip_to: Option<Vec<u8>> = None;
+            for (k, v) in g.entries() {
+                if skip_to.as_deref().is_some_and(|t| bytes::less(k, t)) {
+                    continue;
+                }
+                skip_to = None;
+                match resolver.feed(k, v, emit) {
+                    Ok(Feed::Next) => {}
+                    Ok(Feed::SkipColumn) => skip_to = internal_key::column_end(k),
+                    Ok(Feed::SkipCell) => skip_to = internal_key::cell_end(k),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            return Some(result);
+        }
+        // Too long to walk backwards: resolve it forward, then stand before it again.
+        self.entries_examined += g.spans.len() as u64;
+        g.clear();
+        let prefix = core::mem::take(&mut g.prefix);
+        // `resolve_forward` empties `active` as cursors leave the row: keep the list.
+        let mut holding = core::mem::take(&mut self.holding);
+        holding.clone_from(&self.active);
+        for &i in &holding {
+            self.cursors[i].seek(&prefix);
+        }
+        let result = self.resolve_forward(&prefix, resolver, emit);
+        for &i in &holding {
+            self.cursors[i].seek_before(Some(&prefix));
+        }
+        self.holding = holding;
+        g.prefix = prefix;
+        Some(result)
+    }
+
+    /// Merges the entries of the row `prefix` from the `active` cursors (each at or before
+    /// its first entry of the row, walking forward) in key order into `resolver`, skipping
+    /// what it reports hidden; leaves every cursor past the row.
+    fn resolve_forward<F>(
+        &mut self,
+        prefix: &[u8],
+        resolver: &mut RowResolver<'_>,
+        emit: &mut F,
+    ) -> crate::Result<()>
+    where
+        F: FnMut(VisibleCell<'_>),
+    {
+        let mut result = Ok(());
+        loop {
+            // The smallest head of the row among the cursors still in it.
+            let mut best: Option<(usize, &[u8], &[u8])> = None;
+            let mut j = 0;
+            while j < self.active.len() {
+                let i = self.active[j];
+                match self.cursors[i].entry() {
+                    Some((k, v)) if bytes::starts_with(k, prefix) => {
+                        if best.is_none_or(|(_, b, _)| bytes::less(k, b)) {
+                            best = Some((i, k, v));
+                        }
+                        j += 1;
+                    }
+                    _ => {
+                        self.active.swap_remove(j);
+                    }
+                }
+            }
+            let Some((i, k, v)) = best else {
+                return result;
+            };
+            self.entries_examined += 1;
+            let target = match resolver.feed(k, v, emit) {
+                Ok(Feed::Next) => {
+                    self.cursors[i].next();
+                    continue;
+                }
+                Ok(Feed::SkipColumn) => internal_key::column_end(k),
+                Ok(Feed::SkipCell) => internal_key::cell_end(k),
+                Err(e) => {
+                    // The row is dropped whole: skip the rest of it.
+                    result = Err(e);
+                    let mut after = prefix.to_vec();
+                    if let Some(last) = after.last_mut() {
+                        *last += 1;
+                    }
+                    Some(after)
+                }
+            };
+            let Some(target) = target else {
+                self.cursors[i].next();
+                continue;
+            };
+            for &a in &self.active {
+                let c = &mut self.cursors[a];
+                let mut steps = 0;
+                while c.entry().is_some_and(|(k, _)| bytes::less(k, &target)) {
+                    if steps == STEPS_BEFORE_SEEK {
+                        c.seek(&target);
+                        break;
+                    }
+                    c.next();
+                    steps += 1;
+                    self.entries_examined += 1;
+                }
+            }
+        }
+    }
+
+    /// Gathers the next row's entries into `g` (its row part into `g.prefix`), in
+    /// ascending key order whatever the direction. False when the scan is over.
+    pub(crate) fn next_row(&mut self, g: &mut RowGather<'a>) -> bool {
+        if !self.next_prefix(g) {
+            return false;
+        }
+        self.gather(g, usize::MAX)
+    }
+
+    /// Gathers the entries of the row `g.prefix` (the head's) into `g`, in ascending key
+    /// order. False, with the row partly gathered, once more than `limit` entries were
+    /// gathered (only ever for a reversed scan, whose `active` cursors then hold the row).
+    fn gather(&mut self, g: &mut RowGather<'a>, limit: usize) -> bool {
+        let reversed = self.reversed;
+        {
             g.clear();
             let mut sources = 0;
             for c in &mut self.cursors {
                 let mut hit = false;
                 loop {
+                    if g.spans.len() > limit {
+                        return false;
+                    }
                     if let Some((k, v)) = c.lasting_entry() {
                         if !bytes::starts_with(k, &g.prefix) {
                             break;
@@ -386,7 +588,7 @@ impl<'a> TabletScan<'a> {
                 // One source walked backwards: its entries came newest key first.
                 g.spans.reverse();
             }
-            return true;
+            true
         }
     }
 }
@@ -474,6 +676,212 @@ mod tests {
                 backward.reverse();
                 assert_eq!(backward, forward, "reversed r{start:03}..=r{end:03}");
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod skip_tests {
+    //! The resolver's skips change what a read costs, never what it returns: every row
+    //! resolved with them (forward, reversed, and reversed through the forward re-read)
+    //! equals the row gathered whole and resolved without them, GC applied per cell.
+
+    use super::{RowGather, TabletScan};
+    use crate::lsm::internal_key::{EntryKind, InternalKey};
+    use crate::lsm::memtable::MemRun;
+    use crate::lsm::row_merge::{resolve_entries, RowResolver};
+    use crate::model::gc::GcRule;
+    use crate::model::schema::ColumnFamily;
+    use crate::table::tablet::Tablet;
+    use alloc::collections::BTreeMap;
+    use alloc::string::String;
+    use alloc::vec::Vec;
+    use proptest::prelude::*;
+
+    const NOW: i64 = 20_000;
+
+    type Cells = Vec<(String, Vec<u8>, i64, Vec<u8>)>;
+
+    /// Every row: resolved whole, then GC applied cell by cell.
+    fn reference(tablet: &Tablet, families: &BTreeMap<String, ColumnFamily>) -> Vec<Cells> {
+        let epochs = BTreeMap::new();
+        let mut scan = TabletScan::new(tablet, None, None, false, None);
+        let mut g = RowGather::default();
+        let mut rows = Vec::new();
+        while scan.next_row(&mut g) {
+            let mut cells = Vec::new();
+            resolve_entries(g.entries(), &epochs, |c| {
+                let rule = families.get(c.family).map(|f| &f.gc_rule);
+                if !rule.is_some_and(|r| r.is_collectable(c.version, c.timestamp_micros, NOW)) {
+                    cells.push((
+                        String::from(c.family),
+                        c.qualifier.to_vec(),
+                        c.timestamp_micros,
+                        c.value.to_vec(),
+                    ));
+                }
+            })
+            .unwrap();
+            rows.push(cells);
+        }
+        rows
+    }
+
+    fn skipping(
+        tablet: &Tablet,
+        families: &BTreeMap<String, ColumnFamily>,
+        reversed: bool,
+        limit: usize,
+    ) -> (Vec<Cells>, u64) {
+        let epochs = BTreeMap::new();
+        let mut scan = TabletScan::new(tablet, None, None, reversed, None);
+        scan.reverse_gather_limit = limit;
+        let mut resolver = RowResolver::new(&epochs, Some((families, NOW)));
+        let mut g = RowGather::default();
+        let mut rows = Vec::new();
+        loop {
+            let mut cells = Vec::new();
+            let more = scan.next_cells(&mut g, &mut resolver, &mut |c| {
+                cells.push((
+                    String::from(c.family),
+                    c.qualifier.to_vec(),
+                    c.timestamp_micros,
+                    c.value.to_vec(),
+                ))
+            });
+            match more {
+                None => break,
+                Some(r) => r.unwrap(),
+            }
+            rows.push(cells);
+        }
+        if reversed {
+            rows.reverse();
+        }
+        (rows, scan.entries_examined())
+    }
+
+    fn gc_rule() -> impl Strategy<Value = GcRule> {
+        let leaf = prop_oneof![
+            Just(GcRule::Never),
+            (1u32..4).prop_map(GcRule::MaxNumVersions),
+            (1i64..15).prop_map(|s| GcRule::MaxAge { micros: s * 1000 }),
+        ];
+        leaf.prop_recursive(2, 6, 3, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(GcRule::Intersection),
+                proptest::collection::vec(inner, 0..3).prop_map(GcRule::Union),
+            ]
+        })
+    }
+
+    /// An entry: (row, family, qualifier, kind 0..=9, timestamp in ms, sequence).
+    fn entry() -> impl Strategy<Value = (u8, u8, u8, u8, i64, u64)> {
+        (0u8..3, 0u8..2, 0u8..3, 0u8..10, 0i64..20, 1u64..60)
+    }
+
+    fn encode(e: (u8, u8, u8, u8, i64, u64)) -> (Vec<u8>, Vec<u8>) {
+        let (row, fam, q, kind, ts, seq) = e;
+        let family = String::from(["a", "b"][usize::from(fam)]);
+        let qualifier = alloc::vec![b'q', q];
+        let kind = match kind {
+            0 => EntryKind::DeleteRow,
+            1 => EntryKind::DeleteFamily { family },
+            2 => EntryKind::DeleteColumn {
+                family,
+                qualifier,
+                start_micros: (ts as u64) * 1000,
+                end_micros: (ts as u64 + 5) * 1000,
+            },
+            _ => EntryKind::Cell {
+                family,
+                qualifier,
+                timestamp_micros: ts * 1000,
+            },
+        };
+        let key = InternalKey {
+            row_key: alloc::vec![b'r', row],
+            sequence: seq,
+            kind,
+        };
+        (key.encode(), alloc::vec![row, fam, q, seq as u8])
+    }
+
+    proptest! {
+        #[test]
+        fn skipping_reads_equal_whole_reads(
+            rules in (gc_rule(), gc_rule()),
+            sources in proptest::collection::vec(proptest::collection::vec(entry(), 0..40), 1..4),
+            in_memtable in any::<bool>(),
+            limit in 0usize..6,
+        ) {
+            let mut families = BTreeMap::new();
+            families.insert(String::from("a"), ColumnFamily { gc_rule: rules.0, ..ColumnFamily::default() });
+            families.insert(String::from("b"), ColumnFamily { gc_rule: rules.1, ..ColumnFamily::default() });
+            let mut tablet = Tablet::new(0, Vec::new(), None);
+            for (i, source) in sources.iter().enumerate() {
+                let mut entries: Vec<_> = source.iter().map(|e| encode(*e)).collect();
+                entries.sort();
+                entries.dedup_by(|a, b| a.0 == b.0);
+                if in_memtable && i == 0 {
+                    for (k, v) in entries {
+                        tablet.memtable.insert(k, v, 1);
+                    }
+                } else {
+                    tablet.runs.push(MemRun::new(entries, 60));
+                }
+            }
+            let want = reference(&tablet, &families);
+            prop_assert_eq!(&skipping(&tablet, &families, false, limit).0, &want);
+            prop_assert_eq!(&skipping(&tablet, &families, true, limit).0, &want);
+            prop_assert_eq!(&skipping(&tablet, &families, true, usize::MAX).0, &want);
+        }
+    }
+
+    #[test]
+    fn a_hot_counter_costs_a_few_entries_in_every_direction() {
+        // 5,000 versions of one cell under max_num_versions = 1, half in runs (two
+        // overlapping) and half in the memtable, some sharing a timestamp.
+        let mut families = BTreeMap::new();
+        families.insert(
+            String::from("a"),
+            ColumnFamily {
+                gc_rule: GcRule::MaxNumVersions(1),
+                ..ColumnFamily::default()
+            },
+        );
+        let key = |seq: u64| {
+            InternalKey {
+                row_key: b"counter".to_vec(),
+                sequence: seq,
+                kind: EntryKind::Cell {
+                    family: "a".into(),
+                    qualifier: b"n".to_vec(),
+                    timestamp_micros: (seq as i64 / 3) * 1000,
+                },
+            }
+            .encode()
+        };
+        let mut tablet = Tablet::new(0, Vec::new(), None);
+        for part in [1..1250u64, 1250..2500] {
+            let mut run: Vec<_> = part.map(|s| (key(s), s.to_be_bytes().to_vec())).collect();
+            run.sort();
+            tablet.runs.insert(0, MemRun::new(run, 2500));
+        }
+        for s in 2500..5000u64 {
+            tablet.memtable.insert(key(s), s.to_be_bytes().to_vec(), s);
+        }
+        for reversed in [false, true] {
+            let (rows, examined) =
+                skipping(&tablet, &families, reversed, super::REVERSE_GATHER_LIMIT);
+            assert_eq!(rows.len(), 1);
+            assert_eq!(rows[0].len(), 1);
+            assert_eq!(rows[0][0].3, 4999u64.to_be_bytes());
+            let bound = 3 * (super::STEPS_BEFORE_SEEK + 2) + super::REVERSE_GATHER_LIMIT + 2;
+            assert!(
+                examined <= bound as u64,
+                "reversed {reversed}: {examined} entries examined"
+            );
         }
     }
 }

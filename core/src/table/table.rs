@@ -26,12 +26,11 @@ use crate::lsm::internal_key::{self, EntryKind, InternalKey};
 use crate::lsm::memtable::Memtable;
 use crate::lsm::memtable::Source;
 use crate::lsm::persist::RunStore;
-use crate::lsm::row_merge::resolve_entries;
-use crate::model::gc::GcRule;
+use crate::lsm::row_merge::RowResolver;
 use crate::model::mutation::Mutation;
 use crate::model::row::{Cell, Row, SampleRowKey};
 use crate::model::row_set::RowRange;
-use crate::model::schema::{TableConfig, ValueType};
+use crate::model::schema::{ColumnFamily, TableConfig, ValueType};
 #[cfg(feature = "std")]
 use crate::table::compaction::{CompactionJob, CompactionKind};
 use crate::table::scan::{RowGather, TabletScan};
@@ -1101,15 +1100,27 @@ impl Table {
     /// One row's tablet id and visible cells (GC-collectable cells hidden); `None` if no
     /// source holds any entry of the row (cells may still be empty: all deleted).
     pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Option<(u64, Vec<Cell>)> {
+        self.point_read(key, now_micros).0
+    }
+
+    /// [`point_cells`](Self::point_cells), and how many entries the read examined (hidden
+    /// versions it stepped over included; those it sought past are not).
+    pub(crate) fn point_read(
+        &self,
+        key: &[u8],
+        now_micros: i64,
+    ) -> (Option<(u64, Vec<Cell>)>, u64) {
         let tablet = &self.tablets[self.tablet_index(key)];
-        let mut gather = RowGather::default();
-        if !tablet.gather_row(key, &mut gather) {
-            return None;
-        }
-        Some((
-            tablet.id,
-            resolve_visible(&self.config, &self.epochs, gather.entries(), now_micros),
-        ))
+        let lower = internal_key::row_prefix(key);
+        let upper = internal_key::after_row(key);
+        let mut scan = TabletScan::new(tablet, Some(&lower), Some(&upper), false, Some(key));
+        let mut resolver =
+            RowResolver::new(&self.epochs, Some((&self.config.families, now_micros)));
+        let mut g = RowGather::default();
+        let mut cells = Vec::new();
+        let found = next_visible_row(&mut scan, &mut g, &mut resolver, &mut cells);
+        let examined = scan.entries_examined();
+        (found.then_some((tablet.id, cells)), examined)
     }
 
     /// A view of the tablets `ranges` touch, for a read that outlives the database's lock.
@@ -1138,7 +1149,9 @@ impl Table {
                 .zip(wanted)
                 .map(|(t, w)| w.then(|| t.clone()))
                 .collect(),
-            config: self.config.clone(),
+            // Only what resolving rows needs: a table's split keys and options can be
+            // large and a stream never reads them.
+            families: self.config.families.clone(),
             epochs: self.epochs.clone(),
             stats: self.stats.clone(),
         }
@@ -1273,64 +1286,54 @@ const MAX_SEALED_LAYERS: usize = 4;
 const BACKPRESSURE_FACTOR: u64 = 4;
 
 /// What a read stream holds of a table: clones of the tablets its ranges touch (their
-/// memtable layers frozen, their runs shared, see `memtable`), the schema and family
+/// memtable layers frozen, their runs shared, see `memtable`), the families (GC rules) and family
 /// drops as they were when it opened, and the table's shared statistics. No lock is held:
 /// writes after the view was taken are not visible through it.
 pub(crate) struct TableView {
     /// The tablets, in key order; `None` once a stream has gone past one (so writers to it
     /// stop sealing layers on the stream's behalf).
     pub(crate) tablets: Vec<Option<Tablet>>,
-    pub(crate) config: TableConfig,
+    pub(crate) families: BTreeMap<String, ColumnFamily>,
     pub(crate) epochs: BTreeMap<String, u64>,
     pub(crate) stats: Arc<spin::Mutex<TableStats>>,
 }
 
 impl TableView {
-    /// The cells of one row's entries (sorted by encoded key) that deletes, family drops
-    /// and GC leave visible, in Bigtable order (see [`resolve_visible`]).
-    pub(crate) fn resolve<'e>(
-        &self,
-        entries: impl IntoIterator<Item = (&'e [u8], &'e [u8])>,
-        now_micros: i64,
-    ) -> Vec<Cell> {
-        resolve_visible(&self.config, &self.epochs, entries, now_micros)
+    /// A resolver of this view's rows: deletes, family drops and GC at `now_micros`.
+    pub(crate) fn resolver(&self, now_micros: i64) -> RowResolver<'_> {
+        RowResolver::new(&self.epochs, Some((&self.families, now_micros)))
     }
 }
 
-/// The cells of one row's entries (sorted by encoded key) that deletes, family drops and
-/// GC leave visible, in Bigtable order. A row with an undecodable key reads as empty (only
-/// corrupt storage can make one, and run decoders report that first).
-pub(crate) fn resolve_visible<'e>(
-    config: &TableConfig,
-    epochs: &BTreeMap<String, u64>,
-    entries: impl IntoIterator<Item = (&'e [u8], &'e [u8])>,
-    now_micros: i64,
-) -> Vec<Cell> {
-    let mut out = Vec::new();
-    let mut rule: Option<&GcRule> = None;
-    let resolved = resolve_entries(entries, epochs, |c| {
-        if c.new_family {
-            rule = config
-                .families
-                .get(c.family)
-                .map(|f| &f.gc_rule)
-                .filter(|r| !r.is_never());
-        }
-        if rule.is_some_and(|r| r.is_collectable(c.version, c.timestamp_micros, now_micros)) {
-            return;
-        }
-        out.push(Cell {
+/// Resolves the next row of `scan` into `cells` (cleared first): the cells that deletes,
+/// family drops and the resolver's GC rules leave visible, in Bigtable order, found without
+/// walking what GC hides (see `scan::TabletScan::next_cells`). A row with an undecodable
+/// key reads as empty (only corrupt storage can make one, and run decoders report that
+/// first). False when the scan is over.
+pub(crate) fn next_visible_row<'a>(
+    scan: &mut TabletScan<'a>,
+    g: &mut RowGather<'a>,
+    resolver: &mut RowResolver<'_>,
+    cells: &mut Vec<Cell>,
+) -> bool {
+    cells.clear();
+    let resolved = scan.next_cells(g, resolver, &mut |c| {
+        cells.push(Cell {
             family: c.family.into(),
             qualifier: c.qualifier.to_vec(),
             timestamp_micros: c.timestamp_micros,
             value: c.value.to_vec(),
             labels: Vec::new(),
-        });
+        })
     });
-    if resolved.is_err() {
-        out.clear();
+    match resolved {
+        None => false,
+        Some(Ok(())) => true,
+        Some(Err(_)) => {
+            cells.clear();
+            true
+        }
     }
-    out
 }
 
 /// Opens a run once even when several tablets (after a split) or backups share it.
@@ -1370,8 +1373,32 @@ pub(crate) fn pick_merge(sizes: &[u64], max_runs: usize) -> core::ops::Range<usi
 
 #[cfg(test)]
 mod tests {
-    use super::pick_merge;
+    use super::{pick_merge, Table};
+    use crate::model::gc::GcRule;
+    use crate::model::mutation::Mutation;
+    use crate::model::schema::TableConfig;
     use alloc::vec::Vec;
+
+    #[test]
+    fn the_read_a_write_makes_skips_hidden_versions() {
+        // ReadModifyWrite and CheckAndMutate read the row through `point_cells`: under
+        // max_num_versions = 1 the newest of 3,000 versions costs a few entries.
+        let mut config = TableConfig::with_families(["cf"]);
+        if let Some(f) = config.families.get_mut("cf") {
+            f.gc_rule = GcRule::MaxNumVersions(1);
+        }
+        let mut table = Table::new("t", config);
+        let mut sequence = 0;
+        for i in 0..3000i64 {
+            let m = Mutation::set_cell("cf", b"n", i * 1000, i.to_be_bytes().to_vec());
+            table.apply(b"counter", &[m], 1_000_000_000, &mut sequence);
+        }
+        let (found, examined) = table.point_read(b"counter", 1_000_000_000);
+        let cells = found.map(|(_, cells)| cells).unwrap_or_default();
+        assert_eq!(cells.len(), 1);
+        assert_eq!(cells[0].value, 2999i64.to_be_bytes());
+        assert!(examined <= 16, "{examined} entries examined");
+    }
 
     #[test]
     fn merges_pick_the_newest_window_of_comparable_runs() {
