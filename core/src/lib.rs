@@ -55,7 +55,8 @@ pub use model::request::ReadRowsRequest;
 pub use model::row::{Cell, Row, SampleRowKey};
 pub use model::row_set::{RowRange, RowSet};
 pub use model::schema::{
-    ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions, ValueType,
+    ColumnFamily, Families, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions,
+    ValueType,
 };
 pub use platform::clock::Clock;
 #[cfg(target_has_atomic = "64")]

@@ -7,7 +7,8 @@
 //! input and merge the outputs in Bigtable order with duplicates kept (ties in member
 //! order); a condition picks a branch by whether its predicate yields any cell; a sink sends
 //! what reaches it straight to the read's output. Invariant: the output of
-//! [`CompiledFilter::apply`] is in Bigtable cell order.
+//! [`CompiledFilter::apply`] is in Bigtable cell order, families in the order the input row
+//! has them (the table's creation order): merges regroup by that order, never by name.
 
 use alloc::boxed::Box;
 use alloc::format;
@@ -102,7 +103,18 @@ impl RowFilter {
     /// members, a sink inside a condition, or a chain with more than one labelling member.
     pub fn compile(&self) -> Result<CompiledFilter> {
         let root = compile(self, 1, false)?;
-        Ok(CompiledFilter { root })
+        let has_sink = self.has_sink();
+        Ok(CompiledFilter { root, has_sink })
+    }
+
+    /// Whether the filter or one of its members is a sink.
+    fn has_sink(&self) -> bool {
+        match self {
+            RowFilter::Sink => true,
+            RowFilter::Chain(fs) | RowFilter::Interleave(fs) => fs.iter().any(RowFilter::has_sink),
+            // Sinks are rejected inside conditions.
+            _ => false,
+        }
     }
 
     /// Whether the filter or one of its members applies a label.
@@ -129,6 +141,9 @@ impl RowFilter {
 #[derive(Debug, Clone)]
 pub struct CompiledFilter {
     root: Node,
+    /// Whether a sink may send cells around the rest of the tree (their merge needs the
+    /// input row's family order).
+    has_sink: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -340,12 +355,27 @@ fn in_range(v: &[u8], start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
     })
 }
 
-/// Bigtable cell order: family, then qualifier ascending, then newest first.
-fn cell_order(a: &Cell, b: &Cell) -> core::cmp::Ordering {
-    a.family
-        .cmp(&b.family)
-        .then_with(|| a.qualifier.cmp(&b.qualifier))
-        .then_with(|| b.timestamp_micros.cmp(&a.timestamp_micros))
+/// The families of a row's cells (grouped by family) in the order the row has them.
+fn family_order(cells: &[Cell]) -> Vec<String> {
+    let mut order: Vec<String> = Vec::new();
+    for c in cells {
+        if order.last() != Some(&c.family) {
+            order.push(c.family.clone());
+        }
+    }
+    order
+}
+
+/// Sorts cells drawn from one row into Bigtable cell order: family in the row's `order`,
+/// then qualifier ascending, then newest first. Stable: duplicates keep their order.
+fn sort_cells(cells: &mut [Cell], order: &[String]) {
+    let rank = |c: &Cell| order.iter().position(|f| *f == c.family);
+    cells.sort_by(|a, b| {
+        rank(a)
+            .cmp(&rank(b))
+            .then_with(|| a.qualifier.cmp(&b.qualifier))
+            .then_with(|| b.timestamp_micros.cmp(&a.timestamp_micros))
+    });
 }
 
 impl CompiledFilter {
@@ -362,11 +392,16 @@ impl CompiledFilter {
         cells: Vec<Cell>,
         random: &mut dyn RandomSource,
     ) -> Vec<Cell> {
+        let order = if self.has_sink {
+            family_order(&cells)
+        } else {
+            Vec::new()
+        };
         let mut sunk = Vec::new();
         let mut out = eval(&self.root, row_key, cells, random, &mut sunk);
         if !sunk.is_empty() {
             out.append(&mut sunk);
-            out.sort_by(cell_order);
+            sort_cells(&mut out, &order);
         }
         out
     }
@@ -396,12 +431,13 @@ fn eval(
             cells
         }
         Node::Interleave(members) => {
+            let order = family_order(&cells);
             let mut out = Vec::new();
             for m in members {
                 out.extend(eval(m, key, cells.clone(), random, sunk));
             }
             // Stable: duplicates keep member order.
-            out.sort_by(cell_order);
+            sort_cells(&mut out, &order);
             out
         }
         Node::Condition(predicate, on_true, on_false) => {

@@ -1,10 +1,13 @@
 //! What reads return: rows of cells in Bigtable order.
 //!
-//! Invariant of every [`Row`] the engine returns: cells are grouped by family (families by
-//! name), qualifiers ascending within a family, and timestamps descending within a column.
+//! Invariant of every [`Row`] the engine returns: cells are grouped by family (families in
+//! the table's creation order, as Cloud Bigtable returns them; see [`Families`]), qualifiers
+//! ascending within a family, and timestamps descending within a column.
 
 use alloc::string::String;
 use alloc::vec::Vec;
+
+use crate::model::schema::Families;
 
 /// One timestamped value of one column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,4 +40,115 @@ pub struct SampleRowKey {
     pub row_key: Vec<u8>,
     /// Approximate bytes of data in rows sorting before `row_key`.
     pub offset_bytes: u64,
+}
+
+/// Regroups a row's cells so its families follow `families`' creation order. The cells come
+/// grouped by family (in any order of families, storage's being by name), each group in
+/// Bigtable order; the groups keep their contents and move as wholes. A family the schema no
+/// longer has goes last. Costs nothing beyond a flag test when creation order is name order,
+/// and one pass when the row holds a single family.
+pub fn order_families(cells: &mut Vec<Cell>, families: &Families) {
+    if families.is_name_ordered() {
+        return;
+    }
+    let (Some(first), Some(last)) = (cells.first(), cells.last()) else {
+        return;
+    };
+    if first.family == last.family {
+        // Grouped by family: the first and last cells share a family only if all do.
+        return;
+    }
+    // (creation rank, first cell) of each family group, in the row's order.
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        if i == 0 || c.family != cells[i - 1].family {
+            groups.push((families.position(&c.family).unwrap_or(usize::MAX), i));
+        }
+    }
+    if groups.windows(2).all(|w| w[0].0 <= w[1].0) {
+        return;
+    }
+    // Cut the groups off from the back, then append them by rank (stable: equal ranks, which
+    // only unknown families share, keep their order).
+    let mut parts: Vec<(usize, Vec<Cell>)> = Vec::with_capacity(groups.len());
+    for &(rank, start) in groups.iter().rev() {
+        parts.push((rank, cells.split_off(start)));
+    }
+    parts.reverse();
+    parts.sort_by_key(|&(rank, _)| rank);
+    for (_, mut part) in parts {
+        cells.append(&mut part);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::schema::ColumnFamily;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    fn cell(family: &str, qualifier: &str, ts: i64) -> Cell {
+        Cell {
+            family: family.to_string(),
+            qualifier: qualifier.as_bytes().to_vec(),
+            timestamp_micros: ts,
+            value: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+
+    fn order(names: &[&str]) -> Families {
+        names
+            .iter()
+            .map(|n| (*n, ColumnFamily::default()))
+            .collect()
+    }
+
+    fn families_of(cells: &[Cell]) -> Vec<(&str, &[u8], i64)> {
+        cells
+            .iter()
+            .map(|c| {
+                (
+                    c.family.as_str(),
+                    c.qualifier.as_slice(),
+                    c.timestamp_micros,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn groups_move_whole_into_creation_order() {
+        let mut cells = vec![
+            cell("a", "x", 2000),
+            cell("a", "x", 1000),
+            cell("a", "y", 1000),
+            cell("b", "x", 1000),
+            cell("c", "z", 3000),
+        ];
+        order_families(&mut cells, &order(&["c", "a", "b"]));
+        assert_eq!(
+            families_of(&cells),
+            [
+                ("c", &b"z"[..], 3000),
+                ("a", &b"x"[..], 2000),
+                ("a", &b"x"[..], 1000),
+                ("a", &b"y"[..], 1000),
+                ("b", &b"x"[..], 1000),
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_families_go_last_and_name_order_is_left_alone() {
+        let mut cells = vec![cell("a", "x", 0), cell("b", "x", 0), cell("z", "x", 0)];
+        order_families(&mut cells, &order(&["z", "b"]));
+        let names: Vec<_> = cells.iter().map(|c| c.family.as_str()).collect();
+        assert_eq!(names, ["z", "b", "a"]);
+        let mut cells = vec![cell("a", "x", 0), cell("b", "x", 0)];
+        order_families(&mut cells, &order(&["a", "b"]));
+        let names: Vec<_> = cells.iter().map(|c| c.family.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+    }
 }

@@ -29,7 +29,7 @@ use crate::lsm::persist::RunStore;
 use crate::lsm::row_merge::resolve_entries;
 use crate::model::gc::GcRule;
 use crate::model::mutation::Mutation;
-use crate::model::row::{Cell, Row, SampleRowKey};
+use crate::model::row::{order_families, Cell, Row, SampleRowKey};
 use crate::model::row_set::RowRange;
 use crate::model::schema::{TableConfig, ValueType};
 use crate::table::scan::{RowGather, TabletScan};
@@ -1097,8 +1097,9 @@ impl TableView {
 }
 
 /// The cells of one row's entries (sorted by encoded key) that deletes, family drops and
-/// GC leave visible, in Bigtable order. A row with an undecodable key reads as empty (only
-/// corrupt storage can make one, and run decoders report that first).
+/// GC leave visible, in Bigtable order (families in creation order). A row with an
+/// undecodable key reads as empty (only corrupt storage can make one, and run decoders
+/// report that first).
 pub(crate) fn resolve_visible<'e>(
     config: &TableConfig,
     epochs: &BTreeMap<String, u64>,
@@ -1129,6 +1130,8 @@ pub(crate) fn resolve_visible<'e>(
     if resolved.is_err() {
         out.clear();
     }
+    // Storage orders a row's families by name; reads see them in creation order.
+    order_families(&mut out, &config.families);
     out
 }
 
