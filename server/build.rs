@@ -105,7 +105,8 @@ const ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
     (
         "create_table",
         "CreateTable",
-        "bigtable::admin::v2::CreateTableRequest",
+        // Decoded with the order of its families (server/src/family_order.rs).
+        "crate::family_order::CreateTableRequestInOrder",
         "bigtable::admin::v2::Table",
     ),
     (
@@ -437,6 +438,8 @@ fn main() {
     let qualify = |ty: &str| {
         if ty == "Empty" {
             "crate::stubs::Empty".to_string()
+        } else if ty.starts_with("crate::") {
+            ty.to_string()
         } else {
             format!("{ADMIN}::{ty}")
         }

@@ -8,6 +8,7 @@
 //! - [`stubs`]: the generated service traits over the googleapis crates' message types;
 //! - [`names`]: resource names; [`registry`]: one shared engine database per instance;
 //! - [`convert`]: messages to engine types and back; [`filter`]: RowFilter messages;
+//!   [`family_order`]: CreateTable's families in the order the request lists them;
 //!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
 //!   [`log`]: the `--log-level` filtered log on stderr;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
@@ -29,6 +30,7 @@ pub mod admin;
 pub mod chunks;
 pub mod convert;
 pub mod data;
+pub mod family_order;
 pub mod features;
 pub mod filter;
 pub mod instance_admin;
