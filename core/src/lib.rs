@@ -6,7 +6,7 @@
 //!
 //! Vocabulary follows Bigtable's: a [`Database`] holds tables; a table maps a row key to
 //! families, a family to qualifiers, a qualifier to timestamped cells. Reads return [`Row`]s
-//! whose cells are in Bigtable order: families by name, qualifiers ascending, newest
+//! whose cells are in Bigtable order: families in creation order, qualifiers ascending, newest
 //! timestamp first.
 //!
 //! ```
