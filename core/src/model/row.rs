@@ -46,7 +46,7 @@ pub struct SampleRowKey {
 /// grouped by family (in any order of families, storage's being by name), each group in
 /// Bigtable order; the groups keep their contents and move as wholes. A family the schema no
 /// longer has goes last. Costs nothing beyond a flag test when creation order is name order,
-/// and one pass when the row holds a single family.
+/// and one comparison when the row holds a single family.
 pub fn order_families(cells: &mut [Cell], families: &Families) {
     if families.is_name_ordered() {
         return;
