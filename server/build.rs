@@ -107,7 +107,8 @@ const ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
     (
         "create_table",
         "CreateTable",
-        "bigtable::admin::v2::CreateTableRequest",
+        // Decoded with the order of its families (server/src/family_order.rs).
+        "crate::family_order::CreateTableRequestInOrder",
         "crate::table_reply::TableReply",
     ),
     (

@@ -6,7 +6,7 @@
 //!
 //! Vocabulary follows Bigtable's: a [`Database`] holds tables; a table maps a row key to
 //! families, a family to qualifiers, a qualifier to timestamped cells. Reads return [`Row`]s
-//! whose cells are in Bigtable order: families by name, qualifiers ascending, newest
+//! whose cells are in Bigtable order: families in creation order, qualifiers ascending, newest
 //! timestamp first.
 //!
 //! ```
@@ -55,7 +55,8 @@ pub use model::request::ReadRowsRequest;
 pub use model::row::{Cell, Row, SampleRowKey};
 pub use model::row_set::{RowRange, RowSet};
 pub use model::schema::{
-    ColumnFamily, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions, ValueType,
+    ColumnFamily, Families, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions,
+    ValueType,
 };
 pub use platform::clock::Clock;
 #[cfg(target_has_atomic = "64")]

@@ -1,8 +1,10 @@
 //! Compatibility test for the manifest format (docs/format/manifest.md), kept forever: the
-//! committed fixture `tests/fixtures/manifest/v2/MANIFEST` (the current version) must decode
+//! committed fixture `tests/fixtures/manifest/v3/MANIFEST` (the current version) must decode
 //! to the state below, and encoding that state must reproduce the fixture byte for byte.
-//! The version 1 fixture `tests/fixtures/manifest/MANIFEST` must still decode, to the same
-//! state with each tablet's `flushed_sequence` taken from its runs.
+//! The version 2 fixture `tests/fixtures/manifest/v2/MANIFEST` must still decode, to the
+//! same state with the families in name order (version 2 listed them by name, and that is
+//! read as their creation order); the version 1 fixture `tests/fixtures/manifest/MANIFEST`
+//! to the version 2 state with each tablet's `flushed_sequence` taken from its runs.
 //!
 //! If this test fails, the format changed: that needs a new format version and a "Version
 //! changes" entry in the doc, never an edited fixture.
@@ -14,18 +16,19 @@ use sparsetable::durability::manifest::{
 use sparsetable::platform::storage::{read_all, MemStorage};
 use sparsetable::{ColumnFamily, GcRule, Granularity, TableConfig, ValueType};
 
-const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/manifest/v2/MANIFEST");
+const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/manifest/v3/MANIFEST");
+const FIXTURE_V2: &[u8] = include_bytes!("../../tests/fixtures/manifest/v2/MANIFEST");
 const FIXTURE_V1: &[u8] = include_bytes!("../../tests/fixtures/manifest/MANIFEST");
 
-/// The fixture's contents, as in the doc's worked example.
+/// The fixture's contents, as in the doc's worked example: family `n` created before `cf`.
 fn state() -> ManifestState {
-    let mut config = TableConfig::with_families(["cf"]);
-    config.families.get_mut("cf").unwrap().gc_rule = GcRule::MaxNumVersions(1);
+    let mut config = TableConfig::with_families(["n"]);
+    config.families.get_mut("n").unwrap().value_type = ValueType::Int64Sum;
     config.families.insert(
-        "n".to_string(),
+        "cf".to_string(),
         ColumnFamily {
-            gc_rule: GcRule::Never,
-            value_type: ValueType::Int64Sum,
+            gc_rule: GcRule::MaxNumVersions(1),
+            value_type: ValueType::Bytes,
         },
     );
     config.granularity = Granularity::Millis;
@@ -73,12 +76,37 @@ fn state() -> ManifestState {
     }
 }
 
+/// What the version 2 fixture decodes to: the same families, listed (and so created) by
+/// name, `cf` before `n`.
+fn state_v2() -> ManifestState {
+    let mut s = state();
+    let by_name = |c: &TableConfig| {
+        let mut families: Vec<_> = c.families.clone().into_iter().collect();
+        families.sort_by(|a, b| a.0.cmp(&b.0));
+        families.into_iter().collect()
+    };
+    s.tables[0].config.families = by_name(&s.tables[0].config);
+    s.backups[0].config.families = by_name(&s.backups[0].config);
+    s
+}
+
 /// What the version 1 fixture decodes to: no tablet recorded `flushed_sequence`, so each
 /// takes its runs' largest `max_sequence` (none: 0).
 fn state_v1() -> ManifestState {
-    let mut s = state();
+    let mut s = state_v2();
     s.tables[0].tablets[1].flushed_sequence = 0;
     s
+}
+
+#[test]
+fn version_2_fixture_still_decodes_with_families_in_name_order() {
+    let read = ManifestState::decode(FIXTURE_V2).unwrap();
+    assert_eq!(read, state_v2());
+    let names: Vec<_> = read.tables[0].config.families.keys().collect();
+    assert_eq!(names, ["cf", "n"]);
+    let storage = MemStorage::new();
+    storage.set_bytes(MANIFEST_FILE, FIXTURE_V2.to_vec());
+    assert_eq!(read_manifest(&storage).unwrap(), Some(state_v2()));
 }
 
 #[test]
@@ -106,8 +134,8 @@ fn encoding_the_state_reproduces_the_fixture() {
 }
 
 #[test]
-fn every_damaged_byte_of_either_fixture_is_data_loss() {
-    for fixture in [FIXTURE, FIXTURE_V1] {
+fn every_damaged_byte_of_any_fixture_is_data_loss() {
+    for fixture in [FIXTURE, FIXTURE_V2, FIXTURE_V1] {
         for i in 0..fixture.len() {
             let mut damaged = fixture.to_vec();
             damaged[i] ^= 0x04;
@@ -124,7 +152,7 @@ fn every_damaged_byte_of_either_fixture_is_data_loss() {
 fn write_current_fixture() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/manifest/v2/MANIFEST"
+        "/../tests/fixtures/manifest/v3/MANIFEST"
     );
     std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
     std::fs::write(path, state().encode()).unwrap();

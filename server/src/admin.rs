@@ -22,6 +22,7 @@ use crate::convert::{
     backup_to_proto, modifications_from_proto, table_config_from_proto, table_to_proto,
     timestamp_to_proto, TableView,
 };
+use crate::family_order::CreateTableRequestInOrder;
 use crate::names::{BackupName, ClusterName, InstanceName, TableName};
 use crate::operations::pack;
 use crate::registry::Instances;
@@ -55,9 +56,14 @@ impl AdminService {
         Ok(table_to_proto(instance, &clusters, info, view))
     }
 
-    fn create_table_inner(&self, req: &admin_v2::CreateTableRequest) -> Result<TableReply> {
+    fn create_table_inner(
+        &self,
+        req: &admin_v2::CreateTableRequest,
+        family_order: &[String],
+    ) -> Result<TableReply> {
         let instance = InstanceName::parse("parent", &req.parent)?;
-        let config = table_config_from_proto(req.table.as_ref(), &req.initial_splits)?;
+        let config =
+            table_config_from_proto(req.table.as_ref(), &req.initial_splits, family_order)?;
         let db = self.instances.database(&instance)?;
         let info = db.write(|db| {
             db.create_table(&req.table_id, config)?;
@@ -371,9 +377,10 @@ fn unimplemented_rpc<T>(rpc: &str) -> std::result::Result<T, Status> {
 impl BigtableTableAdmin for AdminService {
     async fn create_table(
         &self,
-        request: Request<admin_v2::CreateTableRequest>,
+        request: Request<CreateTableRequestInOrder>,
     ) -> std::result::Result<Response<TableReply>, Status> {
-        self.create_table_inner(request.get_ref())
+        let r = request.get_ref();
+        self.create_table_inner(&r.request, &r.family_order)
             .map(Response::new)
             .map_err(to_status)
     }

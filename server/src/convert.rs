@@ -175,7 +175,9 @@ pub fn value_type_to_proto(value_type: ValueType) -> Option<admin_v2::Type> {
     })
 }
 
-/// Builds the engine's table config from a CreateTable request's `table` and `initial_splits`.
+/// Builds the engine's table config from a CreateTable request's `table` and `initial_splits`,
+/// creating the families in `family_order` (the order the request listed them in; see
+/// `family_order`), any family it leaves out after those, by name.
 ///
 /// # Errors
 /// `InvalidArgument` for an unknown granularity or a bad GC rule; UNIMPLEMENTED for table
@@ -184,6 +186,7 @@ pub fn value_type_to_proto(value_type: ValueType) -> Option<admin_v2::Type> {
 pub fn table_config_from_proto(
     table: Option<&admin_v2::Table>,
     initial_splits: &[admin_v2::create_table_request::Split],
+    family_order: &[String],
 ) -> Result<TableConfig> {
     let mut config = TableConfig {
         initial_splits: initial_splits.iter().map(|s| s.key.clone()).collect(),
@@ -223,7 +226,16 @@ pub fn table_config_from_proto(
         }
     };
     config.deletion_protection = table.deletion_protection;
-    for (name, family) in &table.column_families {
+    // prost's HashMap keeps no order: sort by the request's.
+    let rank = |name: &str| {
+        family_order
+            .iter()
+            .position(|n| n == name)
+            .unwrap_or(usize::MAX)
+    };
+    let mut families: Vec<_> = table.column_families.iter().collect();
+    families.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then_with(|| a.0.cmp(b.0)));
+    for (name, family) in families {
         let family =
             family_from_proto(&format!("table.column_families[{}]", quoted(name)), family)?;
         config.families.insert(name.clone(), family);

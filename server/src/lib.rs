@@ -9,6 +9,7 @@
 //!   [`codec`]: their message codec, and the statuses of requests refused before a handler;
 //! - [`names`]: resource names; [`registry`]: one shared engine database per instance;
 //! - [`convert`]: messages to engine types and back; [`filter`]: RowFilter messages;
+//!   [`family_order`]: CreateTable's families in the order the request lists them;
 //!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
 //!   [`log`]: the `--log-level` filtered log on stderr;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
@@ -34,6 +35,7 @@ pub mod clusters;
 pub mod codec;
 pub mod convert;
 pub mod data;
+pub mod family_order;
 pub mod features;
 pub mod filter;
 pub mod instance_admin;

@@ -15,8 +15,9 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::Value;
 use sparsetable::{
-    ColumnFamily, Database, DropRowRange, FamilyModification, GcRule, ManualClock, Mutation,
-    ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations, RowSet, TableConfig,
+    ColumnFamily, Database, DropRowRange, Families, FamilyModification, GcRule, ManualClock,
+    Mutation, ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations, RowSet,
+    TableConfig,
 };
 
 /// The clock a vector starts at unless it says otherwise.
@@ -225,8 +226,9 @@ pub enum Op {
         /// The table id.
         #[serde(default = "default_table")]
         table: String,
-        /// The families (admin `ColumnFamily` by name).
-        expect_families: Option<BTreeMap<String, ColumnFamily>>,
+        /// The families (admin `ColumnFamily` by name), in creation order: runners whose
+        /// front-end lists families in order compare the order too.
+        expect_families: Option<Families>,
         /// Deletion protection.
         expect_deletion_protection: Option<bool>,
         /// The expected error code.

@@ -18,7 +18,6 @@ use sparsetable::{
     Cell, ColumnFamily, Error, FamilyModification, GcRule, Granularity, Mutation, ReadRowsRequest,
     Row, RowRange, RowSet, TableConfig, TableInfo, TimestampRange,
 };
-use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 
 use crate::error::conversion_error;
@@ -197,12 +196,48 @@ enum GranularityJs {
     Micros,
 }
 
+/// A `families` object, its keys in the object's own order: the order the families are
+/// created in, and so the order reads return a row's families in. (JavaScript lists an
+/// object's integer-like keys first, ascending, then the others as inserted.)
+#[derive(Debug, Default)]
+struct FamiliesJs(Vec<(String, FamilyJs)>);
+
+impl<'de> Deserialize<'de> for FamiliesJs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = FamiliesJs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of column families by name")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<FamiliesJs, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, FamilyJs>()? {
+                    out.push(entry);
+                }
+                Ok(FamiliesJs(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A table's families going out, in creation order.
+#[derive(Debug)]
+struct FamiliesOut<'a>(Vec<(&'a str, FamilyOut)>);
+
+impl Serialize for FamiliesOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(n, f)| (n, f)))
+    }
+}
+
 /// `createTable`'s config.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TableConfigJs {
     #[serde(default)]
-    families: BTreeMap<String, FamilyJs>,
+    families: FamiliesJs,
     granularity: Option<GranularityJs>,
     deletion_protection: Option<bool>,
     #[serde(default)]
@@ -229,6 +264,7 @@ impl TableConfigJs {
         Ok(TableConfig {
             families: self
                 .families
+                .0
                 .iter()
                 .map(|(n, f)| (n.clone(), f.to_core()))
                 .collect(),
@@ -252,7 +288,7 @@ impl TableConfigJs {
 #[serde(rename_all = "camelCase")]
 pub struct TableInfoJs<'a> {
     name: &'a str,
-    families: BTreeMap<&'a str, FamilyOut>,
+    families: FamiliesOut<'a>,
     granularity: GranularityJs,
     deletion_protection: bool,
     initial_splits: Vec<BytesOut<'a>>,
@@ -265,11 +301,12 @@ impl<'a> TableInfoJs<'a> {
         let c = &info.config;
         TableInfoJs {
             name: &info.name,
-            families: c
-                .families
-                .iter()
-                .map(|(n, f)| (n.as_str(), FamilyOut::from_core(f)))
-                .collect(),
+            families: FamiliesOut(
+                c.families
+                    .iter()
+                    .map(|(n, f)| (n.as_str(), FamilyOut::from_core(f)))
+                    .collect(),
+            ),
             granularity: match c.granularity {
                 Granularity::Millis => GranularityJs::Millis,
                 Granularity::Micros => GranularityJs::Micros,

@@ -46,6 +46,7 @@ export type Granularity = "MILLIS" | "MICROS";
 
 /** `createTable`'s config. */
 export interface TableConfig {
+  /** Families are created in the object's key order: the order reads return them in. */
   families: Record<string, ColumnFamily>;
   granularity?: Granularity;
   deletionProtection?: boolean;
@@ -56,6 +57,7 @@ export interface TableConfig {
 /** What `getTable`, `listTables`, `createTable` and `modifyColumnFamilies` return. */
 export interface TableInfo {
   name: string;
+  /** In creation order (the order reads return a row's families in). */
   families: Record<string, ColumnFamily>;
   granularity: Granularity;
   deletionProtection: boolean;

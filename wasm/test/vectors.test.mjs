@@ -360,6 +360,8 @@ function replay(vector) {
             if (op.expect_families !== undefined) {
               const want = Object.fromEntries(Object.entries(op.expect_families).map(([n, f]) => [n, familyIn(f)]));
               assert.deepEqual(families(got.result), want, `op ${i}: families`);
+              // deepEqual ignores key order; the families come in creation order.
+              assert.deepEqual(Object.keys(got.result.families), Object.keys(want), `op ${i}: family order`);
             }
             if (op.expect_deletion_protection !== undefined) {
               assert.equal(got.result.deletionProtection, op.expect_deletion_protection, `op ${i}: deletion protection`);

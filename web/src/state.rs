@@ -73,7 +73,7 @@ pub struct ShownError {
 pub struct TableSummary {
     /// The table id.
     pub name: String,
-    /// Its families, by name.
+    /// Its families in creation order (the order reads return a row's families in).
     pub families: Vec<String>,
 }
 
@@ -109,7 +109,7 @@ pub struct GridRow {
 /// The selected table as a grid: rows in key order, columns grouped by family.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Grid {
-    /// Every family of the table (also those without cells), by name.
+    /// Every family of the table (also those without cells), in creation order.
     pub families: Vec<FamilyColumns>,
     /// The rows, in key order.
     pub rows: Vec<GridRow>,
@@ -187,7 +187,7 @@ impl Playground {
         p
     }
 
-    /// The selected table's families, by name.
+    /// The selected table's families, in creation order.
     pub fn selected_families(&self) -> &[String] {
         self.selected
             .as_ref()
@@ -328,17 +328,21 @@ fn shown(e: sparsetable::Error) -> ShownError {
 /// Reads every row of `table` and lays it out by family and qualifier.
 fn build_grid(db: &Database, table: &str, families: &[String]) -> sparsetable::Result<Grid> {
     let rows: Vec<_> = db.read_rows(table, &ReadRowsRequest::default())?.collect();
-    let mut columns: alloc::collections::BTreeMap<&str, alloc::collections::BTreeSet<&[u8]>> =
-        families
-            .iter()
-            .map(|f| (f.as_str(), Default::default()))
-            .collect();
+    // Family columns in the table's creation order, as rows list them; qualifiers sorted.
+    let mut columns: Vec<(&str, alloc::collections::BTreeSet<&[u8]>)> = families
+        .iter()
+        .map(|f| (f.as_str(), Default::default()))
+        .collect();
     for row in &rows {
         for cell in &row.cells {
-            columns
-                .entry(cell.family.as_str())
-                .or_default()
-                .insert(cell.qualifier.as_slice());
+            let at = match columns.iter().position(|(f, _)| *f == cell.family) {
+                Some(at) => at,
+                None => {
+                    columns.push((cell.family.as_str(), Default::default()));
+                    columns.len() - 1
+                }
+            };
+            columns[at].1.insert(cell.qualifier.as_slice());
         }
     }
     let families: Vec<FamilyColumns> = columns
@@ -457,6 +461,20 @@ mod tests {
         let families: Vec<_> = p.grid.families.iter().map(|f| f.family.as_str()).collect();
         assert_eq!(families, ["cf", "meta"]);
         assert!(p.grid.rows.is_empty());
+    }
+
+    #[test]
+    fn family_columns_follow_creation_order_not_names() {
+        let mut p = Playground::new(START);
+        create(&mut p, "t", "stats, profile", "");
+        write(&mut p, "r", "profile", "name", "Ada");
+        write(&mut p, "r", "stats", "visits", "1");
+        assert_eq!(p.error, None);
+        assert_eq!(p.tables[0].families, ["stats", "profile"]);
+        assert_eq!(
+            p.grid.columns(),
+            vec![("stats", &b"visits"[..]), ("profile", &b"name"[..])]
+        );
     }
 
     #[test]

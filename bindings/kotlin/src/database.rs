@@ -282,21 +282,20 @@ impl Database {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{FamilySettings, GcRule, Granularity, ValueType};
-    use std::collections::HashMap;
+    use crate::types::{ColumnFamily, FamilySettings, GcRule, Granularity, ValueType};
 
     fn config(families: &[&str]) -> TableConfig {
         TableConfig {
             families: families
                 .iter()
-                .map(|f| {
-                    let settings = FamilySettings {
+                .map(|f| ColumnFamily {
+                    name: f.to_string(),
+                    settings: FamilySettings {
                         gc_rule: GcRule::Never,
                         value_type: ValueType::Bytes,
-                    };
-                    (f.to_string(), settings)
+                    },
                 })
-                .collect::<HashMap<_, _>>(),
+                .collect(),
             granularity: Granularity::Millis,
             deletion_protection: false,
             initial_splits: vec![],

@@ -6,7 +6,6 @@
 //! truncating. Core structs are built with `..Default::default()` so new core fields keep
 //! their defaults here.
 
-use std::collections::HashMap;
 use std::ops::Bound as CoreBound;
 
 use sparsetable::Error;
@@ -74,8 +73,9 @@ pub struct FamilySettings {
 /// Everything needed to create a table.
 #[derive(Debug, Clone, PartialEq, uniffi::Record)]
 pub struct TableConfig {
-    /// Column families by name.
-    pub families: HashMap<String, FamilySettings>,
+    /// Column families in the order they are created (the order reads return them in); a
+    /// name given twice keeps its first place and its last settings.
+    pub families: Vec<ColumnFamily>,
     /// Timestamp precision.
     pub granularity: Granularity,
     /// When set, deleting the table fails with `FAILED_PRECONDITION`.
@@ -100,7 +100,7 @@ pub struct ColumnFamily {
 pub struct TableInfo {
     /// The table id.
     pub table_id: String,
-    /// Families sorted by name.
+    /// Families in creation order (the order reads return a row's families in).
     pub families: Vec<ColumnFamily>,
     /// Timestamp precision.
     pub granularity: Granularity,
@@ -389,9 +389,9 @@ impl TryFrom<TableConfig> for sparsetable::TableConfig {
                 Error::invalid_argument(format!("max_value_bytes {n} is too large"))
             })?,
         };
-        let mut families = std::collections::BTreeMap::new();
-        for (name, settings) in config.families {
-            families.insert(name, settings.try_into()?);
+        let mut families = sparsetable::Families::new();
+        for family in config.families {
+            families.insert(family.name, family.settings.try_into()?);
         }
         Ok(sparsetable::TableConfig {
             families,

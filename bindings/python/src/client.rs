@@ -334,7 +334,7 @@ impl TableInfo {
         &self.inner.name
     }
 
-    /// Family name -> its GC rule (`None` = keep everything).
+    /// Family name -> its GC rule (`None` = keep everything), in creation order.
     #[getter]
     fn column_families<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
@@ -439,7 +439,8 @@ impl TableAdmin {
         &self.instance_id
     }
 
-    /// Creates a table. `column_families` maps a family name to its GC rule (or `None`);
+    /// Creates a table. `column_families` maps a family name to its GC rule (or `None`); the
+    /// families are created in the dict's order, the order reads return them in;
     /// `granularity` is `"MILLIS"` (Bigtable's default) or `"MICROS"`.
     #[pyo3(signature = (table_id, column_families = None, *, granularity = "MILLIS", deletion_protection = false, initial_splits = None))]
     fn create_table(

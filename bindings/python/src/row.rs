@@ -2,8 +2,8 @@
 //! names (`row_key`, `cells`; `value`, `row_key`, `family`, `qualifier`, `timestamp_micros`,
 //! `labels`).
 //!
-//! Invariant: the cells keep the engine's Bigtable order (families by name, qualifiers
-//! ascending, newest first); nothing here reorders or filters them except `get_cells`, which
+//! Invariant: the cells keep the engine's Bigtable order (families in creation order,
+//! qualifiers ascending, newest first); nothing here reorders or filters them except `get_cells`, which
 //! selects as Google's `Row.get_cells` does.
 
 use pyo3::exceptions::{PyIndexError, PyValueError};

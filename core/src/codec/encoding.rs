@@ -10,8 +10,10 @@
 //!
 //! Invariants:
 //! - every encoding is canonical: a varint has no redundant trailing `0x80`/`0x00` groups, a
-//!   boolean is exactly 0 or 1, family names are strictly ascending. The [`Decoder`] rejects
-//!   anything else, so bytes it accepts re-encode to exactly the same bytes;
+//!   boolean is exactly 0 or 1, a table's families are listed in creation order with each
+//!   name once ([`FamilyOrder`]: manifests before version 3 listed them in strictly ascending
+//!   name order, which their readers still check). The [`Decoder`] rejects anything else, so
+//!   bytes it accepts re-encode to exactly the same bytes;
 //! - the [`Decoder`] never panics and never allocates more than a small multiple of its input:
 //!   every length and count is checked against the bytes that remain BEFORE anything is
 //!   allocated. Every malformed input is an [`Error`] with [`Code::DataLoss`] naming the field
@@ -19,7 +21,6 @@
 //!
 //! The full grammar (field order and widths) is in docs/format/commit_log.md, "Values".
 
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -27,7 +28,9 @@ use core::fmt::Display;
 
 use crate::model::gc::GcRule;
 use crate::model::mutation::{Mutation, TimestampRange};
-use crate::model::schema::{ColumnFamily, Granularity, TableConfig, TabletOptions, ValueType};
+use crate::model::schema::{
+    ColumnFamily, Families, Granularity, TableConfig, TabletOptions, ValueType,
+};
 use crate::{Code, Error, Result};
 
 /// Deepest nesting of [`GcRule::Intersection`] / [`GcRule::Union`] the decoder accepts (the
@@ -786,8 +789,18 @@ impl Decode for ColumnFamily {
     }
 }
 
+/// How a `table_config` lists its families (docs/format/commit_log.md, "Values").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FamilyOrder {
+    /// Creation order, each name once: what this code writes (manifest version 3 on).
+    Creation,
+    /// Strictly ascending names (manifest versions 1 and 2, written before families had an
+    /// order of their own); read as the families' creation order.
+    NameAscending,
+}
+
 impl Encode for TableConfig {
-    /// Family count, then (name, family) pairs in ascending name order; granularity;
+    /// Family count, then (name, family) pairs in creation order; granularity;
     /// deletion protection (boolean byte); split count, then each split key as bytes;
     /// `max_value_bytes` as a varint; the tablet options.
     fn encode_to(&self, out: &mut Vec<u8>) {
@@ -832,41 +845,58 @@ impl Decode for TabletOptions {
 }
 
 impl Decode for TableConfig {
+    /// A `table_config` as this code writes it: families in creation order.
     fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
-        // A family is at least a name length, a GC rule tag and a value type tag.
-        let n = d.count(3, "table_config.families count")?;
-        let mut families = BTreeMap::new();
-        let mut previous: Option<String> = None;
-        for _ in 0..n {
-            let name = d.string("table_config.family name")?;
-            if previous.as_ref().is_some_and(|p| *p >= name) {
-                return Err(d.error(format_args!(
-                    "table_config: family {name:?} is not after {:?} (names must be strictly ascending)",
-                    previous.unwrap_or_default()
-                )));
-            }
-            let family = ColumnFamily::decode_from(d)?;
-            previous = Some(name.clone());
-            families.insert(name, family);
-        }
-        let granularity = Granularity::decode_from(d)?;
-        let deletion_protection = d.bool("table_config.deletion_protection")?;
-        let n = d.count(1, "table_config.initial_splits count")?;
-        let mut initial_splits = Vec::with_capacity(n);
-        for _ in 0..n {
-            initial_splits.push(d.byte_vec("table_config.initial_splits key")?);
-        }
-        let max_value_bytes = d.usize("table_config.max_value_bytes")?;
-        let tablet_options = TabletOptions::decode_from(d)?;
-        Ok(TableConfig {
-            families,
-            granularity,
-            deletion_protection,
-            initial_splits,
-            max_value_bytes,
-            tablet_options,
-        })
+        decode_table_config(d, FamilyOrder::Creation)
     }
+}
+
+/// Decodes a `table_config` whose families are listed as `order` says.
+///
+/// # Errors
+/// `DataLoss` for a malformed value, a family named twice, or (with
+/// [`FamilyOrder::NameAscending`]) names out of ascending order.
+pub fn decode_table_config(d: &mut Decoder<'_>, order: FamilyOrder) -> Result<TableConfig> {
+    // A family is at least a name length, a GC rule tag and a value type tag.
+    let n = d.count(3, "table_config.families count")?;
+    let mut families = Families::new();
+    let mut previous: Option<String> = None;
+    for _ in 0..n {
+        let name = d.string("table_config.family name")?;
+        if order == FamilyOrder::NameAscending && previous.as_ref().is_some_and(|p| *p >= name) {
+            return Err(d.error(format_args!(
+                "table_config: family {name:?} is not after {:?} (names must be strictly ascending)",
+                previous.unwrap_or_default()
+            )));
+        }
+        if families.contains_key(&name) {
+            return Err(d.error(format_args!(
+                "table_config: family {name:?} is listed twice"
+            )));
+        }
+        let family = ColumnFamily::decode_from(d)?;
+        if order == FamilyOrder::NameAscending {
+            previous = Some(name.clone());
+        }
+        families.insert(name, family);
+    }
+    let granularity = Granularity::decode_from(d)?;
+    let deletion_protection = d.bool("table_config.deletion_protection")?;
+    let n = d.count(1, "table_config.initial_splits count")?;
+    let mut initial_splits = Vec::with_capacity(n);
+    for _ in 0..n {
+        initial_splits.push(d.byte_vec("table_config.initial_splits key")?);
+    }
+    let max_value_bytes = d.usize("table_config.max_value_bytes")?;
+    let tablet_options = TabletOptions::decode_from(d)?;
+    Ok(TableConfig {
+        families,
+        granularity,
+        deletion_protection,
+        initial_splits,
+        max_value_bytes,
+        tablet_options,
+    })
 }
 
 #[cfg(test)]
@@ -1040,17 +1070,31 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn family_names_must_be_strictly_ascending() {
-        let config = TableConfig::with_families(["a", "b"]);
-        let mut bytes = config.to_bytes();
-        assert_eq!(TableConfig::from_bytes(&bytes).unwrap(), config);
-        // Swap the two one-letter names: [count, 1, 'a', rule, type, 1, 'b', ...].
-        assert_eq!(bytes[2], b'a');
-        assert_eq!(bytes[6], b'b');
-        bytes[2] = b'b';
-        let err = TableConfig::from_bytes(&bytes).unwrap_err();
+    fn families_keep_creation_order_and_old_manifests_ascending_names() {
+        let config = TableConfig::with_families(["b", "a"]);
+        let bytes = config.to_bytes();
+        // [count, 1, 'b', rule, type, 1, 'a', ...]: creation order on disk.
+        assert_eq!((bytes[2], bytes[6]), (b'b', b'a'));
+        let decoded = TableConfig::from_bytes(&bytes).unwrap();
+        assert_eq!(decoded, config);
+        assert_eq!(decoded.families.keys().collect::<Vec<_>>(), ["b", "a"]);
+        // The older manifests' order rule refuses the same bytes...
+        let err =
+            decode_table_config(&mut Decoder::new(&bytes), FamilyOrder::NameAscending).unwrap_err();
         assert_eq!(err.code(), Code::DataLoss);
         assert!(err.message().contains("strictly ascending"), "{err}");
+        // ...and reads name order as the creation order.
+        let sorted = TableConfig::with_families(["a", "b"]).to_bytes();
+        let old =
+            decode_table_config(&mut Decoder::new(&sorted), FamilyOrder::NameAscending).unwrap();
+        assert_eq!(old.families.keys().collect::<Vec<_>>(), ["a", "b"]);
+        // A name listed twice is damage under either rule.
+        let mut twice = bytes.clone();
+        twice[6] = b'b';
+        for order in [FamilyOrder::Creation, FamilyOrder::NameAscending] {
+            let err = decode_table_config(&mut Decoder::new(&twice), order).unwrap_err();
+            assert_eq!(err.code(), Code::DataLoss);
+        }
     }
 
     pub(crate) fn arb_mutation() -> impl Strategy<Value = Mutation> {
@@ -1122,7 +1166,9 @@ pub(crate) mod tests {
             value_type,
         });
         (
-            proptest::collection::btree_map("[a-z]{1,6}", family, 0..4),
+            // Any creation order: repeated names keep their first place, as inserts do.
+            proptest::collection::vec(("[a-z]{1,6}", family), 0..4)
+                .prop_map(|v| v.into_iter().collect::<Families>()),
             any::<bool>(),
             any::<bool>(),
             proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..6), 0..4),

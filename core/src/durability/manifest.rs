@@ -25,8 +25,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::codec::encoding::{
-    data_loss, put_bytes, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode,
-    CRC32C,
+    data_loss, decode_table_config, put_bytes, put_len, put_str, put_varint64, put_varint_i64,
+    Decode, Decoder, Encode, FamilyOrder, CRC32C,
 };
 // Runs are the LSM's; the manifest records them and names the type for its readers.
 pub use crate::lsm::persist::RunMeta;
@@ -43,8 +43,9 @@ pub const MANIFEST_TMP_FILE: &str = "MANIFEST.tmp";
 /// The first eight bytes of every manifest.
 pub const MAGIC: [u8; 8] = *b"SPTMANIF";
 
-/// The format version this code writes.
-pub const FORMAT_VERSION: u32 = 2;
+/// The format version this code writes. Version 3 lists each table's families in creation
+/// order; versions 1 and 2 listed them by name, which is read as their creation order.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this code reads. Version 1 lacks the tablets'
 /// `flushed_sequence`; it is taken to be the largest `max_sequence` of the tablet's runs,
@@ -206,7 +207,7 @@ impl TableState {
     /// A table as format `version` wrote it.
     fn decode_version(d: &mut Decoder<'_>, version: u32) -> Result<Self> {
         let id = d.string("table.id")?;
-        let config = TableConfig::decode_from(d)?;
+        let config = decode_table_config(d, family_order(version))?;
         let n = d.count(MIN_TABLET_BYTES, "table.tablets count")?;
         let mut tablets = Vec::with_capacity(n);
         for _ in 0..n {
@@ -230,13 +231,23 @@ impl Encode for BackupState {
     }
 }
 
-impl Decode for BackupState {
-    fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
+/// How format `version` lists a table's families.
+fn family_order(version: u32) -> FamilyOrder {
+    if version >= 3 {
+        FamilyOrder::Creation
+    } else {
+        FamilyOrder::NameAscending
+    }
+}
+
+impl BackupState {
+    /// A backup as format `version` wrote it.
+    fn decode_version(d: &mut Decoder<'_>, version: u32) -> Result<Self> {
         Ok(BackupState {
             name: d.string("backup.name")?,
             table: d.string("backup.table")?,
             created_micros: d.varint_i64("backup.created_micros")?,
-            config: TableConfig::decode_from(d)?,
+            config: decode_table_config(d, family_order(version))?,
             runs: decode_runs(d)?,
         })
     }
@@ -280,7 +291,7 @@ impl ManifestState {
         let n = d.count(MIN_BACKUP_BYTES, "backups count")?;
         let mut backups = Vec::with_capacity(n);
         for _ in 0..n {
-            backups.push(BackupState::decode_from(d)?);
+            backups.push(BackupState::decode_version(d, version)?);
         }
         d.finish("the manifest payload")?;
         Ok(ManifestState {
@@ -618,7 +629,7 @@ mod tests {
     fn header_layout_matches_the_spec() {
         let bytes = ManifestState::default().encode();
         assert_eq!(bytes[..8], *b"SPTMANIF");
-        assert_eq!(bytes[8..12], [2, 0, 0, 0]);
+        assert_eq!(bytes[8..12], [3, 0, 0, 0]);
         // Payload: next_file_number, last_sequence, three empty lists.
         assert_eq!(bytes[12..16], [5, 0, 0, 0]);
         assert_eq!(bytes[20..], [0, 0, 0, 0, 0]);
@@ -768,6 +779,25 @@ mod tests {
         );
     }
 
+    /// Version 3 lists a table's families in creation order; versions 1 and 2 listed them
+    /// by name (read as their creation order) and their readers still insist on it.
+    #[test]
+    fn version_3_keeps_family_creation_order() {
+        let mut s = state();
+        s.tables[0].config = TableConfig::with_families(["z", "a"]);
+        s.backups[0].config = TableConfig::with_families(["y", "b"]);
+        let bytes = s.encode();
+        let read = ManifestState::decode(&bytes).unwrap();
+        assert_eq!(read, s);
+        let names: Vec<_> = read.tables[0].config.families.keys().collect();
+        assert_eq!(names, ["z", "a"]);
+        let names: Vec<_> = read.backups[0].config.families.keys().collect();
+        assert_eq!(names, ["y", "b"]);
+        let err = ManifestState::decode(&with_version(bytes, 2)).unwrap_err();
+        assert_eq!(err.code(), Code::DataLoss);
+        assert!(err.message().contains("strictly ascending"), "{err}");
+    }
+
     /// `bytes` with its version field set to `version` and the checksum re-sealed, so only
     /// the version differs.
     fn with_version(mut bytes: Vec<u8>, version: u32) -> Vec<u8> {
@@ -781,7 +811,7 @@ mod tests {
 
     #[test]
     fn other_versions_and_magic_are_rejected() {
-        for version in [0, 3, 0x0100_0002] {
+        for version in [0, 4, 0x0100_0002] {
             let err = ManifestState::decode(&with_version(state().encode(), version)).unwrap_err();
             assert!(
                 err.message()

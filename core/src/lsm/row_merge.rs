@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 
 use crate::lsm::internal_key::{row_prefix_len, KeyRef, KindRef};
 use crate::model::gc::GcRule;
-use crate::model::schema::ColumnFamily;
+use crate::model::schema::Families;
 use crate::{Code, Error, Result};
 
 /// One entry as a source yields it: encoded key and value.
@@ -134,7 +134,7 @@ pub(crate) enum Feed {
 pub(crate) struct RowResolver<'c> {
     epochs: &'c BTreeMap<String, u64>,
     /// The families' GC rules and the time they are evaluated at; `None`: no GC.
-    gc: Option<(&'c BTreeMap<String, ColumnFamily>, i64)>,
+    gc: Option<(&'c Families, i64)>,
     /// The length of the row part of the row's keys (0: not measured yet).
     row_part: usize,
     row_deleted: u64,
@@ -163,7 +163,7 @@ impl<'c> RowResolver<'c> {
     /// at the given time.
     pub(crate) fn new(
         epochs: &'c BTreeMap<String, u64>,
-        gc: Option<(&'c BTreeMap<String, ColumnFamily>, i64)>,
+        gc: Option<(&'c Families, i64)>,
     ) -> Self {
         RowResolver {
             epochs,

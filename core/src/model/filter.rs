@@ -7,7 +7,8 @@
 //! input and merge the outputs in Bigtable order with duplicates kept (ties in member
 //! order); a condition picks a branch by whether its predicate yields any cell; a sink sends
 //! what reaches it straight to the read's output. Invariant: the output of
-//! [`CompiledFilter::apply`] is in Bigtable cell order.
+//! [`CompiledFilter::apply`] is in Bigtable cell order, families in the order the input row
+//! has them (the table's creation order): merges regroup by that order, never by name.
 //!
 //! Size: before anything is compiled, the tree is measured without recursion (so even a
 //! filter built in Rust and nested far deeper than any wire allows cannot overflow the
@@ -112,7 +113,18 @@ impl RowFilter {
     pub fn compile(&self) -> Result<CompiledFilter> {
         self.check_size()?;
         let root = compile(self, 1, false)?;
-        Ok(CompiledFilter { root })
+        let has_sink = self.has_sink();
+        Ok(CompiledFilter { root, has_sink })
+    }
+
+    /// Whether the filter or one of its members is a sink.
+    fn has_sink(&self) -> bool {
+        match self {
+            RowFilter::Sink => true,
+            RowFilter::Chain(fs) | RowFilter::Interleave(fs) => fs.iter().any(RowFilter::has_sink),
+            // Sinks are rejected inside conditions.
+            _ => false,
+        }
     }
 
     /// The error for a wire `RowFilter` message with no filter kind set (or a kind this
@@ -201,6 +213,9 @@ impl RowFilter {
 #[derive(Debug, Clone)]
 pub struct CompiledFilter {
     root: Node,
+    /// Whether a sink may send cells around the rest of the tree (their merge needs the
+    /// input row's family order).
+    has_sink: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -413,12 +428,27 @@ fn in_range(v: &[u8], start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
     })
 }
 
-/// Bigtable cell order: family, then qualifier ascending, then newest first.
-fn cell_order(a: &Cell, b: &Cell) -> core::cmp::Ordering {
-    a.family
-        .cmp(&b.family)
-        .then_with(|| a.qualifier.cmp(&b.qualifier))
-        .then_with(|| b.timestamp_micros.cmp(&a.timestamp_micros))
+/// The families of a row's cells (grouped by family) in the order the row has them.
+fn family_order(cells: &[Cell]) -> Vec<String> {
+    let mut order: Vec<String> = Vec::new();
+    for c in cells {
+        if order.last() != Some(&c.family) {
+            order.push(c.family.clone());
+        }
+    }
+    order
+}
+
+/// Sorts cells drawn from one row into Bigtable cell order: family in the row's `order`,
+/// then qualifier ascending, then newest first. Stable: duplicates keep their order.
+fn sort_cells(cells: &mut [Cell], order: &[String]) {
+    let rank = |c: &Cell| order.iter().position(|f| *f == c.family);
+    cells.sort_by(|a, b| {
+        rank(a)
+            .cmp(&rank(b))
+            .then_with(|| a.qualifier.cmp(&b.qualifier))
+            .then_with(|| b.timestamp_micros.cmp(&a.timestamp_micros))
+    });
 }
 
 impl CompiledFilter {
@@ -435,11 +465,16 @@ impl CompiledFilter {
         cells: Vec<Cell>,
         random: &mut dyn RandomSource,
     ) -> Vec<Cell> {
+        let order = if self.has_sink {
+            family_order(&cells)
+        } else {
+            Vec::new()
+        };
         let mut sunk = Vec::new();
         let mut out = eval(&self.root, row_key, cells, random, &mut sunk);
         if !sunk.is_empty() {
             out.append(&mut sunk);
-            out.sort_by(cell_order);
+            sort_cells(&mut out, &order);
         }
         out
     }
@@ -469,12 +504,13 @@ fn eval(
             cells
         }
         Node::Interleave(members) => {
+            let order = family_order(&cells);
             let mut out = Vec::new();
             for m in members {
                 out.extend(eval(m, key, cells.clone(), random, sunk));
             }
             // Stable: duplicates keep member order.
-            out.sort_by(cell_order);
+            sort_cells(&mut out, &order);
             out
         }
         Node::Condition(predicate, on_true, on_false) => {

@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use crate::error::quoted;
 use crate::limits;
 use crate::model::mutation::Mutation;
-use crate::model::row::{Cell, Row};
+use crate::model::row::{order_families, Cell, Row};
 use crate::model::schema::{Granularity, TableConfig, ValueType};
 use crate::{Error, Result};
 
@@ -166,7 +166,7 @@ pub(crate) fn plan(
         .iter()
         .map(|((f, q), (ts, v))| Mutation::set_cell(f.clone(), q.clone(), *ts, v.clone()))
         .collect();
-    let cells = touched
+    let mut cells: Vec<Cell> = touched
         .into_iter()
         .map(|((family, qualifier), (timestamp_micros, value))| Cell {
             family,
@@ -176,6 +176,8 @@ pub(crate) fn plan(
             labels: Vec::new(),
         })
         .collect();
+    // Grouped by family in name order so far; the row lists families in creation order.
+    order_families(&mut cells, &config.families);
     Ok((
         mutations,
         Row {

@@ -1,10 +1,13 @@
 //! What reads return: rows of cells in Bigtable order.
 //!
-//! Invariant of every [`Row`] the engine returns: cells are grouped by family (families by
-//! name), qualifiers ascending within a family, and timestamps descending within a column.
+//! Invariant of every [`Row`] the engine returns: cells are grouped by family (families in
+//! the table's creation order, as Cloud Bigtable returns them; see [`Families`]), qualifiers
+//! ascending within a family, and timestamps descending within a column.
 
 use alloc::string::String;
 use alloc::vec::Vec;
+
+use crate::model::schema::Families;
 
 /// One timestamped value of one column.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,4 +40,149 @@ pub struct SampleRowKey {
     pub row_key: Vec<u8>,
     /// Approximate bytes of data in rows sorting before `row_key`.
     pub offset_bytes: u64,
+}
+
+/// Regroups a row's cells so its families follow `families`' creation order. The cells come
+/// grouped by family (in any order of families, storage's being by name), each group in
+/// Bigtable order; the groups keep their contents and move as wholes. A family the schema no
+/// longer has goes last. Costs nothing beyond a flag test when creation order is name order,
+/// and one comparison when the row holds a single family.
+pub fn order_families(cells: &mut [Cell], families: &Families) {
+    if families.is_name_ordered() {
+        return;
+    }
+    let (Some(first), Some(last)) = (cells.first(), cells.last()) else {
+        return;
+    };
+    if first.family == last.family {
+        // Grouped by family: the first and last cells share a family only if all do.
+        return;
+    }
+    // (creation rank, first cell, cell count) of each family group, in the row's order.
+    let mut groups: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, c) in cells.iter().enumerate() {
+        if i == 0 || c.family != cells[i - 1].family {
+            groups.push((families.position(&c.family).unwrap_or(usize::MAX), i, 0));
+        }
+        if let Some(g) = groups.last_mut() {
+            g.2 += 1;
+        }
+    }
+    // A stable selection sort of the groups, moving cells by rotation in place (no
+    // allocation per cell; rows hold few families): the lowest rank left (the first of
+    // equals, which only unknown families share) rotates to the front of the rest.
+    for i in 0..groups.len() {
+        let Some(j) = (i..groups.len()).min_by_key(|&j| (groups[j].0, j)) else {
+            break;
+        };
+        if j == i {
+            continue;
+        }
+        let (rank, start, len) = groups[j];
+        let front = groups[i].1;
+        cells[front..start + len].rotate_right(len);
+        for g in &mut groups[i..j] {
+            g.1 += len;
+        }
+        groups.remove(j);
+        groups.insert(i, (rank, front, len));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::schema::ColumnFamily;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    fn cell(family: &str, qualifier: &str, ts: i64) -> Cell {
+        Cell {
+            family: family.to_string(),
+            qualifier: qualifier.as_bytes().to_vec(),
+            timestamp_micros: ts,
+            value: Vec::new(),
+            labels: Vec::new(),
+        }
+    }
+
+    fn order(names: &[&str]) -> Families {
+        names
+            .iter()
+            .map(|n| (*n, ColumnFamily::default()))
+            .collect()
+    }
+
+    fn families_of(cells: &[Cell]) -> Vec<(&str, &[u8], i64)> {
+        cells
+            .iter()
+            .map(|c| {
+                (
+                    c.family.as_str(),
+                    c.qualifier.as_slice(),
+                    c.timestamp_micros,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn groups_move_whole_into_creation_order() {
+        let mut cells = vec![
+            cell("a", "x", 2000),
+            cell("a", "x", 1000),
+            cell("a", "y", 1000),
+            cell("b", "x", 1000),
+            cell("c", "z", 3000),
+        ];
+        order_families(&mut cells, &order(&["c", "a", "b"]));
+        assert_eq!(
+            families_of(&cells),
+            [
+                ("c", &b"z"[..], 3000),
+                ("a", &b"x"[..], 2000),
+                ("a", &b"x"[..], 1000),
+                ("a", &b"y"[..], 1000),
+                ("b", &b"x"[..], 1000),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_creation_order_of_four_families_matches_a_stable_sort() {
+        let names = ["a", "b", "c", "d"];
+        let row: Vec<Cell> = names
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| (0..=i).map(move |q| cell(f, &q.to_string(), 1000)))
+            .collect();
+        // Every permutation of the four names, as creation orders.
+        for n in 0..24usize {
+            let mut pool: Vec<&str> = names.to_vec();
+            let mut created = Vec::new();
+            let mut k = n;
+            for m in (1..=4).rev() {
+                created.push(pool.remove(k % m));
+                k /= m;
+            }
+            let families = order(&created);
+            let mut want = row.clone();
+            want.sort_by_key(|c| families.position(&c.family));
+            let mut got = row.clone();
+            order_families(&mut got, &families);
+            assert_eq!(got, want, "created {created:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_families_go_last_and_name_order_is_left_alone() {
+        let mut cells = vec![cell("a", "x", 0), cell("b", "x", 0), cell("z", "x", 0)];
+        order_families(&mut cells, &order(&["z", "b"]));
+        let names: Vec<_> = cells.iter().map(|c| c.family.as_str()).collect();
+        assert_eq!(names, ["z", "b", "a"]);
+        let mut cells = vec![cell("a", "x", 0), cell("b", "x", 0)];
+        order_families(&mut cells, &order(&["a", "b"]));
+        let names: Vec<_> = cells.iter().map(|c| c.family.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+    }
 }

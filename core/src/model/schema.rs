@@ -1,9 +1,11 @@
 //! Table schemas: column families, their GC rules, and table options.
 //!
 //! Invariants: family names match `[-_.a-zA-Z0-9]+` and are at most 64 characters; table ids
-//! match `[_a-zA-Z0-9][-_.a-zA-Z0-9]*` and are at most 50 characters.
+//! match `[_a-zA-Z0-9][-_.a-zA-Z0-9]*` and are at most 50 characters. A table's families
+//! ([`Families`]) are kept in creation order, the order Cloud Bigtable returns a row's
+//! families in: the families of one CreateTable request in the request's order, each later
+//! created family after them, a dropped and re-created family last.
 
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -97,11 +99,171 @@ impl Default for TabletOptions {
     }
 }
 
+/// A table's column families in creation order, each name once.
+///
+/// Iteration (and every listing built from it) follows creation order; lookups by name cost
+/// a binary search. [`Families::insert`] of a new name appends it, of an existing name
+/// replaces its settings in place (an update keeps the family's position);
+/// [`Families::remove`] closes the gap, so a family created again goes last. Equality
+/// compares the order too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Families {
+    /// Name and settings, in creation order.
+    entries: Vec<(String, ColumnFamily)>,
+    /// Indexes into `entries`, sorted by name: the lookup index.
+    by_name: Vec<usize>,
+    /// Whether creation order is name order (`by_name` is the identity).
+    name_ordered: bool,
+}
+
+impl Default for Families {
+    fn default() -> Self {
+        Families {
+            entries: Vec::new(),
+            by_name: Vec::new(),
+            name_ordered: true,
+        }
+    }
+}
+
+impl Families {
+    /// No families.
+    pub fn new() -> Self {
+        Families::default()
+    }
+
+    /// How many families there are.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Where `name` sits in `by_name`: found at, or to be inserted at.
+    fn search(&self, name: &str) -> core::result::Result<usize, usize> {
+        self.by_name
+            .binary_search_by(|&i| self.entries[i].0.as_str().cmp(name))
+    }
+
+    /// The family's creation rank: 0 for the oldest family. `None` if absent.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.search(name).ok().map(|at| self.by_name[at])
+    }
+
+    /// The named family's settings.
+    pub fn get(&self, name: &str) -> Option<&ColumnFamily> {
+        self.position(name).map(|i| &self.entries[i].1)
+    }
+
+    /// The named family's settings, to change in place.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut ColumnFamily> {
+        self.position(name).map(|i| &mut self.entries[i].1)
+    }
+
+    /// Whether the family exists.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.search(name).is_ok()
+    }
+
+    /// Adds a family after every existing one, or replaces an existing family's settings in
+    /// place (its position unchanged); returns the settings replaced.
+    pub fn insert(&mut self, name: String, family: ColumnFamily) -> Option<ColumnFamily> {
+        match self.search(&name) {
+            Ok(at) => Some(core::mem::replace(
+                &mut self.entries[self.by_name[at]].1,
+                family,
+            )),
+            Err(at) => {
+                self.by_name.insert(at, self.entries.len());
+                self.entries.push((name, family));
+                self.name_ordered &= at + 1 == self.by_name.len();
+                None
+            }
+        }
+    }
+
+    /// Removes a family; the ones created after it move up one place.
+    pub fn remove(&mut self, name: &str) -> Option<ColumnFamily> {
+        let at = self.search(name).ok()?;
+        let index = self.by_name.remove(at);
+        for i in &mut self.by_name {
+            if *i > index {
+                *i -= 1;
+            }
+        }
+        self.name_ordered = self.by_name.iter().enumerate().all(|(rank, &i)| rank == i);
+        Some(self.entries.remove(index).1)
+    }
+
+    /// Names and settings in creation order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&String, &ColumnFamily)> {
+        self.entries.iter().map(|(n, f)| (n, f))
+    }
+
+    /// Names in creation order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &String> {
+        self.entries.iter().map(|(n, _)| n)
+    }
+
+    /// Settings in creation order.
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &ColumnFamily> {
+        self.entries.iter().map(|(_, f)| f)
+    }
+
+    /// Whether creation order is name order, so rows need no regrouping (the common case:
+    /// one family, or families created in name order).
+    pub fn is_name_ordered(&self) -> bool {
+        self.name_ordered
+    }
+}
+
+impl<S: Into<String>> FromIterator<(S, ColumnFamily)> for Families {
+    /// Families in the iterator's order; a repeated name keeps its first position and its
+    /// last settings, as repeated [`Families::insert`] calls would.
+    fn from_iter<I: IntoIterator<Item = (S, ColumnFamily)>>(iter: I) -> Self {
+        let mut families = Families::new();
+        for (name, family) in iter {
+            families.insert(name.into(), family);
+        }
+        families
+    }
+}
+
+impl<S: Into<String>> Extend<(S, ColumnFamily)> for Families {
+    fn extend<I: IntoIterator<Item = (S, ColumnFamily)>>(&mut self, iter: I) {
+        for (name, family) in iter {
+            self.insert(name.into(), family);
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Families {
+    type Item = (&'a String, &'a ColumnFamily);
+    type IntoIter = core::iter::Map<
+        core::slice::Iter<'a, (String, ColumnFamily)>,
+        fn(&'a (String, ColumnFamily)) -> (&'a String, &'a ColumnFamily),
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter().map(|(n, f)| (n, f))
+    }
+}
+
+impl IntoIterator for Families {
+    type Item = (String, ColumnFamily);
+    type IntoIter = alloc::vec::IntoIter<(String, ColumnFamily)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
 /// Everything needed to create a table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableConfig {
-    /// Column families by name.
-    pub families: BTreeMap<String, ColumnFamily>,
+    /// Column families in creation order (see [`Families`]).
+    pub families: Families,
     /// Timestamp precision.
     pub granularity: Granularity,
     /// When set, deleting the table fails with `FailedPrecondition`.
@@ -117,7 +279,7 @@ pub struct TableConfig {
 impl Default for TableConfig {
     fn default() -> Self {
         TableConfig {
-            families: BTreeMap::new(),
+            families: Families::new(),
             granularity: Granularity::Millis,
             deletion_protection: false,
             initial_splits: Vec::new(),
@@ -128,7 +290,7 @@ impl Default for TableConfig {
 }
 
 impl TableConfig {
-    /// A config with the named families, each without a GC rule.
+    /// A config with the named families in the given order, each without a GC rule.
     pub fn with_families<I, S>(names: I) -> Self
     where
         I: IntoIterator<Item = S>,

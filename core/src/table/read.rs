@@ -380,7 +380,7 @@ impl RowStream {
                 *entries_examined += scan.entries_examined();
                 return true;
             }
-            if !next_visible_row(&mut scan, &mut g, &mut resolver, &mut buf) {
+            if !next_visible_row(&mut scan, &mut g, &mut resolver, &view.families, &mut buf) {
                 *entries_examined += scan.entries_examined();
                 return false;
             }

@@ -691,7 +691,7 @@ mod skip_tests {
     use crate::lsm::memtable::MemRun;
     use crate::lsm::row_merge::{resolve_entries, RowResolver};
     use crate::model::gc::GcRule;
-    use crate::model::schema::ColumnFamily;
+    use crate::model::schema::{ColumnFamily, Families};
     use crate::table::tablet::Tablet;
     use alloc::collections::BTreeMap;
     use alloc::string::String;
@@ -703,7 +703,7 @@ mod skip_tests {
     type Cells = Vec<(String, Vec<u8>, i64, Vec<u8>)>;
 
     /// Every row: resolved whole, then GC applied cell by cell.
-    fn reference(tablet: &Tablet, families: &BTreeMap<String, ColumnFamily>) -> Vec<Cells> {
+    fn reference(tablet: &Tablet, families: &Families) -> Vec<Cells> {
         let epochs = BTreeMap::new();
         let mut scan = TabletScan::new(tablet, None, None, false, None);
         let mut g = RowGather::default();
@@ -729,7 +729,7 @@ mod skip_tests {
 
     fn skipping(
         tablet: &Tablet,
-        families: &BTreeMap<String, ColumnFamily>,
+        families: &Families,
         reversed: bool,
         limit: usize,
     ) -> (Vec<Cells>, u64) {
@@ -815,7 +815,7 @@ mod skip_tests {
             in_memtable in any::<bool>(),
             limit in 0usize..6,
         ) {
-            let mut families = BTreeMap::new();
+            let mut families = Families::new();
             families.insert(String::from("a"), ColumnFamily { gc_rule: rules.0, ..ColumnFamily::default() });
             families.insert(String::from("b"), ColumnFamily { gc_rule: rules.1, ..ColumnFamily::default() });
             let mut tablet = Tablet::new(0, Vec::new(), None);
@@ -842,7 +842,7 @@ mod skip_tests {
     fn a_hot_counter_costs_a_few_entries_in_every_direction() {
         // 5,000 versions of one cell under max_num_versions = 1, half in runs (two
         // overlapping) and half in the memtable, some sharing a timestamp.
-        let mut families = BTreeMap::new();
+        let mut families = Families::new();
         families.insert(
             String::from("a"),
             ColumnFamily {

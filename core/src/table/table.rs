@@ -28,9 +28,9 @@ use crate::lsm::memtable::Source;
 use crate::lsm::persist::RunStore;
 use crate::lsm::row_merge::RowResolver;
 use crate::model::mutation::Mutation;
-use crate::model::row::{Cell, Row, SampleRowKey};
+use crate::model::row::{order_families, Cell, Row, SampleRowKey};
 use crate::model::row_set::RowRange;
-use crate::model::schema::{ColumnFamily, TableConfig, ValueType};
+use crate::model::schema::{Families, TableConfig, ValueType};
 #[cfg(feature = "std")]
 use crate::table::compaction::{CompactionJob, CompactionKind};
 use crate::table::scan::{RowGather, TabletScan};
@@ -1118,7 +1118,13 @@ impl Table {
             RowResolver::new(&self.epochs, Some((&self.config.families, now_micros)));
         let mut g = RowGather::default();
         let mut cells = Vec::new();
-        let found = next_visible_row(&mut scan, &mut g, &mut resolver, &mut cells);
+        let found = next_visible_row(
+            &mut scan,
+            &mut g,
+            &mut resolver,
+            &self.config.families,
+            &mut cells,
+        );
         let examined = scan.entries_examined();
         (found.then_some((tablet.id, cells)), examined)
     }
@@ -1293,7 +1299,7 @@ pub(crate) struct TableView {
     /// The tablets, in key order; `None` once a stream has gone past one (so writers to it
     /// stop sealing layers on the stream's behalf).
     pub(crate) tablets: Vec<Option<Tablet>>,
-    pub(crate) families: BTreeMap<String, ColumnFamily>,
+    pub(crate) families: Families,
     pub(crate) epochs: BTreeMap<String, u64>,
     pub(crate) stats: Arc<spin::Mutex<TableStats>>,
 }
@@ -1309,11 +1315,12 @@ impl TableView {
 /// family drops and the resolver's GC rules leave visible, in Bigtable order, found without
 /// walking what GC hides (see `scan::TabletScan::next_cells`). A row with an undecodable
 /// key reads as empty (only corrupt storage can make one, and run decoders report that
-/// first). False when the scan is over.
+/// first). Families come in `families`' creation order. False when the scan is over.
 pub(crate) fn next_visible_row<'a>(
     scan: &mut TabletScan<'a>,
     g: &mut RowGather<'a>,
     resolver: &mut RowResolver<'_>,
+    families: &Families,
     cells: &mut Vec<Cell>,
 ) -> bool {
     cells.clear();
@@ -1328,7 +1335,11 @@ pub(crate) fn next_visible_row<'a>(
     });
     match resolved {
         None => false,
-        Some(Ok(())) => true,
+        Some(Ok(())) => {
+            // Storage orders a row's families by name; reads see them in creation order.
+            order_families(cells, families);
+            true
+        }
         Some(Err(_)) => {
             cells.clear();
             true

@@ -5,7 +5,6 @@
 //! aggregates over int64 in big-endian encoding. Any other `Type` is INVALID_ARGUMENT here, the
 //! answer the engine would give if it could be asked.
 
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -18,7 +17,9 @@ use super::data::WEmpty;
 use super::scalar::{Duration, B64, I32};
 use super::{check_oneof, some_str, some_vec};
 use crate::limits::MAX_GC_RULE_DEPTH;
-use crate::{ColumnFamily, FamilyModification, GcRule, Granularity, TableConfig, ValueType};
+use crate::{
+    ColumnFamily, Families, FamilyModification, GcRule, Granularity, TableConfig, ValueType,
+};
 
 message!(WGcRule {
     max_num_versions | "max_num_versions": I32,
@@ -265,9 +266,39 @@ impl<'de> Deserialize<'de> for Granularity {
     }
 }
 
+// A `map<string, ColumnFamily>`: a JSON object whose members keep their order both ways, so
+// a CreateTable request's families are created in the order the request lists them and a
+// table's families are listed in creation order. A name repeated in one object keeps its
+// first place and its last settings.
+impl Serialize for Families {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for Families {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Families;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of column family names to ColumnFamily")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Families, A::Error> {
+                let mut families = Families::new();
+                while let Some((name, family)) = map.next_entry::<String, ColumnFamily>()? {
+                    families.insert(name, family);
+                }
+                Ok(families)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 message!(WTable {
     name: String,
-    column_families | "column_families": BTreeMap<String, ColumnFamily>,
+    column_families | "column_families": Families,
     granularity: Granularity,
     deletion_protection | "deletion_protection": bool,
     initial_splits | "initial_splits": Vec<WSplit>,

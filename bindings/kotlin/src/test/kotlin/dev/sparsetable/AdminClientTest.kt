@@ -28,7 +28,8 @@ class AdminClientTest {
         )
         admin.createTable("accounts") { addFamily("cf") }
         assertEquals("users", created.id)
-        assertEquals(listOf(ColumnFamily("history", GCRule.VersionRule(3)), ColumnFamily("profile", GCRule.DefaultRule)), created.columnFamilies)
+        // In creation order: the request's.
+        assertEquals(listOf(ColumnFamily("profile", GCRule.DefaultRule), ColumnFamily("history", GCRule.VersionRule(3))), created.columnFamilies)
         assertEquals(TimestampGranularity.MICROS, created.granularity)
         assertEquals(listOf("accounts", "users"), admin.listTables())
         assertTrue(admin.exists("users"))

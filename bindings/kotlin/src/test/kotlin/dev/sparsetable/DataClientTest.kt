@@ -24,7 +24,8 @@ class DataClientTest {
     }
 
     @Test
-    fun cellsComeFamilyThenQualifierThenNewestFirst() = withTable { client, admin, _ ->
+    fun cellsComeFamilyInCreationOrderThenQualifierThenNewestFirst() = withTable { client, admin, _ ->
+        // "a" is created after "cf", so its cells come after cf's although it sorts first.
         admin.modifyFamilies("t") { addFamily("a") }
         client.mutateRow("t", "r") {
             setCell("cf", "x", 1_000, "cf-x-1")
@@ -33,7 +34,7 @@ class DataClientTest {
             setCell("a", "y", 3_000, "a-y-3")
             setCell("a", "y", 2_000, "a-y-2")
         }
-        assertEquals(listOf("a-y-3", "a-y-2", "a-y-1", "a-z-1", "cf-x-1"), client.readRow("t", "r")!!.values())
+        assertEquals(listOf("cf-x-1", "a-y-3", "a-y-2", "a-y-1", "a-z-1"), client.readRow("t", "r")!!.values())
         assertEquals(listOf("a-y-3", "a-y-2", "a-y-1"), client.readRow("t", "r")!!.getCells("a", "y").map { it.valueUtf8 })
     }
 

@@ -8,7 +8,8 @@ import dev.sparsetable.ffi.TableConfig
 
 /** The schema and options of a table to create. */
 class CreateTableRequest private constructor(val tableId: String) {
-    // Insertion order is kept only for toString; the engine sorts families by name.
+    // Insertion order is the order the engine creates the families in, and so the order
+    // reads return a row's families in (as Cloud Bigtable's request order).
     private val families = linkedMapOf<String, ColumnFamily>()
     private val splits = mutableListOf<ByteArray>()
     private var granularity = TimestampGranularity.MILLIS
@@ -49,7 +50,9 @@ class CreateTableRequest private constructor(val tableId: String) {
             if (it < 0) throw dev.sparsetable.InvalidArgumentException("INVALID_ARGUMENT: max_value_bytes $it must be positive")
             it.toULong()
         }
-        return TableConfig(families.mapValues { settings(it.value.gcRule, it.value.valueType) }, granularity.toNative(), deletionProtection, splits.toList(), max)
+        return TableConfig(
+            families.values.map { dev.sparsetable.ffi.ColumnFamily(it.id, settings(it.gcRule, it.valueType)) },
+            granularity.toNative(), deletionProtection, splits.toList(), max)
     }
 
     companion object {

@@ -1,5 +1,5 @@
 // What the admin client reports about a table, as `com.google.cloud.bigtable.admin.v2.models
-// .Table` and `ColumnFamily`: an id, families sorted by name with their GC rules, and the
+// .Table` and `ColumnFamily`: an id, families in creation order with their GC rules, and the
 // table's options.
 package dev.sparsetable.admin
 
@@ -72,7 +72,7 @@ class Table internal constructor(info: TableInfo) {
     /** The table id. */
     val id: String = info.tableId
 
-    /** Column families sorted by name. */
+    /** Column families in creation order (the order reads return a row's families in). */
     val columnFamilies: List<ColumnFamily> = info.families.map {
         ColumnFamily(it.name, GCRule.fromNative(it.settings.gcRule), ValueType.fromNative(it.settings.valueType))
     }
