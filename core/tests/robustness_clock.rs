@@ -30,6 +30,7 @@ fn server_time_set() -> Vec<Mutation> {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_clock_outside_the_timestamp_range_is_refused_and_changes_nothing() {
     for bad in [
         -1,
@@ -58,6 +59,7 @@ fn a_clock_outside_the_timestamp_range_is_refused_and_changes_nothing() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn the_ends_of_the_range_are_valid_times() {
     for good in [0, MAX_TIMESTAMP_MICROS] {
         let (_clock, mut db) = db_at(good);
@@ -71,6 +73,7 @@ fn the_ends_of_the_range_are_valid_times() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn opening_on_storage_with_a_bad_clock_is_refused() {
     let err = Database::open(
         Arc::new(MemStorage::new()),
@@ -82,6 +85,7 @@ fn opening_on_storage_with_a_bad_clock_is_refused() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_manual_clock_saturates_instead_of_wrapping() {
     let clock = ManualClock::new(i64::MAX - 5);
     clock.advance_micros(1_000);

@@ -115,12 +115,14 @@ fn check(rule: GcRule, step_micros: i64, after_micros: i64) {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_hot_counter_under_max_versions_reads_a_bounded_number_of_entries() {
     // One increment per millisecond: every version has its own timestamp.
     check(GcRule::MaxNumVersions(1), 1000, 0);
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_hot_counter_whose_increments_share_a_millisecond_reads_a_bounded_number_of_entries() {
     // Increments within one millisecond replace the cell (older writes of one cell).
     check(GcRule::MaxNumVersions(1), 0, 0);
@@ -128,6 +130,7 @@ fn a_hot_counter_whose_increments_share_a_millisecond_reads_a_bounded_number_of_
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn versions_past_a_max_age_are_skipped_by_a_seek() {
     // Either rule alone hides every version but the newest.
     let rule = GcRule::Union(vec![

@@ -65,6 +65,7 @@ fn reopened(mem: &MemStorage) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_full_disk_fails_writes_retryably_until_space_returns() {
     let mem = MemStorage::new();
     let (disk, mut db) = open(&mem, Durability::Sync);
@@ -86,6 +87,7 @@ fn a_full_disk_fails_writes_retryably_until_space_returns() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_torn_record_is_never_replayed_and_later_records_are() {
     let mem = MemStorage::new();
     let (disk, mut db) = open(&mem, Durability::Sync);
@@ -99,6 +101,7 @@ fn a_torn_record_is_never_replayed_and_later_records_are() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_crash_while_the_disk_is_full_keeps_every_acknowledged_write() {
     let mem = MemStorage::new();
     let (disk, mut db) = open(&mem, Durability::Sync);
@@ -112,6 +115,7 @@ fn a_crash_while_the_disk_is_full_keeps_every_acknowledged_write() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_failed_fsync_applies_nothing_and_is_not_replayed() {
     let mem = MemStorage::new();
     let (disk, mut db) = open(&mem, Durability::Sync);
@@ -127,6 +131,7 @@ fn a_failed_fsync_applies_nothing_and_is_not_replayed() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn interval_durability_keeps_acknowledged_writes_across_a_failed_log() {
     let mem = MemStorage::new();
     let (disk, mut db) = open(&mem, Durability::Interval { micros: 1 << 40 });
@@ -141,6 +146,7 @@ fn interval_durability_keeps_acknowledged_writes_across_a_failed_log() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_failed_run_write_is_retryable_and_loses_nothing() {
     let mem = MemStorage::new();
     let (disk, mut db) = open(&mem, Durability::Sync);
@@ -158,6 +164,7 @@ fn a_failed_run_write_is_retryable_and_loses_nothing() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn group_commit_survives_a_failed_fsync_by_a_checkpoint() {
     let mem = MemStorage::new();
     let (disk, db) = open(&mem, Durability::Sync);
@@ -174,6 +181,7 @@ fn group_commit_survives_a_failed_fsync_by_a_checkpoint() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn group_commit_on_a_full_disk_is_unavailable_until_space_returns() {
     let mem = MemStorage::new();
     let (disk, db) = open(&mem, Durability::Sync);
@@ -198,6 +206,7 @@ fn group_commit_on_a_full_disk_is_unavailable_until_space_returns() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_read_only_directory_is_refused_at_open() {
     let mem = MemStorage::new();
     drop(open(&mem, Durability::Sync));
@@ -332,6 +341,7 @@ fn a_real_read_only_directory_is_refused_at_open_with_a_clear_message() {
 }
 
 #[test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 fn a_failed_interval_fsync_starts_a_new_log() {
     let mem = MemStorage::new();
     let (disk, db) = open(&mem, Durability::Interval { micros: 10_000 });

@@ -110,6 +110,7 @@ fn scans() -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn point_reads_finish_while_scans_that_match_nothing_run() {
     let server = Server::start(&[]);
     create_table(&server).await;
@@ -176,6 +177,7 @@ async fn point_reads_finish_while_scans_that_match_nothing_run() {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn a_scan_past_its_deadline_ends_with_deadline_exceeded() {
     let server = Server::start(&[]);
     create_table(&server).await;
@@ -228,6 +230,7 @@ fn stalled_streams() -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn clients_that_never_read_hold_little_server_memory() {
     let server = Server::start(&[]);
     create_table(&server).await;
@@ -287,6 +290,7 @@ async fn clients_that_never_read_hold_little_server_memory() {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn rows_are_streamed_one_per_response() {
     let server = Server::start(&[]);
     create_table(&server).await;
@@ -335,6 +339,7 @@ async fn rows_are_streamed_one_per_response() {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn a_scan_that_matches_nothing_reports_progress_to_clients_that_ask() {
     let server = Server::start(&[]);
     create_table(&server).await;

@@ -97,6 +97,7 @@ fn assert_short_invalid_argument(status: &tonic::Status) {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn an_empty_filter_is_invalid_and_an_absent_one_is_no_filter() {
     let server = server_with_a_row().await;
     let mut client = server.data().await;
@@ -131,6 +132,7 @@ async fn an_empty_filter_is_invalid_and_an_absent_one_is_no_filter() {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn oversized_filters_are_invalid_argument() {
     let server = server_with_a_row().await;
     let mut client = server.data().await;
@@ -168,6 +170,7 @@ async fn oversized_filters_are_invalid_argument() {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn nesting_past_the_decoder_limit_is_invalid_argument() {
     let server = server_with_a_row().await;
     let mut client = server.data().await;
@@ -192,6 +195,7 @@ async fn nesting_past_the_decoder_limit_is_invalid_argument() {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn a_request_over_the_size_limit_is_resource_exhausted() {
     let server = server_with_a_row().await;
     let tcp = tokio::net::TcpStream::connect(&server.addr)
@@ -231,6 +235,7 @@ async fn a_request_over_the_size_limit_is_resource_exhausted() {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn huge_names_get_short_messages() {
     let server = server_with_a_row().await;
     let mut client = server.data().await;
@@ -271,6 +276,7 @@ async fn huge_names_get_short_messages() {
 }
 
 #[tokio::test]
+#[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn malformed_ids_are_invalid_argument_where_they_are_looked_up() {
     let server = server_with_a_row().await;
     let mut client = server.data().await;

@@ -161,10 +161,7 @@ pub(crate) struct RowResolver<'c> {
 impl<'c> RowResolver<'c> {
     /// A resolver applying family drops (`epochs`) and, with `gc`, the families' GC rules
     /// at the given time.
-    pub(crate) fn new(
-        epochs: &'c BTreeMap<String, u64>,
-        gc: Option<(&'c Families, i64)>,
-    ) -> Self {
+    pub(crate) fn new(epochs: &'c BTreeMap<String, u64>, gc: Option<(&'c Families, i64)>) -> Self {
         RowResolver {
             epochs,
             gc,
