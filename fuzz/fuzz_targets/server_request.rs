@@ -149,7 +149,7 @@ fuzz_target!(|data: &[u8]| {
         5 => {
             let Ok(req) = admin_v2::CreateTableRequest::decode(bytes) else { return };
             let Some(config) =
-                check_refusal(table_config_from_proto(req.table.as_ref(), &req.initial_splits))
+                check_refusal(table_config_from_proto(req.table.as_ref(), &req.initial_splits, &[]))
             else {
                 return;
             };
