@@ -9,10 +9,8 @@ mod common;
 use std::sync::{Arc, Barrier};
 
 use common::{read_rows, BigtableClient, Server};
-use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 
-const PARENT: &str = "projects/p/instances/i";
 const TABLE: &str = "projects/p/instances/i/tables/t";
 const CLIENTS: usize = 16;
 const INCREMENTS: usize = 40;
@@ -21,23 +19,6 @@ fn data_dir(tag: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("sparsetable-conc-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
-}
-
-async fn create_table(server: &Server) {
-    server
-        .admin()
-        .await
-        .create_table(admin_v2::CreateTableRequest {
-            parent: PARENT.into(),
-            table_id: "t".into(),
-            table: Some(admin_v2::Table {
-                column_families: [("cf".to_string(), admin_v2::ColumnFamily::default())].into(),
-                ..Default::default()
-            }),
-            initial_splits: vec![],
-        })
-        .await
-        .expect("create table");
 }
 
 /// Runs `f(client_index, client)` on `CLIENTS` threads at once, each with its own runtime and
@@ -103,7 +84,7 @@ fn sixteen_clients_incrementing_one_cell_get_the_exact_total() {
     let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
     let server = Server::start(&args);
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(create_table(&server));
+    runtime.block_on(server.create_table_t());
 
     let seen = on_client_threads(&server.addr, |_, mut client| async move {
         let mut values = Vec::with_capacity(INCREMENTS);
@@ -193,7 +174,7 @@ fn concurrent_readers_never_see_half_a_row() {
     let server = Server::start(&[]);
     tokio::runtime::Runtime::new()
         .unwrap()
-        .block_on(create_table(&server));
+        .block_on(server.create_table_t());
 
     let results = on_client_threads(&server.addr, |i, mut client| async move {
         let mut torn = Vec::new();

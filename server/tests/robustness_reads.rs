@@ -17,29 +17,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{read_rows, BigtableClient, Server};
-use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use tonic::transport::Channel;
 
-const PARENT: &str = "projects/p/instances/i";
 const TABLE: &str = "projects/p/instances/i/tables/t";
-
-async fn create_table(server: &Server) {
-    server
-        .admin()
-        .await
-        .create_table(admin_v2::CreateTableRequest {
-            parent: PARENT.into(),
-            table_id: "t".into(),
-            table: Some(admin_v2::Table {
-                column_families: [("cf".to_string(), admin_v2::ColumnFamily::default())].into(),
-                ..Default::default()
-            }),
-            initial_splits: vec![],
-        })
-        .await
-        .expect("create table");
-}
 
 fn set_cell(value: Vec<u8>) -> v2::Mutation {
     v2::Mutation {
@@ -113,7 +94,7 @@ fn scans() -> usize {
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn point_reads_finish_while_scans_that_match_nothing_run() {
     let server = Server::start(&[]);
-    create_table(&server).await;
+    server.create_table_t().await;
     let mut client = server.data().await;
     load(&mut client, SCAN_ROWS, 8).await;
 
@@ -180,7 +161,7 @@ async fn point_reads_finish_while_scans_that_match_nothing_run() {
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn a_scan_past_its_deadline_ends_with_deadline_exceeded() {
     let server = Server::start(&[]);
-    create_table(&server).await;
+    server.create_table_t().await;
     let mut client = server.data().await;
     load(&mut client, SCAN_ROWS, 8).await;
     let started = Instant::now();
@@ -233,7 +214,7 @@ fn stalled_streams() -> usize {
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn clients_that_never_read_hold_little_server_memory() {
     let server = Server::start(&[]);
-    create_table(&server).await;
+    server.create_table_t().await;
     let mut client = server.data().await;
     // 20,000 rows of 1 KiB: about 20 MiB, far more than any stream may hold.
     load(&mut client, 20_000, 1024).await;
@@ -293,7 +274,7 @@ async fn clients_that_never_read_hold_little_server_memory() {
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn rows_are_streamed_one_per_response() {
     let server = Server::start(&[]);
-    create_table(&server).await;
+    server.create_table_t().await;
     let mut client = server.data().await;
     // Google's Python system tests read 32 rows of 32 cells and fail the stream mid-way.
     let entries = (0..32)
@@ -342,7 +323,7 @@ async fn rows_are_streamed_one_per_response() {
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn a_scan_that_matches_nothing_reports_progress_to_clients_that_ask() {
     let server = Server::start(&[]);
-    create_table(&server).await;
+    server.create_table_t().await;
     let mut client = server.data().await;
     load(&mut client, SCAN_ROWS, 8).await;
     let mut request = tonic::Request::new(scan_matching_nothing());

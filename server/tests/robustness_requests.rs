@@ -15,7 +15,6 @@
 mod common;
 
 use common::{read_rows, Server};
-use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use v2::row_filter::{Chain, Filter, Interleave};
 
@@ -24,20 +23,7 @@ const TABLE: &str = "projects/p/instances/i/tables/t";
 
 async fn server_with_a_row() -> Server {
     let server = Server::start(&[]);
-    server
-        .admin()
-        .await
-        .create_table(admin_v2::CreateTableRequest {
-            parent: PARENT.into(),
-            table_id: "t".into(),
-            table: Some(admin_v2::Table {
-                column_families: [("cf".to_string(), admin_v2::ColumnFamily::default())].into(),
-                ..Default::default()
-            }),
-            initial_splits: vec![],
-        })
-        .await
-        .expect("create table");
+    server.create_table_t().await;
     server
         .data()
         .await

@@ -107,6 +107,24 @@ impl Server {
     pub async fn admin(&self) -> BigtableTableAdminClient<Channel> {
         BigtableTableAdminClient::new(self.channel().await)
     }
+
+    /// Creates table `t` of instance `projects/p/instances/i` with one family, `cf`, and no
+    /// GC rule: the table most server tests start from.
+    pub async fn create_table_t(&self) {
+        self.admin()
+            .await
+            .create_table(admin_v2::CreateTableRequest {
+                parent: "projects/p/instances/i".into(),
+                table_id: "t".into(),
+                table: Some(admin_v2::Table {
+                    column_families: [("cf".to_string(), admin_v2::ColumnFamily::default())].into(),
+                    ..Default::default()
+                }),
+                initial_splits: vec![],
+            })
+            .await
+            .expect("create table t");
+    }
 }
 
 impl Drop for Server {
