@@ -32,18 +32,9 @@ rm -rf "$DIR/tests"
 mkdir -p "$DIR/tests"
 cp server/tests/node_client/*.js "$DIR/tests/"
 
-server_out=$DIR/server.stdout
-server_log=$DIR/server.log
-"$ROOT/target/debug/sparsetable-server" --host 127.0.0.1 --port 0 >"$server_out" 2>"$server_log" &
-server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null' EXIT
-addr=
-for _ in $(seq 1 300); do
-  addr=$(sed -n 's/^export BIGTABLE_EMULATOR_HOST=//p' "$server_out")
-  [ -n "$addr" ] && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.1
-done
+# shellcheck source=scripts/lib/server.sh
+source scripts/lib/server.sh
+start_server "$DIR"
 if [ -z "$addr" ]; then
   echo "FAILED: sparsetable-server did not start"; cat "$server_log"; result 0 1
 fi

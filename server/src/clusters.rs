@@ -17,7 +17,7 @@ use std::sync::Mutex;
 
 use sparsetable::{Code, Error, Result};
 
-use crate::names::InstanceName;
+use crate::names::{check_new_id, InstanceName};
 
 /// One cluster as the instance admin API describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,27 +46,15 @@ impl ClusterSpec {
     }
 }
 
-/// Cloud Bigtable's rule for a cluster id: 6 to 30 characters, a lowercase letter first, then
-/// lowercase letters, digits and hyphens, not ending with a hyphen.
+/// Longest cluster id Cloud Bigtable accepts.
+pub const MAX_CLUSTER_ID_CHARS: usize = 30;
+
+/// Cloud Bigtable's rule for a cluster id ([`check_new_id`] with at most 30 characters).
 ///
 /// # Errors
 /// `InvalidArgument` naming the id otherwise.
 pub fn validate_cluster_id(id: &str) -> Result<()> {
-    let b = id.as_bytes();
-    let ok = (6..=30).contains(&b.len())
-        && b[0].is_ascii_lowercase()
-        && b.iter()
-            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        && b[b.len() - 1] != b'-';
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid_argument(format!(
-            "cluster id {:?} must be 6 to 30 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'",
-            // A bounded prefix: the message must not echo an arbitrarily long input.
-            id.chars().take(64).collect::<String>()
-        )))
-    }
+    check_new_id("cluster id", id, MAX_CLUSTER_ID_CHARS)
 }
 
 /// The clusters of every instance that CreateInstance made.

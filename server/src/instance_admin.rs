@@ -24,7 +24,7 @@ use sparsetable::{Code, Error, Result};
 
 use crate::clusters::{validate_cluster_id, ClusterSpec};
 use crate::convert::timestamp_to_proto;
-use crate::names::InstanceName;
+use crate::names::{check_new_id, InstanceName};
 use crate::operations::pack;
 use crate::registry::Instances;
 use crate::status::to_status;
@@ -55,23 +55,11 @@ fn project_of(field: &str, name: &str) -> Result<String> {
     }
 }
 
-/// Cloud Bigtable's rule for a new instance id: 6 to 33 characters, a lowercase letter first,
-/// then lowercase letters, digits and hyphens, not ending with a hyphen. (Instances named
-/// implicitly by other requests are not held to it, as in Google's emulator.)
+/// Cloud Bigtable's rule for a new instance id ([`check_new_id`] with at most 33
+/// characters). Instances named implicitly by other requests are not held to it, as in
+/// Google's emulator.
 fn validate_new_instance_id(id: &str) -> Result<()> {
-    let b = id.as_bytes();
-    let ok = (6..=33).contains(&b.len())
-        && b[0].is_ascii_lowercase()
-        && b.iter()
-            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        && b[b.len() - 1] != b'-';
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid_argument(format!(
-            "instance_id {id:?} must be 6 to 33 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'"
-        )))
-    }
+    check_new_id("instance_id", id, 33)
 }
 
 fn instance_to_proto(name: &InstanceName, display_name: Option<&str>) -> admin_v2::Instance {

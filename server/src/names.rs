@@ -44,6 +44,31 @@ pub fn check_id<'a>(field: &str, what: &str, id: &'a str) -> Result<&'a str> {
     }
 }
 
+/// Cloud Bigtable's rule for the id of a resource a request creates (an instance: at most
+/// 33 characters; a cluster: at most 30): 6 to `max_chars` characters, a lowercase letter
+/// first, then lowercase letters, digits and hyphens, not ending with a hyphen. Stricter than
+/// [`check_id`], which also accepts ids that other requests name implicitly, as Google's
+/// emulator does.
+///
+/// # Errors
+/// `InvalidArgument` naming `field` and quoting a bounded prefix of the id otherwise.
+pub fn check_new_id(field: &str, id: &str, max_chars: usize) -> Result<()> {
+    let b = id.as_bytes();
+    let ok = (6..=max_chars).contains(&b.len())
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        && b[b.len() - 1] != b'-';
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(format!(
+            "{field} {} must be 6 to {max_chars} characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'",
+            quoted(id)
+        )))
+    }
+}
+
 /// The instance named by `project` and `instance`, both checked.
 fn instance_name(field: &str, project: &str, instance: &str) -> Result<InstanceName> {
     Ok(InstanceName {

@@ -18,11 +18,10 @@ use std::sync::{Arc, Mutex};
 
 use std::path::PathBuf;
 
-use sparsetable::error::quoted;
 use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SharedDatabase, SystemClock};
 
 use crate::clusters::Clusters;
-use crate::names::InstanceName;
+use crate::names::{check_id, InstanceName};
 use crate::operations::Operations;
 
 /// Every instance's database, created on first use, and the server's long-running operations.
@@ -214,22 +213,10 @@ impl Instances {
     }
 }
 
-/// A project or instance id as a directory name: letters, digits, `-`, `_` and `.`, not
-/// starting with `.`, so a name can never leave the data directory.
+/// A project or instance id as a directory name: [`check_id`]'s syntax (letters, digits,
+/// `-`, `_` and `.`, not starting with `.`), so a name can never leave the data directory.
 fn path_component(id: &str) -> Result<&str> {
-    let ok = !id.is_empty()
-        && !id.starts_with('.')
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if ok {
-        Ok(id)
-    } else {
-        Err(Error::invalid_argument(format!(
-            "project and instance ids must be letters, digits, '-', '_' or '.' (not leading): {}",
-            quoted(id)
-        )))
-    }
+    check_id("data directory", "project or instance", id)
 }
 
 fn poisoned() -> Error {

@@ -1,0 +1,22 @@
+# Sourced by the suites that drive the real sparsetable-server with a client (node_client,
+# google_system): starts the debug binary the server suite built on 127.0.0.1 with --port 0
+# and waits (up to 30 s) for the line it prints once it listens.
+#
+#   start_server DIR   sets server_pid, server_log and addr (host:port, empty if the server
+#                      did not start); an EXIT trap stops the server.
+
+start_server() {
+  local dir=$1 out
+  out=$dir/server.stdout
+  server_log=$dir/server.log
+  "$ROOT/target/debug/sparsetable-server" --host 127.0.0.1 --port 0 >"$out" 2>"$server_log" &
+  server_pid=$!
+  trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null' EXIT
+  addr=
+  for _ in $(seq 1 300); do
+    addr=$(sed -n 's/^export BIGTABLE_EMULATOR_HOST=//p' "$out")
+    [ -n "$addr" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+}
