@@ -22,7 +22,7 @@
 //! and once the row set is exhausted reports the engine's `last_scanned_key` when it lies
 //! beyond the last row returned, for `last_scanned_row_key`.
 
-use sparsetable::{ReadRowsRequest, Result, Row, SharedDatabase};
+use sparsetable::{CompiledFilter, ReadRowsRequest, Result, Row, SharedDatabase};
 
 /// Most rows one batch returns.
 pub const BATCH_ROWS: usize = 256;
@@ -59,6 +59,8 @@ pub struct Scan {
     progress: Option<Vec<u8>>,
     /// What the scan has seen and returned so far.
     pub counts: ScanCounts,
+    /// The request's filter, compiled by the first batch.
+    filter: Option<CompiledFilter>,
 }
 
 /// ReadRows' `ReadIterationStats`, as the scan counts them.
@@ -92,6 +94,7 @@ impl Scan {
             exhausted: false,
             progress: None,
             counts: ScanCounts::default(),
+            filter: None,
         }
     }
 
@@ -134,7 +137,13 @@ impl Scan {
             },
             ..request.clone()
         };
-        let mut stream = db.read_rows_stream(&self.table_id, &batch_request)?;
+        // The filter is compiled by the first batch (which so reports a bad one) and kept:
+        // its regexes would cost more to compile again than a batch's rows to filter.
+        let filter = match &self.filter {
+            Some(filter) => filter,
+            None => self.filter.insert(request.filter.compile()?),
+        };
+        let mut stream = db.read_rows_stream_compiled(&self.table_id, &batch_request, filter)?;
         stream.set_scan_budget(SCAN_BUDGET_CELLS, SCAN_BUDGET_BYTES);
         let mut rows = Vec::new();
         let mut bytes = 0;

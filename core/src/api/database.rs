@@ -19,7 +19,7 @@ use crate::limits;
 use crate::lsm::memtable::Source;
 use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
 use crate::lsm::sstable::SstableOptions;
-use crate::model::filter::RowFilter;
+use crate::model::filter::{CompiledFilter, RowFilter};
 use crate::model::mutation::{
     resolve_server_time, server_timestamp, validate_row_key, validate_row_mutations, Mutation,
 };
@@ -839,10 +839,29 @@ impl Database {
     /// `NotFound` for an unknown table; `InvalidArgument` for a negative limit, a bad row
     /// set or a bad filter.
     pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<RowStream> {
+        let filter = request.filter.compile()?;
+        self.read_rows_compiled(table_id, request, &filter)
+    }
+
+    /// As [`Database::read_rows`], applying `filter` in place of `request.filter`, which is
+    /// not looked at. A caller that reads one request in many pieces (a server resuming a
+    /// scan batch after batch) compiles the filter once with [`RowFilter::compile`] instead
+    /// of once per piece; the compiled filter's regexes are shared, so the copy each stream
+    /// takes is cheap.
+    ///
+    /// # Errors
+    /// As [`Database::read_rows`], apart from the filter's, which [`RowFilter::compile`]
+    /// reported.
+    pub fn read_rows_compiled(
+        &self,
+        table_id: &str,
+        request: &ReadRowsRequest,
+        filter: &CompiledFilter,
+    ) -> Result<RowStream> {
         let table = self.table(table_id)?;
         let rows_limit = limits::rows_limit(request.rows_limit)?;
         request.row_set.validate()?;
-        let filter = request.filter.compile()?;
+        let filter = filter.clone();
         let mut ranges = request.row_set.normalized_ranges();
         if request.reversed {
             ranges.reverse();

@@ -40,6 +40,7 @@ use std::thread::JoinHandle;
 use std::vec::Vec;
 
 use crate::api::database::Database;
+use crate::model::filter::CompiledFilter;
 use crate::model::request::ReadRowsRequest;
 use crate::model::row::Row;
 use crate::platform::storage::Syncer;
@@ -448,11 +449,70 @@ impl SharedDatabase {
     pub fn read_rows_stream(&self, table_id: &str, request: &ReadRowsRequest) -> Result<RowStream> {
         self.read(|db| db.read_rows(table_id, request))
     }
+
+    /// As [`SharedDatabase::read_rows_stream`] with a filter compiled once by the caller; see
+    /// [`Database::read_rows_compiled`].
+    ///
+    /// # Errors
+    /// As [`Database::read_rows_compiled`] and [`SharedDatabase::read`].
+    pub fn read_rows_stream_compiled(
+        &self,
+        table_id: &str,
+        request: &ReadRowsRequest,
+        filter: &CompiledFilter,
+    ) -> Result<RowStream> {
+        self.read(|db| db.read_rows_compiled(table_id, request, filter))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::filter::RowFilter;
+    use crate::model::mutation::Mutation;
+    use crate::model::schema::TableConfig;
+
+    #[test]
+    fn a_filter_compiled_once_reads_as_the_request_would_and_replaces_its_filter() {
+        let shared = SharedDatabase::new(Database::new());
+        shared
+            .write(|db| {
+                db.create_table("t", TableConfig::with_families(["cf"]))?;
+                for key in [&b"apple"[..], b"banana", b"cherry"] {
+                    db.mutate_row("t", key, &[Mutation::set_cell("cf", b"q", 1000, key)])?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let filter = RowFilter::RowKeyRegex(b"b.*".to_vec());
+        let compiled = filter.compile().unwrap();
+        let keys = |request: &ReadRowsRequest| -> Vec<Vec<u8>> {
+            shared
+                .read_rows_stream_compiled("t", request, &compiled)
+                .unwrap()
+                .map(|row| row.key)
+                .collect()
+        };
+        let same = ReadRowsRequest {
+            filter: filter.clone(),
+            ..ReadRowsRequest::default()
+        };
+        let expected: Vec<Vec<u8>> = shared
+            .read_rows_stream("t", &same)
+            .unwrap()
+            .map(|row| row.key)
+            .collect();
+        assert_eq!(expected, [b"banana".to_vec()]);
+        assert_eq!(keys(&same), expected);
+        // The request's own filter is not looked at: the compiled one applies.
+        let other = ReadRowsRequest {
+            filter: RowFilter::BlockAll,
+            ..ReadRowsRequest::default()
+        };
+        assert_eq!(keys(&other), expected);
+        // The compiled filter is reusable, read after read.
+        assert_eq!(keys(&same), expected);
+    }
 
     #[test]
     fn a_poisoned_lock_is_internal_for_readers_and_writers() {
