@@ -52,7 +52,7 @@ impl AdminService {
         info: &sparsetable::TableInfo,
         view: TableView,
     ) -> Result<TableReply> {
-        let clusters = self.instances.clusters().of(instance)?;
+        let clusters = self.instances.clusters_of(instance)?;
         Ok(table_to_proto(instance, &clusters, info, view))
     }
 

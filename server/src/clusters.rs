@@ -9,15 +9,18 @@
 //! cluster id).
 //!
 //! Invariants: an instance has at least one cluster; ids are unique within an instance and
-//! listed by id (the request's map has no order). The requested clusters live in memory: after a restart with a data directory, an
-//! instance reports the default cluster again.
+//! listed by id (the request's map has no order). With a data directory, the requested
+//! clusters are also kept in the instance's folder ([`CLUSTERS_FILE`], specified in
+//! docs/format/clusters.md), so an instance reports the same clusters after a restart;
+//! [`encode`] and [`decode`] are that file's format, and the registry does its I/O.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use sparsetable::error::quoted;
 use sparsetable::{Code, Error, Result};
 
-use crate::names::{check_new_id, InstanceName};
+use crate::names::{check_id, check_new_id, InstanceName};
 
 /// One cluster as the instance admin API describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +60,102 @@ pub fn validate_cluster_id(id: &str) -> Result<()> {
     check_new_id("cluster id", id, MAX_CLUSTER_ID_CHARS)
 }
 
+/// The name of the file in an instance's folder that keeps its requested clusters.
+pub const CLUSTERS_FILE: &str = "CLUSTERS";
+
+/// The first line of [`CLUSTERS_FILE`]: the format and its version.
+const HEADER: &str = "sparsetable-clusters 1";
+
+/// Most clusters one file may list (Cloud Bigtable allows a handful per instance).
+const MAX_CLUSTERS: usize = 64;
+
+/// The contents of [`CLUSTERS_FILE`] for `clusters` (ids and locations already checked, so
+/// they hold no tab or line break).
+pub fn encode(clusters: &[ClusterSpec]) -> String {
+    let mut out = format!("{HEADER}\n");
+    for c in clusters {
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\n",
+            c.id, c.location, c.serve_nodes, c.default_storage_type
+        ));
+    }
+    out
+}
+
+/// Reads the contents of a [`CLUSTERS_FILE`]: the clusters, listed by id.
+///
+/// # Errors
+/// `DataLoss` naming what is wrong for a file that is not in the format (unknown header or
+/// version, a line without four fields, a bad id, location or number, no cluster, a
+/// repeated id, too many clusters).
+pub fn decode(text: &str) -> Result<Vec<ClusterSpec>> {
+    let bad = |what: String| Error::new(Code::DataLoss, format!("{CLUSTERS_FILE}: {what}"));
+    let mut lines = text.lines();
+    if lines.next() != Some(HEADER) {
+        return Err(bad(format!("does not start with {HEADER:?}")));
+    }
+    let mut clusters: Vec<ClusterSpec> = Vec::new();
+    for (n, line) in lines.enumerate() {
+        let line_no = n + 2;
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [id, location, nodes, storage] = fields[..] else {
+            return Err(bad(format!(
+                "line {line_no} has {} fields, not 4",
+                fields.len()
+            )));
+        };
+        validate_cluster_id(id).map_err(|e| bad(format!("line {line_no}: {}", e.message())))?;
+        check_location(location).map_err(|e| bad(format!("line {line_no}: {}", e.message())))?;
+        let number = |s: &str| {
+            s.parse::<i32>()
+                .map_err(|_| bad(format!("line {line_no}: {} is not a number", quoted(s))))
+        };
+        clusters.push(ClusterSpec {
+            id: id.to_string(),
+            location: location.to_string(),
+            serve_nodes: number(nodes)?,
+            default_storage_type: number(storage)?,
+        });
+        if clusters.len() > MAX_CLUSTERS {
+            return Err(bad(format!("more than {MAX_CLUSTERS} clusters")));
+        }
+    }
+    if clusters.is_empty() {
+        return Err(bad("lists no cluster".into()));
+    }
+    clusters.sort_by(|a, b| a.id.cmp(&b.id));
+    if clusters.windows(2).any(|w| w[0].id == w[1].id) {
+        return Err(bad("lists a cluster id twice".into()));
+    }
+    Ok(clusters)
+}
+
+/// Cloud Bigtable's form of a cluster's location, `projects/{project}/locations/{zone}`,
+/// with a zone of 1 to 63 lowercase letters, digits and hyphens.
+///
+/// # Errors
+/// `InvalidArgument` quoting a bounded prefix of the location otherwise.
+pub fn check_location(location: &str) -> Result<()> {
+    let ok = match location.split('/').collect::<Vec<_>>().as_slice() {
+        ["projects", project, "locations", zone] => {
+            check_id("location", "project", project).is_ok()
+                && (1..=63).contains(&zone.len())
+                && zone
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        }
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(format!(
+            "location {} must have the form projects/{{project}}/locations/{{zone}}",
+            quoted(location)
+        )))
+    }
+}
+
 /// The clusters of every instance that CreateInstance made.
 #[derive(Debug, Default)]
 pub struct Clusters {
@@ -74,16 +173,12 @@ impl Clusters {
         Ok(())
     }
 
-    /// The clusters of `instance`: the requested ones, or the default one.
+    /// The clusters recorded for `instance`, if any were.
     ///
     /// # Errors
     /// `Internal` if a panic poisoned the lock.
-    pub fn of(&self, instance: &InstanceName) -> Result<Vec<ClusterSpec>> {
-        Ok(self
-            .lock()?
-            .get(instance)
-            .cloned()
-            .unwrap_or_else(|| vec![ClusterSpec::default_for(instance)]))
+    pub fn get(&self, instance: &InstanceName) -> Result<Option<Vec<ClusterSpec>>> {
+        Ok(self.lock()?.get(instance).cloned())
     }
 
     /// Forgets an instance's clusters (it was deleted).
@@ -119,10 +214,7 @@ mod tests {
     #[test]
     fn an_implicit_instance_has_the_default_cluster_and_a_created_one_keeps_its_ids() {
         let clusters = Clusters::default();
-        assert_eq!(
-            clusters.of(&instance()).unwrap(),
-            vec![ClusterSpec::default_for(&instance())]
-        );
+        assert_eq!(clusters.get(&instance()).unwrap(), None);
         let spec = |id: &str| ClusterSpec {
             id: id.into(),
             location: "projects/p/locations/us-central1-b".into(),
@@ -136,14 +228,76 @@ mod tests {
             )
             .unwrap();
         let ids: Vec<_> = clusters
-            .of(&instance())
+            .get(&instance())
+            .unwrap()
             .unwrap()
             .into_iter()
             .map(|c| c.id)
             .collect();
         assert_eq!(ids, ["east-cluster", "west-cluster"]);
         clusters.forget(&instance()).unwrap();
-        assert_eq!(clusters.of(&instance()).unwrap()[0].id, "inst-c1");
+        assert_eq!(clusters.get(&instance()).unwrap(), None);
+    }
+
+    fn spec(id: &str) -> ClusterSpec {
+        ClusterSpec {
+            id: id.into(),
+            location: "projects/p/locations/us-east1-c".into(),
+            serve_nodes: 5,
+            default_storage_type: 2,
+        }
+    }
+
+    #[test]
+    fn the_clusters_file_reads_back_what_was_written() {
+        let clusters = vec![spec("east-cluster"), spec("west-cluster")];
+        let text = encode(&clusters);
+        assert!(text.starts_with("sparsetable-clusters 1\n"), "{text}");
+        assert_eq!(decode(&text).unwrap(), clusters);
+    }
+
+    #[test]
+    fn a_damaged_clusters_file_is_data_loss_never_a_panic() {
+        let good = encode(&[spec("east-cluster")]);
+        let cases = [
+            String::new(),
+            "sparsetable-clusters 2\n".to_string(),
+            "sparsetable-clusters 1\n".to_string(),
+            good.replace("\t5\t", "\tfive\t"),
+            good.replace("east-cluster", "East"),
+            good.replace("projects/p/locations/us-east1-c", "nowhere"),
+            good.replace("\t2\n", "\n"),
+            format!("{good}{}", good.lines().nth(1).unwrap()),
+            good[..good.len() - 9].to_string(),
+        ];
+        for text in cases {
+            let err = decode(&text).unwrap_err();
+            assert_eq!(err.code(), Code::DataLoss, "{text:?}: {err}");
+        }
+        // Every prefix of a good file (a torn write) is refused or read whole, never a panic.
+        for end in 0..good.len() {
+            let _ = decode(&good[..end]);
+        }
+    }
+
+    #[test]
+    fn locations_have_cloud_bigtables_form() {
+        check_location("projects/p/locations/us-central1-b").unwrap();
+        for bad in [
+            "",
+            "us-central1-b",
+            "projects/p/locations/",
+            "projects/p/locations/Zone",
+            "projects/p/locations/a\tb",
+            "projects//locations/z",
+            "projects/p/zones/z",
+        ] {
+            assert_eq!(
+                check_location(bad).unwrap_err().code(),
+                Code::InvalidArgument,
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

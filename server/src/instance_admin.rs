@@ -22,7 +22,7 @@ use tonic::{Request, Response, Status};
 
 use sparsetable::{Code, Error, Result};
 
-use crate::clusters::{validate_cluster_id, ClusterSpec};
+use crate::clusters::{check_location, validate_cluster_id, ClusterSpec};
 use crate::convert::timestamp_to_proto;
 use crate::names::{check_new_id, InstanceName};
 use crate::operations::pack;
@@ -100,6 +100,7 @@ fn requested_clusters(
             let location = if cluster.location.is_empty() {
                 format!("projects/{project}/locations/local")
             } else {
+                check_location(&cluster.location)?;
                 cluster.location.clone()
             };
             let default_storage_type = match cluster.default_storage_type {
@@ -150,7 +151,7 @@ impl InstanceAdminService {
             ));
         }
         let db = self.instances.database(&name)?;
-        self.instances.clusters().set(&name, clusters)?;
+        self.instances.set_clusters(&name, clusters)?;
         let now = Some(timestamp_to_proto(db.read(|db| Ok(db.now_micros()))?));
         let display_name = (!instance.display_name.is_empty()).then_some(&*instance.display_name);
         let metadata = admin_v2::CreateInstanceMetadata {
@@ -224,7 +225,7 @@ impl InstanceAdminService {
         };
         let mut clusters = Vec::new();
         for instance in &instances {
-            for cluster in self.instances.clusters().of(instance)? {
+            for cluster in self.instances.clusters_of(instance)? {
                 clusters.push(cluster_to_proto(instance, &cluster));
             }
         }
@@ -243,7 +244,7 @@ impl InstanceAdminService {
             )));
         };
         let instance = self.existing("name", instance)?;
-        let clusters = self.instances.clusters().of(&instance)?;
+        let clusters = self.instances.clusters_of(&instance)?;
         match clusters.iter().find(|c| c.id == cluster) {
             Some(found) => Ok(cluster_to_proto(&instance, found)),
             None => Err(Error::new(

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SharedDatabase, SystemClock};
 
-use crate::clusters::Clusters;
+use crate::clusters::{self, ClusterSpec, Clusters, CLUSTERS_FILE};
 use crate::names::{check_id, InstanceName};
 use crate::operations::Operations;
 
@@ -178,9 +178,77 @@ impl Instances {
             .contains(instance))
     }
 
-    /// The clusters each instance reports.
-    pub fn clusters(&self) -> &Clusters {
-        &self.clusters
+    /// Records the clusters CreateInstance asked for; with a data directory they are also
+    /// written to the instance's folder (docs/format/clusters.md: a temporary file, synced,
+    /// renamed, the folder synced), so they survive a restart.
+    ///
+    /// # Errors
+    /// `Unavailable` if the file cannot be written (nothing is recorded then); `Internal` if
+    /// a panic poisoned a lock.
+    pub fn set_clusters(&self, instance: &InstanceName, clusters: Vec<ClusterSpec>) -> Result<()> {
+        let mut clusters = clusters;
+        clusters.sort_by(|a, b| a.id.cmp(&b.id));
+        if let Some(folder) = self.folder(instance)? {
+            let io = |e: std::io::Error| {
+                Error::new(
+                    Code::Unavailable,
+                    format!("writing {}: {e}", folder.join(CLUSTERS_FILE).display()),
+                )
+            };
+            let tmp = folder.join(format!("{CLUSTERS_FILE}.tmp"));
+            {
+                use std::io::Write;
+                let mut file = std::fs::File::create(&tmp).map_err(io)?;
+                file.write_all(clusters::encode(&clusters).as_bytes())
+                    .map_err(io)?;
+                file.sync_all().map_err(io)?;
+            }
+            std::fs::rename(&tmp, folder.join(CLUSTERS_FILE)).map_err(io)?;
+            // The rename is durable once the folder is synced.
+            std::fs::File::open(&folder)
+                .and_then(|f| f.sync_all())
+                .map_err(io)?;
+        }
+        self.clusters.set(instance, clusters)
+    }
+
+    /// The clusters `instance` reports: the ones CreateInstance asked for (read back from
+    /// its folder after a restart), or the default one.
+    ///
+    /// # Errors
+    /// `DataLoss` for a damaged clusters file; `Internal` if a panic poisoned a lock.
+    pub fn clusters_of(&self, instance: &InstanceName) -> Result<Vec<ClusterSpec>> {
+        if let Some(clusters) = self.clusters.get(instance)? {
+            return Ok(clusters);
+        }
+        if let Some(folder) = self.folder(instance)? {
+            match std::fs::read_to_string(folder.join(CLUSTERS_FILE)) {
+                Ok(text) => {
+                    let clusters = clusters::decode(&text)?;
+                    self.clusters.set(instance, clusters.clone())?;
+                    return Ok(clusters);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(Error::new(
+                        Code::Unavailable,
+                        format!("reading {}: {e}", folder.join(CLUSTERS_FILE).display()),
+                    ))
+                }
+            }
+        }
+        Ok(vec![ClusterSpec::default_for(instance)])
+    }
+
+    /// The folder of `instance` under the data directory (`None` in memory).
+    fn folder(&self, instance: &InstanceName) -> Result<Option<PathBuf>> {
+        let Some((dir, _)) = &self.data_dir else {
+            return Ok(None);
+        };
+        Ok(Some(
+            dir.join(path_component(&instance.project)?)
+                .join(path_component(&instance.instance)?),
+        ))
     }
 
     /// The long-running operations admin RPCs have returned.

@@ -6,6 +6,7 @@ mod common;
 
 use std::process::Command;
 
+use admin_v2::bigtable_instance_admin_client::BigtableInstanceAdminClient;
 use common::{read_rows, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
@@ -163,5 +164,67 @@ async fn a_second_server_on_the_same_data_dir_refuses_to_start() {
     // The first one is untouched and still serves its rows.
     assert_eq!(row_keys(&first).await, expected(3));
     drop(first);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// (name, location, nodes) of each cluster of `instance`.
+async fn clusters_of(server: &Server, instance: &str) -> Vec<(String, String, i32)> {
+    let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
+    instances
+        .list_clusters(admin_v2::ListClustersRequest {
+            parent: instance.into(),
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .clusters
+        .into_iter()
+        .map(|c| (c.name, c.location, c.serve_nodes))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instances_requested_clusters_survive_a_restart() {
+    let dir = data_dir("clusters");
+    let dir_arg = dir.display().to_string();
+    let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
+    let instance = "projects/p/instances/kept-here";
+    let mut server = Server::start(&args);
+    let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
+    instances
+        .create_instance(admin_v2::CreateInstanceRequest {
+            parent: "projects/p".into(),
+            instance_id: "kept-here".into(),
+            instance: Some(admin_v2::Instance::default()),
+            clusters: [(
+                "east-cluster".to_string(),
+                admin_v2::Cluster {
+                    location: "projects/p/locations/us-east1-b".into(),
+                    serve_nodes: 3,
+                    ..Default::default()
+                },
+            )]
+            .into(),
+        })
+        .await
+        .unwrap();
+    let expected = vec![(
+        format!("{instance}/clusters/east-cluster"),
+        "projects/p/locations/us-east1-b".to_string(),
+        3,
+    )];
+    assert_eq!(clusters_of(&server, instance).await, expected);
+    signal(&server, "-KILL");
+    server.wait_exit(60).expect("exit after SIGKILL");
+
+    let server = Server::start(&args);
+    assert_eq!(
+        clusters_of(&server, instance).await,
+        expected,
+        "the requested cluster, not the default one, after a restart"
+    );
+    assert!(dir.join("p").join("kept-here").join("CLUSTERS").is_file());
+    drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
