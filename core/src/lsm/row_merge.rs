@@ -13,6 +13,7 @@
 //! - for one (column, timestamp) only the newest sequence counts: a SetCell at an existing
 //!   timestamp replaces the cell.
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -138,8 +139,16 @@ pub(crate) struct RowResolver<'c> {
     /// The length of the row part of the row's keys (0: not measured yet).
     row_part: usize,
     row_deleted: u64,
-    /// The family the resolver is in (its UTF-8 checked once, when entered).
-    family: String,
+    /// What entering each family of the rows resolved so far looked up, by the family's
+    /// place in its row: (name, UTF-8 checked; drop epoch; GC rule if it can collect
+    /// anything). Rows of a table mostly hold the same families, so a row's n-th family is
+    /// compared with the n-th entry here first, which spares the UTF-8 check and the two
+    /// lookups (about 7% of a full scan's instructions went to them).
+    recent: Vec<(Cow<'c, str>, u64, Option<&'c GcRule>)>,
+    /// How many families the current row has entered.
+    entered: usize,
+    /// The family the resolver is in: an index into `recent` (valid when `in_family`).
+    family: usize,
     in_family: bool,
     family_deleted: u64,
     family_emitted: bool,
@@ -167,7 +176,9 @@ impl<'c> RowResolver<'c> {
             gc,
             row_part: 0,
             row_deleted: 0,
-            family: String::new(),
+            recent: Vec::new(),
+            entered: 0,
+            family: 0,
             in_family: false,
             family_deleted: 0,
             family_emitted: false,
@@ -186,6 +197,7 @@ impl<'c> RowResolver<'c> {
     pub(crate) fn reset(&mut self) {
         self.row_part = 0;
         self.row_deleted = 0;
+        self.entered = 0;
         self.in_family = false;
         self.in_column = false;
         self.column_deletes.clear();
@@ -296,7 +308,7 @@ impl<'c> RowResolver<'c> {
                 .any(|(dseq, start, end)| *dseq > seq && ts >= *start && ts < *end);
         if !deleted {
             emit(VisibleCell {
-                family: &self.family,
+                family: &self.recent[self.family].0,
                 qualifier: &self.column,
                 timestamp_micros,
                 value,
@@ -312,7 +324,7 @@ impl<'c> RowResolver<'c> {
 
     /// Whether the resolver is already in family `f`.
     fn same_family(&self, f: &[u8]) -> bool {
-        self.in_family && self.family.as_bytes() == f
+        self.in_family && self.recent[self.family].0.as_bytes() == f
     }
 
     /// Enters family `f`: its name checked as text, its drop epoch and GC rule looked up.
@@ -320,18 +332,37 @@ impl<'c> RowResolver<'c> {
     /// # Errors
     /// `DataLoss` if the name is not UTF-8.
     fn enter_family(&mut self, f: &[u8]) -> Result<()> {
-        let name = core::str::from_utf8(f)
-            .map_err(|_| Error::new(Code::DataLoss, "internal key: family name is not UTF-8"))?;
-        self.family.clear();
-        self.family.push_str(name);
+        let at = self.entered;
+        if self
+            .recent
+            .get(at)
+            .is_none_or(|(name, _, _)| name.as_bytes() != f)
+        {
+            let name = core::str::from_utf8(f).map_err(|_| {
+                Error::new(Code::DataLoss, "internal key: family name is not UTF-8")
+            })?;
+            let found = self
+                .gc
+                .and_then(|(families, _)| families.get_key_value(name));
+            let rule = found.map(|(_, f)| &f.gc_rule).filter(|r| !r.is_never());
+            // The schema's copy of the name lives as long as the resolver: no allocation.
+            let name = match found {
+                Some((stored, _)) => Cow::Borrowed(stored),
+                None => Cow::Owned(name.into()),
+            };
+            let epoch = family_epoch(self.epochs, &name);
+            // The entries past `at` belonged to earlier rows' later families.
+            self.recent.truncate(at);
+            self.recent.push((name, epoch, rule));
+        }
+        self.entered = at + 1;
+        let (_, epoch, rule) = &self.recent[at];
+        let (epoch, rule) = (*epoch, *rule);
+        self.family = at;
         self.in_family = true;
-        self.family_deleted = family_epoch(self.epochs, name);
+        self.family_deleted = epoch;
         self.family_emitted = false;
-        self.rule = self
-            .gc
-            .and_then(|(families, _)| families.get(name))
-            .map(|f| &f.gc_rule)
-            .filter(|r| !r.is_never());
+        self.rule = rule;
         self.in_column = false;
         Ok(())
     }

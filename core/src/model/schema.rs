@@ -158,6 +158,13 @@ impl Families {
         self.position(name).map(|i| &self.entries[i].1)
     }
 
+    /// The named family's stored name and settings: the name borrowed from the schema, for
+    /// a caller that must keep it longer than its own argument.
+    pub fn get_key_value(&self, name: &str) -> Option<(&str, &ColumnFamily)> {
+        self.position(name)
+            .map(|i| (self.entries[i].0.as_str(), &self.entries[i].1))
+    }
+
     /// The named family's settings, to change in place.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut ColumnFamily> {
         self.position(name).map(|i| &mut self.entries[i].1)
