@@ -252,6 +252,52 @@ bytes_regex_filter!(
     "Cells whose value fully matches the regex."
 );
 
+/// Cells whose value is exactly `value` (`bytes`, `str` as UTF-8, or `int` as 8 big-endian
+/// signed bytes), as Google's `LiteralValueFilter`: a value regex that quotes every byte RE2
+/// could read as syntax.
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct LiteralValueFilter {}
+
+#[pymethods]
+impl LiteralValueFilter {
+    #[new]
+    fn new(value: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+        let bytes = if value.is_instance_of::<PyInt>() {
+            let n: i64 = value.extract().map_err(|_| {
+                invalid_argument(
+                    value.py(),
+                    "value: an int must fit in a signed 64-bit integer",
+                )
+            })?;
+            n.to_be_bytes().to_vec()
+        } else {
+            bytes_or_str(value, "value")?
+        };
+        Ok(init(
+            CoreFilter::ValueRegex(quote_regex(&bytes)),
+            LiteralValueFilter {},
+        ))
+    }
+}
+
+/// `bytes` as an RE2 regex matching exactly them: ASCII bytes other than `[A-Za-z0-9_]` get a
+/// backslash (NUL becomes `\x00`, which RE2 has no escape-by-backslash for); bytes >= 0x80
+/// are copied, as RE2's `QuoteMeta` does for UTF-8 and Latin-1 text.
+fn quote_regex(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        match b {
+            0 => out.extend_from_slice(b"\\x00"),
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | 0x80..=0xff => out.push(b),
+            _ => {
+                out.push(b'\\');
+                out.push(b);
+            }
+        }
+    }
+    out
+}
+
 /// Cells whose family name fully matches the regex.
 #[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
 pub struct FamilyNameRegexFilter {}
@@ -560,6 +606,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RowKeyRegexFilter>()?;
     m.add_class::<ColumnQualifierRegexFilter>()?;
     m.add_class::<ValueRegexFilter>()?;
+    m.add_class::<LiteralValueFilter>()?;
     m.add_class::<FamilyNameRegexFilter>()?;
     m.add_class::<RowSampleFilter>()?;
     m.add_class::<TimestampRangeFilter>()?;

@@ -1,6 +1,6 @@
 //! Mutation classes named as `google.cloud.bigtable.data.mutations`: `SetCell`,
-//! `DeleteRangeFromColumn`, `DeleteAllFromFamily`, `DeleteAllFromRow`, all subclasses of
-//! `Mutation`.
+//! `DeleteRangeFromColumn`, `DeleteAllFromFamily`, `DeleteAllFromRow`, `AddToCell`, all
+//! subclasses of `Mutation` (with Google's `is_idempotent()` and `size()`).
 //!
 //! Invariant: the base class holds the core `Mutation` already converted, so applying a list
 //! is a plain clone; the subclasses only expose Google's attribute names. The objects do not
@@ -23,6 +23,51 @@ pub struct Mutation {
 
 #[pymethods]
 impl Mutation {
+    /// Whether applying the mutation twice leaves the same data as once, as Google's client
+    /// classifies it: a `SetCell` at the engine's time and an `AddToCell` are not.
+    fn is_idempotent(&self) -> bool {
+        !matches!(
+            &self.inner,
+            CoreMutation::SetCell {
+                timestamp_micros: sparsetable::SERVER_TIME_MICROS,
+                ..
+            } | CoreMutation::AddToCell { .. }
+                | CoreMutation::MergeToCell { .. }
+        )
+    }
+
+    /// The payload's size in bytes (family, qualifier and value; 8 bytes per timestamp or
+    /// integer), what `MutationsBatcher`'s `flush_limit_bytes` counts. Google's client counts
+    /// the Python size of its request dict instead: the two differ by a constant per mutation.
+    fn size(&self) -> usize {
+        match &self.inner {
+            CoreMutation::SetCell {
+                family,
+                qualifier,
+                value,
+                ..
+            } => family.len() + qualifier.len() + value.len() + 8,
+            CoreMutation::AddToCell {
+                family, qualifier, ..
+            } => family.len() + qualifier.len() + 16,
+            CoreMutation::MergeToCell {
+                family,
+                qualifier,
+                state,
+                ..
+            } => family.len() + qualifier.len() + state.len() + 8,
+            CoreMutation::DeleteFromColumn {
+                family, qualifier, ..
+            } => family.len() + qualifier.len() + 16,
+            CoreMutation::DeleteFromFamily { family } => family.len(),
+            _ => 1,
+        }
+    }
+
+    fn __str__(&self) -> String {
+        self.__repr__()
+    }
+
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<Mutation>()
@@ -53,6 +98,15 @@ impl Mutation {
             ),
             CoreMutation::DeleteFromFamily { family } => format!("DeleteAllFromFamily(family_to_delete={family:?})"),
             CoreMutation::DeleteFromRow => "DeleteAllFromRow()".to_string(),
+            CoreMutation::AddToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input,
+            } => format!(
+                "AddToCell(family={family:?}, qualifier={}, value={input}, timestamp_micros={timestamp_micros})",
+                bytes_repr(qualifier)
+            ),
             other => format!("{other:?}"),
         }
     }
@@ -238,6 +292,78 @@ impl DeleteAllFromRow {
     #[new]
     fn new() -> PyClassInitializer<Self> {
         new_mutation(CoreMutation::DeleteFromRow, DeleteAllFromRow {})
+    }
+}
+
+/// Adds the int64 `value` to the aggregate cell at (family, qualifier, timestamp_micros) of
+/// an aggregate family (sum, min or max), creating it if absent.
+#[pyclass(extends = Mutation, frozen, module = "sparsetable")]
+pub struct AddToCell {}
+
+#[pymethods]
+impl AddToCell {
+    /// `value` must fit in a signed 64-bit integer; the engine checks the family's type and
+    /// the timestamp when the mutation is applied.
+    #[new]
+    fn new(
+        family: String,
+        qualifier: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+        timestamp_micros: i64,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        if !value.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err("value must be int"));
+        }
+        let input: i64 = value.extract().map_err(|_| {
+            invalid_argument(
+                value.py(),
+                "value: an int must fit in a signed 64-bit integer",
+            )
+        })?;
+        Ok(new_mutation(
+            CoreMutation::AddToCell {
+                family,
+                qualifier: bytes_or_str(qualifier, "qualifier")?,
+                timestamp_micros,
+                input,
+            },
+            AddToCell {},
+        ))
+    }
+
+    #[getter]
+    fn family(slf: &Bound<'_, Self>) -> String {
+        match &slf.as_super().get().inner {
+            CoreMutation::AddToCell { family, .. } => family.clone(),
+            _ => unreachable!("AddToCell always holds an AddToCell"),
+        }
+    }
+
+    #[getter]
+    fn qualifier<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyBytes> {
+        match &slf.as_super().get().inner {
+            CoreMutation::AddToCell { qualifier, .. } => PyBytes::new(slf.py(), qualifier),
+            _ => unreachable!("AddToCell always holds an AddToCell"),
+        }
+    }
+
+    #[getter]
+    fn value(slf: &Bound<'_, Self>) -> i64 {
+        match &slf.as_super().get().inner {
+            CoreMutation::AddToCell { input, .. } => *input,
+            _ => unreachable!("AddToCell always holds an AddToCell"),
+        }
+    }
+
+    /// Google's attribute name for the timestamp of an `AddToCell`.
+    #[getter]
+    fn timestamp(slf: &Bound<'_, Self>) -> i64 {
+        match &slf.as_super().get().inner {
+            CoreMutation::AddToCell {
+                timestamp_micros, ..
+            } => *timestamp_micros,
+            _ => unreachable!("AddToCell always holds an AddToCell"),
+        }
     }
 }
 
