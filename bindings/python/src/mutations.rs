@@ -15,6 +15,27 @@ use sparsetable::{Mutation as CoreMutation, TableConfig, TimestampRange};
 use crate::convert::{bytes_or_str, bytes_repr};
 use crate::errors::{invalid_argument, to_py_err};
 
+/// A column family name argument: a `str`, or `bytes` holding UTF-8 (Google's client passes
+/// either into the proto's string field, and its samples use `b"cf1"`). Other bytes are
+/// `InvalidArgument`, another type a `TypeError`.
+pub struct FamilyName(pub String);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for FamilyName {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = obj.extract::<String>() {
+            return Ok(FamilyName(s));
+        }
+        let Ok(b) = obj.cast::<PyBytes>() else {
+            return Err(PyTypeError::new_err("family must be str or bytes"));
+        };
+        String::from_utf8(b.as_bytes().to_vec())
+            .map(FamilyName)
+            .map_err(|_| invalid_argument(obj.py(), "family: the name must be UTF-8"))
+    }
+}
+
 /// Base class of every mutation.
 #[pyclass(subclass, frozen, module = "sparsetable")]
 pub struct Mutation {
@@ -131,7 +152,7 @@ impl SetCell {
     #[new]
     #[pyo3(signature = (family, qualifier, new_value, timestamp_micros = None))]
     fn new(
-        family: String,
+        family: FamilyName,
         qualifier: &Bound<'_, PyAny>,
         new_value: &Bound<'_, PyAny>,
         timestamp_micros: Option<i64>,
@@ -151,7 +172,7 @@ impl SetCell {
         };
         Ok(new_mutation(
             CoreMutation::SetCell {
-                family,
+                family: family.0,
                 qualifier,
                 timestamp_micros: timestamp_micros.unwrap_or(sparsetable::SERVER_TIME_MICROS),
                 value,
@@ -207,14 +228,14 @@ impl DeleteRangeFromColumn {
     #[new]
     #[pyo3(signature = (family, qualifier, start_timestamp_micros = None, end_timestamp_micros = None))]
     fn new(
-        family: String,
+        family: FamilyName,
         qualifier: &Bound<'_, PyAny>,
         start_timestamp_micros: Option<i64>,
         end_timestamp_micros: Option<i64>,
     ) -> PyResult<PyClassInitializer<Self>> {
         Ok(new_mutation(
             CoreMutation::DeleteFromColumn {
-                family,
+                family: family.0,
                 qualifier: bytes_or_str(qualifier, "qualifier")?,
                 time_range: TimestampRange::from_wire(
                     start_timestamp_micros.unwrap_or(0),
@@ -265,10 +286,10 @@ pub struct DeleteAllFromFamily {}
 #[pymethods]
 impl DeleteAllFromFamily {
     #[new]
-    fn new(family_to_delete: String) -> PyClassInitializer<Self> {
+    fn new(family_to_delete: FamilyName) -> PyClassInitializer<Self> {
         new_mutation(
             CoreMutation::DeleteFromFamily {
-                family: family_to_delete,
+                family: family_to_delete.0,
             },
             DeleteAllFromFamily {},
         )
@@ -306,7 +327,7 @@ impl AddToCell {
     /// the timestamp when the mutation is applied.
     #[new]
     fn new(
-        family: String,
+        family: FamilyName,
         qualifier: &Bound<'_, PyAny>,
         value: &Bound<'_, PyAny>,
         timestamp_micros: i64,
@@ -322,7 +343,7 @@ impl AddToCell {
         })?;
         Ok(new_mutation(
             CoreMutation::AddToCell {
-                family,
+                family: family.0,
                 qualifier: bytes_or_str(qualifier, "qualifier")?,
                 timestamp_micros,
                 input,

@@ -18,6 +18,12 @@ from sparsetable import _native
 from sparsetable._data import _native_client
 
 
+def _family_id(family_id: Any) -> Any:
+    """A family id as the engine takes it: ``bytes`` (which Google's client accepts into the
+    proto's string field) decoded as UTF-8."""
+    return family_id.decode("utf-8") if isinstance(family_id, bytes) else family_id
+
+
 class Client:
     """``google.cloud.bigtable.Client``: ``admin``, ``read_only``, ``credentials``,
     ``client_options`` and Google's other keywords are accepted and unused (in-process every
@@ -103,9 +109,8 @@ class Table:
     def create(self, initial_split_keys: Optional[List[Any]] = None, column_families: Optional[Dict[str, Any]] = None) -> None:
         """Creates the table with `column_families` (family id -> GC rule or None), in the
         dict's order, split at `initial_split_keys`. ``AlreadyExists`` if it exists."""
-        self._admin.create_table(
-            self.table_id, dict(column_families or {}), initial_splits=list(initial_split_keys or []) or None
-        )
+        families = {_family_id(k): v for k, v in (column_families or {}).items()}
+        self._admin.create_table(self.table_id, families, initial_splits=list(initial_split_keys or []) or None)
 
     def exists(self) -> bool:
         """Whether the table exists."""
@@ -150,7 +155,7 @@ class ColumnFamily:
     ``Table`` and its GC rule (None = keep every version)."""
 
     def __init__(self, column_family_id: str, table: Table, gc_rule: Any = None) -> None:
-        self.column_family_id = column_family_id
+        self.column_family_id = _family_id(column_family_id)
         self._table = table
         self.gc_rule = gc_rule
 

@@ -25,6 +25,7 @@ from sparsetable._query import ReadRowsQuery, RowKeySamples, ShardedQuery, _as_q
 from sparsetable.exceptions import (
     FailedMutationEntryError,
     FailedQueryShardError,
+    MethodNotImplemented,
     MutationsExceptionGroup,
     ShardedReadRowsExceptionGroup,
 )
@@ -100,7 +101,10 @@ class BigtableDataClient:
 
     def execute_query(self, query: str, instance_id: str, **kwargs: Any) -> Any:
         """Bigtable's SQL is not offered by the engine."""
-        raise _native.MethodNotImplemented("execute_query: SQL is not supported by sparsetable")
+        message = "execute_query: SQL is not supported by sparsetable"
+        error = MethodNotImplemented(f"UNIMPLEMENTED: {message}")
+        error.code, error.grpc_code, error.message = "UNIMPLEMENTED", 12, message
+        raise error
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names this class lacks: the native client's extras.
