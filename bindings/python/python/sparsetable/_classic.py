@@ -29,6 +29,9 @@ class Client:
     ``client_options`` and Google's other keywords are accepted and unused (in-process every
     client may administer its tables)."""
 
+    SCOPE = ("https://www.googleapis.com/auth/bigtable.data",)
+    """Google's attribute (no credentials are used in-process)."""
+
     def __init__(
         self,
         project: Optional[str] = None,

@@ -68,6 +68,9 @@ class BigtableDataClient:
     client offers (``table_admin``, ``now_micros``, ...) is reachable on this object too.
     """
 
+    SCOPE: Any = None
+    """Google's OAuth scopes attribute (None, as on Google's data client)."""
+
     def __init__(
         self,
         *,

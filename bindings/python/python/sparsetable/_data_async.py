@@ -37,6 +37,8 @@ class BigtableDataClientAsync:
     """``google.cloud.bigtable.data.BigtableDataClientAsync``: same constructor and meaning
     as ``BigtableDataClient``; use ``async with`` or ``await client.close()``."""
 
+    SCOPE: Any = None
+
     def __init__(
         self,
         *,
