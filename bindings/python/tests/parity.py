@@ -37,8 +37,8 @@ DUNDERS = {"__enter__", "__exit__", "__aenter__", "__aexit__", "__getitem__", "_
 DIFFERS = {
     "RowMutationEntry": "an empty or over-long mutation list is the engine's InvalidArgument when applied, not ValueError at construction",
     "Mutation.size": "counts payload bytes (family, qualifier, value, 8 per number), not the Python size of a request dict",
-    "Table.sample_row_keys": "row_range is not taken: samples cover the whole table",
-    "TableAsync.sample_row_keys": "row_range is not taken: samples cover the whole table",
+    "Table.sample_row_keys": "a row_range raises MethodNotImplemented: the engine samples whole tables",
+    "TableAsync.sample_row_keys": "a row_range raises MethodNotImplemented: the engine samples whole tables",
     "RetryExceptionGroup": "never raised: in-process calls do not retry",
     "InvalidChunk": "never raised: rows come from the engine, not a chunk stream",
     "SetCell": "timestamp_micros=None is the engine's time (server time, -1); Google's client reads the local clock",

@@ -204,6 +204,8 @@ def test_sharded_reads_split_on_sample_keys_and_read_everything_once(table, clie
         ReadRowsQuery(limit=1).shard(samples)
     with pytest.raises(ValueError):
         t.read_rows_sharded([])
+    with pytest.raises(sparsetable.MethodNotImplemented):
+        t.sample_row_keys(row_range=RowRange("k1", "k2"))
 
 
 def test_shard_boundaries_follow_inclusive_sample_keys():

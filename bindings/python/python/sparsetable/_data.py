@@ -212,12 +212,18 @@ class Table:
         return self._native.row_exists(row_key)
 
     def sample_row_keys(
-        self, *, operation_timeout: Any = TABLE_DEFAULT.DEFAULT, attempt_timeout: Any = TABLE_DEFAULT.DEFAULT,
-        retryable_errors: Any = TABLE_DEFAULT.DEFAULT, **kwargs: Any,
+        self, *, row_range: Optional[Any] = None, operation_timeout: Any = TABLE_DEFAULT.DEFAULT,
+        attempt_timeout: Any = TABLE_DEFAULT.DEFAULT, retryable_errors: Any = TABLE_DEFAULT.DEFAULT,
     ) -> RowKeySamples:
         """(row key, offset bytes) pairs splitting the table into chunks; the last key is
-        empty and its offset the table's size. Input for ``ReadRowsQuery.shard``."""
+        empty and its offset the table's size. Input for ``ReadRowsQuery.shard``. The engine
+        samples whole tables only: a `row_range` is ``MethodNotImplemented``."""
         _check_timeouts(operation_timeout, attempt_timeout)
+        if row_range is not None:
+            message = "sample_row_keys: row_range is not supported (samples cover the whole table)"
+            error = MethodNotImplemented(f"UNIMPLEMENTED: {message}")
+            error.code, error.grpc_code, error.message = "UNIMPLEMENTED", 12, message
+            raise error
         return list(self._native.sample_row_keys())
 
     # --- writes --------------------------------------------------------------------------
