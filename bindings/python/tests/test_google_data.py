@@ -249,3 +249,14 @@ def test_table_names_and_client_project(client, table):
     assert table.client is client
     assert table.table_name == f"projects/{client.project}/instances/inst/tables/t"
     assert (table.instance_id, table.table_id) == ("inst", "t")
+
+
+def test_chains_and_unions_are_sequences_of_their_filters():
+    a, b = row_filters.FamilyNameRegexFilter(FAMILY), row_filters.CellsColumnLimitFilter(1)
+    for cls in (row_filters.RowFilterChain, row_filters.RowFilterUnion):
+        f = cls(filters=[a, b])
+        assert len(f) == 2 and f[0] is a and f[-1] is b and f[0:1] == [a]
+        assert list(f) == [a, b] == f.filters
+        assert b in f and row_filters.PassAllFilter(True) not in f
+        assert (f.count(a), f.index(b)) == (1, 1)
+        assert len(cls()) == 0
