@@ -272,7 +272,7 @@ class RowRange:
     def end_is_inclusive(self) -> bool: ...
     def __eq__(self, other: object, /) -> bool: ...
 
-@final
+@disjoint_base
 class ReadRowsQuery:
     def __new__(
         cls,

@@ -10,7 +10,7 @@ rule: the sub-queries are ordinary queries the engine answers.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from sparsetable import _native
 from sparsetable._native import RowRange
@@ -37,9 +37,9 @@ class ReadRowsQuery(_native.ReadRowsQuery):
         ranges = list(self.row_ranges)
         if not keys and not ranges:
             ranges = [RowRange()]
-        by_segment: Dict[int, Tuple[List[bytes], List[RowRange]]] = {}
+        by_segment: Dict[int, Tuple[List[Union[bytes, str]], List[RowRange]]] = {}
 
-        def slot(i: int) -> Tuple[List[bytes], List[RowRange]]:
+        def slot(i: int) -> Tuple[List[Union[bytes, str]], List[RowRange]]:
             return by_segment.setdefault(i, ([], []))
 
         for key in keys:
