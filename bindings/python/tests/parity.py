@@ -8,6 +8,7 @@ MISSING below.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import sys
@@ -127,6 +128,7 @@ def _compare_callable(google, ours):
     return f"lacks parameter(s) {', '.join(lacking)}" if lacking else ""
 
 
+@functools.lru_cache(maxsize=1)
 def rows():
     """(item, status, note) for every public item of Google's surface."""
     out = []

@@ -17,6 +17,7 @@ stays sparsetable's status name (Google's ``.code`` is an HTTP status number); G
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -44,7 +45,9 @@ def _combined_classes() -> dict[str, type] | None:
     """One class per code deriving from the native class and Google's, or None without
     google-api-core."""
     try:
-        from google.api_core import exceptions as api_core
+        # Imported by name: type checkers then need not analyse google-api-core (an optional
+        # dependency) to check code that uses sparsetable.
+        api_core = importlib.import_module("google.api_core.exceptions")
     except ImportError:
         return None
     out: dict[str, type] = {}
