@@ -6,6 +6,11 @@
 //! Every raised instance carries `.code` (gRPC's upper-case name, `Code::as_str()`),
 //! `.grpc_code` (the status number) and `.message` (the engine's message without the code).
 //! The classes carry `.code` and `.grpc_code` too, so a caller can match on either.
+//!
+//! The pure-Python package may install, per code, a subclass of the native class that also
+//! derives from the matching `google.api_core.exceptions` class (when that package is
+//! installed), through `_use_exception_classes`; raised errors then use it. Each installed
+//! class must subclass the native one, so `except sparsetable.NotFound` keeps catching.
 
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -106,12 +111,60 @@ pub fn exception_type(py: Python<'_>, code: Code) -> Bound<'_, PyType> {
     }
 }
 
+/// The classes the Python package installed in place of the native ones, by code name.
+static INSTALLED: std::sync::RwLock<Vec<(&'static str, Py<PyType>)>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// The class a raised error of `code` gets: the installed subclass if any, else the native.
+fn raised_type(py: Python<'_>, code: Code) -> Bound<'_, PyType> {
+    if let Ok(installed) = INSTALLED.read() {
+        if let Some((_, ty)) = installed.iter().find(|(c, _)| *c == code.as_str()) {
+            return ty.bind(py).clone();
+        }
+    }
+    exception_type(py, code)
+}
+
+/// Installs `classes` (`{"NOT_FOUND": cls, ...}`) as the classes raised for those codes.
+/// Each must be a subclass of the native class of its code (`TypeError` otherwise, and
+/// nothing is installed); an unknown code name is a `ValueError`.
+#[pyfunction]
+fn _use_exception_classes(classes: &Bound<'_, pyo3::types::PyDict>) -> PyResult<()> {
+    let py = classes.py();
+    let mut chosen = Vec::new();
+    for (name, cls) in classes.iter() {
+        let name: String = name.extract()?;
+        let code = Code::ALL
+            .into_iter()
+            .find(|c| c.as_str() == name)
+            .ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!("unknown code {name:?}"))
+            })?;
+        let cls = cls.cast_into::<PyType>()?;
+        if !cls.is_subclass(&exception_type(py, code))? {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "{} must subclass sparsetable's class for {name}",
+                cls.name()?
+            )));
+        }
+        chosen.push((code.as_str(), cls.unbind()));
+    }
+    let mut installed = INSTALLED
+        .write()
+        .map_err(|_| to_py_err(py, sparsetable::api::shared::poisoned()))?;
+    for (code, cls) in chosen {
+        installed.retain(|(c, _)| *c != code);
+        installed.push((code, cls));
+    }
+    Ok(())
+}
+
 /// Turns an engine error into the matching Python exception, with `.code`, `.grpc_code` and
 /// `.message` set on the instance.
 pub fn to_py_err(py: Python<'_>, err: Error) -> PyErr {
     let code = err.code();
     let build = || -> PyResult<PyErr> {
-        let value = exception_type(py, code).call1((err.to_string(),))?;
+        let value = raised_type(py, code).call1((err.to_string(),))?;
         value.setattr("code", code.as_str())?;
         value.setattr("grpc_code", code.grpc_code())?;
         value.setattr("message", err.message())?;
@@ -140,5 +193,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ty.setattr("grpc_code", code.grpc_code())?;
         m.add(ty.name()?, ty)?;
     }
+    m.add_function(wrap_pyfunction!(_use_exception_classes, m)?)?;
     Ok(())
 }

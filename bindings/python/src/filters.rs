@@ -99,6 +99,11 @@ fn init_compound<T: pyo3::PyClass<BaseType = RowFilter>>(
     PyClassInitializer::from(RowFilter { inner, size }).add_subclass(sub)
 }
 
+/// The member objects of a chain or union as a new list.
+fn members_list<'py>(py: Python<'py>, members: &[Py<RowFilter>]) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, members.iter().map(|m| m.clone_ref(py)))
+}
+
 /// A member argument as the object holding it (`None` stays `None`).
 fn member<'py>(obj: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Bound<'py, RowFilter>>> {
     match obj {
@@ -133,12 +138,13 @@ pub fn extract_filter(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<CoreFil
 
 /// A list of filters (or `None`, no filters): the members and the size of a filter holding
 /// them, refused past the limits before any member is copied.
-fn extract_filters(
-    py: Python<'_>,
-    filters: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(Vec<CoreFilter>, Size)> {
+/// The members of a chain or union: the core filters, the tree's size, and the Python
+/// objects as given (kept for Google's sequence protocol: `len`, `[i]`, `in`, iteration).
+type Members = (Vec<CoreFilter>, Size, Vec<Py<RowFilter>>);
+
+fn extract_filters(py: Python<'_>, filters: Option<&Bound<'_, PyAny>>) -> PyResult<Members> {
     let Some(filters) = filters.filter(|f| !f.is_none()) else {
-        return Ok((Vec::new(), Size::LEAF));
+        return Ok((Vec::new(), Size::LEAF, Vec::new()));
     };
     let list = filters
         .cast::<PyList>()
@@ -152,7 +158,8 @@ fn extract_filters(
         .iter()
         .map(|m| copy(m).unwrap_or_default())
         .collect();
-    Ok((filters, size))
+    let objects = members.into_iter().flatten().map(Bound::unbind).collect();
+    Ok((filters, size, objects))
 }
 
 fn flag(py: Python<'_>, flag: bool, what: &str, inner: CoreFilter) -> PyResult<CoreFilter> {
@@ -251,6 +258,52 @@ bytes_regex_filter!(
     ValueRegex,
     "Cells whose value fully matches the regex."
 );
+
+/// Cells whose value is exactly `value` (`bytes`, `str` as UTF-8, or `int` as 8 big-endian
+/// signed bytes), as Google's `LiteralValueFilter`: a value regex that quotes every byte RE2
+/// could read as syntax.
+#[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
+pub struct LiteralValueFilter {}
+
+#[pymethods]
+impl LiteralValueFilter {
+    #[new]
+    fn new(value: &Bound<'_, PyAny>) -> PyResult<PyClassInitializer<Self>> {
+        let bytes = if value.is_instance_of::<PyInt>() {
+            let n: i64 = value.extract().map_err(|_| {
+                invalid_argument(
+                    value.py(),
+                    "value: an int must fit in a signed 64-bit integer",
+                )
+            })?;
+            n.to_be_bytes().to_vec()
+        } else {
+            bytes_or_str(value, "value")?
+        };
+        Ok(init(
+            CoreFilter::ValueRegex(quote_regex(&bytes)),
+            LiteralValueFilter {},
+        ))
+    }
+}
+
+/// `bytes` as an RE2 regex matching exactly them: ASCII bytes other than `[A-Za-z0-9_]` get a
+/// backslash (NUL becomes `\x00`, which RE2 has no escape-by-backslash for); bytes >= 0x80
+/// are copied, as RE2's `QuoteMeta` does for UTF-8 and Latin-1 text.
+fn quote_regex(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        match b {
+            0 => out.extend_from_slice(b"\\x00"),
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | 0x80..=0xff => out.push(b),
+            _ => {
+                out.push(b'\\');
+                out.push(b);
+            }
+        }
+    }
+    out
+}
 
 /// Cells whose family name fully matches the regex.
 #[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
@@ -474,7 +527,9 @@ impl ApplyLabelFilter {
 
 /// Each filter's output feeds the next (Bigtable's `chain`).
 #[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
-pub struct RowFilterChain {}
+pub struct RowFilterChain {
+    filters: Vec<Py<RowFilter>>,
+}
 
 #[pymethods]
 impl RowFilterChain {
@@ -484,18 +539,68 @@ impl RowFilterChain {
         py: Python<'_>,
         filters: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let (members, size) = extract_filters(py, filters)?;
+        let (members, size, filters) = extract_filters(py, filters)?;
         Ok(init_compound(
             CoreFilter::Chain(members),
             size,
-            RowFilterChain {},
+            RowFilterChain { filters },
         ))
+    }
+
+    /// The member filters, as given (a new list).
+    #[getter]
+    fn filters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        members_list(py, &self.filters)
+    }
+
+    fn __len__(&self) -> usize {
+        self.filters.len()
+    }
+
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        members_list(py, &self.filters)?.as_any().get_item(index)
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(members_list(py, &self.filters)?.try_iter()?.into_any())
+    }
+
+    fn __contains__(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        members_list(py, &self.filters)?.contains(item)
+    }
+
+    /// How many members equal `value` (Google's `Sequence.count`).
+    fn count(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        members_list(py, &self.filters)?
+            .call_method1("count", (value,))?
+            .extract()
+    }
+
+    /// The position of the first member equal to `value` within `[start, stop)`
+    /// (`ValueError` if none), as `Sequence.index`.
+    #[pyo3(signature = (value, start = 0, stop = None))]
+    fn index(
+        &self,
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        start: isize,
+        stop: Option<isize>,
+    ) -> PyResult<usize> {
+        let list = members_list(py, &self.filters)?;
+        let stop = stop.unwrap_or(isize::MAX);
+        list.call_method1("index", (value, start, stop))?.extract()
     }
 }
 
 /// Every filter sees the row; outputs merged (Bigtable's `interleave`).
 #[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
-pub struct RowFilterUnion {}
+pub struct RowFilterUnion {
+    filters: Vec<Py<RowFilter>>,
+}
 
 #[pymethods]
 impl RowFilterUnion {
@@ -505,12 +610,60 @@ impl RowFilterUnion {
         py: Python<'_>,
         filters: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let (members, size) = extract_filters(py, filters)?;
+        let (members, size, filters) = extract_filters(py, filters)?;
         Ok(init_compound(
             CoreFilter::Interleave(members),
             size,
-            RowFilterUnion {},
+            RowFilterUnion { filters },
         ))
+    }
+
+    /// The member filters, as given (a new list).
+    #[getter]
+    fn filters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        members_list(py, &self.filters)
+    }
+
+    fn __len__(&self) -> usize {
+        self.filters.len()
+    }
+
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        members_list(py, &self.filters)?.as_any().get_item(index)
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(members_list(py, &self.filters)?.try_iter()?.into_any())
+    }
+
+    fn __contains__(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        members_list(py, &self.filters)?.contains(item)
+    }
+
+    /// How many members equal `value` (Google's `Sequence.count`).
+    fn count(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        members_list(py, &self.filters)?
+            .call_method1("count", (value,))?
+            .extract()
+    }
+
+    /// The position of the first member equal to `value` within `[start, stop)`
+    /// (`ValueError` if none), as `Sequence.index`.
+    #[pyo3(signature = (value, start = 0, stop = None))]
+    fn index(
+        &self,
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        start: isize,
+        stop: Option<isize>,
+    ) -> PyResult<usize> {
+        let list = members_list(py, &self.filters)?;
+        let stop = stop.unwrap_or(isize::MAX);
+        list.call_method1("index", (value, start, stop))?.extract()
     }
 }
 
@@ -560,6 +713,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RowKeyRegexFilter>()?;
     m.add_class::<ColumnQualifierRegexFilter>()?;
     m.add_class::<ValueRegexFilter>()?;
+    m.add_class::<LiteralValueFilter>()?;
     m.add_class::<FamilyNameRegexFilter>()?;
     m.add_class::<RowSampleFilter>()?;
     m.add_class::<TimestampRangeFilter>()?;

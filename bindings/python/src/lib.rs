@@ -35,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<mutations::DeleteRangeFromColumn>()?;
     m.add_class::<mutations::DeleteAllFromFamily>()?;
     m.add_class::<mutations::DeleteAllFromRow>()?;
+    m.add_class::<mutations::AddToCell>()?;
     m.add_class::<gc_rule::GarbageCollectionRule>()?;
     m.add_class::<gc_rule::MaxVersionsGCRule>()?;
     m.add_class::<gc_rule::MaxAgeGCRule>()?;

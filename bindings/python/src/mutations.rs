@@ -1,6 +1,6 @@
 //! Mutation classes named as `google.cloud.bigtable.data.mutations`: `SetCell`,
-//! `DeleteRangeFromColumn`, `DeleteAllFromFamily`, `DeleteAllFromRow`, all subclasses of
-//! `Mutation`.
+//! `DeleteRangeFromColumn`, `DeleteAllFromFamily`, `DeleteAllFromRow`, `AddToCell`, all
+//! subclasses of `Mutation` (with Google's `is_idempotent()` and `size()`).
 //!
 //! Invariant: the base class holds the core `Mutation` already converted, so applying a list
 //! is a plain clone; the subclasses only expose Google's attribute names. The objects do not
@@ -15,6 +15,27 @@ use sparsetable::{Mutation as CoreMutation, TableConfig, TimestampRange};
 use crate::convert::{bytes_or_str, bytes_repr};
 use crate::errors::{invalid_argument, to_py_err};
 
+/// A column family name argument: a `str`, or `bytes` holding UTF-8 (Google's client passes
+/// either into the proto's string field, and its samples use `b"cf1"`). Other bytes are
+/// `InvalidArgument`, another type a `TypeError`.
+pub struct FamilyName(pub String);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for FamilyName {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = obj.extract::<String>() {
+            return Ok(FamilyName(s));
+        }
+        let Ok(b) = obj.cast::<PyBytes>() else {
+            return Err(PyTypeError::new_err("family must be str or bytes"));
+        };
+        String::from_utf8(b.as_bytes().to_vec())
+            .map(FamilyName)
+            .map_err(|_| invalid_argument(obj.py(), "family: the name must be UTF-8"))
+    }
+}
+
 /// Base class of every mutation.
 #[pyclass(subclass, frozen, module = "sparsetable")]
 pub struct Mutation {
@@ -23,6 +44,51 @@ pub struct Mutation {
 
 #[pymethods]
 impl Mutation {
+    /// Whether applying the mutation twice leaves the same data as once, as Google's client
+    /// classifies it: a `SetCell` at the engine's time and an `AddToCell` are not.
+    fn is_idempotent(&self) -> bool {
+        !matches!(
+            &self.inner,
+            CoreMutation::SetCell {
+                timestamp_micros: sparsetable::SERVER_TIME_MICROS,
+                ..
+            } | CoreMutation::AddToCell { .. }
+                | CoreMutation::MergeToCell { .. }
+        )
+    }
+
+    /// The payload's size in bytes (family, qualifier and value; 8 bytes per timestamp or
+    /// integer), what `MutationsBatcher`'s `flush_limit_bytes` counts. Google's client counts
+    /// the Python size of its request dict instead: the two differ by a constant per mutation.
+    fn size(&self) -> usize {
+        match &self.inner {
+            CoreMutation::SetCell {
+                family,
+                qualifier,
+                value,
+                ..
+            } => family.len() + qualifier.len() + value.len() + 8,
+            CoreMutation::AddToCell {
+                family, qualifier, ..
+            } => family.len() + qualifier.len() + 16,
+            CoreMutation::MergeToCell {
+                family,
+                qualifier,
+                state,
+                ..
+            } => family.len() + qualifier.len() + state.len() + 8,
+            CoreMutation::DeleteFromColumn {
+                family, qualifier, ..
+            } => family.len() + qualifier.len() + 16,
+            CoreMutation::DeleteFromFamily { family } => family.len(),
+            _ => 1,
+        }
+    }
+
+    fn __str__(&self) -> String {
+        self.__repr__()
+    }
+
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<Mutation>()
@@ -53,6 +119,15 @@ impl Mutation {
             ),
             CoreMutation::DeleteFromFamily { family } => format!("DeleteAllFromFamily(family_to_delete={family:?})"),
             CoreMutation::DeleteFromRow => "DeleteAllFromRow()".to_string(),
+            CoreMutation::AddToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input,
+            } => format!(
+                "AddToCell(family={family:?}, qualifier={}, value={input}, timestamp_micros={timestamp_micros})",
+                bytes_repr(qualifier)
+            ),
             other => format!("{other:?}"),
         }
     }
@@ -77,7 +152,7 @@ impl SetCell {
     #[new]
     #[pyo3(signature = (family, qualifier, new_value, timestamp_micros = None))]
     fn new(
-        family: String,
+        family: FamilyName,
         qualifier: &Bound<'_, PyAny>,
         new_value: &Bound<'_, PyAny>,
         timestamp_micros: Option<i64>,
@@ -97,7 +172,7 @@ impl SetCell {
         };
         Ok(new_mutation(
             CoreMutation::SetCell {
-                family,
+                family: family.0,
                 qualifier,
                 timestamp_micros: timestamp_micros.unwrap_or(sparsetable::SERVER_TIME_MICROS),
                 value,
@@ -153,14 +228,14 @@ impl DeleteRangeFromColumn {
     #[new]
     #[pyo3(signature = (family, qualifier, start_timestamp_micros = None, end_timestamp_micros = None))]
     fn new(
-        family: String,
+        family: FamilyName,
         qualifier: &Bound<'_, PyAny>,
         start_timestamp_micros: Option<i64>,
         end_timestamp_micros: Option<i64>,
     ) -> PyResult<PyClassInitializer<Self>> {
         Ok(new_mutation(
             CoreMutation::DeleteFromColumn {
-                family,
+                family: family.0,
                 qualifier: bytes_or_str(qualifier, "qualifier")?,
                 time_range: TimestampRange::from_wire(
                     start_timestamp_micros.unwrap_or(0),
@@ -211,10 +286,10 @@ pub struct DeleteAllFromFamily {}
 #[pymethods]
 impl DeleteAllFromFamily {
     #[new]
-    fn new(family_to_delete: String) -> PyClassInitializer<Self> {
+    fn new(family_to_delete: FamilyName) -> PyClassInitializer<Self> {
         new_mutation(
             CoreMutation::DeleteFromFamily {
-                family: family_to_delete,
+                family: family_to_delete.0,
             },
             DeleteAllFromFamily {},
         )
@@ -238,6 +313,78 @@ impl DeleteAllFromRow {
     #[new]
     fn new() -> PyClassInitializer<Self> {
         new_mutation(CoreMutation::DeleteFromRow, DeleteAllFromRow {})
+    }
+}
+
+/// Adds the int64 `value` to the aggregate cell at (family, qualifier, timestamp_micros) of
+/// an aggregate family (sum, min or max), creating it if absent.
+#[pyclass(extends = Mutation, frozen, module = "sparsetable")]
+pub struct AddToCell {}
+
+#[pymethods]
+impl AddToCell {
+    /// `value` must fit in a signed 64-bit integer; the engine checks the family's type and
+    /// the timestamp when the mutation is applied.
+    #[new]
+    fn new(
+        family: FamilyName,
+        qualifier: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+        timestamp_micros: i64,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        if !value.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err("value must be int"));
+        }
+        let input: i64 = value.extract().map_err(|_| {
+            invalid_argument(
+                value.py(),
+                "value: an int must fit in a signed 64-bit integer",
+            )
+        })?;
+        Ok(new_mutation(
+            CoreMutation::AddToCell {
+                family: family.0,
+                qualifier: bytes_or_str(qualifier, "qualifier")?,
+                timestamp_micros,
+                input,
+            },
+            AddToCell {},
+        ))
+    }
+
+    #[getter]
+    fn family(slf: &Bound<'_, Self>) -> String {
+        match &slf.as_super().get().inner {
+            CoreMutation::AddToCell { family, .. } => family.clone(),
+            _ => unreachable!("AddToCell always holds an AddToCell"),
+        }
+    }
+
+    #[getter]
+    fn qualifier<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyBytes> {
+        match &slf.as_super().get().inner {
+            CoreMutation::AddToCell { qualifier, .. } => PyBytes::new(slf.py(), qualifier),
+            _ => unreachable!("AddToCell always holds an AddToCell"),
+        }
+    }
+
+    #[getter]
+    fn value(slf: &Bound<'_, Self>) -> i64 {
+        match &slf.as_super().get().inner {
+            CoreMutation::AddToCell { input, .. } => *input,
+            _ => unreachable!("AddToCell always holds an AddToCell"),
+        }
+    }
+
+    /// Google's attribute name for the timestamp of an `AddToCell`.
+    #[getter]
+    fn timestamp(slf: &Bound<'_, Self>) -> i64 {
+        match &slf.as_super().get().inner {
+            CoreMutation::AddToCell {
+                timestamp_micros, ..
+            } => *timestamp_micros,
+            _ => unreachable!("AddToCell always holds an AddToCell"),
+        }
     }
 }
 

@@ -113,7 +113,8 @@ impl RowRange {
 }
 
 /// Which rows to read: keys, ranges (both empty = the whole table) and a limit.
-#[pyclass(module = "sparsetable")]
+/// Subclassable: `sparsetable.data.ReadRowsQuery` adds Google's `shard` in Python.
+#[pyclass(subclass, module = "sparsetable")]
 pub struct ReadRowsQuery {
     row_keys: Vec<Vec<u8>>,
     row_ranges: Vec<RowRange>,

@@ -39,12 +39,12 @@ impl IncrementRule {
     #[new]
     #[pyo3(signature = (family, qualifier, increment_amount = 1))]
     fn new(
-        family: String,
+        family: crate::mutations::FamilyName,
         qualifier: &Bound<'_, PyAny>,
         increment_amount: i64,
     ) -> PyResult<PyClassInitializer<Self>> {
         let inner = CoreRule {
-            family,
+            family: family.0,
             qualifier: bytes_or_str(qualifier, "qualifier")?,
             op: ReadModifyWriteOp::IncrementAmount(increment_amount),
         };
@@ -60,12 +60,12 @@ pub struct AppendValueRule {}
 impl AppendValueRule {
     #[new]
     fn new(
-        family: String,
+        family: crate::mutations::FamilyName,
         qualifier: &Bound<'_, PyAny>,
         append_value: &Bound<'_, PyAny>,
     ) -> PyResult<PyClassInitializer<Self>> {
         let inner = CoreRule {
-            family,
+            family: family.0,
             qualifier: bytes_or_str(qualifier, "qualifier")?,
             op: ReadModifyWriteOp::AppendValue(bytes_or_str(append_value, "append_value")?),
         };

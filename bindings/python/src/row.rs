@@ -5,15 +5,22 @@
 //! Invariant: the cells keep the engine's Bigtable order (families in creation order,
 //! qualifiers ascending, newest first); nothing here reorders or filters them except `get_cells`, which
 //! selects as Google's `Row.get_cells` does.
+//!
+//! The accessors follow Google's `Row` and `Cell` so code that reads rows moves unchanged:
+//! `row[i]`, `row[a:b]`, `row["cf"]`, `row["cf", b"q"]`, `"cf" in row`, `("cf", "q") in row`,
+//! `cell in row`, `str(row)`, `row._to_dict()`; `int(cell)` (8-byte big-endian signed, what an
+//! increment writes), `str(cell)`, `cell._to_dict()` and cell ordering (family, qualifier,
+//! newest first, value, labels).
 
-use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use crate::convert::{bytes_or_str, bytes_repr};
 
 /// One timestamped value of one column.
-#[pyclass(frozen, eq, hash, module = "sparsetable")]
+#[pyclass(frozen, module = "sparsetable")]
 #[derive(PartialEq, Eq, Hash)]
 pub struct Cell {
     value: Vec<u8>,
@@ -54,6 +61,71 @@ impl Cell {
     #[getter]
     fn labels(&self) -> Vec<String> {
         self.labels.clone()
+    }
+
+    /// The value read as an 8-byte big-endian signed integer (what `IncrementRule` and
+    /// `AddToCell` write), as Google's `int(cell)`; other lengths are read the same way
+    /// (`int.from_bytes(value, "big", signed=True)`).
+    fn __int__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("signed", true)?;
+        py.get_type::<pyo3::types::PyInt>().call_method(
+            "from_bytes",
+            (PyBytes::new(py, &self.value), "big"),
+            Some(&kwargs),
+        )
+    }
+
+    /// `str(cell)` is `str(cell.value)`, as Google's.
+    fn __str__(&self) -> String {
+        bytes_repr(&self.value)
+    }
+
+    /// The proto3 shape of the cell (`value`, `timestamp_micros`, `labels` when any).
+    fn _to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("value", PyBytes::new(py, &self.value))?;
+        d.set_item("timestamp_micros", self.timestamp_micros)?;
+        if !self.labels.is_empty() {
+            d.set_item("labels", self.labels.clone())?;
+        }
+        Ok(d)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.hash(&mut h);
+        h.finish()
+    }
+
+    /// Equality compares every field; ordering is Bigtable's (family, qualifier, newest
+    /// first, then value and labels), as Google's `Cell`. Comparing with a non-`Cell` is
+    /// `NotImplemented` (so `==` is False and `<` a `TypeError`).
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        let Ok(other) = other.cast::<Cell>() else {
+            return Ok(py.NotImplemented());
+        };
+        let other = other.get();
+        let key = |c: &Cell| {
+            (
+                c.family.clone(),
+                c.qualifier.clone(),
+                std::cmp::Reverse(c.timestamp_micros),
+                c.value.clone(),
+                c.labels.clone(),
+            )
+        };
+        let result = match op {
+            CompareOp::Eq => self == other,
+            CompareOp::Ne => self != other,
+            _ => op.matches(key(self).cmp(&key(other))),
+        };
+        Ok(pyo3::types::PyBool::new(py, result)
+            .to_owned()
+            .into_any()
+            .unbind())
     }
 
     fn __repr__(&self) -> String {
@@ -137,14 +209,135 @@ impl Row {
         self.cells.len()
     }
 
-    fn __getitem__(&self, py: Python<'_>, index: isize) -> PyResult<Py<Cell>> {
-        let len = self.cells.len() as isize;
-        let i = if index < 0 { index + len } else { index };
-        if (0..len).contains(&i) {
-            Ok(self.cells[i as usize].clone_ref(py))
-        } else {
-            Err(PyIndexError::new_err("cell index out of range"))
+    /// `row[i]` and `row[a:b]` index the cells; `row["cf"]` is `get_cells("cf")` and
+    /// `row["cf", q]` is `get_cells("cf", q)`, as Google's `Row`.
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        index: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if index.is_instance_of::<PyString>() {
+            return Ok(self
+                .select_cells(py, Some(index.extract()?), None)?
+                .into_any());
         }
+        if let Ok(pair) = index.cast::<PyTuple>() {
+            if pair.len() == 2 && pair.get_item(0)?.is_instance_of::<PyString>() {
+                let family: String = pair.get_item(0)?.extract()?;
+                let qualifier = pair.get_item(1)?;
+                return Ok(self
+                    .select_cells(py, Some(family), Some(&qualifier))?
+                    .into_any());
+            }
+        }
+        if let Ok(i) = index.extract::<isize>() {
+            let len = self.cells.len() as isize;
+            let i = if i < 0 { i + len } else { i };
+            return if (0..len).contains(&i) {
+                Ok(self.cells[i as usize]
+                    .clone_ref(py)
+                    .into_bound(py)
+                    .into_any())
+            } else {
+                Err(PyIndexError::new_err("cell index out of range"))
+            };
+        }
+        if index.is_instance_of::<pyo3::types::PySlice>() {
+            return self.cell_list(py)?.as_any().get_item(index);
+        }
+        Err(PyTypeError::new_err(
+            "Index must be family_id, (family_id, qualifier), int, or slice",
+        ))
+    }
+
+    /// `"cf" in row` (a family with cells here), `("cf", q) in row` (a column with cells
+    /// here) and `cell in row`, as Google's `Row`.
+    fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        if item.is_instance_of::<PyString>() {
+            let family: String = item.extract()?;
+            return Ok(self.cells.iter().any(|c| c.get().family == family));
+        }
+        if let Ok(pair) = item.cast::<PyTuple>() {
+            if pair.len() == 2 && pair.get_item(0)?.is_instance_of::<PyString>() {
+                let family: String = pair.get_item(0)?.extract()?;
+                if let Ok(q) = bytes_or_str(&pair.get_item(1)?, "qualifier") {
+                    return Ok(self
+                        .cells
+                        .iter()
+                        .any(|c| c.get().family == family && c.get().qualifier == q));
+                }
+            }
+        }
+        Ok(item
+            .cast::<Cell>()
+            .is_ok_and(|cell| self.cells.iter().any(|c| c.get() == cell.get())))
+    }
+
+    /// The (family, qualifier) pairs of the row's columns, in the row's order.
+    fn _get_column_components<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, PyBytes>)> {
+        self.columns()
+            .into_iter()
+            .map(|(f, q, _)| (f.to_string(), PyBytes::new(py, q)))
+            .collect()
+    }
+
+    /// The proto3 `Row` shape: `{"key": ..., "families": [{"name", "columns": [{"qualifier",
+    /// "cells": [cell._to_dict()...]}]}]}`.
+    fn _to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let families = PyList::empty(py);
+        let mut current: Option<(String, Bound<'py, PyList>)> = None;
+        for (family, qualifier, cells) in self.columns() {
+            if current.as_ref().is_none_or(|(f, _)| f != family) {
+                if let Some((name, columns)) = current.take() {
+                    let fam = PyDict::new(py);
+                    fam.set_item("name", name)?;
+                    fam.set_item("columns", columns)?;
+                    families.append(fam)?;
+                }
+                current = Some((family.to_string(), PyList::empty(py)));
+            }
+            let column = PyDict::new(py);
+            column.set_item("qualifier", PyBytes::new(py, qualifier))?;
+            let list = PyList::empty(py);
+            for c in cells {
+                list.append(c.get()._to_dict(py)?)?;
+            }
+            column.set_item("cells", list)?;
+            if let Some((_, columns)) = &current {
+                columns.append(column)?;
+            }
+        }
+        if let Some((name, columns)) = current.take() {
+            let fam = PyDict::new(py);
+            fam.set_item("name", name)?;
+            fam.set_item("columns", columns)?;
+            families.append(fam)?;
+        }
+        let d = PyDict::new(py);
+        d.set_item("key", PyBytes::new(py, &self.row_key))?;
+        d.set_item("families", families)?;
+        Ok(d)
+    }
+
+    /// Google's human-readable form: one line per column with its newest cell and how many
+    /// more there are.
+    fn __str__(&self) -> String {
+        let mut out = vec!["{".to_string()];
+        for (family, qualifier, cells) in self.columns() {
+            let first = cells[0].get().__str__();
+            let more = if cells.len() > 1 {
+                format!(", (+{} more)", cells.len() - 1)
+            } else {
+                String::new()
+            };
+            out.push(format!(
+                "  (family={}, qualifier={}): [{first}{more}],",
+                py_str_repr(family),
+                bytes_repr(qualifier)
+            ));
+        }
+        out.push("}".to_string());
+        out.join("\n")
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -177,9 +370,37 @@ impl Row {
 }
 
 impl Row {
+    /// The row's columns in order: (family, qualifier, its cells). The engine's order keeps
+    /// each column's cells adjacent.
+    fn columns(&self) -> Vec<Column<'_>> {
+        let mut out: Vec<Column<'_>> = Vec::new();
+        for c in &self.cells {
+            let cell = c.get();
+            match out.last_mut() {
+                Some((f, q, list)) if *f == cell.family && *q == cell.qualifier.as_slice() => {
+                    list.push(c)
+                }
+                _ => out.push((&cell.family, &cell.qualifier, vec![c])),
+            }
+        }
+        out
+    }
+
     /// The cells, as a new list (the row itself is read-only).
     fn cell_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.cells.iter().map(|c| c.clone_ref(py)))
+    }
+}
+
+/// One column of a row: family, qualifier and its cells (newest first).
+type Column<'a> = (&'a str, &'a [u8], Vec<&'a Py<Cell>>);
+
+/// Python's `repr` of a `str` (single quotes unless the text holds one), for `Row.__str__`.
+fn py_str_repr(s: &str) -> String {
+    if s.contains('\'') && !s.contains('"') {
+        format!("\"{s}\"")
+    } else {
+        format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
     }
 }
 

@@ -14,13 +14,24 @@ def test_stub_and_marker_ship_in_the_installed_package():
     assert (pkg / "py.typed").is_file()
 
 
+# Native classes the package replaces with Google-shaped Python classes over them
+# (sparsetable._data, _query, exceptions): the package's object wraps or subclasses the native.
+WRAPPED = {"BigtableDataClient", "Table", "ReadRowsQuery"}
+ERRORS = {"Aborted", "AlreadyExists", "DataLoss", "FailedPrecondition", "InternalServerError", "InvalidArgument",
+          "MethodNotImplemented", "NotFound", "OutOfRange", "ResourceExhausted", "ServiceUnavailable"}
+
+
 def test_every_stub_name_exists_at_runtime_and_is_reexported():
     stub = (Path(sparsetable.__file__).parent / "_native.pyi").read_text()
     names = [line.split()[1].split("(")[0].rstrip(":") for line in stub.splitlines() if line.startswith("class ")]
     assert len(names) > 20
     for name in names:
-        assert getattr(native, name) is getattr(sparsetable, name), name
-    assert sorted(native.__all__) == sorted(names)
+        ours, theirs = getattr(sparsetable, name), getattr(native, name)
+        if name in ERRORS or name == "ReadRowsQuery":
+            assert issubclass(ours, theirs), name
+        elif name not in WRAPPED:
+            assert ours is theirs, name
+    assert sorted(n for n in native.__all__ if not n.startswith("_")) == sorted(names)
 
 
 def test_mypy_stubtest_passes():

@@ -6,20 +6,22 @@ an import::
     from sparsetable import BigtableDataClient, SetCell, ReadRowsQuery, RowRange
     # from google.cloud.bigtable.data import BigtableDataClient, SetCell, ReadRowsQuery, RowRange
 
-Table administration (not part of Google's data client) is on ``client.table_admin(instance)``.
-Errors derive from ``SparsetableError`` and carry ``.code`` (gRPC's status name); the class
-names follow ``google.api_core.exceptions`` and are also in ``sparsetable.exceptions``.
+``sparsetable.data`` mirrors ``google.cloud.bigtable.data`` module for module (sync and
+async clients, ``row_filters``, ``mutations``, ``read_modify_write_rules``, ``exceptions``);
+``sparsetable.Client`` / ``sparsetable.column_family`` mirror the classic admin surface of
+``google.cloud.bigtable`` that Google's samples use to create tables. Table administration
+is also on ``client.table_admin(instance)``. Errors derive from ``SparsetableError`` and carry
+``.code`` (gRPC's status name); the class names follow ``google.api_core.exceptions``, and
+when that package is installed they ARE subclasses of its classes (``sparsetable.exceptions``).
 
-Everything here is implemented by the engine in the private native module
-``sparsetable._native``; this package only re-exports it.
+Everything is implemented by the engine in the private native module ``sparsetable._native``;
+the Python modules convert, forward and add Google's client-side shapes (context managers,
+async wrappers, exception groups, batching).
 """
 
 from sparsetable._native import (
-    Aborted,
-    AlreadyExists,
     AppendValueRule,
     ApplyLabelFilter,
-    BigtableDataClient,
     BlockAllFilter,
     Cell,
     CellsColumnLimitFilter,
@@ -29,29 +31,20 @@ from sparsetable._native import (
     ColumnQualifierRegexFilter,
     ColumnRangeFilter,
     ConditionalRowFilter,
-    DataLoss,
     DeleteAllFromFamily,
     DeleteAllFromRow,
     DeleteRangeFromColumn,
-    FailedPrecondition,
     FamilyNameRegexFilter,
     GCRuleIntersection,
     GCRuleUnion,
     GarbageCollectionRule,
     IncrementRule,
-    InternalServerError,
-    InvalidArgument,
     ManualClock,
     MaxAgeGCRule,
     MaxVersionsGCRule,
-    MethodNotImplemented,
     Mutation,
-    NotFound,
-    OutOfRange,
     PassAllFilter,
     ReadModifyWriteRule,
-    ReadRowsQuery,
-    ResourceExhausted,
     Row,
     RowFilter,
     RowFilterChain,
@@ -60,12 +53,10 @@ from sparsetable._native import (
     RowKeyRegexFilter,
     RowRange,
     RowSampleFilter,
-    ServiceUnavailable,
     SetCell,
     SinkFilter,
     SparsetableError,
     StripValueTransformerFilter,
-    Table,
     TableAdmin,
     TableInfo,
     TimestampRangeFilter,
@@ -73,8 +64,44 @@ from sparsetable._native import (
     ValueRangeFilter,
     ValueRegexFilter,
 )
+from sparsetable._native import AddToCell, LiteralValueFilter
+from sparsetable.exceptions import (
+    Aborted,
+    AlreadyExists,
+    DataLoss,
+    FailedPrecondition,
+    InternalServerError,
+    InvalidArgument,
+    MethodNotImplemented,
+    NotFound,
+    OutOfRange,
+    ResourceExhausted,
+    ServiceUnavailable,
+)
+from sparsetable._data import BigtableDataClient, MutationsBatcher, Table
+from sparsetable._data_async import BigtableDataClientAsync, MutationsBatcherAsync, TableAsync
+from sparsetable._query import ReadRowsQuery
+from sparsetable._classic import Client
+from sparsetable.mutations import RowMutationEntry
+from sparsetable.row_filters import TimestampRange
+from sparsetable import column_family, data, exceptions, mutations, read_modify_write_rules, row_filters
 
 __all__ = [
+    "AddToCell",
+    "BigtableDataClientAsync",
+    "Client",
+    "LiteralValueFilter",
+    "MutationsBatcher",
+    "MutationsBatcherAsync",
+    "RowMutationEntry",
+    "TableAsync",
+    "TimestampRange",
+    "column_family",
+    "data",
+    "exceptions",
+    "mutations",
+    "read_modify_write_rules",
+    "row_filters",
     "Aborted",
     "AlreadyExists",
     "AppendValueRule",
