@@ -568,7 +568,11 @@ impl Console {
             if opts.contains_key("column-family") {
                 families[0].clone()
             } else {
-                families.get(i).cloned().unwrap_or_default()
+                families
+                    .get(i)
+                    .or(families.last())
+                    .cloned()
+                    .unwrap_or_default()
             }
         };
         let now = now_millis(db);
