@@ -44,7 +44,8 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
     html! {
         <div class="heatmap" data-testid="heatmap" data-table={lane.table.clone()}
             data-hot-rows={hot_rows.to_string()} data-rows={h.rows.len().to_string()}
-            data-times={h.times.len().to_string()} data-total={h.total.to_string()}>
+            data-times={h.times.len().to_string()} data-total={h.total.to_string()}
+            data-widest={h.widest_time.to_string()}>
             if h.rows.is_empty() {
                 <p class="hint">{ "No traffic yet: run some load." }</p>
             } else {
@@ -78,10 +79,10 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
                                         </rect>
                                     }
                                 }) }
-                                if row.hot {
-                                    <rect class="hot-outline" x={label_w.to_string()} y={y.to_string()}
-                                        width={(cell * row.cells.len() as u32).to_string()} height={(cell - 1).to_string()} />
-                                }
+                                { for row.hot_cells.iter().enumerate().filter(|(_, h)| **h).map(|(ti, _)| html! {
+                                    <rect class="hot-outline" x={(label_w + ti as u32 * cell).to_string()} y={y.to_string()}
+                                        width={(cell - 1).to_string()} height={(cell - 1).to_string()} />
+                                }) }
                             </g>
                         }
                     }) }

@@ -60,7 +60,9 @@ pub struct HeatRow {
     pub cells: Vec<u64>,
     /// Every counter of the range per time bucket (for the hover).
     pub counters: Vec<AccessCounters>,
-    /// The row's share of the whole map is well above an even share.
+    /// Per time bucket: this range took most of that second's traffic (a hotspot).
+    pub hot_cells: Vec<bool>,
+    /// Some cell of the row is hot.
     pub hot: bool,
 }
 
@@ -75,6 +77,9 @@ pub struct Heatmap {
     pub max: u64,
     /// The metric's total.
     pub total: u64,
+    /// The most key rows any one time bucket touched: a hot band touches few, a spread
+    /// workload many.
+    pub widest_time: usize,
 }
 
 /// A key split on `#`, `/` and `:` into hierarchy levels (`STC#22#173` -> `STC`, `22`,
@@ -85,7 +90,8 @@ pub fn key_levels(key: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// A row is hot when it holds more than `HOT_FACTOR` times an even share of the total.
+/// A cell is hot when its range took more than 1/`HOT_FACTOR` of its time bucket's traffic
+/// (with at least 3 rows, so that an even split of a tiny map is not a hotspot).
 pub const HOT_FACTOR: u64 = 2;
 
 /// Lays `stats` out as a heatmap of `metric`, merging key buckets into at most `max_rows`.
@@ -115,6 +121,7 @@ pub fn build(stats: &[AccessStat], metric: Metric, max_rows: usize) -> Heatmap {
             levels: Vec::new(),
             cells: alloc::vec![0; times.len()],
             counters: alloc::vec![AccessCounters::default(); times.len()],
+            hot_cells: alloc::vec![false; times.len()],
             hot: false,
         })
         .collect();
@@ -138,17 +145,27 @@ pub fn build(stats: &[AccessStat], metric: Metric, max_rows: usize) -> Heatmap {
         .copied()
         .max()
         .unwrap_or(0);
-    let n = rows.len() as u64;
+    let column_totals: Vec<u64> = (0..times.len())
+        .map(|t| rows.iter().map(|r| r.cells[t]).sum())
+        .collect();
+    let widest_time = (0..times.len())
+        .map(|t| rows.iter().filter(|r| r.cells[t] > 0).count())
+        .max()
+        .unwrap_or(0);
+    let many = rows.len() >= 3;
     for r in &mut rows {
         r.levels = key_levels(&r.start);
-        let sum: u64 = r.cells.iter().sum();
-        r.hot = n > 1 && total > 0 && sum * n > total * HOT_FACTOR;
+        for (t, &col) in column_totals.iter().enumerate() {
+            r.hot_cells[t] = many && col > 0 && r.cells[t] * HOT_FACTOR > col;
+        }
+        r.hot = r.hot_cells.iter().any(|&h| h);
     }
     Heatmap {
         times,
         rows,
         max,
         total,
+        widest_time,
     }
 }
 
@@ -230,9 +247,11 @@ mod tests {
         assert_eq!(h.rows[0].last, b"k009");
         assert_eq!(h.rows[9].cells, [10, 50]);
         assert_eq!(h.max, 50);
-        // The last row holds 60 of 150 writes, 4x an even share: hot; the others are not.
+        // In the second bucket one row took every write: hot there; the first bucket is even.
         assert!(h.rows[9].hot);
+        assert_eq!(h.rows[9].hot_cells, [false, true]);
         assert!(h.rows[..9].iter().all(|r| !r.hot));
+        assert_eq!(h.widest_time, 10);
         assert_eq!(build(&stats, Metric::Reads, 10).total, 3);
         assert_eq!(build(&stats, Metric::Bytes, 10).total, 1500 + 15);
     }
@@ -245,8 +264,15 @@ mod tests {
         assert_eq!(h.rows[0].start, b"a");
         assert!(
             h.rows.iter().all(|r| !r.hot),
-            "an even spread has no hotspot"
+            "two rows are too few for a hotspot"
         );
+        let band: Vec<AccessStat> = (0..6).map(|k| stat(k, &format!("k{k}"), 5, 0)).collect();
+        let h = build(&band, Metric::Writes, 8);
+        assert!(
+            h.rows.iter().all(|r| r.hot),
+            "a moving band is hot in each of its seconds"
+        );
+        assert_eq!(h.widest_time, 1);
         assert_eq!(build(&[], Metric::Writes, 8), Heatmap::default());
     }
 
