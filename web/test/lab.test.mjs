@@ -171,7 +171,9 @@ test("console: cbt commands print what cbt prints, with history and completion",
   await input.press("Tab");
   assert.equal(await input.inputValue(), "lookup people ");
   await input.fill("");
-  await run("import people sample.csv column-family=info");
+  out = await run("import people sample.csv column-family=info");
+  assert.equal(await out.getByTestId("console-stderr").textContent(),
+    "[0] Writing batch:: size: 3, firstRowKey: user#0001, lastRowKey: user#0003\nDone importing 3 rows.\n");
   await shot("console");
 });
 

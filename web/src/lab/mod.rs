@@ -218,7 +218,7 @@ impl Default for Lab {
         let mut inner = Inner::default();
         inner.console.files.insert(
             "sample.csv".into(),
-            b",m\n,name,city\nuser#0001,Ada,London\nuser#0002,Grace,Arlington\nuser#0003,Edsger,Nuenen\n".to_vec(),
+            b",name,city\nuser#0001,Ada,London\nuser#0002,Grace,Arlington\nuser#0003,Edsger,Nuenen\n".to_vec(),
         );
         Lab {
             inner: Rc::new(RefCell::new(inner)),
@@ -840,7 +840,7 @@ mod tests {
             &mut lab,
             &mut db,
             &clock,
-            LabAction::Console("import t sample.csv".into()),
+            LabAction::Console("import t sample.csv column-family=m".into()),
         );
         let last = lab.view.console.last().unwrap();
         assert!(
