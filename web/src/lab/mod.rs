@@ -819,6 +819,31 @@ mod tests {
     }
 
     #[test]
+    fn a_low_load_threshold_splits_the_hot_tablet_by_load() {
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("hotspots".into()),
+        );
+        // Sizes too large to split by bytes; a load threshold below the writes per second.
+        let by_load = TabletOptions {
+            split_bytes: 64 << 20,
+            merge_bytes: 1024,
+            split_load_ops: 100,
+            ..LAB_TABLET_OPTIONS
+        };
+        run(&mut lab, &mut db, &clock, LabAction::SetThresholds(by_load));
+        let before = lab.view.lanes[0].splits;
+        run(&mut lab, &mut db, &clock, LabAction::Load(3));
+        assert!(
+            lab.view.lanes[0].splits > before,
+            "200 writes a second into one tablet pass 100 ops: it splits by load"
+        );
+    }
+
+    #[test]
     fn the_console_runs_commands_and_keeps_row_counts() {
         let (mut lab, mut db, clock) = lab();
         for line in [
