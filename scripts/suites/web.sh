@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The web suite: the Yew playground (crate sparsetable-web).
-#  1. its reducer tests on the host (cargo test -p sparsetable-web);
+#  1. its reducer and lab tests on the host, with the console crate's parser/printer tests
+#     (cargo test -p sparsetable-web -p sparsetable-console);
 #  2. clippy over the browser build (the components exist only on wasm32, so the workspace's
 #     host clippy does not see them);
 #  3. the release build of the site (scripts/playground.sh --build-only);
-#  4. the Playwright test in Debian's Chromium (web/test/playground.test.mjs).
+#  4. the Playwright tests in Debian's Chromium (web/test/playground.test.mjs and the lab's
+#     web/test/lab.test.mjs; the console-vs-cbt comparison runs in the server suite).
 # Counts: cargo's "test result:" lines, node's "# pass N" / "# fail N", one check each for
 # clippy and the build.
 # With --prebuild it only compiles what it needs, with the very commands below and
 # scripts/playground.sh's (see scripts/prebuild.sh), and runs nothing.
 set -uo pipefail
 cd "${ROOT:-$(dirname "$0")/../..}"
-TESTS=(cargo test -p sparsetable-web)
+TESTS=(cargo test -p sparsetable-web -p sparsetable-console)
 CLIPPY=(cargo clippy -p sparsetable-web --no-deps --target wasm32-unknown-unknown --all-targets -- -D warnings)
 if [ "${1:-}" = --prebuild ]; then
   "${TESTS[@]}" --no-run; "${CLIPPY[@]}"; bash scripts/playground.sh --cargo-only
@@ -36,7 +38,7 @@ check "clippy -D warnings (wasm32)" "${CLIPPY[@]}"
 
 if check "release build of the playground" bash scripts/playground.sh --build-only; then
   echo "--- Playwright in Chromium"
-  node --test web/test/playground.test.mjs 2>&1 | tee "$logs/playwright.log"
+  node --test web/test/playground.test.mjs web/test/lab.test.mjs 2>&1 | tee "$logs/playwright.log"
   rc=${PIPESTATUS[0]}
   p=$(awk '/^# pass /{print $3}' "$logs/playwright.log" | tail -n 1)
   f=$(awk '/^# fail /{print $3}' "$logs/playwright.log" | tail -n 1)

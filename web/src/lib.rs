@@ -7,5 +7,9 @@
 
 pub mod state;
 
+// The lab (console, tablet map, heatmap, scenarios, key builder) is pure Rust too.
+extern crate alloc;
+pub mod lab;
+
 #[cfg(target_arch = "wasm32")]
 pub mod components;

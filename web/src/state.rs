@@ -57,6 +57,8 @@ pub enum Action {
     AdvanceClock(i64),
     /// Hides the error.
     DismissError,
+    /// The lab (console, tablet map, heatmap, scenarios, key builder): see [`crate::lab`].
+    Lab(crate::lab::LabAction),
 }
 
 /// An engine (or form) error as the UI shows it.
@@ -146,6 +148,8 @@ pub struct Playground {
     pub grid: Grid,
     /// The last action's error, if it failed.
     pub error: Option<ShownError>,
+    /// The lab's state and views.
+    pub lab: crate::lab::Lab,
 }
 
 impl core::fmt::Debug for Playground {
@@ -166,6 +170,7 @@ impl PartialEq for Playground {
             && self.selected == other.selected
             && self.grid == other.grid
             && self.error == other.error
+            && self.lab == other.lab
     }
 }
 
@@ -182,6 +187,7 @@ impl Playground {
             selected: None,
             grid: Grid::default(),
             error: None,
+            lab: crate::lab::Lab::default(),
         };
         p.refresh();
         p
@@ -222,11 +228,15 @@ impl Playground {
                 Ok(())
             }
             Action::DismissError => Ok(()),
+            Action::Lab(a) => self.lab.apply(&mut self.db.borrow_mut(), &self.clock, a),
         };
         if let Err(e) = result {
             self.error = Some(e);
         }
         self.refresh();
+        let selected = self.selected.clone();
+        self.lab
+            .observe(&mut self.db.borrow_mut(), selected.as_deref());
     }
 
     fn create_table(

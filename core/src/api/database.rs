@@ -28,6 +28,7 @@ use crate::model::request::ReadRowsRequest;
 use crate::model::row::{Row, SampleRowKey};
 use crate::model::schema::{
     validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo,
+    TabletOptions,
 };
 use crate::platform::clock::Clock;
 use crate::platform::random::SplitMix64;
@@ -478,6 +479,24 @@ impl Database {
         };
         self.write_manifest()?;
         Ok(info)
+    }
+
+    /// Replaces a table's tablet thresholds (flush, compaction, split and merge sizes, load
+    /// split) at run time: the playground shows them and lets people turn them down to watch
+    /// splits. Each tablet applies them at its next maintenance (its next write past a
+    /// threshold, or a background pass); nothing is rewritten here.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for options a new table would be
+    /// refused (a zero size, or `merge_bytes` not below `split_bytes`). On error nothing
+    /// changes.
+    pub fn set_tablet_options(&mut self, table_id: &str, options: TabletOptions) -> Result<()> {
+        let table = self.table_mut(table_id)?;
+        let mut config = table.config.clone();
+        config.tablet_options = options;
+        config.validate()?;
+        table.config.tablet_options = options;
+        self.write_manifest()
     }
 
     /// Applies each entry's mutations to its row: each entry atomically, the batch not.

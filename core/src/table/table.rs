@@ -64,6 +64,8 @@ pub struct TabletInfo {
     pub size_bytes: u64,
     /// Immutable runs.
     pub runs: usize,
+    /// Bytes in the memtable (not yet flushed to a run); part of `size_bytes`.
+    pub memtable_bytes: u64,
 }
 
 /// A structural event of one table.
@@ -211,6 +213,7 @@ impl Table {
             end_key: t.end.clone().unwrap_or_default(),
             size_bytes: t.size_bytes(),
             runs: t.runs.len(),
+            memtable_bytes: t.memtable.size_bytes(),
         }
     }
 

@@ -20,6 +20,13 @@ pub fn app() -> Html {
         Callback::from(move |action: Action| state.dispatch(action))
     };
     let selected = state.selected.clone();
+    // --- lab (pglab): console, tablets, Key Visualizer, scenarios, key builder ---
+    let lab = html! {
+        <super::lab::LabPanel lab={state.lab.view.clone()}
+            tables={state.tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>()}
+            on_action={dispatch.clone()} />
+    };
+    // --- end lab ---
 
     html! {
         <div class="page" data-testid="app">
@@ -49,6 +56,7 @@ pub fn app() -> Html {
                     }
                 </section>
             </main>
+            { lab }
         </div>
     }
 }

@@ -9,3 +9,12 @@ pub mod table_form;
 pub mod table_tabs;
 pub mod text_input;
 pub mod write_form;
+// The lab (pglab): console, tablet map, Key Visualizer, scenarios, key builder.
+pub mod console;
+pub mod heatmap;
+pub mod heatmaps_view;
+pub mod key_builder;
+pub mod lab;
+pub mod scenarios;
+pub mod tablet_map;
+pub mod tablets_view;

@@ -1,0 +1,639 @@
+//! A `cbt`-compatible console over a Sparsetable [`Database`]: the commands people type into
+//! Google's `cbt` CLI (`createtable`, `createfamily`, `setgcpolicy`, `set`, `read`, `lookup`,
+//! `count`, `deleterow`, `deletecolumn`, `deletefamily`, `deletetable`, `ls`, `import`),
+//! answered with exactly the bytes `cbt` prints on stdout, and on stderr the messages it logs
+//! (without the log's date and time prefix).
+//!
+//! The playground's console and the native `sparsetable-console` binary run this same code;
+//! `server/tests/console_vs_cbt.rs` runs the real `cbt` against the real server and this
+//! console in-process over the same commands, and compares what they print.
+//!
+//! Invariants: a command either fails before changing anything (a usage or parse error, or
+//! the engine's error, which leaves the database as it was) or runs to the end, as cbt's one
+//! RPC per command does; `import` writes batch by batch like cbt, so a failing batch leaves
+//! the earlier ones. Times a command takes from the clock ("now") are cut to milliseconds,
+//! as the Go client's `bigtable.Now()` does.
+
+pub mod args;
+pub mod complete;
+pub mod csv;
+pub mod gc;
+pub mod print;
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use sparsetable::{
+    ColumnFamily, Database, Error, FamilyModification, GcRule, Mutation, ReadRowsRequest,
+    RowFilter, RowRange, RowSet, TableConfig, TimestampRange,
+};
+
+pub use args::split_args;
+pub use complete::{complete, complete_line, History};
+
+/// What one command printed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    /// Exactly what cbt prints on stdout.
+    pub stdout: Vec<u8>,
+    /// The lines cbt logs on stderr, each without the log's date and time.
+    pub stderr: String,
+    /// Whether the command failed (cbt exits with status 1).
+    pub failed: bool,
+}
+
+impl Output {
+    fn fail(mut self, message: impl Into<String>) -> Output {
+        self.stderr.push_str(&message.into());
+        self.stderr.push('\n');
+        self.failed = true;
+        self
+    }
+}
+
+/// The console: named CSV files for `import` (the browser has no file system; natively a
+/// name not registered here is read from disk).
+#[derive(Debug, Clone, Default)]
+pub struct Console {
+    /// Files `import` can read, by name.
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+const SET_USAGE: &str = "usage: cbt set <table> <row> [authorized-view=<authorized-view-id>] [app-profile=<app profile id>] family:[column]=val[@ts] ...";
+
+/// The commands the console knows, for completion and `help`.
+pub const COMMANDS: &[&str] = &[
+    "count",
+    "createfamily",
+    "createtable",
+    "deletecolumn",
+    "deletefamily",
+    "deleterow",
+    "deletetable",
+    "import",
+    "lookup",
+    "ls",
+    "read",
+    "set",
+    "setgcpolicy",
+];
+
+/// The `key=` options of each command that takes them.
+pub fn options_of(command: &str) -> &'static [&'static str] {
+    match command {
+        "read" => &[
+            "start=",
+            "end=",
+            "prefix=",
+            "regex=",
+            "columns=",
+            "count=",
+            "cells-per-column=",
+            "reversed=",
+            "app-profile=",
+        ],
+        "lookup" => &["columns=", "cells-per-column=", "app-profile="],
+        "count" => &["prefix="],
+        "createtable" => &["families=", "splits="],
+        "import" => &[
+            "column-family=",
+            "batch-size=",
+            "workers=",
+            "timestamp=",
+            "app-profile=",
+        ],
+        _ => &[],
+    }
+}
+
+/// "rpc error: code = NotFound desc = ...", as the Go gRPC client words an error status.
+fn rpc(context: &str, e: &Error) -> String {
+    format!(
+        "{context}: rpc error: code = {} desc = {}",
+        print::go_code_name(e.code()),
+        e.message()
+    )
+}
+
+fn text(word: &[u8]) -> String {
+    String::from_utf8_lossy(word).into_owned()
+}
+
+/// `key=value` options, checked against the allowed keys as cbt's `parseArgs` does.
+fn parse_options(args: &[Vec<u8>], allowed: &[&str]) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut out = BTreeMap::new();
+    for arg in args {
+        let Some(i) = arg.iter().position(|&c| c == b'=') else {
+            return Err(format!("Bad arg {:?}", text(arg)));
+        };
+        let key = text(&arg[..i]);
+        if !allowed.iter().any(|a| a.trim_end_matches('=') == key) {
+            return Err(format!("unknown arg key {key:?}"));
+        }
+        out.insert(key, arg[i + 1..].to_vec());
+    }
+    Ok(out)
+}
+
+/// Go's `strconv.ParseInt` error wording.
+fn parse_int(what: &str, v: &[u8]) -> Result<i64, String> {
+    let s = text(v);
+    s.parse::<i64>()
+        .map_err(|_| format!("Bad {what} {s:?}: strconv.ParseInt: parsing {s:?}: invalid syntax"))
+}
+
+/// cbt's `columns=` option: comma-separated `family:qualifier` (both regexes), `family:`,
+/// `:qualifier` or `qualifier`, interleaved.
+fn columns_filter(spec: &[u8]) -> Result<Option<RowFilter>, String> {
+    let mut filters = Vec::new();
+    for column in spec.split(|&c| c == b',').filter(|c| !c.is_empty()) {
+        let parts: Vec<&[u8]> = column.split(|&c| c == b':').collect();
+        let f = match parts.as_slice() {
+            [q] => RowFilter::ColumnQualifierRegex(q.to_vec()),
+            [f, []] => RowFilter::FamilyNameRegex(text(f)),
+            [[], q] => RowFilter::ColumnQualifierRegex(q.to_vec()),
+            [f, q] => RowFilter::Chain(vec![
+                RowFilter::FamilyNameRegex(text(f)),
+                RowFilter::ColumnQualifierRegex(q.to_vec()),
+            ]),
+            _ => return Err(format!("bad format for column {:?}", text(column))),
+        };
+        filters.push(f);
+    }
+    Ok(match filters.len() {
+        0 => None,
+        1 => filters.pop(),
+        _ => Some(RowFilter::Interleave(filters)),
+    })
+}
+
+fn chain(mut filters: Vec<RowFilter>) -> RowFilter {
+    match filters.len() {
+        0 => RowFilter::PassAll,
+        1 => filters.pop().unwrap_or_default(),
+        _ => RowFilter::Chain(filters),
+    }
+}
+
+/// The filters `read` and `lookup` share: `regex=`, `columns=`, `cells-per-column=`.
+fn read_filters(opts: &BTreeMap<String, Vec<u8>>) -> Result<Vec<RowFilter>, String> {
+    let mut filters = Vec::new();
+    if let Some(re) = opts.get("regex") {
+        filters.push(RowFilter::RowKeyRegex(re.clone()));
+    }
+    if let Some(cols) = opts.get("columns") {
+        filters.extend(columns_filter(cols)?);
+    }
+    if let Some(n) = opts.get("cells-per-column") {
+        let n = parse_int("cells-per-column", n)?;
+        filters.push(RowFilter::CellsPerColumnLimit(
+            i32::try_from(n).map_err(|_| format!("Bad cells-per-column {n}"))?,
+        ));
+    }
+    Ok(filters)
+}
+
+/// The console's "now" for a write without a timestamp: the clock cut to milliseconds.
+fn now_millis(db: &Database) -> i64 {
+    let now = db.now_micros();
+    now - now.rem_euclid(1000)
+}
+
+/// `val@ts` as cbt reads it: the text after the last `@` is a timestamp if it parses as an
+/// integer, else part of the value.
+fn split_timestamp(val: &[u8], default_ts: i64) -> (Vec<u8>, i64) {
+    if let Some(i) = val.iter().rposition(|&c| c == b'@') {
+        if let Ok(ts) = text(&val[i + 1..]).parse::<i64>() {
+            return (val[..i].to_vec(), ts);
+        }
+    }
+    (val.to_vec(), default_ts)
+}
+
+impl Console {
+    /// An empty console.
+    pub fn new() -> Self {
+        Console::default()
+    }
+
+    /// Runs one line (a cbt command without the `cbt` and its flags) against `db`.
+    pub fn run_line(&mut self, db: &mut Database, line: &str) -> Output {
+        match split_args(line) {
+            Ok(words) if words.is_empty() => Output::default(),
+            Ok(words) => self.run(db, &words),
+            Err(e) => Output::default().fail(e),
+        }
+    }
+
+    /// Runs one command given as words, `words[0]` being the command.
+    pub fn run(&mut self, db: &mut Database, words: &[Vec<u8>]) -> Output {
+        let out = Output::default();
+        let command = text(&words[0]);
+        let args = &words[1..];
+        match self.dispatch(db, &command, args) {
+            Ok(out) => out,
+            Err(message) => out.fail(message),
+        }
+    }
+
+    fn dispatch(
+        &mut self,
+        db: &mut Database,
+        command: &str,
+        args: &[Vec<u8>],
+    ) -> Result<Output, String> {
+        let mut out = Output::default();
+        match command {
+            "ls" => match args {
+                [] => {
+                    let mut names: Vec<String> =
+                        db.list_tables().into_iter().map(|t| t.name).collect();
+                    names.sort();
+                    for n in names {
+                        out.stdout.extend_from_slice(n.as_bytes());
+                        out.stdout.push(b'\n');
+                    }
+                }
+                [table] => {
+                    let info = db
+                        .get_table(&text(table))
+                        .map_err(|e| rpc("Getting table info", &e))?;
+                    let mut lines = vec![
+                        vec![
+                            "Family Name".to_string(),
+                            "GC Policy".into(),
+                            "Value Type".into(),
+                        ],
+                        vec![
+                            "-----------".to_string(),
+                            "---------".into(),
+                            "----------".into(),
+                        ],
+                    ];
+                    let mut families: Vec<(&String, &ColumnFamily)> =
+                        info.config.families.iter().collect();
+                    families.sort_by(|a, b| a.0.cmp(b.0));
+                    for (name, family) in families {
+                        lines.push(vec![
+                            name.clone(),
+                            print::gc_policy_string(&family.gc_rule),
+                            "{}".into(),
+                        ]);
+                    }
+                    out.stdout
+                        .extend_from_slice(print::tabwrite(&lines).as_bytes());
+                }
+                _ => {
+                    let listed: Vec<String> = args.iter().map(|a| text(a)).collect();
+                    return Err(format!("Can't do `cbt ls [{}]`", listed.join(" ")));
+                }
+            },
+            "createtable" => {
+                let [table, rest @ ..] = args else {
+                    return Err("usage: cbt createtable <table> [families=family[:gcpolicy[:type]],...] [splits=split,...]".into());
+                };
+                let opts = parse_options(rest, &["families", "splits"])?;
+                let mut config = TableConfig::default();
+                if let Some(spec) = opts.get("families") {
+                    for fam in text(spec).split(',').filter(|f| !f.is_empty()) {
+                        let mut parts = fam.splitn(3, ':');
+                        let name = parts.next().unwrap_or_default().to_string();
+                        let gc_rule = match parts.next() {
+                            Some(p) if !p.is_empty() => gc::parse_gc_policy(p)?,
+                            _ => GcRule::Never,
+                        };
+                        if parts.next().is_some() {
+                            return Err("family types are not supported by this console".into());
+                        }
+                        config.families.insert(
+                            name,
+                            ColumnFamily {
+                                gc_rule,
+                                ..ColumnFamily::default()
+                            },
+                        );
+                    }
+                }
+                if let Some(splits) = opts.get("splits") {
+                    config.initial_splits = splits
+                        .split(|&c| c == b',')
+                        .filter(|s| !s.is_empty())
+                        .map(<[u8]>::to_vec)
+                        .collect();
+                }
+                db.create_table(&text(table), config)
+                    .map_err(|e| rpc("Creating table", &e))?;
+            }
+            "deletetable" => {
+                let [table] = args else {
+                    return Err("usage: cbt deletetable <table>".into());
+                };
+                db.delete_table(&text(table))
+                    .map_err(|e| rpc("Deleting table", &e))?;
+            }
+            "createfamily" => {
+                let [table, family] = args else {
+                    return Err("usage: cbt createfamily <table> <family>".into());
+                };
+                let m = FamilyModification::Create {
+                    name: text(family),
+                    family: ColumnFamily::default(),
+                };
+                db.modify_column_families(&text(table), &[m])
+                    .map_err(|e| rpc("Creating column family", &e))?;
+            }
+            "deletefamily" => {
+                let [table, family] = args else {
+                    return Err("usage: cbt deletefamily <table> <family>".into());
+                };
+                let m = FamilyModification::Drop { name: text(family) };
+                db.modify_column_families(&text(table), &[m])
+                    .map_err(|e| rpc("Deleting column family", &e))?;
+            }
+            "setgcpolicy" => {
+                let [table, family, policy @ ..] = args else {
+                    return Err("usage: cbt setgcpolicy <table> <family> ((maxage=<d> | maxversions=<n>) [(and|or) (maxage=<d> | maxversions=<n>),...] | never) [force]".into());
+                };
+                let mut words: Vec<String> = policy.iter().map(|w| text(w)).collect();
+                if words.last().map(String::as_str) == Some("force") {
+                    words.pop();
+                }
+                let gc_rule = gc::parse_gc_policy(&words.join(" "))?;
+                let name = text(family);
+                let info = db
+                    .get_table(&text(table))
+                    .map_err(|e| rpc("Setting GC policy", &e))?;
+                // Keep the family's value type: only its GC rule changes.
+                let current = info.config.families.get(&name).cloned().unwrap_or_default();
+                let m = FamilyModification::Update {
+                    name,
+                    family: ColumnFamily { gc_rule, ..current },
+                };
+                db.modify_column_families(&text(table), &[m])
+                    .map_err(|e| rpc("Setting GC policy", &e))?;
+            }
+            "set" => {
+                let [table, row, cells @ ..] = args else {
+                    return Err(SET_USAGE.into());
+                };
+                if cells.is_empty() {
+                    return Err(SET_USAGE.into());
+                }
+                let now = now_millis(db);
+                let mut mutations = Vec::new();
+                for arg in cells {
+                    let Some(i) = arg.iter().position(|&c| c == b'=') else {
+                        return Err(format!("Bad set arg {:?}", text(arg)));
+                    };
+                    let (key, val) = (&arg[..i], &arg[i + 1..]);
+                    if key == b"app-profile" {
+                        continue;
+                    }
+                    let Some(colon) = key.iter().position(|&c| c == b':') else {
+                        return Err(format!("Bad set arg {:?}", text(arg)));
+                    };
+                    let (value, ts) = split_timestamp(val, now);
+                    mutations.push(Mutation::set_cell(
+                        text(&key[..colon]),
+                        key[colon + 1..].to_vec(),
+                        ts,
+                        value,
+                    ));
+                }
+                db.mutate_row(&text(table), row, &mutations)
+                    .map_err(|e| rpc("Applying mutation", &e))?;
+            }
+            "deleterow" => {
+                let [table, row, ..] = args else {
+                    return Err(
+                        "usage: cbt deleterow <table> <row> [app-profile=<app profile id>]".into(),
+                    );
+                };
+                db.mutate_row(&text(table), row, &[Mutation::DeleteFromRow])
+                    .map_err(|e| rpc("Deleting row", &e))?;
+            }
+            "deletecolumn" => {
+                let [table, row, family, qualifier, ..] = args else {
+                    return Err("usage: cbt deletecolumn <table> <row> <family> <column> [app-profile=<app profile id>]".into());
+                };
+                let m = Mutation::DeleteFromColumn {
+                    family: text(family),
+                    qualifier: qualifier.clone(),
+                    time_range: TimestampRange::default(),
+                };
+                db.mutate_row(&text(table), row, &[m])
+                    .map_err(|e| rpc("Deleting cells in column", &e))?;
+            }
+            "read" => {
+                let [table, rest @ ..] = args else {
+                    return Err("usage: cbt read <table> [args ...]".into());
+                };
+                let opts = parse_options(rest, options_of("read"))?;
+                let (start, end, prefix) = (opts.get("start"), opts.get("end"), opts.get("prefix"));
+                if prefix.is_some() && (start.is_some() || end.is_some()) {
+                    return Err("\"start\"/\"end\" may not be mixed with \"prefix\"".into());
+                }
+                let mut request = ReadRowsRequest::default();
+                if let Some(p) = prefix {
+                    request.row_set = RowSet {
+                        row_keys: vec![],
+                        row_ranges: vec![RowRange::prefix(p.clone())],
+                    };
+                } else if start.is_some() || end.is_some() {
+                    let range = RowRange {
+                        start: start.map_or(Bound::Unbounded, |s| Bound::Included(s.clone())),
+                        end: end.map_or(Bound::Unbounded, |e| Bound::Excluded(e.clone())),
+                    };
+                    request.row_set = RowSet {
+                        row_keys: vec![],
+                        row_ranges: vec![range],
+                    };
+                }
+                if let Some(n) = opts.get("count") {
+                    request.rows_limit = parse_int("count", n)?;
+                }
+                if let Some(r) = opts.get("reversed") {
+                    request.reversed = match r.as_slice() {
+                        b"true" | b"1" | b"t" | b"T" | b"TRUE" | b"True" => true,
+                        b"false" | b"0" | b"f" | b"F" | b"FALSE" | b"False" => false,
+                        _ => return Err(format!("Bad reversed {:?}", text(r))),
+                    };
+                }
+                request.filter = chain(read_filters(&opts)?);
+                let rows = db
+                    .read_rows(&text(table), &request)
+                    .map_err(|e| rpc("Reading rows", &e))?;
+                for row in rows {
+                    print::print_row(&mut out.stdout, Some(&row));
+                }
+            }
+            "lookup" => {
+                let [table, row, rest @ ..] = args else {
+                    return Err("usage: cbt lookup <table> <row> [columns=<family:qualifier>...] [cells-per-column=<n>] [app-profile=<app profile id>]".into());
+                };
+                let opts = parse_options(rest, options_of("lookup"))?;
+                let filter = chain(read_filters(&opts)?);
+                let found = db
+                    .read_row_filtered(&text(table), row, &filter)
+                    .map_err(|e| rpc("Reading row", &e))?;
+                print::print_row(&mut out.stdout, found.as_ref());
+            }
+            "count" => {
+                let [table, rest @ ..] = args else {
+                    return Err("usage: cbt count <table> [prefix=<row-key-prefix>]".into());
+                };
+                let opts = parse_options(rest, options_of("count"))?;
+                let mut request = ReadRowsRequest {
+                    filter: RowFilter::StripValue,
+                    ..ReadRowsRequest::default()
+                };
+                if let Some(p) = opts.get("prefix") {
+                    request.row_set = RowSet {
+                        row_keys: vec![],
+                        row_ranges: vec![RowRange::prefix(p.clone())],
+                    };
+                }
+                let n = db
+                    .read_rows(&text(table), &request)
+                    .map_err(|e| rpc("Reading rows", &e))?
+                    .count();
+                out.stdout.extend_from_slice(format!("{n}\n").as_bytes());
+            }
+            "import" => return self.import(db, args),
+            other => return Err(format!("Unknown command {other:?}")),
+        }
+        Ok(out)
+    }
+
+    /// `cbt import <table> <file> [column-family=] [batch-size=] [workers=] [timestamp=]`.
+    fn import(&mut self, db: &mut Database, args: &[Vec<u8>]) -> Result<Output, String> {
+        let [table, file, rest @ ..] = args else {
+            return Err("usage: cbt import <table-id> <input-file> [app-profile=<app-profile-id>] [column-family=<family-name>] [batch-size=<500>] [workers=<1>] [timestamp=<now|value-encoded>]".into());
+        };
+        let opts = parse_options(rest, options_of("import"))?;
+        let name = text(file);
+        let bytes = match self.files.get(&name) {
+            Some(b) => b.clone(),
+            None => std::fs::read(&name).map_err(|_| {
+                format!("couldn't open the csv file: open {name}: no such file or directory")
+            })?,
+        };
+        let records = csv::parse_csv(&String::from_utf8_lossy(&bytes))?;
+        let batch_size = match opts.get("batch-size") {
+            Some(n) => usize::try_from(parse_int("batch-size", n)?)
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or("batch-size must be positive")?,
+            None => 500,
+        };
+        if opts.get("workers").is_some_and(|w| w.as_slice() != b"1") {
+            return Err("this console imports with one worker (workers=1)".into());
+        }
+        let value_encoded = match opts.get("timestamp").map(Vec::as_slice) {
+            None | Some(b"now") => false,
+            Some(b"value-encoded") => true,
+            Some(other) => {
+                return Err(format!(
+                    "timestamp must be now or value-encoded, not {:?}",
+                    text(other)
+                ))
+            }
+        };
+        let mut records = records.into_iter();
+        let families: Vec<String> = match opts.get("column-family") {
+            Some(f) => Vec::from([text(f)]),
+            None => {
+                let row = records
+                    .next()
+                    .ok_or("empty csv file: no column family row")?;
+                let mut current = String::new();
+                row.into_iter()
+                    .skip(1)
+                    .map(|f| {
+                        if !f.is_empty() {
+                            current = f;
+                        }
+                        current.clone()
+                    })
+                    .collect()
+            }
+        };
+        let columns: Vec<String> = records
+            .next()
+            .ok_or("csv file has no column qualifier row")?
+            .into_iter()
+            .skip(1)
+            .collect();
+        let family_of = |i: usize| -> String {
+            if opts.contains_key("column-family") {
+                families[0].clone()
+            } else {
+                families
+                    .get(i)
+                    .or(families.last())
+                    .cloned()
+                    .unwrap_or_default()
+            }
+        };
+        let now = now_millis(db);
+        let rows: Vec<Vec<String>> = records.filter(|r| !r.is_empty()).collect();
+        let mut out = Output::default();
+        for batch in rows.chunks(batch_size) {
+            let entries: Vec<sparsetable::RowMutations> = batch
+                .iter()
+                .map(|rec| {
+                    let mutations = rec
+                        .iter()
+                        .skip(1)
+                        .enumerate()
+                        .filter(|(_, v)| !v.is_empty())
+                        .map(|(i, v)| {
+                            let (value, ts) = if value_encoded {
+                                split_timestamp(v.as_bytes(), now)
+                            } else {
+                                (v.as_bytes().to_vec(), now)
+                            };
+                            Mutation::set_cell(
+                                family_of(i),
+                                columns.get(i).cloned().unwrap_or_default().into_bytes(),
+                                ts,
+                                value,
+                            )
+                        })
+                        .collect();
+                    sparsetable::RowMutations {
+                        row_key: rec[0].clone().into_bytes(),
+                        mutations,
+                    }
+                })
+                .collect();
+            out.stderr.push_str(&format!(
+                "[0] Writing batch:: size: {}, firstRowKey: {}, lastRowKey: {}\n",
+                batch.len(),
+                batch[0][0],
+                batch[batch.len() - 1][0]
+            ));
+            match db.mutate_rows(&text(table), &entries) {
+                Err(e) => {
+                    let e = rpc("", &e);
+                    return Ok(out.fail(format!("error: applying bulk mutations process error{e}")));
+                }
+                Ok(results) => {
+                    let errors: Vec<Error> = results.into_iter().filter_map(Result::err).collect();
+                    if let Some(first) = errors.first() {
+                        // The Go client's bulk-apply summary behind cbt's "error: ".
+                        let first = rpc("", first);
+                        return Ok(out.fail(format!(
+                            "error: applying bulk mutations had {} errors, first:{}",
+                            errors.len(),
+                            first.trim_start_matches(": ")
+                        )));
+                    }
+                }
+            }
+        }
+        out.stderr
+            .push_str(&format!("Done importing {} rows.\n", rows.len()));
+        Ok(out)
+    }
+}

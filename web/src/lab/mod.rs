@@ -1,0 +1,950 @@
+//! The lab: the playground's console, tablet map, Key Visualizer heatmap, scenarios, load
+//! generator and key builder. Pure Rust like the reducer: [`Lab::apply`] runs a
+//! [`LabAction`] against the playground's database and [`Lab::observe`] refreshes the
+//! lab's views after any action.
+//!
+//! Invariants:
+//! - the views read only `Database::tablets`, `access_stats`, `get_table` and
+//!   `take_tablet_events`, none of which counts as a read in the access statistics; row
+//!   counts come from the keys the lab wrote (load generator, scenario data, console `set`
+//!   and `deleterow`), not from reading rows;
+//! - the heavy state (keys written, recent writes, the console's files, the generator) sits
+//!   behind one `Rc<RefCell<_>>`, like the database, so a Yew reducer's clone of the
+//!   playground costs only the small views;
+//! - a scenario recreates its tables, so running it again starts it over.
+
+pub mod heatmap;
+pub mod keys;
+pub mod load;
+pub mod scenarios;
+pub mod tablets;
+
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+use core::ops::Bound;
+
+use sparsetable::{
+    ColumnFamily, Database, GcRule, ManualClock, Mutation, ReadRowsRequest, RowFilter, RowRange,
+    RowSet, StatsOptions, TableConfig, TabletOptions,
+};
+use sparsetable_console::Console;
+
+use crate::state::{display_bytes, ShownError};
+use heatmap::{Heatmap, Metric};
+use keys::{KeyDesign, Segment, REVERSE_BASE_MICROS};
+use load::{Generator, Lane, LoadSettings, Shape, FAMILY};
+use scenarios::ScenarioId;
+use tablets::{EventLine, TabletView};
+
+/// The tablet thresholds lab tables start with: small, so a few thousand rows split.
+pub const LAB_TABLET_OPTIONS: TabletOptions = TabletOptions {
+    memtable_bytes: 8 * 1024,
+    max_runs: 4,
+    split_bytes: 48 * 1024,
+    merge_bytes: 8 * 1024,
+    split_load_ops: 600,
+};
+
+/// How lab tables bucket their access statistics: one-second time buckets (the load
+/// generator's tick), 12-byte key buckets (enough to tell timestamps and salts apart).
+pub const LAB_STATS: StatsOptions = StatsOptions {
+    bucket_micros: 1_000_000,
+    key_prefix_bytes: 12,
+    max_buckets: 90,
+};
+
+/// Recent writes the hotspot score looks at, per lane: about one tick at the default rate,
+/// and less than a tablet holds, so a moving hotspot is not smeared over the tablets it
+/// already left.
+pub const RECENT_WRITES: usize = 200;
+
+/// Ticks a scenario runs when it starts (one simulated second each).
+pub const SCENARIO_TICKS: u32 = 15;
+
+/// Something done in the lab.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LabAction {
+    /// Runs a console line.
+    Console(String),
+    /// Clears the console's scrollback.
+    ClearConsole,
+    /// Registers a file the console's `import` can read.
+    AddFile {
+        /// The name `import` uses.
+        name: String,
+        /// The CSV text.
+        text: String,
+    },
+    /// Starts a scenario (by slug), recreating its tables and loading them.
+    RunScenario(String),
+    /// Runs the load generator for this many ticks.
+    Load(u32),
+    /// Changes the load generator's settings.
+    SetLoad(LoadSettings),
+    /// Sets the tablet thresholds of every lane's table.
+    SetThresholds(TabletOptions),
+    /// Shows another metric in the heatmaps.
+    SetMetric(Metric),
+    /// Sets design A (slot 0) or B (slot 1) of the key builder.
+    SetDesign {
+        /// 0 for A, 1 for B.
+        slot: usize,
+        /// The design.
+        design: KeyDesign,
+    },
+    /// The comments pager: first page (`next: false`) or the next one, with a key regex.
+    Page {
+        /// Continue from the resume key.
+        next: bool,
+        /// A row-key regex; empty for none.
+        regex: String,
+    },
+}
+
+/// One console exchange.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsoleEntry {
+    /// The line typed.
+    pub command: String,
+    /// What cbt prints on stdout.
+    pub stdout: String,
+    /// What it logs on stderr.
+    pub stderr: String,
+    /// Whether it failed.
+    pub failed: bool,
+}
+
+/// One lane as the views show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaneView {
+    /// The table.
+    pub table: String,
+    /// The key design's name.
+    pub design: String,
+    /// Its tablets in key order.
+    pub tablets: Vec<TabletView>,
+    /// The hottest tablet's share of recent writes, per mille.
+    pub hotspot_permille: u32,
+    /// The heatmap of the chosen metric.
+    pub heatmap: Heatmap,
+    /// Splits seen so far.
+    pub splits: usize,
+    /// Merges of cold neighbours seen so far.
+    pub merges: usize,
+    /// Rows the lab wrote.
+    pub rows: usize,
+}
+
+/// The comments pager.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PagerView {
+    /// Page number, from 1.
+    pub page: usize,
+    /// The rows: key and comment text.
+    pub rows: Vec<(String, String)>,
+    /// Where the next page starts.
+    pub resume: Option<Vec<u8>>,
+    /// The regex used.
+    pub regex: String,
+    /// The same read as a cbt command.
+    pub command: String,
+}
+
+/// What the lab shows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LabView {
+    /// The console's scrollback, oldest first.
+    pub console: Vec<ConsoleEntry>,
+    /// The lanes (a scenario's tables, or the selected table).
+    pub lanes: Vec<LaneView>,
+    /// Tablet events, oldest first (the newest 200).
+    pub events: Vec<EventLine>,
+    /// The thresholds of the first lane's table.
+    pub thresholds: TabletOptions,
+    /// The running scenario's slug.
+    pub scenario: Option<&'static str>,
+    /// Load generator settings.
+    pub load: LoadSettings,
+    /// Ticks run so far.
+    pub ticks: u64,
+    /// The heatmap metric.
+    pub metric: Metric,
+    /// Key builder designs A and B.
+    pub designs: [KeyDesign; 2],
+    /// The comments pager.
+    pub pager: Option<PagerView>,
+    /// Console files by name.
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    console: Console,
+    lanes: Vec<Lane>,
+    /// Lanes the generator writes (the bus and comments scenarios write their own data).
+    generated: bool,
+    generator: Generator,
+    keys: BTreeMap<String, BTreeSet<Vec<u8>>>,
+    recent: BTreeMap<String, VecDeque<Vec<u8>>>,
+    splits: BTreeMap<String, usize>,
+    merges: BTreeMap<String, usize>,
+}
+
+/// The lab's state: shared heavy state plus the views.
+#[derive(Debug, Clone)]
+pub struct Lab {
+    inner: Rc<RefCell<Inner>>,
+    /// What the lab components render.
+    pub view: LabView,
+}
+
+impl PartialEq for Lab {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.inner, &other.inner) && self.view == other.view
+    }
+}
+
+impl Default for Lab {
+    fn default() -> Self {
+        let mut view = LabView {
+            thresholds: LAB_TABLET_OPTIONS,
+            designs: [KeyDesign::sequential(), KeyDesign::field_promoted()],
+            ..LabView::default()
+        };
+        view.files.push("sample.csv".into());
+        let mut inner = Inner::default();
+        inner.console.files.insert(
+            "sample.csv".into(),
+            b",name,city\nuser#0001,Ada,London\nuser#0002,Grace,Arlington\nuser#0003,Edsger,Nuenen\n".to_vec(),
+        );
+        Lab {
+            inner: Rc::new(RefCell::new(inner)),
+            view,
+        }
+    }
+}
+
+fn err(code: &str, message: impl Into<String>) -> ShownError {
+    ShownError {
+        code: code.into(),
+        message: message.into(),
+    }
+}
+
+fn shown(e: sparsetable::Error) -> ShownError {
+    err(e.code().as_str(), e.message())
+}
+
+/// Creates (or recreates) a lab table with one family, the small thresholds and
+/// one-second statistics.
+fn fresh_table(
+    db: &mut Database,
+    name: &str,
+    families: &[(&str, GcRule)],
+) -> Result<(), ShownError> {
+    if db.get_table(name).is_ok() {
+        db.delete_table(name).map_err(shown)?;
+    }
+    let mut config = TableConfig {
+        tablet_options: LAB_TABLET_OPTIONS,
+        ..TableConfig::default()
+    };
+    for (f, gc_rule) in families {
+        config.families.insert(
+            (*f).into(),
+            ColumnFamily {
+                gc_rule: gc_rule.clone(),
+                ..ColumnFamily::default()
+            },
+        );
+    }
+    db.create_table(name, config).map_err(shown)?;
+    db.set_stats_options(name, LAB_STATS).map_err(shown)
+}
+
+impl Lab {
+    /// Runs one lab action.
+    ///
+    /// # Errors
+    /// The engine's error, or a message for a bad request (unknown scenario).
+    pub fn apply(
+        &mut self,
+        db: &mut Database,
+        clock: &ManualClock,
+        action: LabAction,
+    ) -> Result<(), ShownError> {
+        match action {
+            LabAction::Console(line) => self.console(db, &line),
+            LabAction::ClearConsole => self.view.console.clear(),
+            LabAction::AddFile { name, text } => {
+                let name = name.trim().to_string();
+                if name.is_empty() {
+                    return Err(err("INVALID_ARGUMENT", "name the file"));
+                }
+                self.inner
+                    .borrow_mut()
+                    .console
+                    .files
+                    .insert(name.clone(), text.into_bytes());
+                if !self.view.files.contains(&name) {
+                    self.view.files.push(name);
+                }
+            }
+            LabAction::RunScenario(slug) => {
+                let s = scenarios::by_slug(&slug)
+                    .ok_or_else(|| err("NOT_FOUND", format!("no scenario {slug:?}")))?;
+                self.run_scenario(db, clock, s.id)?;
+                self.view.scenario = Some(s.slug);
+            }
+            LabAction::Load(ticks) => self.load(db, clock, ticks),
+            LabAction::SetLoad(settings) => {
+                if settings.rate == 0
+                    || settings.rate > 1000
+                    || settings.read_percent > 100
+                    || settings.entities == 0
+                {
+                    return Err(err(
+                        "INVALID_ARGUMENT",
+                        "load: rate 1 to 1000, reads 0 to 100 %, at least one entity",
+                    ));
+                }
+                self.view.load = settings;
+            }
+            LabAction::SetThresholds(options) => {
+                let tables: Vec<String> = self
+                    .inner
+                    .borrow()
+                    .lanes
+                    .iter()
+                    .map(|l| l.table.clone())
+                    .collect();
+                if tables.is_empty() {
+                    return Err(err(
+                        "FAILED_PRECONDITION",
+                        "run a scenario first: thresholds apply to its tables",
+                    ));
+                }
+                for t in tables {
+                    db.set_tablet_options(&t, options).map_err(shown)?;
+                }
+            }
+            LabAction::SetMetric(m) => self.view.metric = m,
+            LabAction::SetDesign { slot, design } => {
+                if slot > 1 || design.segments.is_empty() {
+                    return Err(err(
+                        "INVALID_ARGUMENT",
+                        "a design needs at least one segment",
+                    ));
+                }
+                self.view.designs[slot] = design;
+            }
+            LabAction::Page { next, regex } => self.page(db, next, regex)?,
+        }
+        Ok(())
+    }
+
+    fn console(&mut self, db: &mut Database, line: &str) {
+        let out = self.inner.borrow_mut().console.run_line(db, line);
+        if !out.failed {
+            self.track_console(line);
+        }
+        self.view.console.push(ConsoleEntry {
+            command: line.to_string(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: out.stderr,
+            failed: out.failed,
+        });
+        let excess = self.view.console.len().saturating_sub(200);
+        self.view.console.drain(..excess);
+    }
+
+    /// Keeps the row counts right after console writes and deletes.
+    fn track_console(&mut self, line: &str) {
+        let Ok(words) = sparsetable_console::split_args(line) else {
+            return;
+        };
+        let mut inner = self.inner.borrow_mut();
+        match words.as_slice() {
+            [cmd, table, row, ..] if cmd.as_slice() == b"set" => {
+                let t = String::from_utf8_lossy(table).into_owned();
+                inner.keys.entry(t).or_default().insert(row.clone());
+            }
+            [cmd, table, row, ..] if cmd.as_slice() == b"deleterow" => {
+                let t = String::from_utf8_lossy(table).into_owned();
+                inner.keys.entry(t).or_default().remove(row);
+            }
+            [cmd, table] if cmd.as_slice() == b"deletetable" => {
+                inner.keys.remove(&*String::from_utf8_lossy(table));
+            }
+            _ => {}
+        }
+    }
+
+    fn load(&mut self, db: &mut Database, clock: &ManualClock, ticks: u32) {
+        let mut inner = self.inner.borrow_mut();
+        if !inner.generated || inner.lanes.is_empty() {
+            return;
+        }
+        let lanes = inner.lanes.clone();
+        for _ in 0..ticks {
+            let result = inner.generator.tick(db, clock, &lanes, &self.view.load);
+            for (lane, written) in lanes.iter().zip(result.written) {
+                let recent = inner.recent.entry(lane.table.clone()).or_default();
+                recent.extend(written.iter().cloned());
+                let excess = recent.len().saturating_sub(RECENT_WRITES);
+                recent.drain(..excess);
+                inner
+                    .keys
+                    .entry(lane.table.clone())
+                    .or_default()
+                    .extend(written);
+            }
+            self.view.ticks += 1;
+        }
+    }
+
+    fn set_lanes(&mut self, lanes: Vec<Lane>, generated: bool) {
+        let mut inner = self.inner.borrow_mut();
+        for lane in &lanes {
+            inner.keys.remove(&lane.table);
+            inner.recent.remove(&lane.table);
+            inner.splits.remove(&lane.table);
+            inner.merges.remove(&lane.table);
+        }
+        inner.lanes = lanes;
+        inner.generated = generated;
+        inner.generator = Generator::default();
+        self.view.pager = None;
+        self.view.ticks = 0;
+    }
+
+    fn write_rows(
+        &mut self,
+        db: &mut Database,
+        table: &str,
+        rows: &[(Vec<u8>, Vec<Mutation>)],
+    ) -> Result<(), ShownError> {
+        for (key, mutations) in rows {
+            db.mutate_row(table, key, mutations).map_err(shown)?;
+        }
+        let mut inner = self.inner.borrow_mut();
+        let keys = inner.keys.entry(table.into()).or_default();
+        keys.extend(rows.iter().map(|(k, _)| k.clone()));
+        let recent = inner.recent.entry(table.into()).or_default();
+        recent.extend(rows.iter().map(|(k, _)| k.clone()));
+        let excess = recent.len().saturating_sub(RECENT_WRITES);
+        recent.drain(..excess);
+        Ok(())
+    }
+
+    fn run_scenario(
+        &mut self,
+        db: &mut Database,
+        clock: &ManualClock,
+        id: ScenarioId,
+    ) -> Result<(), ShownError> {
+        let m = [(FAMILY, GcRule::Never)];
+        let lane = |table: &str, design: KeyDesign, shape| Lane {
+            table: table.into(),
+            design,
+            shape,
+        };
+        match id {
+            ScenarioId::Hotspots => {
+                let lanes = alloc::vec![
+                    lane("hot_sequential", KeyDesign::sequential(), Shape::Tall),
+                    lane("hot_salted", KeyDesign::salted(8), Shape::Tall),
+                    lane("hot_promoted", KeyDesign::field_promoted(), Shape::Tall),
+                ];
+                for l in &lanes {
+                    fresh_table(db, &l.table, &m)?;
+                }
+                self.set_lanes(lanes, true);
+                self.load(db, clock, SCENARIO_TICKS);
+            }
+            ScenarioId::TimeSeries => {
+                fresh_table(
+                    db,
+                    "sensor_ts",
+                    &[(
+                        FAMILY,
+                        GcRule::MaxAge {
+                            micros: 3_600_000_000,
+                        },
+                    )],
+                )?;
+                self.set_lanes(
+                    alloc::vec![lane(
+                        "sensor_ts",
+                        KeyDesign::reverse_timestamp(),
+                        Shape::Tall
+                    )],
+                    true,
+                );
+                self.load(db, clock, 10);
+            }
+            ScenarioId::TallWide => {
+                let lanes = alloc::vec![
+                    lane("tall", KeyDesign::reverse_timestamp(), Shape::Tall),
+                    lane("wide", KeyDesign::entity_only(), Shape::Wide),
+                ];
+                for l in &lanes {
+                    fresh_table(db, &l.table, &m)?;
+                }
+                self.set_lanes(lanes, true);
+                self.load(db, clock, 10);
+            }
+            ScenarioId::AB => {
+                let [a, b] = self.view.designs.clone();
+                let lanes = alloc::vec![lane("ab_a", a, Shape::Tall), lane("ab_b", b, Shape::Tall)];
+                for l in &lanes {
+                    fresh_table(db, &l.table, &m)?;
+                }
+                self.set_lanes(lanes, true);
+                self.load(db, clock, SCENARIO_TICKS);
+            }
+            ScenarioId::Bus => {
+                fresh_table(db, "vehicles", &[("loc", GcRule::MaxNumVersions(3))])?;
+                let design = KeyDesign {
+                    name: "company#route#vehicle".into(),
+                    segments: alloc::vec![
+                        Segment::Literal("company".into()),
+                        Segment::Literal("route".into()),
+                        Segment::Literal("vehicle".into())
+                    ],
+                    separator: "#".into(),
+                };
+                self.set_lanes(alloc::vec![lane("vehicles", design, Shape::Tall)], false);
+                let mut rows = Vec::new();
+                let fleet: &[(&str, &[u32])] =
+                    &[("FIRST", &[1, 22, 40]), ("STC", &[1, 2, 22, 100, 101])];
+                for update in 0..3i64 {
+                    let ts = (db.now_micros() / 1000 + update * 30_000) * 1000;
+                    for (company, routes) in fleet {
+                        for route in *routes {
+                            for v in 0..6u32 {
+                                let vehicle = 100 + route * 7 + v * 13;
+                                let key = format!("{company}#{route}#{vehicle}").into_bytes();
+                                let lat = 53.38
+                                    + f64::from((route * 31 + v * 17) % 100) / 1000.0
+                                    + update as f64 * 0.001;
+                                let lng = -1.32 - f64::from((route * 13 + v * 29) % 100) / 1000.0;
+                                rows.push((
+                                    key,
+                                    alloc::vec![
+                                        Mutation::set_cell(
+                                            "loc",
+                                            b"lat".to_vec(),
+                                            ts,
+                                            format!("{lat:.5}").into_bytes()
+                                        ),
+                                        Mutation::set_cell(
+                                            "loc",
+                                            b"lng".to_vec(),
+                                            ts,
+                                            format!("{lng:.5}").into_bytes()
+                                        ),
+                                    ],
+                                ));
+                            }
+                        }
+                    }
+                }
+                self.write_rows(db, "vehicles", &rows)?;
+            }
+            ScenarioId::Comments => {
+                fresh_table(db, "comments", &[("c", GcRule::MaxNumVersions(1))])?;
+                fresh_table(db, "comment_index", &[("ref", GcRule::MaxNumVersions(1))])?;
+                let design = KeyDesign {
+                    name: "PRODUCT#id/reverse_ts/lang/rating/COMMENT#id".into(),
+                    segments: alloc::vec![
+                        Segment::Literal("PRODUCT#42".into()),
+                        Segment::ReverseTimestamp
+                    ],
+                    separator: "/".into(),
+                };
+                self.set_lanes(alloc::vec![lane("comments", design, Shape::Tall)], false);
+                let now = db.now_micros() / 1000 * 1000;
+                let langs = ["en", "fr", "de", "en", "es"];
+                let words = [
+                    "Great value",
+                    "Stopped working after a week",
+                    "Does what it says",
+                    "Too small",
+                    "Would buy again",
+                    "Arrived late but fine",
+                ];
+                let (mut main, mut index) = (Vec::new(), Vec::new());
+                for id in 0..130u32 {
+                    let product = if id % 9 == 4 { 7 } else { 42 };
+                    let created = now - i64::from(130 - id) * 3_600_000_000;
+                    let lang = langs[(id as usize * 3 + id as usize / 7) % langs.len()];
+                    let rating = 1 + (id * 7 + id / 5) % 5;
+                    let key = format!(
+                        "PRODUCT#{product}/{:016}/{lang}/{rating}/COMMENT#{id:04}",
+                        REVERSE_BASE_MICROS - created
+                    )
+                    .into_bytes();
+                    let text = format!("{} ({rating}★)", words[id as usize % words.len()]);
+                    main.push((
+                        key.clone(),
+                        alloc::vec![
+                            Mutation::set_cell("c", b"text".to_vec(), created, text.into_bytes()),
+                            Mutation::set_cell(
+                                "c",
+                                b"user".to_vec(),
+                                created,
+                                format!("user{}", id % 17).into_bytes()
+                            ),
+                        ],
+                    ));
+                    index.push((
+                        format!("COMMENT#{id:04}").into_bytes(),
+                        alloc::vec![Mutation::set_cell("ref", b"row".to_vec(), created, key)],
+                    ));
+                }
+                self.write_rows(db, "comments", &main)?;
+                self.write_rows(db, "comment_index", &index)?;
+                self.page(db, false, String::new())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads one page of PRODUCT#42's comments: 21 rows from the resume key (or the
+    /// product's first row), shows 20 and keeps the 21st as the next resume key.
+    fn page(&mut self, db: &mut Database, next: bool, regex: String) -> Result<(), ShownError> {
+        const PREFIX: &str = "PRODUCT#42/";
+        const END: &str = "PRODUCT#42/~";
+        let (start, page) = match (&self.view.pager, next) {
+            (Some(p), true) if p.regex == regex => match &p.resume {
+                Some(k) => (k.clone(), p.page + 1),
+                None => return Err(err("OUT_OF_RANGE", "that was the last page")),
+            },
+            _ => (PREFIX.as_bytes().to_vec(), 1),
+        };
+        let request = ReadRowsRequest {
+            row_set: RowSet {
+                row_keys: Vec::new(),
+                row_ranges: alloc::vec![RowRange {
+                    start: Bound::Included(start.clone()),
+                    end: Bound::Excluded(END.as_bytes().to_vec())
+                }],
+            },
+            filter: if regex.is_empty() {
+                RowFilter::PassAll
+            } else {
+                RowFilter::RowKeyRegex(regex.clone().into_bytes())
+            },
+            rows_limit: 21,
+            reversed: false,
+        };
+        let mut rows: Vec<sparsetable::Row> =
+            db.read_rows("comments", &request).map_err(shown)?.collect();
+        let resume = if rows.len() == 21 {
+            rows.pop().map(|r| r.key)
+        } else {
+            None
+        };
+        let shown_rows = rows
+            .iter()
+            .map(|r| {
+                let text = r
+                    .cells
+                    .iter()
+                    .find(|c| c.qualifier == b"text")
+                    .map(|c| display_bytes(&c.value))
+                    .unwrap_or_default();
+                (display_bytes(&r.key), text)
+            })
+            .collect();
+        let mut command = format!("read comments start={} end={END}", display_bytes(&start));
+        if !regex.is_empty() {
+            command += &format!(" regex={regex}");
+        }
+        command += " count=21";
+        self.view.pager = Some(PagerView {
+            page,
+            rows: shown_rows,
+            resume,
+            regex,
+            command,
+        });
+        Ok(())
+    }
+
+    /// Refreshes the views from the engine after any action: drains tablet events into the
+    /// log and recomputes each lane's tablets and heatmap. `selected` is the playground's
+    /// table, shown as the one lane when no scenario runs.
+    pub fn observe(&mut self, db: &mut Database, selected: Option<&str>) {
+        let mut inner = self.inner.borrow_mut();
+        for e in db.take_tablet_events() {
+            match e.kind {
+                sparsetable::TabletEventKind::Split => {
+                    *inner.splits.entry(e.table.clone()).or_default() += 1
+                }
+                sparsetable::TabletEventKind::Merge => {
+                    *inner.merges.entry(e.table.clone()).or_default() += 1
+                }
+                _ => {}
+            }
+            self.view.events.push(tablets::event_line(&e));
+        }
+        let excess = self.view.events.len().saturating_sub(200);
+        self.view.events.drain(..excess);
+        // Lanes whose tables were deleted (by the console, say) drop out.
+        inner.lanes.retain(|l| db.get_table(&l.table).is_ok());
+        let mut lanes: Vec<(String, String)> = inner
+            .lanes
+            .iter()
+            .map(|l| (l.table.clone(), l.design.name.clone()))
+            .collect();
+        if lanes.is_empty() {
+            self.view.scenario = None;
+            if let Some(t) = selected {
+                lanes.push((t.to_string(), "—".into()));
+            }
+        }
+        let empty = BTreeSet::new();
+        self.view.lanes = lanes
+            .into_iter()
+            .filter_map(|(table, design)| {
+                let infos = db.tablets(&table).ok()?;
+                let keys = inner.keys.get(&table).unwrap_or(&empty);
+                let recent: Vec<Vec<u8>> = inner
+                    .recent
+                    .get(&table)
+                    .map(|r| r.iter().cloned().collect())
+                    .unwrap_or_default();
+                let views = tablets::tablet_views(&infos, keys, &recent);
+                let stats = db.access_stats(&table).unwrap_or_default();
+                Some(LaneView {
+                    hotspot_permille: tablets::hotspot_permille(&views),
+                    heatmap: heatmap::build(&stats, self.view.metric, 24),
+                    splits: inner.splits.get(&table).copied().unwrap_or(0),
+                    merges: inner.merges.get(&table).copied().unwrap_or(0),
+                    rows: keys.len(),
+                    tablets: views,
+                    design,
+                    table,
+                })
+            })
+            .collect();
+        if let Some(first) = self.view.lanes.first() {
+            if let Ok(info) = db.get_table(&first.table) {
+                self.view.thresholds = info.config.tablet_options;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::sync::Arc;
+
+    fn lab() -> (Lab, Database, Arc<ManualClock>) {
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000_000));
+        let db = Database::with_clock(clock.clone());
+        (Lab::default(), db, clock)
+    }
+
+    fn run(lab: &mut Lab, db: &mut Database, clock: &ManualClock, action: LabAction) {
+        lab.apply(db, clock, action).unwrap();
+        lab.observe(db, None);
+    }
+
+    #[test]
+    fn the_hotspot_scenario_splits_and_separates_the_designs() {
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("hotspots".into()),
+        );
+        let lanes = &lab.view.lanes;
+        assert_eq!(lanes.len(), 3);
+        let (seq, salted, promoted) = (&lanes[0], &lanes[1], &lanes[2]);
+        assert_eq!(seq.rows, 3000);
+        for l in lanes {
+            assert!(
+                l.tablets.len() >= 3,
+                "{}: {} tablets",
+                l.table,
+                l.tablets.len()
+            );
+            assert!(l.splits >= 2, "{}", l.table);
+            assert_eq!(l.heatmap.total, 3000, "every write is in the heatmap");
+        }
+        assert!(
+            seq.hotspot_permille >= 900,
+            "sequential: {}",
+            seq.hotspot_permille
+        );
+        assert!(
+            salted.hotspot_permille <= 500,
+            "salted: {}",
+            salted.hotspot_permille
+        );
+        assert!(
+            promoted.hotspot_permille <= 500,
+            "promoted: {}",
+            promoted.hotspot_permille
+        );
+        // The sequential heatmap's writes sit in a narrow band per second, and that band is
+        // hot; the promoted table writes many key ranges every second and has no hotspot.
+        assert!(seq.heatmap.widest_time <= 2, "{}", seq.heatmap.widest_time);
+        assert!(seq.heatmap.rows.iter().filter(|r| r.hot).count() >= 10);
+        assert!(
+            promoted.heatmap.widest_time >= 12,
+            "{}",
+            promoted.heatmap.widest_time
+        );
+        assert!(promoted.heatmap.rows.iter().all(|r| !r.hot));
+        assert!(lab.view.events.iter().any(|e| e.kind == "split"));
+        // More load, and thresholds adjustable at run time.
+        let before = lab.view.lanes[0].tablets.len();
+        let mut small = LAB_TABLET_OPTIONS;
+        small.split_bytes = 16 * 1024;
+        small.merge_bytes = 4 * 1024;
+        run(&mut lab, &mut db, &clock, LabAction::SetThresholds(small));
+        assert_eq!(lab.view.thresholds, small);
+        run(&mut lab, &mut db, &clock, LabAction::Load(5));
+        assert!(lab.view.lanes[0].tablets.len() > before);
+        assert_eq!(lab.view.lanes[0].rows, 4000);
+    }
+
+    #[test]
+    fn a_low_load_threshold_splits_the_hot_tablet_by_load() {
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("hotspots".into()),
+        );
+        // Sizes too large to split by bytes; a load threshold below the writes per second.
+        let by_load = TabletOptions {
+            split_bytes: 64 << 20,
+            merge_bytes: 1024,
+            split_load_ops: 100,
+            ..LAB_TABLET_OPTIONS
+        };
+        run(&mut lab, &mut db, &clock, LabAction::SetThresholds(by_load));
+        let before = lab.view.lanes[0].splits;
+        run(&mut lab, &mut db, &clock, LabAction::Load(3));
+        assert!(
+            lab.view.lanes[0].splits > before,
+            "200 writes a second into one tablet pass 100 ops: it splits by load"
+        );
+    }
+
+    #[test]
+    fn the_console_runs_commands_and_keeps_row_counts() {
+        let (mut lab, mut db, clock) = lab();
+        for line in [
+            "createtable t families=cf,m",
+            "set t r1 cf:q=v@1000",
+            "set t r2 cf:q=v@1000",
+            "deleterow t r1",
+            "count t",
+        ] {
+            run(&mut lab, &mut db, &clock, LabAction::Console(line.into()));
+        }
+        lab.observe(&mut db, Some("t"));
+        assert_eq!(
+            lab.view.console.last().map(|e| e.stdout.as_str()),
+            Some("1\n")
+        );
+        assert_eq!(lab.view.lanes[0].rows, 1);
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::Console("import t sample.csv column-family=m".into()),
+        );
+        let last = lab.view.console.last().unwrap();
+        assert!(
+            !last.failed && last.stderr.contains("Done importing 3 rows."),
+            "{last:?}"
+        );
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::Console("read nosuch".into()),
+        );
+        assert!(lab.view.console.last().unwrap().failed);
+    }
+
+    #[test]
+    fn the_comments_pager_resumes_where_the_last_page_stopped() {
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("comments".into()),
+        );
+        let p1 = lab.view.pager.clone().unwrap();
+        assert_eq!((p1.page, p1.rows.len()), (1, 20));
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::Page {
+                next: true,
+                regex: String::new(),
+            },
+        );
+        let p2 = lab.view.pager.clone().unwrap();
+        assert_eq!(p2.page, 2);
+        assert_eq!(p2.rows[0].0.as_bytes(), p1.resume.as_deref().unwrap());
+        assert!(
+            p1.rows.last().unwrap().0 < p2.rows[0].0,
+            "pages follow key order"
+        );
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::Page {
+                next: false,
+                regex: ".*/en/5/.*".into(),
+            },
+        );
+        let f = lab.view.pager.clone().unwrap();
+        assert!(!f.rows.is_empty() && f.rows.iter().all(|(k, _)| k.contains("/en/5/")));
+        assert!(f.command.contains("regex=.*/en/5/.*"));
+    }
+
+    #[test]
+    fn other_scenarios_build_their_tables() {
+        let (mut lab, mut db, clock) = lab();
+        for slug in ["time-series", "bus", "tall-wide", "ab"] {
+            run(
+                &mut lab,
+                &mut db,
+                &clock,
+                LabAction::RunScenario(slug.into()),
+            );
+            assert!(!lab.view.lanes.is_empty(), "{slug}");
+        }
+        let tall_wide = |lab: &mut Lab, db: &mut Database| {
+            lab.apply(db, &clock, LabAction::RunScenario("tall-wide".into()))
+                .unwrap();
+            lab.observe(db, None);
+            (lab.view.lanes[0].rows, lab.view.lanes[1].rows)
+        };
+        let (tall, wide) = tall_wide(&mut lab, &mut db);
+        assert_eq!(tall, 2000);
+        assert!(wide <= 40, "one row per sensor: {wide}");
+        assert!(lab
+            .apply(&mut db, &clock, LabAction::RunScenario("nope".into()))
+            .is_err());
+    }
+}
