@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The Kotlin/JVM suite: builds the uniffi cdylib, generates its Kotlin glue with the
-# workspace's uniffi-bindgen, compiles glue + idiomatic API (bindings/kotlin/src/main) into a
-# jar and the JUnit 4 tests (bindings/kotlin/src/test) against it with kotlinc, and runs them
-# on the real JVM with JNA loading the real native library. Also runs the binding crate's Rust
-# unit tests and compiles and runs the README example (bindings/kotlin/examples).
+# workspace's uniffi-bindgen, builds the artifact jar (glue + idiomatic API + the native library
+# inside, bindings/kotlin/build.sh), compiles the JUnit 4 tests (bindings/kotlin/src/test)
+# against it into a test jar, and runs them on the real JVM from those jars, with JNA loading
+# the native library from the artifact jar (no library path given). Also runs the binding
+# crate's Rust unit tests, compiles and runs the README example against the jar, and checks
+# the Android build (bindings/kotlin/android/check.sh --ci: cargo check for one Android
+# target, plus a zig-linked .so verified with readelf when zig is installed).
 # Counts: each cargo test case, each JUnit test, plus one check for the example.
 # Everything generated goes to bindings/kotlin/build/ (git-ignored).
 # With --prebuild it only compiles the Rust side, with the very commands of step 1 and
@@ -22,7 +25,8 @@ KOTLINC="$KOTLINC_HOME/bin/kotlinc"
 BUILD="$ROOT/bindings/kotlin/build"
 JARS=/usr/share/java
 pass=0; fail=0
-result() { echo "SUITE_RESULT kotlin $pass $fail"; [ "$fail" -eq 0 ]; exit $?; }
+SUITE_START=$(date +%s)
+result() { echo "kotlin suite took $(( $(date +%s) - SUITE_START ))s"; echo "SUITE_RESULT kotlin $pass $fail"; [ "$fail" -eq 0 ]; exit $?; }
 die() { echo "FAILED: $*"; fail=$((fail + 1)); result; }
 
 [ -x "$KOTLINC" ] || die "kotlinc missing at $KOTLINC (run scripts/setup.sh)"
@@ -43,15 +47,15 @@ bash bindings/kotlin/build.sh || die "bindings/kotlin/build.sh"
 # 3. The tests, compiled against the jar.
 KOTLIN_LIBS="$KOTLINC_HOME/lib/kotlin-stdlib.jar"
 TEST_LIBS="$JARS/junit4.jar:$JARS/hamcrest.jar:$JARS/gson.jar:$KOTLINC_HOME/lib/kotlin-test.jar:$KOTLINC_HOME/lib/kotlin-test-junit.jar"
-mkdir -p "$BUILD/test-classes" "$BUILD/example"
-"$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar:$TEST_LIBS" -d "$BUILD/test-classes" \
+mkdir -p "$BUILD/example"
+"$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar:$TEST_LIBS" -d "$BUILD/sparsetable-tests.jar" \
   bindings/kotlin/src/test/kotlin || die "kotlinc tests"
 
-# 4. JUnit on the real JVM, loading the real native library.
-RUN_CP="$BUILD/test-classes:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS:$TEST_LIBS"
-classes=$(cd "$BUILD/test-classes" && find . -name '*Test.class' ! -name '*$*' | sed 's|^\./||; s|\.class$||; s|/|.|g' | sort)
+# 4. JUnit on the real JVM, from the jars: the native library comes out of sparsetable.jar.
+RUN_CP="$BUILD/sparsetable-tests.jar:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS:$TEST_LIBS"
+classes=$(jar tf "$BUILD/sparsetable-tests.jar" | grep -E 'Test\.class$' | grep -v '\$' | sed 's|\.class$||; s|/|.|g' | sort)
 [ -n "$classes" ] || die "no test classes compiled"
-java -Djna.library.path="$ROOT/target/debug" -Dsparsetable.vectors="$ROOT/tests/vectors" \
+java -Dsparsetable.vectors="$ROOT/tests/vectors" \
   -cp "$RUN_CP" org.junit.runner.JUnitCore $classes 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 if ok=$(grep -Eo '^OK \([0-9]+ tests?\)' "$out" | grep -Eo '[0-9]+'); then
@@ -68,7 +72,7 @@ if [ "$rc" -ne 0 ] && ! grep -qE '^Tests run: .*Failures: [1-9]' "$out"; then fa
 # 5. The README example compiles against the jar and prints what the README says.
 if "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar" -d "$BUILD/example" \
      bindings/kotlin/examples/Quickstart.kt \
-   && java -Djna.library.path="$ROOT/target/debug" -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" \
+   && java -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" \
      QuickstartKt | tee "$out" \
    && grep -qx 'alice: \[profile:name@1000=Alice\]' "$out" \
    && grep -qx 'bob has 2 cells, newest name Bob' "$out" \

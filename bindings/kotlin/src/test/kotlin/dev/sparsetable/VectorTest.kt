@@ -477,7 +477,7 @@ object Vectors {
                             },
                         )
                         "read_row" -> client.readRow(table, bytes(op["row_key"]), op.obj("filter")?.let(::filter))
-                        "read_rows" -> client.readRows(query(table, op))
+                        "read_rows" -> client.readRowsList(query(table, op))
                         "sample_row_keys" -> client.sampleRowKeys(table)
                         "drop_row_range" -> when {
                             op.has("row_key_prefix") -> admin.dropRowRange(table, bytes(op["row_key_prefix"]))

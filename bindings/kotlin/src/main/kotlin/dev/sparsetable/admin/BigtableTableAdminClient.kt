@@ -1,6 +1,6 @@
 // The table admin client, shaped like `com.google.cloud.bigtable.admin.v2
 // .BigtableTableAdminClient`: create, get, list, update, delete tables, modify their
-// families, drop row ranges.
+// families, drop row ranges, backups.
 // Each call makes one native call; errors become ApiException subclasses.
 package dev.sparsetable.admin
 
@@ -109,6 +109,45 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
         native { db.dropRowRange(tableId, DropRowRange.All) }
     }
 
+    /**
+     * Snapshots table [tableId] as backup [backupId] (the Java client's
+     * `createBackup(CreateBackupRequest.of(cluster, backupId).setSourceTableId(tableId))`; an
+     * embedded instance has one implicit cluster, and backups do not expire).
+     *
+     * @throws NotFoundException for an unknown table.
+     * @throws dev.sparsetable.AlreadyExistsException if [backupId] is taken.
+     */
+    fun createBackup(tableId: String, backupId: String): Backup {
+        val db = db()
+        return Backup(native { db.createBackup(tableId, backupId) })
+    }
+
+    /** A backup. @throws NotFoundException for an unknown backup. */
+    fun getBackup(backupId: String): Backup {
+        val db = db()
+        return Backup(native { db.getBackup(backupId) })
+    }
+
+    /** Every backup's id, sorted. */
+    fun listBackups(): List<String> = native { db().listBackups() }.map { it.backupId }
+
+    /** Deletes a backup. @throws NotFoundException for an unknown backup. */
+    fun deleteBackup(backupId: String) {
+        val db = db()
+        native { db.deleteBackup(backupId) }
+    }
+
+    /**
+     * Creates table [tableId] with backup [backupId]'s schema and data.
+     *
+     * @throws NotFoundException for an unknown backup.
+     * @throws dev.sparsetable.AlreadyExistsException if the table exists.
+     */
+    fun restoreTable(backupId: String, tableId: String): Table {
+        val db = db()
+        return Table(native { db.restoreTable(backupId, tableId) })
+    }
+
     /** Closes the client (the instance stays open). Idempotent. */
     override fun close() {
         closed = true
@@ -123,4 +162,21 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
         @JvmStatic
         fun create(client: BigtableDataClient) = BigtableTableAdminClient(client.instance)
     }
+}
+
+/** A backup of a table, as the Java admin client's `Backup` (the fields an embedded instance has). */
+class Backup internal constructor(info: dev.sparsetable.ffi.BackupInfo) {
+    /** The backup's id. */
+    val id: String = info.backupId
+
+    /** The table it was taken from. */
+    val sourceTableId: String = info.sourceTable
+
+    /** When it was taken, in microseconds since the epoch (the database clock). */
+    val startTimeMicros: Long = info.createdMicros
+
+    /** Approximate size in bytes. */
+    val sizeBytes: Long = info.sizeBytes.toLong()
+
+    override fun toString() = "Backup(id=$id, sourceTableId=$sourceTableId, sizeBytes=$sizeBytes)"
 }
