@@ -25,6 +25,8 @@ fi
 
 # System packages: browser + driver for the wasm/web tests, JNA + JUnit for Kotlin.
 APT_PACKAGES=(chromium chromium-driver libjna-java junit4 libgoogle-gson-java)
+# JDBC peers of the Kotlin JVM benchmark (bindings/kotlin/bench).
+APT_PACKAGES+=(libxerial-sqlite-jdbc-java libh2-java)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -183,6 +183,16 @@ class ClientShapeTest {
     }
 
     @Test
+    fun adminAsyncVariants() = withTable { _, admin, _ ->
+        admin.createTableAsync(dev.sparsetable.admin.CreateTableRequest.of("a").addFamily("cf")).get(60, TimeUnit.SECONDS)
+        assertTrue(admin.existsAsync("a").get(60, TimeUnit.SECONDS))
+        assertEquals(listOf("a", "t"), admin.listTablesAsync().get(60, TimeUnit.SECONDS))
+        admin.deleteTableAsync("a").get(60, TimeUnit.SECONDS)
+        val e = assertFailsWith<java.util.concurrent.ExecutionException> { admin.getTableAsync("a").get(60, TimeUnit.SECONDS) }
+        assertTrue(e.cause is NotFoundException, "${e.cause}")
+    }
+
+    @Test
     fun deleteCellsWithATimestampRange() = withTable { client, _, _ ->
         for (ts in listOf(1_000L, 2_000L, 3_000L)) client.mutateRow(RowMutation.create("t", "r").setCell("cf", "q", ts, "v$ts"))
         client.mutateRow(RowMutation.create("t", "r").deleteCells("cf", "q", TimestampRange.unbounded().startClosed(2_000).endOpen(3_000)))

@@ -506,6 +506,15 @@ object Vectors {
                     else -> checkResult(i, name, op, got)
                 }
             }
+            // Every bad input of the vector was refused with its code; the same instance must
+            // still take writes and reads (nothing crashed, nothing is wedged).
+            if (v["ops"].asJsonArray.any { it.asJsonObject.has("expect_error") }) {
+                admin.createTable("after-bad-input") { addFamily("cf") }
+                client.mutateRow(RowMutation.create("after-bad-input", "r").setCell("cf", "q", 1_000, "ok"))
+                if (client.readRow("after-bad-input", "r")?.cells?.map { it.valueUtf8 } != listOf("ok")) {
+                    fail("the instance does not work after the vector's bad inputs")
+                }
+            }
         }
     }
 

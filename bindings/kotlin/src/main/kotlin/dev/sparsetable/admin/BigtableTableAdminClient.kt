@@ -9,6 +9,7 @@ import dev.sparsetable.NotFoundException
 import dev.sparsetable.Sparsetable
 import dev.sparsetable.ffi.DropRowRange
 import dev.sparsetable.native
+import java.util.concurrent.CompletableFuture
 
 /** Administers the tables of one [Sparsetable] instance. Thread-safe. */
 class BigtableTableAdminClient private constructor(val instance: Sparsetable) : AutoCloseable {
@@ -147,6 +148,52 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
         val db = db()
         return Table(native { db.restoreTable(backupId, tableId) })
     }
+
+    // The Java client's ...Async variants: the same calls on the common ForkJoin pool (each is
+    // one short native call; a failure completes the future with the ApiException).
+    private fun <T> async(block: () -> T): CompletableFuture<T> = CompletableFuture.supplyAsync(block)
+
+    /** [createTable] asynchronously. */
+    fun createTableAsync(request: CreateTableRequest): CompletableFuture<Table> = async { createTable(request) }
+
+    /** [getTable] asynchronously. */
+    fun getTableAsync(tableId: String): CompletableFuture<Table> = async { getTable(tableId) }
+
+    /** [listTables] asynchronously. */
+    fun listTablesAsync(): CompletableFuture<List<String>> = async { listTables() }
+
+    /** [exists] asynchronously. */
+    fun existsAsync(tableId: String): CompletableFuture<Boolean> = async { exists(tableId) }
+
+    /** [deleteTable] asynchronously. */
+    fun deleteTableAsync(tableId: String): CompletableFuture<Void?> = async { deleteTable(tableId); null }
+
+    /** [modifyFamilies] asynchronously. */
+    fun modifyFamiliesAsync(request: ModifyColumnFamiliesRequest): CompletableFuture<Table> = async { modifyFamilies(request) }
+
+    /** [updateTable] asynchronously. */
+    fun updateTableAsync(request: UpdateTableRequest): CompletableFuture<Table> = async { updateTable(request) }
+
+    /** [dropRowRange] asynchronously. */
+    fun dropRowRangeAsync(tableId: String, prefix: String): CompletableFuture<Void?> = async { dropRowRange(tableId, prefix); null }
+
+    /** [dropAllRows] asynchronously. */
+    fun dropAllRowsAsync(tableId: String): CompletableFuture<Void?> = async { dropAllRows(tableId); null }
+
+    /** [createBackup] asynchronously. */
+    fun createBackupAsync(tableId: String, backupId: String): CompletableFuture<Backup> = async { createBackup(tableId, backupId) }
+
+    /** [getBackup] asynchronously. */
+    fun getBackupAsync(backupId: String): CompletableFuture<Backup> = async { getBackup(backupId) }
+
+    /** [listBackups] asynchronously. */
+    fun listBackupsAsync(): CompletableFuture<List<String>> = async { listBackups() }
+
+    /** [deleteBackup] asynchronously. */
+    fun deleteBackupAsync(backupId: String): CompletableFuture<Void?> = async { deleteBackup(backupId); null }
+
+    /** [restoreTable] asynchronously. */
+    fun restoreTableAsync(backupId: String, tableId: String): CompletableFuture<Table> = async { restoreTable(backupId, tableId) }
 
     /** Closes the client (the instance stays open). Idempotent. */
     override fun close() {
