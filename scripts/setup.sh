@@ -12,7 +12,8 @@ export ROOT
 log() { echo "[setup] $*"; }
 
 # Rust targets: wasm for the browser front-ends, thumbv7em to prove the core is no_std.
-for t in wasm32-unknown-unknown thumbv7em-none-eabihf; do
+# x86_64-linux-android: the Kotlin suite's Android build check (bindings/kotlin/android).
+for t in wasm32-unknown-unknown thumbv7em-none-eabihf x86_64-linux-android; do
   rustup target list --installed | grep -qx "$t" || rustup target add "$t"
 done
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
