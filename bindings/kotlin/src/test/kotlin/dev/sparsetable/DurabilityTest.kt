@@ -13,7 +13,14 @@ import kotlin.test.assertFailsWith
 import kotlin.test.assertTrue
 
 class DurabilityTest {
-    private fun tempDir(): File = Files.createTempDirectory("sparsetable-kt").toFile().also { it.deleteOnExit() }
+    private val dirs = mutableListOf<File>()
+
+    private fun tempDir(): File = Files.createTempDirectory("sparsetable-kt").toFile().also { dirs += it }
+
+    @org.junit.After
+    fun removeDirectories() {
+        dirs.forEach { it.deleteRecursively() }
+    }
 
     @Test
     fun dataSurvivesCloseAndReopen() {
