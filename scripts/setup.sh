@@ -12,7 +12,8 @@ export ROOT
 log() { echo "[setup] $*"; }
 
 # Rust targets: wasm for the browser front-ends, thumbv7em to prove the core is no_std.
-for t in wasm32-unknown-unknown thumbv7em-none-eabihf; do
+# x86_64-linux-android: the Kotlin suite's Android build check (bindings/kotlin/android).
+for t in wasm32-unknown-unknown thumbv7em-none-eabihf x86_64-linux-android; do
   rustup target list --installed | grep -qx "$t" || rustup target add "$t"
 done
 rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
@@ -25,6 +26,8 @@ fi
 
 # System packages: browser + driver for the wasm/web tests, JNA + JUnit for Kotlin.
 APT_PACKAGES=(chromium chromium-driver libjna-java junit4 libgoogle-gson-java)
+# JDBC peers of the Kotlin JVM benchmark (bindings/kotlin/bench).
+APT_PACKAGES+=(libxerial-sqlite-jdbc-java libh2-java)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

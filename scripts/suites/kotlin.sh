@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The Kotlin/JVM suite: builds the uniffi cdylib, generates its Kotlin glue with the
-# workspace's uniffi-bindgen, compiles glue + idiomatic API (bindings/kotlin/src/main) into a
-# jar and the JUnit 4 tests (bindings/kotlin/src/test) against it with kotlinc, and runs them
-# on the real JVM with JNA loading the real native library. Also runs the binding crate's Rust
-# unit tests and compiles and runs the README example (bindings/kotlin/examples).
+# workspace's uniffi-bindgen, builds the artifact jar (glue + idiomatic API + the native library
+# inside, bindings/kotlin/build.sh), compiles the JUnit 4 tests (bindings/kotlin/src/test)
+# against it into a test jar, and runs them on the real JVM from those jars, with JNA loading
+# the native library from the artifact jar (no library path given). Also runs the binding
+# crate's Rust unit tests, compiles and runs the README example against the jar, and checks
+# the Android build (bindings/kotlin/android/check.sh --ci: cargo check for one Android
+# target, plus a zig-linked .so verified with readelf when zig is installed).
 # Counts: each cargo test case, each JUnit test, plus one check for the example.
 # Everything generated goes to bindings/kotlin/build/ (git-ignored).
 # With --prebuild it only compiles the Rust side, with the very commands of step 1 and
@@ -15,6 +18,13 @@ ROOT=$(pwd)
 TESTS=(cargo test -p sparsetable-kotlin -p sparsetable-uniffi-bindgen)
 if [ "${1:-}" = --prebuild ]; then
   "${TESTS[@]}" --no-run; cargo build -p sparsetable-kotlin -p sparsetable-uniffi-bindgen
+  # The Android check's cross build: the dependencies compile without a linker (zig may not be
+  # installed yet, so the final link may fail here, unreported; the suite relinks in seconds).
+  # The same linker setting as android/check.sh, so cargo finds these artifacts fresh there.
+  CARGO_TARGET_X86_64_LINUX_ANDROID_LINKER="$ROOT/bindings/kotlin/android/zig-cc.sh" \
+    ZIG="$ROOT/.venv/bin/python -m ziglang" ZIG_TARGET=x86_64-linux-android \
+    ZIG_STUBS="$ROOT/bindings/kotlin/build/android-stubs/x86_64" \
+    cargo build --lib -p sparsetable-kotlin --target x86_64-linux-android
   exit
 fi
 KOTLINC_HOME="$ROOT/.tools/kotlinc-2.4.20"
@@ -22,11 +32,12 @@ KOTLINC="$KOTLINC_HOME/bin/kotlinc"
 BUILD="$ROOT/bindings/kotlin/build"
 JARS=/usr/share/java
 pass=0; fail=0
-result() { echo "SUITE_RESULT kotlin $pass $fail"; [ "$fail" -eq 0 ]; exit $?; }
+SUITE_START=$(date +%s)
+result() { echo "kotlin suite took $(( $(date +%s) - SUITE_START ))s"; echo "SUITE_RESULT kotlin $pass $fail"; [ "$fail" -eq 0 ]; exit $?; }
 die() { echo "FAILED: $*"; fail=$((fail + 1)); result; }
 
 [ -x "$KOTLINC" ] || die "kotlinc missing at $KOTLINC (run scripts/setup.sh)"
-for j in jna junit4 hamcrest gson; do [ -f "$JARS/$j.jar" ] || die "$JARS/$j.jar missing (run scripts/setup.sh)"; done
+for j in jna junit4 hamcrest gson sqlite-jdbc h2; do [ -f "$JARS/$j.jar" ] || die "$JARS/$j.jar missing (run scripts/setup.sh)"; done
 
 # 1. The binding crate's own Rust tests (conversions, error mapping).
 out=$(mktemp)
@@ -43,15 +54,17 @@ bash bindings/kotlin/build.sh || die "bindings/kotlin/build.sh"
 # 3. The tests, compiled against the jar.
 KOTLIN_LIBS="$KOTLINC_HOME/lib/kotlin-stdlib.jar"
 TEST_LIBS="$JARS/junit4.jar:$JARS/hamcrest.jar:$JARS/gson.jar:$KOTLINC_HOME/lib/kotlin-test.jar:$KOTLINC_HOME/lib/kotlin-test-junit.jar"
-mkdir -p "$BUILD/test-classes" "$BUILD/example"
-"$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar:$TEST_LIBS" -d "$BUILD/test-classes" \
-  bindings/kotlin/src/test/kotlin || die "kotlinc tests"
+mkdir -p "$BUILD/example"
+# The JVM benchmark compiles in the same kotlinc run (one compiler start) for its smoke run below.
+BENCH_LIBS="$JARS/sqlite-jdbc.jar:$JARS/h2.jar"
+"$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar:$TEST_LIBS:$BENCH_LIBS" -d "$BUILD/sparsetable-tests.jar" \
+  bindings/kotlin/src/test/kotlin bindings/kotlin/bench/JvmBench.kt || die "kotlinc tests"
 
-# 4. JUnit on the real JVM, loading the real native library.
-RUN_CP="$BUILD/test-classes:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS:$TEST_LIBS"
-classes=$(cd "$BUILD/test-classes" && find . -name '*Test.class' ! -name '*$*' | sed 's|^\./||; s|\.class$||; s|/|.|g' | sort)
+# 4. JUnit on the real JVM, from the jars: the native library comes out of sparsetable.jar.
+RUN_CP="$BUILD/sparsetable-tests.jar:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS:$TEST_LIBS"
+classes=$(jar tf "$BUILD/sparsetable-tests.jar" | grep -E 'Test\.class$' | grep -v '\$' | sed 's|\.class$||; s|/|.|g' | sort)
 [ -n "$classes" ] || die "no test classes compiled"
-java -Djna.library.path="$ROOT/target/debug" -Dsparsetable.vectors="$ROOT/tests/vectors" \
+java -Dsparsetable.vectors="$ROOT/tests/vectors" \
   -cp "$RUN_CP" org.junit.runner.JUnitCore $classes 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 if ok=$(grep -Eo '^OK \([0-9]+ tests?\)' "$out" | grep -Eo '[0-9]+'); then
@@ -65,10 +78,15 @@ else
 fi
 if [ "$rc" -ne 0 ] && ! grep -qE '^Tests run: .*Failures: [1-9]' "$out"; then fail=$((fail + 1)); fi
 
-# 5. The README example compiles against the jar and prints what the README says.
+# 5. The README examples: bindings/kotlin/examples/Quickstart.kt (bindings/kotlin/README.md) and
+# the Kotlin block of the root README.md's "Kotlin / JVM" section, pasted as is into a file
+# (package readme, so its main does not clash), compiled against the jar in one kotlinc run
+# and run from the jar; each must print what the READMEs say.
+awk '/^## Kotlin \/ JVM/ { s = 1 } s && /^```kotlin/ { b = 1; print "package readme"; next } b && /^```/ { exit } b { print }' \
+  README.md > "$BUILD/example/Readme.kt"
 if "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar" -d "$BUILD/example" \
-     bindings/kotlin/examples/Quickstart.kt \
-   && java -Djna.library.path="$ROOT/target/debug" -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" \
+     bindings/kotlin/examples/Quickstart.kt "$BUILD/example/Readme.kt" \
+   && java -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" \
      QuickstartKt | tee "$out" \
    && grep -qx 'alice: \[profile:name@1000=Alice\]' "$out" \
    && grep -qx 'bob has 2 cells, newest name Bob' "$out" \
@@ -76,6 +94,29 @@ if "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar" -d "$BUI
   echo "ok: README example"; pass=$((pass + 1))
 else
   echo "FAILED: README example"; fail=$((fail + 1))
+fi
+if java -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" readme.ReadmeKt | tee "$out" \
+   && grep -qx 'bob: Bob' "$out"; then
+  echo "ok: root README Kotlin block"; pass=$((pass + 1))
+else
+  echo "FAILED: root README Kotlin block"; fail=$((fail + 1))
+fi
+
+# 6. The JVM benchmark on 500 rows: it runs against SQLite and H2 (measures nothing here).
+if java -cp "$BUILD/sparsetable-tests.jar:$BUILD/sparsetable.jar:$JARS/jna.jar:$BENCH_LIBS:$KOTLIN_LIBS" JvmBenchKt 500 >"$out" 2>&1 \
+   && grep -q '^| point read |' "$out"; then
+  echo "ok: JVM benchmark smoke"; pass=$((pass + 1))
+else
+  cat "$out"; echo "FAILED: JVM benchmark smoke"; fail=$((fail + 1))
+fi
+
+# 7. Android: the crate built for x86_64-linux-android, linked by zig, checked with readelf;
+# the Kotlin layer's java.* references checked against API 26 (bindings/kotlin/android/check.sh).
+android_start=$(date +%s)
+if bash bindings/kotlin/android/check.sh --ci 2>&1 | tee "$out" | grep -E '^(ok|FAILED)'; grep -q '^ok: the Kotlin layer' "$out"; then
+  echo "ok: Android check ($(( $(date +%s) - android_start ))s)"; pass=$((pass + 1))
+else
+  tail -n 20 "$out"; echo "FAILED: Android check"; fail=$((fail + 1))
 fi
 rm -f "$out"
 result

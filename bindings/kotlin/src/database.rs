@@ -1,4 +1,6 @@
-//! The exported database object: the core's [`sparsetable::SharedDatabase`].
+//! The exported database object: the core's [`sparsetable::SharedDatabase`], in memory or
+//! on a directory (commit log, group commit, recovery, and the directory's exclusive lock,
+//! all the core's).
 //!
 //! The JVM may call from many threads; the core's shared handle gives them its one lock
 //! (reads share it, writes take it alone) and its one poisoning policy (a poisoned lock is
@@ -15,9 +17,60 @@ use crate::filter::RowFilter;
 use crate::requests::{
     DropRowRange, EntryFailure, ReadModifyWriteRule, RowMutationEntry, SampleRowKey,
 };
+use crate::stream::RowStream;
 use crate::types::{FamilyModification, Mutation, ReadRowsRequest, Row, TableConfig, TableInfo};
 
-/// An in-memory Sparsetable database.
+/// When a durable database acknowledges a write, relative to the disk (the core's
+/// `Durability`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum Durability {
+    /// After its commit log record is fsynced (concurrent writers share fsyncs).
+    Sync,
+    /// The log is fsynced every `micros` in the background; a crash loses at most about that
+    /// window of acknowledged writes.
+    Interval {
+        /// The window, in microseconds.
+        micros: i64,
+    },
+    /// Never fsynced by the engine (a process crash loses nothing, a machine crash may).
+    None,
+}
+
+impl From<Durability> for sparsetable::Durability {
+    fn from(d: Durability) -> Self {
+        match d {
+            Durability::Sync => sparsetable::Durability::Sync,
+            Durability::Interval { micros } => sparsetable::Durability::Interval { micros },
+            Durability::None => sparsetable::Durability::None,
+        }
+    }
+}
+
+/// What `get_backup` and `list_backups` report about a backup.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct BackupInfo {
+    /// The backup's id.
+    pub backup_id: String,
+    /// The table it was taken from.
+    pub source_table: String,
+    /// When it was taken (the database clock), in microseconds since the epoch.
+    pub created_micros: i64,
+    /// Approximate bytes it holds.
+    pub size_bytes: u64,
+}
+
+impl From<sparsetable::BackupInfo> for BackupInfo {
+    fn from(b: sparsetable::BackupInfo) -> Self {
+        BackupInfo {
+            backup_id: b.name,
+            source_table: b.source_table,
+            created_micros: b.created_micros,
+            size_bytes: b.size_bytes,
+        }
+    }
+}
+
+/// A Sparsetable database, in memory or on a directory.
 #[derive(Debug, uniffi::Object)]
 pub struct Database {
     inner: SharedDatabase,
@@ -37,6 +90,80 @@ impl Database {
     #[uniffi::constructor]
     pub fn with_manual_clock(clock: Arc<ManualClock>) -> Arc<Self> {
         Self::wrap(sparsetable::Database::with_clock(clock.inner.clone()))
+    }
+
+    /// Opens (or creates) a durable database in directory `path`, on the system clock:
+    /// replays its commit log, then takes writes with the given durability. The directory is
+    /// locked for as long as this object (or a stream it opened) lives.
+    ///
+    /// # Errors
+    /// `FAILED_PRECONDITION` if another database (in this or another process) holds the
+    /// directory; `DATA_LOSS` for corrupt files; `UNAVAILABLE` (or another storage code) if
+    /// the directory cannot be created or written.
+    #[uniffi::constructor]
+    pub fn open(path: String, durability: Durability) -> Result<Arc<Self>> {
+        let options = sparsetable::OpenOptions {
+            durability: durability.into(),
+            ..Default::default()
+        };
+        sparsetable::Database::open_dir(path, options)
+            .map(Self::wrap)
+            .map_err(to_ffi)
+    }
+
+    /// Does nothing: the cost of one call across the FFI, for benchmarks.
+    pub fn noop(&self) {}
+
+    /// Flushes every memtable and starts a fresh commit log (a no-op in memory).
+    ///
+    /// # Errors
+    /// The storage's errors.
+    pub fn checkpoint(&self) -> Result<()> {
+        self.write(|db| db.checkpoint())
+    }
+
+    /// Snapshots table `table_id` as backup `backup_id`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `ALREADY_EXISTS` for a taken id; `INVALID_ARGUMENT`
+    /// for a bad id.
+    pub fn create_backup(&self, table_id: String, backup_id: String) -> Result<BackupInfo> {
+        self.write(|db| db.create_backup(&table_id, &backup_id))
+            .map(Into::into)
+    }
+
+    /// A backup's description.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown backup.
+    pub fn get_backup(&self, backup_id: String) -> Result<BackupInfo> {
+        self.read(|db| db.get_backup(&backup_id)).map(Into::into)
+    }
+
+    /// Every backup, by id.
+    ///
+    /// # Errors
+    /// `INTERNAL` if the database lock is poisoned.
+    pub fn list_backups(&self) -> Result<Vec<BackupInfo>> {
+        let backups = self.read(|db| Ok(db.list_backups()))?;
+        Ok(backups.into_iter().map(Into::into).collect())
+    }
+
+    /// Deletes a backup.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown backup.
+    pub fn delete_backup(&self, backup_id: String) -> Result<()> {
+        self.write(|db| db.delete_backup(&backup_id))
+    }
+
+    /// Creates table `table_id` from a backup.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown backup; `ALREADY_EXISTS` if the table exists.
+    pub fn restore_table(&self, backup_id: String, table_id: String) -> Result<TableInfo> {
+        self.write(|db| db.restore_table(&backup_id, &table_id))
+            .map(Into::into)
     }
 
     /// The time the database sees, in microseconds since the epoch.
@@ -185,7 +312,10 @@ impl Database {
         true_mutations: Vec<Mutation>,
         false_mutations: Vec<Mutation>,
     ) -> Result<bool> {
-        let predicate: Option<sparsetable::RowFilter> = predicate.map(Into::into);
+        let predicate: Option<sparsetable::RowFilter> = predicate
+            .map(TryInto::try_into)
+            .transpose()
+            .map_err(to_ffi)?;
         let true_mutations: Vec<sparsetable::Mutation> =
             true_mutations.into_iter().map(Into::into).collect();
         let false_mutations: Vec<sparsetable::Mutation> =
@@ -239,21 +369,42 @@ impl Database {
         row_key: Vec<u8>,
         filter: Option<RowFilter>,
     ) -> Result<Option<Row>> {
-        let filter: sparsetable::RowFilter = filter.map(Into::into).unwrap_or_default();
+        let filter: sparsetable::RowFilter = filter
+            .map(TryInto::try_into)
+            .transpose()
+            .map_err(to_ffi)?
+            .unwrap_or_default();
         self.read(|db| db.read_row_filtered(&table_id, &row_key, &filter))
             .map(|row| row.map(Into::into))
     }
 
-    /// Reads the rows a request selects, in key order (or reversed).
-    ///
-    /// The rows are collected before they cross the FFI: uniffi has no streams, and the
-    /// core's stream borrows the database under the lock.
+    /// Reads the rows a request selects, in key order (or reversed), into one list.
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad request.
     pub fn read_rows(&self, table_id: String, request: ReadRowsRequest) -> Result<Vec<Row>> {
-        let request: sparsetable::ReadRowsRequest = request.into();
-        self.read(|db| Ok(db.read_rows(&table_id, &request)?.map(Into::into).collect()))
+        let request: sparsetable::ReadRowsRequest = request.try_into().map_err(to_ffi)?;
+        self.inner
+            .read_rows_stream(&table_id, &request)
+            .map(|rows| rows.map(Into::into).collect())
+            .map_err(to_ffi)
+    }
+
+    /// Opens a stream of the rows a request selects: its view of the table is taken now, and
+    /// no lock is held while rows are pulled with [`RowStream::next_batch`].
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad request.
+    pub fn read_rows_stream(
+        &self,
+        table_id: String,
+        request: ReadRowsRequest,
+    ) -> Result<Arc<RowStream>> {
+        let request: sparsetable::ReadRowsRequest = request.try_into().map_err(to_ffi)?;
+        self.inner
+            .read_rows_stream(&table_id, &request)
+            .map(|s| Arc::new(RowStream::new(s)))
+            .map_err(to_ffi)
     }
 }
 
@@ -282,7 +433,7 @@ impl Database {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{ColumnFamily, FamilySettings, GcRule, Granularity, ValueType};
+    use crate::types::{ColumnFamily, FamilySettings, GcRule, GcRuleNode, Granularity, ValueType};
 
     fn config(families: &[&str]) -> TableConfig {
         TableConfig {
@@ -291,7 +442,7 @@ mod tests {
                 .map(|f| ColumnFamily {
                     name: f.to_string(),
                     settings: FamilySettings {
-                        gc_rule: GcRule::Never,
+                        gc_rule: GcRule::leaf(GcRuleNode::Never),
                         value_type: ValueType::Bytes,
                     },
                 })

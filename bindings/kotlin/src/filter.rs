@@ -1,13 +1,29 @@
-//! The RowFilter record that crosses the FFI, and its conversion to the core's filter.
+//! The RowFilter that crosses the FFI, a flat node list, and its conversion to the core's
+//! filter.
 //!
-//! One variant per core filter, field for field; the core validates (regexes, limits,
-//! nesting, sink placement) when a read compiles it, so this module only converts.
+//! One node variant per core filter, field for field, with members named by index instead of
+//! nested (see [`crate::tree`] for why, and for the checks that make the list a tree within
+//! the core's depth and size limits before the core's recursive type is built). The core then
+//! validates the rest (regexes, limits, sink placement) when a read compiles it.
 
+use sparsetable::limits::{MAX_FILTER_DEPTH, MAX_FILTER_NODES};
+use sparsetable::Error;
+
+use crate::tree::{check, take, Shape};
 use crate::types::ByteBound;
 
-/// A row filter, as Bigtable's `RowFilter` (semantics in the core's `filter` module).
+/// A row filter, as Bigtable's `RowFilter`: its nodes in post-order, the root last.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct RowFilter {
+    /// The nodes; a node's members come before it, each node but the last is a member of
+    /// exactly one node.
+    pub nodes: Vec<FilterNode>,
+}
+
+/// One node of a [`RowFilter`]: a filter whose members, if any, are earlier nodes named by
+/// their index in the list. Semantics in the core's `filter` module.
 #[derive(Debug, Clone, PartialEq, uniffi::Enum)]
-pub enum RowFilter {
+pub enum FilterNode {
     /// Every cell.
     PassAll,
     /// No cell.
@@ -16,23 +32,23 @@ pub enum RowFilter {
     Sink,
     /// Each member's output feeds the next (at least two members).
     Chain {
-        /// The members, in order.
-        filters: Vec<RowFilter>,
+        /// The members' node indices, in order.
+        filters: Vec<u32>,
     },
     /// Every member sees the row; outputs merged, duplicates kept (at least two members).
     Interleave {
-        /// The members.
-        filters: Vec<RowFilter>,
+        /// The members' node indices.
+        filters: Vec<u32>,
     },
     /// `true_filter` if `predicate` yields a cell, else `false_filter`; a missing branch
     /// yields nothing.
     Condition {
-        /// Decides the branch.
-        predicate: Box<RowFilter>,
-        /// Applied when the predicate matched.
-        true_filter: Option<Box<RowFilter>>,
-        /// Applied otherwise.
-        false_filter: Option<Box<RowFilter>>,
+        /// The node index of the filter that decides the branch.
+        predicate: u32,
+        /// The node index of the filter applied when the predicate matched.
+        true_filter: Option<u32>,
+        /// The node index of the filter applied otherwise.
+        false_filter: Option<u32>,
     },
     /// The whole row if its key fully matches the RE2 regex.
     RowKeyRegex {
@@ -111,54 +127,106 @@ pub enum RowFilter {
     },
 }
 
-impl From<RowFilter> for sparsetable::RowFilter {
-    fn from(f: RowFilter) -> Self {
-        use sparsetable::RowFilter as Core;
-        let boxed = |f: Box<RowFilter>| Box::new(Core::from(*f));
-        let all = |fs: Vec<RowFilter>| fs.into_iter().map(Core::from).collect();
-        match f {
-            RowFilter::PassAll => Core::PassAll,
-            RowFilter::BlockAll => Core::BlockAll,
-            RowFilter::Sink => Core::Sink,
-            RowFilter::Chain { filters } => Core::Chain(all(filters)),
-            RowFilter::Interleave { filters } => Core::Interleave(all(filters)),
-            RowFilter::Condition {
+impl FilterNode {
+    fn children(&self) -> Vec<u32> {
+        match self {
+            FilterNode::Chain { filters } | FilterNode::Interleave { filters } => filters.clone(),
+            FilterNode::Condition {
                 predicate,
                 true_filter,
                 false_filter,
-            } => Core::Condition {
-                predicate: boxed(predicate),
-                true_filter: true_filter.map(boxed),
-                false_filter: false_filter.map(boxed),
-            },
-            RowFilter::RowKeyRegex { regex } => Core::RowKeyRegex(regex),
-            RowFilter::RowSample { probability } => Core::RowSample(probability),
-            RowFilter::FamilyNameRegex { regex } => Core::FamilyNameRegex(regex),
-            RowFilter::ColumnQualifierRegex { regex } => Core::ColumnQualifierRegex(regex),
-            RowFilter::ColumnRange { family, start, end } => Core::ColumnRange {
-                family,
-                start: start.into(),
-                end: end.into(),
-            },
-            RowFilter::TimestampRange {
-                start_micros,
-                end_micros,
-            } => Core::TimestampRange {
-                start_micros,
-                end_micros,
-            },
-            RowFilter::ValueRegex { regex } => Core::ValueRegex(regex),
-            RowFilter::ValueRange { start, end } => Core::ValueRange {
-                start: start.into(),
-                end: end.into(),
-            },
-            RowFilter::CellsPerRowOffset { n } => Core::CellsPerRowOffset(n),
-            RowFilter::CellsPerRowLimit { n } => Core::CellsPerRowLimit(n),
-            RowFilter::CellsPerColumnLimit { n } => Core::CellsPerColumnLimit(n),
-            RowFilter::StripValue => Core::StripValue,
-            RowFilter::ApplyLabel { label } => Core::ApplyLabel(label),
-            RowFilter::ValueBitmask { mask } => Core::ValueBitmask(mask),
+            } => core::iter::once(*predicate)
+                .chain(*true_filter)
+                .chain(*false_filter)
+                .collect(),
+            _ => Vec::new(),
         }
+    }
+}
+
+impl TryFrom<RowFilter> for sparsetable::RowFilter {
+    type Error = Error;
+
+    fn try_from(f: RowFilter) -> Result<Self, Error> {
+        use sparsetable::RowFilter as Core;
+        let nodes = f.nodes;
+        check(
+            nodes.len(),
+            |i| nodes[i].children(),
+            &Shape {
+                what: "filter",
+                max_depth: MAX_FILTER_DEPTH,
+                max_nodes: MAX_FILTER_NODES,
+                // The core's own messages, so every front-end reports the same text.
+                too_deep: format!("filter: nesting deeper than {MAX_FILTER_DEPTH} levels"),
+                too_many: format!("filter: more than {MAX_FILTER_NODES} filters in one RowFilter"),
+            },
+        )?;
+        let mut built: Vec<Option<Core>> = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            let core = match node {
+                FilterNode::PassAll => Core::PassAll,
+                FilterNode::BlockAll => Core::BlockAll,
+                FilterNode::Sink => Core::Sink,
+                FilterNode::Chain { filters } => Core::Chain(
+                    filters
+                        .into_iter()
+                        .map(|i| take(&mut built, i))
+                        .collect::<Result<_, _>>()?,
+                ),
+                FilterNode::Interleave { filters } => Core::Interleave(
+                    filters
+                        .into_iter()
+                        .map(|i| take(&mut built, i))
+                        .collect::<Result<_, _>>()?,
+                ),
+                FilterNode::Condition {
+                    predicate,
+                    true_filter,
+                    false_filter,
+                } => Core::Condition {
+                    predicate: Box::new(take(&mut built, predicate)?),
+                    true_filter: match true_filter {
+                        Some(i) => Some(Box::new(take(&mut built, i)?)),
+                        None => None,
+                    },
+                    false_filter: match false_filter {
+                        Some(i) => Some(Box::new(take(&mut built, i)?)),
+                        None => None,
+                    },
+                },
+                FilterNode::RowKeyRegex { regex } => Core::RowKeyRegex(regex),
+                FilterNode::RowSample { probability } => Core::RowSample(probability),
+                FilterNode::FamilyNameRegex { regex } => Core::FamilyNameRegex(regex),
+                FilterNode::ColumnQualifierRegex { regex } => Core::ColumnQualifierRegex(regex),
+                FilterNode::ColumnRange { family, start, end } => Core::ColumnRange {
+                    family,
+                    start: start.into(),
+                    end: end.into(),
+                },
+                FilterNode::TimestampRange {
+                    start_micros,
+                    end_micros,
+                } => Core::TimestampRange {
+                    start_micros,
+                    end_micros,
+                },
+                FilterNode::ValueRegex { regex } => Core::ValueRegex(regex),
+                FilterNode::ValueRange { start, end } => Core::ValueRange {
+                    start: start.into(),
+                    end: end.into(),
+                },
+                FilterNode::CellsPerRowOffset { n } => Core::CellsPerRowOffset(n),
+                FilterNode::CellsPerRowLimit { n } => Core::CellsPerRowLimit(n),
+                FilterNode::CellsPerColumnLimit { n } => Core::CellsPerColumnLimit(n),
+                FilterNode::StripValue => Core::StripValue,
+                FilterNode::ApplyLabel { label } => Core::ApplyLabel(label),
+                FilterNode::ValueBitmask { mask } => Core::ValueBitmask(mask),
+            };
+            built.push(Some(core));
+        }
+        let root = built.len() as u32 - 1;
+        take(&mut built, root)
     }
 }
 
@@ -168,15 +236,23 @@ mod tests {
 
     #[test]
     fn nested_condition_converts_member_for_member() {
-        let f = RowFilter::Condition {
-            predicate: Box::new(RowFilter::Chain {
-                filters: vec![RowFilter::PassAll, RowFilter::StripValue],
-            }),
-            true_filter: Some(Box::new(RowFilter::ApplyLabel { label: "x".into() })),
-            false_filter: None,
+        let f = RowFilter {
+            nodes: vec![
+                FilterNode::PassAll,
+                FilterNode::StripValue,
+                FilterNode::Chain {
+                    filters: vec![0, 1],
+                },
+                FilterNode::ApplyLabel { label: "x".into() },
+                FilterNode::Condition {
+                    predicate: 2,
+                    true_filter: Some(3),
+                    false_filter: None,
+                },
+            ],
         };
         assert_eq!(
-            sparsetable::RowFilter::from(f),
+            sparsetable::RowFilter::try_from(f).unwrap(),
             sparsetable::RowFilter::Condition {
                 predicate: Box::new(sparsetable::RowFilter::Chain(vec![
                     sparsetable::RowFilter::PassAll,
@@ -186,5 +262,21 @@ mod tests {
                 false_filter: None,
             }
         );
+    }
+
+    #[test]
+    fn a_hundred_thousand_deep_chain_is_invalid_argument() {
+        let mut nodes = vec![FilterNode::PassAll];
+        for i in 0..100_000u32 {
+            nodes.push(FilterNode::Chain { filters: vec![i] });
+        }
+        let e = sparsetable::RowFilter::try_from(RowFilter { nodes }).unwrap_err();
+        assert_eq!(e.code(), sparsetable::Code::InvalidArgument);
+        let mut nodes = vec![FilterNode::PassAll];
+        for i in 0..(MAX_FILTER_DEPTH as u32) {
+            nodes.push(FilterNode::Chain { filters: vec![i] });
+        }
+        let e = sparsetable::RowFilter::try_from(RowFilter { nodes }).unwrap_err();
+        assert!(e.message().contains("nesting deeper"), "{e}");
     }
 }

@@ -19,6 +19,8 @@ pub mod database;
 pub mod error;
 pub mod filter;
 pub mod requests;
+pub mod stream;
+mod tree;
 pub mod types;
 
 pub use clock::ManualClock;

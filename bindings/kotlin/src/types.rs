@@ -12,9 +12,19 @@ use sparsetable::Error;
 
 use crate::filter::RowFilter;
 
-/// A column family's garbage-collection rule, as Bigtable's `GcRule`.
+/// A column family's garbage-collection rule, as Bigtable's `GcRule`: its nodes in
+/// post-order, the root last (a flat list, so no recursive type crosses the FFI; see
+/// [`crate::tree`]).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct GcRule {
+    /// The nodes; a list's members come before it, each node but the last is a member of
+    /// exactly one list.
+    pub nodes: Vec<GcRuleNode>,
+}
+
+/// One node of a [`GcRule`].
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
-pub enum GcRule {
+pub enum GcRuleNode {
     /// Keep everything.
     Never,
     /// Keep the newest `max_num_versions` cells of each column (at least 1).
@@ -29,14 +39,21 @@ pub enum GcRule {
     },
     /// Drop a cell only if every rule would.
     Intersection {
-        /// The sub-rules.
-        rules: Vec<GcRule>,
+        /// The node indices of the sub-rules.
+        rules: Vec<u32>,
     },
     /// Drop a cell if any rule would.
     Union {
-        /// The sub-rules.
-        rules: Vec<GcRule>,
+        /// The node indices of the sub-rules.
+        rules: Vec<u32>,
     },
+}
+
+impl GcRule {
+    /// The one-node rule `node` (a leaf).
+    pub fn leaf(node: GcRuleNode) -> Self {
+        GcRule { nodes: vec![node] }
+    }
 }
 
 /// The precision of user timestamps a table accepts.
@@ -268,48 +285,86 @@ impl TryFrom<GcRule> for sparsetable::GcRule {
     type Error = Error;
 
     fn try_from(rule: GcRule) -> Result<Self, Error> {
-        Ok(match rule {
-            GcRule::Never => sparsetable::GcRule::Never,
-            GcRule::MaxNumVersions { max_num_versions } => sparsetable::GcRule::MaxNumVersions(
-                u32::try_from(max_num_versions).map_err(|_| {
-                    Error::invalid_argument(format!(
-                        "gc_rule.max_num_versions {max_num_versions} is outside 1..={}",
-                        u32::MAX
-                    ))
-                })?,
-            ),
-            GcRule::MaxAge { max_age_micros } => sparsetable::GcRule::MaxAge {
-                micros: max_age_micros,
+        use sparsetable::limits::{MAX_GC_RULE_DEPTH, MAX_GC_RULE_NODES};
+        let nodes = rule.nodes;
+        crate::tree::check(
+            nodes.len(),
+            |i| match &nodes[i] {
+                GcRuleNode::Intersection { rules } | GcRuleNode::Union { rules } => rules.clone(),
+                _ => Vec::new(),
             },
-            GcRule::Intersection { rules } => {
-                sparsetable::GcRule::Intersection(convert_all(rules)?)
-            }
-            GcRule::Union { rules } => sparsetable::GcRule::Union(convert_all(rules)?),
-        })
+            &crate::tree::Shape {
+                what: "gc_rule",
+                max_depth: MAX_GC_RULE_DEPTH,
+                max_nodes: MAX_GC_RULE_NODES,
+                // The core's own messages, so every front-end reports the same text.
+                too_deep: format!("gc_rule: nested deeper than {MAX_GC_RULE_DEPTH} levels"),
+                too_many: format!("gc_rule: more than {MAX_GC_RULE_NODES} rules"),
+            },
+        )?;
+        let mut built: Vec<Option<sparsetable::GcRule>> = Vec::with_capacity(nodes.len());
+        let members = |built: &mut Vec<Option<sparsetable::GcRule>>, rules: Vec<u32>| {
+            rules
+                .into_iter()
+                .map(|i| crate::tree::take(built, i))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        for node in nodes {
+            let core = match node {
+                GcRuleNode::Never => sparsetable::GcRule::Never,
+                GcRuleNode::MaxNumVersions { max_num_versions } => {
+                    sparsetable::GcRule::MaxNumVersions(u32::try_from(max_num_versions).map_err(
+                        |_| {
+                            Error::invalid_argument(format!(
+                                "gc_rule.max_num_versions {max_num_versions} is outside 1..={}",
+                                u32::MAX
+                            ))
+                        },
+                    )?)
+                }
+                GcRuleNode::MaxAge { max_age_micros } => sparsetable::GcRule::MaxAge {
+                    micros: max_age_micros,
+                },
+                GcRuleNode::Intersection { rules } => {
+                    sparsetable::GcRule::Intersection(members(&mut built, rules)?)
+                }
+                GcRuleNode::Union { rules } => {
+                    sparsetable::GcRule::Union(members(&mut built, rules)?)
+                }
+            };
+            built.push(Some(core));
+        }
+        let root = built.len() as u32 - 1;
+        crate::tree::take(&mut built, root)
     }
 }
 
-fn convert_all(rules: Vec<GcRule>) -> Result<Vec<sparsetable::GcRule>, Error> {
-    rules.into_iter().map(TryInto::try_into).collect()
-}
-
 impl From<sparsetable::GcRule> for GcRule {
+    /// Post-order flattening. Recursive, but only over rules the core holds, which it
+    /// validated to at most `MAX_GC_RULE_DEPTH` levels (on input and when reading them back).
     fn from(rule: sparsetable::GcRule) -> Self {
-        match rule {
-            sparsetable::GcRule::Never => GcRule::Never,
-            sparsetable::GcRule::MaxNumVersions(n) => GcRule::MaxNumVersions {
-                max_num_versions: i64::from(n),
-            },
-            sparsetable::GcRule::MaxAge { micros } => GcRule::MaxAge {
-                max_age_micros: micros,
-            },
-            sparsetable::GcRule::Intersection(rules) => GcRule::Intersection {
-                rules: rules.into_iter().map(Into::into).collect(),
-            },
-            sparsetable::GcRule::Union(rules) => GcRule::Union {
-                rules: rules.into_iter().map(Into::into).collect(),
-            },
+        fn push(rule: sparsetable::GcRule, out: &mut Vec<GcRuleNode>) -> u32 {
+            let node = match rule {
+                sparsetable::GcRule::Never => GcRuleNode::Never,
+                sparsetable::GcRule::MaxNumVersions(n) => GcRuleNode::MaxNumVersions {
+                    max_num_versions: i64::from(n),
+                },
+                sparsetable::GcRule::MaxAge { micros } => GcRuleNode::MaxAge {
+                    max_age_micros: micros,
+                },
+                sparsetable::GcRule::Intersection(rules) => GcRuleNode::Intersection {
+                    rules: rules.into_iter().map(|r| push(r, out)).collect(),
+                },
+                sparsetable::GcRule::Union(rules) => GcRuleNode::Union {
+                    rules: rules.into_iter().map(|r| push(r, out)).collect(),
+                },
+            };
+            out.push(node);
+            out.len() as u32 - 1
         }
+        let mut nodes = Vec::new();
+        push(rule, &mut nodes);
+        GcRule { nodes }
     }
 }
 
@@ -543,20 +598,26 @@ impl From<sparsetable::RowRange> for RowRange {
     }
 }
 
-impl From<ReadRowsRequest> for sparsetable::ReadRowsRequest {
+impl TryFrom<ReadRowsRequest> for sparsetable::ReadRowsRequest {
+    type Error = Error;
+
     // Every field is set today; the update keeps core fields added later at their defaults.
     #[allow(clippy::needless_update)]
-    fn from(r: ReadRowsRequest) -> Self {
-        sparsetable::ReadRowsRequest {
+    fn try_from(r: ReadRowsRequest) -> Result<Self, Error> {
+        Ok(sparsetable::ReadRowsRequest {
             row_set: sparsetable::RowSet {
                 row_keys: r.row_set.row_keys,
                 row_ranges: r.row_set.row_ranges.into_iter().map(Into::into).collect(),
             },
-            filter: r.filter.map(Into::into).unwrap_or_default(),
+            filter: r
+                .filter
+                .map(TryInto::try_into)
+                .transpose()?
+                .unwrap_or_default(),
             rows_limit: r.rows_limit,
             reversed: r.reversed,
             ..Default::default()
-        }
+        })
     }
 }
 
@@ -633,19 +694,18 @@ mod tests {
 
     #[test]
     fn gc_rule_round_trips_through_the_core() {
-        let rule = GcRule::Union {
-            rules: vec![
-                GcRule::MaxNumVersions {
+        use GcRuleNode::*;
+        let rule = GcRule {
+            nodes: vec![
+                MaxNumVersions {
                     max_num_versions: 2,
                 },
-                GcRule::Intersection {
-                    rules: vec![
-                        GcRule::MaxAge {
-                            max_age_micros: 5_000,
-                        },
-                        GcRule::Never,
-                    ],
+                MaxAge {
+                    max_age_micros: 5_000,
                 },
+                Never,
+                Intersection { rules: vec![1, 2] },
+                Union { rules: vec![0, 3] },
             ],
         };
         let core: sparsetable::GcRule = rule.clone().try_into().unwrap();
@@ -655,9 +715,9 @@ mod tests {
     #[test]
     fn version_count_wider_than_u32_is_invalid_argument() {
         for n in [-1, i64::from(u32::MAX) + 1] {
-            let err = sparsetable::GcRule::try_from(GcRule::MaxNumVersions {
+            let err = sparsetable::GcRule::try_from(GcRule::leaf(GcRuleNode::MaxNumVersions {
                 max_num_versions: n,
-            })
+            }))
             .unwrap_err();
             assert_eq!(err.code(), sparsetable::Code::InvalidArgument);
         }

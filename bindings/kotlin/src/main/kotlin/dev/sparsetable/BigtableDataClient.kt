@@ -1,9 +1,17 @@
 // The data client, shaped like `com.google.cloud.bigtable.data.v2.BigtableDataClient`:
-// mutateRow, bulkMutateRows, checkAndMutateRow, readModifyWriteRow, readRow, readRows and
-// sampleRowKeys, over an embedded Sparsetable instance. Each call converts its
-// arguments, makes one native call and converts the result; errors become ApiException
-// subclasses in ApiException.kt. After close() every call throws IllegalStateException.
+// mutateRow, bulkMutateRows, newBulkMutationBatcher, checkAndMutateRow, readModifyWriteRow,
+// readRow, exists, readRows (a ServerStream pulling rows as it goes), sampleRowKeys, and
+// their ...Async variants (CompletableFuture, on a small daemon pool the client owns), over
+// an embedded Sparsetable instance. Each call converts its arguments, makes one native call
+// and converts the result; errors become ApiException subclasses in ApiException.kt. A value
+// larger than 1 MiB is checked against the table's limit before it is copied across the FFI.
+// After close() every call throws IllegalStateException.
 package dev.sparsetable
+
+import java.util.concurrent.CancellationException
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
 
 /** Reads and writes rows of the tables of one [Sparsetable] instance. Thread-safe. */
 class BigtableDataClient private constructor(
@@ -19,6 +27,34 @@ class BigtableDataClient private constructor(
 
     private fun db() = instance.database.also { check(!closed) { "BigtableDataClient is closed" } }
 
+    private val executorLock = Any()
+    private var executor: ExecutorService? = null
+
+    /** Runs [block] on the client's pool (created on first use, daemon threads). */
+    private fun <T> async(block: () -> T): CompletableFuture<T> {
+        val pool = synchronized(executorLock) {
+            check(!closed) { "BigtableDataClient is closed" }
+            executor ?: Executors.newFixedThreadPool(ASYNC_THREADS) { r ->
+                Thread(r, "sparsetable-client").apply { isDaemon = true }
+            }.also { executor = it }
+        }
+        return CompletableFuture.supplyAsync(block, pool)
+    }
+
+    /**
+     * Refuses a value over the table's limit before the FFI copies it. Values up to 1 MiB are
+     * left to the engine (a copy of that size costs little); larger ones cost one table lookup.
+     */
+    private fun checkValueSize(tableId: String, largest: Int) {
+        if (largest <= SMALL_VALUE_BYTES) return
+        val limit = native { db().getTable(tableId) }.maxValueBytes
+        if (largest.toULong() > limit) {
+            throw InvalidArgumentException(
+                "INVALID_ARGUMENT: value of $largest bytes exceeds the limit of $limit bytes (checked before copying)",
+            )
+        }
+    }
+
     /**
      * Applies [mutation]'s mutations to its row, atomically and in order.
      *
@@ -28,6 +64,7 @@ class BigtableDataClient private constructor(
      */
     fun mutateRow(mutation: RowMutation) {
         val db = db()
+        checkValueSize(mutation.tableId, mutation.largestValue())
         native { db.mutateRow(mutation.tableId, mutation.nativeKey, mutation.toNative()) }
     }
 
@@ -48,6 +85,7 @@ class BigtableDataClient private constructor(
      */
     fun bulkMutateRows(mutation: BulkMutation) {
         val db = db()
+        checkValueSize(mutation.tableId, mutation.largestValue())
         val failures = native { db.mutateRows(mutation.tableId, mutation.toNative()) }
         if (failures.isNotEmpty()) {
             throw MutateRowsException(failures.map { FailedMutation(it.index.toInt(), toApiException(it.code, it.reason)) })
@@ -63,6 +101,7 @@ class BigtableDataClient private constructor(
      */
     fun checkAndMutateRow(mutation: ConditionalRowMutation): Boolean {
         val db = db()
+        checkValueSize(mutation.tableId, maxOf(mutation.thenMutations.largestValue(), mutation.otherwiseMutations.largestValue()))
         return native {
             db.checkAndMutateRow(
                 mutation.tableId,
@@ -83,6 +122,7 @@ class BigtableDataClient private constructor(
      */
     fun readModifyWriteRow(mutation: ReadModifyWriteRow): Row {
         val db = db()
+        checkValueSize(mutation.tableId, mutation.largestValue())
         return native { db.readModifyWriteRow(mutation.tableId, mutation.key, mutation.toNative()) }.toRow()
     }
 
@@ -108,31 +148,119 @@ class BigtableDataClient private constructor(
     @JvmOverloads
     fun readRow(tableId: String, rowKey: String, filter: Filter? = null): Row? = readRow(tableId, rowKey.utf8(), filter)
 
+    /** Whether row [rowKey] has any cell (reads at most one cell, without its value). */
+    fun exists(tableId: String, rowKey: ByteArray): Boolean =
+        readRow(tableId, rowKey, Filters.chain().filter(Filters.limit().cellsPerRow(1)).filter(Filters.value().strip())) != null
+
+    /** [exists] of a UTF-8 key. */
+    fun exists(tableId: String, rowKey: String): Boolean = exists(tableId, rowKey.utf8())
+
     /**
-     * The rows [query] selects, in key order (descending if reversed). The whole result is
-     * materialised: the native layer returns it as one list.
+     * The rows [query] selects, in key order (descending if reversed), as a stream that pulls
+     * them from the engine as it is iterated, [ServerStream.BATCH] rows at a time, from a
+     * snapshot taken now. No lock is held while the caller iterates; close it (or `use {}`)
+     * to stop early.
      *
-     * @throws NotFoundException for an unknown table.
-     * @throws InvalidArgumentException for a negative limit or a range whose start is after
-     * its end.
+     * @throws NotFoundException for an unknown table (here, before any row).
+     * @throws InvalidArgumentException for a negative limit, a range whose start is after its
+     * end, or a bad filter.
      */
-    fun readRows(query: Query): List<Row> {
+    fun readRows(query: Query): ServerStream<Row> {
         val db = db()
-        return native { db.readRows(query.tableId, query.toNative()) }.map { it.toRow() }
+        val stream = native { db.readRowsStream(query.tableId, query.toNative()) }
+        return ServerStream(stream) { it.toRow() }
     }
 
-    /** Builds a [Query] of [tableId] with [block] and runs it. */
-    fun readRows(tableId: String, block: Query.() -> Unit = {}): List<Row> =
+    /** Builds a [Query] of [tableId] with [block] and streams its rows. */
+    fun readRows(tableId: String, block: Query.() -> Unit = {}): ServerStream<Row> =
         readRows(Query.create(tableId).apply(block))
+
+    /** The rows of [query] as a lazy [Sequence]; the stream is freed once it is exhausted. */
+    fun readRowsSequence(query: Query): Sequence<Row> = readRows(query).asSequence()
+
+    /** Every row of [query] in one list (the Java client's `readRowsCallable().all().call(query)`). */
+    fun readRowsList(query: Query): List<Row> = readRows(query).use { it.toList() }
+
+    /** [mutateRow] on the client's pool. */
+    fun mutateRowAsync(mutation: RowMutation): CompletableFuture<Void?> = async { mutateRow(mutation); null }
+
+    /** [bulkMutateRows] on the client's pool. */
+    fun bulkMutateRowsAsync(mutation: BulkMutation): CompletableFuture<Void?> = async { bulkMutateRows(mutation); null }
+
+    /** [checkAndMutateRow] on the client's pool. */
+    fun checkAndMutateRowAsync(mutation: ConditionalRowMutation): CompletableFuture<Boolean> =
+        async { checkAndMutateRow(mutation) }
+
+    /** [readModifyWriteRow] on the client's pool. */
+    fun readModifyWriteRowAsync(mutation: ReadModifyWriteRow): CompletableFuture<Row> = async { readModifyWriteRow(mutation) }
+
+    /** [readRow] on the client's pool. */
+    @JvmOverloads
+    fun readRowAsync(tableId: String, rowKey: ByteArray, filter: Filter? = null): CompletableFuture<Row?> =
+        async { readRow(tableId, rowKey, filter) }
+
+    /** [readRow] of a UTF-8 key on the client's pool. */
+    @JvmOverloads
+    fun readRowAsync(tableId: String, rowKey: String, filter: Filter? = null): CompletableFuture<Row?> =
+        async { readRow(tableId, rowKey, filter) }
+
+    /** [exists] on the client's pool. */
+    fun existsAsync(tableId: String, rowKey: String): CompletableFuture<Boolean> = async { exists(tableId, rowKey) }
+
+    /** [sampleRowKeys] on the client's pool. */
+    fun sampleRowKeysAsync(tableId: String): CompletableFuture<List<KeyOffset>> = async { sampleRowKeys(tableId) }
+
+    /** Every row of [query] in one list, on the client's pool. */
+    fun readRowsAsync(query: Query): CompletableFuture<List<Row>> = async { readRowsList(query) }
+
+    /**
+     * Streams [query]'s rows to [observer] on the client's pool, as the Java client's
+     * `readRowsAsync(query, observer)`: `onStart`, then `onResponse` per row, then
+     * `onComplete` or `onError` (with a [CancellationException] after `cancel`).
+     */
+    fun readRowsAsync(query: Query, observer: ResponseObserver<Row>) {
+        val cancelled = java.util.concurrent.atomic.AtomicBoolean(false)
+        async {
+            observer.onStart { cancelled.set(true) }
+            try {
+                readRows(query).use { stream ->
+                    for (row in stream) {
+                        if (cancelled.get()) break
+                        observer.onResponse(row)
+                    }
+                }
+                if (cancelled.get()) observer.onError(CancellationException("cancelled by the observer")) else observer.onComplete()
+            } catch (e: ApiException) {
+                observer.onError(e)
+            }
+        }
+    }
+
+    /**
+     * A [Batcher] that buffers row mutations of [tableId] and applies them in bulk (every
+     * [maxEntries] entries, or on flush/close).
+     */
+    @JvmOverloads
+    fun newBulkMutationBatcher(tableId: String, maxEntries: Int = 100): Batcher {
+        require(maxEntries >= 1) { "maxEntries must be at least 1" }
+        db()
+        return Batcher(this, tableId, maxEntries)
+    }
 
     /** Closes the client; closes the instance too if the client created it. Idempotent. */
     override fun close() {
-        if (closed) return
-        closed = true
+        synchronized(executorLock) {
+            if (closed) return
+            closed = true
+        }
+        executor?.shutdown()
         if (ownsInstance) instance.close()
     }
 
     companion object {
+        private const val ASYNC_THREADS = 4
+        private const val SMALL_VALUE_BYTES = 1 shl 20
+
         /** A client of [instance]; closing the client leaves the instance open. */
         @JvmStatic
         fun create(instance: Sparsetable): BigtableDataClient = BigtableDataClient(instance, false)

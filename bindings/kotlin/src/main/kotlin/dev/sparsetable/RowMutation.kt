@@ -7,7 +7,7 @@ package dev.sparsetable
 
 import dev.sparsetable.ffi.ReadModifyWriteOp
 import dev.sparsetable.ffi.ReadModifyWriteRule
-import dev.sparsetable.ffi.RowMutationEntry
+import dev.sparsetable.ffi.RowMutationEntry as NativeEntry
 import dev.sparsetable.ffi.Mutation as NativeMutation
 
 /** The mutation methods shared by [Mutation] and [RowMutation]; each returns the builder. */
@@ -19,13 +19,26 @@ abstract class MutationBuilder<T : MutationBuilder<T>> internal constructor() {
 
     internal fun toNative(): List<NativeMutation> = mutations.toList()
 
-    /** Writes [value] at ([family], [qualifier], [timestamp] microseconds). */
+    /** The size of the largest value these mutations write (0 if none): checked before the FFI copy. */
+    internal fun largestValue(): Int = largestValue(mutations)
+
+    /**
+     * Writes [value] at ([family], [qualifier], [timestamp] microseconds).
+     *
+     * The value is not copied here: the array is read when the mutation is applied, so do not
+     * change it before then. That keeps a large value from being copied before its size is
+     * checked against the table's limit (INVALID_ARGUMENT with no copy at all).
+     */
     fun setCell(family: String, qualifier: ByteArray, timestamp: Long, value: ByteArray): T =
-        add(NativeMutation.SetCell(family, qualifier.copyOf(), timestamp, value.copyOf()))
+        add(NativeMutation.SetCell(family, qualifier.copyOf(), timestamp, value))
 
     /** Writes UTF-8 [value] at ([family], UTF-8 [qualifier], [timestamp] microseconds). */
     fun setCell(family: String, qualifier: String, timestamp: Long, value: String): T =
         setCell(family, qualifier.utf8(), timestamp, value.utf8())
+
+    /** Writes [value] at ([family], UTF-8 [qualifier], [timestamp] microseconds); not copied, as above. */
+    fun setCell(family: String, qualifier: String, timestamp: Long, value: ByteArray): T =
+        setCell(family, qualifier.utf8(), timestamp, value)
 
     /** Writes [value] stamped with the database's current time (Bigtable's server time, -1). */
     fun setCell(family: String, qualifier: ByteArray, value: ByteArray): T =
@@ -49,7 +62,7 @@ abstract class MutationBuilder<T : MutationBuilder<T>> internal constructor() {
 
     /** Merges an aggregate [state] (8-byte big-endian int64) into the cell at [timestamp]. */
     fun mergeToCell(family: String, qualifier: ByteArray, timestamp: Long, state: ByteArray): T =
-        add(NativeMutation.MergeToCell(family, qualifier.copyOf(), timestamp, state.copyOf()))
+        add(NativeMutation.MergeToCell(family, qualifier.copyOf(), timestamp, state))
 
     /** [mergeToCell] with a UTF-8 qualifier. */
     fun mergeToCell(family: String, qualifier: String, timestamp: Long, state: ByteArray): T =
@@ -63,6 +76,17 @@ abstract class MutationBuilder<T : MutationBuilder<T>> internal constructor() {
     @JvmOverloads
     fun deleteCells(family: String, qualifier: ByteArray, fromMicros: Long = 0, toMicros: Long? = null): T =
         add(NativeMutation.DeleteFromColumn(family, qualifier.copyOf(), fromMicros, toMicros))
+
+    /**
+     * Deletes the cells of one column whose timestamp is in [range] (the Java client's
+     * `deleteCells(family, qualifier, TimestampRange)`).
+     */
+    fun deleteCells(family: String, qualifier: ByteArray, range: TimestampRange): T =
+        deleteCells(family, qualifier, range.startMicros, range.endMicros)
+
+    /** [deleteCells] of a [range] with a UTF-8 qualifier. */
+    fun deleteCells(family: String, qualifier: String, range: TimestampRange): T =
+        deleteCells(family, qualifier.utf8(), range)
 
     /** [deleteCells] with a UTF-8 qualifier. */
     @JvmOverloads
@@ -84,6 +108,50 @@ abstract class MutationBuilder<T : MutationBuilder<T>> internal constructor() {
     companion object {
         /** SetCell's timestamp meaning "the database's current time". */
         const val SERVER_TIMESTAMP: Long = -1L
+    }
+}
+
+/** The largest value (SetCell value, MergeToCell state) among [mutations]. */
+internal fun largestValue(mutations: List<NativeMutation>): Int {
+    var max = 0
+    for (m in mutations) {
+        val n = when (m) {
+            is NativeMutation.SetCell -> m.value.size
+            is NativeMutation.MergeToCell -> m.state.size
+            else -> 0
+        }
+        if (n > max) max = n
+    }
+    return max
+}
+
+/**
+ * A timestamp range `[startMicros, endMicros)` for [MutationBuilder.deleteCells], as the Java
+ * client's `Range.TimestampRange`; an end of null (or 0, the proto's unset value) is unbounded.
+ */
+class TimestampRange private constructor(internal val startMicros: Long, internal val endMicros: Long?) {
+    /** This range from [micros], included. */
+    fun startClosed(micros: Long) = TimestampRange(micros, endMicros)
+
+    /** This range from after [micros]. */
+    fun startOpen(micros: Long) = TimestampRange(micros + 1, endMicros)
+
+    /** This range up to [micros], excluded. */
+    fun endOpen(micros: Long) = TimestampRange(startMicros, micros)
+
+    /** This range up to [micros], included. */
+    fun endClosed(micros: Long) = TimestampRange(startMicros, micros + 1)
+
+    override fun toString() = "TimestampRange[$startMicros, ${endMicros ?: "inf"})"
+
+    companion object {
+        /** Every timestamp. */
+        @JvmStatic
+        fun unbounded() = TimestampRange(0, null)
+
+        /** `[start, end)`. */
+        @JvmStatic
+        fun create(start: Long, end: Long) = TimestampRange(start, end)
     }
 }
 
@@ -127,13 +195,42 @@ class RowMutation private constructor(val tableId: String, rowKey: ByteArray) : 
     }
 }
 
+/** One row's changes in a [BulkMutation] or a [Batcher], as the Java client's `RowMutationEntry`. */
+class RowMutationEntry private constructor(rowKey: ByteArray) : MutationBuilder<RowMutationEntry>() {
+    internal val key = rowKey.copyOf()
+
+    /** The row key (a copy). */
+    val rowKey: ByteArray get() = key.copyOf()
+
+    internal fun toNativeEntry() = NativeEntry(key, toNative())
+
+    companion object {
+        /** An empty entry for [rowKey]. */
+        @JvmStatic
+        fun create(rowKey: ByteArray) = RowMutationEntry(rowKey)
+
+        /** An empty entry for the UTF-8 [rowKey]. */
+        @JvmStatic
+        fun create(rowKey: String) = RowMutationEntry(rowKey.utf8())
+
+        /** An entry for [rowKey] holding [mutation]'s changes. */
+        @JvmStatic
+        fun createFromMutationUnsafe(rowKey: ByteArray, mutation: Mutation) = RowMutationEntry(rowKey).addAll(mutation)
+    }
+}
+
 /** Many rows' changes in one call; each row is atomic, the batch is not. */
 class BulkMutation private constructor(val tableId: String) {
-    private val entries = mutableListOf<RowMutationEntry>()
+    private val entries = mutableListOf<NativeEntry>()
 
     /** Adds [mutation]'s changes to [rowKey]. */
     fun add(rowKey: ByteArray, mutation: Mutation): BulkMutation =
-        apply { entries += RowMutationEntry(rowKey.copyOf(), mutation.toNative()) }
+        apply { entries += NativeEntry(rowKey.copyOf(), mutation.toNative()) }
+
+    /** Adds [entry]. */
+    fun add(entry: RowMutationEntry): BulkMutation = apply { entries += entry.toNativeEntry() }
+
+    internal fun largestValue(): Int = entries.maxOfOrNull { largestValue(it.mutations) } ?: 0
 
     /** Adds [mutation]'s changes to the UTF-8 [rowKey]. */
     fun add(rowKey: String, mutation: Mutation): BulkMutation = add(rowKey.utf8(), mutation)
@@ -141,7 +238,7 @@ class BulkMutation private constructor(val tableId: String) {
     /** How many row entries the batch holds. */
     val size: Int get() = entries.size
 
-    internal fun toNative(): List<RowMutationEntry> = entries.toList()
+    internal fun toNative(): List<NativeEntry> = entries.toList()
 
     companion object {
         /** An empty batch for [tableId]. */
@@ -184,7 +281,10 @@ class ReadModifyWriteRow private constructor(val tableId: String, rowKey: ByteAr
 
     /** Appends [value] to the latest cell of the column (missing counts as empty). */
     fun append(family: String, qualifier: ByteArray, value: ByteArray): ReadModifyWriteRow =
-        apply { rules += ReadModifyWriteRule(family, qualifier.copyOf(), ReadModifyWriteOp.AppendValue(value.copyOf())) }
+        apply { rules += ReadModifyWriteRule(family, qualifier.copyOf(), ReadModifyWriteOp.AppendValue(value)) }
+
+    /** [append] of [value] to a column with a UTF-8 qualifier. */
+    fun append(family: String, qualifier: String, value: ByteArray) = append(family, qualifier.utf8(), value)
 
     /** [append] of UTF-8 text. */
     fun append(family: String, qualifier: String, value: String) = append(family, qualifier.utf8(), value.utf8())
@@ -197,6 +297,9 @@ class ReadModifyWriteRow private constructor(val tableId: String, rowKey: ByteAr
     fun increment(family: String, qualifier: String, amount: Long) = increment(family, qualifier.utf8(), amount)
 
     internal fun toNative(): List<ReadModifyWriteRule> = rules.toList()
+
+    internal fun largestValue(): Int =
+        rules.maxOfOrNull { (it.op as? ReadModifyWriteOp.AppendValue)?.value?.size ?: 0 } ?: 0
 
     companion object {
         /** Rules for [rowKey] in [tableId]. */

@@ -1,15 +1,50 @@
 // An embedded Sparsetable instance: the one native database that data and admin clients
-// share, as the clients of one Bigtable instance share its tables. Closing it frees the
-// native database; clients used after that throw IllegalStateException.
+// share, as the clients of one Bigtable instance share its tables; in memory, or durable in a
+// directory. Closing it frees the native database (and the directory's lock); clients used
+// after that throw IllegalStateException.
 package dev.sparsetable
 
 import dev.sparsetable.ffi.Database as NativeDatabase
+import dev.sparsetable.ffi.Durability as NativeDurability
+import java.io.File
 
 /**
- * An in-memory Sparsetable database.
+ * When a durable instance acknowledges a write, relative to the disk.
+ *
+ * - [SYNC]: after its commit log record is fsynced; concurrent writers share one fsync (group
+ *   commit). An acknowledged write survives a crash of the process or the machine.
+ * - [interval]: the log is fsynced in the background every interval; a machine crash loses at
+ *   most about that window, a process crash nothing.
+ * - [NONE]: never fsynced by the engine; a process crash loses nothing (the OS has the
+ *   bytes), a machine crash may lose what the OS had not written back.
+ */
+class Durability private constructor(internal val native: NativeDurability, private val name: String) {
+    override fun toString() = name
+
+    companion object {
+        /** Acknowledge after fsync. */
+        @JvmField
+        val SYNC = Durability(NativeDurability.Sync, "SYNC")
+
+        /** Never fsync. */
+        @JvmField
+        val NONE = Durability(NativeDurability.None, "NONE")
+
+        /** Fsync every [micros] microseconds in the background. */
+        @JvmStatic
+        fun intervalMicros(micros: Long) = Durability(NativeDurability.Interval(micros), "INTERVAL(${micros}us)")
+
+        /** Fsync every [interval] in the background. */
+        @JvmStatic
+        fun interval(interval: java.time.Duration) = intervalMicros(interval.toNanos() / 1000)
+    }
+}
+
+/**
+ * A Sparsetable database: [inMemory], or durable in a directory with [open].
  *
  * ```
- * Sparsetable.inMemory(ManualClock(1_700_000_000_000_000)).use { instance ->
+ * Sparsetable.open(File(context.filesDir, "db"), Durability.SYNC).use { instance ->
  *     BigtableDataClient.create(instance).use { client -> ... }
  * }
  * ```
@@ -21,8 +56,23 @@ class Sparsetable private constructor(internal val database: NativeDatabase) : A
     /** Seeds the random draws of row-sample filters, so sampled reads repeat exactly. */
     fun setRandomSeed(seed: Long) = native { database.setRandomSeed(seed.toULong()) }
 
-    /** Frees the native database. Idempotent. */
+    /**
+     * Flushes every table's memory to run files and starts a fresh commit log (shortens the
+     * next open's recovery); a no-op in memory.
+     *
+     * @throws UnavailableException if the disk refused.
+     */
+    fun checkpoint() = native { database.checkpoint() }
+
+    /**
+     * Frees the native database; for a durable one, joins its background thread and releases
+     * the directory (a stream still open keeps its view, and the directory, until it is
+     * closed). Idempotent.
+     */
     override fun close() = database.close()
+
+    /** One call into the native library that does nothing: the binding's fixed per-call cost. */
+    fun noop() = database.noop()
 
     companion object {
         /** An empty in-memory database on the system clock. */
@@ -32,5 +82,26 @@ class Sparsetable private constructor(internal val database: NativeDatabase) : A
         /** An empty in-memory database that reads the time from [clock] only. */
         @JvmStatic
         fun inMemory(clock: ManualClock): Sparsetable = Sparsetable(NativeDatabase.withManualClock(clock.native))
+
+        /**
+         * Opens the durable database in directory [path], creating it if needed, on the system
+         * clock. Opening recovers every write the previous process acknowledged (replaying the
+         * commit log); writes are then acknowledged as [durability] says. One process (one
+         * open instance) holds a directory at a time.
+         *
+         * @throws FailedPreconditionException if another instance, in this process or another,
+         * holds the directory (the message names the holder's pid).
+         * @throws DataLossException if a file of the database is corrupt.
+         * @throws UnavailableException if the directory cannot be created or written.
+         */
+        @JvmStatic
+        @JvmOverloads
+        fun open(path: String, durability: Durability = Durability.SYNC): Sparsetable =
+            Sparsetable(native { NativeDatabase.open(path, durability.native) })
+
+        /** [open] of a [File] directory. */
+        @JvmStatic
+        @JvmOverloads
+        fun open(path: File, durability: Durability = Durability.SYNC): Sparsetable = open(path.path, durability)
     }
 }

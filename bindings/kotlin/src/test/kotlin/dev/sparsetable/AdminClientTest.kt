@@ -83,7 +83,7 @@ class AdminClientTest {
         assertEquals(listOf("userx", "v"), client.readRows(Query.create("t")).keys())
         assertFailsWith<InvalidArgumentException> { admin.dropRowRange("t", "") }
         admin.dropAllRows("t")
-        assertEquals(emptyList(), client.readRows(Query.create("t")))
+        assertEquals(emptyList(), client.readRows(Query.create("t")).toList())
         assertTrue(admin.exists("t"))
     }
 

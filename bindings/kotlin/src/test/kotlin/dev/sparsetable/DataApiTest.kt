@@ -29,7 +29,7 @@ class DataApiTest {
         assertNull(client.readRow("t", "r", FILTERS.block()))
         val labelled = client.readRow("t", "r", FILTERS.chain().filter(FILTERS.value().regex("m.*")).filter(FILTERS.label("meta-cell")))!!
         assertEquals(listOf(listOf("meta-cell")), labelled.cells.map { it.labels })
-        val stripped = client.readRows(Query.create("t").filter(FILTERS.value().strip()))
+        val stripped = client.readRowsList(Query.create("t").filter(FILTERS.value().strip()))
         assertTrue(stripped.single().cells.all { it.value.isEmpty() })
         val cond = FILTERS.condition(FILTERS.qualifier().regex("b")).then(FILTERS.family().regex("meta")).otherwise(FILTERS.block())
         assertEquals(listOf("m1"), client.readRow("t", "r", cond)!!.values())

@@ -20,7 +20,7 @@ class DataClientTest {
     @Test
     fun missingRowIsNull() = withTable { client, _, _ ->
         assertNull(client.readRow("t", "absent"))
-        assertEquals(emptyList(), client.readRows(Query.create("t")))
+        assertEquals(emptyList(), client.readRows(Query.create("t")).toList())
     }
 
     @Test

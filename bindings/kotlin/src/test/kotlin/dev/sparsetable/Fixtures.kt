@@ -22,3 +22,5 @@ fun withTable(
 fun Row.values(): List<String> = cells.map { it.valueUtf8 }
 
 fun List<Row>.keys(): List<String> = map { it.keyUtf8 }
+
+fun ServerStream<Row>.keys(): List<String> = use { it.map { r -> r.keyUtf8 } }

@@ -1,6 +1,6 @@
 // The table admin client, shaped like `com.google.cloud.bigtable.admin.v2
 // .BigtableTableAdminClient`: create, get, list, update, delete tables, modify their
-// families, drop row ranges.
+// families, drop row ranges, backups.
 // Each call makes one native call; errors become ApiException subclasses.
 package dev.sparsetable.admin
 
@@ -9,6 +9,7 @@ import dev.sparsetable.NotFoundException
 import dev.sparsetable.Sparsetable
 import dev.sparsetable.ffi.DropRowRange
 import dev.sparsetable.native
+import java.util.concurrent.CompletableFuture
 
 /** Administers the tables of one [Sparsetable] instance. Thread-safe. */
 class BigtableTableAdminClient private constructor(val instance: Sparsetable) : AutoCloseable {
@@ -109,6 +110,91 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
         native { db.dropRowRange(tableId, DropRowRange.All) }
     }
 
+    /**
+     * Snapshots table [tableId] as backup [backupId] (the Java client's
+     * `createBackup(CreateBackupRequest.of(cluster, backupId).setSourceTableId(tableId))`; an
+     * embedded instance has one implicit cluster, and backups do not expire).
+     *
+     * @throws NotFoundException for an unknown table.
+     * @throws dev.sparsetable.AlreadyExistsException if [backupId] is taken.
+     */
+    fun createBackup(tableId: String, backupId: String): Backup {
+        val db = db()
+        return Backup(native { db.createBackup(tableId, backupId) })
+    }
+
+    /** A backup. @throws NotFoundException for an unknown backup. */
+    fun getBackup(backupId: String): Backup {
+        val db = db()
+        return Backup(native { db.getBackup(backupId) })
+    }
+
+    /** Every backup's id, sorted. */
+    fun listBackups(): List<String> = native { db().listBackups() }.map { it.backupId }
+
+    /** Deletes a backup. @throws NotFoundException for an unknown backup. */
+    fun deleteBackup(backupId: String) {
+        val db = db()
+        native { db.deleteBackup(backupId) }
+    }
+
+    /**
+     * Creates table [tableId] with backup [backupId]'s schema and data.
+     *
+     * @throws NotFoundException for an unknown backup.
+     * @throws dev.sparsetable.AlreadyExistsException if the table exists.
+     */
+    fun restoreTable(backupId: String, tableId: String): Table {
+        val db = db()
+        return Table(native { db.restoreTable(backupId, tableId) })
+    }
+
+    // The Java client's ...Async variants: the same calls on the common ForkJoin pool (each is
+    // one short native call; a failure completes the future with the ApiException).
+    private fun <T> async(block: () -> T): CompletableFuture<T> = CompletableFuture.supplyAsync(block)
+
+    /** [createTable] asynchronously. */
+    fun createTableAsync(request: CreateTableRequest): CompletableFuture<Table> = async { createTable(request) }
+
+    /** [getTable] asynchronously. */
+    fun getTableAsync(tableId: String): CompletableFuture<Table> = async { getTable(tableId) }
+
+    /** [listTables] asynchronously. */
+    fun listTablesAsync(): CompletableFuture<List<String>> = async { listTables() }
+
+    /** [exists] asynchronously. */
+    fun existsAsync(tableId: String): CompletableFuture<Boolean> = async { exists(tableId) }
+
+    /** [deleteTable] asynchronously. */
+    fun deleteTableAsync(tableId: String): CompletableFuture<Void?> = async { deleteTable(tableId); null }
+
+    /** [modifyFamilies] asynchronously. */
+    fun modifyFamiliesAsync(request: ModifyColumnFamiliesRequest): CompletableFuture<Table> = async { modifyFamilies(request) }
+
+    /** [updateTable] asynchronously. */
+    fun updateTableAsync(request: UpdateTableRequest): CompletableFuture<Table> = async { updateTable(request) }
+
+    /** [dropRowRange] asynchronously. */
+    fun dropRowRangeAsync(tableId: String, prefix: String): CompletableFuture<Void?> = async { dropRowRange(tableId, prefix); null }
+
+    /** [dropAllRows] asynchronously. */
+    fun dropAllRowsAsync(tableId: String): CompletableFuture<Void?> = async { dropAllRows(tableId); null }
+
+    /** [createBackup] asynchronously. */
+    fun createBackupAsync(tableId: String, backupId: String): CompletableFuture<Backup> = async { createBackup(tableId, backupId) }
+
+    /** [getBackup] asynchronously. */
+    fun getBackupAsync(backupId: String): CompletableFuture<Backup> = async { getBackup(backupId) }
+
+    /** [listBackups] asynchronously. */
+    fun listBackupsAsync(): CompletableFuture<List<String>> = async { listBackups() }
+
+    /** [deleteBackup] asynchronously. */
+    fun deleteBackupAsync(backupId: String): CompletableFuture<Void?> = async { deleteBackup(backupId); null }
+
+    /** [restoreTable] asynchronously. */
+    fun restoreTableAsync(backupId: String, tableId: String): CompletableFuture<Table> = async { restoreTable(backupId, tableId) }
+
     /** Closes the client (the instance stays open). Idempotent. */
     override fun close() {
         closed = true
@@ -123,4 +209,21 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
         @JvmStatic
         fun create(client: BigtableDataClient) = BigtableTableAdminClient(client.instance)
     }
+}
+
+/** A backup of a table, as the Java admin client's `Backup` (the fields an embedded instance has). */
+class Backup internal constructor(info: dev.sparsetable.ffi.BackupInfo) {
+    /** The backup's id. */
+    val id: String = info.backupId
+
+    /** The table it was taken from. */
+    val sourceTableId: String = info.sourceTable
+
+    /** When it was taken, in microseconds since the epoch (the database clock). */
+    val startTimeMicros: Long = info.createdMicros
+
+    /** Approximate size in bytes. */
+    val sizeBytes: Long = info.sizeBytes.toLong()
+
+    override fun toString() = "Backup(id=$id, sourceTableId=$sourceTableId, sizeBytes=$sizeBytes)"
 }

@@ -8,63 +8,80 @@ import dev.sparsetable.TreeBudget
 import dev.sparsetable.native
 import java.time.Duration
 import dev.sparsetable.ffi.gcRuleMaxAge
+import dev.sparsetable.ffi.GcRuleNode
 import dev.sparsetable.ffi.GcRule as NativeGcRule
 
 /** A column family's GC rule. */
 sealed class GCRule {
     /**
-     * The native rule. Throws [dev.sparsetable.InvalidArgumentException] for a rule deeper or
-     * larger than the engine accepts, before any of it crosses the FFI (see TreeBudget).
+     * The native rule, a flat node list (members before the list holding them, root last).
+     * Throws [dev.sparsetable.InvalidArgumentException] for a rule deeper or larger than the
+     * engine accepts, before any of it crosses the FFI (see TreeBudget); the native side
+     * checks the list again.
      */
-    internal fun toNative(): NativeGcRule = toNative(1, TreeBudget.gcRule())
-
-    internal fun toNative(depth: Int, budget: TreeBudget): NativeGcRule {
-        budget.enter(depth)
-        return build(depth, budget)
+    internal fun toNative(): NativeGcRule {
+        val nodes = mutableListOf<GcRuleNode>()
+        emit(1, TreeBudget.gcRule(), nodes)
+        return NativeGcRule(nodes)
     }
 
-    /** This node as a native rule; members are converted with `toNative(depth + 1, budget)`. */
-    internal abstract fun build(depth: Int, budget: TreeBudget): NativeGcRule
+    internal fun emit(depth: Int, budget: TreeBudget, out: MutableList<GcRuleNode>): UInt {
+        budget.enter(depth)
+        out += node(depth, budget, out)
+        return (out.size - 1).toUInt()
+    }
+
+    /** This node; members are emitted first with `emit(depth + 1, budget, out)`. */
+    internal abstract fun node(depth: Int, budget: TreeBudget, out: MutableList<GcRuleNode>): GcRuleNode
 
     /** Keeps everything (no rule). */
     object DefaultRule : GCRule() {
-        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.Never
+        override fun node(depth: Int, budget: TreeBudget, out: MutableList<GcRuleNode>) = GcRuleNode.Never
         override fun toString() = "DefaultRule"
     }
 
     /** Keeps the newest [maxVersions] cells of each column. */
     data class VersionRule(val maxVersions: Long) : GCRule() {
-        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.MaxNumVersions(maxVersions)
+        override fun node(depth: Int, budget: TreeBudget, out: MutableList<GcRuleNode>) = GcRuleNode.MaxNumVersions(maxVersions)
     }
 
     /** Drops cells older than now minus [maxAgeMicros]. */
     data class DurationRule(val maxAgeMicros: Long) : GCRule() {
         /** The age limit as a [Duration]. */
         val maxAge: Duration get() = Duration.ofSeconds(maxAgeMicros / 1_000_000, (maxAgeMicros % 1_000_000) * 1_000)
-        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.MaxAge(maxAgeMicros)
+        override fun node(depth: Int, budget: TreeBudget, out: MutableList<GcRuleNode>) = GcRuleNode.MaxAge(maxAgeMicros)
     }
 
     /** Drops a cell only if every rule would. */
     data class IntersectionRule(val rules: List<GCRule> = emptyList()) : GCRule() {
         /** This intersection plus [rule]. */
         fun rule(rule: GCRule) = IntersectionRule(rules + rule)
-        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.Intersection(rules.map { it.toNative(depth + 1, budget) })
+        override fun node(depth: Int, budget: TreeBudget, out: MutableList<GcRuleNode>) =
+            GcRuleNode.Intersection(rules.map { it.emit(depth + 1, budget, out) })
     }
 
     /** Drops a cell if any rule would. */
     data class UnionRule(val rules: List<GCRule> = emptyList()) : GCRule() {
         /** This union plus [rule]. */
         fun rule(rule: GCRule) = UnionRule(rules + rule)
-        override fun build(depth: Int, budget: TreeBudget) = NativeGcRule.Union(rules.map { it.toNative(depth + 1, budget) })
+        override fun node(depth: Int, budget: TreeBudget, out: MutableList<GcRuleNode>) =
+            GcRuleNode.Union(rules.map { it.emit(depth + 1, budget, out) })
     }
 
     internal companion object {
-        fun fromNative(rule: NativeGcRule): GCRule = when (rule) {
-            is NativeGcRule.Never -> DefaultRule
-            is NativeGcRule.MaxNumVersions -> VersionRule(rule.maxNumVersions)
-            is NativeGcRule.MaxAge -> DurationRule(rule.maxAgeMicros)
-            is NativeGcRule.Intersection -> IntersectionRule(rule.rules.map(::fromNative))
-            is NativeGcRule.Union -> UnionRule(rule.rules.map(::fromNative))
+        /** The rule a native node list describes, built without recursion (members first). */
+        fun fromNative(rule: NativeGcRule): GCRule {
+            val built = ArrayList<GCRule>(rule.nodes.size)
+            for (node in rule.nodes) {
+                built += when (node) {
+                    is GcRuleNode.Never -> DefaultRule
+                    is GcRuleNode.MaxNumVersions -> VersionRule(node.maxNumVersions)
+                    is GcRuleNode.MaxAge -> DurationRule(node.maxAgeMicros)
+                    is GcRuleNode.Intersection -> IntersectionRule(node.rules.map { built[it.toInt()] })
+                    is GcRuleNode.Union -> UnionRule(node.rules.map { built[it.toInt()] })
+                }
+            }
+            return built.last()
         }
     }
 }

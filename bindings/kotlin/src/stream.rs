@@ -1,0 +1,62 @@
+//! A ReadRows stream the JVM pulls from: the core's [`sparsetable::RowStream`], which owns
+//! its view of the table (taken under the read lock, released before the stream is handed
+//! out), behind a mutex so uniffi may share the object between threads.
+//!
+//! Invariant: the database lock is never held while rows are pulled; writers go on while a
+//! reader iterates, and the reader sees the snapshot it opened. Rows cross the FFI a batch at
+//! a time (the caller picks the batch size), so a scan of any size costs the JVM at most one
+//! batch of memory, and stopping early ([`RowStream::close`]) leaves the rest unread.
+
+use std::sync::Mutex;
+
+use crate::error::SparsetableError;
+use crate::types::Row;
+
+/// An open ReadRows stream. Closing it (or dropping it) frees its view.
+#[derive(Debug, uniffi::Object)]
+pub struct RowStream {
+    inner: Mutex<Option<sparsetable::RowStream>>,
+}
+
+impl RowStream {
+    pub(crate) fn new(stream: sparsetable::RowStream) -> Self {
+        RowStream {
+            inner: Mutex::new(Some(stream)),
+        }
+    }
+}
+
+#[uniffi::export]
+impl RowStream {
+    /// The next rows, at most `max_rows` (at least one is asked for); an empty list once the
+    /// stream is exhausted or closed.
+    ///
+    /// # Errors
+    /// `INTERNAL` if a thread panicked while pulling from this stream.
+    pub fn next_batch(&self, max_rows: u32) -> Result<Vec<Row>, SparsetableError> {
+        let mut guard = self
+            .inner
+            .lock()
+            .map_err(|_| crate::error::to_ffi(sparsetable::api::shared::poisoned()))?;
+        let Some(stream) = guard.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let rows: Vec<Row> = stream
+            .by_ref()
+            .take(max_rows.max(1) as usize)
+            .map(Into::into)
+            .collect();
+        if rows.is_empty() {
+            // Exhausted: free the view now rather than when the JVM collects the object.
+            *guard = None;
+        }
+        Ok(rows)
+    }
+
+    /// Stops the stream and frees its view; later batches are empty. Idempotent.
+    pub fn cancel(&self) {
+        if let Ok(mut guard) = self.inner.lock() {
+            *guard = None;
+        }
+    }
+}
