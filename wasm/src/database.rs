@@ -137,6 +137,7 @@ impl Database {
         let table_id = args::table_id(&table_id).map_err(to_js_error)?;
         let config: TableConfigJs = from_js("config", config.into()).map_err(to_js_error)?;
         let config = config.to_core().map_err(to_js_error)?;
+        args::raise_value_limit(config.max_value_bytes);
         let info = {
             let mut engine = self.engine_mut().map_err(to_js_error)?;
             engine
@@ -301,13 +302,18 @@ impl Database {
 }
 
 impl Database {
+    /// The bound on any bytes field, checked before it is copied (see `args::value_limit`).
+    pub(crate) fn value_limit(&self) -> usize {
+        args::value_limit()
+    }
+
     /// The engine for a read.
-    fn engine(&self) -> Result<Ref<'_, sparsetable::Database>, sparsetable::Error> {
+    pub(crate) fn engine(&self) -> Result<Ref<'_, sparsetable::Database>, sparsetable::Error> {
         self.inner.try_borrow().map_err(|_| busy())
     }
 
     /// The engine for a change.
-    fn engine_mut(&self) -> Result<RefMut<'_, sparsetable::Database>, sparsetable::Error> {
+    pub(crate) fn engine_mut(&self) -> Result<RefMut<'_, sparsetable::Database>, sparsetable::Error> {
         self.inner.try_borrow_mut().map_err(|_| busy())
     }
 

@@ -22,6 +22,8 @@ pub mod database;
 pub mod error;
 mod gc_rule;
 pub mod panic;
+pub mod proto;
 pub mod types;
 
 pub use database::Database;
+pub use proto::RowIterator;
