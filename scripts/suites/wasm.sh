@@ -3,7 +3,8 @@
 #  1. wasm-bindgen-test cases under Node (wasm/tests/node.rs);
 #  2. the same cases in headless Chromium through chromedriver (wasm/tests/browser.rs);
 #  3. node:test over the `wasm-bindgen --target nodejs` build (target/wasm-node/): the shared
-#     vector runner (wasm/test/vectors.test.mjs), the JS-level API tests, and bad input of every
+#     vector runners (wasm/test/vectors.test.mjs over the plain model, vectors_json.test.mjs over
+#     the proto3 JSON model: every vector), the JS-level API tests, and bad input of every
 #     kind (wasm/test/robustness_inputs.test.mjs).
 # Counts: wasm-bindgen-test's "test result:" lines and node's "# pass N" / "# fail N".
 # (No `-q` for the wasm cargo tests: the wasm-bindgen test runner rejects it.)
@@ -51,7 +52,7 @@ count_cargo "$logs/browser.log" "${PIPESTATUS[0]}"
 echo "--- node:test over the Node build (vectors, JS API, bad input)"
 if "${NODE_PKG[@]}" \
   && wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/debug/sparsetable_wasm.wasm; then
-  node --test wasm/test/vectors.test.mjs wasm/test/api.test.mjs wasm/test/robustness_inputs.test.mjs 2>&1 | tee "$logs/node-test.log"
+  node --test wasm/test/vectors.test.mjs wasm/test/vectors_json.test.mjs wasm/test/api.test.mjs wasm/test/api_json.test.mjs wasm/test/robustness_inputs.test.mjs 2>&1 | tee "$logs/node-test.log"
   count_node "$logs/node-test.log" "${PIPESTATUS[0]}"
 else
   echo "FAILED: building the Node package"; fail=$((fail + 1))

@@ -313,7 +313,9 @@ impl Database {
     }
 
     /// The engine for a change.
-    pub(crate) fn engine_mut(&self) -> Result<RefMut<'_, sparsetable::Database>, sparsetable::Error> {
+    pub(crate) fn engine_mut(
+        &self,
+    ) -> Result<RefMut<'_, sparsetable::Database>, sparsetable::Error> {
         self.inner.try_borrow_mut().map_err(|_| busy())
     }
 

@@ -148,9 +148,39 @@ fn stringify_error(argument: &str, e: &JsValue, limit: usize) -> Error {
     conversion_error(argument, format_args!("cannot be written as JSON: {short}"))
 }
 
-/// Parses a request body into a core type through the core's proto3 JSON model.
+/// Parses a request body (a JSON object) into a core type through the core's proto3 JSON
+/// model.
 fn parse<T: DeserializeOwned>(argument: &str, value: &JsValue, limit: usize) -> Result<T, Error> {
+    parse_shaped(argument, value, limit, b'{')
+}
+
+/// Parses a list argument (a JSON array).
+fn parse_list<T: DeserializeOwned>(
+    argument: &str,
+    value: &JsValue,
+    limit: usize,
+) -> Result<T, Error> {
+    parse_shaped(argument, value, limit, b'[')
+}
+
+/// Checks the top-level shape first: serde's derived structs also read a JSON array (fields
+/// by position), which proto3 JSON does not allow for a message.
+fn parse_shaped<T: DeserializeOwned>(
+    argument: &str,
+    value: &JsValue,
+    limit: usize,
+    open: u8,
+) -> Result<T, Error> {
     let text = request_text(argument, value, limit)?;
+    let first = text.bytes().find(|b| !b.is_ascii_whitespace());
+    if first != Some(open) {
+        let want = if open == b'{' {
+            "an object"
+        } else {
+            "an array"
+        };
+        return Err(conversion_error(argument, format_args!("expected {want}")));
+    }
     json::from_str(&text).map_err(|e| conversion_error(argument, e.message()))
 }
 
@@ -286,7 +316,11 @@ impl Database {
         #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
     ) -> JsResult<JsValue> {
         let table_id = args::table_id(&table_id).map_err(err)?;
-        let info = self.engine().map_err(err)?.get_table(&table_id).map_err(err)?;
+        let info = self
+            .engine()
+            .map_err(err)?
+            .get_table(&table_id)
+            .map_err(err)?;
         table_output(&info).map_err(err)
     }
 
@@ -318,7 +352,7 @@ impl Database {
     ) -> JsResult<JsValue> {
         let table_id = args::table_id(&table_id).map_err(err)?;
         let mods: Vec<FamilyModification> =
-            parse("modifications", &modifications, self.value_limit()).map_err(err)?;
+            parse_list("modifications", &modifications, self.value_limit()).map_err(err)?;
         let info = self
             .engine_mut()
             .map_err(err)?
@@ -735,7 +769,10 @@ impl RowIterator {
     }
 
     /// Ends the read early, freeing its snapshot (the iterator protocol's `return`).
-    #[wasm_bindgen(js_name = "return", unchecked_return_type = "IteratorResult<ProtoRow, undefined>")]
+    #[wasm_bindgen(
+        js_name = "return",
+        unchecked_return_type = "IteratorResult<ProtoRow, undefined>"
+    )]
     pub fn finish(&mut self) -> JsResult<JsValue> {
         self.stream = None;
         iter_result(None)
