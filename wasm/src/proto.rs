@@ -573,7 +573,7 @@ impl Database {
     pub fn read_rows_json(
         &self,
         #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "ProtoReadRowsRequest | string")] request: Option<
+        #[wasm_bindgen(unchecked_param_type = "ProtoReadRowsRequest | string | undefined")] request: Option<
             JsValue,
         >,
     ) -> JsResult<JsValue> {
@@ -606,7 +606,7 @@ impl Database {
         #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
         #[wasm_bindgen(js_name = "rowKey", unchecked_param_type = "Uint8Array | string")]
         row_key: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "{ filter?: ProtoRowFilter } | string")]
+        #[wasm_bindgen(unchecked_param_type = "{ filter?: ProtoRowFilter } | string | undefined")]
         options: Option<JsValue>,
     ) -> JsResult<JsValue> {
         let table_id = args::table_id(&table_id).map_err(err)?;
