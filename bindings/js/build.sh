@@ -13,9 +13,12 @@ wasm-bindgen --target web --out-dir "$here/src/wasm" "$wasm"
 # The glue declares `[Symbol.dispose]`, which needs TypeScript's esnext.disposable lib; drop the
 # declaration (free() stays) so consumers compile with any ES2022 lib.
 sed -i '/\[Symbol.dispose\]()/d' "$here/src/wasm/sparsetable_wasm.d.ts"
-if [ "${WASM_OPT:-1}" = 1 ] && [ -x "$root/web/node_modules/.bin/wasm-opt" ]; then
+if [ -x "$root/web/node_modules/.bin/wasm-opt" ]; then
   # Size: strip the debug build's names and DWARF (what ships is code, not debug info).
-  "$root/web/node_modules/.bin/wasm-opt" --strip-debug --strip-producers -O1 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  # WASM_OPT_LEVEL=-Oz (or -O2, ...) also optimises; slow on a debug build, so not in CI.
+  "$root/web/node_modules/.bin/wasm-opt" --strip-debug --strip-producers ${WASM_OPT_LEVEL:-} \
+    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+    --enable-reference-types --enable-multivalue \
     "$here/src/wasm/sparsetable_wasm_bg.wasm" -o "$here/src/wasm/sparsetable_wasm_bg.wasm"
 fi
 "$here/node_modules/.bin/tsc" -p "$here/tsconfig.json"

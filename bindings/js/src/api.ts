@@ -983,3 +983,83 @@ export class Row {
     }, cb);
   }
 }
+
+// ---------------------------------------------------------------- v2 (generated admin client shape)
+
+/** Parses `projects/P/instances/I[/tables/T]`. */
+function resourceName(name: string): { project: string; instance: string; table?: string } {
+  const m = /^projects\/([^/]+)\/instances\/([^/]+)(?:\/tables\/([^/]+))?$/.exec(name);
+  if (!m) throw new BigtableError("INVALID_ARGUMENT", `not a table or instance resource name: ${name.slice(0, 200)}`);
+  return { project: m[1], instance: m[2], table: m[3] };
+}
+
+/** The part of the generated `BigtableTableAdminClient` (`require("@google-cloud/bigtable").v2`)
+ * that Google's samples use, over the same in-process databases: requests and responses are
+ * the admin protos in proto3 JSON form, and every method resolves to `[response]`. */
+export class BigtableTableAdminClient {
+  private projectId: string;
+  constructor(options: { projectId?: string } = {}) {
+    this.projectId = options.projectId ?? "sparsetable";
+  }
+
+  private table(name: string): Table {
+    const r = resourceName(name);
+    if (!r.table) throw new BigtableError("INVALID_ARGUMENT", `not a table name: ${name.slice(0, 200)}`);
+    return new Bigtable({ projectId: r.project }).instance(r.instance).table(r.table);
+  }
+
+  getProjectId(): Promise<string> {
+    return Promise.resolve(this.projectId);
+  }
+
+  createTable(request: { parent: string; tableId: string; table?: ProtoTable }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(`${request.parent}/tables/${request.tableId}`);
+      const created = call(() => t.db.createTableJson(t.id, request.table ?? {})) as ProtoTable;
+      return [{ ...created, name: t.name }] as [unknown];
+    });
+  }
+
+  getTable(request: { name: string }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(request.name);
+      return [{ ...(call(() => t.db.getTableJson(t.id)) as ProtoTable), name: t.name }] as [unknown];
+    });
+  }
+
+  listTables(request: { parent: string }): Promise<[unknown[]]> {
+    return settle(() => {
+      const r = resourceName(request.parent);
+      const db = new Bigtable({ projectId: r.project }).instance(r.instance).db;
+      const tables = call(() => db.listTablesJson()) as ProtoTable[];
+      return [tables.map((t) => ({ ...t, name: `${request.parent}/tables/${t.name}` }))] as [unknown[]];
+    });
+  }
+
+  deleteTable(request: { name: string }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(request.name);
+      call(() => t.db.deleteTable(t.id));
+      return [{}] as [unknown];
+    });
+  }
+
+  modifyColumnFamilies(request: { name: string; modifications: Parameters<Database["modifyColumnFamiliesJson"]>[1] }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(request.name);
+      return [{ ...(call(() => t.db.modifyColumnFamiliesJson(t.id, request.modifications)) as ProtoTable), name: t.name }] as [unknown];
+    });
+  }
+
+  dropRowRange(request: { name: string; rowKeyPrefix?: Data; deleteAllDataFromTable?: boolean }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(request.name);
+      const body = request.deleteAllDataFromTable ? { deleteAllDataFromTable: true as const } : { rowKeyPrefix: toBytes(request.rowKeyPrefix) };
+      call(() => t.db.dropRowRange(t.id, body));
+      return [{}] as [unknown];
+    });
+  }
+}
+
+/** As `require("@google-cloud/bigtable").v2`: the generated clients (here the table admin). */
+export const v2 = { BigtableTableAdminClient };
