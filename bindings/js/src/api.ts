@@ -177,8 +177,10 @@ function micros(t: Date | number): string {
 export function toRowFilter(filter: Filter): ProtoRowFilter | null {
   const out: ProtoRowFilter[] = [];
   for (const f of Array.isArray(filter) ? filter : [filter]) {
+    // As the Node client's Filter.parse: each object's first key is the filter; further keys
+    // are ignored (Google's writeConditionally sample relies on that).
     const keys = Object.keys(f);
-    if (keys.length !== 1) throw new BigtableError("INVALID_ARGUMENT", `a filter object has one key, found ${keys.join(", ") || "none"}`);
+    if (keys.length === 0) throw new BigtableError("INVALID_ARGUMENT", "an empty filter object");
     const key = keys[0] as keyof FilterObject;
     const arg = f[key] as unknown;
     switch (key) {
@@ -842,6 +844,9 @@ export class Family {
   }
 }
 
+/** `row.filter`'s `onMatch` / `onNoMatch`: one `{method, data}` mutation or a list. */
+export type FilterMutations = Partial<MutationEntry> | Partial<MutationEntry>[];
+
 /** A read-modify-write rule in the client's syntax. */
 export interface RuleInput {
   column: string;
@@ -950,10 +955,11 @@ export class Row {
 
   /** Check-and-mutate: applies `onMatch` when `filter` yields a cell of this row, else
    * `onNoMatch` (each a list of `{method, data}` mutations); resolves to `[matched]`. */
-  filter(filter: Filter, config: { onMatch?: Omit<MutationEntry, "key">[]; onNoMatch?: Omit<MutationEntry, "key">[] } = {}, cb?: Callback<[boolean, unknown]>): Promise<[boolean, unknown]> {
+  filter(filter: Filter, config: { onMatch?: FilterMutations; onNoMatch?: FilterMutations } = {}, cb?: Callback<[boolean, unknown]>): Promise<[boolean, unknown]> {
     return settle(() => {
-      const toMutations = (list?: Omit<MutationEntry, "key">[]) =>
-        (list ?? []).flatMap((m) => entryMutations({ key: this.key, ...m }));
+      // One mutation object or a list, as the client takes (a `key` in them is ignored).
+      const toMutations = (list?: FilterMutations) =>
+        (list === undefined ? [] : Array.isArray(list) ? list : [list]).flatMap((m) => entryMutations({ ...m, key: this.key }));
       const predicate = toRowFilter(filter);
       const matched = call(() => this.db.checkAndMutateRow(this.table.id, {
         rowKey: this.key,
