@@ -59,23 +59,38 @@ const b64 = typeof Buffer === "function"
         return btoa(s);
       };
 return function (key, value) {
+  // Most values are strings and numbers: decide those without touching the holder.
+  if (typeof value === "string") {
+    if (value.length > textLimit) throw { sparsetableTooLarge: value.length };
+    return value;
+  }
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value !== "object" || value === null) return value;
   const raw = this[key];
   if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) {
     const u = raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw;
     if (u.length > limit) throw { sparsetableTooLarge: u.length };
     return b64(u);
   }
-  if (typeof value === "bigint") return value.toString();
-  if (typeof value === "string" && value.length > textLimit) throw { sparsetableTooLarge: value.length };
   return value;
 };
 "#;
 
 thread_local! {
     static REPLACER_FACTORY: RefCell<Option<Function>> = const { RefCell::new(None) };
+    /// The last replacer made, with its limit: the limit rarely changes, so calls share one.
+    static REPLACER: RefCell<Option<(usize, JsValue)>> = const { RefCell::new(None) };
 }
 
 fn replacer(limit: usize) -> Result<JsValue, Error> {
+    if let Some(r) = REPLACER.with(|r| {
+        r.borrow()
+            .as_ref()
+            .filter(|(l, _)| *l == limit)
+            .map(|(_, f)| f.clone())
+    }) {
+        return Ok(r);
+    }
     let factory = REPLACER_FACTORY.with(|f| {
         f.borrow_mut()
             .get_or_insert_with(|| Function::new_with_args("limit, textLimit", REPLACER_SOURCE))
@@ -83,13 +98,15 @@ fn replacer(limit: usize) -> Result<JsValue, Error> {
     });
     // A base64 string of a field at the limit is 4/3 as long; nothing else is longer.
     let text_limit = limit.max(64 * 1024).div_ceil(3) * 4 + 4;
-    factory
+    let made = factory
         .call2(
             &JsValue::NULL,
             &(limit as f64).into(),
             &(text_limit as f64).into(),
         )
-        .map_err(|_| Error::new(Code::Internal, "could not make the JSON replacer"))
+        .map_err(|_| Error::new(Code::Internal, "could not make the JSON replacer"))?;
+    REPLACER.with(|r| *r.borrow_mut() = Some((limit, made.clone())));
+    Ok(made)
 }
 
 /// A request body as JSON text: a string is taken as JSON text; anything else is written by

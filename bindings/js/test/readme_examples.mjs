@@ -5,9 +5,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 
-const scratch = process.argv[2];
+const scratch = path.resolve(process.argv[2]);
 const readme = fs.readFileSync(path.join(scratch, "node_modules", "sparsetable", "README.md"), "utf8");
 const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+// The repository README's JavaScript blocks marked as tested here (argv[3]: its path).
+if (process.argv[3]) {
+  const root = fs.readFileSync(process.argv[3], "utf8");
+  const marked = [...root.matchAll(/<!-- tested by bindings\/js\/test\/readme_examples\.mjs[^>]*-->\n```js\n([\s\S]*?)```/g)];
+  if (marked.length === 0) { console.log(`no marked example in ${process.argv[3]}`); process.exitCode = 1; }
+  blocks.push(...marked.map((m) => m[1]));
+}
 let pass = 0, fail = 0;
 blocks.forEach((code, i) => {
   const file = path.join(scratch, `readme_${i}.mjs`);

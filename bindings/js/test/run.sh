@@ -27,7 +27,7 @@ cat > "$scratch/tsconfig.json" <<'JSON'
 JSON
 if (cd "$scratch" && "$here/node_modules/.bin/tsc" -p tsconfig.json); then echo "# pass 1"; echo "# fail 0"; else echo "# pass 0"; echo "# fail 1"; status=1; fi
 echo "--- README examples"
-node "$here/test/readme_examples.mjs" "$scratch" || status=1
+node "$here/test/readme_examples.mjs" "$scratch" "$root/README.md" || status=1
 echo "--- headless Chromium (page and Worker)"
 (cd "$scratch" && NODE_PATH="$root/web/node_modules" node --test browser.test.mjs) || status=1
 exit $status
