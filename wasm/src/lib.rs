@@ -23,6 +23,7 @@ pub mod error;
 mod gc_rule;
 pub mod panic;
 pub mod proto;
+pub mod storage;
 pub mod types;
 
 pub use database::Database;

@@ -301,6 +301,25 @@ export interface RowIterator {
   [Symbol.iterator](): RowIterator;
 }
 
+/**
+ * Synchronous file storage for `Database.openStorage`: a flat namespace of named files.
+ * `create` makes an empty file (replacing one); appended bytes must be readable once `append`
+ * returns and durable once `sync` returns; `rename` replaces atomically; `syncDir` makes
+ * creations, renames and removals durable. Throw an error with `code: "ENOENT"` (or
+ * `name: "NotFoundError"`) for a missing file; other errors are retried later.
+ */
+export interface SyncStorage {
+  create(name: string): void;
+  append(name: string, data: Uint8Array): void;
+  sync(name: string): void;
+  size(name: string): number;
+  read(name: string, offset: number, length: number): Uint8Array;
+  rename(from: string, to: string): void;
+  remove(name: string): void;
+  list(): string[];
+  syncDir(): void;
+}
+
 /** One entry's outcome in `mutateRows`. */
 export interface EntryStatus {
   index: number;

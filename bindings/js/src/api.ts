@@ -555,16 +555,26 @@ export class RowStream implements AsyncIterable<Row> {
 // ---------------------------------------------------------------- objects
 
 /** `new Bigtable(options)`: `projectId` (default "sparsetable"), and Sparsetable's own
- * `clockMicros` (a manual clock, for tests). */
+ * `clockMicros` (a manual clock, for tests) and, in Node, `dataDir`: keep each instance's
+ * data durably in `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve). */
 export interface BigtableOptions {
   projectId?: string;
   clockMicros?: number;
+  dataDir?: string;
   [other: string]: unknown;
 }
 
 /** One database per (project, instance) in this JavaScript realm, so two `Bigtable` objects
  * see the same data, as two clients of one server do. */
 const databases = new Map<string, Database>();
+
+type DirectoryOpener = (dir: string, options?: { clockMicros?: number }) => Database;
+let directoryOpener: DirectoryOpener | null = null;
+
+/** @internal The Node entry registers how to open a durable directory. */
+export function setDirectoryOpener(open: DirectoryOpener): void {
+  directoryOpener = open;
+}
 
 /** The entry point, as `new Bigtable()` in @google-cloud/bigtable. */
 export class Bigtable {
@@ -582,10 +592,17 @@ export class Bigtable {
 
   /** @internal */
   database(instanceId: string): Database {
-    const key = `${this.projectId}/${instanceId}`;
+    const dir = this.options.dataDir;
+    const key = `${dir ?? ""}\u0000${this.projectId}/${instanceId}`;
     let db = databases.get(key);
     if (!db) {
-      db = this.options.clockMicros !== undefined ? new Database({ clockMicros: this.options.clockMicros }) : new Database();
+      const clock = this.options.clockMicros !== undefined ? { clockMicros: this.options.clockMicros } : undefined;
+      if (dir !== undefined) {
+        if (!directoryOpener) throw new BigtableError("FAILED_PRECONDITION", "dataDir needs the Node build (browsers have no directory storage yet)");
+        db = call(() => directoryOpener!(`${dir}/${this.projectId}/${instanceId}`, clock));
+      } else {
+        db = clock ? new Database(clock) : new Database();
+      }
       databases.set(key, db);
     }
     return db;

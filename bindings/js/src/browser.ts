@@ -2,9 +2,18 @@
 // file with top-level await, then exports the API. Bundlers that understand
 // `new URL(..., import.meta.url)` copy the .wasm file along.
 import init from "./wasm/sparsetable_wasm.js";
+import { BigtableError } from "./api.js";
 
 await init({ module_or_path: new URL("./wasm/sparsetable_wasm_bg.wasm", import.meta.url) });
 
 export * from "./api.js";
+
+/** Durable directories are a Node feature; in browsers this throws FAILED_PRECONDITION
+ * (an OPFS backend is not built yet). */
+export function openDirectory(): never {
+  throw new BigtableError("FAILED_PRECONDITION", "openDirectory is only available in Node (no OPFS backend yet)");
+}
+/** Not available in browsers; see openDirectory. */
+export const NodeFileStorage = undefined;
 /** Where this build runs: `"browser"` (a page or a Worker). */
 export const platform = "browser";

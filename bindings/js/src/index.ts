@@ -2,3 +2,8 @@
 export * from "./api.js";
 /** Where this build runs. */
 export declare const platform: "node" | "browser";
+import type { Database, SyncStorage } from "./wasm/sparsetable_wasm.js";
+/** Node only: a durable database in a directory (see README). Throws in browsers. */
+export declare function openDirectory(dir: string, options?: { clockMicros?: number; durability?: "sync" | "none" }): Database;
+/** Node only: the SyncStorage over a directory that openDirectory uses. */
+export declare const NodeFileStorage: (new (dir: string) => SyncStorage) | undefined;

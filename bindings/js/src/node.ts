@@ -5,6 +5,12 @@ import { initSync } from "./wasm/sparsetable_wasm.js";
 
 initSync({ module: readFileSync(new URL("./wasm/sparsetable_wasm_bg.wasm", import.meta.url)) });
 
+import { setDirectoryOpener } from "./api.js";
+import { openDirectory } from "./node_storage.js";
+
+setDirectoryOpener(openDirectory);
+
 export * from "./api.js";
+export { openDirectory, NodeFileStorage } from "./node_storage.js";
 /** Where this build runs: `"node"`. */
 export const platform = "node";
