@@ -9,11 +9,14 @@ await init({ module_or_path: new URL("./wasm/sparsetable_wasm_bg.wasm", import.m
 export * from "./api.js";
 
 /** Durable directories are a Node feature; in browsers this throws FAILED_PRECONDITION
- * (an OPFS backend is not built yet). */
+ * (use openBrowserDatabase: OPFS in a Worker). */
 export function openDirectory(): never {
-  throw new BigtableError("FAILED_PRECONDITION", "openDirectory is only available in Node (no OPFS backend yet)");
+  throw new BigtableError("FAILED_PRECONDITION", "openDirectory is only available in Node; in browsers use openBrowserDatabase");
 }
 /** Not available in browsers; see openDirectory. */
 export const NodeFileStorage = undefined;
+export { openBrowserDatabase } from "./browser_db.js";
+export type { BrowserDatabase, AsyncDatabase } from "./browser_db.js";
+export { OpfsPoolStorage } from "./opfs.js";
 /** Where this build runs: `"browser"` (a page or a Worker). */
 export const platform = "browser";

@@ -5,7 +5,7 @@ import { initSync } from "./wasm/sparsetable_wasm.js";
 
 initSync({ module: readFileSync(new URL("./wasm/sparsetable_wasm_bg.wasm", import.meta.url)) });
 
-import { setDirectoryOpener } from "./api.js";
+import { setDirectoryOpener, BigtableError } from "./api.js";
 import { openDirectory } from "./node_storage.js";
 
 setDirectoryOpener(openDirectory);
@@ -14,3 +14,10 @@ export * from "./api.js";
 export { openDirectory, NodeFileStorage } from "./node_storage.js";
 /** Where this build runs: `"node"`. */
 export const platform = "node";
+
+/** Browsers only (OPFS in a dedicated Worker); in Node use openDirectory. */
+export async function openBrowserDatabase(): Promise<never> {
+  throw new BigtableError("FAILED_PRECONDITION", "openBrowserDatabase is for browsers; in Node use openDirectory");
+}
+/** Browsers only. */
+export const OpfsPoolStorage = undefined;

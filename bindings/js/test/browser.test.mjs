@@ -89,3 +89,74 @@ test("a module Worker uses the same build", async () => {
   check(r.ok);
   await page.close();
 });
+
+test("OPFS: a page writes through the Worker, reloads, and reads its data back", async () => {
+  const page = await browser.newPage();
+  await page.goto(base);
+  const first = await page.evaluate(async () => {
+    const { openBrowserDatabase } = await import("sparsetable");
+    const b = await openBrowserDatabase({ name: "reload-test" });
+    await b.db.createTableJson("t", { columnFamilies: { cf: { gcRule: { maxNumVersions: 1 } } } });
+    for (let i = 0; i < 20; i++) {
+      await b.db.mutateRowJson("t", { rowKey: btoa("k" + String(i).padStart(3, "0")), mutations: [{ setCell: { familyName: "cf", timestampMicros: "-1", value: btoa("v" + i) } }] });
+    }
+    return { persistent: b.persistent, reason: b.reason };
+  });
+  assert.deepEqual(first, { persistent: true, reason: undefined });
+  await page.reload();
+  const after = await page.evaluate(async () => {
+    const { openBrowserDatabase } = await import("sparsetable");
+    const b = await openBrowserDatabase({ name: "reload-test" });
+    const rows = await b.db.readRowsJson("t");
+    const table = await b.db.getTableJson("t");
+    await b.close();
+    return { keys: rows.map((r) => atob(r.key)), families: Object.keys(table.columnFamilies) };
+  });
+  assert.equal(after.keys.length, 20);
+  assert.equal(after.keys[19], "k019");
+  assert.deepEqual(after.families, ["cf"]);
+  await page.close();
+});
+
+test("OPFS: a Worker terminated mid-write loses no acknowledged write", async () => {
+  const page = await browser.newPage();
+  await page.goto(base);
+  const r = await page.evaluate(async () => {
+    const { openBrowserDatabase } = await import("sparsetable");
+    const key = (i) => btoa("k" + String(i).padStart(6, "0"));
+    const write = (b, i) => b.db.mutateRowJson("t", { rowKey: key(i), mutations: [{ setCell: { familyName: "cf", timestampMicros: "-1", value: btoa("x".repeat(300)) } }] });
+    const b = await openBrowserDatabase({ name: "kill-test" });
+    await b.db.createTableJson("t", { columnFamilies: { cf: {} } });
+    let acked = -1;
+    for (let i = 0; i < 150; i++) {
+      await write(b, i);
+      acked = i;
+    }
+    // Several writes in flight, then the Worker is stopped, as a crash would.
+    for (let i = 150; i < 160; i++) write(b, i).catch(() => {});
+    b.terminate();
+    const again = await openBrowserDatabase({ name: "kill-test" });
+    const rows = await again.db.readRowsJson("t");
+    await again.close();
+    return { acked, keys: rows.map((row) => atob(row.key)) };
+  });
+  assert.ok(r.keys.length >= r.acked + 1, `${r.keys.length} rows after the kill, ${r.acked + 1} acknowledged`);
+  r.keys.forEach((k, i) => assert.equal(k, "k" + String(i).padStart(6, "0")));
+  await page.close();
+});
+
+test("OPFS sync access handles are refused outside a Worker: the pool says ENOTSUP", async () => {
+  const page = await browser.newPage();
+  await page.goto(base);
+  const code = await page.evaluate(async () => {
+    const { OpfsPoolStorage } = await import("sparsetable");
+    try {
+      await OpfsPoolStorage.open("main-thread", 1);
+      return "opened";
+    } catch (e) {
+      return e.code;
+    }
+  });
+  assert.equal(code, "ENOTSUP");
+  await page.close();
+});
