@@ -3,8 +3,13 @@
 #  1. wasm-bindgen-test cases under Node (wasm/tests/node.rs);
 #  2. the same cases in headless Chromium through chromedriver (wasm/tests/browser.rs);
 #  3. node:test over the `wasm-bindgen --target nodejs` build (target/wasm-node/): the shared
-#     vector runner (wasm/test/vectors.test.mjs), the JS-level API tests, and bad input of every
-#     kind (wasm/test/robustness_inputs.test.mjs).
+#     vector runners (wasm/test/vectors.test.mjs over the plain model, vectors_json.test.mjs over
+#     the proto3 JSON model: every vector), the JS-level API tests, and bad input of every
+#     kind (wasm/test/robustness_inputs.test.mjs);
+#  4. the npm package (bindings/js): its tarball built from the same wasm build, installed into
+#     a scratch project under target/js-scratch/, and tested there in Node (node:test, the
+#     README's examples, `tsc --strict` on a consumer) and in headless Chromium (one launch:
+#     a page and a module Worker); see bindings/js/test/run.sh.
 # Counts: wasm-bindgen-test's "test result:" lines and node's "# pass N" / "# fail N".
 # (No `-q` for the wasm cargo tests: the wasm-bindgen test runner rejects it.)
 # With --prebuild it only compiles what it needs, with the very commands below (see
@@ -51,11 +56,21 @@ count_cargo "$logs/browser.log" "${PIPESTATUS[0]}"
 echo "--- node:test over the Node build (vectors, JS API, bad input)"
 if "${NODE_PKG[@]}" \
   && wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/debug/sparsetable_wasm.wasm; then
-  node --test wasm/test/vectors.test.mjs wasm/test/api.test.mjs wasm/test/robustness_inputs.test.mjs 2>&1 | tee "$logs/node-test.log"
+  node --test wasm/test/vectors.test.mjs wasm/test/vectors_json.test.mjs wasm/test/api.test.mjs wasm/test/api_json.test.mjs wasm/test/robustness_inputs.test.mjs 2>&1 | tee "$logs/node-test.log"
   count_node "$logs/node-test.log" "${PIPESTATUS[0]}"
 else
   echo "FAILED: building the Node package"; fail=$((fail + 1))
 fi
+
+echo "--- npm package (bindings/js): tarball, Node, tsc --strict, README, Chromium"
+js_start=$(date +%s)
+PLAYWRIGHT_CORE=$PWD/web/node_modules/playwright-core bash bindings/js/test/run.sh 2>&1 | tee "$logs/js-package.log"
+js_rc=${PIPESTATUS[0]}
+js_pass=$(awk '/^# pass /{s += $3} END {print s+0}' "$logs/js-package.log")
+js_fail=$(awk '/^# fail /{s += $3} END {print s+0}' "$logs/js-package.log")
+pass=$((pass + js_pass)); fail=$((fail + js_fail))
+if [ "$js_rc" -ne 0 ] && [ "$js_fail" -eq 0 ]; then echo "FAILED: bindings/js/test/run.sh exited $js_rc without a failing test"; fail=$((fail + 1)); fi
+echo "npm package tests took $(( $(date +%s) - js_start ))s"
 
 echo "SUITE_RESULT wasm $pass $fail"
 [ "$fail" -eq 0 ]

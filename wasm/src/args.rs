@@ -11,6 +11,8 @@
 //! well-formed UTF-16 (a lone surrogate has no UTF-8 encoding, and the glue would silently
 //! replace it with U+FFFD, changing a row key into another one).
 
+use core::sync::atomic::{AtomicUsize, Ordering};
+
 use js_sys::{ArrayBuffer, JsString, Uint8Array};
 use sparsetable::Error;
 use wasm_bindgen::{JsCast, JsValue};
@@ -29,6 +31,31 @@ pub fn table_id(value: &JsValue) -> Result<String, Error> {
         value,
         2 * sparsetable::limits::MAX_TABLE_ID_CHARS,
     )
+}
+
+/// An id (backup ids and the like): a string of at most 1024 UTF-16 units; the core checks
+/// its syntax.
+///
+/// # Errors
+/// As [`table_id`].
+pub fn id(argument: &str, value: &JsValue) -> Result<String, Error> {
+    string_at_most(argument, value, 1024)
+}
+
+/// The largest value any table in this wasm instance may hold: the default limit, raised when
+/// a table is created with a larger `maxValueBytes`. Bytes arguments longer than this are
+/// refused before they are copied into wasm memory (the engine then checks each table's exact
+/// limit); it only ever grows, so it never refuses what some table would take.
+static VALUE_LIMIT: AtomicUsize = AtomicUsize::new(sparsetable::limits::DEFAULT_MAX_VALUE_BYTES);
+
+/// The current bound on any bytes argument (see [`VALUE_LIMIT`]).
+pub fn value_limit() -> usize {
+    VALUE_LIMIT.load(Ordering::Relaxed)
+}
+
+/// Raises the bound for a table that holds values up to `max_value_bytes`.
+pub fn raise_value_limit(max_value_bytes: usize) {
+    VALUE_LIMIT.fetch_max(max_value_bytes, Ordering::Relaxed);
 }
 
 fn string_at_most(argument: &str, value: &JsValue, max_units: usize) -> Result<String, Error> {
@@ -57,17 +84,31 @@ const LONE_SURROGATE: &str =
 /// Bytes given as a `Uint8Array` (or an `ArrayBuffer`) or a `string` (its UTF-8 encoding).
 ///
 /// # Errors
-/// A message (the caller names the argument) for any other value, or a string with a lone
-/// surrogate.
+/// A message (the caller names the argument) for any other value, a string with a lone
+/// surrogate, or bytes longer than [`value_limit`] (checked before the copy: a string of `n`
+/// UTF-16 units has at least `n` UTF-8 bytes).
 pub fn bytes(value: &JsValue) -> Result<Vec<u8>, String> {
+    let limit = value_limit();
+    let too_long = |n: usize| {
+        format!("{n} bytes (or characters) is longer than any value a table here may hold ({limit} bytes)")
+    };
     if let Some(s) = value.dyn_ref::<JsString>() {
+        if s.length() as usize > limit {
+            return Err(too_long(s.length() as usize));
+        }
         if !s.is_well_formed() {
             return Err(LONE_SURROGATE.into());
         }
         Ok(String::from(s).into_bytes())
     } else if let Some(a) = value.dyn_ref::<Uint8Array>() {
+        if a.length() as usize > limit {
+            return Err(too_long(a.length() as usize));
+        }
         Ok(a.to_vec())
     } else if let Some(b) = value.dyn_ref::<ArrayBuffer>() {
+        if b.byte_length() as usize > limit {
+            return Err(too_long(b.byte_length() as usize));
+        }
         Ok(Uint8Array::new(b).to_vec())
     } else {
         Err(format!(

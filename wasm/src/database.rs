@@ -77,6 +77,64 @@ impl Database {
         })
     }
 
+    /// Opens (or creates) a durable database on a JavaScript `SyncStorage` (files in a
+    /// directory in Node, the Origin Private File System in a Worker; see `storage.rs`):
+    /// recovers what the storage holds (commit log, runs, manifest) as the native engine
+    /// does. `options.durability` is `"sync"` (the default: a write returns once its log
+    /// record is synced) or `"none"`; `options.clockMicros` as in the constructor.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a storage object without the methods or bad options;
+    /// `DATA_LOSS` for corrupt files; the storage's own errors (`UNAVAILABLE`, ...).
+    #[wasm_bindgen(js_name = openStorage)]
+    pub fn open_storage(
+        #[wasm_bindgen(unchecked_param_type = "SyncStorage")] storage: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ clockMicros?: number; durability?: \"sync\" | \"none\" }"
+        )]
+        options: Option<JsValue>,
+    ) -> JsResult<Database> {
+        crate::panic::install_hook();
+        let storage = crate::storage::JsStorage::new(storage).map_err(to_js_error)?;
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let get = |k: &str| {
+            if options.is_object() {
+                js_sys::Reflect::get(&options, &k.into()).unwrap_or(JsValue::UNDEFINED)
+            } else {
+                JsValue::UNDEFINED
+            }
+        };
+        let mut open = sparsetable::OpenOptions::default();
+        let durability = get("durability");
+        match durability.as_string().as_deref() {
+            None if durability.is_undefined() => {}
+            Some("sync") => open.durability = sparsetable::Durability::Sync,
+            Some("none") => open.durability = sparsetable::Durability::None,
+            _ => {
+                return Err(to_js_error(conversion_error(
+                    "durability",
+                    "expected \"sync\" or \"none\"",
+                )))
+            }
+        }
+        let clock_value = get("clockMicros");
+        let storage: Arc<dyn sparsetable::platform::storage::Storage> = Arc::new(storage);
+        if clock_value.is_undefined() {
+            let db = sparsetable::Database::open(storage, open, DateClock).map_err(to_js_error)?;
+            return Ok(Database {
+                inner: RefCell::new(db),
+                manual_clock: None,
+            });
+        }
+        let Micros(start) = from_js("clockMicros", clock_value).map_err(to_js_error)?;
+        let clock = Arc::new(ManualClock::new(start));
+        let db = sparsetable::Database::open(storage, open, clock.clone()).map_err(to_js_error)?;
+        Ok(Database {
+            inner: RefCell::new(db),
+            manual_clock: Some(clock),
+        })
+    }
+
     /// The time the database sees, in microseconds since the epoch.
     #[wasm_bindgen(js_name = nowMicros)]
     pub fn now_micros(&self) -> f64 {
@@ -137,6 +195,7 @@ impl Database {
         let table_id = args::table_id(&table_id).map_err(to_js_error)?;
         let config: TableConfigJs = from_js("config", config.into()).map_err(to_js_error)?;
         let config = config.to_core().map_err(to_js_error)?;
+        args::raise_value_limit(config.max_value_bytes);
         let info = {
             let mut engine = self.engine_mut().map_err(to_js_error)?;
             engine
@@ -301,13 +360,20 @@ impl Database {
 }
 
 impl Database {
+    /// The bound on any bytes field, checked before it is copied (see `args::value_limit`).
+    pub(crate) fn value_limit(&self) -> usize {
+        args::value_limit()
+    }
+
     /// The engine for a read.
-    fn engine(&self) -> Result<Ref<'_, sparsetable::Database>, sparsetable::Error> {
+    pub(crate) fn engine(&self) -> Result<Ref<'_, sparsetable::Database>, sparsetable::Error> {
         self.inner.try_borrow().map_err(|_| busy())
     }
 
     /// The engine for a change.
-    fn engine_mut(&self) -> Result<RefMut<'_, sparsetable::Database>, sparsetable::Error> {
+    pub(crate) fn engine_mut(
+        &self,
+    ) -> Result<RefMut<'_, sparsetable::Database>, sparsetable::Error> {
         self.inner.try_borrow_mut().map_err(|_| busy())
     }
 

@@ -22,6 +22,24 @@ pub mod database;
 pub mod error;
 mod gc_rule;
 pub mod panic;
+pub mod proto;
+pub mod storage;
 pub mod types;
 
 pub use database::Database;
+pub use proto::RowIterator;
+
+/// The size of this module's wasm memory, in bytes. Memory only grows, so comparing it before
+/// and after a call shows whether the call copied a large argument in (tests use it to check
+/// that oversized values are refused before they are copied).
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = wasmMemoryBytes)]
+pub fn wasm_memory_bytes() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        (core::arch::wasm32::memory_size(0) * 65536) as f64
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}

@@ -98,6 +98,20 @@ use crate::{Error, Result};
 
 pub use data::{CheckAndMutateRow, MutateRow, MutateRows, ReadModifyWriteRow, ReadRows};
 
+/// Standard base64 with padding, as proto3 JSON writes `bytes` (for front-ends that build a
+/// message's bytes field, or a response this module has no type for, themselves).
+pub fn encode_base64(bytes: &[u8]) -> String {
+    scalar::encode_base64(bytes)
+}
+
+/// Reads a proto3 JSON `bytes` field: standard or URL-safe base64, padded or not.
+///
+/// # Errors
+/// `InvalidArgument` for text that is not base64 (the message quotes a bounded prefix).
+pub fn decode_base64(text: &str) -> Result<Vec<u8>> {
+    scalar::decode_base64(text).map_err(Error::invalid_argument)
+}
+
 /// Deepest JSON nesting (objects and arrays) [`from_str`] and [`from_value`] accept.
 ///
 /// The deepest valid input is a table whose GC rule nests [`MAX_GC_RULE_DEPTH`] levels: each

@@ -1,0 +1,1088 @@
+// A layer shaped like Google's Node client (@google-cloud/bigtable) over the in-process
+// engine: Bigtable -> Instance -> Table -> Row / Family, the client's row, mutation, filter
+// and GC-rule object syntax, promises that resolve to arrays ([result, apiResponse]) and
+// optional Node-style callbacks, and errors with gRPC's numeric `code`.
+//
+// Everything here converts shapes and calls the low-level `Database` (the proto3 JSON API of
+// the WebAssembly module); every Bigtable rule lives in the engine. Where this layer must
+// differ from the network client it says so in README.md ("Differences").
+
+import { Database } from "./wasm/sparsetable_wasm.js";
+import type {
+  ProtoGcRule, ProtoMutation, ProtoRow, ProtoRowFilter, ProtoRowRange, ProtoTable,
+} from "./wasm/sparsetable_wasm.js";
+
+export { Database };
+export type * from "./wasm/sparsetable_wasm.js";
+
+// ---------------------------------------------------------------- bytes and errors
+
+/** Bytes the client takes: a string (UTF-8), a number (8-byte big-endian int64), bytes. */
+export type Data = string | number | Uint8Array;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** As the Node client's `Mutation.convertToBytes`: numbers become 8-byte int64s. */
+function toBytes(data: Data | undefined | null): Uint8Array {
+  if (data instanceof Uint8Array) return data;
+  if (typeof data === "number") {
+    const out = new Uint8Array(8);
+    new DataView(out.buffer).setBigInt64(0, BigInt(Math.trunc(data)));
+    return out;
+  }
+  if (data === undefined || data === null) return new Uint8Array();
+  return encoder.encode(String(data));
+}
+
+const hasBuffer = typeof (globalThis as { Buffer?: unknown }).Buffer === "function";
+
+function fromBase64(text: string | undefined): Uint8Array {
+  if (!text) return new Uint8Array();
+  if (hasBuffer) {
+    const B = (globalThis as unknown as { Buffer: { from(s: string, e: string): Uint8Array } }).Buffer;
+    return B.from(text, "base64");
+  }
+  const bin = atob(text);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** gRPC's numeric status codes, by name (what the Node client's errors carry in `code`). */
+export const Status = {
+  OK: 0, CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, NOT_FOUND: 5,
+  ALREADY_EXISTS: 6, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9,
+  ABORTED: 10, OUT_OF_RANGE: 11, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14, DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** An error as the Node client reports it: numeric gRPC `code`, the name in `status`. */
+export class BigtableError extends Error {
+  /** gRPC's numeric code, e.g. 5 for NOT_FOUND. */
+  code: number;
+  /** gRPC's code name, e.g. "NOT_FOUND". */
+  status: string;
+  /** The message without the code prefix. */
+  details: string;
+  constructor(status: string, message: string) {
+    super(`${Status[status as keyof typeof Status] ?? 2} ${status}: ${message}`);
+    this.name = "BigtableError";
+    this.status = status;
+    this.code = Status[status as keyof typeof Status] ?? Status.UNKNOWN;
+    this.details = message;
+  }
+}
+
+/** What `mutate` and `insert` reject with when some entries failed: one error per entry. */
+export class PartialFailureError extends Error {
+  errors: { entry: unknown; code: number; status: string; message: string }[];
+  constructor(errors: PartialFailureError["errors"]) {
+    super(`A failure occurred during this request (${errors.length} entries failed).`);
+    this.name = "PartialFailureError";
+    this.errors = errors;
+  }
+}
+
+/** Runs an engine call, turning the engine's error into a BigtableError. */
+function call<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    const err = e as { name?: string; code?: string; message?: string };
+    if (err && err.name === "SparsetableError" && typeof err.code === "string") {
+      const prefix = `${err.code}: `;
+      const msg = err.message ?? "";
+      throw new BigtableError(err.code, msg.startsWith(prefix) ? msg.slice(prefix.length) : msg);
+    }
+    throw e;
+  }
+}
+
+type Callback<T extends unknown[]> = (err: Error | null, ...result: T | []) => void;
+
+/** The Node client's calling convention: a promise of an array, or a callback as last arg. */
+function settle<T extends unknown[]>(work: () => T | Promise<T>, cb?: Callback<T>): Promise<T> {
+  const p = Promise.resolve().then(work);
+  if (typeof cb === "function") {
+    p.then((r) => cb(null, ...r), (e: Error) => cb(e));
+  }
+  return p;
+}
+
+/** The callback among optional trailing arguments (the last function given), if any. */
+function lastCallback(args: unknown[]): Callback<never[]> | undefined {
+  const fns = args.filter((a) => typeof a === "function");
+  return fns.length ? (fns[fns.length - 1] as Callback<never[]>) : undefined;
+}
+
+// ---------------------------------------------------------------- filters
+
+/** A bound in the client's syntax: a value, or `{value, inclusive}` (inclusive by default). */
+export type Bound = Data | { value: Data; inclusive?: boolean };
+
+/** The Node client's filter object syntax: one key per object; an array is a chain. */
+export type Filter = FilterObject | FilterObject[];
+export interface FilterObject {
+  all?: boolean;
+  family?: RegexLike;
+  column?: RegexLike | { name?: RegexLike; cellLimit?: number; start?: Bound; end?: Bound; family?: string };
+  row?: RegexLike | { key?: RegexLike; sample?: number; cellOffset?: number; cellLimit?: number };
+  value?: RegexLike | { value?: RegexLike; start?: Bound; end?: Bound; strip?: boolean };
+  time?: { start?: Date | number; end?: Date | number };
+  label?: string;
+  sink?: boolean;
+  interleave?: Filter[];
+  condition?: { test: Filter; pass?: Filter; fail?: Filter };
+  blockAll?: boolean;
+}
+export type RegexLike = RegExp | string | number | Uint8Array | (RegExp | string | number)[];
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return Object.prototype.toString.call(v) === "[object Object]";
+}
+
+/** A regex in the client's forms, as RE2 bytes: RegExp source, string as is, arrays as `(a|b)`. */
+function regexBytes(r: RegexLike): Uint8Array {
+  return toBytes(regexText(r));
+}
+
+function regexText(r: RegexLike): string | Uint8Array {
+  if (r instanceof RegExp) return r.source;
+  if (Array.isArray(r)) return `(${r.map((x) => regexText(x) as string).join("|")})`;
+  if (typeof r === "number") return String(r);
+  if (r instanceof Uint8Array) {
+    // Literal bytes: escape every byte that is special in RE2.
+    const text = decoder.decode(r);
+    return text.replace(/[|\\{}()[\]^$+*?.-]/g, "\\$&");
+  }
+  return r;
+}
+
+function range(start: Bound | undefined, end: Bound | undefined, what: "Qualifier" | "Value" | "Key") {
+  const out: Record<string, Uint8Array> = {};
+  for (const [name, b] of [["start", start], ["end", end]] as const) {
+    if (b === undefined || b === null) continue;
+    const obj = isPlainObject(b) ? (b as { value: Data; inclusive?: boolean }) : { value: b as Data };
+    out[`${name}${what}${obj.inclusive === false ? "Open" : "Closed"}`] = toBytes(obj.value);
+  }
+  return out;
+}
+
+function micros(t: Date | number): string {
+  return String(t instanceof Date ? t.getTime() * 1000 : t);
+}
+
+/** Converts the client's filter syntax into a `RowFilter` (null for an empty filter). */
+export function toRowFilter(filter: Filter): ProtoRowFilter | null {
+  const out: ProtoRowFilter[] = [];
+  for (const f of Array.isArray(filter) ? filter : [filter]) {
+    // As the Node client's Filter.parse: each object's first key is the filter; further keys
+    // are ignored (Google's writeConditionally sample relies on that).
+    const keys = Object.keys(f);
+    if (keys.length === 0) throw new BigtableError("INVALID_ARGUMENT", "an empty filter object");
+    const key = keys[0] as keyof FilterObject;
+    const arg = f[key] as unknown;
+    switch (key) {
+      case "all": out.push(arg ? { passAllFilter: true } : { blockAllFilter: true }); break;
+      case "blockAll": out.push({ blockAllFilter: true }); break;
+      case "sink": out.push({ sink: true }); break;
+      case "label": out.push({ applyLabelTransformer: String(arg) }); break;
+      case "family": out.push({ familyNameRegexFilter: decoder.decode(regexBytes(arg as RegexLike)) }); break;
+      case "column": {
+        const c = isPlainObject(arg) ? (arg as Exclude<FilterObject["column"], RegexLike | undefined>) : { name: arg as RegexLike };
+        if (c.name !== undefined) out.push({ columnQualifierRegexFilter: regexBytes(c.name) });
+        if (typeof c.cellLimit === "number") out.push({ cellsPerColumnLimitFilter: c.cellLimit });
+        if (c.start !== undefined || c.end !== undefined) {
+          out.push({ columnRangeFilter: { familyName: c.family, ...range(c.start, c.end, "Qualifier") } });
+        }
+        break;
+      }
+      case "row": {
+        const r = isPlainObject(arg) ? (arg as Exclude<FilterObject["row"], RegexLike | undefined>) : { key: arg as RegexLike };
+        if (r.key !== undefined) out.push({ rowKeyRegexFilter: regexBytes(r.key) });
+        if (r.sample !== undefined) out.push({ rowSampleFilter: Number(r.sample) });
+        if (typeof r.cellOffset === "number") out.push({ cellsPerRowOffsetFilter: r.cellOffset });
+        if (typeof r.cellLimit === "number") out.push({ cellsPerRowLimitFilter: r.cellLimit });
+        break;
+      }
+      case "value": {
+        const v = isPlainObject(arg) ? (arg as Exclude<FilterObject["value"], RegexLike | undefined>) : { value: arg as RegexLike };
+        if (v.value !== undefined) out.push({ valueRegexFilter: regexBytes(v.value) });
+        if (v.start !== undefined || v.end !== undefined) out.push({ valueRangeFilter: range(v.start, v.end, "Value") });
+        if (v.strip) out.push({ stripValueTransformer: true });
+        break;
+      }
+      case "time": {
+        const t = arg as { start?: Date | number; end?: Date | number };
+        const tr: { startTimestampMicros?: string; endTimestampMicros?: string } = {};
+        if (t.start !== undefined) tr.startTimestampMicros = micros(t.start);
+        if (t.end !== undefined) tr.endTimestampMicros = micros(t.end);
+        out.push({ timestampRangeFilter: tr });
+        break;
+      }
+      case "interleave":
+        out.push({ interleave: { filters: (arg as Filter[]).map((x) => toRowFilter(x) ?? { passAllFilter: true }) } });
+        break;
+      case "condition": {
+        const c = arg as { test: Filter; pass?: Filter; fail?: Filter };
+        const cond: { predicateFilter?: ProtoRowFilter; trueFilter?: ProtoRowFilter; falseFilter?: ProtoRowFilter } = {};
+        const test = toRowFilter(c.test);
+        if (test) cond.predicateFilter = test;
+        const pass = c.pass === undefined ? null : toRowFilter(c.pass);
+        if (pass) cond.trueFilter = pass;
+        const fail = c.fail === undefined ? null : toRowFilter(c.fail);
+        if (fail) cond.falseFilter = fail;
+        out.push({ condition: cond });
+        break;
+      }
+      default:
+        throw new BigtableError("INVALID_ARGUMENT", `Unknown filter: ${String(key)}.`);
+    }
+  }
+  if (out.length === 0) return null;
+  if (out.length === 1) return out[0];
+  return { chain: { filters: out } };
+}
+
+// ---------------------------------------------------------------- mutations
+
+/** A cell to write: a value, or `{value, timestamp}` (timestamp a Date or micros). */
+export type CellInput = Data | { value: Data; timestamp?: Date | number | string };
+/** Row data to write: `{family: {qualifier: value | {value, timestamp}}}`. */
+export type RowData = Record<string, Record<string, CellInput>>;
+/** One entry of `table.mutate`: insert data, or delete columns/families (or the row). */
+export interface MutationEntry {
+  key: Data;
+  method?: "insert" | "delete";
+  data?: RowData | string | (string | { column: string; time?: { start?: Date | number; end?: Date | number } })[];
+}
+
+function setCells(data: RowData): ProtoMutation[] {
+  const out: ProtoMutation[] = [];
+  for (const [familyName, family] of Object.entries(data)) {
+    for (const [qualifier, raw] of Object.entries(family)) {
+      const cell = isPlainObject(raw) ? (raw as { value: Data; timestamp?: Date | number | string }) : { value: raw as Data };
+      // As the Node client: a missing timestamp is the client's clock in milliseconds.
+      const ts = cell.timestamp ?? new Date();
+      out.push({
+        setCell: {
+          familyName,
+          columnQualifier: toBytes(qualifier),
+          timestampMicros: ts instanceof Date ? String(ts.getTime() * 1000) : String(ts),
+          value: toBytes(cell.value),
+        },
+      });
+    }
+  }
+  return out;
+}
+
+function parseColumn(name: string): { family: string; qualifier?: string } {
+  const i = name.indexOf(":");
+  return i < 0 ? { family: name } : { family: name.slice(0, i), qualifier: name.slice(i + 1) };
+}
+
+function deletes(data: MutationEntry["data"]): ProtoMutation[] {
+  if (data === undefined || data === null) return [{ deleteFromRow: {} }];
+  const items = Array.isArray(data) ? data : [data];
+  return items.map((item) => {
+    const spec = typeof item === "string" ? { column: item } : (item as { column: string; time?: { start?: Date | number; end?: Date | number } });
+    const col = parseColumn(spec.column);
+    if (col.qualifier === undefined) return { deleteFromFamily: { familyName: col.family } };
+    const m: ProtoMutation = { deleteFromColumn: { familyName: col.family, columnQualifier: toBytes(col.qualifier) } };
+    if (spec.time) {
+      const tr: { startTimestampMicros?: string; endTimestampMicros?: string } = {};
+      if (spec.time.start !== undefined) tr.startTimestampMicros = micros(spec.time.start);
+      if (spec.time.end !== undefined) tr.endTimestampMicros = micros(spec.time.end);
+      (m as { deleteFromColumn: { timeRange?: unknown } }).deleteFromColumn.timeRange = tr;
+    }
+    return m;
+  });
+}
+
+function entryMutations(entry: MutationEntry): ProtoMutation[] {
+  if (entry.method === "delete") return deletes(entry.data);
+  return setCells((entry.data ?? {}) as RowData);
+}
+
+// ---------------------------------------------------------------- GC rules
+
+/** The client's GC rule syntax: `{versions, age: {seconds, nanos}, union, rule}`. */
+export interface GcRuleInput {
+  versions?: number;
+  age?: { seconds?: number; nanos?: number } | number;
+  union?: boolean;
+  intersection?: boolean;
+  rule?: GcRuleInput;
+}
+
+function duration(age: NonNullable<GcRuleInput["age"]>): string {
+  const seconds = typeof age === "number" ? age : age.seconds ?? 0;
+  const nanos = typeof age === "number" ? 0 : age.nanos ?? 0;
+  return nanos ? `${seconds}.${String(nanos).padStart(9, "0")}s` : `${seconds}s`;
+}
+
+/** Converts the client's rule syntax into an admin `GcRule`. */
+export function toGcRule(rule: GcRuleInput): ProtoGcRule {
+  const rules: ProtoGcRule[] = [];
+  if (rule.age !== undefined) rules.push({ maxAge: duration(rule.age) });
+  if (rule.versions !== undefined) rules.push({ maxNumVersions: rule.versions });
+  if (rule.rule !== undefined) rules.push(toGcRule(rule.rule));
+  if (rules.length === 0) throw new BigtableError("INVALID_ARGUMENT", "a GC rule needs age, versions or rule");
+  if (rules.length === 1) return rules[0];
+  return rule.union ? { union: { rules } } : { intersection: { rules } };
+}
+
+/** An admin `GcRule` back in the client's syntax, as `family.metadata.gcRule` and `getFamilies` report. */
+function fromGcRule(rule: ProtoGcRule | undefined): Record<string, unknown> | undefined {
+  if (!rule) return undefined;
+  if ("maxNumVersions" in rule) return { maxNumVersions: rule.maxNumVersions, rule: "maxNumVersions" };
+  if ("maxAge" in rule) {
+    const m = /^(-?\d+)(?:\.(\d+))?s$/.exec(rule.maxAge);
+    return { maxAge: { seconds: Number(m?.[1] ?? 0), nanos: Number((m?.[2] ?? "").padEnd(9, "0")) }, rule: "maxAge" };
+  }
+  if ("union" in rule) return { union: { rules: rule.union.rules.map(fromGcRule) }, rule: "union" };
+  return { intersection: { rules: rule.intersection.rules.map(fromGcRule) }, rule: "intersection" };
+}
+
+// ---------------------------------------------------------------- rows
+
+/** A cell as the client reports it. */
+export interface CellValue {
+  /** A number for 8-byte values that hold a safe integer, else a UTF-8 string (or bytes with `decode: false`). */
+  value: string | number | Uint8Array;
+  /** Microseconds, as a decimal string. */
+  timestamp: string;
+  labels: string[];
+}
+/** `row.data`: `{family: {qualifier: [cells, newest first]}}`. */
+export type RowDataOut = Record<string, Record<string, CellValue[]>>;
+
+function decodeValue(b64: string | undefined, decode: boolean): string | number | Uint8Array {
+  const bytes = fromBase64(b64);
+  if (!decode) return bytes;
+  if (bytes.length === 8) {
+    const n = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigInt64(0);
+    if (n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(n);
+  }
+  return decoder.decode(bytes);
+}
+
+function rowData(row: ProtoRow, decode = true): RowDataOut {
+  const data: RowDataOut = {};
+  for (const family of row.families ?? []) {
+    const fam = (data[family.name] ??= {});
+    for (const column of family.columns ?? []) {
+      const qualifier = decoder.decode(fromBase64(column.qualifier));
+      fam[qualifier] = (column.cells ?? []).map((c) => ({
+        value: decodeValue(c.value, decode),
+        timestamp: c.timestampMicros ?? "0",
+        labels: c.labels ?? [],
+      }));
+    }
+  }
+  return data;
+}
+
+/** Options of `getRows` and `createReadStream`, as the Node client takes them. */
+export interface GetRowsOptions {
+  keys?: Data[];
+  ranges?: { start?: Bound; end?: Bound }[];
+  start?: Bound;
+  end?: Bound;
+  prefix?: Data;
+  prefixes?: Data[];
+  filter?: Filter;
+  limit?: number;
+  decode?: boolean;
+  /** Sparsetable: rows in descending key order (Bigtable's `reversed`). */
+  reversed?: boolean;
+}
+
+/** The end of the key range that a prefix covers (exclusive); empty = unbounded. */
+function prefixEnd(prefix: Uint8Array): Uint8Array {
+  const end = Uint8Array.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i] < 0xff) {
+      end[i]++;
+      return end.slice(0, i + 1);
+    }
+  }
+  return new Uint8Array();
+}
+
+function readRequest(options: GetRowsOptions = {}) {
+  const rowKeys = (options.keys ?? []).map(toBytes);
+  const rowRanges: ProtoRowRange[] = [];
+  const ranges = [...(options.ranges ?? [])];
+  if (options.start !== undefined || options.end !== undefined) ranges.push({ start: options.start, end: options.end });
+  for (const r of ranges) rowRanges.push(range(r.start, r.end, "Key") as ProtoRowRange);
+  for (const p of [...(options.prefixes ?? []), ...(options.prefix !== undefined ? [options.prefix] : [])]) {
+    const start = toBytes(p);
+    const end = prefixEnd(start);
+    rowRanges.push(end.length ? { startKeyClosed: start, endKeyOpen: end } : { startKeyClosed: start });
+  }
+  const request: { rows?: { rowKeys: Uint8Array[]; rowRanges: ProtoRowRange[] }; filter?: ProtoRowFilter; rowsLimit?: number; reversed?: boolean } = {};
+  if (rowKeys.length || rowRanges.length) request.rows = { rowKeys, rowRanges };
+  if (options.filter !== undefined) {
+    const f = toRowFilter(options.filter);
+    if (f) request.filter = f;
+  }
+  if (options.limit) request.rowsLimit = options.limit;
+  if (options.reversed) request.reversed = true;
+  return request;
+}
+
+type Listener = (...args: unknown[]) => void;
+
+/** What `createReadStream` returns: the events of a Node object-mode Readable (`data`, `end`,
+ * `error`, `close`), `pause`/`resume`/`end`, and `for await` iteration. Rows are read from
+ * the engine's stream in small batches as they are consumed, never all at once. */
+export class RowStream implements AsyncIterable<Row> {
+  private listeners = new Map<string, Listener[]>();
+  private started = false;
+  private paused = false;
+  private done = false;
+  private it: ReturnType<Database["readRowsJson"]> | null = null;
+  constructor(private table: Table, private options: GetRowsOptions) {}
+
+  private open() {
+    if (!this.it) this.it = call(() => this.table.db.readRowsJson(this.table.id, readRequest(this.options)));
+    return this.it;
+  }
+
+  private batch(): ProtoRow[] {
+    const rows = call(() => this.open().nextBatch(64)) as ProtoRow[];
+    if (rows.length === 0) this.finish();
+    return rows;
+  }
+
+  private finish() {
+    if (this.it) {
+      this.it.free();
+      this.it = null;
+    }
+    this.done = true;
+  }
+
+  on(event: string, listener: Listener): this {
+    const list = this.listeners.get(event) ?? [];
+    list.push(listener);
+    this.listeners.set(event, list);
+    if (event === "data" && !this.started) {
+      this.started = true;
+      // Asynchronously, as a Readable does: listeners attached in the same turn see every row.
+      setTimeout(() => this.flow(), 0);
+    }
+    return this;
+  }
+
+  once(event: string, listener: Listener): this {
+    const wrapped: Listener = (...a) => {
+      this.off(event, wrapped);
+      listener(...a);
+    };
+    return this.on(event, wrapped);
+  }
+
+  off(event: string, listener: Listener): this {
+    this.listeners.set(event, (this.listeners.get(event) ?? []).filter((l) => l !== listener));
+    return this;
+  }
+
+  removeListener(event: string, listener: Listener): this {
+    return this.off(event, listener);
+  }
+
+  private emit(event: string, ...args: unknown[]) {
+    for (const l of [...(this.listeners.get(event) ?? [])]) l(...args);
+  }
+
+  private flow() {
+    try {
+      while (!this.done && !this.paused) {
+        const rows = this.batch();
+        for (const r of rows) this.emit("data", new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false)));
+      }
+    } catch (e) {
+      this.finish();
+      this.emit("error", e);
+      this.emit("close");
+      return;
+    }
+    if (this.done && !this.paused) {
+      this.emit("end");
+      this.emit("close");
+    }
+  }
+
+  pause(): this {
+    this.paused = true;
+    return this;
+  }
+
+  resume(): this {
+    if (this.paused) {
+      this.paused = false;
+      setTimeout(() => this.flow(), 0);
+    }
+    return this;
+  }
+
+  /** Stops the read early (as the client's `stream.end()`); `end` is emitted. */
+  end(): this {
+    this.finish();
+    return this;
+  }
+
+  /** Alias of `end` (the client's streams have `abort`). */
+  abort(): this {
+    return this.end();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Row> {
+    try {
+      while (!this.done) {
+        for (const r of this.batch()) yield new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false));
+      }
+    } finally {
+      this.finish();
+    }
+  }
+}
+
+// ---------------------------------------------------------------- objects
+
+/** `new Bigtable(options)`: `projectId` (default "sparsetable"), and Sparsetable's own
+ * `clockMicros` (a manual clock, for tests) and, in Node, `dataDir`: keep each instance's
+ * data durably in `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve). */
+export interface BigtableOptions {
+  projectId?: string;
+  clockMicros?: number;
+  dataDir?: string;
+  [other: string]: unknown;
+}
+
+/** One database per (project, instance) in this JavaScript realm, so two `Bigtable` objects
+ * see the same data, as two clients of one server do. */
+const databases = new Map<string, Database>();
+
+type DirectoryOpener = (dir: string, options?: { clockMicros?: number }) => Database;
+let directoryOpener: DirectoryOpener | null = null;
+
+/** @internal The Node entry registers how to open a durable directory. */
+export function setDirectoryOpener(open: DirectoryOpener): void {
+  directoryOpener = open;
+}
+
+/** The entry point, as `new Bigtable()` in @google-cloud/bigtable. */
+export class Bigtable {
+  projectId: string;
+  private options: BigtableOptions;
+  constructor(options: BigtableOptions = {}) {
+    this.options = options;
+    this.projectId = options.projectId ?? "sparsetable";
+  }
+
+  /** The instance `id` (created on first use: the in-process engine has no instance admin). */
+  instance(id: string): Instance {
+    return new Instance(this, id);
+  }
+
+  /** @internal */
+  database(instanceId: string): Database {
+    const dir = this.options.dataDir;
+    const key = `${dir ?? ""}\u0000${this.projectId}/${instanceId}`;
+    let db = databases.get(key);
+    if (!db) {
+      const clock = this.options.clockMicros !== undefined ? { clockMicros: this.options.clockMicros } : undefined;
+      if (dir !== undefined) {
+        if (!directoryOpener) throw new BigtableError("FAILED_PRECONDITION", "dataDir needs the Node build (browsers have no directory storage yet)");
+        db = call(() => directoryOpener!(`${dir}/${this.projectId}/${instanceId}`, clock));
+      } else {
+        db = clock ? new Database(clock) : new Database();
+      }
+      databases.set(key, db);
+    }
+    return db;
+  }
+
+  /** Nothing to close in process; kept for code that calls it. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** Table-creation options, as the client's `createTable` takes them. */
+export interface CreateTableOptions {
+  /** Family names, `{name: rule}`, or `[{name, rule}]`. */
+  families?: string[] | Record<string, GcRuleInput | undefined> | { name: string; rule?: GcRuleInput }[];
+  splits?: Data[];
+  deletionProtection?: boolean;
+}
+
+function tableSpec(options: CreateTableOptions = {}): ProtoTable {
+  const columnFamilies: Record<string, { gcRule?: ProtoGcRule }> = {};
+  const fams = options.families;
+  const add = (name: string, rule?: GcRuleInput) => {
+    columnFamilies[name] = rule ? { gcRule: toGcRule(rule) } : {};
+  };
+  if (Array.isArray(fams)) {
+    for (const f of fams) typeof f === "string" ? add(f) : add(f.name, f.rule);
+  } else if (fams) {
+    for (const [name, rule] of Object.entries(fams)) add(name, rule);
+  }
+  const spec: ProtoTable = { columnFamilies };
+  if (options.splits) spec.initialSplits = options.splits.map((k) => ({ key: toBytes(k) }));
+  if (options.deletionProtection) spec.deletionProtection = true;
+  return spec;
+}
+
+/** An instance: a namespace of tables with its own database. */
+export class Instance {
+  constructor(public bigtable: Bigtable, public id: string) {}
+
+  /** @internal */
+  get db(): Database {
+    return this.bigtable.database(this.id);
+  }
+
+  table(id: string): Table {
+    return new Table(this, id);
+  }
+
+  createTable(id: string, options?: CreateTableOptions | Callback<[Table, unknown]>, cb?: Callback<[Table, unknown]>): Promise<[Table, unknown]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    return this.table(id).create(options as CreateTableOptions | undefined, cb);
+  }
+
+  getTables(cb?: Callback<[Table[], unknown]>): Promise<[Table[], unknown]> {
+    return settle(() => {
+      const tables = call(() => this.db.listTablesJson()) as ProtoTable[];
+      return [tables.map((t) => this.table(t.name as string)), tables] as [Table[], unknown];
+    }, cb);
+  }
+
+  /** Always true: instances exist on first use here. */
+  exists(cb?: Callback<[boolean]>): Promise<[boolean]> {
+    return settle(() => [true] as [boolean], cb);
+  }
+}
+
+/** A table, as the client's `Table`. */
+export class Table {
+  name: string;
+  constructor(public instance: Instance, public id: string) {
+    this.name = `projects/${instance.bigtable.projectId}/instances/${instance.id}/tables/${id}`;
+  }
+
+  /** @internal */
+  get db(): Database {
+    return this.instance.db;
+  }
+
+  create(options?: CreateTableOptions | Callback<[Table, unknown]>, cb?: Callback<[Table, unknown]>): Promise<[Table, unknown]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    return settle(() => {
+      const response = call(() => this.db.createTableJson(this.id, tableSpec(options as CreateTableOptions | undefined)));
+      return [this, response] as [Table, unknown];
+    }, cb);
+  }
+
+  exists(options?: unknown, cb?: Callback<[boolean]>): Promise<[boolean]> {
+    cb = lastCallback([options, cb]) as Callback<[boolean]> | undefined;
+    return settle(() => {
+      try {
+        call(() => this.db.getTableJson(this.id));
+        return [true] as [boolean];
+      } catch (e) {
+        if ((e as BigtableError).code === Status.NOT_FOUND) return [false] as [boolean];
+        throw e;
+      }
+    }, cb);
+  }
+
+  delete(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.deleteTable(this.id));
+      return [{}] as [unknown];
+    }, cb);
+  }
+
+  getMetadata(options?: unknown, cb?: Callback<[unknown, unknown]>): Promise<[unknown, unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown, unknown]> | undefined;
+    return settle(() => {
+      const t = call(() => this.db.getTableJson(this.id)) as ProtoTable;
+      const metadata = { ...t, name: this.name };
+      return [metadata, metadata] as [unknown, unknown];
+    }, cb);
+  }
+
+  family(id: string): Family {
+    return new Family(this, id);
+  }
+
+  getFamilies(cb?: Callback<[Family[], unknown]>): Promise<[Family[], unknown]> {
+    return settle(() => {
+      const t = call(() => this.db.getTableJson(this.id)) as ProtoTable;
+      const families = Object.entries(t.columnFamilies ?? {}).map(([id, f]) => {
+        const family = new Family(this, id);
+        family.metadata = { gcRule: fromGcRule(f.gcRule) };
+        return family;
+      });
+      return [families, t] as [Family[], unknown];
+    }, cb);
+  }
+
+  createFamily(id: string, options?: { rule?: GcRuleInput } | GcRuleInput | Callback<[Family, unknown]>, cb?: Callback<[Family, unknown]>): Promise<[Family, unknown]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    return this.family(id).create(options as { rule?: GcRuleInput } | undefined, cb);
+  }
+
+  row(key: Data): Row {
+    return new Row(this, key);
+  }
+
+  getRows(options?: GetRowsOptions | Callback<[Row[]]>, cb?: Callback<[Row[]]>): Promise<[Row[]]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    const opts = (options ?? {}) as GetRowsOptions;
+    return settle(async () => {
+      const rows: Row[] = [];
+      for await (const row of this.createReadStream(opts)) rows.push(row);
+      return [rows] as [Row[]];
+    }, cb);
+  }
+
+  createReadStream(options: GetRowsOptions = {}): RowStream {
+    return new RowStream(this, options);
+  }
+
+  /** Writes rows: `[{key, data: {family: {qualifier: value}}}]`. */
+  insert(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
+    const list = (Array.isArray(entries) ? entries : [entries]).map((e) => ({ ...e, method: "insert" as const }));
+    return this.mutate(list, options, cb);
+  }
+
+  /** Applies entries of `{key, method: "insert" | "delete", data}`; each entry is atomic.
+   * Rejects with a PartialFailureError listing the entries that failed. */
+  mutate(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
+    cb = lastCallback([options, cb]) as Callback<[]> | undefined;
+    return settle(() => {
+      const list = Array.isArray(entries) ? entries : [entries];
+      if (list.length === 0) return [] as [];
+      const statuses = call(() => this.db.mutateRows(this.id, {
+        entries: list.map((e) => ({ rowKey: toBytes(e.key), mutations: entryMutations(e) })),
+      })) as { index: number; code: string; message?: string }[];
+      const errors = statuses.filter((s) => s.code !== "OK").map((s) => ({
+        entry: list[s.index],
+        code: Status[s.code as keyof typeof Status] ?? Status.UNKNOWN,
+        status: s.code,
+        message: s.message ?? "",
+      }));
+      if (errors.length) throw new PartialFailureError(errors);
+      return [] as [];
+    }, cb);
+  }
+
+  /** Row keys that split the table into chunks: `[{key, offset}]`. */
+  sampleRowKeys(cb?: Callback<[{ key: Uint8Array; offset: string }[]]>): Promise<[{ key: Uint8Array; offset: string }[]]> {
+    return settle(() => {
+      const samples = call(() => this.db.sampleRowKeys(this.id)) as { rowKey?: string; offsetBytes: string }[];
+      return [samples.map((s) => ({ key: fromBase64(s.rowKey), offset: s.offsetBytes }))] as [{ key: Uint8Array; offset: string }[]];
+    }, cb);
+  }
+
+  /** Deletes every row whose key starts with `prefix`. */
+  deleteRows(prefix: Data, options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.dropRowRange(this.id, { rowKeyPrefix: toBytes(prefix) }));
+      return [{}] as [unknown];
+    }, cb);
+  }
+
+  /** Deletes every row. */
+  truncate(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.dropRowRange(this.id, { deleteAllDataFromTable: true }));
+      return [{}] as [unknown];
+    }, cb);
+  }
+}
+
+/** A column family, as the client's `Family`. */
+export class Family {
+  metadata: { gcRule?: unknown } = {};
+  constructor(public table: Table, public id: string) {}
+
+  create(options?: { rule?: GcRuleInput } | Callback<[Family, unknown]>, cb?: Callback<[Family, unknown]>): Promise<[Family, unknown]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    return settle(() => {
+      const rule = (options as { rule?: GcRuleInput } | undefined)?.rule;
+      const t = call(() => this.table.db.modifyColumnFamiliesJson(this.table.id, [{ id: this.id, create: rule ? { gcRule: toGcRule(rule) } : {} }])) as ProtoTable;
+      this.metadata = { gcRule: fromGcRule(t.columnFamilies?.[this.id]?.gcRule) };
+      return [this, t] as [Family, unknown];
+    }, cb);
+  }
+
+  setMetadata(metadata: { rule?: GcRuleInput }, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    return settle(() => {
+      const t = call(() => this.table.db.modifyColumnFamiliesJson(this.table.id, [{ id: this.id, update: metadata.rule ? { gcRule: toGcRule(metadata.rule) } : {} }])) as ProtoTable;
+      this.metadata = { gcRule: fromGcRule(t.columnFamilies?.[this.id]?.gcRule) };
+      return [t] as [unknown];
+    }, cb);
+  }
+
+  getMetadata(cb?: Callback<[unknown]>): Promise<[unknown]> {
+    return settle(() => {
+      const t = call(() => this.table.db.getTableJson(this.table.id)) as ProtoTable;
+      const f = t.columnFamilies?.[this.id];
+      if (!f) throw new BigtableError("NOT_FOUND", `column family ${this.id} not found`);
+      this.metadata = { gcRule: fromGcRule(f.gcRule) };
+      return [this.metadata] as [unknown];
+    }, cb);
+  }
+
+  exists(cb?: Callback<[boolean]>): Promise<[boolean]> {
+    return settle(() => {
+      const t = call(() => this.table.db.getTableJson(this.table.id)) as ProtoTable;
+      return [Boolean(t.columnFamilies && this.id in t.columnFamilies)] as [boolean];
+    }, cb);
+  }
+
+  delete(cb?: Callback<[unknown]>): Promise<[unknown]> {
+    return settle(() => {
+      call(() => this.table.db.modifyColumnFamiliesJson(this.table.id, [{ id: this.id, drop: true }]));
+      return [{}] as [unknown];
+    }, cb);
+  }
+}
+
+/** `row.filter`'s `onMatch` / `onNoMatch`: one `{method, data}` mutation or a list. */
+export type FilterMutations = Partial<MutationEntry> | Partial<MutationEntry>[];
+
+/** A read-modify-write rule in the client's syntax. */
+export interface RuleInput {
+  column: string;
+  append?: Data;
+  increment?: number;
+}
+
+/** A row, as the client's `Row`: `id`, `data` after `get()`. */
+export class Row {
+  id: string;
+  key: Uint8Array;
+  data: RowDataOut;
+  constructor(public table: Table, key: Data, data: RowDataOut = {}) {
+    this.key = toBytes(key);
+    this.id = typeof key === "string" ? key : decoder.decode(this.key);
+    this.data = data;
+  }
+
+  private get db(): Database {
+    return this.table.db;
+  }
+
+  /** Writes data to this row (an insert of `{family: {qualifier: value}}`). */
+  save(data: RowData, options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(data) }));
+      return [{}] as [unknown];
+    }, cb);
+  }
+
+  /** Creates the row with `{entry: data}` (the client's `row.create`). */
+  create(options?: { entry?: RowData }, cb?: Callback<[Row, unknown]>): Promise<[Row, unknown]> {
+    return settle(() => {
+      call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(options?.entry ?? {}) }));
+      return [this, {}] as [Row, unknown];
+    }, cb);
+  }
+
+  /** Reads the row (`[row]`), or only `columns` (`["family:qualifier", "family"]`, giving
+   * `[data]`). NOT_FOUND if nothing is left, as the client does. */
+  get(columns?: string[] | { filter?: Filter; decode?: boolean } | Callback<[unknown]>, options?: { filter?: Filter; decode?: boolean } | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([columns, options, cb]) as Callback<[unknown]> | undefined;
+    const cols = Array.isArray(columns) ? columns : undefined;
+    const opts = (!Array.isArray(columns) && typeof columns === "object" ? columns : typeof options === "object" ? options : {}) as { filter?: Filter; decode?: boolean };
+    return settle(() => {
+      const parts: Filter[] = [];
+      if (cols && cols.length) {
+        const byColumn: Filter[] = cols.map((c) => {
+          const { family, qualifier } = parseColumn(c);
+          const escape = (s: string) => s.replace(/[|\\{}()[\]^$+*?.-]/g, "\\$&");
+          const f: FilterObject[] = [{ family: escape(family) }];
+          if (qualifier !== undefined) f.push({ column: escape(qualifier) });
+          return f;
+        });
+        parts.push(byColumn.length === 1 ? byColumn[0] : [{ interleave: byColumn }]);
+      }
+      if (opts.filter) parts.push(opts.filter);
+      const filter = parts.flatMap((p) => (Array.isArray(p) ? p : [p]));
+      const request = filter.length ? { filter: toRowFilter(filter) ?? undefined } : undefined;
+      const row = call(() => this.db.readRowJson(this.table.id, this.key, request)) as ProtoRow | null;
+      if (!row) throw new BigtableError("NOT_FOUND", `Unknown row: ${this.id}.`);
+      this.data = rowData(row, opts.decode !== false);
+      return (cols ? [this.data] : [this]) as [unknown];
+    }, cb);
+  }
+
+  exists(options?: unknown, cb?: Callback<[boolean]>): Promise<[boolean]> {
+    cb = lastCallback([options, cb]) as Callback<[boolean]> | undefined;
+    return settle(() => {
+      const row = call(() => this.db.readRowJson(this.table.id, this.key, { filter: { chain: { filters: [{ cellsPerRowLimitFilter: 1 }, { stripValueTransformer: true }] } } }));
+      return [row !== null] as [boolean];
+    }, cb);
+  }
+
+  /** Applies read-modify-write rules; resolves to `[row]` with the new cells in `data`. */
+  createRules(rules: RuleInput | RuleInput[], options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      const list = (Array.isArray(rules) ? rules : [rules]).map((r) => {
+        const { family, qualifier } = parseColumn(r.column);
+        const base = { familyName: family, columnQualifier: toBytes(qualifier ?? "") };
+        return r.append !== undefined ? { ...base, appendValue: toBytes(r.append) } : { ...base, incrementAmount: String(r.increment ?? 0) };
+      });
+      const row = call(() => this.db.readModifyWriteRow(this.table.id, { rowKey: this.key, rules: list })) as ProtoRow;
+      return [{ key: this.id, data: rowData(row) }] as [unknown];
+    }, cb);
+  }
+
+  /** Adds `value` (default 1) to an 8-byte counter; resolves to `[newValue]`. */
+  increment(column: string, value?: number | Callback<[number, unknown]>, cb?: Callback<[number, unknown]>): Promise<[number, unknown]> {
+    if (typeof value === "function") [cb, value] = [value, undefined];
+    const amount = (value as number | undefined) ?? 1;
+    return settle(async () => {
+      const [resp] = (await this.createRules({ column, increment: amount })) as [{ data: RowDataOut }];
+      const { family, qualifier } = parseColumn(column);
+      const cell = resp.data[family]?.[qualifier ?? ""]?.[0];
+      return [Number(cell?.value ?? 0), resp] as [number, unknown];
+    }, cb);
+  }
+
+  /** Appends `value` to a cell (read-modify-write). */
+  append(column: string, value: Data, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    return this.createRules({ column, append: value }, cb);
+  }
+
+  /** Check-and-mutate: applies `onMatch` when `filter` yields a cell of this row, else
+   * `onNoMatch` (each a list of `{method, data}` mutations); resolves to `[matched]`. */
+  filter(filter: Filter, config: { onMatch?: FilterMutations; onNoMatch?: FilterMutations } = {}, cb?: Callback<[boolean, unknown]>): Promise<[boolean, unknown]> {
+    return settle(() => {
+      // One mutation object or a list, as the client takes (a `key` in them is ignored).
+      const toMutations = (list?: FilterMutations) =>
+        (list === undefined ? [] : Array.isArray(list) ? list : [list]).flatMap((m) => entryMutations({ ...m, key: this.key }));
+      const predicate = toRowFilter(filter);
+      const matched = call(() => this.db.checkAndMutateRow(this.table.id, {
+        rowKey: this.key,
+        ...(predicate ? { predicateFilter: predicate } : {}),
+        trueMutations: toMutations(config.onMatch),
+        falseMutations: toMutations(config.onNoMatch),
+      }));
+      return [matched, {}] as [boolean, unknown];
+    }, cb);
+  }
+
+  /** Deletes the whole row. */
+  delete(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: [{ deleteFromRow: {} }] }));
+      return [{}] as [unknown];
+    }, cb);
+  }
+
+  /** Deletes columns (`"family:qualifier"`) or whole families (`"family"`). */
+  deleteCells(columns: string[], options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: deletes(columns) }));
+      return [{}] as [unknown];
+    }, cb);
+  }
+}
+
+// ---------------------------------------------------------------- v2 (generated admin client shape)
+
+/** Parses `projects/P/instances/I[/tables/T]`. */
+function resourceName(name: string): { project: string; instance: string; table?: string } {
+  const m = /^projects\/([^/]+)\/instances\/([^/]+)(?:\/tables\/([^/]+))?$/.exec(name);
+  if (!m) throw new BigtableError("INVALID_ARGUMENT", `not a table or instance resource name: ${name.slice(0, 200)}`);
+  return { project: m[1], instance: m[2], table: m[3] };
+}
+
+/** The part of the generated `BigtableTableAdminClient` (`require("@google-cloud/bigtable").v2`)
+ * that Google's samples use, over the same in-process databases: requests and responses are
+ * the admin protos in proto3 JSON form, and every method resolves to `[response]`. */
+export class BigtableTableAdminClient {
+  private projectId: string;
+  constructor(options: { projectId?: string } = {}) {
+    this.projectId = options.projectId ?? "sparsetable";
+  }
+
+  private table(name: string): Table {
+    const r = resourceName(name);
+    if (!r.table) throw new BigtableError("INVALID_ARGUMENT", `not a table name: ${name.slice(0, 200)}`);
+    return new Bigtable({ projectId: r.project }).instance(r.instance).table(r.table);
+  }
+
+  getProjectId(): Promise<string> {
+    return Promise.resolve(this.projectId);
+  }
+
+  createTable(request: { parent: string; tableId: string; table?: ProtoTable }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(`${request.parent}/tables/${request.tableId}`);
+      const created = call(() => t.db.createTableJson(t.id, request.table ?? {})) as ProtoTable;
+      return [{ ...created, name: t.name }] as [unknown];
+    });
+  }
+
+  getTable(request: { name: string }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(request.name);
+      return [{ ...(call(() => t.db.getTableJson(t.id)) as ProtoTable), name: t.name }] as [unknown];
+    });
+  }
+
+  listTables(request: { parent: string }): Promise<[unknown[]]> {
+    return settle(() => {
+      const r = resourceName(request.parent);
+      const db = new Bigtable({ projectId: r.project }).instance(r.instance).db;
+      const tables = call(() => db.listTablesJson()) as ProtoTable[];
+      return [tables.map((t) => ({ ...t, name: `${request.parent}/tables/${t.name}` }))] as [unknown[]];
+    });
+  }
+
+  deleteTable(request: { name: string }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(request.name);
+      call(() => t.db.deleteTable(t.id));
+      return [{}] as [unknown];
+    });
+  }
+
+  modifyColumnFamilies(request: { name: string; modifications: Parameters<Database["modifyColumnFamiliesJson"]>[1] }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(request.name);
+      return [{ ...(call(() => t.db.modifyColumnFamiliesJson(t.id, request.modifications)) as ProtoTable), name: t.name }] as [unknown];
+    });
+  }
+
+  dropRowRange(request: { name: string; rowKeyPrefix?: Data; deleteAllDataFromTable?: boolean }): Promise<[unknown]> {
+    return settle(() => {
+      const t = this.table(request.name);
+      const body = request.deleteAllDataFromTable ? { deleteAllDataFromTable: true as const } : { rowKeyPrefix: toBytes(request.rowKeyPrefix) };
+      call(() => t.db.dropRowRange(t.id, body));
+      return [{}] as [unknown];
+    });
+  }
+}
+
+/** As `require("@google-cloud/bigtable").v2`: the generated clients (here the table admin). */
+export const v2 = { BigtableTableAdminClient };

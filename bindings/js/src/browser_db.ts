@@ -1,0 +1,77 @@
+// The main thread's side of a durable browser database: a Promise-based client of the
+// dedicated Worker in opfs_worker.ts, which owns the OPFS files.
+import type { Database } from "./wasm/sparsetable_wasm.js";
+
+type Methods = {
+  [K in keyof Database as Database[K] extends (...a: never[]) => unknown ? K : never]: Database[K];
+};
+/** Every `Database` method, answered asynchronously; `readRowsJson` resolves to an array. */
+export type AsyncDatabase = {
+  [K in Exclude<keyof Methods, "readRowsJson" | "free">]: Methods[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<R> : never;
+} & {
+  readRowsJson(...a: Parameters<Database["readRowsJson"]>): Promise<import("./wasm/sparsetable_wasm.js").ProtoRow[]>;
+};
+
+/** A database in a dedicated Worker, on OPFS when the browser has it. */
+export interface BrowserDatabase {
+  /** True when the data is on OPFS; false when the Worker fell back to memory. */
+  readonly persistent: boolean;
+  /** Why the Worker fell back to memory, if it did. */
+  readonly reason?: string;
+  /** The database's methods, each returning a Promise. */
+  readonly db: AsyncDatabase;
+  /** Closes the database and releases its OPFS files (the data stays). */
+  close(): Promise<void>;
+  /** Stops the Worker at once (as a crash would); answered writes are on OPFS. */
+  terminate(): void;
+}
+
+/** Opens the database `name` in a new dedicated Worker (OPFS directory `name`). */
+export async function openBrowserDatabase(options: { name?: string; clockMicros?: number; poolSize?: number; workerUrl?: URL } = {}): Promise<BrowserDatabase> {
+  const url = options.workerUrl ?? new URL("./opfs_worker.js", import.meta.url);
+  const worker = new Worker(url, { type: "module" });
+  let next = 0;
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  let ready: () => void = () => {};
+  let failed: (e: unknown) => void = () => {};
+  const started = new Promise<void>((resolve, reject) => {
+    ready = resolve;
+    failed = reject;
+  });
+  worker.onmessage = (e: MessageEvent) => {
+    if ((e.data as { ready?: boolean }).ready) {
+      ready();
+      return;
+    }
+    const { id, result, error } = e.data as { id: number; result?: unknown; error?: { name: string; code: string; message: string } };
+    const p = pending.get(id);
+    if (!p) return;
+    pending.delete(id);
+    if (error) p.reject(Object.assign(new Error(error.message), { name: error.name, code: error.code }));
+    else p.resolve(result);
+  };
+  worker.onerror = (e: ErrorEvent) => {
+    failed(Object.assign(new Error(e.message || "the Worker failed to start"), { name: "SparsetableError", code: "UNAVAILABLE" }));
+    for (const p of pending.values()) p.reject(Object.assign(new Error(e.message || "the Worker failed"), { name: "SparsetableError", code: "UNAVAILABLE" }));
+    pending.clear();
+  };
+  const call = (method: string, args: unknown[]) =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, method, args });
+    });
+  await started;
+  const opened = (await call("open", [{ name: options.name, clockMicros: options.clockMicros, poolSize: options.poolSize }])) as { persistent: boolean; reason?: string };
+  const db = new Proxy({}, { get: (_t, method: string) => (...args: unknown[]) => call(method, args) }) as AsyncDatabase;
+  return {
+    persistent: opened.persistent,
+    reason: opened.reason,
+    db,
+    close: async () => {
+      await call("close", []);
+      worker.terminate();
+    },
+    terminate: () => worker.terminate(),
+  };
+}

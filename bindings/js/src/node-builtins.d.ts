@@ -1,0 +1,16 @@
+// The few Node APIs the Node entry uses, declared here so the package builds without
+// @types/node.
+declare module "node:fs" {
+  export function readFileSync(path: URL): Uint8Array;
+  export function mkdirSync(path: string, options: { recursive: boolean }): void;
+  export function openSync(path: string, flags: string): number;
+  export function closeSync(fd: number): void;
+  export function writeSync(fd: number, data: Uint8Array, offset: number, length: number): number;
+  export function readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  export function fsyncSync(fd: number): void;
+  export function statSync(path: string): { size: number };
+  export function renameSync(from: string, to: string): void;
+  export function unlinkSync(path: string): void;
+  export function readdirSync(path: string): string[];
+  export function ftruncateSync(fd: number, len: number): void;
+}

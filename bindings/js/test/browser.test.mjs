@@ -1,0 +1,162 @@
+// The installed package in Debian's headless Chromium (driven by playwright-core from
+// web/node_modules; PLAYWRIGHT_CORE names it): a page imports the browser build from
+// node_modules/sparsetable/ through an import map, as a user's page would, and uses the
+// Bigtable layer and the low-level Database; a dedicated module Worker does the same.
+// One browser launch for the whole file.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+
+const { chromium } = createRequire(import.meta.url)(process.env.PLAYWRIGHT_CORE ?? "playwright-core");
+const ROOT = process.cwd(); // the scratch project
+const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".wasm": "application/wasm" };
+
+const USE = `
+  const { Bigtable, Database, platform } = await import("sparsetable");
+  const table = new Bigtable().instance("i").table("t");
+  await table.create({ families: { cf: { versions: 2 } } });
+  await table.insert([{ key: "a", data: { cf: { q: "1" } } }, { key: "b", data: { cf: { q: 42 } } }]);
+  const [rows] = await table.getRows({ filter: { column: "q" } });
+  const [n] = await table.row("c").increment("cf:n", 3);
+  const db = new Database({ clockMicros: 1700000000000000 });
+  db.createTableJson("t", { columnFamilies: { cf: {} } });
+  db.mutateRows("t", { entries: [{ rowKey: new Uint8Array([1]), mutations: [{ setCell: { familyName: "cf", timestampMicros: "-1", value: new Uint8Array([2, 3]) } }] }] });
+  const low = [...db.readRowsJson("t")];
+  return { platform, ids: rows.map((r) => r.id), values: rows.map((r) => r.data.cf.q[0].value), n, low };
+`;
+
+const PAGE = `<!doctype html><script type="importmap">{"imports":{"sparsetable":"/node_modules/sparsetable/dist/browser.js"}}</script>
+<script type="module">window.result = (async () => { ${USE} })();</script>`;
+// A module Worker has no import map: it imports the build by path.
+const WORKER = `self.onmessage = async () => { try { const r = await (async () => { ${USE.replace('import("sparsetable")', 'import("/node_modules/sparsetable/dist/browser.js")')} })(); self.postMessage({ ok: r }); } catch (e) { self.postMessage({ err: String(e && e.stack || e) }); } };`;
+
+let server, browser, base;
+const problems = [];
+
+before(async () => {
+  server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    if (url.pathname === "/") return res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
+    if (url.pathname === "/worker.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(WORKER);
+    const file = path.join(ROOT, path.normalize(url.pathname));
+    if (!file.startsWith(ROOT) || !fs.existsSync(file)) return res.writeHead(404).end();
+    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" }).end(fs.readFileSync(file));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+function check(r) {
+  assert.equal(r.platform, "browser");
+  assert.deepEqual(r.ids, ["a", "b"]);
+  assert.deepEqual(r.values, ["1", 42]);
+  assert.equal(r.n, 3);
+  assert.deepEqual(r.low, [{ key: "AQ==", families: [{ name: "cf", columns: [{ cells: [{ timestampMicros: "1700000000000000", value: "AgM=" }] }] }] }]);
+}
+
+test("a page imports the browser build and uses both APIs", async () => {
+  const page = await browser.newPage();
+  page.on("pageerror", (e) => problems.push(e.message));
+  await page.goto(base);
+  check(await page.evaluate(() => window.result));
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test("a module Worker uses the same build", async () => {
+  const page = await browser.newPage();
+  await page.goto(base);
+  const r = await page.evaluate(() => new Promise((resolve) => {
+    const w = new Worker("/worker.js", { type: "module" });
+    w.onmessage = (e) => resolve(e.data);
+    w.onerror = (e) => resolve({ err: e.message });
+    w.postMessage("go");
+  }));
+  assert.equal(r.err, undefined, r.err);
+  check(r.ok);
+  await page.close();
+});
+
+test("OPFS: a page writes through the Worker, reloads, and reads its data back", async () => {
+  const page = await browser.newPage();
+  await page.goto(base);
+  const first = await page.evaluate(async () => {
+    const { openBrowserDatabase } = await import("sparsetable");
+    const b = await openBrowserDatabase({ name: "reload-test" });
+    await b.db.createTableJson("t", { columnFamilies: { cf: { gcRule: { maxNumVersions: 1 } } } });
+    for (let i = 0; i < 20; i++) {
+      await b.db.mutateRowJson("t", { rowKey: btoa("k" + String(i).padStart(3, "0")), mutations: [{ setCell: { familyName: "cf", timestampMicros: "-1", value: btoa("v" + i) } }] });
+    }
+    return { persistent: b.persistent, reason: b.reason };
+  });
+  assert.deepEqual(first, { persistent: true, reason: undefined });
+  await page.reload();
+  const after = await page.evaluate(async () => {
+    const { openBrowserDatabase } = await import("sparsetable");
+    const b = await openBrowserDatabase({ name: "reload-test" });
+    const rows = await b.db.readRowsJson("t");
+    const table = await b.db.getTableJson("t");
+    await b.close();
+    return { keys: rows.map((r) => atob(r.key)), families: Object.keys(table.columnFamilies) };
+  });
+  assert.equal(after.keys.length, 20);
+  assert.equal(after.keys[19], "k019");
+  assert.deepEqual(after.families, ["cf"]);
+  await page.close();
+});
+
+test("OPFS: a Worker terminated mid-write loses no acknowledged write", async () => {
+  const page = await browser.newPage();
+  await page.goto(base);
+  const r = await page.evaluate(async () => {
+    const { openBrowserDatabase } = await import("sparsetable");
+    const key = (i) => btoa("k" + String(i).padStart(6, "0"));
+    const write = (b, i) => b.db.mutateRowJson("t", { rowKey: key(i), mutations: [{ setCell: { familyName: "cf", timestampMicros: "-1", value: btoa("x".repeat(300)) } }] });
+    const b = await openBrowserDatabase({ name: "kill-test" });
+    await b.db.createTableJson("t", { columnFamilies: { cf: {} } });
+    let acked = -1;
+    for (let i = 0; i < 150; i++) {
+      await write(b, i);
+      acked = i;
+    }
+    // Several writes in flight, then the Worker is stopped, as a crash would.
+    for (let i = 150; i < 160; i++) write(b, i).catch(() => {});
+    b.terminate();
+    const again = await openBrowserDatabase({ name: "kill-test" });
+    const rows = await again.db.readRowsJson("t");
+    await again.close();
+    return { acked, keys: rows.map((row) => atob(row.key)) };
+  });
+  assert.ok(r.keys.length >= r.acked + 1, `${r.keys.length} rows after the kill, ${r.acked + 1} acknowledged`);
+  r.keys.forEach((k, i) => assert.equal(k, "k" + String(i).padStart(6, "0")));
+  await page.close();
+});
+
+test("OPFS sync access handles are refused outside a Worker: the pool says ENOTSUP", async () => {
+  const page = await browser.newPage();
+  await page.goto(base);
+  const code = await page.evaluate(async () => {
+    const { OpfsPoolStorage } = await import("sparsetable");
+    try {
+      await OpfsPoolStorage.open("main-thread", 1);
+      return "opened";
+    } catch (e) {
+      return e.code;
+    }
+  });
+  assert.equal(code, "ENOTSUP");
+  await page.close();
+});

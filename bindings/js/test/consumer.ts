@@ -1,0 +1,38 @@
+// A TypeScript consumer of the installed package, compiled with `tsc --strict` (run.sh): every
+// public shape must type-check as a user writes it.
+import { Bigtable, Database, BigtableError, PartialFailureError, toRowFilter, platform } from "sparsetable";
+import type { Filter, GetRowsOptions, ProtoMutation, ProtoRow, Row, RowDataOut } from "sparsetable";
+
+async function main(): Promise<void> {
+  const bigtable = new Bigtable();
+  const table = bigtable.instance("my-instance").table("my-table");
+  const [exists] = await table.exists();
+  if (!exists) await table.create({ families: { cf: { versions: 1 } } });
+  await table.insert([{ key: "r1", data: { cf: { q: { value: "v", timestamp: new Date() } } } }]);
+  const options: GetRowsOptions = { prefix: "r", filter: [{ column: { cellLimit: 1 } }], limit: 10 };
+  const [rows]: [Row[]] = await table.getRows(options);
+  const data: RowDataOut = rows[0].data;
+  const value: string | number | Uint8Array = data.cf.q[0].value;
+  const filter: Filter = { condition: { test: { value: /v/ }, pass: { all: true }, fail: { all: false } } };
+  const [matched]: [boolean, unknown] = await table.row("r1").filter(filter, { onMatch: [{ method: "delete", data: ["cf:q"] }] });
+  const [n]: [number, unknown] = await table.row("r2").increment("cf:count", 2);
+  for await (const row of table.createReadStream({ keys: ["r1"] })) console.log(row.id);
+  try {
+    await table.mutate([{ key: "x", method: "insert", data: { missing: { q: 1 } } }]);
+  } catch (e) {
+    if (e instanceof PartialFailureError) console.log(e.errors[0].code);
+    if (e instanceof BigtableError) console.log(e.status);
+  }
+  const db = new Database({ clockMicros: 1_700_000_000_000_000 });
+  const mutation: ProtoMutation = { setCell: { familyName: "cf", value: new Uint8Array([1]) } };
+  db.createTableJson("t", { columnFamilies: { cf: { gcRule: { maxAge: "60s" } } } });
+  db.mutateRowJson("t", { rowKey: "cjE=", mutations: [mutation] });
+  const it = db.readRowsJson("t", { rows: { rowKeys: ["cjE="] }, reversed: false });
+  for (const row of it) {
+    const r: ProtoRow = row;
+    console.log(r.key);
+  }
+  console.log(value, matched, n, toRowFilter({ family: "cf" }), platform);
+}
+
+void main();

@@ -1,0 +1,148 @@
+// The installed package as a Node user sees it: `import { Bigtable } from "sparsetable"`,
+// used the way Google's Node client is used (promises of arrays, row.data, filter objects,
+// GC rules), plus the low-level proto3 JSON Database. Run from a scratch project that
+// installed the npm tarball (see run.sh), never from the source tree.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Bigtable, Database, BigtableError, PartialFailureError, platform } from "sparsetable";
+
+let n = 0;
+/** A fresh instance per test: instances are separate databases. */
+function freshInstance() {
+  return new Bigtable({ projectId: "p" }).instance(`inst-${process.pid}-${n++}`);
+}
+
+test("resolves the Node build", () => {
+  assert.equal(platform, "node");
+});
+
+test("create, exists, insert, get, getRows, filters, delete", async () => {
+  const instance = freshInstance();
+  const table = instance.table("mobile-time-series");
+  assert.deepEqual(await table.exists(), [false]);
+  await table.create({ families: ["stats_summary", "cell_plan"] });
+  assert.deepEqual(await table.exists(), [true]);
+  const timestamp = new Date(1559347200000);
+  await table.insert([
+    { key: "phone#4c410523#20190501", data: { stats_summary: { connected_cell: { value: 1, timestamp }, os_build: { value: "PQ2A.190405.003", timestamp } } } },
+    { key: "phone#4c410523#20190502", data: { stats_summary: { connected_cell: { value: 0, timestamp }, os_build: { value: "PQ2A.190405.004", timestamp } } } },
+    { key: "phone#5c10102#20190501", data: { stats_summary: { os_build: { value: "PQ2A.190401.002", timestamp } }, cell_plan: { data_plan_10gb: { value: "true", timestamp } } } },
+  ]);
+  const [row] = await table.row("phone#4c410523#20190501").get();
+  assert.deepEqual(row.data.stats_summary.connected_cell, [{ value: 1, timestamp: "1559347200000000", labels: [] }]);
+  assert.equal(row.data.stats_summary.os_build[0].value, "PQ2A.190405.003");
+  const [partial] = await table.row("phone#4c410523#20190501").get(["stats_summary:os_build"]);
+  assert.deepEqual(Object.keys(partial.stats_summary), ["os_build"]);
+
+  const ids = async (options) => (await table.getRows(options))[0].map((r) => r.id);
+  assert.deepEqual(await ids({ keys: ["phone#4c410523#20190502", "phone#5c10102#20190501"] }), ["phone#4c410523#20190502", "phone#5c10102#20190501"]);
+  assert.deepEqual(await ids({ start: "phone#4c410523#20190501", end: "phone#4c410523#20190502" }), ["phone#4c410523#20190501", "phone#4c410523#20190502"]);
+  assert.deepEqual(await ids({ prefix: "phone#5" }), ["phone#5c10102#20190501"]);
+  assert.deepEqual(await ids({ filter: { value: /PQ2A.190405.*$/ } }), ["phone#4c410523#20190501", "phone#4c410523#20190502"]);
+  assert.deepEqual(await ids({ filter: [{ family: "cell_plan" }] }), ["phone#5c10102#20190501"]);
+  assert.deepEqual(await ids({ filter: { row: { key: /.*0502$/ } } }), ["phone#4c410523#20190502"]);
+  assert.deepEqual(await ids({ limit: 1, reversed: true }), ["phone#5c10102#20190501"]);
+  const [labelled] = await table.getRows({ keys: ["phone#4c410523#20190501"], filter: [{ column: "os_build" }, { label: "l1" }] });
+  assert.deepEqual(labelled[0].data.stats_summary.os_build[0].labels, ["l1"]);
+  const [cond] = await table.getRows({ keys: ["phone#4c410523#20190501"], filter: { condition: { test: [{ column: "os_build" }, { value: "PQ2A.*" }], pass: { label: "yes" }, fail: { label: "no" } } } });
+  assert.ok(Object.values(cond[0].data.stats_summary).every((cells) => cells[0].labels[0] === "yes"));
+  const [interleaved] = await table.getRows({ keys: ["phone#5c10102#20190501"], filter: { interleave: [{ family: "cell_plan" }, [{ family: "stats_summary" }, { value: { strip: true } }]] } });
+  assert.equal(interleaved[0].data.stats_summary.os_build[0].value, "");
+
+  await table.row("phone#4c410523#20190501").deleteCells(["stats_summary:os_build"]);
+  const [after] = await table.row("phone#4c410523#20190501").get();
+  assert.deepEqual(Object.keys(after.data.stats_summary), ["connected_cell"]);
+  await table.row("phone#4c410523#20190501").delete();
+  await assert.rejects(table.row("phone#4c410523#20190501").get(), (e) => e instanceof BigtableError && e.code === 5);
+  await table.deleteRows("phone#4c");
+  assert.deepEqual(await ids(), ["phone#5c10102#20190501"]);
+  await table.truncate();
+  assert.deepEqual(await ids(), []);
+  await table.delete();
+  assert.deepEqual(await table.exists(), [false]);
+});
+
+test("createReadStream: data/end events and for await", async () => {
+  const table = freshInstance().table("t");
+  await table.create({ families: { cf: { versions: 1 } } });
+  await table.insert(Array.from({ length: 150 }, (_, i) => ({ key: `r${String(i).padStart(3, "0")}`, data: { cf: { q: `v${i}` } } })));
+  const seen = [];
+  await new Promise((resolve, reject) => {
+    table.createReadStream({ start: "r010", end: { value: "r020", inclusive: false } })
+      .on("error", reject)
+      .on("data", (row) => seen.push(row.id))
+      .on("end", resolve);
+  });
+  assert.equal(seen.length, 10);
+  assert.equal(seen[0], "r010");
+  let count = 0;
+  for await (const row of table.createReadStream()) {
+    count++;
+    assert.equal(row.data.cf.q[0].value, `v${Number(row.id.slice(1))}`);
+  }
+  assert.equal(count, 150);
+  // A stream on a missing table emits error.
+  const err = await new Promise((resolve) => freshInstance().table("missing").createReadStream().on("error", resolve).on("data", () => {}));
+  assert.equal(err.code, 5);
+});
+
+test("row.save, increment, append, filter with onMatch/onNoMatch, mutate with partial failure", async () => {
+  const table = freshInstance().table("t");
+  await table.create({ families: ["cf", "counters"] });
+  const row = table.row("user#1");
+  await row.save({ cf: { name: "ada" } });
+  const [first] = await row.increment("counters:visits");
+  assert.equal(first, 1);
+  const [v] = await row.increment("counters:visits", 5);
+  assert.equal(v, 6);
+  await row.append("cf:name", " lovelace");
+  const [got] = await row.get(["cf:name"]);
+  assert.equal(got.cf.name[0].value, "ada lovelace");
+  const [matched] = await row.filter([{ column: "name" }, { value: "ada.*" }], {
+    onMatch: [{ method: "insert", data: { cf: { status: "matched" } } }],
+    onNoMatch: [{ method: "delete", data: ["cf:name"] }],
+  });
+  assert.equal(matched, true);
+  const [noMatch] = await row.filter({ value: "nobody" }, { onNoMatch: [{ method: "delete", data: ["cf:status"] }] });
+  assert.equal(noMatch, false);
+  assert.deepEqual(Object.keys((await row.get())[0].data.cf), ["name"]);
+  await assert.rejects(
+    table.mutate([
+      { key: "a", method: "insert", data: { cf: { q: "1" } } },
+      { key: "b", method: "insert", data: { nope: { q: "1" } } },
+    ]),
+    (e) => e instanceof PartialFailureError && e.errors.length === 1 && e.errors[0].code === 5 && e.errors[0].entry.key === "b",
+  );
+  assert.deepEqual((await table.row("a").get())[0].data.cf.q[0].value, "1");
+  await table.mutate({ key: "a", method: "delete" });
+  assert.deepEqual(await table.row("a").exists(), [false]);
+});
+
+test("families with GC rules, sampleRowKeys, callbacks", async () => {
+  const instance = freshInstance();
+  const [table] = await instance.createTable("t", { families: [{ name: "cf1", rule: { versions: 2 } }] });
+  const [family] = await table.createFamily("cf2", { rule: { age: { seconds: 3600 }, versions: 3, union: true } });
+  assert.deepEqual(family.metadata.gcRule.union.rules.map((r) => r.rule), ["maxAge", "maxNumVersions"]);
+  await table.family("cf1").setMetadata({ rule: { versions: 1 } });
+  const [families] = await table.getFamilies();
+  assert.deepEqual(families.map((f) => [f.id, f.metadata.gcRule?.rule]), [["cf1", "maxNumVersions"], ["cf2", "union"]]);
+  await table.family("cf2").delete();
+  assert.deepEqual(await table.family("cf2").exists(), [false]);
+  await table.insert({ key: "k", data: { cf1: { q: "v" } } });
+  const [samples] = await table.sampleRowKeys();
+  assert.ok(samples.length >= 1);
+  const [tables] = await instance.getTables();
+  assert.deepEqual(tables.map((t) => t.id), ["t"]);
+  const viaCallback = await new Promise((resolve, reject) => table.exists((err, exists) => (err ? reject(err) : resolve(exists))));
+  assert.equal(viaCallback, true);
+  await assert.rejects(instance.createTable("t", { families: ["x"] }), (e) => e.code === 6 && e.status === "ALREADY_EXISTS");
+});
+
+test("the low-level proto3 JSON Database is exported too", () => {
+  const db = new Database({ clockMicros: 1_700_000_000_000_000 });
+  db.createTableJson("t", { columnFamilies: { cf: {} } });
+  db.mutateRowJson("t", { rowKey: "cg==", mutations: [{ setCell: { familyName: "cf", columnQualifier: "cQ==", timestampMicros: "-1", value: "dg==" } }] });
+  const rows = [...db.readRowsJson("t")];
+  assert.deepEqual(rows, [{ key: "cg==", families: [{ name: "cf", columns: [{ qualifier: "cQ==", cells: [{ timestampMicros: "1700000000000000", value: "dg==" }] }] }] }]);
+  assert.throws(() => db.readRowsJson("t", { filter: {} }), { code: "INVALID_ARGUMENT" });
+});

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The package's tests, as a user meets it: builds the tarball (build.sh), installs it into a
+# scratch project under target/js-scratch/ with npm, and there
+#  1. runs the Node tests (node --test) importing "sparsetable";
+#  2. type-checks a TypeScript consumer with `tsc --strict`;
+#  3. runs the README's examples (extracted from the installed README.md);
+#  4. loads the browser build in headless Chromium (page and Worker) through playwright-core.
+# Prints node's "# pass N" / "# fail N" for each part; exits non-zero on any failure.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$here/../.." && pwd)
+scratch=$root/target/js-scratch
+status=0
+tarball=${TARBALL:-$("$here/build.sh" | tail -n 1)}
+[ -f "$tarball" ] || { echo "FAILED: no tarball ($tarball)"; exit 1; }
+rm -rf "$scratch" && mkdir -p "$scratch"
+cp "$here/test/node.test.mjs" "$here/test/durable.test.mjs" "$here/test/consumer.ts" "$here/test/browser.test.mjs" "$scratch/"
+cat > "$scratch/package.json" <<'JSON'
+{ "name": "scratch", "private": true, "type": "module" }
+JSON
+(cd "$scratch" && npm install --no-audit --no-fund --loglevel=error --offline "$tarball") || { echo "FAILED: npm install of $tarball"; exit 1; }
+echo "--- node tests (installed package)"
+(cd "$scratch" && node --test node.test.mjs durable.test.mjs) || status=1
+echo "--- tsc --strict on a consumer"
+cat > "$scratch/tsconfig.json" <<'JSON'
+{ "compilerOptions": { "target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": ["ES2022", "DOM"], "types": [], "strict": true, "noEmit": true, "skipLibCheck": false }, "files": ["consumer.ts"] }
+JSON
+if (cd "$scratch" && "$here/node_modules/.bin/tsc" -p tsconfig.json); then echo "# pass 1"; echo "# fail 0"; else echo "# pass 0"; echo "# fail 1"; status=1; fi
+echo "--- README examples"
+node "$here/test/readme_examples.mjs" "$scratch" "$root/README.md" || status=1
+echo "--- headless Chromium (page and Worker)"
+(cd "$scratch" && NODE_PATH="$root/web/node_modules" node --test browser.test.mjs) || status=1
+exit $status
