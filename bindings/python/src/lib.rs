@@ -15,6 +15,7 @@ mod gc_rule;
 mod mutations;
 mod query;
 mod read_modify_write;
+mod registry;
 mod row;
 
 use pyo3::prelude::*;

@@ -2,6 +2,8 @@
 ``mypy.stubtest`` in tests/test_stub.py)."""
 
 import datetime
+import os
+import pathlib
 from collections.abc import Iterator
 from typing import Optional, Union, final
 
@@ -95,9 +97,20 @@ class ManualClock:
 
 @final
 class BigtableDataClient:
-    def __new__(cls, *, project: Optional[str] = None, clock: Optional[ManualClock] = None) -> BigtableDataClient: ...
+    def __new__(
+        cls,
+        project: Optional[str] = None,
+        clock: Optional[ManualClock] = None,
+        *,
+        path: Union[str, os.PathLike[str], None] = None,
+        durability: Optional[str] = None,
+    ) -> BigtableDataClient: ...
     @property
     def project(self) -> Optional[str]: ...
+    @property
+    def path(self) -> Optional[pathlib.Path]: ...
+    @property
+    def durability(self) -> Optional[str]: ...
     def get_table(self, instance_id: str, table_id: str) -> Table: ...
     def table_admin(self, instance_id: str) -> TableAdmin: ...
     def now_micros(self) -> int: ...
