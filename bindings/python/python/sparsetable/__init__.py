@@ -73,6 +73,7 @@ from sparsetable._native import (
     ValueRangeFilter,
     ValueRegexFilter,
 )
+from sparsetable._native import EmulatorServer  # the Bigtable emulator: see sparsetable.server
 
 __all__ = [
     "Aborted",

@@ -4,7 +4,7 @@
 import datetime
 import os
 import pathlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Optional, Union, final
 
 from typing_extensions import disjoint_base
@@ -28,6 +28,7 @@ __all__ = [
     "DeleteAllFromFamily",
     "DeleteAllFromRow",
     "DeleteRangeFromColumn",
+    "EmulatorServer",
     "FailedPrecondition",
     "FamilyNameRegexFilter",
     "GCRuleIntersection",
@@ -453,3 +454,29 @@ class IncrementRule(ReadModifyWriteRule):
 @final
 class AppendValueRule(ReadModifyWriteRule):
     def __new__(cls, family: str, qualifier: _Bytes, append_value: _Bytes) -> AppendValueRule: ...
+
+@final
+class EmulatorServer:
+    def __new__(
+        cls,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        data_dir: Union[str, os.PathLike[str], None] = None,
+        durability: Optional[str] = None,
+        clock_micros: Optional[int] = None,
+        log_level: str = "error",
+    ) -> EmulatorServer: ...
+    @staticmethod
+    def serve_cli(args: Sequence[Union[str, os.PathLike[str]]]) -> int: ...
+    @property
+    def address(self) -> str: ...
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def running(self) -> bool: ...
+    def stop(self) -> None: ...
+    def __enter__(self) -> EmulatorServer: ...
+    def __exit__(self, *_args: object) -> bool: ...
