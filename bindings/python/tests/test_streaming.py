@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import sparsetable as st
 
@@ -69,7 +70,7 @@ def test_streams_on_threads_interleave_and_each_sees_every_row(table):
 
 
 def test_engine_work_releases_the_gil(table):
-    fill(table, 30_000)
+    fill(table, 100_000)
     ticks = 0
     stop = False
 
@@ -81,18 +82,24 @@ def test_engine_work_releases_the_gil(table):
     spinner = threading.Thread(target=spin)
     spinner.start()
     try:
-        # A scan that keeps no row: nearly all of it is engine work. Python code on another
-        # thread runs meanwhile only if the call released the GIL (the interpreter cannot
-        # take it back from native code).
+        # The spinner's rate while this thread waits with the GIL released (sleep).
+        before, start = ticks, time.perf_counter()
+        time.sleep(0.2)
+        rate = (ticks - before) / (time.perf_counter() - start)
+        # One long call that keeps no row: nearly all of it is engine work. The spinner runs
+        # during it only if the call released the GIL; holding it, the spinner would get at
+        # most one switch interval (5 ms) at the call's end.
         query = st.ReadRowsQuery(row_filter=st.ValueRegexFilter(b"no such value"))
-        before = ticks
-        for _ in range(5):
-            assert table.read_rows(query) == []
+        before, start = ticks, time.perf_counter()
+        assert table.read_rows(query) == []
+        elapsed = time.perf_counter() - start
         during = ticks - before
     finally:
         stop = True
         spinner.join()
-    assert during > 1000
+    # A ratio with a wide margin: released, the spinner keeps a large share of its rate.
+    assert elapsed > 0.05, "the scan is too short to tell"
+    assert during > 0.2 * rate * elapsed, (during, rate, elapsed)
 
 
 def child(code, *args):
