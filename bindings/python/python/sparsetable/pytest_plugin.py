@@ -13,11 +13,12 @@ fixtures that run Sparsetable's Bigtable emulator for tests written against Goog
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pytest
 
-from sparsetable._native import EmulatorServer
+if TYPE_CHECKING:  # the extension loads only when a fixture is used
+    from sparsetable._native import EmulatorServer
 
 ENV = "BIGTABLE_EMULATOR_HOST"
 
