@@ -17,12 +17,12 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use sparsetable::{
-    Clock, ColumnFamily, DropRowRange, FamilyModification, Granularity, RowStream, SharedDatabase,
-    TableConfig, TableInfo as CoreTableInfo,
+    Clock, ColumnFamily, DropRowRange, FamilyModification, Granularity, RowMutations, RowStream,
+    SharedDatabase, TableConfig, TableInfo as CoreTableInfo,
 };
 
 use crate::convert::{bytes_or_str, poisoned, with_db, with_db_mut};
-use crate::errors::{invalid_argument, to_py_err};
+use crate::errors::{invalid_argument, to_py_err, SparsetableError};
 use crate::filters::extract_filter;
 use crate::gc_rule::{extract_gc_rule, gc_rule_to_py};
 use crate::mutations::extract_mutations;
@@ -227,6 +227,55 @@ impl Table {
         with_db_mut(py, &self.db, |db| {
             db.mutate_row(&self.table_id, &key, &mutations)
         })
+    }
+
+    /// Applies many rows' mutations in one engine call, as Bigtable's `MutateRows`: each
+    /// entry `(row_key, mutation_or_list)` atomically, the batch not; in `sync` durability
+    /// the whole batch shares one fsync. Returns one item per entry, in order: `None` if it
+    /// was applied, else its exception (a `SparsetableError`, not raised: an unknown family,
+    /// an invalid mutation...). Raises for the whole call, with nothing applied: `TypeError`
+    /// for a malformed entry, `NotFound` for an unknown table, `InvalidArgument` for an
+    /// empty batch or too many mutations.
+    fn mutate_rows<'py>(
+        &self,
+        py: Python<'py>,
+        entries: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Option<Py<PyAny>>>> {
+        let config = self.config(py)?;
+        let mut statuses: Vec<Option<Py<PyAny>>> = Vec::new();
+        let mut batch = Vec::new();
+        // Where each batch entry's status goes.
+        let mut slots = Vec::new();
+        for entry in entries.try_iter()? {
+            let entry = entry?;
+            let (key, mutations): (Bound<'py, PyAny>, Bound<'py, PyAny>) =
+                entry.extract().map_err(|_| {
+                    PyTypeError::new_err("mutate_rows entries must be (row_key, mutations) pairs")
+                })?;
+            let row_key = bytes_or_str(&key, "row_key")?;
+            match extract_mutations(&mutations, &config) {
+                Ok(mutations) => {
+                    slots.push(statuses.len());
+                    statuses.push(None);
+                    batch.push(RowMutations { row_key, mutations });
+                }
+                // The engine's own kind of error (checked here against the table's schema
+                // before copying values) fails this entry only, as it would in the engine.
+                Err(e) if e.is_instance_of::<SparsetableError>(py) => {
+                    statuses.push(Some(e.into_value(py).into_any()));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if statuses.is_empty() || !batch.is_empty() {
+            let results = with_db_mut(py, &self.db, |db| db.mutate_rows(&self.table_id, &batch))?;
+            for (slot, result) in slots.into_iter().zip(results) {
+                if let Err(e) = result {
+                    statuses[slot] = Some(to_py_err(py, e).into_value(py).into_any());
+                }
+            }
+        }
+        Ok(statuses)
     }
 
     /// One row (what `row_filter` keeps of it), or `None` if nothing is left.

@@ -225,3 +225,29 @@ def test_writers_on_threads_share_a_durable_database(tmp_path):
     for t in threads:
         t.join()
     assert len(table.read_rows(st.ReadRowsQuery())) == 1600
+
+
+def test_mutate_rows_applies_a_batch_with_one_status_per_entry(tmp_path):
+    client = st.BigtableDataClient(project="p", path=tmp_path)
+    client.table_admin("i").create_table("t", FAMILIES)
+    table = client.get_table("i", "t")
+    entries = [(f"k{i:04d}", st.SetCell("cf", "q", b"v", timestamp_micros=1000)) for i in range(500)]
+    entries.insert(3, ("bad", [st.SetCell("nope", "q", b"v")]))
+    statuses = table.mutate_rows(entries)
+    assert len(statuses) == 501
+    assert isinstance(statuses[3], st.NotFound) and statuses[3].code == "NOT_FOUND"
+    assert [s for i, s in enumerate(statuses) if i != 3] == [None] * 500
+    # Whole-call errors raise and apply nothing.
+    with pytest.raises(st.NotFound):
+        client.get_table("i", "missing").mutate_rows([("k", st.SetCell("cf", "q", b"v"))])
+    with pytest.raises(st.InvalidArgument):
+        table.mutate_rows([])
+    with pytest.raises(TypeError):
+        table.mutate_rows([("x", st.SetCell("cf", "q", b"v")), "not a pair"])
+    assert table.read_row("x") is None
+    del client, table
+    gc.collect()
+    # Acknowledged as a batch, durable as a batch.
+    again = st.BigtableDataClient(project="p", path=tmp_path).get_table("i", "t")
+    rows = again.read_rows(st.ReadRowsQuery())
+    assert [r.row_key for r in rows] == [f"k{i:04d}".encode() for i in range(500)]

@@ -4,7 +4,7 @@
 import datetime
 import os
 import pathlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Literal, Optional, Union, final
 
 from typing_extensions import disjoint_base
@@ -123,6 +123,9 @@ class Table:
     @property
     def table_id(self) -> str: ...
     def mutate_row(self, row_key: _Bytes, mutations: Union[Mutation, list[Mutation]]) -> None: ...
+    def mutate_rows(
+        self, entries: Iterable[tuple[_Bytes, Union[Mutation, list[Mutation]]]]
+    ) -> list[Optional[SparsetableError]]: ...
     def read_row(self, row_key: _Bytes, *, row_filter: Optional[RowFilter] = None) -> Optional[Row]: ...
     def check_and_mutate_row(
         self,
