@@ -21,7 +21,7 @@ use sparsetable::{
     SharedDatabase, TableConfig, TableInfo as CoreTableInfo,
 };
 
-use crate::convert::{bytes_or_str, poisoned, with_db, with_db_mut};
+use crate::convert::{bytes_or_str, poisoned, with_db, with_db_mut, with_db_point};
 use crate::errors::{invalid_argument, to_py_err, SparsetableError};
 use crate::filters::extract_filter;
 use crate::gc_rule::{extract_gc_rule, gc_rule_to_py};
@@ -288,7 +288,7 @@ impl Table {
     ) -> PyResult<Option<Py<Row>>> {
         let key = bytes_or_str(row_key, "row_key")?;
         let filter = extract_filter(row_filter)?.unwrap_or_default();
-        let row = with_db(py, &self.db, |db| {
+        let row = with_db_point(py, &self.db, |db| {
             db.read_row_filtered(&self.table_id, &key, &filter)
         })?;
         row.map(|r| row_to_py(py, r)).transpose()
@@ -347,7 +347,7 @@ impl Table {
     /// Whether the row has any cell.
     fn row_exists(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let key = bytes_or_str(row_key, "row_key")?;
-        with_db(py, &self.db, |db| {
+        with_db_point(py, &self.db, |db| {
             db.read_row(&self.table_id, &key).map(|r| r.is_some())
         })
     }
