@@ -31,6 +31,7 @@
 
 pub mod admin;
 pub mod chunks;
+pub mod cli;
 pub mod clusters;
 pub mod codec;
 pub mod convert;

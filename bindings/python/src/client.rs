@@ -1,39 +1,45 @@
 //! The client, its tables and the table admin: `BigtableDataClient`, `Table`, `TableAdmin`,
 //! `TableInfo`, `ColumnFamilyModification`, and `ManualClock`.
 //!
-//! A client is one in-memory Bigtable project: each instance id names its own engine
-//! `Database` (created on first use, all on the client's clock), so tables of different
-//! instances never meet, as in Cloud Bigtable. `get_table` is lazy as in Google's client: a
-//! missing table surfaces as `NotFound` on the first call.
+//! A client is one Bigtable project: each instance id names an engine database shared by
+//! every client of the process naming the same project (see `registry` for where it lives and
+//! how long), so tables of different instances never meet, as in Cloud Bigtable. `get_table`
+//! is lazy as in Google's client: a missing table surfaces as `NotFound` on the first call.
 //!
 //! Every engine call converts its arguments while holding the GIL, runs with the GIL released
 //! (`convert::with_db`), then converts the result back.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use sparsetable::{
-    Clock, ColumnFamily, Database, DropRowRange, FamilyModification, Granularity, SharedDatabase,
-    TableConfig, TableInfo as CoreTableInfo,
+    Clock, ColumnFamily, DropRowRange, FamilyModification, Granularity, RowMutations, RowStream,
+    SharedDatabase, TableConfig, TableInfo as CoreTableInfo,
 };
 
-use crate::convert::{bytes_or_str, poisoned, with_db, with_db_mut};
-use crate::errors::invalid_argument;
+use crate::convert::{bytes_or_str, poisoned, with_db, with_db_mut, with_db_point};
+use crate::errors::{invalid_argument, to_py_err, SparsetableError};
 use crate::filters::extract_filter;
 use crate::gc_rule::{extract_gc_rule, gc_rule_to_py};
 use crate::mutations::extract_mutations;
 use crate::query::ReadRowsQuery;
 use crate::read_modify_write::extract_rules as extract_rmw_rules;
+use crate::registry::{parse_durability, resolve_root, Store, Worlds, DEFAULT_PROJECT};
 use crate::row::{row_to_py, Row};
+use sparsetable::api::shared::poisoned as poisoned_error;
 
 /// A clock that moves only when told to; pass it to `BigtableDataClient(clock=...)` for
-/// deterministic timestamps (server-time `SetCell`, `MaxAgeGCRule`).
+/// deterministic timestamps (server-time `SetCell`, `MaxAgeGCRule`). In memory, the clock
+/// owns its databases: clients on one clock share them, clients on different clocks never
+/// meet (see `registry`).
 #[pyclass(frozen, module = "sparsetable")]
 pub struct ManualClock {
     inner: Arc<sparsetable::ManualClock>,
+    worlds: Arc<Worlds>,
 }
 
 #[pymethods]
@@ -42,6 +48,7 @@ impl ManualClock {
     fn new(micros: i64) -> Self {
         ManualClock {
             inner: Arc::new(sparsetable::ManualClock::new(micros)),
+            worlds: Arc::default(),
         }
     }
 
@@ -61,46 +68,65 @@ impl ManualClock {
     }
 }
 
-/// The instances of one client.
-struct Project {
-    clock: Arc<dyn Clock>,
-    instances: Mutex<BTreeMap<String, SharedDatabase>>,
-}
-
-impl Project {
-    fn instance(&self, py: Python<'_>, instance_id: &str) -> PyResult<SharedDatabase> {
-        let mut instances = self.instances.lock().map_err(|_| poisoned(py))?;
-        Ok(instances
-            .entry(instance_id.to_string())
-            .or_insert_with(|| SharedDatabase::new(Database::with_clock(self.clock.clone())))
-            .clone())
-    }
-}
-
-/// An in-memory stand-in for `google.cloud.bigtable.data.BigtableDataClient`.
+/// The native client, under `google.cloud.bigtable.data.BigtableDataClient`'s name: a
+/// project whose instances are the process's shared databases (see `registry`), in memory
+/// or in a directory.
 #[pyclass(frozen, module = "sparsetable")]
 pub struct BigtableDataClient {
     project: Option<String>,
-    inner: Arc<Project>,
+    clock: Arc<dyn Clock>,
+    store: Store,
+    /// The databases this client has used, kept open while it lives (a directory's lock
+    /// with them), by instance id.
+    opened: Mutex<BTreeMap<String, Arc<SharedDatabase>>>,
 }
 
 #[pymethods]
 impl BigtableDataClient {
     /// `clock=None` uses the system clock; a `ManualClock` makes time deterministic.
+    /// `path=None` reads `$SPARSETABLE_PATH`; without either, the data is in memory.
+    /// `durability` (`"sync"`, `"interval"` or `"none"`; default `$SPARSETABLE_DURABILITY`,
+    /// else `"sync"`) applies to a path only.
     #[new]
-    #[pyo3(signature = (*, project = None, clock = None))]
-    fn new(project: Option<String>, clock: Option<&Bound<'_, ManualClock>>) -> Self {
-        let clock: Arc<dyn Clock> = match clock {
-            Some(c) => c.get().inner.clone(),
+    #[pyo3(signature = (project = None, clock = None, *, path = None, durability = None))]
+    fn new(
+        py: Python<'_>,
+        project: Option<String>,
+        clock: Option<&Bound<'_, ManualClock>>,
+        path: Option<PathBuf>,
+        durability: Option<&str>,
+    ) -> PyResult<Self> {
+        let manual = clock.map(|c| c.get());
+        let clock: Arc<dyn Clock> = match manual {
+            Some(c) => c.inner.clone(),
             None => Arc::new(sparsetable::SystemClock),
         };
-        BigtableDataClient {
+        let root = py
+            .detach(|| resolve_root(path))
+            .map_err(|e| to_py_err(py, e))?;
+        let store = match root {
+            None => {
+                if durability.is_some() {
+                    return Err(invalid_argument(
+                        py,
+                        "durability applies to a database in a directory: give path= (or set SPARSETABLE_PATH)",
+                    ));
+                }
+                Store::memory(clock.clone(), manual.map(|c| c.worlds.clone()))
+            }
+            Some(root) => Store::Dir {
+                root,
+                durability: parse_durability(durability).map_err(|e| to_py_err(py, e))?,
+                clock: clock.clone(),
+                clock_id: manual.map_or(0, |c| Arc::as_ptr(&c.inner) as usize),
+            },
+        };
+        Ok(BigtableDataClient {
             project,
-            inner: Arc::new(Project {
-                clock,
-                instances: Mutex::new(BTreeMap::new()),
-            }),
-        }
+            clock,
+            store,
+            opened: Mutex::default(),
+        })
     }
 
     /// The project id given at construction, if any.
@@ -109,10 +135,22 @@ impl BigtableDataClient {
         self.project.clone()
     }
 
+    /// The directory the data lives in (`None`: in memory).
+    #[getter]
+    fn path(&self) -> Option<PathBuf> {
+        self.store.root().map(Path::to_path_buf)
+    }
+
+    /// `"sync"`, `"interval"` or `"none"` for a directory; `None` in memory.
+    #[getter]
+    fn durability(&self) -> Option<&'static str> {
+        self.store.durability()
+    }
+
     /// A handle on a table's data. Lazy: no check that the table exists.
     fn get_table(&self, py: Python<'_>, instance_id: String, table_id: String) -> PyResult<Table> {
         Ok(Table {
-            db: self.inner.instance(py, &instance_id)?,
+            db: self.instance_db(py, &instance_id)?,
             instance_id,
             table_id,
         })
@@ -121,21 +159,39 @@ impl BigtableDataClient {
     /// The admin of one instance's tables (not part of Google's data client; see README).
     fn table_admin(&self, py: Python<'_>, instance_id: String) -> PyResult<TableAdmin> {
         Ok(TableAdmin {
-            db: self.inner.instance(py, &instance_id)?,
+            db: self.instance_db(py, &instance_id)?,
             instance_id,
         })
     }
 
     /// The time the engine sees, in microseconds since the epoch.
     fn now_micros(&self) -> i64 {
-        self.inner.clock.now_micros()
+        self.clock.now_micros()
+    }
+}
+
+impl BigtableDataClient {
+    /// The shared database of `instance_id` (opened, with recovery, with the GIL released).
+    fn instance_db(&self, py: Python<'_>, instance_id: &str) -> PyResult<Arc<SharedDatabase>> {
+        let project = self.project.as_deref().unwrap_or(DEFAULT_PROJECT);
+        // The lock is taken with the GIL released: opening may run a long recovery.
+        py.detach(|| {
+            let mut opened = self.opened.lock().map_err(|_| poisoned_error())?;
+            if let Some(db) = opened.get(instance_id) {
+                return Ok(db.clone());
+            }
+            let db = self.store.database(project, instance_id)?;
+            opened.insert(instance_id.to_string(), db.clone());
+            Ok(db)
+        })
+        .map_err(|e| to_py_err(py, e))
     }
 }
 
 /// The data of one table, as `google.cloud.bigtable.data.Table`.
 #[pyclass(frozen, module = "sparsetable")]
 pub struct Table {
-    db: SharedDatabase,
+    db: Arc<SharedDatabase>,
     instance_id: String,
     table_id: String,
 }
@@ -173,6 +229,55 @@ impl Table {
         })
     }
 
+    /// Applies many rows' mutations in one engine call, as Bigtable's `MutateRows`: each
+    /// entry `(row_key, mutation_or_list)` atomically, the batch not; in `sync` durability
+    /// the whole batch shares one fsync. Returns one item per entry, in order: `None` if it
+    /// was applied, else its exception (a `SparsetableError`, not raised: an unknown family,
+    /// an invalid mutation...). Raises for the whole call, with nothing applied: `TypeError`
+    /// for a malformed entry, `NotFound` for an unknown table, `InvalidArgument` for an
+    /// empty batch or too many mutations.
+    fn mutate_rows<'py>(
+        &self,
+        py: Python<'py>,
+        entries: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Option<Py<PyAny>>>> {
+        let config = self.config(py)?;
+        let mut statuses: Vec<Option<Py<PyAny>>> = Vec::new();
+        let mut batch = Vec::new();
+        // Where each batch entry's status goes.
+        let mut slots = Vec::new();
+        for entry in entries.try_iter()? {
+            let entry = entry?;
+            let (key, mutations): (Bound<'py, PyAny>, Bound<'py, PyAny>) =
+                entry.extract().map_err(|_| {
+                    PyTypeError::new_err("mutate_rows entries must be (row_key, mutations) pairs")
+                })?;
+            let row_key = bytes_or_str(&key, "row_key")?;
+            match extract_mutations(&mutations, &config) {
+                Ok(mutations) => {
+                    slots.push(statuses.len());
+                    statuses.push(None);
+                    batch.push(RowMutations { row_key, mutations });
+                }
+                // The engine's own kind of error (checked here against the table's schema
+                // before copying values) fails this entry only, as it would in the engine.
+                Err(e) if e.is_instance_of::<SparsetableError>(py) => {
+                    statuses.push(Some(e.into_value(py).into_any()));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if statuses.is_empty() || !batch.is_empty() {
+            let results = with_db_mut(py, &self.db, |db| db.mutate_rows(&self.table_id, &batch))?;
+            for (slot, result) in slots.into_iter().zip(results) {
+                if let Err(e) = result {
+                    statuses[slot] = Some(to_py_err(py, e).into_value(py).into_any());
+                }
+            }
+        }
+        Ok(statuses)
+    }
+
     /// One row (what `row_filter` keeps of it), or `None` if nothing is left.
     #[pyo3(signature = (row_key, *, row_filter = None))]
     fn read_row(
@@ -183,7 +288,7 @@ impl Table {
     ) -> PyResult<Option<Py<Row>>> {
         let key = bytes_or_str(row_key, "row_key")?;
         let filter = extract_filter(row_filter)?.unwrap_or_default();
-        let row = with_db(py, &self.db, |db| {
+        let row = with_db_point(py, &self.db, |db| {
             db.read_row_filtered(&self.table_id, &key, &filter)
         })?;
         row.map(|r| row_to_py(py, r)).transpose()
@@ -242,23 +347,31 @@ impl Table {
     /// Whether the row has any cell.
     fn row_exists(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let key = bytes_or_str(row_key, "row_key")?;
-        with_db(py, &self.db, |db| {
+        with_db_point(py, &self.db, |db| {
             db.read_row(&self.table_id, &key).map(|r| r.is_some())
         })
     }
 
-    /// Every row the query selects, in key order.
+    /// Every row the query selects, in key order. The rows come from the engine in batches
+    /// converted as they arrive (never the whole result twice in memory), and Ctrl-C
+    /// (any pending signal) interrupts the read between batches.
     fn read_rows<'py>(
         &self,
         py: Python<'py>,
         query: &Bound<'py, ReadRowsQuery>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let rows = self.read_core_rows(py, query)?;
-        let rows = rows
-            .into_iter()
-            .map(|r| row_to_py(py, r))
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, rows)
+        let mut stream = self.open_stream(py, query)?;
+        let list = PyList::empty(py);
+        loop {
+            let batch = py.detach(|| next_batch(&mut stream));
+            if batch.is_empty() {
+                return Ok(list);
+            }
+            for row in batch {
+                list.append(row_to_py(py, row)?)?;
+            }
+            py.check_signals()?;
+        }
     }
 
     /// `(row_key, offset_bytes)` pairs splitting the table into chunks, as Google's
@@ -271,15 +384,21 @@ impl Table {
             .collect())
     }
 
-    /// The same rows as an iterator that converts each row when it is reached. The engine
-    /// read itself completes first, under one consistent view of the table.
+    /// The same rows as an iterator. The engine's view of the table is taken now (later
+    /// writes are not seen); rows are then produced as the iterator is advanced, a small
+    /// batch at a time with the GIL released, and no database lock is held between rows, so
+    /// writers (on any thread) go on while the stream is open.
     fn read_rows_stream(
         &self,
         py: Python<'_>,
         query: &Bound<'_, ReadRowsQuery>,
     ) -> PyResult<RowIterator> {
+        let stream = self.open_stream(py, query)?;
         Ok(RowIterator {
-            rows: Mutex::new(self.read_core_rows(py, query)?.into_iter()),
+            state: Mutex::new(StreamState {
+                stream: Some(stream),
+                ready: VecDeque::new(),
+            }),
         })
     }
 }
@@ -291,22 +410,64 @@ impl Table {
         with_db(py, &self.db, |db| Ok(db.get_table(&self.table_id)?.config))
     }
 
-    fn read_core_rows(
-        &self,
-        py: Python<'_>,
-        query: &Bound<'_, ReadRowsQuery>,
-    ) -> PyResult<Vec<sparsetable::Row>> {
+    /// Opens the engine's stream: its view of the table is taken under the read lock, which
+    /// is released before this returns.
+    fn open_stream(&self, py: Python<'_>, query: &Bound<'_, ReadRowsQuery>) -> PyResult<RowStream> {
         let request = query.borrow().to_request();
-        with_db(py, &self.db, |db| {
-            Ok(db.read_rows(&self.table_id, &request)?.collect())
-        })
+        py.detach(|| self.db.read_rows_stream(&self.table_id, &request))
+            .map_err(|e| to_py_err(py, e))
     }
+}
+
+/// Rows one GIL release fetches from a stream: enough to amortise handing the GIL back
+/// (which can wait a whole switch interval when other threads run Python), few enough
+/// that a batch's memory is small whatever the result's size.
+const BATCH_ROWS: usize = 64;
+/// A batch also ends once its cells hold this many bytes, so large rows stay few.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// The next rows of `stream` (empty at its end). Runs without the GIL.
+fn next_batch(stream: &mut RowStream) -> Vec<sparsetable::Row> {
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    while batch.len() < BATCH_ROWS && bytes < BATCH_BYTES {
+        let Some(row) = stream.next() else { break };
+        bytes += row.key.len()
+            + row
+                .cells
+                .iter()
+                .map(|c| c.value.len() + c.qualifier.len())
+                .sum::<usize>();
+        batch.push(row);
+    }
+    batch
 }
 
 /// Iterator returned by `Table.read_rows_stream`.
 #[pyclass(frozen, module = "sparsetable")]
 pub struct RowIterator {
-    rows: Mutex<std::vec::IntoIter<sparsetable::Row>>,
+    state: Mutex<StreamState>,
+}
+
+struct StreamState {
+    /// `None` once the engine's stream ended (its view is freed then, not with the iterator).
+    stream: Option<RowStream>,
+    /// Rows fetched and not yet returned.
+    ready: VecDeque<sparsetable::Row>,
+}
+
+impl StreamState {
+    fn pop(&mut self) -> Option<sparsetable::Row> {
+        if self.ready.is_empty() {
+            if let Some(stream) = &mut self.stream {
+                self.ready.extend(next_batch(stream));
+                if self.ready.is_empty() {
+                    self.stream = None;
+                }
+            }
+        }
+        self.ready.pop_front()
+    }
 }
 
 #[pymethods]
@@ -316,7 +477,19 @@ impl RowIterator {
     }
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<Row>>> {
-        let next = self.rows.lock().map_err(|_| poisoned(py))?.next();
+        // Fast path, with the GIL: a row already fetched. The lock is only tried, never
+        // waited for while holding the GIL: a thread inside the slow path below wants the
+        // GIL back while it holds the lock.
+        if let Ok(mut state) = self.state.try_lock() {
+            if let Some(row) = state.ready.pop_front() {
+                drop(state);
+                return row_to_py(py, row).map(Some);
+            }
+        }
+        // Slow path: fetch the next batch from the engine with the GIL released.
+        let next = py
+            .detach(|| self.state.lock().map(|mut s| s.pop()).map_err(|_| ()))
+            .map_err(|_| poisoned(py))?;
         next.map(|r| row_to_py(py, r)).transpose()
     }
 }
@@ -428,7 +601,7 @@ fn family_with(gc_rule: Option<&Bound<'_, PyAny>>) -> PyResult<ColumnFamily> {
 /// Table administration of one instance, with the method names of Bigtable's table admin API.
 #[pyclass(frozen, module = "sparsetable")]
 pub struct TableAdmin {
-    db: SharedDatabase,
+    db: Arc<SharedDatabase>,
     instance_id: String,
 }
 

@@ -15,7 +15,9 @@ mod gc_rule;
 mod mutations;
 mod query;
 mod read_modify_write;
+mod registry;
 mod row;
+mod server;
 
 use pyo3::prelude::*;
 
@@ -49,5 +51,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read_modify_write::ReadModifyWriteRule>()?;
     m.add_class::<read_modify_write::IncrementRule>()?;
     m.add_class::<read_modify_write::AppendValueRule>()?;
+    m.add_class::<server::EmulatorServer>()?;
     Ok(())
 }

@@ -92,12 +92,6 @@ def test_bad_names_and_rules_are_the_engines_errors(instance):
     assert not instance.table("t").exists()
 
 
-@pytest.mark.xfail(
-    reason="needs the process-wide registry of databases per (project, instance) (issue 14 part 3, "
-    "pynative's native client); remove this mark once it is merged",
-    raises=sparsetable.NotFound,
-    strict=False,
-)
 def test_a_table_created_by_the_admin_client_is_seen_by_a_separate_data_client():
     p = project()
     sparsetable.Client(project=p, admin=True).instance("inst").table("t").create(column_families={"cf": None})

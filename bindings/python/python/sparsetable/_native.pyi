@@ -2,8 +2,10 @@
 ``mypy.stubtest`` in tests/test_stub.py)."""
 
 import datetime
-from collections.abc import Iterator
-from typing import Optional, Union, final, overload
+import os
+import pathlib
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Literal, Optional, Union, final, overload
 
 from typing_extensions import disjoint_base
 
@@ -26,6 +28,7 @@ __all__ = [
     "DeleteAllFromFamily",
     "DeleteAllFromRow",
     "DeleteRangeFromColumn",
+    "EmulatorServer",
     "FailedPrecondition",
     "FamilyNameRegexFilter",
     "GCRuleIntersection",
@@ -95,9 +98,20 @@ class ManualClock:
 
 @final
 class BigtableDataClient:
-    def __new__(cls, *, project: Optional[str] = None, clock: Optional[ManualClock] = None) -> BigtableDataClient: ...
+    def __new__(
+        cls,
+        project: Optional[str] = None,
+        clock: Optional[ManualClock] = None,
+        *,
+        path: Union[str, os.PathLike[str], None] = None,
+        durability: Optional[str] = None,
+    ) -> BigtableDataClient: ...
     @property
     def project(self) -> Optional[str]: ...
+    @property
+    def path(self) -> Optional[pathlib.Path]: ...
+    @property
+    def durability(self) -> Optional[str]: ...
     def get_table(self, instance_id: str, table_id: str) -> Table: ...
     def table_admin(self, instance_id: str) -> TableAdmin: ...
     def now_micros(self) -> int: ...
@@ -109,6 +123,9 @@ class Table:
     @property
     def table_id(self) -> str: ...
     def mutate_row(self, row_key: _Bytes, mutations: Union[Mutation, list[Mutation]]) -> None: ...
+    def mutate_rows(
+        self, entries: Iterable[tuple[_Bytes, Union[Mutation, list[Mutation]]]]
+    ) -> list[Optional[SparsetableError]]: ...
     def read_row(self, row_key: _Bytes, *, row_filter: Optional[RowFilter] = None) -> Optional[Row]: ...
     def check_and_mutate_row(
         self,
@@ -476,6 +493,32 @@ class IncrementRule(ReadModifyWriteRule):
 @final
 class AppendValueRule(ReadModifyWriteRule):
     def __new__(cls, family: str, qualifier: _Bytes, append_value: _Bytes) -> AppendValueRule: ...
+
+@final
+class EmulatorServer:
+    def __new__(
+        cls,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        data_dir: Union[str, os.PathLike[str], None] = None,
+        durability: Optional[str] = None,
+        clock_micros: Optional[int] = None,
+        log_level: str = "error",
+    ) -> EmulatorServer: ...
+    @staticmethod
+    def serve_cli(args: Sequence[Union[str, os.PathLike[str]]]) -> int: ...
+    @property
+    def address(self) -> str: ...
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def running(self) -> bool: ...
+    def stop(self) -> None: ...
+    def __enter__(self) -> EmulatorServer: ...
+    def __exit__(self, *_args: object) -> Literal[False]: ...
 
 # --- pyapi (issue 14 parts 1-3): native additions for the Google-shaped Python layer ------
 __all__ += ["AddToCell", "LiteralValueFilter", "_use_exception_classes"]

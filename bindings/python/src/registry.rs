@@ -1,0 +1,265 @@
+//! Where a client's databases live: one engine database per (project, instance), shared by
+//! every client of the process that names them, in memory or in a directory.
+//!
+//! Invariants:
+//! - In memory on the system clock, a (project, instance) has one database for the life of
+//!   the process (as an emulator keeps its tables), so a table one client creates is there
+//!   for every later client, even after the first is gone.
+//! - In memory on a `ManualClock`, the databases belong to that clock: clients on the same
+//!   clock object share them, clients on different clocks never meet, and they are freed with
+//!   the clock and the last client using it (so each test's clock is its own world).
+//! - In a directory `ROOT`, instance `I` of project `P` lives in `ROOT/P/I/` (the layout of
+//!   `sparsetable-server --data-dir`, so either can open what the other wrote). It is opened
+//!   (with the core's recovery) once per process: later clients share the open database,
+//!   held by weak reference, so the directory is closed and its lock released when the last
+//!   client, table or admin using it is gone. Another process gets the core's
+//!   `FailedPrecondition` from the directory lock.
+//! - `project=None` is the project named [`DEFAULT_PROJECT`] everywhere.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use sparsetable::error::quoted;
+use sparsetable::{Clock, Code, Database, Durability, Error, OpenOptions, Result, SharedDatabase};
+
+/// The project a client with `project=None` uses.
+pub const DEFAULT_PROJECT: &str = "default";
+
+/// The environment variable naming the directory a client opens when `path` is not given.
+pub const PATH_ENV: &str = "SPARSETABLE_PATH";
+
+/// The environment variable naming the durability when `durability` is not given.
+pub const DURABILITY_ENV: &str = "SPARSETABLE_DURABILITY";
+
+/// In-memory databases by (project, instance), held for as long as the owner lives.
+#[derive(Default)]
+pub struct Worlds {
+    databases: Mutex<BTreeMap<(String, String), Arc<SharedDatabase>>>,
+}
+
+impl Worlds {
+    fn database(
+        &self,
+        project: &str,
+        instance: &str,
+        clock: &Arc<dyn Clock>,
+    ) -> Result<Arc<SharedDatabase>> {
+        let mut dbs = self
+            .databases
+            .lock()
+            .map_err(|_| sparsetable::api::shared::poisoned())?;
+        Ok(dbs
+            .entry((project.to_string(), instance.to_string()))
+            .or_insert_with(|| Arc::new(SharedDatabase::new(Database::with_clock(clock.clone()))))
+            .clone())
+    }
+}
+
+/// The system clock's in-memory databases: they live as long as the process.
+fn system_worlds() -> Arc<Worlds> {
+    static SYSTEM: OnceLock<Arc<Worlds>> = OnceLock::new();
+    SYSTEM.get_or_init(Arc::default).clone()
+}
+
+/// A directory database open in this process, with what it was opened with.
+struct OpenDir {
+    db: Weak<SharedDatabase>,
+    durability: Durability,
+    /// The clock's identity (its `Arc`'s address; 0 for the system clock).
+    clock_id: usize,
+}
+
+/// Every directory database open in this process, by instance directory.
+fn open_dirs() -> &'static Mutex<BTreeMap<PathBuf, OpenDir>> {
+    static DIRS: OnceLock<Mutex<BTreeMap<PathBuf, OpenDir>>> = OnceLock::new();
+    DIRS.get_or_init(Default::default)
+}
+
+/// Where one client's databases are.
+pub enum Store {
+    /// In memory, in `worlds` (the process's, or a manual clock's).
+    Memory {
+        clock: Arc<dyn Clock>,
+        worlds: Arc<Worlds>,
+    },
+    /// In directory `root`.
+    Dir {
+        root: PathBuf,
+        durability: Durability,
+        clock: Arc<dyn Clock>,
+        clock_id: usize,
+    },
+}
+
+impl Store {
+    /// In memory: on the system clock (`manual = None`) the process's databases, else those
+    /// of the manual clock, `worlds`.
+    pub fn memory(clock: Arc<dyn Clock>, manual: Option<Arc<Worlds>>) -> Self {
+        Store::Memory {
+            clock,
+            worlds: manual.unwrap_or_else(system_worlds),
+        }
+    }
+
+    /// The database of `project`'s `instance`, opened or created on first use.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an id that cannot be a directory name; `FailedPrecondition` if
+    /// the directory is open in this process with another durability or clock, or held by
+    /// another process; the core's open and recovery errors (`DataLoss`, `Unavailable`).
+    pub fn database(&self, project: &str, instance: &str) -> Result<Arc<SharedDatabase>> {
+        match self {
+            Store::Memory { clock, worlds } => worlds.database(project, instance, clock),
+            Store::Dir {
+                root,
+                durability,
+                clock,
+                clock_id,
+            } => {
+                let dir = root
+                    .join(path_component(project)?)
+                    .join(path_component(instance)?);
+                open_dir(&dir, *durability, clock, *clock_id)
+            }
+        }
+    }
+
+    /// The directory, for a path-backed store.
+    pub fn root(&self) -> Option<&Path> {
+        match self {
+            Store::Memory { .. } => None,
+            Store::Dir { root, .. } => Some(root),
+        }
+    }
+
+    /// The durability's name, for a path-backed store.
+    pub fn durability(&self) -> Option<&'static str> {
+        match self {
+            Store::Memory { .. } => None,
+            Store::Dir { durability, .. } => Some(durability_name(*durability)),
+        }
+    }
+}
+
+fn open_dir(
+    dir: &Path,
+    durability: Durability,
+    clock: &Arc<dyn Clock>,
+    clock_id: usize,
+) -> Result<Arc<SharedDatabase>> {
+    // Held while opening, so two threads naming a new instance open it once.
+    let mut dirs = open_dirs()
+        .lock()
+        .map_err(|_| sparsetable::api::shared::poisoned())?;
+    if let Some(open) = dirs.get(dir) {
+        if let Some(db) = open.db.upgrade() {
+            if open.durability != durability {
+                return Err(Error::failed_precondition(format!(
+                    "{} is open in this process with durability {}, not {}",
+                    dir.display(),
+                    durability_name(open.durability),
+                    durability_name(durability)
+                )));
+            }
+            if open.clock_id != clock_id {
+                return Err(Error::failed_precondition(format!(
+                    "{} is open in this process on another clock",
+                    dir.display()
+                )));
+            }
+            return Ok(db);
+        }
+    }
+    let storage = Arc::new(sparsetable::platform::storage::FileStorage::new(dir)?);
+    let options = OpenOptions {
+        durability,
+        ..OpenOptions::default()
+    };
+    let db = Arc::new(SharedDatabase::new(Database::open(
+        storage,
+        options,
+        clock.clone(),
+    )?));
+    // Entries of closed databases go when their directory is next opened or another opens.
+    dirs.retain(|_, open| open.db.strong_count() > 0);
+    dirs.insert(
+        dir.to_path_buf(),
+        OpenDir {
+            db: Arc::downgrade(&db),
+            durability,
+            clock_id,
+        },
+    );
+    Ok(db)
+}
+
+/// The directory a client opens: `path`, else `$SPARSETABLE_PATH` if set and not empty,
+/// else none (memory). Made absolute and created, so two spellings of one directory are one
+/// key of the registry.
+///
+/// # Errors
+/// `Unavailable` if the directory cannot be created or resolved.
+pub fn resolve_root(path: Option<PathBuf>) -> Result<Option<PathBuf>> {
+    let path = path.or_else(|| {
+        std::env::var_os(PATH_ENV)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    });
+    let Some(path) = path else { return Ok(None) };
+    let io = |e: std::io::Error| {
+        Error::new(
+            Code::Unavailable,
+            format!("cannot use directory {}: {e}", path.display()),
+        )
+    };
+    std::fs::create_dir_all(&path).map_err(io)?;
+    Ok(Some(std::fs::canonicalize(&path).map_err(io)?))
+}
+
+/// The durability named `name` (else `$SPARSETABLE_DURABILITY`, else `sync`): `sync` (a
+/// write returns once its commit log record is fsynced, concurrent writers sharing one
+/// fsync), `interval` (the log is fsynced every 100 ms, as `sparsetable-server
+/// --durability interval`) or `none` (the engine never fsyncs; the OS writes back).
+///
+/// # Errors
+/// `InvalidArgument` for any other name.
+pub fn parse_durability(name: Option<&str>) -> Result<Durability> {
+    let env = std::env::var(DURABILITY_ENV).ok().filter(|v| !v.is_empty());
+    match name.or(env.as_deref()).unwrap_or("sync") {
+        "sync" => Ok(Durability::Sync),
+        "interval" => Ok(Durability::Interval { micros: 100_000 }),
+        "none" => Ok(Durability::None),
+        other => Err(Error::invalid_argument(format!(
+            "durability must be \"sync\", \"interval\" or \"none\", not {}",
+            quoted(other)
+        ))),
+    }
+}
+
+fn durability_name(d: Durability) -> &'static str {
+    match d {
+        Durability::Sync => "sync",
+        Durability::Interval { .. } => "interval",
+        Durability::None => "none",
+    }
+}
+
+/// A project or instance id as a directory name: letters, digits, `-`, `_` and `.`, not
+/// starting with `.` (the server's `--data-dir` accepts the same), so an id can never
+/// leave the directory.
+fn path_component(id: &str) -> Result<&str> {
+    let ok = !id.is_empty()
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if ok {
+        Ok(id)
+    } else {
+        Err(Error::invalid_argument(format!(
+            "with a path, project and instance ids must be letters, digits, '-', '_' or '.' (not leading): {}",
+            quoted(id)
+        )))
+    }
+}
