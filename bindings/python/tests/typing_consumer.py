@@ -12,7 +12,7 @@ from sparsetable.server import EmulatorServer, start
 
 
 def open_durable(path: Path) -> st.Table:
-    client = st.BigtableDataClient("p", path=path, durability="sync")
+    client = st.BigtableDataClient(project="p", path=path, durability="sync")
     where: Optional[Path] = client.path
     assert where is not None
     mode: Optional[str] = client.durability

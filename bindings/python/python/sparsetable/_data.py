@@ -17,6 +17,7 @@ must be > 0); ``retryable_errors`` is accepted and unused.
 from __future__ import annotations
 
 import enum
+import os
 import threading
 from typing import Any, Iterable, List, Optional, Sequence, Union
 
@@ -77,8 +78,13 @@ class BigtableDataClient:
         project: Optional[str] = None,
         credentials: Any = None,
         client_options: Any = None,
+        clock: Optional[_native.ManualClock] = None,
+        path: Union[str, "os.PathLike[str]", None] = None,
+        durability: Optional[str] = None,
         **kwargs: Any,
     ) -> None:
+        # sparsetable's own keywords are named, so type checkers check them (see the stub).
+        kwargs.update(clock=clock, path=path, durability=durability)
         self._native = _native_client(project, kwargs)
         self.project: Optional[str] = project
         self._closed = False
