@@ -25,9 +25,39 @@ extern crate alloc;
 /// How far one write moves the clock: one millisecond, the finest step a MILLIS table keeps.
 pub const WRITE_TICK_MICROS: i64 = 1000;
 
+/// The page's views, one tab each. The Data view is the grid and the write form; other views
+/// mount beside it (the lab's views add their variants here and their components under
+/// `components/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// Tables, the grid, the versions drawer and the write form.
+    #[default]
+    Data,
+    /// The query panel: row set, filter builder, explain, code.
+    Query,
+    /// Keep and share: export, import, share link.
+    Session,
+}
+
+impl View {
+    /// Every view in tab order.
+    pub const ALL: [View; 3] = [View::Data, View::Query, View::Session];
+
+    /// The tab's label (also its `data-testid` suffix, lower-cased).
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Data => "Data",
+            View::Query => "Query",
+            View::Session => "Session",
+        }
+    }
+}
+
 /// Something a person did in the playground.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
+    /// Shows another view of the page.
+    ShowView(View),
     /// Creates a table with comma-separated families, each keeping `max_versions` versions
     /// (empty: all), and selects it.
     CreateTable {
@@ -142,6 +172,8 @@ pub struct Playground {
     pub tables: Vec<TableSummary>,
     /// The table shown.
     pub selected: Option<String>,
+    /// The view shown.
+    pub view: View,
     /// The selected table's rows.
     pub grid: Grid,
     /// The last action's error, if it failed.
@@ -164,6 +196,7 @@ impl PartialEq for Playground {
             && self.now_micros == other.now_micros
             && self.tables == other.tables
             && self.selected == other.selected
+            && self.view == other.view
             && self.grid == other.grid
             && self.error == other.error
     }
@@ -180,6 +213,7 @@ impl Playground {
             now_micros: start_micros,
             tables: Vec::new(),
             selected: None,
+            view: View::Data,
             grid: Grid::default(),
             error: None,
         };
@@ -205,6 +239,10 @@ impl Playground {
                 families,
                 max_versions,
             } => self.create_table(table_id.trim(), &families, max_versions.trim()),
+            Action::ShowView(view) => {
+                self.view = view;
+                Ok(())
+            }
             Action::SelectTable(name) => {
                 self.selected = Some(name);
                 Ok(())

@@ -8,4 +8,5 @@ pub mod grid;
 pub mod table_form;
 pub mod table_tabs;
 pub mod text_input;
+pub mod view_tabs;
 pub mod write_form;
