@@ -5,6 +5,10 @@
 //! the core crate directly, not the JavaScript binding. Build and serve it with
 //! `scripts/playground.sh`.
 
+pub mod codegen;
+pub mod grid_data;
+pub mod query;
+pub mod session;
 pub mod state;
 
 #[cfg(target_arch = "wasm32")]

@@ -18,7 +18,7 @@ pub struct ViewTabsProps {
 #[function_component(ViewTabs)]
 pub fn view_tabs(props: &ViewTabsProps) -> Html {
     html! {
-        <nav class="views" role="tablist" aria-label="Views" data-testid="views">
+        <div class="views" role="tablist" aria-label="Views" data-testid="views">
             { for View::ALL.iter().map(|&v| {
                 let active = v == props.view;
                 let onclick = {
@@ -33,6 +33,6 @@ pub fn view_tabs(props: &ViewTabsProps) -> Html {
                     </button>
                 }
             }) }
-        </nav>
+        </div>
     }
 }
