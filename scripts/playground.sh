@@ -7,7 +7,8 @@
 #   scripts/playground.sh --cargo-only  only the cargo build (CI's background prebuild)
 #
 # Build: cargo (wasm32, release) -> wasm-bindgen --target web -> wasm-opt -Oz (npm binaryen)
-# -> index.html + style.css beside it.
+# -> index.html + style.css beside it -> a gzip -9 copy of each file (<name>.gz), which
+# scripts/serve_playground.py sends with Content-Encoding: gzip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -44,10 +45,13 @@ web/node_modules/.bin/wasm-opt -Oz \
   --enable-sign-ext --enable-multivalue --enable-mutable-globals \
   "$DIST/playground_bg.wasm" -o "$DIST/playground_bg.wasm"
 cp web/index.html web/style.css "$DIST/"
-echo "[playground] built $DIST ($(du -k "$DIST/playground_bg.wasm" | cut -f1) KiB wasm)"
+for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/*.css "$DIST"/*.html; do
+  gzip -9 -n -k -f "$f"
+done
+echo "[playground] built $DIST ($(du -k "$DIST/playground_bg.wasm" | cut -f1) KiB wasm, $(du -k "$DIST/playground_bg.wasm.gz" | cut -f1) KiB gzipped)"
 
 if [ "$build_only" -eq 1 ]; then
   exit 0
 fi
 echo "Sparsetable playground: $URL"
-exec python3 -m http.server --bind 127.0.0.1 8080 --directory "$DIST"
+exec python3 scripts/serve_playground.py --dir "$DIST" --port 8080

@@ -40,7 +40,7 @@ pub mod platform;
 pub mod table;
 
 pub use api::database::{
-    BackupInfo, Database, DropRowRange, Durability, OpenOptions, RowMutations,
+    BackupInfo, Database, DropRowRange, Durability, OpenOptions, RowMutations, StoredCell,
 };
 #[cfg(feature = "serde")]
 pub use api::json;

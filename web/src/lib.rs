@@ -5,6 +5,10 @@
 //! the core crate directly, not the JavaScript binding. Build and serve it with
 //! `scripts/playground.sh`.
 
+pub mod codegen;
+pub mod grid_data;
+pub mod query;
+pub mod session;
 pub mod state;
 
 // The lab (console, tablet map, heatmap, scenarios, key builder) is pure Rust too.

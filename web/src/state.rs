@@ -2,7 +2,7 @@
 //!
 //! Pure Rust with no browser dependency, so the reducer is unit-tested natively
 //! (`cargo test -p sparsetable-web`). The UI dispatches an [`Action`]; [`Playground::apply`]
-//! runs it against the engine and refreshes the derived views (table list, grid, clock).
+//! runs it against the engine and refreshes only what it changed.
 //!
 //! Invariants:
 //! - the engine runs on a [`ManualClock`]: a write uses the clock's time (SetCell with
@@ -10,24 +10,69 @@
 //!   successive writes get distinct timestamps and show up as versions; the time control
 //!   moves it further;
 //! - an engine error never panics or changes the views: it is stored in
-//!   [`Playground::error`] and shown inline until the next action.
+//!   [`Playground::error`] and shown inline until the next action;
+//! - redraws are incremental: a write or delete re-reads its one row and splices it into the
+//!   grid ([`GridData::upsert_row`]); the whole table is read only when a table is selected,
+//!   a GC rule changes, or rows are loaded or imported in bulk;
+//! - the playground's own reads (grid, drawer, export) are untracked
+//!   (`RowStream::set_access_stats(false)`, `Database::read_row_versions`), so only what a
+//!   person asks for (writes, queries) shows in the access statistics.
 
+use alloc::collections::BTreeSet;
 use alloc::rc::Rc;
 use alloc::sync::Arc;
-use core::cell::RefCell;
+use core::cell::{Ref, RefCell};
 
 use sparsetable::{
-    ColumnFamily, Database, GcRule, ManualClock, Mutation, ReadRowsRequest, TableConfig,
+    ColumnFamily, Database, FamilyModification, GcRule, ManualClock, Mutation, ReadRowsRequest,
+    Row, RowMutations, RowSet, TableConfig, TimestampRange,
 };
 
+use crate::codegen::{self, Snippet};
+use crate::grid_data::GridData;
+use crate::query::{self, Explain, QuerySpec};
+use crate::session;
+
 extern crate alloc;
+
+pub use crate::grid_data::{CellSummary, FamilyColumns, GridRow};
 
 /// How far one write moves the clock: one millisecond, the finest step a MILLIS table keeps.
 pub const WRITE_TICK_MICROS: i64 = 1000;
 
+/// The page's views, one tab each. The Data view is the grid and the write form; other views
+/// mount beside it (the lab's views add their variants here and their components under
+/// `components/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// Tables, the grid, the versions drawer and the write form.
+    #[default]
+    Data,
+    /// The query panel: row set, filter builder, explain, code.
+    Query,
+    /// Keep and share: export, import, share link.
+    Session,
+}
+
+impl View {
+    /// Every view in tab order.
+    pub const ALL: [View; 3] = [View::Data, View::Query, View::Session];
+
+    /// The tab's label (also its `data-testid` suffix, lower-cased).
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Data => "Data",
+            View::Query => "Query",
+            View::Session => "Session",
+        }
+    }
+}
+
 /// Something a person did in the playground.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// Shows another view of the page.
+    ShowView(View),
     /// Creates a table with comma-separated families, each keeping `max_versions` versions
     /// (empty: all), and selects it.
     CreateTable {
@@ -51,8 +96,62 @@ pub enum Action {
         /// The value (UTF-8).
         value: String,
     },
-    /// Deletes a row of the selected table.
+    /// Deletes a row of the selected table (DeleteFromRow).
     DeleteRow(Vec<u8>),
+    /// Deletes one version of a cell (DeleteFromColumn over its timestamp's millisecond).
+    DeleteCellVersion {
+        /// The row key.
+        row_key: Vec<u8>,
+        /// The family.
+        family: String,
+        /// The qualifier.
+        qualifier: Vec<u8>,
+        /// The version's timestamp.
+        timestamp_micros: i64,
+    },
+    /// Deletes every version of one column of a row (DeleteFromColumn, all time).
+    DeleteColumn {
+        /// The row key.
+        row_key: Vec<u8>,
+        /// The family.
+        family: String,
+        /// The qualifier.
+        qualifier: Vec<u8>,
+    },
+    /// Deletes one family's cells from a row (DeleteFromFamily).
+    DeleteFamilyFromRow {
+        /// The row key.
+        row_key: Vec<u8>,
+        /// The family.
+        family: String,
+    },
+    /// Opens a cell's versions drawer.
+    OpenCell {
+        /// The row key.
+        row_key: Vec<u8>,
+        /// The family.
+        family: String,
+        /// The qualifier.
+        qualifier: Vec<u8>,
+    },
+    /// Closes the versions drawer.
+    CloseDrawer,
+    /// Replaces a family's GC rule in the selected table.
+    SetGcRule {
+        /// The family.
+        family: String,
+        /// The new rule.
+        rule: GcRule,
+    },
+    /// Runs a read of the selected table from the query panel (counted in access stats).
+    RunQuery(QuerySpec),
+    /// Writes `rows` generated rows into the selected table (sample data; 100,000 for the
+    /// scale test).
+    LoadSample(u32),
+    /// Imports a JSON export into this page (tables must not exist yet).
+    ImportJson(String),
+    /// Imports a CSV export.
+    ImportCsv(String),
     /// Moves the clock (negative moves it back).
     AdvanceClock(i64),
     /// Hides the error.
@@ -77,57 +176,79 @@ pub struct TableSummary {
     pub name: String,
     /// Its families in creation order (the order reads return a row's families in).
     pub families: Vec<String>,
+    /// Each family's GC rule, aligned with `families`.
+    pub gc_rules: Vec<GcRule>,
 }
 
-/// The newest cell of one column of one row.
+/// One stored version of a cell, as the versions drawer shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellSummary {
-    /// The newest value.
-    pub value: Vec<u8>,
+pub struct VersionView {
     /// Its timestamp.
     pub timestamp_micros: i64,
-    /// How many versions the column holds (after GC).
-    pub versions: usize,
+    /// Its value.
+    pub value: Vec<u8>,
+    /// Why reads do not return it ("beyond max versions 2"); `None` when they do.
+    pub hidden_by: Option<String>,
 }
 
-/// The columns of one family that hold cells, qualifiers ascending.
+/// The versions drawer: every stored version of one cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FamilyColumns {
+pub struct Drawer {
+    /// The row key.
+    pub row_key: Vec<u8>,
     /// The family.
     pub family: String,
-    /// Its qualifiers with cells, ascending.
-    pub qualifiers: Vec<Vec<u8>>,
+    /// The qualifier.
+    pub qualifier: Vec<u8>,
+    /// The family's GC rule, described.
+    pub rule: String,
+    /// Newest first, hidden ones included.
+    pub versions: Vec<VersionView>,
 }
 
-/// One row of the grid: a summary per column, aligned with [`Grid::columns`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GridRow {
-    /// The row key.
-    pub key: Vec<u8>,
-    /// One entry per column; `None` where the row has no cell.
-    pub cells: Vec<Option<CellSummary>>,
+/// The last query's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryResult {
+    /// The table read.
+    pub table: String,
+    /// The request run.
+    pub request: ReadRowsRequest,
+    /// The rows returned, in read order.
+    pub rows: Vec<Row>,
+    /// What the read cost.
+    pub explain: Explain,
+    /// The same read as code.
+    pub code: Vec<Snippet>,
 }
 
-/// The selected table as a grid: rows in key order, columns grouped by family.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Grid {
-    /// Every family of the table (also those without cells), in creation order.
-    pub families: Vec<FamilyColumns>,
-    /// The rows, in key order.
-    pub rows: Vec<GridRow>,
+/// The grid's data, shared between the reducer's successive states (a write changes one row
+/// in place, whatever the table's size), with a version that changes whenever it does, so
+/// components compare a number rather than 100,000 rows.
+#[derive(Clone)]
+pub struct GridHandle {
+    data: Rc<RefCell<GridData>>,
+    /// Bumped on every change.
+    pub version: u64,
 }
 
-impl Grid {
-    /// Every `(family, qualifier)` column, in display order.
-    pub fn columns(&self) -> Vec<(&str, &[u8])> {
-        self.families
-            .iter()
-            .flat_map(|f| {
-                f.qualifiers
-                    .iter()
-                    .map(move |q| (f.family.as_str(), q.as_slice()))
-            })
-            .collect()
+impl GridHandle {
+    /// The data.
+    pub fn borrow(&self) -> Ref<'_, GridData> {
+        self.data.borrow()
+    }
+}
+
+impl PartialEq for GridHandle {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.data, &other.data) && self.version == other.version
+    }
+}
+
+impl core::fmt::Debug for GridHandle {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GridHandle")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
@@ -144,8 +265,24 @@ pub struct Playground {
     pub tables: Vec<TableSummary>,
     /// The table shown.
     pub selected: Option<String>,
+    /// The view shown.
+    pub view: View,
     /// The selected table's rows.
-    pub grid: Grid,
+    pub grid: GridHandle,
+    /// The versions drawer, when open.
+    pub drawer: Option<Drawer>,
+    /// The last query of the selected table.
+    pub query: Option<QueryResult>,
+    /// Row keys the last query returned (highlighted in the grid).
+    pub hits: Rc<BTreeSet<Vec<u8>>>,
+    /// The last write or delete as code.
+    pub last_write: Option<Vec<Snippet>>,
+    /// Bumped whenever data or schema change (what the page persists on).
+    pub revision: u64,
+    /// How many times the grid was read whole (a write must not do it).
+    pub full_reads: u64,
+    /// A short note on the last action ("Loaded 100000 rows").
+    pub notice: Option<String>,
     /// The last action's error, if it failed.
     pub error: Option<ShownError>,
     /// The lab's state and views.
@@ -168,9 +305,61 @@ impl PartialEq for Playground {
             && self.now_micros == other.now_micros
             && self.tables == other.tables
             && self.selected == other.selected
+            && self.view == other.view
             && self.grid == other.grid
+            && self.drawer == other.drawer
+            && self.query == other.query
+            && self.last_write == other.last_write
+            && self.revision == other.revision
+            && self.notice == other.notice
             && self.error == other.error
             && self.lab == other.lab
+    }
+}
+
+/// A GC rule in words, as the drawer and the rule editor show it.
+pub fn describe_gc(rule: &GcRule) -> String {
+    match rule {
+        GcRule::Never => "keep everything".into(),
+        GcRule::MaxNumVersions(n) => format!("beyond max versions {n}"),
+        GcRule::MaxAge { micros } => format!("older than {}", duration(*micros)),
+        GcRule::Intersection(rules) if rules.is_empty() => "keep everything".into(),
+        GcRule::Intersection(rules) => rules
+            .iter()
+            .map(describe_gc)
+            .collect::<Vec<_>>()
+            .join(" and "),
+        GcRule::Union(rules) if rules.is_empty() => "keep everything".into(),
+        GcRule::Union(rules) => rules
+            .iter()
+            .map(describe_gc)
+            .collect::<Vec<_>>()
+            .join(" or "),
+    }
+}
+
+/// A duration in the largest whole unit: "7 days", "90 s", "1500 ms".
+pub fn duration(micros: i64) -> String {
+    const UNITS: [(i64, &str, &str); 5] = [
+        (86_400_000_000, "day", "days"),
+        (3_600_000_000, "hour", "hours"),
+        (60_000_000, "minute", "minutes"),
+        (1_000_000, "s", "s"),
+        (1000, "ms", "ms"),
+    ];
+    for (size, one, many) in UNITS {
+        if micros >= size && micros % size == 0 {
+            let n = micros / size;
+            return format!("{n} {}", if n == 1 { one } else { many });
+        }
+    }
+    format!("{micros} µs")
+}
+
+fn shown(e: sparsetable::Error) -> ShownError {
+    ShownError {
+        code: e.code().as_str().to_string(),
+        message: e.message().to_string(),
     }
 }
 
@@ -185,27 +374,81 @@ impl Playground {
             now_micros: start_micros,
             tables: Vec::new(),
             selected: None,
-            grid: Grid::default(),
+            view: View::Data,
+            grid: GridHandle {
+                data: Rc::new(RefCell::new(GridData::default())),
+                version: 0,
+            },
+            drawer: None,
+            query: None,
+            hits: Rc::default(),
+            last_write: None,
+            revision: 0,
+            full_reads: 0,
+            notice: None,
             error: None,
             lab: crate::lab::Lab::default(),
         };
-        p.refresh();
+        p.refresh_tables();
         p
+    }
+
+    /// The engine, for reads a view makes itself (the lab's views). Reads for display must
+    /// be untracked: `RowStream::set_access_stats(false)`.
+    pub fn database(&self) -> Ref<'_, Database> {
+        self.db.borrow()
     }
 
     /// The selected table's families, in creation order.
     pub fn selected_families(&self) -> &[String] {
+        self.selected_table().map_or(&[], |t| t.families.as_slice())
+    }
+
+    /// The selected table's summary.
+    pub fn selected_table(&self) -> Option<&TableSummary> {
         self.selected
             .as_ref()
             .and_then(|s| self.tables.iter().find(|t| &t.name == s))
-            .map_or(&[], |t| t.families.as_slice())
+    }
+
+    /// The whole session as a JSON export (untracked reads).
+    ///
+    /// # Errors
+    /// The JSON layer's.
+    pub fn export_json(&self) -> Result<String, ShownError> {
+        session::to_json(&session::capture(&self.db.borrow())?)
+    }
+
+    /// Reads `table` with a request in the proto3 JSON model (untracked) and returns the row
+    /// keys: the engine's own answer, for comparing with what the page shows.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for bad JSON; the engine's errors.
+    pub fn read_keys_json(&self, table: &str, request: &str) -> Result<Vec<String>, ShownError> {
+        let request: ReadRowsRequest = sparsetable::json::from_str(request).map_err(shown)?;
+        let (rows, _) = query::run(&self.db.borrow(), table, &request, false).map_err(shown)?;
+        Ok(rows.iter().map(|r| display_bytes(&r.key)).collect())
+    }
+
+    /// The whole session as CSV.
+    ///
+    /// # Errors
+    /// The engine's.
+    pub fn export_csv(&self) -> Result<String, ShownError> {
+        Ok(session::to_csv(&session::capture(&self.db.borrow())?))
     }
 
     /// Runs one action: on success the views show the new data, on failure they stay as they
     /// were and [`Playground::error`] says why.
     pub fn apply(&mut self, action: Action) {
         self.error = None;
+        self.notice = None;
+        let lab_action = matches!(action, Action::Lab(_));
         let result = match action {
+            Action::ShowView(view) => {
+                self.view = view;
+                Ok(())
+            }
             Action::CreateTable {
                 table_id,
                 families,
@@ -213,6 +456,7 @@ impl Playground {
             } => self.create_table(table_id.trim(), &families, max_versions.trim()),
             Action::SelectTable(name) => {
                 self.selected = Some(name);
+                self.refresh_tables();
                 Ok(())
             }
             Action::WriteCell {
@@ -221,10 +465,71 @@ impl Playground {
                 qualifier,
                 value,
             } => self.write_cell(row_key, family, qualifier, value),
-            Action::DeleteRow(key) => self
-                .with_selected(|db, table| db.mutate_row(table, &key, &[Mutation::DeleteFromRow])),
+            Action::DeleteRow(key) => self.mutate(key, alloc::vec![Mutation::DeleteFromRow]),
+            Action::DeleteCellVersion {
+                row_key,
+                family,
+                qualifier,
+                timestamp_micros,
+            } => self.mutate(
+                row_key,
+                alloc::vec![Mutation::DeleteFromColumn {
+                    family,
+                    qualifier,
+                    // A version is the cell at its timestamp; the range holds just it (a
+                    // table keeps whole milliseconds, so the next possible one is +1000).
+                    time_range: TimestampRange {
+                        start_micros: timestamp_micros,
+                        end_micros: Some(timestamp_micros + 1000),
+                    },
+                }],
+            ),
+            Action::DeleteColumn {
+                row_key,
+                family,
+                qualifier,
+            } => self.mutate(
+                row_key,
+                alloc::vec![Mutation::DeleteFromColumn {
+                    family,
+                    qualifier,
+                    time_range: TimestampRange::default(),
+                }],
+            ),
+            Action::DeleteFamilyFromRow { row_key, family } => {
+                self.mutate(row_key, alloc::vec![Mutation::DeleteFromFamily { family }])
+            }
+            Action::OpenCell {
+                row_key,
+                family,
+                qualifier,
+            } => {
+                self.drawer = Some(Drawer {
+                    row_key,
+                    family,
+                    qualifier,
+                    rule: String::new(),
+                    versions: Vec::new(),
+                });
+                self.refresh_drawer();
+                Ok(())
+            }
+            Action::CloseDrawer => {
+                self.drawer = None;
+                Ok(())
+            }
+            Action::SetGcRule { family, rule } => self.set_gc_rule(family, rule),
+            Action::RunQuery(spec) => self.run_query(&spec),
+            Action::LoadSample(rows) => self.load_sample(rows),
+            Action::ImportJson(text) => session::from_json(&text).and_then(|s| self.import(&s)),
+            Action::ImportCsv(text) => {
+                session::from_csv(&text, self.now_micros).and_then(|s| self.import(&s))
+            }
             Action::AdvanceClock(micros) => {
                 self.clock.advance_micros(micros);
+                // Age rules hide more as time passes: the grid and the drawer show it.
+                self.rebuild_grid();
+                self.refresh_drawer();
                 Ok(())
             }
             Action::DismissError => Ok(()),
@@ -233,7 +538,14 @@ impl Playground {
         if let Err(e) = result {
             self.error = Some(e);
         }
-        self.refresh();
+        if lab_action {
+            // The lab writes through its own views (console, load generator, scenarios): the
+            // table list may have changed and the grid is re-read once (untracked reads), and
+            // the session is saved as after any other change.
+            self.refresh_tables();
+            self.revision += 1;
+        }
+        self.now_micros = self.db.borrow().now_micros();
         let selected = self.selected.clone();
         self.lab
             .observe(&mut self.db.borrow_mut(), selected.as_deref());
@@ -273,6 +585,8 @@ impl Playground {
             .create_table(table_id, config)
             .map_err(shown)?;
         self.selected = Some(table_id.to_string());
+        self.revision += 1;
+        self.refresh_tables();
         Ok(())
     }
 
@@ -285,34 +599,183 @@ impl Playground {
     ) -> Result<(), ShownError> {
         // -1 is Bigtable's "server time": the engine stamps the cell with its clock.
         let mutation = Mutation::set_cell(family, qualifier.into_bytes(), -1, value.into_bytes());
-        self.with_selected(|db, table| db.mutate_row(table, row_key.as_bytes(), &[mutation]))?;
+        self.mutate(row_key.into_bytes(), alloc::vec![mutation])?;
         self.clock.advance_micros(WRITE_TICK_MICROS);
         Ok(())
     }
 
-    fn with_selected(
-        &mut self,
-        f: impl FnOnce(&mut Database, &str) -> sparsetable::Result<()>,
-    ) -> Result<(), ShownError> {
+    /// Applies mutations to one row of the selected table, then redraws that row (and the
+    /// drawer, if it shows it) and records the write as code.
+    fn mutate(&mut self, key: Vec<u8>, mutations: Vec<Mutation>) -> Result<(), ShownError> {
         let table = self.selected.clone().ok_or_else(|| ShownError {
             code: "FAILED_PRECONDITION".into(),
             message: "create a table first".into(),
         })?;
-        f(&mut self.db.borrow_mut(), &table).map_err(shown)
+        let now = self.db.borrow().now_micros();
+        self.db
+            .borrow_mut()
+            .mutate_row(&table, &key, &mutations)
+            .map_err(shown)?;
+        // The code shows the time the engine gave a server-time cell.
+        let as_run: Vec<Mutation> = mutations
+            .into_iter()
+            .map(|m| match m {
+                Mutation::SetCell {
+                    family,
+                    qualifier,
+                    timestamp_micros: -1,
+                    value,
+                } => Mutation::SetCell {
+                    family,
+                    qualifier,
+                    timestamp_micros: now,
+                    value,
+                },
+                other => other,
+            })
+            .collect();
+        self.last_write = Some(codegen::write_snippets(&table, &key, &as_run));
+        self.revision += 1;
+        self.refresh_row(&table, &key);
+        if self.drawer.as_ref().is_some_and(|d| d.row_key == key) {
+            self.refresh_drawer();
+        }
+        Ok(())
     }
 
-    /// Recomputes the views from the engine.
-    fn refresh(&mut self) {
+    fn set_gc_rule(&mut self, family: String, rule: GcRule) -> Result<(), ShownError> {
+        let table = self.selected.clone().ok_or_else(|| ShownError {
+            code: "FAILED_PRECONDITION".into(),
+            message: "create a table first".into(),
+        })?;
+        self.db
+            .borrow_mut()
+            .modify_column_families(
+                &table,
+                &[FamilyModification::Update {
+                    name: family,
+                    family: ColumnFamily {
+                        gc_rule: rule,
+                        ..ColumnFamily::default()
+                    },
+                }],
+            )
+            .map_err(shown)?;
+        self.revision += 1;
+        // A rule changes what every row shows: one full read.
+        self.refresh_tables();
+        self.refresh_drawer();
+        Ok(())
+    }
+
+    fn run_query(&mut self, spec: &QuerySpec) -> Result<(), ShownError> {
+        let table = self.selected.clone().ok_or_else(|| ShownError {
+            code: "FAILED_PRECONDITION".into(),
+            message: "create a table first".into(),
+        })?;
+        let request = spec.to_request();
+        // A person's query is traffic: it counts in the access statistics.
+        let (rows, explain) =
+            query::run(&self.db.borrow(), &table, &request, true).map_err(shown)?;
+        self.hits = Rc::new(rows.iter().map(|r| r.key.clone()).collect());
+        self.query = Some(QueryResult {
+            code: codegen::read_snippets(&table, &request),
+            table,
+            request,
+            rows,
+            explain,
+        });
+        Ok(())
+    }
+
+    fn load_sample(&mut self, rows: u32) -> Result<(), ShownError> {
+        let table = self.selected.clone().ok_or_else(|| ShownError {
+            code: "FAILED_PRECONDITION".into(),
+            message: "create a table first".into(),
+        })?;
+        let family = self
+            .selected_families()
+            .first()
+            .cloned()
+            .ok_or_else(|| ShownError {
+                code: "FAILED_PRECONDITION".into(),
+                message: "the table has no column family".into(),
+            })?;
+        let now = self.db.borrow().now_micros();
+        let mut batch = Vec::new();
+        for i in 0..rows {
+            batch.push(RowMutations {
+                row_key: format!("user#{i:06}").into_bytes(),
+                mutations: alloc::vec![
+                    Mutation::set_cell(
+                        family.clone(),
+                        b"name".to_vec(),
+                        now,
+                        format!("User {i}").into_bytes()
+                    ),
+                    // An 8-byte big-endian counter, as Bigtable's increments store them.
+                    Mutation::set_cell(
+                        family.clone(),
+                        b"visits".to_vec(),
+                        now,
+                        i64::from(i % 1000).to_be_bytes().to_vec()
+                    ),
+                ],
+            });
+            if batch.len() == 10_000 || i + 1 == rows {
+                let statuses = self
+                    .db
+                    .borrow_mut()
+                    .mutate_rows(&table, &batch)
+                    .map_err(shown)?;
+                statuses.into_iter().try_for_each(|s| s.map_err(shown))?;
+                batch.clear();
+            }
+        }
+        self.clock.advance_micros(WRITE_TICK_MICROS);
+        self.revision += 1;
+        self.rebuild_grid();
+        self.notice = Some(format!("Loaded {rows} rows into {table}"));
+        Ok(())
+    }
+
+    fn import(&mut self, s: &session::Session) -> Result<(), ShownError> {
+        let result = session::restore(&mut self.db.borrow_mut(), s);
+        // Time never goes back: cells keep their timestamps and new writes come after them.
+        let behind = s.now_micros - self.db.borrow().now_micros();
+        if behind > 0 {
+            self.clock.advance_micros(behind);
+        }
+        if let Some(first) = s.tables.first() {
+            self.selected = Some(first.table_id.clone());
+        }
+        self.revision += 1;
+        self.refresh_tables();
+        result?;
+        let rows: usize = s.tables.iter().map(|t| t.rows.len()).sum();
+        self.notice = Some(format!("Imported {} tables, {rows} rows", s.tables.len()));
+        Ok(())
+    }
+
+    /// Re-reads the table list; if the selection changed, the grid too.
+    fn refresh_tables(&mut self) {
+        let before = self.selected.clone();
         let db = self.db.borrow();
-        self.now_micros = db.now_micros();
         self.tables = db
             .list_tables()
             .into_iter()
             .map(|t| TableSummary {
                 families: t.config.families.keys().cloned().collect(),
+                gc_rules: t
+                    .config
+                    .families
+                    .values()
+                    .map(|f| f.gc_rule.clone())
+                    .collect(),
                 name: t.name,
             })
             .collect();
+        drop(db);
         if let Some(s) = &self.selected {
             if !self.tables.iter().any(|t| &t.name == s) {
                 self.selected = None;
@@ -321,79 +784,78 @@ impl Playground {
         if self.selected.is_none() {
             self.selected = self.tables.first().map(|t| t.name.clone());
         }
-        self.grid = match &self.selected {
-            Some(table) => build_grid(&db, table, self.selected_families()).unwrap_or_default(),
-            None => Grid::default(),
-        };
-    }
-}
-
-fn shown(e: sparsetable::Error) -> ShownError {
-    ShownError {
-        code: e.code().as_str().to_string(),
-        message: e.message().to_string(),
-    }
-}
-
-/// Reads every row of `table` and lays it out by family and qualifier.
-fn build_grid(db: &Database, table: &str, families: &[String]) -> sparsetable::Result<Grid> {
-    let rows: Vec<_> = db.read_rows(table, &ReadRowsRequest::default())?.collect();
-    // Family columns in the table's creation order, as rows list them; qualifiers sorted.
-    let mut columns: Vec<(&str, alloc::collections::BTreeSet<&[u8]>)> = families
-        .iter()
-        .map(|f| (f.as_str(), Default::default()))
-        .collect();
-    for row in &rows {
-        for cell in &row.cells {
-            let at = match columns.iter().position(|(f, _)| *f == cell.family) {
-                Some(at) => at,
-                None => {
-                    columns.push((cell.family.as_str(), Default::default()));
-                    columns.len() - 1
-                }
-            };
-            columns[at].1.insert(cell.qualifier.as_slice());
+        if before != self.selected {
+            self.drawer = None;
+            self.query = None;
+            self.hits = Rc::default();
         }
+        self.rebuild_grid();
     }
-    let families: Vec<FamilyColumns> = columns
-        .into_iter()
-        .map(|(family, qualifiers)| FamilyColumns {
-            family: family.to_string(),
-            qualifiers: qualifiers.into_iter().map(<[u8]>::to_vec).collect(),
-        })
-        .collect();
-    let grid = Grid {
-        families,
-        rows: Vec::new(),
-    };
-    let order = grid.columns();
-    let grid_rows =
-        rows.iter()
-            .map(|row| {
-                let cells = order
-                    .iter()
-                    .map(|(family, qualifier)| {
-                        // Cells come newest first within a column, so the first is the newest.
-                        let mut versions = row.cells.iter().filter(|c| {
-                            c.family == *family && c.qualifier.as_slice() == *qualifier
-                        });
-                        versions.next().map(|newest| CellSummary {
-                            value: newest.value.clone(),
-                            timestamp_micros: newest.timestamp_micros,
-                            versions: 1 + versions.count(),
-                        })
-                    })
-                    .collect();
-                GridRow {
-                    key: row.key.clone(),
-                    cells,
+
+    /// Reads the selected table whole (untracked) into the grid.
+    fn rebuild_grid(&mut self) {
+        self.full_reads += 1;
+        let families = self.selected_families().to_vec();
+        let data = match &self.selected {
+            Some(table) => {
+                let db = self.db.borrow();
+                match query::run(&db, table, &ReadRowsRequest::default(), false) {
+                    Ok((rows, _)) => GridData::build(&families, rows),
+                    Err(_) => GridData::new(&families),
                 }
+            }
+            None => GridData::default(),
+        };
+        *self.grid.data.borrow_mut() = data;
+        self.grid.version += 1;
+    }
+
+    /// Re-reads one row (untracked) into the grid.
+    fn refresh_row(&mut self, table: &str, key: &[u8]) {
+        let request = ReadRowsRequest {
+            row_set: RowSet::single(key.to_vec()),
+            ..ReadRowsRequest::default()
+        };
+        let row = query::run(&self.db.borrow(), table, &request, false)
+            .ok()
+            .and_then(|(rows, _)| rows.into_iter().next());
+        self.grid.data.borrow_mut().upsert_row(key, row);
+        self.grid.version += 1;
+    }
+
+    /// Re-reads the drawer's cell: every stored version, with what its GC rule hides.
+    fn refresh_drawer(&mut self) {
+        let Some(drawer) = &mut self.drawer else {
+            return;
+        };
+        let Some(table) = &self.selected else {
+            self.drawer = None;
+            return;
+        };
+        let db = self.db.borrow();
+        let stored = db
+            .read_row_versions(table, &drawer.row_key)
+            .unwrap_or_default();
+        drawer.versions = stored
+            .into_iter()
+            .filter(|s| s.cell.family == drawer.family && s.cell.qualifier == drawer.qualifier)
+            .map(|s| VersionView {
+                timestamp_micros: s.cell.timestamp_micros,
+                value: s.cell.value,
+                hidden_by: s.collected_by.as_ref().map(describe_gc),
             })
             .collect();
-    Ok(Grid {
-        rows: grid_rows,
-        ..grid
-    })
+        drawer.rule = db
+            .get_table(table)
+            .ok()
+            .and_then(|t| {
+                t.config
+                    .families
+                    .get(&drawer.family)
+                    .map(|f| f.gc_rule.clone())
+            })
+            .map_or_else(String::new, |r| describe_gc(&r));
+    }
 }
 
 /// Bytes as text: UTF-8 when it is printable, with `\xNN` escapes for anything else.
@@ -411,6 +873,11 @@ pub fn display_bytes(bytes: &[u8]) -> String {
             })
             .collect(),
     }
+}
+
+/// A value as an int64 when it is 8 bytes (big-endian, as Bigtable's increments store it).
+pub fn as_int64(bytes: &[u8]) -> Option<i64> {
+    <[u8; 8]>::try_from(bytes).ok().map(i64::from_be_bytes)
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -447,6 +914,33 @@ mod tests {
         });
     }
 
+    fn columns(p: &Playground) -> Vec<(String, Vec<u8>)> {
+        p.grid
+            .borrow()
+            .display_columns()
+            .into_iter()
+            .map(|(f, q)| (f.to_string(), q.to_vec()))
+            .collect()
+    }
+
+    fn col(f: &str, q: &str) -> (String, Vec<u8>) {
+        (f.to_string(), q.as_bytes().to_vec())
+    }
+
+    fn keys(p: &Playground) -> Vec<Vec<u8>> {
+        p.grid.borrow().rows.iter().map(|r| r.key.clone()).collect()
+    }
+
+    /// Row `i`'s cells in display order.
+    fn cells(p: &Playground, i: usize) -> Vec<Option<CellSummary>> {
+        let g = p.grid.borrow();
+        g.families
+            .iter()
+            .flat_map(|f| f.columns.iter())
+            .map(|&c| g.rows[i].cell(c).cloned())
+            .collect()
+    }
+
     fn summary(value: &str, timestamp_micros: i64, versions: usize) -> Option<CellSummary> {
         Some(CellSummary {
             value: value.as_bytes().to_vec(),
@@ -465,12 +959,19 @@ mod tests {
             p.tables,
             vec![TableSummary {
                 name: "users".into(),
-                families: vec!["cf".into(), "meta".into()]
+                families: vec!["cf".into(), "meta".into()],
+                gc_rules: vec![GcRule::Never, GcRule::Never],
             }]
         );
-        let families: Vec<_> = p.grid.families.iter().map(|f| f.family.as_str()).collect();
+        let families: Vec<_> = p
+            .grid
+            .borrow()
+            .families
+            .iter()
+            .map(|f| f.family.clone())
+            .collect();
         assert_eq!(families, ["cf", "meta"]);
-        assert!(p.grid.rows.is_empty());
+        assert!(keys(&p).is_empty());
     }
 
     #[test]
@@ -482,8 +983,8 @@ mod tests {
         assert_eq!(p.error, None);
         assert_eq!(p.tables[0].families, ["stats", "profile"]);
         assert_eq!(
-            p.grid.columns(),
-            vec![("stats", &b"visits"[..]), ("profile", &b"name"[..])]
+            columns(&p),
+            [col("stats", "visits"), col("profile", "name")]
         );
     }
 
@@ -494,14 +995,9 @@ mod tests {
         write(&mut p, "user#1", "cf", "name", "Ada");
         assert_eq!(p.error, None);
         assert_eq!(p.now_micros, START + WRITE_TICK_MICROS);
-        assert_eq!(p.grid.columns(), vec![("cf", &b"name"[..])]);
-        assert_eq!(
-            p.grid.rows,
-            vec![GridRow {
-                key: b"user#1".to_vec(),
-                cells: vec![summary("Ada", START, 1)]
-            }]
-        );
+        assert_eq!(columns(&p), [col("cf", "name")]);
+        assert_eq!(keys(&p), [b"user#1".to_vec()]);
+        assert_eq!(cells(&p, 0), [summary("Ada", START, 1)]);
     }
 
     #[test]
@@ -512,19 +1008,12 @@ mod tests {
         write(&mut p, "r", "cf", "q", "two");
         write(&mut p, "r", "cf", "other", "x");
         write(&mut p, "a", "cf", "q", "first row");
+        assert_eq!(columns(&p), [col("cf", "other"), col("cf", "q")]);
+        assert_eq!(keys(&p), [b"a".to_vec(), b"r".to_vec()]);
+        assert_eq!(cells(&p, 0), [None, summary("first row", START + 3000, 1)]);
         assert_eq!(
-            p.grid.columns(),
-            vec![("cf", &b"other"[..]), ("cf", &b"q"[..])]
-        );
-        let keys: Vec<_> = p.grid.rows.iter().map(|r| r.key.as_slice()).collect();
-        assert_eq!(keys, [&b"a"[..], &b"r"[..]]);
-        assert_eq!(
-            p.grid.rows[0].cells,
-            vec![None, summary("first row", START + 3000, 1)]
-        );
-        assert_eq!(
-            p.grid.rows[1].cells,
-            vec![
+            cells(&p, 1),
+            [
                 summary("x", START + 2000, 1),
                 summary("two", START + 1000, 2)
             ]
@@ -537,7 +1026,7 @@ mod tests {
         create(&mut p, "t", "cf", "1");
         write(&mut p, "r", "cf", "q", "one");
         write(&mut p, "r", "cf", "q", "two");
-        assert_eq!(p.grid.rows[0].cells, vec![summary("two", START + 1000, 1)]);
+        assert_eq!(cells(&p, 0), [summary("two", START + 1000, 1)]);
     }
 
     #[test]
@@ -577,7 +1066,7 @@ mod tests {
             Some("INVALID_ARGUMENT")
         );
         assert_eq!(p.tables.len(), 1);
-        assert!(p.grid.rows.is_empty());
+        assert!(keys(&p).is_empty());
         p.apply(Action::DismissError);
         assert_eq!(p.error, None);
     }
@@ -589,8 +1078,7 @@ mod tests {
         write(&mut p, "a", "cf", "q", "1");
         write(&mut p, "b", "cf", "q", "2");
         p.apply(Action::DeleteRow(b"a".to_vec()));
-        let keys: Vec<_> = p.grid.rows.iter().map(|r| r.key.as_slice()).collect();
-        assert_eq!(keys, [&b"b"[..]]);
+        assert_eq!(keys(&p), [b"b".to_vec()]);
     }
 
     #[test]
@@ -599,9 +1087,9 @@ mod tests {
         create(&mut p, "one", "cf", "");
         write(&mut p, "r1", "cf", "q", "in one");
         create(&mut p, "two", "f", "");
-        assert!(p.grid.rows.is_empty());
+        assert!(keys(&p).is_empty());
         p.apply(Action::SelectTable("one".into()));
-        assert_eq!(p.grid.rows[0].cells, vec![summary("in one", START, 1)]);
+        assert_eq!(cells(&p, 0), [summary("in one", START, 1)]);
     }
 
     #[test]
@@ -610,10 +1098,262 @@ mod tests {
         create(&mut p, "t", "cf", "");
         p.apply(Action::AdvanceClock(60_000_000));
         write(&mut p, "r", "cf", "q", "v");
+        assert_eq!(cells(&p, 0), [summary("v", START + 60_000_000, 1)]);
+    }
+
+    #[test]
+    fn the_drawer_shows_versions_a_max_versions_rule_hides_and_why() {
+        let mut p = Playground::new(START);
+        create(&mut p, "t", "cf", "2");
+        for v in ["one", "two", "three"] {
+            write(&mut p, "r", "cf", "q", v);
+        }
+        p.apply(Action::OpenCell {
+            row_key: b"r".to_vec(),
+            family: "cf".into(),
+            qualifier: b"q".to_vec(),
+        });
+        let d = p.drawer.clone().unwrap();
+        assert_eq!(d.rule, "beyond max versions 2");
+        let shown: Vec<_> = d
+            .versions
+            .iter()
+            .map(|v| {
+                (
+                    v.value.as_slice(),
+                    v.timestamp_micros,
+                    v.hidden_by.as_deref(),
+                )
+            })
+            .collect();
         assert_eq!(
-            p.grid.rows[0].cells,
-            vec![summary("v", START + 60_000_000, 1)]
+            shown,
+            [
+                (&b"three"[..], START + 2000, None),
+                (b"two", START + 1000, None),
+                (b"one", START, Some("beyond max versions 2")),
+            ]
         );
+        // The grid counts what reads return.
+        assert_eq!(cells(&p, 0), [summary("three", START + 2000, 2)]);
+    }
+
+    #[test]
+    fn a_looser_gc_rule_shows_at_once_and_an_age_rule_hides_old_versions() {
+        let mut p = Playground::new(START);
+        create(&mut p, "t", "cf", "");
+        write(&mut p, "r", "cf", "q", "old");
+        p.apply(Action::AdvanceClock(8 * 86_400_000_000));
+        write(&mut p, "r", "cf", "q", "new");
+        let week = GcRule::MaxAge {
+            micros: 7 * 86_400_000_000,
+        };
+        p.apply(Action::OpenCell {
+            row_key: b"r".to_vec(),
+            family: "cf".into(),
+            qualifier: b"q".to_vec(),
+        });
+        assert_eq!(p.drawer.as_ref().unwrap().versions.len(), 2);
+        assert_eq!(cells(&p, 0)[0].as_ref().unwrap().versions, 2);
+        p.apply(Action::SetGcRule {
+            family: "cf".into(),
+            rule: GcRule::Union(vec![GcRule::MaxNumVersions(5), week.clone()]),
+        });
+        assert_eq!(p.error, None);
+        assert_eq!(
+            p.tables[0].gc_rules,
+            [GcRule::Union(vec![GcRule::MaxNumVersions(5), week])]
+        );
+        assert_eq!(cells(&p, 0)[0].as_ref().unwrap().versions, 1);
+        let d = p.drawer.as_ref().unwrap();
+        assert_eq!(d.rule, "beyond max versions 5 or older than 7 days");
+        // The new rule hides the old version (storage still holds it until a compaction).
+        let hidden: Vec<_> = d.versions.iter().map(|v| v.hidden_by.as_deref()).collect();
+        assert_eq!(hidden, [None, Some("older than 7 days")]);
+        p.apply(Action::SetGcRule {
+            family: "cf".into(),
+            rule: GcRule::MaxNumVersions(0),
+        });
+        assert_eq!(
+            p.error.as_ref().map(|e| e.code.as_str()),
+            Some("INVALID_ARGUMENT")
+        );
+    }
+
+    #[test]
+    fn deletes_of_a_version_a_column_a_family_and_a_row() {
+        let mut p = Playground::new(START);
+        create(&mut p, "t", "cf, meta", "");
+        write(&mut p, "r", "cf", "q", "v1");
+        write(&mut p, "r", "cf", "q", "v2");
+        write(&mut p, "r", "cf", "other", "x");
+        write(&mut p, "r", "meta", "m", "y");
+        p.apply(Action::DeleteCellVersion {
+            row_key: b"r".to_vec(),
+            family: "cf".into(),
+            qualifier: b"q".to_vec(),
+            timestamp_micros: START + 1000,
+        });
+        assert_eq!(p.error, None);
+        assert_eq!(cells(&p, 0)[1], summary("v1", START, 1));
+        p.apply(Action::DeleteColumn {
+            row_key: b"r".to_vec(),
+            family: "cf".into(),
+            qualifier: b"q".to_vec(),
+        });
+        assert_eq!(cells(&p, 0)[1], None);
+        p.apply(Action::DeleteFamilyFromRow {
+            row_key: b"r".to_vec(),
+            family: "meta".into(),
+        });
+        assert_eq!(cells(&p, 0), [summary("x", START + 2000, 1), None, None]);
+        let code = p.last_write.as_ref().unwrap();
+        assert!(code[0].code.contains("DeleteAllFromFamily(\"meta\")"));
+        p.apply(Action::DeleteRow(b"r".to_vec()));
+        assert!(keys(&p).is_empty());
+    }
+
+    #[test]
+    fn writes_redraw_one_row_and_never_count_in_access_stats() {
+        let mut p = Playground::new(START);
+        create(&mut p, "t", "cf", "");
+        p.apply(Action::LoadSample(500));
+        assert_eq!(keys(&p).len(), 500);
+        let full = p.full_reads;
+        let reads = |p: &Playground| -> u64 {
+            p.database()
+                .access_stats("t")
+                .unwrap()
+                .iter()
+                .map(|s| s.counters.reads)
+                .sum()
+        };
+        for i in 0..20 {
+            write(&mut p, &format!("user#{i:06}"), "cf", "name", "changed");
+        }
+        p.apply(Action::OpenCell {
+            row_key: b"user#000001".to_vec(),
+            family: "cf".into(),
+            qualifier: b"name".to_vec(),
+        });
+        assert_eq!(
+            p.full_reads, full,
+            "a write re-reads its row, not the table"
+        );
+        assert_eq!(reads(&p), 0, "the playground's own reads are not traffic");
+        assert_eq!(cells(&p, 1)[0].as_ref().unwrap().value, b"changed");
+        assert_eq!(cells(&p, 1)[0].as_ref().unwrap().versions, 2);
+        // A person's query is traffic.
+        p.apply(Action::RunQuery(QuerySpec::default()));
+        assert!(reads(&p) >= 500);
+    }
+
+    #[test]
+    fn a_query_returns_what_the_engine_returns_with_its_explain_and_code() {
+        let mut p = Playground::new(START);
+        create(&mut p, "t", "cf", "");
+        p.apply(Action::LoadSample(300));
+        let spec = QuerySpec {
+            prefix: "user#0001".into(),
+            reversed: true,
+            limit: 5,
+            filter: sparsetable::RowFilter::Chain(vec![
+                sparsetable::RowFilter::RowKeyRegex(b".*[02468]$".to_vec()),
+                sparsetable::RowFilter::ColumnQualifierRegex(b"name".to_vec()),
+            ]),
+            ..QuerySpec::default()
+        };
+        p.apply(Action::RunQuery(spec.clone()));
+        assert_eq!(p.error, None);
+        let q = p.query.clone().unwrap();
+        let engine: Vec<Row> = p
+            .database()
+            .read_rows("t", &spec.to_request())
+            .unwrap()
+            .collect();
+        assert_eq!(q.rows, engine);
+        let got: Vec<_> = q.rows.iter().map(|r| display_bytes(&r.key)).collect();
+        assert_eq!(
+            got,
+            [
+                "user#000198",
+                "user#000196",
+                "user#000194",
+                "user#000192",
+                "user#000190"
+            ]
+        );
+        assert_eq!(q.explain.rows_returned, 5);
+        assert_eq!(q.explain.cells_returned, 5);
+        assert!(q.explain.rows_scanned >= 9, "{:?}", q.explain);
+        assert_eq!(q.explain.tablets_touched, 1);
+        assert_eq!(p.hits.len(), 5);
+        assert!(q.code.iter().any(|s| s.code.contains("ReverseScan()")));
+        // A bad filter is the engine's error, and the last answer stays.
+        p.apply(Action::RunQuery(QuerySpec {
+            filter: sparsetable::RowFilter::RowKeyRegex(b"(".to_vec()),
+            ..QuerySpec::default()
+        }));
+        assert_eq!(
+            p.error.as_ref().map(|e| e.code.as_str()),
+            Some("INVALID_ARGUMENT")
+        );
+        assert_eq!(p.query.as_ref().unwrap().rows.len(), 5);
+    }
+
+    #[test]
+    fn an_export_imports_into_a_fresh_playground_with_the_same_grid() {
+        let mut p = Playground::new(START);
+        create(&mut p, "t", "cf, meta", "3");
+        write(&mut p, "a", "cf", "q", "1");
+        write(&mut p, "a", "cf", "q", "2");
+        write(&mut p, "b", "meta", "m", "x");
+        let json = p.export_json().unwrap();
+        let mut fresh = Playground::new(START);
+        fresh.apply(Action::ImportJson(json.clone()));
+        assert_eq!(fresh.error, None);
+        assert_eq!(fresh.tables, p.tables);
+        assert_eq!(columns(&fresh), columns(&p));
+        assert_eq!(cells(&fresh, 0), cells(&p, 0));
+        assert_eq!(cells(&fresh, 1), cells(&p, 1));
+        assert!(
+            fresh.now_micros >= p.now_micros,
+            "the clock moves to the session's time"
+        );
+        fresh.apply(Action::ImportJson(json));
+        assert_eq!(
+            fresh.error.as_ref().map(|e| e.code.as_str()),
+            Some("ALREADY_EXISTS")
+        );
+        let mut from_csv = Playground::new(START);
+        from_csv.apply(Action::ImportCsv(p.export_csv().unwrap()));
+        assert_eq!(from_csv.error, None);
+        assert_eq!(cells(&from_csv, 0), cells(&p, 0));
+    }
+
+    #[test]
+    fn gc_rules_and_values_in_words() {
+        assert_eq!(
+            describe_gc(&GcRule::MaxAge {
+                micros: 604_800_000_000
+            }),
+            "older than 7 days"
+        );
+        assert_eq!(
+            describe_gc(&GcRule::MaxAge { micros: 90_000_000 }),
+            "older than 90 s"
+        );
+        assert_eq!(
+            describe_gc(&GcRule::Intersection(vec![
+                GcRule::MaxNumVersions(2),
+                GcRule::MaxAge {
+                    micros: 3_600_000_000
+                }
+            ])),
+            "beyond max versions 2 and older than 1 hour"
+        );
+        assert_eq!(as_int64(&42i64.to_be_bytes()), Some(42));
+        assert_eq!(as_int64(b"short"), None);
     }
 
     #[test]

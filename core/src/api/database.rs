@@ -20,6 +20,7 @@ use crate::lsm::memtable::Source;
 use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
 use crate::lsm::sstable::SstableOptions;
 use crate::model::filter::{CompiledFilter, RowFilter};
+use crate::model::gc::GcRule;
 use crate::model::mutation::{
     resolve_server_time, server_timestamp, validate_row_key, validate_row_mutations, Mutation,
 };
@@ -43,6 +44,16 @@ use crate::table::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
 use crate::Code;
 use crate::{Error, Result};
 use alloc::sync::Arc;
+
+/// A stored version of a cell and, if its family's GC rule hides it from reads, the rule
+/// that does (see [`GcRule::collected_by`]); from [`Database::read_row_versions`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredCell {
+    /// The cell (no labels).
+    pub cell: crate::model::row::Cell,
+    /// The rule hiding it; `None` when reads return it.
+    pub collected_by: Option<GcRule>,
+}
 
 /// The mutations of one row in a MutateRows batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -813,6 +824,42 @@ impl Database {
         let now = self.now()?;
         self.table_mut(table_id)?.compact_all(now)?;
         self.write_manifest()
+    }
+
+    /// Every version of a row's cells that storage still holds, including those its family's
+    /// GC rule hides from reads (until a compaction drops them), each with the rule that
+    /// hides it. Deleted cells are not included. What a "versions" inspector shows: reads
+    /// return exactly the versions whose [`StoredCell::collected_by`] is `None`. Counts no
+    /// access in [`Database::access_stats`].
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a bad row key.
+    pub fn read_row_versions(&self, table_id: &str, row_key: &[u8]) -> Result<Vec<StoredCell>> {
+        validate_row_key(row_key)?;
+        let table = self.table(table_id)?;
+        let now = self.now()?;
+        let cells = table.stored_cells(row_key);
+        let mut out: Vec<StoredCell> = Vec::with_capacity(cells.len());
+        let mut version = 0usize;
+        for cell in cells {
+            // Cells of a column are adjacent, newest first: the index restarts per column.
+            version = match out.last() {
+                Some(prev)
+                    if prev.cell.family == cell.family && prev.cell.qualifier == cell.qualifier =>
+                {
+                    version + 1
+                }
+                _ => 0,
+            };
+            let collected_by = table
+                .config
+                .families
+                .get(&cell.family)
+                .and_then(|f| f.gc_rule.collected_by(version, cell.timestamp_micros, now))
+                .cloned();
+            out.push(StoredCell { cell, collected_by });
+        }
+        Ok(out)
     }
 
     /// Reads one row; `None` if it has no visible cells.

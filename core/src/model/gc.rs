@@ -89,6 +89,26 @@ impl GcRule {
         }
     }
 
+    /// The rule that collects a cell, to explain why it is hidden: a leaf rule itself; for a
+    /// union, what collects it in the first sub-rule that does; for an intersection, the
+    /// intersection (every sub-rule agrees). `None` when the cell is kept. Agrees with
+    /// [`GcRule::is_collectable`] (same arguments).
+    pub fn collected_by(
+        &self,
+        version_index: usize,
+        timestamp_micros: i64,
+        now_micros: i64,
+    ) -> Option<&GcRule> {
+        match self {
+            GcRule::Union(rules) => rules
+                .iter()
+                .find_map(|r| r.collected_by(version_index, timestamp_micros, now_micros)),
+            _ => self
+                .is_collectable(version_index, timestamp_micros, now_micros)
+                .then_some(self),
+        }
+    }
+
     /// Whether this rule can never collect anything (lets reads skip the check).
     pub fn is_never(&self) -> bool {
         match self {
@@ -141,6 +161,22 @@ impl GcRule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collected_by_names_the_rule_that_hides_a_cell() {
+        let versions = GcRule::MaxNumVersions(2);
+        let age = GcRule::MaxAge { micros: 1000 };
+        let union = GcRule::Union(alloc::vec![versions.clone(), age.clone()]);
+        // Kept: the newest cell, fresh.
+        assert_eq!(union.collected_by(0, 10_000, 10_000), None);
+        // Old only: the age rule hides it; third version only: the versions rule.
+        assert_eq!(union.collected_by(0, 1_000, 10_000), Some(&age));
+        assert_eq!(union.collected_by(2, 10_000, 10_000), Some(&versions));
+        let both = GcRule::Intersection(alloc::vec![versions, age]);
+        assert_eq!(both.collected_by(2, 10_000, 10_000), None);
+        assert_eq!(both.collected_by(2, 1_000, 10_000), Some(&both));
+        assert_eq!(GcRule::Never.collected_by(9, 0, 10_000), None);
+    }
 
     #[test]
     fn max_age_from_duration_truncates_nanos_to_micros() {

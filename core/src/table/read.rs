@@ -19,6 +19,10 @@
 //! last row key examined. They are reported as of the last row handed out, and once the
 //! stream has ended, as of the end (covering rows filtered out after the last returned).
 //!
+//! A stream may be untracked ([`RowStream::set_access_stats`]): an inspection read (a UI
+//! redrawing what it shows, a debugger) that must not look like traffic in the table's
+//! access statistics, which drive load splits and the Key Visualizer.
+//!
 //! A scan budget ([`RowStream::set_scan_budget`]) bounds what one stream examines, whether or
 //! not anything matches: once the read has examined that many cells or bytes it ends at the
 //! next row boundary without being exhausted, and `last_scanned_key` says where a follow-up
@@ -113,6 +117,12 @@ pub struct RowStream {
     /// The scan budget: examine no further once either is reached.
     budget_cells: u64,
     budget_bytes: u64,
+    /// Whether the rows examined count in the table's access statistics.
+    track_stats: bool,
+    /// Distinct tablets walked so far, and the last one (tablets are walked in order, so a
+    /// change of id is a new tablet).
+    tablets_touched: u64,
+    last_tablet: Option<u64>,
 }
 
 impl core::fmt::Debug for RowStream {
@@ -161,7 +171,30 @@ impl RowStream {
             examined_bytes: 0,
             budget_cells: u64::MAX,
             budget_bytes: u64::MAX,
+            track_stats: true,
+            tablets_touched: 0,
+            last_tablet: None,
         }
+    }
+
+    /// Whether what this stream examines counts in the table's access statistics (on by
+    /// default). Off, the read is invisible to them: no reads, no bytes, no load that could
+    /// split a tablet. For inspection reads (a UI redrawing its views); results and the other
+    /// counters are the same either way. Set it before the first row is taken.
+    pub fn set_access_stats(&mut self, on: bool) {
+        self.track_stats = on;
+    }
+
+    /// How many tablets the read has walked so far (read ahead included): the "tablets
+    /// touched" of an explain view.
+    pub fn tablets_touched(&self) -> u64 {
+        self.tablets_touched
+    }
+
+    /// Bytes (row key, qualifier and value of each visible cell, before filters) of every
+    /// row examined so far, read ahead included.
+    pub fn bytes_examined(&self) -> u64 {
+        self.examined_bytes
     }
 
     /// Bounds what the stream examines: once it has examined at least `cells` cells or
@@ -337,6 +370,9 @@ impl RowStream {
             budget_cells,
             budget_bytes,
             entries_examined,
+            track_stats,
+            tablets_touched,
+            last_tablet,
             ..
         } = self;
         let Some(p) = position.as_mut() else {
@@ -345,6 +381,10 @@ impl RowStream {
         let Some(tablet) = view.tablets[p.tablet].as_ref() else {
             return false;
         };
+        if *last_tablet != Some(tablet.id) {
+            *last_tablet = Some(tablet.id);
+            *tablets_touched += 1;
+        }
         let mut scan = TabletScan::new(
             tablet,
             p.lower.as_deref(),
@@ -402,13 +442,17 @@ impl RowStream {
                 cells = filter.apply(&key, cells, random);
             }
             if cells.is_empty() {
-                let counters = Table::read_counters(scanned, None);
-                stats.add(&view.stats, *now_micros, &key, tablet.id, &counters);
+                if *track_stats {
+                    let counters = Table::read_counters(scanned, None);
+                    stats.add(&view.stats, *now_micros, &key, tablet.id, &counters);
+                }
                 continue;
             }
             let row = Row { key, cells };
-            let counters = Table::read_counters(scanned, Some(&row));
-            stats.add(&view.stats, *now_micros, &row.key, tablet.id, &counters);
+            if *track_stats {
+                let counters = Table::read_counters(scanned, Some(&row));
+                stats.add(&view.stats, *now_micros, &row.key, tablet.id, &counters);
+            }
             bytes += row.cells.iter().map(|c| c.value.len()).sum::<usize>();
             if let Some(r) = remaining {
                 *r -= 1;

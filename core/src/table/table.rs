@@ -1132,6 +1132,27 @@ impl Table {
         (found.then_some((tablet.id, cells)), examined)
     }
 
+    /// Every stored cell of a row that no delete or family drop hides, GC rules not applied,
+    /// in read order (families in creation order, qualifiers ascending, newest first).
+    /// Counts no access: an inspection of storage, not a read.
+    pub(crate) fn stored_cells(&self, key: &[u8]) -> Vec<Cell> {
+        let tablet = &self.tablets[self.tablet_index(key)];
+        let lower = internal_key::row_prefix(key);
+        let upper = internal_key::after_row(key);
+        let mut scan = TabletScan::new(tablet, Some(&lower), Some(&upper), false, Some(key));
+        let mut resolver = RowResolver::new(&self.epochs, None);
+        let mut g = RowGather::default();
+        let mut cells = Vec::new();
+        next_visible_row(
+            &mut scan,
+            &mut g,
+            &mut resolver,
+            &self.config.families,
+            &mut cells,
+        );
+        cells
+    }
+
     /// A view of the tablets `ranges` touch, for a read that outlives the database's lock.
     pub(crate) fn view(&self, ranges: &[RowRange]) -> TableView {
         let mut wanted = alloc::vec![false; self.tablets.len()];

@@ -1,97 +1,146 @@
-//! The selected table as a grid: one row per row key, columns grouped under their family,
-//! each cell showing the newest value, its timestamp and how many versions the column holds.
+//! The selected table as a virtualised grid: one row per row key, columns grouped under
+//! their family, each cell showing the newest value, its timestamp and how many versions the
+//! column holds. Only the rows in view (plus a margin) are in the DOM, so 100,000 rows
+//! scroll as smoothly as ten: rows have a fixed height, and spacer rows above and below stand
+//! for the rest. A cell opens its versions drawer; rows the last query returned are marked.
 
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use web_sys::HtmlElement;
 use yew::prelude::*;
 
 use super::clock::iso;
-use crate::state::{display_bytes, Action, CellSummary, Grid};
+use crate::state::{display_bytes, Action, GridHandle};
+
+/// Height of one grid row in pixels (CSS `.grid tbody tr` matches it).
+pub const ROW_HEIGHT: i32 = 52;
+/// Rows rendered beyond each edge of the view, so a fast scroll shows no gap.
+const OVERSCAN: i32 = 8;
+/// The scroll box's height when it has not been measured yet.
+const DEFAULT_VIEW: i32 = 520;
 
 /// Props of [`GridView`].
 #[derive(Properties, PartialEq)]
 pub struct GridProps {
     /// The rows to show.
-    pub grid: Grid,
-    /// Receives `DeleteRow`.
+    pub grid: GridHandle,
+    /// Row keys to highlight (the last query's rows).
+    pub hits: Rc<BTreeSet<Vec<u8>>>,
+    /// Receives `DeleteRow` and `OpenCell`.
     pub on_action: Callback<Action>,
 }
 
 /// The rows of the selected table.
 #[function_component(GridView)]
 pub fn grid_view(props: &GridProps) -> Html {
-    let grid = &props.grid;
+    // (scrollTop, clientHeight) of the scroll box.
+    let scroll = use_state(|| (0, DEFAULT_VIEW));
+    let onscroll = {
+        let scroll = scroll.clone();
+        Callback::from(move |e: Event| {
+            let el: HtmlElement = e.target_unchecked_into();
+            scroll.set((el.scroll_top(), el.client_height().max(ROW_HEIGHT)));
+        })
+    };
+    let grid = props.grid.borrow();
+    let total = grid.rows.len() as i32;
+    let (top, view) = *scroll;
+    let first = (top / ROW_HEIGHT - OVERSCAN).clamp(0, total);
+    let last = ((top + view) / ROW_HEIGHT + 1 + OVERSCAN).clamp(first, total);
+    let spacer = |rows: i32| {
+        (rows > 0).then(|| html! {
+            <tr class="spacer" aria-hidden="true" style={format!("height: {}px", rows * ROW_HEIGHT)}></tr>
+        })
+    };
+
     html! {
-        <div class="grid-wrap">
-            <table class="grid" data-testid="grid">
+        <div class="grid-wrap" {onscroll} data-testid="grid-scroll" tabindex="0"
+            aria-label={format!("Rows of the table: {total}")}>
+            <table class="grid" data-testid="grid" aria-rowcount={(total + 2).to_string()}>
                 <thead>
                     <tr>
-                        <th rowspan="2" class="corner">{ "Row key" }</th>
+                        <th rowspan="2" class="corner" scope="col">{ "Row key" }</th>
                         { for grid.families.iter().map(|f| html! {
-                            <th class="family" colspan={f.qualifiers.len().max(1).to_string()}>{ &f.family }</th>
+                            <th class="family" scope="colgroup" colspan={f.columns.len().max(1).to_string()}>{ &f.family }</th>
                         }) }
-                        <th rowspan="2" class="corner"></th>
+                        <th rowspan="2" class="corner" scope="col"><span class="sr-only">{ "Actions" }</span></th>
                     </tr>
                     <tr>
-                        { for grid.families.iter().map(|f| if f.qualifiers.is_empty() {
-                            html! { <th class="qualifier empty">{ "no columns" }</th> }
+                        { for grid.families.iter().map(|f| if f.columns.is_empty() {
+                            html! { <th class="qualifier empty" scope="col">{ "no columns" }</th> }
                         } else {
-                            html! { <>{ for f.qualifiers.iter().map(|q| html! {
-                                <th class="qualifier" data-testid="column" title={format!("{}:{}", f.family, display_bytes(q))}>
-                                    { display_bytes(q) }
-                                </th>
+                            html! { <>{ for f.columns.iter().map(|&c| {
+                                let q = display_bytes(&grid.columns[c].1);
+                                html! {
+                                    <th class="qualifier" scope="col" data-testid="column" title={format!("{}:{q}", f.family)}>{ q }</th>
+                                }
                             }) }</> }
                         }) }
                     </tr>
                 </thead>
                 <tbody>
-                    { for grid.rows.iter().map(|row| {
+                    { spacer(first) }
+                    { for grid.rows[first as usize..last as usize].iter().enumerate().map(|(i, row)| {
                         let key = row.key.clone();
                         let on_action = props.on_action.clone();
                         let ondelete = Callback::from(move |_| on_action.emit(Action::DeleteRow(key.clone())));
+                        let hit = props.hits.contains(&row.key);
+                        let key_text = display_bytes(&row.key);
                         html! {
-                            <tr data-testid="row">
-                                <th class="row-key" data-testid="row-key-cell">{ display_bytes(&row.key) }</th>
-                                { row_cells(grid, &row.cells) }
+                            <tr data-testid="row" class={classes!(hit.then_some("hit"))}
+                                data-hit={hit.to_string()} aria-rowindex={(first as usize + i + 3).to_string()}>
+                                <th class="row-key" scope="row" data-testid="row-key-cell">{ key_text.clone() }</th>
+                                { for grid.families.iter().map(|f| {
+                                    if f.columns.is_empty() {
+                                        return html! { <td class="cell empty"></td> };
+                                    }
+                                    html! { <>{ for f.columns.iter().map(|&c| {
+                                        let (family, qualifier) = &grid.columns[c];
+                                        let column = format!("{family}:{}", display_bytes(qualifier));
+                                        match row.cell(c) {
+                                            Some(cell) => {
+                                                let open = {
+                                                    let on_action = props.on_action.clone();
+                                                    let (row_key, family, qualifier) = (row.key.clone(), family.clone(), qualifier.clone());
+                                                    Callback::from(move |_| on_action.emit(Action::OpenCell {
+                                                        row_key: row_key.clone(), family: family.clone(), qualifier: qualifier.clone(),
+                                                    }))
+                                                };
+                                                html! {
+                                                    <td class="cell" data-testid="cell" data-column={column.clone()}>
+                                                        <button type="button" class="cell-open" onclick={open}
+                                                            title={format!("Versions of {column} in row {key_text}")}>
+                                                            <span class="sr-only">{ format!("Versions of {column} in row {key_text}: ") }</span>
+                                                            <span class="value" data-testid="cell-value">{ display_bytes(&cell.value) }</span>
+                                                            <span class="meta">
+                                                                <span data-testid="cell-timestamp" title={iso(cell.timestamp_micros)}>{ cell.timestamp_micros }</span>
+                                                                <span class="versions" data-testid="cell-versions">
+                                                                    { if cell.versions == 1 { "1 version".to_string() } else { format!("{} versions", cell.versions) } }
+                                                                </span>
+                                                            </span>
+                                                        </button>
+                                                    </td>
+                                                }
+                                            }
+                                            None => html! { <td class="cell empty"></td> },
+                                        }
+                                    }) }</> }
+                                }) }
                                 <td class="actions">
-                                    <button type="button" class="ghost" title="Delete row (DeleteFromRow)" onclick={ondelete}>{ "Delete" }</button>
+                                    <button type="button" class="ghost" title="Delete row (DeleteFromRow)"
+                                        aria-label={format!("Delete row {key_text}")} onclick={ondelete}>{ "Delete" }</button>
                                 </td>
                             </tr>
                         }
                     }) }
+                    { spacer(total - last) }
                 </tbody>
             </table>
-            if grid.rows.is_empty() {
+            if total == 0 {
                 <p class="hint" data-testid="no-rows">{ "No rows yet. Write a cell to see it here." }</p>
             }
+            <span class="sr-only" data-testid="row-count">{ total }</span>
         </div>
     }
-}
-
-/// One row's cells in header order: each family's columns, or one blank where a family has
-/// none (matching the "no columns" header).
-fn row_cells(grid: &Grid, cells: &[Option<CellSummary>]) -> Html {
-    let mut cells = cells.iter();
-    let mut out = Vec::new();
-    for family in &grid.families {
-        if family.qualifiers.is_empty() {
-            out.push(html! { <td class="cell empty"></td> });
-        }
-        for qualifier in &family.qualifiers {
-            let column = format!("{}:{}", family.family, display_bytes(qualifier));
-            out.push(match cells.next().and_then(Option::as_ref) {
-                Some(c) => html! {
-                    <td class="cell" data-testid="cell" data-column={column}>
-                        <div class="value" data-testid="cell-value">{ display_bytes(&c.value) }</div>
-                        <div class="meta">
-                            <span data-testid="cell-timestamp" title={iso(c.timestamp_micros)}>{ c.timestamp_micros }</span>
-                            <span class="versions" data-testid="cell-versions">
-                                { if c.versions == 1 { "1 version".to_string() } else { format!("{} versions", c.versions) } }
-                            </span>
-                        </div>
-                    </td>
-                },
-                None => html! { <td class="cell empty"></td> },
-            });
-        }
-    }
-    out.into_iter().collect()
 }

@@ -3,11 +3,19 @@
 
 pub mod app;
 pub mod clock;
+pub mod code_tabs;
+pub mod drawer;
 pub mod error_banner;
+pub mod explain;
+pub mod filter_builder;
+pub mod gc_editor;
 pub mod grid;
+pub mod query_panel;
+pub mod session_panel;
 pub mod table_form;
 pub mod table_tabs;
 pub mod text_input;
+pub mod view_tabs;
 pub mod write_form;
 // The lab (pglab): console, tablet map, Key Visualizer, scenarios, key builder.
 pub mod console;

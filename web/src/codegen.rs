@@ -1,0 +1,1361 @@
+//! Code generation: a read or a write of the playground as the same operation written for
+//! Google's clients (Python `google.cloud.bigtable.data`, Java, Go, Node.js), Sparsetable's
+//! Python module and the `cbt` command.
+//!
+//! Pure functions of the engine's own request types ([`ReadRowsRequest`], [`Mutation`]), so
+//! the snippet shows exactly what the playground ran. Where a client cannot express part of
+//! a request (`cbt` has no filter language beyond a few flags; some clients have no reversed
+//! scans), the snippet says so in a comment rather than silently dropping it. Bytes that are
+//! not printable UTF-8 are written with each language's byte escapes.
+
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt::Write;
+use core::ops::Bound;
+
+use sparsetable::{Mutation, ReadRowsRequest, RowFilter, RowRange};
+
+extern crate alloc;
+
+/// A language (or tool) a snippet is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// Python, Google's `google.cloud.bigtable.data`.
+    PythonGoogle,
+    /// Python, Sparsetable's module (the same API in-process).
+    PythonSparsetable,
+    /// Java, `com.google.cloud.bigtable.data.v2`.
+    Java,
+    /// Go, `cloud.google.com/go/bigtable`.
+    Go,
+    /// Node.js, `@google-cloud/bigtable`.
+    Node,
+    /// The `cbt` command line.
+    Cbt,
+}
+
+impl Lang {
+    /// Every language, in the order the panel shows them.
+    pub const ALL: [Lang; 6] = [
+        Lang::PythonGoogle,
+        Lang::PythonSparsetable,
+        Lang::Java,
+        Lang::Go,
+        Lang::Node,
+        Lang::Cbt,
+    ];
+
+    /// The tab label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Lang::PythonGoogle => "Python",
+            Lang::PythonSparsetable => "Python (sparsetable)",
+            Lang::Java => "Java",
+            Lang::Go => "Go",
+            Lang::Node => "Node.js",
+            Lang::Cbt => "cbt",
+        }
+    }
+}
+
+/// A snippet of code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snippet {
+    /// Its language.
+    pub lang: Lang,
+    /// The code.
+    pub code: String,
+}
+
+/// A read of `table` in every language.
+pub fn read_snippets(table: &str, request: &ReadRowsRequest) -> Vec<Snippet> {
+    Lang::ALL
+        .iter()
+        .map(|&lang| Snippet {
+            lang,
+            code: match lang {
+                Lang::PythonGoogle => python_read(table, request, true),
+                Lang::PythonSparsetable => python_read(table, request, false),
+                Lang::Java => java_read(table, request),
+                Lang::Go => go_read(table, request),
+                Lang::Node => node_read(table, request),
+                Lang::Cbt => cbt_read(table, request),
+            },
+        })
+        .collect()
+}
+
+/// A write of one row of `table` in every language.
+pub fn write_snippets(table: &str, row_key: &[u8], mutations: &[Mutation]) -> Vec<Snippet> {
+    Lang::ALL
+        .iter()
+        .map(|&lang| Snippet {
+            lang,
+            code: match lang {
+                Lang::PythonGoogle => python_write(table, row_key, mutations, true),
+                Lang::PythonSparsetable => python_write(table, row_key, mutations, false),
+                Lang::Java => java_write(table, row_key, mutations),
+                Lang::Go => go_write(table, row_key, mutations),
+                Lang::Node => node_write(table, row_key, mutations),
+                Lang::Cbt => cbt_write(table, row_key, mutations),
+            },
+        })
+        .collect()
+}
+
+// ---- literals ----
+
+/// A double-quoted literal in the C family's escapes (Python str, Java, Go, JS): printable
+/// ASCII as is, `"` and `\` escaped, other characters as `\uXXXX` (or `\xNN` in `go`).
+fn quoted(s: &str, go: bool) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            _ if go => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    let _ = write!(out, "\\x{b:02x}");
+                }
+            }
+            _ if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            _ => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{u:04x}");
+                }
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Python bytes: `b"..."` with `\xNN` for anything but printable ASCII.
+fn py_bytes(b: &[u8]) -> String {
+    let mut out = String::from("b\"");
+    for &x in b {
+        match x {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b' '..=b'~' => out.push(char::from(x)),
+            _ => {
+                let _ = write!(out, "\\x{x:02x}");
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Java: a String where the bytes are UTF-8, else `ByteString.copyFrom(new byte[] {...})`.
+fn java_bytes(b: &[u8]) -> String {
+    match core::str::from_utf8(b) {
+        Ok(s) => quoted(s, false),
+        Err(_) => format!(
+            "ByteString.copyFrom(new byte[] {{{}}})",
+            b.iter()
+                .map(|&x| format!("(byte) {x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Go: a string literal holds any bytes.
+fn go_bytes(b: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for &x in b {
+        match x {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b' '..=b'~' => out.push(char::from(x)),
+            _ => {
+                let _ = write!(out, "\\x{x:02x}");
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// JS: a string where the bytes are UTF-8, else `Buffer.from("<hex>", "hex")`.
+fn js_bytes(b: &[u8]) -> String {
+    match core::str::from_utf8(b) {
+        Ok(s) => quoted(s, false),
+        Err(_) => format!("Buffer.from(\"{}\", \"hex\")", hex(b)),
+    }
+}
+
+/// Lower-case hex.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().fold(String::new(), |mut s, x| {
+        let _ = write!(s, "{x:02x}");
+        s
+    })
+}
+
+/// A shell word: single-quoted unless it is plain.
+fn sh(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"#_-.:/=@,+".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn utf8(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn py_time(micros: i64) -> String {
+    format!(
+        "datetime.fromtimestamp({}.{:06}, timezone.utc)",
+        micros.div_euclid(1_000_000),
+        micros.rem_euclid(1_000_000)
+    )
+}
+
+// ---- Python ----
+
+/// Python names used by a snippet, for its import line.
+struct Py {
+    google: bool,
+    names: BTreeSet<&'static str>,
+    datetime: bool,
+}
+
+impl Py {
+    fn name(&mut self, n: &'static str) -> String {
+        self.names.insert(n);
+        n.to_string()
+    }
+
+    /// A filter class: `row_filters.X` for Google's client (the module holds them), `X`
+    /// imported from `sparsetable`.
+    fn filter(&mut self, n: &'static str) -> String {
+        if self.google {
+            self.names.insert("row_filters");
+            format!("row_filters.{n}")
+        } else {
+            self.name(n)
+        }
+    }
+
+    fn header(&self, body: &str) -> String {
+        let mut out = String::new();
+        if self.datetime {
+            out.push_str("from datetime import datetime, timezone\n");
+        }
+        let names: Vec<&str> = self.names.iter().copied().collect();
+        if self.google {
+            let _ = writeln!(
+                out,
+                "from google.cloud.bigtable.data import {}\n\nclient = BigtableDataClient(project=\"my-project\")",
+                names.join(", ")
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "from sparsetable import {}\n\nclient = BigtableDataClient()  # in-process engine",
+                names.join(", ")
+            );
+        }
+        out.push_str(body);
+        out
+    }
+
+    fn filter_expr(&mut self, f: &RowFilter) -> String {
+        let list = |py: &mut Py, fs: &[RowFilter]| {
+            fs.iter()
+                .map(|f| py.filter_expr(f))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let bound = |b: &Bound<Vec<u8>>| match b {
+            Bound::Included(k) => (py_bytes(k), "True"),
+            Bound::Excluded(k) => (py_bytes(k), "False"),
+            Bound::Unbounded => ("None".to_string(), "True"),
+        };
+        match f {
+            RowFilter::PassAll => format!("{}(True)", self.filter("PassAllFilter")),
+            RowFilter::BlockAll => format!("{}(True)", self.filter("BlockAllFilter")),
+            RowFilter::Sink => format!("{}(True)", self.filter("SinkFilter")),
+            RowFilter::Chain(fs) => {
+                let n = self.filter("RowFilterChain");
+                format!("{n}(filters=[{}])", list(self, fs))
+            }
+            RowFilter::Interleave(fs) => {
+                let n = self.filter("RowFilterUnion");
+                format!("{n}(filters=[{}])", list(self, fs))
+            }
+            RowFilter::Condition {
+                predicate,
+                true_filter,
+                false_filter,
+            } => {
+                let n = self.filter("ConditionalRowFilter");
+                let p = self.filter_expr(predicate);
+                let t = true_filter
+                    .as_ref()
+                    .map_or("None".into(), |f| self.filter_expr(f));
+                let e = false_filter
+                    .as_ref()
+                    .map_or("None".into(), |f| self.filter_expr(f));
+                format!("{n}({p}, true_filter={t}, false_filter={e})")
+            }
+            RowFilter::RowKeyRegex(r) => {
+                format!("{}({})", self.filter("RowKeyRegexFilter"), py_bytes(r))
+            }
+            RowFilter::RowSample(p) => format!("{}({p})", self.filter("RowSampleFilter")),
+            RowFilter::FamilyNameRegex(r) => format!(
+                "{}({})",
+                self.filter("FamilyNameRegexFilter"),
+                quoted(r, false)
+            ),
+            RowFilter::ColumnQualifierRegex(r) => format!(
+                "{}({})",
+                self.filter("ColumnQualifierRegexFilter"),
+                py_bytes(r)
+            ),
+            RowFilter::ColumnRange { family, start, end } => {
+                let (s, si) = bound(start);
+                let (e, ei) = bound(end);
+                format!(
+                    "{}({}, start_qualifier={s}, end_qualifier={e}, inclusive_start={si}, inclusive_end={ei})",
+                    self.filter("ColumnRangeFilter"),
+                    quoted(family, false)
+                )
+            }
+            RowFilter::TimestampRange {
+                start_micros,
+                end_micros,
+            } => {
+                self.datetime = true;
+                let end = if *end_micros == 0 {
+                    "None".into()
+                } else {
+                    py_time(*end_micros)
+                };
+                format!(
+                    "{}(start={}, end={end})",
+                    self.filter("TimestampRangeFilter"),
+                    py_time(*start_micros)
+                )
+            }
+            RowFilter::ValueRegex(r) => {
+                format!("{}({})", self.filter("ValueRegexFilter"), py_bytes(r))
+            }
+            RowFilter::ValueRange { start, end } => {
+                let (s, si) = bound(start);
+                let (e, ei) = bound(end);
+                format!(
+                    "{}(start_value={s}, end_value={e}, inclusive_start={si}, inclusive_end={ei})",
+                    self.filter("ValueRangeFilter")
+                )
+            }
+            RowFilter::CellsPerRowOffset(n) => {
+                format!("{}({n})", self.filter("CellsRowOffsetFilter"))
+            }
+            RowFilter::CellsPerRowLimit(n) => {
+                format!("{}({n})", self.filter("CellsRowLimitFilter"))
+            }
+            RowFilter::CellsPerColumnLimit(n) => {
+                format!("{}({n})", self.filter("CellsColumnLimitFilter"))
+            }
+            RowFilter::StripValue => {
+                format!("{}(True)", self.filter("StripValueTransformerFilter"))
+            }
+            RowFilter::ApplyLabel(l) => {
+                format!("{}({})", self.filter("ApplyLabelFilter"), quoted(l, false))
+            }
+            RowFilter::ValueBitmask(_) => {
+                "None  # valueBitmaskFilter is a Sparsetable extension, not in this client".into()
+            }
+        }
+    }
+}
+
+fn py_range(py: &mut Py, r: &RowRange) -> String {
+    let n = py.name("RowRange");
+    let mut args = Vec::new();
+    match &r.start {
+        Bound::Included(k) => args.push(format!("start_key={}", py_bytes(k))),
+        Bound::Excluded(k) => {
+            args.push(format!("start_key={}", py_bytes(k)));
+            args.push("start_is_inclusive=False".into());
+        }
+        Bound::Unbounded => {}
+    }
+    match &r.end {
+        Bound::Included(k) => {
+            args.push(format!("end_key={}", py_bytes(k)));
+            args.push("end_is_inclusive=True".into());
+        }
+        Bound::Excluded(k) => args.push(format!("end_key={}", py_bytes(k))),
+        Bound::Unbounded => {}
+    }
+    format!("{n}({})", args.join(", "))
+}
+
+fn python_read(table: &str, r: &ReadRowsRequest, google: bool) -> String {
+    let mut py = Py {
+        google,
+        names: BTreeSet::new(),
+        datetime: false,
+    };
+    py.name("BigtableDataClient");
+    let q = py.name("ReadRowsQuery");
+    let mut args = Vec::new();
+    if !r.row_set.row_keys.is_empty() {
+        let keys: Vec<_> = r.row_set.row_keys.iter().map(|k| py_bytes(k)).collect();
+        args.push(format!("row_keys=[{}]", keys.join(", ")));
+    }
+    if !r.row_set.row_ranges.is_empty() {
+        let ranges: Vec<_> = r
+            .row_set
+            .row_ranges
+            .iter()
+            .map(|x| py_range(&mut py, x))
+            .collect();
+        args.push(format!("row_ranges=[{}]", ranges.join(", ")));
+    }
+    if r.rows_limit > 0 {
+        args.push(format!("limit={}", r.rows_limit));
+    }
+    if r.filter != RowFilter::PassAll {
+        args.push(format!("row_filter={}", py.filter_expr(&r.filter)));
+    }
+    let mut body = format!(
+        "table = client.get_table(\"my-instance\", {})\nquery = {q}({})\n",
+        quoted(table, false),
+        args.join(", ")
+    );
+    if r.reversed {
+        body.push_str("# ReadRowsQuery has no reversed scan: read forward and reverse the list\nrows = list(table.read_rows(query))[::-1]\n");
+    } else {
+        body.push_str("rows = table.read_rows(query)\n");
+    }
+    body.push_str("for row in rows:\n    print(row.row_key, [(c.family, c.qualifier, c.value) for c in row.cells])\n");
+    py.header(&body)
+}
+
+fn python_write(table: &str, key: &[u8], ms: &[Mutation], google: bool) -> String {
+    let mut py = Py {
+        google,
+        names: BTreeSet::new(),
+        datetime: false,
+    };
+    py.name("BigtableDataClient");
+    let list: Vec<String> = ms
+        .iter()
+        .map(|m| match m {
+            Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => {
+                let n = py.mutation("SetCell");
+                format!(
+                    "{n}({}, {}, {}, timestamp_micros={timestamp_micros})",
+                    quoted(family, false),
+                    py_bytes(qualifier),
+                    py_bytes(value)
+                )
+            }
+            Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } => {
+                let n = py.mutation("DeleteRangeFromColumn");
+                let mut s = format!("{n}({}, {}", quoted(family, false), py_bytes(qualifier));
+                if time_range.start_micros > 0 {
+                    let _ = write!(s, ", start_timestamp_micros={}", time_range.start_micros);
+                }
+                if let Some(e) = time_range.end_micros {
+                    let _ = write!(s, ", end_timestamp_micros={e}");
+                }
+                s + ")"
+            }
+            Mutation::DeleteFromFamily { family } => {
+                let n = py.mutation("DeleteAllFromFamily");
+                format!("{n}({})", quoted(family, false))
+            }
+            Mutation::DeleteFromRow => format!("{}()", py.mutation("DeleteAllFromRow")),
+            other => format!("None  # {other:?}"),
+        })
+        .collect();
+    let body = format!(
+        "table = client.get_table(\"my-instance\", {})\ntable.mutate_row({}, [{}])\n",
+        quoted(table, false),
+        py_bytes(key),
+        list.join(", ")
+    );
+    py.header(&body)
+}
+
+impl Py {
+    /// A mutation class: in `google.cloud.bigtable.data.mutations` for Google's client.
+    fn mutation(&mut self, n: &'static str) -> String {
+        if self.google {
+            self.names.insert("mutations");
+            format!("mutations.{n}")
+        } else {
+            self.name(n)
+        }
+    }
+}
+
+// ---- Java ----
+
+fn java_filter(f: &RowFilter) -> String {
+    let range = |head: String, start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>| {
+        let mut s = head;
+        match start {
+            Bound::Included(k) => {
+                let _ = write!(s, ".startClosed({})", java_bytes(k));
+            }
+            Bound::Excluded(k) => {
+                let _ = write!(s, ".startOpen({})", java_bytes(k));
+            }
+            Bound::Unbounded => {}
+        }
+        match end {
+            Bound::Included(k) => {
+                let _ = write!(s, ".endClosed({})", java_bytes(k));
+            }
+            Bound::Excluded(k) => {
+                let _ = write!(s, ".endOpen({})", java_bytes(k));
+            }
+            Bound::Unbounded => {}
+        }
+        s
+    };
+    let many = |head: &str, fs: &[RowFilter]| {
+        let mut s = format!("FILTERS.{head}()");
+        for f in fs {
+            let _ = write!(s, ".filter({})", java_filter(f));
+        }
+        s
+    };
+    match f {
+        RowFilter::PassAll => "FILTERS.pass()".into(),
+        RowFilter::BlockAll => "FILTERS.block()".into(),
+        RowFilter::Sink => "FILTERS.sink()".into(),
+        RowFilter::Chain(fs) => many("chain", fs),
+        RowFilter::Interleave(fs) => many("interleave", fs),
+        RowFilter::Condition {
+            predicate,
+            true_filter,
+            false_filter,
+        } => {
+            let mut s = format!("FILTERS.condition({})", java_filter(predicate));
+            let _ = write!(
+                s,
+                ".then({})",
+                true_filter
+                    .as_ref()
+                    .map_or("FILTERS.block()".into(), |f| java_filter(f))
+            );
+            if let Some(e) = false_filter {
+                let _ = write!(s, ".otherwise({})", java_filter(e));
+            }
+            s
+        }
+        RowFilter::RowKeyRegex(r) => format!("FILTERS.key().regex({})", java_bytes(r)),
+        RowFilter::RowSample(p) => format!("FILTERS.key().sample({p})"),
+        RowFilter::FamilyNameRegex(r) => format!("FILTERS.family().regex({})", quoted(r, false)),
+        RowFilter::ColumnQualifierRegex(r) => {
+            format!("FILTERS.qualifier().regex({})", java_bytes(r))
+        }
+        RowFilter::ColumnRange { family, start, end } => range(
+            format!(
+                "FILTERS.qualifier().rangeWithinFamily({})",
+                quoted(family, false)
+            ),
+            start,
+            end,
+        ),
+        RowFilter::TimestampRange {
+            start_micros,
+            end_micros,
+        } => {
+            let mut s = format!("FILTERS.timestamp().range().startClosed({start_micros}L)");
+            if *end_micros != 0 {
+                let _ = write!(s, ".endOpen({end_micros}L)");
+            }
+            s
+        }
+        RowFilter::ValueRegex(r) => format!("FILTERS.value().regex({})", java_bytes(r)),
+        RowFilter::ValueRange { start, end } => range("FILTERS.value().range()".into(), start, end),
+        RowFilter::CellsPerRowOffset(n) => format!("FILTERS.offset().cellsPerRow({n})"),
+        RowFilter::CellsPerRowLimit(n) => format!("FILTERS.limit().cellsPerRow({n})"),
+        RowFilter::CellsPerColumnLimit(n) => format!("FILTERS.limit().cellsPerColumn({n})"),
+        RowFilter::StripValue => "FILTERS.value().strip()".into(),
+        RowFilter::ApplyLabel(l) => format!("FILTERS.label({})", quoted(l, false)),
+        RowFilter::ValueBitmask(_) => {
+            "FILTERS.pass() /* valueBitmaskFilter is a Sparsetable extension */".into()
+        }
+    }
+}
+
+const JAVA_HEADER: &str = "import static com.google.cloud.bigtable.data.v2.models.Filters.FILTERS;\n\nimport com.google.cloud.bigtable.data.v2.BigtableDataClient;\nimport com.google.cloud.bigtable.data.v2.models.*;\n\nBigtableDataClient client = BigtableDataClient.create(\"my-project\", \"my-instance\");\n";
+
+fn java_read(table: &str, r: &ReadRowsRequest) -> String {
+    let mut q = format!(
+        "Query query = Query.create(TableId.of({}))",
+        quoted(table, false)
+    );
+    for k in &r.row_set.row_keys {
+        let _ = write!(q, "\n    .rowKey({})", java_bytes(k));
+    }
+    for range in &r.row_set.row_ranges {
+        let mut s = "ByteStringRange.unbounded()".to_string();
+        match &range.start {
+            Bound::Included(k) => {
+                let _ = write!(s, ".startClosed({})", java_bytes(k));
+            }
+            Bound::Excluded(k) => {
+                let _ = write!(s, ".startOpen({})", java_bytes(k));
+            }
+            Bound::Unbounded => {}
+        }
+        match &range.end {
+            Bound::Included(k) => {
+                let _ = write!(s, ".endClosed({})", java_bytes(k));
+            }
+            Bound::Excluded(k) => {
+                let _ = write!(s, ".endOpen({})", java_bytes(k));
+            }
+            Bound::Unbounded => {}
+        }
+        let _ = write!(q, "\n    .range({s})");
+    }
+    if r.rows_limit > 0 {
+        let _ = write!(q, "\n    .limit({})", r.rows_limit);
+    }
+    if r.reversed {
+        q.push_str("\n    .reversed(true)");
+    }
+    if r.filter != RowFilter::PassAll {
+        let _ = write!(q, "\n    .filter({})", java_filter(&r.filter));
+    }
+    format!(
+        "{JAVA_HEADER}{q};\nfor (Row row : client.readRows(query)) {{\n  System.out.println(row.getKey().toStringUtf8() + \" \" + row.getCells());\n}}\n"
+    )
+}
+
+fn java_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
+    let mut m = format!(
+        "RowMutation mutation = RowMutation.create(TableId.of({}), {})",
+        quoted(table, false),
+        java_bytes(key)
+    );
+    for x in ms {
+        let _ = match x {
+            Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => write!(
+                m,
+                "\n    .setCell({}, {}, {timestamp_micros}L, {})",
+                quoted(family, false),
+                java_bytes(qualifier),
+                java_bytes(value)
+            ),
+            Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } => {
+                let q = match core::str::from_utf8(qualifier) {
+                    Ok(s) => format!("ByteString.copyFromUtf8({})", quoted(s, false)),
+                    Err(_) => java_bytes(qualifier),
+                };
+                if time_range.start_micros == 0 && time_range.end_micros.is_none() {
+                    write!(m, "\n    .deleteCells({}, {q})", quoted(family, false))
+                } else {
+                    let end = time_range
+                        .end_micros
+                        .map_or("null".to_string(), |e| format!("{e}L"));
+                    write!(
+                        m,
+                        "\n    .deleteCells({}, {q}, Range.TimestampRange.create({}L, {end}))",
+                        quoted(family, false),
+                        time_range.start_micros
+                    )
+                }
+            }
+            Mutation::DeleteFromFamily { family } => {
+                write!(m, "\n    .deleteFamily({})", quoted(family, false))
+            }
+            Mutation::DeleteFromRow => write!(m, "\n    .deleteRow()"),
+            other => write!(m, "\n    /* {other:?} */"),
+        };
+    }
+    format!("{JAVA_HEADER}{m};\nclient.mutateRow(mutation);\n")
+}
+
+// ---- Go ----
+
+fn go_filter(f: &RowFilter) -> String {
+    let list = |fs: &[RowFilter]| fs.iter().map(go_filter).collect::<Vec<_>>().join(", ");
+    let key = |b: &Bound<Vec<u8>>| match b {
+        Bound::Included(k) | Bound::Excluded(k) => go_bytes(k),
+        Bound::Unbounded => "\"\"".into(),
+    };
+    match f {
+        RowFilter::PassAll => "bigtable.PassAllFilter()".into(),
+        RowFilter::BlockAll => "bigtable.BlockAllFilter()".into(),
+        RowFilter::Sink => "bigtable.PassAllFilter() /* sink: not in the Go client */".into(),
+        RowFilter::Chain(fs) => format!("bigtable.ChainFilters({})", list(fs)),
+        RowFilter::Interleave(fs) => format!("bigtable.InterleaveFilters({})", list(fs)),
+        RowFilter::Condition {
+            predicate,
+            true_filter,
+            false_filter,
+        } => format!(
+            "bigtable.ConditionFilter({}, {}, {})",
+            go_filter(predicate),
+            true_filter.as_ref().map_or("nil".into(), |f| go_filter(f)),
+            false_filter.as_ref().map_or("nil".into(), |f| go_filter(f))
+        ),
+        RowFilter::RowKeyRegex(r) => format!("bigtable.RowKeyFilter({})", go_bytes(r)),
+        RowFilter::RowSample(p) => format!("bigtable.RowSampleFilter({p})"),
+        RowFilter::FamilyNameRegex(r) => format!("bigtable.FamilyFilter({})", quoted(r, true)),
+        RowFilter::ColumnQualifierRegex(r) => format!("bigtable.ColumnFilter({})", go_bytes(r)),
+        RowFilter::ColumnRange { family, start, end } => {
+            let note = if matches!(start, Bound::Excluded(_)) || matches!(end, Bound::Included(_)) {
+                " /* the Go client's range is [start, end) */"
+            } else {
+                ""
+            };
+            format!(
+                "bigtable.ColumnRangeFilter({}, {}, {}){note}",
+                quoted(family, true),
+                key(start),
+                key(end)
+            )
+        }
+        RowFilter::TimestampRange {
+            start_micros,
+            end_micros,
+        } => format!("bigtable.TimestampRangeFilterMicros({start_micros}, {end_micros})"),
+        RowFilter::ValueRegex(r) => format!("bigtable.ValueFilter({})", go_bytes(r)),
+        RowFilter::ValueRange { start, end } => {
+            let b = |x: &Bound<Vec<u8>>| match x {
+                Bound::Included(k) | Bound::Excluded(k) => format!("[]byte({})", go_bytes(k)),
+                Bound::Unbounded => "nil".into(),
+            };
+            format!("bigtable.ValueRangeFilter({}, {})", b(start), b(end))
+        }
+        RowFilter::CellsPerRowOffset(n) => format!("bigtable.CellsPerRowOffsetFilter({n})"),
+        RowFilter::CellsPerRowLimit(n) => format!("bigtable.CellsPerRowLimitFilter({n})"),
+        RowFilter::CellsPerColumnLimit(n) => format!("bigtable.LatestNFilter({n})"),
+        RowFilter::StripValue => "bigtable.StripValueFilter()".into(),
+        RowFilter::ApplyLabel(l) => format!("bigtable.LabelFilter({})", quoted(l, true)),
+        RowFilter::ValueBitmask(_) => {
+            "bigtable.PassAllFilter() /* valueBitmaskFilter is a Sparsetable extension */".into()
+        }
+    }
+}
+
+fn go_range(r: &RowRange) -> String {
+    let (s, sc) = match &r.start {
+        Bound::Included(k) => (go_bytes(k), true),
+        Bound::Excluded(k) => (go_bytes(k), false),
+        Bound::Unbounded => ("\"\"".into(), true),
+    };
+    let (e, ec) = match &r.end {
+        Bound::Included(k) => (go_bytes(k), true),
+        Bound::Excluded(k) => (go_bytes(k), false),
+        Bound::Unbounded => ("\"\"".into(), false),
+    };
+    let f = match (sc, ec) {
+        (true, false) => "NewClosedOpenRange",
+        (true, true) => "NewClosedRange",
+        (false, false) => "NewOpenRange",
+        (false, true) => "NewOpenClosedRange",
+    };
+    format!("bigtable.{f}({s}, {e})")
+}
+
+const GO_HEADER: &str = "import (\n\t\"context\"\n\t\"fmt\"\n\n\t\"cloud.google.com/go/bigtable\"\n)\n\nctx := context.Background()\nclient, err := bigtable.NewClient(ctx, \"my-project\", \"my-instance\")\nif err != nil {\n\tpanic(err)\n}\n";
+
+fn go_read(table: &str, r: &ReadRowsRequest) -> String {
+    let set = if r.row_set.is_all() {
+        "bigtable.InfiniteRange(\"\")".to_string()
+    } else if r.row_set.row_ranges.is_empty() {
+        let keys: Vec<_> = r.row_set.row_keys.iter().map(|k| go_bytes(k)).collect();
+        format!("bigtable.RowList{{{}}}", keys.join(", "))
+    } else {
+        let ranges: Vec<_> = r
+            .row_set
+            .row_keys
+            .iter()
+            .map(|k| format!("bigtable.NewClosedRange({0}, {0})", go_bytes(k)))
+            .chain(r.row_set.row_ranges.iter().map(go_range))
+            .collect();
+        format!("bigtable.RowRangeList{{{}}}", ranges.join(", "))
+    };
+    let mut opts = String::new();
+    if r.rows_limit > 0 {
+        let _ = write!(opts, ",\n\tbigtable.LimitRows({})", r.rows_limit);
+    }
+    if r.filter != RowFilter::PassAll {
+        let _ = write!(opts, ",\n\tbigtable.RowFilter({})", go_filter(&r.filter));
+    }
+    if r.reversed {
+        opts.push_str(",\n\tbigtable.ReverseScan()");
+    }
+    format!(
+        "{GO_HEADER}tbl := client.Open({})\nerr = tbl.ReadRows(ctx, {set}, func(row bigtable.Row) bool {{\n\tfmt.Println(row.Key(), row)\n\treturn true\n}}{opts})\n",
+        quoted(table, true)
+    )
+}
+
+fn go_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
+    let mut m = "mut := bigtable.NewMutation()\n".to_string();
+    for x in ms {
+        let _ = match x {
+            Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => writeln!(
+                m,
+                "mut.Set({}, {}, bigtable.Timestamp({timestamp_micros}), []byte({}))",
+                quoted(family, true),
+                go_bytes(qualifier),
+                go_bytes(value)
+            ),
+            Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } => {
+                if time_range.start_micros == 0 && time_range.end_micros.is_none() {
+                    writeln!(
+                        m,
+                        "mut.DeleteCellsInColumn({}, {})",
+                        quoted(family, true),
+                        go_bytes(qualifier)
+                    )
+                } else {
+                    writeln!(
+                        m,
+                        "mut.DeleteTimestampRange({}, {}, bigtable.Timestamp({}), bigtable.Timestamp({}))",
+                        quoted(family, true),
+                        go_bytes(qualifier),
+                        time_range.start_micros,
+                        time_range.end_micros.unwrap_or(0)
+                    )
+                }
+            }
+            Mutation::DeleteFromFamily { family } => {
+                writeln!(m, "mut.DeleteCellsInFamily({})", quoted(family, true))
+            }
+            Mutation::DeleteFromRow => writeln!(m, "mut.DeleteRow()"),
+            other => writeln!(m, "// {other:?}"),
+        };
+    }
+    format!(
+        "{GO_HEADER}tbl := client.Open({})\n{m}err = tbl.Apply(ctx, {}, mut)\n",
+        quoted(table, true),
+        go_bytes(key)
+    )
+}
+
+// ---- Node.js ----
+
+fn node_filter(f: &RowFilter) -> String {
+    let list = |fs: &[RowFilter]| fs.iter().map(node_filter).collect::<Vec<_>>().join(", ");
+    let bound = |b: &Bound<Vec<u8>>| match b {
+        Bound::Included(k) => Some(format!("{{value: {}, inclusive: true}}", js_bytes(k))),
+        Bound::Excluded(k) => Some(format!("{{value: {}, inclusive: false}}", js_bytes(k))),
+        Bound::Unbounded => None,
+    };
+    let range = |start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>| {
+        let mut parts = Vec::new();
+        if let Some(s) = bound(start) {
+            parts.push(format!("start: {s}"));
+        }
+        if let Some(e) = bound(end) {
+            parts.push(format!("end: {e}"));
+        }
+        parts
+    };
+    match f {
+        RowFilter::PassAll => "{all: true}".into(),
+        RowFilter::BlockAll => "{all: false}".into(),
+        RowFilter::Sink => "{sink: true}".into(),
+        RowFilter::Chain(fs) => format!("[{}]", list(fs)),
+        RowFilter::Interleave(fs) => format!("{{interleave: [{}]}}", list(fs)),
+        RowFilter::Condition {
+            predicate,
+            true_filter,
+            false_filter,
+        } => {
+            let mut s = format!("{{condition: {{test: {}", node_filter(predicate));
+            if let Some(t) = true_filter {
+                let _ = write!(s, ", pass: {}", node_filter(t));
+            }
+            if let Some(e) = false_filter {
+                let _ = write!(s, ", fail: {}", node_filter(e));
+            }
+            s + "}}"
+        }
+        RowFilter::RowKeyRegex(r) => format!("{{row: {}}}", js_bytes(r)),
+        RowFilter::RowSample(p) => format!("{{row: {{sample: {p}}}}}"),
+        RowFilter::FamilyNameRegex(r) => format!("{{family: {}}}", quoted(r, false)),
+        RowFilter::ColumnQualifierRegex(r) => format!("{{column: {}}}", js_bytes(r)),
+        RowFilter::ColumnRange { family, start, end } => {
+            let mut parts = alloc::vec![format!("family: {}", quoted(family, false))];
+            parts.extend(range(start, end));
+            format!("{{column: {{{}}}}}", parts.join(", "))
+        }
+        RowFilter::TimestampRange {
+            start_micros,
+            end_micros,
+        } => {
+            let mut s = format!("{{time: {{start: new Date({})", start_micros / 1000);
+            if *end_micros != 0 {
+                let _ = write!(s, ", end: new Date({})", end_micros / 1000);
+            }
+            s + "}}"
+        }
+        RowFilter::ValueRegex(r) => format!("{{value: {}}}", js_bytes(r)),
+        RowFilter::ValueRange { start, end } => {
+            format!("{{value: {{{}}}}}", range(start, end).join(", "))
+        }
+        RowFilter::CellsPerRowOffset(n) => format!("{{row: {{cellOffset: {n}}}}}"),
+        RowFilter::CellsPerRowLimit(n) => format!("{{row: {{cellLimit: {n}}}}}"),
+        RowFilter::CellsPerColumnLimit(n) => format!("{{column: {{cellLimit: {n}}}}}"),
+        RowFilter::StripValue => "{value: {strip: true}}".into(),
+        RowFilter::ApplyLabel(l) => format!("{{label: {}}}", quoted(l, false)),
+        RowFilter::ValueBitmask(_) => {
+            "{all: true} /* valueBitmaskFilter is a Sparsetable extension */".into()
+        }
+    }
+}
+
+const NODE_HEADER: &str = "const {Bigtable} = require(\"@google-cloud/bigtable\");\n\nconst instance = new Bigtable({projectId: \"my-project\"}).instance(\"my-instance\");\n";
+
+fn node_read(table: &str, r: &ReadRowsRequest) -> String {
+    let mut opts = Vec::new();
+    if !r.row_set.row_keys.is_empty() {
+        let keys: Vec<_> = r.row_set.row_keys.iter().map(|k| js_bytes(k)).collect();
+        opts.push(format!("keys: [{}]", keys.join(", ")));
+    }
+    if !r.row_set.row_ranges.is_empty() {
+        let ranges: Vec<_> = r
+            .row_set
+            .row_ranges
+            .iter()
+            .map(|x| {
+                let b = |b: &Bound<Vec<u8>>| match b {
+                    Bound::Included(k) => {
+                        Some(format!("{{value: {}, inclusive: true}}", js_bytes(k)))
+                    }
+                    Bound::Excluded(k) => {
+                        Some(format!("{{value: {}, inclusive: false}}", js_bytes(k)))
+                    }
+                    Bound::Unbounded => None,
+                };
+                let mut parts = Vec::new();
+                if let Some(s) = b(&x.start) {
+                    parts.push(format!("start: {s}"));
+                }
+                if let Some(e) = b(&x.end) {
+                    parts.push(format!("end: {e}"));
+                }
+                format!("{{{}}}", parts.join(", "))
+            })
+            .collect();
+        opts.push(format!("ranges: [{}]", ranges.join(", ")));
+    }
+    if r.rows_limit > 0 {
+        opts.push(format!("limit: {}", r.rows_limit));
+    }
+    if r.filter != RowFilter::PassAll {
+        opts.push(format!("filter: {}", node_filter(&r.filter)));
+    }
+    let reverse = if r.reversed {
+        "// getRows has no reversed scan: read forward and reverse\nrows.reverse();\n"
+    } else {
+        ""
+    };
+    format!(
+        "{NODE_HEADER}const table = instance.table({});\nconst [rows] = await table.getRows({{{}}});\n{reverse}for (const row of rows) console.log(row.id, row.data);\n",
+        quoted(table, false),
+        opts.join(", ")
+    )
+}
+
+fn node_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
+    let k = js_bytes(key);
+    let mut body = String::new();
+    for m in ms {
+        let _ = match m {
+            Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => writeln!(
+                body,
+                "await table.row({k}).save({{{}: {{{}: {{value: {}, timestamp: \"{timestamp_micros}\"}}}}}});",
+                quoted(family, false),
+                quoted(&utf8(qualifier), false),
+                js_bytes(value)
+            ),
+            Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } => {
+                let column = quoted(&format!("{family}:{}", utf8(qualifier)), false);
+                if time_range.start_micros == 0 && time_range.end_micros.is_none() {
+                    writeln!(body, "await table.row({k}).deleteCells([{column}]);")
+                } else {
+                    writeln!(
+                        body,
+                        "await table.mutate({{key: {k}, method: \"delete\", data: {{column: {column}, time: {{start: new Date({}), end: new Date({})}}}}}});",
+                        time_range.start_micros / 1000,
+                        time_range.end_micros.unwrap_or(0) / 1000
+                    )
+                }
+            }
+            Mutation::DeleteFromFamily { family } => writeln!(
+                body,
+                "await table.row({k}).deleteCells([{}]);",
+                quoted(family, false)
+            ),
+            Mutation::DeleteFromRow => writeln!(body, "await table.row({k}).delete();"),
+            other => writeln!(body, "// {other:?}"),
+        };
+    }
+    format!(
+        "{NODE_HEADER}const table = instance.table({});\n{body}",
+        quoted(table, false)
+    )
+}
+
+// ---- cbt ----
+
+const CBT: &str = "cbt -project my-project -instance my-instance";
+
+/// The `read` flags a filter maps to, or `None` when `cbt` cannot express it.
+fn cbt_filter_flags(f: &RowFilter, flags: &mut Vec<String>) -> bool {
+    match f {
+        RowFilter::PassAll => true,
+        // Every member of a chain applies: map all that can be, report if any cannot.
+        RowFilter::Chain(fs) => {
+            // Not `all`: it would stop at the first unmapped member and drop later flags.
+            let mapped: Vec<bool> = fs.iter().map(|f| cbt_filter_flags(f, flags)).collect();
+            mapped.into_iter().all(|ok| ok)
+        }
+        RowFilter::RowKeyRegex(r) => {
+            flags.push(format!("regex={}", sh(&utf8(r))));
+            true
+        }
+        RowFilter::CellsPerColumnLimit(n) => {
+            flags.push(format!("cells-per-column={n}"));
+            true
+        }
+        _ => false,
+    }
+}
+
+fn cbt_read(table: &str, r: &ReadRowsRequest) -> String {
+    let mut notes = Vec::new();
+    let set = &r.row_set;
+    let mut flags = Vec::new();
+    if set.row_keys.len() == 1 && set.row_ranges.is_empty() && r.filter == RowFilter::PassAll {
+        return format!(
+            "{CBT} lookup {} {}\n",
+            sh(table),
+            sh(&utf8(&set.row_keys[0]))
+        );
+    }
+    if !set.row_keys.is_empty() {
+        notes.push("cbt read takes no list of row keys: use one lookup per key");
+    }
+    match set.row_ranges.as_slice() {
+        [] => {}
+        [range] => {
+            let prefix_of = |start: &[u8]| {
+                sparsetable::RowRange::prefix(start.to_vec()) == *range && !start.is_empty()
+            };
+            match (&range.start, &range.end) {
+                (Bound::Included(s), _) if prefix_of(s) => {
+                    flags.push(format!("prefix={}", sh(&utf8(s))));
+                }
+                (start, end) => {
+                    match start {
+                        Bound::Included(s) => flags.push(format!("start={}", sh(&utf8(s)))),
+                        Bound::Excluded(_) => notes.push("cbt's start= is inclusive"),
+                        Bound::Unbounded => {}
+                    }
+                    match end {
+                        Bound::Excluded(e) => flags.push(format!("end={}", sh(&utf8(e)))),
+                        Bound::Included(_) => notes.push("cbt's end= is exclusive"),
+                        Bound::Unbounded => {}
+                    }
+                }
+            }
+        }
+        _ => notes.push("cbt read takes one range: run one read per range"),
+    }
+    if !cbt_filter_flags(&r.filter, &mut flags) {
+        notes.push("cbt cannot express this filter (only regex= and cells-per-column=)");
+    }
+    if r.rows_limit > 0 {
+        flags.push(format!("count={}", r.rows_limit));
+    }
+    if r.reversed {
+        notes.push("cbt has no reversed reads");
+    }
+    let mut out = String::new();
+    for n in notes {
+        let _ = writeln!(out, "# {n}");
+    }
+    let _ = write!(out, "{CBT} read {}", sh(table));
+    for f in flags {
+        let _ = write!(out, " {f}");
+    }
+    out.push('\n');
+    out
+}
+
+fn cbt_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
+    let (t, k) = (sh(table), sh(&utf8(key)));
+    let mut out = String::new();
+    for m in ms {
+        let _ = match m {
+            Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => writeln!(
+                out,
+                "{CBT} set {t} {k} {}",
+                sh(&format!(
+                    "{family}:{}={}@{timestamp_micros}",
+                    utf8(qualifier),
+                    utf8(value)
+                ))
+            ),
+            Mutation::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } => {
+                if time_range.start_micros != 0 || time_range.end_micros.is_some() {
+                    writeln!(
+                        out,
+                        "# cbt deletes whole columns; it cannot delete one version"
+                    )
+                } else {
+                    writeln!(
+                        out,
+                        "{CBT} deletecolumn {t} {k} {} {}",
+                        sh(family),
+                        sh(&utf8(qualifier))
+                    )
+                }
+            }
+            Mutation::DeleteFromFamily { family } => writeln!(
+                out,
+                "# cbt cannot delete one family of a row (its deletefamily drops {} from the table)",
+                sh(family)
+            ),
+            Mutation::DeleteFromRow => writeln!(out, "{CBT} deleterow {t} {k}"),
+            other => writeln!(out, "# {other:?}"),
+        };
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sparsetable::{RowSet, TimestampRange};
+
+    fn code(snippets: &[Snippet], lang: Lang) -> &str {
+        &snippets.iter().find(|s| s.lang == lang).unwrap().code
+    }
+
+    fn prefix_read() -> ReadRowsRequest {
+        ReadRowsRequest {
+            row_set: RowSet {
+                row_keys: Vec::new(),
+                row_ranges: alloc::vec![RowRange::prefix(b"user#".to_vec())],
+            },
+            filter: RowFilter::Chain(alloc::vec![
+                RowFilter::FamilyNameRegex("cf".into()),
+                RowFilter::CellsPerColumnLimit(1),
+            ]),
+            rows_limit: 10,
+            reversed: false,
+        }
+    }
+
+    #[test]
+    fn a_prefix_read_with_a_chain_in_every_language() {
+        let s = read_snippets("users", &prefix_read());
+        assert_eq!(s.len(), Lang::ALL.len());
+        let py = code(&s, Lang::PythonGoogle);
+        assert!(py.starts_with("from google.cloud.bigtable.data import BigtableDataClient, ReadRowsQuery, RowRange, row_filters\n"), "{py}");
+        assert!(py.contains("query = ReadRowsQuery(row_ranges=[RowRange(start_key=b\"user#\", end_key=b\"user$\")], limit=10, row_filter=row_filters.RowFilterChain(filters=[row_filters.FamilyNameRegexFilter(\"cf\"), row_filters.CellsColumnLimitFilter(1)]))"), "{py}");
+        let st = code(&s, Lang::PythonSparsetable);
+        assert!(st.starts_with("from sparsetable import BigtableDataClient, CellsColumnLimitFilter, FamilyNameRegexFilter, ReadRowsQuery, RowFilterChain, RowRange\n"), "{st}");
+        assert!(code(&s, Lang::Java).contains(".range(ByteStringRange.unbounded().startClosed(\"user#\").endOpen(\"user$\"))\n    .limit(10)\n    .filter(FILTERS.chain().filter(FILTERS.family().regex(\"cf\")).filter(FILTERS.limit().cellsPerColumn(1)))"));
+        assert!(code(&s, Lang::Go).contains("tbl.ReadRows(ctx, bigtable.RowRangeList{bigtable.NewClosedOpenRange(\"user#\", \"user$\")}"));
+        assert!(code(&s, Lang::Go).contains("bigtable.RowFilter(bigtable.ChainFilters(bigtable.FamilyFilter(\"cf\"), bigtable.LatestNFilter(1)))"));
+        assert!(code(&s, Lang::Node).contains("await table.getRows({ranges: [{start: {value: \"user#\", inclusive: true}, end: {value: \"user$\", inclusive: false}}], limit: 10, filter: [{family: \"cf\"}, {column: {cellLimit: 1}}]})"));
+        // cbt has no family filter: it says so rather than dropping it.
+        assert_eq!(
+            code(&s, Lang::Cbt),
+            "# cbt cannot express this filter (only regex= and cells-per-column=)\ncbt -project my-project -instance my-instance read users prefix=user# cells-per-column=1 count=10\n"
+        );
+    }
+
+    #[test]
+    fn cbt_reads_map_to_its_flags_and_lookup() {
+        let r = ReadRowsRequest {
+            row_set: RowSet {
+                row_keys: Vec::new(),
+                row_ranges: alloc::vec![RowRange {
+                    start: Bound::Included(b"a".to_vec()),
+                    end: Bound::Excluded(b"m".to_vec()),
+                }],
+            },
+            filter: RowFilter::RowKeyRegex(b"a.*".to_vec()),
+            ..ReadRowsRequest::default()
+        };
+        assert_eq!(
+            cbt_read("t", &r),
+            "cbt -project my-project -instance my-instance read t start=a end=m regex='a.*'\n"
+        );
+        let one = ReadRowsRequest {
+            row_set: RowSet::single(b"k 1".to_vec()),
+            ..ReadRowsRequest::default()
+        };
+        assert_eq!(
+            cbt_read("t", &one),
+            "cbt -project my-project -instance my-instance lookup t 'k 1'\n"
+        );
+    }
+
+    #[test]
+    fn writes_and_deletes_in_every_language() {
+        let ms = [
+            Mutation::set_cell("cf", b"q".to_vec(), 1_000, b"v\xff".to_vec()),
+            Mutation::DeleteFromColumn {
+                family: "cf".into(),
+                qualifier: b"q".to_vec(),
+                time_range: TimestampRange {
+                    start_micros: 1_000,
+                    end_micros: Some(2_000),
+                },
+            },
+            Mutation::DeleteFromFamily {
+                family: "meta".into(),
+            },
+            Mutation::DeleteFromRow,
+        ];
+        let s = write_snippets("t", b"r1", &ms);
+        assert!(code(&s, Lang::PythonGoogle).contains("table.mutate_row(b\"r1\", [mutations.SetCell(\"cf\", b\"q\", b\"v\\xff\", timestamp_micros=1000), mutations.DeleteRangeFromColumn(\"cf\", b\"q\", start_timestamp_micros=1000, end_timestamp_micros=2000), mutations.DeleteAllFromFamily(\"meta\"), mutations.DeleteAllFromRow()])"));
+        assert!(code(&s, Lang::Java).contains(".setCell(\"cf\", \"q\", 1000L, ByteString.copyFrom(new byte[] {(byte) 118, (byte) 255}))\n    .deleteCells(\"cf\", ByteString.copyFromUtf8(\"q\"), Range.TimestampRange.create(1000L, 2000L))\n    .deleteFamily(\"meta\")\n    .deleteRow();"));
+        assert!(code(&s, Lang::Go).contains("mut.Set(\"cf\", \"q\", bigtable.Timestamp(1000), []byte(\"v\\xff\"))\nmut.DeleteTimestampRange(\"cf\", \"q\", bigtable.Timestamp(1000), bigtable.Timestamp(2000))\nmut.DeleteCellsInFamily(\"meta\")\nmut.DeleteRow()\nerr = tbl.Apply(ctx, \"r1\", mut)"));
+        assert!(code(&s, Lang::Node).contains("await table.row(\"r1\").save({\"cf\": {\"q\": {value: Buffer.from(\"76ff\", \"hex\"), timestamp: \"1000\"}}});"));
+        assert!(code(&s, Lang::Node).contains("await table.row(\"r1\").delete();"));
+        let cbt = code(&s, Lang::Cbt);
+        assert!(cbt.contains("# cbt deletes whole columns; it cannot delete one version\n"));
+        assert!(cbt.ends_with("cbt -project my-project -instance my-instance deleterow t r1\n"));
+    }
+
+    #[test]
+    fn literals_escape_what_each_language_needs() {
+        assert_eq!(py_bytes(b"a\"\\\x00\xff"), "b\"a\\\"\\\\\\x00\\xff\"");
+        assert_eq!(quoted("é\"", false), "\"\\u00e9\\\"\"");
+        assert_eq!(quoted("é", true), "\"\\xc3\\xa9\"");
+        assert_eq!(sh("a b'c"), "'a b'\\''c'");
+        assert_eq!(sh("cf:q=v@1"), "cf:q=v@1");
+    }
+
+    #[test]
+    fn every_filter_kind_has_a_form_in_every_client_language() {
+        let every = RowFilter::Condition {
+            predicate: alloc::boxed::Box::new(RowFilter::Interleave(alloc::vec![
+                RowFilter::RowSample(0.5),
+                RowFilter::ColumnQualifierRegex(b"q".to_vec()),
+                RowFilter::ValueRegex(b"v".to_vec()),
+            ])),
+            true_filter: Some(alloc::boxed::Box::new(RowFilter::Chain(alloc::vec![
+                RowFilter::ColumnRange {
+                    family: "cf".into(),
+                    start: Bound::Included(b"a".to_vec()),
+                    end: Bound::Excluded(b"b".to_vec()),
+                },
+                RowFilter::TimestampRange {
+                    start_micros: 1_000,
+                    end_micros: 2_000,
+                },
+                RowFilter::ValueRange {
+                    start: Bound::Unbounded,
+                    end: Bound::Included(b"z".to_vec()),
+                },
+                RowFilter::CellsPerRowOffset(1),
+                RowFilter::CellsPerRowLimit(2),
+                RowFilter::StripValue,
+                RowFilter::ApplyLabel("l".into()),
+            ]))),
+            false_filter: Some(alloc::boxed::Box::new(RowFilter::BlockAll)),
+        };
+        let r = ReadRowsRequest {
+            filter: every,
+            ..ReadRowsRequest::default()
+        };
+        let s = read_snippets("t", &r);
+        let py = code(&s, Lang::PythonGoogle);
+        for name in [
+            "ConditionalRowFilter(",
+            "RowFilterUnion(",
+            "RowSampleFilter(0.5)",
+            "ColumnRangeFilter(\"cf\", start_qualifier=b\"a\", end_qualifier=b\"b\", inclusive_start=True, inclusive_end=False)",
+            "TimestampRangeFilter(start=datetime.fromtimestamp(0.001000, timezone.utc), end=datetime.fromtimestamp(0.002000, timezone.utc))",
+            "ValueRangeFilter(start_value=None, end_value=b\"z\", inclusive_start=True, inclusive_end=True)",
+            "CellsRowOffsetFilter(1)",
+            "CellsRowLimitFilter(2)",
+            "StripValueTransformerFilter(True)",
+            "ApplyLabelFilter(\"l\")",
+            "false_filter=row_filters.BlockAllFilter(True)",
+        ] {
+            assert!(py.contains(name), "{name} in {py}");
+        }
+        assert!(py.starts_with("from datetime import datetime, timezone\n"));
+        let java = code(&s, Lang::Java);
+        assert!(java
+            .contains("FILTERS.condition(FILTERS.interleave().filter(FILTERS.key().sample(0.5))"));
+        assert!(java.contains(".otherwise(FILTERS.block())"));
+        assert!(code(&s, Lang::Go).contains("bigtable.ConditionFilter(bigtable.InterleaveFilters("));
+        assert!(code(&s, Lang::Node).contains("{condition: {test: {interleave: [{row: {sample: 0.5}}, {column: \"q\"}, {value: \"v\"}]}, pass: [{column: {family: \"cf\", start: {value: \"a\", inclusive: true}, end: {value: \"b\", inclusive: false}}}, {time: {start: new Date(1), end: new Date(2)}}"));
+    }
+}

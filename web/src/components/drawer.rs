@@ -1,0 +1,85 @@
+//! The versions drawer: every stored version of one cell, newest first, with its timestamp
+//! (also as a date) and its value as text, hex, and int64 when it is 8 bytes. Versions the
+//! family's GC rule hides from reads are greyed with the rule that hides them, as the engine
+//! reports it (`Database::read_row_versions`). Deletes of a version, the column, the family
+//! from the row, and the row start here.
+
+use yew::prelude::*;
+
+use super::clock::iso;
+use crate::codegen::hex;
+use crate::state::{as_int64, display_bytes, Action, Drawer};
+
+/// Props of [`VersionsDrawer`].
+#[derive(Properties, PartialEq)]
+pub struct DrawerProps {
+    /// The open drawer.
+    pub drawer: Drawer,
+    /// Receives the deletes and `CloseDrawer`.
+    pub on_action: Callback<Action>,
+}
+
+/// The drawer.
+#[function_component(VersionsDrawer)]
+pub fn versions_drawer(props: &DrawerProps) -> Html {
+    let d = &props.drawer;
+    let emit = |action: Action| {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_| on_action.emit(action.clone()))
+    };
+    let column = format!("{}:{}", d.family, display_bytes(&d.qualifier));
+    html! {
+        <aside class="drawer card" data-testid="drawer" aria-label={format!("Versions of {column}")}>
+            <div class="drawer-head">
+                <h2>
+                    { "Versions of " }<code>{ &column }</code>
+                    { " in row " }<code>{ display_bytes(&d.row_key) }</code>
+                </h2>
+                <button type="button" class="ghost" data-testid="drawer-close" aria-label="Close versions"
+                    onclick={emit(Action::CloseDrawer)}>{ "×" }</button>
+            </div>
+            <p class="muted" data-testid="drawer-rule">{ format!("GC rule of {}: {}", d.family, if d.rule.is_empty() { "none" } else { &d.rule }) }</p>
+            if d.versions.is_empty() {
+                <p class="hint">{ "No stored versions." }</p>
+            }
+            <ol class="versions-list">
+                { for d.versions.iter().map(|v| {
+                    let del = emit(Action::DeleteCellVersion {
+                        row_key: d.row_key.clone(), family: d.family.clone(),
+                        qualifier: d.qualifier.clone(), timestamp_micros: v.timestamp_micros,
+                    });
+                    html! {
+                        <li class={classes!("version", v.hidden_by.is_some().then_some("hidden"))}
+                            data-testid="version" data-hidden={v.hidden_by.is_some().to_string()}>
+                            <div class="version-time">
+                                <code data-testid="version-timestamp">{ v.timestamp_micros }</code>
+                                <span class="muted">{ iso(v.timestamp_micros) }</span>
+                            </div>
+                            <dl class="version-value">
+                                <dt>{ "text" }</dt><dd data-testid="version-text">{ display_bytes(&v.value) }</dd>
+                                <dt>{ "hex" }</dt><dd><code>{ hex(&v.value) }</code></dd>
+                                if let Some(n) = as_int64(&v.value) {
+                                    <dt>{ "int64" }</dt><dd data-testid="version-int64">{ n }</dd>
+                                }
+                            </dl>
+                            if let Some(why) = &v.hidden_by {
+                                <p class="hidden-by" data-testid="version-hidden-by">{ format!("Hidden by GC: {why}") }</p>
+                            }
+                            <button type="button" class="ghost" onclick={del}
+                                aria-label={format!("Delete the version at {}", v.timestamp_micros)}>{ "Delete version" }</button>
+                        </li>
+                    }
+                }) }
+            </ol>
+            <div class="drawer-actions">
+                <button type="button" class="ghost" data-testid="delete-column" onclick={emit(Action::DeleteColumn {
+                    row_key: d.row_key.clone(), family: d.family.clone(), qualifier: d.qualifier.clone(),
+                })}>{ "Delete column" }</button>
+                <button type="button" class="ghost" data-testid="delete-family" onclick={emit(Action::DeleteFamilyFromRow {
+                    row_key: d.row_key.clone(), family: d.family.clone(),
+                })}>{ format!("Delete family {} from row", d.family) }</button>
+                <button type="button" class="ghost" data-testid="delete-row" onclick={emit(Action::DeleteRow(d.row_key.clone()))}>{ "Delete row" }</button>
+            </div>
+        </aside>
+    }
+}

@@ -1,0 +1,235 @@
+//! The grid's data: the selected table's rows as read, kept up to date one row at a time.
+//!
+//! A full build reads the table once (on selecting a table, after a GC rule change or a bulk
+//! load); a write or delete then re-reads only its row and splices it in
+//! ([`GridData::upsert_row`]), so a write costs a binary search and one row read whatever the
+//! table's size. Invariants: `rows` are sorted by key with no duplicates and no empty rows;
+//! column ids index `columns`, are append-only (a column never changes id), and each row's
+//! cells are sorted by column id; `families` lists every column id once, in display order
+//! (families in creation order, qualifiers ascending).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use sparsetable::Row;
+
+extern crate alloc;
+
+/// The newest cell of one column of one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellSummary {
+    /// The newest value.
+    pub value: Vec<u8>,
+    /// Its timestamp.
+    pub timestamp_micros: i64,
+    /// How many versions the column holds (after GC).
+    pub versions: usize,
+}
+
+/// The columns of one family that hold (or held) cells, in display order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FamilyColumns {
+    /// The family.
+    pub family: String,
+    /// Column ids (indexes into [`GridData::columns`]), qualifiers ascending.
+    pub columns: Vec<usize>,
+}
+
+/// One row of the grid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridRow {
+    /// The row key.
+    pub key: Vec<u8>,
+    /// `(column id, newest cell)`, sorted by column id.
+    pub cells: Vec<(usize, CellSummary)>,
+}
+
+impl GridRow {
+    /// The row's cell in a column, if it has one.
+    pub fn cell(&self, column: usize) -> Option<&CellSummary> {
+        self.cells
+            .binary_search_by_key(&column, |(c, _)| *c)
+            .ok()
+            .map(|i| &self.cells[i].1)
+    }
+}
+
+/// The selected table laid out as a grid.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GridData {
+    /// Every column seen, by id: `(family, qualifier)`.
+    pub columns: Vec<(String, Vec<u8>)>,
+    /// The table's families in creation order (also those without cells) with their columns.
+    pub families: Vec<FamilyColumns>,
+    /// The rows, in key order.
+    pub rows: Vec<GridRow>,
+}
+
+impl GridData {
+    /// An empty grid with the table's families.
+    pub fn new(families: &[String]) -> Self {
+        GridData {
+            columns: Vec::new(),
+            families: families
+                .iter()
+                .map(|f| FamilyColumns {
+                    family: f.clone(),
+                    columns: Vec::new(),
+                })
+                .collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// A grid of `rows` (in key order, as a read returns them).
+    pub fn build(families: &[String], rows: impl IntoIterator<Item = Row>) -> Self {
+        let mut grid = GridData::new(families);
+        for row in rows {
+            let cells = grid.summarise(&row);
+            if !cells.is_empty() {
+                grid.rows.push(GridRow {
+                    key: row.key,
+                    cells,
+                });
+            }
+        }
+        grid
+    }
+
+    /// Every `(family, qualifier)` column, in display order.
+    pub fn display_columns(&self) -> Vec<(&str, &[u8])> {
+        self.families
+            .iter()
+            .flat_map(|f| f.columns.iter())
+            .map(|&id| (self.columns[id].0.as_str(), self.columns[id].1.as_slice()))
+            .collect()
+    }
+
+    /// Where a row key is (`Ok`) or would go (`Err`).
+    pub fn position(&self, key: &[u8]) -> Result<usize, usize> {
+        self.rows.binary_search_by(|r| r.key.as_slice().cmp(key))
+    }
+
+    /// Replaces one row with what a read of it returned (`None`: the row is gone).
+    pub fn upsert_row(&mut self, key: &[u8], row: Option<Row>) {
+        let cells = row.map(|r| self.summarise(&r)).unwrap_or_default();
+        match (self.position(key), cells.is_empty()) {
+            (Ok(i), true) => {
+                self.rows.remove(i);
+            }
+            (Ok(i), false) => self.rows[i].cells = cells,
+            (Err(_), true) => {}
+            (Err(i), false) => self.rows.insert(
+                i,
+                GridRow {
+                    key: key.to_vec(),
+                    cells,
+                },
+            ),
+        }
+    }
+
+    /// The id of a column, added (in display order) if new.
+    fn column_id(&mut self, family: &str, qualifier: &[u8]) -> usize {
+        let at = match self.families.iter().position(|f| f.family == family) {
+            Some(at) => at,
+            None => {
+                self.families.push(FamilyColumns {
+                    family: family.into(),
+                    columns: Vec::new(),
+                });
+                self.families.len() - 1
+            }
+        };
+        let columns = &self.columns;
+        let found = self.families[at]
+            .columns
+            .binary_search_by(|&id| columns[id].1.as_slice().cmp(qualifier));
+        match found {
+            Ok(i) => self.families[at].columns[i],
+            Err(i) => {
+                let id = self.columns.len();
+                self.columns.push((family.into(), qualifier.to_vec()));
+                self.families[at].columns.insert(i, id);
+                id
+            }
+        }
+    }
+
+    /// A row's newest cell per column, sorted by column id.
+    fn summarise(&mut self, row: &Row) -> Vec<(usize, CellSummary)> {
+        let mut out: Vec<(usize, CellSummary)> = Vec::new();
+        let mut last: Option<(&str, &[u8])> = None;
+        for cell in &row.cells {
+            let column = (cell.family.as_str(), cell.qualifier.as_slice());
+            if last == Some(column) {
+                // Cells come newest first within a column: later ones are older versions.
+                if let Some((_, s)) = out.last_mut() {
+                    s.versions += 1;
+                }
+                continue;
+            }
+            last = Some(column);
+            let id = self.column_id(column.0, column.1);
+            out.push((
+                id,
+                CellSummary {
+                    value: cell.value.clone(),
+                    timestamp_micros: cell.timestamp_micros,
+                    versions: 1,
+                },
+            ));
+        }
+        out.sort_by_key(|(id, _)| *id);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sparsetable::Cell;
+
+    fn row(key: &str, cells: &[(&str, &str, i64, &str)]) -> Row {
+        Row {
+            key: key.as_bytes().to_vec(),
+            cells: cells
+                .iter()
+                .map(|(f, q, ts, v)| Cell {
+                    family: (*f).into(),
+                    qualifier: q.as_bytes().to_vec(),
+                    timestamp_micros: *ts,
+                    value: v.as_bytes().to_vec(),
+                    labels: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn upserts_keep_rows_sorted_and_columns_in_display_order() {
+        let families = ["cf".to_string(), "meta".to_string()];
+        let mut g = GridData::build(&families, [row("b", &[("cf", "z", 2, "1")])]);
+        g.upsert_row(
+            b"a",
+            Some(row("a", &[("meta", "x", 1, "2"), ("cf", "a", 1, "3")])),
+        );
+        g.upsert_row(
+            b"c",
+            Some(row("c", &[("cf", "z", 5, "new"), ("cf", "z", 4, "old")])),
+        );
+        let keys: Vec<_> = g.rows.iter().map(|r| r.key.as_slice()).collect();
+        assert_eq!(keys, [&b"a"[..], b"b", b"c"]);
+        assert_eq!(
+            g.display_columns(),
+            [("cf", &b"a"[..]), ("cf", b"z"), ("meta", b"x")]
+        );
+        let z = g.families[0].columns[1];
+        assert_eq!(g.rows[2].cell(z).unwrap().versions, 2);
+        assert_eq!(g.rows[2].cell(z).unwrap().value, b"new");
+        g.upsert_row(b"b", None);
+        g.upsert_row(b"zz", None);
+        let keys: Vec<_> = g.rows.iter().map(|r| r.key.as_slice()).collect();
+        assert_eq!(keys, [&b"a"[..], b"c"]);
+    }
+}
