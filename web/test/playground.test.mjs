@@ -220,7 +220,7 @@ test("versions drawer: every version, the ones max versions hides greyed with th
 
   // Delete the newest version. Each rule change first compacted under the old rule, so the
   // older versions are gone for good: the row goes with its last version.
-  await drawer.getByTestId("version").first().getByRole("button", { name: /Delete the version/ }).click();
+  await drawer.getByTestId("version").first().getByRole("button", { name: /Delete version/ }).click();
   await page.getByTestId("no-rows").waitFor();
   await writeCell("r1", "cf", "q", "again");
   await writeCell("r1", "cf", "other", "x");

@@ -66,7 +66,7 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
                                 <p class="hidden-by" data-testid="version-hidden-by">{ format!("Hidden by GC: {why}") }</p>
                             }
                             <button type="button" class="ghost" onclick={del}
-                                aria-label={format!("Delete the version at {}", v.timestamp_micros)}>{ "Delete version" }</button>
+                                aria-label={format!("Delete version {}", v.timestamp_micros)}>{ "Delete version" }</button>
                         </li>
                     }
                 }) }
