@@ -216,18 +216,22 @@ impl RowSet {
             .filter(|r| !r.is_empty())
             .collect();
         ranges.sort_by(|a, b| cmp_start(&a.start, &b.start));
-        let mut merged: Vec<RowRange> = Vec::with_capacity(ranges.len());
-        for r in ranges {
-            match merged.last_mut() {
-                Some(last) if overlaps_or_touches(&last.end, &r.start) => {
-                    if cmp_end(&r.end, &last.end) == core::cmp::Ordering::Greater {
-                        last.end = r.end;
-                    }
+        // Merged in place (no second vector: a point read normalises one range per read):
+        // `ranges[..kept]` are the merged ranges so far, and each later range either
+        // extends the last of them or becomes the next one.
+        let mut kept = 0;
+        for i in 0..ranges.len() {
+            if kept > 0 && overlaps_or_touches(&ranges[kept - 1].end, &ranges[i].start) {
+                if cmp_end(&ranges[i].end, &ranges[kept - 1].end) == core::cmp::Ordering::Greater {
+                    ranges[kept - 1].end = core::mem::replace(&mut ranges[i].end, Bound::Unbounded);
                 }
-                _ => merged.push(r),
+            } else {
+                ranges.swap(kept, i);
+                kept += 1;
             }
         }
-        merged
+        ranges.truncate(kept);
+        ranges
     }
 }
 

@@ -8,6 +8,7 @@
 
 use alloc::format;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::error::quoted;
@@ -106,8 +107,18 @@ impl Default for TabletOptions {
 /// replaces its settings in place (an update keeps the family's position);
 /// [`Families::remove`] closes the gap, so a family created again goes last. Equality
 /// compares the order too.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Cloning is cheap: clones share one copy until one of them changes (copy on write). Every
+/// read stream takes the table's families with its view, so a clone must not cost an
+/// allocation per family.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Families {
+    inner: Arc<FamilyList>,
+}
+
+/// The shared part of [`Families`].
+#[derive(Clone, PartialEq, Eq)]
+struct FamilyList {
     /// Name and settings, in creation order.
     entries: Vec<(String, ColumnFamily)>,
     /// Indexes into `entries`, sorted by name: the lookup index.
@@ -116,12 +127,22 @@ pub struct Families {
     name_ordered: bool,
 }
 
+impl core::fmt::Debug for Families {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map()
+            .entries(self.inner.entries.iter().map(|(n, c)| (n, c)))
+            .finish()
+    }
+}
+
 impl Default for Families {
     fn default() -> Self {
         Families {
-            entries: Vec::new(),
-            by_name: Vec::new(),
-            name_ordered: true,
+            inner: Arc::new(FamilyList {
+                entries: Vec::new(),
+                by_name: Vec::new(),
+                name_ordered: true,
+            }),
         }
     }
 }
@@ -134,40 +155,42 @@ impl Families {
 
     /// How many families there are.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.inner.entries.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.inner.entries.is_empty()
     }
 
     /// Where `name` sits in `by_name`: found at, or to be inserted at.
     fn search(&self, name: &str) -> core::result::Result<usize, usize> {
-        self.by_name
-            .binary_search_by(|&i| self.entries[i].0.as_str().cmp(name))
+        let list = &*self.inner;
+        list.by_name
+            .binary_search_by(|&i| list.entries[i].0.as_str().cmp(name))
     }
 
     /// The family's creation rank: 0 for the oldest family. `None` if absent.
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.search(name).ok().map(|at| self.by_name[at])
+        self.search(name).ok().map(|at| self.inner.by_name[at])
     }
 
     /// The named family's settings.
     pub fn get(&self, name: &str) -> Option<&ColumnFamily> {
-        self.position(name).map(|i| &self.entries[i].1)
+        self.position(name).map(|i| &self.inner.entries[i].1)
     }
 
     /// The named family's stored name and settings: the name borrowed from the schema, for
     /// a caller that must keep it longer than its own argument.
     pub fn get_key_value(&self, name: &str) -> Option<(&str, &ColumnFamily)> {
         self.position(name)
-            .map(|i| (self.entries[i].0.as_str(), &self.entries[i].1))
+            .map(|i| (self.inner.entries[i].0.as_str(), &self.inner.entries[i].1))
     }
 
     /// The named family's settings, to change in place.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut ColumnFamily> {
-        self.position(name).map(|i| &mut self.entries[i].1)
+        let i = self.position(name)?;
+        Some(&mut Arc::make_mut(&mut self.inner).entries[i].1)
     }
 
     /// Whether the family exists.
@@ -178,15 +201,17 @@ impl Families {
     /// Adds a family after every existing one, or replaces an existing family's settings in
     /// place (its position unchanged); returns the settings replaced.
     pub fn insert(&mut self, name: String, family: ColumnFamily) -> Option<ColumnFamily> {
-        match self.search(&name) {
+        let found = self.search(&name);
+        let list = Arc::make_mut(&mut self.inner);
+        match found {
             Ok(at) => Some(core::mem::replace(
-                &mut self.entries[self.by_name[at]].1,
+                &mut list.entries[list.by_name[at]].1,
                 family,
             )),
             Err(at) => {
-                self.by_name.insert(at, self.entries.len());
-                self.entries.push((name, family));
-                self.name_ordered &= at + 1 == self.by_name.len();
+                list.by_name.insert(at, list.entries.len());
+                list.entries.push((name, family));
+                list.name_ordered &= at + 1 == list.by_name.len();
                 None
             }
         }
@@ -195,35 +220,36 @@ impl Families {
     /// Removes a family; the ones created after it move up one place.
     pub fn remove(&mut self, name: &str) -> Option<ColumnFamily> {
         let at = self.search(name).ok()?;
-        let index = self.by_name.remove(at);
-        for i in &mut self.by_name {
+        let list = Arc::make_mut(&mut self.inner);
+        let index = list.by_name.remove(at);
+        for i in &mut list.by_name {
             if *i > index {
                 *i -= 1;
             }
         }
-        self.name_ordered = self.by_name.iter().enumerate().all(|(rank, &i)| rank == i);
-        Some(self.entries.remove(index).1)
+        list.name_ordered = list.by_name.iter().enumerate().all(|(rank, &i)| rank == i);
+        Some(list.entries.remove(index).1)
     }
 
     /// Names and settings in creation order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&String, &ColumnFamily)> {
-        self.entries.iter().map(|(n, f)| (n, f))
+        self.inner.entries.iter().map(|(n, f)| (n, f))
     }
 
     /// Names in creation order.
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &String> {
-        self.entries.iter().map(|(n, _)| n)
+        self.inner.entries.iter().map(|(n, _)| n)
     }
 
     /// Settings in creation order.
     pub fn values(&self) -> impl ExactSizeIterator<Item = &ColumnFamily> {
-        self.entries.iter().map(|(_, f)| f)
+        self.inner.entries.iter().map(|(_, f)| f)
     }
 
     /// Whether creation order is name order, so rows need no regrouping (the common case:
     /// one family, or families created in name order).
     pub fn is_name_ordered(&self) -> bool {
-        self.name_ordered
+        self.inner.name_ordered
     }
 }
 
@@ -254,7 +280,7 @@ impl<'a> IntoIterator for &'a Families {
         fn(&'a (String, ColumnFamily)) -> (&'a String, &'a ColumnFamily),
     >;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|(n, f)| (n, f))
+        self.inner.entries.iter().map(|(n, f)| (n, f))
     }
 }
 
@@ -262,7 +288,11 @@ impl IntoIterator for Families {
     type Item = (String, ColumnFamily);
     type IntoIter = alloc::vec::IntoIter<(String, ColumnFamily)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+        // The entries themselves when this is the only copy, else a copy of them.
+        Arc::try_unwrap(self.inner)
+            .unwrap_or_else(|shared| (*shared).clone())
+            .entries
+            .into_iter()
     }
 }
 

@@ -48,7 +48,7 @@ pub(crate) struct CompactionJob {
     pub(crate) range: Range<usize>,
     pub(crate) kind: CompactionKind,
     pub(crate) config: TableConfig,
-    pub(crate) epochs: BTreeMap<String, u64>,
+    pub(crate) epochs: Arc<BTreeMap<String, u64>>,
     pub(crate) now_micros: i64,
     pub(crate) store: Option<Arc<RunStore>>,
 }

@@ -78,8 +78,9 @@ struct Position {
     /// past each row read; reversed, `upper` moves down to it.
     lower: Option<Vec<u8>>,
     upper: Option<Vec<u8>>,
-    /// The range is a single row: point reads skip sources a bloom filter rules out.
-    point: Option<Vec<u8>>,
+    /// The range (the first of `RowStream::ranges`) is a single row: point reads skip
+    /// sources a bloom filter rules out.
+    point: bool,
 }
 
 /// The rows of a read, produced one at a time. Owns its snapshot of the table: it
@@ -110,6 +111,10 @@ pub struct RowStream {
     rows_scanned: u64,
     cells_scanned: u64,
     last_scanned: Option<Vec<u8>>,
+    /// The last row scanned is the last row examined, so `last_scanned` was not copied
+    /// from `last_examined` (a point read's row, or the end of a read): the copy is made
+    /// only if the stream examines another row.
+    scanned_is_examined: bool,
     /// No row is left to examine.
     exhausted: bool,
     /// Bytes (keys, qualifiers, values) of the cells examined, before filters.
@@ -167,6 +172,7 @@ impl RowStream {
             rows_scanned: 0,
             cells_scanned: 0,
             last_scanned: None,
+            scanned_is_examined: false,
             exhausted: false,
             examined_bytes: 0,
             budget_cells: u64::MAX,
@@ -239,7 +245,11 @@ impl RowStream {
     /// has ended, the last row examined at all, which may lie beyond the last row returned
     /// when rows at the end were filtered out. `None` before any row was examined.
     pub fn last_scanned_key(&self) -> Option<&[u8]> {
-        self.last_scanned.as_deref()
+        if self.scanned_is_examined {
+            self.last_examined.as_deref()
+        } else {
+            self.last_scanned.as_deref()
+        }
     }
 
     /// Whether the row set was read to its end (not stopped by the row limit). Meaningful
@@ -255,10 +265,8 @@ impl RowStream {
             return false;
         };
         let (lower, upper) = encoded_bounds(range);
-        let point = match (&range.start, &range.end) {
-            (Bound::Included(a), Bound::Included(b)) if a == b => Some(a.clone()),
-            _ => None,
-        };
+        let point = matches!((&range.start, &range.end),
+            (Bound::Included(a), Bound::Included(b)) if a == b);
         let starts = |t: &Option<crate::table::tablet::Tablet>, key: &[u8]| {
             t.as_ref().is_some_and(|t| t.start.as_slice() <= key)
         };
@@ -355,6 +363,7 @@ impl RowStream {
     fn walk_tablet(&mut self) -> bool {
         let RowStream {
             view,
+            ranges,
             position,
             ahead,
             stats,
@@ -366,6 +375,8 @@ impl RowStream {
             examined_rows,
             examined_cells,
             last_examined,
+            last_scanned,
+            scanned_is_examined,
             examined_bytes,
             budget_cells,
             budget_bytes,
@@ -390,7 +401,11 @@ impl RowStream {
             p.lower.as_deref(),
             p.upper.as_deref(),
             *reversed,
-            p.point.as_deref(),
+            // The row itself, borrowed from the range being walked.
+            match ranges.front().map(|r| &r.start) {
+                Some(Bound::Included(row)) if p.point => Some(row.as_slice()),
+                _ => None,
+            },
         );
         let mut g = RowGather::default();
         let mut resolver = view.resolver(*now_micros);
@@ -435,6 +450,12 @@ impl RowStream {
                 .iter()
                 .map(|c| (key.len() + c.qualifier.len() + c.value.len()) as u64)
                 .sum::<u64>();
+            if *scanned_is_examined {
+                // The key last scanned is about to be overwritten: keep it (a move; the
+                // old buffer is reused below).
+                core::mem::swap(last_scanned, last_examined);
+                *scanned_is_examined = false;
+            }
             let last = last_examined.get_or_insert_with(Vec::new);
             last.clear();
             last.extend_from_slice(&key);
@@ -471,15 +492,21 @@ impl RowStream {
             Some(a) => {
                 self.rows_scanned = a.rows_scanned;
                 self.cells_scanned = a.cells_scanned;
-                let last = self.last_scanned.get_or_insert_with(Vec::new);
-                last.clear();
-                last.extend_from_slice(&a.row.key);
+                if a.rows_scanned == self.examined_rows {
+                    // The newest row examined: its key is `last_examined` already.
+                    self.scanned_is_examined = true;
+                } else {
+                    self.scanned_is_examined = false;
+                    let last = self.last_scanned.get_or_insert_with(Vec::new);
+                    last.clear();
+                    last.extend_from_slice(&a.row.key);
+                }
                 Some(a.row)
             }
             None => {
                 self.rows_scanned = self.examined_rows;
                 self.cells_scanned = self.examined_cells;
-                self.last_scanned.clone_from(&self.last_examined);
+                self.scanned_is_examined = true;
                 None
             }
         }

@@ -86,7 +86,7 @@ pub struct TabletEvent {
 pub(crate) struct TableSnapshot {
     pub(crate) config: TableConfig,
     tablets: Vec<Tablet>,
-    epochs: BTreeMap<String, u64>,
+    epochs: Arc<BTreeMap<String, u64>>,
 }
 
 impl TableSnapshot {
@@ -110,7 +110,7 @@ impl TableSnapshot {
         TableSnapshot {
             config,
             tablets: alloc::vec![tablet],
-            epochs: BTreeMap::new(),
+            epochs: Arc::default(),
         }
     }
 
@@ -125,7 +125,7 @@ pub(crate) struct Table {
     pub(crate) config: TableConfig,
     tablets: Vec<Tablet>,
     /// Per family: writes with a sequence at or below this were dropped with the family.
-    epochs: BTreeMap<String, u64>,
+    epochs: Arc<BTreeMap<String, u64>>,
     next_tablet_id: u64,
     pub(crate) events: Vec<TabletEvent>,
     /// Behind a lock because reads (`&self`) count too; shared with the read streams
@@ -187,7 +187,7 @@ impl Table {
             next_tablet_id: tablets.len() as u64,
             config,
             tablets,
-            epochs: BTreeMap::new(),
+            epochs: Arc::default(),
             events: Vec::new(),
             stats: Arc::new(spin::Mutex::new(TableStats::new(StatsOptions::default()))),
             store: None,
@@ -1155,10 +1155,10 @@ impl Table {
 
     /// A view of the tablets `ranges` touch, for a read that outlives the database's lock.
     pub(crate) fn view(&self, ranges: &[RowRange]) -> TableView {
-        let mut wanted = alloc::vec![false; self.tablets.len()];
-        for r in ranges {
+        // The tablets a range touches, as indices (first, last); `None` if it is empty.
+        let span = |r: &RowRange| {
             if r.is_empty() {
-                continue;
+                return None;
             }
             let first = match &r.start {
                 Bound::Unbounded => 0,
@@ -1168,17 +1168,31 @@ impl Table {
                 Bound::Unbounded => self.tablets.len() - 1,
                 Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
             };
-            for w in &mut wanted[first..=last.max(first)] {
-                *w = true;
+            Some((first, last.max(first)))
+        };
+        let tablets = if let [one] = ranges {
+            // One range (every point read): its span directly, without a mask to allocate.
+            let (first, last) = span(one).unwrap_or((1, 0));
+            self.tablets
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (first..=last).contains(&i).then(|| t.clone()))
+                .collect()
+        } else {
+            let mut wanted = alloc::vec![false; self.tablets.len()];
+            for (first, last) in ranges.iter().filter_map(span) {
+                for w in &mut wanted[first..=last] {
+                    *w = true;
+                }
             }
-        }
-        TableView {
-            tablets: self
-                .tablets
+            self.tablets
                 .iter()
                 .zip(wanted)
                 .map(|(t, w)| w.then(|| t.clone()))
-                .collect(),
+                .collect()
+        };
+        TableView {
+            tablets,
             // Only what resolving rows needs: a table's split keys and options can be
             // large and a stream never reads them.
             families: self.config.families.clone(),
@@ -1246,7 +1260,7 @@ impl Table {
 
     /// Hides every cell the family holds: writes up to `sequence` are gone with it.
     pub(crate) fn drop_family_data(&mut self, family: &str, sequence: u64) {
-        self.epochs.insert(family.into(), sequence);
+        Arc::make_mut(&mut self.epochs).insert(family.into(), sequence);
     }
 
     /// Real tablet boundaries with the bytes before each, then the empty key with the total.
@@ -1324,7 +1338,7 @@ pub(crate) struct TableView {
     /// stop sealing layers on the stream's behalf).
     pub(crate) tablets: Vec<Option<Tablet>>,
     pub(crate) families: Families,
-    pub(crate) epochs: BTreeMap<String, u64>,
+    pub(crate) epochs: Arc<BTreeMap<String, u64>>,
     pub(crate) stats: Arc<spin::Mutex<TableStats>>,
 }
 
