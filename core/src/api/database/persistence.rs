@@ -1,0 +1,436 @@
+//! A database on storage: opening it (manifest, run files, replay of the commit logs), the
+//! write path's commit (log first, then apply, with the server timestamp resolved once),
+//! checkpoints that flush every memtable and start a fresh log, the manifest records, and
+//! the hooks `SharedDatabase` uses for group commit and interval syncs.
+//!
+//! Invariants: a write is applied to the tables only after its log record is appended, and
+//! acknowledged only as durable as [`Durability`] says; a failed append leaves the tables as
+//! they were and the log writable again (UNAVAILABLE, retryable); recovery replays exactly
+//! the writes not yet in runs the manifest names (see `Tablet::flushed_through`).
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::vec::Vec;
+
+use super::{Backup, BackupInfo, Database};
+use crate::durability::commit_log::{replay, LogWriter, WriteBatch};
+use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
+use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
+use crate::lsm::sstable::SstableOptions;
+use crate::model::mutation::{
+    resolve_server_time, server_timestamp, validate_row_mutations, Mutation,
+};
+use crate::platform::clock::Clock;
+use crate::platform::storage::{Storage, Syncer};
+use crate::table::table::{Table, TableSnapshot};
+use crate::Code;
+use crate::{Error, Result};
+use alloc::sync::Arc;
+
+/// When a write is acknowledged relative to the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Acknowledged only after its commit log record is fsynced.
+    Sync,
+    /// The log is fsynced every `micros` by a background thread under `SharedDatabase`
+    /// (a bare `Database` has no thread: it syncs on the first write at least `micros` after
+    /// the previous fsync, and at every checkpoint); a crash loses at most about that window.
+    Interval {
+        /// The window, in microseconds of the database clock.
+        micros: i64,
+    },
+    /// Never fsynced by the engine (the OS writes back when it likes).
+    None,
+}
+
+/// How a database on storage behaves.
+#[derive(Debug, Clone)]
+pub struct OpenOptions {
+    /// When writes reach the disk.
+    pub durability: Durability,
+    /// A commit log past this size triggers a checkpoint: every memtable is flushed and a
+    /// fresh log started, which also bounds recovery time.
+    pub log_rotate_bytes: u64,
+    /// How run files are written.
+    pub sstable: SstableOptions,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            durability: Durability::Sync,
+            log_rotate_bytes: 64 << 20,
+            sstable: SstableOptions::default(),
+        }
+    }
+}
+
+/// Where a commit log ends and how to sync it: (log file number, bytes appended, syncer).
+#[cfg(feature = "std")]
+pub(crate) type DurabilityPoint = (u64, u64, Option<Arc<dyn Syncer>>);
+
+/// The on-storage side of a database: run files, the commit log being written, options.
+pub(super) struct Persistence {
+    pub(super) store: Arc<RunStore>,
+    pub(super) log: LogWriter,
+    pub(super) log_number: u64,
+    /// Syncs the current log without the writer: group commit fsyncs outside the lock.
+    pub(super) syncer: Option<Arc<dyn Syncer>>,
+    pub(super) options: OpenOptions,
+    pub(super) last_sync_micros: i64,
+    /// Under `SharedDatabase`: `Sync` writes leave the fsync to the caller, who shares it
+    /// with every writer that appended before it (group commit).
+    pub(super) group_commit: bool,
+}
+
+impl Database {
+    /// Opens (or creates) a database on `storage`: reads the manifest, opens the run files,
+    /// replays the commit logs (a torn last record is discarded; a corrupt record elsewhere is
+    /// `DataLoss`), then checkpoints so recovery starts from a fresh log.
+    ///
+    /// # Errors
+    /// `DataLoss` for a corrupt manifest, run or log; the storage's errors.
+    pub fn open(
+        storage: Arc<dyn Storage>,
+        options: OpenOptions,
+        clock: impl Clock + 'static,
+    ) -> Result<Self> {
+        let state = read_manifest(&*storage)?.unwrap_or_default();
+        let store = Arc::new(RunStore::new(
+            storage.clone(),
+            state.next_file_number.max(1),
+            options.sstable.clone(),
+        ));
+        let mut db = Database::with_clock(clock);
+        db.sequence = state.last_sequence;
+        let mut opened = BTreeMap::new();
+        for ts in &state.tables {
+            db.tables
+                .insert(ts.id.clone(), Table::from_state(ts, &store, &mut opened)?);
+        }
+        for b in &state.backups {
+            let runs = b
+                .runs
+                .iter()
+                .map(|m| crate::table::table::open_shared(&store, m, &mut opened))
+                .collect::<Result<Vec<_>>>()?;
+            let snapshot = TableSnapshot::from_runs(b.config.clone(), runs);
+            let info = BackupInfo {
+                name: b.name.clone(),
+                source_table: b.table.clone(),
+                created_micros: b.created_micros,
+                size_bytes: snapshot.size_bytes(),
+            };
+            db.backups.insert(b.name.clone(), Backup { info, snapshot });
+        }
+        let now = db.now()?;
+        for &n in &state.log_files {
+            let name = log_file_name(n);
+            let file = storage.open(&name).map_err(|e| {
+                Error::new(
+                    Code::DataLoss,
+                    format!("commit log {name} named by the manifest: {}", e.message()),
+                )
+            })?;
+            let (batches, _end) = replay(file)
+                .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
+            for batch in &batches {
+                db.replay_batch(batch, now);
+            }
+        }
+        // A log to write to; the checkpoint below makes it the only one.
+        let log_number = store.allocate();
+        let file = storage.create(&log_file_name(log_number))?;
+        let syncer = file.syncer();
+        db.persist = Some(Persistence {
+            store,
+            log: LogWriter::new(file),
+            log_number,
+            syncer,
+            options,
+            last_sync_micros: now,
+            group_commit: false,
+        });
+        db.checkpoint()?;
+        Ok(db)
+    }
+
+    /// Opens (or creates) a database in directory `path`, on the system clock.
+    ///
+    /// # Errors
+    /// As [`Database::open`].
+    #[cfg(all(feature = "std", unix))]
+    pub fn open_dir(path: impl AsRef<std::path::Path>, options: OpenOptions) -> Result<Self> {
+        let storage = Arc::new(crate::platform::storage::FileStorage::new(path)?);
+        Self::open(storage, options, crate::platform::clock::SystemClock)
+    }
+
+    /// Re-applies one logged batch, skipping rows whose tablet already holds it in runs.
+    pub(super) fn replay_batch(&mut self, batch: &WriteBatch, now: i64) {
+        let mut first = batch.sequence;
+        for entry in &batch.entries {
+            let n = entry.mutations.len() as u64;
+            if let Some(table) = self.tables.get_mut(&entry.table) {
+                let last = first + n.saturating_sub(1);
+                if last > table.flushed_sequence(&entry.row_key)
+                    && validate_row_mutations(&table.config, &entry.row_key, &entry.mutations)
+                        .is_ok()
+                {
+                    let mut seq = first - 1;
+                    // Logs hold resolved timestamps (`commit`); resolving again keeps
+                    // `Table::apply`'s requirement even for a log this engine did not write.
+                    let ts = server_timestamp(table.config.granularity, now);
+                    let mutations = resolve_server_time(&entry.mutations, ts);
+                    table.apply(&entry.row_key, &mutations, now, &mut seq);
+                }
+            }
+            first += n;
+        }
+        self.sequence = self.sequence.max(first - 1);
+    }
+
+    /// The one write path, for in-memory and durable databases alike: logs and applies
+    /// validated row mutations. Server timestamps are resolved here and only here
+    /// (`mutation::resolve_server_time`), so the log holds exactly what is applied; the record
+    /// is appended (and synced, per the durability mode) before anything changes, so an
+    /// error here changes nothing. In memory there is no log, and mutations without server
+    /// time are applied as borrowed, never copied.
+    pub(super) fn commit(
+        &mut self,
+        table_id: &str,
+        rows: &[(&[u8], &[Mutation])],
+        now: i64,
+    ) -> Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let server_ts = server_timestamp(self.table(table_id)?.config.granularity, now);
+        // A log broken by an earlier I/O error is never appended to again: start a new one
+        // first (by a checkpoint, so the broken one stops being named). Until the disk lets
+        // that succeed every write fails here, retryably, and none is wedged after it does.
+        if self.persist.as_ref().is_some_and(|p| p.log.is_failed()) {
+            self.checkpoint().map_err(|e| {
+                Error::new(
+                    Code::Unavailable,
+                    format!(
+                        "the commit log failed earlier and a new one cannot be started yet: {}",
+                        e.message()
+                    ),
+                )
+            })?;
+        }
+        if let Some(p) = &mut self.persist {
+            // Encoded straight from the rows: a value is copied once, into the record (a row
+            // asking for server time is resolved into a copy first).
+            let resolved: Vec<(&[u8], alloc::borrow::Cow<'_, [Mutation]>)> = rows
+                .iter()
+                .map(|&(k, ms)| (k, resolve_server_time(ms, server_ts)))
+                .collect();
+            let logged_rows: Vec<(&[u8], &[Mutation])> =
+                resolved.iter().map(|(k, ms)| (*k, &ms[..])).collect();
+            let sync = match p.options.durability {
+                Durability::Sync => !p.group_commit,
+                Durability::Interval { micros } => now.saturating_sub(p.last_sync_micros) >= micros,
+                Durability::None => false,
+            };
+            let logged = p
+                .log
+                .append_rows(self.sequence + 1, table_id, &logged_rows)
+                .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
+            if let Err(e) = logged {
+                if p.log.is_failed() {
+                    // The log may now end in this record, torn or whole. Stop naming it
+                    // at once if the disk allows, so a crash cannot replay the record this
+                    // call reports as failed; else the next write tries again.
+                    let _ = self.checkpoint();
+                }
+                return Err(e);
+            }
+            if sync {
+                p.last_sync_micros = now;
+            }
+        }
+        let (table, sequence) = self.table_and_sequence(table_id)?;
+        for &(k, ms) in rows {
+            // Resolved again rather than kept from the log record: so a write in memory
+            // (no record) allocates nothing here (a vector of resolved rows cost a
+            // MutateRow about 8% more instructions); a row asking for server time is
+            // copied once for the record and once here, as before.
+            table.apply(k, &resolve_server_time(ms, server_ts), now, sequence);
+        }
+        self.after_write();
+        Ok(())
+    }
+
+    /// Records structural changes in the manifest and rotates a full log. Failures are left
+    /// for the next write to retry: the write itself is applied and logged.
+    pub(super) fn after_write(&mut self) {
+        let Some(p) = &self.persist else {
+            return;
+        };
+        // With background maintenance the rotation waits for the background pass, unless
+        // the log has grown to twice its bound (back-pressure: recovery time stays bounded).
+        let rotate_at = if self.background_maintenance {
+            p.options.log_rotate_bytes.saturating_mul(2)
+        } else {
+            p.options.log_rotate_bytes
+        };
+        if p.log.len() > rotate_at {
+            let _ = self.checkpoint();
+        } else if self.tables.values().any(|t| t.dirty) {
+            let _ = self.write_manifest();
+        }
+    }
+
+    /// Flushes every memtable, starts a fresh commit log and records it all in the manifest;
+    /// then removes the old logs and unreferenced run files. A no-op in memory.
+    ///
+    /// # Errors
+    /// The storage's errors (the previous manifest and logs stay valid).
+    pub fn checkpoint(&mut self) -> Result<()> {
+        if self.persist.is_none() {
+            return Ok(());
+        }
+        for t in self.tables.values_mut() {
+            t.flush_all()?;
+        }
+        let Some(p) = &mut self.persist else {
+            return Ok(());
+        };
+        let n = p.store.allocate();
+        let file = p.store.storage.create(&log_file_name(n))?;
+        let syncer = file.syncer();
+        let mut log = LogWriter::new(file);
+        log.sync()?;
+        // The new log becomes current only once a manifest names it: if that write fails,
+        // writes go on appending to the log the durable manifest still names.
+        self.record_manifest(n)?;
+        if let Some(p) = &mut self.persist {
+            p.syncer = syncer;
+            p.log = log;
+            p.log_number = n;
+        }
+        Ok(())
+    }
+
+    /// Where the current log stands after its fsync failed outside the lock (group commit):
+    /// the log is broken, and a checkpoint starts a new one, which also makes every applied
+    /// write (the unsynced ones included) durable in runs. Returns the current log's number
+    /// once the writes of log `log_number` are durable.
+    ///
+    /// # Errors
+    /// `Unavailable` (naming `error`, the fsync's) if no checkpoint can be made yet: the
+    /// writes stay applied and the next write retries the checkpoint.
+    #[cfg(feature = "std")]
+    pub(crate) fn log_sync_failed(&mut self, log_number: u64, error: &Error) -> Result<u64> {
+        let Some(p) = &mut self.persist else {
+            return Err(error.clone());
+        };
+        if p.log_number != log_number {
+            // A checkpoint since then flushed everything that log held.
+            return Ok(p.log_number);
+        }
+        p.log.mark_failed();
+        match self.checkpoint() {
+            Ok(()) => Ok(self.persist.as_ref().map_or(0, |p| p.log_number)),
+            Err(e) => Err(Error::new(
+                Code::Unavailable,
+                format!(
+                    "the commit log could not be synced ({}) and a new one cannot be started \
+                     yet ({}): the write is applied but may not survive a crash",
+                    error.message(),
+                    e.message()
+                ),
+            )),
+        }
+    }
+
+    /// Writes the manifest describing every table, run, backup and the current log, then
+    /// deletes files it no longer names. A no-op in memory.
+    pub(super) fn write_manifest(&mut self) -> Result<()> {
+        match &self.persist {
+            Some(p) => self.record_manifest(p.log_number),
+            None => Ok(()),
+        }
+    }
+
+    /// As [`Self::write_manifest`], naming `log_number` as the one commit log.
+    pub(super) fn record_manifest(&mut self, log_number: u64) -> Result<()> {
+        let Some(p) = &self.persist else {
+            return Ok(());
+        };
+        let state = ManifestState {
+            next_file_number: p.store.next_file_number(),
+            last_sequence: self.sequence,
+            log_files: alloc::vec![log_number],
+            tables: self.tables.values().map(Table::to_state).collect(),
+            backups: self
+                .backups
+                .values()
+                .map(|b| BackupState {
+                    name: b.info.name.clone(),
+                    table: b.info.source_table.clone(),
+                    created_micros: b.info.created_micros,
+                    config: b.snapshot.config.clone(),
+                    runs: b.snapshot.run_metas(),
+                })
+                .collect(),
+        };
+        let storage = p.store.storage.clone();
+        write_manifest(&*storage, &state)?;
+        for t in self.tables.values_mut() {
+            t.dirty = false;
+        }
+        // Garbage: run files no table or backup names, logs other than the current one.
+        let mut live: alloc::collections::BTreeSet<u64> =
+            self.tables.values().flat_map(Table::run_files).collect();
+        for b in &state.backups {
+            live.extend(b.runs.iter().map(|r| r.file_number));
+        }
+        for name in storage.list()? {
+            match parse_file_name(&name) {
+                Some((n, "sst"))
+                    if !live.contains(&n)
+                        && n < state.next_file_number
+                        && n < p.store.pinned_from() =>
+                {
+                    let _ = storage.remove(&name);
+                }
+                Some((n, "log")) if !state.log_files.contains(&n) => {
+                    let _ = storage.remove(&name);
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Leaves `Sync` writes' fsync to the caller (see `SharedDatabase`).
+    #[cfg(feature = "std")]
+    pub(crate) fn set_group_commit(&mut self, on: bool) {
+        if let Some(p) = &mut self.persist {
+            p.group_commit = on;
+        }
+    }
+
+    /// The `Interval` durability window in microseconds, the current log's number and its
+    /// syncer, if the database is on storage in that mode (a background thread syncs on
+    /// this period).
+    #[cfg(feature = "std")]
+    pub(crate) fn interval_syncer(&self) -> Option<(i64, u64, Arc<dyn Syncer>)> {
+        let p = self.persist.as_ref()?;
+        match p.options.durability {
+            Durability::Interval { micros } => p.syncer.clone().map(|s| (micros, p.log_number, s)),
+            _ => None,
+        }
+    }
+
+    /// Where the commit log ends now and how to make it durable there, if writes wait for
+    /// an fsync: `(log number, bytes appended, syncer)`.
+    #[cfg(feature = "std")]
+    pub(crate) fn durability_point(&self) -> Option<DurabilityPoint> {
+        let p = self.persist.as_ref()?;
+        (p.options.durability == Durability::Sync)
+            .then(|| (p.log_number, p.log.len(), p.syncer.clone()))
+    }
+}
