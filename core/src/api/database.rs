@@ -3,6 +3,10 @@
 //! Every entry point validates its whole input before changing anything, so a failed call
 //! leaves the database exactly as it was. Row operations (MutateRow, each MutateRows entry,
 //! CheckAndMutateRow, ReadModifyWriteRow) are atomic per row.
+//!
+//! Here: the Data and admin API and backups. Opening a database on storage, the write
+//! path's log-then-apply commit and checkpoints are in `persistence`; the background
+//! maintenance steps that `SharedDatabase` drives are in `maintenance`.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;

@@ -1,0 +1,239 @@
+//! A table's reads: point reads under the database's borrow, the [`TableView`] that a read
+//! stream takes so it can outlive the lock, and the resolution of one row of a tablet scan
+//! into its visible cells.
+//!
+//! Invariants: a view holds clones of the tablets it needs (memtable layers frozen, runs
+//! shared) and the families and family drops as they were when it was taken, so writes
+//! after it are invisible through it; rows resolve with the families in creation order.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::ops::Bound;
+
+use crate::lsm::internal_key::{self};
+use crate::lsm::row_merge::RowResolver;
+use crate::model::row::{order_families, Cell, Row};
+use crate::model::row_set::RowRange;
+use crate::model::schema::Families;
+use crate::table::scan::{RowGather, TabletScan};
+use crate::table::stats::{AccessCounters, TableStats};
+use crate::table::tablet::Tablet;
+
+use super::Table;
+
+/// What a read stream holds of a table: clones of the tablets its ranges touch (their
+/// memtable layers frozen, their runs shared, see `memtable`), the families (GC rules) and family
+/// drops as they were when it opened, and the table's shared statistics. No lock is held:
+/// writes after the view was taken are not visible through it.
+pub(crate) struct TableView {
+    /// The tablets, in key order; `None` once a stream has gone past one (so writers to it
+    /// stop sealing layers on the stream's behalf).
+    pub(crate) tablets: Vec<Option<Tablet>>,
+    pub(crate) families: Families,
+    pub(crate) epochs: Arc<BTreeMap<String, u64>>,
+    pub(crate) stats: Arc<spin::Mutex<TableStats>>,
+}
+
+impl TableView {
+    /// A resolver of this view's rows: deletes, family drops and GC at `now_micros`.
+    pub(crate) fn resolver(&self, now_micros: i64) -> RowResolver<'_> {
+        RowResolver::new(&self.epochs, Some((&self.families, now_micros)))
+    }
+}
+
+/// Resolves the next row of `scan` into `cells` (cleared first): the cells that deletes,
+/// family drops and the resolver's GC rules leave visible, in Bigtable order, found without
+/// walking what GC hides (see `scan::TabletScan::next_cells`). A row with an undecodable
+/// key reads as empty (only corrupt storage can make one, and run decoders report that
+/// first). Families come in `families`' creation order. False when the scan is over.
+pub(crate) fn next_visible_row<'a>(
+    scan: &mut TabletScan<'a>,
+    g: &mut RowGather<'a>,
+    resolver: &mut RowResolver<'_>,
+    families: &Families,
+    cells: &mut Vec<Cell>,
+) -> bool {
+    cells.clear();
+    let resolved = scan.next_cells(g, resolver, &mut |c| {
+        cells.push(Cell {
+            family: c.family.into(),
+            qualifier: c.qualifier.to_vec(),
+            timestamp_micros: c.timestamp_micros,
+            value: c.value.to_vec(),
+            labels: Vec::new(),
+        })
+    });
+    match resolved {
+        None => false,
+        Some(Ok(())) => {
+            // Storage orders a row's families by name; reads see them in creation order.
+            order_families(cells, families);
+            true
+        }
+        Some(Err(_)) => {
+            cells.clear();
+            true
+        }
+    }
+}
+
+impl Table {
+    /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
+    pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Option<Row> {
+        let cells = self.point_cells(key, now_micros)?.1;
+        (!cells.is_empty()).then(|| Row {
+            key: key.to_vec(),
+            cells,
+        })
+    }
+
+    /// One row's tablet id and visible cells (GC-collectable cells hidden); `None` if no
+    /// source holds any entry of the row (cells may still be empty: all deleted).
+    pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Option<(u64, Vec<Cell>)> {
+        self.point_read(key, now_micros).0
+    }
+
+    /// [`point_cells`](Self::point_cells), and how many entries the read examined (hidden
+    /// versions it stepped over included; those it sought past are not).
+    pub(crate) fn point_read(
+        &self,
+        key: &[u8],
+        now_micros: i64,
+    ) -> (Option<(u64, Vec<Cell>)>, u64) {
+        let tablet = &self.tablets[self.tablet_index(key)];
+        let lower = internal_key::row_prefix(key);
+        let upper = internal_key::after_row(key);
+        let mut scan = TabletScan::new(tablet, Some(&lower), Some(&upper), false, Some(key));
+        let mut resolver =
+            RowResolver::new(&self.epochs, Some((&self.config.families, now_micros)));
+        let mut g = RowGather::default();
+        let mut cells = Vec::new();
+        let found = next_visible_row(
+            &mut scan,
+            &mut g,
+            &mut resolver,
+            &self.config.families,
+            &mut cells,
+        );
+        let examined = scan.entries_examined();
+        (found.then_some((tablet.id, cells)), examined)
+    }
+
+    /// Every stored cell of a row that no delete or family drop hides, GC rules not applied,
+    /// in read order (families in creation order, qualifiers ascending, newest first).
+    /// Counts no access: an inspection of storage, not a read.
+    pub(crate) fn stored_cells(&self, key: &[u8]) -> Vec<Cell> {
+        let tablet = &self.tablets[self.tablet_index(key)];
+        let lower = internal_key::row_prefix(key);
+        let upper = internal_key::after_row(key);
+        let mut scan = TabletScan::new(tablet, Some(&lower), Some(&upper), false, Some(key));
+        let mut resolver = RowResolver::new(&self.epochs, None);
+        let mut g = RowGather::default();
+        let mut cells = Vec::new();
+        next_visible_row(
+            &mut scan,
+            &mut g,
+            &mut resolver,
+            &self.config.families,
+            &mut cells,
+        );
+        cells
+    }
+
+    /// A view of the tablets `ranges` touch, for a read that outlives the database's lock.
+    pub(crate) fn view(&self, ranges: &[RowRange]) -> TableView {
+        // The tablets a range touches, as indices (first, last); `None` if it is empty.
+        let span = |r: &RowRange| {
+            if r.is_empty() {
+                return None;
+            }
+            let first = match &r.start {
+                Bound::Unbounded => 0,
+                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
+            };
+            let last = match &r.end {
+                Bound::Unbounded => self.tablets.len() - 1,
+                Bound::Included(k) | Bound::Excluded(k) => self.tablet_index(k),
+            };
+            Some((first, last.max(first)))
+        };
+        let tablets = if let [one] = ranges {
+            // One range (every point read): its span directly, without a mask to allocate.
+            let (first, last) = span(one).unwrap_or((1, 0));
+            self.tablets
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (first..=last).contains(&i).then(|| t.clone()))
+                .collect()
+        } else {
+            let mut wanted = alloc::vec![false; self.tablets.len()];
+            for (first, last) in ranges.iter().filter_map(span) {
+                for w in &mut wanted[first..=last] {
+                    *w = true;
+                }
+            }
+            self.tablets
+                .iter()
+                .zip(wanted)
+                .map(|(t, w)| w.then(|| t.clone()))
+                .collect()
+        };
+        TableView {
+            tablets,
+            // Only what resolving rows needs: a table's split keys and options can be
+            // large and a stream never reads them.
+            families: self.config.families.clone(),
+            epochs: self.epochs.clone(),
+            stats: self.stats.clone(),
+        }
+    }
+
+    /// The counters one row a read visited adds: `cells` scanned, and what it returned (if
+    /// anything).
+    pub(crate) fn read_counters(cells: usize, returned: Option<&Row>) -> AccessCounters {
+        let bytes: usize = returned.map_or(0, |r| {
+            r.cells
+                .iter()
+                .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 8)
+                .sum::<usize>()
+                + r.key.len()
+        });
+        AccessCounters {
+            reads: u64::from(returned.is_some()),
+            rows_scanned: 1,
+            cells_scanned: cells as u64,
+            bytes_read: bytes as u64,
+            ..AccessCounters::default()
+        }
+    }
+
+    /// The stored row keys starting with `prefix` (DropRowRange deletes them with row
+    /// tombstones, through the commit log like any write): every row any source holds an
+    /// entry of, whether or not a cell of it is visible.
+    pub(crate) fn rows_with_prefix(&self, prefix: &[u8]) -> Vec<Vec<u8>> {
+        let lower = internal_key::row_prefix(prefix);
+        // The encoded keys of rows starting with `prefix` start with `prefix` unescaped up
+        // to its last byte: bound them by the range's own end.
+        let upper = match RowRange::prefix(prefix.to_vec()).end {
+            Bound::Excluded(e) => Some(internal_key::row_prefix(&e)),
+            _ => None,
+        };
+        let mut rows = Vec::new();
+        for t in &self.tablets[self.tablet_index(prefix)..] {
+            let start = internal_key::row_prefix(&t.start);
+            if upper.as_ref().is_some_and(|u| start >= *u) && !t.start.is_empty() {
+                break;
+            }
+            let mut scan = TabletScan::new(t, Some(&lower), upper.as_deref(), false, None);
+            let mut g = RowGather::default();
+            while scan.next_row(&mut g) {
+                if let Ok(row) = internal_key::row_key_of(&g.prefix) {
+                    rows.push(row);
+                }
+            }
+        }
+        rows
+    }
+}
