@@ -265,6 +265,19 @@ pub fn row_key_of(bytes: &[u8]) -> Result<Vec<u8>> {
     Reader { bytes, pos: 0 }.unescape()
 }
 
+/// [`row_key_of`] appended to `out` (which is left as it was on an error).
+///
+/// # Errors
+/// `DataLoss` when the escaping is malformed.
+pub fn row_key_into(bytes: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let len = out.len();
+    let result = Reader { bytes, pos: 0 }.unescape_into(out);
+    if result.is_err() {
+        out.truncate(len);
+    }
+    result
+}
+
 /// The length of the encoded row part (`esc(row_key)`, terminator included) at the start of
 /// an internal key: `bytes[..n]` is the `row_prefix` every entry of the row shares. `None`
 /// when the row's escaping is malformed.
@@ -452,9 +465,15 @@ impl<'a> Reader<'a> {
     }
 
     fn unescape(&mut self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.unescape_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// `unescape` appending to `out`.
+    fn unescape_into(&mut self, out: &mut Vec<u8>) -> Result<()> {
         // Copies the runs between zero bytes whole: pushing byte by byte grew the vector a
         // byte at a time (a reallocation every few bytes of a row key, on every scanned row).
-        let mut out = Vec::new();
         loop {
             let rest = self
                 .bytes
@@ -468,7 +487,7 @@ impl<'a> Reader<'a> {
             self.pos += zero + 1;
             match self.byte()? {
                 0xff => out.push(0),
-                0x01 => return Ok(out),
+                0x01 => return Ok(()),
                 _ => return Err(corrupt("bad escape")),
             }
         }

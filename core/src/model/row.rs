@@ -48,21 +48,38 @@ pub struct SampleRowKey {
 /// longer has goes last. Costs nothing beyond a flag test when creation order is name order,
 /// and one comparison when the row holds a single family.
 pub fn order_families(cells: &mut [Cell], families: &Families) {
+    order_family_groups(
+        cells,
+        families,
+        |a, b| a.family == b.family,
+        |c| families.position(&c.family),
+    );
+}
+
+/// [`order_families`] for any representation of cells: `same_family` tells whether two
+/// cells share a family, `rank` gives a cell's family's creation rank (`None`: a family the
+/// schema no longer has).
+pub(crate) fn order_family_groups<T>(
+    cells: &mut [T],
+    families: &Families,
+    same_family: impl Fn(&T, &T) -> bool,
+    rank: impl Fn(&T) -> Option<usize>,
+) {
     if families.is_name_ordered() {
         return;
     }
     let (Some(first), Some(last)) = (cells.first(), cells.last()) else {
         return;
     };
-    if first.family == last.family {
+    if same_family(first, last) {
         // Grouped by family: the first and last cells share a family only if all do.
         return;
     }
     // (creation rank, first cell, cell count) of each family group, in the row's order.
     let mut groups: Vec<(usize, usize, usize)> = Vec::new();
     for (i, c) in cells.iter().enumerate() {
-        if i == 0 || c.family != cells[i - 1].family {
-            groups.push((families.position(&c.family).unwrap_or(usize::MAX), i, 0));
+        if i == 0 || !same_family(c, &cells[i - 1]) {
+            groups.push((rank(c).unwrap_or(usize::MAX), i, 0));
         }
         if let Some(g) = groups.last_mut() {
             g.2 += 1;

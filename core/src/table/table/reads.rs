@@ -193,18 +193,29 @@ impl Table {
     /// The counters one row a read visited adds: `cells` scanned, and what it returned (if
     /// anything).
     pub(crate) fn read_counters(cells: usize, returned: Option<&Row>) -> AccessCounters {
-        let bytes: usize = returned.map_or(0, |r| {
-            r.cells
-                .iter()
-                .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 8)
-                .sum::<usize>()
-                + r.key.len()
-        });
+        Self::read_counters_sized(
+            cells,
+            returned.map(|r| {
+                r.cells
+                    .iter()
+                    .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 8)
+                    .sum::<usize>()
+                    + r.key.len()
+            }),
+        )
+    }
+
+    /// [`Self::read_counters`] given the returned row's size: its key, and per cell the
+    /// family, qualifier and value and 8 bytes for the timestamp (`None`: nothing returned).
+    pub(crate) fn read_counters_sized(
+        cells: usize,
+        returned_bytes: Option<usize>,
+    ) -> AccessCounters {
         AccessCounters {
-            reads: u64::from(returned.is_some()),
+            reads: u64::from(returned_bytes.is_some()),
             rows_scanned: 1,
             cells_scanned: cells as u64,
-            bytes_read: bytes as u64,
+            bytes_read: returned_bytes.unwrap_or(0) as u64,
             ..AccessCounters::default()
         }
     }
