@@ -457,7 +457,7 @@ impl Database {
         validate_row_key(row_key)?;
         if true_mutations.is_empty() && false_mutations.is_empty() {
             return Err(Error::invalid_argument(
-                "true_mutations and false_mutations: at least one must be non-empty",
+                "No mutations provided: true_mutations and false_mutations are both empty",
             ));
         }
         let compiled = predicate.map(RowFilter::compile).transpose()?;

@@ -193,7 +193,7 @@ impl RowSet {
     pub fn validate(&self) -> Result<()> {
         if self.row_keys.iter().any(Vec::is_empty) {
             return Err(Error::invalid_argument(
-                "row_keys: a row key must be non-empty",
+                "Row keys must be non-empty (row_keys holds an empty key)",
             ));
         }
         self.row_ranges.iter().try_for_each(RowRange::validate)
