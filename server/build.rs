@@ -391,6 +391,72 @@ const INSTANCE_ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
         "bigtable::admin::v2::ListClustersRequest",
         "bigtable::admin::v2::ListClustersResponse",
     ),
+    (
+        "update_instance",
+        "UpdateInstance",
+        "bigtable::admin::v2::Instance",
+        "bigtable::admin::v2::Instance",
+    ),
+    (
+        "partial_update_instance",
+        "PartialUpdateInstance",
+        "bigtable::admin::v2::PartialUpdateInstanceRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "create_cluster",
+        "CreateCluster",
+        "bigtable::admin::v2::CreateClusterRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "update_cluster",
+        "UpdateCluster",
+        "bigtable::admin::v2::Cluster",
+        "longrunning::Operation",
+    ),
+    (
+        "partial_update_cluster",
+        "PartialUpdateCluster",
+        "bigtable::admin::v2::PartialUpdateClusterRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "delete_cluster",
+        "DeleteCluster",
+        "bigtable::admin::v2::DeleteClusterRequest",
+        "Empty",
+    ),
+    (
+        "create_app_profile",
+        "CreateAppProfile",
+        "bigtable::admin::v2::CreateAppProfileRequest",
+        "bigtable::admin::v2::AppProfile",
+    ),
+    (
+        "get_app_profile",
+        "GetAppProfile",
+        "bigtable::admin::v2::GetAppProfileRequest",
+        "bigtable::admin::v2::AppProfile",
+    ),
+    (
+        "list_app_profiles",
+        "ListAppProfiles",
+        "bigtable::admin::v2::ListAppProfilesRequest",
+        "bigtable::admin::v2::ListAppProfilesResponse",
+    ),
+    (
+        "update_app_profile",
+        "UpdateAppProfile",
+        "bigtable::admin::v2::UpdateAppProfileRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "delete_app_profile",
+        "DeleteAppProfile",
+        "bigtable::admin::v2::DeleteAppProfileRequest",
+        "Empty",
+    ),
 ];
 
 /// `sparsetable.testing.v1.TestClock`, over the messages of `crate::test_clock`.

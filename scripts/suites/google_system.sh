@@ -7,10 +7,19 @@
 # checks it and creates no instance then); we start the debug binary the server suite built on
 # 127.0.0.1 with --port 0 and point the variable at it. 120-second limit per test.
 #
-# Counts: pytest's passed and failed cases (errors count as failures), plus one failure if the
-# build, the download or the server's start fails. A skipped test counts as a failure unless it
-# is listed in ALLOWED_SKIPS below with the reason Google's tests give for skipping it; a
-# listed test that runs is counted as whatever it does.
+# Two passes. The emulator pass runs every test with BIGTABLE_EMULATOR_HOST set, as users of
+# Google's emulator do. Google's tests then skip about forty tests whatever the server can do;
+# the production pass runs those again without the variable, in the tests' production mode,
+# through our pytest plugin scripts/lib/google_system_production.py (connections to Bigtable's
+# endpoints go to the server, anonymous credentials, short resource ids: see its docstring),
+# and there they must pass.
+#
+# Counts: pytest's passed and failed cases of both passes (errors count as failures), plus one
+# failure if the build, the download or the server's start fails. A skipped test counts as a
+# failure unless ALLOWED_SKIPS below lists it with the reason Google's tests give for skipping
+# it: `production-only` and `not served` lines are allowed skips in either pass; a
+# `production pass` line is allowed to skip in the emulator pass only because the production
+# pass runs it. A listed test that runs is counted as whatever it does.
 #
 # Not run (deselected): v2_client test_table_mutate_rows_retries_timeout. It replaces the
 # client's mutate_rows with a mock that always fails and waits out the client's whole retry
@@ -44,47 +53,47 @@ SDIST=$(ls -d "$ROOT"/target/google_system/google_cloud_bigtable-*/ | tail -n 1)
 #   where noted.
 # Format: pytest class or module :: test name (every parameter set) | reason.
 ALLOWED_SKIPS=$(cat <<'LIST'
-tests.system.data.test_system_autogen.TestSystem::test_channel_refresh | production-only: the client refreshes channels only against Cloud Bigtable ("emulator mode doesn't refresh channel")
 tests.system.data.test_system_autogen.TestSystem::test_metric_existence | production-only: reads client metrics back from Google Cloud Monitoring ("Metrics export disabled when running against emulator")
 tests.system.v2_client.test_instance_admin::test_instance_create_w_two_clusters_cmek | production-only: needs a Cloud KMS key ("Test requires KMS_KEY_NAME environment variable")
 tests.system.v2_client.test_table_admin::test_table_set_iam_policy | production-only: needs a service-account credential ("These tests require a service account credential")
-tests.system.data.test_system_autogen.TestSystem::test_execute_against_target | emulator-mode, and not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_execute_metadata_on_empty_response | emulator-mode, and not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_authorized_view_unauthenticated | emulator-mode, and not served: authorized views ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_execute_query_simple | emulator-mode, and not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_execute_query_params | emulator-mode, and not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_value_bitmask_filter | emulator-mode, and not served: the value bitmask filter ("value_bitmask_filter not supported by emulator")
-tests.system.data.test_system_autogen.TestSystem::test_sample_row_keys | emulator-mode ("emulator doesn't use splits")
-tests.system.data.test_system_autogen.TestSystem::test_sample_row_keys_w_row_range | emulator-mode ("emulator doesn't use splits")
-tests.system.data.test_system_autogen.TestSystem::test_check_and_mutate_empty_request | emulator-mode ("emulator doesn't raise InvalidArgument")
-tests.system.data.test_system_autogen.TestSystem::test_read_row_missing | emulator-mode ("emulator doesn't raise InvalidArgument")
-tests.system.data.test_system_autogen.TestSystem::test_row_exists | emulator-mode ("emulator doesn't raise InvalidArgument")
-tests.system.v2_client.test_data_api::test_table_read_row_large_cell | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_data_api::test_read_with_label_applied | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_data_api::test_table_sample_row_keys | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_client_list_instances | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_exists_hit | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_exists_miss | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_reload | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_create_prod | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_create_development | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_create_w_two_clusters | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_create_app_profile_create_with_multi_cluster_ids | emulator-mode, and not served: app profiles ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_update_display_name_and_labels | emulator-mode, and not served: UpdateInstance ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_instance_update_w_type | emulator-mode, and not served: UpdateInstance ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_cluster_exists_hit | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_cluster_exists_miss | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_cluster_create | emulator-mode, and not served: CreateCluster ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_cluster_create_w_autoscaling | emulator-mode, and not served: CreateCluster ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_cluster_update | emulator-mode, and not served: UpdateCluster ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_cluster_update_w_autoscaling | emulator-mode, and not served: PartialUpdateCluster ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_cluster_update_w_autoscaling_partial | emulator-mode, and not served: PartialUpdateCluster ("Emulator does not support this feature")
-tests.system.v2_client.test_instance_admin::test_cluster_disable_autoscaling | emulator-mode, and not served: PartialUpdateCluster ("Emulator does not support this feature")
-tests.system.v2_client.test_table_admin::test_instance_list_tables | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_table_admin::test_table_create_w_split_keys | emulator-mode ("Emulator does not support this feature")
-tests.system.v2_client.test_table_admin::test_table_get_iam_policy | emulator-mode, and not served: IAM policies ("Emulator does not support this feature")
-tests.system.v2_client.test_table_admin::test_table_test_iam_permissions | emulator-mode, and not served: IAM permissions ("Emulator does not support this feature")
-tests.system.v2_client.test_table_admin::test_table_backup | emulator-mode ("Emulator does not support this feature")
+tests.system.data.test_system_autogen.TestSystem::test_execute_against_target | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_execute_metadata_on_empty_response | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_execute_query_simple | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_execute_query_params | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_authorized_view_unauthenticated | not served: authorized views ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_value_bitmask_filter | not served: the value bitmask filter is newer than the protocol definitions the server is built on (googleapis-tonic-google-bigtable-v2 0.39) ("value_bitmask_filter not supported by emulator")
+tests.system.data.test_system_autogen.TestSystem::test_sample_row_keys_w_row_range | not served: SampleRowKeysRequest.row_range is newer than the server's protocol definitions ("emulator doesn't use splits")
+tests.system.data.test_system_autogen.TestSystem::test_channel_refresh | production pass ("emulator mode doesn't refresh channel")
+tests.system.data.test_system_autogen.TestSystem::test_sample_row_keys | production pass ("emulator doesn't use splits")
+tests.system.data.test_system_autogen.TestSystem::test_check_and_mutate_empty_request | production pass ("emulator doesn't raise InvalidArgument")
+tests.system.data.test_system_autogen.TestSystem::test_read_row_missing | production pass ("emulator doesn't raise InvalidArgument")
+tests.system.data.test_system_autogen.TestSystem::test_row_exists | production pass ("emulator doesn't raise InvalidArgument")
+tests.system.v2_client.test_data_api::test_table_read_row_large_cell | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_data_api::test_read_with_label_applied | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_data_api::test_table_sample_row_keys | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_client_list_instances | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_exists_hit | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_exists_miss | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_reload | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_create_prod | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_create_development | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_create_w_two_clusters | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_create_app_profile_create_with_multi_cluster_ids | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_update_display_name_and_labels | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_instance_update_w_type | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_cluster_exists_hit | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_cluster_exists_miss | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_cluster_create | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_cluster_create_w_autoscaling | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_cluster_update | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_cluster_update_w_autoscaling | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_cluster_update_w_autoscaling_partial | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_instance_admin::test_cluster_disable_autoscaling | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_table_admin::test_instance_list_tables | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_table_admin::test_table_create_w_split_keys | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_table_admin::test_table_get_iam_policy | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_table_admin::test_table_test_iam_permissions | production pass ("Emulator does not support this feature")
+tests.system.v2_client.test_table_admin::test_table_backup | production pass ("Emulator does not support this feature")
 LIST
 )
 
@@ -96,20 +105,19 @@ if [ -z "$addr" ]; then
   echo "FAILED: sparsetable-server did not start"; cat "$server_log"; result 0 1
 fi
 
-xml=$DIR/junit.xml
-rm -f "$xml"
-(cd "$SDIST" && BIGTABLE_EMULATOR_HOST=$addr "$PY" -m pytest -p no:cacheprovider -q -rfE \
-  --timeout 120 --junitxml="$xml" \
-  --deselect tests/system/v2_client/test_data_api.py::test_table_mutate_rows_retries_timeout \
-  tests/system/data/test_system_autogen.py tests/system/v2_client) 2>&1 | tee "$DIR/pytest.out"
-rc=${PIPESTATUS[0]}
-if [ ! -f "$xml" ]; then echo "FAILED: pytest wrote no report (exit $rc)"; result 0 1; fi
-# passed failed, from the JUnit report: a skip outside ALLOWED_SKIPS is a failure.
-read -r p f < <(ALLOWED_SKIPS=$ALLOWED_SKIPS "$PY" - "$xml" <<'PY'
+# count XML ALLOWED: passed and failed of one pass's JUnit report; a skip is allowed when its
+# test is on a line of ALLOWED_SKIPS whose reason starts with one of the words in ALLOWED.
+count() {
+  ALLOWED_SKIPS=$ALLOWED_SKIPS "$PY" - "$1" "$2" <<'PY'
 import os, sys
 import xml.etree.ElementTree as ET
 
-allowed = {line.split("|")[0].strip() for line in os.environ["ALLOWED_SKIPS"].splitlines() if line.strip()}
+kinds = sys.argv[2].split(",")
+allowed = {
+    line.split("|")[0].strip()
+    for line in os.environ["ALLOWED_SKIPS"].splitlines()
+    if line.strip() and any(line.split("|", 1)[1].strip().startswith(k) for k in kinds)
+}
 passed = failed = allowed_skips = 0
 for case in ET.parse(sys.argv[1]).iter("testcase"):
     test = f'{case.get("classname")}::{case.get("name").split("[")[0]}'
@@ -123,11 +131,52 @@ for case in ET.parse(sys.argv[1]).iter("testcase"):
             failed += 1
     else:
         passed += 1
-print(f"google_system: {passed} passed, {failed} failed, {allowed_skips} allowed skips", file=sys.stderr)
+print(f"google_system ({os.path.basename(sys.argv[1])}): {passed} passed, {failed} failed, {allowed_skips} allowed skips", file=sys.stderr)
 print(passed, failed)
 PY
+}
+
+total_p=0; total_f=0
+# pass NAME ENV... -- PYTEST-ARGS...: one pytest run, counted into total_p and total_f.
+run_pass() {
+  local name=$1 allowed=$2; shift 2
+  local xml=$DIR/junit-$name.xml
+  rm -f "$xml"
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  (cd "$SDIST" && env "${envs[@]}" "$PY" -m pytest -p no:cacheprovider -q -rfE \
+    --timeout 120 --junitxml="$xml" "$@") 2>&1 | tee "$DIR/pytest-$name.out"
+  local rc=${PIPESTATUS[0]} p f
+  if [ ! -f "$xml" ]; then echo "FAILED: the $name pass wrote no report (exit $rc)"; total_f=$((total_f + 1)); return; fi
+  read -r p f < <(count "$xml" "$allowed")
+  p=${p:-0}; f=${f:-1}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: the $name pass's pytest exited $rc"; f=1; fi
+  total_p=$((total_p + p)); total_f=$((total_f + f))
+}
+
+run_pass emulator "production-only,not served,production pass" BIGTABLE_EMULATOR_HOST="$addr" -- \
+  --deselect tests/system/v2_client/test_data_api.py::test_table_mutate_rows_retries_timeout \
+  tests/system/data/test_system_autogen.py tests/system/v2_client
+
+# The production pass: the `production pass` lines as pytest node ids (`a.b.c::Class::test`
+# -> `a/b/c.py::Class::test`). Parameter sets that read through an authorized view are left
+# out (authorized views are not served).
+mapfile -t production_tests < <(ALLOWED_SKIPS=$ALLOWED_SKIPS "$PY" - <<'PY'
+import os
+for line in os.environ["ALLOWED_SKIPS"].splitlines():
+    test, _, reason = line.partition("|")
+    if not reason.strip().startswith("production pass"):
+        continue
+    dotted, name = test.strip().split("::")
+    parts = dotted.split(".")
+    klass = [parts.pop()] if parts[-1][:1].isupper() else []
+    print("::".join(["/".join(parts) + ".py", *klass, name]))
+PY
 )
-p=${p:-0}; f=${f:-1}
-if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: pytest exited $rc"; f=1; fi
-if [ "$f" -gt 0 ]; then echo "--- server log (last 30 lines)"; tail -n 30 "$server_log"; fi
-result "$p" "$f"
+run_pass production "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARSETABLE_HOST="$addr" \
+  GOOGLE_CLOUD_PROJECT=sparsetable-system PYTHONPATH="$ROOT/scripts/lib" -- \
+  -p google_system_production -k "not authorized_view" "${production_tests[@]}"
+
+if [ "$total_f" -gt 0 ]; then echo "--- server log (last 30 lines)"; tail -n 30 "$server_log"; fi
+result "$total_p" "$total_f"

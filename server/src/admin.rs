@@ -23,6 +23,7 @@ use crate::convert::{
     timestamp_to_proto, TableView,
 };
 use crate::family_order::CreateTableRequestInOrder;
+use crate::instance_meta::{next_etag, BackupRecord};
 use crate::names::{BackupName, ClusterName, InstanceName, TableName};
 use crate::operations::pack;
 use crate::registry::Instances;
@@ -109,7 +110,13 @@ impl AdminService {
     fn delete_table_inner(&self, req: &admin_v2::DeleteTableRequest) -> Result<()> {
         let table = TableName::parse("name", &req.name)?;
         let db = self.instances.database(&table.instance)?;
-        db.write(|db| db.delete_table(&table.table_id))
+        db.write(|db| db.delete_table(&table.table_id))?;
+        // A table created again under the name starts without the old one's policy.
+        let resource = table.to_string();
+        self.instances.update_meta(&table.instance, |meta| {
+            meta.forget_policies_under(&resource);
+            Ok(())
+        })
     }
 
     fn modify_column_families_inner(
@@ -231,6 +238,14 @@ impl AdminService {
         let name = cluster.backup(&req.backup_id);
         let db = self.instances.database(&cluster.instance)?;
         let info = db.write(|db| db.create_backup(&source.table_id, &req.backup_id))?;
+        self.instances.update_meta(&cluster.instance, |meta| {
+            meta.set_backup(BackupRecord {
+                backup_id: req.backup_id.clone(),
+                cluster_id: cluster.cluster.clone(),
+                expire_time: backup.expire_time,
+            });
+            Ok(())
+        })?;
         let taken = Some(timestamp_to_proto(info.created_micros));
         let metadata = admin_v2::CreateBackupMetadata {
             name: name.to_string(),
@@ -252,7 +267,87 @@ impl AdminService {
         let name = BackupName::parse("name", &req.name)?;
         let db = self.instances.database(&name.cluster.instance)?;
         let info = db.read(|db| db.get_backup(&name.backup_id))?;
-        Ok(backup_to_proto(&name, &info, None))
+        let meta = self.instances.meta_of(&name.cluster.instance)?;
+        let expire = meta.backup(&name.backup_id).and_then(|b| b.expire_time);
+        Ok(backup_to_proto(&name, &info, expire))
+    }
+
+    /// UpdateBackup: the expire time is the one field a backup's owner can change.
+    fn update_backup_inner(&self, req: &admin_v2::UpdateBackupRequest) -> Result<admin_v2::Backup> {
+        let Some(update) = &req.backup else {
+            return Err(Error::invalid_argument("backup is required"));
+        };
+        let name = BackupName::parse("backup.name", &update.name)?;
+        let paths = req
+            .update_mask
+            .as_ref()
+            .map(|m| m.paths.as_slice())
+            .unwrap_or_default();
+        if paths != ["expire_time"] {
+            return Err(Error::invalid_argument(
+                "update_mask must be [\"expire_time\"]: the expire time is the one field UpdateBackup changes",
+            ));
+        }
+        if update.expire_time.is_none() {
+            return Err(Error::invalid_argument("backup.expire_time is required"));
+        }
+        let db = self.instances.database(&name.cluster.instance)?;
+        let info = db.read(|db| db.get_backup(&name.backup_id))?;
+        self.instances.update_meta(&name.cluster.instance, |meta| {
+            let cluster_id = meta
+                .backup(&name.backup_id)
+                .map_or_else(|| name.cluster.cluster.clone(), |b| b.cluster_id.clone());
+            meta.set_backup(BackupRecord {
+                backup_id: name.backup_id.clone(),
+                cluster_id,
+                expire_time: update.expire_time,
+            });
+            Ok(())
+        })?;
+        Ok(backup_to_proto(&name, &info, update.expire_time))
+    }
+
+    /// The instance holding an IAM resource (a table or a backup), which must exist.
+    fn iam_instance(&self, field: &str, resource: &str) -> Result<InstanceName> {
+        if let Ok(table) = TableName::parse(field, resource) {
+            let db = self.instances.database(&table.instance)?;
+            db.read(|db| db.get_table(&table.table_id))?;
+            return Ok(table.instance);
+        }
+        let backup = BackupName::parse(field, resource).map_err(|_| {
+            Error::invalid_argument(format!(
+                "{field} {} must name a table or a backup",
+                sparsetable::error::quoted(resource)
+            ))
+        })?;
+        let db = self.instances.database(&backup.cluster.instance)?;
+        db.read(|db| db.get_backup(&backup.backup_id))?;
+        Ok(backup.cluster.instance)
+    }
+
+    /// SetIamPolicy: replaces the resource's policy, unless the request carries the etag of
+    /// a policy that has since changed (ABORTED, as Cloud IAM answers a lost race).
+    fn set_iam_policy_inner(&self, req: &iam::SetIamPolicyRequest) -> Result<iam::Policy> {
+        let instance = self.iam_instance("resource", &req.resource)?;
+        let Some(policy) = &req.policy else {
+            return Err(Error::invalid_argument("policy is required"));
+        };
+        self.instances.update_meta(&instance, |meta| {
+            let current = meta
+                .policy(&req.resource)
+                .map_or_else(|| EMPTY_POLICY_ETAG.to_vec(), |p| p.etag.clone());
+            if !policy.etag.is_empty() && policy.etag != current {
+                return Err(Error::new(
+                    sparsetable::Code::Aborted,
+                    "the policy's etag does not match: it changed since it was read; read it again",
+                ));
+            }
+            let mut stored = policy.clone();
+            stored.version = stored.version.max(1);
+            stored.etag = next_etag().into_bytes();
+            meta.set_policy(&req.resource, stored.clone());
+            Ok(stored)
+        })
     }
 
     fn list_backups_inner(
@@ -260,9 +355,7 @@ impl AdminService {
         req: &admin_v2::ListBackupsRequest,
     ) -> Result<admin_v2::ListBackupsResponse> {
         let cluster = ClusterName::parse("parent", &req.parent)?;
-        if !req.filter.is_empty() {
-            return Err(unimplemented("ListBackups' filter"));
-        }
+        let filter = BackupFilter::parse(&req.filter)?;
         if !req.order_by.is_empty() {
             return Err(unimplemented("ListBackups' order_by"));
         }
@@ -271,23 +364,39 @@ impl AdminService {
         })?;
         let db = self.instances.database(&cluster.instance)?;
         let backups = db.read(|db| Ok(db.list_backups()))?;
+        let meta = self.instances.meta_of(&cluster.instance)?;
+        // A backup is listed under the cluster it was created in (`-` lists every cluster's).
+        let named = |info: &sparsetable::BackupInfo| {
+            let record = meta.backup(&info.name);
+            let in_cluster = record.map_or(cluster.cluster.as_str(), |r| r.cluster_id.as_str());
+            let wanted = cluster.cluster == "-" || cluster.cluster == in_cluster;
+            let name = ClusterName {
+                instance: cluster.instance.clone(),
+                cluster: if cluster.cluster == "-" {
+                    in_cluster.to_string()
+                } else {
+                    cluster.cluster.clone()
+                },
+            }
+            .backup(&info.name);
+            wanted.then(|| backup_to_proto(&name, info, record.and_then(|r| r.expire_time)))
+        };
         let mut rest = backups
             .iter()
             .filter(|b| req.page_token.is_empty() || b.name.as_str() > req.page_token.as_str())
+            .filter_map(|info| named(info).map(|proto| (info, proto)))
+            .filter(|(_, proto)| filter.matches(proto))
             .peekable();
         let mut page = Vec::new();
-        while let Some(info) = rest.next_if(|_| page_size == 0 || page.len() < page_size) {
-            page.push(info);
+        while let Some(item) = rest.next_if(|_| page_size == 0 || page.len() < page_size) {
+            page.push(item);
         }
         let next_page_token = match (rest.peek(), page.last()) {
-            (Some(_), Some(last)) => last.name.clone(),
+            (Some(_), Some((last, _))) => last.name.clone(),
             _ => String::new(),
         };
         Ok(admin_v2::ListBackupsResponse {
-            backups: page
-                .into_iter()
-                .map(|info| backup_to_proto(&cluster.backup(&info.name), info, None))
-                .collect(),
+            backups: page.into_iter().map(|(_, proto)| proto).collect(),
             next_page_token,
         })
     }
@@ -295,7 +404,13 @@ impl AdminService {
     fn delete_backup_inner(&self, req: &admin_v2::DeleteBackupRequest) -> Result<()> {
         let name = BackupName::parse("name", &req.name)?;
         let db = self.instances.database(&name.cluster.instance)?;
-        db.write(|db| db.delete_backup(&name.backup_id))
+        db.write(|db| db.delete_backup(&name.backup_id))?;
+        let resource = name.to_string();
+        self.instances.update_meta(&name.cluster.instance, |meta| {
+            meta.backups.retain(|b| b.backup_id != name.backup_id);
+            meta.forget_policies_under(&resource);
+            Ok(())
+        })
     }
 
     fn restore_table_inner(
@@ -562,9 +677,11 @@ impl BigtableTableAdmin for AdminService {
 
     async fn update_backup(
         &self,
-        _request: Request<admin_v2::UpdateBackupRequest>,
+        request: Request<admin_v2::UpdateBackupRequest>,
     ) -> std::result::Result<Response<admin_v2::Backup>, Status> {
-        unimplemented_rpc("UpdateBackup")
+        self.update_backup_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
     }
 
     async fn delete_backup(
@@ -597,23 +714,46 @@ impl BigtableTableAdmin for AdminService {
 
     async fn get_iam_policy(
         &self,
-        _request: Request<iam::GetIamPolicyRequest>,
+        request: Request<iam::GetIamPolicyRequest>,
     ) -> std::result::Result<Response<iam::Policy>, Status> {
-        unimplemented_rpc("GetIamPolicy")
+        let req = request.get_ref();
+        self.iam_instance("resource", &req.resource)
+            .and_then(|instance| {
+                let meta = self.instances.meta_of(&instance)?;
+                // Before anyone sets one: version 0 and Cloud IAM's etag for it.
+                Ok(meta.policy(&req.resource).cloned().unwrap_or(iam::Policy {
+                    version: 0,
+                    etag: EMPTY_POLICY_ETAG.to_vec(),
+                    ..Default::default()
+                }))
+            })
+            .map(Response::new)
+            .map_err(to_status)
     }
 
     async fn set_iam_policy(
         &self,
-        _request: Request<iam::SetIamPolicyRequest>,
+        request: Request<iam::SetIamPolicyRequest>,
     ) -> std::result::Result<Response<iam::Policy>, Status> {
-        unimplemented_rpc("SetIamPolicy")
+        let req = request.get_ref();
+        self.set_iam_policy_inner(req)
+            .map(Response::new)
+            .map_err(to_status)
     }
 
     async fn test_iam_permissions(
         &self,
-        _request: Request<iam::TestIamPermissionsRequest>,
+        request: Request<iam::TestIamPermissionsRequest>,
     ) -> std::result::Result<Response<iam::TestIamPermissionsResponse>, Status> {
-        unimplemented_rpc("TestIamPermissions")
+        let req = request.get_ref();
+        self.iam_instance("resource", &req.resource)
+            .map(|_| {
+                // This server authenticates nobody, so every caller holds every permission.
+                Response::new(iam::TestIamPermissionsResponse {
+                    permissions: req.permissions.clone(),
+                })
+            })
+            .map_err(to_status)
     }
 
     async fn create_schema_bundle(
@@ -649,5 +789,115 @@ impl BigtableTableAdmin for AdminService {
         _request: Request<admin_v2::DeleteSchemaBundleRequest>,
     ) -> std::result::Result<Response<()>, Status> {
         unimplemented_rpc("DeleteSchemaBundle")
+    }
+}
+
+/// The etag of a resource's policy before anyone set one: Cloud IAM's (`ACAB` in base64),
+/// which clients compare against.
+const EMPTY_POLICY_ETAG: &[u8] = &[0x00, 0x20, 0x01];
+
+/// A ListBackups filter: comparisons joined by `AND` (Cloud Bigtable's filter language, the
+/// part of it that applies to one machine's backups). Each comparison is `field op value`,
+/// the value optionally in double quotes: `name` and `source_table` with `:` (contains), `=`
+/// or `!=`; `state` with `:`, `=` or `!=` (`READY`, `CREATING`); `size_bytes` with `=`, `!=`, `<`,
+/// `<=`, `>` or `>=`. Anything else (`OR`, parentheses, the time fields) is INVALID_ARGUMENT
+/// naming what is not supported, never a silently wrong list.
+struct BackupFilter {
+    terms: Vec<(String, String, String)>,
+}
+
+impl BackupFilter {
+    fn parse(filter: &str) -> Result<Self> {
+        let mut terms = Vec::new();
+        for term in filter
+            .split(" AND ")
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        {
+            // `(a) AND (b)`, as Google's clients join a table's filter with the caller's.
+            let term = term
+                .strip_prefix('(')
+                .and_then(|t| t.strip_suffix(')'))
+                .map_or(term, str::trim);
+            let bad = |why: &str| {
+                Error::invalid_argument(format!(
+                    "filter: {why} in {}",
+                    sparsetable::error::quoted(term)
+                ))
+            };
+            if term.contains(" OR ") || term.contains(['(', ')']) || term.starts_with("NOT ") {
+                return Err(bad("only comparisons joined by AND are supported"));
+            }
+            let at = term
+                .find(['=', '!', '<', '>', ':'])
+                .ok_or_else(|| bad("no comparison operator"))?;
+            let (field, rest) = term.split_at(at);
+            let op_len =
+                if rest.starts_with("!=") || rest.starts_with("<=") || rest.starts_with(">=") {
+                    2
+                } else {
+                    1
+                };
+            let (op, value) = rest.split_at(op_len);
+            let field = field.trim();
+            let value = value.trim();
+            let value = value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .unwrap_or(value);
+            let allowed: &[&str] = match field {
+                "name" | "source_table" => &[":", "=", "!="],
+                "state" => &[":", "=", "!="],
+                "size_bytes" => &["=", "!=", "<", "<=", ">", ">="],
+                _ => {
+                    return Err(bad(
+                        "the field can be name, source_table, state or size_bytes",
+                    ))
+                }
+            };
+            if !allowed.contains(&op) {
+                return Err(bad("this operator does not apply to the field"));
+            }
+            if field == "size_bytes" && value.parse::<i64>().is_err() {
+                return Err(bad("size_bytes compares with an integer"));
+            }
+            if field == "state" && !matches!(value, "READY" | "CREATING") {
+                return Err(bad("state is READY or CREATING"));
+            }
+            terms.push((field.to_string(), op.to_string(), value.to_string()));
+        }
+        Ok(BackupFilter { terms })
+    }
+
+    fn matches(&self, backup: &admin_v2::Backup) -> bool {
+        self.terms.iter().all(|(field, op, value)| {
+            let text = |actual: &str| match op.as_str() {
+                ":" if field == "state" => actual == value,
+                ":" => actual.contains(value.as_str()),
+                "=" => actual == value,
+                _ => actual != value,
+            };
+            match field.as_str() {
+                "name" => text(&backup.name),
+                "source_table" => text(&backup.source_table),
+                "state" => {
+                    let state = admin_v2::backup::State::try_from(backup.state)
+                        .map_or("", |s| s.as_str_name());
+                    text(state)
+                }
+                _ => {
+                    let wanted: i64 = value.parse().unwrap_or(0);
+                    let size = backup.size_bytes;
+                    match op.as_str() {
+                        "=" => size == wanted,
+                        "!=" => size != wanted,
+                        "<" => size < wanted,
+                        "<=" => size <= wanted,
+                        ">" => size > wanted,
+                        _ => size >= wanted,
+                    }
+                }
+            }
+        })
     }
 }

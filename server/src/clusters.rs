@@ -14,9 +14,6 @@
 //! docs/format/clusters.md), so an instance reports the same clusters after a restart;
 //! [`encode`] and [`decode`] are that file's format, and the registry does its I/O.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
-
 use sparsetable::error::quoted;
 use sparsetable::{Code, Error, Result};
 
@@ -156,88 +153,9 @@ pub fn check_location(location: &str) -> Result<()> {
     }
 }
 
-/// The clusters of every instance that CreateInstance made.
-#[derive(Debug, Default)]
-pub struct Clusters {
-    by_instance: Mutex<BTreeMap<InstanceName, Vec<ClusterSpec>>>,
-}
-
-impl Clusters {
-    /// Records the clusters CreateInstance asked for (`clusters` is not empty).
-    ///
-    /// # Errors
-    /// `Internal` if a panic poisoned the lock.
-    pub fn set(&self, instance: &InstanceName, mut clusters: Vec<ClusterSpec>) -> Result<()> {
-        clusters.sort_by(|a, b| a.id.cmp(&b.id));
-        self.lock()?.insert(instance.clone(), clusters);
-        Ok(())
-    }
-
-    /// The clusters recorded for `instance`, if any were.
-    ///
-    /// # Errors
-    /// `Internal` if a panic poisoned the lock.
-    pub fn get(&self, instance: &InstanceName) -> Result<Option<Vec<ClusterSpec>>> {
-        Ok(self.lock()?.get(instance).cloned())
-    }
-
-    /// Forgets an instance's clusters (it was deleted).
-    ///
-    /// # Errors
-    /// `Internal` if a panic poisoned the lock.
-    pub fn forget(&self, instance: &InstanceName) -> Result<()> {
-        self.lock()?.remove(instance);
-        Ok(())
-    }
-
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, BTreeMap<InstanceName, Vec<ClusterSpec>>>> {
-        self.by_instance.lock().map_err(|_| {
-            Error::new(
-                Code::Internal,
-                "the cluster registry's lock was poisoned by an earlier panic",
-            )
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn instance() -> InstanceName {
-        InstanceName {
-            project: "p".into(),
-            instance: "inst".into(),
-        }
-    }
-
-    #[test]
-    fn an_implicit_instance_has_the_default_cluster_and_a_created_one_keeps_its_ids() {
-        let clusters = Clusters::default();
-        assert_eq!(clusters.get(&instance()).unwrap(), None);
-        let spec = |id: &str| ClusterSpec {
-            id: id.into(),
-            location: "projects/p/locations/us-central1-b".into(),
-            serve_nodes: 3,
-            default_storage_type: 2,
-        };
-        clusters
-            .set(
-                &instance(),
-                vec![spec("west-cluster"), spec("east-cluster")],
-            )
-            .unwrap();
-        let ids: Vec<_> = clusters
-            .get(&instance())
-            .unwrap()
-            .unwrap()
-            .into_iter()
-            .map(|c| c.id)
-            .collect();
-        assert_eq!(ids, ["east-cluster", "west-cluster"]);
-        clusters.forget(&instance()).unwrap();
-        assert_eq!(clusters.get(&instance()).unwrap(), None);
-    }
 
     fn spec(id: &str) -> ClusterSpec {
         ClusterSpec {

@@ -616,6 +616,13 @@ pub fn backup_to_proto(
         size_bytes: i64::try_from(info.size_bytes).unwrap_or(i64::MAX),
         state: admin_v2::backup::State::Ready as i32,
         backup_type: admin_v2::backup::BackupType::Standard as i32,
+        // Nothing is encrypted with a customer's key here: Google's default, as Cloud
+        // Bigtable reports for a backup without CMEK.
+        encryption_info: Some(admin_v2::EncryptionInfo {
+            encryption_type: admin_v2::encryption_info::EncryptionType::GoogleDefaultEncryption
+                as i32,
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }

@@ -8,22 +8,28 @@
 //! Cloud Bigtable would for an instance on one machine.
 //!
 //! The model: as everywhere in this server, an instance exists once a request has named it
-//! (or, with a data directory, once it has a folder there). Its clusters are the ones
-//! CreateInstance asked for (ids, locations, nodes and storage type as requested), or else one
-//! cluster, `{instance}-c1`, in location `projects/{project}/locations/local`, one node, SSD;
-//! all READY (see [`crate::clusters`]). CreateInstance makes it exist (ALREADY_EXISTS if it
-//! does) and returns a finished long-running operation; DeleteInstance deletes every table and
-//! backup in it (or nothing at all if a table has deletion protection) and the instance stops
-//! existing until named again. Routes not listed in `build.rs` answer UNIMPLEMENTED.
+//! (or, with a data directory, once it has a folder there). What the admin API records about
+//! it lives in [`crate::instance_meta`]: display name, type and labels; its clusters (the ones
+//! CreateInstance and CreateCluster asked for, with their nodes, storage type and autoscaling
+//! settings, or else one cluster, `{instance}-c1`, in `projects/{project}/locations/local`);
+//! its app profiles. Everything is READY at once, and every operation is returned finished:
+//! one machine holds one copy of the data, so clusters and app profiles are settings that
+//! clients read back, not capacity or routing. CreateInstance makes an instance exist
+//! (ALREADY_EXISTS if it does); DeleteInstance deletes every table and backup in it (or nothing
+//! at all if a table has deletion protection) and the instance stops existing until named
+//! again. Routes not listed in `build.rs` answer UNIMPLEMENTED.
 
 use std::sync::Arc;
 
 use tonic::{Request, Response, Status};
 
+use sparsetable::error::quoted;
+
 use sparsetable::{Code, Error, Result};
 
-use crate::clusters::{check_location, validate_cluster_id, ClusterSpec};
+use crate::clusters::{check_location, validate_cluster_id};
 use crate::convert::timestamp_to_proto;
+use crate::instance_meta::{last_id, next_etag, not_found, InstanceMeta};
 use crate::names::{check_new_id, InstanceName};
 use crate::operations::pack;
 use crate::registry::Instances;
@@ -62,60 +68,157 @@ fn validate_new_instance_id(id: &str) -> Result<()> {
     check_new_id("instance_id", id, 33)
 }
 
-fn instance_to_proto(name: &InstanceName, display_name: Option<&str>) -> admin_v2::Instance {
-    admin_v2::Instance {
-        name: name.to_string(),
-        display_name: display_name.unwrap_or(&name.instance).to_string(),
-        state: admin_v2::instance::State::Ready as i32,
-        r#type: admin_v2::instance::Type::Production as i32,
-        ..Default::default()
+/// Cloud Bigtable's rules for an instance's labels: at most 64; keys 1 to 63 characters, a
+/// lowercase letter first, then lowercase letters, digits, `_` or `-`; values 0 to 63 of the
+/// same characters.
+fn validate_labels(labels: &std::collections::HashMap<String, String>) -> Result<()> {
+    let ok_chars = |s: &str| {
+        s.chars()
+            .all(|c| c.is_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+    };
+    if labels.len() > 64 {
+        return Err(Error::invalid_argument("an instance has at most 64 labels"));
+    }
+    for (k, v) in labels {
+        let key_ok = (1..=63).contains(&k.chars().count())
+            && k.chars().next().is_some_and(char::is_lowercase)
+            && ok_chars(k);
+        if !key_ok || v.chars().count() > 63 || !ok_chars(v) {
+            return Err(Error::invalid_argument(format!(
+                "label {}: keys are 1 to 63 lowercase letters, digits, '_' or '-' starting with a letter; values at most 63 of the same",
+                quoted(k)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Cloud Bigtable's rule for a display name: 4 to 30 characters.
+fn validate_display_name(name: &str) -> Result<()> {
+    if (4..=30).contains(&name.chars().count()) {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(format!(
+            "display_name {} must be 4 to 30 characters",
+            quoted(name)
+        )))
     }
 }
 
-fn cluster_to_proto(instance: &InstanceName, cluster: &ClusterSpec) -> admin_v2::Cluster {
-    admin_v2::Cluster {
-        name: format!("{instance}/clusters/{}", cluster.id),
-        location: cluster.location.clone(),
-        state: admin_v2::cluster::State::Ready as i32,
-        serve_nodes: cluster.serve_nodes,
-        default_storage_type: cluster.default_storage_type,
-        ..Default::default()
+/// A cluster as requested (CreateInstance, CreateCluster), checked and completed: its full
+/// name, READY, the default location and storage type where the request left them out.
+fn requested_cluster(
+    instance: &InstanceName,
+    id: &str,
+    cluster: &admin_v2::Cluster,
+) -> Result<admin_v2::Cluster> {
+    validate_cluster_id(id)?;
+    let mut out = cluster.clone();
+    out.name = format!("{instance}/clusters/{id}");
+    out.state = admin_v2::cluster::State::Ready as i32;
+    if out.location.is_empty() {
+        out.location = format!("projects/{}/locations/local", instance.project);
+    } else {
+        check_location(&out.location)?;
+    }
+    if out.default_storage_type == 0 {
+        // Unspecified means the default, SSD.
+        out.default_storage_type = admin_v2::StorageType::Ssd as i32;
+    }
+    check_nodes(&out)?;
+    Ok(out)
+}
+
+/// Node counts: not negative; with autoscaling, limits that make sense.
+fn check_nodes(cluster: &admin_v2::Cluster) -> Result<()> {
+    if cluster.serve_nodes < 0 {
+        return Err(Error::invalid_argument("serve_nodes must not be negative"));
+    }
+    if let Some(admin_v2::cluster::Config::ClusterConfig(config)) = &cluster.config {
+        if let Some(auto) = &config.cluster_autoscaling_config {
+            let limits = auto.autoscaling_limits.unwrap_or_default();
+            if limits.min_serve_nodes < 1 || limits.max_serve_nodes < limits.min_serve_nodes {
+                return Err(Error::invalid_argument(
+                    "autoscaling_limits: min_serve_nodes must be at least 1 and at most max_serve_nodes",
+                ));
+            }
+            let targets = auto.autoscaling_targets.unwrap_or_default();
+            if !(0..=80).contains(&targets.cpu_utilization_percent)
+                || targets.storage_utilization_gib_per_node < 0
+            {
+                return Err(Error::invalid_argument(
+                    "autoscaling_targets: cpu_utilization_percent must be 10 to 80 (0: unset)",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The paths of an update mask; an empty or absent mask is INVALID_ARGUMENT.
+fn mask_paths(mask: Option<&prost_types::FieldMask>) -> Result<&[String]> {
+    match mask {
+        Some(m) if !m.paths.is_empty() => Ok(&m.paths),
+        _ => Err(Error::invalid_argument(
+            "update_mask must name at least one field",
+        )),
     }
 }
 
-/// The clusters a CreateInstance request asks for, checked.
-fn requested_clusters(
-    project: &str,
-    clusters: &std::collections::HashMap<String, admin_v2::Cluster>,
-) -> Result<Vec<ClusterSpec>> {
-    if clusters.is_empty() {
-        return Err(Error::invalid_argument(
-            "clusters must name at least one cluster",
-        ));
+/// Cloud Bigtable's rule for an app profile id: 1 to 50 letters, digits, `_`, `-` or `.`,
+/// not starting with `-` or `.`.
+fn validate_app_profile_id(id: &str) -> Result<()> {
+    let ok = (1..=50).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && !id.starts_with(['-', '.']);
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(format!(
+            "app profile id {} must be 1 to 50 letters, digits, '_', '-' or '.', not starting with '-' or '.'",
+            quoted(id)
+        )))
     }
-    clusters
-        .iter()
-        .map(|(id, cluster)| {
-            validate_cluster_id(id)?;
-            let location = if cluster.location.is_empty() {
-                format!("projects/{project}/locations/local")
-            } else {
-                check_location(&cluster.location)?;
-                cluster.location.clone()
-            };
-            let default_storage_type = match cluster.default_storage_type {
-                // Unspecified means the default, SSD.
-                0 => admin_v2::StorageType::Ssd as i32,
-                other => other,
-            };
-            Ok(ClusterSpec {
-                id: id.clone(),
-                location,
-                serve_nodes: cluster.serve_nodes,
-                default_storage_type,
-            })
-        })
-        .collect()
+}
+
+/// An app profile's routing must name clusters the instance has.
+fn check_routing(meta: &InstanceMeta, profile: &admin_v2::AppProfile) -> Result<()> {
+    use admin_v2::app_profile::RoutingPolicy;
+    let ids: Vec<&str> = meta.clusters.iter().map(|c| last_id(&c.name)).collect();
+    let named: Vec<&str> = match &profile.routing_policy {
+        None => {
+            return Err(Error::invalid_argument(
+                "app profile: a routing policy (multi_cluster_routing_use_any or single_cluster_routing) is required",
+            ))
+        }
+        Some(RoutingPolicy::MultiClusterRoutingUseAny(m)) => {
+            m.cluster_ids.iter().map(String::as_str).collect()
+        }
+        Some(RoutingPolicy::SingleClusterRouting(s)) => vec![s.cluster_id.as_str()],
+    };
+    match named.iter().find(|id| !ids.contains(id)) {
+        Some(missing) => Err(Error::invalid_argument(format!(
+            "app profile routes to cluster {}, which the instance does not have",
+            quoted(missing)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Splits `projects/P/instances/I/{kind}/ID` into the instance and the id.
+fn split_child<'a>(field: &str, name: &'a str, kind: &str) -> Result<(InstanceName, &'a str)> {
+    let marker = format!("/{kind}/");
+    match name.rsplit_once(&marker) {
+        Some((instance, id)) if !id.is_empty() && !id.contains('/') => {
+            Ok((InstanceName::parse(field, instance)?, id))
+        }
+        _ => Err(Error::invalid_argument(format!(
+            "{field} {} must have the form projects/{{project}}/instances/{{instance}}/{kind}/{{id}}",
+            quoted(name)
+        ))),
+    }
 }
 
 impl InstanceAdminService {
@@ -139,11 +242,25 @@ impl InstanceAdminService {
         let Some(instance) = &req.instance else {
             return Err(Error::invalid_argument("instance is required"));
         };
-        let clusters = requested_clusters(&project, &req.clusters)?;
         let name = InstanceName {
             project,
             instance: req.instance_id.clone(),
         };
+        if req.clusters.is_empty() {
+            return Err(Error::invalid_argument(
+                "clusters must name at least one cluster",
+            ));
+        }
+        let mut clusters = req
+            .clusters
+            .iter()
+            .map(|(id, c)| requested_cluster(&name, id, c))
+            .collect::<Result<Vec<_>>>()?;
+        clusters.sort_by(|a, b| a.name.cmp(&b.name));
+        validate_labels(&instance.labels)?;
+        if !instance.display_name.is_empty() {
+            validate_display_name(&instance.display_name)?;
+        }
         if self.instances.is_known(&name)? {
             return Err(Error::new(
                 Code::AlreadyExists,
@@ -151,9 +268,33 @@ impl InstanceAdminService {
             ));
         }
         let db = self.instances.database(&name)?;
-        self.instances.set_clusters(&name, clusters)?;
         let now = Some(timestamp_to_proto(db.read(|db| Ok(db.now_micros()))?));
-        let display_name = (!instance.display_name.is_empty()).then_some(&*instance.display_name);
+        let record = admin_v2::Instance {
+            name: name.to_string(),
+            display_name: if instance.display_name.is_empty() {
+                name.instance.clone()
+            } else {
+                instance.display_name.clone()
+            },
+            state: admin_v2::instance::State::Ready as i32,
+            r#type: match instance.r#type {
+                0 => admin_v2::instance::Type::Production as i32,
+                t => t,
+            },
+            labels: instance.labels.clone(),
+            create_time: now,
+            ..Default::default()
+        };
+        self.instances.set_meta(
+            &name,
+            InstanceMeta {
+                instance: Some(record.clone()),
+                clusters,
+                app_profiles: Vec::new(),
+                iam_policies: Vec::new(),
+                backups: Vec::new(),
+            },
+        )?;
         let metadata = admin_v2::CreateInstanceMetadata {
             original_request: Some(req.clone()),
             request_time: now,
@@ -162,10 +303,7 @@ impl InstanceAdminService {
         Ok(self.instances.operations().finished(
             &name.to_string(),
             pack("google.bigtable.admin.v2.CreateInstanceMetadata", &metadata),
-            pack(
-                "google.bigtable.admin.v2.Instance",
-                &instance_to_proto(&name, display_name),
-            ),
+            pack("google.bigtable.admin.v2.Instance", &record),
         ))
     }
 
@@ -178,8 +316,8 @@ impl InstanceAdminService {
         Ok(admin_v2::ListInstancesResponse {
             instances: instances
                 .iter()
-                .map(|i| instance_to_proto(i, None))
-                .collect(),
+                .map(|i| Ok(self.instances.meta_of(i)?.instance()))
+                .collect::<Result<_>>()?,
             failed_locations: Vec::new(),
             next_page_token: String::new(),
         })
@@ -225,9 +363,7 @@ impl InstanceAdminService {
         };
         let mut clusters = Vec::new();
         for instance in &instances {
-            for cluster in self.instances.clusters_of(instance)? {
-                clusters.push(cluster_to_proto(instance, &cluster));
-            }
+            clusters.extend(self.instances.meta_of(instance)?.clusters);
         }
         Ok(admin_v2::ListClustersResponse {
             clusters,
@@ -237,25 +373,444 @@ impl InstanceAdminService {
     }
 
     fn get_cluster_inner(&self, req: &admin_v2::GetClusterRequest) -> Result<admin_v2::Cluster> {
-        let Some((instance, cluster)) = req.name.rsplit_once("/clusters/") else {
-            return Err(Error::invalid_argument(format!(
-                "name {:?} must have the form projects/{{project}}/instances/{{instance}}/clusters/{{cluster}}",
-                req.name
-            )));
-        };
-        let instance = self.existing("name", instance)?;
-        let clusters = self.instances.clusters_of(&instance)?;
-        match clusters.iter().find(|c| c.id == cluster) {
-            Some(found) => Ok(cluster_to_proto(&instance, found)),
-            None => Err(Error::new(
-                Code::NotFound,
-                format!(
-                    "cluster {:?} not found in instance {instance}",
-                    cluster.chars().take(64).collect::<String>()
-                ),
-            )),
+        let (instance, id) = split_child("name", &req.name, "clusters")?;
+        let instance = self.existing("name", &instance.to_string())?;
+        let mut meta = self.instances.meta_of(&instance)?;
+        match meta.cluster_mut(id) {
+            Some(found) => Ok(found.clone()),
+            None => Err(not_found("cluster", id, &instance)),
         }
     }
+
+    fn now(&self, instance: &InstanceName) -> Result<Option<prost_types::Timestamp>> {
+        let db = self.instances.database(instance)?;
+        Ok(Some(timestamp_to_proto(db.read(|db| Ok(db.now_micros()))?)))
+    }
+
+    fn update_instance_inner(&self, req: &admin_v2::Instance) -> Result<admin_v2::Instance> {
+        let instance = self.existing("name", &req.name)?;
+        validate_display_name(&req.display_name)?;
+        self.instances.update_meta(&instance, |meta| {
+            let mut record = meta.instance();
+            record.display_name = req.display_name.clone();
+            if req.r#type != 0 {
+                set_type(&mut record, req.r#type)?;
+            }
+            meta.instance = Some(record.clone());
+            Ok(record)
+        })
+    }
+
+    fn partial_update_instance_inner(
+        &self,
+        req: &admin_v2::PartialUpdateInstanceRequest,
+    ) -> Result<longrunning::Operation> {
+        let Some(update) = &req.instance else {
+            return Err(Error::invalid_argument("instance is required"));
+        };
+        let instance = self.existing("instance.name", &update.name)?;
+        let paths = mask_paths(req.update_mask.as_ref())?;
+        let record = self.instances.update_meta(&instance, |meta| {
+            let mut record = meta.instance();
+            for path in paths {
+                match path.as_str() {
+                    "display_name" => {
+                        validate_display_name(&update.display_name)?;
+                        record.display_name = update.display_name.clone();
+                    }
+                    "labels" => {
+                        validate_labels(&update.labels)?;
+                        record.labels = update.labels.clone();
+                    }
+                    "type" => set_type(&mut record, update.r#type)?,
+                    other => return Err(Error::invalid_argument(format!(
+                        "update_mask: field {} cannot be updated (display_name, labels, type can)",
+                        quoted(other)
+                    ))),
+                }
+            }
+            meta.instance = Some(record.clone());
+            Ok(record)
+        })?;
+        let now = self.now(&instance)?;
+        let metadata = admin_v2::UpdateInstanceMetadata {
+            original_request: Some(req.clone()),
+            request_time: now,
+            finish_time: now,
+        };
+        Ok(self.instances.operations().finished(
+            &instance.to_string(),
+            pack("google.bigtable.admin.v2.UpdateInstanceMetadata", &metadata),
+            pack("google.bigtable.admin.v2.Instance", &record),
+        ))
+    }
+
+    fn create_cluster_inner(
+        &self,
+        req: &admin_v2::CreateClusterRequest,
+    ) -> Result<longrunning::Operation> {
+        let instance = self.existing("parent", &req.parent)?;
+        let Some(cluster) = &req.cluster else {
+            return Err(Error::invalid_argument("cluster is required"));
+        };
+        let cluster = requested_cluster(&instance, &req.cluster_id, cluster)?;
+        let created = self.instances.update_meta(&instance, |meta| {
+            if meta.cluster_mut(&req.cluster_id).is_some() {
+                return Err(Error::new(
+                    Code::AlreadyExists,
+                    format!(
+                        "cluster {} already exists in instance {instance}",
+                        quoted(&req.cluster_id)
+                    ),
+                ));
+            }
+            meta.clusters.push(cluster.clone());
+            meta.clusters.sort_by(|a, b| a.name.cmp(&b.name));
+            Ok(cluster)
+        })?;
+        let now = self.now(&instance)?;
+        let metadata = admin_v2::CreateClusterMetadata {
+            original_request: Some(req.clone()),
+            request_time: now,
+            finish_time: now,
+            ..Default::default()
+        };
+        Ok(self.instances.operations().finished(
+            &created.name,
+            pack("google.bigtable.admin.v2.CreateClusterMetadata", &metadata),
+            pack("google.bigtable.admin.v2.Cluster", &created),
+        ))
+    }
+
+    fn update_cluster_inner(&self, req: &admin_v2::Cluster) -> Result<longrunning::Operation> {
+        let (instance, id) = split_child("name", &req.name, "clusters")?;
+        let instance = self.existing("name", &instance.to_string())?;
+        let updated = self.instances.update_meta(&instance, |meta| {
+            let Some(cluster) = meta.cluster_mut(id) else {
+                return Err(not_found("cluster", id, &instance));
+            };
+            // UpdateCluster changes the node count (of a cluster without autoscaling).
+            let mut next = cluster.clone();
+            next.serve_nodes = req.serve_nodes;
+            check_nodes(&next)?;
+            *cluster = next.clone();
+            Ok(next)
+        })?;
+        let now = self.now(&instance)?;
+        let metadata = admin_v2::UpdateClusterMetadata {
+            original_request: Some(req.clone()),
+            request_time: now,
+            finish_time: now,
+        };
+        Ok(self.instances.operations().finished(
+            &updated.name,
+            pack("google.bigtable.admin.v2.UpdateClusterMetadata", &metadata),
+            pack("google.bigtable.admin.v2.Cluster", &updated),
+        ))
+    }
+
+    fn partial_update_cluster_inner(
+        &self,
+        req: &admin_v2::PartialUpdateClusterRequest,
+    ) -> Result<longrunning::Operation> {
+        let Some(update) = &req.cluster else {
+            return Err(Error::invalid_argument("cluster is required"));
+        };
+        let (instance, id) = split_child("cluster.name", &update.name, "clusters")?;
+        let instance = self.existing("cluster.name", &instance.to_string())?;
+        let paths = mask_paths(req.update_mask.as_ref())?;
+        let updated = self.instances.update_meta(&instance, |meta| {
+            let Some(cluster) = meta.cluster_mut(id) else {
+                return Err(not_found("cluster", id, &instance));
+            };
+            let mut next = cluster.clone();
+            for path in paths {
+                apply_cluster_path(&mut next, update, path)?;
+            }
+            check_nodes(&next)?;
+            *cluster = next.clone();
+            Ok(next)
+        })?;
+        let now = self.now(&instance)?;
+        let metadata = admin_v2::PartialUpdateClusterMetadata {
+            original_request: Some(req.clone()),
+            request_time: now,
+            finish_time: now,
+        };
+        Ok(self.instances.operations().finished(
+            &updated.name,
+            pack(
+                "google.bigtable.admin.v2.PartialUpdateClusterMetadata",
+                &metadata,
+            ),
+            pack("google.bigtable.admin.v2.Cluster", &updated),
+        ))
+    }
+
+    fn delete_cluster_inner(&self, req: &admin_v2::DeleteClusterRequest) -> Result<()> {
+        let (instance, id) = split_child("name", &req.name, "clusters")?;
+        let instance = self.existing("name", &instance.to_string())?;
+        self.instances.update_meta(&instance, |meta| {
+            if meta.cluster_mut(id).is_none() {
+                return Err(not_found("cluster", id, &instance));
+            }
+            if meta.clusters.len() == 1 {
+                return Err(Error::new(
+                    Code::FailedPrecondition,
+                    format!(
+                        "cluster {} is the instance's last cluster; delete the instance instead",
+                        quoted(id)
+                    ),
+                ));
+            }
+            meta.clusters.retain(|c| last_id(&c.name) != id);
+            Ok(())
+        })
+    }
+
+    fn create_app_profile_inner(
+        &self,
+        req: &admin_v2::CreateAppProfileRequest,
+    ) -> Result<admin_v2::AppProfile> {
+        let instance = self.existing("parent", &req.parent)?;
+        validate_app_profile_id(&req.app_profile_id)?;
+        let Some(profile) = &req.app_profile else {
+            return Err(Error::invalid_argument("app_profile is required"));
+        };
+        self.instances.update_meta(&instance, |meta| {
+            if meta.app_profile_mut(&req.app_profile_id).is_some() {
+                return Err(Error::new(
+                    Code::AlreadyExists,
+                    format!(
+                        "app profile {} already exists in instance {instance}",
+                        quoted(&req.app_profile_id)
+                    ),
+                ));
+            }
+            check_routing(meta, profile)?;
+            let mut created = profile.clone();
+            created.name = format!("{instance}/appProfiles/{}", req.app_profile_id);
+            created.etag = next_etag();
+            meta.app_profiles.push(created.clone());
+            meta.app_profiles.sort_by(|a, b| a.name.cmp(&b.name));
+            Ok(created)
+        })
+    }
+
+    fn get_app_profile_inner(
+        &self,
+        req: &admin_v2::GetAppProfileRequest,
+    ) -> Result<admin_v2::AppProfile> {
+        let (instance, id) = split_child("name", &req.name, "appProfiles")?;
+        let instance = self.existing("name", &instance.to_string())?;
+        let mut meta = self.instances.meta_of(&instance)?;
+        match meta.app_profile_mut(id) {
+            Some(p) => Ok(p.clone()),
+            None => Err(not_found("app profile", id, &instance)),
+        }
+    }
+
+    fn list_app_profiles_inner(
+        &self,
+        req: &admin_v2::ListAppProfilesRequest,
+    ) -> Result<admin_v2::ListAppProfilesResponse> {
+        let instances = match req.parent.strip_suffix("/instances/-") {
+            Some(project) => {
+                let project = project_of("parent", project)?;
+                self.instances.known_instances(Some(&project))?
+            }
+            None => vec![self.existing("parent", &req.parent)?],
+        };
+        let mut app_profiles = Vec::new();
+        for instance in &instances {
+            app_profiles.extend(self.instances.meta_of(instance)?.app_profiles);
+        }
+        Ok(admin_v2::ListAppProfilesResponse {
+            app_profiles,
+            next_page_token: String::new(),
+            failed_locations: Vec::new(),
+        })
+    }
+
+    fn update_app_profile_inner(
+        &self,
+        req: &admin_v2::UpdateAppProfileRequest,
+    ) -> Result<longrunning::Operation> {
+        use admin_v2::app_profile::{Isolation, RoutingPolicy};
+        let Some(update) = &req.app_profile else {
+            return Err(Error::invalid_argument("app_profile is required"));
+        };
+        let (instance, id) = split_child("app_profile.name", &update.name, "appProfiles")?;
+        let instance = self.existing("app_profile.name", &instance.to_string())?;
+        let paths = mask_paths(req.update_mask.as_ref())?;
+        let updated = self.instances.update_meta(&instance, |meta| {
+            let Some(profile) = meta.app_profile_mut(id).cloned() else {
+                return Err(not_found("app profile", id, &instance));
+            };
+            let mut next = profile;
+            for path in paths {
+                match path.as_str() {
+                    "description" => next.description = update.description.clone(),
+                    "multi_cluster_routing_use_any" | "single_cluster_routing" => {
+                        let wanted = matches!(
+                            (&update.routing_policy, path.as_str()),
+                            (
+                                Some(RoutingPolicy::MultiClusterRoutingUseAny(_)),
+                                "multi_cluster_routing_use_any"
+                            ) | (
+                                Some(RoutingPolicy::SingleClusterRouting(_)),
+                                "single_cluster_routing"
+                            )
+                        );
+                        if !wanted {
+                            return Err(Error::invalid_argument(format!(
+                                "update_mask names {path} but app_profile does not set it"
+                            )));
+                        }
+                        next.routing_policy = update.routing_policy.clone();
+                    }
+                    "standard_isolation" | "data_boost_isolation_read_only" | "priority" => {
+                        // `priority` is the deprecated spelling of the standard isolation's.
+                        next.isolation = update
+                            .isolation
+                            .or(Some(Isolation::StandardIsolation(Default::default())));
+                    }
+                    other => {
+                        return Err(Error::invalid_argument(format!(
+                            "update_mask: field {} of an app profile cannot be updated",
+                            quoted(other)
+                        )))
+                    }
+                }
+            }
+            check_routing(meta, &next)?;
+            next.etag = next_etag();
+            if let Some(p) = meta.app_profile_mut(id) {
+                *p = next.clone();
+            }
+            Ok(next)
+        })?;
+        Ok(self.instances.operations().finished(
+            &updated.name,
+            pack(
+                "google.bigtable.admin.v2.UpdateAppProfileMetadata",
+                &admin_v2::UpdateAppProfileMetadata {},
+            ),
+            pack("google.bigtable.admin.v2.AppProfile", &updated),
+        ))
+    }
+
+    fn delete_app_profile_inner(&self, req: &admin_v2::DeleteAppProfileRequest) -> Result<()> {
+        let (instance, id) = split_child("name", &req.name, "appProfiles")?;
+        let instance = self.existing("name", &instance.to_string())?;
+        self.instances.update_meta(&instance, |meta| {
+            if meta.app_profile_mut(id).is_none() {
+                return Err(not_found("app profile", id, &instance));
+            }
+            meta.app_profiles.retain(|p| last_id(&p.name) != id);
+            Ok(())
+        })
+    }
+}
+
+/// Changes an instance's type: a DEVELOPMENT instance may become PRODUCTION, not back.
+fn set_type(record: &mut admin_v2::Instance, wanted: i32) -> Result<()> {
+    use admin_v2::instance::Type;
+    match Type::try_from(wanted) {
+        Ok(Type::Production) => {}
+        Ok(Type::Development) if record.r#type == Type::Development as i32 => {}
+        Ok(Type::Development) => {
+            return Err(Error::new(
+                Code::FailedPrecondition,
+                "a PRODUCTION instance cannot become DEVELOPMENT",
+            ))
+        }
+        _ => {
+            return Err(Error::invalid_argument(format!(
+                "type {wanted} is not an instance type (PRODUCTION or DEVELOPMENT)"
+            )))
+        }
+    }
+    record.r#type = wanted;
+    Ok(())
+}
+
+/// Applies one update-mask path of PartialUpdateCluster: `serve_nodes`, or the autoscaling
+/// configuration or one of its parts (`cluster_config.cluster_autoscaling_config` and the
+/// paths below it). A path whose part the request leaves out clears it: naming the whole
+/// autoscaling configuration with none in the request turns autoscaling off.
+fn apply_cluster_path(
+    cluster: &mut admin_v2::Cluster,
+    update: &admin_v2::Cluster,
+    path: &str,
+) -> Result<()> {
+    use admin_v2::cluster::{ClusterAutoscalingConfig, ClusterConfig, Config};
+    let auto_of = |c: &admin_v2::Cluster| match &c.config {
+        Some(Config::ClusterConfig(cc)) => cc.cluster_autoscaling_config,
+        None => None,
+    };
+    const AUTO: &str = "cluster_config.cluster_autoscaling_config";
+    if path == "serve_nodes" {
+        cluster.serve_nodes = update.serve_nodes;
+        return Ok(());
+    }
+    let Some(rest) = path.strip_prefix(AUTO) else {
+        return Err(Error::invalid_argument(format!(
+            "update_mask: field {} of a cluster cannot be updated (serve_nodes and {AUTO} can)",
+            quoted(path)
+        )));
+    };
+    let wanted = auto_of(update);
+    let mut auto: ClusterAutoscalingConfig = auto_of(cluster).unwrap_or_default();
+    let (limits, targets) = (
+        wanted
+            .and_then(|a| a.autoscaling_limits)
+            .unwrap_or_default(),
+        wanted
+            .and_then(|a| a.autoscaling_targets)
+            .unwrap_or_default(),
+    );
+    match rest {
+        "" => {
+            if wanted.is_none() {
+                cluster.config = None;
+                return Ok(());
+            }
+            auto = wanted.unwrap_or_default();
+        }
+        ".autoscaling_limits" => auto.autoscaling_limits = Some(limits),
+        ".autoscaling_targets" => auto.autoscaling_targets = Some(targets),
+        ".autoscaling_limits.min_serve_nodes" => {
+            auto.autoscaling_limits
+                .get_or_insert_with(Default::default)
+                .min_serve_nodes = limits.min_serve_nodes
+        }
+        ".autoscaling_limits.max_serve_nodes" => {
+            auto.autoscaling_limits
+                .get_or_insert_with(Default::default)
+                .max_serve_nodes = limits.max_serve_nodes
+        }
+        ".autoscaling_targets.cpu_utilization_percent" => {
+            auto.autoscaling_targets
+                .get_or_insert_with(Default::default)
+                .cpu_utilization_percent = targets.cpu_utilization_percent
+        }
+        ".autoscaling_targets.storage_utilization_gib_per_node" => {
+            auto.autoscaling_targets
+                .get_or_insert_with(Default::default)
+                .storage_utilization_gib_per_node = targets.storage_utilization_gib_per_node
+        }
+        _ => {
+            return Err(Error::invalid_argument(format!(
+                "update_mask: unknown field {}",
+                quoted(path)
+            )))
+        }
+    }
+    cluster.config = Some(Config::ClusterConfig(ClusterConfig {
+        cluster_autoscaling_config: Some(auto),
+    }));
+    Ok(())
 }
 
 #[tonic::async_trait]
@@ -274,7 +829,7 @@ impl BigtableInstanceAdmin for InstanceAdminService {
         request: Request<admin_v2::GetInstanceRequest>,
     ) -> std::result::Result<Response<admin_v2::Instance>, Status> {
         self.existing("name", &request.get_ref().name)
-            .map(|name| Response::new(instance_to_proto(&name, None)))
+            .and_then(|name| Ok(Response::new(self.instances.meta_of(&name)?.instance())))
             .map_err(to_status)
     }
 
@@ -316,6 +871,105 @@ impl BigtableInstanceAdmin for InstanceAdminService {
         request: Request<admin_v2::ListClustersRequest>,
     ) -> std::result::Result<Response<admin_v2::ListClustersResponse>, Status> {
         self.list_clusters_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn update_instance(
+        &self,
+        request: Request<admin_v2::Instance>,
+    ) -> std::result::Result<Response<admin_v2::Instance>, Status> {
+        self.update_instance_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn partial_update_instance(
+        &self,
+        request: Request<admin_v2::PartialUpdateInstanceRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.partial_update_instance_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn create_cluster(
+        &self,
+        request: Request<admin_v2::CreateClusterRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.create_cluster_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn update_cluster(
+        &self,
+        request: Request<admin_v2::Cluster>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.update_cluster_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn partial_update_cluster(
+        &self,
+        request: Request<admin_v2::PartialUpdateClusterRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.partial_update_cluster_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn delete_cluster(
+        &self,
+        request: Request<admin_v2::DeleteClusterRequest>,
+    ) -> std::result::Result<Response<()>, Status> {
+        self.delete_cluster_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn create_app_profile(
+        &self,
+        request: Request<admin_v2::CreateAppProfileRequest>,
+    ) -> std::result::Result<Response<admin_v2::AppProfile>, Status> {
+        self.create_app_profile_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn get_app_profile(
+        &self,
+        request: Request<admin_v2::GetAppProfileRequest>,
+    ) -> std::result::Result<Response<admin_v2::AppProfile>, Status> {
+        self.get_app_profile_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn list_app_profiles(
+        &self,
+        request: Request<admin_v2::ListAppProfilesRequest>,
+    ) -> std::result::Result<Response<admin_v2::ListAppProfilesResponse>, Status> {
+        self.list_app_profiles_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn update_app_profile(
+        &self,
+        request: Request<admin_v2::UpdateAppProfileRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.update_app_profile_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn delete_app_profile(
+        &self,
+        request: Request<admin_v2::DeleteAppProfileRequest>,
+    ) -> std::result::Result<Response<()>, Status> {
+        self.delete_app_profile_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
     }

@@ -40,6 +40,7 @@ pub mod family_order;
 pub mod features;
 pub mod filter;
 pub mod instance_admin;
+pub mod instance_meta;
 pub mod log;
 pub mod names;
 pub mod operations;

@@ -20,7 +20,8 @@ use std::path::PathBuf;
 
 use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SharedDatabase, SystemClock};
 
-use crate::clusters::{self, ClusterSpec, Clusters, CLUSTERS_FILE};
+use crate::clusters::{self, ClusterSpec, CLUSTERS_FILE};
+use crate::instance_meta::{InstanceMeta, INSTANCE_FILE};
 use crate::names::{check_id, InstanceName};
 use crate::operations::Operations;
 
@@ -31,7 +32,8 @@ pub struct Instances {
     data_dir: Option<(PathBuf, OpenOptions)>,
     databases: Mutex<BTreeMap<InstanceName, SharedDatabase>>,
     operations: Arc<Operations>,
-    clusters: Clusters,
+    /// Each instance's admin metadata once read or written (see [`crate::instance_meta`]).
+    meta: Mutex<BTreeMap<InstanceName, InstanceMeta>>,
 }
 
 impl core::fmt::Debug for Instances {
@@ -59,7 +61,7 @@ impl Instances {
             data_dir: None,
             databases: Mutex::new(BTreeMap::new()),
             operations: Arc::new(Operations::new()),
-            clusters: Clusters::default(),
+            meta: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -149,7 +151,7 @@ impl Instances {
     pub fn forget(&self, instance: &InstanceName) -> Result<()> {
         let mut databases = self.databases.lock().map_err(|_| poisoned())?;
         databases.remove(instance);
-        self.clusters.forget(instance)?;
+        self.meta.lock().map_err(|_| poisoned())?.remove(instance);
         if let Some((dir, _)) = &self.data_dir {
             let path = dir
                 .join(path_component(&instance.project)?)
@@ -178,66 +180,122 @@ impl Instances {
             .contains(instance))
     }
 
-    /// Records the clusters CreateInstance asked for; with a data directory they are also
-    /// written to the instance's folder (docs/format/clusters.md: a temporary file, synced,
-    /// renamed, the folder synced), so they survive a restart.
+    /// The clusters `instance` reports (see [`Instances::meta_of`]).
     ///
     /// # Errors
-    /// `Unavailable` if the file cannot be written (nothing is recorded then); `Internal` if
-    /// a panic poisoned a lock.
-    pub fn set_clusters(&self, instance: &InstanceName, clusters: Vec<ClusterSpec>) -> Result<()> {
-        let mut clusters = clusters;
-        clusters.sort_by(|a, b| a.id.cmp(&b.id));
-        if let Some(folder) = self.folder(instance)? {
-            let io = |e: std::io::Error| {
-                Error::new(
-                    Code::Unavailable,
-                    format!("writing {}: {e}", folder.join(CLUSTERS_FILE).display()),
-                )
-            };
-            let tmp = folder.join(format!("{CLUSTERS_FILE}.tmp"));
-            {
-                use std::io::Write;
-                let mut file = std::fs::File::create(&tmp).map_err(io)?;
-                file.write_all(clusters::encode(&clusters).as_bytes())
-                    .map_err(io)?;
-                file.sync_all().map_err(io)?;
-            }
-            std::fs::rename(&tmp, folder.join(CLUSTERS_FILE)).map_err(io)?;
-            // The rename is durable once the folder is synced.
-            std::fs::File::open(&folder)
-                .and_then(|f| f.sync_all())
-                .map_err(io)?;
-        }
-        self.clusters.set(instance, clusters)
+    /// As [`Instances::meta_of`].
+    pub fn clusters_of(&self, instance: &InstanceName) -> Result<Vec<ClusterSpec>> {
+        Ok(self.meta_of(instance)?.cluster_specs())
     }
 
-    /// The clusters `instance` reports: the ones CreateInstance asked for (read back from
-    /// its folder after a restart), or the default one.
+    /// The admin metadata of `instance`: what CreateInstance and later admin calls recorded
+    /// (read back from its folder after a restart: the `INSTANCE` file, or an older server's
+    /// `CLUSTERS` file), or the defaults of an instance nobody created explicitly.
     ///
     /// # Errors
-    /// `DataLoss` for a damaged clusters file; `Internal` if a panic poisoned a lock.
-    pub fn clusters_of(&self, instance: &InstanceName) -> Result<Vec<ClusterSpec>> {
-        if let Some(clusters) = self.clusters.get(instance)? {
-            return Ok(clusters);
+    /// `DataLoss` for a damaged file; `Unavailable` if it cannot be read; `Internal` if a
+    /// panic poisoned a lock.
+    pub fn meta_of(&self, instance: &InstanceName) -> Result<InstanceMeta> {
+        let mut cache = self.meta.lock().map_err(|_| poisoned())?;
+        self.load_meta(&mut cache, instance).cloned()
+    }
+
+    /// Changes the admin metadata of `instance` with `change`, all or nothing: `change` works
+    /// on a copy; with a data directory the result is written to the instance's folder
+    /// (docs/format/instance.md: a temporary file, synced, renamed, the folder synced) before
+    /// it replaces the record, so a failed write changes nothing.
+    ///
+    /// # Errors
+    /// What `change` returns; `Unavailable` if the file cannot be written; as
+    /// [`Instances::meta_of`].
+    pub fn update_meta<T>(
+        &self,
+        instance: &InstanceName,
+        change: impl FnOnce(&mut InstanceMeta) -> Result<T>,
+    ) -> Result<T> {
+        let mut cache = self.meta.lock().map_err(|_| poisoned())?;
+        let mut meta = self.load_meta(&mut cache, instance)?.clone();
+        let out = change(&mut meta)?;
+        self.write_meta(instance, &meta)?;
+        cache.insert(instance.clone(), meta);
+        Ok(out)
+    }
+
+    /// Records the metadata of a new instance (CreateInstance), replacing any.
+    ///
+    /// # Errors
+    /// As [`Instances::update_meta`].
+    pub fn set_meta(&self, instance: &InstanceName, meta: InstanceMeta) -> Result<()> {
+        let mut cache = self.meta.lock().map_err(|_| poisoned())?;
+        self.write_meta(instance, &meta)?;
+        cache.insert(instance.clone(), meta);
+        Ok(())
+    }
+
+    fn load_meta<'a>(
+        &self,
+        cache: &'a mut BTreeMap<InstanceName, InstanceMeta>,
+        instance: &InstanceName,
+    ) -> Result<&'a InstanceMeta> {
+        if !cache.contains_key(instance) {
+            let meta = self.read_meta(instance)?;
+            cache.insert(instance.clone(), meta);
         }
-        if let Some(folder) = self.folder(instance)? {
-            match std::fs::read_to_string(folder.join(CLUSTERS_FILE)) {
-                Ok(text) => {
-                    let clusters = clusters::decode(&text)?;
-                    self.clusters.set(instance, clusters.clone())?;
-                    return Ok(clusters);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(Error::new(
-                        Code::Unavailable,
-                        format!("reading {}: {e}", folder.join(CLUSTERS_FILE).display()),
-                    ))
-                }
+        cache
+            .get(instance)
+            .ok_or_else(|| Error::new(Code::Internal, "instance metadata vanished"))
+    }
+
+    fn read_meta(&self, instance: &InstanceName) -> Result<InstanceMeta> {
+        let Some(folder) = self.folder(instance)? else {
+            return Ok(InstanceMeta::default_for(instance));
+        };
+        let unreadable = |file: &str, e: std::io::Error| {
+            Error::new(
+                Code::Unavailable,
+                format!("reading {}: {e}", folder.join(file).display()),
+            )
+        };
+        match std::fs::read(folder.join(INSTANCE_FILE)) {
+            Ok(bytes) => return InstanceMeta::decode_file(&bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(unreadable(INSTANCE_FILE, e)),
+        }
+        match std::fs::read_to_string(folder.join(CLUSTERS_FILE)) {
+            Ok(text) => Ok(InstanceMeta::from_clusters(
+                instance,
+                &clusters::decode(&text)?,
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok(InstanceMeta::default_for(instance))
             }
+            Err(e) => Err(unreadable(CLUSTERS_FILE, e)),
         }
-        Ok(vec![ClusterSpec::default_for(instance)])
+    }
+
+    fn write_meta(&self, instance: &InstanceName, meta: &InstanceMeta) -> Result<()> {
+        let Some(folder) = self.folder(instance)? else {
+            return Ok(());
+        };
+        let io = |e: std::io::Error| {
+            Error::new(
+                Code::Unavailable,
+                format!("writing {}: {e}", folder.join(INSTANCE_FILE).display()),
+            )
+        };
+        std::fs::create_dir_all(&folder).map_err(io)?;
+        let tmp = folder.join(format!("{INSTANCE_FILE}.tmp"));
+        {
+            use std::io::Write;
+            let mut file = std::fs::File::create(&tmp).map_err(io)?;
+            file.write_all(&meta.encode_file()).map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        std::fs::rename(&tmp, folder.join(INSTANCE_FILE)).map_err(io)?;
+        // The rename is durable once the folder is synced.
+        std::fs::File::open(&folder)
+            .and_then(|f| f.sync_all())
+            .map_err(io)
     }
 
     /// The folder of `instance` under the data directory (`None` in memory).

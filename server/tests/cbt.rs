@@ -304,7 +304,8 @@ fn cbt_lists_creates_and_deletes_instances() {
     );
     let listed = ok(&server, "inst1", &["listinstances"]);
     assert!(
-        listed.ends_with("inst1\t\t\tinst1\nsecond-inst\t\tsecond-inst\n"),
+        // The display name CreateInstance was given, as Cloud Bigtable lists it.
+        listed.ends_with("inst1\t\t\tinst1\nsecond-inst\t\tSecond\n"),
         "{listed}"
     );
     // The new instance is usable at once, and deleting it removes its tables.

@@ -224,7 +224,214 @@ async fn an_instances_requested_clusters_survive_a_restart() {
         expected,
         "the requested cluster, not the default one, after a restart"
     );
-    assert!(dir.join("p").join("kept-here").join("CLUSTERS").is_file());
+    assert!(dir.join("p").join("kept-here").join("INSTANCE").is_file());
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Everything the instance admin API records (labels and type, clusters with autoscaling,
+/// app profiles, a table's IAM policy, a backup's expire time) is written before the call
+/// answers, so a SIGKILL right after loses none of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instance_admin_metadata_survives_a_kill() {
+    use admin_v2::bigtable_table_admin_client::BigtableTableAdminClient;
+    use googleapis_tonic_google_bigtable_admin_v2::google::iam::v1 as iam;
+    let dir = data_dir("instance-meta");
+    let dir_arg = dir.display().to_string();
+    let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
+    let instance = "projects/p/instances/meta-kept";
+    let server = Server::start(&args);
+    let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
+    let mut tables = BigtableTableAdminClient::new(server.channel().await);
+    instances
+        .create_instance(admin_v2::CreateInstanceRequest {
+            parent: "projects/p".into(),
+            instance_id: "meta-kept".into(),
+            instance: Some(admin_v2::Instance {
+                display_name: "Kept metadata".into(),
+                r#type: admin_v2::instance::Type::Development as i32,
+                labels: [("team".to_string(), "storage".to_string())].into(),
+                ..Default::default()
+            }),
+            clusters: [("first-cluster".to_string(), admin_v2::Cluster::default())].into(),
+        })
+        .await
+        .unwrap();
+    let autoscaled = admin_v2::Cluster {
+        location: "projects/p/locations/us-east1-c".into(),
+        config: Some(admin_v2::cluster::Config::ClusterConfig(
+            admin_v2::cluster::ClusterConfig {
+                cluster_autoscaling_config: Some(admin_v2::cluster::ClusterAutoscalingConfig {
+                    autoscaling_limits: Some(admin_v2::AutoscalingLimits {
+                        min_serve_nodes: 1,
+                        max_serve_nodes: 5,
+                    }),
+                    autoscaling_targets: Some(admin_v2::AutoscalingTargets {
+                        cpu_utilization_percent: 60,
+                        storage_utilization_gib_per_node: 0,
+                    }),
+                }),
+            },
+        )),
+        ..Default::default()
+    };
+    instances
+        .create_cluster(admin_v2::CreateClusterRequest {
+            parent: instance.into(),
+            cluster_id: "second-cluster".into(),
+            cluster: Some(autoscaled),
+        })
+        .await
+        .unwrap();
+    let profile = instances
+        .create_app_profile(admin_v2::CreateAppProfileRequest {
+            parent: instance.into(),
+            app_profile_id: "reports".into(),
+            app_profile: Some(admin_v2::AppProfile {
+                description: "batch reports".into(),
+                routing_policy: Some(admin_v2::app_profile::RoutingPolicy::SingleClusterRouting(
+                    admin_v2::app_profile::SingleClusterRouting {
+                        cluster_id: "second-cluster".into(),
+                        allow_transactional_writes: false,
+                    },
+                )),
+                ..Default::default()
+            }),
+            ignore_warnings: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    tables
+        .create_table(admin_v2::CreateTableRequest {
+            parent: instance.into(),
+            table_id: "t".into(),
+            table: Some(admin_v2::Table::default()),
+            initial_splits: vec![],
+        })
+        .await
+        .unwrap();
+    let table = format!("{instance}/tables/t");
+    let policy = tables
+        .set_iam_policy(iam::SetIamPolicyRequest {
+            resource: table.clone(),
+            policy: Some(iam::Policy {
+                bindings: vec![iam::Binding {
+                    role: "roles/bigtable.reader".into(),
+                    members: vec!["user:someone@example.com".into()],
+                    condition: None,
+                }],
+                ..Default::default()
+            }),
+            update_mask: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    // A stale etag loses the race: ABORTED, and the policy stays.
+    let stale = tables
+        .set_iam_policy(iam::SetIamPolicyRequest {
+            resource: table.clone(),
+            policy: Some(iam::Policy {
+                etag: b"stale".to_vec(),
+                ..Default::default()
+            }),
+            update_mask: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(stale.code(), tonic::Code::Aborted);
+    signal(&server, "-KILL");
+    let mut server = server;
+    server.wait_exit(60).expect("exit after SIGKILL");
+
+    let server = Server::start(&args);
+    let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
+    let mut tables = BigtableTableAdminClient::new(server.channel().await);
+    let got = instances
+        .get_instance(admin_v2::GetInstanceRequest {
+            name: instance.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(got.display_name, "Kept metadata");
+    assert_eq!(got.r#type, admin_v2::instance::Type::Development as i32);
+    assert_eq!(got.labels.get("team").map(String::as_str), Some("storage"));
+    let second = instances
+        .get_cluster(admin_v2::GetClusterRequest {
+            name: format!("{instance}/clusters/second-cluster"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(second.location, "projects/p/locations/us-east1-c");
+    assert!(
+        matches!(&second.config, Some(admin_v2::cluster::Config::ClusterConfig(c))
+            if c.cluster_autoscaling_config.and_then(|a| a.autoscaling_limits).map(|l| l.max_serve_nodes) == Some(5)),
+        "the autoscaling limits after a restart: {second:?}"
+    );
+    let profiles = instances
+        .list_app_profiles(admin_v2::ListAppProfilesRequest {
+            parent: instance.into(),
+            page_size: 0,
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .app_profiles;
+    assert_eq!(profiles, vec![profile]);
+    let after = tables
+        .get_iam_policy(iam::GetIamPolicyRequest {
+            resource: table,
+            options: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(after, policy);
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A data directory written by an older server keeps its instance's clusters in a
+/// version-1 `CLUSTERS` file and has no `INSTANCE` file: the clusters are still reported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_older_servers_clusters_file_is_still_read() {
+    use admin_v2::bigtable_table_admin_client::BigtableTableAdminClient;
+    let dir = data_dir("legacy-clusters");
+    let dir_arg = dir.display().to_string();
+    let args = ["--data-dir", dir_arg.as_str()];
+    let instance = "projects/p/instances/old-instance";
+    // The instance exists (its folder holds a database) without admin metadata.
+    let server = Server::start(&args);
+    BigtableTableAdminClient::new(server.channel().await)
+        .create_table(admin_v2::CreateTableRequest {
+            parent: instance.into(),
+            table_id: "t".into(),
+            table: Some(admin_v2::Table::default()),
+            initial_splits: vec![],
+        })
+        .await
+        .unwrap();
+    drop(server);
+    let folder = dir.join("p").join("old-instance");
+    assert!(!folder.join("INSTANCE").exists());
+    std::fs::write(
+        folder.join("CLUSTERS"),
+        "sparsetable-clusters 1\nold-cluster\tprojects/p/locations/us-west1-a\t2\t1\n",
+    )
+    .unwrap();
+    let server = Server::start(&args);
+    assert_eq!(
+        clusters_of(&server, instance).await,
+        vec![(
+            format!("{instance}/clusters/old-cluster"),
+            "projects/p/locations/us-west1-a".to_string(),
+            2
+        )]
+    );
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
