@@ -13,4 +13,13 @@ declare module "node:fs" {
   export function unlinkSync(path: string): void;
   export function readdirSync(path: string): string[];
   export function ftruncateSync(fd: number, len: number): void;
+  export function writeFileSync(path: string, data: string, options: { flag: string }): void;
+  export function readFileSync(path: string, encoding: "utf8"): string;
+  export function realpathSync(path: string): string;
+}
+
+// The process, for the directory lock's pid checks.
+declare module "node:process" {
+  const process: { pid: number; kill(pid: number, signal: number): boolean };
+  export default process;
 }

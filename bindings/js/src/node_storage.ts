@@ -3,8 +3,72 @@
 // file descriptor kept open per file, `sync` is fsync, `syncDir` fsyncs the directory. The
 // engine does the rest (commit log, runs, manifest, recovery), as natively.
 import * as fs from "node:fs";
+import process from "node:process";
 import { Database } from "./wasm/sparsetable_wasm.js";
 import type { SyncStorage } from "./wasm/sparsetable_wasm.js";
+
+/** The lock file in a database directory: the holder's process id, in decimal. The engine
+ * ignores files it does not name. */
+const LOCK_FILE = "LOCK";
+
+/** Directories this process holds (by real path): a second open here is refused too. */
+const held = new Set<string>();
+
+/** Whether process `pid` is alive (signal 0 checks without signalling). EPERM means it is
+ * alive but not ours to signal. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM";
+  }
+}
+
+/** Takes `dir` for this process, or throws FAILED_PRECONDITION naming the holder. Node has no
+ * `flock`, so the lock is a file created exclusively with the holder's pid; a lock whose
+ * process has died (a crash, SIGKILL) is taken over. Returns the release function. */
+function lockDirectory(dir: string): () => void {
+  const key = fs.realpathSync(dir);
+  const path = `${dir}/${LOCK_FILE}`;
+  // The low-level API's error shape (as the engine's own errors reach JS): an Error whose
+  // `code` is the gRPC name. The Bigtable layer turns it into a BigtableError like the rest.
+  const refuse = (who: string) =>
+    Object.assign(
+      new Error(
+        `database directory ${dir} is in use by ${who}; close it there first (a LOCK file left by a process that no longer runs is taken over)`,
+      ),
+      { code: "FAILED_PRECONDITION" },
+    );
+  if (held.has(key)) throw refuse(`this process (pid ${process.pid})`);
+  const mine = String(process.pid);
+  try {
+    fs.writeFileSync(path, mine, { flag: "wx" });
+  } catch (e) {
+    if ((e as { code?: string }).code !== "EEXIST") throw e;
+    const holder = Number.parseInt(fs.readFileSync(path, "utf8"), 10);
+    if (Number.isInteger(holder) && holder !== process.pid && alive(holder)) {
+      throw refuse(`process ${holder}`);
+    }
+    // Stale (its process is gone) or unreadable: take it over.
+    fs.writeFileSync(path, mine, { flag: "w" });
+  }
+  held.add(key);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    held.delete(key);
+    try {
+      if (fs.readFileSync(path, "utf8") === mine) fs.unlinkSync(path);
+    } catch {
+      // Already gone: nothing to release.
+    }
+  };
+}
+
+/** Releases a directory's lock when its Database is garbage-collected without free(). */
+const releaseOnCollect = new FinalizationRegistry<() => void>((release) => release());
 
 /** A SyncStorage over the directory `dir` (created if missing). */
 export class NodeFileStorage implements SyncStorage {
@@ -84,8 +148,25 @@ export class NodeFileStorage implements SyncStorage {
 }
 
 /** Opens (or creates) a durable database in directory `dir`; writes are acknowledged once
- * their commit log record is fsynced (`durability: "sync"`, the default). One process at a
- * time: nothing locks the directory yet. */
+ * their commit log record is fsynced (`durability: "sync"`, the default). The directory is
+ * locked while the database is open (until `free()`, or its garbage collection): a second
+ * opener, in this process or another, gets FAILED_PRECONDITION naming the holder's pid. */
 export function openDirectory(dir: string, options?: { clockMicros?: number; durability?: "sync" | "none" }): Database {
-  return Database.openStorage(new NodeFileStorage(dir), options ?? {});
+  const storage = new NodeFileStorage(dir);
+  const release = lockDirectory(dir);
+  let db: Database;
+  try {
+    db = Database.openStorage(storage, options ?? {});
+  } catch (e) {
+    release();
+    throw e;
+  }
+  const free = db.free.bind(db);
+  db.free = () => {
+    releaseOnCollect.unregister(db);
+    release();
+    free();
+  };
+  releaseOnCollect.register(db, release, db);
+  return db;
 }

@@ -83,3 +83,34 @@ test("a storage object without the methods is INVALID_ARGUMENT", async () => {
   assert.throws(() => Database.openStorage({}), { code: "INVALID_ARGUMENT" });
   assert.throws(() => openDirectory(tmp(), { durability: "maybe" }), { code: "INVALID_ARGUMENT" });
 });
+
+test("a directory is locked while a database holds it, in another process or this one", async () => {
+  const dir = tmp();
+  const holder = spawn(process.execPath, ["--input-type=module", "-e", `
+    import { openDirectory } from "sparsetable";
+    const db = openDirectory(${JSON.stringify(dir)});
+    db.createTableJson("t", { columnFamilies: { cf: {} } });
+    process.stdout.write("open\\n");
+    setInterval(() => {}, 1000);
+  `], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve, reject) => {
+    holder.stdout.on("data", (d) => { if (String(d).includes("open")) resolve(); });
+    holder.on("exit", (code) => reject(new Error(`the holder exited (${code})`)));
+  });
+  try {
+    assert.throws(() => openDirectory(dir), (e) =>
+      e.code === "FAILED_PRECONDITION" && e.message.includes(`process ${holder.pid}`));
+  } finally {
+    holder.kill("SIGKILL");
+    await new Promise((resolve) => holder.on("exit", resolve));
+  }
+  // The holder died without releasing: its lock is stale and taken over; its table is there.
+  const db = openDirectory(dir);
+  assert.deepEqual(Object.keys(db.getTableJson("t").columnFamilies), ["cf"]);
+  // A second open in this process is refused too, until the first is freed.
+  assert.throws(() => openDirectory(dir), { code: "FAILED_PRECONDITION" });
+  db.free();
+  const again = openDirectory(dir);
+  again.free();
+  assert.ok(!fs.existsSync(path.join(dir, "LOCK")), "free() removes the lock file");
+});
