@@ -554,6 +554,15 @@ export class RowStream implements AsyncIterable<Row> {
 
 // ---------------------------------------------------------------- objects
 
+/** How the Node build turns a RowStream into a real `stream.Readable` (see node.ts);
+ * browsers keep the RowStream itself. */
+let readStreamWrapper: ((rows: RowStream) => RowStream) | null = null;
+
+/** @internal The Node entry registers its Readable. */
+export function setReadStreamWrapper(wrap: (rows: RowStream) => RowStream): void {
+  readStreamWrapper = wrap;
+}
+
 /** `new Bigtable(options)`: `projectId` (default "sparsetable"), and Sparsetable's own
  * `clockMicros` (a manual clock, for tests) and, in Node, `dataDir`: keep each instance's
  * data durably in `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve). */
@@ -756,7 +765,8 @@ export class Table {
   }
 
   createReadStream(options: GetRowsOptions = {}): RowStream {
-    return new RowStream(this, options);
+    const rows = new RowStream(this, options);
+    return readStreamWrapper ? readStreamWrapper(rows) : rows;
   }
 
   /** Writes rows: `[{key, data: {family: {qualifier: value}}}]`. */

@@ -23,3 +23,11 @@ declare module "node:process" {
   const process: { pid: number; kill(pid: number, signal: number): boolean };
   export default process;
 }
+
+declare module "node:stream" {
+  export class Readable {
+    constructor(options: { objectMode: boolean; highWaterMark?: number });
+    push(chunk: unknown): boolean;
+    destroy(error?: Error): this;
+  }
+}

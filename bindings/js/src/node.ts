@@ -5,10 +5,51 @@ import { initSync } from "./wasm/sparsetable_wasm.js";
 
 initSync({ module: readFileSync(new URL("./wasm/sparsetable_wasm_bg.wasm", import.meta.url)) });
 
-import { setDirectoryOpener, BigtableError } from "./api.js";
+import { Readable } from "node:stream";
+import { setDirectoryOpener, setReadStreamWrapper, BigtableError } from "./api.js";
+import type { Row, RowStream } from "./api.js";
 import { openDirectory } from "./node_storage.js";
 
 setDirectoryOpener(openDirectory);
+
+/** `createReadStream` in Node: a real object-mode `stream.Readable` (so `pipe`, `pipeline`,
+ * back-pressure and every Readable event work), pulling rows from the engine's stream only as
+ * the consumer reads (at most `highWaterMark` rows ahead). `end()`/`abort()` stop the read
+ * early, as the Node client's streams do: the rows already buffered still arrive, then `end`. */
+class NodeRowStream extends Readable {
+  private it: AsyncIterator<Row>;
+  private stopped = false;
+  constructor(private rows: RowStream) {
+    super({ objectMode: true, highWaterMark: 64 });
+    this.it = rows[Symbol.asyncIterator]();
+  }
+  _read(): void {
+    this.it.next().then(
+      (next) => {
+        if (this.stopped) return;
+        if (next.done) {
+          this.stopped = true;
+          this.push(null);
+        } else {
+          this.push(next.value);
+        }
+      },
+      (e: unknown) => this.destroy(e as Error),
+    );
+  }
+  end(): this {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.rows.end();
+      this.push(null);
+    }
+    return this;
+  }
+  abort(): this {
+    return this.end();
+  }
+}
+setReadStreamWrapper((rows) => new NodeRowStream(rows) as unknown as RowStream);
 
 export * from "./api.js";
 export { openDirectory, NodeFileStorage } from "./node_storage.js";

@@ -86,6 +86,39 @@ test("createReadStream: data/end events and for await", async () => {
   assert.equal(err.code, 5);
 });
 
+test("createReadStream in Node is a real object-mode Readable: pipe, back-pressure, end()", async () => {
+  const { Readable, Writable } = await import("node:stream");
+  const { pipeline } = await import("node:stream/promises");
+  const table = freshInstance().table("t");
+  await table.create({ families: ["cf"] });
+  await table.insert(Array.from({ length: 500 }, (_, i) => ({ key: `r${String(i).padStart(3, "0")}`, data: { cf: { q: "v" } } })));
+  const stream = table.createReadStream();
+  assert.ok(stream instanceof Readable, "a stream.Readable");
+  assert.equal(stream.readableObjectMode, true);
+  // pipeline into a slow Writable: back-pressure keeps the read at most a buffer ahead.
+  const got = [];
+  let maxBuffered = 0;
+  await pipeline(stream, new Writable({
+    objectMode: true,
+    highWaterMark: 1,
+    write(row, _enc, done) {
+      got.push(row.id);
+      maxBuffered = Math.max(maxBuffered, stream.readableLength);
+      setImmediate(done);
+    },
+  }));
+  assert.equal(got.length, 500);
+  assert.equal(got[499], "r499");
+  assert.ok(maxBuffered <= 64, `rows buffered ahead: ${maxBuffered}`);
+  // end() stops early: what was buffered arrives, then "end", never all 500.
+  const early = table.createReadStream();
+  let n = 0;
+  await new Promise((resolve, reject) => {
+    early.on("data", () => { if (++n === 3) early.end(); }).on("end", resolve).on("error", reject);
+  });
+  assert.ok(n >= 3 && n < 500, `rows after end(): ${n}`);
+});
+
 test("row.save, increment, append, filter with onMatch/onNoMatch, mutate with partial failure", async () => {
   const table = freshInstance().table("t");
   await table.create({ families: ["cf", "counters"] });
