@@ -577,6 +577,28 @@ export interface BigtableOptions {
  * see the same data, as two clients of one server do. */
 const databases = new Map<string, Database>();
 
+/** A cluster as `createInstance` and `instance.getClusters()` describe it. */
+export interface ClusterInfo {
+  id: string;
+  location?: string;
+  nodes?: number;
+  storage?: "ssd" | "hdd";
+}
+
+/** What `createInstance` records about an instance (kept for this JavaScript realm). */
+export interface InstanceMetadata {
+  name: string;
+  displayName: string;
+  labels: Record<string, string>;
+  type: "PRODUCTION" | "DEVELOPMENT";
+  state: "READY";
+  clusters: ClusterInfo[];
+}
+
+/** Instances created (or used) in this realm, by the same key as `databases`. An instance
+ * nobody created exists once used, as on the server: one cluster `{id}-c1`. */
+const instanceMeta = new Map<string, InstanceMetadata>();
+
 type DirectoryOpener = (dir: string, options?: { clockMicros?: number }) => Database;
 let directoryOpener: DirectoryOpener | null = null;
 
@@ -594,9 +616,72 @@ export class Bigtable {
     this.projectId = options.projectId ?? "sparsetable";
   }
 
-  /** The instance `id` (created on first use: the in-process engine has no instance admin). */
+  /** The instance `id` (it exists once used, or after `createInstance`). */
   instance(id: string): Instance {
     return new Instance(this, id);
+  }
+
+  /** @internal The registry key of instance `id`. */
+  instanceKey(id: string): string {
+    return `${this.options.dataDir ?? ""}\u0000${this.projectId}/${id}`;
+  }
+
+  /** Creates instance `id` with its clusters (`{id, location, nodes, storage}`),
+   * `displayName`, `labels` and `type`: ALREADY_EXISTS if it exists. Resolves to
+   * `[instance, operation]` as the client does; the operation is already done. */
+  createInstance(
+    id: string,
+    options: { clusters?: ClusterInfo | ClusterInfo[]; displayName?: string; labels?: Record<string, string>; type?: string } = {},
+    cb?: Callback<[Instance, unknown]>,
+  ): Promise<[Instance, unknown]> {
+    return settle(() => {
+      if (!/^[a-z][-a-z0-9]{4,31}[a-z0-9]$/.test(id)) {
+        throw new BigtableError("INVALID_ARGUMENT", `instance id ${JSON.stringify(id)} must be 6 to 33 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'`);
+      }
+      const key = this.instanceKey(id);
+      if (instanceMeta.has(key) || databases.has(key)) {
+        throw new BigtableError("ALREADY_EXISTS", `instance ${id} already exists`);
+      }
+      const clusters = options.clusters === undefined ? [] : Array.isArray(options.clusters) ? options.clusters : [options.clusters];
+      if (clusters.length === 0) throw new BigtableError("INVALID_ARGUMENT", "clusters must name at least one cluster");
+      for (const c of clusters) {
+        if (!/^[a-z][-a-z0-9]{4,28}[a-z0-9]$/.test(c.id ?? "")) {
+          throw new BigtableError("INVALID_ARGUMENT", `cluster id ${JSON.stringify(c.id)} must be 6 to 30 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'`);
+        }
+      }
+      const type = (options.type ?? "PRODUCTION").toUpperCase();
+      if (type !== "PRODUCTION" && type !== "DEVELOPMENT") {
+        throw new BigtableError("INVALID_ARGUMENT", `type ${JSON.stringify(options.type)} is PRODUCTION or DEVELOPMENT`);
+      }
+      const instance = new Instance(this, id);
+      instanceMeta.set(key, {
+        name: instance.name,
+        displayName: options.displayName ?? id,
+        labels: { ...(options.labels ?? {}) },
+        type: type as InstanceMetadata["type"],
+        state: "READY",
+        clusters: clusters.map((c) => ({ ...c })).sort((a, b) => (a.id < b.id ? -1 : 1)),
+      });
+      this.database(id);
+      return [instance, { done: true, name: `operations/${instance.name}` }] as [Instance, unknown];
+    }, cb);
+  }
+
+  /** The instances of this project that exist in this realm: `[instances, failedLocations]`. */
+  getInstances(cb?: Callback<[Instance[], string[]]>): Promise<[Instance[], string[]]> {
+    return settle(() => {
+      const prefix = `${this.options.dataDir ?? ""}\u0000${this.projectId}/`;
+      const ids = new Set<string>();
+      for (const key of [...databases.keys(), ...instanceMeta.keys()]) {
+        if (key.startsWith(prefix)) ids.add(key.slice(prefix.length));
+      }
+      const instances = [...ids].sort().map((id) => {
+        const instance = new Instance(this, id);
+        instance.metadata = instance.describe();
+        return instance;
+      });
+      return [instances, []] as [Instance[], string[]];
+    }, cb);
   }
 
   /** @internal */
@@ -650,15 +735,51 @@ function tableSpec(options: CreateTableOptions = {}): ProtoTable {
 
 /** An instance: a namespace of tables with its own database. */
 export class Instance {
-  constructor(public bigtable: Bigtable, public id: string) {}
+  name: string;
+  /** Set by `get`/`getMetadata`/`getInstances`, as the client does. */
+  metadata?: InstanceMetadata;
+  constructor(public bigtable: Bigtable, public id: string) {
+    this.name = `projects/${bigtable.projectId}/instances/${id}`;
+  }
 
   /** @internal */
   get db(): Database {
     return this.bigtable.database(this.id);
   }
 
+  /** @internal Whether the instance exists in this realm (created, or used). */
+  private known(): boolean {
+    const key = this.bigtable.instanceKey(this.id);
+    return instanceMeta.has(key) || databases.has(key);
+  }
+
+  /** @internal The instance's metadata (the one-cluster default for a used instance). */
+  describe(): InstanceMetadata {
+    const recorded = instanceMeta.get(this.bigtable.instanceKey(this.id));
+    return recorded
+      ? { ...recorded, labels: { ...recorded.labels }, clusters: recorded.clusters.map((c) => ({ ...c })) }
+      : {
+          name: this.name,
+          displayName: this.id,
+          labels: {},
+          type: "PRODUCTION",
+          state: "READY",
+          clusters: [{ id: `${this.id}-c1`, location: "local", nodes: 1, storage: "ssd" }],
+        };
+  }
+
+  private existing(): InstanceMetadata {
+    if (!this.known()) throw new BigtableError("NOT_FOUND", `instance ${this.name} not found`);
+    return this.describe();
+  }
+
   table(id: string): Table {
     return new Table(this, id);
+  }
+
+  /** Creates this instance (see `Bigtable.createInstance`). */
+  create(options: Parameters<Bigtable["createInstance"]>[1] = {}, cb?: Callback<[Instance, unknown]>): Promise<[Instance, unknown]> {
+    return this.bigtable.createInstance(this.id, options, cb);
   }
 
   createTable(id: string, options?: CreateTableOptions | Callback<[Table, unknown]>, cb?: Callback<[Table, unknown]>): Promise<[Table, unknown]> {
@@ -673,9 +794,62 @@ export class Instance {
     }, cb);
   }
 
-  /** Always true: instances exist on first use here. */
+  /** Whether the instance exists: created with `createInstance`, or used (a table created,
+   * a row written), as on the server. */
   exists(cb?: Callback<[boolean]>): Promise<[boolean]> {
-    return settle(() => [true] as [boolean], cb);
+    return settle(() => [this.known()] as [boolean], cb);
+  }
+
+  /** `[instance, metadata]`; NOT_FOUND if it does not exist. */
+  get(cb?: Callback<[Instance, InstanceMetadata]>): Promise<[Instance, InstanceMetadata]> {
+    return settle(() => {
+      this.metadata = this.existing();
+      return [this, this.metadata] as [Instance, InstanceMetadata];
+    }, cb);
+  }
+
+  /** `[metadata]`; NOT_FOUND if it does not exist. */
+  getMetadata(cb?: Callback<[InstanceMetadata]>): Promise<[InstanceMetadata]> {
+    return settle(() => {
+      this.metadata = this.existing();
+      return [this.metadata] as [InstanceMetadata];
+    }, cb);
+  }
+
+  /** Changes `displayName` and `labels`. */
+  setMetadata(metadata: { displayName?: string; labels?: Record<string, string> }, cb?: Callback<[InstanceMetadata]>): Promise<[InstanceMetadata]> {
+    return settle(() => {
+      const next = this.existing();
+      if (metadata.displayName !== undefined) next.displayName = metadata.displayName;
+      if (metadata.labels !== undefined) next.labels = { ...metadata.labels };
+      instanceMeta.set(this.bigtable.instanceKey(this.id), next);
+      this.metadata = next;
+      return [next] as [InstanceMetadata];
+    }, cb);
+  }
+
+  /** `[clusters, failedLocations]`. */
+  getClusters(cb?: Callback<[ClusterInfo[], string[]]>): Promise<[ClusterInfo[], string[]]> {
+    return settle(() => [this.existing().clusters, []] as [ClusterInfo[], string[]], cb);
+  }
+
+  /** Deletes the instance and every table in it (FAILED_PRECONDITION, and nothing deleted,
+   * if a table has deletion protection). A directory's files stay on disk. */
+  delete(cb?: Callback<[]>): Promise<[]> {
+    return settle(() => {
+      this.existing();
+      const db = this.db;
+      const tables = call(() => db.listTablesJson()) as ProtoTable[];
+      if (tables.some((t) => t.deletionProtection)) {
+        throw new BigtableError("FAILED_PRECONDITION", `instance ${this.name} has a table with deletion protection; disable it first`);
+      }
+      for (const t of tables) call(() => db.deleteTable(t.name as string));
+      const key = this.bigtable.instanceKey(this.id);
+      instanceMeta.delete(key);
+      databases.delete(key);
+      db.free();
+      return [] as [];
+    }, cb);
   }
 }
 

@@ -38,7 +38,7 @@ function lockDirectory(dir: string): () => void {
       new Error(
         `database directory ${dir} is in use by ${who}; close it there first (a LOCK file left by a process that no longer runs is taken over)`,
       ),
-      { code: "FAILED_PRECONDITION" },
+      { name: "SparsetableError", code: "FAILED_PRECONDITION" },
     );
   if (held.has(key)) throw refuse(`this process (pid ${process.pid})`);
   const mine = String(process.pid);

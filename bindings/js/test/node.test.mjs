@@ -119,6 +119,43 @@ test("createReadStream in Node is a real object-mode Readable: pipe, back-pressu
   assert.ok(n >= 3 && n < 500, `rows after end(): ${n}`);
 });
 
+test("instance admin: createInstance, getInstances, get/getMetadata/setMetadata, getClusters, delete", async () => {
+  const bigtable = new Bigtable({ projectId: `admin-${Math.random().toString(36).slice(2, 8)}` });
+  const [instance, operation] = await bigtable.createInstance("reports-inst", {
+    clusters: [{ id: "reports-c2", location: "us-east1-b", nodes: 3, storage: "ssd" }, { id: "reports-c1", location: "us-west1-a", nodes: 1 }],
+    displayName: "Reports",
+    labels: { team: "data" },
+    type: "DEVELOPMENT",
+  });
+  assert.ok(operation.done);
+  assert.equal(instance.name, `projects/${bigtable.projectId}/instances/reports-inst`);
+  await assert.rejects(bigtable.createInstance("reports-inst", { clusters: [{ id: "other-c1" }] }), { code: 6 });
+  await assert.rejects(bigtable.createInstance("Bad", { clusters: [{ id: "bad-c1" }] }), { code: 3 });
+  await assert.rejects(bigtable.createInstance("no-clusters", {}), { code: 3 });
+  // An instance used without createInstance exists too, with the default cluster.
+  await bigtable.instance("implicit-inst").table("t").create({ families: ["cf"] });
+  const [instances] = await bigtable.getInstances();
+  assert.deepEqual(instances.map((i) => i.id), ["implicit-inst", "reports-inst"]);
+  const [, metadata] = await instance.get();
+  assert.equal(metadata.displayName, "Reports");
+  assert.equal(metadata.type, "DEVELOPMENT");
+  assert.deepEqual(metadata.labels, { team: "data" });
+  const [clusters] = await instance.getClusters();
+  assert.deepEqual(clusters.map((c) => c.id), ["reports-c1", "reports-c2"]);
+  await instance.setMetadata({ displayName: "Reports v2", labels: { team: "ml" } });
+  assert.equal((await instance.getMetadata())[0].displayName, "Reports v2");
+  assert.deepEqual((await bigtable.instance("nowhere-inst").exists())[0], false);
+  await assert.rejects(bigtable.instance("nowhere-inst").get(), { code: 5 });
+  // Delete removes the instance and its tables; a protected table stops it, changing nothing.
+  await instance.table("kept").create({ families: ["cf"], deletionProtection: true });
+  await assert.rejects(instance.delete(), { code: 9 });
+  assert.deepEqual(await instance.table("kept").exists(), [true]);
+  await instance.table("kept").setDeletionProtection?.(false);
+  await bigtable.instance("implicit-inst").delete();
+  assert.deepEqual(await bigtable.instance("implicit-inst").exists(), [false]);
+  assert.deepEqual((await bigtable.getInstances())[0].map((i) => i.id), ["reports-inst"]);
+});
+
 test("row.save, increment, append, filter with onMatch/onNoMatch, mutate with partial failure", async () => {
   const table = freshInstance().table("t");
   await table.create({ families: ["cf", "counters"] });
