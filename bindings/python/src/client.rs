@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use sparsetable::{
     Clock, ColumnFamily, DropRowRange, FamilyModification, Granularity, RowMutations, RowStream,
-    SharedDatabase, TableConfig, TableInfo as CoreTableInfo,
+    SharedDatabase, TableConfig, TableInfo as CoreTableInfo, ValueType,
 };
 
 use crate::convert::{bytes_or_str, poisoned, with_db, with_db_mut, with_db_point};
@@ -517,6 +517,17 @@ impl TableInfo {
         Ok(dict)
     }
 
+    /// Family name -> its value type (`"bytes"`, or an aggregate's `"int64_sum"`,
+    /// `"int64_min"`, `"int64_max"`), in creation order.
+    #[getter]
+    fn value_types<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for (name, family) in &self.inner.config.families {
+            dict.set_item(name, family.value_type.name())?;
+        }
+        Ok(dict)
+    }
+
     /// `"MILLIS"` or `"MICROS"`.
     #[getter]
     fn granularity(&self) -> &'static str {
@@ -614,8 +625,11 @@ impl TableAdmin {
 
     /// Creates a table. `column_families` maps a family name to its GC rule (or `None`); the
     /// families are created in the dict's order, the order reads return them in;
-    /// `granularity` is `"MILLIS"` (Bigtable's default) or `"MICROS"`.
-    #[pyo3(signature = (table_id, column_families = None, *, granularity = "MILLIS", deletion_protection = false, initial_splits = None))]
+    /// `granularity` is `"MILLIS"` (Bigtable's default) or `"MICROS"`. `value_types` gives a
+    /// family a value type other than bytes: `"int64_sum"`, `"int64_min"` or `"int64_max"`
+    /// make it an aggregate family, written with `AddToCell` (Bigtable's `value_type`).
+    #[pyo3(signature = (table_id, column_families = None, *, granularity = "MILLIS", deletion_protection = false, initial_splits = None, value_types = None))]
+    #[allow(clippy::too_many_arguments)]
     fn create_table(
         &self,
         py: Python<'_>,
@@ -624,6 +638,7 @@ impl TableAdmin {
         granularity: &str,
         deletion_protection: bool,
         initial_splits: Option<&Bound<'_, PyList>>,
+        value_types: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<TableInfo> {
         let mut config = TableConfig {
             granularity: match granularity {
@@ -645,6 +660,24 @@ impl TableAdmin {
                     .extract()
                     .map_err(|_| PyTypeError::new_err("column_families keys must be str"))?;
                 config.families.insert(name, family_with(Some(&rule))?);
+            }
+        }
+        if let Some(types) = value_types {
+            for (name, value_type) in types.iter() {
+                let name: String = name
+                    .extract()
+                    .map_err(|_| PyTypeError::new_err("value_types keys must be str"))?;
+                let value_type: String = value_type.extract().map_err(|_| {
+                    PyTypeError::new_err("value_types values must be str (\"int64_sum\", ...)")
+                })?;
+                let value_type = ValueType::from_name(&value_type).map_err(|e| to_py_err(py, e))?;
+                let Some(family) = config.families.get_mut(&name) else {
+                    return Err(invalid_argument(
+                        py,
+                        format!("value_types names family {name:?}, which column_families does not create"),
+                    ));
+                };
+                family.value_type = value_type;
             }
         }
         if let Some(splits) = initial_splits {

@@ -99,3 +99,41 @@ def test_a_table_created_by_the_admin_client_is_seen_by_a_separate_data_client()
         data.get_table("inst", "t").mutate_row("r", SetCell("cf", "q", "v", 1000))
     with BigtableDataClient(project=p) as again:
         assert again.get_table("inst", "t").read_row("r")[0].value == b"v"
+
+
+def test_aggregate_families_take_add_to_cell(instance):
+    """value_types makes a family an aggregate (Bigtable's value_type), so AddToCell works
+    on it, sync and async; AddToCell on a bytes family is INVALID_ARGUMENT; a bad type, or a
+    type for a family the table does not create, is refused and creates nothing."""
+    import asyncio
+
+    from sparsetable.data import AddToCell, BigtableDataClientAsync, ReadRowsQuery
+
+    table = instance.table("counters")
+    table.create(column_families={"sums": None, "maxes": None, "plain": None},
+                 value_types={"sums": "int64_sum", "maxes": "int64_max"})
+    info = instance._admin.get_table("counters")
+    assert info.value_types == {"sums": "int64_sum", "maxes": "int64_max", "plain": "bytes"}
+    project_id = instance._client.project
+    with BigtableDataClient(project=project_id) as client, client.get_table("inst", "counters") as t:
+        for n in (5, 7, -2):
+            t.mutate_row(b"k", [AddToCell("sums", b"total", n, 1000), AddToCell("maxes", b"peak", n, 1000)])
+        row = t.read_row(b"k")
+        assert int.from_bytes(row[("sums", b"total")][0].value, "big", signed=True) == 10
+        assert int.from_bytes(row[("maxes", b"peak")][0].value, "big", signed=True) == 7
+        with pytest.raises(sparsetable.InvalidArgument):
+            t.mutate_row(b"k", AddToCell("plain", b"q", 1, 1000))
+
+    async def add_async():
+        async with BigtableDataClientAsync(project=project_id) as client:
+            async with client.get_table("inst", "counters") as t:
+                await t.mutate_row(b"k", AddToCell("sums", b"total", 32, 1000))
+                rows = await t.read_rows(ReadRowsQuery(row_keys=[b"k"]))
+                return int.from_bytes(rows[0][("sums", b"total")][0].value, "big", signed=True)
+
+    assert asyncio.run(add_async()) == 42
+    with pytest.raises(sparsetable.InvalidArgument):
+        instance.table("bad").create(column_families={"cf": None}, value_types={"cf": "int64_avg"})
+    with pytest.raises(sparsetable.InvalidArgument):
+        instance.table("bad2").create(column_families={"cf": None}, value_types={"other": "int64_sum"})
+    assert not instance.table("bad").exists() and not instance.table("bad2").exists()

@@ -41,6 +41,37 @@ pub enum ValueType {
 }
 
 impl ValueType {
+    /// The names front-ends use for the value types: `bytes`, `int64_sum`, `int64_min`,
+    /// `int64_max` (Bigtable's `Type`: bytes, or an int64 aggregate with a sum, min or max).
+    pub const NAMES: [&'static str; 4] = ["bytes", "int64_sum", "int64_min", "int64_max"];
+
+    /// The value type named `name` (one of [`ValueType::NAMES`]).
+    ///
+    /// # Errors
+    /// `InvalidArgument` listing the names otherwise.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "bytes" => Ok(ValueType::Bytes),
+            "int64_sum" => Ok(ValueType::Int64Sum),
+            "int64_min" => Ok(ValueType::Int64Min),
+            "int64_max" => Ok(ValueType::Int64Max),
+            other => Err(Error::invalid_argument(format!(
+                "value type {} must be one of bytes, int64_sum, int64_min, int64_max",
+                quoted(other)
+            ))),
+        }
+    }
+
+    /// This type's name (see [`ValueType::NAMES`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueType::Bytes => "bytes",
+            ValueType::Int64Sum => "int64_sum",
+            ValueType::Int64Min => "int64_min",
+            ValueType::Int64Max => "int64_max",
+        }
+    }
+
     /// Whether cells of this type are written with AddToCell/MergeToCell.
     pub fn is_aggregate(self) -> bool {
         self != ValueType::Bytes
