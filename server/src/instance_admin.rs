@@ -423,10 +423,12 @@ impl InstanceAdminService {
                         record.labels = update.labels.clone();
                     }
                     "type" => set_type(&mut record, update.r#type)?,
-                    other => return Err(Error::invalid_argument(format!(
+                    other => {
+                        return Err(Error::invalid_argument(format!(
                         "update_mask: field {} cannot be updated (display_name, labels, type can)",
                         quoted(other)
-                    ))),
+                    )))
+                    }
                 }
             }
             meta.instance = Some(record.clone());
