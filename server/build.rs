@@ -22,14 +22,14 @@ const DATA_METHODS: &[(&str, &str, &str, &str, bool)] = &[
     (
         "read_rows",
         "ReadRows",
-        "ReadRowsRequest",
+        "crate::wire::ReadRowsRequest",
         "ReadRowsResponse",
         true,
     ),
     (
         "sample_row_keys",
         "SampleRowKeys",
-        "SampleRowKeysRequest",
+        "crate::wire::SampleRowKeysRequest",
         "SampleRowKeysResponse",
         true,
     ),
@@ -50,7 +50,7 @@ const DATA_METHODS: &[(&str, &str, &str, &str, bool)] = &[
     (
         "check_and_mutate_row",
         "CheckAndMutateRow",
-        "CheckAndMutateRowRequest",
+        "crate::wire::CheckAndMutateRowRequest",
         "CheckAndMutateRowResponse",
         false,
     ),
@@ -485,6 +485,16 @@ fn method(name: &str, route: &str, input: String, output: String, streaming: boo
     .build()
 }
 
+/// A data API type's path: the crate's, or the server's own for a `crate::` path (requests
+/// with fields newer than the crate, see `src/wire.rs`).
+fn data_type(ty: &str) -> String {
+    if ty.starts_with("crate::") {
+        ty.to_string()
+    } else {
+        format!("{DATA}::{ty}")
+    }
+}
+
 fn main() {
     let data = DATA_METHODS
         .iter()
@@ -496,8 +506,8 @@ fn main() {
                 s.method(method(
                     name,
                     route,
-                    format!("{DATA}::{input}"),
-                    format!("{DATA}::{output}"),
+                    data_type(input),
+                    data_type(output),
                     streaming,
                 ))
             },

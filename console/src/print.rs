@@ -200,6 +200,7 @@ pub fn go_code_name(code: Code) -> &'static str {
         Code::Internal => "Internal",
         Code::Unavailable => "Unavailable",
         Code::DataLoss => "DataLoss",
+        Code::PermissionDenied => "PermissionDenied",
         _ => "Unknown",
     }
 }

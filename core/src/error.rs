@@ -24,6 +24,9 @@ pub enum Code {
     NotFound = 5,
     /// The table or family to create exists already.
     AlreadyExists = 6,
+    /// The caller may not do this: a request through an authorized view that reaches
+    /// outside the view.
+    PermissionDenied = 7,
     /// A resource ran out (memory budget, quota).
     ResourceExhausted = 8,
     /// The system is not in a state that allows the call (e.g. deletion protection).
@@ -50,6 +53,7 @@ impl Code {
             Code::InvalidArgument => "INVALID_ARGUMENT",
             Code::NotFound => "NOT_FOUND",
             Code::AlreadyExists => "ALREADY_EXISTS",
+            Code::PermissionDenied => "PERMISSION_DENIED",
             Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
             Code::FailedPrecondition => "FAILED_PRECONDITION",
             Code::Aborted => "ABORTED",
@@ -67,10 +71,11 @@ impl Code {
     }
 
     /// Every code, for front-ends that build one exception class per code.
-    pub const ALL: [Code; 11] = [
+    pub const ALL: [Code; 12] = [
         Code::InvalidArgument,
         Code::NotFound,
         Code::AlreadyExists,
+        Code::PermissionDenied,
         Code::ResourceExhausted,
         Code::FailedPrecondition,
         Code::Aborted,

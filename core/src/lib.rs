@@ -47,12 +47,13 @@ pub use api::json;
 #[cfg(feature = "std")]
 pub use api::shared::SharedDatabase;
 pub use error::{Code, Error, Result};
+pub use model::authorized_view::{FamilySubset, SubsetView};
 pub use model::filter::{CompiledFilter, RowFilter};
 pub use model::gc::GcRule;
 pub use model::mutation::{Mutation, TimestampRange, SERVER_TIME_MICROS};
 pub use model::read_modify_write::{ReadModifyWriteOp, ReadModifyWriteRule};
 pub use model::request::ReadRowsRequest;
-pub use model::row::{Cell, Row, SampleRowKey};
+pub use model::row::{samples_in_range, Cell, Row, SampleRowKey};
 pub use model::row_set::{RowRange, RowSet};
 pub use model::schema::{
     ColumnFamily, Families, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions,

@@ -6,6 +6,7 @@
 //! layer means the same in memory, on disk and on the wire. Imports: `platform` and the
 //! foundation only.
 
+pub mod authorized_view;
 pub mod filter;
 pub mod gc;
 pub mod mutation;

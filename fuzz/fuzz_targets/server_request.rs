@@ -1,5 +1,5 @@
 //! The server's request decoding over arbitrary bytes: a Data or Table Admin request message
-//! decoded by prost, converted by the server's own conversions (`convert`, `filter`, `names`)
+//! decoded by prost (ReadRows and CheckAndMutateRow as the server's own `wire` types), converted by the server's own conversions (`convert`, `filter`, `names`)
 //! and applied to an in-memory engine, as a request off the wire would be.
 //!
 //! Never panics. Every refusal is a client error (INVALID_ARGUMENT, NOT_FOUND, ...), never
@@ -20,6 +20,7 @@ use sparsetable_server::convert::{
 use sparsetable_server::filter::filter_from_proto;
 use sparsetable_server::names::TableName;
 use sparsetable_server::stubs::{admin_v2, v2};
+use sparsetable_server::wire;
 
 const TABLE: &str = "t";
 
@@ -89,7 +90,7 @@ fuzz_target!(|data: &[u8]| {
     let mut db = database();
     match kind % 7 {
         0 => {
-            let Ok(req) = v2::ReadRowsRequest::decode(bytes) else { return };
+            let Ok(req) = wire::ReadRowsRequest::decode(bytes) else { return };
             name(&req.table_name);
             let Some(filter) = check_refusal(filter_from_proto("filter", req.filter.as_ref()))
             else {
@@ -124,7 +125,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         3 => {
-            let Ok(req) = v2::CheckAndMutateRowRequest::decode(bytes) else { return };
+            let Ok(req) = wire::CheckAndMutateRowRequest::decode(bytes) else { return };
             name(&req.table_name);
             let predicate = match req.predicate_filter.as_ref() {
                 Some(f) => match check_refusal(filter_from_proto("predicate_filter", Some(f))) {

@@ -7,7 +7,7 @@
 # checks it and creates no instance then); we start the debug binary the server suite built on
 # 127.0.0.1 with --port 0 and point the variable at it. 120-second limit per test.
 #
-# Two passes. The emulator pass runs every test with BIGTABLE_EMULATOR_HOST set, as users of
+# Three passes. The emulator pass runs every test with BIGTABLE_EMULATOR_HOST set, as users of
 # Google's emulator do. Google's tests then skip about forty tests whatever the server can do;
 # the production pass runs those again without the variable, in the tests' production mode,
 # through our pytest plugin scripts/lib/google_system_production.py (connections to Bigtable's
@@ -17,9 +17,9 @@
 # Counts: pytest's passed and failed cases of both passes (errors count as failures), plus one
 # failure if the build, the download or the server's start fails. A skipped test counts as a
 # failure unless ALLOWED_SKIPS below lists it with the reason Google's tests give for skipping
-# it: `production-only` and `not served` lines are allowed skips in either pass; a
-# `production pass` line is allowed to skip in the emulator pass only because the production
-# pass runs it. A listed test that runs is counted as whatever it does.
+# it: `production-only` and `not served` lines are allowed skips in every pass; a
+# `production pass` or `views pass` line is allowed to skip in the emulator pass only because
+# the production or the views pass runs it. A listed test that runs is counted as whatever it does.
 #
 # Not run (deselected): v2_client test_table_mutate_rows_retries_timeout. It replaces the
 # client's mutate_rows with a mock that always fails and waits out the client's whole retry
@@ -60,9 +60,9 @@ tests.system.data.test_system_autogen.TestSystem::test_execute_against_target | 
 tests.system.data.test_system_autogen.TestSystem::test_execute_metadata_on_empty_response | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
 tests.system.data.test_system_autogen.TestSystem::test_execute_query_simple | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
 tests.system.data.test_system_autogen.TestSystem::test_execute_query_params | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_authorized_view_unauthenticated | not served: authorized views ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_value_bitmask_filter | not served: the value bitmask filter is newer than the protocol definitions the server is built on (googleapis-tonic-google-bigtable-v2 0.39) ("value_bitmask_filter not supported by emulator")
-tests.system.data.test_system_autogen.TestSystem::test_sample_row_keys_w_row_range | not served: SampleRowKeysRequest.row_range is newer than the server's protocol definitions ("emulator doesn't use splits")
+tests.system.data.test_system_autogen.TestSystem::test_authorized_view_unauthenticated | views pass ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_value_bitmask_filter | production pass ("value_bitmask_filter not supported by emulator")
+tests.system.data.test_system_autogen.TestSystem::test_sample_row_keys_w_row_range | production pass ("emulator doesn't use splits")
 tests.system.data.test_system_autogen.TestSystem::test_channel_refresh | production pass ("emulator mode doesn't refresh channel")
 tests.system.data.test_system_autogen.TestSystem::test_sample_row_keys | production pass ("emulator doesn't use splits")
 tests.system.data.test_system_autogen.TestSystem::test_check_and_mutate_empty_request | production pass ("emulator doesn't raise InvalidArgument")
@@ -155,13 +155,13 @@ run_pass() {
   total_p=$((total_p + p)); total_f=$((total_f + f))
 }
 
-run_pass emulator "production-only,not served,production pass" BIGTABLE_EMULATOR_HOST="$addr" -- \
+run_pass emulator "production-only,not served,production pass,views pass" BIGTABLE_EMULATOR_HOST="$addr" -- \
   --deselect tests/system/v2_client/test_data_api.py::test_table_mutate_rows_retries_timeout \
   tests/system/data/test_system_autogen.py tests/system/v2_client
 
 # The production pass: the `production pass` lines as pytest node ids (`a.b.c::Class::test`
-# -> `a/b/c.py::Class::test`). Parameter sets that read through an authorized view are left
-# out (authorized views are not served).
+# -> `a/b/c.py::Class::test`). Parameter sets that go through an authorized view are left to
+# the views pass below.
 mapfile -t production_tests < <(ALLOWED_SKIPS=$ALLOWED_SKIPS "$PY" - <<'PY'
 import os
 for line in os.environ["ALLOWED_SKIPS"].splitlines():
@@ -177,6 +177,15 @@ PY
 run_pass production "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARSETABLE_HOST="$addr" \
   GOOGLE_CLOUD_PROJECT=sparsetable-system PYTHONPATH="$ROOT/scripts/lib" -- \
   -p google_system_production -k "not authorized_view" "${production_tests[@]}"
+
+# The views pass: in production mode Google's data tests run each table test a second time
+# through an authorized view (parameter sets named `authorized_view`), which the emulator pass
+# never sees; this pass runs all of them, and the test of a write outside a view (not the SQL
+# tests' view parameter sets: SQL is not served, and those are allowed skips above).
+run_pass views "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARSETABLE_HOST="$addr" \
+  GOOGLE_CLOUD_PROJECT=sparsetable-system PYTHONPATH="$ROOT/scripts/lib" -- \
+  -p google_system_production -k "authorized_view and not execute" \
+  tests/system/data/test_system_autogen.py
 
 if [ "$total_f" -gt 0 ]; then echo "--- server log (last 30 lines)"; tail -n 30 "$server_log"; fi
 result "$total_p" "$total_f"

@@ -5,7 +5,8 @@
 //! ModifyColumnFamilies (create, update, drop), DeleteTable, DropRowRange, GenerateConsistencyToken
 //! and CheckConsistency (one copy of the data: a token is consistent once issued; a token not
 //! issued for the table is INVALID_ARGUMENT), and backups: CreateBackup,
-//! GetBackup, ListBackups, DeleteBackup, RestoreTable. RPCs that answer with a long-running
+//! GetBackup, ListBackups, DeleteBackup, RestoreTable, and authorized views (create, get, list,
+//! update, delete: see [`crate::authorized_views`]). RPCs that answer with a long-running
 //! operation return it finished (see [`crate::operations`]). Every other RPC answers
 //! UNIMPLEMENTED naming itself.
 //!
@@ -18,6 +19,7 @@ use tonic::{Request, Response, Status};
 
 use sparsetable::{DropRowRange, Error, Result};
 
+use crate::authorized_views;
 use crate::convert::{
     backup_to_proto, modifications_from_proto, table_config_from_proto, table_to_proto,
     timestamp_to_proto, TableView,
@@ -110,11 +112,15 @@ impl AdminService {
     fn delete_table_inner(&self, req: &admin_v2::DeleteTableRequest) -> Result<()> {
         let table = TableName::parse("name", &req.name)?;
         let db = self.instances.database(&table.instance)?;
+        self.instances.with_meta(&table.instance, |meta| {
+            authorized_views::check_table_deletable(meta, &table)
+        })??;
         db.write(|db| db.delete_table(&table.table_id))?;
-        // A table created again under the name starts without the old one's policy.
+        // A table created again under the name starts without the old one's policy or views.
         let resource = table.to_string();
         self.instances.update_meta(&table.instance, |meta| {
             meta.forget_policies_under(&resource);
+            authorized_views::forget_views_of(meta, &table);
             Ok(())
         })
     }
@@ -561,37 +567,37 @@ impl BigtableTableAdmin for AdminService {
 
     async fn create_authorized_view(
         &self,
-        _request: Request<admin_v2::CreateAuthorizedViewRequest>,
+        request: Request<admin_v2::CreateAuthorizedViewRequest>,
     ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        unimplemented_rpc("CreateAuthorizedView")
+        answer(authorized_views::create(&self.instances, request.get_ref()))
     }
 
     async fn list_authorized_views(
         &self,
-        _request: Request<admin_v2::ListAuthorizedViewsRequest>,
+        request: Request<admin_v2::ListAuthorizedViewsRequest>,
     ) -> std::result::Result<Response<admin_v2::ListAuthorizedViewsResponse>, Status> {
-        unimplemented_rpc("ListAuthorizedViews")
+        answer(authorized_views::list(&self.instances, request.get_ref()))
     }
 
     async fn get_authorized_view(
         &self,
-        _request: Request<admin_v2::GetAuthorizedViewRequest>,
+        request: Request<admin_v2::GetAuthorizedViewRequest>,
     ) -> std::result::Result<Response<admin_v2::AuthorizedView>, Status> {
-        unimplemented_rpc("GetAuthorizedView")
+        answer(authorized_views::get(&self.instances, request.get_ref()))
     }
 
     async fn update_authorized_view(
         &self,
-        _request: Request<admin_v2::UpdateAuthorizedViewRequest>,
+        request: Request<admin_v2::UpdateAuthorizedViewRequest>,
     ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        unimplemented_rpc("UpdateAuthorizedView")
+        answer(authorized_views::update(&self.instances, request.get_ref()))
     }
 
     async fn delete_authorized_view(
         &self,
-        _request: Request<admin_v2::DeleteAuthorizedViewRequest>,
+        request: Request<admin_v2::DeleteAuthorizedViewRequest>,
     ) -> std::result::Result<Response<()>, Status> {
-        unimplemented_rpc("DeleteAuthorizedView")
+        answer(authorized_views::delete(&self.instances, request.get_ref()))
     }
 
     async fn drop_row_range(

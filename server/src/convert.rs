@@ -479,25 +479,24 @@ pub fn row_set_from_proto(rows: Option<&v2::RowSet>) -> RowSet {
     };
     RowSet {
         row_keys: rows.row_keys.clone(),
-        row_ranges: rows
-            .row_ranges
-            .iter()
-            .map(|r| {
-                RowRange::from_wire_bounds(
-                    match &r.start_key {
-                        Some(row_range::StartKey::StartKeyClosed(k)) => Bound::Included(k.clone()),
-                        Some(row_range::StartKey::StartKeyOpen(k)) => Bound::Excluded(k.clone()),
-                        None => Bound::Unbounded,
-                    },
-                    match &r.end_key {
-                        Some(row_range::EndKey::EndKeyClosed(k)) => Bound::Included(k.clone()),
-                        Some(row_range::EndKey::EndKeyOpen(k)) => Bound::Excluded(k.clone()),
-                        None => Bound::Unbounded,
-                    },
-                )
-            })
-            .collect(),
+        row_ranges: rows.row_ranges.iter().map(row_range_from_proto).collect(),
     }
+}
+
+/// A `RowRange` message as the engine's range (an empty key as a bound is unbounded).
+pub fn row_range_from_proto(r: &v2::RowRange) -> RowRange {
+    RowRange::from_wire_bounds(
+        match &r.start_key {
+            Some(row_range::StartKey::StartKeyClosed(k)) => Bound::Included(k.clone()),
+            Some(row_range::StartKey::StartKeyOpen(k)) => Bound::Excluded(k.clone()),
+            None => Bound::Unbounded,
+        },
+        match &r.end_key {
+            Some(row_range::EndKey::EndKeyClosed(k)) => Bound::Included(k.clone()),
+            Some(row_range::EndKey::EndKeyOpen(k)) => Bound::Excluded(k.clone()),
+            None => Bound::Unbounded,
+        },
+    )
 }
 
 /// The bytes of an aggregate mutation's qualifier `Value` (`raw_value` or `bytes_value`).

@@ -3,8 +3,10 @@
 //! Served: ReadRows (row sets, every RowFilter, rows_limit, reversed, `request_stats_view`,
 //! and `last_scanned_row_key` for clients that ask through the `bigtable-features` header),
 //! SampleRowKeys (the engine's tablet boundaries), MutateRow, MutateRows, CheckAndMutateRow,
-//! ReadModifyWriteRow and PingAndWarm. Change streams and SQL queries answer UNIMPLEMENTED, as
-//! do requests through an authorized or materialized view; `app_profile_id` only routes
+//! ReadModifyWriteRow and PingAndWarm, on a table or through one of its authorized views (the
+//! core's [`SubsetView`] rules: reads see the view's rows and cells, writes outside it are
+//! PERMISSION_DENIED, each MutateRows entry on its own). Change streams, SQL queries and
+//! requests through a materialized view answer UNIMPLEMENTED; `app_profile_id` only routes
 //! traffic in Cloud Bigtable and is ignored.
 //!
 //! MutateRows: a request the engine refuses as a whole (unknown table, no entries, too many
@@ -17,10 +19,18 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
-use sparsetable::{Error, Mutation, ReadRowsRequest, Result, RowMutations, SharedDatabase};
+use std::ops::Bound;
 
+use sparsetable::{
+    samples_in_range, Error, Mutation, ReadRowsRequest, Result, RowMutations, RowRange, RowSet,
+    SharedDatabase, SubsetView,
+};
+
+use crate::authorized_views;
 use crate::chunks::ResponseWriter;
-use crate::convert::{mutation_from_proto, row_set_from_proto, row_to_proto, rules_from_proto};
+use crate::convert::{
+    mutation_from_proto, row_range_from_proto, row_set_from_proto, row_to_proto, rules_from_proto,
+};
 use crate::features::{FeatureFlags, FromMetadata};
 use crate::filter::filter_from_proto;
 use crate::names::{InstanceName, TableName};
@@ -30,6 +40,7 @@ use crate::status::{to_status, unimplemented};
 use crate::streaming::{Deadline, ResponseStream};
 use crate::stubs::data::bigtable_server::Bigtable;
 use crate::stubs::v2;
+use crate::wire;
 
 /// A server stream of the given message type.
 pub type ServerStream<T> = ReceiverStream<std::result::Result<T, Status>>;
@@ -47,38 +58,79 @@ impl DataService {
     }
 }
 
-/// The table a data request addresses.
-///
-/// # Errors
-/// UNIMPLEMENTED for an authorized or materialized view; `InvalidArgument` for a missing or
-/// malformed table name.
-fn target_table(
-    table_name: &str,
-    authorized_view_name: &str,
-    materialized_view_name: &str,
-) -> Result<TableName> {
-    if !authorized_view_name.is_empty() {
-        return Err(unimplemented("authorized_view_name (authorized views)"));
-    }
-    if !materialized_view_name.is_empty() {
-        return Err(unimplemented("materialized_view_name (materialized views)"));
-    }
-    if table_name.is_empty() {
-        return Err(Error::invalid_argument("table_name is required"));
-    }
-    TableName::parse("table_name", table_name)
+/// What a data request addresses: a table, or an authorized view of one.
+struct Target {
+    table: TableName,
+    /// The view the request goes through, if any: reads see only its rows and cells, and
+    /// writes outside it are PERMISSION_DENIED (the core's rules).
+    view: Option<SubsetView>,
 }
 
 impl DataService {
+    /// The table (and view) a data request addresses.
+    ///
+    /// # Errors
+    /// UNIMPLEMENTED for a materialized view; `InvalidArgument` for a missing or malformed
+    /// name, or a table name that is not the view's table; `NotFound` for an unknown view.
+    fn target(
+        &self,
+        table_name: &str,
+        authorized_view_name: &str,
+        materialized_view_name: &str,
+    ) -> Result<Target> {
+        if !materialized_view_name.is_empty() {
+            return Err(unimplemented("materialized_view_name (materialized views)"));
+        }
+        if !authorized_view_name.is_empty() {
+            let (table, view) = authorized_views::resolve(&self.instances, authorized_view_name)?;
+            if !table_name.is_empty() && TableName::parse("table_name", table_name)? != table {
+                return Err(Error::invalid_argument(format!(
+                    "table_name {table_name} is not the table of authorized_view_name {authorized_view_name}"
+                )));
+            }
+            return Ok(Target {
+                table,
+                view: Some(view),
+            });
+        }
+        if table_name.is_empty() {
+            return Err(Error::invalid_argument("table_name is required"));
+        }
+        Ok(Target {
+            table: TableName::parse("table_name", table_name)?,
+            view: None,
+        })
+    }
+
+    /// Checks one row's mutations against the target's view, if any.
+    fn check_in_view(&self, target: &Target, row_key: &[u8], mutations: &[Mutation]) -> Result<()> {
+        let Some(view) = &target.view else {
+            return Ok(());
+        };
+        // The table's families matter only to a whole-row delete; read them only then.
+        let families = if mutations
+            .iter()
+            .any(|m| matches!(m, Mutation::DeleteFromRow))
+        {
+            authorized_views::table_families(&self.instances, &target.table)?
+        } else {
+            Vec::new()
+        };
+        let families: Vec<&str> = families.iter().map(String::as_str).collect();
+        view.check_mutations(row_key, mutations, &families)
+    }
+
     fn mutate_row_inner(&self, req: &v2::MutateRowRequest) -> Result<()> {
-        let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
+        let target = self.target(&req.table_name, &req.authorized_view_name, "")?;
         let mutations = mutations_from_proto("mutations", &req.mutations)?;
+        self.check_in_view(&target, &req.row_key, &mutations)?;
+        let table = target.table;
         let db = self.instances.database(&table.instance)?;
         db.write(|db| db.mutate_row(&table.table_id, &req.row_key, &mutations))
     }
 
     fn mutate_rows_inner(&self, req: &v2::MutateRowsRequest) -> Result<v2::MutateRowsResponse> {
-        let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
+        let target = self.target(&req.table_name, &req.authorized_view_name, "")?;
         let entries = req
             .entries
             .iter()
@@ -93,14 +145,37 @@ impl DataService {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        // Through a view, an entry that reaches outside it fails on its own; the rest apply.
+        let refused: Vec<Option<Error>> = entries
+            .iter()
+            .map(|e| self.check_in_view(&target, &e.row_key, &e.mutations).err())
+            .collect();
+        let allowed: Vec<RowMutations> = entries
+            .into_iter()
+            .zip(&refused)
+            .filter(|(_, r)| r.is_none())
+            .map(|(e, _)| e)
+            .collect();
+        let table = target.table;
         let db = self.instances.database(&table.instance)?;
-        let statuses = db.write(|db| db.mutate_rows(&table.table_id, &entries))?;
-        let entries = statuses
+        let mut applied = if allowed.is_empty() && !refused.is_empty() {
+            Vec::new()
+        } else {
+            db.write(|db| db.mutate_rows(&table.table_id, &allowed))?
+        }
+        .into_iter();
+        let entries = refused
             .into_iter()
             .enumerate()
-            .map(|(i, status)| v2::mutate_rows_response::Entry {
-                index: i as i64,
-                status: Some(rpc_status(status)),
+            .map(|(i, refusal)| {
+                let status = match refusal {
+                    Some(e) => Err(e),
+                    None => applied.next().unwrap_or(Ok(())),
+                };
+                v2::mutate_rows_response::Entry {
+                    index: i as i64,
+                    status: Some(rpc_status(status)),
+                }
             })
             .collect();
         Ok(v2::MutateRowsResponse {
@@ -109,15 +184,23 @@ impl DataService {
         })
     }
 
-    fn check_and_mutate_row_inner(&self, req: &v2::CheckAndMutateRowRequest) -> Result<bool> {
-        let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
-        let predicate = req
+    fn check_and_mutate_row_inner(&self, req: &wire::CheckAndMutateRowRequest) -> Result<bool> {
+        let target = self.target(&req.table_name, &req.authorized_view_name, "")?;
+        let mut predicate = req
             .predicate_filter
             .as_ref()
             .map(|f| filter_from_proto("predicate_filter", Some(f)))
             .transpose()?;
         let true_mutations = mutations_from_proto("true_mutations", &req.true_mutations)?;
         let false_mutations = mutations_from_proto("false_mutations", &req.false_mutations)?;
+        if let Some(view) = &target.view {
+            view.check_row(&req.row_key)?;
+            self.check_in_view(&target, &req.row_key, &true_mutations)?;
+            self.check_in_view(&target, &req.row_key, &false_mutations)?;
+            // The predicate sees only the view's cells.
+            predicate = Some(view.restrict_filter(predicate.as_ref()));
+        }
+        let table = target.table;
         let db = self.instances.database(&table.instance)?;
         db.write(|db| {
             db.check_and_mutate_row(
@@ -131,8 +214,12 @@ impl DataService {
     }
 
     fn read_modify_write_row_inner(&self, req: &v2::ReadModifyWriteRowRequest) -> Result<v2::Row> {
-        let table = target_table(&req.table_name, &req.authorized_view_name, "")?;
+        let target = self.target(&req.table_name, &req.authorized_view_name, "")?;
         let rules = rules_from_proto(&req.rules)?;
+        if let Some(view) = &target.view {
+            view.check_rules(&req.row_key, &rules)?;
+        }
+        let table = target.table;
         let db = self.instances.database(&table.instance)?;
         let row = db.write(|db| db.read_modify_write_row(&table.table_id, &req.row_key, &rules))?;
         Ok(row_to_proto(row))
@@ -140,15 +227,26 @@ impl DataService {
 
     fn sample_row_keys_inner(
         &self,
-        req: &v2::SampleRowKeysRequest,
+        req: &wire::SampleRowKeysRequest,
     ) -> Result<Vec<v2::SampleRowKeysResponse>> {
-        let table = target_table(
-            &req.table_name,
-            &req.authorized_view_name,
-            &req.materialized_view_name,
-        )?;
+        // Through a view the samples are the table's: they say where its data is split, which
+        // the view does not change.
+        let table = self
+            .target(
+                &req.table_name,
+                &req.authorized_view_name,
+                &req.materialized_view_name,
+            )?
+            .table;
+        let range = req.row_range.as_ref().map(row_range_from_proto);
+        if let Some(range) = &range {
+            range.validate()?;
+        }
         let db = self.instances.database(&table.instance)?;
-        let samples = db.read(|db| db.sample_row_keys(&table.table_id))?;
+        let mut samples = db.read(|db| db.sample_row_keys(&table.table_id))?;
+        if let Some(range) = &range {
+            samples = samples_in_range(&samples, range);
+        }
         Ok(samples
             .into_iter()
             .map(|s| v2::SampleRowKeysResponse {
@@ -158,20 +256,37 @@ impl DataService {
             .collect())
     }
 
-    fn start_read_rows(&self, req: &v2::ReadRowsRequest) -> Result<(Scan, SharedDatabase)> {
-        let table = target_table(
+    fn start_read_rows(&self, req: &wire::ReadRowsRequest) -> Result<(Scan, SharedDatabase)> {
+        let target = self.target(
             &req.table_name,
             &req.authorized_view_name,
             &req.materialized_view_name,
         )?;
-        let request = ReadRowsRequest {
+        let mut request = ReadRowsRequest {
             row_set: row_set_from_proto(req.rows.as_ref()),
             filter: filter_from_proto("filter", req.filter.as_ref())?,
             rows_limit: req.rows_limit,
             reversed: req.reversed,
         };
-        let db = self.instances.database(&table.instance)?;
-        Ok((Scan::new(table.table_id, request), db))
+        if let Some(view) = &target.view {
+            // The request's own row set is checked before the view cuts it.
+            request.row_set.validate()?;
+            request = view
+                .restrict_read(&request)
+                .unwrap_or_else(|| ReadRowsRequest {
+                    // No row of the request is in the view: a set of one empty range reads nothing.
+                    row_set: RowSet {
+                        row_keys: Vec::new(),
+                        row_ranges: vec![RowRange {
+                            start: Bound::Included(vec![0]),
+                            end: Bound::Excluded(vec![0]),
+                        }],
+                    },
+                    ..request
+                });
+        }
+        let db = self.instances.database(&target.table.instance)?;
+        Ok((Scan::new(target.table.table_id, request), db))
     }
 }
 
@@ -340,7 +455,7 @@ impl Bigtable for DataService {
 
     async fn read_rows(
         &self,
-        request: Request<v2::ReadRowsRequest>,
+        request: Request<wire::ReadRowsRequest>,
     ) -> std::result::Result<Response<Self::ReadRowsStream>, Status> {
         let features = FeatureFlags::from_metadata(request.metadata()).map_err(to_status)?;
         let deadline = Deadline::from_metadata(request.metadata());
@@ -403,7 +518,7 @@ impl Bigtable for DataService {
 
     async fn sample_row_keys(
         &self,
-        request: Request<v2::SampleRowKeysRequest>,
+        request: Request<wire::SampleRowKeysRequest>,
     ) -> std::result::Result<Response<Self::SampleRowKeysStream>, Status> {
         let samples = self
             .sample_row_keys_inner(request.get_ref())
@@ -435,7 +550,7 @@ impl Bigtable for DataService {
 
     async fn check_and_mutate_row(
         &self,
-        request: Request<v2::CheckAndMutateRowRequest>,
+        request: Request<wire::CheckAndMutateRowRequest>,
     ) -> std::result::Result<Response<v2::CheckAndMutateRowResponse>, Status> {
         let this = self.clone();
         let req = request.into_inner();

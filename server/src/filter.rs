@@ -1,4 +1,5 @@
-//! `google.bigtable.v2.RowFilter` messages to the engine's [`RowFilter`].
+//! `google.bigtable.v2.RowFilter` messages (as [`crate::wire`] decodes them, with the value
+//! bitmask filter) to the engine's [`RowFilter`].
 //!
 //! Only the shape changes: every rule (regex syntax, limits, labels, nesting depth, sinks in
 //! predicates, chains with more than one label) is the engine's, checked when it compiles the
@@ -13,7 +14,8 @@ use std::ops::Bound;
 
 use sparsetable::{Error, Result, RowFilter};
 
-use crate::stubs::v2::{self, column_range, row_filter::Filter, value_range};
+use crate::stubs::v2::{column_range, value_range};
+use crate::wire::{self as v2, row_filter::Filter};
 
 /// Converts a request's filter; `field` locates it in the request for error messages.
 ///
@@ -115,6 +117,7 @@ pub fn filter_from_proto(field: &str, filter: Option<&v2::RowFilter>) -> Result<
         Filter::CellsPerRowLimitFilter(n) => RowFilter::CellsPerRowLimit(*n),
         Filter::CellsPerColumnLimitFilter(n) => RowFilter::CellsPerColumnLimit(*n),
         Filter::ApplyLabelTransformer(label) => RowFilter::ApplyLabel(label.clone()),
+        Filter::ValueBitmaskFilter(b) => RowFilter::ValueBitmask(b.mask.clone()),
     })
 }
 
@@ -178,17 +181,21 @@ mod tests {
     #[test]
     fn nested_filters_keep_their_shape_and_bounds() {
         let condition = f(Filter::Condition(Box::new(v2::row_filter::Condition {
-            predicate_filter: Some(Box::new(f(Filter::ValueRangeFilter(v2::ValueRange {
-                start_value: Some(value_range::StartValue::StartValueOpen(b"a".to_vec())),
-                end_value: None,
-            })))),
-            true_filter: Some(Box::new(f(Filter::ColumnRangeFilter(v2::ColumnRange {
-                family_name: "cf".into(),
-                start_qualifier: None,
-                end_qualifier: Some(column_range::EndQualifier::EndQualifierClosed(
-                    b"q".to_vec(),
-                )),
-            })))),
+            predicate_filter: Some(Box::new(f(Filter::ValueRangeFilter(
+                crate::stubs::v2::ValueRange {
+                    start_value: Some(value_range::StartValue::StartValueOpen(b"a".to_vec())),
+                    end_value: None,
+                },
+            )))),
+            true_filter: Some(Box::new(f(Filter::ColumnRangeFilter(
+                crate::stubs::v2::ColumnRange {
+                    family_name: "cf".into(),
+                    start_qualifier: None,
+                    end_qualifier: Some(column_range::EndQualifier::EndQualifierClosed(
+                        b"q".to_vec(),
+                    )),
+                },
+            )))),
             false_filter: None,
         })));
         assert_eq!(
@@ -213,5 +220,23 @@ mod tests {
                 .code(),
             Code::InvalidArgument
         );
+    }
+
+    #[test]
+    fn the_value_bitmask_filter_is_decoded_from_the_wire() {
+        use prost::Message;
+        // Field 20 of RowFilter: the crate's own type drops it; ours keeps it.
+        let bytes = f(Filter::ValueBitmaskFilter(v2::row_filter::ValueBitmask {
+            mask: vec![1, 0, 0],
+        }))
+        .encode_to_vec();
+        assert_eq!(bytes, [0xa2, 0x01, 0x05, 0x0a, 0x03, 1, 0, 0]);
+        let decoded = v2::RowFilter::decode(bytes.as_slice()).unwrap();
+        assert_eq!(
+            filter_from_proto("filter", Some(&decoded)).unwrap(),
+            RowFilter::ValueBitmask(vec![1, 0, 0])
+        );
+        let crate_view = crate::stubs::v2::RowFilter::decode(bytes.as_slice()).unwrap();
+        assert!(crate_view.filter.is_none());
     }
 }

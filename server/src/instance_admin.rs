@@ -293,6 +293,7 @@ impl InstanceAdminService {
                 app_profiles: Vec::new(),
                 iam_policies: Vec::new(),
                 backups: Vec::new(),
+                authorized_views: Vec::new(),
             },
         )?;
         let metadata = admin_v2::CreateInstanceMetadata {

@@ -18,7 +18,7 @@ use prost::Message;
 use sparsetable::error::quoted;
 use sparsetable::{Code, Error, Result};
 
-use crate::clusters::{validate_cluster_id, ClusterSpec};
+use crate::clusters::ClusterSpec;
 use crate::names::InstanceName;
 use crate::stubs::admin_v2;
 use googleapis_tonic_google_bigtable_admin_v2::google::iam::v1 as iam;
@@ -63,6 +63,10 @@ pub struct InstanceMeta {
     /// What the engine does not keep of each backup, sorted by backup id.
     #[prost(message, repeated, tag = "5")]
     pub backups: Vec<BackupRecord>,
+    /// The authorized views of its tables, sorted by full name
+    /// (see [`crate::authorized_views`]).
+    #[prost(message, repeated, tag = "6")]
+    pub authorized_views: Vec<admin_v2::AuthorizedView>,
 }
 
 /// The admin API's side of a backup (the engine keeps its data, source table, size and time).
@@ -100,6 +104,7 @@ impl InstanceMeta {
             app_profiles: Vec::new(),
             iam_policies: Vec::new(),
             backups: Vec::new(),
+            authorized_views: Vec::new(),
         }
     }
 
@@ -222,8 +227,17 @@ impl InstanceMeta {
         if meta.clusters.is_empty() {
             return Err(damaged("no cluster"));
         }
+        // A stored id was checked when it was created, or is the default cluster's
+        // (`<instance>-c1`, which may be shorter or longer than a requested id may be), so
+        // only what a resource name needs is checked here.
         for c in &meta.clusters {
-            validate_cluster_id(last_id(&c.name)).map_err(|e| damaged(e.message()))?;
+            let id = last_id(&c.name);
+            if id.is_empty() || !c.name.contains("/clusters/") {
+                return Err(damaged(&format!(
+                    "cluster name {} is malformed",
+                    quoted(&c.name)
+                )));
+            }
         }
         let sorted_unique = |names: Vec<&str>| names.windows(2).all(|w| w[0] < w[1]);
         if !sorted_unique(meta.clusters.iter().map(|c| c.name.as_str()).collect())
@@ -235,6 +249,12 @@ impl InstanceMeta {
                     .collect(),
             )
             || !sorted_unique(meta.backups.iter().map(|b| b.backup_id.as_str()).collect())
+            || !sorted_unique(
+                meta.authorized_views
+                    .iter()
+                    .map(|v| v.name.as_str())
+                    .collect(),
+            )
         {
             return Err(damaged("records out of order or repeated"));
         }
@@ -300,6 +320,24 @@ mod tests {
                 ..Default::default()
             },
         );
+        let back = InstanceMeta::decode_file(&meta.encode_file()).unwrap();
+        assert_eq!(back, meta);
+    }
+
+    #[test]
+    fn a_short_instance_ids_default_cluster_and_views_read_back() {
+        // `i-c1` is shorter than a requested cluster id may be, but it is the server's own
+        // default and must read back (it once made the file "damaged").
+        let short = InstanceName {
+            project: "p".into(),
+            instance: "i".into(),
+        };
+        let mut meta = InstanceMeta::default_for(&short);
+        meta.authorized_views.push(admin_v2::AuthorizedView {
+            name: "projects/p/instances/i/tables/t/authorizedViews/v".into(),
+            etag: "e".into(),
+            ..Default::default()
+        });
         let back = InstanceMeta::decode_file(&meta.encode_file()).unwrap();
         assert_eq!(back, meta);
     }

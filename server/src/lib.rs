@@ -30,6 +30,7 @@
 //! ```
 
 pub mod admin;
+pub mod authorized_views;
 pub mod chunks;
 pub mod cli;
 pub mod clusters;
@@ -51,6 +52,7 @@ pub mod streaming;
 pub mod stubs;
 pub mod table_reply;
 pub mod test_clock;
+pub mod wire;
 
 use std::future::Future;
 use std::sync::Arc;

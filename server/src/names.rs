@@ -138,6 +138,46 @@ impl TableName {
     }
 }
 
+/// An authorized view of a table.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AuthorizedViewName {
+    /// The table it shows.
+    pub table: TableName,
+    /// The view id.
+    pub view_id: String,
+}
+
+impl AuthorizedViewName {
+    /// Parses `projects/P/instances/I/tables/T/authorizedViews/V`; `field` names the request
+    /// field in errors. The table and view ids are syntax-checked.
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming `field` if `name` does not have that form.
+    pub fn parse(field: &str, name: &str) -> Result<Self> {
+        match name.rsplit_once("/authorizedViews/") {
+            Some((table, view)) if !view.is_empty() && !view.contains('/') => {
+                let table = TableName::parse(field, table)?;
+                check_id(field, "table", &table.table_id)?;
+                check_id(field, "authorized view", view)?;
+                Ok(AuthorizedViewName {
+                    table,
+                    view_id: view.to_string(),
+                })
+            }
+            _ => Err(Error::invalid_argument(format!(
+                "{field} {} must have the form projects/{{project}}/instances/{{instance}}/tables/{{table}}/authorizedViews/{{authorized_view}}",
+                quoted(name)
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for AuthorizedViewName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/authorizedViews/{}", self.table, self.view_id)
+    }
+}
+
 /// A cluster of an instance (only a namespace for backups here).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClusterName {

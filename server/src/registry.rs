@@ -200,6 +200,20 @@ impl Instances {
         self.load_meta(&mut cache, instance).cloned()
     }
 
+    /// What `look` finds in the admin metadata of `instance`, without copying the record (the
+    /// Data API looks up an authorized view on every request sent through one).
+    ///
+    /// # Errors
+    /// As [`Instances::meta_of`].
+    pub fn with_meta<T>(
+        &self,
+        instance: &InstanceName,
+        look: impl FnOnce(&InstanceMeta) -> T,
+    ) -> Result<T> {
+        let mut cache = self.meta.lock().map_err(|_| poisoned())?;
+        Ok(look(self.load_meta(&mut cache, instance)?))
+    }
+
     /// Changes the admin metadata of `instance` with `change`, all or nothing: `change` works
     /// on a copy; with a data directory the result is written to the instance's folder
     /// (docs/format/instance.md: a temporary file, synced, renamed, the folder synced) before

@@ -23,6 +23,7 @@ pub fn to_status(error: Error) -> Status {
         Code::Unimplemented => tonic::Code::Unimplemented,
         Code::Internal => tonic::Code::Internal,
         Code::Unavailable => tonic::Code::Unavailable,
+        Code::PermissionDenied => tonic::Code::PermissionDenied,
         Code::DataLoss => tonic::Code::DataLoss,
         // `Code` is non-exhaustive; its values are gRPC's numbers, so a code added later
         // still maps to the right status.

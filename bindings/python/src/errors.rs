@@ -31,6 +31,12 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     sparsetable,
+    PermissionDenied,
+    SparsetableError,
+    "PERMISSION_DENIED: the request reaches outside what the caller may use (a server's authorized view)."
+);
+pyo3::create_exception!(
+    sparsetable,
     NotFound,
     SparsetableError,
     "NOT_FOUND: the table or family does not exist."
@@ -105,6 +111,7 @@ pub fn exception_type(py: Python<'_>, code: Code) -> Bound<'_, PyType> {
         Code::Internal => py.get_type::<InternalServerError>(),
         Code::Unavailable => py.get_type::<ServiceUnavailable>(),
         Code::DataLoss => py.get_type::<DataLoss>(),
+        Code::PermissionDenied => py.get_type::<PermissionDenied>(),
         // `Code` is non-exhaustive: a code added to the core later still raises a typed error
         // (the base class) with the right `.code`, until it gets a class of its own here.
         _ => py.get_type::<SparsetableError>(),

@@ -17,6 +17,7 @@ EXPECTED = {
     "InternalServerError": ("INTERNAL", 13),
     "ServiceUnavailable": ("UNAVAILABLE", 14),
     "DataLoss": ("DATA_LOSS", 15),
+    "PermissionDenied": ("PERMISSION_DENIED", 7),
 }
 
 

@@ -18,7 +18,7 @@ def test_stub_and_marker_ship_in_the_installed_package():
 # (sparsetable._data, _query, exceptions): the package's object wraps or subclasses the native.
 WRAPPED = {"BigtableDataClient", "Table", "ReadRowsQuery"}
 ERRORS = {"Aborted", "AlreadyExists", "DataLoss", "FailedPrecondition", "InternalServerError", "InvalidArgument",
-          "MethodNotImplemented", "NotFound", "OutOfRange", "ResourceExhausted", "ServiceUnavailable"}
+          "MethodNotImplemented", "NotFound", "OutOfRange", "PermissionDenied", "ResourceExhausted", "ServiceUnavailable"}
 
 
 def test_every_stub_name_exists_at_runtime_and_is_reexported():

@@ -6,6 +6,9 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::ops::Bound;
+
+use crate::model::row_set::RowRange;
 
 use crate::model::schema::Families;
 
@@ -40,6 +43,41 @@ pub struct SampleRowKey {
     pub row_key: Vec<u8>,
     /// Approximate bytes of data in rows sorting before `row_key`.
     pub offset_bytes: u64,
+}
+
+/// A table's samples (as [`SampleRowKey`]s, ending with the empty key) as a SampleRowKeys
+/// request restricted to `range` answers (Bigtable's `SampleRowKeysRequest.row_range`): the
+/// boundaries that fall strictly inside the range, then the range's end as the last sample,
+/// with the bytes before the first boundary at or after it (the table's end sample when the
+/// range is unbounded above). A boundary equal to the range's start divides nothing of the
+/// range and is left out.
+pub fn samples_in_range(samples: &[SampleRowKey], range: &RowRange) -> Vec<SampleRowKey> {
+    let after_start = |k: &[u8]| match &range.start {
+        Bound::Included(s) | Bound::Excluded(s) => k > s.as_slice(),
+        Bound::Unbounded => true,
+    };
+    let end_key = match &range.end {
+        Bound::Included(e) | Bound::Excluded(e) => Some(e.as_slice()),
+        Bound::Unbounded => None,
+    };
+    let before_end = |k: &[u8]| end_key.is_none_or(|e| k < e);
+    let mut out: Vec<SampleRowKey> = samples
+        .iter()
+        .filter(|s| !s.row_key.is_empty() && after_start(&s.row_key) && before_end(&s.row_key))
+        .cloned()
+        .collect();
+    let last = match end_key {
+        Some(e) => samples
+            .iter()
+            .find(|s| s.row_key.is_empty() || s.row_key.as_slice() >= e)
+            .map(|s| SampleRowKey {
+                row_key: e.to_vec(),
+                offset_bytes: s.offset_bytes,
+            }),
+        None => samples.last().cloned(),
+    };
+    out.extend(last);
+    out
 }
 
 /// Regroups a row's cells so its families follow `families`' creation order. The cells come
@@ -109,6 +147,49 @@ pub(crate) fn order_family_groups<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn samples_are_cut_to_a_range_ending_at_its_end_key() {
+        let sample = |k: &[u8], o: u64| SampleRowKey {
+            row_key: k.to_vec(),
+            offset_bytes: o,
+        };
+        let table = [
+            sample(b"b", 10),
+            sample(b"d", 20),
+            sample(b"f", 30),
+            sample(b"", 40),
+        ];
+        let keys = |v: Vec<SampleRowKey>| {
+            v.into_iter()
+                .map(|s| (s.row_key, s.offset_bytes))
+                .collect::<Vec<_>>()
+        };
+        // From a boundary to a boundary: the inner one, then the end key.
+        assert_eq!(
+            keys(samples_in_range(
+                &table,
+                &RowRange::closed_open(b"b".to_vec(), b"f".to_vec())
+            )),
+            [(b"d".to_vec(), 20), (b"f".to_vec(), 30)]
+        );
+        // An end between boundaries takes the bytes up to the next one.
+        assert_eq!(
+            keys(samples_in_range(
+                &table,
+                &RowRange::closed_open(b"a".to_vec(), b"c".to_vec())
+            )),
+            [(b"b".to_vec(), 10), (b"c".to_vec(), 20)]
+        );
+        // Unbounded above: the table's end sample.
+        assert_eq!(
+            keys(samples_in_range(
+                &table,
+                &RowRange::closed_open(b"e".to_vec(), Vec::new())
+            )),
+            [(b"f".to_vec(), 30), (Vec::new(), 40)]
+        );
+    }
     use crate::model::schema::ColumnFamily;
     use alloc::string::ToString;
     use alloc::vec;

@@ -118,6 +118,22 @@ impl RowRange {
         }
     }
 
+    /// The keys both ranges hold, or `None` when they share none.
+    pub fn intersect(&self, other: &RowRange) -> Option<RowRange> {
+        let start = if cmp_start(&self.start, &other.start) == core::cmp::Ordering::Less {
+            other.start.clone()
+        } else {
+            self.start.clone()
+        };
+        let end = if cmp_end(&self.end, &other.end) == core::cmp::Ordering::Greater {
+            other.end.clone()
+        } else {
+            self.end.clone()
+        };
+        let range = RowRange { start, end };
+        (!range.is_empty()).then_some(range)
+    }
+
     /// Rejects a range whose start lies after its end (Bigtable: InvalidArgument).
     ///
     /// # Errors

@@ -75,6 +75,7 @@ from sparsetable.exceptions import (
     MethodNotImplemented,
     NotFound,
     OutOfRange,
+    PermissionDenied,
     ResourceExhausted,
     ServiceUnavailable,
 )
@@ -137,6 +138,7 @@ __all__ = [
     "NotFound",
     "OutOfRange",
     "PassAllFilter",
+    "PermissionDenied",
     "ReadModifyWriteRule",
     "ReadRowsQuery",
     "ResourceExhausted",

@@ -38,6 +38,7 @@ _CLASSES = {
     "InternalServerError": ("INTERNAL", "InternalServerError"),
     "ServiceUnavailable": ("UNAVAILABLE", "ServiceUnavailable"),
     "DataLoss": ("DATA_LOSS", "DataLoss"),
+    "PermissionDenied": ("PERMISSION_DENIED", "PermissionDenied"),
 }
 
 
@@ -86,6 +87,7 @@ MethodNotImplemented = _chosen["MethodNotImplemented"]
 InternalServerError = _chosen["InternalServerError"]
 ServiceUnavailable = _chosen["ServiceUnavailable"]
 DataLoss = _chosen["DataLoss"]
+PermissionDenied = _chosen["PermissionDenied"]
 
 
 # --- The exception groups of google.cloud.bigtable.data.exceptions --------------------------
@@ -256,6 +258,7 @@ __all__ = [
     "NotFound",
     "OutOfRange",
     "ParameterTypeInferenceFailed",
+    "PermissionDenied",
     "ResourceExhausted",
     "RetryExceptionGroup",
     "ServiceUnavailable",
