@@ -14,3 +14,4 @@ pub mod database;
 pub mod json;
 #[cfg(feature = "std")]
 pub mod shared;
+pub mod sql;

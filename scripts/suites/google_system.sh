@@ -56,10 +56,10 @@ ALLOWED_SKIPS=$(cat <<'LIST'
 tests.system.data.test_system_autogen.TestSystem::test_metric_existence | production-only: reads client metrics back from Google Cloud Monitoring ("Metrics export disabled when running against emulator")
 tests.system.v2_client.test_instance_admin::test_instance_create_w_two_clusters_cmek | production-only: needs a Cloud KMS key ("Test requires KMS_KEY_NAME environment variable")
 tests.system.v2_client.test_table_admin::test_table_set_iam_policy | production-only: needs a service-account credential ("These tests require a service account credential")
-tests.system.data.test_system_autogen.TestSystem::test_execute_against_target | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_execute_metadata_on_empty_response | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_execute_query_simple | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
-tests.system.data.test_system_autogen.TestSystem::test_execute_query_params | not served: ExecuteQuery/SQL ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_execute_against_target | production pass ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_execute_metadata_on_empty_response | production pass ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_execute_query_simple | production pass ("emulator doesn't support SQL")
+tests.system.data.test_system_autogen.TestSystem::test_execute_query_params | production pass ("emulator doesn't support SQL")
 tests.system.data.test_system_autogen.TestSystem::test_authorized_view_unauthenticated | views pass ("emulator doesn't support SQL")
 tests.system.data.test_system_autogen.TestSystem::test_value_bitmask_filter | production pass ("value_bitmask_filter not supported by emulator")
 tests.system.data.test_system_autogen.TestSystem::test_sample_row_keys_w_row_range | production pass ("emulator doesn't use splits")
@@ -180,12 +180,10 @@ run_pass production "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARS
 
 # The views pass: in production mode Google's data tests run each table test a second time
 # through an authorized view (parameter sets named `authorized_view`), which the emulator pass
-# never sees; this pass runs all of them, and the test of a write outside a view (not the SQL
-# tests' view parameter sets: SQL is not served, and those are allowed skips above).
+# never sees; this pass runs all of them, and the test of a write outside a view.
 run_pass views "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARSETABLE_HOST="$addr" \
   GOOGLE_CLOUD_PROJECT=sparsetable-system PYTHONPATH="$ROOT/scripts/lib" -- \
-  -p google_system_production -k "authorized_view and not execute" \
-  tests/system/data/test_system_autogen.py
+  -p google_system_production -k authorized_view tests/system/data/test_system_autogen.py
 
 if [ "$total_f" -gt 0 ]; then echo "--- server log (last 30 lines)"; tail -n 30 "$server_log"; fi
 result "$total_p" "$total_f"

@@ -5,8 +5,9 @@
 //! SampleRowKeys (the engine's tablet boundaries), MutateRow, MutateRows, CheckAndMutateRow,
 //! ReadModifyWriteRow and PingAndWarm, on a table or through one of its authorized views (the
 //! core's [`SubsetView`] rules: reads see the view's rows and cells, writes outside it are
-//! PERMISSION_DENIED, each MutateRows entry on its own). Change streams, SQL queries and
-//! requests through a materialized view answer UNIMPLEMENTED; `app_profile_id` only routes
+//! PERMISSION_DENIED, each MutateRows entry on its own). Change streams and requests through a
+//! materialized view answer UNIMPLEMENTED; PrepareQuery and ExecuteQuery
+//! serve the core's SQL subset ([`crate::sql`]); `app_profile_id` only routes
 //! traffic in Cloud Bigtable and is ignored.
 //!
 //! MutateRows: a request the engine refuses as a whole (unknown table, no entries, too many
@@ -30,12 +31,14 @@ use crate::authorized_views;
 use crate::chunks::ResponseWriter;
 use crate::convert::{
     mutation_from_proto, row_range_from_proto, row_set_from_proto, row_to_proto, rules_from_proto,
+    timestamp_to_proto,
 };
 use crate::features::{FeatureFlags, FromMetadata};
 use crate::filter::filter_from_proto;
 use crate::names::{InstanceName, TableName};
 use crate::registry::Instances;
 use crate::scan::{Scan, ScanCounts};
+use crate::sql;
 use crate::status::{to_status, unimplemented};
 use crate::streaming::{Deadline, ResponseStream};
 use crate::stubs::data::bigtable_server::Bigtable;
@@ -604,17 +607,33 @@ impl Bigtable for DataService {
 
     async fn prepare_query(
         &self,
-        _request: Request<v2::PrepareQueryRequest>,
+        request: Request<v2::PrepareQueryRequest>,
     ) -> std::result::Result<Response<v2::PrepareQueryResponse>, Status> {
-        unimplemented_rpc("PrepareQuery")
+        let instances = self.instances.clone();
+        let req = request.into_inner();
+        blocking(move || {
+            let db = instances.database(&sql::instance_of(&req.instance_name)?)?;
+            let now = timestamp_to_proto(db.read(|db| Ok(db.now_micros()))?);
+            sql::prepare(&db, &req, now)
+        })
+        .await
+        .map(Response::new)
     }
 
     type ExecuteQueryStream = ServerStream<v2::ExecuteQueryResponse>;
 
     async fn execute_query(
         &self,
-        _request: Request<v2::ExecuteQueryRequest>,
+        request: Request<v2::ExecuteQueryRequest>,
     ) -> std::result::Result<Response<Self::ExecuteQueryStream>, Status> {
-        unimplemented_rpc("ExecuteQuery")
+        // A query may read a whole table: it runs on the blocking pool, as scans do.
+        let instances = self.instances.clone();
+        let req = request.into_inner();
+        let responses = blocking(move || {
+            let db = instances.database(&sql::instance_of(&req.instance_name)?)?;
+            sql::execute(&db, &req)
+        })
+        .await?;
+        Ok(Response::new(ready_stream(responses)))
     }
 }

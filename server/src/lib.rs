@@ -47,6 +47,7 @@ pub mod names;
 pub mod operations;
 pub mod registry;
 pub mod scan;
+pub mod sql;
 pub mod status;
 pub mod streaming;
 pub mod stubs;

@@ -1,0 +1,414 @@
+//! PrepareQuery and ExecuteQuery (Bigtable's SQL) over the core's [`sparsetable::api::sql`]:
+//! this module converts types, values and the result stream, and the core decides what a
+//! query means.
+//!
+//! A prepared query travels back to the client as opaque bytes, which the client returns in
+//! ExecuteQuery: [`PREPARED_MAGIC`] and then a [`PreparedToken`] message (the query text and
+//! its parameter types), so a prepared query survives a server restart and is prepared again
+//! against the table's current schema when executed.
+//!
+//! Results stream as Bigtable's PartialResultSet messages: each carries one batch (a
+//! `ProtoRows` message of the row-major values of up to [`BATCH_BYTES`] of rows), the batch's
+//! CRC32C and a resume token (the count of rows sent so far, as decimal text), so the client
+//! checks every batch and a retry resumes after the rows it has. A query that returns no rows
+//! sends one empty batch, so the client still sees a complete result.
+
+use std::collections::BTreeMap;
+
+use prost::Message;
+use sparsetable::api::sql::{self, PreparedQuery, SqlType, SqlValue};
+use sparsetable::codec::encoding::Crc32cDigest;
+use sparsetable::{Error, Result, SharedDatabase};
+
+use crate::names::InstanceName;
+use crate::stubs::v2;
+use googleapis_tonic_google_bigtable_v2::google::r#type::Date;
+use v2::r#type::Kind as TypeKind;
+use v2::value::Kind as ValueKind;
+
+/// The first bytes of every prepared-query token this server issues.
+pub const PREPARED_MAGIC: &[u8] = b"sparsetable-sql 1\n";
+
+/// Largest batch of rows one PartialResultSet carries (a row larger than this goes alone).
+pub const BATCH_BYTES: usize = 256 * 1024;
+
+/// What a prepared-query token holds.
+#[derive(Clone, PartialEq, Message)]
+pub struct PreparedToken {
+    /// The query text.
+    #[prost(string, tag = "1")]
+    pub query: String,
+    /// Its parameters' types.
+    #[prost(map = "string, message", tag = "2")]
+    pub param_types: std::collections::HashMap<String, v2::Type>,
+}
+
+/// A `google.bigtable.v2.Type` as the core's type.
+///
+/// # Errors
+/// `InvalidArgument` for a type the served SQL does not have (structs, protos, enums,
+/// aggregates) or a message with no kind.
+pub fn type_from_proto(field: &str, ty: &v2::Type) -> Result<SqlType> {
+    Ok(match &ty.kind {
+        Some(TypeKind::BytesType(_)) => SqlType::Bytes,
+        Some(TypeKind::StringType(_)) => SqlType::String,
+        Some(TypeKind::Int64Type(_)) => SqlType::Int64,
+        Some(TypeKind::Float32Type(_)) => SqlType::Float32,
+        Some(TypeKind::Float64Type(_)) => SqlType::Float64,
+        Some(TypeKind::BoolType(_)) => SqlType::Bool,
+        Some(TypeKind::TimestampType(_)) => SqlType::Timestamp,
+        Some(TypeKind::DateType(_)) => SqlType::Date,
+        Some(TypeKind::ArrayType(a)) => {
+            let element = a.element_type.as_deref().ok_or_else(|| {
+                Error::invalid_argument(format!("{field}: an array type needs element_type"))
+            })?;
+            SqlType::Array(Box::new(type_from_proto(field, element)?))
+        }
+        Some(TypeKind::MapType(m)) => {
+            let (Some(k), Some(v)) = (m.key_type.as_deref(), m.value_type.as_deref()) else {
+                return Err(Error::invalid_argument(format!(
+                    "{field}: a map type needs key_type and value_type"
+                )));
+            };
+            SqlType::Map(
+                Box::new(type_from_proto(field, k)?),
+                Box::new(type_from_proto(field, v)?),
+            )
+        }
+        Some(_) => {
+            return Err(Error::invalid_argument(format!(
+                "{field}: struct, proto, enum and aggregate types are not served in SQL parameters"
+            )))
+        }
+        None => {
+            return Err(Error::invalid_argument(format!(
+                "{field}: the type has no kind"
+            )))
+        }
+    })
+}
+
+/// The core's type as a `google.bigtable.v2.Type`.
+pub fn type_to_proto(ty: &SqlType) -> v2::Type {
+    let kind = match ty {
+        SqlType::Bytes => TypeKind::BytesType(Default::default()),
+        SqlType::String => TypeKind::StringType(Default::default()),
+        SqlType::Int64 => TypeKind::Int64Type(Default::default()),
+        SqlType::Float32 => TypeKind::Float32Type(Default::default()),
+        SqlType::Float64 => TypeKind::Float64Type(Default::default()),
+        SqlType::Bool => TypeKind::BoolType(Default::default()),
+        SqlType::Timestamp => TypeKind::TimestampType(Default::default()),
+        SqlType::Date => TypeKind::DateType(Default::default()),
+        SqlType::Array(e) => TypeKind::ArrayType(Box::new(v2::r#type::Array {
+            element_type: Some(Box::new(type_to_proto(e))),
+        })),
+        SqlType::Map(k, v) => TypeKind::MapType(Box::new(v2::r#type::Map {
+            key_type: Some(Box::new(type_to_proto(k))),
+            value_type: Some(Box::new(type_to_proto(v))),
+        })),
+    };
+    v2::Type { kind: Some(kind) }
+}
+
+/// A parameter's `Value` (of type `ty`) as the core's value.
+///
+/// # Errors
+/// `InvalidArgument` when the value's kind does not carry a `ty`.
+pub fn value_from_proto(name: &str, value: &v2::Value, ty: &SqlType) -> Result<SqlValue> {
+    let wrong = || {
+        Error::invalid_argument(format!(
+            "params[{name}]: the value does not match its type {ty:?}"
+        ))
+    };
+    Ok(match (&value.kind, ty) {
+        (None, _) => SqlValue::Null,
+        (Some(ValueKind::BytesValue(b)), SqlType::Bytes) => SqlValue::Bytes(b.clone()),
+        (Some(ValueKind::StringValue(s)), SqlType::String) => SqlValue::String(s.clone()),
+        (Some(ValueKind::IntValue(i)), SqlType::Int64) => SqlValue::Int64(*i),
+        (Some(ValueKind::FloatValue(f)), SqlType::Float32) => SqlValue::Float32(*f as f32),
+        (Some(ValueKind::FloatValue(f)), SqlType::Float64) => SqlValue::Float64(*f),
+        (Some(ValueKind::BoolValue(b)), SqlType::Bool) => SqlValue::Bool(*b),
+        (Some(ValueKind::TimestampValue(t)), SqlType::Timestamp) => SqlValue::Timestamp {
+            seconds: t.seconds,
+            nanos: t.nanos,
+        },
+        (Some(ValueKind::DateValue(d)), SqlType::Date) => SqlValue::Date {
+            year: d.year,
+            month: d.month,
+            day: d.day,
+        },
+        (Some(ValueKind::ArrayValue(a)), SqlType::Array(e)) => SqlValue::Array(
+            a.values
+                .iter()
+                .map(|v| value_from_proto(name, v, e))
+                .collect::<Result<_>>()?,
+        ),
+        _ => return Err(wrong()),
+    })
+}
+
+/// The core's value as a result `Value` (typeless: the types are in the metadata). A map is an
+/// array of two-element arrays, as Bigtable encodes one.
+pub fn value_to_proto(value: &SqlValue) -> v2::Value {
+    let kind = match value {
+        SqlValue::Null => None,
+        SqlValue::Bytes(b) => Some(ValueKind::BytesValue(b.clone())),
+        SqlValue::String(s) => Some(ValueKind::StringValue(s.clone())),
+        SqlValue::Int64(i) => Some(ValueKind::IntValue(*i)),
+        SqlValue::Float32(f) => Some(ValueKind::FloatValue(f64::from(*f))),
+        SqlValue::Float64(f) => Some(ValueKind::FloatValue(*f)),
+        SqlValue::Bool(b) => Some(ValueKind::BoolValue(*b)),
+        SqlValue::Timestamp { seconds, nanos } => {
+            Some(ValueKind::TimestampValue(prost_types::Timestamp {
+                seconds: *seconds,
+                nanos: *nanos,
+            }))
+        }
+        SqlValue::Date { year, month, day } => Some(ValueKind::DateValue(Date {
+            year: *year,
+            month: *month,
+            day: *day,
+        })),
+        SqlValue::Array(items) => Some(ValueKind::ArrayValue(v2::ArrayValue {
+            values: items.iter().map(value_to_proto).collect(),
+        })),
+        SqlValue::Map(entries) => Some(ValueKind::ArrayValue(v2::ArrayValue {
+            values: entries
+                .iter()
+                .map(|(k, v)| v2::Value {
+                    r#type: None,
+                    kind: Some(ValueKind::ArrayValue(v2::ArrayValue {
+                        values: vec![value_to_proto(k), value_to_proto(v)],
+                    })),
+                })
+                .collect(),
+        })),
+    };
+    v2::Value { r#type: None, kind }
+}
+
+fn param_types_from_proto(
+    types: &std::collections::HashMap<String, v2::Type>,
+) -> Result<BTreeMap<String, SqlType>> {
+    types
+        .iter()
+        .map(|(name, ty)| {
+            Ok((
+                name.clone(),
+                type_from_proto(&format!("param_types[{name}]"), ty)?,
+            ))
+        })
+        .collect()
+}
+
+fn metadata(query: &PreparedQuery) -> v2::ResultSetMetadata {
+    v2::ResultSetMetadata {
+        schema: Some(v2::result_set_metadata::Schema::ProtoSchema(
+            v2::ProtoSchema {
+                columns: query
+                    .columns()
+                    .iter()
+                    .map(|c| v2::ColumnMetadata {
+                        name: c.name.clone(),
+                        r#type: Some(type_to_proto(&c.ty)),
+                    })
+                    .collect(),
+            },
+        )),
+    }
+}
+
+/// PrepareQuery: the query checked against the instance's schema, its result columns, and the
+/// token ExecuteQuery takes back.
+///
+/// # Errors
+/// `InvalidArgument` for a malformed instance name or a query outside the served subset;
+/// `NotFound` for an unknown table.
+pub fn prepare(
+    db: &SharedDatabase,
+    req: &v2::PrepareQueryRequest,
+    now: prost_types::Timestamp,
+) -> Result<v2::PrepareQueryResponse> {
+    let param_types = param_types_from_proto(&req.param_types)?;
+    let query = db.read(|db| sql::prepare(db, &req.query, param_types))?;
+    let token = PreparedToken {
+        query: req.query.clone(),
+        param_types: req.param_types.clone(),
+    };
+    let mut prepared_query = PREPARED_MAGIC.to_vec();
+    token
+        .encode(&mut prepared_query)
+        .expect("a Vec grows to hold any message");
+    Ok(v2::PrepareQueryResponse {
+        metadata: Some(metadata(&query)),
+        prepared_query,
+        // Tokens never expire here: they hold the query itself. An hour, as Bigtable's do.
+        valid_until: Some(prost_types::Timestamp {
+            seconds: now.seconds + 3600,
+            nanos: now.nanos,
+        }),
+    })
+}
+
+/// The instance an ExecuteQuery or PrepareQuery names.
+///
+/// # Errors
+/// `InvalidArgument` for a missing or malformed name.
+pub fn instance_of(instance_name: &str) -> Result<InstanceName> {
+    if instance_name.is_empty() {
+        return Err(Error::invalid_argument("instance_name is required"));
+    }
+    InstanceName::parse("instance_name", instance_name)
+}
+
+/// ExecuteQuery: the result as the PartialResultSet messages to stream.
+///
+/// # Errors
+/// `InvalidArgument` for a token this server did not issue, a missing or mistyped parameter,
+/// or a bad resume token; what preparing or reading returns.
+pub fn execute(
+    db: &SharedDatabase,
+    req: &v2::ExecuteQueryRequest,
+) -> Result<Vec<v2::ExecuteQueryResponse>> {
+    let token = if req.prepared_query.is_empty() {
+        // The deprecated form: the query itself, with each parameter's type on its value.
+        #[allow(deprecated)]
+        let query = req.query.clone();
+        PreparedToken {
+            query,
+            param_types: req
+                .params
+                .iter()
+                .map(|(name, v)| {
+                    v.r#type.clone().map(|t| (name.clone(), t)).ok_or_else(|| {
+                        Error::invalid_argument(format!("params[{name}]: the value has no type"))
+                    })
+                })
+                .collect::<Result<_>>()?,
+        }
+    } else {
+        let body = req
+            .prepared_query
+            .strip_prefix(PREPARED_MAGIC)
+            .ok_or_else(|| {
+                Error::invalid_argument("prepared_query was not issued by this server")
+            })?;
+        PreparedToken::decode(body)
+            .map_err(|_| Error::invalid_argument("prepared_query is damaged"))?
+    };
+    let param_types = param_types_from_proto(&token.param_types)?;
+    let params = param_types
+        .iter()
+        .filter_map(|(name, ty)| {
+            req.params
+                .get(name)
+                .map(|v| Ok((name.clone(), value_from_proto(name, v, ty)?)))
+        })
+        .collect::<Result<BTreeMap<_, _>>>()?;
+    if let Some(extra) = req.params.keys().find(|k| !param_types.contains_key(*k)) {
+        return Err(Error::invalid_argument(format!(
+            "params[{extra}] was not declared when the query was prepared"
+        )));
+    }
+    let skip = if req.resume_token.is_empty() {
+        0
+    } else {
+        std::str::from_utf8(&req.resume_token)
+            .ok()
+            .and_then(|t| t.parse::<usize>().ok())
+            .ok_or_else(|| Error::invalid_argument("resume_token was not issued by this server"))?
+    };
+    let rows = db.read(|db| {
+        let query = sql::prepare(db, &token.query, param_types)?;
+        sql::execute(db, &query, &params)
+    })?;
+    Ok(batches(&rows, skip))
+}
+
+/// The rows after the first `skip`, as batches of PartialResultSets.
+fn batches(rows: &[Vec<SqlValue>], skip: usize) -> Vec<v2::ExecuteQueryResponse> {
+    let mut out = Vec::new();
+    let mut batch = v2::ProtoRows::default();
+    let mut sent = skip.min(rows.len());
+    let flush = |batch: &mut v2::ProtoRows, sent: usize, out: &mut Vec<_>| {
+        let data = std::mem::take(batch).encode_to_vec();
+        let mut crc = Crc32cDigest::default();
+        crc.update(&data);
+        out.push(v2::ExecuteQueryResponse {
+            response: Some(v2::execute_query_response::Response::Results(
+                v2::PartialResultSet {
+                    batch_checksum: Some(crc.finalize()),
+                    resume_token: sent.to_string().into_bytes(),
+                    reset: out.is_empty(),
+                    estimated_batch_size: i32::try_from(data.len()).unwrap_or(i32::MAX),
+                    partial_rows: Some(v2::partial_result_set::PartialRows::ProtoRowsBatch(
+                        v2::ProtoRowsBatch { batch_data: data },
+                    )),
+                },
+            )),
+        });
+    };
+    for row in &rows[sent..] {
+        batch.values.extend(row.iter().map(value_to_proto));
+        sent += 1;
+        if batch.encoded_len() >= BATCH_BYTES {
+            flush(&mut batch, sent, &mut out);
+        }
+    }
+    if !batch.values.is_empty() || out.is_empty() {
+        flush(&mut batch, sent, &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_and_values_round_trip() {
+        let ty = SqlType::Map(
+            Box::new(SqlType::Bytes),
+            Box::new(SqlType::Array(Box::new(SqlType::Date))),
+        );
+        assert_eq!(type_from_proto("t", &type_to_proto(&ty)).unwrap(), ty);
+        let array = SqlType::Array(Box::new(SqlType::Int64));
+        let value = SqlValue::Array(vec![SqlValue::Int64(1), SqlValue::Null]);
+        assert_eq!(
+            value_from_proto("p", &value_to_proto(&value), &array).unwrap(),
+            value
+        );
+        let err = value_from_proto("p", &value_to_proto(&SqlValue::Bool(true)), &array);
+        assert_eq!(err.unwrap_err().code(), sparsetable::Code::InvalidArgument);
+    }
+
+    #[test]
+    fn batches_carry_checksums_and_resume_tokens() {
+        let rows: Vec<Vec<SqlValue>> = (0..3)
+            .map(|i| vec![SqlValue::Bytes(vec![b'x'; BATCH_BYTES / 2 + i])])
+            .collect();
+        let out = batches(&rows, 0);
+        assert_eq!(out.len(), 2, "two rows fill a batch");
+        let tokens: Vec<Vec<u8>> = out
+            .iter()
+            .map(|r| match &r.response {
+                Some(v2::execute_query_response::Response::Results(p)) => {
+                    let Some(v2::partial_result_set::PartialRows::ProtoRowsBatch(b)) =
+                        &p.partial_rows
+                    else {
+                        panic!("a batch")
+                    };
+                    let mut crc = Crc32cDigest::default();
+                    crc.update(&b.batch_data);
+                    assert_eq!(p.batch_checksum, Some(crc.finalize()));
+                    p.resume_token.clone()
+                }
+                _ => panic!("results"),
+            })
+            .collect();
+        assert_eq!(tokens, [b"2".to_vec(), b"3".to_vec()]);
+        // Resumed after two rows, one row is left; no rows at all is one empty batch.
+        assert_eq!(batches(&rows, 2).len(), 1);
+        assert_eq!(batches(&[], 0).len(), 1);
+    }
+}
