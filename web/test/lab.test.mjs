@@ -121,6 +121,23 @@ test("tablets tab: thresholds are shown and adjustable, the event log records sp
   await page.getByTestId("lab-tab-tablets").click();
   await page.waitForFunction((n) => Number(document.querySelector("[data-testid=tablet-map][data-table=hot_salted]").dataset.tablets) > n, Number(before));
   await shot("tablets");
+  // Cold neighbours merge: with a merge threshold above every tablet's size, compacting
+  // merges the sequential table's tablets that the hotspot left behind.
+  const seqBefore = Number(await page.locator("[data-testid=tablet-map][data-table=hot_sequential]").getAttribute("data-tablets"));
+  await page.getByTestId("th-split").fill("67108864");
+  await page.getByTestId("th-merge").fill("33554432");
+  await page.getByTestId("th-apply").click();
+  await page.getByText("merge 33554432 B").waitFor();
+  await page.getByTestId("compact").click();
+  await page.locator("[data-testid=event-log] li[data-kind=merge]").first().waitFor();
+  const seqAfter = Number(await page.locator("[data-testid=tablet-map][data-table=hot_sequential]").getAttribute("data-tablets"));
+  assert.ok(seqAfter < seqBefore, `sequential tablets ${seqBefore} -> ${seqAfter} after compaction`);
+  await shot("tablets-merged");
+  // Back to the lab's small thresholds for the tests that follow.
+  await page.getByTestId("th-split").fill("16384");
+  await page.getByTestId("th-merge").fill("4096");
+  await page.getByTestId("th-apply").click();
+  await page.getByText("merge 4096 B").waitFor();
 });
 
 test("Key Visualizer tab: metrics switch and hot rows are marked", async () => {

@@ -48,6 +48,10 @@ pub fn tablets_view(props: &TabletsViewProps) -> Html {
             on_action.emit(Action::Lab(LabAction::SetThresholds(*draft)));
         })
     };
+    let compact = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| on_action.emit(Action::Lab(LabAction::Compact)))
+    };
     let t = *draft;
     html! {
         <div class="tablets-view" data-testid="tablets-view">
@@ -62,6 +66,9 @@ pub fn tablets_view(props: &TabletsViewProps) -> Html {
                     { field("load split (ops per second)", "th-load", t.split_load_ops, |o, v| o.split_load_ops = v) }
                     { field("max overlapping runs", "th-runs", t.max_runs as u64, |o, v| o.max_runs = v as usize) }
                     <button type="submit" data-testid="th-apply">{ "Apply to the lanes' tables" }</button>
+                    <button type="button" data-testid="compact" onclick={compact}
+                        title="Rewrite every tablet now; small cold neighbours under the merge threshold merge">
+                        { "Compact now" }</button>
                 </div>
             </form>
             { for props.lab.lanes.iter().map(|lane| html! {

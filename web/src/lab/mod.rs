@@ -86,6 +86,10 @@ pub enum LabAction {
     SetLoad(LoadSettings),
     /// Sets the tablet thresholds of every lane's table.
     SetThresholds(TabletOptions),
+    /// Compacts every lane's table now: each tablet is rewritten, and a tablet under the
+    /// merge threshold whose neighbour is also small and cold merges with it (the event log
+    /// shows the merges; load-driven writes never compact the tablets they left behind).
+    Compact,
     /// Shows another metric in the heatmaps.
     SetMetric(Metric),
     /// Sets design A (slot 0) or B (slot 1) of the key builder.
@@ -329,6 +333,24 @@ impl Lab {
                 }
                 for t in tables {
                     db.set_tablet_options(&t, options).map_err(shown)?;
+                }
+            }
+            LabAction::Compact => {
+                let tables: Vec<String> = self
+                    .inner
+                    .borrow()
+                    .lanes
+                    .iter()
+                    .map(|l| l.table.clone())
+                    .collect();
+                if tables.is_empty() {
+                    return Err(err(
+                        "FAILED_PRECONDITION",
+                        "run a scenario first: compaction runs on its tables",
+                    ));
+                }
+                for t in tables {
+                    db.compact_table(&t).map_err(shown)?;
                 }
             }
             LabAction::SetMetric(m) => self.view.metric = m,
@@ -816,6 +838,37 @@ mod tests {
         run(&mut lab, &mut db, &clock, LabAction::Load(5));
         assert!(lab.view.lanes[0].tablets.len() > before);
         assert_eq!(lab.view.lanes[0].rows, 4000);
+    }
+
+    #[test]
+    fn compacting_merges_small_cold_neighbours() {
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("hotspots".into()),
+        );
+        let before = lab.view.lanes[0].tablets.len();
+        assert!(before >= 3);
+        // A merge threshold above every tablet's size: the sequential table's tablets behind
+        // the moving hotspot are small and cold, so compaction merges them.
+        let merging = TabletOptions {
+            merge_bytes: 64 << 20,
+            split_bytes: 128 << 20,
+            ..LAB_TABLET_OPTIONS
+        };
+        run(&mut lab, &mut db, &clock, LabAction::SetThresholds(merging));
+        run(&mut lab, &mut db, &clock, LabAction::Compact);
+        let seq = &lab.view.lanes[0];
+        assert!(seq.merges >= 1, "{} merges", seq.merges);
+        assert!(
+            seq.tablets.len() < before,
+            "{} tablets, {before} before",
+            seq.tablets.len()
+        );
+        assert!(lab.view.events.iter().any(|e| e.kind == "merge"));
+        assert_eq!(seq.rows, 3000, "merging loses no row");
     }
 
     #[test]
