@@ -7,8 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sparsetable::durability::commit_log::{encode_record, LogReader, ReplayEnd, RECORD_TYPE_BATCH};
 use sparsetable::codec::encoding::{Decode, Encode, CRC32C};
+use sparsetable::durability::commit_log::{encode_record, LogReader, ReplayEnd, RECORD_TYPE_BATCH};
 use sparsetable::{Code, GcRule, Mutation, TableConfig};
 
 fn replay(log: &[u8]) {

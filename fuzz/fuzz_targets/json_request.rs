@@ -11,7 +11,9 @@
 use libfuzzer_sys::fuzz_target;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use sparsetable::json::{self, CheckAndMutateRow, MutateRow, MutateRows, ReadModifyWriteRow, ReadRows};
+use sparsetable::json::{
+    self, CheckAndMutateRow, MutateRow, MutateRows, ReadModifyWriteRow, ReadRows,
+};
 use sparsetable::{
     Code, ColumnFamily, GcRule, Mutation, ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter,
     RowSet, TableConfig,
@@ -22,7 +24,12 @@ fn round_trip<T: Serialize + DeserializeOwned>(text: &str) {
     let value: T = match json::from_str(text) {
         Ok(value) => value,
         Err(e) => {
-            assert_eq!(e.code(), Code::InvalidArgument, "bad JSON answered {:?}: {e}", e.code());
+            assert_eq!(
+                e.code(),
+                Code::InvalidArgument,
+                "bad JSON answered {:?}: {e}",
+                e.code()
+            );
             return;
         }
     };

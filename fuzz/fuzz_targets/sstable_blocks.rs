@@ -11,7 +11,10 @@ use sparsetable::platform::storage::{MemStorage, Storage};
 const CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
 
 fn masked_crc(bytes: &[u8]) -> u32 {
-    CRC32C.checksum(bytes).rotate_right(15).wrapping_add(0xa282_ead8)
+    CRC32C
+        .checksum(bytes)
+        .rotate_right(15)
+        .wrapping_add(0xa282_ead8)
 }
 
 /// Appends a block; returns (offset, size).
@@ -26,7 +29,9 @@ fn frame(file: &mut Vec<u8>, contents: &[u8], ty: u8) -> (u64, u64) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&flags, rest)) = data.split_first() else { return };
+    let Some((&flags, rest)) = data.split_first() else {
+        return;
+    };
     // Parts are separated by the two bytes 0xFE 0xFE; missing parts are empty.
     let mut parts: Vec<&[u8]> = Vec::new();
     let mut start = 0;

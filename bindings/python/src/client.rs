@@ -164,6 +164,47 @@ impl BigtableDataClient {
         })
     }
 
+    /// Runs a SQL query (the core's subset, `sparsetable::api::sql`) on an instance:
+    /// `param_types` maps names to type tags and `params` names to plain values (see
+    /// `sql.rs`). Returns the columns as `(name, type tag)` and the rows as lists of plain
+    /// values; `sparsetable._sql` shapes both into Google's classes.
+    #[allow(clippy::type_complexity)]
+    fn _execute_query(
+        &self,
+        py: Python<'_>,
+        instance_id: String,
+        query: String,
+        param_types: &Bound<'_, pyo3::types::PyDict>,
+        params: &Bound<'_, pyo3::types::PyDict>,
+    ) -> PyResult<(Vec<(String, Py<PyAny>)>, Vec<Vec<Py<PyAny>>>)> {
+        use sparsetable::api::sql;
+        let mut types = std::collections::BTreeMap::new();
+        let mut values = std::collections::BTreeMap::new();
+        for (name, tag) in param_types.iter() {
+            let name: String = name.extract()?;
+            let ty = crate::sql::type_from_py(&tag)?;
+            if let Some(v) = params.get_item(&name)? {
+                values.insert(name.clone(), crate::sql::value_from_py(&v, &ty)?);
+            }
+            types.insert(name, ty);
+        }
+        let db = self.instance_db(py, &instance_id)?;
+        let (columns, rows) = crate::convert::with_db(py, &db, |db| {
+            let prepared = sql::prepare(db, &query, types)?;
+            let rows = sql::execute(db, &prepared, &values)?;
+            Ok((prepared.columns().to_vec(), rows))
+        })?;
+        let columns = columns
+            .iter()
+            .map(|c| Ok((c.name.clone(), crate::sql::type_to_py(py, &c.ty)?)))
+            .collect::<PyResult<_>>()?;
+        let rows = rows
+            .iter()
+            .map(|r| r.iter().map(|v| crate::sql::value_to_py(py, v)).collect())
+            .collect::<PyResult<_>>()?;
+        Ok((columns, rows))
+    }
+
     /// The time the engine sees, in microseconds since the epoch.
     fn now_micros(&self) -> i64 {
         self.clock.now_micros()
@@ -375,9 +416,25 @@ impl Table {
     }
 
     /// `(row_key, offset_bytes)` pairs splitting the table into chunks, as Google's
-    /// `RowKeySamples`; the last key is empty and its offset the table's size.
-    fn sample_row_keys<'py>(&self, py: Python<'py>) -> PyResult<Vec<(Bound<'py, PyBytes>, u64)>> {
-        let samples = with_db(py, &self.db, |db| db.sample_row_keys(&self.table_id))?;
+    /// `RowKeySamples`; the last key is empty and its offset the table's size. With a
+    /// `row_range`, the core's `samples_in_range`: the boundaries inside it, then its end.
+    #[pyo3(signature = (row_range = None))]
+    fn sample_row_keys<'py>(
+        &self,
+        py: Python<'py>,
+        row_range: Option<PyRef<'py, crate::query::RowRange>>,
+    ) -> PyResult<Vec<(Bound<'py, PyBytes>, u64)>> {
+        let range = row_range.map(|r| r.to_core());
+        let samples = with_db(py, &self.db, |db| {
+            let all = db.sample_row_keys(&self.table_id)?;
+            match &range {
+                Some(r) => {
+                    r.validate()?;
+                    Ok(sparsetable::samples_in_range(&all, r))
+                }
+                None => Ok(all),
+            }
+        })?;
         Ok(samples
             .into_iter()
             .map(|s| (PyBytes::new(py, &s.row_key), s.offset_bytes))

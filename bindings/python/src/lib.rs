@@ -18,6 +18,7 @@ mod read_modify_write;
 mod registry;
 mod row;
 mod server;
+mod sql;
 
 use pyo3::prelude::*;
 

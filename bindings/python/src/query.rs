@@ -99,7 +99,7 @@ fn py_bool(b: bool) -> &'static str {
 
 impl RowRange {
     /// The core range; the core applies the wire rule (an empty key is unbounded).
-    fn to_core(&self) -> CoreRowRange {
+    pub(crate) fn to_core(&self) -> CoreRowRange {
         let bound = |key: &Option<Vec<u8>>, inclusive: bool| match key {
             None => KeyBound::Unbounded,
             Some(k) if inclusive => KeyBound::Included(k.clone()),

@@ -128,14 +128,16 @@ impl Cell {
             .unbind())
     }
 
+    /// Google's form, field for field (the family quoted as Google quotes it).
     fn __repr__(&self) -> String {
         format!(
-            "Cell(family={:?}, qualifier={}, timestamp_micros={}, value={}, labels={:?})",
+            "Cell(value={}, row_key={}, family='{}', qualifier={}, timestamp_micros={}, labels={})",
+            bytes_repr(&self.value),
+            bytes_repr(&self.row_key),
             self.family,
             bytes_repr(&self.qualifier),
             self.timestamp_micros,
-            bytes_repr(&self.value),
-            self.labels
+            py_list_repr(&self.labels)
         )
     }
 }
@@ -356,15 +358,23 @@ impl Row {
         })
     }
 
+    /// Google's form: the key, then one line per column with its cells as `_to_dict` shows
+    /// them.
     fn __repr__(&self) -> String {
+        let mut lines = vec!["{".to_string()];
+        for (family, qualifier, cells) in self.columns() {
+            let cells: Vec<String> = cells.iter().map(|c| c.get().dict_repr()).collect();
+            lines.push(format!(
+                "  ('{family}', {}): [{}],",
+                bytes_repr(qualifier),
+                cells.join(", ")
+            ));
+        }
+        lines.push("}".to_string());
         format!(
-            "Row(row_key={}, cells=[{}])",
+            "Row(key={}, cells={})",
             bytes_repr(&self.row_key),
-            self.cells
-                .iter()
-                .map(|c| c.get().__repr__())
-                .collect::<Vec<_>>()
-                .join(", ")
+            lines.join("\n")
         )
     }
 }
@@ -396,6 +406,28 @@ impl Row {
 type Column<'a> = (&'a str, &'a [u8], Vec<&'a Py<Cell>>);
 
 /// Python's `repr` of a `str` (single quotes unless the text holds one), for `Row.__str__`.
+/// Python's `repr` of a list of `str`.
+fn py_list_repr(items: &[String]) -> String {
+    let items: Vec<String> = items.iter().map(|s| py_str_repr(s)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+impl Cell {
+    /// Python's `repr` of this cell's `_to_dict()`.
+    fn dict_repr(&self) -> String {
+        let labels = if self.labels.is_empty() {
+            String::new()
+        } else {
+            format!(", 'labels': {}", py_list_repr(&self.labels))
+        };
+        format!(
+            "{{'value': {}, 'timestamp_micros': {}{labels}}}",
+            bytes_repr(&self.value),
+            self.timestamp_micros
+        )
+    }
+}
+
 fn py_str_repr(s: &str) -> String {
     if s.contains('\'') && !s.contains('"') {
         format!("\"{s}\"")

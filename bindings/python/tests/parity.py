@@ -38,15 +38,13 @@ DUNDERS = {"__enter__", "__exit__", "__aenter__", "__aexit__", "__getitem__", "_
 DIFFERS = {
     "RowMutationEntry": "an empty or over-long mutation list is the engine's InvalidArgument when applied, not ValueError at construction",
     "Mutation.size": "counts payload bytes (family, qualifier, value, 8 per number), not the Python size of a request dict",
-    "Table.sample_row_keys": "a row_range raises MethodNotImplemented: the engine samples whole tables",
-    "TableAsync.sample_row_keys": "a row_range raises MethodNotImplemented: the engine samples whole tables",
     "RetryExceptionGroup": "never raised: in-process calls do not retry",
     "InvalidChunk": "never raised: rows come from the engine, not a chunk stream",
     "SetCell": "timestamp_micros=None is the engine's time (server time, -1); Google's client reads the local clock",
     "MutationsBatcher": "batches are written synchronously by the call that fills them; flow_control_* never bind",
     "MutationsBatcherAsync": "batches are written on a worker thread by the call that fills them; flow_control_* never bind",
-    "BigtableDataClient.execute_query": "raises MethodNotImplemented: SQL is not supported",
-    "BigtableDataClientAsync.execute_query": "raises MethodNotImplemented: SQL is not supported",
+    "BigtableDataClient.execute_query": "the engine's SQL subset (SELECT, FROM one table, WHERE on _key, LIMIT); view_parameters and column_info are refused",
+    "BigtableDataClientAsync.execute_query": "the engine's SQL subset (SELECT, FROM one table, WHERE on _key, LIMIT); view_parameters and column_info are refused",
     "Instance.exists": "always True: instances exist once named",
 }
 # Items not offered: "why".

@@ -117,7 +117,10 @@ def test_rows_and_cells_compare_by_content(table):
     assert a == b and a.cells[0] == b.cells[0] and hash(a.cells[0]) == hash(b.cells[0])
     table.mutate_row("r", st.SetCell("cf", "q", "other", 1000))
     assert table.read_row("r") != a
-    assert repr(a) == "Row(row_key=b'r', cells=[Cell(family=\"cf\", qualifier=b'q', timestamp_micros=1000, value=b'v', labels=[])])"
+    assert repr(a) == "Row(key=b'r', cells={\n  ('cf', b'q'): [{'value': b'v', 'timestamp_micros': 1000}],\n})"
+    assert repr(a.cells[0]) == (
+        "Cell(value=b'v', row_key=b'r', family='cf', qualifier=b'q', timestamp_micros=1000, labels=[])"
+    )
 
 
 def test_mutation_objects_expose_googles_attributes():

@@ -204,8 +204,11 @@ def test_sharded_reads_split_on_sample_keys_and_read_everything_once(table, clie
         ReadRowsQuery(limit=1).shard(samples)
     with pytest.raises(ValueError):
         t.read_rows_sharded([])
-    with pytest.raises(sparsetable.MethodNotImplemented):
-        t.sample_row_keys(row_range=RowRange("k1", "k2"))
+    # A row range keeps the boundaries inside it and ends with its end key, as Bigtable's.
+    inside = t.sample_row_keys(row_range=RowRange("k1", "k2"))
+    assert inside[-1][0] == b"k2" and all(b"k1" < k <= b"k2" for k, _ in inside)
+    with pytest.raises(sparsetable.InvalidArgument):
+        t.sample_row_keys(row_range=RowRange("k2", "k1"))
 
 
 def test_shard_boundaries_follow_inclusive_sample_keys():
@@ -240,9 +243,10 @@ def test_timeout_keywords_are_accepted_and_checked(table):
             call()
 
 
-def test_sql_is_reported_as_not_implemented(client):
-    with pytest.raises(sparsetable.MethodNotImplemented):
-        client.execute_query("SELECT 1", "inst")
+def test_sql_outside_the_served_subset_is_invalid_argument(client):
+    assert [r[0] for r in client.execute_query("SELECT 1", "inst")] == [1]
+    with pytest.raises(sparsetable.InvalidArgument):
+        client.execute_query("SELECT 1 UNION ALL SELECT 2", "inst")
 
 
 def test_table_names_and_client_project(client, table):

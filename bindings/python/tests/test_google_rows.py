@@ -87,3 +87,25 @@ def test_labels_appear_in_the_cell_dict():
     t.mutate_row("r", SetCell("cf", "q", "v", 1000))
     row = t.read_row("r", row_filter=sparsetable.row_filters.ApplyLabelFilter("label-1"))
     assert row[0]._to_dict() == {"value": b"v", "timestamp_micros": 1000, "labels": ["label-1"]}
+    from google.cloud.bigtable.data import row as google_row
+
+    c = row[0]
+    theirs = google_row.Row(
+        row.row_key, [google_row.Cell(c.value, c.row_key, c.family, c.qualifier, c.timestamp_micros, c.labels)]
+    )
+    assert repr(row) == repr(theirs) and repr(c) == repr(theirs.cells[0])
+
+
+def test_str_and_repr_are_googles_character_for_character(row):
+    """The same cells built as Google's own Row and Cell print the same."""
+    from google.cloud.bigtable.data import row as google_row
+
+    def google_cell(c, labels=None):
+        return google_row.Cell(c.value, c.row_key, c.family, c.qualifier, c.timestamp_micros, labels)
+
+    theirs = google_row.Row(row.row_key, [google_cell(c) for c in row.cells])
+    assert str(row) == str(theirs)
+    assert repr(row) == repr(theirs)
+    for ours, google in zip(row.cells, theirs.cells):
+        assert repr(ours) == repr(google)
+        assert str(ours) == str(google)

@@ -19,14 +19,13 @@ from __future__ import annotations
 import enum
 import os
 import threading
-from typing import Any, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
-from sparsetable import _native
+from sparsetable import _native, _sql
 from sparsetable._query import ReadRowsQuery, RowKeySamples, ShardedQuery, _as_query
 from sparsetable.exceptions import (
     FailedMutationEntryError,
     FailedQueryShardError,
-    MethodNotImplemented,
     MutationsExceptionGroup,
     ShardedReadRowsExceptionGroup,
 )
@@ -108,12 +107,24 @@ class BigtableDataClient:
     def __exit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
         self.close()
 
-    def execute_query(self, query: str, instance_id: str, **kwargs: Any) -> Any:
-        """Bigtable's SQL is not offered by the engine."""
-        message = "execute_query: SQL is not supported by sparsetable"
-        error = MethodNotImplemented(f"UNIMPLEMENTED: {message}")
-        error.code, error.grpc_code, error.message = "UNIMPLEMENTED", 12, message
-        raise error
+    def execute_query(
+        self, query: str, instance_id: str, *, parameters: Optional[Dict[str, Any]] = None,
+        parameter_types: Optional[Dict[str, Any]] = None, view_parameters: Optional[Dict[str, str]] = None,
+        app_profile_id: Optional[str] = None, operation_timeout: float = 600, attempt_timeout: Optional[float] = 20,
+        retryable_errors: Any = (), prepare_operation_timeout: float = 60,
+        prepare_attempt_timeout: Optional[float] = 20, prepare_retryable_errors: Any = (),
+        column_info: Optional[Dict[str, Any]] = None,
+    ) -> "_sql.ExecuteQueryIterator":
+        """Runs a SQL query on the instance's tables: the engine's subset of Bigtable's SQL
+        (see ``sparsetable._sql``). Parameter types are inferred as Google's client infers
+        them; timeouts are checked and otherwise unused (the query runs in-process);
+        ``view_parameters`` and ``column_info`` (protobuf columns) are refused if given."""
+        _check_timeouts(operation_timeout, attempt_timeout)
+        _check_timeouts(prepare_operation_timeout, prepare_attempt_timeout)
+        if view_parameters or column_info:
+            raise ValueError("view_parameters and column_info are not served by sparsetable's SQL")
+        metadata, rows = _sql.run(self._native, query, instance_id, parameters, parameter_types)
+        return _sql.ExecuteQueryIterator(metadata, rows)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names this class lacks: the native client's extras.
@@ -223,14 +234,9 @@ class Table:
     ) -> RowKeySamples:
         """(row key, offset bytes) pairs splitting the table into chunks; the last key is
         empty and its offset the table's size. Input for ``ReadRowsQuery.shard``. The engine
-        samples whole tables only: a `row_range` is ``MethodNotImplemented``."""
+        With a `row_range`, the samples inside it, and its end key last (Bigtable's rule)."""
         _check_timeouts(operation_timeout, attempt_timeout)
-        if row_range is not None:
-            message = "sample_row_keys: row_range is not supported (samples cover the whole table)"
-            error = MethodNotImplemented(f"UNIMPLEMENTED: {message}")
-            error.code, error.grpc_code, error.message = "UNIMPLEMENTED", 12, message
-            raise error
-        return list(self._native.sample_row_keys())
+        return list(self._native.sample_row_keys(row_range))
 
     # --- writes --------------------------------------------------------------------------
     def mutate_row(

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any, AsyncIterator, List, Optional
+from typing import Any, AsyncIterator, Dict, List, Optional
 
-from sparsetable import _native
+from sparsetable import _native, _sql
 from sparsetable._data import (
     TABLE_DEFAULT,
     BigtableDataClient,
@@ -66,9 +66,23 @@ class BigtableDataClientAsync:
     async def __aexit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
         await self.close()
 
-    async def execute_query(self, query: str, instance_id: str, **kwargs: Any) -> Any:
-        """Bigtable's SQL is not offered by the engine."""
-        return self._sync.execute_query(query, instance_id, **kwargs)
+    async def execute_query(
+        self, query: str, instance_id: str, *, parameters: Optional[Dict[str, Any]] = None,
+        parameter_types: Optional[Dict[str, Any]] = None, view_parameters: Optional[Dict[str, str]] = None,
+        app_profile_id: Optional[str] = None, operation_timeout: float = 600, attempt_timeout: Optional[float] = 20,
+        retryable_errors: Any = (), prepare_operation_timeout: float = 60,
+        prepare_attempt_timeout: Optional[float] = 20, prepare_retryable_errors: Any = (),
+        column_info: Optional[Dict[str, Any]] = None,
+    ) -> "_sql.ExecuteQueryIteratorAsync":
+        """See ``BigtableDataClient.execute_query``; the query runs on a worker thread."""
+        it = await _run(
+            self._sync.execute_query, query, instance_id, parameters=parameters,
+            parameter_types=parameter_types, view_parameters=view_parameters,
+            app_profile_id=app_profile_id, operation_timeout=operation_timeout,
+            attempt_timeout=attempt_timeout, prepare_operation_timeout=prepare_operation_timeout,
+            prepare_attempt_timeout=prepare_attempt_timeout, column_info=column_info,
+        )
+        return _sql.ExecuteQueryIteratorAsync(it.metadata, list(it))
 
     def __getattr__(self, name: str) -> Any:
         if name == "_sync":

@@ -239,7 +239,8 @@ class InvalidChunk(SparsetableError):
 
 
 class ParameterTypeInferenceFailed(ValueError):
-    """SQL parameter typing failed (``execute_query``, which sparsetable does not offer)."""
+    """``execute_query`` could not infer a parameter's SQL type from its value (None, a list,
+    a float): give it in ``parameter_types``."""
 
 
 __all__ = [

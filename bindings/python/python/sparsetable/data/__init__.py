@@ -2,15 +2,16 @@
 client runs on the in-process engine after replacing ``google.cloud.bigtable.data`` with
 ``sparsetable.data`` in its imports (submodules included: ``sparsetable.data.row_filters``,
 ``.mutations``, ``.read_modify_write_rules``, ``.exceptions``, ``.row``,
-``.read_rows_query``). ``execute_query`` (SQL), authorized views and materialized views are
-not offered (see the parity table in the package README).
+``.read_rows_query``, ``.execute_query``). ``execute_query`` runs the engine's subset of
+Bigtable's SQL (``sparsetable._sql``); authorized views and materialized views are not
+offered (see the parity table in the package README).
 """
 
 from sparsetable._data import TABLE_DEFAULT, BigtableDataClient, MutationsBatcher, Table
 from sparsetable._data_async import BigtableDataClientAsync, MutationsBatcherAsync, TableAsync
 from sparsetable._native import Cell, Row, RowRange
 from sparsetable._query import ReadRowsQuery, RowKeySamples, ShardedQuery
-from sparsetable.data import exceptions, mutations, read_modify_write_rules, row_filters
+from sparsetable.data import exceptions, execute_query, mutations, read_modify_write_rules, row_filters
 from sparsetable.exceptions import (
     FailedMutationEntryError,
     FailedQueryShardError,
