@@ -105,6 +105,16 @@ test("hotspot lesson: sequential keys split into a hot last tablet, salted and p
   await page.locator("[data-testid=lane][data-table=hot_sequential] [data-testid=heatmap] rect:not(.hot-outline)").last().hover();
   assert.match(await page.locator("[data-testid=lane][data-table=hot_sequential] [data-testid=heat-hover]").textContent(), /keys .* … .*\n.*writes.*\ntablet \d+/);
   await shot("scenarios");
+  // A figure, not an assertion: the engine runs on the page's main thread, so a keystroke
+  // that arrives while the load generator runs waits for the burst (5 simulated seconds of
+  // writes to three tables) to finish before the next frame.
+  const waited = await page.evaluate(async () => {
+    const t = performance.now();
+    document.querySelector("[data-testid=load-5]").click();
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    return performance.now() - t;
+  });
+  console.log(`# figure: input latency while the load generator runs a 5-tick burst: ${waited.toFixed(0)} ms`);
 });
 
 test("tablets tab: thresholds are shown and adjustable, the event log records splits", async () => {
