@@ -6,6 +6,8 @@
 #                                    it from the classpath; no -Djna.library.path needed) + the
 #                                    pom under META-INF/maven/
 #   sparsetable-VERSION-sources.jar  the Kotlin sources, with their KDoc
+#   sparsetable-VERSION-javadoc.jar  that KDoc as HTML (bindings/kotlin/kdoc_html.py: Dokka
+#                                    comes from Maven Central, which these machines cannot reach)
 #   sparsetable-VERSION.pom          dependencies: JNA, kotlin-stdlib
 #   sparsetable.jar                  the same jar under a fixed name
 # Run from anywhere after scripts/setup.sh; pass --release for an optimised native library
@@ -39,5 +41,7 @@ sed "s/@VERSION@/$VERSION/" bindings/kotlin/pom.xml > "$BUILD/sparsetable-$VERSI
 cp "$BUILD/sparsetable-$VERSION.pom" "$BUILD/classes/META-INF/maven/dev.sparsetable/sparsetable/pom.xml"
 jar --create --file "$BUILD/sparsetable-$VERSION.jar" -C "$BUILD/classes" .
 jar --create --file "$BUILD/sparsetable-$VERSION-sources.jar" -C bindings/kotlin/src/main/kotlin . -C "$BUILD/generated" .
+python3 bindings/kotlin/kdoc_html.py "$BUILD/kdoc" bindings/kotlin/src/main/kotlin
+jar --create --file "$BUILD/sparsetable-$VERSION-javadoc.jar" -C "$BUILD/kdoc" .
 cp "$BUILD/sparsetable-$VERSION.jar" "$BUILD/sparsetable.jar"
-echo "built $BUILD/sparsetable-$VERSION.jar (+ -sources.jar, .pom) with target/$PROFILE_DIR/libsparsetable_kotlin.so inside"
+echo "built $BUILD/sparsetable-$VERSION.jar (+ -sources.jar, -javadoc.jar, .pom) with target/$PROFILE_DIR/libsparsetable_kotlin.so inside"

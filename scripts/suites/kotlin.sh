@@ -51,6 +51,23 @@ if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail=$((fail + 1)); fi
 rm -rf "$BUILD"
 bash bindings/kotlin/build.sh || die "bindings/kotlin/build.sh"
 
+# 2b. The HTML API docs: the -javadoc.jar holds an index and a page for each public class the
+# README names, each page with that class's KDoc.
+javadoc_jar=$(ls "$BUILD"/sparsetable-*-javadoc.jar 2>/dev/null | head -n 1)
+if python3 - "$javadoc_jar" <<'PY'
+import sys, zipfile
+pages = ["BigtableDataClient", "BigtableTableAdminClient", "Query", "Filters", "RowMutation", "Sparsetable", "ApiException"]
+with zipfile.ZipFile(sys.argv[1]) as z:
+    index = z.read("index.html").decode()
+    missing = [p for p in pages if f'href="{p}.html"' not in index or "</pre><p>" not in z.read(f"{p}.html").decode()]
+sys.exit(f"pages missing or without KDoc: {missing}" if missing else 0)
+PY
+then
+  echo "ok: KDoc HTML in $(basename "$javadoc_jar")"; pass=$((pass + 1))
+else
+  echo "FAILED: KDoc HTML"; fail=$((fail + 1))
+fi
+
 # 3. The tests, compiled against the jar.
 KOTLIN_LIBS="$KOTLINC_HOME/lib/kotlin-stdlib.jar"
 TEST_LIBS="$JARS/junit4.jar:$JARS/hamcrest.jar:$JARS/gson.jar:$KOTLINC_HOME/lib/kotlin-test.jar:$KOTLINC_HOME/lib/kotlin-test-junit.jar"

@@ -5,9 +5,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{read_rows, Server};
+use common::{data_dir, read_rows, signal, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 
@@ -16,12 +14,6 @@ use admin_v2::authorized_view::{FamilySubsets, ResponseView, SubsetView};
 const PARENT: &str = "projects/p/instances/i";
 const TABLE: &str = "projects/p/instances/i/tables/t";
 const VIEW: &str = "projects/p/instances/i/tables/t/authorizedViews/tenant1";
-
-fn data_dir(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sparsetable-views-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 /// Rows `t1#…` of the table; all of family `cf`, and of family `meta` only column `public`.
 fn tenant_view() -> admin_v2::AuthorizedView {
@@ -308,17 +300,62 @@ async fn reads_and_writes_through_a_view_stay_inside_it() {
     assert_eq!(err.code(), tonic::Code::NotFound);
 }
 
-fn signal(server: &Server, sig: &str) {
-    assert!(Command::new("kill")
-        .args([sig, &server.pid().to_string()])
-        .status()
-        .unwrap()
-        .success());
+type Admin = common::BigtableTableAdminClient<tonic::transport::Channel>;
+
+/// CreateAuthorizedView of the tenant view as `id` under `parent`.
+async fn create(admin: &mut Admin, parent: &str, id: &str) -> Result<(), tonic::Status> {
+    admin
+        .create_authorized_view(admin_v2::CreateAuthorizedViewRequest {
+            parent: parent.into(),
+            authorized_view_id: id.into(),
+            authorized_view: Some(tenant_view()),
+        })
+        .await
+        .map(|_| ())
+}
+
+/// GetAuthorizedView of [`VIEW`] in `view`.
+async fn get(
+    admin: &mut Admin,
+    view: ResponseView,
+) -> Result<admin_v2::AuthorizedView, tonic::Status> {
+    admin
+        .get_authorized_view(admin_v2::GetAuthorizedViewRequest {
+            name: VIEW.into(),
+            view: view as i32,
+        })
+        .await
+        .map(|r| r.into_inner())
+}
+
+/// UpdateAuthorizedView of [`VIEW`]'s deletion protection, with `etag` and `mask` (None: an
+/// empty mask, which updates what the request sets).
+async fn protect(
+    admin: &mut Admin,
+    on: bool,
+    etag: &str,
+    mask: Option<&str>,
+) -> Result<(), tonic::Status> {
+    admin
+        .update_authorized_view(admin_v2::UpdateAuthorizedViewRequest {
+            authorized_view: Some(admin_v2::AuthorizedView {
+                name: VIEW.into(),
+                etag: etag.into(),
+                deletion_protection: on,
+                ..Default::default()
+            }),
+            update_mask: mask.map(|m| prost_types::FieldMask {
+                paths: vec![m.into()],
+            }),
+            ignore_warnings: false,
+        })
+        .await
+        .map(|_| ())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn view_admin_calls_etags_protection_and_restart() {
-    let dir = data_dir("admin");
+    let dir = data_dir("views", "admin");
     let dir_arg = dir.display().to_string();
     let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
     let mut server = Server::start(&args);
@@ -326,43 +363,23 @@ async fn view_admin_calls_etags_protection_and_restart() {
     let mut admin = server.admin().await;
 
     // Creating it again is ALREADY_EXISTS; on an unknown table NOT_FOUND; a bad id INVALID.
-    let again = admin
-        .create_authorized_view(admin_v2::CreateAuthorizedViewRequest {
-            parent: TABLE.into(),
-            authorized_view_id: "tenant1".into(),
-            authorized_view: Some(tenant_view()),
-        })
-        .await
-        .unwrap_err();
-    assert_eq!(again.code(), tonic::Code::AlreadyExists);
-    let missing = admin
-        .create_authorized_view(admin_v2::CreateAuthorizedViewRequest {
-            parent: format!("{PARENT}/tables/none"),
-            authorized_view_id: "v".into(),
-            authorized_view: Some(tenant_view()),
-        })
-        .await
-        .unwrap_err();
-    assert_eq!(missing.code(), tonic::Code::NotFound);
-    let bad = admin
-        .create_authorized_view(admin_v2::CreateAuthorizedViewRequest {
-            parent: TABLE.into(),
-            authorized_view_id: "no/slash".into(),
-            authorized_view: Some(tenant_view()),
-        })
-        .await
-        .unwrap_err();
-    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+    let code = |r: Result<(), tonic::Status>| r.unwrap_err().code();
+    assert_eq!(
+        code(create(&mut admin, TABLE, "tenant1").await),
+        tonic::Code::AlreadyExists
+    );
+    let none = format!("{PARENT}/tables/none");
+    assert_eq!(
+        code(create(&mut admin, &none, "v").await),
+        tonic::Code::NotFound
+    );
+    assert_eq!(
+        code(create(&mut admin, TABLE, "no/slash").await),
+        tonic::Code::InvalidArgument
+    );
 
     // Get: BASIC by default (no definition), FULL with it; List: names only by default.
-    let basic = admin
-        .get_authorized_view(admin_v2::GetAuthorizedViewRequest {
-            name: VIEW.into(),
-            view: 0,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let basic = get(&mut admin, ResponseView::Unspecified).await.unwrap();
     assert_eq!(basic.name, VIEW);
     assert!(basic.authorized_view.is_none() && !basic.etag.is_empty());
     let listed = admin
@@ -377,51 +394,17 @@ async fn view_admin_calls_etags_protection_and_restart() {
     assert!(listed.authorized_views[0].etag.is_empty());
 
     // Update with a stale etag is ABORTED; with the current one it protects the view.
-    let stale = admin
-        .update_authorized_view(admin_v2::UpdateAuthorizedViewRequest {
-            authorized_view: Some(admin_v2::AuthorizedView {
-                name: VIEW.into(),
-                etag: "stale".into(),
-                deletion_protection: true,
-                ..Default::default()
-            }),
-            update_mask: Some(prost_types::FieldMask {
-                paths: vec!["deletion_protection".into()],
-            }),
-            ignore_warnings: false,
-        })
-        .await
-        .unwrap_err();
-    assert_eq!(stale.code(), tonic::Code::Aborted);
-    admin
-        .update_authorized_view(admin_v2::UpdateAuthorizedViewRequest {
-            authorized_view: Some(admin_v2::AuthorizedView {
-                name: VIEW.into(),
-                etag: basic.etag.clone(),
-                deletion_protection: true,
-                ..Default::default()
-            }),
-            update_mask: Some(prost_types::FieldMask {
-                paths: vec!["deletion_protection".into()],
-            }),
-            ignore_warnings: false,
-        })
-        .await
-        .unwrap();
+    let mask = Some("deletion_protection");
+    let stale = protect(&mut admin, true, "stale", mask).await;
+    assert_eq!(code(stale), tonic::Code::Aborted);
+    protect(&mut admin, true, &basic.etag, mask).await.unwrap();
 
     // Killed and restarted: the view, its definition and its protection are still there.
     signal(&server, "-KILL");
     server.wait_exit(10);
     let server = Server::start(&args);
     let mut admin = server.admin().await;
-    let full = admin
-        .get_authorized_view(admin_v2::GetAuthorizedViewRequest {
-            name: VIEW.into(),
-            view: ResponseView::Full as i32,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let full = get(&mut admin, ResponseView::Full).await.unwrap();
     assert!(full.deletion_protection);
     assert_eq!(full.authorized_view, tenant_view().authorized_view);
     assert_ne!(full.etag, basic.etag);
@@ -436,10 +419,8 @@ async fn view_admin_calls_etags_protection_and_restart() {
     assert_eq!(rows.len(), 2);
 
     // A protected view keeps its table and itself from deletion.
-    let err = admin
-        .delete_table(admin_v2::DeleteTableRequest { name: TABLE.into() })
-        .await
-        .unwrap_err();
+    let delete_table = admin_v2::DeleteTableRequest { name: TABLE.into() };
+    let err = admin.delete_table(delete_table.clone()).await.unwrap_err();
     assert_eq!(err.code(), tonic::Code::FailedPrecondition);
     let err = admin
         .delete_authorized_view(admin_v2::DeleteAuthorizedViewRequest {
@@ -449,29 +430,10 @@ async fn view_admin_calls_etags_protection_and_restart() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), tonic::Code::FailedPrecondition);
-    // Unprotected (an empty mask updates what the request sets), then deleted with the table.
-    admin
-        .update_authorized_view(admin_v2::UpdateAuthorizedViewRequest {
-            authorized_view: Some(admin_v2::AuthorizedView {
-                name: VIEW.into(),
-                deletion_protection: false,
-                ..Default::default()
-            }),
-            update_mask: None,
-            ignore_warnings: false,
-        })
-        .await
-        .unwrap();
-    admin
-        .delete_table(admin_v2::DeleteTableRequest { name: TABLE.into() })
-        .await
-        .unwrap();
-    // The table took its view with it.
-    let gone = admin
-        .get_authorized_view(admin_v2::GetAuthorizedViewRequest {
-            name: VIEW.into(),
-            view: 0,
-        })
+    // Unprotected through an empty mask, then deleted with the table, which takes it along.
+    protect(&mut admin, false, "", None).await.unwrap();
+    admin.delete_table(delete_table).await.unwrap();
+    let gone = get(&mut admin, ResponseView::Unspecified)
         .await
         .unwrap_err();
     assert_eq!(gone.code(), tonic::Code::NotFound);

@@ -8,18 +8,12 @@ mod common;
 
 use std::sync::{Arc, Barrier};
 
-use common::{read_rows, BigtableClient, Server};
+use common::{data_dir, read_rows, BigtableClient, Server};
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 
 const TABLE: &str = "projects/p/instances/i/tables/t";
 const CLIENTS: usize = 16;
 const INCREMENTS: usize = 40;
-
-fn data_dir(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sparsetable-conc-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 /// Runs `f(client_index, client)` on `CLIENTS` threads at once, each with its own runtime and
 /// connection, released together by a barrier; returns what each returned, in client order.
@@ -79,7 +73,7 @@ fn counter_value(row: &v2::Row) -> i64 {
 /// exactly 1..=N, each once, and the stored total is N, also after a SIGKILL and restart.
 #[test]
 fn sixteen_clients_incrementing_one_cell_get_the_exact_total() {
-    let dir = data_dir("rmw");
+    let dir = data_dir("conc", "rmw");
     let dir_arg = dir.to_str().unwrap().to_string();
     let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
     let server = Server::start(&args);
@@ -135,11 +129,7 @@ fn sixteen_clients_incrementing_one_cell_get_the_exact_total() {
 
     // Every increment was acknowledged after its fsync: a SIGKILL loses none.
     let mut server = server;
-    assert!(std::process::Command::new("kill")
-        .args(["-KILL", &server.pid().to_string()])
-        .status()
-        .unwrap()
-        .success());
+    common::signal(&server, "-KILL");
     server.wait_exit(60).expect("exit after SIGKILL");
     let server = Server::start(&args);
     assert_eq!(stored(&server), total, "acknowledged increments lost");

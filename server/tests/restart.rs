@@ -7,18 +7,12 @@ mod common;
 use std::process::Command;
 
 use admin_v2::bigtable_instance_admin_client::BigtableInstanceAdminClient;
-use common::{read_rows, Server};
+use common::{data_dir, read_rows, signal, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 
 const PARENT: &str = "projects/p/instances/i";
 const TABLE: &str = "projects/p/instances/i/tables/t";
-
-fn data_dir(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sparsetable-server-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 fn set_cell(key: &[u8], value: &[u8]) -> v2::MutateRowRequest {
     v2::MutateRowRequest {
@@ -81,17 +75,9 @@ fn expected(n: u32) -> Vec<Vec<u8>> {
     (0..n).map(|i| format!("row{i:04}").into_bytes()).collect()
 }
 
-fn signal(server: &Server, sig: &str) {
-    assert!(Command::new("kill")
-        .args([sig, &server.pid().to_string()])
-        .status()
-        .unwrap()
-        .success());
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn data_survives_sigterm_and_sigkill_restarts() {
-    let dir = data_dir("restart");
+    let dir = data_dir("server", "restart");
     let dir_arg = dir.to_str().unwrap().to_string();
     let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
 
@@ -140,7 +126,7 @@ async fn without_a_data_dir_nothing_persists() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_server_on_the_same_data_dir_refuses_to_start() {
-    let dir = data_dir("second-server");
+    let dir = data_dir("server", "second-server");
     let dir_arg = dir.display().to_string();
     let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
     let first = Server::start(&args);
@@ -186,7 +172,7 @@ async fn clusters_of(server: &Server, instance: &str) -> Vec<(String, String, i3
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_instances_requested_clusters_survive_a_restart() {
-    let dir = data_dir("clusters");
+    let dir = data_dir("server", "clusters");
     let dir_arg = dir.display().to_string();
     let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
     let instance = "projects/p/instances/kept-here";
@@ -236,7 +222,7 @@ async fn an_instances_requested_clusters_survive_a_restart() {
 async fn instance_admin_metadata_survives_a_kill() {
     use admin_v2::bigtable_table_admin_client::BigtableTableAdminClient;
     use googleapis_tonic_google_bigtable_admin_v2::google::iam::v1 as iam;
-    let dir = data_dir("instance-meta");
+    let dir = data_dir("server", "instance-meta");
     let dir_arg = dir.display().to_string();
     let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
     let instance = "projects/p/instances/meta-kept";
@@ -400,7 +386,7 @@ async fn instance_admin_metadata_survives_a_kill() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_older_servers_clusters_file_is_still_read() {
     use admin_v2::bigtable_table_admin_client::BigtableTableAdminClient;
-    let dir = data_dir("legacy-clusters");
+    let dir = data_dir("server", "legacy-clusters");
     let dir_arg = dir.display().to_string();
     let args = ["--data-dir", dir_arg.as_str()];
     let instance = "projects/p/instances/old-instance";

@@ -135,6 +135,24 @@ impl Drop for Server {
     }
 }
 
+/// An empty temporary directory for one test's data, named by the test binary (`suite`), the
+/// test (`tag`) and this process, so concurrent runs never share one.
+pub fn data_dir(suite: &str, tag: &str) -> std::path::PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("sparsetable-{suite}-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Sends `sig` (e.g. `-KILL`, `-TERM`) to the server process.
+pub fn signal(server: &Server, sig: &str) {
+    assert!(Command::new("kill")
+        .args([sig, &server.pid().to_string()])
+        .status()
+        .unwrap()
+        .success());
+}
+
 /// gRPC's canonical upper-case name of a status code, as the vectors spell it.
 pub fn code_name(code: tonic::Code) -> &'static str {
     use tonic::Code::*;
