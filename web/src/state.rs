@@ -30,6 +30,7 @@ use sparsetable::{
 
 use crate::codegen::{self, Snippet};
 use crate::grid_data::GridData;
+use crate::lab::LabEffect;
 use crate::query::{self, Explain, QuerySpec};
 use crate::session;
 
@@ -443,7 +444,10 @@ impl Playground {
     pub fn apply(&mut self, action: Action) {
         self.error = None;
         self.notice = None;
-        let lab_action = matches!(action, Action::Lab(_));
+        let lab_effect = match &action {
+            Action::Lab(a) => Some(self.lab.effect(a)),
+            _ => None,
+        };
         let result = match action {
             Action::ShowView(view) => {
                 self.view = view;
@@ -538,11 +542,21 @@ impl Playground {
         if let Err(e) = result {
             self.error = Some(e);
         }
-        if lab_action {
-            // The lab writes through its own views (console, load generator, scenarios): the
-            // table list may have changed and the grid is re-read once (untracked reads), and
-            // the session is saved as after any other change.
-            self.refresh_tables();
+        if let Some(effect) = lab_effect {
+            // The lab writes through its own views (console, load generator, scenarios). The
+            // grid is re-read (once, untracked) only when the action may have changed what it
+            // shows: any table for the console and scenarios, the lanes' tables for the load
+            // generator; view settings, thresholds and compactions re-read nothing. The
+            // session is saved as after any other change.
+            match effect {
+                LabEffect::Anything => self.refresh_tables(),
+                LabEffect::Rows(tables) => {
+                    if self.selected.as_ref().is_some_and(|s| tables.contains(s)) {
+                        self.rebuild_grid();
+                    }
+                }
+                LabEffect::Nothing => {}
+            }
             self.revision += 1;
         }
         self.now_micros = self.db.borrow().now_micros();
@@ -1211,6 +1225,40 @@ mod tests {
         assert!(code[0].code.contains("DeleteAllFromFamily(\"meta\")"));
         p.apply(Action::DeleteRow(b"r".to_vec()));
         assert!(keys(&p).is_empty());
+    }
+
+    #[test]
+    fn lab_actions_reread_the_grid_only_when_they_may_change_it() {
+        use crate::lab::LabAction;
+        let mut p = Playground::new(START);
+        create(&mut p, "mine", "cf", "");
+        p.apply(Action::LoadSample(100));
+        p.apply(Action::Lab(LabAction::RunScenario("hotspots".into())));
+        // The scenario created tables: the list changed, the grid was re-read. Select ours.
+        p.apply(Action::SelectTable("mine".into()));
+        let full = p.full_reads;
+        for action in [
+            LabAction::SetMetric(crate::lab::heatmap::Metric::Bytes),
+            LabAction::Compact,
+            LabAction::ClearConsole,
+            // The load generator writes the lanes' tables, not the one selected.
+            LabAction::Load(1),
+        ] {
+            p.apply(Action::Lab(action));
+        }
+        assert_eq!(
+            p.full_reads, full,
+            "no re-read for actions that leave the grid as it is"
+        );
+        assert_eq!(keys(&p).len(), 100);
+        // Selecting a lane's table, the load generator's writes are re-read once per action.
+        p.apply(Action::SelectTable("hot_sequential".into()));
+        let full = p.full_reads;
+        p.apply(Action::Lab(LabAction::Load(1)));
+        assert_eq!(p.full_reads, full + 1);
+        // The console may change anything: re-read.
+        p.apply(Action::Lab(LabAction::Console("ls".into())));
+        assert_eq!(p.full_reads, full + 2);
     }
 
     #[test]

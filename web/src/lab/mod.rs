@@ -108,6 +108,19 @@ pub enum LabAction {
     },
 }
 
+/// What a lab action may change besides the lab's own view, so the playground re-reads no
+/// more than that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LabEffect {
+    /// Nothing outside the lab (a view setting, thresholds, a compaction: reads see the same
+    /// rows).
+    Nothing,
+    /// Rows of these tables (the load generator's lanes).
+    Rows(Vec<String>),
+    /// Anything: tables created or dropped, any row (the console, a scenario).
+    Anything,
+}
+
 /// One console exchange.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConsoleEntry {
@@ -270,6 +283,29 @@ fn fresh_table(
 }
 
 impl Lab {
+    /// What `action` may change outside the lab, judged before it runs.
+    pub fn effect(&self, action: &LabAction) -> LabEffect {
+        match action {
+            LabAction::Console(_) | LabAction::RunScenario(_) => LabEffect::Anything,
+            LabAction::Load(_) => LabEffect::Rows(
+                self.inner
+                    .borrow()
+                    .lanes
+                    .iter()
+                    .map(|l| l.table.clone())
+                    .collect(),
+            ),
+            LabAction::ClearConsole
+            | LabAction::AddFile { .. }
+            | LabAction::SetLoad(_)
+            | LabAction::SetThresholds(_)
+            | LabAction::Compact
+            | LabAction::SetMetric(_)
+            | LabAction::SetDesign { .. }
+            | LabAction::Page { .. } => LabEffect::Nothing,
+        }
+    }
+
     /// Runs one lab action.
     ///
     /// # Errors
