@@ -102,9 +102,16 @@ def test_engine_work_releases_the_gil(table):
     assert during > 0.2 * rate * elapsed, (during, rate, elapsed)
 
 
+# Python installs its Ctrl-C handler only when SIGINT is at its default; a shell that starts a
+# command in the background without job control ignores SIGINT for it, and children inherit
+# that. The children below install Python's handler themselves, as an interactive Python has
+# it, so the tests check the binding's interruptibility whatever started the test run.
+SIGINT_AS_PYTHON_SETS_IT = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
+
 def child(code, *args):
     return subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(code), *args],
+        [sys.executable, "-c", SIGINT_AS_PYTHON_SETS_IT + textwrap.dedent(code), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
