@@ -283,18 +283,34 @@ fn fresh_table(
 }
 
 impl Lab {
+    /// The lanes' table names.
+    fn lane_tables(&self) -> Vec<String> {
+        self.inner
+            .borrow()
+            .lanes
+            .iter()
+            .map(|l| l.table.clone())
+            .collect()
+    }
+
+    /// The lanes' tables, or FAILED_PRECONDITION (`what` says why they are needed) when no
+    /// scenario has made any.
+    fn lane_tables_or(&self, what: &str) -> Result<Vec<String>, ShownError> {
+        let tables = self.lane_tables();
+        if tables.is_empty() {
+            return Err(err(
+                "FAILED_PRECONDITION",
+                format!("run a scenario first: {what}"),
+            ));
+        }
+        Ok(tables)
+    }
+
     /// What `action` may change outside the lab, judged before it runs.
     pub fn effect(&self, action: &LabAction) -> LabEffect {
         match action {
             LabAction::Console(_) | LabAction::RunScenario(_) => LabEffect::Anything,
-            LabAction::Load(_) => LabEffect::Rows(
-                self.inner
-                    .borrow()
-                    .lanes
-                    .iter()
-                    .map(|l| l.table.clone())
-                    .collect(),
-            ),
+            LabAction::Load(_) => LabEffect::Rows(self.lane_tables()),
             LabAction::ClearConsole
             | LabAction::AddFile { .. }
             | LabAction::SetLoad(_)
@@ -354,38 +370,12 @@ impl Lab {
                 self.view.load = settings;
             }
             LabAction::SetThresholds(options) => {
-                let tables: Vec<String> = self
-                    .inner
-                    .borrow()
-                    .lanes
-                    .iter()
-                    .map(|l| l.table.clone())
-                    .collect();
-                if tables.is_empty() {
-                    return Err(err(
-                        "FAILED_PRECONDITION",
-                        "run a scenario first: thresholds apply to its tables",
-                    ));
-                }
-                for t in tables {
+                for t in self.lane_tables_or("thresholds apply to its tables")? {
                     db.set_tablet_options(&t, options).map_err(shown)?;
                 }
             }
             LabAction::Compact => {
-                let tables: Vec<String> = self
-                    .inner
-                    .borrow()
-                    .lanes
-                    .iter()
-                    .map(|l| l.table.clone())
-                    .collect();
-                if tables.is_empty() {
-                    return Err(err(
-                        "FAILED_PRECONDITION",
-                        "run a scenario first: compaction runs on its tables",
-                    ));
-                }
-                for t in tables {
+                for t in self.lane_tables_or("compaction runs on its tables")? {
                     db.compact_table(&t).map_err(shown)?;
                 }
             }
