@@ -5,7 +5,7 @@
 //! (without the log's date and time prefix).
 //!
 //! The playground's console and the native `sparsetable-console` binary run this same code;
-//! `server/tests/console_vs_cbt.rs` runs the real `cbt` against the real server and this
+//! `server/tests/it/console_vs_cbt.rs` runs the real `cbt` against the real server and this
 //! console in-process over the same commands, and compares what they print.
 //!
 //! Invariants: a command either fails before changing anything (a usage or parse error, or

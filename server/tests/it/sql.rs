@@ -2,7 +2,7 @@
 //! its rows decoded from checksummed ProtoRows batches, parameters, a resume token, and the
 //! refusals (a query outside the served subset, an unknown table, a token from elsewhere).
 
-mod common;
+use crate::common;
 
 use common::Server;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;

@@ -12,7 +12,7 @@
 //! - A scan that matches nothing sends `last_scanned_row_key` progress messages to clients
 //!   that ask for them, so a retry resumes where the scan got to.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 //! cbt's lines before comparing. Every write names its timestamp (`@ts`, and `import
 //! timestamp=value-encoded`), since cbt otherwise stamps cells with its own clock.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

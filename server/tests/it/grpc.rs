@@ -2,7 +2,7 @@
 //! messages, instances as separate databases, huge values through default client limits,
 //! ListTables paging, the command line, and a clean exit on SIGTERM.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

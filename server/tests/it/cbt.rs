@@ -8,7 +8,7 @@
 //! max_age rule hides is the same on every run (cbt `set` without `@ts` uses the client's
 //! clock, so every write here names its timestamp).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -11,7 +11,7 @@
 //! against a server on the system clock, as users run it. The test fails if no vector ran, if
 //! a vector was skipped for any capability but those two, or if an eligible vector fails.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

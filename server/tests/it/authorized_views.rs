@@ -3,7 +3,7 @@
 //! reads and writes through a view (only the view's rows and cells are seen; anything outside
 //! it is PERMISSION_DENIED, per MutateRows entry), and the definitions surviving a SIGKILL.
 
-mod common;
+use crate::common;
 
 use common::{data_dir, read_rows, signal, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;

@@ -2,7 +2,7 @@
 //! back after a SIGTERM (clean flush) and after a SIGKILL (with `sync` durability every
 //! acknowledged write is in the commit log), and instances keep separate directories.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -12,7 +12,7 @@
 //!   comes back as a short INVALID_ARGUMENT, not a 1 MiB `grpc-message` trailer.
 //! - Table, family and instance ids are syntax-checked where they are looked up.
 
-mod common;
+use crate::common;
 
 use common::{read_rows, Server};
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;

@@ -5,7 +5,7 @@
 //! The requests are encoded by hand: prost encodes a map from a HashMap, in whatever order
 //! that iterates, so a prost client cannot choose the order the way Java's or Node's can.
 
-mod common;
+use crate::common;
 
 use common::{read_rows, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;

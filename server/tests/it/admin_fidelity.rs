@@ -3,7 +3,7 @@
 //! tokens that are not the table's, and the clusters CreateInstance asked for (GetCluster,
 //! ListClusters and a table's replication states use the requested ids).
 
-mod common;
+use crate::common;
 
 use common::Server;
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;

@@ -4,7 +4,7 @@
 //! consistency tokens, and backups as finished long-running operations that
 //! `google.longrunning.Operations` also answers for.
 
-mod common;
+use crate::common;
 
 use common::{read_rows, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;

@@ -4,7 +4,7 @@
 //! Each client runs on its own OS thread with its own runtime and its own connection, as
 //! separate client processes would, so the server really sees concurrent requests.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Barrier};
 
