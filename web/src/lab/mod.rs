@@ -115,7 +115,8 @@ pub enum LabEffect {
     /// Nothing outside the lab (a view setting, thresholds, a compaction: reads see the same
     /// rows).
     Nothing,
-    /// Rows of these tables (the load generator's lanes).
+    /// Rows of these tables (the load generator's lanes): after the action,
+    /// [`Lab::written_rows`] names them.
     Rows(Vec<String>),
     /// Anything: tables created or dropped, any row (the console, a scenario).
     Anything,
@@ -208,6 +209,8 @@ struct Inner {
     recent: BTreeMap<String, VecDeque<Vec<u8>>>,
     splits: BTreeMap<String, usize>,
     merges: BTreeMap<String, usize>,
+    /// The rows the last `Load` action wrote, per table: the grid re-reads just these.
+    last_written: BTreeMap<String, BTreeSet<Vec<u8>>>,
 }
 
 /// The lab's state: shared heavy state plus the views.
@@ -322,6 +325,12 @@ impl Lab {
         }
     }
 
+    /// The rows of `table` the last [`LabAction::Load`] wrote (sorted, each once); `None` if it
+    /// wrote none there. What a [`LabEffect::Rows`] asks the grid to re-read.
+    pub fn written_rows(&self, table: &str) -> Option<BTreeSet<Vec<u8>>> {
+        self.inner.borrow().last_written.get(table).cloned()
+    }
+
     /// Runs one lab action.
     ///
     /// # Errors
@@ -433,6 +442,7 @@ impl Lab {
 
     fn load(&mut self, db: &mut Database, clock: &ManualClock, ticks: u32) {
         let mut inner = self.inner.borrow_mut();
+        inner.last_written.clear();
         if !inner.generated || inner.lanes.is_empty() {
             return;
         }
@@ -440,6 +450,11 @@ impl Lab {
         for _ in 0..ticks {
             let result = inner.generator.tick(db, clock, &lanes, &self.view.load);
             for (lane, written) in lanes.iter().zip(result.written) {
+                inner
+                    .last_written
+                    .entry(lane.table.clone())
+                    .or_default()
+                    .extend(written.iter().cloned());
                 let recent = inner.recent.entry(lane.table.clone()).or_default();
                 recent.extend(written.iter().cloned());
                 let excess = recent.len().saturating_sub(RECENT_WRITES);
