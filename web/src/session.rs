@@ -161,23 +161,41 @@ fn apply(db: &mut Database, table: &str, batch: &mut Vec<RowMutations>) -> Resul
 
 /// The session as JSON.
 ///
+/// Serialized straight into the string, without a `serde_json::Value` tree in between: the
+/// page saves the session after every change, and for the lab's tables (tens of thousands of
+/// rows) building that tree was most of the time the save held the page.
+///
 /// # Errors
 /// The JSON layer's (it has none for values the engine produced).
 pub fn to_json(session: &Session) -> Result<String, ShownError> {
-    let mut tables = Vec::new();
-    for t in &session.tables {
-        tables.push(json!({
-            "tableId": t.table_id,
-            "table": sparsetable::json::to_value(&t.config).map_err(engine)?,
-            "rows": sparsetable::json::to_value(&t.rows).map_err(engine)?,
-        }));
+    #[derive(serde::Serialize)]
+    struct Table<'a> {
+        #[serde(rename = "tableId")]
+        table_id: &'a str,
+        table: &'a TableConfig,
+        rows: &'a [Row],
     }
-    serde_json::to_string(&json!({
-        "format": FORMAT,
-        "nowMicros": session.now_micros.to_string(),
-        "tables": tables,
-    }))
-    .map_err(|e| invalid(e.to_string()))
+    #[derive(serde::Serialize)]
+    struct Document<'a> {
+        format: &'a str,
+        #[serde(rename = "nowMicros")]
+        now_micros: String,
+        tables: Vec<Table<'a>>,
+    }
+    let document = Document {
+        format: FORMAT,
+        now_micros: session.now_micros.to_string(),
+        tables: session
+            .tables
+            .iter()
+            .map(|t| Table {
+                table_id: &t.table_id,
+                table: &t.config,
+                rows: &t.rows,
+            })
+            .collect(),
+    };
+    sparsetable::json::to_string(&document).map_err(engine)
 }
 
 /// Parses a session from JSON.

@@ -2,6 +2,8 @@
 //! bottom, labelled by the hierarchy levels of their keys; hot rows are outlined and a hover
 //! shows the range, its counters in that second and the tablet holding it.
 
+use core::fmt::Write as _;
+
 use yew::prelude::*;
 
 use crate::lab::heatmap::outline_labels;
@@ -18,21 +20,64 @@ pub struct HeatmapProps {
     pub cell: u32,
 }
 
-/// A colour from cold (pale) to hot (dark red) for `v` of `max`.
-fn colour(v: u64, max: u64) -> String {
+/// Colour levels a cell's share of the maximum is rounded to (level 0: no traffic).
+const LEVELS: u32 = 40;
+
+/// The level, 0 to [`LEVELS`], of `v` of `max`: the square root of the share, so that cold
+/// ranges beside one hot range still show.
+fn level(v: u64, max: u64) -> u32 {
     if v == 0 || max == 0 {
-        return "#f1f3f6".into();
+        return 0;
     }
     let f = (v as f64 / max as f64).sqrt();
+    ((f * f64::from(LEVELS)).ceil() as u32).clamp(1, LEVELS)
+}
+
+/// A level's colour, from cold (pale) to hot (dark red).
+fn colour(level: u32) -> String {
+    if level == 0 {
+        return "#f1f3f6".into();
+    }
+    let f = f64::from(level) / f64::from(LEVELS);
     let light = 92.0 - f * 60.0;
     let hue = 50.0 - f * 50.0;
     format!("hsl({hue:.0},90%,{light:.0}%)")
 }
 
+/// The hover text of one cell: its key range, its counters in that second and its tablet.
+fn cell_text(lane: &LaneView, ri: usize, ti: usize) -> Option<String> {
+    let row = lane.heatmap.rows.get(ri)?;
+    let c = row.counters.get(ti)?;
+    // The tablet holding the range's first key (tablets cover keys in order).
+    let tablet = lane
+        .tablets
+        .iter()
+        .rev()
+        .find(|t| t.start.as_slice() <= row.start.as_slice())
+        .map_or(0, |t| t.id);
+    Some(format!(
+        "keys {} … {}\nsecond {}: {} writes, {} reads, {} B written, {} B read\ntablet {}",
+        display_bytes(&row.start),
+        display_bytes(&row.last),
+        ti + 1,
+        c.writes,
+        c.reads,
+        c.bytes_written,
+        c.bytes_read,
+        tablet
+    ))
+}
+
 /// One lane's heatmap.
+///
+/// The cells are drawn as one SVG `<path>` per colour level, each a list of squares, and one
+/// `mousemove` listener on the SVG finds the cell under the pointer from its position; the
+/// hover panel formats that cell's text then. (A `<rect>` with a `<title>` and a listener per
+/// cell made thousands of nodes and closures to rebuild on every tick of the load generator:
+/// most of a tick's time in the browser went there.)
 #[function_component(HeatmapView)]
 pub fn heatmap_view(props: &HeatmapProps) -> Html {
-    let hover = use_state(|| None::<String>);
+    let hover = use_state(|| None::<(usize, usize)>);
     let lane = &props.lane;
     let h = &lane.heatmap;
     let cell = props.cell;
@@ -41,6 +86,36 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
     let height = cell * h.rows.len().max(1) as u32;
     let labels = outline_labels(&h.rows);
     let hot_rows = h.rows.iter().filter(|r| r.hot).count();
+    let mut paths = vec![String::new(); LEVELS as usize + 1];
+    for (ri, row) in h.rows.iter().enumerate() {
+        for (ti, &v) in row.cells.iter().enumerate() {
+            let (x, y, side) = (label_w + ti as u32 * cell, ri as u32 * cell, cell - 1);
+            let d = &mut paths[level(v, h.max) as usize];
+            let _ = write!(d, "M{x} {y}h{side}v{side}h-{side}z");
+        }
+    }
+    // Yew delegates events to its root, so the event's current target is not the SVG: the
+    // cell is found from the SVG's own box.
+    let svg_ref = use_node_ref();
+    let onmousemove = {
+        let (hover, rows, times) = (hover.clone(), h.rows.len(), h.times.len());
+        let svg_ref = svg_ref.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
+                return;
+            };
+            let bounds = svg.get_bounding_client_rect();
+            let x = f64::from(e.client_x()) - bounds.left() - f64::from(label_w);
+            let y = f64::from(e.client_y()) - bounds.top();
+            let (t, r) = (x / f64::from(cell), y / f64::from(cell));
+            if x >= 0.0 && y >= 0.0 && (t as usize) < times && (r as usize) < rows {
+                hover.set(Some((r as usize, t as usize)));
+            }
+        })
+    };
+    let hover_text = (*hover)
+        .and_then(|(r, t)| cell_text(lane, r, t))
+        .unwrap_or_else(|| "Hover a cell: key range, operations, tablet.".into());
     html! {
         <div class="heatmap" data-testid="heatmap" data-table={lane.table.clone()}
             data-hot-rows={hot_rows.to_string()} data-rows={h.rows.len().to_string()}
@@ -50,46 +125,21 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
                 <p class="hint">{ "No traffic yet: run some load." }</p>
             } else {
                 <svg width={width.to_string()} height={height.to_string()} role="img"
-                    aria-label={format!("heatmap of {}", lane.table)}>
-                    { for h.rows.iter().enumerate().map(|(ri, row)| {
-                        let y = ri as u32 * cell;
-                        // The tablet holding the range's first key (tablets cover keys in order).
-                        let tablet = lane.tablets.iter().rev()
-                            .find(|t| t.start.as_slice() <= row.start.as_slice())
-                            .map_or(0, |t| t.id);
-                        html! {
-                            <g>
-                                <text x="0" y={(y + cell - 3).to_string()} class={classes!("heat-label", row.hot.then_some("hot"))}>{ labels[ri].clone() }</text>
-                                { for row.cells.iter().enumerate().map(|(ti, &v)| {
-                                    let c = row.counters[ti];
-                                    let text = format!(
-                                        "keys {} … {}\nsecond {}: {} writes, {} reads, {} B written, {} B read\ntablet {}",
-                                        display_bytes(&row.start), display_bytes(&row.last), ti + 1,
-                                        c.writes, c.reads, c.bytes_written, c.bytes_read, tablet
-                                    );
-                                    let onmouseenter = {
-                                        let (hover, text) = (hover.clone(), text.clone());
-                                        Callback::from(move |_| hover.set(Some(text.clone())))
-                                    };
-                                    html! {
-                                        <rect x={(label_w + ti as u32 * cell).to_string()} y={y.to_string()}
-                                            width={(cell - 1).to_string()} height={(cell - 1).to_string()}
-                                            fill={colour(v, h.max)} {onmouseenter}>
-                                            <title>{ text }</title>
-                                        </rect>
-                                    }
-                                }) }
-                                { for row.hot_cells.iter().enumerate().filter(|(_, h)| **h).map(|(ti, _)| html! {
-                                    <rect class="hot-outline" x={(label_w + ti as u32 * cell).to_string()} y={y.to_string()}
-                                        width={(cell - 1).to_string()} height={(cell - 1).to_string()} />
-                                }) }
-                            </g>
-                        }
+                    aria-label={format!("heatmap of {}", lane.table)} {onmousemove} ref={svg_ref}>
+                    { for labels.iter().zip(&h.rows).enumerate().map(|(ri, (label, row))| html! {
+                        <text x="0" y={(ri as u32 * cell + cell - 3).to_string()} class={classes!("heat-label", row.hot.then_some("hot"))}>{ label.clone() }</text>
+                    }) }
+                    { for paths.into_iter().enumerate().filter(|(_, d)| !d.is_empty()).map(|(l, d)| html! {
+                        <path key={l} class="heat-cells" data-level={l.to_string()} fill={colour(l as u32)} {d} />
+                    }) }
+                    { for h.rows.iter().enumerate().flat_map(|(ri, row)| {
+                        row.hot_cells.iter().enumerate().filter(|(_, h)| **h).map(move |(ti, _)| html! {
+                            <rect class="hot-outline" x={(label_w + ti as u32 * cell).to_string()} y={(ri as u32 * cell).to_string()}
+                                width={(cell - 1).to_string()} height={(cell - 1).to_string()} />
+                        })
                     }) }
                 </svg>
-                <pre class="heat-hover" data-testid="heat-hover">
-                    { (*hover).clone().unwrap_or_else(|| "Hover a cell: key range, operations, tablet.".into()) }
-                </pre>
+                <pre class="heat-hover" data-testid="heat-hover">{ hover_text }</pre>
             }
         </div>
     }
