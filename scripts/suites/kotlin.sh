@@ -67,6 +67,15 @@ then
 else
   echo "FAILED: KDoc HTML"; fail=$((fail + 1))
 fi
+# Every public declaration of the Kotlin layer has KDoc of its own (constructor properties too).
+kdoc_dir=$(mktemp -d)
+kdoc_out=$(python3 bindings/kotlin/kdoc_html.py "$kdoc_dir" bindings/kotlin/src/main/kotlin)
+rm -rf "$kdoc_dir"
+if grep -q ', 0 public declarations without KDoc' <<<"$kdoc_out"; then
+  echo "ok: every public declaration has KDoc"; pass=$((pass + 1))
+else
+  echo "$kdoc_out"; echo "FAILED: public declarations without KDoc"; fail=$((fail + 1))
+fi
 
 # 3. The tests, compiled against the jar.
 KOTLIN_LIBS="$KOTLINC_HOME/lib/kotlin-stdlib.jar"

@@ -30,7 +30,9 @@ enum class StatusCode(val value: Int) {
  */
 sealed class ApiException(
     message: String,
+    /** The gRPC status code of the failure, as gax's `ApiException.getStatusCode()`. */
     val statusCode: StatusCode,
+    /** Whether the same call may succeed if tried again: UNAVAILABLE, ABORTED, RESOURCE_EXHAUSTED. */
     val isRetryable: Boolean,
 ) : RuntimeException(message)
 

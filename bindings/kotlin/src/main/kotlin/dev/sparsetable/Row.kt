@@ -9,10 +9,15 @@ import dev.sparsetable.ffi.Row as NativeRow
 
 /** One timestamped value of one column. [timestamp] is in microseconds. */
 class RowCell(
+    /** The column family. */
     val family: String,
+    /** The column qualifier, raw bytes. */
     val qualifier: ByteArray,
+    /** The version's timestamp in microseconds since the Unix epoch. */
     val timestamp: Long,
+    /** The value, raw bytes (empty when a strip-value filter applied). */
     val value: ByteArray,
+    /** Labels a `label` filter attached to this cell, in the order they were applied. */
     val labels: List<String> = emptyList(),
 ) {
     /** The qualifier decoded as UTF-8. */
