@@ -53,7 +53,8 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
         }
     };
     html! {
-        <section class="lab" data-testid="lab">
+        // Named, so the lab is a region landmark of its own (axe-core: all content in landmarks).
+        <section class="lab" data-testid="lab" aria-label="Lab">
             <nav class="tabs lab-tabs" aria-label="Lab views">
                 { for TABS.iter().map(|&(id, label)| {
                     let t = tab.clone();
