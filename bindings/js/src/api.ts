@@ -585,7 +585,8 @@ export interface ClusterInfo {
   storage?: "ssd" | "hdd";
 }
 
-/** What `createInstance` records about an instance (kept for this JavaScript realm). */
+/** What `createInstance` records about an instance: kept for this JavaScript realm and, with
+ * `dataDir` in Node, in the instance's folder (docs/format/js_instance.md). */
 export interface InstanceMetadata {
   name: string;
   displayName: string;
@@ -607,6 +608,22 @@ export function setDirectoryOpener(open: DirectoryOpener): void {
   directoryOpener = open;
 }
 
+/** @internal Where the Node build keeps an instance's metadata beside its data: `dir` is the
+ * instance's folder, `projectDir` the folder of its project's instances. `load` answers
+ * undefined for a folder without metadata and throws DATA_LOSS for a file it cannot read. */
+export interface InstanceStore {
+  load(dir: string): InstanceMetadata | undefined;
+  save(dir: string, metadata: InstanceMetadata): void;
+  remove(dir: string): void;
+  list(projectDir: string): string[];
+}
+let instanceStore: InstanceStore | null = null;
+
+/** @internal The Node entry registers the instance-metadata store for `dataDir`. */
+export function setInstanceStore(store: InstanceStore): void {
+  instanceStore = store;
+}
+
 /** The entry point, as `new Bigtable()` in @google-cloud/bigtable. */
 export class Bigtable {
   projectId: string;
@@ -626,6 +643,43 @@ export class Bigtable {
     return `${this.options.dataDir ?? ""}\u0000${this.projectId}/${id}`;
   }
 
+  /** @internal The folder of instance `id` under `dataDir`, or undefined in memory. */
+  private instanceDir(id: string): string | undefined {
+    const dir = this.options.dataDir;
+    return dir === undefined ? undefined : `${dir}/${this.projectId}/${id}`;
+  }
+
+  /** @internal Instance `id`'s metadata as recorded: in this realm, else (with `dataDir`) on
+   * disk, which is then cached here; undefined if nobody created or used it. */
+  recorded(id: string): InstanceMetadata | undefined {
+    const key = this.instanceKey(id);
+    const known = instanceMeta.get(key);
+    if (known) return known;
+    const dir = this.instanceDir(id);
+    if (dir === undefined || !instanceStore) return undefined;
+    const stored = call(() => instanceStore!.load(dir));
+    if (stored) instanceMeta.set(key, stored);
+    return stored;
+  }
+
+  /** @internal Records instance `id`'s metadata in this realm and, with `dataDir`, on disk
+   * (after its folder exists: the database is opened first). */
+  record(id: string, metadata: InstanceMetadata): void {
+    instanceMeta.set(this.instanceKey(id), metadata);
+    const dir = this.instanceDir(id);
+    if (dir !== undefined && instanceStore) {
+      this.database(id);
+      call(() => instanceStore!.save(dir, metadata));
+    }
+  }
+
+  /** @internal Forgets instance `id`'s metadata, here and on disk. */
+  forget(id: string): void {
+    instanceMeta.delete(this.instanceKey(id));
+    const dir = this.instanceDir(id);
+    if (dir !== undefined && instanceStore) call(() => instanceStore!.remove(dir));
+  }
+
   /** Creates instance `id` with its clusters (`{id, location, nodes, storage}`),
    * `displayName`, `labels` and `type`: ALREADY_EXISTS if it exists. Resolves to
    * `[instance, operation]` as the client does; the operation is already done. */
@@ -639,7 +693,7 @@ export class Bigtable {
         throw new BigtableError("INVALID_ARGUMENT", `instance id ${JSON.stringify(id)} must be 6 to 33 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'`);
       }
       const key = this.instanceKey(id);
-      if (instanceMeta.has(key) || databases.has(key)) {
+      if (databases.has(key) || this.recorded(id)) {
         throw new BigtableError("ALREADY_EXISTS", `instance ${id} already exists`);
       }
       const clusters = options.clusters === undefined ? [] : Array.isArray(options.clusters) ? options.clusters : [options.clusters];
@@ -654,7 +708,7 @@ export class Bigtable {
         throw new BigtableError("INVALID_ARGUMENT", `type ${JSON.stringify(options.type)} is PRODUCTION or DEVELOPMENT`);
       }
       const instance = new Instance(this, id);
-      instanceMeta.set(key, {
+      this.record(id, {
         name: instance.name,
         displayName: options.displayName ?? id,
         labels: { ...(options.labels ?? {}) },
@@ -675,6 +729,11 @@ export class Bigtable {
       for (const key of [...databases.keys(), ...instanceMeta.keys()]) {
         if (key.startsWith(prefix)) ids.add(key.slice(prefix.length));
       }
+      // With dataDir, also the instances an earlier process created or used there.
+      const dir = this.options.dataDir;
+      if (dir !== undefined && instanceStore) {
+        for (const id of call(() => instanceStore!.list(`${dir}/${this.projectId}`))) ids.add(id);
+      }
       const instances = [...ids].sort().map((id) => {
         const instance = new Instance(this, id);
         instance.metadata = instance.describe();
@@ -693,7 +752,13 @@ export class Bigtable {
       const clock = this.options.clockMicros !== undefined ? { clockMicros: this.options.clockMicros } : undefined;
       if (dir !== undefined) {
         if (!directoryOpener) throw new BigtableError("FAILED_PRECONDITION", "dataDir needs the Node build (browsers have no directory storage yet)");
-        db = call(() => directoryOpener!(`${dir}/${this.projectId}/${instanceId}`, clock));
+        const instanceDir = `${dir}/${this.projectId}/${instanceId}`;
+        db = call(() => directoryOpener!(instanceDir, clock));
+        // An instance used without createInstance exists from then on, with the defaults: its
+        // metadata goes on disk too, so a later process lists it.
+        if (instanceStore && !instanceMeta.has(key) && call(() => instanceStore!.load(instanceDir)) === undefined) {
+          call(() => instanceStore!.save(instanceDir, new Instance(this, instanceId).defaults()));
+        }
       } else {
         db = clock ? new Database(clock) : new Database();
       }
@@ -747,25 +812,30 @@ export class Instance {
     return this.bigtable.database(this.id);
   }
 
-  /** @internal Whether the instance exists in this realm (created, or used). */
+  /** @internal Whether the instance exists: created or used in this realm or, with
+   * `dataDir`, by an earlier process. */
   private known(): boolean {
-    const key = this.bigtable.instanceKey(this.id);
-    return instanceMeta.has(key) || databases.has(key);
+    return databases.has(this.bigtable.instanceKey(this.id)) || this.bigtable.recorded(this.id) !== undefined;
+  }
+
+  /** @internal What an instance nobody created has: one cluster, `{id}-c1`. */
+  defaults(): InstanceMetadata {
+    return {
+      name: this.name,
+      displayName: this.id,
+      labels: {},
+      type: "PRODUCTION",
+      state: "READY",
+      clusters: [{ id: `${this.id}-c1`, location: "local", nodes: 1, storage: "ssd" }],
+    };
   }
 
   /** @internal The instance's metadata (the one-cluster default for a used instance). */
   describe(): InstanceMetadata {
-    const recorded = instanceMeta.get(this.bigtable.instanceKey(this.id));
+    const recorded = this.bigtable.recorded(this.id);
     return recorded
       ? { ...recorded, labels: { ...recorded.labels }, clusters: recorded.clusters.map((c) => ({ ...c })) }
-      : {
-          name: this.name,
-          displayName: this.id,
-          labels: {},
-          type: "PRODUCTION",
-          state: "READY",
-          clusters: [{ id: `${this.id}-c1`, location: "local", nodes: 1, storage: "ssd" }],
-        };
+      : this.defaults();
   }
 
   private existing(): InstanceMetadata {
@@ -822,7 +892,7 @@ export class Instance {
       const next = this.existing();
       if (metadata.displayName !== undefined) next.displayName = metadata.displayName;
       if (metadata.labels !== undefined) next.labels = { ...metadata.labels };
-      instanceMeta.set(this.bigtable.instanceKey(this.id), next);
+      this.bigtable.record(this.id, next);
       this.metadata = next;
       return [next] as [InstanceMetadata];
     }, cb);
@@ -834,7 +904,8 @@ export class Instance {
   }
 
   /** Deletes the instance and every table in it (FAILED_PRECONDITION, and nothing deleted,
-   * if a table has deletion protection). A directory's files stay on disk. */
+   * if a table has deletion protection). With `dataDir` its metadata file goes; the engine's
+   * files of the emptied database stay in the folder. */
   delete(cb?: Callback<[]>): Promise<[]> {
     return settle(() => {
       this.existing();
@@ -845,7 +916,7 @@ export class Instance {
       }
       for (const t of tables) call(() => db.deleteTable(t.name as string));
       const key = this.bigtable.instanceKey(this.id);
-      instanceMeta.delete(key);
+      this.bigtable.forget(this.id);
       databases.delete(key);
       db.free();
       return [] as [];

@@ -16,6 +16,7 @@ declare module "node:fs" {
   export function writeFileSync(path: string, data: string, options: { flag: string }): void;
   export function readFileSync(path: string, encoding: "utf8"): string;
   export function realpathSync(path: string): string;
+  export function existsSync(path: string): boolean;
 }
 
 // The process, for the directory lock's pid checks.

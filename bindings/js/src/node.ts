@@ -6,11 +6,13 @@ import { initSync } from "./wasm/sparsetable_wasm.js";
 initSync({ module: readFileSync(new URL("./wasm/sparsetable_wasm_bg.wasm", import.meta.url)) });
 
 import { Readable } from "node:stream";
-import { setDirectoryOpener, setReadStreamWrapper, BigtableError } from "./api.js";
+import { setDirectoryOpener, setInstanceStore, setReadStreamWrapper, BigtableError } from "./api.js";
 import type { Row, RowStream } from "./api.js";
 import { openDirectory } from "./node_storage.js";
+import { nodeInstanceStore } from "./node_instances.js";
 
 setDirectoryOpener(openDirectory);
+setInstanceStore(nodeInstanceStore);
 
 /** `createReadStream` in Node: a real object-mode `stream.Readable` (so `pipe`, `pipeline`,
  * back-pressure and every Readable event work), pulling rows from the engine's stream only as

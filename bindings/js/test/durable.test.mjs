@@ -44,6 +44,58 @@ test("new Bigtable({dataDir}) persists each instance", async () => {
   assert.ok(fs.readdirSync(path.join(dir, "sparsetable", "i")).length > 0);
 });
 
+test("with dataDir, instance metadata outlives the process: created, renamed, listed, deleted", () => {
+  const dir = tmp();
+  // Each step is a process of its own; it prints JSON.
+  const step = (body) => JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e",
+    `import { Bigtable } from "sparsetable"; const bt = new Bigtable({ dataDir: ${JSON.stringify(dir)} });
+     const out = await (async () => { ${body} })(); console.log(JSON.stringify(out ?? null));`],
+  { cwd: process.cwd(), encoding: "utf8" }));
+  step(`const [inst] = await bt.createInstance("orders-prod", { displayName: "Orders", labels: { env: "test" }, type: "DEVELOPMENT",
+          clusters: { id: "orders-c7", location: "us-east1-b", nodes: 3, storage: "hdd" } });
+        await inst.setMetadata({ displayName: "Orders (renamed)" });
+        await inst.table("t").create({ families: ["cf"] });`);
+  // Another process: used without createInstance, so it exists with the defaults.
+  step(`await bt.instance("scratch").table("t").create({ families: ["cf"] });`);
+  const seen = step(`const [instances] = await bt.getInstances();
+    const [meta] = await bt.instance("orders-prod").getMetadata();
+    const again = await bt.createInstance("orders-prod", { clusters: { id: "orders-c8" } }).then(() => "created", (e) => e.status);
+    const [tables] = await bt.instance("orders-prod").getTables();
+    return { ids: instances.map((i) => i.id), meta, again, tables: tables.map((t) => t.id),
+      scratch: (await bt.instance("scratch").getMetadata())[0].clusters };`);
+  assert.deepEqual(seen.ids, ["orders-prod", "scratch"]);
+  assert.equal(seen.meta.displayName, "Orders (renamed)");
+  assert.deepEqual(seen.meta.labels, { env: "test" });
+  assert.equal(seen.meta.type, "DEVELOPMENT");
+  assert.deepEqual(seen.meta.clusters, [{ id: "orders-c7", location: "us-east1-b", nodes: 3, storage: "hdd" }]);
+  assert.equal(seen.again, "ALREADY_EXISTS");
+  assert.deepEqual(seen.tables, ["t"]);
+  assert.deepEqual(seen.scratch.map((c) => c.id), ["scratch-c1"]);
+  const doc = JSON.parse(fs.readFileSync(path.join(dir, "sparsetable", "orders-prod", "INSTANCE.json"), "utf8"));
+  assert.equal(doc.format, "sparsetable-js-instance/1");
+  // Deleted in one process, gone for the next.
+  step(`await bt.instance("orders-prod").table("t").delete(); await bt.instance("orders-prod").delete();`);
+  const after = step(`const [instances] = await bt.getInstances(); return { ids: instances.map((i) => i.id),
+    exists: (await bt.instance("orders-prod").exists())[0] };`);
+  assert.deepEqual(after, { ids: ["scratch"], exists: false });
+});
+
+test("with dataDir, an unreadable instance file is DATA_LOSS naming it, not a crash", () => {
+  const dir = tmp();
+  fs.mkdirSync(path.join(dir, "sparsetable", "broken-one"), { recursive: true });
+  const file = path.join(dir, "sparsetable", "broken-one", "INSTANCE.json");
+  for (const bad of ["{not json", JSON.stringify({ format: "other/1" }),
+    JSON.stringify({ format: "sparsetable-js-instance/1", name: "n", displayName: "d", labels: {}, type: "PRODUCTION", clusters: [] })]) {
+    fs.writeFileSync(file, bad);
+    const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e",
+      `import { Bigtable } from "sparsetable"; const bt = new Bigtable({ dataDir: ${JSON.stringify(dir)} });
+       const r = await bt.instance("broken-one").getMetadata().then(() => "ok", (e) => ({ status: e.status, message: e.message }));
+       console.log(JSON.stringify(r));`], { cwd: process.cwd(), encoding: "utf8" }));
+    assert.equal(out.status, "DATA_LOSS", bad);
+    assert.ok(out.message.includes("INSTANCE.json"), out.message);
+  }
+});
+
 test("a writer killed with SIGKILL loses no acknowledged write", async () => {
   const dir = tmp();
   const writer = `
