@@ -43,4 +43,11 @@ p=$(count passed); f=$(count failed); e=$(count error); s=$(count skipped)
 p=${p:-0}; f=$(( ${f:-0} + ${e:-0} ))
 if [ "${s:-0}" -gt 0 ]; then echo "FAILED: ${s} test(s) skipped"; f=$((f + ${s})); fi
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: pytest exited $rc"; f=1; fi
+# The benchmark's thread-scaling part at toy sizes: the script still runs against the wheel
+# (its figures mean nothing here; docs/benchmarks.md has the real command and figures).
+if (cd "$(mktemp -d)" && "$PY" "$ROOT/bindings/python/bench/compare.py" --scaling-only --rows 2000 --ops 200); then
+  echo "ok: bench/compare.py --scaling-only"; p=$((p + 1))
+else
+  echo "FAILED: bench/compare.py --scaling-only"; f=$((f + 1))
+fi
 result "$p" "$f"

@@ -14,7 +14,8 @@ almost none) at 1, 2 and 8 threads, which shows what releasing the GIL buys when
 dominates; and memory at the first row of a large streamed scan.
 
 Run: python bindings/python/bench/compare.py [--rows N] [--ops N] [--batch N] [--smoke]
-[--scaling-only] (not part of CI beyond --smoke). Prints a Markdown table of ops/s and ratios.
+[--scaling-only]. CI runs only `--scaling-only` at toy sizes (scripts/suites/python.sh), to
+check the script runs. Prints a Markdown table of ops/s and ratios.
 """
 
 from __future__ import annotations
