@@ -211,17 +211,15 @@ def timed(f):
     return time.perf_counter() - start
 
 
-def threaded_reads(peer, keys, threads):
-    chunks = [keys[i::threads] for i in range(threads)]
-    readers = [peer.reader() for _ in range(threads)]
-    barrier = threading.Barrier(threads + 1)
+def timed_threads(jobs):
+    """Seconds from a common start until every job (a callable, one thread each) returns."""
+    barrier = threading.Barrier(len(jobs) + 1)
 
-    def run(read, chunk):
+    def run(job):
         barrier.wait()
-        for k in chunk:
-            read(k)
+        job()
 
-    ts = [threading.Thread(target=run, args=(r, c)) for r, c in zip(readers, chunks)]
+    ts = [threading.Thread(target=run, args=(job,)) for job in jobs]
     for t in ts:
         t.start()
     start = time.perf_counter()
@@ -229,6 +227,13 @@ def threaded_reads(peer, keys, threads):
     for t in ts:
         t.join()
     return time.perf_counter() - start
+
+
+def threaded_reads(peer, keys, threads):
+    """Seconds for point reads of `keys`, split over threads, each with its own reader."""
+    chunks = [keys[i::threads] for i in range(threads)]
+    readers = [peer.reader() for _ in range(threads)]
+    return timed_threads([lambda r=r, c=c: [r(k) for k in c] for r, c in zip(readers, chunks)])
 
 
 def threaded_filtered_scans(peer, scans, threads):
@@ -237,21 +242,8 @@ def threaded_filtered_scans(peer, scans, threads):
     from sparsetable.data.row_filters import RowKeyRegexFilter
 
     query = ReadRowsQuery(row_filter=RowKeyRegexFilter(rb".*7777$"))
-    barrier = threading.Barrier(threads + 1)
-
-    def run(n):
-        barrier.wait()
-        for _ in range(n):
-            peer.table.read_rows(query)
-
-    ts = [threading.Thread(target=run, args=(scans // threads,)) for _ in range(threads)]
-    for t in ts:
-        t.start()
-    start = time.perf_counter()
-    barrier.wait()
-    for t in ts:
-        t.join()
-    return time.perf_counter() - start
+    n = scans // threads
+    return timed_threads([lambda: [peer.table.read_rows(query) for _ in range(n)]] * threads)
 
 
 def scaling(rows, ops):
