@@ -7,8 +7,8 @@
 #   scripts/playground.sh --cargo-only  only the cargo build (CI's background prebuild)
 #
 # Build: cargo (wasm32, release) -> wasm-bindgen --target web -> wasm-opt -Oz (npm binaryen)
-# -> index.html + style.css beside it -> a gzip -9 copy of each file (<name>.gz), which
-# scripts/serve_playground.py sends with Content-Encoding: gzip.
+# -> index.html, style.css and worker.js (the engine's Web Worker) beside it -> a gzip -9 copy
+# of each file (<name>.gz), which scripts/serve_playground.py sends with Content-Encoding: gzip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -44,7 +44,7 @@ web/node_modules/.bin/wasm-opt -Oz \
   --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \
   --enable-sign-ext --enable-multivalue --enable-mutable-globals \
   "$DIST/playground_bg.wasm" -o "$DIST/playground_bg.wasm"
-cp web/index.html web/style.css "$DIST/"
+cp web/index.html web/style.css web/worker.js "$DIST/"
 for f in "$DIST"/*.wasm "$DIST"/*.js "$DIST"/*.css "$DIST"/*.html; do
   gzip -9 -n -k -f "$f"
 done

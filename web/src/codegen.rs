@@ -20,7 +20,7 @@ use sparsetable::{Mutation, ReadRowsRequest, RowFilter, RowRange};
 extern crate alloc;
 
 /// A language (or tool) a snippet is written for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Lang {
     /// Python, Google's `google.cloud.bigtable.data`.
     PythonGoogle,
@@ -61,7 +61,7 @@ impl Lang {
 }
 
 /// A snippet of code.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Snippet {
     /// Its language.
     pub lang: Lang,

@@ -15,19 +15,25 @@ use sparsetable::Row;
 
 extern crate alloc;
 
+// A bulk load sends every row of the grid from the worker to the page, so a row's serde form
+// uses one-letter names: they halve the size of a 100,000-row update.
+
 /// The newest cell of one column of one row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CellSummary {
     /// The newest value.
+    #[serde(rename = "v", with = "crate::wire::bytes")]
     pub value: Vec<u8>,
     /// Its timestamp.
+    #[serde(rename = "t")]
     pub timestamp_micros: i64,
     /// How many versions the column holds (after GC).
+    #[serde(rename = "n")]
     pub versions: usize,
 }
 
 /// The columns of one family that hold (or held) cells, in display order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FamilyColumns {
     /// The family.
     pub family: String,
@@ -36,11 +42,13 @@ pub struct FamilyColumns {
 }
 
 /// One row of the grid.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GridRow {
     /// The row key.
+    #[serde(rename = "k", with = "crate::wire::bytes")]
     pub key: Vec<u8>,
     /// `(column id, newest cell)`, sorted by column id.
+    #[serde(rename = "c")]
     pub cells: Vec<(usize, CellSummary)>,
 }
 
@@ -54,8 +62,34 @@ impl GridRow {
     }
 }
 
+/// Rows re-read together: `(key, what a read of it returned)`, keys ascending, each once.
+pub type RowBatch = Vec<(Vec<u8>, Option<Row>)>;
+
+/// How a grid changed, for a copy of it kept elsewhere (the page's copy of the worker's
+/// grid): replaying the change on the copy gives the same data.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub enum GridChange {
+    /// Unchanged.
+    #[default]
+    None,
+    /// Replaced whole by this.
+    Replaced(GridData),
+    /// These batches of rows were re-read, oldest first ([`GridData::upsert_rows`]).
+    Rows(Vec<RowBatch>),
+    /// Replaced whole by the grid that travels beside the message, in binary
+    /// (`crate::remote::encode_reply`).
+    Attached,
+}
+
+impl GridChange {
+    /// Whether the grid is unchanged.
+    pub fn is_none(&self) -> bool {
+        matches!(self, GridChange::None)
+    }
+}
+
 /// The selected table laid out as a grid.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct GridData {
     /// Every column seen, by id: `(family, qualifier)`.
     pub columns: Vec<(String, Vec<u8>)>,
@@ -133,7 +167,14 @@ impl GridData {
     /// ascending key order, each key once. One merge pass over the grid, so a batch of k rows
     /// costs O(n + k) moves rather than k inserts of O(n) each (a load generator tick writes
     /// hundreds of rows at random places in a table of 100,000).
-    pub fn upsert_rows(&mut self, updates: Vec<(Vec<u8>, Option<Row>)>) {
+    pub fn upsert_rows(&mut self, mut updates: RowBatch) {
+        if updates.len() == 1 {
+            // One row (a write): a binary search and one insert or removal.
+            if let Some((key, row)) = updates.pop() {
+                self.upsert_row(&key, row);
+            }
+            return;
+        }
         let mut changed: Vec<GridRow> = Vec::with_capacity(updates.len());
         let mut gone: Vec<Vec<u8>> = Vec::new();
         for (key, row) in updates {

@@ -17,7 +17,7 @@ use sparsetable::{Database, ReadRowsRequest, Row, RowFilter, RowRange, RowSet};
 extern crate alloc;
 
 /// One row range of the panel: text bounds, empty for unbounded.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct RangeSpec {
     /// The start key (empty: from the first row).
     pub start: String,
@@ -49,7 +49,7 @@ impl RangeSpec {
 }
 
 /// A read as the panel holds it.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct QuerySpec {
     /// Row keys to read (each non-empty).
     pub row_keys: Vec<String>,
@@ -91,7 +91,7 @@ impl QuerySpec {
 }
 
 /// What a read did: the figures of the explain view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Explain {
     /// Rows examined (returned or filtered out).
     pub rows_scanned: u64,

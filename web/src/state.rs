@@ -36,7 +36,7 @@ use crate::session;
 
 extern crate alloc;
 
-pub use crate::grid_data::{CellSummary, FamilyColumns, GridRow};
+pub use crate::grid_data::{CellSummary, FamilyColumns, GridChange, GridRow, RowBatch};
 
 /// How far one write moves the clock: one millisecond, the finest step a MILLIS table keeps.
 pub const WRITE_TICK_MICROS: i64 = 1000;
@@ -44,7 +44,7 @@ pub const WRITE_TICK_MICROS: i64 = 1000;
 /// The page's views, one tab each. The Data view is the grid and the write form; other views
 /// mount beside it (the lab's views add their variants here and their components under
 /// `components/`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum View {
     /// Tables, the grid, the versions drawer and the write form.
     #[default]
@@ -70,7 +70,7 @@ impl View {
 }
 
 /// Something a person did in the playground.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Action {
     /// Shows another view of the page.
     ShowView(View),
@@ -162,7 +162,7 @@ pub enum Action {
 }
 
 /// An engine (or form) error as the UI shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ShownError {
     /// The gRPC code name, e.g. `NOT_FOUND`.
     pub code: String,
@@ -171,7 +171,7 @@ pub struct ShownError {
 }
 
 /// A table in the list.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TableSummary {
     /// The table id.
     pub name: String,
@@ -182,7 +182,7 @@ pub struct TableSummary {
 }
 
 /// One stored version of a cell, as the versions drawer shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct VersionView {
     /// Its timestamp.
     pub timestamp_micros: i64,
@@ -193,7 +193,7 @@ pub struct VersionView {
 }
 
 /// The versions drawer: every stored version of one cell.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Drawer {
     /// The row key.
     pub row_key: Vec<u8>,
@@ -208,7 +208,7 @@ pub struct Drawer {
 }
 
 /// The last query's answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct QueryResult {
     /// The table read.
     pub table: String,
@@ -230,12 +230,81 @@ pub struct GridHandle {
     data: Rc<RefCell<GridData>>,
     /// Bumped on every change.
     pub version: u64,
+    /// The changes not yet taken by [`GridHandle::take_change`], when recording.
+    pending: Rc<RefCell<Option<PendingChange>>>,
+}
+
+/// Changes recorded for a copy of the grid kept elsewhere.
+#[derive(Debug, Clone)]
+enum PendingChange {
+    /// Replaced whole (later row changes are part of what a copy will take).
+    Whole,
+    /// Row batches, oldest first, as given to [`GridData::upsert_rows`].
+    Rows(Vec<RowBatch>),
 }
 
 impl GridHandle {
+    /// An empty grid; `record` keeps its changes for [`GridHandle::take_change`].
+    pub fn new(record: bool) -> Self {
+        GridHandle {
+            data: Rc::default(),
+            version: 0,
+            pending: Rc::new(RefCell::new(
+                record.then_some(PendingChange::Rows(Vec::new())),
+            )),
+        }
+    }
+
     /// The data.
     pub fn borrow(&self) -> Ref<'_, GridData> {
         self.data.borrow()
+    }
+
+    /// Replaces the data whole.
+    pub fn replace(&mut self, data: GridData) {
+        *self.data.borrow_mut() = data;
+        self.version += 1;
+        if let Some(p) = self.pending.borrow_mut().as_mut() {
+            *p = PendingChange::Whole;
+        }
+    }
+
+    /// Re-reads rows: `(key, what a read of it returned)` in ascending key order, each key
+    /// once ([`GridData::upsert_rows`]).
+    pub fn upsert_rows(&mut self, updates: RowBatch) {
+        if let Some(PendingChange::Rows(batches)) = self.pending.borrow_mut().as_mut() {
+            batches.push(updates.clone());
+        }
+        self.data.borrow_mut().upsert_rows(updates);
+        self.version += 1;
+    }
+
+    /// What changed since the last call (recording grids only; otherwise always
+    /// [`GridChange::None`]), and starts recording afresh.
+    pub fn take_change(&self) -> GridChange {
+        let mut pending = self.pending.borrow_mut();
+        let Some(p) = pending.as_mut() else {
+            return GridChange::None;
+        };
+        match core::mem::replace(p, PendingChange::Rows(Vec::new())) {
+            PendingChange::Whole => GridChange::Replaced(self.data.borrow().clone()),
+            PendingChange::Rows(batches) if batches.is_empty() => GridChange::None,
+            PendingChange::Rows(batches) => GridChange::Rows(batches),
+        }
+    }
+
+    /// Applies a change another grid recorded, so this one becomes its copy.
+    pub fn apply_change(&mut self, change: GridChange) {
+        match change {
+            // `Attached` is resolved to `Replaced` when the message is decoded.
+            GridChange::None | GridChange::Attached => {}
+            GridChange::Replaced(data) => self.replace(data),
+            GridChange::Rows(batches) => {
+                for batch in batches {
+                    self.upsert_rows(batch);
+                }
+            }
+        }
     }
 }
 
@@ -320,6 +389,11 @@ impl PartialEq for Playground {
     }
 }
 
+/// The table named `name` among `tables`.
+pub fn find_table<'a>(tables: &'a [TableSummary], name: Option<&str>) -> Option<&'a TableSummary> {
+    name.and_then(|n| tables.iter().find(|t| t.name == n))
+}
+
 /// A GC rule in words, as the drawer and the rule editor show it.
 pub fn describe_gc(rule: &GcRule) -> String {
     match rule {
@@ -378,10 +452,7 @@ impl Playground {
             tables: Vec::new(),
             selected: None,
             view: View::Data,
-            grid: GridHandle {
-                data: Rc::new(RefCell::new(GridData::default())),
-                version: 0,
-            },
+            grid: GridHandle::new(false),
             drawer: None,
             query: None,
             hits: Rc::default(),
@@ -410,9 +481,7 @@ impl Playground {
 
     /// The selected table's summary.
     pub fn selected_table(&self) -> Option<&TableSummary> {
-        self.selected
-            .as_ref()
-            .and_then(|s| self.tables.iter().find(|t| &t.name == s))
+        find_table(&self.tables, self.selected.as_deref())
     }
 
     /// The whole session as a JSON export (untracked reads).
@@ -825,8 +894,7 @@ impl Playground {
             }
             None => GridData::default(),
         };
-        *self.grid.data.borrow_mut() = data;
-        self.grid.version += 1;
+        self.grid.replace(data);
     }
 
     /// Re-reads one row (untracked) into the grid.
@@ -838,8 +906,7 @@ impl Playground {
         let row = query::run(&self.db.borrow(), table, &request, false)
             .ok()
             .and_then(|(rows, _)| rows.into_iter().next());
-        self.grid.data.borrow_mut().upsert_row(key, row);
-        self.grid.version += 1;
+        self.grid.upsert_rows(alloc::vec![(key.to_vec(), row)]);
     }
 
     /// Re-reads a batch of rows (untracked, one read of just those keys) into the grid; a
@@ -870,8 +937,7 @@ impl Playground {
                 (key, row)
             })
             .collect();
-        self.grid.data.borrow_mut().upsert_rows(updates);
-        self.grid.version += 1;
+        self.grid.upsert_rows(updates);
     }
 
     /// Re-reads the drawer's cell: every stored version, with what its GC rule hides.
@@ -929,17 +995,6 @@ pub fn display_bytes(bytes: &[u8]) -> String {
 /// A value as an int64 when it is 8 bytes (big-endian, as Bigtable's increments store it).
 pub fn as_int64(bytes: &[u8]) -> Option<i64> {
     <[u8; 8]>::try_from(bytes).ok().map(i64::from_be_bytes)
-}
-
-#[cfg(target_arch = "wasm32")]
-impl yew::Reducible for Playground {
-    type Action = Action;
-
-    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let mut next = (*self).clone();
-        next.apply(action);
-        Rc::new(next)
-    }
 }
 
 #[cfg(test)]

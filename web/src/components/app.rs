@@ -1,14 +1,12 @@
-//! The root component: owns the [`Playground`] through a reducer, lays out the page and its
-//! views, and keeps the session: restored at start from a share link (`#s=...`) or browser
-//! storage, saved to browser storage shortly after each change.
+//! The root component: starts the engine's worker ([`Client`]), keeps the page's copy of the
+//! views ([`Shown`]) through a reducer fed by the worker's updates, and lays out the page.
 //!
-//! Saving reads every table (untracked) and deflates it, so it is debounced: a burst of writes
-//! saves once, after the page has been idle for [`SAVE_DELAY_MS`].
+//! The engine never runs on this thread: an action goes to the worker and the views change
+//! when its update comes back, so input is handled while the engine works. Until the worker's
+//! first update the page shows the static loading note. The session is restored by the worker
+//! at start (from a share link, `#s=...`, or browser storage) and saved by it shortly after
+//! each change; the page only stores what it sends.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use gloo_timers::callback::Timeout;
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;
 
@@ -24,57 +22,42 @@ use super::table_form::TableForm;
 use super::table_tabs::TableTabs;
 use super::view_tabs::ViewTabs;
 use super::write_form::WriteForm;
-use crate::session::{from_share_token, share_token};
-use crate::state::{Action, Playground, View};
+use crate::client::Client;
+use crate::remote::{Answer, PageEvent, Request, Shown};
+use crate::state::{Action, View};
 
-/// Where the session is kept between visits.
-pub const STORAGE_KEY: &str = "sparsetable-playground-session";
-/// Idle time before a change is saved.
-pub const SAVE_DELAY_MS: u32 = 400;
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
-/// The session to start from: a share link's, else the stored one.
-fn saved_session() -> Option<String> {
-    let hash = web_sys::window()?.location().hash().ok()?;
-    if let Some(token) = hash.strip_prefix("#s=") {
-        return from_share_token(token).ok();
-    }
-    let token = storage()?.get_item(STORAGE_KEY).ok().flatten()?;
-    from_share_token(&token).ok()
-}
-
-/// A fresh playground, with the saved session if there is one.
-fn start() -> Playground {
-    // The clock starts at the page's load time, on a whole millisecond (MILLIS tables).
-    let mut p = Playground::new((js_sys::Date::now() as i64) * 1000);
-    if let Some(json) = saved_session() {
-        p.apply(Action::ImportJson(json));
-    }
-    p
-}
-
-/// Installs `window.sparsetable`: `readJson(table, requestJson)` reads through the engine
-/// directly (untracked), for tests that compare what the page shows with what the engine
-/// returns for the same request; `readyMs` is when the app first rendered.
-fn expose(state: &Playground) {
+/// Installs `window.sparsetable`: `readJson(table, requestJson)` asks the engine for the keys
+/// a read returns (untracked; a promise of the keys, or of the error as text), for tests that
+/// compare what the page shows with what the engine returns for the same request; `readyMs`
+/// is when the engine's first update arrived (time to interactive).
+fn expose(client: &Client) {
     let Some(window) = web_sys::window() else {
         return;
     };
-    let p = state.clone();
-    let read =
-        Closure::<dyn Fn(String, String) -> JsValue>::new(move |table: String, request: String| {
-            match p.read_keys_json(&table, &request) {
-                Ok(keys) => JsValue::from(
-                    keys.into_iter()
-                        .map(JsValue::from)
-                        .collect::<js_sys::Array>(),
-                ),
-                Err(e) => JsValue::from(format!("{}: {}", e.code, e.message)),
-            }
-        });
+    let client = client.clone();
+    let read = Closure::<dyn Fn(String, String) -> js_sys::Promise>::new(
+        move |table: String, request: String| {
+            let client = client.clone();
+            js_sys::Promise::new(&mut move |resolve, _reject| {
+                let (table, request) = (table.clone(), request.clone());
+                client.ask(
+                    move |id| Request::ReadKeys { id, table, request },
+                    move |result| {
+                        let value = match result {
+                            Ok(Answer::Keys(keys)) => JsValue::from(
+                                keys.into_iter()
+                                    .map(JsValue::from)
+                                    .collect::<js_sys::Array>(),
+                            ),
+                            Ok(Answer::Text(text)) => JsValue::from(text),
+                            Err(e) => JsValue::from(format!("{}: {}", e.code, e.message)),
+                        };
+                        let _ = resolve.call1(&JsValue::NULL, &value);
+                    },
+                );
+            })
+        },
+    );
     let api = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&api, &"readJson".into(), read.as_ref());
     read.forget();
@@ -86,67 +69,72 @@ fn expose(state: &Playground) {
 /// The playground page.
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(start);
-    let dispatch = {
-        let state = state.clone();
-        Callback::from(move |action: Action| state.dispatch(action))
-    };
+    let state = use_reducer(Shown::default);
     let saved = use_state(|| AttrValue::from(""));
-    {
-        let state = state.clone();
-        use_effect_with((), move |_| {
-            // Ready: the static loading note goes, and the engine is reachable for tests.
-            if let Some(el) = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id("loading"))
-            {
-                el.remove();
+    let client = {
+        let (updates, saved) = (state.dispatcher(), saved.setter());
+        use_memo((), move |_| {
+            Client::spawn(
+                Callback::from(move |batch| updates.dispatch(PageEvent::Updated(batch))),
+                Callback::from(move |status: String| saved.set(status.into())),
+            )
+            .map_err(|e| format!("{e:?}"))
+        })
+    };
+    let client = match &*client {
+        Ok(client) => client.clone(),
+        Err(e) => {
+            return html! {
+                <p class="error" role="alert">{ format!("The engine could not start: this browser cannot run a module worker ({e}).") }</p>
             }
-            expose(&state);
+        }
+    };
+    let dispatch = {
+        let (client, events) = (client.clone(), state.dispatcher());
+        Callback::from(move |action: Action| {
+            client.act(action);
+            events.dispatch(PageEvent::Sent);
+        })
+    };
+    {
+        let client = client.clone();
+        use_effect_with(state.ready, move |&ready| {
+            if ready {
+                // Ready: the static loading note goes, and the engine is reachable for tests.
+                if let Some(el) = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.get_element_by_id("loading"))
+                {
+                    el.remove();
+                }
+                expose(&client);
+            }
         });
     }
-    let pending: Rc<RefCell<Option<Timeout>>> = use_mut_ref(|| None);
-    {
-        let (state, saved) = (state.clone(), saved.clone());
-        use_effect_with(state.revision, move |&revision| {
-            if revision > 0 {
-                let state = state.clone();
-                let timeout = Timeout::new(SAVE_DELAY_MS, move || {
-                    let status = match state.export_json() {
-                        Ok(json) => {
-                            let token = share_token(&json, 1);
-                            match storage().map(|s| s.set_item(STORAGE_KEY, &token)) {
-                                Some(Ok(())) => {
-                                    format!("Saved in this browser ({} KiB).", token.len() / 1024)
-                                }
-                                _ => "Not saved: the browser refused the storage (too large?)."
-                                    .into(),
-                            }
-                        }
-                        Err(e) => format!("Not saved: {}", e.message),
-                    };
-                    saved.set(status.into());
-                });
-                // Replacing the handle cancels the previous save (debounce).
-                *pending.borrow_mut() = Some(timeout);
-            }
-        });
+    if !state.ready {
+        return html! {};
     }
     // --- lab (pglab): console, tablets, Key Visualizer, scenarios, key builder ---
     let lab = html! {
-        <super::lab::LabPanel lab={state.lab.view.clone()}
+        <super::lab::LabPanel lab={state.lab.clone()}
             tables={state.tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>()}
             on_action={dispatch.clone()} />
     };
     // --- end lab ---
 
     html! {
-        <div class="page" data-testid="app">
+        <div class="page" data-testid="app" data-busy={(state.in_flight > 0).to_string()}>
             <header class="top">
                 <div class="brand">
                     <h1>{ "Sparsetable" }</h1>
                     <p class="tagline">{ "Bigtable's data model, running in your browser." }</p>
                 </div>
+                // The engine works in its own thread: the page says when it is catching up.
+                <p class="busy" role="status" data-testid="busy">
+                    if state.in_flight > 0 {
+                        <span class="spinner" aria-hidden="true"></span>{ format!(" engine working ({} queued)", state.in_flight) }
+                    }
+                </p>
                 <Clock now_micros={state.now_micros} on_action={dispatch.clone()} />
             </header>
             <ErrorBanner error={state.error.clone()} on_action={dispatch.clone()} />
@@ -164,7 +152,7 @@ pub fn app() -> Html {
                         </>
                     },
                     View::Session => html! {
-                        <SessionPanel state={Rc::new((*state).clone())} saved={(*saved).clone()} on_action={dispatch.clone()} />
+                        <SessionPanel client={client.clone()} saved={(*saved).clone()} on_action={dispatch.clone()} />
                     },
                 } }
             </main>
@@ -174,7 +162,7 @@ pub fn app() -> Html {
 }
 
 /// The table tabs and the grid (or a hint when there is no table).
-fn grid_section(state: &Playground, dispatch: &Callback<Action>) -> Html {
+fn grid_section(state: &Shown, dispatch: &Callback<Action>) -> Html {
     html! {
         <section class="panel data" aria-label="Rows">
             <TableTabs tables={state.tables.clone()} selected={state.selected.clone()} on_action={dispatch.clone()} />
@@ -188,7 +176,7 @@ fn grid_section(state: &Playground, dispatch: &Callback<Action>) -> Html {
 }
 
 /// The Data view: the forms and GC rules beside the selected table's grid and drawer.
-fn data_view(state: &Playground, dispatch: &Callback<Action>) -> Html {
+fn data_view(state: &Shown, dispatch: &Callback<Action>) -> Html {
     let selected = state.selected.clone();
     let sample = |rows: u32, label: &'static str, id: &'static str| {
         let dispatch = dispatch.clone();

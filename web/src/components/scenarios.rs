@@ -57,7 +57,7 @@ pub fn scenarios_view(props: &ScenariosProps) -> Html {
     let on_action = &props.on_action;
     let running = use_mut_ref(|| Rc::new(Cell::new(false)));
     let is_running = use_state(|| false);
-    let current = lab.scenario.and_then(by_slug);
+    let current = lab.scenario.as_deref().and_then(by_slug);
 
     let set_load = |f: fn(&mut LoadSettings, u32)| {
         let (load, on_action) = (lab.load, on_action.clone());
@@ -109,7 +109,7 @@ pub fn scenarios_view(props: &ScenariosProps) -> Html {
         <div class="scenarios" data-testid="scenarios">
             <div class="scenario-buttons">
                 { for SCENARIOS.iter().map(|s| html! {
-                    <button type="button" class={classes!("ghost", (lab.scenario == Some(s.slug)).then_some("active"))}
+                    <button type="button" class={classes!("ghost", (lab.scenario.as_deref() == Some(s.slug)).then_some("active"))}
                         data-testid={format!("scenario-{}", s.slug)}
                         onclick={lab_cb(on_action, LabAction::RunScenario(s.slug.into()))}>{ s.title }</button>
                 }) }

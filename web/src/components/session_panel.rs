@@ -7,14 +7,15 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::session::share_token;
-use crate::state::{Action, Playground};
+use crate::client::Client;
+use crate::remote::Request;
+use crate::state::Action;
 
 /// Props of [`SessionPanel`].
 #[derive(Properties, PartialEq)]
 pub struct SessionPanelProps {
-    /// The playground (to export from).
-    pub state: std::rc::Rc<Playground>,
+    /// The engine (to export from).
+    pub client: Client,
     /// Receives the imports.
     pub on_action: Callback<Action>,
     /// Whether the last save to browser storage worked, and what it said.
@@ -50,25 +51,24 @@ pub fn session_panel(props: &SessionPanelProps) -> Html {
     let text = use_state(String::new);
     let link = use_state(String::new);
     let export = |csv: bool| {
-        let (state, text) = (props.state.clone(), text.clone());
+        let (client, text) = (props.client.clone(), text.clone());
         Callback::from(move |_| {
-            let out = if csv {
-                state.export_csv()
-            } else {
-                state.export_json()
-            };
-            match out {
-                Ok(body) => {
-                    let (name, mime) = if csv {
-                        ("sparsetable.csv", "text/csv")
-                    } else {
-                        ("sparsetable.json", "application/json")
-                    };
-                    download(name, mime, &body);
-                    text.set(body);
-                }
-                Err(e) => text.set(format!("export failed: {} {}", e.code, e.message)),
-            }
+            let text = text.clone();
+            client.ask_text(
+                move |id| Request::Export { id, csv },
+                move |out| match out {
+                    Ok(body) => {
+                        let (name, mime) = if csv {
+                            ("sparsetable.csv", "text/csv")
+                        } else {
+                            ("sparsetable.json", "application/json")
+                        };
+                        download(name, mime, &body);
+                        text.set(body);
+                    }
+                    Err(e) => text.set(format!("export failed: {} {}", e.code, e.message)),
+                },
+            );
         })
     };
     let import = |csv: bool| {
@@ -110,23 +110,33 @@ pub fn session_panel(props: &SessionPanelProps) -> Html {
         })
     };
     let share = {
-        let (state, link) = (props.state.clone(), link.clone());
+        let (client, link) = (props.client.clone(), link.clone());
         Callback::from(move |_| {
-            let Ok(json) = state.export_json() else {
-                return;
-            };
-            let Some(window) = web_sys::window() else {
-                return;
-            };
-            let location = window.location();
-            let base = format!(
-                "{}{}",
-                location.origin().unwrap_or_default(),
-                location.pathname().unwrap_or_default()
+            let link = link.clone();
+            client.ask_text(
+                |id| Request::Share { id },
+                move |token| {
+                    let Some(window) = web_sys::window() else {
+                        return;
+                    };
+                    let token = match token {
+                        Ok(token) => token,
+                        Err(e) => {
+                            link.set(format!("no link: {} {}", e.code, e.message));
+                            return;
+                        }
+                    };
+                    let location = window.location();
+                    let base = format!(
+                        "{}{}",
+                        location.origin().unwrap_or_default(),
+                        location.pathname().unwrap_or_default()
+                    );
+                    let url = format!("{base}#s={token}");
+                    let _ = window.navigator().clipboard().write_text(&url);
+                    link.set(url);
+                },
             );
-            let url = format!("{base}#s={}", share_token(&json, 9));
-            let _ = window.navigator().clipboard().write_text(&url);
-            link.set(url);
         })
     };
     html! {

@@ -81,8 +81,8 @@ pub fn tablets_view(props: &TabletsViewProps) -> Html {
                 <h2>{ "Event log" }</h2>
                 <ol reversed=true>
                     { for props.lab.events.iter().rev().take(80).map(|e| html! {
-                        <li class={classes!("event", e.kind)} data-kind={e.kind}>
-                            <span class="kind">{ e.kind }</span>{ " " }<code>{ &e.table }</code>{ " " }{ &e.text }
+                        <li class={classes!("event", e.kind.clone())} data-kind={e.kind.clone()}>
+                            <span class="kind">{ &e.kind }</span>{ " " }<code>{ &e.table }</code>{ " " }{ &e.text }
                         </li>
                     }) }
                 </ol>

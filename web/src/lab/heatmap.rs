@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use sparsetable::{AccessCounters, AccessStat, TabletInfo};
 
 /// What a heatmap counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Metric {
     /// Rows read.
     Reads,
@@ -48,7 +48,7 @@ impl Metric {
 }
 
 /// One row of the heatmap: a key range and its value per time bucket.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HeatRow {
     /// First key bucket of the range.
     pub start: Vec<u8>,
@@ -59,6 +59,7 @@ pub struct HeatRow {
     /// The metric per time bucket, aligned with [`Heatmap::times`].
     pub cells: Vec<u64>,
     /// Every counter of the range per time bucket (for the hover).
+    #[serde(with = "crate::wire::counters")]
     pub counters: Vec<AccessCounters>,
     /// Per time bucket: this range took most of that second's traffic (a hotspot).
     pub hot_cells: Vec<bool>,
@@ -67,7 +68,7 @@ pub struct HeatRow {
 }
 
 /// The heatmap.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Heatmap {
     /// Time bucket starts, ascending.
     pub times: Vec<i64>,

@@ -29,7 +29,7 @@ pub struct Record {
 }
 
 /// A piece of a row key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Segment {
     /// Fixed text.
     Literal(String),
@@ -99,7 +99,7 @@ impl Segment {
 }
 
 /// A key design: segments joined by a separator.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct KeyDesign {
     /// Shown in lanes and the A/B picker.
     pub name: String,

@@ -16,7 +16,7 @@ use sparsetable::{Database, ManualClock, Mutation, SplitMix64};
 use super::keys::{KeyDesign, Record};
 
 /// How a lane stores a record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Shape {
     /// One row per record (tall and narrow).
     Tall,
@@ -39,7 +39,7 @@ pub struct Lane {
 pub const FAMILY: &str = "m";
 
 /// What the generator does per tick.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LoadSettings {
     /// Writes per tick (per lane); at most 1000.
     pub rate: u32,

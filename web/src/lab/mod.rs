@@ -65,7 +65,7 @@ pub const RECENT_WRITES: usize = 200;
 pub const SCENARIO_TICKS: u32 = 15;
 
 /// Something done in the lab.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LabAction {
     /// Runs a console line.
     Console(String),
@@ -85,7 +85,7 @@ pub enum LabAction {
     /// Changes the load generator's settings.
     SetLoad(LoadSettings),
     /// Sets the tablet thresholds of every lane's table.
-    SetThresholds(TabletOptions),
+    SetThresholds(#[serde(with = "crate::wire::tablet_options")] TabletOptions),
     /// Compacts every lane's table now: each tablet is rewritten, and a tablet under the
     /// merge threshold whose neighbour is also small and cold merges with it (the event log
     /// shows the merges; load-driven writes never compact the tablets they left behind).
@@ -123,7 +123,7 @@ pub enum LabEffect {
 }
 
 /// One console exchange.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConsoleEntry {
     /// The line typed.
     pub command: String,
@@ -136,7 +136,7 @@ pub struct ConsoleEntry {
 }
 
 /// One lane as the views show it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LaneView {
     /// The table.
     pub table: String,
@@ -157,7 +157,7 @@ pub struct LaneView {
 }
 
 /// The comments pager.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct PagerView {
     /// Page number, from 1.
     pub page: usize,
@@ -172,7 +172,7 @@ pub struct PagerView {
 }
 
 /// What the lab shows.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct LabView {
     /// The console's scrollback, oldest first.
     pub console: Vec<ConsoleEntry>,
@@ -181,9 +181,10 @@ pub struct LabView {
     /// Tablet events, oldest first (the newest 200).
     pub events: Vec<EventLine>,
     /// The thresholds of the first lane's table.
+    #[serde(with = "crate::wire::tablet_options")]
     pub thresholds: TabletOptions,
     /// The running scenario's slug.
-    pub scenario: Option<&'static str>,
+    pub scenario: Option<String>,
     /// Load generator settings.
     pub load: LoadSettings,
     /// Ticks run so far.
@@ -362,7 +363,7 @@ impl Lab {
                 let s = scenarios::by_slug(&slug)
                     .ok_or_else(|| err("NOT_FOUND", format!("no scenario {slug:?}")))?;
                 self.run_scenario(db, clock, s.id)?;
-                self.view.scenario = Some(s.slug);
+                self.view.scenario = Some(s.slug.into());
             }
             LabAction::Load(ticks) => self.load(db, clock, ticks),
             LabAction::SetLoad(settings) => {

@@ -14,7 +14,7 @@ use sparsetable::{TabletEvent, TabletEventKind, TabletInfo};
 use crate::state::display_bytes;
 
 /// One tablet as the map draws it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TabletView {
     /// The tablet's id.
     pub id: u64,
@@ -88,12 +88,12 @@ pub fn hotspot_permille(views: &[TabletView]) -> u32 {
 }
 
 /// One line of the event log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EventLine {
     /// The table.
     pub table: String,
     /// `flush`, `compaction`, `split` or `merge`.
-    pub kind: &'static str,
+    pub kind: String,
     /// What changed, in words.
     pub text: String,
 }
@@ -182,7 +182,7 @@ pub fn event_line(e: &TabletEvent) -> EventLine {
     };
     EventLine {
         table: e.table.clone(),
-        kind,
+        kind: kind.into(),
         text,
     }
 }

@@ -1,0 +1,233 @@
+//! The page's side of the engine worker: starts it, sends it requests, and routes its replies
+//! (updates to the views, answers to whoever asked, saved sessions to browser storage).
+//!
+//! The worker is `worker.js` beside the page, a module worker that loads the same wasm. Until
+//! it says it is loaded nothing is sent; then the first request starts the engine with the
+//! session to open (a `#s=` share link's, else the one in browser storage). Requests are
+//! answered in the order sent.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+use yew::Callback;
+
+use crate::remote::{decode_reply, encode, Answer, Reply, Request, Update};
+use crate::state::{Action, ShownError};
+
+/// Where the session is kept between visits.
+pub const STORAGE_KEY: &str = "sparsetable-playground-session";
+
+type Waiter = Box<dyn FnOnce(Result<Answer, ShownError>)>;
+
+/// A handle on the engine worker; clones share it.
+#[derive(Clone)]
+pub struct Client {
+    worker: Worker,
+    next_id: Rc<Cell<u32>>,
+    waiting: Rc<RefCell<BTreeMap<u32, Waiter>>>,
+}
+
+impl PartialEq for Client {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.waiting, &other.waiting)
+    }
+}
+
+/// Browser storage for the session, if the page may use it.
+pub fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// The session to open: a share link's token, else the stored one.
+fn saved_session() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    if let Some(token) = hash.strip_prefix("#s=") {
+        return Some(token.to_owned());
+    }
+    storage()?.get_item(STORAGE_KEY).ok().flatten()
+}
+
+impl Client {
+    /// Starts the worker. `on_update` receives every change to the views, the updates that
+    /// arrived within one animation frame together (a burst of actions redraws once per
+    /// frame); `on_saved` the result of each save to browser storage, in words.
+    ///
+    /// # Errors
+    /// The browser's, if it cannot start a module worker.
+    pub fn spawn(
+        on_update: Callback<Vec<Update>>,
+        on_saved: Callback<String>,
+    ) -> Result<Self, JsValue> {
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options("./worker.js", &options)?;
+        let client = Client {
+            worker,
+            next_id: Rc::new(Cell::new(0)),
+            waiting: Rc::default(),
+        };
+        let batch = Batch::new(on_update);
+        let on_message = {
+            let client = client.clone();
+            Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
+                // Text, or `[text, bytes]` when a grid travels beside it.
+                let data = e.data();
+                let (text, grid) = match data.dyn_ref::<js_sys::Array>() {
+                    Some(parts) => (
+                        parts.get(0).as_string().unwrap_or_default(),
+                        parts
+                            .get(1)
+                            .dyn_ref::<js_sys::Uint8Array>()
+                            .map(js_sys::Uint8Array::to_vec),
+                    ),
+                    None => (data.as_string().unwrap_or_default(), None),
+                };
+                match decode_reply(&text, grid.as_deref()) {
+                    Ok(Reply::Loaded) => client.send(&Request::Start {
+                        // The clock starts at the page's load time, on a whole millisecond.
+                        now_micros: (js_sys::Date::now() as i64) * 1000,
+                        session: saved_session(),
+                    }),
+                    Ok(Reply::Update(update)) => batch.push(*update),
+                    Ok(Reply::Answer { id, result }) => {
+                        let waiter = client.waiting.borrow_mut().remove(&id);
+                        if let Some(waiter) = waiter {
+                            waiter(result);
+                        }
+                    }
+                    Ok(Reply::Saved(result)) => on_saved.emit(store(result)),
+                    Err(e) => batch.push(Update {
+                        error: crate::remote::Diff::Now(Some(e)),
+                        ..Update::default()
+                    }),
+                }
+            })
+        };
+        client
+            .worker
+            .set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        // The handler lives as long as the page.
+        on_message.forget();
+        Ok(client)
+    }
+
+    fn send(&self, request: &Request) {
+        if let Ok(text) = encode(request) {
+            let _ = self.worker.post_message(&JsValue::from(text));
+        }
+    }
+
+    /// Runs an action in the engine; the views change when its update arrives.
+    pub fn act(&self, action: Action) {
+        self.send(&Request::Act(action));
+    }
+
+    /// Sends the request `make` builds with a fresh id; `then` receives its answer.
+    pub fn ask(
+        &self,
+        make: impl FnOnce(u32) -> Request,
+        then: impl FnOnce(Result<Answer, ShownError>) + 'static,
+    ) {
+        let id = self.next_id.get().wrapping_add(1);
+        self.next_id.set(id);
+        self.waiting.borrow_mut().insert(id, Box::new(then));
+        self.send(&make(id));
+    }
+
+    /// Asks for text (an export, a share token): `then` receives it or the error.
+    pub fn ask_text(
+        &self,
+        make: impl FnOnce(u32) -> Request,
+        then: impl FnOnce(Result<String, ShownError>) + 'static,
+    ) {
+        self.ask(make, move |result| {
+            then(result.and_then(|answer| match answer {
+                Answer::Text(text) => Ok(text),
+                Answer::Keys(_) => Err(ShownError {
+                    code: "INTERNAL".into(),
+                    message: "the engine answered with row keys, not text".into(),
+                }),
+            }))
+        });
+    }
+}
+
+/// Hands updates to the page at most once per animation frame after the first: an update
+/// that arrives when none was applied in this frame is applied at once (a single write shows
+/// without waiting for a frame); those that arrive after it wait for the next frame and are
+/// applied together (a burst of load redraws once per frame, not once per tick).
+#[derive(Clone)]
+struct Batch {
+    on_update: Callback<Vec<Update>>,
+    /// Updates waiting for the next frame.
+    waiting: Rc<RefCell<Vec<Update>>>,
+    /// Whether an update was applied since the last frame (later ones wait).
+    throttled: Rc<Cell<bool>>,
+    /// Runs at the next frame: applies what waits, and stays throttled one more frame if
+    /// there was any.
+    on_frame: FrameCallback,
+}
+
+/// Set once, after the batch exists (the callback holds the batch; both live as long as the
+/// page).
+type FrameCallback = Rc<RefCell<Option<Closure<dyn Fn()>>>>;
+
+impl Batch {
+    fn new(on_update: Callback<Vec<Update>>) -> Self {
+        let batch = Batch {
+            on_update,
+            waiting: Rc::default(),
+            throttled: Rc::default(),
+            on_frame: Rc::default(),
+        };
+        let me = batch.clone();
+        *batch.on_frame.borrow_mut() = Some(Closure::<dyn Fn()>::new(move || {
+            let waiting = std::mem::take(&mut *me.waiting.borrow_mut());
+            if waiting.is_empty() {
+                me.throttled.set(false);
+            } else {
+                me.on_update.emit(waiting);
+                me.next_frame();
+            }
+        }));
+        batch
+    }
+
+    /// Asks for a frame; without frames (no window), the throttle lifts at once.
+    fn next_frame(&self) {
+        let asked = match (web_sys::window(), self.on_frame.borrow().as_ref()) {
+            (Some(w), Some(f)) => w
+                .request_animation_frame(f.as_ref().unchecked_ref())
+                .is_ok(),
+            _ => false,
+        };
+        if !asked {
+            self.throttled.set(false);
+        }
+    }
+
+    fn push(&self, update: Update) {
+        if self.throttled.get() {
+            self.waiting.borrow_mut().push(update);
+        } else {
+            self.throttled.set(true);
+            self.on_update.emit(vec![update]);
+            self.next_frame();
+        }
+    }
+}
+
+/// Keeps a saved session in browser storage; says how that went.
+fn store(result: Result<String, ShownError>) -> String {
+    match result {
+        Ok(token) => match storage().map(|s| s.set_item(STORAGE_KEY, &token)) {
+            Some(Ok(())) => format!("Saved in this browser ({} KiB).", token.len() / 1024),
+            _ => "Not saved: the browser refused the storage (too large?).".into(),
+        },
+        Err(e) => format!("Not saved: {}", e.message),
+    }
+}
