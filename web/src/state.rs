@@ -1,8 +1,9 @@
 //! The playground's state and its reducer: everything the UI shows, derived from the engine.
 //!
 //! Pure Rust with no browser dependency, so the reducer is unit-tested natively
-//! (`cargo test -p sparsetable-web`). The UI dispatches an [`Action`]; [`Playground::apply`]
-//! runs it against the engine and refreshes only what it changed.
+//! (`cargo test -p sparsetable-web`). The UI sends an [`Action`] to the engine's Web Worker,
+//! where [`Playground::apply`] runs it against the engine and refreshes only what it changed;
+//! the page then receives just those changes (`crate::remote`).
 //!
 //! Invariants:
 //! - the engine runs on a [`ManualClock`]: a write uses the clock's time (SetCell with

@@ -90,8 +90,8 @@ pub fn scenarios_view(props: &ScenariosProps) -> Html {
         })
     };
 
-    // Five simulated seconds as five actions, one per task: input that arrives during the
-    // burst is handled between ticks (one tick's writes, about 20 ms) instead of after all five.
+    // Five simulated seconds as five actions: the engine's worker answers each with its own
+    // update, so the tablet maps and heatmaps move second by second instead of jumping once.
     let burst = {
         let on_action = on_action.clone();
         Callback::from(move |_: MouseEvent| {
