@@ -1,10 +1,11 @@
 //! The page's side of the engine worker: starts it, sends it requests, and routes its replies
-//! (updates to the views, answers to whoever asked, saved sessions to browser storage).
+//! (updates to the views, answers to whoever asked, how each save of the session went).
 //!
 //! The worker is `worker.js` beside the page, a module worker that loads the same wasm. Until
 //! it says it is loaded nothing is sent; then the first request starts the engine with the
-//! session to open (a `#s=` share link's, else the one in browser storage). Requests are
-//! answered in the order sent.
+//! session to open: a `#s=` share link's, else the one the worker keeps in IndexedDB, else one
+//! an older version of the page kept in localStorage (removed once the worker has saved).
+//! Requests are answered in the order sent.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -18,8 +19,8 @@ use yew::Callback;
 use crate::remote::{decode_reply, encode, Answer, Reply, Request, Update};
 use crate::state::{Action, ShownError};
 
-/// Where the session is kept between visits.
-pub const STORAGE_KEY: &str = "sparsetable-playground-session";
+/// Where earlier versions of the page kept the session (localStorage); now only read once.
+pub const LEGACY_STORAGE_KEY: &str = "sparsetable-playground-session";
 
 type Waiter = Box<dyn FnOnce(Result<Answer, ShownError>)>;
 
@@ -37,18 +38,20 @@ impl PartialEq for Client {
     }
 }
 
-/// Browser storage for the session, if the page may use it.
-pub fn storage() -> Option<web_sys::Storage> {
+/// localStorage, if the page may use it.
+fn storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 
-/// The session to open: a share link's token, else the stored one.
-fn saved_session() -> Option<String> {
+/// The session of the link the page was opened with.
+fn linked_session() -> Option<String> {
     let hash = web_sys::window()?.location().hash().ok()?;
-    if let Some(token) = hash.strip_prefix("#s=") {
-        return Some(token.to_owned());
-    }
-    storage()?.get_item(STORAGE_KEY).ok().flatten()
+    hash.strip_prefix("#s=").map(str::to_owned)
+}
+
+/// A session an earlier version of the page kept in localStorage.
+fn legacy_session() -> Option<String> {
+    storage()?.get_item(LEGACY_STORAGE_KEY).ok().flatten()
 }
 
 impl Client {
@@ -90,7 +93,8 @@ impl Client {
                     Ok(Reply::Loaded) => client.send(&Request::Start {
                         // The clock starts at the page's load time, on a whole millisecond.
                         now_micros: (js_sys::Date::now() as i64) * 1000,
-                        session: saved_session(),
+                        session: linked_session(),
+                        stored: legacy_session(),
                     }),
                     Ok(Reply::Update(update)) => batch.push(*update),
                     Ok(Reply::Answer { id, result }) => {
@@ -221,13 +225,15 @@ impl Batch {
     }
 }
 
-/// Keeps a saved session in browser storage; says how that went.
-fn store(result: Result<String, ShownError>) -> String {
+/// Says how a save went; once the worker has saved, an older localStorage copy goes.
+fn store(result: Result<usize, ShownError>) -> String {
     match result {
-        Ok(token) => match storage().map(|s| s.set_item(STORAGE_KEY, &token)) {
-            Some(Ok(())) => format!("Saved in this browser ({} KiB).", token.len() / 1024),
-            _ => "Not saved: the browser refused the storage (too large?).".into(),
-        },
+        Ok(bytes) => {
+            if let Some(s) = storage() {
+                let _ = s.remove_item(LEGACY_STORAGE_KEY);
+            }
+            format!("Saved in this browser ({} KiB).", bytes / 1024)
+        }
         Err(e) => format!("Not saved: {}", e.message),
     }
 }

@@ -34,14 +34,15 @@ extern crate alloc;
 /// What the page asks of the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Request {
-    /// The first request: start the engine with its clock at `now_micros`, opening a saved
-    /// session (a share token: a `#s=` link's or the one kept in browser storage) if there is
-    /// one.
+    /// The first request: start the engine with its clock at `now_micros`, opening a session
+    /// (a share token) if there is one: a `#s=` link's before the one kept in the browser.
     Start {
         /// The clock's start, in microseconds since the epoch.
         now_micros: i64,
-        /// The session to open.
+        /// The session of the link the page was opened with.
         session: Option<String>,
+        /// The session kept in the browser (IndexedDB; the worker fills it in).
+        stored: Option<String>,
     },
     /// Runs one action.
     Act(Action),
@@ -83,8 +84,9 @@ pub enum Reply {
         /// The text (export, share token) or row keys, or why there is none.
         result: Result<Answer, ShownError>,
     },
-    /// The session to keep in browser storage (a share token), after changes settled.
-    Saved(Result<String, ShownError>),
+    /// The session was kept in the browser after changes settled: its size in bytes, or why
+    /// it was not.
+    Saved(Result<usize, ShownError>),
 }
 
 /// An answer's body.
@@ -302,9 +304,10 @@ impl Engine {
             Request::Start {
                 now_micros,
                 session,
+                stored,
             } => {
                 *self = Engine::new(now_micros);
-                if let Some(token) = session {
+                if let Some(token) = session.or(stored) {
                     match from_share_token(&token) {
                         Ok(json) => {
                             self.p.apply(Action::ImportJson(json));
@@ -357,11 +360,14 @@ impl Engine {
         self.p.revision != self.saved_revision
     }
 
-    /// The session as a share token for browser storage (deflated at level 1: saving runs
+    /// The session as a share token to keep in the browser (deflated at level 1: saving runs
     /// after every burst of changes, so it favours speed over size).
-    pub fn save(&mut self) -> Reply {
+    ///
+    /// # Errors
+    /// The export's.
+    pub fn save(&mut self) -> Result<String, ShownError> {
         self.saved_revision = self.p.revision;
-        Reply::Saved(self.p.export_json().map(|json| share_token(&json, 1)))
+        self.p.export_json().map(|json| share_token(&json, 1))
     }
 }
 
@@ -449,6 +455,10 @@ mod tests {
 
     impl Pair {
         fn start(session: Option<String>) -> Self {
+            Pair::start_with(session, None)
+        }
+
+        fn start_with(session: Option<String>, stored: Option<String>) -> Self {
             let mut pair = Pair {
                 engine: Engine::new(0),
                 page: Shown::default(),
@@ -457,6 +467,7 @@ mod tests {
             pair.send(Request::Start {
                 now_micros: START,
                 session,
+                stored,
             });
             pair
         }
@@ -662,15 +673,22 @@ mod tests {
             max_versions: String::new(),
         });
         assert!(pair.engine.unsaved());
-        let Reply::Saved(Ok(token)) = pair.engine.save() else {
+        let Ok(token) = pair.engine.save() else {
             panic!("no save")
         };
         assert!(!pair.engine.unsaved());
-        assert!(Pair::start(Some(token))
+        assert!(Pair::start(Some(token.clone()))
             .page
             .tables
             .iter()
             .any(|t| t.name == "t"));
+
+        // A link's session comes before the stored one; the stored one opens without a link.
+        let link = Pair::start_with(Some(token.clone()), Some("not a session!".into()));
+        assert!(link.page.error.is_none());
+        assert!(link.page.tables.iter().any(|t| t.name == "t"));
+        let kept = Pair::start_with(None, Some(token));
+        assert!(kept.page.tables.iter().any(|t| t.name == "t"));
 
         let broken = Pair::start(Some("not a session!".into()));
         broken.assert_in_step();
@@ -688,6 +706,7 @@ mod tests {
         let start = engine.handle(Request::Start {
             now_micros: START,
             session: None,
+            stored: None,
         });
         let mut updates = Vec::new();
         for n in 0..3 {
@@ -720,6 +739,7 @@ mod tests {
         let start = engine.handle(Request::Start {
             now_micros: START,
             session: None,
+            stored: None,
         });
         let (text, grid) = encode_reply(start[0].clone()).unwrap();
         let grid = grid.expect("the first update carries the grid");

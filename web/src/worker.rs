@@ -1,16 +1,19 @@
-//! The Web Worker's side: runs the [`Engine`] off the page's thread.
+//! The Web Worker's side: runs the [`Engine`] off the page's thread, and keeps the session in
+//! IndexedDB.
 //!
 //! The same wasm module runs on the page and in the worker (`worker.js` loads it); `main`
 //! starts this loop when it finds itself in a worker. The loop handles one request per
-//! message, in the order the page sent them, and posts the replies back as JSON text. Saving
-//! the session (an export of every table, deflated) is debounced here, off the page's thread:
-//! once changes have settled for [`SAVE_DELAY_MS`], the worker posts the token and the page
-//! only stores it.
+//! message, in the order the page sent them, and posts the replies back. The session is kept
+//! in IndexedDB (`web/js/session_store.js`): read once at start, written once changes have
+//! settled for [`SAVE_DELAY_MS`] (an export of every table, deflated). Both run here, so
+//! neither blocks the page, and IndexedDB has no 5 MB cap as localStorage has.
 //!
-//! Invariant: nothing here panics on a message; a request that does not decode is answered
-//! with an error the page shows.
+//! Invariants: nothing here panics on a message; a request that does not decode is answered
+//! with an error the page shows; requests that arrive while the stored session is being read
+//! wait and run after the start, in order.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use gloo_timers::callback::Timeout;
@@ -19,6 +22,15 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::remote::{decode, encode_reply, Engine, Reply, Request, Update};
+use crate::state::ShownError;
+
+#[wasm_bindgen(module = "/js/session_store.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = loadSession, catch)]
+    async fn load_session() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = saveSession, catch)]
+    async fn save_session(token: &str) -> Result<JsValue, JsValue>;
+}
 
 /// Idle time after a change before the session is saved.
 pub const SAVE_DELAY_MS: u32 = 400;
@@ -30,24 +42,21 @@ pub fn in_worker() -> bool {
         .is_ok()
 }
 
-/// The worker's state: the engine and the pending save.
+/// The worker's state: the engine, the pending save, and requests waiting for the start.
 struct Worker {
     scope: DedicatedWorkerGlobalScope,
     engine: Engine,
     save: Option<Timeout>,
+    /// `Some` while the stored session is being read: requests that arrive meanwhile.
+    queued: Option<VecDeque<Request>>,
 }
 
 /// Posts a reply: its JSON text, or `[text, bytes]` when a grid travels beside it (the bytes'
 /// buffer is transferred, not copied).
 fn post(scope: &DedicatedWorkerGlobalScope, reply: Reply) {
     // An encoding failure is reported as an error in an update instead of the reply.
-    let (text, grid) = encode_reply(reply).unwrap_or_else(|e| {
-        let update = Update {
-            error: crate::remote::Diff::Now(Some(e)),
-            ..Update::default()
-        };
-        encode_reply(Reply::Update(Box::new(update))).unwrap_or_default()
-    });
+    let (text, grid) =
+        encode_reply(reply).unwrap_or_else(|e| encode_reply(error_update(e)).unwrap_or_default());
     let _ = match grid {
         None => scope.post_message(&JsValue::from(text)),
         Some(bytes) => {
@@ -67,12 +76,13 @@ pub fn run() {
         scope: scope.clone(),
         engine: Engine::new(0),
         save: None,
+        queued: None,
     }));
     let on_message = {
         let worker = worker.clone();
         Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
             let text = e.data().as_string().unwrap_or_default();
-            handle(&worker, &text);
+            receive(&worker, &text);
         })
     };
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -81,27 +91,98 @@ pub fn run() {
     post(&scope, Reply::Loaded);
 }
 
-fn handle(worker: &Rc<RefCell<Worker>>, text: &str) {
-    let mut w = worker.borrow_mut();
-    let replies = match decode::<Request>(text) {
-        Ok(request) => w.engine.handle(request),
-        Err(e) => vec![Reply::Update(Box::new(Update {
-            error: crate::remote::Diff::Now(Some(e)),
-            ..Update::default()
-        }))],
+/// Takes one message from the page.
+fn receive(worker: &Rc<RefCell<Worker>>, text: &str) {
+    let request = match decode::<Request>(text) {
+        Ok(request) => request,
+        Err(e) => {
+            let w = worker.borrow();
+            post(&w.scope, error_update(e));
+            return;
+        }
     };
-    for reply in replies {
+    if let Some(queue) = worker.borrow_mut().queued.as_mut() {
+        queue.push_back(request);
+        return;
+    }
+    match request {
+        Request::Start {
+            now_micros,
+            session,
+            stored,
+        } => {
+            // The stored session is read first (asynchronously); IndexedDB's copy comes before
+            // one the page found in localStorage (where sessions were kept before).
+            worker.borrow_mut().queued = Some(VecDeque::new());
+            let worker = worker.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let kept = load_session().await.ok().and_then(|v| v.as_string());
+                handle(
+                    &worker,
+                    Request::Start {
+                        now_micros,
+                        session,
+                        stored: kept.or(stored),
+                    },
+                );
+                loop {
+                    let next = worker
+                        .borrow_mut()
+                        .queued
+                        .as_mut()
+                        .and_then(VecDeque::pop_front);
+                    match next {
+                        Some(request) => handle(&worker, request),
+                        None => break,
+                    }
+                }
+                worker.borrow_mut().queued = None;
+            });
+        }
+        request => handle(worker, request),
+    }
+}
+
+fn error_update(e: ShownError) -> Reply {
+    Reply::Update(Box::new(Update {
+        error: crate::remote::Diff::Now(Some(e)),
+        ..Update::default()
+    }))
+}
+
+/// Runs one request and posts its replies; schedules a save after a change.
+fn handle(worker: &Rc<RefCell<Worker>>, request: Request) {
+    let mut w = worker.borrow_mut();
+    for reply in w.engine.handle(request) {
         post(&w.scope, reply);
     }
     if w.engine.unsaved() {
         // Replacing the timer cancels the previous one: a burst of changes saves once.
         let again = worker.clone();
         w.save = Some(Timeout::new(SAVE_DELAY_MS, move || {
-            let mut w = again.borrow_mut();
-            let reply = w.engine.save();
-            post(&w.scope, reply);
+            let token = again.borrow_mut().engine.save();
             // The spent timer stays in `save` until the next change replaces it: dropping it
             // here would free the closure that is running.
+            let again = again.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = match token {
+                    Ok(token) => match save_session(&token).await {
+                        Ok(_) => Ok(token.len()),
+                        Err(e) => Err(ShownError {
+                            code: "RESOURCE_EXHAUSTED".into(),
+                            message: format!(
+                                "the browser refused to keep the session: {}",
+                                js_sys::Reflect::get(&e, &"message".into())
+                                    .ok()
+                                    .and_then(|m| m.as_string())
+                                    .unwrap_or_else(|| format!("{e:?}"))
+                            ),
+                        }),
+                    },
+                    Err(e) => Err(e),
+                };
+                post(&again.borrow().scope, Reply::Saved(result));
+            });
         }));
     }
 }

@@ -4,8 +4,8 @@
 //! The engine never runs on this thread: an action goes to the worker and the views change
 //! when its update comes back, so input is handled while the engine works. Until the worker's
 //! first update the page shows the static loading note. The session is restored by the worker
-//! at start (from a share link, `#s=...`, or browser storage) and saved by it shortly after
-//! each change; the page only stores what it sends.
+//! at start (from a share link, `#s=...`, or IndexedDB) and saved by it to IndexedDB shortly
+//! after each change; the page only shows how the last save went.
 
 use wasm_bindgen::prelude::*;
 use yew::prelude::*;

@@ -1,0 +1,36 @@
+// The playground's saved session in IndexedDB: one object store, one key. Used by the engine's
+// Web Worker (web/src/worker.rs), which saves after changes settle and reads at start.
+// IndexedDB rather than localStorage: it is reachable from a worker, so the page never handles
+// the session's megabytes, and it has no 5 MB cap (localStorage's, in characters).
+const DB = "sparsetable-playground";
+const STORE = "session";
+const KEY = "current";
+
+function open() {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(DB, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+function run(mode, work) {
+  return open().then((db) => new Promise((resolve, reject) => {
+    const tx = db.transaction(STORE, mode);
+    const request = work(tx.objectStore(STORE));
+    tx.oncomplete = () => { db.close(); resolve(request.result); };
+    tx.onerror = () => { db.close(); reject(tx.error); };
+    tx.onabort = () => { db.close(); reject(tx.error); };
+  }));
+}
+
+/** The saved session (a share token), or null. */
+export function loadSession() {
+  return run("readonly", (store) => store.get(KEY)).then((v) => (typeof v === "string" ? v : null));
+}
+
+/** Saves the session (a share token); resolves once it is committed. */
+export function saveSession(token) {
+  return run("readwrite", (store) => store.put(token, KEY)).then(() => undefined);
+}
