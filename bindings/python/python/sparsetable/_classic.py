@@ -49,6 +49,17 @@ class Client:
         self._read_only = read_only
         self._admin = admin
         self._native = _native_client(project, kwargs)
+        self._table_admin_client: Any = None
+
+    @property
+    def table_admin_client(self) -> Any:
+        """The generated table admin client (``sparsetable.bigtable_admin_v2``) on this
+        client's databases, as Google's ``Client.table_admin_client``."""
+        if self._table_admin_client is None:
+            from sparsetable.bigtable_admin_v2 import BigtableTableAdminClient
+
+            self._table_admin_client = BigtableTableAdminClient(_client=self)
+        return self._table_admin_client
 
     def instance(self, instance_id: str, display_name: Optional[str] = None, instance_type: Any = None, labels: Any = None) -> "Instance":
         """A handle on an instance (instances exist implicitly in-process)."""
@@ -193,6 +204,13 @@ class ColumnFamily:
 
     def _modify(self, modification: Any) -> None:
         self._table._admin.modify_column_families(self._table.table_id, [modification])
+
+    def to_pb(self) -> Any:
+        """The family as the admin message (``bigtable_admin_v2.types.ColumnFamily``) with
+        its GC rule, as Google's ``ColumnFamily.to_pb``."""
+        from sparsetable.bigtable_admin_v2 import types
+
+        return types.ColumnFamily(gc_rule=self.gc_rule)
 
     def __eq__(self, other: object) -> bool:
         return (

@@ -1,0 +1,167 @@
+"""``google.cloud.bigtable_admin_v2`` for the in-process engine: the generated table admin
+client's calls that set tables up (``create_table``, ``get_table``, ``list_tables``,
+``delete_table``) and the messages they take (:mod:`sparsetable.bigtable_admin_v2.types`).
+
+Google's samples create their tables this way (``client.table_admin_client.create_table(
+request={"parent": ..., "table_id": ..., "table": {"column_families": {...}}})``), so the
+same code runs here with the import changed. Requests are dicts or keyword arguments, as the
+generated client takes them; ``retry``, ``timeout`` and ``metadata`` are accepted and unused
+in-process.
+
+A table's ``column_families`` is a protobuf map, which has no order: families are created in
+key order, the order protobuf's deterministic serialization sends a map in. (Google's client
+sends its map in hash order; Bigtable keeps the order it receives, which reads then return.)
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Any, Dict, Iterator, List, Optional
+
+from sparsetable import _native
+from sparsetable.bigtable_admin_v2 import types
+from sparsetable.exceptions import InvalidArgument
+
+_PARENT = re.compile(r"^projects/([^/]+)/instances/([^/]+)$")
+_TABLE = re.compile(r"^projects/([^/]+)/instances/([^/]+)/tables/([^/]+)$")
+
+
+def _field(request: Any, name: str, given: Any) -> Any:
+    """A request field: the keyword argument, else the request's (a dict or a message)."""
+    if given is not None:
+        return given
+    if request is None:
+        return None
+    return types._get(request, name)
+
+
+def _duration(value: Any) -> datetime.timedelta:
+    """A protobuf Duration (a timedelta, or a dict or message with seconds and nanos)."""
+    if isinstance(value, datetime.timedelta):
+        return value
+    seconds = types._get(value, "seconds") or 0
+    nanos = types._get(value, "nanos") or 0
+    return datetime.timedelta(seconds=seconds, microseconds=nanos // 1000)
+
+
+def gc_rule(value: Any) -> Optional[_native.GarbageCollectionRule]:
+    """The engine's GC rule for a ``GcRule`` message, a dict standing for one, or one of
+    ``sparsetable.column_family``'s rules (taken as it is). None or an empty rule keeps
+    every version."""
+    if value is None or isinstance(value, _native.GarbageCollectionRule):
+        return value
+    kind = types._set_kind(value, types.GcRule._fields)
+    if kind == "max_num_versions":
+        return _native.MaxVersionsGCRule(types._get(value, kind))
+    if kind == "max_age":
+        return _native.MaxAgeGCRule(_duration(types._get(value, kind)))
+    if kind in ("intersection", "union"):
+        members = [gc_rule(r) for r in types._get(types._get(value, kind), "rules") or []]
+        rules = [r for r in members if r is not None]
+        return _native.GCRuleIntersection(rules) if kind == "intersection" else _native.GCRuleUnion(rules)
+    return None
+
+
+def _granularity(value: Any) -> str:
+    """The engine's granularity name for the proto's enum (name, number or None)."""
+    if value in (None, 0, 1, "TIMESTAMP_GRANULARITY_UNSPECIFIED", "MILLIS"):
+        return "MILLIS"
+    return getattr(value, "name", str(value))
+
+
+class BigtableTableAdminClient:
+    """``google.cloud.bigtable_admin_v2.BigtableTableAdminClient``'s table calls.
+
+    Tables live in the same per-instance databases as ``sparsetable.data``'s clients: the
+    request's ``parent`` or ``name`` picks the project and instance. A client reached through
+    ``sparsetable.Client(...).table_admin_client`` uses that client's database options
+    (``path``, ``clock``...) for its own project."""
+
+    def __init__(self, credentials: Any = None, transport: Any = None, client_options: Any = None, client_info: Any = None, *, _client: Any = None) -> None:
+        self._client = _client
+        self._opened: Dict[str, Any] = {}
+
+    def _admin(self, project: str, instance_id: str) -> Any:
+        if self._client is not None and self._client.project == project:
+            native = self._client._native
+        else:
+            if project not in self._opened:
+                from sparsetable._data import _native_client
+
+                self._opened[project] = _native_client(project, {})
+            native = self._opened[project]
+        return native.table_admin(instance_id)
+
+    @staticmethod
+    def _parent(parent: Any) -> "tuple[str, str]":
+        match = _PARENT.match(parent or "") if isinstance(parent, str) or parent is None else None
+        if not match:
+            raise InvalidArgument(f"parent must be projects/{{project}}/instances/{{instance}}, not {parent!r}")
+        return match.group(1), match.group(2)
+
+    @staticmethod
+    def _name(name: Any) -> "tuple[str, str, str]":
+        match = _TABLE.match(name or "") if isinstance(name, str) or name is None else None
+        if not match:
+            raise InvalidArgument(f"name must be projects/{{project}}/instances/{{instance}}/tables/{{table}}, not {name!r}")
+        return match.group(1), match.group(2), match.group(3)
+
+    @staticmethod
+    def _table(project: str, instance_id: str, info: Any) -> types.Table:
+        return types.Table(
+            name=f"projects/{project}/instances/{instance_id}/tables/{info.table_id}",
+            column_families={
+                family: types.ColumnFamily(
+                    gc_rule=rule,
+                    value_type=types.value_type_of(info.value_types.get(family, "bytes")),
+                )
+                for family, rule in info.column_families.items()
+            },
+            granularity=info.granularity,
+            deletion_protection=info.deletion_protection,
+        )
+
+    def create_table(self, request: Any = None, *, parent: Optional[str] = None, table_id: Optional[str] = None, table: Any = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> types.Table:
+        """Creates `table_id` in `parent` with the table's ``column_families`` (family id ->
+        ``ColumnFamily`` with ``gc_rule`` and ``value_type``), in key order, and
+        ``initial_splits`` (``[{"key": b"..."}]``). ``AlreadyExists`` if it exists."""
+        project, instance_id = self._parent(_field(request, "parent", parent))
+        table_id = _field(request, "table_id", table_id)
+        table = _field(request, "table", table) or {}
+        splits = [types._get(s, "key") for s in (_field(request, "initial_splits", None) or [])]
+        families = types._get(table, "column_families") or {}
+        ordered = sorted(families.items(), key=lambda item: item[0])
+        info = self._admin(project, instance_id).create_table(
+            table_id,
+            {family: gc_rule(types._get(cf, "gc_rule")) for family, cf in ordered},
+            granularity=_granularity(types._get(table, "granularity")),
+            deletion_protection=bool(types._get(table, "deletion_protection")),
+            initial_splits=splits or None,
+            value_types={
+                family: types.value_type_name(types._get(cf, "value_type"))
+                for family, cf in ordered
+                if types._get(cf, "value_type") is not None
+            }
+            or None,
+        )
+        return self._table(project, instance_id, info)
+
+    def get_table(self, request: Any = None, *, name: Optional[str] = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> types.Table:
+        """The table `name` (``NotFound`` if it does not exist)."""
+        project, instance_id, table_id = self._name(_field(request, "name", name))
+        return self._table(project, instance_id, self._admin(project, instance_id).get_table(table_id))
+
+    def list_tables(self, request: Any = None, *, parent: Optional[str] = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> Iterator[types.Table]:
+        """The tables of `parent`, as an iterator (the generated client's pager iterates)."""
+        project, instance_id = self._parent(_field(request, "parent", parent))
+        infos: List[Any] = self._admin(project, instance_id).list_tables()
+        return iter([self._table(project, instance_id, info) for info in infos])
+
+    def delete_table(self, request: Any = None, *, name: Optional[str] = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> None:
+        """Deletes the table `name` and its data (``NotFound`` if it does not exist)."""
+        project, instance_id, table_id = self._name(_field(request, "name", name))
+        self._admin(project, instance_id).delete_table(table_id)
+
+
+__all__ = ["BigtableTableAdminClient", "gc_rule", "types"]

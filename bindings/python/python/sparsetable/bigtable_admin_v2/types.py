@@ -1,0 +1,141 @@
+"""The admin messages of ``google.cloud.bigtable_admin_v2.types`` that set tables up:
+``Table``, ``ColumnFamily``, ``Type`` (with ``Type.Aggregate``) and ``GcRule``.
+
+They hold what they are given, as proto-plus messages do: keyword fields, nested values as
+messages or plain dicts (``Type(int64_type={"encoding": {"big_endian_bytes": {}}})``). An
+unset field reads as ``None``. What a message means is decided where it is used (the engine
+checks families, rules and value types when ``BigtableTableAdminClient.create_table`` runs).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+
+class _Message:
+    """Keyword fields, any subset of the class's ``_fields``; unknown names are a TypeError."""
+
+    _fields: Tuple[str, ...] = ()
+
+    def __init__(self, mapping: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+        values = dict(mapping or {}, **kwargs)
+        unknown = sorted(set(values) - set(self._fields))
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {unknown[0]!r}")
+        for name in self._fields:
+            setattr(self, name, values.get(name))
+
+    def __eq__(self, other: object) -> bool:
+        # A nested message equals the dict that stands for it, as proto-plus builds the
+        # message from the dict.
+        return type(other) is type(self) and _plain(self) == _plain(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        set_fields = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields if getattr(self, f) is not None)
+        return f"{type(self).__name__}({set_fields})"
+
+
+class GcRule(_Message):
+    """``google.bigtable.admin.v2.GcRule``. ``sparsetable.column_family``'s rules are what
+    the engine takes; ``ColumnFamily(gc_rule=...)`` accepts those directly."""
+
+    _fields = ("max_num_versions", "max_age", "intersection", "union")
+
+
+class Type(_Message):
+    """``google.bigtable.admin.v2.Type``: one of its kinds set, e.g.
+    ``Type(aggregate_type=Type.Aggregate(input_type=Type(int64_type=...), sum={}))``."""
+
+    _fields = (
+        "bytes_type", "string_type", "int64_type", "float32_type", "float64_type", "bool_type",
+        "timestamp_type", "date_type", "aggregate_type", "struct_type", "array_type", "map_type",
+    )
+
+    class Aggregate(_Message):
+        """``Type.Aggregate``: an input type and one aggregator."""
+
+        _fields = ("input_type", "sum", "min", "max", "hllpp_unique_count")
+
+    class Int64(_Message):
+        """``Type.Int64`` (its ``encoding``)."""
+
+        _fields = ("encoding",)
+
+
+class ColumnFamily(_Message):
+    """``google.bigtable.admin.v2.ColumnFamily``: a GC rule (None keeps every version) and a
+    value type (None: bytes)."""
+
+    _fields = ("gc_rule", "value_type")
+
+
+class Table(_Message):
+    """``google.bigtable.admin.v2.Table`` as the table admin client takes and returns it."""
+
+    _fields = ("name", "column_families", "granularity", "deletion_protection")
+
+
+def _plain(value: Any) -> Any:
+    """A message as nested dicts of its set fields (dicts, lists and scalars as they are)."""
+    if isinstance(value, _Message):
+        return {f: _plain(getattr(value, f)) for f in value._fields if getattr(value, f) is not None}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _get(value: Any, field: str) -> Any:
+    """A field of a message or of the dict that stands for one (None when unset)."""
+    if isinstance(value, dict):
+        return value.get(field)
+    return getattr(value, field, None)
+
+
+def _set_kind(value: Any, kinds: Tuple[str, ...]) -> Optional[str]:
+    """Which of `kinds` is set on a message or dict (a oneof's member)."""
+    for kind in kinds:
+        if _get(value, kind) is not None:
+            return kind
+    return None
+
+
+def value_type_name(value_type: Any) -> str:
+    """The engine's name for a value type (``"bytes"``, ``"int64_sum"``...): a conversion
+    only. Types the engine does not have get a name that says what they are (``"string_sum"``,
+    ``"int64_hllpp_unique_count"``), which the engine refuses with the list of those it has."""
+    if value_type is None:
+        return "bytes"
+    kind = _set_kind(value_type, Type._fields)
+    if kind is None:
+        return "bytes"
+    if kind != "aggregate_type":
+        return kind[: -len("_type")]
+    aggregate = _get(value_type, "aggregate_type")
+    aggregator = _set_kind(aggregate, ("sum", "min", "max", "hllpp_unique_count")) or "none"
+    input_type = _get(aggregate, "input_type")
+    input_kind = _set_kind(input_type, Type._fields) if input_type is not None else None
+    name = (input_kind or "unset_type")[: -len("_type")]
+    if input_kind == "int64_type":
+        encoding = _get(_get(input_type, "int64_type"), "encoding")
+        chosen = _set_kind(encoding, ("big_endian_bytes", "ordered_code_bytes")) if encoding else None
+        if chosen not in (None, "big_endian_bytes"):
+            name = f"int64_{chosen}"
+    return f"{name}_{aggregator}"
+
+
+def value_type_of(name: str) -> Optional[Type]:
+    """The ``Type`` message for one of the engine's value type names (None for bytes)."""
+    if name == "bytes":
+        return None
+    input_name, _, aggregator = name.partition("_")
+    if input_name != "int64" or aggregator not in ("sum", "min", "max"):
+        return None
+    int64 = Type(int64_type=Type.Int64(encoding={"big_endian_bytes": {}}))
+    return Type(aggregate_type=Type.Aggregate(input_type=int64, **{aggregator: {}}))
+
+
+__all__ = ["ColumnFamily", "GcRule", "Table", "Type", "value_type_name", "value_type_of"]
