@@ -2,7 +2,8 @@
 # The Python suite: builds the sparsetable wheel with maturin (release, abi3), installs that
 # wheel into .venv with pip (never `maturin develop`, so the tests see what users install),
 # then runs pytest on bindings/python/tests from outside the source tree so `import
-# sparsetable` can only resolve to the installed wheel.
+# sparsetable` can only resolve to the installed wheel. The same wheel then runs the tests
+# that need no Google package on CPython 3.9 and 3.10 (pyenv's builds), in venvs of their own.
 # Counts: pytest's passed and failed cases, plus one failure if the build or install fails.
 # pytest exit 5 (no tests collected) is a failure, and so is any skipped test: no test here
 # may skip (the vector runner lists vectors outside the API's capabilities instead).
@@ -43,6 +44,35 @@ p=$(count passed); f=$(count failed); e=$(count error); s=$(count skipped)
 p=${p:-0}; f=$(( ${f:-0} + ${e:-0} ))
 if [ "${s:-0}" -gt 0 ]; then echo "FAILED: ${s} test(s) skipped"; f=$((f + ${s})); fi
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: pytest exited $rc"; f=1; fi
+# The abi3 wheel on the oldest CPythons it declares (requires-python >= 3.9), with the tests
+# that need only sparsetable and pytest: one venv per interpreter, when the machine has
+# pyenv's build of it (this kind of machine does; its default python3 is 3.11).
+OLDER_TESTS=(admin data durable errors filters google_admin google_admin_gapic google_async
+  google_readme keys readme robustness streaming threads vectors)
+for version in 3.9 3.10; do
+  older=$(ls -d "$HOME"/.pyenv/versions/"$version".*/bin/python3 2>/dev/null | sort -V | tail -n 1)
+  if [ -z "$older" ]; then
+    echo "note: no CPython $version here (pyenv); the wheel is not tried on it"
+    continue
+  fi
+  venv="$ROOT/target/python$version-venv"
+  if ! { [ -x "$venv/bin/python" ] || "$older" -m venv "$venv"; } ||
+     ! "$venv/bin/pip" install -q --disable-pip-version-check "pytest==8.4.2" "pytest-timeout==2.4.0" ||
+     ! "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall "$wheel"; then
+    echo "FAILED: the wheel into a CPython $version venv"; f=$((f + 1)); continue
+  fi
+  older_out=$(mktemp)
+  (cd "$(mktemp -d)" && "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs \
+    $(printf "$ROOT/bindings/python/tests/test_%s.py " "${OLDER_TESTS[@]}")) 2>&1 | tee "$older_out"
+  older_rc=${PIPESTATUS[0]}
+  older_summary=$(grep -E '^=*.*(passed|failed|error|no tests ran).* in [0-9.]+s' "$older_out" | tail -n 1)
+  op=$(echo "$older_summary" | grep -oE "[0-9]+ passed" | awk '{print $1}')
+  of=$(echo "$older_summary" | grep -oE "[0-9]+ (failed|error)" | awk '{s += $1} END {print s + 0}')
+  os=$(echo "$older_summary" | grep -oE "[0-9]+ skipped" | awk '{print $1}')
+  echo "CPython $version: ${op:-0} passed, $of failed"
+  p=$((p + ${op:-0})); f=$((f + of + ${os:-0}))
+  if [ "$older_rc" -ne 0 ] && [ "$of" -eq 0 ]; then echo "FAILED: pytest on CPython $version exited $older_rc"; f=$((f + 1)); fi
+done
 # The benchmark's thread-scaling part at toy sizes: the script still runs against the wheel
 # (its figures mean nothing here; docs/benchmarks.md has the real command and figures).
 if (cd "$(mktemp -d)" && "$PY" "$ROOT/bindings/python/bench/compare.py" --scaling-only --rows 2000 --ops 200); then

@@ -86,20 +86,25 @@ def test_engine_work_releases_the_gil(table):
         before, start = ticks, time.perf_counter()
         time.sleep(0.2)
         rate = (ticks - before) / (time.perf_counter() - start)
-        # One long call that keeps no row: nearly all of it is engine work. The spinner runs
-        # during it only if the call released the GIL; holding it, the spinner would get at
-        # most one switch interval (5 ms) at the call's end.
+        # Long calls that keep no row: nearly all of each is engine work. The spinner runs
+        # during them only if they release the GIL; holding it, the spinner would get at most
+        # one switch interval (5 ms) per call. Repeated until 0.2 s have passed, so the
+        # measure does not depend on how fast this machine scans 100,000 rows.
         query = st.ReadRowsQuery(row_filter=st.ValueRegexFilter(b"no such value"))
         before, start = ticks, time.perf_counter()
-        assert table.read_rows(query) == []
+        calls = 0
+        while time.perf_counter() - start < 0.2:
+            assert table.read_rows(query) == []
+            calls += 1
         elapsed = time.perf_counter() - start
         during = ticks - before
     finally:
         stop = True
         spinner.join()
-    # A ratio with a wide margin: released, the spinner keeps a large share of its rate.
-    assert elapsed > 0.05, "the scan is too short to tell"
-    assert during > 0.2 * rate * elapsed, (during, rate, elapsed)
+    # A ratio with a wide margin: released, the spinner keeps a large share of its rate
+    # (held, it would get at most 5 ms per call, a small share while calls take over 5 ms).
+    assert elapsed / calls > 0.02, "each scan must be long beside a switch interval"
+    assert during > 0.2 * rate * elapsed, (during, rate, elapsed, calls)
 
 
 # Python installs its Ctrl-C handler only when SIGINT is at its default; a shell that starts a
