@@ -585,6 +585,15 @@ export interface ClusterInfo {
   storage?: "ssd" | "hdd";
 }
 
+/** An app profile as recorded: where it routes requests (`"any"` cluster, or one cluster's
+ * id, with or without single-row transactions) and its description. */
+export interface AppProfileInfo {
+  id: string;
+  description: string;
+  cluster: string;
+  allowTransactionalWrites: boolean;
+}
+
 /** What `createInstance` records about an instance: kept for this JavaScript realm and, with
  * `dataDir` in Node, in the instance's folder (docs/format/js_instance.md). */
 export interface InstanceMetadata {
@@ -594,6 +603,32 @@ export interface InstanceMetadata {
   type: "PRODUCTION" | "DEVELOPMENT";
   state: "READY";
   clusters: ClusterInfo[];
+  appProfiles: AppProfileInfo[];
+}
+
+/** The app profile every instance starts with, as on Cloud Bigtable: `default`, routing to
+ * any cluster. */
+export function defaultAppProfiles(): AppProfileInfo[] {
+  return [{ id: "default", description: "", cluster: "any", allowTransactionalWrites: false }];
+}
+
+const CLUSTER_ID = /^[a-z][-a-z0-9]{4,28}[a-z0-9]$/;
+function checkClusterId(id: unknown): void {
+  if (typeof id !== "string" || !CLUSTER_ID.test(id)) {
+    throw new BigtableError("INVALID_ARGUMENT", `cluster id ${JSON.stringify(id)} must be 6 to 30 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'`);
+  }
+}
+
+function checkNodes(nodes: unknown): void {
+  if (nodes !== undefined && (!Number.isInteger(nodes) || (nodes as number) < 0)) {
+    throw new BigtableError("INVALID_ARGUMENT", `nodes ${JSON.stringify(nodes)} must be a non-negative integer`);
+  }
+}
+
+function checkStorage(storage: unknown): void {
+  if (storage !== undefined && storage !== "ssd" && storage !== "hdd") {
+    throw new BigtableError("INVALID_ARGUMENT", `storage ${JSON.stringify(storage)} is "ssd" or "hdd"`);
+  }
 }
 
 /** Instances created (or used) in this realm, by the same key as `databases`. An instance
@@ -699,9 +734,12 @@ export class Bigtable {
       const clusters = options.clusters === undefined ? [] : Array.isArray(options.clusters) ? options.clusters : [options.clusters];
       if (clusters.length === 0) throw new BigtableError("INVALID_ARGUMENT", "clusters must name at least one cluster");
       for (const c of clusters) {
-        if (!/^[a-z][-a-z0-9]{4,28}[a-z0-9]$/.test(c.id ?? "")) {
-          throw new BigtableError("INVALID_ARGUMENT", `cluster id ${JSON.stringify(c.id)} must be 6 to 30 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'`);
-        }
+        checkClusterId(c.id);
+        checkNodes(c.nodes);
+        checkStorage(c.storage);
+      }
+      if (new Set(clusters.map((c) => c.id)).size !== clusters.length) {
+        throw new BigtableError("INVALID_ARGUMENT", "clusters must have distinct ids");
       }
       const type = (options.type ?? "PRODUCTION").toUpperCase();
       if (type !== "PRODUCTION" && type !== "DEVELOPMENT") {
@@ -715,6 +753,7 @@ export class Bigtable {
         type: type as InstanceMetadata["type"],
         state: "READY",
         clusters: clusters.map((c) => ({ ...c })).sort((a, b) => (a.id < b.id ? -1 : 1)),
+        appProfiles: defaultAppProfiles(),
       });
       this.database(id);
       return [instance, { done: true, name: `operations/${instance.name}` }] as [Instance, unknown];
@@ -827,6 +866,7 @@ export class Instance {
       type: "PRODUCTION",
       state: "READY",
       clusters: [{ id: `${this.id}-c1`, location: "local", nodes: 1, storage: "ssd" }],
+      appProfiles: defaultAppProfiles(),
     };
   }
 
@@ -834,11 +874,27 @@ export class Instance {
   describe(): InstanceMetadata {
     const recorded = this.bigtable.recorded(this.id);
     return recorded
-      ? { ...recorded, labels: { ...recorded.labels }, clusters: recorded.clusters.map((c) => ({ ...c })) }
+      ? {
+          ...recorded,
+          labels: { ...recorded.labels },
+          clusters: recorded.clusters.map((c) => ({ ...c })),
+          appProfiles: recorded.appProfiles.map((a) => ({ ...a })),
+        }
       : this.defaults();
   }
 
-  private existing(): InstanceMetadata {
+  /** @internal The instance's metadata after `change` edits a copy of it, recorded (here and,
+   * with `dataDir`, on disk); NOT_FOUND if the instance does not exist. */
+  update(change: (metadata: InstanceMetadata) => void): InstanceMetadata {
+    const next = this.existing();
+    change(next);
+    this.bigtable.record(this.id, next);
+    this.metadata = next;
+    return next;
+  }
+
+  /** @internal */
+  existing(): InstanceMetadata {
     if (!this.known()) throw new BigtableError("NOT_FOUND", `instance ${this.name} not found`);
     return this.describe();
   }
@@ -898,9 +954,48 @@ export class Instance {
     }, cb);
   }
 
-  /** `[clusters, failedLocations]`. */
-  getClusters(cb?: Callback<[ClusterInfo[], string[]]>): Promise<[ClusterInfo[], string[]]> {
-    return settle(() => [this.existing().clusters, []] as [ClusterInfo[], string[]], cb);
+  /** `[clusters, failedLocations]`: `Cluster` objects with their `metadata`, by id. */
+  getClusters(cb?: Callback<[Cluster[], string[]]>): Promise<[Cluster[], string[]]> {
+    return settle(() => {
+      const clusters = this.existing().clusters.map((info) => {
+        const cluster = this.cluster(info.id);
+        cluster.metadata = cluster.describe(info);
+        return cluster;
+      });
+      return [clusters, []] as [Cluster[], string[]];
+    }, cb);
+  }
+
+  /** A handle on cluster `id` of this instance (it need not exist yet). */
+  cluster(id: string): Cluster {
+    return new Cluster(this, id);
+  }
+
+  /** Adds cluster `id` (see `Cluster.create`). */
+  createCluster(id: string, options: ClusterOptions = {}, cb?: Callback<[Cluster, unknown]>): Promise<[Cluster, unknown]> {
+    return this.cluster(id).create(options, cb);
+  }
+
+  /** A handle on app profile `id` of this instance (it need not exist yet). */
+  appProfile(id: string): AppProfile {
+    return new AppProfile(this, id);
+  }
+
+  /** Creates app profile `id` (see `AppProfile.create`). */
+  createAppProfile(id: string, options: AppProfileOptions, cb?: Callback<[AppProfile, unknown]>): Promise<[AppProfile, unknown]> {
+    return this.appProfile(id).create(options, cb);
+  }
+
+  /** `[appProfiles, failedLocations]`: `AppProfile` objects with their `metadata`, by id. */
+  getAppProfiles(cb?: Callback<[AppProfile[], string[]]>): Promise<[AppProfile[], string[]]> {
+    return settle(() => {
+      const profiles = this.existing().appProfiles.map((info) => {
+        const profile = this.appProfile(info.id);
+        profile.metadata = profile.describe(info);
+        return profile;
+      });
+      return [profiles, []] as [AppProfile[], string[]];
+    }, cb);
   }
 
   /** Deletes the instance and every table in it (FAILED_PRECONDITION, and nothing deleted,
@@ -919,6 +1014,272 @@ export class Instance {
       this.bigtable.forget(this.id);
       databases.delete(key);
       db.free();
+      return [] as [];
+    }, cb);
+  }
+}
+
+/** What `Cluster.create` and `setMetadata` take, as the client does: `location` a zone,
+ * `nodes` a count, `storage` `"ssd"` or `"hdd"`. */
+export interface ClusterOptions {
+  location?: string;
+  nodes?: number;
+  storage?: "ssd" | "hdd";
+}
+
+/** A cluster as the client's `getMetadata` describes it. */
+export interface ClusterMetadata {
+  name: string;
+  location: string;
+  state: "READY";
+  serveNodes: number;
+  defaultStorageType: "SSD" | "HDD";
+}
+
+/** A cluster of an instance, as the client's `Cluster`. In-process a cluster is a name and
+ * settings (location, nodes, storage), not machines: every cluster serves the instance's one
+ * database. */
+export class Cluster {
+  name: string;
+  /** Set by `get`/`getMetadata`/`getClusters`. */
+  metadata?: ClusterMetadata;
+  constructor(public instance: Instance, public id: string) {
+    this.name = `${instance.name}/clusters/${id}`;
+  }
+
+  /** @internal */
+  describe(info: ClusterInfo): ClusterMetadata {
+    return {
+      name: this.name,
+      location: `projects/${this.instance.bigtable.projectId}/locations/${info.location ?? "local"}`,
+      state: "READY",
+      serveNodes: info.nodes ?? 1,
+      defaultStorageType: info.storage === "hdd" ? "HDD" : "SSD",
+    };
+  }
+
+  private info(): ClusterInfo {
+    const found = this.instance.existing().clusters.find((c) => c.id === this.id);
+    if (!found) throw new BigtableError("NOT_FOUND", `cluster ${this.name} not found`);
+    return found;
+  }
+
+  /** Adds this cluster to its instance: `[cluster, operation]` (already done).
+   * ALREADY_EXISTS if it exists, NOT_FOUND if the instance does not. */
+  create(options: ClusterOptions = {}, cb?: Callback<[Cluster, unknown]>): Promise<[Cluster, unknown]> {
+    return settle(() => {
+      checkClusterId(this.id);
+      checkNodes(options.nodes);
+      checkStorage(options.storage);
+      this.instance.update((m) => {
+        if (m.clusters.some((c) => c.id === this.id)) throw new BigtableError("ALREADY_EXISTS", `cluster ${this.name} already exists`);
+        const info: ClusterInfo = { id: this.id, location: options.location ?? "local", nodes: options.nodes ?? 1, storage: options.storage ?? "ssd" };
+        m.clusters = [...m.clusters, info].sort((a, b) => (a.id < b.id ? -1 : 1));
+      });
+      return [this, { done: true, name: `operations/${this.name}` }] as [Cluster, unknown];
+    }, cb);
+  }
+
+  exists(cb?: Callback<[boolean]>): Promise<[boolean]> {
+    return settle(() => {
+      try {
+        this.info();
+        return [true] as [boolean];
+      } catch (e) {
+        if ((e as BigtableError).code === Status.NOT_FOUND) return [false] as [boolean];
+        throw e;
+      }
+    }, cb);
+  }
+
+  /** `[cluster, metadata]`; NOT_FOUND if it does not exist. */
+  get(cb?: Callback<[Cluster, ClusterMetadata]>): Promise<[Cluster, ClusterMetadata]> {
+    return settle(() => {
+      this.metadata = this.describe(this.info());
+      return [this, this.metadata] as [Cluster, ClusterMetadata];
+    }, cb);
+  }
+
+  /** `[metadata]`; NOT_FOUND if it does not exist. */
+  getMetadata(cb?: Callback<[ClusterMetadata]>): Promise<[ClusterMetadata]> {
+    return settle(() => {
+      this.metadata = this.describe(this.info());
+      return [this.metadata] as [ClusterMetadata];
+    }, cb);
+  }
+
+  /** Changes `nodes` (and `location`/`storage`, which Cloud Bigtable fixes at creation:
+   * INVALID_ARGUMENT if they differ). Resolves to `[operation]`. */
+  setMetadata(options: ClusterOptions, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    return settle(() => {
+      checkNodes(options.nodes);
+      this.instance.update((m) => {
+        const info = m.clusters.find((c) => c.id === this.id);
+        if (!info) throw new BigtableError("NOT_FOUND", `cluster ${this.name} not found`);
+        if (options.location !== undefined && options.location !== info.location) {
+          throw new BigtableError("INVALID_ARGUMENT", "a cluster's location cannot change");
+        }
+        if (options.storage !== undefined && options.storage !== info.storage) {
+          throw new BigtableError("INVALID_ARGUMENT", "a cluster's storage type cannot change");
+        }
+        if (options.nodes !== undefined) info.nodes = options.nodes;
+      });
+      return [{ done: true, name: `operations/${this.name}` }] as [unknown];
+    }, cb);
+  }
+
+  /** Removes this cluster: NOT_FOUND if absent; FAILED_PRECONDITION (nothing changed) if it
+   * is the instance's last cluster or an app profile routes to it alone. */
+  delete(cb?: Callback<[]>): Promise<[]> {
+    return settle(() => {
+      this.instance.update((m) => {
+        if (!m.clusters.some((c) => c.id === this.id)) throw new BigtableError("NOT_FOUND", `cluster ${this.name} not found`);
+        if (m.clusters.length === 1) {
+          throw new BigtableError("FAILED_PRECONDITION", `cluster ${this.name} is the instance's last cluster; delete the instance instead`);
+        }
+        const routed = m.appProfiles.find((a) => a.cluster === this.id);
+        if (routed) {
+          throw new BigtableError("FAILED_PRECONDITION", `app profile ${routed.id} routes to cluster ${this.id}; change or delete it first`);
+        }
+        m.clusters = m.clusters.filter((c) => c.id !== this.id);
+      });
+      return [] as [];
+    }, cb);
+  }
+}
+
+/** What `AppProfile.create` and `setMetadata` take, as the client does: `routing` is
+ * `"any"` or a `Cluster` (or its id); `allowTransactionalWrites` needs single-cluster routing. */
+export interface AppProfileOptions {
+  routing?: "any" | Cluster | string;
+  allowTransactionalWrites?: boolean;
+  description?: string;
+  ignoreWarnings?: boolean;
+}
+
+/** An app profile as the client's `getMetadata` describes it. */
+export interface AppProfileMetadata {
+  name: string;
+  description: string;
+  multiClusterRoutingUseAny?: { clusterIds: string[] };
+  singleClusterRouting?: { clusterId: string; allowTransactionalWrites: boolean };
+}
+
+const APP_PROFILE_ID = /^[_a-zA-Z0-9][-_.a-zA-Z0-9]{0,49}$/;
+
+/** An app profile of an instance, as the client's `AppProfile`. In-process it is recorded
+ * and checked (its cluster must exist) but routes nothing: every request reaches the one
+ * database. */
+export class AppProfile {
+  name: string;
+  /** Set by `get`/`getMetadata`/`getAppProfiles`. */
+  metadata?: AppProfileMetadata;
+  constructor(public instance: Instance, public id: string) {
+    this.name = `${instance.name}/appProfiles/${id}`;
+  }
+
+  /** @internal */
+  describe(info: AppProfileInfo): AppProfileMetadata {
+    return info.cluster === "any"
+      ? { name: this.name, description: info.description, multiClusterRoutingUseAny: { clusterIds: [] } }
+      : { name: this.name, description: info.description, singleClusterRouting: { clusterId: info.cluster, allowTransactionalWrites: info.allowTransactionalWrites } };
+  }
+
+  private info(): AppProfileInfo {
+    const found = this.instance.existing().appProfiles.find((a) => a.id === this.id);
+    if (!found) throw new BigtableError("NOT_FOUND", `app profile ${this.name} not found`);
+    return found;
+  }
+
+  /** The routing `options` ask for, checked against the instance's clusters. */
+  private static routing(m: InstanceMetadata, options: AppProfileOptions, previous?: AppProfileInfo): Pick<AppProfileInfo, "cluster" | "allowTransactionalWrites"> {
+    const routing = options.routing;
+    let cluster: string;
+    if (routing === undefined) {
+      if (!previous) throw new BigtableError("INVALID_ARGUMENT", "an app profile must contain a routing policy: routing is \"any\" or a cluster");
+      cluster = previous.cluster;
+    } else if (routing === "any") {
+      cluster = "any";
+    } else {
+      cluster = typeof routing === "string" ? routing : routing.id;
+      if (!m.clusters.some((c) => c.id === cluster)) {
+        throw new BigtableError("NOT_FOUND", `cluster ${cluster} of instance ${m.name} not found`);
+      }
+    }
+    const allowTransactionalWrites = options.allowTransactionalWrites ?? (routing === undefined ? previous?.allowTransactionalWrites ?? false : false);
+    if (allowTransactionalWrites && cluster === "any") {
+      throw new BigtableError("INVALID_ARGUMENT", "allowTransactionalWrites needs single-cluster routing");
+    }
+    return { cluster, allowTransactionalWrites };
+  }
+
+  /** Creates this app profile: `[appProfile, response]`. ALREADY_EXISTS if it exists,
+   * NOT_FOUND if the instance or the routed cluster does not. */
+  create(options: AppProfileOptions, cb?: Callback<[AppProfile, unknown]>): Promise<[AppProfile, unknown]> {
+    return settle(() => {
+      if (!APP_PROFILE_ID.test(this.id)) {
+        throw new BigtableError("INVALID_ARGUMENT", `app profile id ${JSON.stringify(this.id)} must be 1 to 50 letters, digits, '_', '-' or '.', not starting with '-' or '.'`);
+      }
+      let created: AppProfileInfo | undefined;
+      this.instance.update((m) => {
+        if (m.appProfiles.some((a) => a.id === this.id)) throw new BigtableError("ALREADY_EXISTS", `app profile ${this.name} already exists`);
+        created = { id: this.id, description: options.description ?? "", ...AppProfile.routing(m, options ?? {}) };
+        m.appProfiles = [...m.appProfiles, created].sort((a, b) => (a.id < b.id ? -1 : 1));
+      });
+      this.metadata = this.describe(created!);
+      return [this, this.metadata] as [AppProfile, unknown];
+    }, cb);
+  }
+
+  exists(cb?: Callback<[boolean]>): Promise<[boolean]> {
+    return settle(() => {
+      try {
+        this.info();
+        return [true] as [boolean];
+      } catch (e) {
+        if ((e as BigtableError).code === Status.NOT_FOUND) return [false] as [boolean];
+        throw e;
+      }
+    }, cb);
+  }
+
+  /** `[appProfile, metadata]`; NOT_FOUND if it does not exist. */
+  get(cb?: Callback<[AppProfile, AppProfileMetadata]>): Promise<[AppProfile, AppProfileMetadata]> {
+    return settle(() => {
+      this.metadata = this.describe(this.info());
+      return [this, this.metadata] as [AppProfile, AppProfileMetadata];
+    }, cb);
+  }
+
+  /** `[metadata]`; NOT_FOUND if it does not exist. */
+  getMetadata(cb?: Callback<[AppProfileMetadata]>): Promise<[AppProfileMetadata]> {
+    return settle(() => {
+      this.metadata = this.describe(this.info());
+      return [this.metadata] as [AppProfileMetadata];
+    }, cb);
+  }
+
+  /** Changes the description and routing. Resolves to `[operation]`. */
+  setMetadata(options: AppProfileOptions, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    return settle(() => {
+      this.instance.update((m) => {
+        const info = m.appProfiles.find((a) => a.id === this.id);
+        if (!info) throw new BigtableError("NOT_FOUND", `app profile ${this.name} not found`);
+        Object.assign(info, AppProfile.routing(m, options, info));
+        if (options.description !== undefined) info.description = options.description;
+      });
+      return [{ done: true, name: `operations/${this.name}` }] as [unknown];
+    }, cb);
+  }
+
+  /** Deletes this app profile (NOT_FOUND if absent). `ignoreWarnings` is accepted. */
+  delete(options?: { ignoreWarnings?: boolean } | Callback<[]>, cb?: Callback<[]>): Promise<[]> {
+    if (typeof options === "function") cb = options;
+    return settle(() => {
+      this.instance.update((m) => {
+        if (!m.appProfiles.some((a) => a.id === this.id)) throw new BigtableError("NOT_FOUND", `app profile ${this.name} not found`);
+        m.appProfiles = m.appProfiles.filter((a) => a.id !== this.id);
+      });
       return [] as [];
     }, cb);
   }

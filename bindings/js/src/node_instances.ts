@@ -5,8 +5,8 @@
 // file that is not such a document is DATA_LOSS naming the file, never a crash and never
 // silently replaced; the engine ignores the file (it opens only the files it names).
 import * as fs from "node:fs";
-import { BigtableError } from "./api.js";
-import type { InstanceMetadata, InstanceStore, ClusterInfo } from "./api.js";
+import { BigtableError, defaultAppProfiles } from "./api.js";
+import type { AppProfileInfo, InstanceMetadata, InstanceStore, ClusterInfo } from "./api.js";
 
 /** The file's name inside the instance's folder. */
 export const INSTANCE_FILE = "INSTANCE.json";
@@ -48,6 +48,24 @@ function parse(file: string, text: string): InstanceMetadata {
     }
     return out;
   });
+  // Written since app profiles were added; a file without them has the default profile.
+  let appProfiles: AppProfileInfo[] = defaultAppProfiles();
+  if (d.appProfiles !== undefined) {
+    if (!Array.isArray(d.appProfiles)) corrupt(file, "appProfiles is not a list");
+    appProfiles = d.appProfiles.map((a: unknown, i: number) => {
+      const ap = a as Record<string, unknown>;
+      if (typeof ap !== "object" || ap === null) corrupt(file, `app profile ${i} is not an object`);
+      if (typeof ap.allowTransactionalWrites !== "boolean") corrupt(file, `app profile ${i} allowTransactionalWrites is not a boolean`);
+      const cluster = str(ap.cluster, `app profile ${i} cluster`);
+      if (cluster !== "any" && !clusters.some((c) => c.id === cluster)) corrupt(file, `app profile ${i} routes to a cluster the file does not list`);
+      return {
+        id: str(ap.id, `app profile ${i} id`),
+        description: str(ap.description, `app profile ${i} description`),
+        cluster,
+        allowTransactionalWrites: ap.allowTransactionalWrites as boolean,
+      };
+    });
+  }
   return {
     name: str(d.name, "name"),
     displayName: str(d.displayName, "displayName"),
@@ -55,6 +73,7 @@ function parse(file: string, text: string): InstanceMetadata {
     type: d.type,
     state: "READY",
     clusters,
+    appProfiles,
   };
 }
 
@@ -81,6 +100,7 @@ export const nodeInstanceStore: InstanceStore = {
       labels: metadata.labels,
       type: metadata.type,
       clusters: metadata.clusters,
+      appProfiles: metadata.appProfiles,
     };
     const tmp = `${file}.tmp`;
     try {

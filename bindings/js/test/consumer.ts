@@ -1,7 +1,7 @@
 // A TypeScript consumer of the installed package, compiled with `tsc --strict` (run.sh): every
 // public shape must type-check as a user writes it.
 import { Bigtable, Database, BigtableError, PartialFailureError, toRowFilter, platform } from "sparsetable";
-import type { Filter, GetRowsOptions, ProtoMutation, ProtoRow, Row, RowDataOut } from "sparsetable";
+import type { AppProfileMetadata, ClusterMetadata, Filter, GetRowsOptions, ProtoMutation, ProtoRow, Row, RowDataOut } from "sparsetable";
 
 async function main(): Promise<void> {
   const bigtable = new Bigtable();
@@ -32,7 +32,13 @@ async function main(): Promise<void> {
     const r: ProtoRow = row;
     console.log(r.key);
   }
-  console.log(value, matched, n, toRowFilter({ family: "cf" }), platform);
+  const instance = bigtable.instance("my-instance");
+  const [cluster] = await instance.createCluster("my-cluster-2", { location: "us-east1-b", nodes: 3, storage: "ssd" });
+  const [clusterMeta]: [ClusterMetadata] = await cluster.getMetadata();
+  await instance.createAppProfile("batch", { routing: cluster, allowTransactionalWrites: true, description: "batch" });
+  const [profiles] = await instance.getAppProfiles();
+  const profileMeta: AppProfileMetadata | undefined = profiles[0].metadata;
+  console.log(value, matched, n, toRowFilter({ family: "cf" }), platform, clusterMeta.serveNodes, profileMeta?.name);
 }
 
 void main();

@@ -54,6 +54,8 @@ test("with dataDir, instance metadata outlives the process: created, renamed, li
   step(`const [inst] = await bt.createInstance("orders-prod", { displayName: "Orders", labels: { env: "test" }, type: "DEVELOPMENT",
           clusters: { id: "orders-c7", location: "us-east1-b", nodes: 3, storage: "hdd" } });
         await inst.setMetadata({ displayName: "Orders (renamed)" });
+        await inst.createCluster("orders-c9", { location: "us-west1-a" });
+        await inst.createAppProfile("reports", { routing: inst.cluster("orders-c9"), description: "reports" });
         await inst.table("t").create({ families: ["cf"] });`);
   // Another process: used without createInstance, so it exists with the defaults.
   step(`await bt.instance("scratch").table("t").create({ families: ["cf"] });`);
@@ -61,13 +63,18 @@ test("with dataDir, instance metadata outlives the process: created, renamed, li
     const [meta] = await bt.instance("orders-prod").getMetadata();
     const again = await bt.createInstance("orders-prod", { clusters: { id: "orders-c8" } }).then(() => "created", (e) => e.status);
     const [tables] = await bt.instance("orders-prod").getTables();
+    const [profiles] = await bt.instance("orders-prod").getAppProfiles();
     return { ids: instances.map((i) => i.id), meta, again, tables: tables.map((t) => t.id),
+      profiles: profiles.map((p) => p.metadata),
       scratch: (await bt.instance("scratch").getMetadata())[0].clusters };`);
   assert.deepEqual(seen.ids, ["orders-prod", "scratch"]);
   assert.equal(seen.meta.displayName, "Orders (renamed)");
   assert.deepEqual(seen.meta.labels, { env: "test" });
   assert.equal(seen.meta.type, "DEVELOPMENT");
-  assert.deepEqual(seen.meta.clusters, [{ id: "orders-c7", location: "us-east1-b", nodes: 3, storage: "hdd" }]);
+  assert.deepEqual(seen.meta.clusters, [{ id: "orders-c7", location: "us-east1-b", nodes: 3, storage: "hdd" },
+    { id: "orders-c9", location: "us-west1-a", nodes: 1, storage: "ssd" }]);
+  assert.deepEqual(seen.profiles.map((p) => [p.name.split("/").pop(), p.description, p.singleClusterRouting?.clusterId ?? "any"]),
+    [["default", "", "any"], ["reports", "reports", "orders-c9"]]);
   assert.equal(seen.again, "ALREADY_EXISTS");
   assert.deepEqual(seen.tables, ["t"]);
   assert.deepEqual(seen.scratch.map((c) => c.id), ["scratch-c1"]);
@@ -85,7 +92,9 @@ test("with dataDir, an unreadable instance file is DATA_LOSS naming it, not a cr
   fs.mkdirSync(path.join(dir, "sparsetable", "broken-one"), { recursive: true });
   const file = path.join(dir, "sparsetable", "broken-one", "INSTANCE.json");
   for (const bad of ["{not json", JSON.stringify({ format: "other/1" }),
-    JSON.stringify({ format: "sparsetable-js-instance/1", name: "n", displayName: "d", labels: {}, type: "PRODUCTION", clusters: [] })]) {
+    JSON.stringify({ format: "sparsetable-js-instance/1", name: "n", displayName: "d", labels: {}, type: "PRODUCTION", clusters: [] }),
+    JSON.stringify({ format: "sparsetable-js-instance/1", name: "n", displayName: "d", labels: {}, type: "PRODUCTION", clusters: [{ id: "c-one1" }],
+      appProfiles: [{ id: "p", description: "", cluster: "c-gone", allowTransactionalWrites: false }] })]) {
     fs.writeFileSync(file, bad);
     const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e",
       `import { Bigtable } from "sparsetable"; const bt = new Bigtable({ dataDir: ${JSON.stringify(dir)} });

@@ -156,6 +156,56 @@ test("instance admin: createInstance, getInstances, get/getMetadata/setMetadata,
   assert.deepEqual((await bigtable.getInstances())[0].map((i) => i.id), ["reports-inst"]);
 });
 
+test("clusters and app profiles: create, get, list, change, delete, with the rules Bigtable keeps", async () => {
+  const bigtable = new Bigtable({ projectId: `clusters-${Math.random().toString(36).slice(2, 8)}` });
+  const [instance] = await bigtable.createInstance("shop-inst", { clusters: { id: "shop-c1", location: "us-east1-b", nodes: 3 } });
+  // Clusters, as the client's Cluster objects.
+  const [c2] = await instance.createCluster("shop-c2", { location: "us-west1-a", nodes: 1, storage: "hdd" });
+  assert.equal(c2.name, `${instance.name}/clusters/shop-c2`);
+  await assert.rejects(instance.cluster("shop-c2").create({}), { code: 6 });
+  await assert.rejects(instance.cluster("Bad_id").create({}), { code: 3 });
+  await assert.rejects(instance.cluster("shop-c9").create({ nodes: -1 }), { code: 3 });
+  await assert.rejects(bigtable.instance("absent-inst").cluster("absent-c1").create({}), { code: 5 });
+  const [clusters] = await instance.getClusters();
+  assert.deepEqual(clusters.map((c) => c.id), ["shop-c1", "shop-c2"]);
+  assert.deepEqual(clusters[1].metadata, {
+    name: `${instance.name}/clusters/shop-c2`, location: `projects/${bigtable.projectId}/locations/us-west1-a`,
+    state: "READY", serveNodes: 1, defaultStorageType: "HDD",
+  });
+  assert.deepEqual(await instance.cluster("shop-c9").exists(), [false]);
+  await assert.rejects(instance.cluster("shop-c9").get(), { code: 5 });
+  await instance.cluster("shop-c1").setMetadata({ nodes: 5 });
+  assert.equal((await instance.cluster("shop-c1").getMetadata())[0].serveNodes, 5);
+  await assert.rejects(instance.cluster("shop-c1").setMetadata({ location: "elsewhere" }), { code: 3 });
+
+  // App profiles: every instance has "default"; single-cluster routing needs a cluster that exists.
+  assert.deepEqual((await instance.getAppProfiles())[0].map((a) => a.id), ["default"]);
+  const [batch] = await instance.createAppProfile("batch", { routing: instance.cluster("shop-c2"), allowTransactionalWrites: true, description: "batch jobs" });
+  assert.deepEqual((await batch.getMetadata())[0], {
+    name: `${instance.name}/appProfiles/batch`, description: "batch jobs",
+    singleClusterRouting: { clusterId: "shop-c2", allowTransactionalWrites: true },
+  });
+  await instance.appProfile("web").create({ routing: "any" });
+  assert.deepEqual((await instance.appProfile("web").get())[1].multiClusterRoutingUseAny, { clusterIds: [] });
+  await assert.rejects(instance.appProfile("web").create({ routing: "any" }), { code: 6 });
+  await assert.rejects(instance.appProfile("nowhere").create({ routing: "shop-c7" }), { code: 5 });
+  await assert.rejects(instance.appProfile("tx").create({ routing: "any", allowTransactionalWrites: true }), { code: 3 });
+  await assert.rejects(instance.appProfile("none").create({}), { code: 3 });
+  await assert.rejects(instance.appProfile(".bad").create({ routing: "any" }), { code: 3 });
+  assert.deepEqual((await instance.getAppProfiles())[0].map((a) => a.id), ["batch", "default", "web"]);
+
+  // A cluster an app profile routes to, or the last cluster, cannot go; nothing changes.
+  await assert.rejects(instance.cluster("shop-c2").delete(), { code: 9 });
+  await batch.setMetadata({ routing: "any", description: "any cluster now" });
+  assert.equal((await batch.getMetadata())[0].description, "any cluster now");
+  await instance.cluster("shop-c2").delete();
+  await assert.rejects(instance.cluster("shop-c1").delete(), { code: 9 });
+  assert.deepEqual((await instance.getClusters())[0].map((c) => c.id), ["shop-c1"]);
+  await instance.appProfile("web").delete({ ignoreWarnings: true });
+  assert.deepEqual(await instance.appProfile("web").exists(), [false]);
+  await assert.rejects(instance.appProfile("web").delete(), { code: 5 });
+});
+
 test("row.save, increment, append, filter with onMatch/onNoMatch, mutate with partial failure", async () => {
   const table = freshInstance().table("t");
   await table.create({ families: ["cf", "counters"] });
