@@ -793,10 +793,19 @@ export class Bigtable {
         if (!directoryOpener) throw new BigtableError("FAILED_PRECONDITION", "dataDir needs the Node build (browsers have no directory storage yet)");
         const instanceDir = `${dir}/${this.projectId}/${instanceId}`;
         db = call(() => directoryOpener!(instanceDir, clock));
+        databases.set(key, db);
         // An instance used without createInstance exists from then on, with the defaults: its
-        // metadata goes on disk too, so a later process lists it.
-        if (instanceStore && !instanceMeta.has(key) && call(() => instanceStore!.load(instanceDir)) === undefined) {
-          call(() => instanceStore!.save(instanceDir, new Instance(this, instanceId).defaults()));
+        // metadata goes on disk too, so a later process lists it. An unreadable metadata file
+        // is left as it is (metadata calls report it as DATA_LOSS) and does not stop the
+        // data: the database is the engine's files, not that one.
+        if (instanceStore && !instanceMeta.has(key)) {
+          let present = true;
+          try {
+            present = instanceStore.load(instanceDir) !== undefined;
+          } catch (e) {
+            if ((e as BigtableError).status !== "DATA_LOSS") throw e;
+          }
+          if (!present) call(() => instanceStore!.save(instanceDir, new Instance(this, instanceId).defaults()));
         }
       } else {
         db = clock ? new Database(clock) : new Database();

@@ -87,7 +87,7 @@ test("with dataDir, instance metadata outlives the process: created, renamed, li
   assert.deepEqual(after, { ids: ["scratch"], exists: false });
 });
 
-test("with dataDir, an unreadable instance file is DATA_LOSS naming it, not a crash", () => {
+test("with dataDir, an unreadable instance file is DATA_LOSS naming it, not a crash, and does not stop the data", () => {
   const dir = tmp();
   fs.mkdirSync(path.join(dir, "sparsetable", "broken-one"), { recursive: true });
   const file = path.join(dir, "sparsetable", "broken-one", "INSTANCE.json");
@@ -103,6 +103,18 @@ test("with dataDir, an unreadable instance file is DATA_LOSS naming it, not a cr
     assert.equal(out.status, "DATA_LOSS", bad);
     assert.ok(out.message.includes("INSTANCE.json"), out.message);
   }
+  // The data does not depend on that file: tables work, the file is left as it was, and the
+  // metadata calls still report it.
+  const before = fs.readFileSync(file, "utf8");
+  const data = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e",
+    `import { Bigtable } from "sparsetable"; const bt = new Bigtable({ dataDir: ${JSON.stringify(dir)} });
+     const t = bt.instance("broken-one").table("t");
+     await t.create({ families: ["cf"] }); await t.insert({ key: "r", data: { cf: { q: "v" } } });
+     const [row] = await t.row("r").get();
+     const meta = await bt.instance("broken-one").getMetadata().then(() => "ok", (e) => e.status);
+     console.log(JSON.stringify({ value: row.data.cf.q[0].value, meta }));`], { cwd: process.cwd(), encoding: "utf8" }));
+  assert.deepEqual(data, { value: "v", meta: "DATA_LOSS" });
+  assert.equal(fs.readFileSync(file, "utf8"), before);
 });
 
 test("a writer killed with SIGKILL loses no acknowledged write", async () => {
