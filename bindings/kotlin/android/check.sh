@@ -6,7 +6,8 @@
 # Verified per library: ELF class and machine of the ABI, a shared object, NEEDED only bionic's
 # libc/libm/libdl/liblog, and exactly the uniffi symbols the host library exports (so JNA finds
 # every function the generated Kotlin calls). Also checks that the Kotlin layer's classes use
-# only java.* packages Android has at API 26 (jdeps, class level).
+# only java.* packages Android has at API 26 (jdeps, class level), and only java.* members that
+# exist in Java 8's API, the library level of Android 26 (api_check.py, member level).
 # Needs: rustup targets (scripts/setup.d/kotlin-android.sh), zig from PyPI in .venv, the host
 # build of bindings/kotlin/build.sh (its .so and classes).
 set -euo pipefail
@@ -65,3 +66,18 @@ bad=$(grep -Ev "$allowed" <<<"$refs" || true)
 missing=$(grep -E '^java\.(lang\.(ProcessHandle|StackWalker|Module|invoke\.VarHandle)|util\.concurrent\.Flow|net\.http)' <<<"$refs" || true)
 [ -z "$missing" ] || fail "the Kotlin layer uses classes Android lacks at API 26: $missing"
 echo "ok: the Kotlin layer references $(wc -l <<<"$refs") java.* classes, all in packages Android has at API 26"
+
+# Member level: every java.* field and method the layer references must exist in Java 8's API
+# (the JDK's ct.sym), the library level of Android 26 (api_check.py says why and what it
+# cannot see). First, proof the check can fail: a class calling Java 9's List.of must be
+# refused.
+probe=$(mktemp -d)
+trap 'rm -rf "$probe"' EXIT
+printf 'class Probe { Object f() { return java.util.List.of(1); } }\n' > "$probe/Probe.java"
+javac -d "$probe/classes" "$probe/Probe.java"
+if python3 "$ROOT/bindings/kotlin/android/api_check.py" "$probe/classes" > "$probe/out" ||
+   ! grep -q 'missing: java.util.List.of' "$probe/out"; then
+  fail "the member-level check did not refuse Java 9's List.of: $(cat "$probe/out")"
+fi
+python3 "$ROOT/bindings/kotlin/android/api_check.py" "$BUILD/classes" ||
+  fail "the Kotlin layer calls java.* members that Java 8 (and so Android 26) lacks"
