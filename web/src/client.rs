@@ -57,13 +57,15 @@ fn legacy_session() -> Option<String> {
 impl Client {
     /// Starts the worker. `on_update` receives every change to the views, the updates that
     /// arrived within one animation frame together (a burst of actions redraws once per
-    /// frame); `on_saved` the result of each save to browser storage, in words.
+    /// frame); `on_saved` the result of each save to browser storage, in words; `on_failure`
+    /// why the worker could not load or stopped (its script or module failed, or it crashed).
     ///
     /// # Errors
     /// The browser's, if it cannot start a module worker.
     pub fn spawn(
         on_update: Callback<Vec<Update>>,
         on_saved: Callback<String>,
+        on_failure: Callback<String>,
     ) -> Result<Self, JsValue> {
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Module);
@@ -116,6 +118,20 @@ impl Client {
             .set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         // The handler lives as long as the page.
         on_message.forget();
+        let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            // An ErrorEvent when the worker's code threw; a plain Event when its script could
+            // not be fetched or parsed.
+            let message = e
+                .dyn_ref::<web_sys::ErrorEvent>()
+                .map(web_sys::ErrorEvent::message)
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| "its script (worker.js or the module it loads) did not load".into());
+            on_failure.emit(message);
+        });
+        client
+            .worker
+            .set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        on_error.forget();
         Ok(client)
     }
 

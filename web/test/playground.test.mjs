@@ -454,6 +454,24 @@ test("375 px wide, keyboard reachable, and axe-core finds no serious violations"
   }
 });
 
+test("an engine worker that cannot load is an error in the page, not an endless loading note", async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    // Not watched: this page fails on purpose.
+    await ctx.route("**/worker.js", (route) => route.abort());
+    const p = await ctx.newPage();
+    await p.goto(baseUrl);
+    const alert = p.getByTestId("engine-failed");
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /^The engine stopped: .+\. Reload the page to try again\.$/);
+    assert.equal(await alert.getAttribute("role"), "alert");
+    assert.equal(await p.locator("#loading").count(), 0, "the loading note gives way to the error");
+    assert.equal(await p.getByTestId("app").count(), 0);
+  } finally {
+    await ctx.close();
+  }
+});
+
 test("no console or page errors", async () => {
   assert.deepEqual(problems, []);
 });

@@ -66,28 +66,66 @@ fn expose(client: &Client) {
     let _ = js_sys::Reflect::set(&window, &"sparsetable".into(), &api);
 }
 
+/// Removes the static "Loading the engine…" note of index.html.
+fn remove_loading_note() {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("loading"))
+    {
+        el.remove();
+    }
+}
+
 /// The playground page.
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(Shown::default);
     let saved = use_state(|| AttrValue::from(""));
+    let failure = use_state(|| None::<String>);
     let client = {
-        let (updates, saved) = (state.dispatcher(), saved.setter());
+        let (updates, saved, failed) = (state.dispatcher(), saved.setter(), failure.setter());
         use_memo((), move |_| {
             Client::spawn(
                 Callback::from(move |batch| updates.dispatch(PageEvent::Updated(batch))),
                 Callback::from(move |status: String| saved.set(status.into())),
+                Callback::from(move |why: String| failed.set(Some(why))),
             )
-            .map_err(|e| format!("{e:?}"))
+            .map_err(|e| format!("this browser cannot run a module worker ({e:?})"))
         })
     };
-    let client = match &*client {
-        Ok(client) => client.clone(),
-        Err(e) => {
-            return html! {
-                <p class="error" role="alert">{ format!("The engine could not start: this browser cannot run a module worker ({e}).") }</p>
+    let failed = match (&*client, &*failure) {
+        (Err(why), _) | (Ok(_), Some(why)) => Some(why.clone()),
+        _ => None,
+    };
+    {
+        // Whatever stopped the engine replaces the loading note.
+        let failed = failed.is_some();
+        use_effect_with(failed, move |&failed| {
+            if failed {
+                remove_loading_note();
             }
-        }
+        });
+    }
+    {
+        let client = (*client).clone().ok();
+        use_effect_with(state.ready, move |&ready| {
+            if let (true, Some(client)) = (ready, client) {
+                // Ready: the static loading note goes, and the engine is reachable for tests.
+                remove_loading_note();
+                expose(&client);
+            }
+        });
+    }
+    // Every hook is above this line: what follows may return early.
+    if let Some(why) = failed {
+        return html! {
+            <p class="error engine-failed" role="alert" data-testid="engine-failed">
+                { format!("The engine stopped: {why}. Reload the page to try again.") }
+            </p>
+        };
+    }
+    let Ok(client) = (*client).clone() else {
+        return html! {};
     };
     let dispatch = {
         let (client, events) = (client.clone(), state.dispatcher());
@@ -96,21 +134,6 @@ pub fn app() -> Html {
             events.dispatch(PageEvent::Sent);
         })
     };
-    {
-        let client = client.clone();
-        use_effect_with(state.ready, move |&ready| {
-            if ready {
-                // Ready: the static loading note goes, and the engine is reachable for tests.
-                if let Some(el) = web_sys::window()
-                    .and_then(|w| w.document())
-                    .and_then(|d| d.get_element_by_id("loading"))
-                {
-                    el.remove();
-                }
-                expose(&client);
-            }
-        });
-    }
     if !state.ready {
         return html! {};
     }
