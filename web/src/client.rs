@@ -125,7 +125,9 @@ impl Client {
                 .dyn_ref::<web_sys::ErrorEvent>()
                 .map(web_sys::ErrorEvent::message)
                 .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| "its script (worker.js or the module it loads) did not load".into());
+                .unwrap_or_else(|| {
+                    "its script (worker.js or the module it loads) did not load".into()
+                });
             on_failure.emit(message);
         });
         client
