@@ -116,6 +116,18 @@ function lastCallback(args: unknown[]): Callback<never[]> | undefined {
   return fns.length ? (fns[fns.length - 1] as Callback<never[]>) : undefined;
 }
 
+/** What the client's `exists` methods answer: whether `lookup` succeeds. Its NOT_FOUND means
+ * false; any other error is passed on, as the client passes on a failed call. */
+function lookupFinds(lookup: () => unknown): boolean {
+  try {
+    lookup();
+    return true;
+  } catch (e) {
+    if ((e as BigtableError).code === Status.NOT_FOUND) return false;
+    throw e;
+  }
+}
+
 // ---------------------------------------------------------------- filters
 
 /** A bound in the client's syntax: a value, or `{value, inclusive}` (inclusive by default). */
@@ -784,33 +796,33 @@ export class Bigtable {
 
   /** @internal */
   database(instanceId: string): Database {
-    const dir = this.options.dataDir;
-    const key = `${dir ?? ""}\u0000${this.projectId}/${instanceId}`;
-    let db = databases.get(key);
-    if (!db) {
-      const clock = this.options.clockMicros !== undefined ? { clockMicros: this.options.clockMicros } : undefined;
-      if (dir !== undefined) {
-        if (!directoryOpener) throw new BigtableError("FAILED_PRECONDITION", "dataDir needs the Node build (browsers have no directory storage yet)");
-        const instanceDir = `${dir}/${this.projectId}/${instanceId}`;
-        db = call(() => directoryOpener!(instanceDir, clock));
-        databases.set(key, db);
-        // An instance used without createInstance exists from then on, with the defaults: its
-        // metadata goes on disk too, so a later process lists it. An unreadable metadata file
-        // is left as it is (metadata calls report it as DATA_LOSS) and does not stop the
-        // data: the database is the engine's files, not that one.
-        if (instanceStore && !instanceMeta.has(key)) {
-          let present = true;
-          try {
-            present = instanceStore.load(instanceDir) !== undefined;
-          } catch (e) {
-            if ((e as BigtableError).status !== "DATA_LOSS") throw e;
-          }
-          if (!present) call(() => instanceStore!.save(instanceDir, new Instance(this, instanceId).defaults()));
-        }
-      } else {
-        db = clock ? new Database(clock) : new Database();
+    const key = this.instanceKey(instanceId);
+    const known = databases.get(key);
+    if (known) return known;
+    const instanceDir = this.instanceDir(instanceId);
+    const clock = this.options.clockMicros !== undefined ? { clockMicros: this.options.clockMicros } : undefined;
+    let db: Database;
+    if (instanceDir !== undefined) {
+      if (!directoryOpener) throw new BigtableError("FAILED_PRECONDITION", "dataDir needs the Node build (browsers have no directory storage yet)");
+      db = call(() => directoryOpener!(instanceDir, clock));
+    } else {
+      db = clock ? new Database(clock) : new Database();
+    }
+    // Kept before anything below can throw: a failure there must not drop the handle and
+    // leave the directory locked by it.
+    databases.set(key, db);
+    // An instance used without createInstance exists from then on, with the defaults: its
+    // metadata goes on disk too, so a later process lists it. An unreadable metadata file is
+    // left as it is (metadata calls report it as DATA_LOSS) and does not stop the data: the
+    // database is the engine's files, not that one.
+    if (instanceDir !== undefined && instanceStore && !instanceMeta.has(key)) {
+      let present = true;
+      try {
+        present = instanceStore.load(instanceDir) !== undefined;
+      } catch (e) {
+        if ((e as BigtableError).status !== "DATA_LOSS") throw e;
       }
-      databases.set(key, db);
+      if (!present) call(() => instanceStore!.save(instanceDir, new Instance(this, instanceId).defaults()));
     }
     return db;
   }
@@ -1073,6 +1085,12 @@ export class Cluster {
     return found;
   }
 
+  /** The metadata as recorded now, kept in `metadata` (as the client's `get` does). */
+  private load(): ClusterMetadata {
+    this.metadata = this.describe(this.info());
+    return this.metadata;
+  }
+
   /** Adds this cluster to its instance: `[cluster, operation]` (already done).
    * ALREADY_EXISTS if it exists, NOT_FOUND if the instance does not. */
   create(options: ClusterOptions = {}, cb?: Callback<[Cluster, unknown]>): Promise<[Cluster, unknown]> {
@@ -1090,31 +1108,17 @@ export class Cluster {
   }
 
   exists(cb?: Callback<[boolean]>): Promise<[boolean]> {
-    return settle(() => {
-      try {
-        this.info();
-        return [true] as [boolean];
-      } catch (e) {
-        if ((e as BigtableError).code === Status.NOT_FOUND) return [false] as [boolean];
-        throw e;
-      }
-    }, cb);
+    return settle(() => [lookupFinds(() => this.info())] as [boolean], cb);
   }
 
   /** `[cluster, metadata]`; NOT_FOUND if it does not exist. */
   get(cb?: Callback<[Cluster, ClusterMetadata]>): Promise<[Cluster, ClusterMetadata]> {
-    return settle(() => {
-      this.metadata = this.describe(this.info());
-      return [this, this.metadata] as [Cluster, ClusterMetadata];
-    }, cb);
+    return settle(() => [this, this.load()] as [Cluster, ClusterMetadata], cb);
   }
 
   /** `[metadata]`; NOT_FOUND if it does not exist. */
   getMetadata(cb?: Callback<[ClusterMetadata]>): Promise<[ClusterMetadata]> {
-    return settle(() => {
-      this.metadata = this.describe(this.info());
-      return [this.metadata] as [ClusterMetadata];
-    }, cb);
+    return settle(() => [this.load()] as [ClusterMetadata], cb);
   }
 
   /** Changes `nodes` (and `location`/`storage`, which Cloud Bigtable fixes at creation:
@@ -1200,6 +1204,12 @@ export class AppProfile {
     return found;
   }
 
+  /** The metadata as recorded now, kept in `metadata` (as the client's `get` does). */
+  private load(): AppProfileMetadata {
+    this.metadata = this.describe(this.info());
+    return this.metadata;
+  }
+
   /** The routing `options` ask for, checked against the instance's clusters. */
   private static routing(m: InstanceMetadata, options: AppProfileOptions, previous?: AppProfileInfo): Pick<AppProfileInfo, "cluster" | "allowTransactionalWrites"> {
     const routing = options.routing;
@@ -1241,31 +1251,17 @@ export class AppProfile {
   }
 
   exists(cb?: Callback<[boolean]>): Promise<[boolean]> {
-    return settle(() => {
-      try {
-        this.info();
-        return [true] as [boolean];
-      } catch (e) {
-        if ((e as BigtableError).code === Status.NOT_FOUND) return [false] as [boolean];
-        throw e;
-      }
-    }, cb);
+    return settle(() => [lookupFinds(() => this.info())] as [boolean], cb);
   }
 
   /** `[appProfile, metadata]`; NOT_FOUND if it does not exist. */
   get(cb?: Callback<[AppProfile, AppProfileMetadata]>): Promise<[AppProfile, AppProfileMetadata]> {
-    return settle(() => {
-      this.metadata = this.describe(this.info());
-      return [this, this.metadata] as [AppProfile, AppProfileMetadata];
-    }, cb);
+    return settle(() => [this, this.load()] as [AppProfile, AppProfileMetadata], cb);
   }
 
   /** `[metadata]`; NOT_FOUND if it does not exist. */
   getMetadata(cb?: Callback<[AppProfileMetadata]>): Promise<[AppProfileMetadata]> {
-    return settle(() => {
-      this.metadata = this.describe(this.info());
-      return [this.metadata] as [AppProfileMetadata];
-    }, cb);
+    return settle(() => [this.load()] as [AppProfileMetadata], cb);
   }
 
   /** Changes the description and routing. Resolves to `[operation]`. */
@@ -1316,15 +1312,7 @@ export class Table {
 
   exists(options?: unknown, cb?: Callback<[boolean]>): Promise<[boolean]> {
     cb = lastCallback([options, cb]) as Callback<[boolean]> | undefined;
-    return settle(() => {
-      try {
-        call(() => this.db.getTableJson(this.id));
-        return [true] as [boolean];
-      } catch (e) {
-        if ((e as BigtableError).code === Status.NOT_FOUND) return [false] as [boolean];
-        throw e;
-      }
-    }, cb);
+    return settle(() => [lookupFinds(() => call(() => this.db.getTableJson(this.id)))] as [boolean], cb);
   }
 
   delete(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
