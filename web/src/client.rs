@@ -106,10 +106,7 @@ impl Client {
                         }
                     }
                     Ok(Reply::Saved(result)) => on_saved.emit(store(result)),
-                    Err(e) => batch.push(Update {
-                        error: crate::remote::Diff::Now(Some(e)),
-                        ..Update::default()
-                    }),
+                    Err(e) => batch.push(Update::error(e)),
                 }
             })
         };

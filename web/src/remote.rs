@@ -216,6 +216,17 @@ shown_fields! {
     lab: LabView = |p| &p.lab.view;
 }
 
+impl Update {
+    /// An update that changes nothing but the error shown: how the page and the worker report
+    /// a message that did not decode or encode, which no action's update can carry.
+    pub fn error(e: ShownError) -> Self {
+        Update {
+            error: Diff::Now(Some(e)),
+            ..Update::default()
+        }
+    }
+}
+
 impl Default for Shown {
     /// What the page shows before the engine has started: a fresh playground's views, not
     /// ready.

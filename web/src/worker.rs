@@ -55,8 +55,9 @@ struct Worker {
 /// buffer is transferred, not copied).
 fn post(scope: &DedicatedWorkerGlobalScope, reply: Reply) {
     // An encoding failure is reported as an error in an update instead of the reply.
-    let (text, grid) =
-        encode_reply(reply).unwrap_or_else(|e| encode_reply(error_update(e)).unwrap_or_default());
+    let (text, grid) = encode_reply(reply).unwrap_or_else(|e| {
+        encode_reply(Reply::Update(Box::new(Update::error(e)))).unwrap_or_default()
+    });
     let _ = match grid {
         None => scope.post_message(&JsValue::from(text)),
         Some(bytes) => {
@@ -97,7 +98,7 @@ fn receive(worker: &Rc<RefCell<Worker>>, text: &str) {
         Ok(request) => request,
         Err(e) => {
             let w = worker.borrow();
-            post(&w.scope, error_update(e));
+            post(&w.scope, Reply::Update(Box::new(Update::error(e))));
             return;
         }
     };
@@ -141,13 +142,6 @@ fn receive(worker: &Rc<RefCell<Worker>>, text: &str) {
         }
         request => handle(worker, request),
     }
-}
-
-fn error_update(e: ShownError) -> Reply {
-    Reply::Update(Box::new(Update {
-        error: crate::remote::Diff::Now(Some(e)),
-        ..Update::default()
-    }))
 }
 
 /// Runs one request and posts its replies; schedules a save after a change.
