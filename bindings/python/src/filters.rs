@@ -337,17 +337,41 @@ impl RowSampleFilter {
 
 /// Cells with `start <= timestamp < end`, in microseconds (an `int`) or as `datetime`s
 /// (converted as Google's client does: start rounded down, end rounded up to a millisecond).
+/// The classic client's shape, one `TimestampRange` (anything with `.start` and `.end`)
+/// positionally or as `range_`, is the same filter.
 #[pyclass(extends = RowFilter, frozen, module = "sparsetable")]
 pub struct TimestampRangeFilter {}
 
 #[pymethods]
 impl TimestampRangeFilter {
     #[new]
-    #[pyo3(signature = (start = None, end = None))]
+    #[pyo3(signature = (start = None, end = None, *, range_ = None))]
     fn new(
         start: Option<&Bound<'_, PyAny>>,
         end: Option<&Bound<'_, PyAny>>,
+        range_: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
+        let range_ = match (range_.filter(|r| !r.is_none()), start) {
+            (Some(r), _) => Some(r.clone()),
+            (None, Some(s)) if end.is_none_or(|e| e.is_none()) && is_time_range(s)? => {
+                Some(s.clone())
+            }
+            _ => None,
+        };
+        let (start_owned, end_owned);
+        let (start, end) = match &range_ {
+            Some(r) => {
+                if start.is_some_and(|s| !s.is(r)) || end.is_some_and(|e| !e.is_none()) {
+                    return Err(PyTypeError::new_err(
+                        "give either range_ or start/end, not both",
+                    ));
+                }
+                start_owned = r.getattr("start")?;
+                end_owned = r.getattr("end")?;
+                (Some(&start_owned), Some(&end_owned))
+            }
+            None => (start, end),
+        };
         let start_micros = match start.filter(|s| !s.is_none()) {
             None => 0,
             Some(s) => time_micros(s, false)?,
@@ -364,6 +388,34 @@ impl TimestampRangeFilter {
             TimestampRangeFilter {},
         ))
     }
+}
+
+/// An argument Google's two clients spell differently: the one given (refusing both).
+fn one_of<T>(
+    name: &str,
+    value: Option<T>,
+    alias: &str,
+    alias_value: Option<T>,
+) -> PyResult<Option<T>> {
+    match (value, alias_value) {
+        (Some(_), Some(_)) => Err(PyTypeError::new_err(format!(
+            "give {name} or {alias}, not both"
+        ))),
+        (value, alias_value) => Ok(value.or(alias_value)),
+    }
+}
+
+/// Whether `obj` is a time range object (`.start` and `.end`), not a time itself.
+fn is_time_range(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(!obj.is_instance_of::<PyInt>() && obj.hasattr("start")? && obj.hasattr("end")?)
+}
+
+/// `time_micros` for the Python layer (the classic client's `set_cell` timestamps and
+/// `delete_cells` time ranges), so datetimes are converted in one place.
+#[pyfunction]
+#[pyo3(signature = (time, round_up = false))]
+fn _time_micros(time: &Bound<'_, PyAny>, round_up: bool) -> PyResult<i64> {
+    time_micros(time, round_up)
 }
 
 /// An `int` as microseconds, or a `datetime` (naive = UTC) as microseconds since the epoch
@@ -410,19 +462,37 @@ pub struct ColumnRangeFilter {}
 #[pymethods]
 impl ColumnRangeFilter {
     #[new]
-    #[pyo3(signature = (family_id, start_qualifier = None, end_qualifier = None, inclusive_start = None, inclusive_end = None))]
+    #[pyo3(signature = (
+        family_id = None, start_qualifier = None, end_qualifier = None, inclusive_start = None,
+        inclusive_end = None, *, column_family_id = None, start_column = None, end_column = None
+    ))]
+    #[allow(clippy::too_many_arguments)] // Google's two spellings of each argument
     fn new(
-        family_id: String,
+        family_id: Option<String>,
         start_qualifier: Option<&Bound<'_, PyAny>>,
         end_qualifier: Option<&Bound<'_, PyAny>>,
         inclusive_start: Option<bool>,
         inclusive_end: Option<bool>,
+        column_family_id: Option<String>,
+        start_column: Option<&Bound<'_, PyAny>>,
+        end_column: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
+        // The classic client's names (column_family_id, start_column, end_column) are the
+        // same arguments.
+        let family = one_of("family_id", family_id, "column_family_id", column_family_id)?
+            .ok_or_else(|| PyTypeError::new_err("ColumnRangeFilter needs a family_id"))?;
+        let start_qualifier = one_of(
+            "start_qualifier",
+            start_qualifier,
+            "start_column",
+            start_column,
+        )?;
+        let end_qualifier = one_of("end_qualifier", end_qualifier, "end_column", end_column)?;
         let start = optional_bytes(start_qualifier, "start_qualifier")?;
         let end = optional_bytes(end_qualifier, "end_qualifier")?;
         Ok(init(
             CoreFilter::ColumnRange {
-                family: family_id,
+                family,
                 start: bound(start, inclusive_start),
                 end: bound(end, inclusive_end),
             },
@@ -674,12 +744,21 @@ pub struct ConditionalRowFilter {}
 #[pymethods]
 impl ConditionalRowFilter {
     #[new]
-    #[pyo3(signature = (predicate_filter, true_filter = None, false_filter = None))]
+    #[pyo3(signature = (predicate_filter = None, true_filter = None, false_filter = None, *, base_filter = None))]
     fn new(
-        predicate_filter: &Bound<'_, PyAny>,
+        predicate_filter: Option<&Bound<'_, PyAny>>,
         true_filter: Option<&Bound<'_, PyAny>>,
         false_filter: Option<&Bound<'_, PyAny>>,
+        base_filter: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
+        // `base_filter` is the classic client's name for the predicate.
+        let predicate_filter = one_of(
+            "predicate_filter",
+            predicate_filter,
+            "base_filter",
+            base_filter,
+        )?
+        .ok_or_else(|| PyTypeError::new_err("predicate_filter must be a RowFilter"))?;
         let predicate = member(Some(predicate_filter))?
             .ok_or_else(|| PyTypeError::new_err("predicate_filter must be a RowFilter"))?;
         let true_filter = member(true_filter)?;
@@ -727,5 +806,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RowFilterChain>()?;
     m.add_class::<RowFilterUnion>()?;
     m.add_class::<ConditionalRowFilter>()?;
+    m.add_function(wrap_pyfunction!(_time_micros, m)?)?;
     Ok(())
 }

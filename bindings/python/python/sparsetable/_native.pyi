@@ -5,7 +5,7 @@ import datetime
 import os
 import pathlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Literal, Optional, Union, final, overload
+from typing import Literal, Optional, Protocol, Union, final, overload
 
 from typing_extensions import disjoint_base
 
@@ -72,6 +72,14 @@ __all__ = [
 ]
 
 _Bytes = Union[bytes, str]
+
+class _TimeRange(Protocol):
+    """A time range object (``row_filters.TimestampRange``): its ``start`` and ``end``."""
+
+    @property
+    def start(self) -> Optional[datetime.datetime]: ...
+    @property
+    def end(self) -> Optional[datetime.datetime]: ...
 
 class SparsetableError(Exception):
     code: Optional[str]
@@ -406,19 +414,27 @@ class RowSampleFilter(RowFilter):
 class TimestampRangeFilter(RowFilter):
     def __new__(
         cls,
-        start: Union[int, datetime.datetime, None] = None,
+        start: Union[int, datetime.datetime, _TimeRange, None] = None,
         end: Union[int, datetime.datetime, None] = None,
+        *,
+        range_: Optional[_TimeRange] = None,
     ) -> TimestampRangeFilter: ...
+
+def _time_micros(time: Union[int, datetime.datetime], round_up: bool = False) -> int: ...
 
 @final
 class ColumnRangeFilter(RowFilter):
     def __new__(
         cls,
-        family_id: str,
+        family_id: Optional[str] = None,
         start_qualifier: Union[bytes, str, int, None] = None,
         end_qualifier: Union[bytes, str, int, None] = None,
         inclusive_start: Optional[bool] = None,
         inclusive_end: Optional[bool] = None,
+        *,
+        column_family_id: Optional[str] = None,
+        start_column: Union[bytes, str, int, None] = None,
+        end_column: Union[bytes, str, int, None] = None,
     ) -> ColumnRangeFilter: ...
 
 @final
@@ -485,9 +501,11 @@ class RowFilterUnion(RowFilter):
 class ConditionalRowFilter(RowFilter):
     def __new__(
         cls,
-        predicate_filter: RowFilter,
+        predicate_filter: Optional[RowFilter] = None,
         true_filter: Optional[RowFilter] = None,
         false_filter: Optional[RowFilter] = None,
+        *,
+        base_filter: Optional[RowFilter] = None,
     ) -> ConditionalRowFilter: ...
 
 @disjoint_base
@@ -529,7 +547,7 @@ class EmulatorServer:
     def __exit__(self, *_args: object) -> Literal[False]: ...
 
 # --- pyapi (issue 14 parts 1-3): native additions for the Google-shaped Python layer ------
-__all__ += ["AddToCell", "LiteralValueFilter", "_use_exception_classes"]
+__all__ += ["AddToCell", "LiteralValueFilter", "_time_micros", "_use_exception_classes"]
 
 @final
 class AddToCell(Mutation):

@@ -1,6 +1,9 @@
-"""Row filters, as ``google.cloud.bigtable.data.row_filters``. The classes are the engine's
-(converted once when built, compiled and checked by the engine at read time);
-``TimestampRange`` is Google's plain (start, end) holder."""
+"""Row filters, as ``google.cloud.bigtable.data.row_filters`` and the classic
+``google.cloud.bigtable.row_filters``. The classes are the engine's (converted once when
+built, compiled and checked by the engine at read time); ``TimestampRange`` is Google's plain
+(start, end) holder. The classic module's two other shapes are here too:
+``TimestampRangeFilter(TimestampRange(...))`` (the engine's filter takes either shape) and
+``ExactValueFilter``, the classic name of ``LiteralValueFilter``."""
 
 from __future__ import annotations
 
@@ -31,6 +34,10 @@ from sparsetable._native import (
     ValueRangeFilter,
     ValueRegexFilter,
 )
+
+
+ExactValueFilter = LiteralValueFilter
+"""The classic client's name for ``LiteralValueFilter`` (cells whose value is exactly this)."""
 
 
 class TimestampRange:
@@ -64,6 +71,7 @@ __all__ = [
     "ColumnQualifierRegexFilter",
     "ColumnRangeFilter",
     "ConditionalRowFilter",
+    "ExactValueFilter",
     "FamilyNameRegexFilter",
     "LiteralValueFilter",
     "PassAllFilter",
