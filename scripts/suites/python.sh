@@ -48,7 +48,7 @@ if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: pytest exited $rc"; f=1
 # that need only sparsetable and pytest: one venv per interpreter, when the machine has
 # pyenv's build of it (this kind of machine does; its default python3 is 3.11).
 OLDER_TESTS=(admin data durable errors filters google_admin google_admin_gapic google_async
-  google_readme keys readme robustness streaming threads vectors)
+  google_classic google_readme keys readme robustness streaming threads vectors)
 for version in 3.9 3.10; do
   older=$(ls -d "$HOME"/.pyenv/versions/"$version".*/bin/python3 2>/dev/null | sort -V | tail -n 1)
   if [ -z "$older" ]; then

@@ -1,7 +1,7 @@
 """Compares sparsetable's public Python surface with Google's ``google-cloud-bigtable``
 (installed in the suite's venv): every public class, function, method and parameter of
-``google.cloud.bigtable.data`` (and its submodules) and of the classic admin calls the samples
-use. ``python parity.py`` prints the Markdown table in bindings/python/README.md;
+``google.cloud.bigtable.data`` (and its submodules) and of the classic client the samples use
+(its admin calls and its data API: rows, row sets, row data, filters, batcher). ``python parity.py`` prints the Markdown table in bindings/python/README.md;
 test_google_parity.py fails when an item is missing without a reason listed in DIFFERS /
 MISSING below.
 """
@@ -23,12 +23,21 @@ MODULES = [
     ("google.cloud.bigtable", "sparsetable", ["Client"]),
     ("google.cloud.bigtable.column_family", "sparsetable.column_family",
      ["ColumnFamily", "MaxVersionsGCRule", "MaxAgeGCRule", "GCRuleUnion", "GCRuleIntersection"]),
+    # The classic data API (Google's sync snippets).
+    ("google.cloud.bigtable.row", "sparsetable.row", ["DirectRow", "ConditionalRow", "AppendRow", "PartialRowData", "Cell"]),
+    ("google.cloud.bigtable.row_data", "sparsetable.row_data", ["PartialRowsData"]),
+    ("google.cloud.bigtable.row_set", "sparsetable.row_set", ["RowSet", "RowRange"]),
+    ("google.cloud.bigtable.row_filters", "sparsetable.row_filters", None),
+    ("google.cloud.bigtable.batcher", "sparsetable.batcher", ["MutationsBatcher", "MutationsBatchError"]),
+    ("google.cloud.bigtable.table", "sparsetable.table", ["TableMismatchError", "TooManyMutationsError"]),
 ]
 # The classic classes reached through methods rather than imported.
 CLASSIC_METHODS = {
     ("google.cloud.bigtable.instance", "Instance", "sparsetable._classic", "Instance"): ["table", "list_tables", "exists"],
     ("google.cloud.bigtable.table", "Table", "sparsetable._classic", "Table"):
-        ["create", "exists", "delete", "column_family", "list_column_families", "truncate", "drop_by_prefix"],
+        ["create", "exists", "delete", "column_family", "list_column_families", "truncate", "drop_by_prefix",
+         "row", "direct_row", "conditional_row", "append_row", "read_row", "read_rows", "yield_rows",
+         "mutate_rows", "sample_row_keys", "mutations_batcher"],
     ("google.cloud.bigtable.client", "Client", "sparsetable._classic", "Client"): ["instance"],
     # The generated table admin client's calls that the samples' helper uses to set tables up.
     ("google.cloud.bigtable_admin_v2", "BigtableTableAdminClient", "sparsetable.bigtable_admin_v2", "BigtableTableAdminClient"):
@@ -49,6 +58,11 @@ DIFFERS = {
     "BigtableDataClient.execute_query": "the engine's SQL subset (SELECT, FROM one table, WHERE on _key, LIMIT); view_parameters and column_info are refused",
     "BigtableDataClientAsync.execute_query": "the engine's SQL subset (SELECT, FROM one table, WHERE on _key, LIMIT); view_parameters and column_info are refused",
     "Instance.exists": "always True: instances exist once named",
+    "batcher.MutationsBatcher": "batches are written synchronously by the call that fills them (nothing in flight); the timer repeats every flush_interval",
+    "Table.mutate_rows": "retry and timeout are accepted and unused; each status is a table.Status (code, message), shaped like google.rpc's",
+    "row.ConditionalRow.commit": "more than MAX_MUTATIONS is the engine's InvalidArgument, not a client-side ValueError",
+    "row.AppendRow.commit": "more than MAX_MUTATIONS is the engine's InvalidArgument, not a client-side ValueError",
+    "table.TooManyMutationsError": "never raised: the engine refuses an over-long bulk write with InvalidArgument",
 }
 # Items not offered: "why".
 MISSING = {
@@ -81,7 +95,17 @@ MISSING = {
     "column_family.MaxAgeGCRule.to_pb": "no protobufs in-process",
     "column_family.MaxVersionsGCRule.to_pb": "no protobufs in-process",
     "Client.instance_admin_client": "the generated instance admin client is not mirrored: instances exist once named",
+    "row.Cell.from_pb": "no protobufs in-process",
 }
+# The classic filters' to_pb (deprecated by Google: filters are passed as objects).
+MISSING.update({
+    f"row_filters.{name}.to_pb": "no protobufs in-process (to_pb is deprecated in Google's classic client)"
+    for name in ("ApplyLabelFilter", "BlockAllFilter", "CellsColumnLimitFilter", "CellsRowLimitFilter",
+                 "CellsRowOffsetFilter", "ColumnQualifierRegexFilter", "ColumnRangeFilter", "ConditionalRowFilter",
+                 "ExactValueFilter", "FamilyNameRegexFilter", "PassAllFilter", "RowFilter", "RowFilterChain",
+                 "RowFilterUnion", "RowKeyRegexFilter", "RowSampleFilter", "SinkFilter", "StripValueTransformerFilter",
+                 "TimestampRange", "TimestampRangeFilter", "ValueBitmaskFilter", "ValueRangeFilter", "ValueRegexFilter")
+})
 
 
 def _public_classes(module, names):

@@ -4,18 +4,31 @@ up, mirrored for the in-process engine.
 
 ``Client(project=...)`` opens the same per-instance databases as ``BigtableDataClient`` with
 the same project (and ``clock`` / ``path`` / ``durability`` keywords, forwarded to the native
-client), so a table created here is the table the data client reads. Every call forwards to
-the engine's table admin (``TableAdmin``); the engine checks names, families and rules.
-Only the admin part of the classic ``Table`` is here: its data methods (``read_row``,
-``direct_row``...) are Google's legacy API, superseded by ``sparsetable.data``.
+client), so a table created here is the table the data client reads. Every admin call
+forwards to the engine's table admin (``TableAdmin``); the engine checks names, families and
+rules.
+
+The classic ``Table`` also has Google's classic data methods (``read_row``, ``read_rows``,
+``direct_row`` / ``conditional_row`` / ``append_row``, ``mutate_rows``, ``sample_row_keys``,
+``mutations_batcher``), with the row builders of ``sparsetable.row``, the row sets of
+``sparsetable.row_set`` and the results of ``sparsetable.row_data``. They forward to the same
+engine table the data client uses: every write is the engine's row-atomic mutation, every read
+its row stream. ``retry`` / ``timeout`` keywords are accepted and unused (nothing is retried
+in-process: an engine error is the answer).
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+import warnings
+from typing import Any, Dict, Iterator, List, Optional
 
 from sparsetable import _native
 from sparsetable._data import _native_client
+from sparsetable._query import ReadRowsQuery
+from sparsetable.batcher import FLUSH_COUNT, MAX_MUTATION_SIZE, MutationsBatcher
+from sparsetable.row import AppendRow, ConditionalRow, DirectRow, PartialRowData
+from sparsetable.row_data import DEFAULT_RETRY_READ_ROWS, PartialRowsData
+from sparsetable.row_set import RowRange, RowSet
 
 
 def _family_id(family_id: Any) -> Any:
@@ -115,10 +128,119 @@ class Table:
         self.mutation_timeout = mutation_timeout
         self._app_profile_id = app_profile_id
         self.name = f"{instance.name}/tables/{table_id}"
+        self._native_table_obj: Any = None
 
     @property
     def _admin(self) -> Any:
         return self._instance._admin
+
+    @property
+    def _native_table(self) -> Any:
+        """The engine's table (the one ``BigtableDataClient.get_table`` reads)."""
+        if self._native_table_obj is None:
+            self._native_table_obj = self._instance._client._native.get_table(
+                self._instance.instance_id, self.table_id
+            )
+        return self._native_table_obj
+
+    # --- classic data API ------------------------------------------------------------------
+    def row(self, row_key: Any, filter_: Any = None, append: bool = False) -> Any:
+        """A row builder: ``AppendRow`` with `append`, ``ConditionalRow`` with `filter_`,
+        else ``DirectRow`` (deprecated by Google in favour of the three methods below)."""
+        warnings.warn(
+            "This method will be deprecated in future versions. Please use Table.append_row(), "
+            "Table.conditional_row() and Table.direct_row() methods instead.",
+            PendingDeprecationWarning,
+            stacklevel=2,
+        )
+        if append and filter_ is not None:
+            raise ValueError("At most one of filter_ and append can be set")
+        if append:
+            return AppendRow(row_key, self)
+        if filter_ is not None:
+            return ConditionalRow(row_key, self, filter_=filter_)
+        return DirectRow(row_key, self)
+
+    def direct_row(self, row_key: Any) -> DirectRow:
+        """A builder of unconditional mutations of one row."""
+        return DirectRow(row_key, self)
+
+    def conditional_row(self, row_key: Any, filter_: Any) -> ConditionalRow:
+        """A builder of mutations applied depending on `filter_` (check-and-mutate)."""
+        return ConditionalRow(row_key, self, filter_=filter_)
+
+    def append_row(self, row_key: Any) -> AppendRow:
+        """A builder of read-modify-write rules on one row."""
+        return AppendRow(row_key, self)
+
+    def read_row(self, row_key: Any, filter_: Any = None, retry: Any = DEFAULT_RETRY_READ_ROWS) -> Optional[PartialRowData]:
+        """One row (what `filter_` keeps of it), or None if no cell remains."""
+        row = self._native_table.read_row(row_key, row_filter=filter_)
+        return None if row is None else PartialRowData._from_native(row)
+
+    def read_rows(
+        self,
+        start_key: Any = None,
+        end_key: Any = None,
+        limit: Optional[int] = None,
+        filter_: Any = None,
+        end_inclusive: bool = False,
+        row_set: Optional[RowSet] = None,
+        retry: Any = DEFAULT_RETRY_READ_ROWS,
+    ) -> PartialRowsData:
+        """The rows from `start_key` (inclusive) to `end_key` (exclusive unless
+        `end_inclusive`), or those of `row_set`, at most `limit` (None or 0 = all), each
+        with what `filter_` keeps; read lazily, in key order. ``ValueError`` if both keys and
+        a row set are given (as Google's client)."""
+        if (start_key is not None or end_key is not None) and row_set is not None:
+            raise ValueError("Row range and row set cannot be set simultaneously")
+        keys: List[Any] = []
+        ranges: List[Any] = []
+        if start_key is not None or end_key is not None:
+            ranges.append(RowRange(start_key, end_key, end_inclusive=end_inclusive)._to_native())
+        if row_set is not None:
+            keys = list(row_set.row_keys)
+            ranges = [r._to_native() for r in row_set.row_ranges]
+        query = ReadRowsQuery(row_keys=keys, row_ranges=ranges, limit=limit or None, row_filter=filter_)
+        return PartialRowsData._read(self._native_table, query)
+
+    def yield_rows(self, **kwargs: Any) -> PartialRowsData:
+        """``read_rows`` (deprecated by Google)."""
+        warnings.warn("`yield_rows()` is deprecated; use `read_rows()` instead", DeprecationWarning, stacklevel=2)
+        return self.read_rows(**kwargs)
+
+    def mutate_rows(self, rows: Any, retry: Any = None, timeout: Any = None) -> List["Status"]:
+        """Applies each ``DirectRow``'s mutations to its row, each row atomically, the batch
+        not (Bigtable's MutateRows); returns one ``Status`` per row in order (``code`` 0 =
+        applied). A row applied is cleared. ``TypeError`` for a row that is not a
+        ``DirectRow``, ``TableMismatchError`` for one of another table, before anything is
+        written."""
+        rows = list(rows)
+        for row in rows:
+            if row.table is not None and row.table.name != self.name:
+                raise TableMismatchError(
+                    f"Row {row.row_key!r} is a part of {row.table.name} table. Current table: {self.name}"
+                )
+            if not isinstance(row, DirectRow):
+                raise TypeError("Bulk processing can not be applied for conditional or append mutations.")
+        if not rows:
+            return []
+        errors = self._native_table.mutate_rows([(row.row_key, row._get_mutations()) for row in rows])
+        statuses = []
+        for row, error in zip(rows, errors):
+            if error is None:
+                row.clear()
+            statuses.append(Status._of(error))
+        return statuses
+
+    def sample_row_keys(self) -> Iterator["SampleRowKeysResponse"]:
+        """Keys that cut the table into pieces of about equal size, with the bytes before
+        each (``row_key``, ``offset_bytes``); the last key is empty (the table's end)."""
+        return iter([SampleRowKeysResponse(key, offset) for key, offset in self._native_table.sample_row_keys()])
+
+    def mutations_batcher(self, flush_count: int = FLUSH_COUNT, max_row_bytes: int = MAX_MUTATION_SIZE) -> MutationsBatcher:
+        """A ``MutationsBatcher`` (``sparsetable.batcher``) writing to this table."""
+        return MutationsBatcher(self, flush_count, max_row_bytes)
 
     def create(
         self,
@@ -224,3 +346,62 @@ class ColumnFamily:
 
     def __repr__(self) -> str:
         return f"ColumnFamily({self.column_family_id!r}, gc_rule={self.gc_rule!r})"
+
+
+class TableMismatchError(ValueError):
+    """A row given to ``mutate_rows`` belongs to another table."""
+
+
+class TooManyMutationsError(ValueError):
+    """Google's client-side error for a bulk write of more than 100,000 mutations; here the
+    engine refuses such a write with ``InvalidArgument`` (Bigtable's limit, one place)."""
+
+
+class Status:
+    """One row's outcome in ``Table.mutate_rows``, shaped like ``google.rpc.status_pb2.Status``:
+    ``code`` (gRPC's number, 0 = OK) and ``message`` (the engine's)."""
+
+    def __init__(self, code: int = 0, message: str = "") -> None:
+        self.code = code
+        self.message = message
+        self._error: Optional[BaseException] = None
+
+    @classmethod
+    def _of(cls, error: Optional[BaseException]) -> "Status":
+        if error is None:
+            return cls()
+        status = cls(int(getattr(error, "grpc_code", 2) or 2), str(getattr(error, "message", error)))
+        status._error = error
+        return status
+
+    def _to_exception(self) -> BaseException:
+        """The engine's error this status reports."""
+        return self._error if self._error is not None else RuntimeError(self.message)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Status):
+            return NotImplemented
+        return (self.code, self.message) == (other.code, other.message)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Status(code={self.code}, message={self.message!r})"
+
+
+class SampleRowKeysResponse:
+    """One sample of ``Table.sample_row_keys``: ``row_key`` and ``offset_bytes``."""
+
+    def __init__(self, row_key: bytes, offset_bytes: int) -> None:
+        self.row_key = row_key
+        self.offset_bytes = offset_bytes
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SampleRowKeysResponse):
+            return NotImplemented
+        return (self.row_key, self.offset_bytes) == (other.row_key, other.offset_bytes)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SampleRowKeysResponse(row_key={self.row_key!r}, offset_bytes={self.offset_bytes})"
