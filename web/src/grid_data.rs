@@ -8,6 +8,7 @@
 //! cells are sorted by column id; `families` lists every column id once, in display order
 //! (families in creation order, qualifiers ascending).
 
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -72,8 +73,9 @@ pub enum GridChange {
     /// Unchanged.
     #[default]
     None,
-    /// Replaced whole by this.
-    Replaced(GridData),
+    /// Replaced whole by this: a snapshot shared with the grid it was taken from, not a copy
+    /// of its rows (on the wire it is the grid itself).
+    Replaced(Rc<GridData>),
     /// These batches of rows were re-read, oldest first ([`GridData::upsert_rows`]).
     Rows(Vec<RowBatch>),
     /// Replaced whole by the grid that travels beside the message, in binary

@@ -332,7 +332,7 @@ impl Engine {
                 let mut update = self.sent.diff(&self.p);
                 update.now_micros = Diff::Now(self.p.now_micros);
                 update.view = Diff::Now(self.p.view);
-                update.grid = GridChange::Replaced(self.p.grid.borrow().clone());
+                update.grid = GridChange::Replaced(self.p.grid.snapshot());
                 alloc::vec![Reply::Update(alloc::boxed::Box::new(update))]
             }
             Request::Act(action) => {

@@ -228,7 +228,11 @@ pub struct QueryResult {
 /// components compare a number rather than 100,000 rows.
 #[derive(Clone)]
 pub struct GridHandle {
-    data: Rc<RefCell<GridData>>,
+    /// The inner `Rc` lets a whole replacement leave as a snapshot that shares the rows
+    /// ([`GridHandle::take_change`]) instead of a copy of them; a change copies them only if
+    /// such a snapshot is still held then (`Rc::make_mut`), which the worker never does: it
+    /// encodes each update and drops it before the next action.
+    data: Rc<RefCell<Rc<GridData>>>,
     /// Bumped on every change.
     pub version: u64,
     /// The changes not yet taken by [`GridHandle::take_change`], when recording.
@@ -258,12 +262,18 @@ impl GridHandle {
 
     /// The data.
     pub fn borrow(&self) -> Ref<'_, GridData> {
-        self.data.borrow()
+        Ref::map(self.data.borrow(), |data| &**data)
+    }
+
+    /// The data as it is now, shared rather than copied: later changes to the grid leave it
+    /// as it was.
+    pub fn snapshot(&self) -> Rc<GridData> {
+        Rc::clone(&self.data.borrow())
     }
 
     /// Replaces the data whole.
-    pub fn replace(&mut self, data: GridData) {
-        *self.data.borrow_mut() = data;
+    pub fn replace(&mut self, data: impl Into<Rc<GridData>>) {
+        *self.data.borrow_mut() = data.into();
         self.version += 1;
         if let Some(p) = self.pending.borrow_mut().as_mut() {
             *p = PendingChange::Whole;
@@ -276,7 +286,7 @@ impl GridHandle {
         if let Some(PendingChange::Rows(batches)) = self.pending.borrow_mut().as_mut() {
             batches.push(updates.clone());
         }
-        self.data.borrow_mut().upsert_rows(updates);
+        Rc::make_mut(&mut self.data.borrow_mut()).upsert_rows(updates);
         self.version += 1;
     }
 
@@ -288,7 +298,7 @@ impl GridHandle {
             return GridChange::None;
         };
         match core::mem::replace(p, PendingChange::Rows(Vec::new())) {
-            PendingChange::Whole => GridChange::Replaced(self.data.borrow().clone()),
+            PendingChange::Whole => GridChange::Replaced(self.snapshot()),
             PendingChange::Rows(batches) if batches.is_empty() => GridChange::None,
             PendingChange::Rows(batches) => GridChange::Rows(batches),
         }
