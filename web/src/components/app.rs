@@ -93,13 +93,9 @@ pub fn app() -> Html {
             .map_err(|e| format!("this browser cannot run a module worker ({e:?})"))
         })
     };
-    let failed = match (&*client, &*failure) {
-        (Err(why), _) | (Ok(_), Some(why)) => Some(why.clone()),
-        _ => None,
-    };
     {
         // Whatever stopped the engine replaces the loading note.
-        let failed = failed.is_some();
+        let failed = client.is_err() || failure.is_some();
         use_effect_with(failed, move |&failed| {
             if failed {
                 remove_loading_note();
@@ -116,16 +112,17 @@ pub fn app() -> Html {
             }
         });
     }
-    // Every hook is above this line: what follows may return early.
-    if let Some(why) = failed {
-        return html! {
-            <p class="error engine-failed" role="alert" data-testid="engine-failed">
-                { format!("The engine stopped: {why}. Reload the page to try again.") }
-            </p>
-        };
-    }
-    let Ok(client) = (*client).clone() else {
-        return html! {};
+    // Every hook is above this line: what follows may return early. The engine runs only if
+    // its worker started and has not failed since.
+    let client = match (&*client, &*failure) {
+        (Ok(client), None) => client.clone(),
+        (Err(why), _) | (Ok(_), Some(why)) => {
+            return html! {
+                <p class="error engine-failed" role="alert" data-testid="engine-failed">
+                    { format!("The engine stopped: {why}. Reload the page to try again.") }
+                </p>
+            };
+        }
     };
     let dispatch = {
         let (client, events) = (client.clone(), state.dispatcher());
