@@ -305,3 +305,27 @@ def test_batcher_timer_writes_staged_rows():
     assert written.wait(30)
     assert t.read_row("timed") is not None
     batcher.close()
+
+
+def test_batcher_rows_staged_at_exit_are_written(tmp_path):
+    """A process that stages a row and exits without close() still writes it (atexit)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        import sparsetable as bigtable
+        from sparsetable.batcher import MutationsBatcher
+        table = bigtable.Client(project="exit", admin=True, path={str(tmp_path)!r}).instance("i").table("t")
+        table.create(column_families={{"cf": None}})
+        batcher = MutationsBatcher(table, flush_interval=None)
+        row = table.direct_row("staged")
+        row.set_cell("cf", "q", "v")
+        batcher.mutate(row)
+        assert table.read_row("staged") is None
+        """
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+    table = bigtable.Client(project="exit", admin=True, path=str(tmp_path)).instance("i").table("t")
+    assert table.read_row("staged").cell_value("cf", b"q") == b"v"

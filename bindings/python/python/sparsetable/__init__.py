@@ -8,8 +8,10 @@ an import::
 
 ``sparsetable.data`` mirrors ``google.cloud.bigtable.data`` module for module (sync and
 async clients, ``row_filters``, ``mutations``, ``read_modify_write_rules``, ``exceptions``);
-``sparsetable.Client`` / ``sparsetable.column_family`` mirror the classic admin surface of
-``google.cloud.bigtable`` that Google's samples use to create tables. Table administration
+``sparsetable.Client`` / ``sparsetable.column_family`` mirror the classic client of
+``google.cloud.bigtable`` that Google's samples use to create tables, and its data API
+(``Table.direct_row`` / ``read_rows``..., with ``sparsetable.row``, ``.row_set``,
+``.row_data``, ``.batcher`` and ``.table`` as Google's modules of those names). Table administration
 is also on ``client.table_admin(instance)``. Errors derive from ``SparsetableError`` and carry
 ``.code`` (gRPC's status name); the class names follow ``google.api_core.exceptions``, and
 when that package is installed they ARE subclasses of its classes (``sparsetable.exceptions``).

@@ -4,7 +4,8 @@
 A batch is written when the staged rows hold ``flush_count`` mutations or ``max_row_bytes``
 bytes (Google's thresholds), every ``flush_interval`` seconds by a background thread, on
 ``flush()``, and on ``close()`` / leaving a ``with`` block. Each batch is at most
-``flush_count`` rows and ``max_row_bytes`` bytes. In-process a batch is written by the call
+``flush_count`` rows and ``max_row_bytes`` bytes; rows still staged when the interpreter
+exits are written then (``atexit``, as Google's). In-process a batch is written by the call
 that fills it (Google's client hands it to a thread pool), so nothing is in flight and the
 flow-control limits never bind. A row that fails is reported at ``close()``: a
 ``MutationsBatchError`` whose ``exc`` lists one error per failed row.
@@ -12,6 +13,7 @@ flow-control limits never bind. A row that fails is reported at ``close()``: a
 
 from __future__ import annotations
 
+import atexit
 import threading
 from typing import Any, Callable, List, Optional
 
@@ -56,6 +58,8 @@ class MutationsBatcher:
         self._staged_bytes = 0
         self._errors: List[BaseException] = []
         self._closed = threading.Event()
+        # As Google's: rows still staged when the interpreter exits are written then.
+        atexit.register(self.close)
         self._timer: Optional[threading.Thread] = None
         if flush_interval is not None and flush_interval > 0:
             self._timer = threading.Thread(
@@ -130,6 +134,7 @@ class MutationsBatcher:
         """Writes what is staged, stops the timer, and raises the failures collected so far
         as a ``MutationsBatchError``."""
         self._closed.set()
+        atexit.unregister(self.close)
         if self._timer is not None and self._timer is not threading.current_thread():
             self._timer.join()
         self.flush()
