@@ -15,7 +15,8 @@ use crate::clock::ManualClock;
 use crate::error::{to_ffi, SparsetableError};
 use crate::filter::RowFilter;
 use crate::requests::{
-    DropRowRange, EntryFailure, ReadModifyWriteRule, RowMutationEntry, SampleRowKey,
+    DropRowRange, EntryFailure, ReadModifyWriteRule, RowMutationEntry, RowRead, RowWrite,
+    SampleRowKey,
 };
 use crate::stream::RowStream;
 use crate::types::{FamilyModification, Mutation, ReadRowsRequest, Row, TableConfig, TableInfo};
@@ -261,14 +262,10 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad row key or
     /// mutation. On error nothing is applied.
-    pub fn mutate_row(
-        &self,
-        table_id: String,
-        row_key: Vec<u8>,
-        mutations: Vec<Mutation>,
-    ) -> Result<()> {
-        let mutations: Vec<sparsetable::Mutation> = mutations.into_iter().map(Into::into).collect();
-        self.write(|db| db.mutate_row(&table_id, &row_key, &mutations))
+    pub fn mutate_row(&self, write: RowWrite) -> Result<()> {
+        let mutations: Vec<sparsetable::Mutation> =
+            write.mutations.into_iter().map(Into::into).collect();
+        self.write(|db| db.mutate_row(&write.table_id, &write.row_key, &mutations))
     }
 
     /// Applies each entry's mutations to its row; each entry is atomic, the batch is not.
@@ -363,18 +360,14 @@ impl Database {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad row key or filter.
-    pub fn read_row(
-        &self,
-        table_id: String,
-        row_key: Vec<u8>,
-        filter: Option<RowFilter>,
-    ) -> Result<Option<Row>> {
-        let filter: sparsetable::RowFilter = filter
+    pub fn read_row(&self, read: RowRead) -> Result<Option<Row>> {
+        let filter: sparsetable::RowFilter = read
+            .filter
             .map(TryInto::try_into)
             .transpose()
             .map_err(to_ffi)?
             .unwrap_or_default();
-        self.read(|db| db.read_row_filtered(&table_id, &row_key, &filter))
+        self.read(|db| db.read_row_filtered(&read.table_id, &read.row_key, &filter))
             .map(|row| row.map(Into::into))
     }
 
@@ -435,6 +428,22 @@ mod tests {
     use super::*;
     use crate::types::{ColumnFamily, FamilySettings, GcRule, GcRuleNode, Granularity, ValueType};
 
+    fn write(table: &str, key: &[u8], mutations: Vec<Mutation>) -> RowWrite {
+        RowWrite {
+            table_id: table.into(),
+            row_key: key.to_vec(),
+            mutations,
+        }
+    }
+
+    fn read(table: &str, key: &[u8]) -> RowRead {
+        RowRead {
+            table_id: table.into(),
+            row_key: key.to_vec(),
+            filter: None,
+        }
+    }
+
     fn config(families: &[&str]) -> TableConfig {
         TableConfig {
             families: families
@@ -465,15 +474,10 @@ mod tests {
             timestamp_micros: -1,
             value: v.as_bytes().to_vec(),
         };
-        db.mutate_row("t".into(), b"r".to_vec(), vec![set("a")])
-            .unwrap();
+        db.mutate_row(write("t", b"r", vec![set("a")])).unwrap();
         clock.advance_micros(2_000);
-        db.mutate_row("t".into(), b"r".to_vec(), vec![set("b")])
-            .unwrap();
-        let row = db
-            .read_row("t".into(), b"r".to_vec(), None)
-            .unwrap()
-            .unwrap();
+        db.mutate_row(write("t", b"r", vec![set("b")])).unwrap();
+        let row = db.read_row(read("t", b"r")).unwrap().unwrap();
         let stamps: Vec<i64> = row.cells.iter().map(|c| c.timestamp_micros).collect();
         assert_eq!(stamps, vec![9_000, 7_000]);
     }
@@ -481,7 +485,7 @@ mod tests {
     #[test]
     fn unknown_table_is_not_found() {
         let db = Database::new();
-        let err = db.read_row("nope".into(), b"r".to_vec(), None).unwrap_err();
+        let err = db.read_row(read("nope", b"r")).unwrap_err();
         assert!(matches!(err, SparsetableError::NotFound { .. }), "{err:?}");
         assert_eq!(err.code(), "NOT_FOUND");
     }

@@ -1,8 +1,36 @@
-//! Records of the Data API calls beyond single-row writes and reads: MutateRows entries and
-//! their per-entry failures, ReadModifyWriteRow rules, DropRowRange and SampleRowKeys; and
-//! their conversions to and from the core's types.
+//! Records of the Data API calls: a single-row write and read as one argument each,
+//! MutateRows entries and their per-entry failures, ReadModifyWriteRow rules, DropRowRange
+//! and SampleRowKeys; and their conversions to and from the core's types.
+//!
+//! Why a point write or read is one record and not three arguments: uniffi's Kotlin glue
+//! lowers each `String` / `Vec` argument into a buffer of its own, and allocating one is a
+//! native call through JNA (several microseconds on the JVM, more than the engine's work for
+//! a point read). One record is one buffer, so the call makes two fewer native calls.
 
+use crate::filter::RowFilter;
 use crate::types::Mutation;
+
+/// MutateRow's arguments: the mutations of one row of one table.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct RowWrite {
+    /// The table.
+    pub table_id: String,
+    /// The row.
+    pub row_key: Vec<u8>,
+    /// Its mutations, applied atomically and in order.
+    pub mutations: Vec<Mutation>,
+}
+
+/// ReadRow's arguments: one row of one table, through a filter (`None` keeps every cell).
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct RowRead {
+    /// The table.
+    pub table_id: String,
+    /// The row.
+    pub row_key: Vec<u8>,
+    /// What to keep of it.
+    pub filter: Option<RowFilter>,
+}
 
 /// The mutations of one row in a MutateRows batch.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]

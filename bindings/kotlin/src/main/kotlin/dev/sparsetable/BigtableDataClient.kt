@@ -8,6 +8,8 @@
 // After close() every call throws IllegalStateException.
 package dev.sparsetable
 
+import dev.sparsetable.ffi.RowRead
+import dev.sparsetable.ffi.RowWrite
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ExecutorService
@@ -65,7 +67,7 @@ class BigtableDataClient private constructor(
     fun mutateRow(mutation: RowMutation) {
         val db = db()
         checkValueSize(mutation.tableId, mutation.largestValue())
-        native { db.mutateRow(mutation.tableId, mutation.nativeKey, mutation.toNative()) }
+        native { db.mutateRow(RowWrite(mutation.tableId, mutation.nativeKey, mutation.toNative())) }
     }
 
     /** Builds a [RowMutation] of [rowKey] with [block] and applies it. */
@@ -141,7 +143,7 @@ class BigtableDataClient private constructor(
     @JvmOverloads
     fun readRow(tableId: String, rowKey: ByteArray, filter: Filter? = null): Row? {
         val db = db()
-        return native { db.readRow(tableId, rowKey, filter?.toNative()) }?.toRow()
+        return native { db.readRow(RowRead(tableId, rowKey, filter?.toNative())) }?.toRow()
     }
 
     /** One row by UTF-8 key, or null if it has no cells (or [filter] leaves none). */

@@ -14,6 +14,8 @@ import dev.sparsetable.ffi.GcRuleNode
 import dev.sparsetable.ffi.Granularity
 import dev.sparsetable.ffi.Mutation
 import dev.sparsetable.ffi.RowFilter
+import dev.sparsetable.ffi.RowRead
+import dev.sparsetable.ffi.RowWrite
 import dev.sparsetable.ffi.SparsetableException
 import dev.sparsetable.ffi.TableConfig
 import dev.sparsetable.ffi.ValueType
@@ -49,18 +51,18 @@ class FfiTreeTest {
     }
 
     private fun assertWorks(db: Database) {
-        db.mutateRow("t", "ok".utf8(), listOf(Mutation.SetCell("cf", "q".utf8(), 1_000, "v".utf8())))
-        assertEquals("v", String(db.readRow("t", "ok".utf8(), null)!!.cells.single().value))
+        db.mutateRow(RowWrite("t", "ok".utf8(), listOf(Mutation.SetCell("cf", "q".utf8(), 1_000, "v".utf8()))))
+        assertEquals("v", String(db.readRow(RowRead("t", "ok".utf8(), null))!!.cells.single().value))
     }
 
     @Test
     fun handBuiltDeepFiltersAreInvalidArgumentAndTheDatabaseKeepsWorking() {
         val db = Database()
         db.createTable("t", config(never))
-        db.mutateRow("t", "r".utf8(), listOf(Mutation.SetCell("cf", "q".utf8(), 1_000, "v".utf8())))
+        db.mutateRow(RowWrite("t", "r".utf8(), listOf(Mutation.SetCell("cf", "q".utf8(), 1_000, "v".utf8()))))
         for (levels in listOf(21, 500, 1_100, 100_000)) {
             val f = chain(levels)
-            val e = assertFailsWith<SparsetableException>("$levels levels") { db.readRow("t", "r".utf8(), f) }
+            val e = assertFailsWith<SparsetableException>("$levels levels") { db.readRow(RowRead("t", "r".utf8(), f)) }
             assertEquals("INVALID_ARGUMENT", code(e), "$levels levels")
             assertFailsWith<SparsetableException> {
                 db.checkAndMutateRow("t", "r".utf8(), f, listOf(Mutation.DeleteFromRow), emptyList())
@@ -71,7 +73,7 @@ class FfiTreeTest {
         }
         // Twenty levels are fine (one-member chains are the engine's to refuse, not the tree check's).
         val twenty = RowFilter(chain(20).nodes.mapIndexed { i, n -> if (i == 0) n else FilterNode.Interleave(listOf((i - 1).toUInt())) })
-        val e = assertFailsWith<SparsetableException> { db.readRow("t", "r".utf8(), twenty) }
+        val e = assertFailsWith<SparsetableException> { db.readRow(RowRead("t", "r".utf8(), twenty)) }
         assertTrue(!e.toString().contains("nesting deeper"), e.toString())
         assertWorks(db)
         db.close()
@@ -91,7 +93,7 @@ class FfiTreeTest {
             listOf(FilterNode.Chain(listOf(1u, 2u)), pass, pass), // members after the node
         )
         for (nodes in bad) {
-            val e = assertFailsWith<SparsetableException>("$nodes") { db.readRow("t", "r".utf8(), RowFilter(nodes)) }
+            val e = assertFailsWith<SparsetableException>("$nodes") { db.readRow(RowRead("t", "r".utf8(), RowFilter(nodes))) }
             assertEquals("INVALID_ARGUMENT", code(e), "$nodes")
         }
         assertWorks(db)
