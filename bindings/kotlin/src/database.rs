@@ -13,13 +13,12 @@ use sparsetable::SharedDatabase;
 
 use crate::clock::ManualClock;
 use crate::error::{to_ffi, SparsetableError};
-use crate::filter::RowFilter;
 use crate::requests::{
-    DropRowRange, EntryFailure, ReadModifyWriteRule, RowMutationEntry, RowRead, RowWrite,
+    ConditionalWrite, DropRowRange, EntryFailure, RowModify, RowMutationEntry, RowRead, RowWrite,
     SampleRowKey,
 };
 use crate::stream::RowStream;
-use crate::types::{FamilyModification, Mutation, ReadRowsRequest, Row, TableConfig, TableInfo};
+use crate::types::{FamilyModification, ReadRowsRequest, Row, TableConfig, TableInfo};
 
 /// When a durable database acknowledges a write, relative to the disk (the core's
 /// `Durability`).
@@ -301,26 +300,20 @@ impl Database {
     /// # Errors
     /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad key, filter
     /// or mutation, or both lists empty.
-    pub fn check_and_mutate_row(
-        &self,
-        table_id: String,
-        row_key: Vec<u8>,
-        predicate: Option<RowFilter>,
-        true_mutations: Vec<Mutation>,
-        false_mutations: Vec<Mutation>,
-    ) -> Result<bool> {
-        let predicate: Option<sparsetable::RowFilter> = predicate
+    pub fn check_and_mutate_row(&self, write: ConditionalWrite) -> Result<bool> {
+        let predicate: Option<sparsetable::RowFilter> = write
+            .predicate
             .map(TryInto::try_into)
             .transpose()
             .map_err(to_ffi)?;
         let true_mutations: Vec<sparsetable::Mutation> =
-            true_mutations.into_iter().map(Into::into).collect();
+            write.true_mutations.into_iter().map(Into::into).collect();
         let false_mutations: Vec<sparsetable::Mutation> =
-            false_mutations.into_iter().map(Into::into).collect();
+            write.false_mutations.into_iter().map(Into::into).collect();
         self.write(|db| {
             db.check_and_mutate_row(
-                &table_id,
-                &row_key,
+                &write.table_id,
+                &write.row_key,
                 predicate.as_ref(),
                 &true_mutations,
                 &false_mutations,
@@ -335,15 +328,10 @@ impl Database {
     /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad key or no
     /// rules; `FAILED_PRECONDITION` for an increment of a value that is not 8 bytes (nothing
     /// applied).
-    pub fn read_modify_write_row(
-        &self,
-        table_id: String,
-        row_key: Vec<u8>,
-        rules: Vec<ReadModifyWriteRule>,
-    ) -> Result<Row> {
+    pub fn read_modify_write_row(&self, modify: RowModify) -> Result<Row> {
         let rules: Vec<sparsetable::ReadModifyWriteRule> =
-            rules.into_iter().map(Into::into).collect();
-        self.write(|db| db.read_modify_write_row(&table_id, &row_key, &rules))
+            modify.rules.into_iter().map(Into::into).collect();
+        self.write(|db| db.read_modify_write_row(&modify.table_id, &modify.row_key, &rules))
             .map(Into::into)
     }
 
@@ -426,7 +414,9 @@ impl Database {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{ColumnFamily, FamilySettings, GcRule, GcRuleNode, Granularity, ValueType};
+    use crate::types::{
+        ColumnFamily, FamilySettings, GcRule, GcRuleNode, Granularity, Mutation, ValueType,
+    };
 
     fn write(table: &str, key: &[u8], mutations: Vec<Mutation>) -> RowWrite {
         RowWrite {

@@ -2,7 +2,8 @@
 //! MutateRows entries and their per-entry failures, ReadModifyWriteRow rules, DropRowRange
 //! and SampleRowKeys; and their conversions to and from the core's types.
 //!
-//! Why a point write or read is one record and not three arguments: uniffi's Kotlin glue
+//! Why a point write, read, check-and-mutate or read-modify-write is one record and not
+//! several arguments: uniffi's Kotlin glue
 //! lowers each `String` / `Vec` argument into a buffer of its own, and allocating one is a
 //! native call through JNA (several microseconds on the JVM, more than the engine's work for
 //! a point read). One record is one buffer, so the call makes two fewer native calls.
@@ -19,6 +20,33 @@ pub struct RowWrite {
     pub row_key: Vec<u8>,
     /// Its mutations, applied atomically and in order.
     pub mutations: Vec<Mutation>,
+}
+
+/// CheckAndMutateRow's arguments: `true_mutations` apply if `predicate` yields any cell of
+/// the row (no predicate: if the row has any cell), else `false_mutations`.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct ConditionalWrite {
+    /// The table.
+    pub table_id: String,
+    /// The row.
+    pub row_key: Vec<u8>,
+    /// The condition.
+    pub predicate: Option<RowFilter>,
+    /// Applied when it matches.
+    pub true_mutations: Vec<Mutation>,
+    /// Applied when it does not.
+    pub false_mutations: Vec<Mutation>,
+}
+
+/// ReadModifyWriteRow's arguments: rules applied to the latest cells of one row.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct RowModify {
+    /// The table.
+    pub table_id: String,
+    /// The row.
+    pub row_key: Vec<u8>,
+    /// The appends and increments, in order.
+    pub rules: Vec<ReadModifyWriteRule>,
 }
 
 /// ReadRow's arguments: one row of one table, through a filter (`None` keeps every cell).

@@ -8,6 +8,8 @@
 // After close() every call throws IllegalStateException.
 package dev.sparsetable
 
+import dev.sparsetable.ffi.ConditionalWrite
+import dev.sparsetable.ffi.RowModify
 import dev.sparsetable.ffi.RowRead
 import dev.sparsetable.ffi.RowWrite
 import java.util.concurrent.CancellationException
@@ -106,11 +108,13 @@ class BigtableDataClient private constructor(
         checkValueSize(mutation.tableId, maxOf(mutation.thenMutations.largestValue(), mutation.otherwiseMutations.largestValue()))
         return native {
             db.checkAndMutateRow(
-                mutation.tableId,
-                mutation.key,
-                mutation.predicate?.toNative(),
-                mutation.thenMutations.toNative(),
-                mutation.otherwiseMutations.toNative(),
+                ConditionalWrite(
+                    mutation.tableId,
+                    mutation.key,
+                    mutation.predicate?.toNative(),
+                    mutation.thenMutations.toNative(),
+                    mutation.otherwiseMutations.toNative(),
+                ),
             )
         }
     }
@@ -125,7 +129,7 @@ class BigtableDataClient private constructor(
     fun readModifyWriteRow(mutation: ReadModifyWriteRow): Row {
         val db = db()
         checkValueSize(mutation.tableId, mutation.largestValue())
-        return native { db.readModifyWriteRow(mutation.tableId, mutation.key, mutation.toNative()) }.toRow()
+        return native { db.readModifyWriteRow(RowModify(mutation.tableId, mutation.key, mutation.toNative())) }.toRow()
     }
 
     /** Boundary keys splitting the table into chunks; the last key is empty. */

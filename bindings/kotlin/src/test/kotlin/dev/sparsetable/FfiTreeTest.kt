@@ -6,6 +6,7 @@
 package dev.sparsetable
 
 import dev.sparsetable.ffi.ColumnFamily
+import dev.sparsetable.ffi.ConditionalWrite
 import dev.sparsetable.ffi.Database
 import dev.sparsetable.ffi.FamilySettings
 import dev.sparsetable.ffi.FilterNode
@@ -65,7 +66,7 @@ class FfiTreeTest {
             val e = assertFailsWith<SparsetableException>("$levels levels") { db.readRow(RowRead("t", "r".utf8(), f)) }
             assertEquals("INVALID_ARGUMENT", code(e), "$levels levels")
             assertFailsWith<SparsetableException> {
-                db.checkAndMutateRow("t", "r".utf8(), f, listOf(Mutation.DeleteFromRow), emptyList())
+                db.checkAndMutateRow(ConditionalWrite("t", "r".utf8(), f, listOf(Mutation.DeleteFromRow), emptyList()))
             }
             assertFailsWith<SparsetableException> {
                 db.readRows("t", dev.sparsetable.ffi.ReadRowsRequest(dev.sparsetable.ffi.RowSet(emptyList(), emptyList()), f, 0, false))
