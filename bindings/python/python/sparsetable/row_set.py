@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Union
 
 from sparsetable import _native
+from sparsetable.row import _key_bytes
 
 _Key = Union[bytes, str]
 
@@ -27,8 +28,8 @@ class RowRange:
         start_inclusive: bool = True,
         end_inclusive: bool = False,
     ) -> None:
-        self._start_key: Optional[bytes] = _bytes(start_key) if start_key else None
-        self._end_key: Optional[bytes] = _bytes(end_key) if end_key else None
+        self._start_key: Optional[bytes] = _key_bytes(start_key) if start_key else None
+        self._end_key: Optional[bytes] = _key_bytes(end_key) if end_key else None
         self._start_inclusive = start_inclusive
         self._end_inclusive = end_inclusive
 
@@ -48,13 +49,9 @@ class RowRange:
     def end_is_inclusive(self) -> bool:
         return self._end_inclusive
 
-    @property
-    def start_inclusive(self) -> bool:
-        return self._start_inclusive
-
-    @property
-    def end_inclusive(self) -> bool:
-        return self._end_inclusive
+    # The classic client's names for the same two flags.
+    start_inclusive = start_is_inclusive
+    end_inclusive = end_is_inclusive
 
     def _key(self) -> tuple:
         return (self.start_key, self.start_is_inclusive, self.end_key, self.end_is_inclusive)
@@ -123,9 +120,7 @@ class RowSet:
     __hash__ = None  # type: ignore[assignment]
 
     def add_row_key(self, row_key: _Key) -> None:
-        if not isinstance(row_key, (bytes, str)):
-            raise TypeError(f"row_key must be bytes or str, not {type(row_key).__name__}")
-        self._row_keys.append(_bytes(row_key))
+        self._row_keys.append(_key_bytes(row_key))
 
     def add_row_range(self, row_range: RowRange) -> None:
         if not isinstance(row_range, RowRange):
@@ -149,10 +144,6 @@ class RowSet:
 
     def __repr__(self) -> str:
         return f"RowSet(row_keys={self.row_keys!r}, row_ranges={self.row_ranges!r})"
-
-
-def _bytes(key: _Key) -> bytes:
-    return key.encode("utf-8") if isinstance(key, str) else key
 
 
 __all__ = ["RowRange", "RowSet"]
