@@ -4,8 +4,8 @@
 # arm64-v8a, armeabi-v7a and x86_64 (the AAR format's folder for what a Gradle project keeps in
 # src/main/jniLibs/<abi>/), AndroidManifest.xml (minSdk 26) and an empty R.txt.
 # The native libraries come from the NDK when ANDROID_NDK_HOME is set (cargo ndk, the route for
-# shipping), else from check.sh's zig link (no NDK needed; for inspection, see README: its
-# _Unwind_* symbols are unresolved). Run bindings/kotlin/build.sh first.
+# shipping), else from check.sh's zig link (no NDK needed; verified with readelf but never run
+# on a device, see README). Run bindings/kotlin/build.sh first.
 # Apps also need JNA's Android build: net.java.dev.jna:jna:5.13.0@aar.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
