@@ -135,13 +135,16 @@ impl<'a> LevelCursor<'a> {
 impl<'a> SourceCursor<'a> for LevelCursor<'a> {
     fn seek(&mut self, key: &[u8]) {
         // The first source that ends at or after `key`; every earlier one lies below it.
-        let from = self.sources.partition_point(|(_, last, _)| *last < key);
+        let from = self
+            .sources
+            .partition_point(|(_, last, _)| bytes::less(last, key));
         self.open_from(from, key);
     }
     fn seek_before(&mut self, key: Option<&[u8]>) {
         // The sources that start below `key`; every later one lies at or above it.
         let to = key.map_or(self.sources.len(), |k| {
-            self.sources.partition_point(|(first, _, _)| *first < k)
+            self.sources
+                .partition_point(|(first, _, _)| bytes::less(first, k))
         });
         self.open_before(to, key);
     }
@@ -223,12 +226,12 @@ impl<'a> TabletScan<'a> {
             _ => {
                 let start = row_prefix(&tablet.start);
                 let lower = match lower {
-                    Some(l) if l > start.as_slice() => l.to_vec(),
+                    Some(l) if bytes::less(&start, l) => l.to_vec(),
                     _ => start,
                 };
                 let end = tablet.end.as_deref().map(row_prefix);
                 let upper = match (upper, end) {
-                    (Some(u), Some(e)) => Some(if u < e.as_slice() { u.to_vec() } else { e }),
+                    (Some(u), Some(e)) => Some(if bytes::less(u, &e) { u.to_vec() } else { e }),
                     (Some(u), None) => Some(u.to_vec()),
                     (None, e) => e,
                 };
@@ -240,6 +243,23 @@ impl<'a> TabletScan<'a> {
             .layers()
             .chain(tablet.runs.iter().map(|r| r.as_ref()));
         Self::open(sources, lower, upper, reversed, point_row)
+    }
+
+    /// A scan of the one row `row` of the tablet: [`new`](Self::new) with the row's own
+    /// bounds, built here and moved in rather than borrowed and copied (a point read is a
+    /// handful of allocations, and these were two of them).
+    pub(crate) fn point(tablet: &'a Tablet, row: &[u8]) -> Self {
+        let sources = tablet
+            .memtable
+            .layers()
+            .chain(tablet.runs.iter().map(|r| r.as_ref()));
+        Self::open(
+            sources,
+            row_prefix(row),
+            Some(internal_key::after_row(row)),
+            false,
+            Some(row),
+        )
     }
 
     /// A forward scan of every row of the tablet held in its runs (the memtable left out):
@@ -285,8 +305,11 @@ impl<'a> TabletScan<'a> {
             match s.key_range() {
                 // Wholly outside the scan: nothing to yield. Checked before the bloom
                 // filter, as two key comparisons are cheaper than hashing the row.
+                // (`bytes`, not slice operators: a point read checks every run's range, and
+                // on wasm32 the slice operators' memcmp compares a byte at a time.)
                 Some((first, last))
-                    if last < lower.as_slice() || upper.as_deref().is_some_and(|u| first >= u) => {}
+                    if bytes::less(last, &lower)
+                        || upper.as_deref().is_some_and(|u| !bytes::less(first, u)) => {}
                 _ if point_row.is_some_and(|row| !s.may_contain_row(row)) => {}
                 // A point read's sources all hold keys around its one row: none is
                 // disjoint from another inside the scan, so each takes its own cursor.
@@ -295,13 +318,13 @@ impl<'a> TabletScan<'a> {
                 None => push(s.cursor()),
             }
         }
-        ranged.sort_by(|a, b| a.0.cmp(b.0));
+        ranged.sort_by(|a, b| bytes::compare(a.0, b.0));
         let mut levels: Vec<Vec<Ranged<'a>>> = Vec::new();
         for r in ranged {
             // Each level's sources are in key order, so its last one ends it.
             match levels
                 .iter_mut()
-                .find(|l| l.last().is_some_and(|last| last.1 < r.0))
+                .find(|l| l.last().is_some_and(|last| bytes::less(last.1, r.0)))
             {
                 Some(level) => level.push(r),
                 None => levels.push(alloc::vec![r]),

@@ -44,8 +44,6 @@ pub(crate) struct Tablet {
     pub(crate) flushed_through: u64,
 }
 
-use internal_key::after_row;
-
 impl Tablet {
     pub(crate) fn new(id: u64, start: Vec<u8>, end: Option<Vec<u8>>) -> Self {
         Tablet {
@@ -63,9 +61,7 @@ impl Tablet {
     /// row alone, skipping sources whose filter rules it out). False if no source holds
     /// an entry of the row.
     pub(crate) fn gather_row<'a>(&'a self, row: &[u8], g: &mut RowGather<'a>) -> bool {
-        let lower = internal_key::row_prefix(row);
-        let upper = after_row(row);
-        TabletScan::new(self, Some(&lower), Some(&upper), false, Some(row)).next_row(g)
+        TabletScan::point(self, row).next_row(g)
     }
 
     /// The visible cells of a row (before GC), with their write sequence numbers.

@@ -103,9 +103,7 @@ impl Table {
         now_micros: i64,
     ) -> (Option<(u64, Vec<Cell>)>, u64) {
         let tablet = &self.tablets[self.tablet_index(key)];
-        let lower = internal_key::row_prefix(key);
-        let upper = internal_key::after_row(key);
-        let mut scan = TabletScan::new(tablet, Some(&lower), Some(&upper), false, Some(key));
+        let mut scan = TabletScan::point(tablet, key);
         let mut resolver =
             RowResolver::new(&self.epochs, Some((&self.config.families, now_micros)));
         let mut g = RowGather::default();
@@ -126,9 +124,7 @@ impl Table {
     /// Counts no access: an inspection of storage, not a read.
     pub(crate) fn stored_cells(&self, key: &[u8]) -> Vec<Cell> {
         let tablet = &self.tablets[self.tablet_index(key)];
-        let lower = internal_key::row_prefix(key);
-        let upper = internal_key::after_row(key);
-        let mut scan = TabletScan::new(tablet, Some(&lower), Some(&upper), false, Some(key));
+        let mut scan = TabletScan::point(tablet, key);
         let mut resolver = RowResolver::new(&self.epochs, None);
         let mut g = RowGather::default();
         let mut cells = Vec::new();
