@@ -770,7 +770,7 @@ pub fn render(r: &Results, inputs: &Inputs) -> Result<String, String> {
                 .unwrap_or(Value::Null);
             let _ = writeln!(
                 w,
-                "From `bench/wasm/run.sh` ({} rows of {} bytes, median of {} runs): the in-memory engine compiled natively and to WebAssembly (under Node), same workloads.\n",
+                "From `bench/wasm/run.sh` ({} rows of {} bytes, {} rounds): the in-memory engine compiled natively and to WebAssembly (under Node), same workloads. Each round runs a native pass and then a wasm pass; ns/op are the medians over the rounds, and the ratio is the median of the rounds' own ratios.\n",
                 meta["rows"].as_u64().map(group).unwrap_or_else(|| "?".into()),
                 meta["value_bytes"].as_u64().unwrap_or(0),
                 meta["runs"].as_u64().unwrap_or(0)
@@ -824,9 +824,12 @@ fn parse_wasm(text: &str) -> Result<Vec<WasmRow>, String> {
             let wns = x["wasm_ns_per_op"]
                 .as_f64()
                 .ok_or("wasm JSON: no wasm_ns_per_op")?;
+            // run.sh reports the median of its rounds' ratios (each round ran both sides back to
+            // back); older files have only the two medians.
+            let ratio = x["ratio"].as_f64().unwrap_or(wns / n);
             Ok((
                 name.to_string(),
-                wns / n,
+                ratio,
                 x["ops"].as_f64().unwrap_or(0.0),
                 n,
                 wns,

@@ -4,7 +4,9 @@
 # runs the same workloads on both (src/lib.rs; native timing in src/bin/native.rs, wasm timing
 # in run.mjs under Node) and prints on stdout exactly one JSON document:
 #   {"rows":N,"value_bytes":1000,"runs":K,"workloads":[{"name":..,"ops":N,
-#     "native_ns_per_op":f,"wasm_ns_per_op":f}, ...]}
+#     "native_ns_per_op":f,"wasm_ns_per_op":f,"ratio":f,"round_ratios":[f,..]}, ...]}
+# K rounds, each a native pass then a wasm pass; ns/op are medians over the rounds, ratio is
+# the median of the rounds' ratios (bench/wasm/combine.mjs).
 # Everything else goes to stderr. Exits non-zero if a build fails or a workload read wrong data.
 # Usage: bench/wasm/run.sh [--rows N] [--runs K] [--profile P]
 #   defaults: 100000 rows, 3 runs, the release profile. `--profile dev` is for CI's smoke
@@ -38,10 +40,16 @@ pkg=$target/bench-wasm-node-$profile
 wasm-bindgen --target nodejs --out-dir "$pkg" \
   "$target/wasm32-unknown-unknown/$profile_dir/sparsetable_bench_wasm.wasm" >&2
 
-native_json=$(mktemp)
-trap 'rm -f "$native_json"' EXIT
-echo "bench/wasm: native run ($rows rows, $runs runs)" >&2
-"$target/$profile_dir/bench-wasm-native" --rows "$rows" --runs "$runs" > "$native_json"
-echo "bench/wasm: wasm run under Node $(node --version)" >&2
-node "$ROOT/bench/wasm/run.mjs" --pkg "$pkg/sparsetable_bench_wasm.js" \
-  --native "$native_json" --rows "$rows" --runs "$runs"
+# Rounds, not phases: each round runs one native pass and then one wasm pass (each after its
+# own warm-up), and combine.mjs reports the median of the per-round ratios. Running all native
+# passes and then all wasm passes let a change in machine load between the two phases move the
+# ratio by more than the gap being measured.
+rounds=$(mktemp -d)
+trap 'rm -rf "$rounds"' EXIT
+echo "bench/wasm: $runs rounds of native then wasm ($rows rows, wasm under Node $(node --version))" >&2
+for round in $(seq 1 "$runs"); do
+  "$target/$profile_dir/bench-wasm-native" --rows "$rows" --runs 1 > "$rounds/native-$round.json"
+  node "$ROOT/bench/wasm/run.mjs" --pkg "$pkg/sparsetable_bench_wasm.js" \
+    --native "$rounds/native-$round.json" --rows "$rows" --runs 1 > "$rounds/round-$round.json"
+done
+node "$ROOT/bench/wasm/combine.mjs" "$rounds"/round-*.json
