@@ -75,12 +75,15 @@ pub struct InternalKey {
 }
 
 fn escape(out: &mut Vec<u8>, bytes: &[u8]) {
-    for &b in bytes {
-        out.push(b);
-        if b == 0 {
-            out.push(0xff);
-        }
+    // The stretches between zero bytes are copied whole (most keys have no zero byte at all):
+    // a push per byte was 6% of a point read's time on wasm32, where every key is escaped.
+    let mut rest = bytes;
+    while let Some(i) = rest.iter().position(|&b| b == 0) {
+        out.extend_from_slice(&rest[..=i]);
+        out.push(0xff);
+        rest = &rest[i + 1..];
     }
+    out.extend_from_slice(rest);
     out.extend_from_slice(&[0x00, 0x01]);
 }
 
@@ -692,6 +695,30 @@ mod tests {
         assert!(keys[..2].iter().all(|k| *k < c));
         assert!(keys[2..].iter().all(|k| *k > c));
         assert_eq!(column_end(b"short"), None);
+    }
+
+    proptest::proptest! {
+        /// The escaping copies stretches between zero bytes; it must equal the format's
+        /// definition, byte by byte: every 0x00 followed by 0xFF, then the terminator.
+        #[test]
+        fn escaping_is_the_bytewise_definition(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![proptest::strategy::Just(0u8), proptest::prelude::any::<u8>()],
+                0..40,
+            ),
+        ) {
+            let mut want = Vec::new();
+            for &b in &bytes {
+                want.push(b);
+                if b == 0 {
+                    want.push(0xff);
+                }
+            }
+            want.extend_from_slice(&[0x00, 0x01]);
+            let mut got = Vec::new();
+            escape(&mut got, &bytes);
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 
     #[test]

@@ -253,13 +253,13 @@ impl<'a> TabletScan<'a> {
             .memtable
             .layers()
             .chain(tablet.runs.iter().map(|r| r.as_ref()));
-        Self::open(
-            sources,
-            row_prefix(row),
-            Some(internal_key::after_row(row)),
-            false,
-            Some(row),
-        )
+        let lower = row_prefix(row);
+        // `after_row`, from the prefix at hand rather than escaping the key again.
+        let mut upper = lower.clone();
+        if let Some(last) = upper.last_mut() {
+            *last += 1;
+        }
+        Self::open(sources, lower, Some(upper), false, Some(row))
     }
 
     /// A forward scan of every row of the tablet held in its runs (the memtable left out):
