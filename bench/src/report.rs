@@ -770,9 +770,10 @@ pub fn render(r: &Results, inputs: &Inputs) -> Result<String, String> {
                 .unwrap_or(Value::Null);
             let _ = writeln!(
                 w,
-                "From `bench/wasm/run.sh` ({} rows of {} bytes, {} rounds): the in-memory engine compiled natively and to WebAssembly (under Node), same workloads. Each round runs a native pass and then a wasm pass; ns/op are the medians over the rounds, and the ratio is the median of the rounds' own ratios.\n",
+                "From `bench/wasm/run.sh` ({} rows of {} bytes, {} rounds of {} passes a side): the in-memory engine compiled natively and to WebAssembly (under Node), same workloads. Each round runs the native passes and then the wasm passes, and takes each side's median pass; ns/op are the medians over the rounds, and the ratio is the median of the rounds' own ratios.\n",
                 meta["rows"].as_u64().map(group).unwrap_or_else(|| "?".into()),
                 meta["value_bytes"].as_u64().unwrap_or(0),
+                meta["rounds"].as_u64().unwrap_or(1),
                 meta["runs"].as_u64().unwrap_or(0)
             );
             let _ = writeln!(w, "| workload | ops | native ns/op | wasm ns/op | wasm / native time |\n|---|---|---|---|---|");

@@ -1,11 +1,12 @@
-// Merges the rounds of bench/wasm/run.sh into its report JSON. Each round is one native pass
-// and one wasm pass run back to back (each with its own unmeasured warm-up), so the two sides
+// Merges the rounds of bench/wasm/run.sh into its report JSON. Each round is a native process
+// and a wasm process of the same number of passes, run back to back (each with its own
+// unmeasured warm-up; a round's figure for a side is the median of its passes), so the two sides
 // of a round saw the same machine; the ratio reported is the median of the per-round ratios,
 // which a load change between rounds moves far less than a ratio of two medians taken minutes
 // apart (the SIMD rounds in docs/benchmarks.md show the native side alone moving by 50%).
 // The ns/op figures are the medians of each side over the rounds.
 //
-// Usage: node combine.mjs ROUND.json... ; each ROUND.json is run.mjs output for --runs 1.
+// Usage: node combine.mjs ROUND.json... ; each ROUND.json is one run.mjs output.
 // Fails if the rounds disagree on rows, value size, workloads or op counts.
 import { readFileSync } from "node:fs";
 
@@ -20,7 +21,7 @@ if (files.length === 0) throw new Error("usage: node combine.mjs ROUND.json...")
 const rounds = files.map((f) => JSON.parse(readFileSync(f, "utf8")));
 const first = rounds[0];
 for (const r of rounds) {
-  const same = r.rows === first.rows && r.value_bytes === first.value_bytes
+  const same = r.rows === first.rows && r.value_bytes === first.value_bytes && r.runs === first.runs
     && JSON.stringify(r.workloads.map((w) => [w.name, w.ops]))
       === JSON.stringify(first.workloads.map((w) => [w.name, w.ops]));
   if (!same) throw new Error("the rounds ran different workloads, sizes or op counts");
@@ -28,7 +29,8 @@ for (const r of rounds) {
 const report = {
   rows: first.rows,
   value_bytes: first.value_bytes,
-  runs: rounds.length,
+  runs: first.runs,
+  rounds: rounds.length,
   workloads: first.workloads.map(({ name, ops }, i) => {
     const native = rounds.map((r) => r.workloads[i].native_ns_per_op);
     const wasm = rounds.map((r) => r.workloads[i].wasm_ns_per_op);

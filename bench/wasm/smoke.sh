@@ -7,12 +7,12 @@
 # release builds the real benchmark uses cost CI minutes of optimising for figures nobody reads.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-json=$("$ROOT/bench/wasm/run.sh" --rows 1000 --runs 1 --profile dev)
+json=$("$ROOT/bench/wasm/run.sh" --rows 1000 --runs 1 --rounds 1 --profile dev)
 printf '%s\n' "$json"
 printf '%s' "$json" | node -e '
   const r = JSON.parse(require("fs").readFileSync(0, "utf8"));
   const want = ["sequential_writes", "random_writes", "sequential_reads", "random_reads", "scans"];
-  const ok = r.rows === 1000 && r.runs === 1 && r.value_bytes === 1000
+  const ok = r.rows === 1000 && r.runs === 1 && r.rounds === 1 && r.value_bytes === 1000
     && JSON.stringify(r.workloads.map((w) => w.name)) === JSON.stringify(want)
     && r.workloads.every((w) => w.ops === 1000 && w.native_ns_per_op > 0 && w.wasm_ns_per_op > 0);
   if (!ok) { console.error("bench/wasm smoke: unexpected report"); process.exit(1); }
