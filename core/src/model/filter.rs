@@ -139,10 +139,13 @@ impl RowFilter {
 
     /// Measures the tree iteratively: depth, node count and regex bytes against the limits.
     fn check_size(&self) -> Result<()> {
-        let mut stack: Vec<(&RowFilter, usize)> = alloc::vec![(self, 1)];
+        // The root is taken first without a push, so a filter with no members (every point
+        // read's pass-all filter among them) is measured without allocating.
+        let mut stack: Vec<(&RowFilter, usize)> = Vec::new();
+        let mut root = Some((self, 1));
         let mut nodes = 0usize;
         let mut regex_bytes = 0usize;
-        while let Some((f, depth)) = stack.pop() {
+        while let Some((f, depth)) = root.take().or_else(|| stack.pop()) {
             if depth > MAX_FILTER_DEPTH {
                 return Err(Error::invalid_argument(format!(
                     "filter: nesting deeper than {MAX_FILTER_DEPTH} levels"
