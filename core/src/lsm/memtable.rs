@@ -66,6 +66,10 @@ pub trait Source: Send + Sync {
     fn key_range(&self) -> Option<(&[u8], &[u8])> {
         None
     }
+    /// True only if the source surely holds no entry: a scan opens no cursor for it.
+    fn is_known_empty(&self) -> bool {
+        false
+    }
 }
 
 /// A bidirectional cursor over one [`Source`]'s entries in key order.
@@ -327,6 +331,23 @@ impl Source for MemLayer {
         // Only runs answer this (recovery reads it of runs); a layer's writes are counted
         // by its memtable.
         0
+    }
+    fn is_known_empty(&self) -> bool {
+        self.is_empty()
+    }
+    // Known without a search: the map's ends are its first and last leaves, the tail's are
+    // its ends, and the tail lies above the map. A point read of a row outside the range
+    // (most of them, once the memtable holds only recent writes) opens no cursor here.
+    fn key_range(&self) -> Option<(&[u8], &[u8])> {
+        let first = match self.map.first_key_value() {
+            Some((k, _)) => k.0.as_slice(),
+            None => self.tail.first()?.0.as_slice(),
+        };
+        let last = match self.tail.last() {
+            Some((k, _)) => k.as_slice(),
+            None => self.map.last_key_value()?.0 .0.as_slice(),
+        };
+        Some((first, last))
     }
     fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_> {
         Box::new(LayerCursor {
@@ -742,6 +763,11 @@ mod tests {
             }
             let all: Vec<Entry> = model.into_iter().collect();
             proptest::prop_assert_eq!(layer.all_entries(), all.clone());
+            proptest::prop_assert_eq!(layer.is_known_empty(), all.is_empty());
+            proptest::prop_assert_eq!(
+                layer.key_range(),
+                all.first().zip(all.last()).map(|(f, l)| (f.0.as_slice(), l.0.as_slice()))
+            );
             proptest::prop_assert_eq!(
                 layer.size_bytes(),
                 all.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum::<u64>()

@@ -302,6 +302,9 @@ impl<'a> TabletScan<'a> {
             }
         };
         for s in sources {
+            if s.is_known_empty() {
+                continue;
+            }
             match s.key_range() {
                 // Wholly outside the scan: nothing to yield. Checked before the bloom
                 // filter, as two key comparisons are cheaper than hashing the row.
