@@ -98,10 +98,22 @@ pub fn row_prefix(row_key: &[u8]) -> Vec<u8> {
 /// (`0x00 0x02`), so seeking here skips the row.
 pub fn after_row(row_key: &[u8]) -> Vec<u8> {
     let mut p = row_prefix(row_key);
-    if let Some(last) = p.last_mut() {
+    bump_terminator(&mut p);
+    p
+}
+
+/// [`after_row`] of the row whose [`row_prefix`] is `prefix`, without escaping its key again.
+pub(crate) fn after_prefix(prefix: &[u8]) -> Vec<u8> {
+    let mut p = prefix.to_vec();
+    bump_terminator(&mut p);
+    p
+}
+
+/// A row prefix's terminator `0x00 0x01` becomes `0x00 0x02`.
+fn bump_terminator(prefix: &mut [u8]) {
+    if let Some(last) = prefix.last_mut() {
         *last += 1;
     }
-    p
 }
 
 /// A key after every entry of the column of `cell_key` (an encoded cell key) and before

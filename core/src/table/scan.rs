@@ -206,6 +206,14 @@ pub(crate) struct TabletScan<'a> {
     reversed: bool,
 }
 
+/// Every source of a tablet a read merges: its memtable layers, then its runs.
+fn sources_of(tablet: &Tablet) -> impl Iterator<Item = &dyn Source> {
+    tablet
+        .memtable
+        .layers()
+        .chain(tablet.runs.iter().map(|r| r.as_ref()))
+}
+
 impl<'a> TabletScan<'a> {
     /// Opens cursors on every source of `tablet` that may hold rows between `lower`
     /// (inclusive, an encoded row boundary; `None`: the tablet's start) and `upper`
@@ -238,28 +246,17 @@ impl<'a> TabletScan<'a> {
                 (lower, upper)
             }
         };
-        let sources = tablet
-            .memtable
-            .layers()
-            .chain(tablet.runs.iter().map(|r| r.as_ref()));
-        Self::open(sources, lower, upper, reversed, point_row)
+        Self::open(sources_of(tablet), lower, upper, reversed, point_row)
     }
 
     /// A scan of the one row `row` of the tablet: [`new`](Self::new) with the row's own
     /// bounds, built here and moved in rather than borrowed and copied (a point read is a
     /// handful of allocations, and these were two of them).
     pub(crate) fn point(tablet: &'a Tablet, row: &[u8]) -> Self {
-        let sources = tablet
-            .memtable
-            .layers()
-            .chain(tablet.runs.iter().map(|r| r.as_ref()));
         let lower = row_prefix(row);
         // `after_row`, from the prefix at hand rather than escaping the key again.
-        let mut upper = lower.clone();
-        if let Some(last) = upper.last_mut() {
-            *last += 1;
-        }
-        Self::open(sources, lower, Some(upper), false, Some(row))
+        let upper = internal_key::after_prefix(&lower);
+        Self::open(sources_of(tablet), lower, Some(upper), false, Some(row))
     }
 
     /// A forward scan of every row of the tablet held in its runs (the memtable left out):
