@@ -11,4 +11,5 @@ pub(crate) mod internal_key;
 pub(crate) mod memtable;
 pub(crate) mod persist;
 pub(crate) mod row_merge;
+pub(crate) mod runs;
 pub mod sstable;

@@ -78,7 +78,7 @@ impl CompactionJob {
                     store,
                     piece_bytes,
                 )?;
-                Ok(scratch.runs)
+                Ok(scratch.runs.to_vec())
             }
             CompactionKind::Merge => {
                 scratch.merge_runs(self.range.clone(), store)?;
@@ -87,8 +87,7 @@ impl CompactionJob {
                 let produced = scratch.runs.len() + self.range.len() - self.seen().len();
                 Ok(scratch
                     .runs
-                    .drain(self.range.start..self.range.start + produced)
-                    .collect())
+                    .remove(self.range.start..self.range.start + produced))
             }
         }
     }

@@ -256,7 +256,14 @@ impl<'a> TabletScan<'a> {
         let lower = row_prefix(row);
         // `after_row`, from the prefix at hand rather than escaping the key again.
         let upper = internal_key::after_prefix(&lower);
-        Self::open(sources_of(tablet), lower, Some(upper), false, Some(row))
+        // Only the runs whose range reaches the row, found through the runs' index rather
+        // than by asking each run (most of a point read's choice of sources, before).
+        let sources = tablet
+            .memtable
+            .layers()
+            .chain(tablet.runs.overlapping(&lower, &upper));
+        let cursors = Self::cursors(sources, &lower, Some(&upper), false, Some(row));
+        Self::with_cursors(cursors, lower, Some(upper), false)
     }
 
     /// A forward scan of every row of the tablet held in its runs (the memtable left out):
@@ -286,13 +293,25 @@ impl<'a> TabletScan<'a> {
         reversed: bool,
         point_row: Option<&[u8]>,
     ) -> Self {
+        let cursors = Self::cursors(sources, &lower, upper.as_deref(), reversed, point_row);
+        Self::with_cursors(cursors, lower, upper, reversed)
+    }
+
+    /// The cursors of [`open`](Self::open), each positioned, for the scan `[lower, upper)`.
+    fn cursors(
+        sources: impl Iterator<Item = &'a dyn Source>,
+        lower: &[u8],
+        upper: Option<&[u8]>,
+        reversed: bool,
+        point_row: Option<&[u8]>,
+    ) -> Vec<Box<dyn SourceCursor<'a> + 'a>> {
         let mut cursors = Vec::new();
         let mut ranged: Vec<Ranged<'a>> = Vec::new();
         let mut push = |mut c: Box<dyn SourceCursor<'a> + 'a>| {
             if reversed {
-                c.seek_before(upper.as_deref());
+                c.seek_before(upper);
             } else {
-                c.seek(&lower);
+                c.seek(lower);
             }
             if c.entry().is_some() {
                 cursors.push(c);
@@ -308,8 +327,8 @@ impl<'a> TabletScan<'a> {
                 // (`bytes`, not slice operators: a point read checks every run's range, and
                 // on wasm32 the slice operators' memcmp compares a byte at a time.)
                 Some((first, last))
-                    if bytes::less(last, &lower)
-                        || upper.as_deref().is_some_and(|u| !bytes::less(first, u)) => {}
+                    if bytes::less(last, lower)
+                        || upper.is_some_and(|u| !bytes::less(first, u)) => {}
                 _ if point_row.is_some_and(|row| !s.may_contain_row(row)) => {}
                 // A point read's sources all hold keys around its one row: none is
                 // disjoint from another inside the scan, so each takes its own cursor.
@@ -337,6 +356,15 @@ impl<'a> TabletScan<'a> {
                 push(Box::new(LevelCursor::new(level)));
             }
         }
+        cursors
+    }
+
+    fn with_cursors(
+        cursors: Vec<Box<dyn SourceCursor<'a> + 'a>>,
+        lower: Vec<u8>,
+        upper: Option<Vec<u8>>,
+        reversed: bool,
+    ) -> Self {
         TabletScan {
             cursors,
             active: Vec::new(),
@@ -658,9 +686,9 @@ mod tests {
         all.extend(mem_b.iter().cloned());
         all.sort();
         for p in parts {
-            tablet.runs.push(MemRun::new(p, 3));
+            tablet.runs.push_oldest(MemRun::new(p, 3));
         }
-        tablet.runs.insert(0, MemRun::new(overlapping, 4));
+        tablet.runs.insert_newest(MemRun::new(overlapping, 4));
         for (k, v) in mem_a {
             tablet.memtable.insert(k, v, 5);
         }
@@ -851,7 +879,7 @@ mod skip_tests {
                         tablet.memtable.insert(k, v, 1);
                     }
                 } else {
-                    tablet.runs.push(MemRun::new(entries, 60));
+                    tablet.runs.push_oldest(MemRun::new(entries, 60));
                 }
             }
             let want = reference(&tablet, &families);
@@ -889,7 +917,7 @@ mod skip_tests {
         for part in [1..1250u64, 1250..2500] {
             let mut run: Vec<_> = part.map(|s| (key(s), s.to_be_bytes().to_vec())).collect();
             run.sort();
-            tablet.runs.insert(0, MemRun::new(run, 2500));
+            tablet.runs.insert_newest(MemRun::new(run, 2500));
         }
         for s in 2500..5000u64 {
             tablet.memtable.insert(key(s), s.to_be_bytes().to_vec(), s);

@@ -109,7 +109,7 @@ impl TableSnapshot {
     /// runs hold only the table's own rows, as backups compact first).
     pub(crate) fn from_runs(config: TableConfig, runs: Vec<Arc<dyn Source>>) -> Self {
         let mut tablet = Tablet::new(0, Vec::new(), None);
-        tablet.runs = runs;
+        tablet.runs = runs.into();
         TableSnapshot {
             config,
             tablets: alloc::vec![tablet],

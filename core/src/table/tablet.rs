@@ -16,6 +16,7 @@ use crate::lsm::internal_key;
 use crate::lsm::memtable::{MemRun, Memtable, Source};
 use crate::lsm::persist::{RunStore, RunWriter};
 use crate::lsm::row_merge::{resolve_entries, Entry};
+use crate::lsm::runs::Runs;
 use crate::model::gc::GcRule;
 use crate::model::row::Cell;
 use crate::model::schema::TableConfig;
@@ -31,7 +32,7 @@ pub(crate) struct Tablet {
     pub(crate) end: Option<Vec<u8>>,
     pub(crate) memtable: Memtable,
     /// Immutable runs, newest first.
-    pub(crate) runs: Vec<Arc<dyn Source>>,
+    pub(crate) runs: Runs,
     /// Load already accounted for by a load split in the current time bucket.
     pub(crate) load_baseline: u64,
     /// Every logged write to this tablet's rows with a sequence at or below this is in
@@ -51,7 +52,7 @@ impl Tablet {
             start,
             end,
             memtable: Memtable::default(),
-            runs: Vec::new(),
+            runs: Runs::default(),
             load_baseline: 0,
             flushed_through: 0,
         }
@@ -113,7 +114,7 @@ impl Tablet {
             None => MemRun::new(self.memtable.take_entries(), max_sequence),
             Some(_) => make_run(self.memtable.entries(), max_sequence, store)?,
         };
-        self.runs.insert(0, run);
+        self.runs.insert_newest(run);
         self.memtable.clear();
         self.flushed_through = self.flushed_through.max(applied).max(max_sequence);
         Ok(true)
@@ -134,7 +135,7 @@ impl Tablet {
         if !self.memtable.remove_flushed(flushed) {
             return false;
         }
-        self.runs.insert(0, run);
+        self.runs.insert_newest(run);
         self.flushed_through = self
             .flushed_through
             .max(applied)
@@ -225,7 +226,7 @@ impl Tablet {
         }
         // Newest first is the runs' order; pieces are disjoint, so any order holds it.
         pieces.reverse();
-        self.runs = pieces;
+        self.runs = pieces.into();
         Ok(size)
     }
 
@@ -400,7 +401,7 @@ impl Tablet {
         let mid_part = internal_key::row_prefix(&mid);
         let mut left = Vec::new();
         let mut right = Vec::new();
-        for (run, span) in self.runs.drain(..).zip(spans) {
+        for (run, span) in core::mem::take(&mut self.runs).into_iter().zip(spans) {
             let Some((first, last)) = span else {
                 continue;
             };
@@ -411,9 +412,9 @@ impl Tablet {
                 right.push(run);
             }
         }
-        self.runs = left;
+        self.runs = left.into();
         let mut other = Tablet::new(id, mid.clone(), self.end.take());
-        other.runs = right;
+        other.runs = right.into();
         other.load_baseline = self.load_baseline;
         other.flushed_through = self.flushed_through;
         self.end = Some(mid);

@@ -567,7 +567,7 @@ impl Table {
             left.flushed_through = left.flushed_through.max(right.flushed_through);
             for run in right.runs {
                 if !left.runs.iter().any(|r| Arc::ptr_eq(r, &run)) {
-                    left.runs.push(run);
+                    left.runs.push_oldest(run);
                 }
             }
             let after = alloc::vec![Self::info(&self.tablets[a])];
