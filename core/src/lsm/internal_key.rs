@@ -28,6 +28,7 @@
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
+use smallvec::SmallVec;
 
 use crate::{Code, Error, Result};
 
@@ -74,22 +75,51 @@ pub struct InternalKey {
     pub kind: EntryKind,
 }
 
-fn escape(out: &mut Vec<u8>, bytes: &[u8]) {
+/// An encoded key or key part held inline when short, as most row prefixes are: the
+/// bounds and row part of a point read are built without an allocation each (on wasm32 an
+/// allocation and its free cost about as much as comparing a short key).
+pub(crate) type KeyBuf = SmallVec<[u8; 32]>;
+
+/// What [`escape`] writes into: a `Vec` or a [`KeyBuf`].
+trait Sink {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+impl Sink for KeyBuf {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+fn escape(out: &mut impl Sink, bytes: &[u8]) {
     // The stretches between zero bytes are copied whole (most keys have no zero byte at all):
     // a push per byte was 6% of a point read's time on wasm32, where every key is escaped.
     let mut rest = bytes;
     while let Some(i) = rest.iter().position(|&b| b == 0) {
-        out.extend_from_slice(&rest[..=i]);
-        out.push(0xff);
+        out.put(&rest[..=i]);
+        out.put(&[0xff]);
         rest = &rest[i + 1..];
     }
-    out.extend_from_slice(rest);
-    out.extend_from_slice(&[0x00, 0x01]);
+    out.put(rest);
+    out.put(&[0x00, 0x01]);
 }
 
 /// The encoded prefix shared by every entry of `row_key`: seek here to read the row.
 pub fn row_prefix(row_key: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(row_key.len() + 2);
+    escape(&mut out, row_key);
+    out
+}
+
+/// [`row_prefix`] into a [`KeyBuf`].
+pub(crate) fn row_prefix_buf(row_key: &[u8]) -> KeyBuf {
+    let mut out = KeyBuf::new();
     escape(&mut out, row_key);
     out
 }
@@ -103,8 +133,8 @@ pub fn after_row(row_key: &[u8]) -> Vec<u8> {
 }
 
 /// [`after_row`] of the row whose [`row_prefix`] is `prefix`, without escaping its key again.
-pub(crate) fn after_prefix(prefix: &[u8]) -> Vec<u8> {
-    let mut p = prefix.to_vec();
+pub(crate) fn after_prefix(prefix: &[u8]) -> KeyBuf {
+    let mut p = KeyBuf::from_slice(prefix);
     bump_terminator(&mut p);
     p
 }

@@ -595,13 +595,9 @@ impl RowStream {
                 // bumped, as `after_row` does); reversed, below it.
                 if !g.prefix.is_empty() {
                     if *reversed {
-                        p.upper = Some(core::mem::take(&mut g.prefix));
+                        p.upper = Some(g.prefix.to_vec());
                     } else {
-                        let mut after = core::mem::take(&mut g.prefix);
-                        if let Some(last) = after.last_mut() {
-                            *last += 1;
-                        }
-                        p.lower = Some(after);
+                        p.lower = Some(internal_key::after_prefix(&g.prefix).into_vec());
                     }
                 }
                 *entries_examined += scan.entries_examined();

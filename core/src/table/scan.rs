@@ -20,7 +20,9 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use crate::lsm::internal_key::{self, row_prefix, row_prefix_len};
+use smallvec::SmallVec;
+
+use crate::lsm::internal_key::{self, row_prefix, row_prefix_buf, row_prefix_len, KeyBuf};
 use crate::lsm::memtable::{Source, SourceCursor};
 use crate::lsm::row_merge::{Feed, RowResolver, VisibleCell};
 use crate::platform::bytes;
@@ -31,7 +33,7 @@ use crate::table::tablet::Tablet;
 #[derive(Default)]
 pub(crate) struct RowGather<'a> {
     /// The row part of the keys (`esc(row_key)` with its terminator).
-    pub(crate) prefix: Vec<u8>,
+    pub(crate) prefix: KeyBuf,
     data: Vec<u8>,
     spans: Vec<Span<'a>>,
 }
@@ -188,9 +190,9 @@ const REVERSE_GATHER_LIMIT: usize = 64;
 /// A merge over one tablet's sources, clamped to the tablet and a range, in either
 /// direction.
 pub(crate) struct TabletScan<'a> {
-    cursors: Vec<Box<dyn SourceCursor<'a> + 'a>>,
+    cursors: Cursors<'a>,
     /// The cursors holding entries of the row being resolved (indices into `cursors`).
-    active: Vec<usize>,
+    active: SmallVec<[usize; 4]>,
     /// The cursors holding a row a reversed scan re-reads forward (a buffer kept for reuse).
     holding: Vec<usize>,
     /// Entries the scan has stepped over or sought past while resolving rows: what the
@@ -200,11 +202,16 @@ pub(crate) struct TabletScan<'a> {
     /// more is resolved forward instead, so the resolver's skips apply (see `next_cells`).
     reverse_gather_limit: usize,
     /// Keys below this are before the scan (a row boundary).
-    lower: Vec<u8>,
+    lower: KeyBuf,
     /// Keys at or above this are past the scan (a row boundary); `None` = no limit.
-    upper: Option<Vec<u8>>,
+    upper: Option<KeyBuf>,
     reversed: bool,
 }
+
+/// A scan's cursors. A point read mostly has one or two (the run holding the row, the
+/// memtable when it holds the row too), so they are kept inline: one allocation fewer per
+/// read.
+type Cursors<'a> = SmallVec<[Box<dyn SourceCursor<'a> + 'a>; 2]>;
 
 /// Every source of a tablet a read merges: its memtable layers, then its runs.
 fn sources_of(tablet: &Tablet) -> impl Iterator<Item = &dyn Source> {
@@ -253,7 +260,7 @@ impl<'a> TabletScan<'a> {
     /// bounds, built here and moved in rather than borrowed and copied (a point read is a
     /// handful of allocations, and these were two of them).
     pub(crate) fn point(tablet: &'a Tablet, row: &[u8]) -> Self {
-        let lower = row_prefix(row);
+        let lower = row_prefix_buf(row);
         // `after_row`, from the prefix at hand rather than escaping the key again.
         let upper = internal_key::after_prefix(&lower);
         // Only the runs whose range reaches the row, found through the runs' index rather
@@ -294,7 +301,8 @@ impl<'a> TabletScan<'a> {
         point_row: Option<&[u8]>,
     ) -> Self {
         let cursors = Self::cursors(sources, &lower, upper.as_deref(), reversed, point_row);
-        Self::with_cursors(cursors, lower, upper, reversed)
+        let upper = upper.map(KeyBuf::from_vec);
+        Self::with_cursors(cursors, KeyBuf::from_vec(lower), upper, reversed)
     }
 
     /// The cursors of [`open`](Self::open), each positioned, for the scan `[lower, upper)`.
@@ -304,8 +312,8 @@ impl<'a> TabletScan<'a> {
         upper: Option<&[u8]>,
         reversed: bool,
         point_row: Option<&[u8]>,
-    ) -> Vec<Box<dyn SourceCursor<'a> + 'a>> {
-        let mut cursors = Vec::new();
+    ) -> Cursors<'a> {
+        let mut cursors = Cursors::new();
         let mut ranged: Vec<Ranged<'a>> = Vec::new();
         let mut push = |mut c: Box<dyn SourceCursor<'a> + 'a>| {
             if reversed {
@@ -360,14 +368,14 @@ impl<'a> TabletScan<'a> {
     }
 
     fn with_cursors(
-        cursors: Vec<Box<dyn SourceCursor<'a> + 'a>>,
-        lower: Vec<u8>,
-        upper: Option<Vec<u8>>,
+        cursors: Cursors<'a>,
+        lower: KeyBuf,
+        upper: Option<KeyBuf>,
         reversed: bool,
     ) -> Self {
         TabletScan {
             cursors,
-            active: Vec::new(),
+            active: SmallVec::new(),
             holding: Vec::new(),
             entries_examined: 0,
             reverse_gather_limit: REVERSE_GATHER_LIMIT,
@@ -507,7 +515,8 @@ impl<'a> TabletScan<'a> {
         let prefix = core::mem::take(&mut g.prefix);
         // `resolve_forward` empties `active` as cursors leave the row: keep the list.
         let mut holding = core::mem::take(&mut self.holding);
-        holding.clone_from(&self.active);
+        holding.clear();
+        holding.extend_from_slice(&self.active);
         for &i in &holding {
             self.cursors[i].seek(&prefix);
         }

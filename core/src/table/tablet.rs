@@ -376,7 +376,7 @@ impl Tablet {
         let mut g = RowGather::default();
         while scan.next_row(&mut g) {
             let bytes = g.entries().map(|(k, v)| (k.len() + v.len()) as u64).sum();
-            rows.push((g.prefix.clone(), bytes));
+            rows.push((g.prefix.to_vec(), bytes));
         }
         let total: u64 = rows.iter().map(|r| r.1).sum();
         let mut acc = 0u64;
