@@ -3,10 +3,10 @@
 //! A point read used to ask every run for its key range and compare it with the row: two
 //! virtual calls and up to two key comparisons per run, for every read, although after a
 //! load in key order the runs hold disjoint ranges and at most one or two can hold the row.
-//! [`Runs`] keeps, beside the list, the runs grouped into levels of disjoint ranges (the
-//! same greedy grouping a scan makes), each level in key order with copies of its runs'
-//! first and last keys, so [`Runs::overlapping`] finds a row's runs by a binary search per
-//! level over contiguous keys.
+//! [`Runs`] keeps, beside the list, the runs grouped into levels of disjoint ranges (by
+//! [`disjoint_levels`], the grouping a scan makes of its sources), each level in key order
+//! with copies of its runs' first and last keys, so [`Runs::overlapping`] finds a row's runs
+//! by a binary search per level over contiguous keys.
 //!
 //! Invariants: the index always describes the list exactly (the list changes only through
 //! methods that rebuild it, and it is shared by `Arc`, so a clone, such as a read's
@@ -54,20 +54,33 @@ impl Index {
                 None => unranged.push(run),
             }
         }
-        ranged.sort_by(|a, b| bytes::compare(&a.first, &b.first));
-        let mut levels: Vec<Vec<Bounds>> = Vec::new();
-        for b in ranged {
-            // Each level's runs are in key order, so its last one ends it.
-            match levels
-                .iter_mut()
-                .find(|l| l.last().is_some_and(|end| bytes::less(&end.last, &b.first)))
-            {
-                Some(level) => level.push(b),
-                None => levels.push(alloc::vec![b]),
-            }
-        }
+        let levels = disjoint_levels(ranged, |b| (&b.first, &b.last));
         Index { levels, unranged }
     }
+}
+
+/// Groups items with key ranges (`range`: first and last key) into levels whose ranges are
+/// disjoint, greedily in order of first key: each item joins the first level whose last
+/// item ends below its first key, or starts a level. Each level is in key order. A read
+/// walks a level's items one after another as one source (`scan::LevelCursor`), and a
+/// point read searches a level by binary search ([`Runs::overlapping`]).
+pub(crate) fn disjoint_levels<T>(
+    mut items: Vec<T>,
+    range: impl Fn(&T) -> (&[u8], &[u8]),
+) -> Vec<Vec<T>> {
+    items.sort_by(|a, b| bytes::compare(range(a).0, range(b).0));
+    let mut levels: Vec<Vec<T>> = Vec::new();
+    for item in items {
+        // Each level's items are in key order, so its last one ends it.
+        match levels.iter_mut().find(|l| {
+            l.last()
+                .is_some_and(|end| bytes::less(range(end).1, range(&item).0))
+        }) {
+            Some(level) => level.push(item),
+            None => levels.push(alloc::vec![item]),
+        }
+    }
+    levels
 }
 
 /// A tablet's runs, newest first, and the index of their ranges. Reads see a slice.

@@ -25,6 +25,7 @@ use smallvec::SmallVec;
 use crate::lsm::internal_key::{self, row_prefix, row_prefix_buf, row_prefix_len, KeyBuf};
 use crate::lsm::memtable::{Source, SourceCursor};
 use crate::lsm::row_merge::{Feed, RowResolver, VisibleCell};
+use crate::lsm::runs::disjoint_levels;
 use crate::platform::bytes;
 use crate::table::tablet::Tablet;
 
@@ -345,19 +346,7 @@ impl<'a> TabletScan<'a> {
                 None => push(s.cursor()),
             }
         }
-        ranged.sort_by(|a, b| bytes::compare(a.0, b.0));
-        let mut levels: Vec<Vec<Ranged<'a>>> = Vec::new();
-        for r in ranged {
-            // Each level's sources are in key order, so its last one ends it.
-            match levels
-                .iter_mut()
-                .find(|l| l.last().is_some_and(|last| bytes::less(last.1, r.0)))
-            {
-                Some(level) => level.push(r),
-                None => levels.push(alloc::vec![r]),
-            }
-        }
-        for level in levels {
+        for level in disjoint_levels(ranged, |r| (r.0, r.1)) {
             if let [(_, _, only)] = level.as_slice() {
                 push(only.cursor());
             } else {
