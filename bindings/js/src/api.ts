@@ -31,7 +31,10 @@ function toBytes(data: Data | undefined | null): Uint8Array {
     new DataView(out.buffer).setBigInt64(0, BigInt(Math.trunc(data)));
     return out;
   }
-  if (data === undefined || data === null) return new Uint8Array();
+  // The client sends null, undefined and booleans as empty bytes (its conversion hands a
+  // boolean to the proto encoder, which writes nothing for it); Google's delete samples
+  // write `true` and read the empty value back.
+  if (data === undefined || data === null || typeof data === "boolean") return new Uint8Array();
   return encoder.encode(String(data));
 }
 
@@ -1489,6 +1492,8 @@ export class Row {
   id: string;
   key: Uint8Array;
   data: RowDataOut;
+  /** As on the client's rows: not set by reads (see `getMetadata`). */
+  metadata?: unknown;
   constructor(public table: Table, key: Data, data: RowDataOut = {}) {
     this.key = toBytes(key);
     this.id = typeof key === "string" ? key : decoder.decode(this.key);
@@ -1541,6 +1546,18 @@ export class Row {
       if (!row) throw new BigtableError("NOT_FOUND", `Unknown row: ${this.id}.`);
       this.data = rowData(row, opts.decode !== false);
       return (cols ? [this.data] : [this]) as [unknown];
+    }, cb);
+  }
+
+  /** As the client's `getMetadata`: reads the row (NOT_FOUND if it has no cells; `filter` and
+   * `decode` as in `get`) and resolves to `[row.metadata]`, which a row read from a table does
+   * not carry (undefined there too). */
+  getMetadata(options?: { filter?: Filter; decode?: boolean } | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    const opts = typeof options === "object" ? options : {};
+    return settle(async () => {
+      await this.get(opts);
+      return [this.metadata] as [unknown];
     }, cb);
   }
 
@@ -1629,6 +1646,61 @@ function resourceName(name: string): { project: string; instance: string; table?
   return { project: m[1], instance: m[2], table: m[3] };
 }
 
+/** A GC rule as the generated admin clients take it (protobufjs's object form) in the proto3
+ * JSON form the engine reads: `maxAge` may be a `Duration` object `{seconds, nanos}` (what the
+ * client's samples pass) or a duration string; keys the proto does not have are dropped, as
+ * protobufjs drops them (so `{maxVersions: 2}` is an empty rule there and here). */
+function gcRuleFromClient(rule: unknown): unknown {
+  if (rule === null || typeof rule !== "object" || Array.isArray(rule)) return rule;
+  const r = rule as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  if (r.maxNumVersions !== undefined) out.maxNumVersions = r.maxNumVersions;
+  if (r.maxAge !== undefined) {
+    const age = r.maxAge;
+    if (age !== null && typeof age === "object") {
+      const d = age as { seconds?: unknown; nanos?: unknown };
+      // protobufjs takes seconds as a number, a decimal string or a Long (whose String() is
+      // its decimal); anything else is refused here rather than thrown from BigInt.
+      const seconds = String(d.seconds ?? 0);
+      const nanos = Number(d.nanos ?? 0);
+      if (!/^-?\d{1,19}$/.test(seconds) || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) {
+        throw new BigtableError("INVALID_ARGUMENT", `gcRule.maxAge: not a Duration (integer seconds, nanos 0..999999999): ${showRule(age)}`);
+      }
+      out.maxAge = nanos ? `${seconds}.${String(nanos).padStart(9, "0")}s` : `${seconds}s`;
+    } else {
+      out.maxAge = age;
+    }
+  }
+  for (const group of ["intersection", "union"] as const) {
+    const g = r[group] as { rules?: unknown[] } | undefined;
+    if (g !== undefined && g !== null) out[group] = { rules: (g.rules ?? []).map(gcRuleFromClient) };
+  }
+  return out;
+}
+
+/** `gcRuleFromClient` on the families of a `Table` (createTable). */
+function tableFromClient(table: ProtoTable | undefined): ProtoTable {
+  if (!table || !table.columnFamilies) return table ?? {};
+  const columnFamilies: Record<string, unknown> = {};
+  for (const [name, fam] of Object.entries(table.columnFamilies as Record<string, { gcRule?: unknown } | null>)) {
+    columnFamilies[name] = fam && fam.gcRule !== undefined ? { ...fam, gcRule: gcRuleFromClient(fam.gcRule) } : fam ?? {};
+  }
+  return { ...table, columnFamilies } as ProtoTable;
+}
+
+/** `gcRuleFromClient` on the `create`/`update` of column-family modifications. */
+function modificationsFromClient<T>(mods: T): T {
+  if (!Array.isArray(mods)) return mods;
+  return mods.map((m: Record<string, unknown>) => {
+    const out = { ...m };
+    for (const k of ["create", "update"]) {
+      const fam = m[k] as { gcRule?: unknown } | undefined;
+      if (fam && typeof fam === "object" && fam.gcRule !== undefined) out[k] = { ...fam, gcRule: gcRuleFromClient(fam.gcRule) };
+    }
+    return out;
+  }) as T;
+}
+
 /** The part of the generated `BigtableTableAdminClient` (`require("@google-cloud/bigtable").v2`)
  * that Google's samples use, over the same in-process databases: requests and responses are
  * the admin protos in proto3 JSON form, and every method resolves to `[response]`. */
@@ -1651,7 +1723,7 @@ export class BigtableTableAdminClient {
   createTable(request: { parent: string; tableId: string; table?: ProtoTable }): Promise<[unknown]> {
     return settle(() => {
       const t = this.table(`${request.parent}/tables/${request.tableId}`);
-      const created = call(() => t.db.createTableJson(t.id, request.table ?? {})) as ProtoTable;
+      const created = call(() => t.db.createTableJson(t.id, tableFromClient(request.table))) as ProtoTable;
       return [{ ...created, name: t.name }] as [unknown];
     });
   }
@@ -1683,7 +1755,7 @@ export class BigtableTableAdminClient {
   modifyColumnFamilies(request: { name: string; modifications: Parameters<Database["modifyColumnFamiliesJson"]>[1] }): Promise<[unknown]> {
     return settle(() => {
       const t = this.table(request.name);
-      return [{ ...(call(() => t.db.modifyColumnFamiliesJson(t.id, request.modifications)) as ProtoTable), name: t.name }] as [unknown];
+      return [{ ...(call(() => t.db.modifyColumnFamiliesJson(t.id, modificationsFromClient(request.modifications))) as ProtoTable), name: t.name }] as [unknown];
     });
   }
 
@@ -1697,5 +1769,243 @@ export class BigtableTableAdminClient {
   }
 }
 
-/** As `require("@google-cloud/bigtable").v2`: the generated clients (here the table admin). */
-export const v2 = { BigtableTableAdminClient };
+/** A finished long-running operation as the generated clients hand it back: `promise()`
+ * resolves to `[result, metadata, rawOperation]`. (In-process every operation is done.) */
+export class Operation {
+  done = true;
+  metadata: unknown = null;
+  constructor(public name: string, public result: unknown) {}
+  promise(): Promise<[unknown, unknown, { name: string; done: boolean }]> {
+    return Promise.resolve([this.result, this.metadata, { name: this.name, done: true }]);
+  }
+}
+
+/** A long-running method's answer, as google-gax resolves it: `[operation, rawOperation]`
+ * (the raw proto has no `promise()`). */
+function longRunning(name: string, result: unknown): [Operation, { name: string; done: boolean }] {
+  return [new Operation(`operations/${name}`, result), { name: `operations/${name}`, done: true }];
+}
+
+/** The cluster proto (`google.bigtable.admin.v2.Cluster`) of a recorded cluster. */
+function clusterProto(instance: Instance, info: ClusterInfo): Record<string, unknown> {
+  const c = instance.cluster(info.id);
+  const m = c.describe(info);
+  return { name: m.name, location: m.location, state: m.state, serveNodes: m.serveNodes, defaultStorageType: m.defaultStorageType };
+}
+
+/** The instance proto (`google.bigtable.admin.v2.Instance`) of a recorded instance. */
+function instanceProto(m: InstanceMetadata): Record<string, unknown> {
+  return { name: m.name, displayName: m.displayName, state: m.state, type: m.type, labels: { ...m.labels } };
+}
+
+/** A cluster of a `createInstance`/`createCluster` request in the proto's form
+ * (`location` a resource name, `serveNodes`, `defaultStorageType`) as `ClusterInfo`. */
+function clusterInfo(id: string, c: { location?: string; serveNodes?: number; defaultStorageType?: string | number } = {}): ClusterInfo {
+  const storage = c.defaultStorageType;
+  const info: ClusterInfo = { id, location: (c.location ?? "local").replace(/^projects\/[^/]+\/locations\//, "") };
+  if (c.serveNodes !== undefined) info.nodes = c.serveNodes;
+  if (storage === "HDD" || storage === 2) info.storage = "hdd";
+  else if (storage === "SSD" || storage === 1) info.storage = "ssd";
+  return info;
+}
+
+/** The part of the generated `BigtableInstanceAdminClient` (`require("@google-cloud/bigtable").v2`)
+ * that Google's samples and their tests use (instances and clusters), over the same in-process
+ * instance admin as `Bigtable.createInstance`: requests and responses are the admin protos in
+ * proto3 JSON form; long-running calls resolve to `[operation, rawOperation]`, others to
+ * `[response]`. */
+export class BigtableInstanceAdminClient {
+  private projectId: string;
+  constructor(options: { projectId?: string } = {}) {
+    this.projectId = options.projectId ?? "sparsetable";
+  }
+
+  private instance(name: string): Instance {
+    const r = resourceName(name);
+    if (r.table) throw new BigtableError("INVALID_ARGUMENT", `not an instance name: ${name.slice(0, 200)}`);
+    return new Bigtable({ projectId: r.project }).instance(r.instance);
+  }
+
+  private cluster(name: string): Cluster {
+    const m = /^(projects\/[^/]+\/instances\/[^/]+)\/clusters\/([^/]+)$/.exec(name);
+    if (!m) throw new BigtableError("INVALID_ARGUMENT", `not a cluster name: ${name.slice(0, 200)}`);
+    return this.instance(m[1]).cluster(m[2]);
+  }
+
+  getProjectId(): Promise<string> {
+    return Promise.resolve(this.projectId);
+  }
+
+  projectPath(project: string): string {
+    return `projects/${project}`;
+  }
+
+  instancePath(project: string, instance: string): string {
+    return `projects/${project}/instances/${instance}`;
+  }
+
+  clusterPath(project: string, instance: string, cluster: string): string {
+    return `projects/${project}/instances/${instance}/clusters/${cluster}`;
+  }
+
+  createInstance(request: {
+    parent: string;
+    instanceId: string;
+    instance?: { displayName?: string; labels?: Record<string, unknown>; type?: string | number };
+    clusters?: Record<string, { location?: string; serveNodes?: number; defaultStorageType?: string | number }>;
+  }): Promise<[Operation, { name: string; done: boolean }]> {
+    return settle(async () => {
+      const project = /^projects\/([^/]+)$/.exec(request.parent)?.[1];
+      if (!project) throw new BigtableError("INVALID_ARGUMENT", `not a project name: ${String(request.parent).slice(0, 200)}`);
+      const bigtable = new Bigtable({ projectId: project });
+      const spec = request.instance ?? {};
+      const labels: Record<string, string> = {};
+      for (const [k, v] of Object.entries(spec.labels ?? {})) labels[k] = String(v);
+      const type = spec.type === 2 ? "DEVELOPMENT" : spec.type === 1 || spec.type === undefined || spec.type === 0 ? undefined : String(spec.type);
+      const [instance] = await bigtable.createInstance(request.instanceId, {
+        clusters: Object.entries(request.clusters ?? {}).map(([id, c]) => clusterInfo(id, c)),
+        displayName: spec.displayName,
+        labels,
+        type,
+      });
+      return longRunning(instance.name, instanceProto(instance.describe()));
+    });
+  }
+
+  getInstance(request: { name: string }): Promise<[Record<string, unknown>]> {
+    return settle(() => [instanceProto(this.instance(request.name).existing())] as [Record<string, unknown>]);
+  }
+
+  /** `[{instances, failedLocations, nextPageToken}]`: this method is not paginated in the
+   * generated client, so it resolves to the whole response. */
+  listInstances(request: { parent?: string } = {}): Promise<[{ instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
+    return settle(async () => {
+      const project = request.parent === undefined ? this.projectId : /^projects\/([^/]+)$/.exec(request.parent)?.[1];
+      if (!project) throw new BigtableError("INVALID_ARGUMENT", `not a project name: ${String(request.parent).slice(0, 200)}`);
+      const [instances] = await new Bigtable({ projectId: project }).getInstances();
+      return [{ instances: instances.map((i) => instanceProto(i.describe())), failedLocations: [], nextPageToken: "" }] as [
+        { instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string },
+      ];
+    });
+  }
+
+  deleteInstance(request: { name: string }): Promise<[Record<string, never>]> {
+    return settle(async () => {
+      await this.instance(request.name).delete();
+      return [{}] as [Record<string, never>];
+    });
+  }
+
+  createCluster(request: {
+    parent: string;
+    clusterId: string;
+    cluster?: { location?: string; serveNodes?: number; defaultStorageType?: string | number };
+  }): Promise<[Operation, { name: string; done: boolean }]> {
+    return settle(async () => {
+      const info = clusterInfo(request.clusterId, request.cluster);
+      const [cluster] = await this.instance(request.parent).cluster(request.clusterId).create({ location: info.location, nodes: info.nodes, storage: info.storage });
+      return longRunning(cluster.name, clusterProto(cluster.instance, { ...info, nodes: info.nodes ?? 1 }));
+    });
+  }
+
+  getCluster(request: { name: string }): Promise<[Record<string, unknown>]> {
+    return settle(async () => {
+      const c = this.cluster(request.name);
+      const [m] = await c.getMetadata();
+      return [{ ...m }] as [Record<string, unknown>];
+    });
+  }
+
+  /** `[{clusters, failedLocations, nextPageToken}]` (not paginated, as in the generated client). */
+  listClusters(request: { parent: string }): Promise<[{ clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
+    return settle(() => {
+      const instance = this.instance(request.parent);
+      const clusters = instance.existing().clusters.map((info) => clusterProto(instance, info));
+      return [{ clusters, failedLocations: [], nextPageToken: "" }] as [
+        { clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string },
+      ];
+    });
+  }
+
+  deleteCluster(request: { name: string }): Promise<[Record<string, never>]> {
+    return settle(async () => {
+      await this.cluster(request.name).delete();
+      return [{}] as [Record<string, never>];
+    });
+  }
+}
+
+/** As `require("@google-cloud/bigtable").v2`: the generated clients (here the table admin and
+ * the instance admin's instance and cluster calls). */
+export const v2 = { BigtableTableAdminClient, BigtableInstanceAdminClient };
+
+/** A GC rule in the admin protos' JSON form, as `GcRuleBuilder` builds it. */
+export type GcRuleProto = Record<string, unknown>;
+
+/** What a GC rule object is: one condition (`maxNumVersions`, `maxAge`, ...), a grouping
+ * (`union` or `intersection` alone), or neither (empty, mixed, or not an object). */
+function gcRuleShape(rule: unknown): "condition" | "grouping" | "malformed" {
+  if (rule === null || typeof rule !== "object" || Array.isArray(rule)) return "malformed";
+  const keys = Object.keys(rule);
+  const groupings = keys.filter((k) => k === "union" || k === "intersection").length;
+  if (groupings === 1 && keys.length === 1) return "grouping";
+  if (groupings === 0 && keys.length === 1) return "condition";
+  return "malformed";
+}
+
+function showRule(rule: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(rule) ?? String(rule);
+  } catch {
+    text = String(rule);
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+/** A member of a union or intersection: a condition or a grouping. */
+function gcGroupMember(rule: GcRuleProto): GcRuleProto {
+  if (gcRuleShape(rule) === "malformed") {
+    throw new BigtableError(
+      "INVALID_ARGUMENT",
+      `a GC rule in a union or intersection must hold one condition or one grouping; got ${showRule(rule)}`,
+    );
+  }
+  return rule;
+}
+
+/** As the client's `admin.GcRuleBuilder`: GC rules in the admin protos' form for the admin
+ * clients' `createTable` and `modifyColumnFamilies`. `rule` takes one condition and returns
+ * it; `union` and `intersection` take conditions or groupings and wrap them. A malformed rule
+ * (several conditions in one object, a grouping where a condition belongs, an empty object)
+ * throws INVALID_ARGUMENT here, before any request. */
+export class GcRuleBuilder {
+  static rule(rule: GcRuleProto): GcRuleProto {
+    if (gcRuleShape(rule) !== "condition") {
+      throw new BigtableError(
+        "INVALID_ARGUMENT",
+        `GcRuleBuilder.rule takes an object with exactly one condition (for more than one, use union or intersection); got ${showRule(rule)}`,
+      );
+    }
+    return rule;
+  }
+
+  static union(...rules: GcRuleProto[]): GcRuleProto {
+    return { union: { rules: rules.map(gcGroupMember) } };
+  }
+
+  static intersection(...rules: GcRuleProto[]): GcRuleProto {
+    return { intersection: { rules: rules.map(gcGroupMember) } };
+  }
+}
+
+/** As the client's `admin.TableAdminClient` (the generated table admin client, extended):
+ * here the same table calls as `v2.BigtableTableAdminClient`; backups are not provided. */
+export class TableAdminClient extends BigtableTableAdminClient {}
+
+/** As the client's `admin.InstanceAdminClient`: the same calls as
+ * `v2.BigtableInstanceAdminClient` here. */
+export class InstanceAdminClient extends BigtableInstanceAdminClient {}
+
+/** As `require("@google-cloud/bigtable").admin`. */
+export const admin = { TableAdminClient, InstanceAdminClient, GcRuleBuilder, v2 };

@@ -4,7 +4,7 @@
 // installed the npm tarball (see run.sh), never from the source tree.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Bigtable, Database, BigtableError, PartialFailureError, platform } from "sparsetable";
+import { Bigtable, Database, BigtableError, PartialFailureError, platform, v2, admin } from "sparsetable";
 
 let n = 0;
 /** A fresh instance per test: instances are separate databases. */
@@ -265,4 +265,117 @@ test("the low-level proto3 JSON Database is exported too", () => {
   const rows = [...db.readRowsJson("t")];
   assert.deepEqual(rows, [{ key: "cg==", families: [{ name: "cf", columns: [{ qualifier: "cQ==", cells: [{ timestampMicros: "1700000000000000", value: "dg==" }] }] }] }]);
   assert.throws(() => db.readRowsJson("t", { filter: {} }), { code: "INVALID_ARGUMENT" });
+});
+
+test("v2.BigtableInstanceAdminClient: instances and clusters in the generated client's request and response shapes", async () => {
+  const client = new v2.BigtableInstanceAdminClient({ projectId: "p-admin" });
+  const projectId = await client.getProjectId();
+  const id = `adm-${process.pid}`;
+  const name = client.instancePath(projectId, id);
+  assert.equal(name, `projects/p-admin/instances/${id}`);
+  await assert.rejects(client.getInstance({ name }), (e) => e.code === 5);
+  // A long-running call resolves to [operation, rawOperation]; only the first has promise().
+  const [operation, raw] = await client.createInstance({
+    parent: `projects/${projectId}`,
+    instanceId: id,
+    instance: { displayName: "Admin test", labels: { created: 12 }, type: "PRODUCTION" },
+    clusters: { [`${id}-c1`]: { location: `projects/${projectId}/locations/us-central1-c`, serveNodes: 3, defaultStorageType: "HDD" } },
+  });
+  assert.equal(typeof raw.promise, "undefined");
+  assert.equal(raw.done, true);
+  const [created] = await operation.promise();
+  assert.equal(created.name, name);
+  const [got] = await client.getInstance({ name });
+  assert.deepEqual(got, { name, displayName: "Admin test", state: "READY", type: "PRODUCTION", labels: { created: "12" } });
+  // The handwritten layer sees the same instance, with the cluster as the request gave it.
+  const [clusters] = await new Bigtable({ projectId }).instance(id).getClusters();
+  assert.deepEqual(clusters.map((c) => [c.id, c.metadata.location, c.metadata.serveNodes, c.metadata.defaultStorageType]), [
+    [`${id}-c1`, `projects/${projectId}/locations/us-central1-c`, 3, "HDD"],
+  ]);
+  // listInstances and listClusters are not paginated: they resolve to the whole response.
+  const [list] = await client.listInstances({ parent: `projects/${projectId}` });
+  assert.deepEqual(list.instances.map((i) => i.name), [name]);
+  assert.deepEqual(list.failedLocations, []);
+  const [cluster2Op] = await client.createCluster({ parent: name, clusterId: `${id}-c2`, cluster: { location: `projects/${projectId}/locations/us-east1-b`, serveNodes: 1, defaultStorageType: "SSD" } });
+  const [cluster2] = await cluster2Op.promise();
+  assert.equal(cluster2.name, `${name}/clusters/${id}-c2`);
+  const [listed] = await client.listClusters({ parent: name });
+  assert.deepEqual(listed.clusters.map((c) => c.name), [`${name}/clusters/${id}-c1`, `${name}/clusters/${id}-c2`]);
+  const [one] = await client.getCluster({ name: `${name}/clusters/${id}-c2` });
+  assert.equal(one.defaultStorageType, "SSD");
+  await client.deleteCluster({ name: `${name}/clusters/${id}-c2` });
+  await assert.rejects(client.deleteCluster({ name: `${name}/clusters/${id}-c1` }), (e) => e.code === 9);
+  await assert.rejects(
+    client.createInstance({ parent: `projects/${projectId}`, instanceId: id, clusters: { [`${id}-c9`]: {} } }),
+    (e) => e.code === 6,
+  );
+  await client.deleteInstance({ name });
+  await assert.rejects(client.getInstance({ name }), (e) => e.code === 5);
+  assert.ok(new admin.InstanceAdminClient() instanceof v2.BigtableInstanceAdminClient);
+});
+
+test("admin.TableAdminClient and GcRuleBuilder: GC rules in the client's object form (Duration objects)", async () => {
+  const { TableAdminClient, GcRuleBuilder } = admin;
+  const client = new TableAdminClient({ projectId: "p-admin" });
+  const parent = `projects/p-admin/instances/gc-${process.pid}`;
+  const name = `${parent}/tables/t`;
+  // Malformed rules are refused before any request: two conditions in one object, a grouping
+  // where a condition belongs, an empty member, a grouping mixed with a condition.
+  const invalid = { code: 3, status: "INVALID_ARGUMENT" };
+  assert.throws(() => GcRuleBuilder.rule({ maxNumVersions: 1, maxAge: { seconds: 1 } }), invalid);
+  assert.throws(() => GcRuleBuilder.rule(GcRuleBuilder.union({ maxNumVersions: 1 })), invalid);
+  assert.throws(() => GcRuleBuilder.rule({}), invalid);
+  assert.throws(() => GcRuleBuilder.intersection({}), invalid);
+  assert.throws(() => GcRuleBuilder.union({ union: { rules: [] }, maxNumVersions: 1 }), invalid);
+  assert.throws(() => GcRuleBuilder.union(null), invalid);
+  // A grouping may hold groupings.
+  assert.deepEqual(GcRuleBuilder.intersection(GcRuleBuilder.union({ maxNumVersions: 1 }), { maxNumVersions: 3 }), {
+    intersection: { rules: [{ union: { rules: [{ maxNumVersions: 1 }] } }, { maxNumVersions: 3 }] },
+  });
+  assert.deepEqual(GcRuleBuilder.union({ maxNumVersions: 2 }, { maxAge: { seconds: 5 } }), { union: { rules: [{ maxNumVersions: 2 }, { maxAge: { seconds: 5 } }] } });
+  await client.createTable({ parent, tableId: "t", table: { columnFamilies: { a: { gcRule: GcRuleBuilder.rule({ maxAge: { seconds: 432000, nanos: 0 } }) } } } });
+  await client.modifyColumnFamilies({
+    name,
+    modifications: [
+      { id: "b", create: { gcRule: GcRuleBuilder.intersection({ maxAge: { seconds: "60", nanos: 500000000 } }, { maxNumVersions: 2 }) } },
+      // protobufjs drops keys the proto does not have: {maxVersions} is an empty rule.
+      { id: "c", create: { gcRule: GcRuleBuilder.rule({ maxVersions: 2 }) } },
+      { id: "a", update: { gcRule: GcRuleBuilder.union({ maxAge: { seconds: 1 } }, { maxNumVersions: 1 }) } },
+    ],
+  });
+  const [table] = await client.getTable({ name, view: "FULL" });
+  assert.deepEqual(table.columnFamilies.a.gcRule, { union: { rules: [{ maxAge: "1s" }, { maxNumVersions: 1 }] } });
+  assert.deepEqual(table.columnFamilies.b.gcRule, { intersection: { rules: [{ maxAge: "60.500s" }, { maxNumVersions: 2 }] } });
+  assert.equal(table.columnFamilies.c.gcRule, undefined);
+  // A Duration that is not one is INVALID_ARGUMENT, and the table is unchanged.
+  for (const maxAge of [{ seconds: "1e3" }, { seconds: 1, nanos: 1.5 }, { seconds: 1, nanos: 1e9 }, { seconds: "abc" }]) {
+    await assert.rejects(
+      client.modifyColumnFamilies({ name, modifications: [{ id: "d", create: { gcRule: { maxAge } } }] }),
+      invalid,
+    );
+  }
+  const [unchanged] = await client.getTable({ name, view: "FULL" });
+  assert.deepEqual(Object.keys(unchanged.columnFamilies).sort(), ["a", "b", "c"]);
+  // The handwritten layer reads the rules the admin client wrote.
+  const [meta] = await new Bigtable({ projectId: "p-admin" }).instance(`gc-${process.pid}`).table("t").family("b").getMetadata();
+  assert.ok(meta);
+});
+
+test("row.getMetadata reads the row and resolves to its (unset) metadata, as the client does", async () => {
+  const table = freshInstance().table("t");
+  await table.create({ families: ["cf"] });
+  await table.insert({ key: "r", data: { cf: { q: "v" } } });
+  assert.deepEqual(await table.row("r").getMetadata(), [undefined]);
+  await assert.rejects(table.row("missing").getMetadata(), (e) => e.code === 5);
+});
+
+test("a boolean value is written as empty bytes, as the client writes it", async () => {
+  const table = freshInstance().table("t");
+  await table.create({ families: ["cf"] });
+  await table.insert({ key: "r", data: { cf: { flag: true, off: false, text: "true" } } });
+  const [row] = await table.row("r").get({ decode: false });
+  const bytes = (cells) => [...cells[0].value];
+  assert.deepEqual(bytes(row.data.cf.flag), []);
+  assert.deepEqual(bytes(row.data.cf.off), []);
+  assert.deepEqual(bytes(row.data.cf.text), [...new TextEncoder().encode("true")]);
 });
