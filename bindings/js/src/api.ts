@@ -1640,7 +1640,8 @@ export class Row {
 // ---------------------------------------------------------------- v2 (generated admin client shape)
 
 /** Parses `projects/P/instances/I[/tables/T]`. */
-function resourceName(name: string): { project: string; instance: string; table?: string } {
+function resourceName(name: unknown): { project: string; instance: string; table?: string } {
+  if (typeof name !== "string") throw new BigtableError("INVALID_ARGUMENT", `a resource name must be a string, got ${typeof name}`);
   const m = /^projects\/([^/]+)\/instances\/([^/]+)(?:\/tables\/([^/]+))?$/.exec(name);
   if (!m) throw new BigtableError("INVALID_ARGUMENT", `not a table or instance resource name: ${name.slice(0, 200)}`);
   return { project: m[1], instance: m[2], table: m[3] };
@@ -1710,9 +1711,9 @@ export class BigtableTableAdminClient {
     this.projectId = options.projectId ?? "sparsetable";
   }
 
-  private table(name: string): Table {
+  private table(name: unknown): Table {
     const r = resourceName(name);
-    if (!r.table) throw new BigtableError("INVALID_ARGUMENT", `not a table name: ${name.slice(0, 200)}`);
+    if (!r.table) throw new BigtableError("INVALID_ARGUMENT", `not a table name: ${String(name).slice(0, 200)}`);
     return new Bigtable({ projectId: r.project }).instance(r.instance).table(r.table);
   }
 
@@ -1722,7 +1723,8 @@ export class BigtableTableAdminClient {
 
   createTable(request: { parent: string; tableId: string; table?: ProtoTable }): Promise<[unknown]> {
     return settle(() => {
-      const t = this.table(`${request.parent}/tables/${request.tableId}`);
+      const req = requestObject(request, "createTable");
+      const t = this.table(`${requiredString(req.parent, "parent")}/tables/${requiredString(req.tableId, "tableId")}`);
       const created = call(() => t.db.createTableJson(t.id, tableFromClient(request.table))) as ProtoTable;
       return [{ ...created, name: t.name }] as [unknown];
     });
@@ -1730,14 +1732,15 @@ export class BigtableTableAdminClient {
 
   getTable(request: { name: string }): Promise<[unknown]> {
     return settle(() => {
-      const t = this.table(request.name);
+      const t = this.table(requestObject(request, "getTable").name);
       return [{ ...(call(() => t.db.getTableJson(t.id)) as ProtoTable), name: t.name }] as [unknown];
     });
   }
 
   listTables(request: { parent: string }): Promise<[unknown[]]> {
     return settle(() => {
-      const r = resourceName(request.parent);
+      const r = resourceName(requestObject(request, "listTables").parent);
+      if (r.table) throw new BigtableError("INVALID_ARGUMENT", `parent: not an instance name: ${request.parent.slice(0, 200)}`);
       const db = new Bigtable({ projectId: r.project }).instance(r.instance).db;
       const tables = call(() => db.listTablesJson()) as ProtoTable[];
       return [tables.map((t) => ({ ...t, name: `${request.parent}/tables/${t.name}` }))] as [unknown[]];
@@ -1746,7 +1749,7 @@ export class BigtableTableAdminClient {
 
   deleteTable(request: { name: string }): Promise<[unknown]> {
     return settle(() => {
-      const t = this.table(request.name);
+      const t = this.table(requestObject(request, "deleteTable").name);
       call(() => t.db.deleteTable(t.id));
       return [{}] as [unknown];
     });
@@ -1754,18 +1757,165 @@ export class BigtableTableAdminClient {
 
   modifyColumnFamilies(request: { name: string; modifications: Parameters<Database["modifyColumnFamiliesJson"]>[1] }): Promise<[unknown]> {
     return settle(() => {
-      const t = this.table(request.name);
+      const t = this.table(requestObject(request, "modifyColumnFamilies").name);
       return [{ ...(call(() => t.db.modifyColumnFamiliesJson(t.id, modificationsFromClient(request.modifications))) as ProtoTable), name: t.name }] as [unknown];
     });
   }
 
   dropRowRange(request: { name: string; rowKeyPrefix?: Data; deleteAllDataFromTable?: boolean }): Promise<[unknown]> {
     return settle(() => {
-      const t = this.table(request.name);
+      const t = this.table(requestObject(request, "dropRowRange").name);
       const body = request.deleteAllDataFromTable ? { deleteAllDataFromTable: true as const } : { rowKeyPrefix: toBytes(request.rowKeyPrefix) };
       call(() => t.db.dropRowRange(t.id, body));
       return [{}] as [unknown];
     });
+  }
+
+  instancePath(project: string, instance: string): string {
+    return `projects/${project}/instances/${instance}`;
+  }
+
+  clusterPath(project: string, instance: string, cluster: string): string {
+    return `projects/${project}/instances/${instance}/clusters/${cluster}`;
+  }
+
+  tablePath(project: string, instance: string, table: string): string {
+    return `projects/${project}/instances/${instance}/tables/${table}`;
+  }
+
+  backupPath(project: string, instance: string, cluster: string, backup: string): string {
+    return `projects/${project}/instances/${instance}/clusters/${cluster}/backups/${backup}`;
+  }
+
+  /** Backs up `backup.sourceTable` (a table of the same instance) as `backupId` under the
+   * cluster `parent`, to expire at `backup.expireTime` (required, in the future).
+   * Long-running: the operation resolves to the backup. Backup ids are unique per instance
+   * here (one database per instance), not per cluster. */
+  createBackup(request: { parent: string; backupId: string; backup: { sourceTable: string; expireTime: unknown } }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+    return settle(() => {
+      const req = requestObject(request, "createBackup");
+      const parent = childName(req.parent, "clusters", "parent");
+      const backupId = requiredString(req.backupId, "backupId");
+      const spec = requestObject(req.backup, "createBackup (backup)");
+      const source = resourceName(requiredString(spec.sourceTable, "backup.sourceTable"));
+      if (!source.table) throw new BigtableError("INVALID_ARGUMENT", "backup.sourceTable must be a table name");
+      if (`projects/${source.project}/instances/${source.instance}` !== parent.instance) {
+        throw new BigtableError("INVALID_ARGUMENT", "backup.sourceTable must be a table of the instance the backup's cluster belongs to");
+      }
+      if (spec.expireTime === undefined || spec.expireTime === null) throw new BigtableError("INVALID_ARGUMENT", "backup.expireTime is required");
+      const expire = timestampMicros(spec.expireTime, "backup.expireTime");
+      if (expire <= BigInt(Date.now()) * 1000n) throw new BigtableError("INVALID_ARGUMENT", "backup.expireTime must be in the future");
+      const instance = instanceNamed(parent.instance);
+      if (!instance.existing().clusters.some((c) => c.id === parent.id)) {
+        throw new BigtableError("NOT_FOUND", `cluster ${String(req.parent)} not found`);
+      }
+      const info = call(() => instance.db.createBackup(source.table!, backupId));
+      backupRecords.set(backupKey(instance, backupId), { cluster: parent.id, expireMicros: expire });
+      const backup = publicBackup(backupProto(instance, info));
+      return longRunning(backup.name as string, backup, {
+        name: backup.name,
+        sourceTable: backup.sourceTable,
+        startTime: backup.startTime,
+        endTime: backup.endTime,
+      });
+    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+  }
+
+  getBackup(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
+    return settle(() => [publicBackup(findBackup(requestObject(request, "getBackup").name, "name").proto)] as [Record<string, unknown>],
+      gapicCallback(rest) as Callback<[Record<string, unknown>]> | undefined);
+  }
+
+  /** The backups under cluster `parent` (`clusters/-` for every cluster of the instance):
+   * `[backups, null, rawResponse]`, as the generated client's auto-paginated lists.
+   * `filter` and `orderBy` are not supported (UNIMPLEMENTED). */
+  listBackups(request: { parent: string; filter?: string; orderBy?: string; pageSize?: number; pageToken?: string }, ...rest: unknown[]): Promise<[Record<string, unknown>[], null, Record<string, unknown>]> {
+    return settle(() => {
+      const req = requestObject(request, "listBackups");
+      const parent = childName(req.parent, "clusters", "parent");
+      if (req.filter || req.orderBy) throw new BigtableError("UNIMPLEMENTED", "listBackups: filter and orderBy are not supported here");
+      const instance = instanceNamed(parent.instance);
+      if (parent.id !== "-" && !instance.existing().clusters.some((c) => c.id === parent.id)) {
+        throw new BigtableError("NOT_FOUND", `cluster ${String(req.parent)} not found`);
+      }
+      instance.existing();
+      const all = (call(() => instance.db.listBackups()) as Parameters<typeof backupProto>[1][]).map((b) => backupProto(instance, b));
+      return onePage(all.filter((b) => parent.id === "-" || b.cluster === parent.id).map(publicBackup), "backups");
+    }, gapicCallback(rest) as Callback<[Record<string, unknown>[], null, Record<string, unknown>]> | undefined);
+  }
+
+  /** Changes a backup's `expireTime` (the one field `updateMask` may name): `[backup]`. */
+  updateBackup(request: { backup: { name: string; expireTime: unknown }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
+    return settle(() => {
+      const req = requestObject(request, "updateBackup");
+      const spec = requestObject(req.backup, "updateBackup (backup)");
+      maskPaths(req.updateMask, ["expire_time"]);
+      if (spec.expireTime === undefined || spec.expireTime === null) throw new BigtableError("INVALID_ARGUMENT", "backup.expireTime is required");
+      const expire = timestampMicros(spec.expireTime, "backup.expireTime");
+      const found = findBackup(spec.name, "backup.name");
+      if (expire <= BigInt(Date.now()) * 1000n) throw new BigtableError("INVALID_ARGUMENT", "backup.expireTime must be in the future");
+      backupRecords.set(backupKey(found.instance, found.id), { cluster: found.proto.cluster, expireMicros: expire });
+      return [publicBackup(findBackup(spec.name, "backup.name").proto)] as [Record<string, unknown>];
+    }, gapicCallback(rest) as Callback<[Record<string, unknown>]> | undefined);
+  }
+
+  deleteBackup(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, never>]> {
+    return settle(() => {
+      const found = findBackup(requestObject(request, "deleteBackup").name, "name");
+      call(() => found.instance.db.deleteBackup(found.id));
+      backupRecords.delete(backupKey(found.instance, found.id));
+      return [{}] as [Record<string, never>];
+    }, gapicCallback(rest) as Callback<[Record<string, never>]> | undefined);
+  }
+
+  /** Creates table `tableId` in instance `parent` from `backup` (a backup of that instance:
+   * restoring into another instance is not possible here). Long-running: the operation
+   * resolves to `[table, metadata]`; nothing is left to optimize afterwards. */
+  restoreTable(request: { parent: string; tableId: string; backup: string }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+    return settle(() => {
+      const req = requestObject(request, "restoreTable");
+      const parent = requiredString(req.parent, "parent");
+      const instance = instanceNamed(parent);
+      const tableId = requiredString(req.tableId, "tableId");
+      const n = backupName(req.backup, "backup");
+      if (n.instance !== parent) {
+        throw new BigtableError("INVALID_ARGUMENT", "backup must be a backup of the instance named by parent (restoring across instances is not supported here)");
+      }
+      const found = findBackup(req.backup, "backup");
+      const created = call(() => instance.db.restoreTable(found.id, tableId)) as ProtoTable;
+      const name = `${parent}/tables/${tableId}`;
+      const done = found.proto.endTime;
+      return longRunning(name, { ...created, name }, {
+        name,
+        sourceType: "BACKUP",
+        backupInfo: { backup: found.proto.name, startTime: found.proto.startTime, endTime: done, sourceTable: found.proto.sourceTable },
+        progress: { progressPercent: 100, startTime: done, endTime: done },
+      });
+    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+  }
+
+  /** `[{consistencyToken}]` for table `name` (NOT_FOUND if it does not exist). */
+  generateConsistencyToken(request: { name: string }, ...rest: unknown[]): Promise<[{ consistencyToken: string }]> {
+    return settle(() => {
+      const name = requiredString(requestObject(request, "generateConsistencyToken").name, "name");
+      const t = this.table(name);
+      call(() => t.db.getTableJson(t.id));
+      consistencyTokens += 1;
+      return [{ consistencyToken: `${t.name}#${consistencyTokens}` }] as [{ consistencyToken: string }];
+    }, gapicCallback(rest) as Callback<[{ consistencyToken: string }]> | undefined);
+  }
+
+  /** `[{consistent: true}]`: in process every write is visible to every read once it has
+   * returned. INVALID_ARGUMENT for a token not generated for this table. */
+  checkConsistency(request: { name: string; consistencyToken: string }, ...rest: unknown[]): Promise<[{ consistent: boolean }]> {
+    return settle(() => {
+      const req = requestObject(request, "checkConsistency");
+      const t = this.table(requiredString(req.name, "name"));
+      const token = requiredString(req.consistencyToken, "consistencyToken");
+      call(() => t.db.getTableJson(t.id));
+      if (!token.startsWith(`${t.name}#`)) throw new BigtableError("INVALID_ARGUMENT", `consistencyToken was not generated for table ${t.name}`);
+      return [{ consistent: true }] as [{ consistent: boolean }];
+    }, gapicCallback(rest) as Callback<[{ consistent: boolean }]> | undefined);
   }
 }
 
@@ -1782,9 +1932,206 @@ export class Operation {
 
 /** A long-running method's answer, as google-gax resolves it: `[operation, rawOperation]`
  * (the raw proto has no `promise()`). */
-function longRunning(name: string, result: unknown): [Operation, { name: string; done: boolean }] {
-  return [new Operation(`operations/${name}`, result), { name: `operations/${name}`, done: true }];
+function longRunning(name: string, result: unknown, metadata: unknown = null): [Operation, { name: string; done: boolean }] {
+  const operation = new Operation(`operations/${name}`, result);
+  operation.metadata = metadata;
+  return [operation, { name: `operations/${name}`, done: true }];
 }
+
+// ---------------------------------------------------------------- v2 helpers for the calls below
+
+/** The request object of a generated-client call: INVALID_ARGUMENT if it is not an object. */
+function requestObject(request: unknown, method: string): Record<string, unknown> {
+  if (request === null || typeof request !== "object" || Array.isArray(request)) {
+    throw new BigtableError("INVALID_ARGUMENT", `${method}: the request must be an object`);
+  }
+  return request as Record<string, unknown>;
+}
+
+/** A required string field of a request: INVALID_ARGUMENT if missing or not a string. */
+function requiredString(value: unknown, field: string): string {
+  if (typeof value !== "string" || value === "") {
+    throw new BigtableError("INVALID_ARGUMENT", `${field} is required (a non-empty string)`);
+  }
+  return value;
+}
+
+/** A resource name `projects/P/instances/I/<collection>/<id>`: the instance's name and the id. */
+function childName(name: unknown, collection: "clusters" | "appProfiles", field: string): { instance: string; id: string } {
+  const text = requiredString(name, field);
+  const m = new RegExp(`^(projects/[^/]+/instances/[^/]+)/${collection}/([^/]+)$`).exec(text);
+  if (!m) throw new BigtableError("INVALID_ARGUMENT", `${field}: not a ${collection === "clusters" ? "cluster" : "app profile"} name: ${text.slice(0, 200)}`);
+  return { instance: m[1], id: m[2] };
+}
+
+/** A backup name `projects/P/instances/I/clusters/C/backups/B`. */
+function backupName(name: unknown, field: string): { instance: string; cluster: string; backup: string } {
+  const text = requiredString(name, field);
+  const m = /^(projects\/[^/]+\/instances\/[^/]+)\/clusters\/([^/]+)\/backups\/([^/]+)$/.exec(text);
+  if (!m) throw new BigtableError("INVALID_ARGUMENT", `${field}: not a backup name: ${text.slice(0, 200)}`);
+  return { instance: m[1], cluster: m[2], backup: m[3] };
+}
+
+/** The instance a resource name names (through the same in-process registry as `Bigtable`). */
+function instanceNamed(name: string): Instance {
+  const r = resourceName(name);
+  if (r.table) throw new BigtableError("INVALID_ARGUMENT", `not an instance name: ${name.slice(0, 200)}`);
+  return new Bigtable({ projectId: r.project }).instance(r.instance);
+}
+
+/** The paths of a request's `updateMask` (`{paths: [...]}`), snake_case as the API spells them
+ * (camelCase is taken too); INVALID_ARGUMENT if it is missing, empty or names a field the
+ * call cannot change. */
+function maskPaths(mask: unknown, allowed: readonly string[]): string[] {
+  const paths = (mask as { paths?: unknown } | null | undefined)?.paths;
+  if (!Array.isArray(paths) || paths.length === 0) {
+    throw new BigtableError("INVALID_ARGUMENT", `updateMask.paths must list the fields to change (${allowed.join(", ")})`);
+  }
+  return paths.map((p) => {
+    const snake = typeof p === "string" ? p.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : "";
+    if (!allowed.includes(snake)) {
+      throw new BigtableError("INVALID_ARGUMENT", `updateMask: cannot change ${JSON.stringify(p)} here (fields: ${allowed.join(", ")})`);
+    }
+    return snake;
+  });
+}
+
+/** A `google.protobuf.Timestamp` as protobufjs takes it (a `Date`, `{seconds, nanos}` with
+ * seconds a number, decimal string or Long) or as proto3 JSON (an RFC 3339 string), in
+ * microseconds since the epoch. */
+function timestampMicros(value: unknown, field: string): bigint {
+  const bad = (): never => {
+    throw new BigtableError("INVALID_ARGUMENT", `${field}: not a timestamp (a Date, {seconds, nanos} or an RFC 3339 string): ${showRule(value)}`);
+  };
+  if (value instanceof Date) {
+    const ms = value.getTime();
+    if (!Number.isFinite(ms)) bad();
+    return BigInt(ms) * 1000n;
+  }
+  if (typeof value === "string") {
+    const ms = Date.parse(value);
+    if (!/^\d{4}-\d\d-\d\dT/.test(value) || !Number.isFinite(ms)) bad();
+    const frac = /\.(\d+)/.exec(value)?.[1] ?? "";
+    return BigInt(Math.floor(ms / 1000)) * 1_000_000n + BigInt((frac + "000000").slice(0, 6));
+  }
+  if (value !== null && typeof value === "object") {
+    const t = value as { seconds?: unknown; nanos?: unknown };
+    const seconds = String(t.seconds ?? 0);
+    const nanos = Number(t.nanos ?? 0);
+    if (!/^-?\d{1,12}$/.test(seconds) || !Number.isInteger(nanos) || nanos < 0 || nanos > 999_999_999) bad();
+    return BigInt(seconds) * 1_000_000n + BigInt(Math.floor(nanos / 1000));
+  }
+  return bad();
+}
+
+/** Microseconds as the `Timestamp` object the generated clients hand back: `seconds` a
+ * decimal string (int64, as the layer gives every int64), `nanos` a number. */
+function timestampOut(us: bigint): { seconds: string; nanos: number } {
+  let seconds = us / 1_000_000n;
+  let rest = us % 1_000_000n;
+  if (rest < 0n) {
+    seconds -= 1n;
+    rest += 1_000_000n;
+  }
+  return { seconds: String(seconds), nanos: Number(rest) * 1000 };
+}
+
+/** A paginated list as the generated clients resolve it with auto-pagination (their
+ * default): `[items, nextRequest, rawResponse]`; here there is always one page. */
+function onePage<T>(items: T[], field: string): [T[], null, Record<string, unknown>] {
+  return [items, null, { [field]: items, nextPageToken: "" }];
+}
+
+/** An app profile's routing as the API describes it (`multiClusterRoutingUseAny` or
+ * `singleClusterRouting`) in the layer's terms; INVALID_ARGUMENT for both or a malformed one.
+ * Undefined routing when neither is given. */
+function appProfileOptions(profile: Record<string, unknown>): AppProfileOptions {
+  const options: AppProfileOptions = {};
+  if (profile.description !== undefined && profile.description !== null) {
+    if (typeof profile.description !== "string") throw new BigtableError("INVALID_ARGUMENT", "appProfile.description must be a string");
+    options.description = profile.description;
+  }
+  const multi = profile.multiClusterRoutingUseAny as { clusterIds?: unknown } | null | undefined;
+  const single = profile.singleClusterRouting as { clusterId?: unknown; allowTransactionalWrites?: unknown } | null | undefined;
+  if (multi && single) {
+    throw new BigtableError("INVALID_ARGUMENT", "appProfile: give multiClusterRoutingUseAny or singleClusterRouting, not both");
+  }
+  if (multi) {
+    if (typeof multi !== "object") throw new BigtableError("INVALID_ARGUMENT", "appProfile.multiClusterRoutingUseAny must be an object");
+    if (Array.isArray(multi.clusterIds) && multi.clusterIds.length > 0) {
+      throw new BigtableError("UNIMPLEMENTED", "multi-cluster routing to a subset of clusters is not recorded here; give no clusterIds (any cluster)");
+    }
+    options.routing = "any";
+  } else if (single) {
+    if (typeof single !== "object") throw new BigtableError("INVALID_ARGUMENT", "appProfile.singleClusterRouting must be an object");
+    options.routing = requiredString(single.clusterId, "appProfile.singleClusterRouting.clusterId");
+    if (single.allowTransactionalWrites !== undefined && typeof single.allowTransactionalWrites !== "boolean") {
+      throw new BigtableError("INVALID_ARGUMENT", "singleClusterRouting.allowTransactionalWrites must be a boolean");
+    }
+    options.allowTransactionalWrites = single.allowTransactionalWrites === true;
+  }
+  return options;
+}
+
+/** What the layer records about a backup beyond the engine's own description: the cluster it
+ * is under and its expiry time (microseconds), by instance registry key and backup id. Lives
+ * for this JavaScript realm only. */
+interface BackupRecord {
+  cluster: string;
+  expireMicros: bigint;
+}
+const backupRecords = new Map<string, BackupRecord>();
+
+function backupKey(instance: Instance, backupId: string): string {
+  return `${instance.bigtable.instanceKey(instance.id)}\u0000${backupId}`;
+}
+
+/** The backup proto (`google.bigtable.admin.v2.Backup`) of an engine backup. A backup the
+ * layer has no record of (taken through the low-level `Database`, or before a restart with
+ * `dataDir`) is under the instance's first cluster and has no expiry time. */
+function backupProto(instance: Instance, info: { name: string; sourceTable: string; createdMicros: string; sizeBytes: string }): Record<string, unknown> & { cluster: string } {
+  const record = backupRecords.get(backupKey(instance, info.name));
+  const cluster = record?.cluster ?? instance.existing().clusters[0].id;
+  const created = timestampOut(BigInt(info.createdMicros));
+  const out: Record<string, unknown> & { cluster: string } = {
+    cluster,
+    name: `${instance.name}/clusters/${cluster}/backups/${info.name}`,
+    sourceTable: `${instance.name}/tables/${info.sourceTable}`,
+    startTime: created,
+    endTime: created,
+    sizeBytes: info.sizeBytes,
+    state: "READY",
+    backupType: "STANDARD",
+  };
+  if (record) out.expireTime = timestampOut(record.expireMicros);
+  return out;
+}
+
+/** The backup proto without the layer's bookkeeping field. */
+function publicBackup(b: Record<string, unknown> & { cluster: string }): Record<string, unknown> {
+  const { cluster: _cluster, ...rest } = b;
+  return rest;
+}
+
+/** The backup a backup name names: its instance, engine id and proto. NOT_FOUND if the
+ * instance, the cluster or the backup (under that cluster) does not exist. */
+function findBackup(name: unknown, field: string): { instance: Instance; id: string; proto: Record<string, unknown> & { cluster: string } } {
+  const n = backupName(name, field);
+  const instance = instanceNamed(n.instance);
+  const m = instance.existing();
+  if (!m.clusters.some((c) => c.id === n.cluster)) throw new BigtableError("NOT_FOUND", `cluster ${n.instance}/clusters/${n.cluster} not found`);
+  const info = call(() => instance.db.getBackup(n.backup));
+  const proto = backupProto(instance, info);
+  if (proto.cluster !== n.cluster) throw new BigtableError("NOT_FOUND", `backup ${String(name)} not found`);
+  return { instance, id: n.backup, proto };
+}
+
+/** The generated clients' trailing `(options?, callback?)`: the callback, if one is given. */
+function gapicCallback(args: unknown[]): Callback<unknown[]> | undefined {
+  return lastCallback(args) as Callback<unknown[]> | undefined;
+}
+
+let consistencyTokens = 0;
 
 /** The cluster proto (`google.bigtable.admin.v2.Cluster`) of a recorded cluster. */
 function clusterProto(instance: Instance, info: ClusterInfo): Record<string, unknown> {
@@ -1800,8 +2147,12 @@ function instanceProto(m: InstanceMetadata): Record<string, unknown> {
 
 /** A cluster of a `createInstance`/`createCluster` request in the proto's form
  * (`location` a resource name, `serveNodes`, `defaultStorageType`) as `ClusterInfo`. */
-function clusterInfo(id: string, c: { location?: string; serveNodes?: number; defaultStorageType?: string | number } = {}): ClusterInfo {
+function clusterInfo(id: string, spec?: { location?: string; serveNodes?: number; defaultStorageType?: string | number } | null): ClusterInfo {
+  const c = spec ?? {};
   const storage = c.defaultStorageType;
+  if (c.location !== undefined && typeof c.location !== "string") {
+    throw new BigtableError("INVALID_ARGUMENT", `cluster ${id}: location must be a location name`);
+  }
   const info: ClusterInfo = { id, location: (c.location ?? "local").replace(/^projects\/[^/]+\/locations\//, "") };
   if (c.serveNodes !== undefined) info.nodes = c.serveNodes;
   if (storage === "HDD" || storage === 2) info.storage = "hdd";
@@ -1810,7 +2161,7 @@ function clusterInfo(id: string, c: { location?: string; serveNodes?: number; de
 }
 
 /** The part of the generated `BigtableInstanceAdminClient` (`require("@google-cloud/bigtable").v2`)
- * that Google's samples and their tests use (instances and clusters), over the same in-process
+ * that Google's samples and their tests use (instances, clusters, app profiles), over the same in-process
  * instance admin as `Bigtable.createInstance`: requests and responses are the admin protos in
  * proto3 JSON form; long-running calls resolve to `[operation, rawOperation]`, others to
  * `[response]`. */
@@ -1820,15 +2171,15 @@ export class BigtableInstanceAdminClient {
     this.projectId = options.projectId ?? "sparsetable";
   }
 
-  private instance(name: string): Instance {
+  private instance(name: unknown): Instance {
     const r = resourceName(name);
-    if (r.table) throw new BigtableError("INVALID_ARGUMENT", `not an instance name: ${name.slice(0, 200)}`);
+    if (r.table) throw new BigtableError("INVALID_ARGUMENT", `not an instance name: ${String(name).slice(0, 200)}`);
     return new Bigtable({ projectId: r.project }).instance(r.instance);
   }
 
-  private cluster(name: string): Cluster {
-    const m = /^(projects\/[^/]+\/instances\/[^/]+)\/clusters\/([^/]+)$/.exec(name);
-    if (!m) throw new BigtableError("INVALID_ARGUMENT", `not a cluster name: ${name.slice(0, 200)}`);
+  private cluster(name: unknown): Cluster {
+    const m = /^(projects\/[^/]+\/instances\/[^/]+)\/clusters\/([^/]+)$/.exec(requiredString(name, "name"));
+    if (!m) throw new BigtableError("INVALID_ARGUMENT", `not a cluster name: ${String(name).slice(0, 200)}`);
     return this.instance(m[1]).cluster(m[2]);
   }
 
@@ -1855,8 +2206,10 @@ export class BigtableInstanceAdminClient {
     clusters?: Record<string, { location?: string; serveNodes?: number; defaultStorageType?: string | number }>;
   }): Promise<[Operation, { name: string; done: boolean }]> {
     return settle(async () => {
-      const project = /^projects\/([^/]+)$/.exec(request.parent)?.[1];
+      const req = requestObject(request, "createInstance");
+      const project = /^projects\/([^/]+)$/.exec(requiredString(req.parent, "parent"))?.[1];
       if (!project) throw new BigtableError("INVALID_ARGUMENT", `not a project name: ${String(request.parent).slice(0, 200)}`);
+      requiredString(req.instanceId, "instanceId");
       const bigtable = new Bigtable({ projectId: project });
       const spec = request.instance ?? {};
       const labels: Record<string, string> = {};
@@ -1873,14 +2226,15 @@ export class BigtableInstanceAdminClient {
   }
 
   getInstance(request: { name: string }): Promise<[Record<string, unknown>]> {
-    return settle(() => [instanceProto(this.instance(request.name).existing())] as [Record<string, unknown>]);
+    return settle(() => [instanceProto(this.instance(requestObject(request, "getInstance").name).existing())] as [Record<string, unknown>]);
   }
 
   /** `[{instances, failedLocations, nextPageToken}]`: this method is not paginated in the
    * generated client, so it resolves to the whole response. */
   listInstances(request: { parent?: string } = {}): Promise<[{ instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
     return settle(async () => {
-      const project = request.parent === undefined ? this.projectId : /^projects\/([^/]+)$/.exec(request.parent)?.[1];
+      const parent = requestObject(request ?? {}, "listInstances").parent;
+      const project = parent === undefined ? this.projectId : /^projects\/([^/]+)$/.exec(requiredString(parent, "parent"))?.[1];
       if (!project) throw new BigtableError("INVALID_ARGUMENT", `not a project name: ${String(request.parent).slice(0, 200)}`);
       const [instances] = await new Bigtable({ projectId: project }).getInstances();
       return [{ instances: instances.map((i) => instanceProto(i.describe())), failedLocations: [], nextPageToken: "" }] as [
@@ -1891,7 +2245,7 @@ export class BigtableInstanceAdminClient {
 
   deleteInstance(request: { name: string }): Promise<[Record<string, never>]> {
     return settle(async () => {
-      await this.instance(request.name).delete();
+      await this.instance(requestObject(request, "deleteInstance").name).delete();
       return [{}] as [Record<string, never>];
     });
   }
@@ -1902,7 +2256,8 @@ export class BigtableInstanceAdminClient {
     cluster?: { location?: string; serveNodes?: number; defaultStorageType?: string | number };
   }): Promise<[Operation, { name: string; done: boolean }]> {
     return settle(async () => {
-      const info = clusterInfo(request.clusterId, request.cluster);
+      const req = requestObject(request, "createCluster");
+      const info = clusterInfo(requiredString(req.clusterId, "clusterId"), request.cluster);
       const [cluster] = await this.instance(request.parent).cluster(request.clusterId).create({ location: info.location, nodes: info.nodes, storage: info.storage });
       return longRunning(cluster.name, clusterProto(cluster.instance, { ...info, nodes: info.nodes ?? 1 }));
     });
@@ -1910,7 +2265,7 @@ export class BigtableInstanceAdminClient {
 
   getCluster(request: { name: string }): Promise<[Record<string, unknown>]> {
     return settle(async () => {
-      const c = this.cluster(request.name);
+      const c = this.cluster(requestObject(request, "getCluster").name);
       const [m] = await c.getMetadata();
       return [{ ...m }] as [Record<string, unknown>];
     });
@@ -1919,7 +2274,7 @@ export class BigtableInstanceAdminClient {
   /** `[{clusters, failedLocations, nextPageToken}]` (not paginated, as in the generated client). */
   listClusters(request: { parent: string }): Promise<[{ clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
     return settle(() => {
-      const instance = this.instance(request.parent);
+      const instance = this.instance(requestObject(request, "listClusters").parent);
       const clusters = instance.existing().clusters.map((info) => clusterProto(instance, info));
       return [{ clusters, failedLocations: [], nextPageToken: "" }] as [
         { clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string },
@@ -1929,14 +2284,161 @@ export class BigtableInstanceAdminClient {
 
   deleteCluster(request: { name: string }): Promise<[Record<string, never>]> {
     return settle(async () => {
-      await this.cluster(request.name).delete();
+      await this.cluster(requestObject(request, "deleteCluster").name).delete();
       return [{}] as [Record<string, never>];
     });
   }
+
+  appProfilePath(project: string, instance: string, appProfile: string): string {
+    return `projects/${project}/instances/${instance}/appProfiles/${appProfile}`;
+  }
+
+  locationPath(project: string, location: string): string {
+    return `projects/${project}/locations/${location}`;
+  }
+
+  /** Changes a cluster: the request is the `Cluster` itself (`name`, `serveNodes`; `location`
+   * and `defaultStorageType` must stay as they are). Long-running: `[operation, rawOperation]`,
+   * the operation resolving to the cluster. */
+  updateCluster(request: { name: string; serveNodes?: number; location?: string; defaultStorageType?: string | number }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+    return settle(async () => {
+      const req = requestObject(request, "updateCluster");
+      const n = childName(req.name, "clusters", "name");
+      const cluster = this.instance(n.instance).cluster(n.id);
+      const info = clusterInfo(n.id, req as { location?: string; serveNodes?: number; defaultStorageType?: string | number });
+      await cluster.setMetadata({
+        nodes: info.nodes,
+        location: req.location === undefined ? undefined : info.location,
+        storage: req.defaultStorageType === undefined ? undefined : info.storage,
+      });
+      const [m] = await cluster.getMetadata();
+      return longRunning(cluster.name, { ...m });
+    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+  }
+
+  /** Changes the fields of `cluster` that `updateMask` names (`serve_nodes`). Long-running. */
+  partialUpdateCluster(request: { cluster: { name: string; serveNodes?: number }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+    return settle(async () => {
+      const req = requestObject(request, "partialUpdateCluster");
+      const spec = requestObject(req.cluster, "partialUpdateCluster (cluster)");
+      const n = childName(spec.name, "clusters", "cluster.name");
+      maskPaths(req.updateMask, ["serve_nodes"]);
+      if (spec.serveNodes === undefined) throw new BigtableError("INVALID_ARGUMENT", "updateMask names serve_nodes but cluster.serveNodes is not set");
+      const cluster = this.instance(n.instance).cluster(n.id);
+      await cluster.setMetadata({ nodes: spec.serveNodes as number });
+      const [m] = await cluster.getMetadata();
+      return longRunning(cluster.name, { ...m });
+    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+  }
+
+  /** Changes the fields of `instance` that `updateMask` names (`display_name`, `labels`,
+   * `type`: a DEVELOPMENT instance may become PRODUCTION, not back). Long-running: the
+   * operation resolves to the instance. */
+  partialUpdateInstance(request: { instance: { name: string; displayName?: string; labels?: Record<string, string>; type?: string | number }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+    return settle(() => {
+      const req = requestObject(request, "partialUpdateInstance");
+      const spec = requestObject(req.instance, "partialUpdateInstance (instance)");
+      const instance = this.instance(requiredString(spec.name, "instance.name"));
+      const paths = maskPaths(req.updateMask, ["display_name", "labels", "type"]);
+      const next = instance.update((m) => {
+        if (paths.includes("display_name")) m.displayName = requiredString(spec.displayName, "instance.displayName");
+        if (paths.includes("labels")) {
+          const labels = spec.labels ?? {};
+          if (labels === null || typeof labels !== "object" || Array.isArray(labels)) throw new BigtableError("INVALID_ARGUMENT", "instance.labels must be an object");
+          m.labels = {};
+          for (const [k, v] of Object.entries(labels)) m.labels[k] = String(v);
+        }
+        if (paths.includes("type")) {
+          const t = spec.type;
+          const type = t === 1 || t === "PRODUCTION" ? "PRODUCTION" : t === 2 || t === "DEVELOPMENT" ? "DEVELOPMENT" : undefined;
+          if (!type) throw new BigtableError("INVALID_ARGUMENT", `instance.type ${JSON.stringify(t)} is PRODUCTION or DEVELOPMENT`);
+          if (type === "DEVELOPMENT" && m.type === "PRODUCTION") {
+            throw new BigtableError("INVALID_ARGUMENT", "a PRODUCTION instance cannot become DEVELOPMENT");
+          }
+          m.type = type;
+        }
+      });
+      return longRunning(instance.name, instanceProto(next));
+    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+  }
+
+  /** Creates app profile `appProfileId` in `parent` from `appProfile` (`description`,
+   * `multiClusterRoutingUseAny: {}` or `singleClusterRouting: {clusterId,
+   * allowTransactionalWrites}`): `[appProfile]`. */
+  createAppProfile(request: { parent: string; appProfileId: string; appProfile: Record<string, unknown>; ignoreWarnings?: boolean }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
+    return settle(async () => {
+      const req = requestObject(request, "createAppProfile");
+      const instance = this.instance(requiredString(req.parent, "parent"));
+      const id = requiredString(req.appProfileId, "appProfileId");
+      const options = appProfileOptions(requestObject(req.appProfile, "createAppProfile (appProfile)"));
+      const [profile] = await instance.appProfile(id).create(options);
+      return [{ ...profile.metadata }] as [Record<string, unknown>];
+    }, gapicCallback(rest) as Callback<[Record<string, unknown>]> | undefined);
+  }
+
+  getAppProfile(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
+    return settle(async () => {
+      const n = childName(requestObject(request, "getAppProfile").name, "appProfiles", "name");
+      const [m] = await this.instance(n.instance).appProfile(n.id).getMetadata();
+      return [{ ...m }] as [Record<string, unknown>];
+    }, gapicCallback(rest) as Callback<[Record<string, unknown>]> | undefined);
+  }
+
+  /** `[appProfiles, null, rawResponse]`, as the generated client's auto-paginated lists. */
+  listAppProfiles(request: { parent: string }, ...rest: unknown[]): Promise<[Record<string, unknown>[], null, Record<string, unknown>]> {
+    return settle(async () => {
+      const instance = this.instance(requiredString(requestObject(request, "listAppProfiles").parent, "parent"));
+      const [profiles] = await instance.getAppProfiles();
+      const page = onePage(profiles.map((p) => ({ ...p.metadata }) as Record<string, unknown>), "appProfiles");
+      page[2].failedLocations = [];
+      return page;
+    }, gapicCallback(rest) as Callback<[Record<string, unknown>[], null, Record<string, unknown>]> | undefined);
+  }
+
+  /** Changes the fields of `appProfile` that `updateMask` names (`description`,
+   * `multi_cluster_routing_use_any`, `single_cluster_routing`). Long-running: the operation
+   * resolves to the app profile. */
+  updateAppProfile(request: { appProfile: Record<string, unknown>; updateMask: { paths: string[] }; ignoreWarnings?: boolean }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+    return settle(async () => {
+      const req = requestObject(request, "updateAppProfile");
+      const spec = requestObject(req.appProfile, "updateAppProfile (appProfile)");
+      const n = childName(spec.name, "appProfiles", "appProfile.name");
+      const paths = maskPaths(req.updateMask, ["description", "multi_cluster_routing_use_any", "single_cluster_routing"]);
+      if (paths.includes("multi_cluster_routing_use_any") && paths.includes("single_cluster_routing")) {
+        throw new BigtableError("INVALID_ARGUMENT", "updateMask: name one routing policy, not both");
+      }
+      const given = appProfileOptions(spec);
+      const options: AppProfileOptions = {};
+      if (paths.includes("description")) options.description = given.description ?? "";
+      if (paths.includes("multi_cluster_routing_use_any")) {
+        if (given.routing !== "any") throw new BigtableError("INVALID_ARGUMENT", "updateMask names multi_cluster_routing_use_any but appProfile does not set it");
+        options.routing = "any";
+        options.allowTransactionalWrites = false;
+      }
+      if (paths.includes("single_cluster_routing")) {
+        if (given.routing === undefined || given.routing === "any") throw new BigtableError("INVALID_ARGUMENT", "updateMask names single_cluster_routing but appProfile does not set it");
+        options.routing = given.routing;
+        options.allowTransactionalWrites = given.allowTransactionalWrites;
+      }
+      const profile = this.instance(n.instance).appProfile(n.id);
+      await profile.setMetadata(options);
+      const [m] = await profile.getMetadata();
+      return longRunning(profile.name, { ...m });
+    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+  }
+
+  deleteAppProfile(request: { name: string; ignoreWarnings?: boolean }, ...rest: unknown[]): Promise<[Record<string, never>]> {
+    return settle(async () => {
+      const n = childName(requestObject(request, "deleteAppProfile").name, "appProfiles", "name");
+      await this.instance(n.instance).appProfile(n.id).delete();
+      return [{}] as [Record<string, never>];
+    }, gapicCallback(rest) as Callback<[Record<string, never>]> | undefined);
+  }
 }
 
-/** As `require("@google-cloud/bigtable").v2`: the generated clients (here the table admin and
- * the instance admin's instance and cluster calls). */
+/** As `require("@google-cloud/bigtable").v2`: the generated clients (here the table admin's
+ * table, backup and consistency calls, and the instance admin's instance, cluster and app
+ * profile calls). */
 export const v2 = { BigtableTableAdminClient, BigtableInstanceAdminClient };
 
 /** A GC rule in the admin protos' JSON form, as `GcRuleBuilder` builds it. */
@@ -1999,9 +2501,16 @@ export class GcRuleBuilder {
   }
 }
 
-/** As the client's `admin.TableAdminClient` (the generated table admin client, extended):
- * here the same table calls as `v2.BigtableTableAdminClient`; backups are not provided. */
-export class TableAdminClient extends BigtableTableAdminClient {}
+/** As the client's `admin.TableAdminClient`: the generated table admin client's calls plus
+ * `waitForConsistency`. */
+export class TableAdminClient extends BigtableTableAdminClient {
+  /** Resolves once table `name` is consistent for `consistencyToken` (one is generated when
+   * none is given): in process that is at once. NOT_FOUND for an unknown table. */
+  async waitForConsistency(name: string, consistencyToken?: string): Promise<void> {
+    const token = consistencyToken ?? (await this.generateConsistencyToken({ name }))[0].consistencyToken;
+    await this.checkConsistency({ name, consistencyToken: token });
+  }
+}
 
 /** As the client's `admin.InstanceAdminClient`: the same calls as
  * `v2.BigtableInstanceAdminClient` here. */

@@ -379,3 +379,178 @@ test("a boolean value is written as empty bytes, as the client writes it", async
   assert.deepEqual(bytes(row.data.cf.off), []);
   assert.deepEqual(bytes(row.data.cf.text), [...new TextEncoder().encode("true")]);
 });
+
+test("v2.BigtableInstanceAdminClient: app profiles, updateCluster, partialUpdateInstance", async () => {
+  const client = new v2.BigtableInstanceAdminClient({ projectId: "p-ap" });
+  const instanceId = `ap-${process.pid}`;
+  const parent = client.instancePath("p-ap", instanceId);
+  await client.createInstance({ parent: "projects/p-ap", instanceId, instance: { displayName: "first", type: "DEVELOPMENT" }, clusters: { "ap-east-1": { location: "projects/p-ap/locations/east" } } });
+  const code = (c) => (e) => e instanceof BigtableError && e.code === c;
+
+  const name = client.appProfilePath("p-ap", instanceId, "reporting");
+  const [created] = await client.createAppProfile({ parent, appProfileId: "reporting", appProfile: { name, multiClusterRoutingUseAny: {} } });
+  assert.equal(created.name, name);
+  assert.ok(created.multiClusterRoutingUseAny);
+  // Callbacks as the generated client takes them.
+  const viaCallback = await new Promise((resolve, reject) => client.getAppProfile({ name }, (err, p) => (err ? reject(err) : resolve(p))));
+  assert.equal(viaCallback.name, name);
+  const [profiles] = await client.listAppProfiles({ parent });
+  assert.deepEqual(profiles.map((p) => p.name.split("/").pop()), ["default", "reporting"]);
+
+  // updateAppProfile honours the mask: description only, then single-cluster routing.
+  const [op] = await client.updateAppProfile({ appProfile: { name, description: "nightly", singleClusterRouting: { clusterId: "ap-east-1" } }, updateMask: { paths: ["description"] } });
+  const [afterDescription] = await op.promise();
+  assert.equal(afterDescription.description, "nightly");
+  assert.ok(afterDescription.multiClusterRoutingUseAny);
+  await client.updateAppProfile({ appProfile: { name, singleClusterRouting: { clusterId: "ap-east-1", allowTransactionalWrites: true } }, updateMask: { paths: ["singleClusterRouting"] } });
+  const [single] = await client.getAppProfile({ name });
+  assert.deepEqual(single.singleClusterRouting, { clusterId: "ap-east-1", allowTransactionalWrites: true });
+  assert.equal(single.description, "nightly");
+  // Errors: a malformed name, a missing profile, a taken id, an unknown mask path,
+  // transactional writes with multi-cluster routing, a missing cluster.
+  await assert.rejects(client.getAppProfile({ name: "reporting" }), code(3));
+  await assert.rejects(client.getAppProfile({}), code(3));
+  await assert.rejects(client.getAppProfile(undefined), code(3));
+  await assert.rejects(client.getAppProfile({ name: client.appProfilePath("p-ap", instanceId, "nope") }), code(5));
+  await assert.rejects(client.createAppProfile({ parent, appProfileId: "reporting", appProfile: { multiClusterRoutingUseAny: {} } }), code(6));
+  await assert.rejects(client.updateAppProfile({ appProfile: { name, description: "x" }, updateMask: { paths: ["etag"] } }), code(3));
+  await assert.rejects(client.updateAppProfile({ appProfile: { name, description: "x" } }), code(3));
+  await assert.rejects(client.createAppProfile({ parent, appProfileId: "tx", appProfile: { multiClusterRoutingUseAny: {}, singleClusterRouting: { clusterId: "ap-east-1" } } }), code(3));
+  await assert.rejects(client.createAppProfile({ parent, appProfileId: "tx", appProfile: { singleClusterRouting: { clusterId: "ap-west-9" } } }), code(5));
+  // The cluster an app profile routes to cannot go (the layer's rule).
+  await assert.rejects(client.deleteCluster({ name: client.clusterPath("p-ap", instanceId, "ap-east-1") }), code(9));
+  await client.deleteAppProfile({ name });
+  await assert.rejects(client.deleteAppProfile({ name }), code(5));
+
+  // updateCluster takes the Cluster itself; partialUpdateCluster a mask.
+  const clusterName = client.clusterPath("p-ap", instanceId, "ap-east-1");
+  const [clusterOp] = await client.updateCluster({ name: clusterName, serveNodes: 4 });
+  const [cluster] = await clusterOp.promise();
+  assert.equal(cluster.serveNodes, 4);
+  await client.partialUpdateCluster({ cluster: { name: clusterName, serveNodes: 2 }, updateMask: { paths: ["serve_nodes"] } });
+  assert.equal((await client.getCluster({ name: clusterName }))[0].serveNodes, 2);
+  await assert.rejects(client.updateCluster({ cluster: { name: clusterName, serveNodes: 4 } }), code(3));
+  await assert.rejects(client.partialUpdateCluster({ cluster: { name: clusterName }, updateMask: { paths: ["serve_nodes"] } }), code(3));
+  await assert.rejects(client.partialUpdateCluster({ cluster: { name: clusterName, serveNodes: 3 }, updateMask: { paths: ["location"] } }), code(3));
+  await assert.rejects(client.updateCluster({ name: clusterName, serveNodes: -1 }), code(3));
+  await assert.rejects(client.updateCluster({ name: client.clusterPath("p-ap", instanceId, "ap-none-1"), serveNodes: 1 }), code(5));
+
+  // partialUpdateInstance: only the masked fields change.
+  const [instOp] = await client.partialUpdateInstance({ instance: { name: parent, displayName: "renamed", labels: { env: "dev" }, type: "PRODUCTION" }, updateMask: { paths: ["display_name", "type"] } });
+  const [instance] = await instOp.promise();
+  assert.equal(instance.displayName, "renamed");
+  assert.equal(instance.type, "PRODUCTION");
+  assert.deepEqual(instance.labels, {});
+  await client.partialUpdateInstance({ instance: { name: parent, labels: { env: "dev" } }, updateMask: { paths: ["labels"] } });
+  assert.deepEqual((await client.getInstance({ name: parent }))[0].labels, { env: "dev" });
+  await assert.rejects(client.partialUpdateInstance({ instance: { name: parent, type: "DEVELOPMENT" }, updateMask: { paths: ["type"] } }), code(3));
+  await assert.rejects(client.partialUpdateInstance({ instance: { name: parent, state: "READY" }, updateMask: { paths: ["state"] } }), code(3));
+  await assert.rejects(client.partialUpdateInstance({ instance: { name: "projects/p-ap/instances/missing-inst", displayName: "x" }, updateMask: { paths: ["display_name"] } }), code(5));
+  await client.deleteInstance({ name: parent });
+});
+
+test("admin.TableAdminClient: backups, restoreTable, consistency tokens, waitForConsistency", async () => {
+  const instanceId = `bk-${process.pid}`;
+  const bigtable = new Bigtable({ projectId: "p-bk" });
+  await bigtable.createInstance(instanceId, { clusters: [{ id: "bk-c1-1" }, { id: "bk-c2-1" }] });
+  const source = bigtable.instance(instanceId).table("src");
+  await source.create({ families: ["cf"] });
+  await source.insert([{ key: "a", data: { cf: { q: "1" } } }, { key: "b", data: { cf: { q: "2" } } }]);
+  const client = new admin.TableAdminClient({ projectId: "p-bk" });
+  const code = (c) => (e) => e instanceof BigtableError && e.code === c;
+  const parent = client.clusterPath("p-bk", instanceId, "bk-c1-1");
+  const sourceTable = client.tablePath("p-bk", instanceId, "src");
+  const expireTime = new Date(Date.now() + 7 * 3600 * 1000);
+
+  const [op] = await client.createBackup({ parent, backupId: "nightly", backup: { sourceTable, expireTime } });
+  const [backup, meta] = await op.promise();
+  const backupName = client.backupPath("p-bk", instanceId, "bk-c1-1", "nightly");
+  assert.equal(backup.name, backupName);
+  assert.equal(backup.sourceTable, sourceTable);
+  assert.equal(backup.state, "READY");
+  assert.equal(Number(backup.expireTime.seconds), Math.floor(expireTime.getTime() / 1000));
+  assert.ok(Number(backup.sizeBytes) > 0);
+  assert.equal(meta.name, backupName);
+  const [got] = await client.getBackup({ name: backupName });
+  assert.deepEqual(got, backup);
+  // Writes after the backup are not in it.
+  await source.insert({ key: "c", data: { cf: { q: "3" } } });
+
+  assert.deepEqual((await client.listBackups({ parent }))[0].map((b) => b.name), [backupName]);
+  assert.deepEqual((await client.listBackups({ parent: client.clusterPath("p-bk", instanceId, "bk-c2-1") }))[0], []);
+  assert.equal((await client.listBackups({ parent: client.clusterPath("p-bk", instanceId, "-") }))[0].length, 1);
+
+  const later = { seconds: Math.floor(Date.now() / 1000) + 86400, nanos: 0 };
+  const [updated] = await client.updateBackup({ backup: { name: backupName, expireTime: later }, updateMask: { paths: ["expire_time"] } });
+  assert.equal(updated.expireTime.seconds, String(later.seconds));
+
+  const [restoreOp] = await client.restoreTable({ parent: client.instancePath("p-bk", instanceId), tableId: "copy", backup: backupName });
+  const [restored, restoreMeta] = await restoreOp.promise();
+  assert.equal(restored.name, client.tablePath("p-bk", instanceId, "copy"));
+  assert.equal(restoreMeta.optimizeTableOperationName, undefined);
+  const [rows] = await bigtable.instance(instanceId).table("copy").getRows();
+  assert.deepEqual(rows.map((r) => r.id), ["a", "b"]);
+
+  // Errors: malformed names and requests, missing things, taken ids, bad masks and times.
+  await assert.rejects(client.getBackup({ name: "nightly" }), code(3));
+  await assert.rejects(client.getBackup(), code(3));
+  await assert.rejects(client.getBackup({ name: client.backupPath("p-bk", instanceId, "bk-c2-1", "nightly") }), code(5));
+  await assert.rejects(client.getBackup({ name: client.backupPath("p-bk", instanceId, "bk-c1-1", "none") }), code(5));
+  await assert.rejects(client.createBackup({ parent, backupId: "nightly", backup: { sourceTable, expireTime } }), code(6));
+  await assert.rejects(client.createBackup({ parent, backupId: "other", backup: { sourceTable } }), code(3));
+  await assert.rejects(client.createBackup({ parent, backupId: "other", backup: { sourceTable, expireTime: new Date(Date.now() - 1000) } }), code(3));
+  await assert.rejects(client.createBackup({ parent, backupId: "other", backup: { sourceTable, expireTime: "soon" } }), code(3));
+  await assert.rejects(client.createBackup({ parent, backupId: "other", backup: { sourceTable: client.tablePath("p-bk", instanceId, "nope"), expireTime } }), code(5));
+  await assert.rejects(client.createBackup({ parent: client.clusterPath("p-bk", instanceId, "bk-c9-1"), backupId: "other", backup: { sourceTable, expireTime } }), code(5));
+  await assert.rejects(client.updateBackup({ backup: { name: backupName, expireTime: later }, updateMask: { paths: ["source_table"] } }), code(3));
+  await assert.rejects(client.restoreTable({ parent: client.instancePath("p-bk", instanceId), tableId: "copy", backup: backupName }), code(6));
+  await assert.rejects(client.restoreTable({ parent: client.instancePath("p-bk", "elsewhere"), tableId: "copy2", backup: backupName }), code(3));
+  await assert.rejects(client.listBackups({ parent, filter: "state:READY" }), code(12));
+
+  await client.deleteBackup({ name: backupName });
+  await assert.rejects(client.deleteBackup({ name: backupName }), code(5));
+  assert.deepEqual((await client.listBackups({ parent }))[0], []);
+
+  // Consistency: every write is consistent at once in process.
+  const [{ consistencyToken }] = await client.generateConsistencyToken({ name: sourceTable });
+  assert.deepEqual(await client.checkConsistency({ name: sourceTable, consistencyToken }), [{ consistent: true }]);
+  await client.waitForConsistency(sourceTable);
+  await client.waitForConsistency(sourceTable, consistencyToken);
+  await assert.rejects(client.checkConsistency({ name: client.tablePath("p-bk", instanceId, "copy"), consistencyToken }), code(3));
+  await assert.rejects(client.generateConsistencyToken({ name: client.tablePath("p-bk", instanceId, "nope") }), code(5));
+  await assert.rejects(client.waitForConsistency("not-a-table"), code(3));
+});
+
+test("the generated admin clients refuse malformed requests with INVALID_ARGUMENT, never a TypeError", async () => {
+  const tables = new v2.BigtableTableAdminClient({ projectId: "p-bad" });
+  const instances = new v2.BigtableInstanceAdminClient({ projectId: "p-bad" });
+  const bad = [undefined, null, 7, "projects/p-bad/instances/i/tables/t", []];
+  const calls = [
+    (r) => tables.createTable(r),
+    (r) => tables.getTable(r),
+    (r) => tables.listTables(r),
+    (r) => tables.deleteTable(r),
+    (r) => tables.modifyColumnFamilies(r),
+    (r) => tables.dropRowRange(r),
+    (r) => instances.createInstance(r),
+    (r) => instances.getInstance(r),
+    (r) => instances.deleteInstance(r),
+    (r) => instances.createCluster(r),
+    (r) => instances.getCluster(r),
+    (r) => instances.listClusters(r),
+    (r) => instances.deleteCluster(r),
+  ];
+  for (const call of calls) {
+    for (const request of bad) {
+      await assert.rejects(call(request), (e) => e instanceof BigtableError && e.code === 3, `${call} with ${JSON.stringify(request)}`);
+    }
+  }
+  // Fields of the wrong type: no table named "undefined" is created.
+  await assert.rejects(tables.createTable({ parent: "projects/p-bad/instances/i" }), (e) => e.code === 3);
+  await assert.rejects(tables.getTable({ name: 42 }), (e) => e.code === 3);
+  await assert.rejects(tables.listTables({ parent: "projects/p-bad/instances/i/tables/t" }), (e) => e.code === 3);
+  await assert.rejects(instances.createInstance({ parent: "projects/p-bad" }), (e) => e.code === 3);
+  await assert.rejects(instances.createCluster({ parent: "projects/p-bad/instances/i", cluster: {} }), (e) => e.code === 3);
+  const [list] = await tables.listTables({ parent: "projects/p-bad/instances/i" });
+  assert.deepEqual(list, []);
+});
