@@ -1721,54 +1721,54 @@ export class BigtableTableAdminClient {
     return Promise.resolve(this.projectId);
   }
 
-  createTable(request: { parent: string; tableId: string; table?: ProtoTable }): Promise<[unknown]> {
+  createTable(request: { parent: string; tableId: string; table?: ProtoTable }, ...rest: unknown[]): Promise<[unknown]> {
     return settle(() => {
       const req = requestObject(request, "createTable");
       const t = this.table(`${requiredString(req.parent, "parent")}/tables/${requiredString(req.tableId, "tableId")}`);
       const created = call(() => t.db.createTableJson(t.id, tableFromClient(request.table))) as ProtoTable;
       return [{ ...created, name: t.name }] as [unknown];
-    });
+    }, gapicCallback(rest) as Callback<[unknown]> | undefined);
   }
 
-  getTable(request: { name: string }): Promise<[unknown]> {
+  getTable(request: { name: string }, ...rest: unknown[]): Promise<[unknown]> {
     return settle(() => {
       const t = this.table(requestObject(request, "getTable").name);
       return [{ ...(call(() => t.db.getTableJson(t.id)) as ProtoTable), name: t.name }] as [unknown];
-    });
+    }, gapicCallback(rest) as Callback<[unknown]> | undefined);
   }
 
-  listTables(request: { parent: string }): Promise<[unknown[]]> {
+  listTables(request: { parent: string }, ...rest: unknown[]): Promise<[unknown[]]> {
     return settle(() => {
       const r = resourceName(requestObject(request, "listTables").parent);
       if (r.table) throw new BigtableError("INVALID_ARGUMENT", `parent: not an instance name: ${request.parent.slice(0, 200)}`);
       const db = new Bigtable({ projectId: r.project }).instance(r.instance).db;
       const tables = call(() => db.listTablesJson()) as ProtoTable[];
       return [tables.map((t) => ({ ...t, name: `${request.parent}/tables/${t.name}` }))] as [unknown[]];
-    });
+    }, gapicCallback(rest) as Callback<[unknown[]]> | undefined);
   }
 
-  deleteTable(request: { name: string }): Promise<[unknown]> {
+  deleteTable(request: { name: string }, ...rest: unknown[]): Promise<[unknown]> {
     return settle(() => {
       const t = this.table(requestObject(request, "deleteTable").name);
       call(() => t.db.deleteTable(t.id));
       return [{}] as [unknown];
-    });
+    }, gapicCallback(rest) as Callback<[unknown]> | undefined);
   }
 
-  modifyColumnFamilies(request: { name: string; modifications: Parameters<Database["modifyColumnFamiliesJson"]>[1] }): Promise<[unknown]> {
+  modifyColumnFamilies(request: { name: string; modifications: Parameters<Database["modifyColumnFamiliesJson"]>[1] }, ...rest: unknown[]): Promise<[unknown]> {
     return settle(() => {
       const t = this.table(requestObject(request, "modifyColumnFamilies").name);
       return [{ ...(call(() => t.db.modifyColumnFamiliesJson(t.id, modificationsFromClient(request.modifications))) as ProtoTable), name: t.name }] as [unknown];
-    });
+    }, gapicCallback(rest) as Callback<[unknown]> | undefined);
   }
 
-  dropRowRange(request: { name: string; rowKeyPrefix?: Data; deleteAllDataFromTable?: boolean }): Promise<[unknown]> {
+  dropRowRange(request: { name: string; rowKeyPrefix?: Data; deleteAllDataFromTable?: boolean }, ...rest: unknown[]): Promise<[unknown]> {
     return settle(() => {
       const t = this.table(requestObject(request, "dropRowRange").name);
       const body = request.deleteAllDataFromTable ? { deleteAllDataFromTable: true as const } : { rowKeyPrefix: toBytes(request.rowKeyPrefix) };
       call(() => t.db.dropRowRange(t.id, body));
       return [{}] as [unknown];
-    });
+    }, gapicCallback(rest) as Callback<[unknown]> | undefined);
   }
 
   instancePath(project: string, instance: string): string {
@@ -1838,7 +1838,6 @@ export class BigtableTableAdminClient {
       if (parent.id !== "-" && !instance.existing().clusters.some((c) => c.id === parent.id)) {
         throw new BigtableError("NOT_FOUND", `cluster ${String(req.parent)} not found`);
       }
-      instance.existing();
       const all = (call(() => instance.db.listBackups()) as Parameters<typeof backupProto>[1][]).map((b) => backupProto(instance, b));
       return onePage(all.filter((b) => parent.id === "-" || b.cluster === parent.id).map(publicBackup), "backups");
     }, gapicCallback(rest) as Callback<[Record<string, unknown>[], null, Record<string, unknown>]> | undefined);
@@ -2204,7 +2203,7 @@ export class BigtableInstanceAdminClient {
     instanceId: string;
     instance?: { displayName?: string; labels?: Record<string, unknown>; type?: string | number };
     clusters?: Record<string, { location?: string; serveNodes?: number; defaultStorageType?: string | number }>;
-  }): Promise<[Operation, { name: string; done: boolean }]> {
+  }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
     return settle(async () => {
       const req = requestObject(request, "createInstance");
       const project = /^projects\/([^/]+)$/.exec(requiredString(req.parent, "parent"))?.[1];
@@ -2222,16 +2221,16 @@ export class BigtableInstanceAdminClient {
         type,
       });
       return longRunning(instance.name, instanceProto(instance.describe()));
-    });
+    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
   }
 
-  getInstance(request: { name: string }): Promise<[Record<string, unknown>]> {
-    return settle(() => [instanceProto(this.instance(requestObject(request, "getInstance").name).existing())] as [Record<string, unknown>]);
+  getInstance(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
+    return settle(() => [instanceProto(this.instance(requestObject(request, "getInstance").name).existing())] as [Record<string, unknown>], gapicCallback(rest) as Callback<[Record<string, unknown>]> | undefined);
   }
 
   /** `[{instances, failedLocations, nextPageToken}]`: this method is not paginated in the
    * generated client, so it resolves to the whole response. */
-  listInstances(request: { parent?: string } = {}): Promise<[{ instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
+  listInstances(request: { parent?: string } = {}, ...rest: unknown[]): Promise<[{ instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
     return settle(async () => {
       const parent = requestObject(request ?? {}, "listInstances").parent;
       const project = parent === undefined ? this.projectId : /^projects\/([^/]+)$/.exec(requiredString(parent, "parent"))?.[1];
@@ -2240,53 +2239,53 @@ export class BigtableInstanceAdminClient {
       return [{ instances: instances.map((i) => instanceProto(i.describe())), failedLocations: [], nextPageToken: "" }] as [
         { instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string },
       ];
-    });
+    }, gapicCallback(rest) as Callback<[{ instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> | undefined);
   }
 
-  deleteInstance(request: { name: string }): Promise<[Record<string, never>]> {
+  deleteInstance(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, never>]> {
     return settle(async () => {
       await this.instance(requestObject(request, "deleteInstance").name).delete();
       return [{}] as [Record<string, never>];
-    });
+    }, gapicCallback(rest) as Callback<[Record<string, never>]> | undefined);
   }
 
   createCluster(request: {
     parent: string;
     clusterId: string;
     cluster?: { location?: string; serveNodes?: number; defaultStorageType?: string | number };
-  }): Promise<[Operation, { name: string; done: boolean }]> {
+  }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
     return settle(async () => {
       const req = requestObject(request, "createCluster");
       const info = clusterInfo(requiredString(req.clusterId, "clusterId"), request.cluster);
       const [cluster] = await this.instance(request.parent).cluster(request.clusterId).create({ location: info.location, nodes: info.nodes, storage: info.storage });
       return longRunning(cluster.name, clusterProto(cluster.instance, { ...info, nodes: info.nodes ?? 1 }));
-    });
+    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
   }
 
-  getCluster(request: { name: string }): Promise<[Record<string, unknown>]> {
+  getCluster(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
     return settle(async () => {
       const c = this.cluster(requestObject(request, "getCluster").name);
       const [m] = await c.getMetadata();
       return [{ ...m }] as [Record<string, unknown>];
-    });
+    }, gapicCallback(rest) as Callback<[Record<string, unknown>]> | undefined);
   }
 
   /** `[{clusters, failedLocations, nextPageToken}]` (not paginated, as in the generated client). */
-  listClusters(request: { parent: string }): Promise<[{ clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
+  listClusters(request: { parent: string }, ...rest: unknown[]): Promise<[{ clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
     return settle(() => {
       const instance = this.instance(requestObject(request, "listClusters").parent);
       const clusters = instance.existing().clusters.map((info) => clusterProto(instance, info));
       return [{ clusters, failedLocations: [], nextPageToken: "" }] as [
         { clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string },
       ];
-    });
+    }, gapicCallback(rest) as Callback<[{ clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> | undefined);
   }
 
-  deleteCluster(request: { name: string }): Promise<[Record<string, never>]> {
+  deleteCluster(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, never>]> {
     return settle(async () => {
       await this.cluster(requestObject(request, "deleteCluster").name).delete();
       return [{}] as [Record<string, never>];
-    });
+    }, gapicCallback(rest) as Callback<[Record<string, never>]> | undefined);
   }
 
   appProfilePath(project: string, instance: string, appProfile: string): string {

@@ -554,3 +554,20 @@ test("the generated admin clients refuse malformed requests with INVALID_ARGUMEN
   const [list] = await tables.listTables({ parent: "projects/p-bad/instances/i" });
   assert.deepEqual(list, []);
 });
+
+test("the generated admin clients call a Node-style callback given last, with the promise's values", async () => {
+  const tables = new v2.BigtableTableAdminClient({ projectId: "p-cb" });
+  const parent = `projects/p-cb/instances/cb-${process.pid}`;
+  const viaCallback = (f) => new Promise((resolve) => f((err, ...values) => resolve([err, values])));
+  const [err, [created]] = await viaCallback((cb) => tables.createTable({ parent, tableId: "t", table: { columnFamilies: { cf: {} } } }, {}, cb));
+  assert.equal(err, null);
+  assert.equal(created.name, `${parent}/tables/t`);
+  const [listErr, [list]] = await viaCallback((cb) => tables.listTables({ parent }, cb));
+  assert.equal(listErr, null);
+  assert.deepEqual(list.map((t) => t.name), [`${parent}/tables/t`]);
+  const [missing] = await viaCallback((cb) => tables.getTable({ name: `${parent}/tables/nope` }, cb));
+  assert.equal(missing.code, 5);
+  const instances = new v2.BigtableInstanceAdminClient({ projectId: "p-cb" });
+  const [bad] = await viaCallback((cb) => instances.getCluster({ name: 17 }, cb));
+  assert.equal(bad.code, 3);
+});
