@@ -1791,7 +1791,7 @@ export class BigtableTableAdminClient {
    * cluster `parent`, to expire at `backup.expireTime` (required, in the future).
    * Long-running: the operation resolves to the backup. Backup ids are unique per instance
    * here (one database per instance), not per cluster. */
-  createBackup(request: { parent: string; backupId: string; backup: { sourceTable: string; expireTime: unknown } }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+  createBackup(request: { parent: string; backupId: string; backup: { sourceTable: string; expireTime: unknown } }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(() => {
       const req = requestObject(request, "createBackup");
       const parent = childName(req.parent, "clusters", "parent");
@@ -1818,7 +1818,7 @@ export class BigtableTableAdminClient {
         startTime: backup.startTime,
         endTime: backup.endTime,
       });
-    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
   }
 
   getBackup(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
@@ -1870,7 +1870,7 @@ export class BigtableTableAdminClient {
   /** Creates table `tableId` in instance `parent` from `backup` (a backup of that instance:
    * restoring into another instance is not possible here). Long-running: the operation
    * resolves to `[table, metadata]`; nothing is left to optimize afterwards. */
-  restoreTable(request: { parent: string; tableId: string; backup: string }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+  restoreTable(request: { parent: string; tableId: string; backup: string }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(() => {
       const req = requestObject(request, "restoreTable");
       const parent = requiredString(req.parent, "parent");
@@ -1890,7 +1890,7 @@ export class BigtableTableAdminClient {
         backupInfo: { backup: found.proto.name, startTime: found.proto.startTime, endTime: done, sourceTable: found.proto.sourceTable },
         progress: { progressPercent: 100, startTime: done, endTime: done },
       });
-    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
   }
 
   /** `[{consistencyToken}]` for table `name` (NOT_FOUND if it does not exist). */
@@ -1931,7 +1931,16 @@ export class Operation {
 
 /** A long-running method's answer, as google-gax resolves it: `[operation, rawOperation]`
  * (the raw proto has no `promise()`). */
-function longRunning(name: string, result: unknown, metadata: unknown = null): [Operation, { name: string; done: boolean }] {
+export type LongRunning = [Operation, { name: string; done: boolean }];
+
+/** `listInstances`' whole response (that method is not paginated in the generated client). */
+export type InstanceList = { instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string };
+
+/** `listClusters`' whole response (not paginated either). */
+export type ClusterList = { clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string };
+
+/** The `LongRunning` answer of a call that is already done. */
+function longRunning(name: string, result: unknown, metadata: unknown = null): LongRunning {
   const operation = new Operation(`operations/${name}`, result);
   operation.metadata = metadata;
   return [operation, { name: `operations/${name}`, done: true }];
@@ -2203,7 +2212,7 @@ export class BigtableInstanceAdminClient {
     instanceId: string;
     instance?: { displayName?: string; labels?: Record<string, unknown>; type?: string | number };
     clusters?: Record<string, { location?: string; serveNodes?: number; defaultStorageType?: string | number }>;
-  }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+  }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(async () => {
       const req = requestObject(request, "createInstance");
       const project = /^projects\/([^/]+)$/.exec(requiredString(req.parent, "parent"))?.[1];
@@ -2221,7 +2230,7 @@ export class BigtableInstanceAdminClient {
         type,
       });
       return longRunning(instance.name, instanceProto(instance.describe()));
-    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
   }
 
   getInstance(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
@@ -2230,16 +2239,14 @@ export class BigtableInstanceAdminClient {
 
   /** `[{instances, failedLocations, nextPageToken}]`: this method is not paginated in the
    * generated client, so it resolves to the whole response. */
-  listInstances(request: { parent?: string } = {}, ...rest: unknown[]): Promise<[{ instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
+  listInstances(request: { parent?: string } = {}, ...rest: unknown[]): Promise<[InstanceList]> {
     return settle(async () => {
       const parent = requestObject(request ?? {}, "listInstances").parent;
       const project = parent === undefined ? this.projectId : /^projects\/([^/]+)$/.exec(requiredString(parent, "parent"))?.[1];
       if (!project) throw new BigtableError("INVALID_ARGUMENT", `not a project name: ${String(request.parent).slice(0, 200)}`);
       const [instances] = await new Bigtable({ projectId: project }).getInstances();
-      return [{ instances: instances.map((i) => instanceProto(i.describe())), failedLocations: [], nextPageToken: "" }] as [
-        { instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string },
-      ];
-    }, gapicCallback(rest) as Callback<[{ instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> | undefined);
+      return [{ instances: instances.map((i) => instanceProto(i.describe())), failedLocations: [], nextPageToken: "" }] as [InstanceList];
+    }, gapicCallback(rest) as Callback<[InstanceList]> | undefined);
   }
 
   deleteInstance(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, never>]> {
@@ -2253,13 +2260,13 @@ export class BigtableInstanceAdminClient {
     parent: string;
     clusterId: string;
     cluster?: { location?: string; serveNodes?: number; defaultStorageType?: string | number };
-  }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+  }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(async () => {
       const req = requestObject(request, "createCluster");
       const info = clusterInfo(requiredString(req.clusterId, "clusterId"), request.cluster);
       const [cluster] = await this.instance(request.parent).cluster(request.clusterId).create({ location: info.location, nodes: info.nodes, storage: info.storage });
       return longRunning(cluster.name, clusterProto(cluster.instance, { ...info, nodes: info.nodes ?? 1 }));
-    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
   }
 
   getCluster(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, unknown>]> {
@@ -2271,14 +2278,12 @@ export class BigtableInstanceAdminClient {
   }
 
   /** `[{clusters, failedLocations, nextPageToken}]` (not paginated, as in the generated client). */
-  listClusters(request: { parent: string }, ...rest: unknown[]): Promise<[{ clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> {
+  listClusters(request: { parent: string }, ...rest: unknown[]): Promise<[ClusterList]> {
     return settle(() => {
       const instance = this.instance(requestObject(request, "listClusters").parent);
       const clusters = instance.existing().clusters.map((info) => clusterProto(instance, info));
-      return [{ clusters, failedLocations: [], nextPageToken: "" }] as [
-        { clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string },
-      ];
-    }, gapicCallback(rest) as Callback<[{ clusters: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string }]> | undefined);
+      return [{ clusters, failedLocations: [], nextPageToken: "" }] as [ClusterList];
+    }, gapicCallback(rest) as Callback<[ClusterList]> | undefined);
   }
 
   deleteCluster(request: { name: string }, ...rest: unknown[]): Promise<[Record<string, never>]> {
@@ -2299,7 +2304,7 @@ export class BigtableInstanceAdminClient {
   /** Changes a cluster: the request is the `Cluster` itself (`name`, `serveNodes`; `location`
    * and `defaultStorageType` must stay as they are). Long-running: `[operation, rawOperation]`,
    * the operation resolving to the cluster. */
-  updateCluster(request: { name: string; serveNodes?: number; location?: string; defaultStorageType?: string | number }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+  updateCluster(request: { name: string; serveNodes?: number; location?: string; defaultStorageType?: string | number }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(async () => {
       const req = requestObject(request, "updateCluster");
       const n = childName(req.name, "clusters", "name");
@@ -2312,11 +2317,11 @@ export class BigtableInstanceAdminClient {
       });
       const [m] = await cluster.getMetadata();
       return longRunning(cluster.name, { ...m });
-    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
   }
 
   /** Changes the fields of `cluster` that `updateMask` names (`serve_nodes`). Long-running. */
-  partialUpdateCluster(request: { cluster: { name: string; serveNodes?: number }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+  partialUpdateCluster(request: { cluster: { name: string; serveNodes?: number }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(async () => {
       const req = requestObject(request, "partialUpdateCluster");
       const spec = requestObject(req.cluster, "partialUpdateCluster (cluster)");
@@ -2327,13 +2332,13 @@ export class BigtableInstanceAdminClient {
       await cluster.setMetadata({ nodes: spec.serveNodes as number });
       const [m] = await cluster.getMetadata();
       return longRunning(cluster.name, { ...m });
-    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
   }
 
   /** Changes the fields of `instance` that `updateMask` names (`display_name`, `labels`,
    * `type`: a DEVELOPMENT instance may become PRODUCTION, not back). Long-running: the
    * operation resolves to the instance. */
-  partialUpdateInstance(request: { instance: { name: string; displayName?: string; labels?: Record<string, string>; type?: string | number }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+  partialUpdateInstance(request: { instance: { name: string; displayName?: string; labels?: Record<string, string>; type?: string | number }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(() => {
       const req = requestObject(request, "partialUpdateInstance");
       const spec = requestObject(req.instance, "partialUpdateInstance (instance)");
@@ -2358,7 +2363,7 @@ export class BigtableInstanceAdminClient {
         }
       });
       return longRunning(instance.name, instanceProto(next));
-    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
   }
 
   /** Creates app profile `appProfileId` in `parent` from `appProfile` (`description`,
@@ -2397,7 +2402,7 @@ export class BigtableInstanceAdminClient {
   /** Changes the fields of `appProfile` that `updateMask` names (`description`,
    * `multi_cluster_routing_use_any`, `single_cluster_routing`). Long-running: the operation
    * resolves to the app profile. */
-  updateAppProfile(request: { appProfile: Record<string, unknown>; updateMask: { paths: string[] }; ignoreWarnings?: boolean }, ...rest: unknown[]): Promise<[Operation, { name: string; done: boolean }]> {
+  updateAppProfile(request: { appProfile: Record<string, unknown>; updateMask: { paths: string[] }; ignoreWarnings?: boolean }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(async () => {
       const req = requestObject(request, "updateAppProfile");
       const spec = requestObject(req.appProfile, "updateAppProfile (appProfile)");
@@ -2423,7 +2428,7 @@ export class BigtableInstanceAdminClient {
       await profile.setMetadata(options);
       const [m] = await profile.getMetadata();
       return longRunning(profile.name, { ...m });
-    }, gapicCallback(rest) as Callback<[Operation, { name: string; done: boolean }]> | undefined);
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
   }
 
   deleteAppProfile(request: { name: string; ignoreWarnings?: boolean }, ...rest: unknown[]): Promise<[Record<string, never>]> {
