@@ -13,5 +13,8 @@ pub mod database;
 #[cfg(feature = "serde")]
 pub mod json;
 #[cfg(feature = "std")]
+pub mod replicated;
+pub mod replication;
+#[cfg(feature = "std")]
 pub mod shared;
 pub mod sql;

@@ -40,10 +40,16 @@ pub mod platform;
 pub mod table;
 
 pub use api::database::{
-    BackupInfo, Database, DropRowRange, Durability, OpenOptions, RowMutations, StoredCell,
+    BackupInfo, CommittedWrite, Database, DropRowRange, Durability, OpenOptions, RowMutations,
+    StoredCell,
 };
 #[cfg(feature = "serde")]
 pub use api::json;
+#[cfg(feature = "std")]
+pub use api::replicated::ReplicatedInstance;
+pub use api::replication::{
+    AppProfile, Delivery, FaultOutcome, FaultRule, Isolation, Replication, RequestKind, Routing,
+};
 #[cfg(feature = "std")]
 pub use api::shared::SharedDatabase;
 pub use error::{Code, Error, Result};

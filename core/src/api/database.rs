@@ -101,6 +101,23 @@ pub struct Database {
     /// [`Database::run_maintenance`] (a `SharedDatabase`'s background thread), except
     /// past the back-pressure bounds.
     background_maintenance: bool,
+    /// Committed writes kept for [`Database::take_committed`] while capture is on (a
+    /// replicated instance forwards them to the other clusters); `None`: not kept.
+    committed: Option<Vec<CommittedWrite>>,
+}
+
+/// One committed write as the commit log recorded it: a table, its rows' mutations with
+/// every server-time SetCell stamped with the server timestamp it was given, and the
+/// database clock at the commit. Replaying it on another database with the same tables
+/// writes exactly the same cells there (what replication does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommittedWrite {
+    /// The table written.
+    pub table_id: String,
+    /// Each row's mutations, in commit order, no timestamp left at server time.
+    pub rows: Vec<RowMutations>,
+    /// The database clock when it committed (microseconds since the epoch).
+    pub commit_micros: i64,
 }
 
 impl core::fmt::Debug for Database {
@@ -136,7 +153,52 @@ impl Database {
             random_seed: 0x5eed,
             reads: AtomicU32::new(0),
             background_maintenance: false,
+            committed: None,
         }
+    }
+
+    /// Starts (`true`) or stops keeping every committed write for
+    /// [`Database::take_committed`]. Off by default: keeping costs a copy of each write.
+    pub fn set_capture_committed(&mut self, on: bool) {
+        self.committed = if on { Some(Vec::new()) } else { None };
+    }
+
+    /// The writes committed since the last call (oldest first) while capture is on.
+    pub fn take_committed(&mut self) -> Vec<CommittedWrite> {
+        self.committed
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Applies writes another database committed (see [`CommittedWrite`]): each row
+    /// atomically, validated against this database's schema first. A row this database
+    /// cannot take (its table or a family is gone here) is skipped and its error returned
+    /// in the list; the others are applied. Nothing applied here is captured again.
+    ///
+    /// # Errors
+    /// Storage errors from the commit log.
+    pub fn apply_committed(&mut self, write: &CommittedWrite) -> Result<Vec<Error>> {
+        let mut refused = Vec::new();
+        let Ok(table) = self.table(&write.table_id) else {
+            refused.push(Error::not_found(format!(
+                "table {} is not in this replica",
+                quoted(&write.table_id)
+            )));
+            return Ok(refused);
+        };
+        let mut rows: Vec<(&[u8], &[Mutation])> = Vec::new();
+        for r in &write.rows {
+            match validate_row_mutations(&table.config, &r.row_key, &r.mutations) {
+                Ok(()) => rows.push((&r.row_key, &r.mutations)),
+                Err(e) => refused.push(e),
+            }
+        }
+        let keep = self.committed.take();
+        let now = self.now();
+        let result = now.and_then(|now| self.commit(&write.table_id, &rows, now));
+        self.committed = keep;
+        result.map(|()| refused)
     }
 
     /// Seeds the randomness `row_sample` filters draw from, making samples reproducible.
