@@ -365,7 +365,10 @@ mod convergence {
         ]
     }
 
-    fn contents(db: &SharedDatabase) -> Vec<(Vec<u8>, String, Vec<u8>, i64, Vec<u8>)> {
+    /// Row key, family, qualifier, timestamp, value.
+    type CellRow = (Vec<u8>, String, Vec<u8>, i64, Vec<u8>);
+
+    fn contents(db: &SharedDatabase) -> Vec<CellRow> {
         db.read_rows("t", &Default::default())
             .unwrap()
             .into_iter()
