@@ -10,6 +10,7 @@
 //! Imports: every layer below.
 
 pub mod database;
+pub mod faults;
 #[cfg(feature = "serde")]
 pub mod json;
 #[cfg(feature = "std")]

@@ -472,9 +472,10 @@ fn answer<T>(outcome: Result<T>) -> std::result::Result<Response<T>, Status> {
     outcome.map(Response::new).map_err(to_status)
 }
 
-/// The consistency token of `table`. Writes are visible to every later read at once (one
-/// copy of the data), so a token is consistent as soon as it is issued; it names the table so
-/// that CheckConsistency can refuse a token that is not this table's.
+/// The consistency token of `table` on a single-cluster instance. Writes are visible to every
+/// later read at once (one copy of the data), so a token is consistent as soon as it is
+/// issued; it names the table so that CheckConsistency can refuse a token that is not this
+/// table's. A replicated instance's tokens are the core's (see `sparsetable::Replication`).
 fn consistency_token(table: &TableName) -> String {
     format!("sparsetable:{table}")
 }
@@ -611,11 +612,16 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<admin_v2::GenerateConsistencyTokenRequest>,
     ) -> std::result::Result<Response<admin_v2::GenerateConsistencyTokenResponse>, Status> {
-        answer(self.existing_table(&request.get_ref().name).map(|table| {
-            admin_v2::GenerateConsistencyTokenResponse {
-                consistency_token: consistency_token(&table),
-            }
-        }))
+        answer(
+            self.existing_table(&request.get_ref().name)
+                .and_then(|table| {
+                    let consistency_token = match self.instances.replicated(&table.instance)? {
+                        Some(rep) => rep.consistency_token(&table.table_id)?,
+                        None => consistency_token(&table),
+                    };
+                    Ok(admin_v2::GenerateConsistencyTokenResponse { consistency_token })
+                }),
+        )
     }
 
     async fn check_consistency(
@@ -626,6 +632,13 @@ impl BigtableTableAdmin for AdminService {
         answer(self.existing_table(&req.name).and_then(|table| {
             if req.consistency_token.is_empty() {
                 return Err(Error::invalid_argument("consistency_token is required"));
+            }
+            if let Some(rep) = self.instances.replicated(&table.instance)? {
+                use admin_v2::check_consistency_request::Mode;
+                let data_boost = matches!(req.mode, Some(Mode::DataBoostReadLocalWrites(_)));
+                let consistent =
+                    rep.check_consistency(&table.table_id, &req.consistency_token, data_boost)?;
+                return Ok(admin_v2::CheckConsistencyResponse { consistent });
             }
             // As Cloud Bigtable: a token this table's GenerateConsistencyToken did not issue
             // is refused, not reported consistent.

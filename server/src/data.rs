@@ -7,8 +7,10 @@
 //! core's [`SubsetView`] rules: reads see the view's rows and cells, writes outside it are
 //! PERMISSION_DENIED, each MutateRows entry on its own). Change streams and requests through a
 //! materialized view answer UNIMPLEMENTED; PrepareQuery and ExecuteQuery
-//! serve the core's SQL subset ([`crate::sql`]); `app_profile_id` only routes
-//! traffic in Cloud Bigtable and is ignored.
+//! serve the core's SQL subset ([`crate::sql`]). Every request is routed by its
+//! `app_profile_id` ([`Instances::route`]): on an instance with two or more clusters each
+//! cluster holds its own copy and the core's replication rules apply (lag, consistency,
+//! transactions only through single-cluster profiles that allow them, failover).
 //!
 //! MutateRows: a request the engine refuses as a whole (unknown table, no entries, too many
 //! mutations, a malformed mutation message) fails the call; otherwise the stream carries one
@@ -23,8 +25,8 @@ use tonic::{Request, Response, Status};
 use std::ops::Bound;
 
 use sparsetable::{
-    samples_in_range, Error, Mutation, ReadRowsRequest, Result, RowMutations, RowRange, RowSet,
-    SharedDatabase, SubsetView,
+    samples_in_range, Error, Mutation, ReadRowsRequest, RequestKind, Result, RowMutations,
+    RowRange, RowSet, SharedDatabase, SubsetView,
 };
 
 use crate::authorized_views;
@@ -128,8 +130,17 @@ impl DataService {
         let mutations = mutations_from_proto("mutations", &req.mutations)?;
         self.check_in_view(&target, &req.row_key, &mutations)?;
         let table = target.table;
-        let db = self.instances.database(&table.instance)?;
-        db.write(|db| db.mutate_row(&table.table_id, &req.row_key, &mutations))
+        let routed = self.instances.route(
+            &table.instance,
+            &req.app_profile_id,
+            "MutateRow",
+            RequestKind::Write,
+            &req.row_key,
+        )?;
+        routed
+            .db
+            .write(|db| db.mutate_row(&table.table_id, &req.row_key, &mutations))?;
+        routed.after_write()
     }
 
     fn mutate_rows_inner(&self, req: &v2::MutateRowsRequest) -> Result<v2::MutateRowsResponse> {
@@ -160,11 +171,22 @@ impl DataService {
             .map(|(e, _)| e)
             .collect();
         let table = target.table;
-        let db = self.instances.database(&table.instance)?;
+        let first_key = allowed.first().map_or(&[][..], |e| e.row_key.as_slice());
+        let routed = self.instances.route(
+            &table.instance,
+            &req.app_profile_id,
+            "MutateRows",
+            RequestKind::Write,
+            first_key,
+        )?;
         let mut applied = if allowed.is_empty() && !refused.is_empty() {
             Vec::new()
         } else {
-            db.write(|db| db.mutate_rows(&table.table_id, &allowed))?
+            let statuses = routed
+                .db
+                .write(|db| db.mutate_rows(&table.table_id, &allowed))?;
+            routed.after_write()?;
+            statuses
         }
         .into_iter();
         let entries = refused
@@ -204,8 +226,14 @@ impl DataService {
             predicate = Some(view.restrict_filter(predicate.as_ref()));
         }
         let table = target.table;
-        let db = self.instances.database(&table.instance)?;
-        db.write(|db| {
+        let routed = self.instances.route(
+            &table.instance,
+            &req.app_profile_id,
+            "CheckAndMutateRow",
+            RequestKind::Transaction,
+            &req.row_key,
+        )?;
+        let matched = routed.db.write(|db| {
             db.check_and_mutate_row(
                 &table.table_id,
                 &req.row_key,
@@ -213,7 +241,9 @@ impl DataService {
                 &true_mutations,
                 &false_mutations,
             )
-        })
+        })?;
+        routed.after_write()?;
+        Ok(matched)
     }
 
     fn read_modify_write_row_inner(&self, req: &v2::ReadModifyWriteRowRequest) -> Result<v2::Row> {
@@ -223,8 +253,17 @@ impl DataService {
             view.check_rules(&req.row_key, &rules)?;
         }
         let table = target.table;
-        let db = self.instances.database(&table.instance)?;
-        let row = db.write(|db| db.read_modify_write_row(&table.table_id, &req.row_key, &rules))?;
+        let routed = self.instances.route(
+            &table.instance,
+            &req.app_profile_id,
+            "ReadModifyWriteRow",
+            RequestKind::Transaction,
+            &req.row_key,
+        )?;
+        let row = routed
+            .db
+            .write(|db| db.read_modify_write_row(&table.table_id, &req.row_key, &rules))?;
+        routed.after_write()?;
         Ok(row_to_proto(row))
     }
 
@@ -245,7 +284,16 @@ impl DataService {
         if let Some(range) = &range {
             range.validate()?;
         }
-        let db = self.instances.database(&table.instance)?;
+        let db = self
+            .instances
+            .route(
+                &table.instance,
+                &req.app_profile_id,
+                "SampleRowKeys",
+                RequestKind::Read,
+                b"",
+            )?
+            .db;
         let mut samples = db.read(|db| db.sample_row_keys(&table.table_id))?;
         if let Some(range) = &range {
             samples = samples_in_range(&samples, range);
@@ -288,7 +336,22 @@ impl DataService {
                     ..request
                 });
         }
-        let db = self.instances.database(&target.table.instance)?;
+        let first_key = request
+            .row_set
+            .row_keys
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        let db = self
+            .instances
+            .route(
+                &target.table.instance,
+                &req.app_profile_id,
+                "ReadRows",
+                RequestKind::Read,
+                &first_key,
+            )?
+            .db;
         Ok((Scan::new(target.table.table_id, request), db))
     }
 }

@@ -7,7 +7,9 @@
 //! engine. Layout, one concept per module:
 //! - [`stubs`]: the generated service traits over the googleapis crates' message types;
 //!   [`codec`]: their message codec, and the statuses of requests refused before a handler;
-//! - [`names`]: resource names; [`registry`]: one shared engine database per instance;
+//! - [`names`]: resource names; [`registry`]: one shared engine database per instance, one
+//!   per cluster on an instance with two or more (the core's `ReplicatedInstance`), and
+//!   routing by app profile;
 //! - [`convert`]: messages to engine types and back; [`filter`]: RowFilter messages;
 //!   [`family_order`]: CreateTable's families in the order the request lists them;
 //!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
@@ -18,7 +20,9 @@
 //!   Cloud Bigtable encodes it; [`instance_admin`]: the instance-admin calls clients make at
 //!   start-up, over [`clusters`]; [`operations`]: long-running operations and
 //!   the `google.longrunning.Operations` service; [`test_clock`]: the TestClock service that
-//!   moves a frozen clock (served only when the server runs on one).
+//!   moves a frozen clock (served only when the server runs on one);
+//!   [`replication_control`]: our own service that takes clusters down, sets an instance's
+//!   replication lag and injects faults (the rules are the core's replication and faults).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,6 +50,7 @@ pub mod log;
 pub mod names;
 pub mod operations;
 pub mod registry;
+pub mod replication_control;
 pub mod scan;
 pub mod sql;
 pub mod status;
@@ -65,6 +70,7 @@ use tonic::transport::Server;
 pub use admin::AdminService;
 pub use data::DataService;
 pub use registry::Instances;
+use replication_control::service::replication_control_server::ReplicationControlServer;
 use stubs::admin::bigtable_table_admin_server::BigtableTableAdminServer;
 use stubs::data::bigtable_server::BigtableServer;
 use stubs::instance_admin::bigtable_instance_admin_server::BigtableInstanceAdminServer;
@@ -123,6 +129,9 @@ pub async fn serve(
         ))
         .add_service(data_server(instances.clone()))
         .add_service(admin_server(instances.clone()))
+        .add_service(ReplicationControlServer::new(
+            replication_control::ReplicationControlService::new(instances.clone()),
+        ))
         .add_service(BigtableInstanceAdminServer::new(
             instance_admin::InstanceAdminService::new(instances),
         ))
