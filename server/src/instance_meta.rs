@@ -2,9 +2,10 @@
 //! fields (display name, type, labels, creation time), its clusters (with their autoscaling
 //! settings), its app profiles, and the IAM policies set on it and on its tables.
 //!
-//! The engine keeps one copy of an instance's data, so all of this is metadata: clusters and
-//! app profiles are names and settings that clients read back (Google's system tests and
-//! samples create, update and delete them and check what they get), not machines or routing.
+//! Clusters and app profiles here are also what routing and replication run on: with two or
+//! more clusters the registry keeps a copy of the data per cluster and routes each data
+//! request by its app profile (converted to the core's `AppProfile`); node counts, autoscaling
+//! and locations are settings clients read back.
 //!
 //! Invariants: an instance has at least one cluster; cluster and app profile ids are unique
 //! within an instance and kept sorted by id; names stored in the messages are full resource
