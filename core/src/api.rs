@@ -9,6 +9,7 @@
 //! as it was. Front-ends use this layer (and the model types) and nothing below it.
 //! Imports: every layer below.
 
+pub mod change_stream;
 pub mod database;
 pub mod faults;
 #[cfg(feature = "serde")]

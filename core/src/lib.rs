@@ -39,6 +39,7 @@ pub mod model;
 pub mod platform;
 pub mod table;
 
+pub use api::change_stream::{ChangeLog, ChangeRecord, StreamPosition};
 pub use api::database::{
     BackupInfo, CommittedWrite, Database, DropRowRange, Durability, OpenOptions, RowMutations,
     StoredCell,

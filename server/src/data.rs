@@ -5,8 +5,9 @@
 //! SampleRowKeys (the engine's tablet boundaries), MutateRow, MutateRows, CheckAndMutateRow,
 //! ReadModifyWriteRow and PingAndWarm, on a table or through one of its authorized views (the
 //! core's [`SubsetView`] rules: reads see the view's rows and cells, writes outside it are
-//! PERMISSION_DENIED, each MutateRows entry on its own). Change streams and requests through a
-//! materialized view answer UNIMPLEMENTED; PrepareQuery and ExecuteQuery
+//! PERMISSION_DENIED, each MutateRows entry on its own); GenerateInitialChangeStreamPartitions
+//! and ReadChangeStream ([`crate::change_streams`]). Requests through a materialized view
+//! answer UNIMPLEMENTED; PrepareQuery and ExecuteQuery
 //! serve the core's SQL subset ([`crate::sql`]). Every request is routed by its
 //! `app_profile_id` ([`Instances::route`]): on an instance with two or more clusters each
 //! cluster holds its own copy and the core's replication rules apply (lag, consistency,
@@ -30,6 +31,7 @@ use sparsetable::{
 };
 
 use crate::authorized_views;
+use crate::change_streams;
 use crate::chunks::ResponseWriter;
 use crate::convert::{
     mutation_from_proto, row_range_from_proto, row_set_from_proto, row_to_proto, rules_from_proto,
@@ -509,12 +511,6 @@ fn ready_stream<T: Send + 'static>(messages: Vec<T>) -> ServerStream<T> {
     ReceiverStream::new(rx)
 }
 
-fn unimplemented_rpc<T>(rpc: &str) -> std::result::Result<T, Status> {
-    Err(to_status(unimplemented(format!(
-        "RPC google.bigtable.v2.Bigtable/{rpc}"
-    ))))
-}
-
 #[tonic::async_trait]
 impl Bigtable for DataService {
     type ReadRowsStream = ResponseStream<v2::ReadRowsResponse>;
@@ -653,19 +649,76 @@ impl Bigtable for DataService {
 
     async fn generate_initial_change_stream_partitions(
         &self,
-        _request: Request<v2::GenerateInitialChangeStreamPartitionsRequest>,
+        request: Request<v2::GenerateInitialChangeStreamPartitionsRequest>,
     ) -> std::result::Result<Response<Self::GenerateInitialChangeStreamPartitionsStream>, Status>
     {
-        unimplemented_rpc("GenerateInitialChangeStreamPartitions")
+        let instances = self.instances.clone();
+        let req = request.into_inner();
+        let partitions =
+            blocking(move || change_streams::initial_partitions(&instances, &req)).await?;
+        Ok(Response::new(ready_stream(partitions)))
     }
 
     type ReadChangeStreamStream = ServerStream<v2::ReadChangeStreamResponse>;
 
     async fn read_change_stream(
         &self,
-        _request: Request<v2::ReadChangeStreamRequest>,
+        request: Request<v2::ReadChangeStreamRequest>,
     ) -> std::result::Result<Response<Self::ReadChangeStreamStream>, Status> {
-        unimplemented_rpc("ReadChangeStream")
+        let instances = self.instances.clone();
+        let req = request.into_inner();
+        // A bad request fails the call itself; then the stream runs until the client goes
+        // away, end_time passes or the partition changes.
+        let mut reader = blocking(move || change_streams::Reader::open(instances, &req)).await?;
+        let (tx, rx) = mpsc::channel(16);
+        tokio::spawn(async move {
+            let heartbeat = std::time::Duration::from_micros(reader.heartbeat_micros);
+            let mut last_sent = std::time::Instant::now();
+            loop {
+                let polled = tokio::task::spawn_blocking(move || {
+                    let polled = reader.poll();
+                    (reader, polled)
+                })
+                .await;
+                let Ok((back, polled)) = polled else {
+                    return;
+                };
+                reader = back;
+                let polled = match polled {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = tx.send(Err(to_status(e))).await;
+                        return;
+                    }
+                };
+                if !polled.responses.is_empty() {
+                    last_sent = std::time::Instant::now();
+                }
+                for r in polled.responses {
+                    if tx.send(Ok(r)).await.is_err() {
+                        return; // The client went away.
+                    }
+                }
+                if polled.closed {
+                    return;
+                }
+                if last_sent.elapsed() >= heartbeat {
+                    let beat = match reader.heartbeat() {
+                        Ok(b) => Ok(b),
+                        Err(e) => Err(to_status(e)),
+                    };
+                    if tx.send(beat).await.is_err() {
+                        return;
+                    }
+                    last_sent = std::time::Instant::now();
+                }
+                if tx.is_closed() {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
     }
 
     async fn prepare_query(

@@ -294,6 +294,7 @@ impl InstanceAdminService {
                 iam_policies: Vec::new(),
                 backups: Vec::new(),
                 authorized_views: Vec::new(),
+                change_streams: Vec::new(),
             },
         )?;
         let metadata = admin_v2::CreateInstanceMetadata {

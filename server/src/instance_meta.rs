@@ -68,6 +68,20 @@ pub struct InstanceMeta {
     /// (see [`crate::authorized_views`]).
     #[prost(message, repeated, tag = "6")]
     pub authorized_views: Vec<admin_v2::AuthorizedView>,
+    /// The tables whose change stream is enabled, sorted by table id.
+    #[prost(message, repeated, tag = "7")]
+    pub change_streams: Vec<ChangeStreamSetting>,
+}
+
+/// A table's change stream setting (CreateTable / UpdateTable `change_stream_config`).
+#[derive(Clone, PartialEq, Message)]
+pub struct ChangeStreamSetting {
+    /// The table id.
+    #[prost(string, tag = "1")]
+    pub table_id: String,
+    /// The retention period, in microseconds (1 to 7 days).
+    #[prost(int64, tag = "2")]
+    pub retention_micros: i64,
 }
 
 /// The admin API's side of a backup (the engine keeps its data, source table, size and time).
@@ -106,6 +120,7 @@ impl InstanceMeta {
             iam_policies: Vec::new(),
             backups: Vec::new(),
             authorized_views: Vec::new(),
+            change_streams: Vec::new(),
         }
     }
 

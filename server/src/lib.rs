@@ -16,7 +16,7 @@
 //!   [`log`]: the `--log-level` filtered log on stderr;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
 //!   [`streaming`]: server streams with back-pressure, and request deadlines;
-//! - [`data`] and [`admin`]: the two main services; [`table_reply`]: the `Table` message as
+//! - [`data`] and [`admin`]: the two main services ([`change_streams`]: ReadChangeStream); [`table_reply`]: the `Table` message as
 //!   Cloud Bigtable encodes it; [`instance_admin`]: the instance-admin calls clients make at
 //!   start-up, over [`clusters`]; [`operations`]: long-running operations and
 //!   the `google.longrunning.Operations` service; [`test_clock`]: the TestClock service that
@@ -35,6 +35,7 @@
 
 pub mod admin;
 pub mod authorized_views;
+pub mod change_streams;
 pub mod chunks;
 pub mod cli;
 pub mod clusters;

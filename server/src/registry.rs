@@ -237,6 +237,15 @@ impl Instances {
                     clusters.push((id.clone(), db));
                 }
                 let r = Arc::new(ReplicatedInstance::new(clusters)?);
+                // After the schemas were brought in line: every copy of the table logs the
+                // changes committed at its cluster.
+                for setting in &meta.change_streams {
+                    for db in (0..ids.len()).filter_map(|i| r.replica(i)) {
+                        let _ = db.write(|d| {
+                            d.set_change_stream(&setting.table_id, Some(setting.retention_micros))
+                        });
+                    }
+                }
                 r.set_delay_micros(
                     previous.map_or(Ok(self.replication_lag_micros), |p| p.delay_micros())?,
                 )?;
@@ -614,7 +623,74 @@ impl Instances {
         };
         let db = SharedDatabase::new(db);
         databases.insert(instance.clone(), db.clone());
+        drop(databases);
+        // Change logs are in memory: a database opened afresh starts the enabled ones empty.
+        for setting in self.meta_of(instance)?.change_streams {
+            let _ = db
+                .write(|d| d.set_change_stream(&setting.table_id, Some(setting.retention_micros)));
+        }
         Ok(db)
+    }
+
+    /// Enables, changes or (`None`) disables `table`'s change stream: recorded with the
+    /// instance's metadata and applied to every cluster's copy.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a retention outside 1 to 7
+    /// days; storage errors writing the metadata.
+    pub fn set_change_stream(
+        &self,
+        instance: &InstanceName,
+        table_id: &str,
+        retention_micros: Option<i64>,
+    ) -> Result<()> {
+        let dbs = self.all_databases(instance)?;
+        for db in &dbs {
+            db.write(|d| d.set_change_stream(table_id, retention_micros))?;
+        }
+        self.update_meta(instance, |meta| {
+            meta.change_streams.retain(|c| c.table_id != table_id);
+            if let Some(retention_micros) = retention_micros {
+                meta.change_streams
+                    .push(crate::instance_meta::ChangeStreamSetting {
+                        table_id: table_id.to_string(),
+                        retention_micros,
+                    });
+                meta.change_streams
+                    .sort_by(|a, b| a.table_id.cmp(&b.table_id));
+            }
+            Ok(())
+        })
+    }
+
+    /// Every cluster's database of `instance` with its cluster id, the first cluster's
+    /// first; after delivering what replication has due, so schemas agree.
+    ///
+    /// # Errors
+    /// As [`Instances::replicated`] and [`Instances::database`].
+    pub fn all_databases(&self, instance: &InstanceName) -> Result<Vec<SharedDatabase>> {
+        Ok(match self.replicated(instance)? {
+            Some(rep) => {
+                rep.pump()?;
+                (0..rep.cluster_ids()?.len())
+                    .filter_map(|i| rep.replica(i).cloned())
+                    .collect()
+            }
+            None => vec![self.database(instance)?],
+        })
+    }
+
+    /// The retention of `table`'s change stream, if enabled.
+    ///
+    /// # Errors
+    /// As [`Instances::meta_of`].
+    pub fn change_stream_of(&self, instance: &InstanceName, table_id: &str) -> Result<Option<i64>> {
+        Ok(self
+            .meta_of(instance)?
+            .change_streams
+            .iter()
+            .find(|c| c.table_id == table_id)
+            .map(|c| c.retention_micros))
     }
 }
 

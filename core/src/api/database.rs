@@ -37,6 +37,7 @@ use crate::{Error, Result};
 mod maintenance;
 mod persistence;
 
+use super::change_stream::ChangeLog;
 use persistence::Persistence;
 pub use persistence::{Durability, OpenOptions};
 
@@ -104,6 +105,14 @@ pub struct Database {
     /// Committed writes kept for [`Database::take_committed`] while capture is on (a
     /// replicated instance forwards them to the other clusters); `None`: not kept.
     committed: Option<Vec<CommittedWrite>>,
+    /// The change logs of tables with a change stream (see [`super::change_stream`]); in
+    /// memory: a restart starts them empty.
+    change_logs: BTreeMap<String, ChangeLog>,
+    /// Set while applying another database's writes: they are not this database's changes.
+    replaying: bool,
+    /// Counts changes of the set of tables and of their families (see
+    /// [`Database::schema_epoch`]).
+    schema_epoch: u64,
 }
 
 /// One committed write as the commit log recorded it: a table, its rows' mutations with
@@ -154,7 +163,54 @@ impl Database {
             reads: AtomicU32::new(0),
             background_maintenance: false,
             committed: None,
+            change_logs: BTreeMap::new(),
+            replaying: false,
+            schema_epoch: 0,
         }
+    }
+
+    /// A number that changes whenever a table is created, deleted or restored or a table's
+    /// families change: a replica compares it to know whether its schema may differ.
+    pub fn schema_epoch(&self) -> u64 {
+        self.schema_epoch
+    }
+
+    /// Whether writes are waiting for [`Database::take_committed`] (checked under a read
+    /// lock before taking the write lock).
+    pub fn has_committed(&self) -> bool {
+        self.committed.as_ref().is_some_and(|c| !c.is_empty())
+    }
+
+    /// Enables (`Some(retention)`), changes the retention of, or disables (`None`) a table's
+    /// change stream. Enabling starts an empty log: changes before it are not in the stream.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a retention outside 1 to 7
+    /// days.
+    pub fn set_change_stream(
+        &mut self,
+        table_id: &str,
+        retention_micros: Option<i64>,
+    ) -> Result<()> {
+        self.table(table_id)?;
+        match retention_micros {
+            None => {
+                self.change_logs.remove(table_id);
+            }
+            Some(r) => match self.change_logs.get_mut(table_id) {
+                Some(log) => log.set_retention(r)?,
+                None => {
+                    let log = ChangeLog::new(r, self.now()?)?;
+                    self.change_logs.insert(table_id.to_string(), log);
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// A table's change log, if its change stream is enabled.
+    pub fn change_log(&self, table_id: &str) -> Option<&ChangeLog> {
+        self.change_logs.get(table_id)
     }
 
     /// Starts (`true`) or stops keeping every committed write for
@@ -195,8 +251,10 @@ impl Database {
             }
         }
         let keep = self.committed.take();
+        self.replaying = true;
         let now = self.now();
         let result = now.and_then(|now| self.commit(&write.table_id, &rows, now));
+        self.replaying = false;
         self.committed = keep;
         result.map(|()| refused)
     }
@@ -255,6 +313,7 @@ impl Database {
         table.store = self.persist.as_ref().map(|p| p.store.clone());
         table.defer_maintenance = self.background_maintenance;
         self.tables.insert(table_id.to_string(), table);
+        self.schema_epoch += 1;
         self.write_manifest()
     }
 
@@ -295,6 +354,8 @@ impl Database {
             )));
         }
         self.tables.remove(table_id);
+        self.change_logs.remove(table_id);
+        self.schema_epoch += 1;
         // The log may hold writes to this table; a table of the same name created later
         // must not receive them on recovery.
         self.checkpoint()
@@ -395,6 +456,7 @@ impl Database {
             name: table_id.to_string(),
             config: table.config.clone(),
         };
+        self.schema_epoch += 1;
         if dropped.is_empty() {
             self.write_manifest()?;
         } else {
@@ -714,6 +776,7 @@ impl Database {
             config: table.config.clone(),
         };
         self.tables.insert(table_id.to_string(), table);
+        self.schema_epoch += 1;
         self.write_manifest()?;
         Ok(info)
     }

@@ -31,6 +31,8 @@ use crate::{Error, Result};
 pub struct ReplicatedInstance {
     replicas: Vec<SharedDatabase>,
     state: Mutex<Replication>,
+    /// Per cluster, the first cluster's schema epoch it was last brought in line with.
+    synced: Mutex<Vec<Option<u64>>>,
 }
 
 impl ReplicatedInstance {
@@ -48,9 +50,11 @@ impl ReplicatedInstance {
                 Ok(())
             })?;
         }
+        let synced = Mutex::new(std::vec![None; replicas.len()]);
         let instance = ReplicatedInstance {
             replicas,
             state: Mutex::new(state),
+            synced,
         };
         instance.pump()?;
         Ok(instance)
@@ -192,16 +196,23 @@ impl ReplicatedInstance {
         let mut state = self.state()?;
         // Writes made on a cluster's database directly (not through `route`) replicate too.
         for (i, db) in self.replicas.iter().enumerate() {
+            if !db.read(|d| Ok(d.has_committed()))? {
+                continue;
+            }
             let writes = db.write(|d| Ok(d.take_committed()))?;
             if !writes.is_empty() {
                 state.record(i, writes);
             }
         }
+        let epoch = self.replicas[0].read(|d| Ok(d.schema_epoch()))?;
+        let mut synced = self.synced.lock().map_err(|_| poisoned())?;
         for i in 1..self.replicas.len() {
-            if state.is_available(i) {
+            if state.is_available(i) && synced[i] != Some(epoch) {
                 self.sync_schema(i)?;
+                synced[i] = Some(epoch);
             }
         }
+        drop(synced);
         let now = self.replicas[0].read(|d| Ok(d.now_micros()))?;
         for delivery in state.pump(now) {
             self.replicas[delivery.cluster].write(|d| {

@@ -39,15 +39,23 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
-def advance_clock(addr: str, micros: int) -> None:
-    """TestClock.AdvanceTime(AdvanceTimeRequest{int64 delta_micros = 1})."""
+def advance_clock(addr: str, micros: int) -> int:
+    """TestClock.AdvanceTime(AdvanceTimeRequest{int64 delta_micros = 1}); returns the
+    server's time after it (TimeResponse{int64 now_micros = 1})."""
     with grpc.insecure_channel(addr) as channel:
         call = channel.unary_unary(
             "/sparsetable.testing.v1.TestClock/AdvanceTime",
             request_serializer=lambda m: m,
             response_deserializer=lambda b: b,
         )
-        call(b"\x08" + _varint(micros), timeout=10)
+        reply = call(b"\x08" + _varint(micros), timeout=10)
+    now, shift = 0, 0
+    for byte in reply[1:]:
+        now |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return now
+    return 0
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +144,59 @@ def test_writes_of_one_cell_at_two_clusters_converge(replicated):
     advance_clock(addr, 3_000_000)
     # The write committed later wins at both clusters.
     assert (value(east, b"both"), value(west, b"both")) == (b"from-west", b"from-west")
+
+
+def test_the_gapic_read_change_stream_returns_the_writes_of_every_cluster(replicated):
+    client, data, addr = replicated
+    from google.cloud.bigtable_v2 import BigtableClient
+    from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcTransport
+
+    admin = client.table_admin_client
+    parent = f"projects/{PROJECT}/instances/{INSTANCE}"
+    name = f"{parent}/tables/cs"
+    admin.create_table(request={
+        "parent": parent,
+        "table_id": "cs",
+        "table": {
+            "column_families": {"cf": {}},
+            "change_stream_config": {"retention_period": {"seconds": 86400}},
+        },
+    })
+    got = admin.get_table(request={"name": name, "view": "SCHEMA_VIEW"})
+    assert got.change_stream_config.retention_period.total_seconds() == 86400
+    with pytest.raises(exceptions.InvalidArgument):
+        admin.update_table(request={
+            "table": {"name": name, "change_stream_config": {"retention_period": {"seconds": 60}}},
+            "update_mask": {"paths": ["change_stream_config.retention_period"]},
+        }).result()
+
+    now = advance_clock(addr, 0)
+    east = data.get_table(INSTANCE, "cs", app_profile_id="to-east")
+    west = data.get_table(INSTANCE, "cs", app_profile_id="to-west")
+    east.mutate_row(b"k1", SetCell("cf", b"q", b"from-east", timestamp_micros=1000))
+    west.mutate_row(b"k2", SetCell("cf", b"q", b"from-west", timestamp_micros=1000))
+
+    gapic = BigtableClient(transport=BigtableGrpcTransport(channel=grpc.insecure_channel(addr)))
+    partitions = [
+        p.partition
+        for p in gapic.generate_initial_change_stream_partitions(
+            request={"table_name": name, "app_profile_id": "to-east"}
+        )
+    ]
+    assert len(partitions) == 1
+    # The server's clock is frozen: end_time = start_time = now closes the stream after
+    # the changes committed up to it.
+    at = {"seconds": now // 1_000_000, "nanos": now % 1_000_000 * 1000}
+    records = list(gapic.read_change_stream(request={
+        "table_name": name,
+        "app_profile_id": "to-east",
+        "partition": partitions[0],
+        "start_time": at,
+        "end_time": at,
+    }))
+    changes = [r.data_change for r in records if "data_change" in r]
+    assert [(c.row_key, c.source_cluster_id) for c in changes] == [
+        (b"k1", EAST), (b"k2", WEST)
+    ]
+    assert changes[0].chunks[0].mutation.set_cell.value == b"from-east"
+    assert "close_stream" in records[-1]
