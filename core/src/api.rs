@@ -10,6 +10,8 @@
 //! Imports: every layer below.
 
 pub mod change_stream;
+#[cfg(feature = "std")]
+pub mod change_stream_reader;
 pub mod database;
 pub mod faults;
 #[cfg(feature = "serde")]

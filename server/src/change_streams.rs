@@ -1,22 +1,16 @@
-//! GenerateInitialChangeStreamPartitions and ReadChangeStream over the core's change logs
-//! (`sparsetable::api::change_stream`, whose module docs hold the rules).
+//! GenerateInitialChangeStreamPartitions and ReadChangeStream: the core's change stream
+//! reader (`sparsetable::api::change_stream_reader`, whose module docs hold the rules) with
+//! its events converted to the Data API's messages, over every cluster of the instance.
 //!
-//! Partitions are the routed cluster's tablets, one each. A reader holds, per piece of its
-//! partition, a position (per cluster, the last change sequence delivered); a read of a
-//! partition that is no longer one tablet (a split or a merge happened) ends with a
-//! CloseStream naming the tablets that now cover it, with one continuation token per piece,
-//! so a client that follows them neither loses nor repeats a change. On a replicated
-//! instance each cluster logs the changes committed there, and the stream merges them by
-//! commit time (the tiebreaker is the committing cluster's position).
-//!
-//! Invariants: a change is delivered once per reader (positions only grow); DataChange
-//! records come in commit order; `end_time` closes the stream with OK once the clock has
-//! reached it and every change committed up to it was sent.
+//! Invariants: this module converts and routes; where a read starts, what it sends and when
+//! it ends are the core's.
 
 use std::ops::Bound;
 use std::sync::Arc;
 
-use sparsetable::api::change_stream::StreamPosition;
+use sparsetable::api::change_stream_reader::{
+    self as reader, ChangeStreamReader, StreamEvent, StreamStart,
+};
 use sparsetable::{Error, RequestKind, Result, RowRange, SharedDatabase};
 
 use crate::convert::{row_range_from_proto, timestamp_to_proto};
@@ -25,16 +19,8 @@ use crate::registry::Instances;
 use crate::stubs::v2;
 
 use v2::read_change_stream_response::{
-    data_change, mutation_chunk, CloseStream, DataChange, Heartbeat, MutationChunk, StreamRecord,
+    data_change, CloseStream, DataChange, Heartbeat, MutationChunk, StreamRecord,
 };
-
-/// A tablet's range as a change stream partition.
-fn partition_of(start: &[u8], end: &[u8]) -> RowRange {
-    RowRange::from_wire_bounds(
-        Bound::Included(start.to_vec()),
-        Bound::Excluded(end.to_vec()),
-    )
-}
 
 /// A range as the `StreamPartition` message.
 fn partition_to_proto(range: &RowRange) -> v2::StreamPartition {
@@ -135,13 +121,30 @@ fn mutation_to_proto(m: &sparsetable::Mutation) -> v2::Mutation {
     }
 }
 
-/// The tablets of the routed cluster, as partitions.
-fn tablets(db: &SharedDatabase, table_id: &str) -> Result<Vec<RowRange>> {
-    Ok(db
-        .read(|d| d.tablets(table_id))?
-        .iter()
-        .map(|t| partition_of(&t.start_key, &t.end_key))
-        .collect())
+/// Every cluster of `table`'s instance (id and database) and the position of the one
+/// `app_profile_id` routes to.
+fn clusters(
+    instances: &Instances,
+    table: &TableName,
+    app_profile_id: &str,
+    rpc: &str,
+) -> Result<(Vec<(String, SharedDatabase)>, usize)> {
+    let routed = instances.route(&table.instance, app_profile_id, rpc, RequestKind::Read, b"")?;
+    Ok(match instances.replicated(&table.instance)? {
+        Some(rep) => {
+            let ids = rep.cluster_ids()?;
+            let dbs = instances.all_databases(&table.instance)?;
+            (ids.into_iter().zip(dbs).collect(), routed.cluster())
+        }
+        None => {
+            let id = instances
+                .clusters_of(&table.instance)?
+                .first()
+                .map(|c| c.id.clone())
+                .unwrap_or_default();
+            (vec![(id, routed.db)], 0)
+        }
+    })
 }
 
 /// GenerateInitialChangeStreamPartitions: one partition per tablet of the routed cluster.
@@ -154,15 +157,13 @@ pub fn initial_partitions(
     req: &v2::GenerateInitialChangeStreamPartitionsRequest,
 ) -> Result<Vec<v2::GenerateInitialChangeStreamPartitionsResponse>> {
     let table = TableName::parse("table_name", &req.table_name)?;
-    let routed = instances.route(
-        &table.instance,
+    let (clusters, routed) = clusters(
+        instances,
+        &table,
         &req.app_profile_id,
         "GenerateInitialChangeStreamPartitions",
-        RequestKind::Read,
-        b"",
     )?;
-    require_enabled(&routed.db, &table)?;
-    Ok(tablets(&routed.db, &table.table_id)?
+    Ok(reader::partitions(&clusters[routed].1, &table.table_id)?
         .iter()
         .map(|p| v2::GenerateInitialChangeStreamPartitionsResponse {
             partition: Some(partition_to_proto(p)),
@@ -170,31 +171,11 @@ pub fn initial_partitions(
         .collect())
 }
 
-fn require_enabled(db: &SharedDatabase, table: &TableName) -> Result<()> {
-    let enabled = db.read(|d| {
-        d.get_table(&table.table_id)?;
-        Ok(d.change_log(&table.table_id).is_some())
-    })?;
-    if enabled {
-        Ok(())
-    } else {
-        Err(Error::failed_precondition(format!(
-            "change streams are not enabled on table {table}: set change_stream_config with CreateTable or UpdateTable"
-        )))
-    }
-}
-
-/// One open ReadChangeStream (see the module docs).
+/// One open ReadChangeStream.
 pub struct Reader {
     instances: Arc<Instances>,
     table: TableName,
-    /// Every cluster's database, in the instance's order, with its id.
-    clusters: Vec<(String, SharedDatabase)>,
-    routed: SharedDatabase,
-    partition: RowRange,
-    /// Pieces of the partition and their positions (one position per cluster).
-    pieces: Vec<(RowRange, Vec<u64>)>,
-    end_micros: Option<i64>,
+    inner: ChangeStreamReader,
     /// How long between heartbeats, in microseconds of real time.
     pub heartbeat_micros: u64,
 }
@@ -207,44 +188,25 @@ pub struct Polled {
     pub closed: bool,
 }
 
+fn micros(field: &str, t: &prost_types::Timestamp) -> Result<i64> {
+    t.seconds
+        .checked_mul(1_000_000)
+        .and_then(|s| s.checked_add(i64::from(t.nanos) / 1000))
+        .filter(|m| *m >= 0)
+        .ok_or_else(|| Error::invalid_argument(format!("{field} is out of range")))
+}
+
 impl Reader {
     /// Validates a ReadChangeStream request and finds where it starts.
     ///
     /// # Errors
-    /// `InvalidArgument` for a malformed name, partition, start time, end time, heartbeat or
-    /// token (malformed, another table's, not covering the partition); `NotFound` for an
-    /// unknown table; `FailedPrecondition` if its change stream is not enabled.
+    /// `InvalidArgument` for a malformed name, partition, time, heartbeat or token;
+    /// `NotFound` for an unknown table; `FailedPrecondition` if its change stream is not
+    /// enabled; routing errors.
     pub fn open(instances: Arc<Instances>, req: &v2::ReadChangeStreamRequest) -> Result<Reader> {
         use v2::read_change_stream_request::StartFrom;
         let table = TableName::parse("table_name", &req.table_name)?;
-        let routed = instances
-            .route(
-                &table.instance,
-                &req.app_profile_id,
-                "ReadChangeStream",
-                RequestKind::Read,
-                b"",
-            )?
-            .db;
-        require_enabled(&routed, &table)?;
         let partition = partition_from_proto("partition", req.partition.as_ref())?;
-        let ids = match instances.replicated(&table.instance)? {
-            Some(rep) => rep.cluster_ids()?,
-            None => vec![instances
-                .clusters_of(&table.instance)?
-                .first()
-                .map(|c| c.id.clone())
-                .unwrap_or_default()],
-        };
-        let dbs = instances.all_databases(&table.instance)?;
-        let clusters: Vec<(String, SharedDatabase)> = ids.into_iter().zip(dbs).collect();
-        let micros = |field: &str, t: &prost_types::Timestamp| -> Result<i64> {
-            t.seconds
-                .checked_mul(1_000_000)
-                .and_then(|s| s.checked_add(i64::from(t.nanos) / 1000))
-                .filter(|m| *m >= 0)
-                .ok_or_else(|| Error::invalid_argument(format!("{field} is out of range")))
-        };
         let end_micros = req
             .end_time
             .as_ref()
@@ -261,248 +223,120 @@ impl Reader {
                 ))
             }
         };
-        let table_id = table.table_id.clone();
-        let pieces = match &req.start_from {
-            Some(StartFrom::StartTime(t)) => {
-                let start = micros("start_time", t)?;
-                let mut position = Vec::with_capacity(clusters.len());
-                for (_, db) in &clusters {
-                    position.push(db.read(|d| {
-                        let now = d.now_micros();
-                        match d.change_log(&table_id) {
-                            Some(log) => log.position_at(start, now),
-                            None => Ok(0),
-                        }
-                    })?);
-                }
-                vec![(partition.clone(), position)]
-            }
-            Some(StartFrom::ContinuationTokens(tokens)) => {
-                let mut pieces = Vec::new();
-                for (i, t) in tokens.tokens.iter().enumerate() {
-                    let range = partition_from_proto(
-                        &format!("continuation_tokens.tokens[{i}].partition"),
-                        t.partition.as_ref(),
-                    )?;
-                    let position = StreamPosition::decode(&t.token, &table_id, clusters.len())?;
-                    pieces.push((range, position.0));
-                }
-                check_cover(&partition, &pieces)?;
-                pieces
-            }
-            None => {
-                let mut position = Vec::with_capacity(clusters.len());
-                for (_, db) in &clusters {
-                    position.push(
-                        db.read(|d| Ok(d.change_log(&table_id).map_or(0, |l| l.last_sequence())))?,
-                    );
-                }
-                vec![(partition.clone(), position)]
-            }
+        let start = match &req.start_from {
+            Some(StartFrom::StartTime(t)) => StreamStart::Time(micros("start_time", t)?),
+            Some(StartFrom::ContinuationTokens(tokens)) => StreamStart::Tokens(
+                tokens
+                    .tokens
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        Ok((
+                            partition_from_proto(
+                                &format!("continuation_tokens.tokens[{i}].partition"),
+                                t.partition.as_ref(),
+                            )?,
+                            t.token.clone(),
+                        ))
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+            None => StreamStart::Now,
         };
+        let (clusters, routed) =
+            clusters(&instances, &table, &req.app_profile_id, "ReadChangeStream")?;
+        let inner = ChangeStreamReader::open(
+            clusters,
+            routed,
+            &table.table_id,
+            partition,
+            start,
+            end_micros,
+        )?;
         Ok(Reader {
             instances,
             table,
-            clusters,
-            routed,
-            partition,
-            pieces,
-            end_micros,
+            inner,
             heartbeat_micros,
         })
     }
 
-    /// The position every piece has reached (per cluster, the smallest): resuming from it
-    /// never loses a change.
-    fn position(&self) -> StreamPosition {
-        let n = self.clusters.len();
-        StreamPosition(
-            (0..n)
-                .map(|c| self.pieces.iter().map(|p| p.1[c]).min().unwrap_or(0))
-                .collect(),
-        )
-    }
-
     /// A Heartbeat with the current position.
+    ///
+    /// # Errors
+    /// A poisoned lock.
     pub fn heartbeat(&self) -> Result<v2::ReadChangeStreamResponse> {
-        let now = self.routed.read(|d| Ok(d.now_micros()))?;
         Ok(v2::ReadChangeStreamResponse {
             stream_record: Some(StreamRecord::Heartbeat(Heartbeat {
                 continuation_token: Some(v2::StreamContinuationToken {
-                    partition: Some(partition_to_proto(&self.partition)),
-                    token: self.position().encode(&self.table.table_id),
+                    partition: Some(partition_to_proto(self.inner.partition())),
+                    token: self.inner.token(),
                 }),
-                estimated_low_watermark: Some(timestamp_to_proto(now)),
+                estimated_low_watermark: Some(timestamp_to_proto(self.inner.now_micros()?)),
             })),
         })
     }
 
-    /// Sends what is new: DataChange records in commit order, then a CloseStream if the
-    /// partition changed or `end_time` was reached.
+    /// Delivers what replication has due, then converts the core reader's next events.
     ///
     /// # Errors
-    /// Storage errors; `FailedPrecondition` if the change stream was disabled meanwhile.
+    /// As [`ChangeStreamReader::poll`].
     pub fn poll(&mut self) -> Result<Polled> {
         if let Some(rep) = self.instances.replicated(&self.table.instance)? {
             rep.pump()?;
         }
-        let table_id = self.table.table_id.clone();
-        let now = self.routed.read(|d| Ok(d.now_micros()))?;
-        // Every cluster's new changes, merged by commit time then cluster.
-        let mut changes = Vec::new();
-        let mut ends = Vec::with_capacity(self.clusters.len());
-        for (c, (_, db)) in self.clusters.iter().enumerate() {
-            let from = self.pieces.iter().map(|p| p.1[c]).min().unwrap_or(0);
-            let (records, last) = db.read(|d| {
-                let log = d.change_log(&table_id).ok_or_else(|| {
-                    Error::failed_precondition(format!(
-                        "the change stream of table {} was disabled",
-                        self.table
-                    ))
-                })?;
-                Ok((
-                    log.since(from, self.end_micros, &self.partition),
-                    log.last_sequence(),
-                ))
-            })?;
-            // With an end time, positions stop at the last change before it.
-            let reached = match self.end_micros {
-                Some(_) => records.last().map_or(from, |r| r.sequence),
-                None => last,
-            };
-            ends.push(reached);
-            changes.extend(records.into_iter().map(|r| (c, r)));
-        }
-        changes.sort_by(|a, b| {
-            (a.1.commit_micros, a.0, a.1.sequence).cmp(&(b.1.commit_micros, b.0, b.1.sequence))
-        });
-        let mut responses = Vec::new();
-        for (c, record) in changes {
-            let Some(piece) = self
-                .pieces
-                .iter_mut()
-                .find(|p| p.0.contains(&record.row_key))
-            else {
-                continue;
-            };
-            if record.sequence <= piece.1[c] {
-                continue;
-            }
-            piece.1[c] = record.sequence;
-            responses.push(v2::ReadChangeStreamResponse {
-                stream_record: Some(StreamRecord::DataChange(DataChange {
+        let mut closed = false;
+        let responses = self
+            .inner
+            .poll()?
+            .into_iter()
+            .map(|event| match event {
+                StreamEvent::Change {
+                    record,
+                    source_cluster_id,
+                    tiebreaker,
+                    token,
+                } => StreamRecord::DataChange(DataChange {
                     r#type: data_change::Type::User as i32,
-                    source_cluster_id: self.clusters[c].0.clone(),
-                    row_key: record.row_key.clone(),
+                    source_cluster_id,
+                    row_key: record.row_key,
                     commit_timestamp: Some(timestamp_to_proto(record.commit_micros)),
-                    tiebreaker: c as i32,
+                    tiebreaker,
                     chunks: record
                         .mutations
                         .iter()
                         .map(|m| MutationChunk {
-                            chunk_info: None::<mutation_chunk::ChunkInfo>,
+                            chunk_info: None,
                             mutation: Some(mutation_to_proto(m)),
                         })
                         .collect(),
                     done: true,
-                    token: String::new(),
+                    token,
                     estimated_low_watermark: Some(timestamp_to_proto(record.commit_micros)),
-                })),
-            });
-            let token = self.position().encode(&table_id);
-            if let Some(StreamRecord::DataChange(d)) =
-                responses.last_mut().and_then(|r| r.stream_record.as_mut())
-            {
-                d.token = token;
-            }
-        }
-        // Every piece has now seen everything up to each cluster's end.
-        for piece in &mut self.pieces {
-            for (c, end) in ends.iter().enumerate() {
-                piece.1[c] = piece.1[c].max(*end);
-            }
-        }
-        if self.pieces.len() > 1 && self.pieces.iter().all(|p| p.1 == self.pieces[0].1) {
-            let position = self.pieces[0].1.clone();
-            self.pieces = vec![(self.partition.clone(), position)];
-        }
-        if self.end_micros.is_some_and(|end| now >= end) {
-            responses.push(close(Vec::new(), Vec::new()));
-            return Ok(Polled {
-                responses,
-                closed: true,
-            });
-        }
-        let current = tablets(&self.routed, &table_id)?;
-        if !current.contains(&self.partition) {
-            let position = self.position().encode(&table_id);
-            let mut new_partitions = Vec::new();
-            let mut tokens = Vec::new();
-            for t in current {
-                if let Some(piece) = t.intersect(&self.partition) {
-                    tokens.push(v2::StreamContinuationToken {
-                        partition: Some(partition_to_proto(&piece)),
-                        token: position.clone(),
-                    });
-                    new_partitions.push(partition_to_proto(&t));
+                }),
+                StreamEvent::Close {
+                    continuation_tokens,
+                    new_partitions,
+                } => {
+                    closed = true;
+                    StreamRecord::CloseStream(CloseStream {
+                        status: Some(Default::default()),
+                        continuation_tokens: continuation_tokens
+                            .iter()
+                            .map(|(range, token)| v2::StreamContinuationToken {
+                                partition: Some(partition_to_proto(range)),
+                                token: token.clone(),
+                            })
+                            .collect(),
+                        new_partitions: new_partitions.iter().map(partition_to_proto).collect(),
+                    })
                 }
-            }
-            responses.push(close(tokens, new_partitions));
-            return Ok(Polled {
-                responses,
-                closed: true,
-            });
-        }
-        Ok(Polled {
-            responses,
-            closed: false,
-        })
-    }
-}
-
-fn close(
-    continuation_tokens: Vec<v2::StreamContinuationToken>,
-    new_partitions: Vec<v2::StreamPartition>,
-) -> v2::ReadChangeStreamResponse {
-    v2::ReadChangeStreamResponse {
-        stream_record: Some(StreamRecord::CloseStream(CloseStream {
-            status: Some(Default::default()),
-            continuation_tokens,
-            new_partitions,
-        })),
-    }
-}
-
-/// The tokens' pieces must cover the partition exactly: inside it, not overlapping, and
-/// together all of it.
-fn check_cover(partition: &RowRange, pieces: &[(RowRange, Vec<u64>)]) -> Result<()> {
-    let bad = || {
-        Error::invalid_argument(
-            "continuation_tokens: the tokens' partitions must together cover the request's partition exactly",
-        )
-    };
-    if pieces.is_empty() {
-        return Err(bad());
-    }
-    let mut sorted: Vec<&RowRange> = pieces.iter().map(|p| &p.0).collect();
-    sorted.sort_by(|a, b| start_key(a).cmp(start_key(b)));
-    if sorted[0].start != partition.start || sorted[sorted.len() - 1].end != partition.end {
-        return Err(bad());
-    }
-    for pair in sorted.windows(2) {
-        match (&pair[0].end, &pair[1].start) {
-            (Bound::Excluded(a), Bound::Included(b)) | (Bound::Included(a), Bound::Excluded(b))
-                if a == b => {}
-            _ => return Err(bad()),
-        }
-    }
-    Ok(())
-}
-
-fn start_key(r: &RowRange) -> &[u8] {
-    match &r.start {
-        Bound::Included(k) | Bound::Excluded(k) => k,
-        Bound::Unbounded => &[],
+            })
+            .map(|r| v2::ReadChangeStreamResponse {
+                stream_record: Some(r),
+            })
+            .collect();
+        Ok(Polled { responses, closed })
     }
 }
 

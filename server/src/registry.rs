@@ -58,6 +58,11 @@ pub struct Routed {
 }
 
 impl Routed {
+    /// The routed cluster's position in the instance (0 on a single-cluster instance).
+    pub fn cluster(&self) -> usize {
+        self.cluster
+    }
+
     /// Hands what the request wrote to replication (a no-op on a single-cluster instance).
     ///
     /// # Errors
