@@ -356,6 +356,12 @@ const OPERATIONS_METHODS: &[(&str, &str, &str, &str)] = &[
 /// create and delete an instance). Routes not listed here answer UNIMPLEMENTED.
 const INSTANCE_ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
     (
+        "list_hot_tablets",
+        "ListHotTablets",
+        "bigtable::admin::v2::ListHotTabletsRequest",
+        "bigtable::admin::v2::ListHotTabletsResponse",
+    ),
+    (
         "create_instance",
         "CreateInstance",
         "bigtable::admin::v2::CreateInstanceRequest",

@@ -41,8 +41,8 @@ pub mod table;
 
 pub use api::change_stream::{ChangeLog, ChangeRecord, StreamPosition};
 pub use api::database::{
-    BackupInfo, CommittedWrite, Database, DropRowRange, Durability, OpenOptions, RowMutations,
-    StoredCell,
+    BackupInfo, CommittedWrite, Database, DropRowRange, Durability, HotTablet, OpenOptions,
+    RowMutations, StoredCell,
 };
 pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
 #[cfg(feature = "serde")]

@@ -69,6 +69,20 @@ pub enum DropRowRange {
     All,
 }
 
+/// A tablet that did a large share of the work in a window (see
+/// [`Database::hot_tablets`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HotTablet {
+    /// Its table.
+    pub table_id: String,
+    /// Its first row key (empty: the table's start).
+    pub start_key: Vec<u8>,
+    /// The row key after its last (empty: the table's end).
+    pub end_key: Vec<u8>,
+    /// Its share of the work of every tablet in the window, 0 to 100.
+    pub cpu_share_percent: f32,
+}
+
 /// What `get_backup` and `list_backups` report about a backup.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackupInfo {
@@ -796,6 +810,58 @@ impl Database {
     /// `NotFound` for an unknown table.
     pub fn access_stats(&self, table_id: &str) -> Result<Vec<AccessStat>> {
         Ok(self.table(table_id)?.stats.lock().by_key())
+    }
+
+    /// The tablets that did most of the database's work between `start_micros` and
+    /// `end_micros` (time buckets starting in that window), busiest first: Bigtable's
+    /// ListHotTablets. A tablet's work is the rows and cells its reads visited plus the row
+    /// mutations it applied (the engine's stand-in for CPU time, counted in its access
+    /// statistics); its share is that work over the work of every tablet of every table in
+    /// the window. Tablets with less than `min_share_percent` of it are left out, and so are
+    /// tablets that no longer exist (a split or merge replaced them).
+    ///
+    /// # Errors
+    /// `InvalidArgument` if the window is empty or reversed.
+    pub fn hot_tablets(
+        &self,
+        start_micros: i64,
+        end_micros: i64,
+        min_share_percent: f32,
+    ) -> Result<Vec<HotTablet>> {
+        if end_micros <= start_micros {
+            return Err(Error::invalid_argument(format!(
+                "the window must end after it starts (start {start_micros}, end {end_micros} microseconds)"
+            )));
+        }
+        let work =
+            |c: &crate::table::stats::AccessCounters| c.rows_scanned + c.cells_scanned + c.writes;
+        let mut busy = Vec::new();
+        let mut total = 0u64;
+        for (name, table) in &self.tables {
+            let per_tablet = table
+                .stats
+                .lock()
+                .by_tablet_between(start_micros, end_micros);
+            total += per_tablet.values().map(work).sum::<u64>();
+            for info in table.tablet_infos() {
+                if let Some(c) = per_tablet.get(&info.id) {
+                    busy.push((name.clone(), info, work(c)));
+                }
+            }
+        }
+        let mut hot: Vec<HotTablet> = busy
+            .into_iter()
+            .filter(|(_, _, w)| *w > 0)
+            .map(|(table_id, tablet, w)| HotTablet {
+                table_id,
+                start_key: tablet.start_key,
+                end_key: tablet.end_key,
+                cpu_share_percent: (w as f64 * 100.0 / total.max(1) as f64) as f32,
+            })
+            .filter(|h| h.cpu_share_percent >= min_share_percent)
+            .collect();
+        hot.sort_by(|a, b| b.cpu_share_percent.total_cmp(&a.cpu_share_percent));
+        Ok(hot)
     }
 
     /// Sets how a table's access statistics are bucketed (clears what was counted).

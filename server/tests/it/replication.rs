@@ -394,3 +394,54 @@ async fn injected_faults_fail_the_rpc_they_name_then_clear() {
         "{single:?}"
     );
 }
+
+#[tokio::test]
+async fn list_hot_tablets_names_the_busy_tablet_of_a_cluster() {
+    let server = replicated_server().await;
+    let mut data = server.data().await;
+    for i in 0..20 {
+        data.mutate_row(v2::MutateRowRequest {
+            app_profile_id: "to-east".into(),
+            ..set_cell(&format!("r{i}"), "v")
+        })
+        .await
+        .unwrap();
+    }
+    let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
+    let hot = instances
+        .list_hot_tablets(admin_v2::ListHotTabletsRequest {
+            parent: format!("{INSTANCE}/clusters/east-cluster"),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .hot_tablets;
+    assert_eq!(hot.len(), 1, "{hot:?}");
+    assert_eq!(hot[0].table_name, TABLE);
+    assert!((hot[0].node_cpu_usage_percent - 100.0).abs() < 0.01);
+    let unknown = instances
+        .list_hot_tablets(admin_v2::ListHotTabletsRequest {
+            parent: format!("{INSTANCE}/clusters/nowhere-cluster"),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), tonic::Code::NotFound);
+    let reversed = instances
+        .list_hot_tablets(admin_v2::ListHotTabletsRequest {
+            parent: format!("{INSTANCE}/clusters/east-cluster"),
+            start_time: Some(prost_types::Timestamp {
+                seconds: 1_700_000_100,
+                nanos: 0,
+            }),
+            end_time: Some(prost_types::Timestamp {
+                seconds: 1_700_000_000,
+                nanos: 0,
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(reversed.code(), tonic::Code::InvalidArgument);
+}
