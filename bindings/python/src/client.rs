@@ -441,6 +441,83 @@ impl Table {
             .collect())
     }
 
+    /// Enables (a retention of 1 to 7 days, in microseconds), changes or (`None`) disables
+    /// the table's change stream.
+    #[pyo3(signature = (retention_micros))]
+    fn set_change_stream_retention(
+        &self,
+        py: Python<'_>,
+        retention_micros: Option<i64>,
+    ) -> PyResult<()> {
+        py.detach(|| {
+            self.db
+                .write(|d| d.set_change_stream(&self.table_id, retention_micros))
+        })
+        .map_err(|e| to_py_err(py, e))
+    }
+
+    /// The partitions of the table's change stream (its tablets).
+    fn generate_initial_change_stream_partitions(
+        &self,
+        py: Python<'_>,
+    ) -> PyResult<Vec<crate::query::RowRange>> {
+        let parts = py
+            .detach(|| sparsetable::api::change_stream_reader::partitions(&self.db, &self.table_id))
+            .map_err(|e| to_py_err(py, e))?;
+        Ok(parts
+            .iter()
+            .map(crate::query::RowRange::from_core)
+            .collect())
+    }
+
+    /// Reads one partition of the table's change stream: from `start_time_micros`, from
+    /// `continuation_tokens` (`(partition, token)` pairs covering `partition` exactly), or
+    /// (neither) from now; until `end_time_micros` if given.
+    #[pyo3(signature = (partition, *, start_time_micros = None, continuation_tokens = None, end_time_micros = None))]
+    fn read_change_stream(
+        &self,
+        py: Python<'_>,
+        partition: PyRef<'_, crate::query::RowRange>,
+        start_time_micros: Option<i64>,
+        continuation_tokens: Option<Vec<(PyRef<'_, crate::query::RowRange>, String)>>,
+        end_time_micros: Option<i64>,
+    ) -> PyResult<crate::change_stream::ChangeStreamIterator> {
+        use sparsetable::api::change_stream_reader::{ChangeStreamReader, StreamStart};
+        let tokens: Vec<(sparsetable::RowRange, String)> = continuation_tokens
+            .unwrap_or_default()
+            .iter()
+            .map(|(r, t)| (r.to_core(), t.clone()))
+            .collect();
+        let start = match (start_time_micros, tokens.is_empty()) {
+            (Some(_), false) => {
+                return Err(to_py_err(
+                    py,
+                    sparsetable::Error::invalid_argument(
+                        "give start_time_micros or continuation_tokens, not both",
+                    ),
+                ))
+            }
+            (Some(t), true) => StreamStart::Time(t),
+            (None, false) => StreamStart::Tokens(tokens),
+            (None, true) => StreamStart::Now,
+        };
+        let partition = partition.to_core();
+        let db = (*self.db).clone();
+        let reader = py
+            .detach(|| {
+                ChangeStreamReader::open(
+                    vec![(String::new(), db)],
+                    0,
+                    &self.table_id,
+                    partition,
+                    start,
+                    end_time_micros,
+                )
+            })
+            .map_err(|e| to_py_err(py, e))?;
+        Ok(crate::change_stream::ChangeStreamIterator::new(reader))
+    }
+
     /// The same rows as an iterator. The engine's view of the table is taken now (later
     /// writes are not seen); rows are then produced as the iterator is advanced, a small
     /// batch at a time with the GIL released, and no database lock is held between rows, so

@@ -7,6 +7,7 @@
 //! check and every behaviour is the engine's. Engine errors become the exception classes of
 //! `errors`, mapped in one function.
 
+mod change_stream;
 mod client;
 mod convert;
 mod errors;
@@ -30,6 +31,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::BigtableDataClient>()?;
     m.add_class::<client::Table>()?;
     m.add_class::<client::RowIterator>()?;
+    m.add_class::<change_stream::ChangeStreamIterator>()?;
+    m.add_class::<change_stream::ChangeStreamRecord>()?;
     m.add_class::<client::TableAdmin>()?;
     m.add_class::<client::TableInfo>()?;
     m.add_class::<client::ColumnFamilyModification>()?;

@@ -133,7 +133,7 @@ impl Mutation {
     }
 }
 
-fn new_mutation<T: pyo3::PyClass<BaseType = Mutation>>(
+pub(crate) fn new_mutation<T: pyo3::PyClass<BaseType = Mutation>>(
     inner: CoreMutation,
     sub: T,
 ) -> PyClassInitializer<T> {

@@ -98,6 +98,26 @@ fn py_bool(b: bool) -> &'static str {
 }
 
 impl RowRange {
+    /// A core range as the Python object (a change stream's partitions and pieces).
+    pub(crate) fn from_core(r: &CoreRowRange) -> Self {
+        let (start_key, start_is_inclusive) = match &r.start {
+            KeyBound::Included(k) => (Some(k.clone()), true),
+            KeyBound::Excluded(k) => (Some(k.clone()), false),
+            KeyBound::Unbounded => (None, true),
+        };
+        let (end_key, end_is_inclusive) = match &r.end {
+            KeyBound::Included(k) => (Some(k.clone()), true),
+            KeyBound::Excluded(k) => (Some(k.clone()), false),
+            KeyBound::Unbounded => (None, false),
+        };
+        RowRange {
+            start_key,
+            end_key,
+            start_is_inclusive,
+            end_is_inclusive,
+        }
+    }
+
     /// The core range; the core applies the wire rule (an empty key is unbounded).
     pub(crate) fn to_core(&self) -> CoreRowRange {
         let bound = |key: &Option<Vec<u8>>, inclusive: bool| match key {

@@ -44,13 +44,14 @@ impl EmulatorServer {
     /// Starts a server on `host:port` (0: a free port), in memory or in `data_dir`
     /// (`DIR/PROJECT/INSTANCE`, the command line's `--data-dir`), and returns once it
     /// listens. `durability` as the client's (`sync`, `interval`, `none`); `clock_micros`
-    /// freezes the server's clock (`--clock-micros`); `log_level` is `off`, `error`, `info` or
-    /// `debug` (stderr).
+    /// freezes the server's clock (`--clock-micros`); `replication_lag_micros` is how long a
+    /// write takes to reach the other clusters of an instance with two or more
+    /// (`--replication-lag`); `log_level` is `off`, `error`, `info` or `debug` (stderr).
     ///
     /// Raises `RuntimeError` if the port or the directory cannot be used (a directory held
     /// by another process, for one), `InvalidArgument` for a bad durability or log level.
     #[new]
-    #[pyo3(signature = (*, host = "127.0.0.1", port = 0, data_dir = None, durability = None, clock_micros = None, log_level = "error"))]
+    #[pyo3(signature = (*, host = "127.0.0.1", port = 0, data_dir = None, durability = None, clock_micros = None, log_level = "error", replication_lag_micros = 0))]
     fn new(
         py: Python<'_>,
         host: &str,
@@ -59,7 +60,14 @@ impl EmulatorServer {
         durability: Option<&str>,
         clock_micros: Option<i64>,
         log_level: &str,
+        replication_lag_micros: i64,
     ) -> PyResult<Self> {
+        if replication_lag_micros < 0 {
+            return Err(to_py_err(
+                py,
+                sparsetable::Error::invalid_argument("replication_lag_micros must not be negative"),
+            ));
+        }
         let options = Options {
             host: host.to_string(),
             port,
@@ -68,6 +76,7 @@ impl EmulatorServer {
             durability: parse_durability(durability).map_err(|e| to_py_err(py, e))?,
             log_level: Level::parse(log_level)
                 .map_err(|e| to_py_err(py, sparsetable::Error::invalid_argument(e.to_string())))?,
+            replication_lag_micros,
         };
         py.detach(|| start(options))
             .map_err(|e| PyRuntimeError::new_err(format!("sparsetable-server: {e}")))
