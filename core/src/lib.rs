@@ -41,7 +41,7 @@ pub mod table;
 
 pub use api::database::{
     BackupInfo, CommittedWrite, Database, DropRowRange, Durability, OpenOptions, RowMutations,
-    StoredCell,
+    StoredCell, VerifyReport,
 };
 #[cfg(feature = "serde")]
 pub use api::json;
