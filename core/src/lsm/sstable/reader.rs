@@ -155,6 +155,12 @@ impl Sstable {
         self.inner.filter.may_contain(filter_key)
     }
 
+    /// The bytes of the data blocks (offset 0 up to the filter block): what opening does not
+    /// read. The rest of the file (filter, meta, index, footer) is what it does.
+    pub fn data_bytes(&self) -> u64 {
+        self.inner.data_end
+    }
+
     /// The table's recorded properties.
     pub fn properties(&self) -> &SstableProperties {
         &self.inner.properties
