@@ -88,6 +88,9 @@ pub(crate) fn next_visible_row<'a>(
     }
 }
 
+/// A point read's answer: the row's tablet id and its visible cells.
+pub(crate) type PointCells = (u64, Vec<Cell>);
+
 impl Table {
     /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
     ///
@@ -108,11 +111,7 @@ impl Table {
     ///
     /// # Errors
     /// A run's error (`DataLoss` for a corrupt block holding the row).
-    pub(crate) fn point_cells(
-        &self,
-        key: &[u8],
-        now_micros: i64,
-    ) -> Result<Option<(u64, Vec<Cell>)>> {
+    pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Result<Option<PointCells>> {
         self.point_read(key, now_micros).0
     }
 
@@ -122,7 +121,7 @@ impl Table {
         &self,
         key: &[u8],
         now_micros: i64,
-    ) -> (Result<Option<(u64, Vec<Cell>)>>, u64) {
+    ) -> (Result<Option<PointCells>>, u64) {
         let tablet = &self.tablets[self.tablet_index(key)];
         let mut scan = TabletScan::point(tablet, key);
         let mut resolver =
