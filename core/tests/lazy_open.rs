@@ -10,8 +10,9 @@ use std::sync::Arc;
 use sparsetable::lsm::sstable::Sstable;
 use sparsetable::platform::storage::{read_all, CountingStorage, MemStorage, Storage};
 use sparsetable::{
-    Code, Database, Durability, ManualClock, Mutation, OpenOptions, ReadModifyWriteRule,
-    ReadRowsRequest, Row, RowRange, RowSet, TableConfig, TabletOptions,
+    Code, Database, Durability, GcRule, ManualClock, Mutation, OpenOptions, ReadModifyWriteRule,
+    ReadRowsRequest, Row, RowRange, RowSet, SharedDatabase, TableConfig, TabletOptions,
+    TimestampRange,
 };
 
 const NOW: i64 = 50_000_000;
@@ -35,7 +36,7 @@ fn open(storage: Arc<dyn Storage>, verify_on_open: bool) -> sparsetable::Result<
 /// One tablet that flushes a run every `memtable_bytes` and never merges, splits or
 /// compacts them on its own.
 fn config(memtable_bytes: u64) -> TableConfig {
-    TableConfig {
+    let mut config = TableConfig {
         tablet_options: TabletOptions {
             memtable_bytes,
             max_runs: 10_000,
@@ -43,8 +44,13 @@ fn config(memtable_bytes: u64) -> TableConfig {
             merge_bytes: 0,
             split_load_ops: 0,
         },
-        ..TableConfig::with_families(["f"])
+        ..TableConfig::with_families(["f", "g"])
+    };
+    // A family with a GC rule: a ranged delete in it reads the row to bury what GC collects.
+    if let Some(g) = config.families.get_mut("g") {
+        g.gc_rule = GcRule::MaxNumVersions(1);
     }
+    config
 }
 
 /// A value of `len` bytes that no compression shrinks much (an LCG's high bytes).
@@ -316,7 +322,26 @@ fn a_corrupt_block_is_data_loss_at_the_read_that_touches_it_and_other_rows_still
         &file,
         "read_modify_write_row",
     );
+    assert_data_loss(
+        db.mutate_row(
+            "t",
+            &row,
+            &[Mutation::DeleteFromColumn {
+                family: "g".into(),
+                qualifier: b"q".to_vec(),
+                time_range: TimestampRange {
+                    start_micros: 1_000,
+                    end_micros: Some(2_000),
+                },
+            }],
+        ),
+        &file,
+        "a ranged delete that buries GC-collectable cells",
+    );
     assert_data_loss(db.read_row_versions("t", &row), &file, "read_row_versions");
+    // Writes that do not read the row still go through.
+    db.mutate_row("t", &row, &[Mutation::set_cell("f", b"new", 1_000, b"v")])
+        .unwrap();
 
     // Compaction reads every row: it fails, and the table is as it was.
     assert_data_loss(db.compact_table("t"), &file, "compact_table");
@@ -335,7 +360,14 @@ fn a_corrupt_block_is_data_loss_at_the_read_that_touches_it_and_other_rows_still
 
     // The explicit check finds it, and so does an open that verifies.
     assert_data_loss(db.verify(), &file, "verify");
-    drop(db);
+    let shared = SharedDatabase::new(db);
+    assert_data_loss(shared.verify(), &file, "SharedDatabase::verify");
+    assert_data_loss(
+        shared.read_rows("t", &ReadRowsRequest::default()),
+        &file,
+        "SharedDatabase::read_rows",
+    );
+    drop(shared);
     assert_data_loss(open(Arc::new(storage), true), &file, "verify_on_open");
 }
 
