@@ -9,7 +9,11 @@
 //! as it was. Front-ends use this layer (and the model types) and nothing below it.
 //! Imports: every layer below.
 
+pub mod change_stream;
+#[cfg(feature = "std")]
+pub mod change_stream_reader;
 pub mod database;
+pub mod faults;
 #[cfg(feature = "serde")]
 pub mod json;
 #[cfg(feature = "std")]

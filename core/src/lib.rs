@@ -39,17 +39,17 @@ pub mod model;
 pub mod platform;
 pub mod table;
 
+pub use api::change_stream::{ChangeLog, ChangeRecord, StreamPosition};
 pub use api::database::{
-    BackupInfo, CommittedWrite, Database, DropRowRange, Durability, OpenOptions, RowMutations,
-    StoredCell, VerifyReport,
+    BackupInfo, CommittedWrite, Database, DropRowRange, Durability, HotTablet, OpenOptions,
+    RowMutations, StoredCell, VerifyReport,
 };
+pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
 #[cfg(feature = "serde")]
 pub use api::json;
 #[cfg(feature = "std")]
 pub use api::replicated::ReplicatedInstance;
-pub use api::replication::{
-    AppProfile, Delivery, FaultOutcome, FaultRule, Isolation, Replication, RequestKind, Routing,
-};
+pub use api::replication::{AppProfile, Delivery, Isolation, Replication, RequestKind, Routing};
 #[cfg(feature = "std")]
 pub use api::shared::SharedDatabase;
 pub use error::{Code, Error, Result};

@@ -1,11 +1,11 @@
 //! Replication between an instance's clusters on a manual clock: lag, routing, transactions
 //! refused by multi-cluster profiles, consistency tokens, conflicts that converge, outages
-//! with failover and catch-up, injected faults, and schema changes reaching every cluster.
+//! with failover and catch-up, and schema changes reaching every cluster.
 
 use std::sync::Arc;
 
 use sparsetable::{
-    AppProfile, Code, Database, FaultRule, Isolation, ManualClock, Mutation, ReadModifyWriteRule,
+    AppProfile, Code, Database, Isolation, ManualClock, Mutation, ReadModifyWriteRule,
     ReplicatedInstance, RequestKind, Routing, SharedDatabase, TableConfig,
 };
 
@@ -242,57 +242,6 @@ fn an_unavailable_cluster_fails_single_cluster_profiles_and_multi_cluster_fails_
     assert_eq!(
         inst.set_available("c9", true).unwrap_err().code(),
         Code::NotFound
-    );
-}
-
-#[test]
-fn injected_faults_count_down_and_draw_from_the_seed() {
-    let (_clock, inst) = instance(&["c1", "c2"]);
-    inst.add_fault(FaultRule {
-        rpc: Some("ReadRows".into()),
-        cluster_id: Some("c2".into()),
-        code: Some(Code::Unavailable),
-        remaining: Some(2),
-        probability: 1.0,
-        latency_micros: 0,
-    })
-    .unwrap();
-    assert!(inst.check_fault("ReadRows", 0).unwrap().error.is_none());
-    assert!(inst.check_fault("MutateRow", 1).unwrap().error.is_none());
-    for _ in 0..2 {
-        let e = inst.check_fault("ReadRows", 1).unwrap().error.unwrap();
-        assert_eq!(e.code(), Code::Unavailable);
-    }
-    assert!(inst.check_fault("ReadRows", 1).unwrap().error.is_none());
-    let draws = |seed| {
-        inst.clear_faults(seed).unwrap();
-        inst.add_fault(FaultRule {
-            rpc: None,
-            cluster_id: None,
-            code: Some(Code::Internal),
-            remaining: None,
-            probability: 0.5,
-            latency_micros: 7,
-        })
-        .unwrap();
-        (0..64)
-            .map(|_| inst.check_fault("MutateRow", 0).unwrap().error.is_some())
-            .collect::<Vec<_>>()
-    };
-    let a = draws(42);
-    assert_eq!(a, draws(42), "same seed, same faults");
-    assert!(a.iter().any(|&x| x) && a.iter().any(|&x| !x));
-    let bad = FaultRule {
-        rpc: None,
-        cluster_id: None,
-        code: Some(Code::Internal),
-        remaining: None,
-        probability: 1.5,
-        latency_micros: 0,
-    };
-    assert_eq!(
-        inst.add_fault(bad).unwrap_err().code(),
-        Code::InvalidArgument
     );
 }
 

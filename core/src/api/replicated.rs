@@ -19,7 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::vec::Vec;
 
 use crate::api::database::{CommittedWrite, RowMutations};
-use crate::api::replication::{AppProfile, FaultOutcome, FaultRule, Replication, RequestKind};
+use crate::api::replication::{AppProfile, Replication, RequestKind};
 use crate::api::shared::{poisoned, SharedDatabase};
 use crate::model::mutation::Mutation;
 use crate::model::request::ReadRowsRequest;
@@ -31,6 +31,8 @@ use crate::{Error, Result};
 pub struct ReplicatedInstance {
     replicas: Vec<SharedDatabase>,
     state: Mutex<Replication>,
+    /// Per cluster, the first cluster's schema epoch it was last brought in line with.
+    synced: Mutex<Vec<Option<u64>>>,
 }
 
 impl ReplicatedInstance {
@@ -48,9 +50,11 @@ impl ReplicatedInstance {
                 Ok(())
             })?;
         }
+        let synced = Mutex::new(std::vec![None; replicas.len()]);
         let instance = ReplicatedInstance {
             replicas,
             state: Mutex::new(state),
+            synced,
         };
         instance.pump()?;
         Ok(instance)
@@ -129,31 +133,6 @@ impl ReplicatedInstance {
         Ok(self.state()?.in_flight())
     }
 
-    /// Adds an injected fault; see [`FaultRule`].
-    ///
-    /// # Errors
-    /// As [`Replication::add_fault`].
-    pub fn add_fault(&self, rule: FaultRule) -> Result<()> {
-        self.state()?.add_fault(rule)
-    }
-
-    /// Removes every injected fault and reseeds their generator.
-    ///
-    /// # Errors
-    /// A poisoned lock.
-    pub fn clear_faults(&self, seed: u64) -> Result<()> {
-        self.state()?.clear_faults(seed);
-        Ok(())
-    }
-
-    /// What injected faults do to one request of `rpc` at cluster `i`.
-    ///
-    /// # Errors
-    /// A poisoned lock.
-    pub fn check_fault(&self, rpc: &str, i: usize) -> Result<FaultOutcome> {
-        Ok(self.state()?.check_fault(rpc, i))
-    }
-
     /// Delivers what is due, then picks the cluster for a request through `app_profile_id`
     /// (see [`Replication::route`]): its position and its database.
     ///
@@ -175,12 +154,11 @@ impl ReplicatedInstance {
     /// # Errors
     /// A poisoned lock; storage errors applying due writes.
     pub fn after_write(&self, i: usize) -> Result<()> {
-        let Some(db) = self.replicas.get(i) else {
-            return Ok(());
-        };
-        let writes = db.write(|d| Ok(d.take_committed()))?;
-        if !writes.is_empty() {
-            self.state()?.record(i, writes);
+        if let Some(db) = self.replicas.get(i) {
+            let writes = db.write(|d| Ok(d.take_committed()))?;
+            if !writes.is_empty() {
+                self.state()?.record(i, writes);
+            }
         }
         self.pump()
     }
@@ -216,11 +194,25 @@ impl ReplicatedInstance {
     /// A poisoned lock; storage errors.
     pub fn pump(&self) -> Result<()> {
         let mut state = self.state()?;
-        for i in 1..self.replicas.len() {
-            if state.is_available(i) {
-                self.sync_schema(i)?;
+        // Writes made on a cluster's database directly (not through `route`) replicate too.
+        for (i, db) in self.replicas.iter().enumerate() {
+            if !db.read(|d| Ok(d.has_committed()))? {
+                continue;
+            }
+            let writes = db.write(|d| Ok(d.take_committed()))?;
+            if !writes.is_empty() {
+                state.record(i, writes);
             }
         }
+        let epoch = self.replicas[0].read(|d| Ok(d.schema_epoch()))?;
+        let mut synced = self.synced.lock().map_err(|_| poisoned())?;
+        for i in 1..self.replicas.len() {
+            if state.is_available(i) && synced[i] != Some(epoch) {
+                self.sync_schema(i)?;
+                synced[i] = Some(epoch);
+            }
+        }
+        drop(synced);
         let now = self.replicas[0].read(|d| Ok(d.now_micros()))?;
         for delivery in state.pump(now) {
             self.replicas[delivery.cluster].write(|d| {

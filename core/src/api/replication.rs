@@ -1,6 +1,7 @@
 //! Replication between the clusters of one instance, simulated on the engine's clock:
 //! app-profile routing, the queue of writes on their way to the other clusters, how a late
-//! write converges, consistency tokens, cluster outages and injected faults.
+//! write converges, consistency tokens and cluster outages (injected faults are
+//! [`super::faults`]).
 //!
 //! This is a pure state machine (no_std): it holds no database. The caller applies a write
 //! at the cluster [`Replication::route`] picks, hands the writes that cluster committed to
@@ -51,8 +52,6 @@
 //!   leave when it returns.
 //! - A unknown app profile id is `NOT_FOUND` on a replicated instance; an instance with one
 //!   cluster routes every id as the default profile, as Google's emulator ignores the id.
-//! - Injected faults (see [`FaultRule`]) are checked per RPC name and cluster, counted down
-//!   or drawn with a seeded SplitMix64, so a test sees the same faults every run.
 //!
 //! Invariants: the queue holds each write once, in commit order; a write leaves the queue
 //! once every cluster has applied it and every earlier write; `route` never returns an
@@ -66,7 +65,6 @@ use alloc::vec::Vec;
 use crate::api::database::{CommittedWrite, RowMutations};
 use crate::error::quoted;
 use crate::model::mutation::Mutation;
-use crate::platform::random::SplitMix64;
 use crate::{Code, Error, Result};
 
 /// The message Bigtable gives a transaction through a profile that does not allow one.
@@ -149,34 +147,6 @@ pub fn validate_app_profile_id(id: &str) -> Result<()> {
     }
 }
 
-/// An injected fault: matching requests fail with `code` (or, with no code, are only
-/// delayed by `latency_micros`, which the front-end sleeps).
-#[derive(Debug, Clone, PartialEq)]
-pub struct FaultRule {
-    /// The RPC name it applies to (`ReadRows`, `MutateRow`, ...); `None`: every RPC.
-    pub rpc: Option<String>,
-    /// The cluster it applies to; `None`: every cluster.
-    pub cluster_id: Option<String>,
-    /// The code matching requests fail with; `None` injects latency only.
-    pub code: Option<Code>,
-    /// How many matching requests it still affects; `None`: no limit.
-    pub remaining: Option<u64>,
-    /// The chance a matching request is affected, 0.0 to 1.0 (drawn from the seeded
-    /// generator).
-    pub probability: f64,
-    /// Latency added to affected requests, in microseconds.
-    pub latency_micros: u64,
-}
-
-/// What [`Replication::check_fault`] decided for one request.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct FaultOutcome {
-    /// Latency to add before answering, in microseconds.
-    pub latency_micros: u64,
-    /// The error to answer with, if any.
-    pub error: Option<Error>,
-}
-
 #[derive(Debug, Clone)]
 struct ClusterState {
     id: String,
@@ -211,8 +181,6 @@ pub struct Replication {
     delay_micros: i64,
     queue: Vec<InFlight>,
     arrivals: u64,
-    faults: Vec<FaultRule>,
-    rng: SplitMix64,
 }
 
 impl Replication {
@@ -243,8 +211,6 @@ impl Replication {
             delay_micros: 0,
             queue: Vec::new(),
             arrivals: 0,
-            faults: Vec::new(),
-            rng: SplitMix64::new(0x5eed),
         })
     }
 
@@ -558,78 +524,6 @@ impl Replication {
         Ok(!self.queue.iter().any(|w| {
             w.order.2 <= arrivals && w.write.table_id == table_id && w.pending.iter().any(|&p| p)
         }))
-    }
-
-    /// Adds an injected fault.
-    ///
-    /// # Errors
-    /// `InvalidArgument` for a probability outside 0 to 1 or a cluster the instance lacks.
-    pub fn add_fault(&mut self, rule: FaultRule) -> Result<()> {
-        if !(0.0..=1.0).contains(&rule.probability) {
-            return Err(Error::invalid_argument(format!(
-                "fault probability must be between 0 and 1, got {}",
-                rule.probability
-            )));
-        }
-        if let Some(c) = &rule.cluster_id {
-            self.cluster_index(c)?;
-        }
-        self.faults.push(rule);
-        Ok(())
-    }
-
-    /// Removes every injected fault and reseeds the generator faults draw from.
-    pub fn clear_faults(&mut self, seed: u64) {
-        self.faults.clear();
-        self.rng = SplitMix64::new(seed);
-    }
-
-    /// The injected faults still in force.
-    pub fn faults(&self) -> &[FaultRule] {
-        &self.faults
-    }
-
-    /// What the injected faults do to one request of `rpc` served by `cluster`: the first
-    /// matching rule that fires decides, and a counted rule is used up by firing.
-    pub fn check_fault(&mut self, rpc: &str, cluster: usize) -> FaultOutcome {
-        let cluster_id = self.clusters.get(cluster).map(|c| c.id.clone());
-        for k in 0..self.faults.len() {
-            let f = &self.faults[k];
-            let matches = f.rpc.as_deref().is_none_or(|r| r == rpc)
-                && f.cluster_id
-                    .as_deref()
-                    .is_none_or(|c| Some(c) == cluster_id.as_deref())
-                && f.remaining != Some(0);
-            if !matches {
-                continue;
-            }
-            let fires = f.probability >= 1.0 || {
-                let draw = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                draw < self.faults[k].probability
-            };
-            if !fires {
-                continue;
-            }
-            let f = &mut self.faults[k];
-            if let Some(n) = &mut f.remaining {
-                *n -= 1;
-            }
-            let error = f.code.map(|code| {
-                Error::new(
-                    code,
-                    format!(
-                        "injected fault: {} on {rpc} at cluster {}",
-                        code.as_str(),
-                        cluster_id.as_deref().unwrap_or("?")
-                    ),
-                )
-            });
-            return FaultOutcome {
-                latency_micros: f.latency_micros,
-                error,
-            };
-        }
-        FaultOutcome::default()
     }
 }
 
