@@ -129,10 +129,45 @@ pub fn status_kb(field: &str) -> u64 {
 /// Bytes this process (every thread, live or exited) caused to be written to storage, from
 /// /proc/self/io `write_bytes`.
 pub fn write_bytes() -> u64 {
+    io().write_bytes
+}
+
+/// This process's I/O counters from /proc/self/io (zeros where the kernel gives none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Io {
+    /// Bytes the process caused to be fetched from the storage device (`read_bytes`):
+    /// page-cache misses, so reads served from memory do not count.
+    pub read_bytes: u64,
+    /// Bytes passed to `read`/`pread` and friends (`rchar`), from the cache or not.
+    pub rchar: u64,
+    /// Bytes the process caused to be sent to the storage device (`write_bytes`).
+    pub write_bytes: u64,
+}
+
+impl Io {
+    /// The counts since `earlier`.
+    pub fn since(self, earlier: Io) -> Io {
+        Io {
+            read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),
+            rchar: self.rchar.saturating_sub(earlier.rchar),
+            write_bytes: self.write_bytes.saturating_sub(earlier.write_bytes),
+        }
+    }
+}
+
+/// This process's I/O counters now.
+pub fn io() -> Io {
     let text = fs::read_to_string("/proc/self/io").unwrap_or_default();
-    text.lines()
-        .find_map(|l| l.strip_prefix("write_bytes:")?.trim().parse().ok())
-        .unwrap_or(0)
+    let get = |name: &str| -> u64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':')?.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    Io {
+        read_bytes: get("read_bytes"),
+        rchar: get("rchar"),
+        write_bytes: get("write_bytes"),
+    }
 }
 
 /// Allocated bytes of every file under `path` (blocks, as `du` counts them: sparse files

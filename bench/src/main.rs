@@ -6,6 +6,10 @@
 //!   [--appendix FILE] [--out FILE] [--command TEXT]`: runs everything `--runs` times, each
 //!   engine in a child process, saves the raw figures to `--results` and renders the report.
 //! - `render --results FILE [...]`: renders the report again from saved figures.
+//! - `verify DIR`: opens the database directory DIR and reads and checksums every data
+//!   block of every run file (`Database::verify`; opening alone reads only their metadata).
+//!   Prints what it checked; exits 1 with the error (`DATA_LOSS: NNNNNN.sst: ...`) if a file
+//!   is corrupt.
 //! - Child subcommands (used by the above): `engine NAME MODE DIR`, `memory`, `limits DIR`,
 //!   `recovery-writer DIR BYTES`, `recovery-open DIR ROWS`; the plan comes from the same flags.
 
@@ -147,6 +151,36 @@ fn run() -> Result<ExitCode, String> {
             eprintln!("figures saved to {}", path.display());
             render(&args, results)
         }
+        "verify" => {
+            let dir = Path::new(pos(1)?);
+            if !dir.is_dir() {
+                return Err(format!("{}: not a directory", dir.display()));
+            }
+            let t = std::time::Instant::now();
+            let options = sparsetable::OpenOptions {
+                verify_on_open: false,
+                ..sparsetable::OpenOptions::default()
+            };
+            let db = sparsetable::Database::open_dir(dir, options).map_err(|e| e.to_string())?;
+            let opened = t.elapsed().as_secs_f64();
+            match db.verify() {
+                Ok(report) => {
+                    println!(
+                        "{}: {} run files, {} bytes: every block checksummed (open {:.3} s, verify {:.3} s)",
+                        dir.display(),
+                        report.runs,
+                        report.bytes,
+                        opened,
+                        t.elapsed().as_secs_f64() - opened
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("{}: {e}", dir.display());
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
         "render" => {
             let path = args.path("results", "/work/bench-data/results.json");
             let text =
@@ -155,7 +189,7 @@ fn run() -> Result<ExitCode, String> {
             render(&args, results)
         }
         _ => {
-            eprintln!("usage: sparsetable-bench smoke | report [--rows N] [--runs K] ... | render --results FILE");
+            eprintln!("usage: sparsetable-bench smoke | report [--rows N] [--runs K] ... | render --results FILE | verify DIR");
             Ok(ExitCode::FAILURE)
         }
     }

@@ -736,6 +736,27 @@ pub fn render(r: &Results, inputs: &Inputs) -> Result<String, String> {
         ratio(wa)
     );
 
+    // Opening and device reads.
+    let _ = writeln!(w, "## Opening and device reads\n");
+    let _ = writeln!(w, "Mode `none`, after the load and compaction. Before each read phase the engine is closed, its files are evicted from the page cache and it is opened again: *open* is that open's time and what it read; every other column is what the phase read. `read_bytes` (/proc/self/io of the engine's process) counts bytes fetched from the device (page-cache misses); `rchar` counts bytes through read calls, cached or not. Medians over runs; MB = 10^6 bytes.\n");
+    let _ = writeln!(w, "| engine | open (before random reads) | open read_bytes | open rchar | sequential reads | random reads | cold scan | warm scan | random reads in memory |\n|---|---|---|---|---|---|---|---|---|");
+    let mb = |v: Option<f64>| num(v.map(|b| b / 1e6));
+    for (label, c) in &engines_rows {
+        let _ = writeln!(
+            w,
+            "| {label} | {} ms | {} MB | {} MB | {} MB | {} MB | {} MB | {} MB | {} MB |",
+            num(r.fig(c, "random_reads.open_seconds").map(|s| s * 1e3)),
+            mb(r.fig(c, "random_reads.open.read_bytes")),
+            mb(r.fig(c, "random_reads.open.rchar")),
+            mb(r.fig(c, "seq_reads.read_bytes")),
+            mb(r.fig(c, "random_reads.read_bytes")),
+            mb(r.fig(c, "scan_cold.read_bytes")),
+            mb(r.fig(c, "scans.read_bytes")),
+            mb(r.fig(c, "random_reads_mem.read_bytes")),
+        );
+    }
+    let _ = writeln!(w);
+
     // Recovery.
     let _ = writeln!(w, "## Recovery after SIGKILL\n");
     let _ = writeln!(

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use crate::data::{
-    self, disk_usage, evict_page_cache, permutation, quantile, row_key, sample, status_kb,
-    write_bytes, SplitMix, VALUE_BYTES,
+    self, disk_usage, evict_page_cache, io, permutation, quantile, row_key, sample, status_kb,
+    write_bytes, Io, SplitMix, VALUE_BYTES,
 };
 use crate::engines::{self, Engine, Mode, Result, Sparsetable};
 
@@ -118,10 +118,39 @@ fn scan(e: &dyn Engine) -> Result<(f64, u64, u64)> {
     Ok((start.elapsed().as_secs_f64(), n, bytes))
 }
 
-fn reopen(name: &str, dir: &Path, mode: Mode, e: Box<dyn Engine>) -> Result<Box<dyn Engine>> {
+/// Records what the process read during a phase: `{name}.read_bytes` (from the device:
+/// page-cache misses) and `{name}.rchar` (through read calls, cached or not).
+fn record_io(f: &mut Figures, name: &str, before: Io) {
+    let d = io().since(before);
+    eprintln!(
+        "    {name}: read {} bytes from the device, {} through read calls",
+        d.read_bytes, d.rchar
+    );
+    f.insert(format!("{name}.read_bytes"), d.read_bytes as f64);
+    f.insert(format!("{name}.rchar"), d.rchar as f64);
+}
+
+/// Closes the engine, evicts its files from the page cache and opens it again, recording
+/// the open's time and reads as `{phase}.open_seconds`, `{phase}.open.read_bytes` and
+/// `{phase}.open.rchar`: what an engine reads before it can serve the first read.
+fn reopen(
+    name: &str,
+    dir: &Path,
+    mode: Mode,
+    e: Box<dyn Engine>,
+    f: &mut Figures,
+    phase: &str,
+) -> Result<Box<dyn Engine>> {
     drop(e);
     evict_page_cache(dir);
-    engines::open(name, dir, mode)
+    let before = io();
+    let t = Instant::now();
+    let e = engines::open(name, dir, mode)?;
+    let secs = t.elapsed().as_secs_f64();
+    eprintln!("    {phase}: open in {secs:.3} s");
+    f.insert(format!("{phase}.open_seconds"), secs);
+    record_io(f, &format!("{phase}.open"), before);
+    Ok(e)
 }
 
 /// The full set of workloads of engine `name` in `mode` under directory `root`.
@@ -183,28 +212,38 @@ pub fn run_engine(name: &str, mode: Mode, root: &Path, plan: Plan) -> Result<Fig
         let reads = plan.reads.min(rows);
         let start = SplitMix::new(plan.seed ^ 7).below(rows - reads + 1);
         let in_order: Vec<u64> = (start..start + reads).collect();
-        e = reopen(name, &dir, mode, e)?;
+        e = reopen(name, &dir, mode, e, &mut f, "seq_reads")?;
+        let before = io();
         let (secs, mut lat) = read_rows(e.as_ref(), &in_order)?;
         record(&mut f, "seq_reads", reads, secs, row_bytes, &mut lat);
+        record_io(&mut f, "seq_reads", before);
         let random = sample(rows, reads, plan.seed ^ 11);
-        e = reopen(name, &dir, mode, e)?;
+        e = reopen(name, &dir, mode, e, &mut f, "random_reads")?;
+        let before = io();
         let (secs, mut lat) = read_rows(e.as_ref(), &random)?;
         record(&mut f, "random_reads", reads, secs, row_bytes, &mut lat);
+        record_io(&mut f, "random_reads", before);
 
         // Scans: the first pulls the table into memory, the second is the warm figure.
+        let before = io();
         let (secs, n, bytes) = scan(e.as_ref())?;
         if n != rows {
             return Err(format!("scan saw {n} rows, wrote {rows}"));
         }
         f.insert("scan_cold.mb_per_s".into(), bytes as f64 / secs / 1e6);
         f.insert("scan_cold.ops_per_s".into(), n as f64 / secs);
+        record_io(&mut f, "scan_cold", before);
+        let before = io();
         let (secs, n, bytes) = scan(e.as_ref())?;
         record(&mut f, "scans", n, secs, bytes / n.max(1), &mut []);
+        record_io(&mut f, "scans", before);
 
         // Random reads with every byte already in memory (after the scans).
         let random = sample(rows, reads, plan.seed ^ 13);
+        let before = io();
         let (secs, mut lat) = read_rows(e.as_ref(), &random)?;
         record(&mut f, "random_reads_mem", reads, secs, row_bytes, &mut lat);
+        record_io(&mut f, "random_reads_mem", before);
     }
     drop(e);
     fs::remove_dir_all(&dir).map_err(|e| e.to_string())?;

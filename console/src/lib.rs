@@ -460,11 +460,16 @@ impl Console {
                     };
                 }
                 request.filter = chain(read_filters(&opts)?);
-                let rows = db
+                let mut rows = db
                     .read_rows(&text(table), &request)
                     .map_err(|e| rpc("Reading rows", &e))?;
-                for row in rows {
-                    print::print_row(&mut out.stdout, Some(&row));
+                // As cbt: the rows streamed before a failure are printed, then the error.
+                loop {
+                    match rows.try_next() {
+                        Ok(Some(row)) => print::print_row(&mut out.stdout, Some(&row)),
+                        Ok(None) => break,
+                        Err(e) => return Ok(out.fail(rpc("Reading rows", &e))),
+                    }
                 }
             }
             "lookup" => {
@@ -495,8 +500,9 @@ impl Console {
                 }
                 let n = db
                     .read_rows(&text(table), &request)
+                    .and_then(|rows| rows.into_rows())
                     .map_err(|e| rpc("Reading rows", &e))?
-                    .count();
+                    .len();
                 out.stdout.extend_from_slice(format!("{n}\n").as_bytes());
             }
             "import" => return self.import(db, args),

@@ -42,7 +42,7 @@ pub mod table;
 pub use api::change_stream::{ChangeLog, ChangeRecord, StreamPosition};
 pub use api::database::{
     BackupInfo, CommittedWrite, Database, DropRowRange, Durability, HotTablet, OpenOptions,
-    RowMutations, StoredCell,
+    RowMutations, StoredCell, VerifyReport,
 };
 pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
 #[cfg(feature = "serde")]

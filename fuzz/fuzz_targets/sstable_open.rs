@@ -1,5 +1,6 @@
-//! `Sstable::open` and full iteration over arbitrary bytes: must never panic, and forward and
-//! backward iteration must agree whenever both finish without error.
+//! `Sstable::open`, full iteration and `verify` over arbitrary bytes: must never panic,
+//! forward and backward iteration must agree whenever both finish without error, and
+//! `verify` must fail whenever the forward iteration did.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,6 +16,9 @@ fn exercise(t: &Sstable, probes: &[&[u8]]) {
         it.next();
     }
     let forward_ok = it.status().is_ok();
+    if forward.len() < 100_000 && !forward_ok {
+        assert!(t.verify().is_err());
+    }
     let mut backward = Vec::new();
     it = t.iter();
     it.seek_to_last();

@@ -352,8 +352,8 @@ impl Database {
             .engine()
             .map_err(to_js_error)?
             .read_rows(&table_id, &request)
-            .map_err(to_js_error)?
-            .collect();
+            .and_then(|rows| rows.into_rows())
+            .map_err(to_js_error)?;
         let views: Vec<RowJs> = rows.iter().map(RowJs::from_core).collect();
         Ok(to_js(&views).map_err(to_js_error)?.unchecked_into())
     }

@@ -748,11 +748,20 @@ impl RowIterator {
     /// The next row, as the iterator protocol's `{done, value}`.
     ///
     /// # Errors
-    /// `INTERNAL` only if a result cannot be converted, which the core's rows never fail.
+    /// `DATA_LOSS` (naming the file) if the read met a corrupt block of a run read from
+    /// storage, after the rows before it; `INTERNAL` only if a result cannot be converted,
+    /// which the core's rows never fail.
     #[wasm_bindgen(unchecked_return_type = "IteratorResult<ProtoRow, undefined>")]
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> JsResult<JsValue> {
-        let row = self.stream.as_mut().and_then(Iterator::next);
+        let row = match self.stream.as_mut().map(RowStream::try_next) {
+            Some(Ok(row)) => row,
+            Some(Err(e)) => {
+                self.stream = None;
+                return Err(err(e));
+            }
+            None => None,
+        };
         if row.is_none() {
             self.stream = None;
         }
@@ -763,7 +772,8 @@ impl RowIterator {
     /// boundary crossing for many small rows.
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` if `max` is not a positive integer.
+    /// `INVALID_ARGUMENT` if `max` is not a positive integer; `DATA_LOSS` as [`Self::next`]
+    /// (the rows before the error are not returned).
     #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "ProtoRow[]")]
     pub fn next_batch(&mut self, max: JsValue) -> JsResult<JsValue> {
         let max = max
@@ -773,11 +783,15 @@ impl RowIterator {
         let mut rows: Vec<Row> = Vec::new();
         if let Some(stream) = self.stream.as_mut() {
             while (rows.len() as f64) < max {
-                match stream.next() {
-                    Some(r) => rows.push(r),
-                    None => {
+                match stream.try_next() {
+                    Ok(Some(r)) => rows.push(r),
+                    Ok(None) => {
                         self.stream = None;
                         break;
+                    }
+                    Err(e) => {
+                        self.stream = None;
+                        return Err(err(e));
                     }
                 }
             }

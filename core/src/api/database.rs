@@ -38,8 +38,10 @@ mod maintenance;
 mod persistence;
 
 use super::change_stream::ChangeLog;
+#[cfg(feature = "std")]
+pub(crate) use persistence::verify_runs;
 use persistence::Persistence;
-pub use persistence::{Durability, OpenOptions};
+pub use persistence::{Durability, OpenOptions, VerifyReport};
 
 /// A stored version of a cell and, if its family's GC rule hides it from reads, the rule
 /// that does (see [`GcRule::collected_by`]); from [`Database::read_row_versions`].
@@ -609,7 +611,7 @@ impl Database {
             }
         }
         let cells = table
-            .read_row(row_key, now)
+            .read_row(row_key, now)?
             .map(|r| r.cells)
             .unwrap_or_default();
         let matched = match &compiled {
@@ -647,13 +649,22 @@ impl Database {
         let now = self.now()?;
         let table = self.table(table_id)?;
         validate_row_key(row_key)?;
-        let (mutations, result) =
-            read_modify_write::plan(&table.config, row_key, rules, now, || {
-                table
-                    .read_row(row_key, now)
-                    .map(|r| r.cells)
-                    .unwrap_or_default()
-            })?;
+        // A failed read of the row (a corrupt block) fails the whole call before anything
+        // is written: the plan made from no cells is dropped.
+        let mut read_error = None;
+        let planned = read_modify_write::plan(&table.config, row_key, rules, now, || {
+            match table.read_row(row_key, now) {
+                Ok(row) => row.map(|r| r.cells).unwrap_or_default(),
+                Err(e) => {
+                    read_error = Some(e);
+                    Vec::new()
+                }
+            }
+        });
+        if let Some(e) = read_error {
+            return Err(e);
+        }
+        let (mutations, result) = planned?;
         self.commit(table_id, &[(row_key, &mutations)], now)?;
         Ok(result)
     }
@@ -670,7 +681,7 @@ impl Database {
                 "row_key_prefix: must be non-empty (use delete_all_data_from_table)",
             )),
             DropRowRange::Prefix(p) => {
-                let keys = table.rows_with_prefix(p);
+                let keys = table.rows_with_prefix(p)?;
                 let delete = [Mutation::DeleteFromRow];
                 let rows: Vec<(&[u8], &[Mutation])> =
                     keys.iter().map(|k| (k.as_slice(), &delete[..])).collect();
@@ -910,7 +921,7 @@ impl Database {
         validate_row_key(row_key)?;
         let table = self.table(table_id)?;
         let now = self.now()?;
-        let cells = table.stored_cells(row_key);
+        let cells = table.stored_cells(row_key)?;
         let mut out: Vec<StoredCell> = Vec::with_capacity(cells.len());
         let mut version = 0usize;
         for cell in cells {
@@ -959,13 +970,7 @@ impl Database {
         let filter = filter.compile()?;
         let now = self.now()?;
         let mut random = SplitMix64::new(self.next_read_seed());
-        Ok(crate::table::read::read_one(
-            table,
-            row_key,
-            now,
-            &filter,
-            &mut random,
-        ))
+        crate::table::read::read_one(table, row_key, now, &filter, &mut random)
     }
 
     /// Streams the rows a request selects, in key order (or reversed), without

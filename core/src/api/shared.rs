@@ -427,6 +427,17 @@ impl SharedDatabase {
     /// Reads one row; see [`Database::read_row`].
     ///
     /// # Errors
+    /// As [`Database::verify`], reading the files outside the lock: the runs to check are
+    /// taken under the read lock (shared, immutable files), which writers then have back
+    /// for the whole read.
+    ///
+    /// # Errors
+    /// As [`Database::verify`] and [`SharedDatabase::read`].
+    pub fn verify(&self) -> Result<crate::VerifyReport> {
+        let runs = self.read(|db| Ok(db.runs_to_verify()))?;
+        crate::api::database::verify_runs(&runs)
+    }
+
     /// As [`Database::read_row`].
     pub fn read_row(&self, table_id: &str, row_key: &[u8]) -> Result<Option<Row>> {
         self.read(|db| db.read_row(table_id, row_key))
@@ -437,7 +448,7 @@ impl SharedDatabase {
     /// # Errors
     /// As [`Database::read_rows`].
     pub fn read_rows(&self, table_id: &str, request: &ReadRowsRequest) -> Result<Vec<Row>> {
-        self.read(|db| Ok(db.read_rows(table_id, request)?.collect()))
+        self.read(|db| db.read_rows(table_id, request)?.into_rows())
     }
 
     /// Opens a stream of the rows a request selects: the view is taken under the read lock,

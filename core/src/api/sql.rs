@@ -757,7 +757,8 @@ pub fn execute(
         reversed: false,
     };
     let mut out = Vec::new();
-    for row in db.read_rows(table, &request)? {
+    let mut rows = db.read_rows(table, &request)?;
+    while let Some(row) = rows.try_next()? {
         let values = query
             .items
             .iter()

@@ -42,8 +42,6 @@ fn unescape_row(part: &[u8], out: &mut Vec<u8>) {
 pub trait Source: Send + Sync {
     /// Bytes of keys and values held.
     fn size_bytes(&self) -> u64;
-    /// Every entry, in order (compaction and flush).
-    fn all_entries(&self) -> Vec<Entry>;
     /// The highest sequence number of any write this source has absorbed (for a run made
     /// by compaction: of any input, kept or dropped). Recovery skips log records at or below
     /// it, since they are already in the source.
@@ -69,6 +67,15 @@ pub trait Source: Send + Sync {
     /// True only if the source surely holds no entry: a scan opens no cursor for it.
     fn is_known_empty(&self) -> bool {
         false
+    }
+    /// Reads and checks every entry the source holds (a file's every block against its
+    /// checksum and recorded counts): the explicit full check. In-memory sources have
+    /// nothing to check.
+    ///
+    /// # Errors
+    /// `DataLoss` naming the file for a corrupt block; the storage's errors.
+    fn verify(&self) -> crate::Result<()> {
+        Ok(())
     }
 }
 
@@ -97,6 +104,17 @@ pub trait SourceCursor<'a> {
     fn next(&mut self);
     /// Moves to the previous entry (nothing when exhausted).
     fn prev(&mut self);
+    /// `Ok` unless an error ended the cursor: a source read lazily from storage (a run
+    /// file) stops at a block that fails its checksum or cannot be read, and reports it
+    /// here. An exhausted cursor whose status is an error has NOT reached the end of its
+    /// data: every reader checks this before taking `entry() == None` for the end. Sources
+    /// in memory never fail.
+    ///
+    /// # Errors
+    /// `DataLoss` (naming the file) for a corrupt block; the storage's errors.
+    fn status(&self) -> crate::Result<()> {
+        Ok(())
+    }
 }
 
 /// The ordered map of one memtable layer.
@@ -300,6 +318,15 @@ impl MemLayer {
         self.map.insert(MemKey(key), value)
     }
 
+    /// Every entry, in key order, copied.
+    pub(crate) fn all_entries(&self) -> Vec<Entry> {
+        self.map
+            .iter()
+            .map(|(k, v)| (k.0.clone(), v.clone()))
+            .chain(self.tail.iter().cloned())
+            .collect()
+    }
+
     /// The entries in key order, moved out.
     fn into_entries(self) -> impl Iterator<Item = Entry> {
         self.map.into_iter().map(|(k, v)| (k.0, v)).chain(self.tail)
@@ -319,13 +346,6 @@ impl Source for MemLayer {
             .map(|(k, v)| (k.len() + v.len()) as u64)
             .sum();
         map + tail
-    }
-    fn all_entries(&self) -> Vec<Entry> {
-        self.map
-            .iter()
-            .map(|(k, v)| (k.0.clone(), v.clone()))
-            .chain(self.tail.iter().cloned())
-            .collect()
     }
     fn max_sequence(&self) -> u64 {
         // Only runs answer this (recovery reads it of runs); a layer's writes are counted
@@ -638,9 +658,6 @@ impl MemRun {
 impl Source for MemRun {
     fn size_bytes(&self) -> u64 {
         self.bytes
-    }
-    fn all_entries(&self) -> Vec<Entry> {
-        self.entries.clone()
     }
     fn max_sequence(&self) -> u64 {
         self.max_sequence

@@ -5,9 +5,17 @@
 //! an [`SstableRun`], a [`Source`] the tablets read through. File names: `NNNNNN.sst` for
 //! runs and `NNNNNN.log` for commit logs, from one counter, so a number names one file ever.
 //!
-//! Every data block of a run is read and checksummed once when the run is opened from storage
-//! (recovery, a snapshot), so a corrupt file is found at open (as `DataLoss`) rather than
-//! half-way through a read. A run this process just wrote is not read back: its entries were
+//! Opening a run reads only its metadata: the footer, the meta (properties), index and filter
+//! blocks, each checksummed (`Sstable::open`). Data blocks are read when a read needs them,
+//! and each block's crc32c is checked every time it is read, so opening a database costs
+//! time and bytes proportional to its metadata, not its data. A corrupt data block is then
+//! found by the read that touches it: the run's cursor stops with `DataLoss` (its
+//! [`SourceCursor::status`]), which every read path (point reads, scans both ways,
+//! compactions, merges) returns rather than taking for the end of the data; rows in other
+//! blocks still read. The full check (every block of the run read and checksummed, and its
+//! entry count and byte total compared with its properties) is [`Source::verify`]: run at
+//! open when [`RunStore::set_verify_on_open`] says so (`OpenOptions::verify_on_open`), and
+//! by `Database::verify`. A run this process just wrote is not read back: its entries were
 //! in hand, and its counts come from the file's own properties.
 
 use alloc::format;
@@ -68,6 +76,9 @@ pub struct RunStore {
     /// File numbers from which runs may be being written outside the database lock (one
     /// entry per [`FilePin`]): the manifest's garbage collection leaves those files alone.
     pins: spin::Mutex<Vec<u64>>,
+    /// Whether [`RunStore::open_run`] reads and checks every data block (the full verify)
+    /// rather than only the run's metadata.
+    verify_on_open: core::sync::atomic::AtomicBool,
 }
 
 /// Keeps the files a [`RunStore`] creates from now on out of garbage collection until
@@ -103,7 +114,15 @@ impl RunStore {
             next_file: spin::Mutex::new(next_file),
             options,
             pins: spin::Mutex::new(Vec::new()),
+            verify_on_open: core::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Makes [`open_run`](Self::open_run) verify every data block of each run it opens
+    /// (`true`), or read only the run's metadata (`false`, the default).
+    pub(crate) fn set_verify_on_open(&self, verify: bool) {
+        self.verify_on_open
+            .store(verify, core::sync::atomic::Ordering::Relaxed);
     }
 
     /// Pins the files created from now on (see [`FilePin`]).
@@ -177,41 +196,24 @@ impl RunStore {
         })
     }
 
-    /// Opens a run file, verifying every block.
+    /// Opens a run file: reads and checks its footer, properties, index and filter; with
+    /// verify-on-open set, also reads and checks every data block ([`Source::verify`]).
     ///
     /// # Errors
-    /// `DataLoss` for a corrupt file; `NotFound` if it is missing.
+    /// `DataLoss` for a corrupt file (its metadata, or with verify-on-open any block);
+    /// `NotFound` if it is missing. The message names the file.
     pub(crate) fn open_run(&self, meta: &RunMeta) -> Result<Arc<dyn Source>> {
         let name = run_file_name(meta.file_number);
         let table = Sstable::open(self.storage.open(&name)?)
             .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
-        let mut it = table.iter();
-        it.seek_to_first();
-        let mut bytes = 0u64;
-        let mut count = 0u64;
-        while it.valid() {
-            bytes += (it.key().len() + it.value().len()) as u64;
-            count += 1;
-            it.next();
+        let run = SstableRun::into_source(table, meta.file_number, meta.max_sequence);
+        if self
+            .verify_on_open
+            .load(core::sync::atomic::Ordering::Relaxed)
+        {
+            run.verify()?;
         }
-        it.status()
-            .map_err(|e| Error::new(Code::DataLoss, format!("{name}: {}", e.message())))?;
-        let props = table.properties();
-        if count != props.num_entries || bytes != props.raw_key_bytes + props.raw_value_bytes {
-            return Err(Error::new(
-                Code::DataLoss,
-                format!(
-                    "{name}: holds {count} entries of {bytes} bytes, its properties say {} of {}",
-                    props.num_entries,
-                    props.raw_key_bytes + props.raw_value_bytes
-                ),
-            ));
-        }
-        Ok(SstableRun::into_source(
-            table,
-            meta.file_number,
-            meta.max_sequence,
-        ))
+        Ok(run)
     }
 }
 
@@ -308,6 +310,19 @@ impl SstableRun {
         let bytes = props.raw_key_bytes + props.raw_value_bytes;
         Arc::new(SstableRun { table, meta, bytes })
     }
+
+    /// `e` with the run's file name in front, so a `DataLoss` says which file to restore.
+    fn named(&self, e: Error) -> Error {
+        named(self.meta.file_number, e)
+    }
+}
+
+/// `e` with run file `file_number`'s name in front.
+fn named(file_number: u64, e: Error) -> Error {
+    Error::new(
+        e.code(),
+        format!("{}: {}", run_file_name(file_number), e.message()),
+    )
 }
 
 impl core::fmt::Debug for SstableRun {
@@ -322,15 +337,8 @@ impl Source for SstableRun {
     fn size_bytes(&self) -> u64 {
         self.bytes
     }
-    fn all_entries(&self) -> Vec<Entry> {
-        let mut out = Vec::new();
-        let mut it = self.table.iter();
-        it.seek_to_first();
-        while it.valid() {
-            out.push((it.key().to_vec(), it.value().to_vec()));
-            it.next();
-        }
-        out
+    fn verify(&self) -> Result<()> {
+        self.table.verify().map_err(|e| self.named(e))
     }
     fn max_sequence(&self) -> u64 {
         self.meta.max_sequence
@@ -339,7 +347,10 @@ impl Source for SstableRun {
         Some(self.meta.clone())
     }
     fn cursor(&self) -> alloc::boxed::Box<dyn SourceCursor<'_> + '_> {
-        alloc::boxed::Box::new(SstableCursor(self.table.iter()))
+        alloc::boxed::Box::new(SstableCursor {
+            it: self.table.iter(),
+            file_number: self.meta.file_number,
+        })
     }
     fn may_contain_row(&self, row_key: &[u8]) -> bool {
         self.table.may_contain(row_key)
@@ -352,35 +363,42 @@ impl Source for SstableRun {
     }
 }
 
-/// A cursor over a run file: its two-level iterator. A block that fails its checksum ends
-/// the cursor (the error was reported when the run opened, or is reported by compaction).
-struct SstableCursor(crate::lsm::sstable::SstableIter);
+/// A cursor over a run file: its two-level iterator. A block that fails its checksum (or a
+/// read that fails) ends the cursor, and [`SourceCursor::status`] reports it, naming the
+/// file: the scan above returns it instead of taking it for the end of the data.
+struct SstableCursor {
+    it: crate::lsm::sstable::SstableIter,
+    file_number: u64,
+}
 
 impl SourceCursor<'_> for SstableCursor {
     fn seek(&mut self, key: &[u8]) {
-        self.0.seek(key);
+        self.it.seek(key);
     }
     fn entry(&self) -> Option<(&[u8], &[u8])> {
-        self.0.valid().then(|| (self.0.key(), self.0.value()))
+        self.it.valid().then(|| (self.it.key(), self.it.value()))
     }
     fn seek_before(&mut self, key: Option<&[u8]>) {
         match key {
-            None => self.0.seek_to_last(),
+            None => self.it.seek_to_last(),
             Some(k) => {
-                self.0.seek(k);
-                if self.0.valid() {
-                    self.0.prev();
-                } else if self.0.status().is_ok() {
+                self.it.seek(k);
+                if self.it.valid() {
+                    self.it.prev();
+                } else if self.it.status().is_ok() {
                     // Every key is below `k`.
-                    self.0.seek_to_last();
+                    self.it.seek_to_last();
                 }
             }
         }
     }
     fn next(&mut self) {
-        self.0.next();
+        self.it.next();
     }
     fn prev(&mut self) {
-        self.0.prev();
+        self.it.prev();
+    }
+    fn status(&self) -> Result<()> {
+        self.it.status().map_err(|e| named(self.file_number, e))
     }
 }

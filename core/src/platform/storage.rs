@@ -13,7 +13,8 @@
 //! Errors are the engine's: `Unavailable` for I/O failures the same call may survive later
 //! (a full or failing disk: the caller retries), `FailedPrecondition` for a file system that
 //! refuses writes (read-only, permissions: an operator must act), `NotFound` for a missing
-//! file. [`FaultyStorage`] injects the same errors into any backend, for tests.
+//! file. [`FaultyStorage`] injects the same errors into any backend, for tests;
+//! [`CountingStorage`] counts the bytes read through any backend, for tests and benchmarks.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -24,7 +25,9 @@ use alloc::vec::Vec;
 
 use crate::{Code, Error, Result};
 
+pub mod counting;
 pub mod faulty;
+pub use counting::CountingStorage;
 pub use faulty::FaultyStorage;
 
 /// A file being written: append-only.

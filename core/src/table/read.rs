@@ -30,6 +30,12 @@
 //! next row boundary without being exhausted, and `last_scanned_key` says where a follow-up
 //! read resumes. This is what lets a server serve a filter that matches nothing in bounded
 //! slices, as Cloud Bigtable does with `last_scanned_row_key` progress messages.
+//!
+//! Errors: runs are opened without reading their data, so a read is where a corrupt block
+//! (or a failing disk) is found. A stream that meets one yields the whole rows it read
+//! before it, then ends, and [`RowStream::status`] returns the error (`DataLoss` naming the
+//! file); [`RowStream::try_next`] returns it in place of the next row. A stream's end is
+//! the end of the data only while `status` is `Ok`: callers that iterate must check it.
 
 use alloc::collections::VecDeque;
 use alloc::string::String;
@@ -46,6 +52,7 @@ use crate::platform::random::SplitMix64;
 use crate::table::scan::{RowGather, TabletScan};
 use crate::table::stats::StatsBatch;
 use crate::table::table::{next_visible_row, Table, TableView};
+use crate::{Error, Result};
 
 /// Most rows a stream reads ahead in one walk of a tablet's merge.
 pub const BATCH_ROWS: usize = 64;
@@ -196,25 +203,32 @@ impl PackedRows {
 }
 
 /// [`next_visible_row`] packing the row's cells into `packed` (after its current contents)
-/// instead of building them. False when the scan is over; a row that does not decode
+/// instead of building them. `Ok(false)` when the scan is over; a row that does not decode
 /// packs no cell.
+///
+/// # Errors
+/// A run's error; nothing of the row is packed.
 fn next_visible_row_packed<'a>(
     scan: &mut TabletScan<'a>,
     g: &mut RowGather<'a>,
     resolver: &mut RowResolver<'_>,
     families: &Families,
     packed: &mut PackedRows,
-) -> bool {
+) -> Result<bool> {
     let mark = packed.mark();
     let resolved = scan.next_cells(g, resolver, &mut |c| {
         packed.push_cell(c.family, c.qualifier, c.value, c.timestamp_micros)
     });
     match resolved {
-        None => {
+        Err(e) => {
             packed.truncate(mark);
-            false
+            Err(e)
         }
-        Some(Ok(())) => {
+        Ok(None) => {
+            packed.truncate(mark);
+            Ok(false)
+        }
+        Ok(Some(Ok(()))) => {
             // Storage orders a row's families by name; reads see them in creation order.
             let names = &packed.names;
             order_family_groups(
@@ -223,11 +237,11 @@ fn next_visible_row_packed<'a>(
                 |a, b| names[a.family.clone()] == names[b.family.clone()],
                 |c| families.position(&names[c.family.clone()]),
             );
-            true
+            Ok(true)
         }
-        Some(Err(_)) => {
+        Ok(Some(Err(_))) => {
             packed.truncate(mark);
-            true
+            Ok(true)
         }
     }
 }
@@ -292,6 +306,9 @@ pub struct RowStream {
     /// change of id is a new tablet).
     tablets_touched: u64,
     last_tablet: Option<u64>,
+    /// The error that ended the read (a corrupt block, a failing disk), once met: rows read
+    /// ahead before it are still handed out, then the stream ends and `status` returns it.
+    error: Option<Error>,
 }
 
 impl core::fmt::Debug for RowStream {
@@ -345,6 +362,7 @@ impl RowStream {
             track_stats: true,
             tablets_touched: 0,
             last_tablet: None,
+            error: None,
         }
     }
 
@@ -417,10 +435,46 @@ impl RowStream {
         }
     }
 
-    /// Whether the row set was read to its end (not stopped by the row limit). Meaningful
-    /// once the stream has returned `None`.
+    /// Whether the row set was read to its end (not stopped by the row limit or an
+    /// error). Meaningful once the stream has returned `None`.
     pub fn is_exhausted(&self) -> bool {
-        self.exhausted && self.ahead.is_empty()
+        self.exhausted && self.ahead.is_empty() && self.error.is_none()
+    }
+
+    /// `Ok` unless an error ended the read early. Once the stream has returned `None`, an
+    /// `Err` here means the rows handed out are NOT all the rows asked for: the read failed
+    /// (a run's block failed its checksum: `DataLoss` naming the file; or the storage's
+    /// error), and must be reported as failed.
+    ///
+    /// # Errors
+    /// The error that ended the read.
+    pub fn status(&self) -> Result<()> {
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Every remaining row, or the error that ended the read: `collect` with the check.
+    ///
+    /// # Errors
+    /// As [`status`](Self::status).
+    pub fn into_rows(mut self) -> Result<Vec<Row>> {
+        let rows: Vec<Row> = self.by_ref().collect();
+        self.status()?;
+        Ok(rows)
+    }
+
+    /// The next row, `Ok(None)` at the end of the read, or the error that ended it (after
+    /// the rows read before it): [`Iterator::next`] and [`status`](Self::status) in one.
+    ///
+    /// # Errors
+    /// As [`status`](Self::status).
+    pub fn try_next(&mut self) -> Result<Option<Row>> {
+        match self.next() {
+            Some(row) => Ok(Some(row)),
+            None => self.status().map(|()| None),
+        }
     }
 
     /// Starts walking the next range: its bounds, and the first tablet of the view it
@@ -470,6 +524,10 @@ impl RowStream {
     /// Examines rows until some are read ahead, the limit is reached or the rows run out.
     fn fill(&mut self) {
         while self.ahead.is_empty() && !self.exhausted {
+            if self.error.is_some() {
+                // The read failed: nothing past the error is examined.
+                return;
+            }
             if self.over_budget() {
                 // Paused, not exhausted: the caller resumes after `last_scanned_key`.
                 return;
@@ -550,6 +608,7 @@ impl RowStream {
             track_stats,
             tablets_touched,
             last_tablet,
+            error,
             ..
         } = self;
         let Some(p) = position.as_mut() else {
@@ -605,13 +664,17 @@ impl RowStream {
             }
             if packs {
                 let mark = packed.mark();
-                if !next_visible_row_packed(
+                let more = next_visible_row_packed(
                     &mut scan,
                     &mut g,
                     &mut resolver,
                     &view.families,
                     packed,
-                ) {
+                );
+                if !more.unwrap_or_else(|e| {
+                    *error = Some(e);
+                    false
+                }) {
                     *entries_examined += scan.entries_examined();
                     return false;
                 }
@@ -649,7 +712,11 @@ impl RowStream {
                 });
                 continue;
             }
-            if !next_visible_row(&mut scan, &mut g, &mut resolver, &view.families, &mut buf) {
+            let more = next_visible_row(&mut scan, &mut g, &mut resolver, &view.families, &mut buf);
+            if !more.unwrap_or_else(|e| {
+                *error = Some(e);
+                false
+            }) {
                 *entries_examined += scan.entries_examined();
                 return false;
             }
@@ -743,14 +810,19 @@ fn remember_examined(
 
 /// Reads one row through a compiled filter and counts the access: what a read of a single
 /// row key does, without a stream (and without a view: it runs under the caller's borrow).
+///
+/// # Errors
+/// A run's error (`DataLoss` naming the file for a corrupt block holding the row).
 pub(crate) fn read_one(
     table: &Table,
     key: &[u8],
     now_micros: i64,
     filter: &CompiledFilter,
     random: &mut SplitMix64,
-) -> Option<Row> {
-    let (tablet, mut cells) = table.point_cells(key, now_micros)?;
+) -> Result<Option<Row>> {
+    let Some((tablet, mut cells)) = table.point_cells(key, now_micros)? else {
+        return Ok(None);
+    };
     let scanned = cells.len();
     if !cells.is_empty() && !filter.is_pass_all() {
         cells = filter.apply(key, cells, random);
@@ -764,7 +836,7 @@ pub(crate) fn read_one(
         .stats
         .lock()
         .record(now_micros, key, tablet, &counters);
-    row
+    Ok(row)
 }
 
 impl Iterator for RowStream {

@@ -16,6 +16,13 @@
 //! gathered into a reused buffer ([`RowGather`]) in ascending encoded-key order whatever
 //! the direction, with duplicates (two runs sharing an entry after a split) removed:
 //! exactly what `row_merge` resolves.
+//!
+//! Errors: a cursor over a run file stops at a block it cannot read or that fails its
+//! checksum ([`SourceCursor::status`]). The scan checks every cursor after each row it
+//! gathers or resolves, and from the first error on yields nothing more: `next_row` and
+//! `next_cells` return the error (naming the file) instead of the row, which may be missing
+//! the entries of the bad block. So a corrupt block is `DataLoss` at the read that touches
+//! it, never a short answer taken for the end of the data.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -28,6 +35,7 @@ use crate::lsm::row_merge::{Feed, RowResolver, VisibleCell};
 use crate::lsm::runs::disjoint_levels;
 use crate::platform::bytes;
 use crate::table::tablet::Tablet;
+use crate::{Error, Result};
 
 /// One row's entries, copied out of the cursors into buffers reused from row to row (no
 /// allocation per entry once warm), or lent by in-memory sources without a copy.
@@ -106,13 +114,14 @@ impl<'a> LevelCursor<'a> {
         }
     }
 
-    /// Positions at the first entry `>= key` of source `from` or a later one.
+    /// Positions at the first entry `>= key` of source `from` or a later one. A source
+    /// whose cursor fails stays current, so `status` reports it and nothing later is read.
     fn open_from(&mut self, from: usize, key: &[u8]) {
         self.current = None;
         for i in from..self.sources.len() {
             let mut c = self.sources[i].2.cursor();
             c.seek(key);
-            if c.entry().is_some() {
+            if c.entry().is_some() || c.status().is_err() {
                 self.at = i;
                 self.current = Some(c);
                 return;
@@ -126,7 +135,7 @@ impl<'a> LevelCursor<'a> {
         for i in (0..to).rev() {
             let mut c = self.sources[i].2.cursor();
             c.seek_before(key);
-            if c.entry().is_some() {
+            if c.entry().is_some() || c.status().is_err() {
                 self.at = i;
                 self.current = Some(c);
                 return;
@@ -162,7 +171,7 @@ impl<'a> SourceCursor<'a> for LevelCursor<'a> {
             return;
         };
         c.next();
-        if c.entry().is_none() {
+        if c.entry().is_none() && c.status().is_ok() {
             // The next source starts above everything this one held.
             self.open_from(self.at + 1, &[]);
         }
@@ -172,10 +181,13 @@ impl<'a> SourceCursor<'a> for LevelCursor<'a> {
             return;
         };
         c.prev();
-        if c.entry().is_none() {
+        if c.entry().is_none() && c.status().is_ok() {
             // The previous source ends below everything this one held.
             self.open_before(self.at, None);
         }
+    }
+    fn status(&self) -> Result<()> {
+        self.current.as_ref().map_or(Ok(()), |c| c.status())
     }
 }
 
@@ -207,6 +219,8 @@ pub(crate) struct TabletScan<'a> {
     /// Keys at or above this are past the scan (a row boundary); `None` = no limit.
     upper: Option<KeyBuf>,
     reversed: bool,
+    /// The first error a cursor reported: the scan is over, and returns it.
+    err: Option<Error>,
 }
 
 /// A scan's cursors. A point read mostly has one or two (the run holding the row, the
@@ -270,8 +284,8 @@ impl<'a> TabletScan<'a> {
             .memtable
             .layers()
             .chain(tablet.runs.overlapping(&lower, &upper));
-        let cursors = Self::cursors(sources, &lower, Some(&upper), false, Some(row));
-        Self::with_cursors(cursors, lower, Some(upper), false)
+        let (cursors, err) = Self::cursors(sources, &lower, Some(&upper), false, Some(row));
+        Self::with_cursors(cursors, err, lower, Some(upper), false)
     }
 
     /// A forward scan of every row of the tablet held in its runs (the memtable left out):
@@ -301,20 +315,23 @@ impl<'a> TabletScan<'a> {
         reversed: bool,
         point_row: Option<&[u8]>,
     ) -> Self {
-        let cursors = Self::cursors(sources, &lower, upper.as_deref(), reversed, point_row);
+        let (cursors, err) = Self::cursors(sources, &lower, upper.as_deref(), reversed, point_row);
         let upper = upper.map(KeyBuf::from_vec);
-        Self::with_cursors(cursors, KeyBuf::from_vec(lower), upper, reversed)
+        Self::with_cursors(cursors, err, KeyBuf::from_vec(lower), upper, reversed)
     }
 
-    /// The cursors of [`open`](Self::open), each positioned, for the scan `[lower, upper)`.
+    /// The cursors of [`open`](Self::open), each positioned, for the scan `[lower, upper)`,
+    /// and the first error a cursor met while positioning (a cursor with nothing to yield
+    /// is dropped, but not its error).
     fn cursors(
         sources: impl Iterator<Item = &'a dyn Source>,
         lower: &[u8],
         upper: Option<&[u8]>,
         reversed: bool,
         point_row: Option<&[u8]>,
-    ) -> Cursors<'a> {
+    ) -> (Cursors<'a>, Option<Error>) {
         let mut cursors = Cursors::new();
+        let mut err = None;
         let mut ranged: Vec<Ranged<'a>> = Vec::new();
         let mut push = |mut c: Box<dyn SourceCursor<'a> + 'a>| {
             if reversed {
@@ -324,6 +341,8 @@ impl<'a> TabletScan<'a> {
             }
             if c.entry().is_some() {
                 cursors.push(c);
+            } else if let Err(e) = c.status() {
+                err.get_or_insert(e);
             }
         };
         for s in sources {
@@ -353,11 +372,12 @@ impl<'a> TabletScan<'a> {
                 push(Box::new(LevelCursor::new(level)));
             }
         }
-        cursors
+        (cursors, err)
     }
 
     fn with_cursors(
         cursors: Cursors<'a>,
+        err: Option<Error>,
         lower: KeyBuf,
         upper: Option<KeyBuf>,
         reversed: bool,
@@ -371,12 +391,32 @@ impl<'a> TabletScan<'a> {
             lower,
             upper,
             reversed,
+            err,
+        }
+    }
+
+    /// Records the first error any cursor reports. True if the scan has failed.
+    fn failed(&mut self) -> bool {
+        if self.err.is_none() {
+            self.err = self.cursors.iter().find_map(|c| c.status().err());
+        }
+        self.err.is_some()
+    }
+
+    /// The scan's error, if it failed.
+    fn error(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
         }
     }
 
     /// The next row's head: the smallest current key (the largest, reversed), if it is
     /// inside the scan.
     fn head(&self) -> Option<&[u8]> {
+        if self.err.is_some() {
+            return None;
+        }
         let mut best: Option<&[u8]> = None;
         for c in &self.cursors {
             if let Some((k, _)) = c.entry() {
@@ -440,9 +480,14 @@ impl<'a> TabletScan<'a> {
     }
 
     /// Resolves the next row through `resolver` (reset here), calling `emit` for each of
-    /// its visible cells in Bigtable order, its row part into `g.prefix`. `None` when the
-    /// scan is over; `Some(Err)` when a key of the row does not decode (the row must be
-    /// dropped whole; the scan goes on with the next row).
+    /// its visible cells in Bigtable order, its row part into `g.prefix`. `Ok(None)` when
+    /// the scan is over; `Ok(Some(Err))` when a key of the row does not decode (the row must
+    /// be dropped whole; the scan goes on with the next row).
+    ///
+    /// # Errors
+    /// A source's error (`DataLoss` for a corrupt block): the row being resolved may be
+    /// incomplete, so whatever `emit` received for it must be discarded, and the scan is
+    /// over.
     ///
     /// Forward, the row's entries are merged one at a time in key order and fed to the
     /// resolver, and what it reports hidden (the rest of a column GC collects, older writes
@@ -458,11 +503,28 @@ impl<'a> TabletScan<'a> {
         g: &mut RowGather<'a>,
         resolver: &mut RowResolver<'_>,
         emit: &mut F,
-    ) -> Option<crate::Result<()>>
+    ) -> Result<Option<Result<()>>>
     where
         F: FnMut(VisibleCell<'_>),
     {
-        if !self.next_prefix(g) {
+        let resolved = self.next_cells_unchecked(g, resolver, emit);
+        if self.failed() {
+            return self.error().map(|()| None);
+        }
+        Ok(resolved)
+    }
+
+    /// [`next_cells`](Self::next_cells) before the cursors' errors are looked at.
+    fn next_cells_unchecked<F>(
+        &mut self,
+        g: &mut RowGather<'a>,
+        resolver: &mut RowResolver<'_>,
+        emit: &mut F,
+    ) -> Option<Result<()>>
+    where
+        F: FnMut(VisibleCell<'_>),
+    {
+        if self.failed() || !self.next_prefix(g) {
             return None;
         }
         resolver.reset();
@@ -591,12 +653,21 @@ impl<'a> TabletScan<'a> {
     }
 
     /// Gathers the next row's entries into `g` (its row part into `g.prefix`), in
-    /// ascending key order whatever the direction. False when the scan is over.
-    pub(crate) fn next_row(&mut self, g: &mut RowGather<'a>) -> bool {
-        if !self.next_prefix(g) {
-            return false;
+    /// ascending key order whatever the direction. `Ok(false)` when the scan is over.
+    ///
+    /// # Errors
+    /// A source's error (`DataLoss` naming the file for a corrupt block); the scan is over.
+    pub(crate) fn next_row(&mut self, g: &mut RowGather<'a>) -> Result<bool> {
+        if self.failed() || !self.next_prefix(g) {
+            self.error()?;
+            return Ok(false);
         }
-        self.gather(g, usize::MAX)
+        self.gather(g, usize::MAX);
+        if self.failed() {
+            g.clear();
+            self.error()?;
+        }
+        Ok(true)
     }
 
     /// Gathers the entries of the row `g.prefix` (the head's) into `g`, in ascending key
@@ -662,7 +733,7 @@ mod tests {
     fn collect(mut scan: TabletScan<'_>) -> Vec<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut g = RowGather::default();
         let mut rows = Vec::new();
-        while scan.next_row(&mut g) {
+        while scan.next_row(&mut g).unwrap() {
             rows.push(g.entries().map(|(k, v)| (k.to_vec(), v.to_vec())).collect());
         }
         rows
@@ -757,7 +828,7 @@ mod skip_tests {
         let mut scan = TabletScan::new(tablet, None, None, false, None);
         let mut g = RowGather::default();
         let mut rows = Vec::new();
-        while scan.next_row(&mut g) {
+        while scan.next_row(&mut g).unwrap() {
             let mut cells = Vec::new();
             resolve_entries(g.entries(), &epochs, |c| {
                 let rule = families.get(c.family).map(|f| &f.gc_rule);
@@ -798,7 +869,7 @@ mod skip_tests {
                     c.value.to_vec(),
                 ))
             });
-            match more {
+            match more.unwrap() {
                 None => break,
                 Some(r) => r.unwrap(),
             }

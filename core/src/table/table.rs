@@ -92,7 +92,17 @@ pub(crate) struct TableSnapshot {
     epochs: Arc<BTreeMap<String, u64>>,
 }
 
+/// Every run of `tablets`, in tablet order (a run shared by tablets comes once per tablet).
+fn runs_of(tablets: &[Tablet]) -> impl Iterator<Item = &Arc<dyn Source>> {
+    tablets.iter().flat_map(|t| t.runs.iter())
+}
+
 impl TableSnapshot {
+    /// Every run of the snapshot (see [`Table::runs`]).
+    pub(crate) fn runs(&self) -> impl Iterator<Item = &Arc<dyn Source>> {
+        runs_of(&self.tablets)
+    }
+
     /// The run files the snapshot holds, each once.
     pub(crate) fn run_metas(&self) -> Vec<RunMeta> {
         let mut metas: Vec<RunMeta> = self
@@ -218,6 +228,12 @@ impl Table {
             runs: t.runs.len(),
             memtable_bytes: t.memtable.size_bytes(),
         }
+    }
+
+    /// Every run of the table's tablets (shared runs once per tablet holding them): what
+    /// `Database::verify` reads.
+    pub(crate) fn runs(&self) -> impl Iterator<Item = &Arc<dyn Source>> {
+        runs_of(&self.tablets)
     }
 
     /// The tablets, in key order.
@@ -352,6 +368,36 @@ impl Table {
         self.maintain(ti, now_micros);
     }
 
+    /// Reads the row's stored cells if applying `mutations` will (aggregates merge into the
+    /// current cell; a ranged delete in a family with a GC rule buries collectable cells),
+    /// so the write path can fail a write whose row sits in a corrupt block before anything
+    /// is logged: `apply` itself cannot fail.
+    ///
+    /// # Errors
+    /// A run's error (`DataLoss` naming the file) reading the row.
+    pub(crate) fn check_row_readable(&self, row: &[u8], mutations: &[Mutation]) -> Result<()> {
+        let reads = mutations.iter().any(|m| match m {
+            Mutation::AddToCell { .. } | Mutation::MergeToCell { .. } => true,
+            Mutation::DeleteFromColumn {
+                family, time_range, ..
+            } => {
+                (time_range.start_micros > 0 || time_range.end_micros.is_some())
+                    && self
+                        .config
+                        .families
+                        .get(family)
+                        .is_some_and(|f| !f.gc_rule.is_never())
+            }
+            _ => false,
+        });
+        let tablet = &self.tablets[self.tablet_index(row)];
+        // Only runs read from storage can fail; memory cannot.
+        if reads && tablet.runs.iter().any(|r| r.run_meta().is_some()) {
+            tablet.row_cells(row, &self.epochs)?;
+        }
+        Ok(())
+    }
+
     /// Writes point tombstones for the column's GC-collectable cells, so a ranged delete of
     /// newer versions cannot bring them back: once collectable, a cell is gone whether or not
     /// compaction has run (reads never depend on compaction timing).
@@ -370,8 +416,12 @@ impl Table {
         if rule.is_never() {
             return;
         }
+        // `check_row_readable` read this row before the write was logged; a replay that
+        // meets a corrupt block buries nothing, and the row stays unreadable (`DataLoss`)
+        // until the file is restored.
         let column: Vec<i64> = self.tablets[ti]
             .row_cells(row, &self.epochs)
+            .unwrap_or_default()
             .into_iter()
             .filter(|(c, _)| c.family == family && c.qualifier == qualifier)
             .map(|(c, _)| c.timestamp_micros)
@@ -419,8 +469,10 @@ impl Table {
             .get(family)
             .map(|f| f.value_type)
             .unwrap_or(ValueType::Bytes);
+        // As in `bury_collectable`: checked readable before the write was logged.
         let current = self.tablets[ti]
             .row_cells(row, &self.epochs)
+            .unwrap_or_default()
             .into_iter()
             .find(|(c, _)| {
                 c.family == family && c.qualifier == qualifier && c.timestamp_micros == ts
@@ -681,7 +733,7 @@ mod tests {
             table.apply(b"counter", &[m], 1_000_000_000, &mut sequence);
         }
         let (found, examined) = table.point_read(b"counter", 1_000_000_000);
-        let cells = found.map(|(_, cells)| cells).unwrap_or_default();
+        let cells = found.unwrap().map(|(_, cells)| cells).unwrap_or_default();
         assert_eq!(cells.len(), 1);
         assert_eq!(cells[0].value, 2999i64.to_be_bytes());
         assert!(examined <= 16, "{examined} entries examined");

@@ -61,15 +61,25 @@ impl Tablet {
     /// Gathers the entries of one row into `g` through the read path (a scan of that
     /// row alone, skipping sources whose filter rules it out). False if no source holds
     /// an entry of the row.
-    pub(crate) fn gather_row<'a>(&'a self, row: &[u8], g: &mut RowGather<'a>) -> bool {
+    ///
+    /// # Errors
+    /// A run's error (`DataLoss` for a corrupt block holding the row).
+    pub(crate) fn gather_row<'a>(&'a self, row: &[u8], g: &mut RowGather<'a>) -> Result<bool> {
         TabletScan::point(self, row).next_row(g)
     }
 
     /// The visible cells of a row (before GC), with their write sequence numbers.
-    pub(crate) fn row_cells(&self, row: &[u8], epochs: &BTreeMap<String, u64>) -> Vec<(Cell, u64)> {
+    ///
+    /// # Errors
+    /// A run's error (`DataLoss` for a corrupt block holding the row).
+    pub(crate) fn row_cells(
+        &self,
+        row: &[u8],
+        epochs: &BTreeMap<String, u64>,
+    ) -> Result<Vec<(Cell, u64)>> {
         let mut g = RowGather::default();
-        if !self.gather_row(row, &mut g) {
-            return Vec::new();
+        if !self.gather_row(row, &mut g)? {
+            return Ok(Vec::new());
         }
         let mut cells = Vec::new();
         // Entries come from this engine's own encoder; a key that fails to decode can only
@@ -89,7 +99,7 @@ impl Tablet {
         if resolved.is_err() {
             cells.clear();
         }
-        cells
+        Ok(cells)
     }
 
     /// Approximate bytes held (shared runs count whole until compaction rewrites them).
@@ -178,7 +188,7 @@ impl Tablet {
             let mut row_data: Vec<u8> = Vec::new();
             let mut row_spans: Vec<(usize, usize, usize)> = Vec::new();
             let mut sink: Option<RunSink> = None;
-            while scan.next_row(&mut g) {
+            while scan.next_row(&mut g)? {
                 row_data.clear();
                 row_spans.clear();
                 let mut rule = &never;
@@ -248,7 +258,7 @@ impl Tablet {
         {
             let mut scan = TabletScan::runs_in(self, range.clone());
             let mut g = RowGather::default();
-            while scan.next_row(&mut g) {
+            while scan.next_row(&mut g)? {
                 for (k, v) in g.entries() {
                     sink.add(k, v)?;
                 }
@@ -280,13 +290,18 @@ impl Tablet {
             .map(|r| {
                 let mut c = r.cursor();
                 c.seek(&start);
-                let first = c.entry()?.0.to_vec();
+                let Some((first, _)) = c.entry() else {
+                    return recorded_span(r.as_ref(), c.status().is_err());
+                };
+                let first = first.to_vec();
                 if end.as_ref().is_some_and(|e| first >= *e) {
                     return None;
                 }
                 c.seek_before(end.as_deref());
-                let last = c.entry()?.0.to_vec();
-                Some((row_part(first), row_part(last)))
+                let Some((last, _)) = c.entry() else {
+                    return recorded_span(r.as_ref(), c.status().is_err());
+                };
+                Some((row_part(first), row_part(last.to_vec())))
             })
             .collect()
     }
@@ -374,7 +389,8 @@ impl Tablet {
         let mut rows: Vec<(Vec<u8>, u64)> = Vec::new();
         let mut scan = TabletScan::new(self, None, None, false, None);
         let mut g = RowGather::default();
-        while scan.next_row(&mut g) {
+        // A run that cannot be read: no split now (the read that touches it reports it).
+        while scan.next_row(&mut g).ok()? {
             let bytes = g.entries().map(|(k, v)| (k.len() + v.len()) as u64).sum();
             rows.push((g.prefix.to_vec(), bytes));
         }
@@ -420,6 +436,24 @@ impl Tablet {
         self.end = Some(mid);
         other
     }
+}
+
+/// The span `run_spans` gives a run whose cursor found no entry: none (`failed` false: it
+/// holds nothing of the tablet), or, when the cursor failed on a corrupt block, the run's
+/// whole recorded key range, row parts, so a split keeps the run on every side it may
+/// reach and the read that touches the bad block reports it.
+fn recorded_span(run: &dyn Source, failed: bool) -> Option<(Vec<u8>, Vec<u8>)> {
+    if !failed {
+        return None;
+    }
+    let part = |k: &[u8]| -> Vec<u8> {
+        match internal_key::row_prefix_len(k) {
+            Some(n) => k[..n].to_vec(),
+            None => k.to_vec(),
+        }
+    };
+    let (first, last) = run.key_range()?;
+    Some((part(first), part(last)))
 }
 
 /// Where a compaction or merge streams its output: a run file, or memory.

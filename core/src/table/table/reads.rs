@@ -20,6 +20,7 @@ use crate::model::schema::Families;
 use crate::table::scan::{RowGather, TabletScan};
 use crate::table::stats::{AccessCounters, TableStats};
 use crate::table::tablet::Tablet;
+use crate::Result;
 
 use super::Table;
 
@@ -47,14 +48,17 @@ impl TableView {
 /// family drops and the resolver's GC rules leave visible, in Bigtable order, found without
 /// walking what GC hides (see `scan::TabletScan::next_cells`). A row with an undecodable
 /// key reads as empty (only corrupt storage can make one, and run decoders report that
-/// first). Families come in `families`' creation order. False when the scan is over.
+/// first). Families come in `families`' creation order. `Ok(false)` when the scan is over.
+///
+/// # Errors
+/// A run's error (`DataLoss` naming the file for a corrupt block); `cells` is then empty.
 pub(crate) fn next_visible_row<'a>(
     scan: &mut TabletScan<'a>,
     g: &mut RowGather<'a>,
     resolver: &mut RowResolver<'_>,
     families: &Families,
     cells: &mut Vec<Cell>,
-) -> bool {
+) -> Result<bool> {
     cells.clear();
     let resolved = scan.next_cells(g, resolver, &mut |c| {
         cells.push(Cell {
@@ -66,32 +70,48 @@ pub(crate) fn next_visible_row<'a>(
         })
     });
     match resolved {
-        None => false,
-        Some(Ok(())) => {
+        Err(e) => {
+            // The row may lack the bad block's entries: none of it is returned.
+            cells.clear();
+            Err(e)
+        }
+        Ok(None) => Ok(false),
+        Ok(Some(Ok(()))) => {
             // Storage orders a row's families by name; reads see them in creation order.
             order_families(cells, families);
-            true
+            Ok(true)
         }
-        Some(Err(_)) => {
+        Ok(Some(Err(_))) => {
             cells.clear();
-            true
+            Ok(true)
         }
     }
 }
 
+/// A point read's answer: the row's tablet id and its visible cells.
+pub(crate) type PointCells = (u64, Vec<Cell>);
+
 impl Table {
     /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
-    pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Option<Row> {
-        let cells = self.point_cells(key, now_micros)?.1;
-        (!cells.is_empty()).then(|| Row {
+    ///
+    /// # Errors
+    /// A run's error (`DataLoss` for a corrupt block holding the row).
+    pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Result<Option<Row>> {
+        let Some((_, cells)) = self.point_cells(key, now_micros)? else {
+            return Ok(None);
+        };
+        Ok((!cells.is_empty()).then(|| Row {
             key: key.to_vec(),
             cells,
-        })
+        }))
     }
 
     /// One row's tablet id and visible cells (GC-collectable cells hidden); `None` if no
     /// source holds any entry of the row (cells may still be empty: all deleted).
-    pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Option<(u64, Vec<Cell>)> {
+    ///
+    /// # Errors
+    /// A run's error (`DataLoss` for a corrupt block holding the row).
+    pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Result<Option<PointCells>> {
         self.point_read(key, now_micros).0
     }
 
@@ -101,7 +121,7 @@ impl Table {
         &self,
         key: &[u8],
         now_micros: i64,
-    ) -> (Option<(u64, Vec<Cell>)>, u64) {
+    ) -> (Result<Option<PointCells>>, u64) {
         let tablet = &self.tablets[self.tablet_index(key)];
         let mut scan = TabletScan::point(tablet, key);
         let mut resolver =
@@ -116,13 +136,16 @@ impl Table {
             &mut cells,
         );
         let examined = scan.entries_examined();
-        (found.then_some((tablet.id, cells)), examined)
+        (found.map(|f| f.then_some((tablet.id, cells))), examined)
     }
 
     /// Every stored cell of a row that no delete or family drop hides, GC rules not applied,
     /// in read order (families in creation order, qualifiers ascending, newest first).
     /// Counts no access: an inspection of storage, not a read.
-    pub(crate) fn stored_cells(&self, key: &[u8]) -> Vec<Cell> {
+    ///
+    /// # Errors
+    /// A run's error (`DataLoss` for a corrupt block holding the row).
+    pub(crate) fn stored_cells(&self, key: &[u8]) -> Result<Vec<Cell>> {
         let tablet = &self.tablets[self.tablet_index(key)];
         let mut scan = TabletScan::point(tablet, key);
         let mut resolver = RowResolver::new(&self.epochs, None);
@@ -134,8 +157,8 @@ impl Table {
             &mut resolver,
             &self.config.families,
             &mut cells,
-        );
-        cells
+        )?;
+        Ok(cells)
     }
 
     /// A view of the tablets `ranges` touch, for a read that outlives the database's lock.
@@ -219,7 +242,10 @@ impl Table {
     /// The stored row keys starting with `prefix` (DropRowRange deletes them with row
     /// tombstones, through the commit log like any write): every row any source holds an
     /// entry of, whether or not a cell of it is visible.
-    pub(crate) fn rows_with_prefix(&self, prefix: &[u8]) -> Vec<Vec<u8>> {
+    ///
+    /// # Errors
+    /// A run's error (`DataLoss` for a corrupt block in the range).
+    pub(crate) fn rows_with_prefix(&self, prefix: &[u8]) -> Result<Vec<Vec<u8>>> {
         let lower = internal_key::row_prefix(prefix);
         // The encoded keys of rows starting with `prefix` start with `prefix` unescaped up
         // to its last byte: bound them by the range's own end.
@@ -235,12 +261,12 @@ impl Table {
             }
             let mut scan = TabletScan::new(t, Some(&lower), upper.as_deref(), false, None);
             let mut g = RowGather::default();
-            while scan.next_row(&mut g) {
+            while scan.next_row(&mut g)? {
                 if let Ok(row) = internal_key::row_key_of(&g.prefix) {
                     rows.push(row);
                 }
             }
         }
-        rows
+        Ok(rows)
     }
 }
