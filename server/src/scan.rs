@@ -149,7 +149,9 @@ impl Scan {
         let mut bytes = 0;
         let mut ended = false;
         while bytes < BATCH_BYTES {
-            let Some(row) = stream.next() else {
+            // A read that fails part-way (a run's block failed its checksum) fails the call:
+            // ending short with OK would hand the client a wrong answer.
+            let Some(row) = stream.try_next()? else {
                 ended = true;
                 break;
             };

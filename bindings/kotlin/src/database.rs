@@ -412,7 +412,8 @@ impl Database {
         let request: sparsetable::ReadRowsRequest = request.try_into().map_err(to_ffi)?;
         self.inner
             .read_rows_stream(&table_id, &request)
-            .map(|rows| rows.map(Into::into).collect())
+            .and_then(|rows| rows.into_rows())
+            .map(|rows| rows.into_iter().map(Into::into).collect())
             .map_err(to_ffi)
     }
 

@@ -32,7 +32,8 @@ impl RowStream {
     /// stream is exhausted or closed.
     ///
     /// # Errors
-    /// `INTERNAL` if a thread panicked while pulling from this stream.
+    /// `DATA_LOSS` (or a storage code) if the read failed part-way; `INTERNAL` if a thread
+    /// panicked while pulling from this stream.
     pub fn next_batch(&self, max_rows: u32) -> Result<Vec<Row>, SparsetableError> {
         let mut guard = self
             .inner
@@ -46,6 +47,12 @@ impl RowStream {
             .take(max_rows.max(1) as usize)
             .map(Into::into)
             .collect();
+        // A read that failed part-way (a corrupt block: DATA_LOSS) fails here, after the rows
+        // read before it, rather than ending short as if the table ended there.
+        if let Err(e) = stream.status() {
+            *guard = None;
+            return Err(crate::error::to_ffi(e));
+        }
         if rows.is_empty() {
             // Exhausted: free the view now rather than when the JVM collects the object.
             *guard = None;

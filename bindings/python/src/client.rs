@@ -404,7 +404,9 @@ impl Table {
         let mut stream = self.open_stream(py, query)?;
         let list = PyList::empty(py);
         loop {
-            let batch = py.detach(|| next_batch(&mut stream));
+            let batch = py
+                .detach(|| next_batch(&mut stream))
+                .map_err(|e| to_py_err(py, e))?;
             if batch.is_empty() {
                 return Ok(list);
             }
@@ -560,12 +562,13 @@ const BATCH_ROWS: usize = 64;
 /// A batch also ends once its cells hold this many bytes, so large rows stay few.
 const BATCH_BYTES: usize = 1 << 20;
 
-/// The next rows of `stream` (empty at its end). Runs without the GIL.
-fn next_batch(stream: &mut RowStream) -> Vec<sparsetable::Row> {
+/// The next rows of `stream` (empty at its end), or the error that ended the read part-way
+/// (a corrupt block: `DataLoss`). Runs without the GIL.
+fn next_batch(stream: &mut RowStream) -> sparsetable::Result<Vec<sparsetable::Row>> {
     let mut batch = Vec::new();
     let mut bytes = 0;
     while batch.len() < BATCH_ROWS && bytes < BATCH_BYTES {
-        let Some(row) = stream.next() else { break };
+        let Some(row) = stream.try_next()? else { break };
         bytes += row.key.len()
             + row
                 .cells
@@ -574,7 +577,7 @@ fn next_batch(stream: &mut RowStream) -> Vec<sparsetable::Row> {
                 .sum::<usize>();
         batch.push(row);
     }
-    batch
+    Ok(batch)
 }
 
 /// Iterator returned by `Table.read_rows_stream`.
@@ -591,16 +594,20 @@ struct StreamState {
 }
 
 impl StreamState {
-    fn pop(&mut self) -> Option<sparsetable::Row> {
+    fn pop(&mut self) -> sparsetable::Result<Option<sparsetable::Row>> {
         if self.ready.is_empty() {
             if let Some(stream) = &mut self.stream {
-                self.ready.extend(next_batch(stream));
+                let batch = next_batch(stream);
+                if batch.is_err() {
+                    self.stream = None;
+                }
+                self.ready.extend(batch?);
                 if self.ready.is_empty() {
                     self.stream = None;
                 }
             }
         }
-        self.ready.pop_front()
+        Ok(self.ready.pop_front())
     }
 }
 
@@ -623,7 +630,8 @@ impl RowIterator {
         // Slow path: fetch the next batch from the engine with the GIL released.
         let next = py
             .detach(|| self.state.lock().map(|mut s| s.pop()).map_err(|_| ()))
-            .map_err(|_| poisoned(py))?;
+            .map_err(|_| poisoned(py))?
+            .map_err(|e| to_py_err(py, e))?;
         next.map(|r| row_to_py(py, r)).transpose()
     }
 }
