@@ -470,8 +470,14 @@ impl Database {
                     .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
             }
         }
+        // The predicate only needs the newest cells of each column when it starts with a
+        // column limit; no predicate only needs to know whether any cell is visible.
+        let column_limit = match &compiled {
+            None => Some(1),
+            Some(f) => f.column_limit(),
+        };
         let cells = table
-            .read_row(row_key, now)
+            .read_row(row_key, now, column_limit)
             .map(|r| r.cells)
             .unwrap_or_default();
         let matched = match &compiled {
@@ -511,8 +517,10 @@ impl Database {
         validate_row_key(row_key)?;
         let (mutations, result) =
             read_modify_write::plan(&table.config, row_key, rules, now, || {
+                // The rules read only the newest cell of each column: the read seeks past
+                // the older versions (GC rule or not).
                 table
-                    .read_row(row_key, now)
+                    .read_row(row_key, now, Some(1))
                     .map(|r| r.cells)
                     .unwrap_or_default()
             })?;

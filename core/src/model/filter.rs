@@ -460,6 +460,23 @@ impl CompiledFilter {
         matches!(self.root, Node::PassAll)
     }
 
+    /// An `n` such that the filter returns the same for a row whether it is given all the
+    /// row's visible cells or only the newest `n` of each column: a read may then stop
+    /// each column after `n` visible cells and seek past the rest (`row_merge::RowResolver`).
+    /// `None` when no such `n` is known.
+    ///
+    /// Known: a `CellsPerColumnLimit(n)`, and a chain whose first member that does not
+    /// keep or drop whole columns has a known `n` (so `CellsPerColumnLimit(n)` after
+    /// family, qualifier, column-range and row-key filters). Why that is exact: with
+    /// `cut` keeping the newest `n` cells of each column, a filter `w` that keeps or drops
+    /// whole columns (by family, qualifier or row key alone) has `w(cut(x)) = cut(w(x))`,
+    /// and `limit(cut(x)) = limit(x)`; the members after see the same input either way.
+    /// `cut` keeps at least one cell of every column, so a chain's stop on an empty input,
+    /// a sink's family order and a row sample's draws are the same too.
+    pub(crate) fn column_limit(&self) -> Option<usize> {
+        column_limit(&self.root)
+    }
+
     /// Applies the filter to one row's visible cells (in Bigtable order) and returns what the
     /// read outputs for the row, in Bigtable order.
     pub fn apply(
@@ -592,6 +609,33 @@ fn eval(
         Node::Bitmask(mask) => keep(cells, |c| {
             c.value.len() == mask.len() && c.value.iter().zip(mask).all(|(v, m)| v & m == *m)
         }),
+    }
+}
+
+/// See [`CompiledFilter::column_limit`].
+fn column_limit(node: &Node) -> Option<usize> {
+    match node {
+        Node::ColumnLimit(n) => Some(*n),
+        Node::Chain(members) => {
+            let first = members.iter().find(|m| !keeps_whole_columns(m))?;
+            column_limit(first)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the node keeps or drops each column whole, deciding by the row key, family and
+/// qualifier alone, and changes no cell it keeps (so it commutes with keeping the newest
+/// `n` cells of each column).
+fn keeps_whole_columns(node: &Node) -> bool {
+    match node {
+        Node::PassAll
+        | Node::RowKeyRegex(_)
+        | Node::FamilyRegex(_)
+        | Node::QualifierRegex(_)
+        | Node::ColumnRange(..) => true,
+        Node::Chain(members) => members.iter().all(keeps_whole_columns),
+        _ => false,
     }
 }
 

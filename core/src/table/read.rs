@@ -575,6 +575,9 @@ impl RowStream {
         );
         let mut g = RowGather::default();
         let mut resolver = view.resolver(*now_micros);
+        // A filter that keeps only the newest cells of each column lets the merge seek past
+        // the rest (`CompiledFilter::column_limit`).
+        resolver.set_column_limit(filter.column_limit());
         let mut buf = Vec::new();
         let mut bytes = 0usize;
         // Rows that need no filter are packed (see `PackedRows`), except a point read's one
@@ -750,7 +753,7 @@ pub(crate) fn read_one(
     filter: &CompiledFilter,
     random: &mut SplitMix64,
 ) -> Option<Row> {
-    let (tablet, mut cells) = table.point_cells(key, now_micros)?;
+    let (tablet, mut cells) = table.point_cells(key, now_micros, filter.column_limit())?;
     let scanned = cells.len();
     if !cells.is_empty() && !filter.is_pass_all() {
         cells = filter.apply(key, cells, random);
