@@ -643,3 +643,68 @@ fn keep(mut cells: Vec<Cell>, pred: impl Fn(&Cell) -> bool) -> Vec<Cell> {
     cells.retain(|c| pred(c));
     cells
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RowFilter;
+    use alloc::string::String;
+    use alloc::vec;
+    use core::ops::Bound;
+
+    fn limit(f: RowFilter) -> Option<usize> {
+        f.compile().unwrap().column_limit()
+    }
+
+    #[test]
+    fn a_column_limit_is_pushed_down_only_behind_whole_column_filters() {
+        let n = RowFilter::CellsPerColumnLimit;
+        let family = || RowFilter::FamilyNameRegex(String::from("cf"));
+        let range = || RowFilter::ColumnRange {
+            family: String::from("cf"),
+            start: Bound::Included(b"a".to_vec()),
+            end: Bound::Unbounded,
+        };
+        assert_eq!(limit(n(3)), Some(3));
+        assert_eq!(limit(RowFilter::Chain(vec![n(1), RowFilter::StripValue])), Some(1));
+        assert_eq!(
+            limit(RowFilter::Chain(vec![
+                family(),
+                RowFilter::ColumnQualifierRegex(b"q.*".to_vec()),
+                range(),
+                RowFilter::RowKeyRegex(b"r.*".to_vec()),
+                n(2),
+                RowFilter::CellsPerRowLimit(1),
+            ])),
+            Some(2)
+        );
+        // Nested: the inner chain keeps whole columns and then limits.
+        let inner = RowFilter::Chain(vec![family(), n(2)]);
+        assert_eq!(limit(RowFilter::Chain(vec![inner, RowFilter::StripValue])), Some(2));
+        let inner = RowFilter::Chain(vec![family(), range()]);
+        assert_eq!(limit(RowFilter::Chain(vec![inner, n(1)])), Some(1));
+        // Not pushed down: no limit, or something before it that drops cells of a column
+        // (the newest ones may be among them) or changes them.
+        for f in [
+            RowFilter::PassAll,
+            RowFilter::Chain(vec![family(), range()]),
+            RowFilter::Chain(vec![
+                RowFilter::TimestampRange {
+                    start_micros: 0,
+                    end_micros: 10,
+                },
+                n(1),
+            ]),
+            RowFilter::Chain(vec![RowFilter::ValueRegex(b"x".to_vec()), n(1)]),
+            RowFilter::Chain(vec![RowFilter::CellsPerRowOffset(1), n(1)]),
+            RowFilter::Chain(vec![RowFilter::CellsPerRowLimit(5), n(1)]),
+            RowFilter::Interleave(vec![n(1), n(2)]),
+            RowFilter::Condition {
+                predicate: alloc::boxed::Box::new(n(1)),
+                true_filter: Some(alloc::boxed::Box::new(n(1))),
+                false_filter: None,
+            },
+        ] {
+            assert_eq!(limit(f.clone()), None, "{f:?}");
+        }
+    }
+}
