@@ -248,7 +248,13 @@ fn check_reads(db: &mut Database, filters: &[RowFilter]) -> Result<(), TestCaseE
             let matched = db
                 .check_and_mutate_row("t", &key, Some(filter), &mark, &[])
                 .unwrap();
-            prop_assert_eq!(matched, want_row.is_some(), "predicate {:?} {:?}", key, filter);
+            prop_assert_eq!(
+                matched,
+                want_row.is_some(),
+                "predicate {:?} {:?}",
+                key,
+                filter
+            );
         }
     }
     Ok(())

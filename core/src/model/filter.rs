@@ -665,7 +665,10 @@ mod tests {
             end: Bound::Unbounded,
         };
         assert_eq!(limit(n(3)), Some(3));
-        assert_eq!(limit(RowFilter::Chain(vec![n(1), RowFilter::StripValue])), Some(1));
+        assert_eq!(
+            limit(RowFilter::Chain(vec![n(1), RowFilter::StripValue])),
+            Some(1)
+        );
         assert_eq!(
             limit(RowFilter::Chain(vec![
                 family(),
@@ -679,7 +682,10 @@ mod tests {
         );
         // Nested: the inner chain keeps whole columns and then limits.
         let inner = RowFilter::Chain(vec![family(), n(2)]);
-        assert_eq!(limit(RowFilter::Chain(vec![inner, RowFilter::StripValue])), Some(2));
+        assert_eq!(
+            limit(RowFilter::Chain(vec![inner, RowFilter::StripValue])),
+            Some(2)
+        );
         let inner = RowFilter::Chain(vec![family(), range()]);
         assert_eq!(limit(RowFilter::Chain(vec![inner, n(1)])), Some(1));
         // Not pushed down: no limit, or something before it that drops cells of a column

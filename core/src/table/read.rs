@@ -16,6 +16,11 @@
 //! without a filter are packed into shared buffers ([`PackedRows`]) and built when taken, so
 //! reading ahead allocates nothing per row.
 //!
+//! A filter that keeps only the newest `n` cells of each column (`CompiledFilter::
+//! column_limit`) is pushed down: the merge stops each column after `n` visible cells and
+//! seeks past the rest of it, so such a read does not cost what the column's other versions
+//! would.
+//!
 //! Counters follow Bigtable's ReadRows statistics: `rows_scanned` and `cells_scanned` count
 //! what the read examined before filtering (returned or not), `last_scanned_key` is the
 //! last row key examined. They are reported as of the last row handed out, and once the
@@ -390,7 +395,9 @@ impl RowStream {
     }
 
     /// How many cells the read has examined so far, before filters (the visible cells of
-    /// every row examined): Bigtable's `cells_seen_count`.
+    /// every row examined, at most `n` per column when the filter's leading
+    /// `CellsPerColumnLimit(n)` let the read seek past the rest): Bigtable's
+    /// `cells_seen_count`.
     pub fn cells_scanned(&self) -> u64 {
         self.cells_scanned
     }

@@ -480,7 +480,7 @@ impl<'a> TabletScan<'a> {
         if self.gather(g, self.reverse_gather_limit) {
             self.entries_examined += g.spans.len() as u64;
             let mut result = Ok(());
-            let mut skip_to: Option<Vec<u8>> = None;
+            let mut skip_to: Option<internal_key::SeekKey> = None;
             for (k, v) in g.entries() {
                 if skip_to.as_deref().is_some_and(|t| bytes::less(k, t)) {
                     continue;
@@ -563,7 +563,7 @@ impl<'a> TabletScan<'a> {
                 Err(e) => {
                     // The row is dropped whole: skip the rest of it.
                     result = Err(e);
-                    let mut after = prefix.to_vec();
+                    let mut after = internal_key::SeekKey::from_slice(prefix);
                     if let Some(last) = after.last_mut() {
                         *last += 1;
                     }
