@@ -1,5 +1,6 @@
 //! Issue 30's probe, for instruction counts: `READS` reads of the newest version of a column
-//! (no GC rule, `VERSIONS` versions) with `CellsPerColumnLimit(1)`, or `READS`
+//! (no GC rule, `VERSIONS` versions, 1,000 other rows around its row) with
+//! `CellsPerColumnLimit(1)`, or `READS`
 //! ReadModifyWriteRow increments of it, after loading it. Under callgrind the instructions
 //! per read are (total(READS) - total(0)) / READS, which does not depend on the machine's
 //! load (the criterion bench `newest_version` times the same cases).
@@ -41,6 +42,17 @@ fn main() {
     let mut config = TableConfig::default();
     config.families.insert("cf".into(), ColumnFamily::default());
     db.create_table("t", config).unwrap();
+    // Neighbours: 500 rows before the counter's and 500 after, one 100-byte cell each, so
+    // the counter's blocks are full-size ones whatever its versions (a one-version column
+    // alone in a table would sit in one tiny block and make that case look cheaper than a
+    // read of a real table's row is).
+    for i in 0..500 {
+        for prefix in ["a", "z"] {
+            let key = format!("{prefix}{i:04}");
+            let m = Mutation::set_cell("cf", b"n".to_vec(), START, vec![7u8; 100]);
+            db.mutate_row("t", key.as_bytes(), &[m]).unwrap();
+        }
+    }
     for v in 0..versions {
         let ts = START - (versions - 1 - v) * 1000;
         let m = Mutation::set_cell("cf", b"n".to_vec(), ts, v.to_be_bytes().to_vec());
