@@ -148,8 +148,7 @@ fn bump_terminator(prefix: &mut [u8]) {
 
 /// A key a read seeks to past what it skips ([`column_end`], [`cell_end`]), inline for the
 /// keys of most tables: a read that keeps a column's newest cells builds one per column,
-/// and an allocation per column cost a one-version column's point read 6% more
-/// instructions.
+/// and allocating it cost a one-version column's point read about 70 instructions (1.4%).
 pub(crate) type SeekKey = SmallVec<[u8; 64]>;
 
 /// A key after every entry of the column of `cell_key` (an encoded cell key) and before
