@@ -356,6 +356,12 @@ const OPERATIONS_METHODS: &[(&str, &str, &str, &str)] = &[
 /// create and delete an instance). Routes not listed here answer UNIMPLEMENTED.
 const INSTANCE_ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
     (
+        "list_hot_tablets",
+        "ListHotTablets",
+        "bigtable::admin::v2::ListHotTabletsRequest",
+        "bigtable::admin::v2::ListHotTabletsResponse",
+    ),
+    (
         "create_instance",
         "CreateInstance",
         "bigtable::admin::v2::CreateInstanceRequest",
@@ -470,6 +476,41 @@ const TEST_CLOCK_METHODS: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// `sparsetable.testing.v1.ReplicationControl`, over the messages of
+/// `crate::replication_control`.
+const REPLICATION_CONTROL_METHODS: &[(&str, &str, &str, &str)] = &[
+    (
+        "get_replication",
+        "GetReplication",
+        "GetReplicationRequest",
+        "ReplicationStatus",
+    ),
+    (
+        "set_cluster_available",
+        "SetClusterAvailable",
+        "SetClusterAvailableRequest",
+        "ReplicationStatus",
+    ),
+    (
+        "set_replication_lag",
+        "SetReplicationLag",
+        "SetReplicationLagRequest",
+        "ReplicationStatus",
+    ),
+    (
+        "inject_fault",
+        "InjectFault",
+        "InjectFaultRequest",
+        "ReplicationStatus",
+    ),
+    (
+        "clear_faults",
+        "ClearFaults",
+        "ClearFaultsRequest",
+        "ReplicationStatus",
+    ),
+];
+
 fn method(name: &str, route: &str, input: String, output: String, streaming: bool) -> Method {
     let builder = Method::builder()
         .name(name)
@@ -572,10 +613,30 @@ fn main() {
             },
         )
         .build();
-    // Clients too, for the TestClock only: tests (and users' test harnesses in Rust) drive it.
+    let replication_control = REPLICATION_CONTROL_METHODS
+        .iter()
+        .fold(
+            Service::builder()
+                .name("ReplicationControl")
+                .package("sparsetable.testing.v1"),
+            |s, &(name, route, input, output)| {
+                s.method(method(
+                    name,
+                    route,
+                    format!("crate::replication_control::{input}"),
+                    format!("crate::replication_control::{output}"),
+                    false,
+                ))
+            },
+        )
+        .build();
+    // Clients too, for our own testing services only: tests (and users' test harnesses in
+    // Rust) drive them.
     Builder::new()
         .build_client(false)
         .compile(&[data, admin, instance_admin, operations]);
-    Builder::new().build_client(true).compile(&[test_clock]);
+    Builder::new()
+        .build_client(true)
+        .compile(&[test_clock, replication_control]);
     println!("cargo:rerun-if-changed=build.rs");
 }

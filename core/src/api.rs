@@ -9,9 +9,16 @@
 //! as it was. Front-ends use this layer (and the model types) and nothing below it.
 //! Imports: every layer below.
 
+pub mod change_stream;
+#[cfg(feature = "std")]
+pub mod change_stream_reader;
 pub mod database;
+pub mod faults;
 #[cfg(feature = "serde")]
 pub mod json;
+#[cfg(feature = "std")]
+pub mod replicated;
+pub mod replication;
 #[cfg(feature = "std")]
 pub mod shared;
 pub mod sql;

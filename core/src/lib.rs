@@ -39,11 +39,17 @@ pub mod model;
 pub mod platform;
 pub mod table;
 
+pub use api::change_stream::{ChangeLog, ChangeRecord, StreamPosition};
 pub use api::database::{
-    BackupInfo, Database, DropRowRange, Durability, OpenOptions, RowMutations, StoredCell,
+    BackupInfo, CommittedWrite, Database, DropRowRange, Durability, HotTablet, OpenOptions,
+    RowMutations, StoredCell,
 };
+pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
 #[cfg(feature = "serde")]
 pub use api::json;
+#[cfg(feature = "std")]
+pub use api::replicated::ReplicatedInstance;
+pub use api::replication::{AppProfile, Delivery, Isolation, Replication, RequestKind, Routing};
 #[cfg(feature = "std")]
 pub use api::shared::SharedDatabase;
 pub use error::{Code, Error, Result};

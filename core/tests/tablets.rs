@@ -236,3 +236,46 @@ fn a_hot_small_tablet_splits_by_load() {
         .sum();
     assert_eq!(reads, 30);
 }
+
+/// ListHotTablets' source: the tablet that did most of the work in a window comes first,
+/// with its share; quiet tablets and windows outside the work are left out.
+#[test]
+fn hot_tablets_rank_tablets_by_their_share_of_the_work() {
+    use sparsetable::{ManualClock, Mutation, TableConfig};
+    let clock = std::sync::Arc::new(ManualClock::new(1_700_000_000_000_000));
+    let mut db = sparsetable::Database::with_clock(clock.clone());
+    let mut config = TableConfig::with_families(["cf"]);
+    config.initial_splits = vec![b"m".to_vec()];
+    db.create_table("t", config).unwrap();
+    for i in 0..30 {
+        let key = format!("z{i}");
+        db.mutate_row(
+            "t",
+            key.as_bytes(),
+            &[Mutation::set_cell("cf", "q", 1000, "v")],
+        )
+        .unwrap();
+    }
+    db.mutate_row("t", b"a", &[Mutation::set_cell("cf", "q", 1000, "v")])
+        .unwrap();
+    let now = db.now_micros();
+    let hot = db
+        .hot_tablets(now - 3_600_000_000, now + 60_000_000, 0.0)
+        .unwrap();
+    assert_eq!(hot.len(), 2);
+    assert_eq!(hot[0].start_key, b"m");
+    assert!(hot[0].cpu_share_percent > 90.0, "{hot:?}");
+    let total: f32 = hot.iter().map(|h| h.cpu_share_percent).sum();
+    assert!((total - 100.0).abs() < 0.01);
+    assert_eq!(
+        db.hot_tablets(now - 3_600_000_000, now + 60_000_000, 50.0)
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(db.hot_tablets(0, 1, 0.0).unwrap().is_empty());
+    assert_eq!(
+        db.hot_tablets(5, 5, 0.0).unwrap_err().code(),
+        sparsetable::Code::InvalidArgument
+    );
+}

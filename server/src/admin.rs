@@ -21,8 +21,8 @@ use sparsetable::{DropRowRange, Error, Result};
 
 use crate::authorized_views;
 use crate::convert::{
-    backup_to_proto, modifications_from_proto, table_config_from_proto, table_to_proto,
-    timestamp_to_proto, TableView,
+    backup_to_proto, change_stream_config, change_stream_retention, modifications_from_proto,
+    table_config_from_proto, table_to_proto, timestamp_to_proto, TableView,
 };
 use crate::family_order::CreateTableRequestInOrder;
 use crate::instance_meta::{next_etag, BackupRecord};
@@ -56,7 +56,12 @@ impl AdminService {
         view: TableView,
     ) -> Result<TableReply> {
         let clusters = self.instances.clusters_of(instance)?;
-        Ok(table_to_proto(instance, &clusters, info, view))
+        let mut reply = table_to_proto(instance, &clusters, info, view);
+        if view.schema() {
+            let retention = self.instances.change_stream_of(instance, &info.name)?;
+            reply.set_change_stream_config(retention.map(change_stream_config));
+        }
+        Ok(reply)
     }
 
     fn create_table_inner(
@@ -67,11 +72,20 @@ impl AdminService {
         let instance = InstanceName::parse("parent", &req.parent)?;
         let config =
             table_config_from_proto(req.table.as_ref(), &req.initial_splits, family_order)?;
+        let retention = change_stream_retention(
+            req.table
+                .as_ref()
+                .and_then(|t| t.change_stream_config.as_ref()),
+        )?;
         let db = self.instances.database(&instance)?;
         let info = db.write(|db| {
             db.create_table(&req.table_id, config)?;
             db.get_table(&req.table_id)
         })?;
+        if retention.is_some() {
+            self.instances
+                .set_change_stream(&instance, &req.table_id, retention)?;
+        }
         self.table_reply(&instance, &info, TableView::Schema)
     }
 
@@ -120,6 +134,7 @@ impl AdminService {
         let resource = table.to_string();
         self.instances.update_meta(&table.instance, |meta| {
             meta.forget_policies_under(&resource);
+            meta.change_streams.retain(|c| c.table_id != table.table_id);
             authorized_views::forget_views_of(meta, &table);
             Ok(())
         })
@@ -154,12 +169,16 @@ impl AdminService {
                 "update_mask must name at least one field to update",
             ));
         }
+        let mut change_stream = None;
         for path in paths {
             match path.as_str() {
                 "deletion_protection" => {}
-                "change_stream_config"
-                | "change_stream_config.retention_period"
-                | "automated_backup_policy"
+                "change_stream_config" | "change_stream_config.retention_period" => {
+                    change_stream = Some(change_stream_retention(
+                        update.change_stream_config.as_ref(),
+                    )?);
+                }
+                "automated_backup_policy"
                 | "automated_backup_policy.retention_period"
                 | "automated_backup_policy.frequency"
                 | "row_key_schema"
@@ -174,8 +193,18 @@ impl AdminService {
             }
         }
         let db = self.instances.database(&table.instance)?;
+        db.read(|db| db.get_table(&table.table_id))?;
+        if let Some(retention) = change_stream {
+            self.instances
+                .set_change_stream(&table.instance, &table.table_id, retention)?;
+        }
+        let protect = paths.iter().any(|p| p == "deletion_protection");
         let (info, now) = db.write(|db| {
-            let info = db.set_deletion_protection(&table.table_id, update.deletion_protection)?;
+            let info = if protect {
+                db.set_deletion_protection(&table.table_id, update.deletion_protection)?
+            } else {
+                db.get_table(&table.table_id)?
+            };
             Ok((info, db.now_micros()))
         })?;
         let now = Some(timestamp_to_proto(now));
@@ -472,9 +501,10 @@ fn answer<T>(outcome: Result<T>) -> std::result::Result<Response<T>, Status> {
     outcome.map(Response::new).map_err(to_status)
 }
 
-/// The consistency token of `table`. Writes are visible to every later read at once (one
-/// copy of the data), so a token is consistent as soon as it is issued; it names the table so
-/// that CheckConsistency can refuse a token that is not this table's.
+/// The consistency token of `table` on a single-cluster instance. Writes are visible to every
+/// later read at once (one copy of the data), so a token is consistent as soon as it is
+/// issued; it names the table so that CheckConsistency can refuse a token that is not this
+/// table's. A replicated instance's tokens are the core's (see `sparsetable::Replication`).
 fn consistency_token(table: &TableName) -> String {
     format!("sparsetable:{table}")
 }
@@ -611,11 +641,16 @@ impl BigtableTableAdmin for AdminService {
         &self,
         request: Request<admin_v2::GenerateConsistencyTokenRequest>,
     ) -> std::result::Result<Response<admin_v2::GenerateConsistencyTokenResponse>, Status> {
-        answer(self.existing_table(&request.get_ref().name).map(|table| {
-            admin_v2::GenerateConsistencyTokenResponse {
-                consistency_token: consistency_token(&table),
-            }
-        }))
+        answer(
+            self.existing_table(&request.get_ref().name)
+                .and_then(|table| {
+                    let consistency_token = match self.instances.replicated(&table.instance)? {
+                        Some(rep) => rep.consistency_token(&table.table_id)?,
+                        None => consistency_token(&table),
+                    };
+                    Ok(admin_v2::GenerateConsistencyTokenResponse { consistency_token })
+                }),
+        )
     }
 
     async fn check_consistency(
@@ -626,6 +661,13 @@ impl BigtableTableAdmin for AdminService {
         answer(self.existing_table(&req.name).and_then(|table| {
             if req.consistency_token.is_empty() {
                 return Err(Error::invalid_argument("consistency_token is required"));
+            }
+            if let Some(rep) = self.instances.replicated(&table.instance)? {
+                use admin_v2::check_consistency_request::Mode;
+                let data_boost = matches!(req.mode, Some(Mode::DataBoostReadLocalWrites(_)));
+                let consistent =
+                    rep.check_consistency(&table.table_id, &req.consistency_token, data_boost)?;
+                return Ok(admin_v2::CheckConsistencyResponse { consistent });
             }
             // As Cloud Bigtable: a token this table's GenerateConsistencyToken did not issue
             // is refused, not reported consistent.

@@ -20,7 +20,8 @@ use crate::Instances;
 
 const USAGE: &str = "\
 Usage: sparsetable-server [--host HOST] [--port PORT] [--data-dir DIR] [--durability MODE]
-                          [--clock-micros MICROS] [--log-level LEVEL]
+                          [--clock-micros MICROS] [--replication-lag DURATION]
+                          [--log-level LEVEL]
 
 Serves Cloud Bigtable's Data and Table Admin gRPC APIs (and the Instance Admin calls clients
 make at start-up), as an emulator: point clients at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
@@ -41,6 +42,11 @@ Options:
                             rpc SetTime(SetTimeRequest {int64 micros = 1})
                             rpc AdvanceTime(AdvanceTimeRequest {int64 delta_micros = 1})
                           both returning TimeResponse {int64 now_micros = 1}
+  --replication-lag DURATION
+                          on an instance with two or more clusters (CreateInstance or
+                          CreateCluster), how long a write takes to reach the other
+                          clusters, on the server's clock: e.g. 2s, 250ms, 1m, 0s
+                          [default: 0s: every cluster sees a write at once]
   --log-level LEVEL       what to log on stderr: off, error (the server's own failures),
                           info (also start-up and shutdown) or debug (also every RPC
                           and every failed request with its code) [default: info]
@@ -62,6 +68,34 @@ pub struct Options {
     pub durability: Durability,
     /// What to log on stderr.
     pub log_level: Level,
+    /// The replication delay of replicated instances, in microseconds.
+    pub replication_lag_micros: i64,
+}
+
+/// A duration as `--replication-lag` takes it: a whole number and a unit (`us`, `ms`, `s`,
+/// `m`), in microseconds.
+fn parse_duration(text: &str) -> Result<i64, String> {
+    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &text[digits.len()..];
+    let per = match unit {
+        "us" => 1,
+        "ms" => 1_000,
+        "s" => 1_000_000,
+        "m" => 60_000_000,
+        _ => {
+            return Err(format!(
+                "--replication-lag {text:?}: give a number and a unit (us, ms, s or m), e.g. 2s"
+            ))
+        }
+    };
+    digits
+        .parse::<i64>()
+        .ok()
+        .and_then(|n| n.checked_mul(per))
+        .filter(|&n| n >= 0)
+        .ok_or_else(|| {
+            format!("--replication-lag {text:?}: the number must be a whole, non-negative count")
+        })
 }
 
 impl Default for Options {
@@ -74,6 +108,7 @@ impl Default for Options {
             data_dir: None,
             durability: Durability::Sync,
             log_level: Level::Info,
+            replication_lag_micros: 0,
         }
     }
 }
@@ -106,6 +141,10 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Command, lexop
                         ))
                     }
                 }
+            }
+            Long("replication-lag") => {
+                options.replication_lag_micros = parse_duration(&parser.value()?.string()?)
+                    .map_err(|e| lexopt::Error::Custom(e.into()))?
             }
             Long("log-level") => {
                 options.log_level = Level::parse(&parser.value()?.string()?)
@@ -162,7 +201,8 @@ impl Server {
             Some(manual) => manual.clone(),
             None => Arc::new(SystemClock),
         };
-        let mut instances = Instances::with_clock(clock);
+        let mut instances =
+            Instances::with_clock(clock).with_replication_lag(options.replication_lag_micros);
         let mut _data_dir_lock = None;
         let place = match &options.data_dir {
             Some(dir) => {
@@ -272,6 +312,23 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Err(e) => {
             eprintln!("sparsetable-server: {e}");
             1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+
+    #[test]
+    fn replication_lag_takes_a_number_and_a_unit() {
+        assert_eq!(parse_duration("2s"), Ok(2_000_000));
+        assert_eq!(parse_duration("250ms"), Ok(250_000));
+        assert_eq!(parse_duration("0s"), Ok(0));
+        assert_eq!(parse_duration("1m"), Ok(60_000_000));
+        assert_eq!(parse_duration("7us"), Ok(7));
+        for bad in ["", "2", "s", "-1s", "2h", "1.5s", "99999999999999999s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }
 }

@@ -1,9 +1,10 @@
 //! The clusters each instance reports: the ones CreateInstance asked for, or one default
 //! cluster for an instance that exists implicitly.
 //!
-//! The engine keeps one copy of the data per instance, so clusters are names only: every
-//! cluster is READY with the same data, and every table is READY in each of them (what
-//! `Table.cluster_states` and the clients' replication calls read). Keeping the requested ids
+//! An instance with one cluster keeps one copy of its data; one with two or more keeps a
+//! copy per cluster and replicates between them (`crate::registry`, the core's
+//! `ReplicatedInstance`). Every cluster reports READY, and every table READY in each of them
+//! (what `Table.cluster_states` and the clients' replication calls read). Keeping the requested ids
 //! matters because clients address clusters by the id they asked for (Node's
 //! `instance.cluster(id).get()`, a backup's `clusters/{id}` parent, replication states keyed by
 //! cluster id).

@@ -197,10 +197,6 @@ pub fn table_config_from_proto(
     };
     for (present, field) in [
         (
-            table.change_stream_config.is_some(),
-            "table.change_stream_config",
-        ),
-        (
             table.tiered_storage_config.is_some(),
             "table.tiered_storage_config",
         ),
@@ -278,7 +274,8 @@ impl TableView {
         }
     }
 
-    fn schema(self) -> bool {
+    /// Whether the view includes the schema (families, granularity, change stream).
+    pub fn schema(self) -> bool {
         matches!(self, TableView::Schema | TableView::Full)
     }
 
@@ -347,6 +344,36 @@ pub fn table_to_proto(
         }
     }
     TableReply::with_entries(rest, cluster_states, column_families)
+}
+
+/// A `change_stream_config`'s retention in microseconds (`None`: no config, or one without a
+/// retention, which Bigtable reads as disabled).
+///
+/// # Errors
+/// `InvalidArgument` for a retention outside 1 to 7 days (the core's rule).
+pub fn change_stream_retention(
+    config: Option<&admin_v2::ChangeStreamConfig>,
+) -> Result<Option<i64>> {
+    let Some(period) = config.and_then(|c| c.retention_period.as_ref()) else {
+        return Ok(None);
+    };
+    let micros = period
+        .seconds
+        .checked_mul(1_000_000)
+        .and_then(|m| m.checked_add(i64::from(period.nanos) / 1000))
+        .unwrap_or(i64::MAX);
+    sparsetable::api::change_stream::validate_retention(micros)?;
+    Ok(Some(micros))
+}
+
+/// The `change_stream_config` of a retention.
+pub fn change_stream_config(retention_micros: i64) -> admin_v2::ChangeStreamConfig {
+    admin_v2::ChangeStreamConfig {
+        retention_period: Some(prost_types::Duration {
+            seconds: retention_micros / 1_000_000,
+            nanos: ((retention_micros % 1_000_000) * 1000) as i32,
+        }),
+    }
 }
 
 /// Converts ModifyColumnFamilies' modifications, in order.

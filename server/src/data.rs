@@ -5,10 +5,13 @@
 //! SampleRowKeys (the engine's tablet boundaries), MutateRow, MutateRows, CheckAndMutateRow,
 //! ReadModifyWriteRow and PingAndWarm, on a table or through one of its authorized views (the
 //! core's [`SubsetView`] rules: reads see the view's rows and cells, writes outside it are
-//! PERMISSION_DENIED, each MutateRows entry on its own). Change streams and requests through a
-//! materialized view answer UNIMPLEMENTED; PrepareQuery and ExecuteQuery
-//! serve the core's SQL subset ([`crate::sql`]); `app_profile_id` only routes
-//! traffic in Cloud Bigtable and is ignored.
+//! PERMISSION_DENIED, each MutateRows entry on its own); GenerateInitialChangeStreamPartitions
+//! and ReadChangeStream ([`crate::change_streams`]). Requests through a materialized view
+//! answer UNIMPLEMENTED; PrepareQuery and ExecuteQuery
+//! serve the core's SQL subset ([`crate::sql`]). Every request is routed by its
+//! `app_profile_id` ([`Instances::route`]): on an instance with two or more clusters each
+//! cluster holds its own copy and the core's replication rules apply (lag, consistency,
+//! transactions only through single-cluster profiles that allow them, failover).
 //!
 //! MutateRows: a request the engine refuses as a whole (unknown table, no entries, too many
 //! mutations, a malformed mutation message) fails the call; otherwise the stream carries one
@@ -23,11 +26,12 @@ use tonic::{Request, Response, Status};
 use std::ops::Bound;
 
 use sparsetable::{
-    samples_in_range, Error, Mutation, ReadRowsRequest, Result, RowMutations, RowRange, RowSet,
-    SharedDatabase, SubsetView,
+    samples_in_range, Error, Mutation, ReadRowsRequest, RequestKind, Result, RowMutations,
+    RowRange, RowSet, SharedDatabase, SubsetView,
 };
 
 use crate::authorized_views;
+use crate::change_streams;
 use crate::chunks::ResponseWriter;
 use crate::convert::{
     mutation_from_proto, row_range_from_proto, row_set_from_proto, row_to_proto, rules_from_proto,
@@ -128,8 +132,17 @@ impl DataService {
         let mutations = mutations_from_proto("mutations", &req.mutations)?;
         self.check_in_view(&target, &req.row_key, &mutations)?;
         let table = target.table;
-        let db = self.instances.database(&table.instance)?;
-        db.write(|db| db.mutate_row(&table.table_id, &req.row_key, &mutations))
+        let routed = self.instances.route(
+            &table.instance,
+            &req.app_profile_id,
+            "MutateRow",
+            RequestKind::Write,
+            &req.row_key,
+        )?;
+        routed
+            .db
+            .write(|db| db.mutate_row(&table.table_id, &req.row_key, &mutations))?;
+        routed.after_write()
     }
 
     fn mutate_rows_inner(&self, req: &v2::MutateRowsRequest) -> Result<v2::MutateRowsResponse> {
@@ -160,11 +173,22 @@ impl DataService {
             .map(|(e, _)| e)
             .collect();
         let table = target.table;
-        let db = self.instances.database(&table.instance)?;
+        let first_key = allowed.first().map_or(&[][..], |e| e.row_key.as_slice());
+        let routed = self.instances.route(
+            &table.instance,
+            &req.app_profile_id,
+            "MutateRows",
+            RequestKind::Write,
+            first_key,
+        )?;
         let mut applied = if allowed.is_empty() && !refused.is_empty() {
             Vec::new()
         } else {
-            db.write(|db| db.mutate_rows(&table.table_id, &allowed))?
+            let statuses = routed
+                .db
+                .write(|db| db.mutate_rows(&table.table_id, &allowed))?;
+            routed.after_write()?;
+            statuses
         }
         .into_iter();
         let entries = refused
@@ -204,8 +228,14 @@ impl DataService {
             predicate = Some(view.restrict_filter(predicate.as_ref()));
         }
         let table = target.table;
-        let db = self.instances.database(&table.instance)?;
-        db.write(|db| {
+        let routed = self.instances.route(
+            &table.instance,
+            &req.app_profile_id,
+            "CheckAndMutateRow",
+            RequestKind::Transaction,
+            &req.row_key,
+        )?;
+        let matched = routed.db.write(|db| {
             db.check_and_mutate_row(
                 &table.table_id,
                 &req.row_key,
@@ -213,7 +243,9 @@ impl DataService {
                 &true_mutations,
                 &false_mutations,
             )
-        })
+        })?;
+        routed.after_write()?;
+        Ok(matched)
     }
 
     fn read_modify_write_row_inner(&self, req: &v2::ReadModifyWriteRowRequest) -> Result<v2::Row> {
@@ -223,8 +255,17 @@ impl DataService {
             view.check_rules(&req.row_key, &rules)?;
         }
         let table = target.table;
-        let db = self.instances.database(&table.instance)?;
-        let row = db.write(|db| db.read_modify_write_row(&table.table_id, &req.row_key, &rules))?;
+        let routed = self.instances.route(
+            &table.instance,
+            &req.app_profile_id,
+            "ReadModifyWriteRow",
+            RequestKind::Transaction,
+            &req.row_key,
+        )?;
+        let row = routed
+            .db
+            .write(|db| db.read_modify_write_row(&table.table_id, &req.row_key, &rules))?;
+        routed.after_write()?;
         Ok(row_to_proto(row))
     }
 
@@ -245,7 +286,16 @@ impl DataService {
         if let Some(range) = &range {
             range.validate()?;
         }
-        let db = self.instances.database(&table.instance)?;
+        let db = self
+            .instances
+            .route(
+                &table.instance,
+                &req.app_profile_id,
+                "SampleRowKeys",
+                RequestKind::Read,
+                b"",
+            )?
+            .db;
         let mut samples = db.read(|db| db.sample_row_keys(&table.table_id))?;
         if let Some(range) = &range {
             samples = samples_in_range(&samples, range);
@@ -288,7 +338,22 @@ impl DataService {
                     ..request
                 });
         }
-        let db = self.instances.database(&target.table.instance)?;
+        let first_key = request
+            .row_set
+            .row_keys
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        let db = self
+            .instances
+            .route(
+                &target.table.instance,
+                &req.app_profile_id,
+                "ReadRows",
+                RequestKind::Read,
+                &first_key,
+            )?
+            .db;
         Ok((Scan::new(target.table.table_id, request), db))
     }
 }
@@ -446,12 +511,6 @@ fn ready_stream<T: Send + 'static>(messages: Vec<T>) -> ServerStream<T> {
     ReceiverStream::new(rx)
 }
 
-fn unimplemented_rpc<T>(rpc: &str) -> std::result::Result<T, Status> {
-    Err(to_status(unimplemented(format!(
-        "RPC google.bigtable.v2.Bigtable/{rpc}"
-    ))))
-}
-
 #[tonic::async_trait]
 impl Bigtable for DataService {
     type ReadRowsStream = ResponseStream<v2::ReadRowsResponse>;
@@ -590,19 +649,76 @@ impl Bigtable for DataService {
 
     async fn generate_initial_change_stream_partitions(
         &self,
-        _request: Request<v2::GenerateInitialChangeStreamPartitionsRequest>,
+        request: Request<v2::GenerateInitialChangeStreamPartitionsRequest>,
     ) -> std::result::Result<Response<Self::GenerateInitialChangeStreamPartitionsStream>, Status>
     {
-        unimplemented_rpc("GenerateInitialChangeStreamPartitions")
+        let instances = self.instances.clone();
+        let req = request.into_inner();
+        let partitions =
+            blocking(move || change_streams::initial_partitions(&instances, &req)).await?;
+        Ok(Response::new(ready_stream(partitions)))
     }
 
     type ReadChangeStreamStream = ServerStream<v2::ReadChangeStreamResponse>;
 
     async fn read_change_stream(
         &self,
-        _request: Request<v2::ReadChangeStreamRequest>,
+        request: Request<v2::ReadChangeStreamRequest>,
     ) -> std::result::Result<Response<Self::ReadChangeStreamStream>, Status> {
-        unimplemented_rpc("ReadChangeStream")
+        let instances = self.instances.clone();
+        let req = request.into_inner();
+        // A bad request fails the call itself; then the stream runs until the client goes
+        // away, end_time passes or the partition changes.
+        let mut reader = blocking(move || change_streams::Reader::open(instances, &req)).await?;
+        let (tx, rx) = mpsc::channel(16);
+        tokio::spawn(async move {
+            let heartbeat = std::time::Duration::from_micros(reader.heartbeat_micros);
+            let mut last_sent = std::time::Instant::now();
+            loop {
+                let polled = tokio::task::spawn_blocking(move || {
+                    let polled = reader.poll();
+                    (reader, polled)
+                })
+                .await;
+                let Ok((back, polled)) = polled else {
+                    return;
+                };
+                reader = back;
+                let polled = match polled {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = tx.send(Err(to_status(e))).await;
+                        return;
+                    }
+                };
+                if !polled.responses.is_empty() {
+                    last_sent = std::time::Instant::now();
+                }
+                for r in polled.responses {
+                    if tx.send(Ok(r)).await.is_err() {
+                        return; // The client went away.
+                    }
+                }
+                if polled.closed {
+                    return;
+                }
+                if last_sent.elapsed() >= heartbeat {
+                    let beat = match reader.heartbeat() {
+                        Ok(b) => Ok(b),
+                        Err(e) => Err(to_status(e)),
+                    };
+                    if tx.send(beat).await.is_err() {
+                        return;
+                    }
+                    last_sent = std::time::Instant::now();
+                }
+                if tx.is_closed() {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
     }
 
     async fn prepare_query(

@@ -2,9 +2,10 @@
 //! fields (display name, type, labels, creation time), its clusters (with their autoscaling
 //! settings), its app profiles, and the IAM policies set on it and on its tables.
 //!
-//! The engine keeps one copy of an instance's data, so all of this is metadata: clusters and
-//! app profiles are names and settings that clients read back (Google's system tests and
-//! samples create, update and delete them and check what they get), not machines or routing.
+//! Clusters and app profiles here are also what routing and replication run on: with two or
+//! more clusters the registry keeps a copy of the data per cluster and routes each data
+//! request by its app profile (converted to the core's `AppProfile`); node counts, autoscaling
+//! and locations are settings clients read back.
 //!
 //! Invariants: an instance has at least one cluster; cluster and app profile ids are unique
 //! within an instance and kept sorted by id; names stored in the messages are full resource
@@ -67,6 +68,20 @@ pub struct InstanceMeta {
     /// (see [`crate::authorized_views`]).
     #[prost(message, repeated, tag = "6")]
     pub authorized_views: Vec<admin_v2::AuthorizedView>,
+    /// The tables whose change stream is enabled, sorted by table id.
+    #[prost(message, repeated, tag = "7")]
+    pub change_streams: Vec<ChangeStreamSetting>,
+}
+
+/// A table's change stream setting (CreateTable / UpdateTable `change_stream_config`).
+#[derive(Clone, PartialEq, Message)]
+pub struct ChangeStreamSetting {
+    /// The table id.
+    #[prost(string, tag = "1")]
+    pub table_id: String,
+    /// The retention period, in microseconds (1 to 7 days).
+    #[prost(int64, tag = "2")]
+    pub retention_micros: i64,
 }
 
 /// The admin API's side of a backup (the engine keeps its data, source table, size and time).
@@ -105,6 +120,7 @@ impl InstanceMeta {
             iam_policies: Vec::new(),
             backups: Vec::new(),
             authorized_views: Vec::new(),
+            change_streams: Vec::new(),
         }
     }
 

@@ -7,18 +7,22 @@
 //! engine. Layout, one concept per module:
 //! - [`stubs`]: the generated service traits over the googleapis crates' message types;
 //!   [`codec`]: their message codec, and the statuses of requests refused before a handler;
-//! - [`names`]: resource names; [`registry`]: one shared engine database per instance;
+//! - [`names`]: resource names; [`registry`]: one shared engine database per instance, one
+//!   per cluster on an instance with two or more (the core's `ReplicatedInstance`), and
+//!   routing by app profile;
 //! - [`convert`]: messages to engine types and back; [`filter`]: RowFilter messages;
 //!   [`family_order`]: CreateTable's families in the order the request lists them;
 //!   [`features`]: the client's `bigtable-features` header; [`status`]: the one error mapping;
 //!   [`log`]: the `--log-level` filtered log on stderr;
 //! - [`chunks`]: ReadRows' CellChunk encoding; [`scan`]: reading in batches off the lock;
 //!   [`streaming`]: server streams with back-pressure, and request deadlines;
-//! - [`data`] and [`admin`]: the two main services; [`table_reply`]: the `Table` message as
+//! - [`data`] and [`admin`]: the two main services ([`change_streams`]: ReadChangeStream); [`table_reply`]: the `Table` message as
 //!   Cloud Bigtable encodes it; [`instance_admin`]: the instance-admin calls clients make at
 //!   start-up, over [`clusters`]; [`operations`]: long-running operations and
 //!   the `google.longrunning.Operations` service; [`test_clock`]: the TestClock service that
-//!   moves a frozen clock (served only when the server runs on one).
+//!   moves a frozen clock (served only when the server runs on one);
+//!   [`replication_control`]: our own service that takes clusters down, sets an instance's
+//!   replication lag and injects faults (the rules are the core's replication and faults).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -31,6 +35,7 @@
 
 pub mod admin;
 pub mod authorized_views;
+pub mod change_streams;
 pub mod chunks;
 pub mod cli;
 pub mod clusters;
@@ -46,6 +51,7 @@ pub mod log;
 pub mod names;
 pub mod operations;
 pub mod registry;
+pub mod replication_control;
 pub mod scan;
 pub mod sql;
 pub mod status;
@@ -65,6 +71,7 @@ use tonic::transport::Server;
 pub use admin::AdminService;
 pub use data::DataService;
 pub use registry::Instances;
+use replication_control::service::replication_control_server::ReplicationControlServer;
 use stubs::admin::bigtable_table_admin_server::BigtableTableAdminServer;
 use stubs::data::bigtable_server::BigtableServer;
 use stubs::instance_admin::bigtable_instance_admin_server::BigtableInstanceAdminServer;
@@ -123,6 +130,9 @@ pub async fn serve(
         ))
         .add_service(data_server(instances.clone()))
         .add_service(admin_server(instances.clone()))
+        .add_service(ReplicationControlServer::new(
+            replication_control::ReplicationControlService::new(instances.clone()),
+        ))
         .add_service(BigtableInstanceAdminServer::new(
             instance_admin::InstanceAdminService::new(instances),
         ))

@@ -18,7 +18,10 @@ use std::sync::{Arc, Mutex};
 
 use std::path::PathBuf;
 
-use sparsetable::{Clock, Code, Database, Error, OpenOptions, Result, SharedDatabase, SystemClock};
+use sparsetable::{
+    AppProfile, Clock, Code, Database, Error, FaultInjector, FaultRule, Isolation, OpenOptions,
+    ReplicatedInstance, RequestKind, Result, Routing, SharedDatabase, SystemClock,
+};
 
 use crate::clusters::{self, ClusterSpec, CLUSTERS_FILE};
 use crate::instance_meta::{InstanceMeta, INSTANCE_FILE};
@@ -34,6 +37,66 @@ pub struct Instances {
     operations: Arc<Operations>,
     /// Each instance's admin metadata once read or written (see [`crate::instance_meta`]).
     meta: Mutex<BTreeMap<InstanceName, InstanceMeta>>,
+    /// Instances with two or more clusters: one database per cluster, replicating (the
+    /// core's [`ReplicatedInstance`]); rebuilt when the instance's clusters change.
+    replicated: Mutex<BTreeMap<InstanceName, Arc<ReplicatedInstance>>>,
+    /// The replication delay every replicated instance starts with (`--replication-lag`).
+    replication_lag_micros: i64,
+    /// Each instance's injected faults (the control service sets them); `any_faults` lets
+    /// requests skip the lock while there are none.
+    faults: Mutex<BTreeMap<InstanceName, FaultInjector>>,
+    any_faults: std::sync::atomic::AtomicBool,
+}
+
+/// The database a data request runs on, and the replication to tell after a write.
+#[derive(Debug, Clone)]
+pub struct Routed {
+    /// The routed cluster's database.
+    pub db: SharedDatabase,
+    replicated: Option<Arc<ReplicatedInstance>>,
+    cluster: usize,
+}
+
+impl Routed {
+    /// The routed cluster's position in the instance (0 on a single-cluster instance).
+    pub fn cluster(&self) -> usize {
+        self.cluster
+    }
+
+    /// Hands what the request wrote to replication (a no-op on a single-cluster instance).
+    ///
+    /// # Errors
+    /// Storage errors delivering due writes; a poisoned lock.
+    pub fn after_write(&self) -> Result<()> {
+        match &self.replicated {
+            Some(r) => r.after_write(self.cluster),
+            None => Ok(()),
+        }
+    }
+}
+
+/// An admin app profile as the core's routing takes it.
+fn profile_from_proto(p: &crate::stubs::admin_v2::AppProfile) -> Option<AppProfile> {
+    use crate::stubs::admin_v2::app_profile::{Isolation as Iso, RoutingPolicy};
+    let routing = match p.routing_policy.as_ref()? {
+        RoutingPolicy::MultiClusterRoutingUseAny(m) => Routing::MultiCluster {
+            cluster_ids: m.cluster_ids.clone(),
+            row_affinity: m.affinity.is_some(),
+        },
+        RoutingPolicy::SingleClusterRouting(s) => Routing::SingleCluster {
+            cluster_id: s.cluster_id.clone(),
+            allow_transactional_writes: s.allow_transactional_writes,
+        },
+    };
+    let isolation = match &p.isolation {
+        Some(Iso::DataBoostIsolationReadOnly(_)) => Isolation::DataBoostReadOnly,
+        _ => Isolation::Standard,
+    };
+    Some(AppProfile {
+        id: crate::instance_meta::last_id(&p.name).to_string(),
+        routing,
+        isolation,
+    })
 }
 
 impl core::fmt::Debug for Instances {
@@ -62,7 +125,223 @@ impl Instances {
             databases: Mutex::new(BTreeMap::new()),
             operations: Arc::new(Operations::new()),
             meta: Mutex::new(BTreeMap::new()),
+            replicated: Mutex::new(BTreeMap::new()),
+            replication_lag_micros: 0,
+            faults: Mutex::new(BTreeMap::new()),
+            any_faults: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Adds an injected fault to `instance` (see [`sparsetable::FaultInjector`]); a rule
+    /// naming a cluster must name one of the instance's.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a bad rule; `NotFound` for an unknown cluster; a poisoned lock.
+    pub fn add_fault(&self, instance: &InstanceName, rule: FaultRule) -> Result<()> {
+        if let Some(c) = &rule.cluster_id {
+            if self.meta_of(instance)?.cluster_mut(c).is_none() {
+                return Err(Error::not_found(format!(
+                    "cluster {} not found in {instance}",
+                    sparsetable::error::quoted(c)
+                )));
+            }
+        }
+        let mut faults = self.faults.lock().map_err(|_| poisoned())?;
+        faults.entry(instance.clone()).or_default().add(rule)?;
+        self.any_faults
+            .store(true, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+
+    /// Removes `instance`'s injected faults and reseeds their generator.
+    ///
+    /// # Errors
+    /// A poisoned lock.
+    pub fn clear_faults(&self, instance: &InstanceName, seed: u64) -> Result<()> {
+        let mut faults = self.faults.lock().map_err(|_| poisoned())?;
+        faults.entry(instance.clone()).or_default().clear(seed);
+        let any = faults.values().any(|f| !f.is_empty());
+        self.any_faults
+            .store(any, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+
+    /// How many fault rules `instance` has in force.
+    ///
+    /// # Errors
+    /// A poisoned lock.
+    pub fn fault_count(&self, instance: &InstanceName) -> Result<usize> {
+        let faults = self.faults.lock().map_err(|_| poisoned())?;
+        Ok(faults.get(instance).map_or(0, |f| f.rules().len()))
+    }
+
+    /// Applies `instance`'s injected faults to one request of `rpc` at `cluster_id`: waits
+    /// out an injected latency, then fails with an injected error.
+    ///
+    /// # Errors
+    /// The injected error; a poisoned lock.
+    pub fn inject(&self, instance: &InstanceName, rpc: &str, cluster_id: &str) -> Result<()> {
+        if !self.any_faults.load(std::sync::atomic::Ordering::Acquire) {
+            return Ok(());
+        }
+        let outcome = {
+            let mut faults = self.faults.lock().map_err(|_| poisoned())?;
+            match faults.get_mut(instance) {
+                Some(f) => f.check(rpc, cluster_id),
+                None => return Ok(()),
+            }
+        };
+        if outcome.latency_micros > 0 {
+            std::thread::sleep(std::time::Duration::from_micros(outcome.latency_micros));
+        }
+        outcome.error.map_or(Ok(()), Err)
+    }
+
+    /// Starts every replicated instance with this replication delay (microseconds of the
+    /// server's clock).
+    pub fn with_replication_lag(mut self, micros: i64) -> Self {
+        self.replication_lag_micros = micros.max(0);
+        self
+    }
+
+    /// The replicated instance behind `instance` if it has two or more clusters, built (or
+    /// rebuilt, when its clusters changed) on first use. The first cluster's database is
+    /// [`Instances::database`]'s; the others live in memory or, with a data directory, in
+    /// `DIR/P/I/replicas/CLUSTER/`.
+    ///
+    /// # Errors
+    /// As [`Instances::meta_of`] and [`Instances::database`]; storage errors opening a replica.
+    pub fn replicated(&self, instance: &InstanceName) -> Result<Option<Arc<ReplicatedInstance>>> {
+        let meta = self.meta_of(instance)?;
+        let ids: Vec<String> = meta
+            .clusters
+            .iter()
+            .map(|c| crate::instance_meta::last_id(&c.name).to_string())
+            .collect();
+        if ids.len() < 2 {
+            return Ok(None);
+        }
+        let mut map = self.replicated.lock().map_err(|_| poisoned())?;
+        let current = map.get(instance).cloned();
+        let rep = match current {
+            Some(r) if r.cluster_ids()? == ids => r,
+            previous => {
+                let primary = self.database(instance)?;
+                let mut clusters = vec![(ids[0].clone(), primary)];
+                for id in ids.iter().skip(1) {
+                    // A cluster kept from the previous build keeps its data.
+                    let kept = previous.as_ref().and_then(|p| {
+                        let old = p.cluster_ids().ok()?;
+                        let at = old.iter().position(|o| o == id)?;
+                        p.replica(at).cloned()
+                    });
+                    let db = match kept {
+                        Some(db) => db,
+                        None => SharedDatabase::new(self.open_replica(instance, id)?),
+                    };
+                    clusters.push((id.clone(), db));
+                }
+                let r = Arc::new(ReplicatedInstance::new(clusters)?);
+                // After the schemas were brought in line: every copy of the table logs the
+                // changes committed at its cluster.
+                for setting in &meta.change_streams {
+                    for db in (0..ids.len()).filter_map(|i| r.replica(i)) {
+                        let _ = db.write(|d| {
+                            d.set_change_stream(&setting.table_id, Some(setting.retention_micros))
+                        });
+                    }
+                }
+                r.set_delay_micros(
+                    previous.map_or(Ok(self.replication_lag_micros), |p| p.delay_micros())?,
+                )?;
+                map.insert(instance.clone(), r.clone());
+                r
+            }
+        };
+        drop(map);
+        rep.set_profiles(
+            meta.app_profiles
+                .iter()
+                .filter_map(profile_from_proto)
+                .collect(),
+        )?;
+        Ok(Some(rep))
+    }
+
+    fn open_replica(&self, instance: &InstanceName, cluster: &str) -> Result<Database> {
+        Ok(match &self.data_dir {
+            None => Database::with_clock(self.clock.clone()),
+            Some((dir, options)) => {
+                let path = dir
+                    .join(path_component(&instance.project)?)
+                    .join(path_component(&instance.instance)?)
+                    .join("replicas")
+                    .join(path_component(cluster)?);
+                let storage = Arc::new(sparsetable::platform::storage::FileStorage::new(&path)?);
+                Database::open(storage, options.clone(), self.clock.clone())?
+            }
+        })
+    }
+
+    /// The database a data request through `app_profile_id` runs on: on a replicated
+    /// instance the cluster the core's routing picks (see [`sparsetable::Replication`]); on
+    /// a single-cluster instance its one database, after checking that a transaction's
+    /// named profile allows it.
+    ///
+    /// # Errors
+    /// The routing errors (`NotFound`, `FailedPrecondition`, `Unavailable`); an injected
+    /// fault for `rpc`; as [`Instances::database`].
+    pub fn route(
+        &self,
+        instance: &InstanceName,
+        app_profile_id: &str,
+        rpc: &str,
+        kind: RequestKind,
+        row_key: &[u8],
+    ) -> Result<Routed> {
+        if let Some(rep) = self.replicated(instance)? {
+            let (cluster, db) = rep.route(app_profile_id, kind, row_key)?;
+            let ids = rep.cluster_ids()?;
+            self.inject(instance, rpc, &ids[cluster])?;
+            return Ok(Routed {
+                db,
+                replicated: Some(rep),
+                cluster,
+            });
+        }
+        if kind == RequestKind::Transaction && !app_profile_id.is_empty() {
+            let meta = self.meta_of(instance)?;
+            if let Some(p) = meta
+                .app_profiles
+                .iter()
+                .find(|p| crate::instance_meta::last_id(&p.name) == app_profile_id)
+                .and_then(profile_from_proto)
+            {
+                let one = sparsetable::Replication::new(
+                    meta.clusters
+                        .iter()
+                        .map(|c| crate::instance_meta::last_id(&c.name).to_string())
+                        .collect(),
+                )?;
+                let mut one = one;
+                one.set_profiles(vec![p]);
+                one.route(app_profile_id, kind, row_key)?;
+            }
+        }
+        if self.any_faults.load(std::sync::atomic::Ordering::Acquire) {
+            let meta = self.meta_of(instance)?;
+            let cluster = meta
+                .clusters
+                .first()
+                .map(|c| crate::instance_meta::last_id(&c.name).to_string())
+                .unwrap_or_default();
+            self.inject(instance, rpc, &cluster)?;
+        }
+        Ok(Routed {
+            db: self.database(instance)?,
+            replicated: None,
+            cluster: 0,
+        })
     }
 
     /// Keeps every instance's database under `dir` (created if needed), opened with `options`.
@@ -349,7 +628,74 @@ impl Instances {
         };
         let db = SharedDatabase::new(db);
         databases.insert(instance.clone(), db.clone());
+        drop(databases);
+        // Change logs are in memory: a database opened afresh starts the enabled ones empty.
+        for setting in self.meta_of(instance)?.change_streams {
+            let _ = db
+                .write(|d| d.set_change_stream(&setting.table_id, Some(setting.retention_micros)));
+        }
         Ok(db)
+    }
+
+    /// Enables, changes or (`None`) disables `table`'s change stream: recorded with the
+    /// instance's metadata and applied to every cluster's copy.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a retention outside 1 to 7
+    /// days; storage errors writing the metadata.
+    pub fn set_change_stream(
+        &self,
+        instance: &InstanceName,
+        table_id: &str,
+        retention_micros: Option<i64>,
+    ) -> Result<()> {
+        let dbs = self.all_databases(instance)?;
+        for db in &dbs {
+            db.write(|d| d.set_change_stream(table_id, retention_micros))?;
+        }
+        self.update_meta(instance, |meta| {
+            meta.change_streams.retain(|c| c.table_id != table_id);
+            if let Some(retention_micros) = retention_micros {
+                meta.change_streams
+                    .push(crate::instance_meta::ChangeStreamSetting {
+                        table_id: table_id.to_string(),
+                        retention_micros,
+                    });
+                meta.change_streams
+                    .sort_by(|a, b| a.table_id.cmp(&b.table_id));
+            }
+            Ok(())
+        })
+    }
+
+    /// Every cluster's database of `instance` with its cluster id, the first cluster's
+    /// first; after delivering what replication has due, so schemas agree.
+    ///
+    /// # Errors
+    /// As [`Instances::replicated`] and [`Instances::database`].
+    pub fn all_databases(&self, instance: &InstanceName) -> Result<Vec<SharedDatabase>> {
+        Ok(match self.replicated(instance)? {
+            Some(rep) => {
+                rep.pump()?;
+                (0..rep.cluster_ids()?.len())
+                    .filter_map(|i| rep.replica(i).cloned())
+                    .collect()
+            }
+            None => vec![self.database(instance)?],
+        })
+    }
+
+    /// The retention of `table`'s change stream, if enabled.
+    ///
+    /// # Errors
+    /// As [`Instances::meta_of`].
+    pub fn change_stream_of(&self, instance: &InstanceName, table_id: &str) -> Result<Option<i64>> {
+        Ok(self
+            .meta_of(instance)?
+            .change_streams
+            .iter()
+            .find(|c| c.table_id == table_id)
+            .map(|c| c.retention_micros))
     }
 }
 

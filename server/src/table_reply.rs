@@ -76,6 +76,11 @@ impl From<admin_v2::Table> for TableReply {
 }
 
 impl TableReply {
+    /// Sets the reply's `change_stream_config`.
+    pub fn set_change_stream_config(&mut self, config: Option<admin_v2::ChangeStreamConfig>) {
+        self.rest.change_stream_config = config;
+    }
+
     /// A table message whose map entries are given in order (`rest`'s maps are ignored).
     pub fn with_entries(
         mut rest: admin_v2::Table,

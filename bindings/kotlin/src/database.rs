@@ -111,6 +111,51 @@ impl Database {
             .map_err(to_ffi)
     }
 
+    /// Enables (`Some(retention_micros)`, 1 to 7 days), changes or (`None`) disables a
+    /// table's change stream.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a retention out of range.
+    pub fn set_change_stream(&self, table_id: String, retention_micros: Option<i64>) -> Result<()> {
+        self.write(|db| db.set_change_stream(&table_id, retention_micros))
+    }
+
+    /// The partitions of a table's change stream (its tablets).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `FAILED_PRECONDITION` if its change stream is off.
+    pub fn change_stream_partitions(
+        &self,
+        table_id: String,
+    ) -> Result<Vec<crate::types::RowRange>> {
+        sparsetable::api::change_stream_reader::partitions(&self.inner, &table_id)
+            .map(|ps| ps.into_iter().map(Into::into).collect())
+            .map_err(to_ffi)
+    }
+
+    /// Opens a read of one partition of a table's change stream: from `start_micros`, from
+    /// `tokens`, or (neither) from now; until `end_micros` if given.
+    ///
+    /// # Errors
+    /// As the core's `ChangeStreamReader::open`.
+    pub fn read_change_stream(
+        &self,
+        table_id: String,
+        partition: crate::types::RowRange,
+        start_micros: Option<i64>,
+        tokens: Vec<crate::change_stream::ContinuationToken>,
+        end_micros: Option<i64>,
+    ) -> Result<Arc<crate::change_stream::ChangeStream>> {
+        crate::change_stream::ChangeStream::open(
+            self.inner.clone(),
+            &table_id,
+            partition,
+            start_micros,
+            tokens,
+            end_micros,
+        )
+    }
+
     /// Does nothing: the cost of one call across the FFI, for benchmarks.
     pub fn noop(&self) {}
 

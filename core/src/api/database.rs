@@ -37,6 +37,7 @@ use crate::{Error, Result};
 mod maintenance;
 mod persistence;
 
+use super::change_stream::ChangeLog;
 use persistence::Persistence;
 pub use persistence::{Durability, OpenOptions};
 
@@ -66,6 +67,20 @@ pub enum DropRowRange {
     Prefix(Vec<u8>),
     /// Every row of the table.
     All,
+}
+
+/// A tablet that did a large share of the work in a window (see
+/// [`Database::hot_tablets`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HotTablet {
+    /// Its table.
+    pub table_id: String,
+    /// Its first row key (empty: the table's start).
+    pub start_key: Vec<u8>,
+    /// The row key after its last (empty: the table's end).
+    pub end_key: Vec<u8>,
+    /// Its share of the work of every tablet in the window, 0 to 100.
+    pub cpu_share_percent: f32,
 }
 
 /// What `get_backup` and `list_backups` report about a backup.
@@ -101,6 +116,31 @@ pub struct Database {
     /// [`Database::run_maintenance`] (a `SharedDatabase`'s background thread), except
     /// past the back-pressure bounds.
     background_maintenance: bool,
+    /// Committed writes kept for [`Database::take_committed`] while capture is on (a
+    /// replicated instance forwards them to the other clusters); `None`: not kept.
+    committed: Option<Vec<CommittedWrite>>,
+    /// The change logs of tables with a change stream (see [`super::change_stream`]); in
+    /// memory: a restart starts them empty.
+    change_logs: BTreeMap<String, ChangeLog>,
+    /// Set while applying another database's writes: they are not this database's changes.
+    replaying: bool,
+    /// Counts changes of the set of tables and of their families (see
+    /// [`Database::schema_epoch`]).
+    schema_epoch: u64,
+}
+
+/// One committed write as the commit log recorded it: a table, its rows' mutations with
+/// every server-time SetCell stamped with the server timestamp it was given, and the
+/// database clock at the commit. Replaying it on another database with the same tables
+/// writes exactly the same cells there (what replication does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommittedWrite {
+    /// The table written.
+    pub table_id: String,
+    /// Each row's mutations, in commit order, no timestamp left at server time.
+    pub rows: Vec<RowMutations>,
+    /// The database clock when it committed (microseconds since the epoch).
+    pub commit_micros: i64,
 }
 
 impl core::fmt::Debug for Database {
@@ -136,7 +176,101 @@ impl Database {
             random_seed: 0x5eed,
             reads: AtomicU32::new(0),
             background_maintenance: false,
+            committed: None,
+            change_logs: BTreeMap::new(),
+            replaying: false,
+            schema_epoch: 0,
         }
+    }
+
+    /// A number that changes whenever a table is created, deleted or restored or a table's
+    /// families change: a replica compares it to know whether its schema may differ.
+    pub fn schema_epoch(&self) -> u64 {
+        self.schema_epoch
+    }
+
+    /// Whether writes are waiting for [`Database::take_committed`] (checked under a read
+    /// lock before taking the write lock).
+    pub fn has_committed(&self) -> bool {
+        self.committed.as_ref().is_some_and(|c| !c.is_empty())
+    }
+
+    /// Enables (`Some(retention)`), changes the retention of, or disables (`None`) a table's
+    /// change stream. Enabling starts an empty log: changes before it are not in the stream.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a retention outside 1 to 7
+    /// days.
+    pub fn set_change_stream(
+        &mut self,
+        table_id: &str,
+        retention_micros: Option<i64>,
+    ) -> Result<()> {
+        self.table(table_id)?;
+        match retention_micros {
+            None => {
+                self.change_logs.remove(table_id);
+            }
+            Some(r) => match self.change_logs.get_mut(table_id) {
+                Some(log) => log.set_retention(r)?,
+                None => {
+                    let log = ChangeLog::new(r, self.now()?)?;
+                    self.change_logs.insert(table_id.to_string(), log);
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// A table's change log, if its change stream is enabled.
+    pub fn change_log(&self, table_id: &str) -> Option<&ChangeLog> {
+        self.change_logs.get(table_id)
+    }
+
+    /// Starts (`true`) or stops keeping every committed write for
+    /// [`Database::take_committed`]. Off by default: keeping costs a copy of each write.
+    pub fn set_capture_committed(&mut self, on: bool) {
+        self.committed = if on { Some(Vec::new()) } else { None };
+    }
+
+    /// The writes committed since the last call (oldest first) while capture is on.
+    pub fn take_committed(&mut self) -> Vec<CommittedWrite> {
+        self.committed
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Applies writes another database committed (see [`CommittedWrite`]): each row
+    /// atomically, validated against this database's schema first. A row this database
+    /// cannot take (its table or a family is gone here) is skipped and its error returned
+    /// in the list; the others are applied. Nothing applied here is captured again.
+    ///
+    /// # Errors
+    /// Storage errors from the commit log.
+    pub fn apply_committed(&mut self, write: &CommittedWrite) -> Result<Vec<Error>> {
+        let mut refused = Vec::new();
+        let Ok(table) = self.table(&write.table_id) else {
+            refused.push(Error::not_found(format!(
+                "table {} is not in this replica",
+                quoted(&write.table_id)
+            )));
+            return Ok(refused);
+        };
+        let mut rows: Vec<(&[u8], &[Mutation])> = Vec::new();
+        for r in &write.rows {
+            match validate_row_mutations(&table.config, &r.row_key, &r.mutations) {
+                Ok(()) => rows.push((&r.row_key, &r.mutations)),
+                Err(e) => refused.push(e),
+            }
+        }
+        let keep = self.committed.take();
+        self.replaying = true;
+        let now = self.now();
+        let result = now.and_then(|now| self.commit(&write.table_id, &rows, now));
+        self.replaying = false;
+        self.committed = keep;
+        result.map(|()| refused)
     }
 
     /// Seeds the randomness `row_sample` filters draw from, making samples reproducible.
@@ -193,6 +327,7 @@ impl Database {
         table.store = self.persist.as_ref().map(|p| p.store.clone());
         table.defer_maintenance = self.background_maintenance;
         self.tables.insert(table_id.to_string(), table);
+        self.schema_epoch += 1;
         self.write_manifest()
     }
 
@@ -233,6 +368,8 @@ impl Database {
             )));
         }
         self.tables.remove(table_id);
+        self.change_logs.remove(table_id);
+        self.schema_epoch += 1;
         // The log may hold writes to this table; a table of the same name created later
         // must not receive them on recovery.
         self.checkpoint()
@@ -333,6 +470,7 @@ impl Database {
             name: table_id.to_string(),
             config: table.config.clone(),
         };
+        self.schema_epoch += 1;
         if dropped.is_empty() {
             self.write_manifest()?;
         } else {
@@ -660,6 +798,7 @@ impl Database {
             config: table.config.clone(),
         };
         self.tables.insert(table_id.to_string(), table);
+        self.schema_epoch += 1;
         self.write_manifest()?;
         Ok(info)
     }
@@ -679,6 +818,58 @@ impl Database {
     /// `NotFound` for an unknown table.
     pub fn access_stats(&self, table_id: &str) -> Result<Vec<AccessStat>> {
         Ok(self.table(table_id)?.stats.lock().by_key())
+    }
+
+    /// The tablets that did most of the database's work between `start_micros` and
+    /// `end_micros` (time buckets starting in that window), busiest first: Bigtable's
+    /// ListHotTablets. A tablet's work is the rows and cells its reads visited plus the row
+    /// mutations it applied (the engine's stand-in for CPU time, counted in its access
+    /// statistics); its share is that work over the work of every tablet of every table in
+    /// the window. Tablets with less than `min_share_percent` of it are left out, and so are
+    /// tablets that no longer exist (a split or merge replaced them).
+    ///
+    /// # Errors
+    /// `InvalidArgument` if the window is empty or reversed.
+    pub fn hot_tablets(
+        &self,
+        start_micros: i64,
+        end_micros: i64,
+        min_share_percent: f32,
+    ) -> Result<Vec<HotTablet>> {
+        if end_micros <= start_micros {
+            return Err(Error::invalid_argument(format!(
+                "the window must end after it starts (start {start_micros}, end {end_micros} microseconds)"
+            )));
+        }
+        let work =
+            |c: &crate::table::stats::AccessCounters| c.rows_scanned + c.cells_scanned + c.writes;
+        let mut busy = Vec::new();
+        let mut total = 0u64;
+        for (name, table) in &self.tables {
+            let per_tablet = table
+                .stats
+                .lock()
+                .by_tablet_between(start_micros, end_micros);
+            total += per_tablet.values().map(work).sum::<u64>();
+            for info in table.tablet_infos() {
+                if let Some(c) = per_tablet.get(&info.id) {
+                    busy.push((name.clone(), info, work(c)));
+                }
+            }
+        }
+        let mut hot: Vec<HotTablet> = busy
+            .into_iter()
+            .filter(|(_, _, w)| *w > 0)
+            .map(|(table_id, tablet, w)| HotTablet {
+                table_id,
+                start_key: tablet.start_key,
+                end_key: tablet.end_key,
+                cpu_share_percent: (w as f64 * 100.0 / total.max(1) as f64) as f32,
+            })
+            .filter(|h| h.cpu_share_percent >= min_share_percent)
+            .collect();
+        hot.sort_by(|a, b| b.cpu_share_percent.total_cmp(&a.cpu_share_percent));
+        Ok(hot)
     }
 
     /// Sets how a table's access statistics are bucketed (clears what was counted).

@@ -196,6 +196,23 @@ impl TableStats {
             .collect()
     }
 
+    /// Each tablet's counters summed over the time buckets that start in
+    /// `[start_micros, end_micros)`.
+    pub(crate) fn by_tablet_between(
+        &mut self,
+        start_micros: i64,
+        end_micros: i64,
+    ) -> BTreeMap<u64, AccessCounters> {
+        self.fold_hot();
+        let mut out: BTreeMap<u64, AccessCounters> = BTreeMap::new();
+        for ((t, tablet), c) in &self.by_tablet {
+            if (start_micros..end_micros).contains(t) {
+                out.entry(*tablet).or_default().add(c);
+            }
+        }
+        out
+    }
+
     /// A tablet's counters in the time bucket holding `now_micros`.
     pub(crate) fn tablet_now(&mut self, tablet: u64, now_micros: i64) -> AccessCounters {
         self.fold_hot();

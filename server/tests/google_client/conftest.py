@@ -130,13 +130,13 @@ def _wait_accepting(host: str, port: int, proc: subprocess.Popen, seconds: float
             time.sleep(0.05)
 
 
-def _start_sparsetable(log_dir: Path) -> tuple[ServerProcess, str]:
+def _start_sparsetable(log_dir: Path, *extra: str) -> tuple[ServerProcess, str]:
     if not SERVER_BIN.is_file():
         raise RuntimeError(
             f"{SERVER_BIN} is missing: build it with `cargo build -p sparsetable-server`"
         )
     server = ServerProcess(
-        [str(SERVER_BIN), "--host", "127.0.0.1", "--port", "0"], log_dir / "server.log"
+        [str(SERVER_BIN), "--host", "127.0.0.1", "--port", "0", *extra], log_dir / "server.log"
     )
     lines = _read_lines(server.proc, 2, STARTUP_SECONDS)
     export = lines[-1] if lines else ""
@@ -186,6 +186,26 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         terminalreporter.section("server log (tail)")
         terminalreporter.write_line(str(_session_server.log_path))
         terminalreporter.write_line(_session_server.log_tail())
+
+
+@pytest.fixture(scope="module")
+def replicated_server() -> Iterator[str]:
+    """A second server for replication tests, as a user would start one to test under lag:
+    ``--replication-lag 2s`` on a clock frozen with ``--clock-micros`` (moved by the server's
+    TestClock service, see ``advance_clock``). Yields its address; the test points the client
+    at it with ``BIGTABLE_EMULATOR_HOST``."""
+    if TARGET == "cbtemulator":
+        pytest.skip("Google's emulator has no Instance Admin API and no replication")
+    log_dir = Path(tempfile.mkdtemp(prefix="google-client-replication-"))
+    server, addr = _start_sparsetable(
+        log_dir, "--clock-micros", "1700000000000000", "--replication-lag", "2s"
+    )
+    try:
+        host, port = addr.rsplit(":", 1)
+        _wait_accepting(host, int(port), server.proc, STARTUP_SECONDS)
+        yield addr
+    finally:
+        server.stop()
 
 
 _instance_numbers = itertools.count(1)

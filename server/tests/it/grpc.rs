@@ -258,15 +258,16 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
         "",
     );
 
-    // What the engine does not have: UNIMPLEMENTED naming it.
+    // A change stream of a table that has none enabled: FAILED_PRECONDITION naming the
+    // setting that enables it.
     let stream = v2::ReadChangeStreamRequest {
         table_name: t.clone(),
         ..Default::default()
     };
     assert_status(
         data.read_change_stream(stream).await,
-        tonic::Code::Unimplemented,
-        "ReadChangeStream",
+        tonic::Code::FailedPrecondition,
+        "change_stream_config",
     );
     use admin_v2::r#type::{aggregate::Aggregator, Aggregate, Kind};
     let mut hll = create_table(parent, "hll", &[]);
@@ -287,9 +288,16 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
         tonic::Code::Unimplemented,
         "hllpp_unique_count",
     );
+    // A change stream's retention is 1 to 7 days.
     let update = admin_v2::UpdateTableRequest {
         table: Some(admin_v2::Table {
             name: t.clone(),
+            change_stream_config: Some(admin_v2::ChangeStreamConfig {
+                retention_period: Some(prost_types::Duration {
+                    seconds: 60,
+                    nanos: 0,
+                }),
+            }),
             ..Default::default()
         }),
         update_mask: Some(prost_types::FieldMask {
@@ -299,8 +307,8 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
     };
     assert_status(
         admin.update_table(update).await,
-        tonic::Code::Unimplemented,
-        "change_stream_config",
+        tonic::Code::InvalidArgument,
+        "change_stream_config.retention_period",
     );
     // The TestClock exists only on a frozen clock.
     let mut clock = TestClockClient::new(server.channel().await);

@@ -18,6 +18,7 @@ mod concurrency;
 mod console_vs_cbt;
 mod family_order;
 mod grpc;
+mod replication;
 mod restart;
 mod robustness_data_dir;
 mod robustness_reads;

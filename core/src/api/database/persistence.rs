@@ -250,6 +250,31 @@ impl Database {
                 p.last_sync_micros = now;
             }
         }
+        if !self.replaying {
+            if let Some(log) = self.change_logs.get_mut(table_id) {
+                let rows: Vec<super::RowMutations> = rows
+                    .iter()
+                    .map(|&(k, ms)| super::RowMutations {
+                        row_key: k.to_vec(),
+                        mutations: resolve_server_time(ms, server_ts).into_owned(),
+                    })
+                    .collect();
+                log.push(&rows, now);
+            }
+        }
+        if let Some(kept) = &mut self.committed {
+            kept.push(super::CommittedWrite {
+                table_id: table_id.into(),
+                rows: rows
+                    .iter()
+                    .map(|&(k, ms)| super::RowMutations {
+                        row_key: k.to_vec(),
+                        mutations: resolve_server_time(ms, server_ts).into_owned(),
+                    })
+                    .collect(),
+                commit_micros: now,
+            });
+        }
         let (table, sequence) = self.table_and_sequence(table_id)?;
         for &(k, ms) in rows {
             // Resolved again rather than kept from the log record: so a write in memory

@@ -177,6 +177,35 @@ class BigtableDataClient private constructor(
         return ServerStream(stream) { it.toRow() }
     }
 
+    /**
+     * The partitions of [tableId]'s change stream (its tablets), as the Java client's
+     * `generateInitialChangeStreamPartitions`.
+     *
+     * @throws FailedPreconditionException if the table's change stream is not enabled.
+     */
+    fun generateInitialChangeStreamPartitions(tableId: String): List<ByteStringRange> {
+        val db = db()
+        return native { db.changeStreamPartitions(tableId) }.map { ByteStringRange.fromNative(it) }
+    }
+
+    /**
+     * Reads one partition of a table's change stream, as the Java client's `readChangeStream`.
+     *
+     * @throws FailedPreconditionException if the table's change stream is not enabled.
+     * @throws InvalidArgumentException for a start time outside the retention or in the
+     * future, or tokens that are malformed or do not cover the partition.
+     */
+    fun readChangeStream(query: ReadChangeStreamQuery): ChangeStream {
+        val db = db()
+        val stream = native {
+            db.readChangeStream(
+                query.tableId, query.partition.toNative(), query.startMicros,
+                query.tokens.map { it.toNative() }, query.endMicros,
+            )
+        }
+        return ChangeStream(stream)
+    }
+
     /** Builds a [Query] of [tableId] with [block] and streams its rows. */
     fun readRows(tableId: String, block: Query.() -> Unit = {}): ServerStream<Row> =
         readRows(Query.create(tableId).apply(block))

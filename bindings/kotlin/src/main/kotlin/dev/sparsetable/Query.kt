@@ -44,10 +44,15 @@ class ByteStringRange private constructor(internal var start: ByteBound, interna
 
     internal fun toNative() = NativeRowRange(start, end)
 
+    /** Start and end, for tests and logs. */
+    override fun toString(): String = "ByteStringRange($start, $end)"
+
     companion object {
         /** Every row key. */
         @JvmStatic
         fun unbounded() = ByteStringRange(ByteBound.Unbounded, ByteBound.Unbounded)
+
+        internal fun fromNative(r: NativeRowRange) = ByteStringRange(r.start, r.end)
 
         /** `[start, end)`. */
         @JvmStatic

@@ -28,6 +28,7 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
         val db = db()
         val config = request.toNative()
         native { db.createTable(request.tableId, config) }
+        request.changeStreamRetentionMicros?.let { native { db.setChangeStream(request.tableId, it) } }
         return getTable(request.tableId)
     }
 

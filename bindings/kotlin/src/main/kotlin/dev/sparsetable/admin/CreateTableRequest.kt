@@ -40,6 +40,12 @@ class CreateTableRequest private constructor(val tableId: String) {
     /** The precision user timestamps must have. */
     fun setTimestampGranularity(g: TimestampGranularity): CreateTableRequest = apply { granularity = g }
 
+    /** Enables the table's change stream, keeping changes for [retention] (1 to 7 days). */
+    fun addChangeStreamRetention(retention: java.time.Duration): CreateTableRequest =
+        apply { changeStreamRetentionMicros = Math.addExact(Math.multiplyExact(retention.seconds, 1_000_000L), (retention.nano / 1000).toLong()) }
+
+    internal var changeStreamRetentionMicros: Long? = null
+
     /** The largest value a cell may hold (the engine's default is 100 MiB). */
     fun setMaxValueBytes(bytes: Long): CreateTableRequest = apply { maxValueBytes = bytes }
 

@@ -1,0 +1,218 @@
+//! Injected faults: rules that make chosen requests fail with a chosen code or answer late,
+//! so an application's retry and failover paths can be tested deterministically.
+//!
+//! A rule matches by RPC name (`ReadRows`, `MutateRow`, ... as the Data API names them;
+//! none: every RPC) and cluster id (none: every cluster). It fires on every match, on a
+//! counted number of matches, or with a probability drawn from a SplitMix64 seeded by the
+//! caller, so one seed gives the same faults on every run. The first rule that fires decides
+//! a request's outcome. Google's emulator can fail only ReadRows and MutateRows; front-ends
+//! check these rules on every RPC they route.
+//!
+//! Invariants: a counted rule never fires more often than its count; a rule's probability
+//! is within 0 to 1 (checked when it is added).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::platform::random::SplitMix64;
+use crate::{Code, Error, Result};
+
+/// An injected fault: matching requests fail with `code` (or, with no code, are only
+/// delayed by `latency_micros`, which the front-end waits out before answering).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultRule {
+    /// The RPC name it applies to (`ReadRows`, `MutateRow`, ...); `None`: every RPC.
+    pub rpc: Option<String>,
+    /// The cluster it applies to; `None`: every cluster.
+    pub cluster_id: Option<String>,
+    /// The code matching requests fail with; `None` injects latency only.
+    pub code: Option<Code>,
+    /// How many matching requests it still affects; `None`: no limit.
+    pub remaining: Option<u64>,
+    /// The chance a matching request is affected, 0.0 to 1.0.
+    pub probability: f64,
+    /// Latency added to affected requests, in microseconds.
+    pub latency_micros: u64,
+}
+
+/// What the rules decided for one request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FaultOutcome {
+    /// Latency to add before answering, in microseconds.
+    pub latency_micros: u64,
+    /// The error to answer with, if any.
+    pub error: Option<Error>,
+}
+
+/// One instance's fault rules and the generator their probabilities draw from.
+#[derive(Debug, Clone)]
+pub struct FaultInjector {
+    rules: Vec<FaultRule>,
+    rng: SplitMix64,
+}
+
+impl Default for FaultInjector {
+    fn default() -> Self {
+        FaultInjector {
+            rules: Vec::new(),
+            rng: SplitMix64::new(0x5eed),
+        }
+    }
+}
+
+impl FaultInjector {
+    /// Adds a rule after the others.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a probability outside 0 to 1 (or not a number), a count of 0,
+    /// or an empty RPC name or cluster id.
+    pub fn add(&mut self, rule: FaultRule) -> Result<()> {
+        if !(0.0..=1.0).contains(&rule.probability) {
+            return Err(Error::invalid_argument(format!(
+                "fault probability must be between 0 and 1, got {}",
+                rule.probability
+            )));
+        }
+        if rule.remaining == Some(0) {
+            return Err(Error::invalid_argument(
+                "a fault's count must be at least 1 (leave it unset for no limit)",
+            ));
+        }
+        if rule.rpc.as_deref() == Some("") || rule.cluster_id.as_deref() == Some("") {
+            return Err(Error::invalid_argument(
+                "a fault's rpc and cluster, when given, must not be empty",
+            ));
+        }
+        self.rules.push(rule);
+        Ok(())
+    }
+
+    /// Removes every rule and reseeds the generator.
+    pub fn clear(&mut self, seed: u64) {
+        self.rules.clear();
+        self.rng = SplitMix64::new(seed);
+    }
+
+    /// The rules still in force (a counted rule leaves once used up).
+    pub fn rules(&self) -> &[FaultRule] {
+        &self.rules
+    }
+
+    /// Whether no rule is in force (front-ends skip the check then).
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// What the rules do to one request of `rpc` served by `cluster_id`.
+    pub fn check(&mut self, rpc: &str, cluster_id: &str) -> FaultOutcome {
+        for k in 0..self.rules.len() {
+            let rule = &self.rules[k];
+            let matches = rule.rpc.as_deref().is_none_or(|r| r == rpc)
+                && rule.cluster_id.as_deref().is_none_or(|c| c == cluster_id);
+            if !matches {
+                continue;
+            }
+            let fires = rule.probability >= 1.0 || {
+                let p = rule.probability;
+                let draw = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                draw < p
+            };
+            if !fires {
+                continue;
+            }
+            let rule = &mut self.rules[k];
+            let outcome = FaultOutcome {
+                latency_micros: rule.latency_micros,
+                error: rule.code.map(|code| {
+                    Error::new(
+                        code,
+                        format!(
+                            "injected fault: {} on {rpc} at cluster {cluster_id}",
+                            code.as_str()
+                        ),
+                    )
+                }),
+            };
+            if let Some(n) = &mut rule.remaining {
+                *n -= 1;
+                if *n == 0 {
+                    self.rules.remove(k);
+                }
+            }
+            return outcome;
+        }
+        FaultOutcome::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(code: Option<Code>, remaining: Option<u64>, probability: f64) -> FaultRule {
+        FaultRule {
+            rpc: Some("ReadRows".into()),
+            cluster_id: None,
+            code,
+            remaining,
+            probability,
+            latency_micros: 5,
+        }
+    }
+
+    #[test]
+    fn a_counted_fault_fires_that_many_times_on_its_rpc_only() {
+        let mut f = FaultInjector::default();
+        f.add(rule(Some(Code::Unavailable), Some(2), 1.0)).unwrap();
+        assert_eq!(f.check("MutateRow", "c1"), FaultOutcome::default());
+        for _ in 0..2 {
+            let out = f.check("ReadRows", "c1");
+            assert_eq!(out.error.unwrap().code(), Code::Unavailable);
+            assert_eq!(out.latency_micros, 5);
+        }
+        assert_eq!(f.check("ReadRows", "c1"), FaultOutcome::default());
+        assert!(f.is_empty());
+    }
+
+    #[test]
+    fn probabilities_draw_the_same_faults_from_the_same_seed() {
+        let draws = |seed| {
+            let mut f = FaultInjector::default();
+            f.clear(seed);
+            f.add(rule(Some(Code::Internal), None, 0.5)).unwrap();
+            (0..64)
+                .map(|_| f.check("ReadRows", "c").error.is_some())
+                .collect::<Vec<_>>()
+        };
+        let a = draws(7);
+        assert_eq!(a, draws(7));
+        assert!(a.iter().any(|&x| x) && a.iter().any(|&x| !x));
+    }
+
+    #[test]
+    fn latency_only_rules_fail_nothing() {
+        let mut f = FaultInjector::default();
+        f.add(rule(None, None, 1.0)).unwrap();
+        let out = f.check("ReadRows", "c");
+        assert!(out.error.is_none());
+        assert_eq!(out.latency_micros, 5);
+    }
+
+    #[test]
+    fn bad_rules_are_refused() {
+        let mut f = FaultInjector::default();
+        for bad in [
+            rule(None, None, 1.5),
+            rule(None, None, f64::NAN),
+            rule(None, Some(0), 1.0),
+            FaultRule {
+                rpc: Some(String::new()),
+                ..rule(None, None, 1.0)
+            },
+        ] {
+            assert_eq!(f.add(bad).unwrap_err().code(), Code::InvalidArgument);
+        }
+        assert!(f.is_empty());
+    }
+}

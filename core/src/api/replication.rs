@@ -1,0 +1,536 @@
+//! Replication between the clusters of one instance, simulated on the engine's clock:
+//! app-profile routing, the queue of writes on their way to the other clusters, how a late
+//! write converges, consistency tokens and cluster outages (injected faults are
+//! [`super::faults`]).
+//!
+//! This is a pure state machine (no_std): it holds no database. The caller applies a write
+//! at the cluster [`Replication::route`] picks, hands the writes that cluster committed to
+//! [`Replication::record`], and applies what [`Replication::pump`] says is due at each other
+//! cluster. [`super::replicated::ReplicatedInstance`] (std) does that over one
+//! [`crate::SharedDatabase`] per cluster; a front-end without threads can do it over plain
+//! [`crate::Database`]s.
+//!
+//! # The rules, and where they come from
+//! From Bigtable's documentation (cloud.google.com/bigtable/docs: "Replication overview",
+//! "About app profiles", "Routing options", "Failovers"), in our words:
+//! - Every cluster of an instance serves reads and writes and holds its own copy of every
+//!   table. A write is applied and acknowledged by the cluster its request was routed to and
+//!   reaches the other clusters later: replication is eventually consistent, with a delay of
+//!   seconds in normal operation. Here that delay is the instance's replication delay, on
+//!   the engine's clock, so a manual clock makes every test exact.
+//! - An app profile routes each request. Single-cluster routing sends every request to one
+//!   cluster; when that cluster is unavailable the request fails (failover is manual).
+//!   Multi-cluster routing sends it to the nearest available cluster of its list (every
+//!   cluster when the list is empty) and fails over to the next one by itself.
+//! - Single-row transactions (CheckAndMutateRow, ReadModifyWriteRow) are allowed only through
+//!   a single-cluster profile that allows them; otherwise Bigtable answers
+//!   `FAILED_PRECONDITION` "Single-row transactions are not allowed by this app profile" (the
+//!   text Google's Python client reported in googleapis/google-cloud-python#10018).
+//! - The default profile (the empty id): with one cluster, single-cluster routing to it with
+//!   transactions allowed; with two or more, multi-cluster routing to any cluster without
+//!   them. A profile the instance stores under the id `default` replaces that rule.
+//! - Data Boost profiles serve reads only.
+//! - A consistency token (GenerateConsistencyToken / CheckConsistency) is consistent once
+//!   every write acknowledged before it was generated has reached every cluster (mode
+//!   `standard_read_remote_writes`); mode `data_boost_read_local_writes` asks only that
+//!   reads through Data Boost see writes made at the same cluster.
+//!
+//! Where the documentation is silent, our choices (a user would expect them):
+//! - "Nearest" is the order in which a profile lists its clusters (the instance's clusters
+//!   in id order when it lists none). With row affinity the first cluster tried is chosen
+//!   by a stable hash of the row key, so one row's requests go to one cluster.
+//! - Conflicts: two writes of the same cell (row, family, qualifier, timestamp) made at
+//!   different clusters before either reached the other resolve to the one committed later
+//!   on the engine's clock, ties broken by the cluster's position in the instance; deletes
+//!   and sets alike. Every cluster ends with the same cells whatever order writes reached it
+//!   in: a write that arrives after later writes to its row were applied is applied and then
+//!   those later writes are applied again (sets and deletes are idempotent). Aggregate
+//!   inputs (AddToCell, MergeToCell) are not applied again: they commute, so each is merged
+//!   once at every cluster. A ReadModifyWriteRow replicates as the cells it wrote.
+//! - A cluster taken down neither serves nor sends nor receives; writes for it wait and
+//!   arrive, in commit order, once it is back. Writes it had acknowledged but not yet sent
+//!   leave when it returns.
+//! - A unknown app profile id is `NOT_FOUND` on a replicated instance; an instance with one
+//!   cluster routes every id as the default profile, as Google's emulator ignores the id.
+//!
+//! Invariants: the queue holds each write once, in commit order; a write leaves the queue
+//! once every cluster has applied it and every earlier write; `route` never returns an
+//! unavailable cluster.
+
+use alloc::collections::BTreeSet;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::api::database::{CommittedWrite, RowMutations};
+use crate::error::quoted;
+use crate::model::mutation::Mutation;
+use crate::{Code, Error, Result};
+
+/// The message Bigtable gives a transaction through a profile that does not allow one.
+pub const TRANSACTIONS_NOT_ALLOWED: &str =
+    "Single-row transactions are not allowed by this app profile";
+
+/// How an app profile routes requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Routing {
+    /// Every request to one cluster.
+    SingleCluster {
+        /// The cluster.
+        cluster_id: String,
+        /// Whether CheckAndMutateRow and ReadModifyWriteRow are allowed.
+        allow_transactional_writes: bool,
+    },
+    /// Each request to the nearest available cluster of the list.
+    MultiCluster {
+        /// The clusters, nearest first; empty: every cluster of the instance.
+        cluster_ids: Vec<String>,
+        /// Requests for one row go to one cluster while it is available.
+        row_affinity: bool,
+    },
+}
+
+/// Which compute an app profile's requests use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Isolation {
+    /// The clusters' nodes (reads and writes).
+    #[default]
+    Standard,
+    /// Data Boost: reads only.
+    DataBoostReadOnly,
+}
+
+/// An app profile as routing needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppProfile {
+    /// Its id (`default` replaces the default rule).
+    pub id: String,
+    /// Its routing policy.
+    pub routing: Routing,
+    /// Its isolation.
+    pub isolation: Isolation,
+}
+
+/// What a routed request does: routing refuses writes to Data Boost and transactions to
+/// profiles that do not allow them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// ReadRows, SampleRowKeys, ExecuteQuery.
+    Read,
+    /// MutateRow, MutateRows.
+    Write,
+    /// CheckAndMutateRow, ReadModifyWriteRow.
+    Transaction,
+}
+
+/// The longest app profile id Cloud Bigtable accepts.
+pub const MAX_APP_PROFILE_ID_CHARS: usize = 50;
+
+/// Cloud Bigtable's rule for an app profile id: 1 to 50 letters, digits, `_`, `-` or `.`,
+/// not starting with `-` or `.`.
+///
+/// # Errors
+/// `InvalidArgument` quoting the id otherwise.
+pub fn validate_app_profile_id(id: &str) -> Result<()> {
+    let ok = (1..=MAX_APP_PROFILE_ID_CHARS).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && !id.starts_with(['-', '.']);
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid_argument(format!(
+            "app profile id {} must be 1 to {MAX_APP_PROFILE_ID_CHARS} letters, digits, '_', '-' or '.', not starting with '-' or '.'",
+            quoted(id)
+        )))
+    }
+}
+
+#[derive(Debug, Clone)]
+struct ClusterState {
+    id: String,
+    available: bool,
+}
+
+/// A committed write on its way to the other clusters.
+#[derive(Debug, Clone)]
+struct InFlight {
+    /// Commit order: commit time, then the source cluster's position, then arrival.
+    order: (i64, usize, u64),
+    source: usize,
+    write: CommittedWrite,
+    /// Per cluster: whether it still has to apply the write.
+    pending: Vec<bool>,
+}
+
+/// Writes due at one cluster, to apply in order (see the module docs on conflicts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// The cluster's position in the instance.
+    pub cluster: usize,
+    /// The replicated write, then the later writes of its rows applied again.
+    pub writes: Vec<CommittedWrite>,
+}
+
+/// One instance's replication state (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Replication {
+    clusters: Vec<ClusterState>,
+    profiles: Vec<AppProfile>,
+    delay_micros: i64,
+    queue: Vec<InFlight>,
+    arrivals: u64,
+}
+
+impl Replication {
+    /// An instance with these clusters (in the instance's order, at least one), all
+    /// available, no app profiles and no delay.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for no clusters or a repeated id.
+    pub fn new(cluster_ids: Vec<String>) -> Result<Self> {
+        if cluster_ids.is_empty() {
+            return Err(Error::invalid_argument(
+                "an instance needs at least one cluster",
+            ));
+        }
+        let unique: BTreeSet<&String> = cluster_ids.iter().collect();
+        if unique.len() != cluster_ids.len() {
+            return Err(Error::invalid_argument("cluster ids must be unique"));
+        }
+        Ok(Replication {
+            clusters: cluster_ids
+                .into_iter()
+                .map(|id| ClusterState {
+                    id,
+                    available: true,
+                })
+                .collect(),
+            profiles: Vec::new(),
+            delay_micros: 0,
+            queue: Vec::new(),
+            arrivals: 0,
+        })
+    }
+
+    /// The clusters' ids, in the instance's order.
+    pub fn cluster_ids(&self) -> Vec<String> {
+        self.clusters.iter().map(|c| c.id.clone()).collect()
+    }
+
+    /// The position of cluster `id`.
+    ///
+    /// # Errors
+    /// `NotFound` for a cluster the instance does not have.
+    pub fn cluster_index(&self, id: &str) -> Result<usize> {
+        self.clusters
+            .iter()
+            .position(|c| c.id == id)
+            .ok_or_else(|| Error::not_found(format!("cluster {} not found", quoted(id))))
+    }
+
+    /// Replaces the instance's app profiles.
+    pub fn set_profiles(&mut self, profiles: Vec<AppProfile>) {
+        self.profiles = profiles;
+    }
+
+    /// The replication delay, in microseconds of the engine's clock.
+    pub fn delay_micros(&self) -> i64 {
+        self.delay_micros
+    }
+
+    /// Sets the replication delay.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a negative delay.
+    pub fn set_delay_micros(&mut self, micros: i64) -> Result<()> {
+        if micros < 0 {
+            return Err(Error::invalid_argument(format!(
+                "replication delay must not be negative, got {micros} microseconds"
+            )));
+        }
+        self.delay_micros = micros;
+        Ok(())
+    }
+
+    /// Takes cluster `id` down (`false`) or brings it back (`true`).
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown cluster.
+    pub fn set_available(&mut self, id: &str, available: bool) -> Result<()> {
+        let i = self.cluster_index(id)?;
+        self.clusters[i].available = available;
+        Ok(())
+    }
+
+    /// Whether cluster `i` is available.
+    pub fn is_available(&self, i: usize) -> bool {
+        self.clusters.get(i).is_some_and(|c| c.available)
+    }
+
+    /// The profile a request's `app_profile_id` names (see the module docs for the default
+    /// and for unknown ids).
+    fn profile(&self, app_profile_id: &str) -> Result<AppProfile> {
+        let wanted = if app_profile_id.is_empty() {
+            "default"
+        } else {
+            app_profile_id
+        };
+        if let Some(p) = self.profiles.iter().find(|p| p.id == wanted) {
+            return Ok(p.clone());
+        }
+        if app_profile_id.is_empty() || self.clusters.len() == 1 {
+            let routing = if self.clusters.len() == 1 {
+                Routing::SingleCluster {
+                    cluster_id: self.clusters[0].id.clone(),
+                    allow_transactional_writes: true,
+                }
+            } else {
+                Routing::MultiCluster {
+                    cluster_ids: Vec::new(),
+                    row_affinity: false,
+                }
+            };
+            return Ok(AppProfile {
+                id: "default".into(),
+                routing,
+                isolation: Isolation::Standard,
+            });
+        }
+        validate_app_profile_id(app_profile_id)?;
+        Err(Error::not_found(format!(
+            "app profile {} not found",
+            quoted(app_profile_id)
+        )))
+    }
+
+    /// The cluster (its position) that serves a request through `app_profile_id`.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown profile (on a replicated instance) or a profile naming a
+    /// cluster the instance lacks; `FailedPrecondition` for a transaction through a profile
+    /// that does not allow one, or a write through Data Boost; `Unavailable` when no
+    /// cluster the profile may use is available.
+    pub fn route(&self, app_profile_id: &str, kind: RequestKind, row_key: &[u8]) -> Result<usize> {
+        let profile = self.profile(app_profile_id)?;
+        if profile.isolation == Isolation::DataBoostReadOnly && kind != RequestKind::Read {
+            return Err(Error::failed_precondition(format!(
+                "app profile {} uses Data Boost, which serves reads only",
+                quoted(&profile.id)
+            )));
+        }
+        match &profile.routing {
+            Routing::SingleCluster {
+                cluster_id,
+                allow_transactional_writes,
+            } => {
+                if kind == RequestKind::Transaction && !allow_transactional_writes {
+                    return Err(Error::failed_precondition(TRANSACTIONS_NOT_ALLOWED));
+                }
+                let i = self.cluster_index(cluster_id)?;
+                if !self.clusters[i].available {
+                    return Err(Error::new(
+                        Code::Unavailable,
+                        format!(
+                            "cluster {} is unavailable; app profile {} routes only to it (single-cluster routing fails over by hand)",
+                            quoted(cluster_id),
+                            quoted(&profile.id)
+                        ),
+                    ));
+                }
+                Ok(i)
+            }
+            Routing::MultiCluster {
+                cluster_ids,
+                row_affinity,
+            } => {
+                if kind == RequestKind::Transaction {
+                    return Err(Error::failed_precondition(TRANSACTIONS_NOT_ALLOWED));
+                }
+                let candidates: Vec<usize> = if cluster_ids.is_empty() {
+                    (0..self.clusters.len()).collect()
+                } else {
+                    cluster_ids
+                        .iter()
+                        .map(|id| self.cluster_index(id))
+                        .collect::<Result<_>>()?
+                };
+                let start = if *row_affinity && !candidates.is_empty() {
+                    (fnv1a(row_key) % candidates.len() as u64) as usize
+                } else {
+                    0
+                };
+                (0..candidates.len())
+                    .map(|k| candidates[(start + k) % candidates.len()])
+                    .find(|&i| self.clusters[i].available)
+                    .ok_or_else(|| {
+                        Error::new(
+                            Code::Unavailable,
+                            format!(
+                                "no cluster app profile {} routes to is available",
+                                quoted(&profile.id)
+                            ),
+                        )
+                    })
+            }
+        }
+    }
+
+    /// Queues the writes cluster `source` committed, to reach every other cluster.
+    pub fn record(&mut self, source: usize, writes: Vec<CommittedWrite>) {
+        if self.clusters.len() < 2 {
+            return;
+        }
+        for write in writes {
+            self.arrivals += 1;
+            let mut pending = alloc::vec![true; self.clusters.len()];
+            pending[source] = false;
+            let order = (write.commit_micros, source, self.arrivals);
+            let at = self.queue.partition_point(|w| w.order < order);
+            self.queue.insert(
+                at,
+                InFlight {
+                    order,
+                    source,
+                    write,
+                    pending,
+                },
+            );
+        }
+    }
+
+    /// The writes due at each cluster at `now` (committed at least the delay ago, sender
+    /// and receiver both available), in commit order; they count as applied once returned,
+    /// so the caller applies each [`Delivery`] in order.
+    pub fn pump(&mut self, now: i64) -> Vec<Delivery> {
+        let mut out = Vec::new();
+        for i in 0..self.queue.len() {
+            let w = &self.queue[i];
+            if w.write.commit_micros.saturating_add(self.delay_micros) > now
+                || !self.clusters[w.source].available
+            {
+                continue;
+            }
+            for target in 0..self.clusters.len() {
+                if !self.queue[i].pending[target] || !self.clusters[target].available {
+                    continue;
+                }
+                let mut writes = alloc::vec![self.queue[i].write.clone()];
+                writes.extend(self.reapply_after(i, target));
+                self.queue[i].pending[target] = false;
+                out.push(Delivery {
+                    cluster: target,
+                    writes,
+                });
+            }
+        }
+        // A delivered write stays while an earlier one is still on its way: when that one
+        // arrives, the later write may have to be applied again after it.
+        let done = self
+            .queue
+            .iter()
+            .take_while(|w| !w.pending.iter().any(|&p| p))
+            .count();
+        self.queue.drain(..done);
+        out
+    }
+
+    /// The later writes (in commit order) already applied at `target` that touch the rows
+    /// of queued write `i`, cut to those rows and without aggregate inputs: applied again
+    /// after write `i`, they leave `target` as if the writes had arrived in commit order.
+    fn reapply_after(&self, i: usize, target: usize) -> Vec<CommittedWrite> {
+        let write = &self.queue[i].write;
+        let rows: BTreeSet<&[u8]> = write.rows.iter().map(|r| r.row_key.as_slice()).collect();
+        let mut again = Vec::new();
+        for later in &self.queue[i + 1..] {
+            if later.pending[target] || later.write.table_id != write.table_id {
+                continue;
+            }
+            let cut: Vec<RowMutations> = later
+                .write
+                .rows
+                .iter()
+                .filter(|r| rows.contains(r.row_key.as_slice()))
+                .map(|r| RowMutations {
+                    row_key: r.row_key.clone(),
+                    mutations: r
+                        .mutations
+                        .iter()
+                        .filter(|m| {
+                            !matches!(m, Mutation::AddToCell { .. } | Mutation::MergeToCell { .. })
+                        })
+                        .cloned()
+                        .collect(),
+                })
+                .filter(|r| !r.mutations.is_empty())
+                .collect();
+            if !cut.is_empty() {
+                again.push(CommittedWrite {
+                    table_id: later.write.table_id.clone(),
+                    rows: cut,
+                    commit_micros: later.write.commit_micros,
+                });
+            }
+        }
+        again
+    }
+
+    /// Writes still on their way somewhere.
+    pub fn in_flight(&self) -> usize {
+        self.queue
+            .iter()
+            .filter(|w| w.pending.iter().any(|&p| p))
+            .count()
+    }
+
+    /// A consistency token for `table_id`: consistent once every write acknowledged before
+    /// now has reached every cluster.
+    pub fn consistency_token(&self, table_id: &str) -> String {
+        format!("{}-{:016x}", self.arrivals, fnv1a(table_id.as_bytes()))
+    }
+
+    /// Whether `token` (from [`Replication::consistency_token`] for `table_id`) is
+    /// consistent: with `data_boost_local` (mode `data_boost_read_local_writes`), reads
+    /// through Data Boost see their own cluster's writes, which here they do at once.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a malformed token or one generated for another table.
+    pub fn check_consistency(
+        &self,
+        table_id: &str,
+        token: &str,
+        data_boost_local: bool,
+    ) -> Result<bool> {
+        let parsed = token
+            .split_once('-')
+            .and_then(|(n, h)| Some((n.parse::<u64>().ok()?, u64::from_str_radix(h, 16).ok()?)));
+        let Some((arrivals, table_hash)) = parsed else {
+            return Err(Error::invalid_argument(format!(
+                "consistency_token {} is not a token this server generated",
+                quoted(token)
+            )));
+        };
+        if table_hash != fnv1a(table_id.as_bytes()) || arrivals > self.arrivals {
+            return Err(Error::invalid_argument(format!(
+                "consistency_token {} was not generated for table {}",
+                quoted(token),
+                quoted(table_id)
+            )));
+        }
+        if data_boost_local {
+            return Ok(true);
+        }
+        Ok(!self.queue.iter().any(|w| {
+            w.order.2 <= arrivals && w.write.table_id == table_id && w.pending.iter().any(|&p| p)
+        }))
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash for row affinity and token checks (never a security
+/// boundary).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

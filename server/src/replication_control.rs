@@ -1,0 +1,308 @@
+//! `sparsetable.testing.v1.ReplicationControl`: the control surface for what a replicated
+//! instance simulates (the rules are the core's, `sparsetable::Replication` and
+//! `sparsetable::FaultInjector`): take a cluster down and bring it back, change an instance's
+//! replication lag, inject faults into any RPC, and read the state back.
+//!
+//! There is no .proto file: the messages are defined here with `prost::Message` and
+//! `build.rs` generates the service (server and client) over them. The wire contract, which
+//! must never change (field numbers are on the wire):
+//!
+//! ```text
+//! package sparsetable.testing.v1;
+//! service ReplicationControl {
+//!   rpc GetReplication(GetReplicationRequest) returns (ReplicationStatus);
+//!   rpc SetClusterAvailable(SetClusterAvailableRequest) returns (ReplicationStatus);
+//!   rpc SetReplicationLag(SetReplicationLagRequest) returns (ReplicationStatus);
+//!   rpc InjectFault(InjectFaultRequest) returns (ReplicationStatus);
+//!   rpc ClearFaults(ClearFaultsRequest) returns (ReplicationStatus);
+//! }
+//! message GetReplicationRequest { string instance = 1; }   // projects/P/instances/I
+//! message SetClusterAvailableRequest { string instance = 1; string cluster_id = 2;
+//!                                      bool available = 3; }
+//! message SetReplicationLagRequest { string instance = 1; int64 lag_micros = 2; }
+//! message InjectFaultRequest { string instance = 1;
+//!   string rpc = 2;             // e.g. "ReadRows"; empty: every RPC
+//!   string cluster_id = 3;      // empty: every cluster
+//!   int32 code = 4;             // a gRPC code number; 0 (OK): latency only
+//!   uint64 count = 5;           // how many matching requests; 0: no limit
+//!   optional double probability = 6;  // 0 to 1; unset: every matching request
+//!   uint64 latency_micros = 7;
+//! }
+//! message ClearFaultsRequest { string instance = 1; uint64 seed = 2; }
+//! message ReplicationStatus { repeated ClusterStatus clusters = 1; int64 lag_micros = 2;
+//!   uint64 in_flight = 3; uint64 faults = 4; }
+//! message ClusterStatus { string cluster_id = 1; bool available = 2; }
+//! ```
+//!
+//! Served by every server: it changes only simulated behaviour. Outages and lag need an
+//! instance with two or more clusters (FAILED_PRECONDITION otherwise); faults work on any.
+
+use std::sync::Arc;
+
+use sparsetable::{Code, Error, FaultRule, Result};
+use tonic::{Request, Response, Status};
+
+use crate::names::InstanceName;
+use crate::registry::Instances;
+use crate::status::to_status;
+
+/// Generated server and client of the service.
+pub mod service {
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/sparsetable.testing.v1.ReplicationControl.rs"
+    ));
+}
+
+/// `GetReplication`'s request.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct GetReplicationRequest {
+    /// `projects/P/instances/I`.
+    #[prost(string, tag = "1")]
+    pub instance: String,
+}
+
+/// `SetClusterAvailable`'s request.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct SetClusterAvailableRequest {
+    /// `projects/P/instances/I`.
+    #[prost(string, tag = "1")]
+    pub instance: String,
+    /// The cluster's id.
+    #[prost(string, tag = "2")]
+    pub cluster_id: String,
+    /// `false` takes it down, `true` brings it back (it then catches up).
+    #[prost(bool, tag = "3")]
+    pub available: bool,
+}
+
+/// `SetReplicationLag`'s request.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct SetReplicationLagRequest {
+    /// `projects/P/instances/I`.
+    #[prost(string, tag = "1")]
+    pub instance: String,
+    /// The new delay, in microseconds of the server's clock.
+    #[prost(int64, tag = "2")]
+    pub lag_micros: i64,
+}
+
+/// `InjectFault`'s request (see the module docs).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct InjectFaultRequest {
+    /// `projects/P/instances/I`.
+    #[prost(string, tag = "1")]
+    pub instance: String,
+    /// The RPC's name; empty: every RPC.
+    #[prost(string, tag = "2")]
+    pub rpc: String,
+    /// The cluster; empty: every cluster.
+    #[prost(string, tag = "3")]
+    pub cluster_id: String,
+    /// A gRPC code number; 0: latency only.
+    #[prost(int32, tag = "4")]
+    pub code: i32,
+    /// How many matching requests; 0: no limit.
+    #[prost(uint64, tag = "5")]
+    pub count: u64,
+    /// The chance a matching request is affected; unset: always.
+    #[prost(double, optional, tag = "6")]
+    pub probability: Option<f64>,
+    /// Latency added to affected requests.
+    #[prost(uint64, tag = "7")]
+    pub latency_micros: u64,
+}
+
+/// `ClearFaults`'s request.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct ClearFaultsRequest {
+    /// `projects/P/instances/I`.
+    #[prost(string, tag = "1")]
+    pub instance: String,
+    /// The seed later probabilistic faults draw from.
+    #[prost(uint64, tag = "2")]
+    pub seed: u64,
+}
+
+/// One cluster's state.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct ClusterStatus {
+    /// Its id.
+    #[prost(string, tag = "1")]
+    pub cluster_id: String,
+    /// Whether it serves, sends and receives.
+    #[prost(bool, tag = "2")]
+    pub available: bool,
+}
+
+/// Every RPC's answer: the instance's replication state after the call.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct ReplicationStatus {
+    /// Its clusters, in the instance's order.
+    #[prost(message, repeated, tag = "1")]
+    pub clusters: Vec<ClusterStatus>,
+    /// The replication delay, in microseconds.
+    #[prost(int64, tag = "2")]
+    pub lag_micros: i64,
+    /// Writes still on their way to some cluster.
+    #[prost(uint64, tag = "3")]
+    pub in_flight: u64,
+    /// Fault rules in force.
+    #[prost(uint64, tag = "4")]
+    pub faults: u64,
+}
+
+/// The service over the server's instances.
+#[derive(Debug, Clone)]
+pub struct ReplicationControlService {
+    instances: Arc<Instances>,
+}
+
+impl ReplicationControlService {
+    /// Controls `instances`.
+    pub fn new(instances: Arc<Instances>) -> Self {
+        ReplicationControlService { instances }
+    }
+
+    fn status(&self, instance: &InstanceName) -> Result<ReplicationStatus> {
+        let faults = self.instances.fault_count(instance)? as u64;
+        Ok(match self.instances.replicated(instance)? {
+            Some(rep) => {
+                let ids = rep.cluster_ids()?;
+                let mut clusters = Vec::with_capacity(ids.len());
+                for (i, cluster_id) in ids.into_iter().enumerate() {
+                    clusters.push(ClusterStatus {
+                        cluster_id,
+                        available: rep.is_available(i)?,
+                    });
+                }
+                ReplicationStatus {
+                    clusters,
+                    lag_micros: rep.delay_micros()?,
+                    in_flight: rep.in_flight()? as u64,
+                    faults,
+                }
+            }
+            None => ReplicationStatus {
+                clusters: self
+                    .instances
+                    .clusters_of(instance)?
+                    .into_iter()
+                    .map(|c| ClusterStatus {
+                        cluster_id: c.id,
+                        available: true,
+                    })
+                    .collect(),
+                lag_micros: 0,
+                in_flight: 0,
+                faults,
+            },
+        })
+    }
+
+    fn replicated(&self, instance: &InstanceName) -> Result<Arc<sparsetable::ReplicatedInstance>> {
+        self.instances.replicated(instance)?.ok_or_else(|| {
+            Error::failed_precondition(format!(
+                "{instance} has one cluster: outages and lag need two or more (CreateInstance or CreateCluster)"
+            ))
+        })
+    }
+
+    fn instance(&self, name: &str) -> Result<InstanceName> {
+        let instance = InstanceName::parse("instance", name)?;
+        if !self.instances.is_known(&instance)? {
+            return Err(Error::not_found(format!("instance {instance} not found")));
+        }
+        Ok(instance)
+    }
+
+    fn inject(&self, req: &InjectFaultRequest) -> Result<ReplicationStatus> {
+        let instance = self.instance(&req.instance)?;
+        let code = match req.code {
+            0 => None,
+            n => Some(
+                Code::ALL
+                    .into_iter()
+                    .find(|c| c.grpc_code() == n)
+                    .ok_or_else(|| {
+                        Error::invalid_argument(format!(
+                            "code {n} cannot be injected: the engine's codes are {}",
+                            Code::ALL.map(|c| c.grpc_code().to_string()).join(", ")
+                        ))
+                    })?,
+            ),
+        };
+        self.instances.add_fault(
+            &instance,
+            FaultRule {
+                rpc: (!req.rpc.is_empty()).then(|| req.rpc.clone()),
+                cluster_id: (!req.cluster_id.is_empty()).then(|| req.cluster_id.clone()),
+                code,
+                remaining: (req.count > 0).then_some(req.count),
+                probability: req.probability.unwrap_or(1.0),
+                latency_micros: req.latency_micros,
+            },
+        )?;
+        self.status(&instance)
+    }
+}
+
+fn answer(
+    outcome: Result<ReplicationStatus>,
+) -> std::result::Result<Response<ReplicationStatus>, Status> {
+    outcome.map(Response::new).map_err(to_status)
+}
+
+#[tonic::async_trait]
+impl service::replication_control_server::ReplicationControl for ReplicationControlService {
+    async fn get_replication(
+        &self,
+        request: Request<GetReplicationRequest>,
+    ) -> std::result::Result<Response<ReplicationStatus>, Status> {
+        answer(
+            self.instance(&request.get_ref().instance)
+                .and_then(|i| self.status(&i)),
+        )
+    }
+
+    async fn set_cluster_available(
+        &self,
+        request: Request<SetClusterAvailableRequest>,
+    ) -> std::result::Result<Response<ReplicationStatus>, Status> {
+        let req = request.get_ref();
+        answer(self.instance(&req.instance).and_then(|i| {
+            self.replicated(&i)?
+                .set_available(&req.cluster_id, req.available)?;
+            self.status(&i)
+        }))
+    }
+
+    async fn set_replication_lag(
+        &self,
+        request: Request<SetReplicationLagRequest>,
+    ) -> std::result::Result<Response<ReplicationStatus>, Status> {
+        let req = request.get_ref();
+        answer(self.instance(&req.instance).and_then(|i| {
+            self.replicated(&i)?.set_delay_micros(req.lag_micros)?;
+            self.status(&i)
+        }))
+    }
+
+    async fn inject_fault(
+        &self,
+        request: Request<InjectFaultRequest>,
+    ) -> std::result::Result<Response<ReplicationStatus>, Status> {
+        answer(self.inject(request.get_ref()))
+    }
+
+    async fn clear_faults(
+        &self,
+        request: Request<ClearFaultsRequest>,
+    ) -> std::result::Result<Response<ReplicationStatus>, Status> {
+        let req = request.get_ref();
+        answer(self.instance(&req.instance).and_then(|i| {
+            self.instances.clear_faults(&i, req.seed)?;
+            self.status(&i)
+        }))
+    }
+}

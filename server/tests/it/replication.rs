@@ -1,0 +1,447 @@
+//! A replicated instance through the real server: CreateInstance with two clusters, app
+//! profiles that route to each, `--replication-lag` on the TestClock's frozen clock, stale
+//! reads, consistency tokens, transactions refused through multi-cluster routing, and the
+//! ReplicationControl service's outages and injected faults.
+
+use crate::common;
+use common::Server;
+use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
+use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
+use sparsetable_server::replication_control::service::replication_control_client::ReplicationControlClient;
+use sparsetable_server::replication_control::{
+    ClearFaultsRequest, InjectFaultRequest, SetClusterAvailableRequest, SetReplicationLagRequest,
+};
+use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
+use sparsetable_server::test_clock::AdvanceTimeRequest;
+
+use admin_v2::app_profile::{MultiClusterRoutingUseAny, RoutingPolicy, SingleClusterRouting};
+use admin_v2::bigtable_instance_admin_client::BigtableInstanceAdminClient;
+
+const INSTANCE: &str = "projects/p/instances/replicated";
+const TABLE: &str = "projects/p/instances/replicated/tables/t";
+
+/// Starts a server with a 2 s lag and a frozen clock, and makes the instance: clusters
+/// `east-cluster` and `west-cluster`, profiles `to-east` (transactions allowed), `to-west`
+/// and `any` (multi-cluster), table `t` with family `cf`.
+async fn replicated_server() -> Server {
+    let server = Server::start(&[
+        "--clock-micros",
+        "1700000000000000",
+        "--replication-lag",
+        "2s",
+    ]);
+    let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
+    let cluster = |zone: &str| admin_v2::Cluster {
+        location: format!("projects/p/locations/{zone}"),
+        serve_nodes: 1,
+        ..Default::default()
+    };
+    instances
+        .create_instance(admin_v2::CreateInstanceRequest {
+            parent: "projects/p".into(),
+            instance_id: "replicated".into(),
+            instance: Some(admin_v2::Instance {
+                display_name: "replicated".into(),
+                ..Default::default()
+            }),
+            clusters: [
+                ("east-cluster".to_string(), cluster("us-east1-b")),
+                ("west-cluster".to_string(), cluster("us-west1-a")),
+            ]
+            .into_iter()
+            .collect(),
+        })
+        .await
+        .unwrap();
+    let profiles = [
+        (
+            "to-east",
+            RoutingPolicy::SingleClusterRouting(SingleClusterRouting {
+                cluster_id: "east-cluster".into(),
+                allow_transactional_writes: true,
+            }),
+        ),
+        (
+            "to-west",
+            RoutingPolicy::SingleClusterRouting(SingleClusterRouting {
+                cluster_id: "west-cluster".into(),
+                allow_transactional_writes: false,
+            }),
+        ),
+        (
+            "any",
+            RoutingPolicy::MultiClusterRoutingUseAny(MultiClusterRoutingUseAny::default()),
+        ),
+    ];
+    for (id, routing) in profiles {
+        instances
+            .create_app_profile(admin_v2::CreateAppProfileRequest {
+                parent: INSTANCE.into(),
+                app_profile_id: id.into(),
+                app_profile: Some(admin_v2::AppProfile {
+                    routing_policy: Some(routing),
+                    ..Default::default()
+                }),
+                ignore_warnings: true,
+            })
+            .await
+            .unwrap();
+    }
+    server
+        .admin()
+        .await
+        .create_table(admin_v2::CreateTableRequest {
+            parent: INSTANCE.into(),
+            table_id: "t".into(),
+            table: Some(admin_v2::Table {
+                column_families: [("cf".to_string(), admin_v2::ColumnFamily::default())].into(),
+                ..Default::default()
+            }),
+            initial_splits: vec![],
+        })
+        .await
+        .unwrap();
+    server
+}
+
+fn set_cell(row: &str, value: &str) -> v2::MutateRowRequest {
+    v2::MutateRowRequest {
+        table_name: TABLE.into(),
+        row_key: row.as_bytes().to_vec(),
+        mutations: vec![v2::Mutation {
+            mutation: Some(v2::mutation::Mutation::SetCell(v2::mutation::SetCell {
+                family_name: "cf".into(),
+                column_qualifier: b"q".to_vec(),
+                timestamp_micros: 1_000,
+                value: value.as_bytes().to_vec(),
+            })),
+        }],
+        ..Default::default()
+    }
+}
+
+async fn value_through(server: &Server, profile: &str, row: &str) -> Option<Vec<u8>> {
+    let rows = common::read_rows(
+        &mut server.data().await,
+        v2::ReadRowsRequest {
+            table_name: TABLE.into(),
+            app_profile_id: profile.into(),
+            rows: Some(v2::RowSet {
+                row_keys: vec![row.as_bytes().to_vec()],
+                row_ranges: vec![],
+            }),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .0;
+    rows.into_iter().next().map(|r| r.cells[0].value.clone())
+}
+
+async fn advance(server: &Server, micros: i64) {
+    TestClockClient::new(server.channel().await)
+        .advance_time(AdvanceTimeRequest {
+            delta_micros: micros,
+        })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_write_through_one_cluster_reaches_the_other_after_the_lag() {
+    let server = replicated_server().await;
+    let mut data = server.data().await;
+    let mut admin = server.admin().await;
+    data.mutate_row(v2::MutateRowRequest {
+        app_profile_id: "to-east".into(),
+        ..set_cell("r", "v")
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        value_through(&server, "to-east", "r").await,
+        Some(b"v".to_vec())
+    );
+    assert_eq!(value_through(&server, "to-west", "r").await, None, "stale");
+    let token = admin
+        .generate_consistency_token(admin_v2::GenerateConsistencyTokenRequest {
+            name: TABLE.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .consistency_token;
+    let check = |token: String| admin_v2::CheckConsistencyRequest {
+        name: TABLE.into(),
+        consistency_token: token,
+        mode: None,
+    };
+    assert!(
+        !admin
+            .check_consistency(check(token.clone()))
+            .await
+            .unwrap()
+            .into_inner()
+            .consistent
+    );
+    advance(&server, 2_000_000).await;
+    assert_eq!(
+        value_through(&server, "to-west", "r").await,
+        Some(b"v".to_vec())
+    );
+    assert!(
+        admin
+            .check_consistency(check(token))
+            .await
+            .unwrap()
+            .into_inner()
+            .consistent
+    );
+    let bad = admin
+        .check_consistency(check("not-a-token".into()))
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+    let unknown = data
+        .mutate_row(v2::MutateRowRequest {
+            app_profile_id: "no-such-profile".into(),
+            ..set_cell("r", "v")
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), tonic::Code::NotFound);
+}
+
+#[tokio::test]
+async fn transactions_through_multi_cluster_profiles_are_refused() {
+    let server = replicated_server().await;
+    let mut data = server.data().await;
+    let increment = |profile: &str| v2::ReadModifyWriteRowRequest {
+        table_name: TABLE.into(),
+        app_profile_id: profile.into(),
+        row_key: b"counter".to_vec(),
+        rules: vec![v2::ReadModifyWriteRule {
+            family_name: "cf".into(),
+            column_qualifier: b"n".to_vec(),
+            rule: Some(v2::read_modify_write_rule::Rule::IncrementAmount(1)),
+        }],
+        ..Default::default()
+    };
+    for profile in ["any", "", "to-west"] {
+        let e = data
+            .read_modify_write_row(increment(profile))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::FailedPrecondition, "{profile:?}");
+        assert_eq!(
+            e.message(),
+            "Single-row transactions are not allowed by this app profile"
+        );
+    }
+    data.read_modify_write_row(increment("to-east"))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn conflicting_writes_converge_and_an_outage_fails_over() {
+    let server = replicated_server().await;
+    let mut data = server.data().await;
+    let mut control = ReplicationControlClient::new(server.channel().await);
+    data.mutate_row(v2::MutateRowRequest {
+        app_profile_id: "to-east".into(),
+        ..set_cell("r", "east")
+    })
+    .await
+    .unwrap();
+    advance(&server, 1).await;
+    data.mutate_row(v2::MutateRowRequest {
+        app_profile_id: "to-west".into(),
+        ..set_cell("r", "west")
+    })
+    .await
+    .unwrap();
+    advance(&server, 3_000_000).await;
+    for profile in ["to-east", "to-west"] {
+        assert_eq!(
+            value_through(&server, profile, "r").await,
+            Some(b"west".to_vec()),
+            "{profile}"
+        );
+    }
+    let status = control
+        .set_cluster_available(SetClusterAvailableRequest {
+            instance: INSTANCE.into(),
+            cluster_id: "east-cluster".into(),
+            available: false,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!status.clusters[0].available);
+    let e = data
+        .mutate_row(v2::MutateRowRequest {
+            app_profile_id: "to-east".into(),
+            ..set_cell("r", "x")
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unavailable);
+    // Multi-cluster routing fails over to the west cluster.
+    data.mutate_row(v2::MutateRowRequest {
+        app_profile_id: "any".into(),
+        ..set_cell("s", "while-east-down")
+    })
+    .await
+    .unwrap();
+    advance(&server, 10_000_000).await;
+    control
+        .set_cluster_available(SetClusterAvailableRequest {
+            instance: INSTANCE.into(),
+            cluster_id: "east-cluster".into(),
+            available: true,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        value_through(&server, "to-east", "s").await,
+        Some(b"while-east-down".to_vec()),
+        "caught up"
+    );
+    let status = control
+        .set_replication_lag(SetReplicationLagRequest {
+            instance: INSTANCE.into(),
+            lag_micros: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((status.lag_micros, status.in_flight), (0, 0));
+}
+
+#[tokio::test]
+async fn injected_faults_fail_the_rpc_they_name_then_clear() {
+    let server = replicated_server().await;
+    let mut data = server.data().await;
+    let mut control = ReplicationControlClient::new(server.channel().await);
+    control
+        .inject_fault(InjectFaultRequest {
+            instance: INSTANCE.into(),
+            rpc: "MutateRow".into(),
+            cluster_id: "west-cluster".into(),
+            code: 14,
+            count: 1,
+            probability: None,
+            latency_micros: 0,
+        })
+        .await
+        .unwrap();
+    data.mutate_row(v2::MutateRowRequest {
+        app_profile_id: "to-east".into(),
+        ..set_cell("r", "v")
+    })
+    .await
+    .unwrap();
+    let e = data
+        .mutate_row(v2::MutateRowRequest {
+            app_profile_id: "to-west".into(),
+            ..set_cell("r", "v")
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unavailable);
+    assert!(e.message().contains("injected fault"), "{}", e.message());
+    // Used up.
+    data.mutate_row(v2::MutateRowRequest {
+        app_profile_id: "to-west".into(),
+        ..set_cell("r", "v")
+    })
+    .await
+    .unwrap();
+    let bad = control
+        .inject_fault(InjectFaultRequest {
+            instance: INSTANCE.into(),
+            code: 99,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+    let status = control
+        .clear_faults(ClearFaultsRequest {
+            instance: INSTANCE.into(),
+            seed: 1,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(status.faults, 0);
+    // Outages need two clusters.
+    let single = control
+        .set_cluster_available(SetClusterAvailableRequest {
+            instance: "projects/p/instances/plain".into(),
+            cluster_id: "plain-c1".into(),
+            available: false,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            single.code(),
+            tonic::Code::FailedPrecondition | tonic::Code::NotFound
+        ),
+        "{single:?}"
+    );
+}
+
+#[tokio::test]
+async fn list_hot_tablets_names_the_busy_tablet_of_a_cluster() {
+    let server = replicated_server().await;
+    let mut data = server.data().await;
+    for i in 0..20 {
+        data.mutate_row(v2::MutateRowRequest {
+            app_profile_id: "to-east".into(),
+            ..set_cell(&format!("r{i}"), "v")
+        })
+        .await
+        .unwrap();
+    }
+    let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
+    let hot = instances
+        .list_hot_tablets(admin_v2::ListHotTabletsRequest {
+            parent: format!("{INSTANCE}/clusters/east-cluster"),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .hot_tablets;
+    assert_eq!(hot.len(), 1, "{hot:?}");
+    assert_eq!(hot[0].table_name, TABLE);
+    assert!((hot[0].node_cpu_usage_percent - 100.0).abs() < 0.01);
+    let unknown = instances
+        .list_hot_tablets(admin_v2::ListHotTabletsRequest {
+            parent: format!("{INSTANCE}/clusters/nowhere-cluster"),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), tonic::Code::NotFound);
+    let reversed = instances
+        .list_hot_tablets(admin_v2::ListHotTabletsRequest {
+            parent: format!("{INSTANCE}/clusters/east-cluster"),
+            start_time: Some(prost_types::Timestamp {
+                seconds: 1_700_000_100,
+                nanos: 0,
+            }),
+            end_time: Some(prost_types::Timestamp {
+                seconds: 1_700_000_000,
+                nanos: 0,
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(reversed.code(), tonic::Code::InvalidArgument);
+}
