@@ -610,8 +610,14 @@ impl Database {
                     .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
             }
         }
+        // The predicate only needs the newest cells of each column when it starts with a
+        // column limit; no predicate only needs to know whether any cell is visible.
+        let column_limit = match &compiled {
+            None => Some(1),
+            Some(f) => f.column_limit(),
+        };
         let cells = table
-            .read_row(row_key, now)?
+            .read_row(row_key, now, column_limit)?
             .map(|r| r.cells)
             .unwrap_or_default();
         let matched = match &compiled {
@@ -650,10 +656,11 @@ impl Database {
         let table = self.table(table_id)?;
         validate_row_key(row_key)?;
         // A failed read of the row (a corrupt block) fails the whole call before anything
-        // is written: the plan made from no cells is dropped.
+        // is written: the plan made from no cells is dropped. The rules read only the newest
+        // cell of each column: the read seeks past the older versions (GC rule or not).
         let mut read_error = None;
         let planned = read_modify_write::plan(&table.config, row_key, rules, now, || {
-            match table.read_row(row_key, now) {
+            match table.read_row(row_key, now, Some(1)) {
                 Ok(row) => row.map(|r| r.cells).unwrap_or_default(),
                 Err(e) => {
                     read_error = Some(e);

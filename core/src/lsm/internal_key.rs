@@ -146,14 +146,19 @@ fn bump_terminator(prefix: &mut [u8]) {
     }
 }
 
+/// A key a read seeks to past what it skips ([`column_end`], [`cell_end`]), inline for the
+/// keys of most tables: a read that keeps a column's newest cells builds one per column,
+/// and allocating it cost a one-version column's point read about 70 instructions (1.4%).
+pub(crate) type SeekKey = SmallVec<[u8; 64]>;
+
 /// A key after every entry of the column of `cell_key` (an encoded cell key) and before
 /// every entry of the next column: the column's part (`... esc(qualifier)`, which ends in
 /// the terminator `0x00 0x01`) with the terminator bumped, as [`after_row`] does for a row.
 /// Seeking here skips the rest of the column. `None` if the key is too short to be a cell.
-pub(crate) fn column_end(cell_key: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn column_end(cell_key: &[u8]) -> Option<SeekKey> {
     // A cell key ends in `0x01 u64(!timestamp) seq_desc`.
     let column = cell_key.get(..cell_key.len().checked_sub(17)?)?;
-    let mut out = column.to_vec();
+    let mut out = SeekKey::from_slice(column);
     *out.last_mut()? += 1;
     Some(out)
 }
@@ -161,9 +166,9 @@ pub(crate) fn column_end(cell_key: &[u8]) -> Option<Vec<u8>> {
 /// A key after every write of the cell of `cell_key` (same column and timestamp, any
 /// sequence) and before the column's next timestamp: seeking here skips the older writes
 /// of the cell. `None` if the key is too short to be a cell.
-pub(crate) fn cell_end(cell_key: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn cell_end(cell_key: &[u8]) -> Option<SeekKey> {
     let cell = cell_key.get(..cell_key.len().checked_sub(8)?)?;
-    let mut out = Vec::with_capacity(cell_key.len() + 1);
+    let mut out = SeekKey::new();
     out.extend_from_slice(cell);
     out.extend_from_slice(&[0xff; 9]);
     Some(out)
@@ -731,11 +736,11 @@ mod tests {
             cell(b"a", "cf", b"qa", 1000, 8).encode(),
         ];
         let col = column_end(&keys[0]).unwrap();
-        assert!(keys[..3].iter().all(|k| *k < col));
-        assert!(keys[3..].iter().all(|k| *k > col));
+        assert!(keys[..3].iter().all(|k| k.as_slice() < col.as_slice()));
+        assert!(keys[3..].iter().all(|k| k.as_slice() > col.as_slice()));
         let c = cell_end(&keys[0]).unwrap();
-        assert!(keys[..2].iter().all(|k| *k < c));
-        assert!(keys[2..].iter().all(|k| *k > c));
+        assert!(keys[..2].iter().all(|k| k.as_slice() < c.as_slice()));
+        assert!(keys[2..].iter().all(|k| k.as_slice() > c.as_slice()));
         assert_eq!(column_end(b"short"), None);
     }
 

@@ -105,8 +105,10 @@ where
 pub(crate) enum Feed {
     /// Go on with the next entry.
     Next,
-    /// This entry and every later entry of its column are hidden (by GC, or older writes
-    /// of a cell already seen): the merge may seek to `internal_key::column_end` of its key.
+    /// Every later entry of this entry's column is hidden (by GC, by older writes of a
+    /// cell already seen, or by the read's column limit once this entry was emitted as the
+    /// last cell it keeps), and so is this entry unless it was just emitted: the merge may
+    /// seek to `internal_key::column_end` of its key.
     /// Feeding them anyway is harmless (they are ignored).
     SkipColumn,
     /// This entry and every later entry of the same cell (column and timestamp: older
@@ -121,6 +123,14 @@ type Entered<'c> = (Cow<'c, str>, u64, Option<&'c GcRule>);
 
 /// Resolves one row from its entries fed one at a time in encoded-key order, so the merge
 /// feeding it can skip what it reports hidden instead of stepping through it.
+///
+/// With a column limit `n` ([`set_column_limit`](Self::set_column_limit): the read's filter
+/// keeps only the newest `n` cells of each column, see `CompiledFilter::column_limit`), the
+/// resolver stops a column once it has emitted `n` cells of it and reports
+/// [`Feed::SkipColumn`] at the `n`-th: the rest of the column would be dropped by the
+/// filter, so the merge seeks past it. Only emitted cells count: deleted and GC-collectable ones
+/// never reach `emit`, so a column whose newest entries are hidden is read on until `n`
+/// visible cells are found or the column ends, exactly as without the limit.
 ///
 /// With a GC view (the table's families and the time), cells a family's GC rule collects
 /// are not emitted, and the resolver reports [`Feed::SkipColumn`] at the first cell entry
@@ -168,6 +178,8 @@ pub(crate) struct RowResolver<'c> {
     column_done: bool,
     last_ts: Option<i64>,
     version: usize,
+    /// Emit at most this many cells per column (`usize::MAX`: no limit); kept across rows.
+    column_limit: usize,
     /// The previous entry's key when it was a cell. A cell key ends in its 8-byte sequence,
     /// and any 8 bytes decode, so a key equal to it but for those 8 bytes is an older write
     /// of the same cell (or the same entry twice): hidden by it, and known to decode.
@@ -196,8 +208,17 @@ impl<'c> RowResolver<'c> {
             column_done: false,
             last_ts: None,
             version: 0,
+            column_limit: usize::MAX,
             last_cell: SmallVec::new(),
         }
+    }
+
+    /// Emits at most `limit` cells of each column from now on (`None`: every visible cell).
+    /// REQUIRES: the reader drops every cell of a column past its `limit`-th anyway (see
+    /// `CompiledFilter::column_limit`), so not emitting them changes nothing it returns.
+    /// A limit of 0 is treated as 1 (no filter keeps zero cells per column).
+    pub(crate) fn set_column_limit(&mut self, limit: Option<usize>) {
+        self.column_limit = limit.map_or(usize::MAX, |n| n.max(1));
     }
 
     /// Starts a new row.
@@ -325,6 +346,15 @@ impl<'c> RowResolver<'c> {
             });
             self.family_emitted = true;
             self.version += 1;
+            if self.version >= self.column_limit {
+                // The read keeps no more of this column: every later entry of it, older
+                // writes of this cell included, may be sought past. (Reported here rather
+                // than at the column's next entry, which would cost every skip one more
+                // entry parsed; a column with no further entry pays a seek target built
+                // inline and one comparison per cursor.)
+                self.column_done = true;
+                return Ok(Feed::SkipColumn);
+            }
         }
         Ok(Feed::Next)
     }

@@ -460,6 +460,23 @@ impl CompiledFilter {
         matches!(self.root, Node::PassAll)
     }
 
+    /// An `n` such that the filter returns the same for a row whether it is given all the
+    /// row's visible cells or only the newest `n` of each column: a read may then stop
+    /// each column after `n` visible cells and seek past the rest (`row_merge::RowResolver`).
+    /// `None` when no such `n` is known.
+    ///
+    /// Known: a `CellsPerColumnLimit(n)`, and a chain whose first member that does not
+    /// keep or drop whole columns has a known `n` (so `CellsPerColumnLimit(n)` after
+    /// family, qualifier, column-range and row-key filters). Why that is exact: with
+    /// `cut` keeping the newest `n` cells of each column, a filter `w` that keeps or drops
+    /// whole columns (by family, qualifier or row key alone) has `w(cut(x)) = cut(w(x))`,
+    /// and `limit(cut(x)) = limit(x)`; the members after see the same input either way.
+    /// `cut` keeps at least one cell of every column, so a chain's stop on an empty input,
+    /// a sink's family order and a row sample's draws are the same too.
+    pub(crate) fn column_limit(&self) -> Option<usize> {
+        column_limit(&self.root)
+    }
+
     /// Applies the filter to one row's visible cells (in Bigtable order) and returns what the
     /// read outputs for the row, in Bigtable order.
     pub fn apply(
@@ -595,7 +612,105 @@ fn eval(
     }
 }
 
+/// See [`CompiledFilter::column_limit`].
+fn column_limit(node: &Node) -> Option<usize> {
+    match node {
+        Node::ColumnLimit(n) => Some(*n),
+        Node::Chain(members) => {
+            let first = members.iter().find(|m| !keeps_whole_columns(m))?;
+            column_limit(first)
+        }
+        _ => None,
+    }
+}
+
+/// Whether the node keeps or drops each column whole, deciding by the row key, family and
+/// qualifier alone, and changes no cell it keeps (so it commutes with keeping the newest
+/// `n` cells of each column).
+fn keeps_whole_columns(node: &Node) -> bool {
+    match node {
+        Node::PassAll
+        | Node::RowKeyRegex(_)
+        | Node::FamilyRegex(_)
+        | Node::QualifierRegex(_)
+        | Node::ColumnRange(..) => true,
+        Node::Chain(members) => members.iter().all(keeps_whole_columns),
+        _ => false,
+    }
+}
+
 fn keep(mut cells: Vec<Cell>, pred: impl Fn(&Cell) -> bool) -> Vec<Cell> {
     cells.retain(|c| pred(c));
     cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RowFilter;
+    use alloc::string::String;
+    use alloc::vec;
+    use core::ops::Bound;
+
+    fn limit(f: RowFilter) -> Option<usize> {
+        f.compile().unwrap().column_limit()
+    }
+
+    #[test]
+    fn a_column_limit_is_pushed_down_only_behind_whole_column_filters() {
+        let n = RowFilter::CellsPerColumnLimit;
+        let family = || RowFilter::FamilyNameRegex(String::from("cf"));
+        let range = || RowFilter::ColumnRange {
+            family: String::from("cf"),
+            start: Bound::Included(b"a".to_vec()),
+            end: Bound::Unbounded,
+        };
+        assert_eq!(limit(n(3)), Some(3));
+        assert_eq!(
+            limit(RowFilter::Chain(vec![n(1), RowFilter::StripValue])),
+            Some(1)
+        );
+        assert_eq!(
+            limit(RowFilter::Chain(vec![
+                family(),
+                RowFilter::ColumnQualifierRegex(b"q.*".to_vec()),
+                range(),
+                RowFilter::RowKeyRegex(b"r.*".to_vec()),
+                n(2),
+                RowFilter::CellsPerRowLimit(1),
+            ])),
+            Some(2)
+        );
+        // Nested: the inner chain keeps whole columns and then limits.
+        let inner = RowFilter::Chain(vec![family(), n(2)]);
+        assert_eq!(
+            limit(RowFilter::Chain(vec![inner, RowFilter::StripValue])),
+            Some(2)
+        );
+        let inner = RowFilter::Chain(vec![family(), range()]);
+        assert_eq!(limit(RowFilter::Chain(vec![inner, n(1)])), Some(1));
+        // Not pushed down: no limit, or something before it that drops cells of a column
+        // (the newest ones may be among them) or changes them.
+        for f in [
+            RowFilter::PassAll,
+            RowFilter::Chain(vec![family(), range()]),
+            RowFilter::Chain(vec![
+                RowFilter::TimestampRange {
+                    start_micros: 0,
+                    end_micros: 10,
+                },
+                n(1),
+            ]),
+            RowFilter::Chain(vec![RowFilter::ValueRegex(b"x".to_vec()), n(1)]),
+            RowFilter::Chain(vec![RowFilter::CellsPerRowOffset(1), n(1)]),
+            RowFilter::Chain(vec![RowFilter::CellsPerRowLimit(5), n(1)]),
+            RowFilter::Interleave(vec![n(1), n(2)]),
+            RowFilter::Condition {
+                predicate: alloc::boxed::Box::new(n(1)),
+                true_filter: Some(alloc::boxed::Box::new(n(1))),
+                false_filter: None,
+            },
+        ] {
+            assert_eq!(limit(f.clone()), None, "{f:?}");
+        }
+    }
 }

@@ -16,6 +16,11 @@
 //! without a filter are packed into shared buffers ([`PackedRows`]) and built when taken, so
 //! reading ahead allocates nothing per row.
 //!
+//! A filter that keeps only the newest `n` cells of each column (`CompiledFilter::
+//! column_limit`) is pushed down: the merge stops each column after `n` visible cells and
+//! seeks past the rest of it, so such a read does not cost what the column's other versions
+//! would.
+//!
 //! Counters follow Bigtable's ReadRows statistics: `rows_scanned` and `cells_scanned` count
 //! what the read examined before filtering (returned or not), `last_scanned_key` is the
 //! last row key examined. They are reported as of the last row handed out, and once the
@@ -408,7 +413,9 @@ impl RowStream {
     }
 
     /// How many cells the read has examined so far, before filters (the visible cells of
-    /// every row examined): Bigtable's `cells_seen_count`.
+    /// every row examined, at most `n` per column when the filter's leading
+    /// `CellsPerColumnLimit(n)` let the read seek past the rest): Bigtable's
+    /// `cells_seen_count`.
     pub fn cells_scanned(&self) -> u64 {
         self.cells_scanned
     }
@@ -634,6 +641,9 @@ impl RowStream {
         );
         let mut g = RowGather::default();
         let mut resolver = view.resolver(*now_micros);
+        // A filter that keeps only the newest cells of each column lets the merge seek past
+        // the rest (`CompiledFilter::column_limit`).
+        resolver.set_column_limit(filter.column_limit());
         let mut buf = Vec::new();
         let mut bytes = 0usize;
         // Rows that need no filter are packed (see `PackedRows`), except a point read's one
@@ -820,7 +830,8 @@ pub(crate) fn read_one(
     filter: &CompiledFilter,
     random: &mut SplitMix64,
 ) -> Result<Option<Row>> {
-    let Some((tablet, mut cells)) = table.point_cells(key, now_micros)? else {
+    let Some((tablet, mut cells)) = table.point_cells(key, now_micros, filter.column_limit())?
+    else {
         return Ok(None);
     };
     let scanned = cells.len();

@@ -542,7 +542,7 @@ impl<'a> TabletScan<'a> {
         if self.gather(g, self.reverse_gather_limit) {
             self.entries_examined += g.spans.len() as u64;
             let mut result = Ok(());
-            let mut skip_to: Option<Vec<u8>> = None;
+            let mut skip_to: Option<internal_key::SeekKey> = None;
             for (k, v) in g.entries() {
                 if skip_to.as_deref().is_some_and(|t| bytes::less(k, t)) {
                     continue;
@@ -625,7 +625,7 @@ impl<'a> TabletScan<'a> {
                 Err(e) => {
                     // The row is dropped whole: skip the rest of it.
                     result = Err(e);
-                    let mut after = prefix.to_vec();
+                    let mut after = internal_key::SeekKey::from_slice(prefix);
                     if let Some(last) = after.last_mut() {
                         *last += 1;
                     }
@@ -804,7 +804,8 @@ mod tests {
 mod skip_tests {
     //! The resolver's skips change what a read costs, never what it returns: every row
     //! resolved with them (forward, reversed, and reversed through the forward re-read)
-    //! equals the row gathered whole and resolved without them, GC applied per cell.
+    //! equals the row gathered whole and resolved without them, GC applied per cell, and
+    //! with a column limit `n` it equals the first `n` cells of each column of that row.
 
     use super::{RowGather, TabletScan};
     use crate::lsm::internal_key::{EntryKind, InternalKey};
@@ -847,16 +848,49 @@ mod skip_tests {
         rows
     }
 
+    /// Keeps the first `n` cells of each column of each row (what a leading
+    /// `CellsPerColumnLimit(n)` keeps).
+    fn newest(rows: &[Cells], n: Option<usize>) -> Vec<Cells> {
+        let Some(n) = n else {
+            return rows.to_vec();
+        };
+        rows.iter()
+            .map(|cells| {
+                let mut out: Cells = Vec::new();
+                let mut run = 0;
+                for c in cells {
+                    let same = out.last().is_some_and(|p| p.0 == c.0 && p.1 == c.1);
+                    run = if same { run + 1 } else { 1 };
+                    if run <= n {
+                        out.push(c.clone());
+                    }
+                }
+                out
+            })
+            .collect()
+    }
+
     fn skipping(
         tablet: &Tablet,
         families: &Families,
         reversed: bool,
         limit: usize,
     ) -> (Vec<Cells>, u64) {
+        skipping_limited(tablet, families, reversed, limit, None)
+    }
+
+    fn skipping_limited(
+        tablet: &Tablet,
+        families: &Families,
+        reversed: bool,
+        limit: usize,
+        column_limit: Option<usize>,
+    ) -> (Vec<Cells>, u64) {
         let epochs = BTreeMap::new();
         let mut scan = TabletScan::new(tablet, None, None, reversed, None);
         scan.reverse_gather_limit = limit;
         let mut resolver = RowResolver::new(&epochs, Some((families, NOW)));
+        resolver.set_column_limit(column_limit);
         let mut g = RowGather::default();
         let mut rows = Vec::new();
         loop {
@@ -934,6 +968,7 @@ mod skip_tests {
             sources in proptest::collection::vec(proptest::collection::vec(entry(), 0..40), 1..4),
             in_memtable in any::<bool>(),
             limit in 0usize..6,
+            column_limit in proptest::option::of(1usize..4),
         ) {
             let mut families = Families::new();
             families.insert(String::from("a"), ColumnFamily { gc_rule: rules.0, ..ColumnFamily::default() });
@@ -951,10 +986,14 @@ mod skip_tests {
                     tablet.runs.push_oldest(MemRun::new(entries, 60));
                 }
             }
-            let want = reference(&tablet, &families);
-            prop_assert_eq!(&skipping(&tablet, &families, false, limit).0, &want);
-            prop_assert_eq!(&skipping(&tablet, &families, true, limit).0, &want);
-            prop_assert_eq!(&skipping(&tablet, &families, true, usize::MAX).0, &want);
+            // With a column limit, the first `n` cells of each column of the whole read.
+            let want = newest(&reference(&tablet, &families), column_limit);
+            let read = |reversed, limit| {
+                skipping_limited(&tablet, &families, reversed, limit, column_limit).0
+            };
+            prop_assert_eq!(&read(false, limit), &want);
+            prop_assert_eq!(&read(true, limit), &want);
+            prop_assert_eq!(&read(true, usize::MAX), &want);
         }
     }
 

@@ -732,11 +732,60 @@ mod tests {
             let m = Mutation::set_cell("cf", b"n", i * 1000, i.to_be_bytes().to_vec());
             table.apply(b"counter", &[m], 1_000_000_000, &mut sequence);
         }
-        let (found, examined) = table.point_read(b"counter", 1_000_000_000);
+        let (found, examined) = table.point_read(b"counter", 1_000_000_000, None);
         let cells = found.unwrap().map(|(_, cells)| cells).unwrap_or_default();
         assert_eq!(cells.len(), 1);
         assert_eq!(cells[0].value, 2999i64.to_be_bytes());
         assert!(examined <= 16, "{examined} entries examined");
+    }
+
+    #[test]
+    fn a_column_limit_seeks_past_versions_no_gc_rule_hides() {
+        // No GC rule: all 3,000 versions are visible. A read that keeps the newest one of
+        // each column (ReadModifyWrite's, a CellsPerColumnLimit(1) read) stops each column
+        // there; without the limit it walks every version. Two columns, and the newest
+        // versions of the second deleted: deleted cells do not count toward the limit.
+        let mut table = Table::new("t", TableConfig::with_families(["cf"]));
+        let mut sequence = 0;
+        for i in 0..3000i64 {
+            let set = |q: &[u8]| Mutation::set_cell("cf", q, i * 1000, i.to_be_bytes().to_vec());
+            table.apply(
+                b"counter",
+                &[set(b"m"), set(b"n")],
+                1_000_000_000,
+                &mut sequence,
+            );
+        }
+        let delete = Mutation::DeleteFromColumn {
+            family: "cf".into(),
+            qualifier: b"n".to_vec(),
+            time_range: crate::model::mutation::TimestampRange {
+                start_micros: 2990 * 1000,
+                end_micros: None,
+            },
+        };
+        table.apply(b"counter", &[delete], 1_000_000_000, &mut sequence);
+        let newest = |limit| {
+            let (found, examined) = table.point_read(b"counter", 1_000_000_000, limit);
+            let cells = found.unwrap().map(|(_, cells)| cells).unwrap_or_default();
+            let values: Vec<_> = cells
+                .iter()
+                .map(|c| (c.qualifier.clone(), c.value.clone()))
+                .collect();
+            (values, examined)
+        };
+        let v = |q: &[u8], i: i64| (q.to_vec(), i.to_be_bytes().to_vec());
+        let (one, examined) = newest(Some(1));
+        assert_eq!(one, [v(b"m", 2999), v(b"n", 2989)]);
+        assert!(examined <= 40, "{examined} entries examined");
+        let (two, _) = newest(Some(2));
+        assert_eq!(
+            two,
+            [v(b"m", 2999), v(b"m", 2998), v(b"n", 2989), v(b"n", 2988)]
+        );
+        let (all, examined) = newest(None);
+        assert_eq!(all.len(), 3000 + 2990);
+        assert!(examined >= 6000, "{examined} entries examined");
     }
 
     #[test]

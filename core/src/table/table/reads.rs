@@ -92,12 +92,18 @@ pub(crate) fn next_visible_row<'a>(
 pub(crate) type PointCells = (u64, Vec<Cell>);
 
 impl Table {
-    /// The visible cells of a row, GC-collectable cells hidden. `None` if none remain.
+    /// The visible cells of a row, GC-collectable cells hidden, at most `column_limit` (the
+    /// newest) of each column (`None`: all). `None` if none remain.
     ///
     /// # Errors
     /// A run's error (`DataLoss` for a corrupt block holding the row).
-    pub(crate) fn read_row(&self, key: &[u8], now_micros: i64) -> Result<Option<Row>> {
-        let Some((_, cells)) = self.point_cells(key, now_micros)? else {
+    pub(crate) fn read_row(
+        &self,
+        key: &[u8],
+        now_micros: i64,
+        column_limit: Option<usize>,
+    ) -> Result<Option<Row>> {
+        let Some((_, cells)) = self.point_cells(key, now_micros, column_limit)? else {
             return Ok(None);
         };
         Ok((!cells.is_empty()).then(|| Row {
@@ -106,13 +112,19 @@ impl Table {
         }))
     }
 
-    /// One row's tablet id and visible cells (GC-collectable cells hidden); `None` if no
+    /// One row's tablet id and visible cells (GC-collectable cells hidden; at most
+    /// `column_limit` of each column, the newest, the rest sought past); `None` if no
     /// source holds any entry of the row (cells may still be empty: all deleted).
     ///
     /// # Errors
     /// A run's error (`DataLoss` for a corrupt block holding the row).
-    pub(crate) fn point_cells(&self, key: &[u8], now_micros: i64) -> Result<Option<PointCells>> {
-        self.point_read(key, now_micros).0
+    pub(crate) fn point_cells(
+        &self,
+        key: &[u8],
+        now_micros: i64,
+        column_limit: Option<usize>,
+    ) -> Result<Option<PointCells>> {
+        self.point_read(key, now_micros, column_limit).0
     }
 
     /// [`point_cells`](Self::point_cells), and how many entries the read examined (hidden
@@ -121,11 +133,13 @@ impl Table {
         &self,
         key: &[u8],
         now_micros: i64,
+        column_limit: Option<usize>,
     ) -> (Result<Option<PointCells>>, u64) {
         let tablet = &self.tablets[self.tablet_index(key)];
         let mut scan = TabletScan::point(tablet, key);
         let mut resolver =
             RowResolver::new(&self.epochs, Some((&self.config.families, now_micros)));
+        resolver.set_column_limit(column_limit);
         let mut g = RowGather::default();
         let mut cells = Vec::new();
         let found = next_visible_row(
