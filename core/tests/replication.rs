@@ -383,3 +383,58 @@ mod convergence {
         }
     }
 }
+
+#[test]
+fn the_queue_on_storage_resumes_replication_after_a_restart() {
+    use sparsetable::platform::storage::{MemStorage, Storage};
+    let clock = Arc::new(ManualClock::new(START));
+    let dbs: Vec<SharedDatabase> = (0..2)
+        .map(|_| SharedDatabase::new(Database::with_clock(clock.clone())))
+        .collect();
+    let storage: Arc<dyn Storage> = Arc::new(MemStorage::new());
+    let open = || {
+        ReplicatedInstance::new(vec![
+            ("c1".into(), dbs[0].clone()),
+            ("c2".into(), dbs[1].clone()),
+        ])
+        .unwrap()
+        .with_queue_storage(storage.clone())
+        .unwrap()
+    };
+    let first = open();
+    first.set_delay_micros(2 * SECOND).unwrap();
+    first
+        .primary()
+        .write(|d| d.create_table("t", TableConfig::with_families(["cf"])))
+        .unwrap();
+    first.pump().unwrap();
+    dbs[0]
+        .mutate_row("t", b"r", &[Mutation::set_cell("cf", "q", 1000, "v")])
+        .unwrap();
+    first.after_write(0).unwrap();
+    assert_eq!(first.in_flight().unwrap(), 1);
+    // The process stops here: the queue lives on in storage, the databases in theirs.
+    drop(first);
+    let second = open();
+    second.set_delay_micros(2 * SECOND).unwrap();
+    assert_eq!(second.in_flight().unwrap(), 1, "the queue was restored");
+    assert!(dbs[1].read_row("t", b"r").unwrap().is_none());
+    clock.advance_micros(2 * SECOND);
+    second.pump().unwrap();
+    assert!(
+        dbs[1].read_row("t", b"r").unwrap().is_some(),
+        "replication resumed"
+    );
+    // A damaged queue file is DataLoss, never a wrong queue.
+    let mut file = storage.create("REPLICATION").unwrap();
+    file.append(b"sparsetable-replication 1\ngarbage").unwrap();
+    drop(file);
+    let e = ReplicatedInstance::new(vec![
+        ("c1".into(), dbs[0].clone()),
+        ("c2".into(), dbs[1].clone()),
+    ])
+    .unwrap()
+    .with_queue_storage(storage.clone())
+    .unwrap_err();
+    assert_eq!(e.code(), Code::DataLoss);
+}

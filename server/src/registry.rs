@@ -46,6 +46,9 @@ pub struct Instances {
     /// requests skip the lock while there are none.
     faults: Mutex<BTreeMap<InstanceName, FaultInjector>>,
     any_faults: std::sync::atomic::AtomicBool,
+    /// With a data directory, where each replicated instance keeps its replication queue
+    /// (`DIR/P/I/replication/`), opened once and kept (the folder is locked while open).
+    queue_storages: Mutex<BTreeMap<InstanceName, Arc<dyn sparsetable::platform::storage::Storage>>>,
 }
 
 /// The database a data request runs on, and the replication to tell after a write.
@@ -129,6 +132,7 @@ impl Instances {
             replication_lag_micros: 0,
             faults: Mutex::new(BTreeMap::new()),
             any_faults: std::sync::atomic::AtomicBool::new(false),
+            queue_storages: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -241,7 +245,11 @@ impl Instances {
                     };
                     clusters.push((id.clone(), db));
                 }
-                let r = Arc::new(ReplicatedInstance::new(clusters)?);
+                let mut r = ReplicatedInstance::new(clusters)?;
+                if let Some(storage) = self.queue_storage(instance)? {
+                    r = r.with_queue_storage(storage)?;
+                }
+                let r = Arc::new(r);
                 // After the schemas were brought in line: every copy of the table logs the
                 // changes committed at its cluster.
                 for setting in &meta.change_streams {
@@ -266,6 +274,28 @@ impl Instances {
                 .collect(),
         )?;
         Ok(Some(rep))
+    }
+
+    /// With a data directory, the storage of `instance`'s replication queue.
+    fn queue_storage(
+        &self,
+        instance: &InstanceName,
+    ) -> Result<Option<Arc<dyn sparsetable::platform::storage::Storage>>> {
+        let Some((dir, _)) = &self.data_dir else {
+            return Ok(None);
+        };
+        let mut storages = self.queue_storages.lock().map_err(|_| poisoned())?;
+        if let Some(s) = storages.get(instance) {
+            return Ok(Some(s.clone()));
+        }
+        let path = dir
+            .join(path_component(&instance.project)?)
+            .join(path_component(&instance.instance)?)
+            .join("replication");
+        let storage: Arc<dyn sparsetable::platform::storage::Storage> =
+            Arc::new(sparsetable::platform::storage::FileStorage::new(&path)?);
+        storages.insert(instance.clone(), storage.clone());
+        Ok(Some(storage))
     }
 
     fn open_replica(&self, instance: &InstanceName, cluster: &str) -> Result<Database> {
@@ -431,6 +461,14 @@ impl Instances {
         let mut databases = self.databases.lock().map_err(|_| poisoned())?;
         databases.remove(instance);
         self.meta.lock().map_err(|_| poisoned())?.remove(instance);
+        self.replicated
+            .lock()
+            .map_err(|_| poisoned())?
+            .remove(instance);
+        self.queue_storages
+            .lock()
+            .map_err(|_| poisoned())?
+            .remove(instance);
         if let Some((dir, _)) = &self.data_dir {
             let path = dir
                 .join(path_component(&instance.project)?)

@@ -24,16 +24,32 @@ use crate::api::shared::{poisoned, SharedDatabase};
 use crate::model::mutation::Mutation;
 use crate::model::request::ReadRowsRequest;
 use crate::model::schema::{FamilyModification, TableConfig};
+use crate::platform::storage::{read_all, Storage};
 use crate::{Error, Result};
+use std::sync::Arc;
 
 /// One instance's clusters and their replication (see the module docs).
-#[derive(Debug)]
 pub struct ReplicatedInstance {
     replicas: Vec<SharedDatabase>,
     state: Mutex<Replication>,
     /// Per cluster, the first cluster's schema epoch it was last brought in line with.
     synced: Mutex<Vec<Option<u64>>>,
+    /// Where the queue is kept (file [`QUEUE_FILE`]) so replication resumes after a restart;
+    /// `None`: in memory only.
+    queue_storage: Option<Arc<dyn Storage>>,
 }
+
+impl core::fmt::Debug for ReplicatedInstance {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ReplicatedInstance")
+            .field("clusters", &self.replicas.len())
+            .field("queue_on_storage", &self.queue_storage.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The file a replicated instance keeps its queue in (docs/format/replication_queue.md).
+pub const QUEUE_FILE: &str = "REPLICATION";
 
 impl ReplicatedInstance {
     /// An instance over `clusters` (id and database, the first holding the schema), all
@@ -55,9 +71,39 @@ impl ReplicatedInstance {
             replicas,
             state: Mutex::new(state),
             synced,
+            queue_storage: None,
         };
         instance.pump()?;
         Ok(instance)
+    }
+
+    /// Keeps the queue of writes on their way in `storage` (replaced whole, new-then-rename,
+    /// after every change, before the write that changed it is acknowledged), first
+    /// restoring the queue a previous run left there.
+    ///
+    /// # Errors
+    /// `DataLoss` for a damaged queue file; storage errors.
+    pub fn with_queue_storage(mut self, storage: Arc<dyn Storage>) -> Result<Self> {
+        match read_all(storage.as_ref(), QUEUE_FILE) {
+            Ok(bytes) => self.state()?.restore_queue(&bytes)?,
+            Err(e) if e.code() == crate::Code::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        // No pump here: the caller sets the delay first, so restored writes wait for it.
+        self.queue_storage = Some(storage);
+        Ok(self)
+    }
+
+    fn save_queue(&self, state: &Replication) -> Result<()> {
+        let Some(storage) = &self.queue_storage else {
+            return Ok(());
+        };
+        let tmp = "REPLICATION.tmp";
+        let mut file = storage.create(tmp)?;
+        file.append(&state.encode_queue())?;
+        file.sync()?;
+        drop(file);
+        storage.rename(tmp, QUEUE_FILE)
     }
 
     fn state(&self) -> Result<MutexGuard<'_, Replication>> {
@@ -154,12 +200,9 @@ impl ReplicatedInstance {
     /// # Errors
     /// A poisoned lock; storage errors applying due writes.
     pub fn after_write(&self, i: usize) -> Result<()> {
-        if let Some(db) = self.replicas.get(i) {
-            let writes = db.write(|d| Ok(d.take_committed()))?;
-            if !writes.is_empty() {
-                self.state()?.record(i, writes);
-            }
-        }
+        // The pump collects every cluster's committed writes, this one's included, and keeps
+        // the queue on storage before the caller acknowledges the write.
+        let _ = i;
         self.pump()
     }
 
@@ -194,6 +237,7 @@ impl ReplicatedInstance {
     /// A poisoned lock; storage errors.
     pub fn pump(&self) -> Result<()> {
         let mut state = self.state()?;
+        let mut changed = false;
         // Writes made on a cluster's database directly (not through `route`) replicate too.
         for (i, db) in self.replicas.iter().enumerate() {
             if !db.read(|d| Ok(d.has_committed()))? {
@@ -202,6 +246,7 @@ impl ReplicatedInstance {
             let writes = db.write(|d| Ok(d.take_committed()))?;
             if !writes.is_empty() {
                 state.record(i, writes);
+                changed = true;
             }
         }
         let epoch = self.replicas[0].read(|d| Ok(d.schema_epoch()))?;
@@ -214,7 +259,9 @@ impl ReplicatedInstance {
         }
         drop(synced);
         let now = self.replicas[0].read(|d| Ok(d.now_micros()))?;
-        for delivery in state.pump(now) {
+        let deliveries = state.pump(now);
+        changed |= !deliveries.is_empty();
+        for delivery in deliveries {
             self.replicas[delivery.cluster].write(|d| {
                 for w in &delivery.writes {
                     // A row whose table or family is gone here is dropped, as Bigtable drops
@@ -223,6 +270,9 @@ impl ReplicatedInstance {
                 }
                 Ok(())
             })?;
+        }
+        if changed {
+            self.save_queue(&state)?;
         }
         Ok(())
     }

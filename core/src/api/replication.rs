@@ -63,6 +63,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::api::database::{CommittedWrite, RowMutations};
+use crate::codec::encoding::{
+    put_bool, put_fixed32, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode,
+    CRC32C,
+};
+use crate::durability::commit_log::{BatchEntry, WriteBatch};
 use crate::error::quoted;
 use crate::model::mutation::Mutation;
 use crate::{Code, Error, Result};
@@ -524,6 +529,134 @@ impl Replication {
         Ok(!self.queue.iter().any(|w| {
             w.order.2 <= arrivals && w.write.table_id == table_id && w.pending.iter().any(|&p| p)
         }))
+    }
+}
+
+/// The first bytes of an encoded queue (docs/format/replication_queue.md).
+pub const QUEUE_MAGIC: &[u8] = b"sparsetable-replication 1\n";
+
+impl Replication {
+    /// The queue of writes on their way, and the arrival counter, in the format of
+    /// docs/format/replication_queue.md: what a replicated instance keeps on storage so that
+    /// replication resumes after a restart.
+    pub fn encode_queue(&self) -> Vec<u8> {
+        let mut out = QUEUE_MAGIC.to_vec();
+        put_varint64(&mut out, self.arrivals);
+        put_len(&mut out, self.clusters.len());
+        for c in &self.clusters {
+            put_str(&mut out, &c.id);
+        }
+        put_len(&mut out, self.queue.len());
+        for w in &self.queue {
+            put_varint_i64(&mut out, w.order.0);
+            put_len(&mut out, w.source);
+            for &p in &w.pending {
+                put_bool(&mut out, p);
+            }
+            WriteBatch {
+                sequence: w.order.2,
+                entries: w
+                    .write
+                    .rows
+                    .iter()
+                    .map(|r| BatchEntry {
+                        table: w.write.table_id.clone(),
+                        row_key: r.row_key.clone(),
+                        mutations: r.mutations.clone(),
+                    })
+                    .collect(),
+            }
+            .encode_to(&mut out);
+        }
+        let crc = CRC32C.checksum(&out);
+        put_fixed32(&mut out, crc);
+        out
+    }
+
+    /// Restores a queue [`Replication::encode_queue`] wrote, mapping its clusters to this
+    /// instance's by id: a cluster the instance no longer has is forgotten, and one the
+    /// file does not name has nothing pending (it is filled by copying whole tables).
+    ///
+    /// # Errors
+    /// `DataLoss` for bytes that are not such a queue (wrong magic, checksum, truncation,
+    /// a source index out of range). Nothing changes on error.
+    pub fn restore_queue(&mut self, bytes: &[u8]) -> Result<()> {
+        let bad = |what: &str| Error::new(Code::DataLoss, format!("replication queue: {what}"));
+        let body_len = bytes
+            .len()
+            .checked_sub(4)
+            .filter(|&n| n >= QUEUE_MAGIC.len())
+            .ok_or_else(|| bad("too short"))?;
+        let (body, crc) = bytes.split_at(body_len);
+        let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
+        if CRC32C.checksum(body) != stored {
+            return Err(bad("checksum mismatch"));
+        }
+        let Some(rest) = body.strip_prefix(QUEUE_MAGIC) else {
+            return Err(bad("not a replication queue (magic)"));
+        };
+        let mut d = Decoder::new(rest);
+        let arrivals = d.varint64("arrivals")?;
+        let n = d.count(1, "cluster count")?;
+        let mut ids = Vec::with_capacity(n);
+        for _ in 0..n {
+            ids.push(d.string("cluster id")?);
+        }
+        // Position in this instance of each cluster the file names.
+        let here: Vec<Option<usize>> = ids
+            .iter()
+            .map(|id| self.clusters.iter().position(|c| &c.id == id))
+            .collect();
+        let entries = d.count(2 + n, "queue length")?;
+        let mut queue = Vec::with_capacity(entries);
+        for _ in 0..entries {
+            let commit = d.varint_i64("commit time")?;
+            let source = d.varint64("source")? as usize;
+            let mut pending = alloc::vec![false; self.clusters.len()];
+            for slot in &here {
+                let p = d.u8("pending flag")? != 0;
+                if let Some(i) = slot {
+                    pending[*i] = p;
+                }
+            }
+            let batch = WriteBatch::decode_from(&mut d)?;
+            let Some(&Some(source_here)) = here.get(source) else {
+                if source >= n {
+                    return Err(bad("source cluster out of range"));
+                }
+                // The source cluster is gone: its writes leave with it.
+                continue;
+            };
+            let table_id = batch
+                .entries
+                .first()
+                .map(|e| e.table.clone())
+                .unwrap_or_default();
+            let write = CommittedWrite {
+                table_id,
+                rows: batch
+                    .entries
+                    .into_iter()
+                    .map(|e| RowMutations {
+                        row_key: e.row_key,
+                        mutations: e.mutations,
+                    })
+                    .collect(),
+                commit_micros: commit,
+            };
+            pending[source_here] = false;
+            queue.push(InFlight {
+                order: (commit, source_here, batch.sequence),
+                source: source_here,
+                write,
+                pending,
+            });
+        }
+        d.finish("replication queue")?;
+        queue.sort_by(|a, b| a.order.cmp(&b.order));
+        self.queue = queue;
+        self.arrivals = self.arrivals.max(arrivals);
+        Ok(())
     }
 }
 

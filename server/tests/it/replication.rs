@@ -24,12 +24,25 @@ const TABLE: &str = "projects/p/instances/replicated/tables/t";
 /// `east-cluster` and `west-cluster`, profiles `to-east` (transactions allowed), `to-west`
 /// and `any` (multi-cluster), table `t` with family `cf`.
 async fn replicated_server() -> Server {
-    let server = Server::start(&[
+    let server = start_lagging(&[]);
+    make_instance(&server).await;
+    server
+}
+
+/// The server with a 2 s lag on a frozen clock, plus `extra` flags.
+fn start_lagging(extra: &[&str]) -> Server {
+    let mut args = vec![
         "--clock-micros",
         "1700000000000000",
         "--replication-lag",
         "2s",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    Server::start(&args)
+}
+
+/// Makes the instance, its profiles and table `t` (see [`replicated_server`]).
+async fn make_instance(server: &Server) {
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
     let cluster = |zone: &str| admin_v2::Cluster {
         location: format!("projects/p/locations/{zone}"),
@@ -101,7 +114,6 @@ async fn replicated_server() -> Server {
         })
         .await
         .unwrap();
-    server
 }
 
 fn set_cell(row: &str, value: &str) -> v2::MutateRowRequest {
@@ -444,4 +456,42 @@ async fn list_hot_tablets_names_the_busy_tablet_of_a_cluster() {
         .await
         .unwrap_err();
     assert_eq!(reversed.code(), tonic::Code::InvalidArgument);
+}
+
+#[tokio::test]
+async fn kill_9_loses_no_acknowledged_write_and_replication_resumes_after_restart() {
+    let dir = common::data_dir("server", "replication-kill");
+    let dir_arg = dir.to_str().unwrap().to_string();
+    let server = start_lagging(&["--data-dir", &dir_arg]);
+    make_instance(&server).await;
+    let mut data = server.data().await;
+    data.mutate_row(v2::MutateRowRequest {
+        app_profile_id: "to-east".into(),
+        ..set_cell("r", "acknowledged")
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        value_through(&server, "to-west", "r").await,
+        None,
+        "still on its way"
+    );
+    common::signal(&server, "-KILL");
+    drop(server);
+
+    let server = start_lagging(&["--data-dir", &dir_arg]);
+    assert_eq!(
+        value_through(&server, "to-east", "r").await,
+        Some(b"acknowledged".to_vec()),
+        "the cluster that acknowledged it still has it"
+    );
+    assert_eq!(value_through(&server, "to-west", "r").await, None);
+    advance(&server, 2_000_000).await;
+    assert_eq!(
+        value_through(&server, "to-west", "r").await,
+        Some(b"acknowledged".to_vec()),
+        "replication resumed"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
 }
