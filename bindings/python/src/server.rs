@@ -51,6 +51,8 @@ impl EmulatorServer {
     /// Raises `RuntimeError` if the port or the directory cannot be used (a directory held
     /// by another process, for one), `InvalidArgument` for a bad durability or log level.
     #[new]
+    // The keyword arguments mirror the command line's flags one to one.
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (*, host = "127.0.0.1", port = 0, data_dir = None, durability = None, clock_micros = None, log_level = "error", replication_lag_micros = 0))]
     fn new(
         py: Python<'_>,

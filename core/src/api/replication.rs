@@ -653,7 +653,7 @@ impl Replication {
             });
         }
         d.finish("replication queue")?;
-        queue.sort_by(|a, b| a.order.cmp(&b.order));
+        queue.sort_by_key(|w| w.order);
         self.queue = queue;
         self.arrivals = self.arrivals.max(arrivals);
         Ok(())
