@@ -165,24 +165,6 @@ fn mask_paths(mask: Option<&prost_types::FieldMask>) -> Result<&[String]> {
     }
 }
 
-/// Cloud Bigtable's rule for an app profile id: 1 to 50 letters, digits, `_`, `-` or `.`,
-/// not starting with `-` or `.`.
-fn validate_app_profile_id(id: &str) -> Result<()> {
-    let ok = (1..=50).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-        && !id.starts_with(['-', '.']);
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid_argument(format!(
-            "app profile id {} must be 1 to 50 letters, digits, '_', '-' or '.', not starting with '-' or '.'",
-            quoted(id)
-        )))
-    }
-}
-
 /// An app profile's routing must name clusters the instance has.
 fn check_routing(meta: &InstanceMeta, profile: &admin_v2::AppProfile) -> Result<()> {
     use admin_v2::app_profile::RoutingPolicy;
@@ -577,7 +559,8 @@ impl InstanceAdminService {
         req: &admin_v2::CreateAppProfileRequest,
     ) -> Result<admin_v2::AppProfile> {
         let instance = self.existing("parent", &req.parent)?;
-        validate_app_profile_id(&req.app_profile_id)?;
+        // The core's rule (routing checks the same ids).
+        sparsetable::api::replication::validate_app_profile_id(&req.app_profile_id)?;
         let Some(profile) = &req.app_profile else {
             return Err(Error::invalid_argument("app_profile is required"));
         };
