@@ -380,18 +380,24 @@ impl Instances {
         self
     }
 
-    /// Flushes every open database to its run files and starts fresh logs (on shutdown).
+    /// Flushes every open database (every cluster's copy) to its run files and starts fresh
+    /// logs (on shutdown).
     ///
     /// # Errors
     /// The first storage error; every database is still attempted.
     pub fn checkpoint_all(&self) -> Result<()> {
-        let databases: Vec<_> = self
+        let mut databases: Vec<_> = self
             .databases
             .lock()
             .map_err(|_| poisoned())?
             .values()
             .cloned()
             .collect();
+        // The other clusters' copies of replicated instances too.
+        for rep in self.replicated.lock().map_err(|_| poisoned())?.values() {
+            let n = rep.cluster_ids()?.len();
+            databases.extend((1..n).filter_map(|i| rep.replica(i).cloned()));
+        }
         let mut first = Ok(());
         for db in databases {
             if let Err(e) = db.write(|d| d.checkpoint()) {
