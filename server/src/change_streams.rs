@@ -206,6 +206,11 @@ impl Reader {
     pub fn open(instances: Arc<Instances>, req: &v2::ReadChangeStreamRequest) -> Result<Reader> {
         use v2::read_change_stream_request::StartFrom;
         let table = TableName::parse("table_name", &req.table_name)?;
+        let (clusters, routed) =
+            clusters(&instances, &table, &req.app_profile_id, "ReadChangeStream")?;
+        // The table and its change stream are checked first (our order: a stream that cannot
+        // be read at all says so before any field of the request is judged).
+        reader::partitions(&clusters[routed].1, &table.table_id)?;
         let partition = partition_from_proto("partition", req.partition.as_ref())?;
         let end_micros = req
             .end_time
@@ -243,8 +248,6 @@ impl Reader {
             ),
             None => StreamStart::Now,
         };
-        let (clusters, routed) =
-            clusters(&instances, &table, &req.app_profile_id, "ReadChangeStream")?;
         let inner = ChangeStreamReader::open(
             clusters,
             routed,
