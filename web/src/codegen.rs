@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 use core::ops::Bound;
 
-use sparsetable::{Mutation, ReadRowsRequest, RowFilter, RowRange};
+use sparsetable::{GcRule, Mutation, ReadRowsRequest, RowFilter, RowRange};
 
 extern crate alloc;
 
@@ -165,6 +165,14 @@ fn java_bytes(b: &[u8]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+/// Java: a `ByteString` of any bytes.
+fn java_byte_string(b: &[u8]) -> String {
+    match core::str::from_utf8(b) {
+        Ok(s) => format!("ByteString.copyFromUtf8({})", quoted(s, false)),
+        Err(_) => java_bytes(b),
     }
 }
 
@@ -441,12 +449,80 @@ fn python_read(table: &str, r: &ReadRowsRequest, google: bool) -> String {
         args.join(", ")
     );
     if r.reversed {
-        body.push_str("# ReadRowsQuery has no reversed scan: read forward and reverse the list\nrows = list(table.read_rows(query))[::-1]\n");
-    } else {
-        body.push_str("rows = table.read_rows(query)\n");
+        return if google {
+            python_reversed(table, r)
+        } else {
+            // Reading forward and reversing would return other rows than a reversed scan
+            // with a limit, so the snippet says so instead.
+            "# sparsetable's Python API has no reversed scan yet (nor has Google's\n# google.cloud.bigtable.data: python-bigtable issue #1063); reading forward and\n# reversing would return other rows when a limit applies. Use Java, Go or cbt.\nraise NotImplementedError(\"reversed scans\")\n".into()
+        };
     }
-    body.push_str("for row in rows:\n    print(row.row_key, [(c.family, c.qualifier, c.value) for c in row.cells])\n");
+    body.push_str("for row in table.read_rows(query):\n    print(row.row_key, [(c.family, c.qualifier, c.value) for c in row.cells])\n");
     py.header(&body)
+}
+
+/// A reversed scan in Python: Google's data client has no reversed flag (python-bigtable
+/// issue #1063), so the request goes through the generated `bigtable_v2` client, which has
+/// the proto's `reversed` field; the data client's filter classes give the filter's proto.
+fn python_reversed(table: &str, r: &ReadRowsRequest) -> String {
+    let mut py = Py {
+        google: true,
+        names: BTreeSet::new(),
+        datetime: false,
+    };
+    let mut args = alloc::vec![format!(
+        "table_name=\"projects/my-project/instances/my-instance/tables/{}\"",
+        table.replace(['"', '\\'], "")
+    )];
+    if !r.row_set.is_all() {
+        let keys: Vec<_> = r.row_set.row_keys.iter().map(|k| py_bytes(k)).collect();
+        let ranges: Vec<_> = r
+            .row_set
+            .row_ranges
+            .iter()
+            .map(|x| {
+                let mut a = Vec::new();
+                match &x.start {
+                    Bound::Included(k) => a.push(format!("start_key_closed={}", py_bytes(k))),
+                    Bound::Excluded(k) => a.push(format!("start_key_open={}", py_bytes(k))),
+                    Bound::Unbounded => {}
+                }
+                match &x.end {
+                    Bound::Included(k) => a.push(format!("end_key_closed={}", py_bytes(k))),
+                    Bound::Excluded(k) => a.push(format!("end_key_open={}", py_bytes(k))),
+                    Bound::Unbounded => {}
+                }
+                format!("bigtable_v2.RowRange({})", a.join(", "))
+            })
+            .collect();
+        args.push(format!(
+            "rows=bigtable_v2.RowSet(row_keys=[{}], row_ranges=[{}])",
+            keys.join(", "),
+            ranges.join(", ")
+        ));
+    }
+    if r.filter != RowFilter::PassAll {
+        args.push(format!("filter={}._to_pb()", py.filter_expr(&r.filter)));
+    }
+    if r.rows_limit > 0 {
+        args.push(format!("rows_limit={}", r.rows_limit));
+    }
+    args.push("reversed=True".into());
+    let mut out = String::new();
+    if py.datetime {
+        out.push_str("from datetime import datetime, timezone\n");
+    }
+    out.push_str("from google.cloud import bigtable_v2\n");
+    if !py.names.is_empty() {
+        out.push_str("from google.cloud.bigtable.data import row_filters\n");
+    }
+    out.push_str("\n# google.cloud.bigtable.data's ReadRowsQuery has no reversed scan (python-bigtable\n# issue #1063); the generated bigtable_v2 client sends the request's reversed flag.\nclient = bigtable_v2.BigtableClient()\n");
+    let _ = write!(
+        out,
+        "request = bigtable_v2.ReadRowsRequest(\n    {},\n)\nfor response in client.read_rows(request=request):\n    for chunk in response.chunks:  # cells, newest row first\n        print(chunk.row_key, chunk.family_name, chunk.qualifier, chunk.value)\n",
+        args.join(",\n    ")
+    );
+    out
 }
 
 fn python_write(table: &str, key: &[u8], ms: &[Mutation], google: bool) -> String {
@@ -610,7 +686,110 @@ fn java_filter(f: &RowFilter) -> String {
     }
 }
 
-const JAVA_HEADER: &str = "import static com.google.cloud.bigtable.data.v2.models.Filters.FILTERS;\n\nimport com.google.cloud.bigtable.data.v2.BigtableDataClient;\nimport com.google.cloud.bigtable.data.v2.models.*;\n\nBigtableDataClient client = BigtableDataClient.create(\"my-project\", \"my-instance\");\n";
+/// A Java program around `body` (statements using `client`, a `BigtableDataClient`, or
+/// `admin`, a `BigtableTableAdminClient`): the imports of exactly the names the body uses,
+/// and a `main` that opens the client and closes it.
+fn java_program(body: &str) -> String {
+    let mut imports: Vec<&str> = Vec::new();
+    let uses = |name: &str| {
+        body.match_indices(name).any(|(i, _)| {
+            let before = body[..i].chars().next_back();
+            let after = body[i + name.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    let admin = uses("admin");
+    for (name, import) in JAVA_IMPORTS {
+        if uses(name) {
+            imports.push(import);
+        }
+    }
+    imports.push(if admin {
+        "import com.google.cloud.bigtable.admin.v2.BigtableTableAdminClient;"
+    } else {
+        "import com.google.cloud.bigtable.data.v2.BigtableDataClient;"
+    });
+    imports.sort_unstable();
+    imports.dedup();
+    let (statics, plain): (Vec<&str>, Vec<&str>) = imports
+        .into_iter()
+        .partition(|i| i.starts_with("import static"));
+    let mut out = String::new();
+    for i in &statics {
+        let _ = writeln!(out, "{i}");
+    }
+    if !statics.is_empty() {
+        out.push('\n');
+    }
+    for i in &plain {
+        let _ = writeln!(out, "{i}");
+    }
+    let open = if admin {
+        "BigtableTableAdminClient admin = BigtableTableAdminClient.create(\"my-project\", \"my-instance\")"
+    } else {
+        "BigtableDataClient client = BigtableDataClient.create(\"my-project\", \"my-instance\")"
+    };
+    let _ = write!(
+        out,
+        "\npublic class Example {{\n  public static void main(String[] args) throws Exception {{\n    try ({open}) {{\n"
+    );
+    for line in body.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "      {line}");
+        }
+    }
+    out.push_str("    }\n  }\n}\n");
+    out
+}
+
+/// Names a Java snippet may use, and the import each needs.
+const JAVA_IMPORTS: &[(&str, &str)] = &[
+    (
+        "FILTERS",
+        "import static com.google.cloud.bigtable.data.v2.models.Filters.FILTERS;",
+    ),
+    (
+        "GCRULES",
+        "import static com.google.cloud.bigtable.admin.v2.models.GCRules.GCRULES;",
+    ),
+    ("ByteString", "import com.google.protobuf.ByteString;"),
+    (
+        "ByteStringRange",
+        "import com.google.cloud.bigtable.data.v2.models.Range.ByteStringRange;",
+    ),
+    (
+        "TimestampRange",
+        "import com.google.cloud.bigtable.data.v2.models.Range.TimestampRange;",
+    ),
+    (
+        "Query",
+        "import com.google.cloud.bigtable.data.v2.models.Query;",
+    ),
+    (
+        "Row",
+        "import com.google.cloud.bigtable.data.v2.models.Row;",
+    ),
+    (
+        "RowMutation",
+        "import com.google.cloud.bigtable.data.v2.models.RowMutation;",
+    ),
+    (
+        "TableId",
+        "import com.google.cloud.bigtable.data.v2.models.TableId;",
+    ),
+    (
+        "CreateTableRequest",
+        "import com.google.cloud.bigtable.admin.v2.models.CreateTableRequest;",
+    ),
+    (
+        "ModifyColumnFamiliesRequest",
+        "import com.google.cloud.bigtable.admin.v2.models.ModifyColumnFamiliesRequest;",
+    ),
+    ("Duration", "import java.time.Duration;"),
+];
 
 fn java_read(table: &str, r: &ReadRowsRequest) -> String {
     let mut q = format!(
@@ -651,9 +830,9 @@ fn java_read(table: &str, r: &ReadRowsRequest) -> String {
     if r.filter != RowFilter::PassAll {
         let _ = write!(q, "\n    .filter({})", java_filter(&r.filter));
     }
-    format!(
-        "{JAVA_HEADER}{q};\nfor (Row row : client.readRows(query)) {{\n  System.out.println(row.getKey().toStringUtf8() + \" \" + row.getCells());\n}}\n"
-    )
+    java_program(&format!(
+        "{q};\nfor (Row row : client.readRows(query)) {{\n  System.out.println(row.getKey().toStringUtf8() + \" \" + row.getCells());\n}}\n"
+    ))
 }
 
 fn java_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
@@ -669,33 +848,44 @@ fn java_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
                 qualifier,
                 timestamp_micros,
                 value,
-            } => write!(
-                m,
-                "\n    .setCell({}, {}, {timestamp_micros}L, {})",
-                quoted(family, false),
-                java_bytes(qualifier),
-                java_bytes(value)
-            ),
+            } => {
+                // RowMutation.setCell takes (String, String, long, String) or
+                // (String, ByteString, long, ByteString): both ByteString when either must be.
+                let (q, v) = if core::str::from_utf8(qualifier).is_ok()
+                    && core::str::from_utf8(value).is_ok()
+                {
+                    (java_bytes(qualifier), java_bytes(value))
+                } else {
+                    (java_byte_string(qualifier), java_byte_string(value))
+                };
+                write!(
+                    m,
+                    "\n    .setCell({}, {q}, {timestamp_micros}L, {v})",
+                    quoted(family, false)
+                )
+            }
             Mutation::DeleteFromColumn {
                 family,
                 qualifier,
                 time_range,
             } => {
-                let q = match core::str::from_utf8(qualifier) {
-                    Ok(s) => format!("ByteString.copyFromUtf8({})", quoted(s, false)),
-                    Err(_) => java_bytes(qualifier),
-                };
+                let q = java_byte_string(qualifier);
                 if time_range.start_micros == 0 && time_range.end_micros.is_none() {
                     write!(m, "\n    .deleteCells({}, {q})", quoted(family, false))
                 } else {
-                    let end = time_range
-                        .end_micros
-                        .map_or("null".to_string(), |e| format!("{e}L"));
+                    let range = match time_range.end_micros {
+                        Some(e) => {
+                            format!("TimestampRange.create({}L, {e}L)", time_range.start_micros)
+                        }
+                        None => format!(
+                            "TimestampRange.unbounded().startClosed({}L)",
+                            time_range.start_micros
+                        ),
+                    };
                     write!(
                         m,
-                        "\n    .deleteCells({}, {q}, Range.TimestampRange.create({}L, {end}))",
-                        quoted(family, false),
-                        time_range.start_micros
+                        "\n    .deleteCells({}, {q}, {range})",
+                        quoted(family, false)
                     )
                 }
             }
@@ -706,7 +896,7 @@ fn java_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
             other => write!(m, "\n    /* {other:?} */"),
         };
     }
-    format!("{JAVA_HEADER}{m};\nclient.mutateRow(mutation);\n")
+    java_program(&format!("{m};\nclient.mutateRow(mutation);\n"))
 }
 
 // ---- Go ----
@@ -793,7 +983,39 @@ fn go_range(r: &RowRange) -> String {
     format!("bigtable.{f}({s}, {e})")
 }
 
-const GO_HEADER: &str = "import (\n\t\"context\"\n\t\"fmt\"\n\n\t\"cloud.google.com/go/bigtable\"\n)\n\nctx := context.Background()\nclient, err := bigtable.NewClient(ctx, \"my-project\", \"my-instance\")\nif err != nil {\n\tpanic(err)\n}\n";
+/// A Go program around `body` (statements using `ctx` and `client`, a `*bigtable.Client`, or
+/// `admin`, a `*bigtable.AdminClient`): `package main`, the imports the body uses (Go refuses
+/// an unused one), and a `main` that opens the client and closes it.
+fn go_program(body: &str) -> String {
+    let admin = body.contains("admin.");
+    let mut out = String::from("package main\n\nimport (\n\t\"context\"\n");
+    if body.contains("fmt.") {
+        out.push_str("\t\"fmt\"\n");
+    }
+    if body.contains("time.") {
+        out.push_str("\t\"time\"\n");
+    }
+    out.push_str(
+        "\n\t\"cloud.google.com/go/bigtable\"\n)\n\nfunc main() {\n\tctx := context.Background()\n",
+    );
+    if admin {
+        out.push_str("\tadmin, err := bigtable.NewAdminClient(ctx, \"my-project\", \"my-instance\")\n\tif err != nil {\n\t\tpanic(err)\n\t}\n\tdefer admin.Close()\n");
+    } else {
+        out.push_str("\tclient, err := bigtable.NewClient(ctx, \"my-project\", \"my-instance\")\n\tif err != nil {\n\t\tpanic(err)\n\t}\n\tdefer client.Close()\n");
+    }
+    for line in body.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "\t{line}");
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Go's check of the error `err` holds.
+const GO_CHECK: &str = "if err != nil {\n\tpanic(err)\n}\n";
 
 fn go_read(table: &str, r: &ReadRowsRequest) -> String {
     let set = if r.row_set.is_all() {
@@ -821,10 +1043,10 @@ fn go_read(table: &str, r: &ReadRowsRequest) -> String {
     if r.reversed {
         opts.push_str(",\n\tbigtable.ReverseScan()");
     }
-    format!(
-        "{GO_HEADER}tbl := client.Open({})\nerr = tbl.ReadRows(ctx, {set}, func(row bigtable.Row) bool {{\n\tfmt.Println(row.Key(), row)\n\treturn true\n}}{opts})\n",
+    go_program(&format!(
+        "tbl := client.Open({})\nerr = tbl.ReadRows(ctx, {set}, func(row bigtable.Row) bool {{\n\tfmt.Println(row.Key(), row)\n\treturn true\n}}{opts})\n{GO_CHECK}",
         quoted(table, true)
-    )
+    ))
 }
 
 fn go_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
@@ -873,11 +1095,11 @@ fn go_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
             other => writeln!(m, "// {other:?}"),
         };
     }
-    format!(
-        "{GO_HEADER}tbl := client.Open({})\n{m}err = tbl.Apply(ctx, {}, mut)\n",
+    go_program(&format!(
+        "tbl := client.Open({})\n{m}err = tbl.Apply(ctx, {}, mut)\n{GO_CHECK}",
         quoted(table, true),
         go_bytes(key)
-    )
+    ))
 }
 
 // ---- Node.js ----
@@ -953,7 +1175,86 @@ fn node_filter(f: &RowFilter) -> String {
     }
 }
 
-const NODE_HEADER: &str = "const {Bigtable} = require(\"@google-cloud/bigtable\");\n\nconst instance = new Bigtable({projectId: \"my-project\"}).instance(\"my-instance\");\n";
+/// A Node.js program around `body` (statements using `bigtable` and `instance`, awaiting
+/// freely): the client's import and an async `main`, since CommonJS has no top-level await.
+fn node_program(body: &str) -> String {
+    let names = if body.contains("Filter.") {
+        "{Bigtable, Filter}"
+    } else {
+        "{Bigtable}"
+    };
+    let mut out = format!(
+        "const {names} = require(\"@google-cloud/bigtable\");\n\nasync function main() {{\n  const bigtable = new Bigtable({{projectId: \"my-project\"}});\n  const instance = bigtable.instance(\"my-instance\");\n"
+    );
+    for line in body.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    out.push_str(
+        "}\n\nmain().catch((err) => {\n  console.error(err);\n  process.exitCode = 1;\n});\n",
+    );
+    out
+}
+
+/// Bytes for a field of a generated (proto) request: a `Buffer`, never a string (protobuf.js
+/// would read a string as base64).
+fn js_buffer(b: &[u8]) -> String {
+    match core::str::from_utf8(b) {
+        Ok(s) => format!("Buffer.from({})", quoted(s, false)),
+        Err(_) => format!("Buffer.from(\"{}\", \"hex\")", hex(b)),
+    }
+}
+
+/// A reversed scan in Node.js: `getRows` has no reversed option (@google-cloud/bigtable
+/// 6.x), so the ReadRows request goes through the client's `request`, which has the proto's
+/// `reversed` field; `Filter.parse` turns the filter shorthand into its proto.
+fn node_reversed(table: &str, r: &ReadRowsRequest) -> String {
+    let mut req = alloc::vec![format!(
+        "tableName: instance.table({}).name",
+        quoted(table, false)
+    )];
+    if !r.row_set.is_all() {
+        let keys: Vec<_> = r.row_set.row_keys.iter().map(|k| js_buffer(k)).collect();
+        let ranges: Vec<_> = r
+            .row_set
+            .row_ranges
+            .iter()
+            .map(|x| {
+                let mut a = Vec::new();
+                match &x.start {
+                    Bound::Included(k) => a.push(format!("startKeyClosed: {}", js_buffer(k))),
+                    Bound::Excluded(k) => a.push(format!("startKeyOpen: {}", js_buffer(k))),
+                    Bound::Unbounded => {}
+                }
+                match &x.end {
+                    Bound::Included(k) => a.push(format!("endKeyClosed: {}", js_buffer(k))),
+                    Bound::Excluded(k) => a.push(format!("endKeyOpen: {}", js_buffer(k))),
+                    Bound::Unbounded => {}
+                }
+                format!("{{{}}}", a.join(", "))
+            })
+            .collect();
+        req.push(format!(
+            "rows: {{rowKeys: [{}], rowRanges: [{}]}}",
+            keys.join(", "),
+            ranges.join(", ")
+        ));
+    }
+    if r.filter != RowFilter::PassAll {
+        req.push(format!("filter: Filter.parse({})", node_filter(&r.filter)));
+    }
+    if r.rows_limit > 0 {
+        req.push(format!("rowsLimit: {}", r.rows_limit));
+    }
+    req.push("reversed: true".into());
+    node_program(&format!(
+        "// getRows has no reversed option; the ReadRows request itself has.\nconst stream = bigtable.request({{\n  client: \"BigtableClient\",\n  method: \"readRows\",\n  reqOpts: {{\n    {},\n  }},\n}});\nfor await (const response of stream) {{\n  for (const chunk of response.chunks) {{\n    // cells, newest row first; a row's key comes with its first cell\n    console.log(chunk.rowKey.toString(), chunk.familyName?.value, chunk.qualifier?.value?.toString(), chunk.value.toString());\n  }}\n}}\n",
+        req.join(",\n    ")
+    ))
+}
 
 fn node_read(table: &str, r: &ReadRowsRequest) -> String {
     let mut opts = Vec::new();
@@ -994,16 +1295,14 @@ fn node_read(table: &str, r: &ReadRowsRequest) -> String {
     if r.filter != RowFilter::PassAll {
         opts.push(format!("filter: {}", node_filter(&r.filter)));
     }
-    let reverse = if r.reversed {
-        "// getRows has no reversed scan: read forward and reverse\nrows.reverse();\n"
-    } else {
-        ""
-    };
-    format!(
-        "{NODE_HEADER}const table = instance.table({});\nconst [rows] = await table.getRows({{{}}});\n{reverse}for (const row of rows) console.log(row.id, row.data);\n",
+    if r.reversed {
+        return node_reversed(table, r);
+    }
+    node_program(&format!(
+        "const table = instance.table({});\nconst [rows] = await table.getRows({{{}}});\nfor (const row of rows) console.log(row.id, JSON.stringify(row.data));\n",
         quoted(table, false),
         opts.join(", ")
-    )
+    ))
 }
 
 fn node_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
@@ -1049,24 +1348,89 @@ fn node_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
             other => writeln!(body, "// {other:?}"),
         };
     }
-    format!(
-        "{NODE_HEADER}const table = instance.table({});\n{body}",
+    node_program(&format!(
+        "const table = instance.table({});\n{body}",
         quoted(table, false)
-    )
+    ))
 }
 
 // ---- cbt ----
 
 const CBT: &str = "cbt -project my-project -instance my-instance";
 
+/// A regex cbt's `columns=` can carry: text without its separators `,` and `:`.
+fn cbt_column_part(r: &[u8]) -> Option<String> {
+    let s = core::str::from_utf8(r).ok()?;
+    (!s.is_empty() && !s.contains([',', ':'])).then(|| s.to_string())
+}
+
+/// One entry of cbt's `columns=` (`family:qualifier`, `family:` or `:qualifier`, each part a
+/// regex; cbt chains a family and a qualifier filter for the first), or `None`.
+fn cbt_column(f: &RowFilter) -> Option<String> {
+    match f {
+        RowFilter::FamilyNameRegex(r) => Some(format!("{}:", cbt_column_part(r.as_bytes())?)),
+        RowFilter::ColumnQualifierRegex(q) => Some(format!(":{}", cbt_column_part(q)?)),
+        RowFilter::Chain(fs) => {
+            match fs.as_slice() {
+                [RowFilter::FamilyNameRegex(f), RowFilter::ColumnQualifierRegex(q)]
+                | [RowFilter::ColumnQualifierRegex(q), RowFilter::FamilyNameRegex(f)] => Some(
+                    format!("{}:{}", cbt_column_part(f.as_bytes())?, cbt_column_part(q)?),
+                ),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// cbt's `columns=` for a filter: one column entry, or an interleave of them (cbt
+/// interleaves its entries).
+fn cbt_columns(f: &RowFilter) -> Option<String> {
+    match f {
+        RowFilter::Interleave(fs) if !fs.is_empty() => {
+            let cols: Option<Vec<String>> = fs.iter().map(cbt_column).collect();
+            Some(cols?.join(","))
+        }
+        _ => cbt_column(f),
+    }
+}
+
 /// The `read` flags a filter maps to, or `None` when `cbt` cannot express it.
 fn cbt_filter_flags(f: &RowFilter, flags: &mut Vec<String>) -> bool {
+    if let Some(cols) = cbt_columns(f) {
+        // cbt takes one columns= flag.
+        if flags.iter().any(|f| f.starts_with("columns=")) {
+            return false;
+        }
+        flags.push(format!("columns={}", sh(&cols)));
+        return true;
+    }
     match f {
         RowFilter::PassAll => true,
-        // Every member of a chain applies: map all that can be, report if any cannot.
+        // Every member of a chain applies: map all that can be, report if any cannot. A
+        // family and a qualifier filter in one chain are one `columns=family:qualifier`.
         RowFilter::Chain(fs) => {
+            let family = fs
+                .iter()
+                .position(|f| matches!(f, RowFilter::FamilyNameRegex(_)));
+            let qualifier = fs
+                .iter()
+                .position(|f| matches!(f, RowFilter::ColumnQualifierRegex(_)));
+            let mut rest: Vec<&RowFilter> = fs.iter().collect();
+            if let (Some(a), Some(b)) = (family, qualifier) {
+                let pair = RowFilter::Chain(alloc::vec![fs[a].clone(), fs[b].clone()]);
+                if !cbt_filter_flags(&pair, flags) {
+                    return false;
+                }
+                rest = fs
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != a && *i != b)
+                    .map(|(_, f)| f)
+                    .collect();
+            }
             // Not `all`: it would stop at the first unmapped member and drop later flags.
-            let mapped: Vec<bool> = fs.iter().map(|f| cbt_filter_flags(f, flags)).collect();
+            let mapped: Vec<bool> = rest.iter().map(|f| cbt_filter_flags(f, flags)).collect();
             mapped.into_iter().all(|ok| ok)
         }
         RowFilter::RowKeyRegex(r) => {
@@ -1122,13 +1486,13 @@ fn cbt_read(table: &str, r: &ReadRowsRequest) -> String {
         _ => notes.push("cbt read takes one range: run one read per range"),
     }
     if !cbt_filter_flags(&r.filter, &mut flags) {
-        notes.push("cbt cannot express this filter (only regex= and cells-per-column=)");
+        notes.push("cbt cannot express this filter (only regex=, columns= and cells-per-column=)");
     }
     if r.rows_limit > 0 {
         flags.push(format!("count={}", r.rows_limit));
     }
     if r.reversed {
-        notes.push("cbt has no reversed reads");
+        flags.push("reversed=true".into());
     }
     let mut out = String::new();
     for n in notes {
@@ -1192,6 +1556,387 @@ fn cbt_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
     out
 }
 
+// ---- admin operations ----
+
+/// A table-admin operation the playground ran.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AdminOp<'a> {
+    /// Create a table with these families and their GC rules.
+    CreateTable {
+        /// The table.
+        table: &'a str,
+        /// Its families, each with its rule.
+        families: &'a [(String, GcRule)],
+    },
+    /// Replace one family's GC rule.
+    SetGcRule {
+        /// The table.
+        table: &'a str,
+        /// The family.
+        family: &'a str,
+        /// The new rule.
+        rule: &'a GcRule,
+    },
+    /// Delete a table.
+    DeleteTable {
+        /// The table.
+        table: &'a str,
+    },
+}
+
+/// An admin operation in every language: the table-admin clients of Google's libraries
+/// (Python's classic `google.cloud.bigtable` admin API, which Sparsetable's module mirrors),
+/// and cbt's `createtable`, `setgcpolicy` and `deletetable`.
+pub fn admin_snippets(op: &AdminOp<'_>) -> Vec<Snippet> {
+    Lang::ALL
+        .iter()
+        .map(|&lang| Snippet {
+            lang,
+            code: match lang {
+                Lang::PythonGoogle => python_admin(op, true),
+                Lang::PythonSparsetable => python_admin(op, false),
+                Lang::Java => java_admin(op),
+                Lang::Go => go_admin(op),
+                Lang::Node => node_admin(op),
+                Lang::Cbt => cbt_admin(op),
+            },
+        })
+        .collect()
+}
+
+fn py_gc(rule: &GcRule) -> String {
+    let list = |rs: &[GcRule]| rs.iter().map(py_gc).collect::<Vec<_>>().join(", ");
+    match rule {
+        GcRule::Never => "None".into(),
+        GcRule::MaxNumVersions(n) => format!("column_family.MaxVersionsGCRule({n})"),
+        GcRule::MaxAge { micros } => {
+            format!("column_family.MaxAgeGCRule(datetime.timedelta(microseconds={micros}))")
+        }
+        GcRule::Union(rs) => format!("column_family.GCRuleUnion(rules=[{}])", list(rs)),
+        GcRule::Intersection(rs) => {
+            format!("column_family.GCRuleIntersection(rules=[{}])", list(rs))
+        }
+    }
+}
+
+fn python_admin(op: &AdminOp<'_>, google: bool) -> String {
+    let (table, body) = match op {
+        AdminOp::CreateTable { table, families } => {
+            let fams: Vec<String> = families
+                .iter()
+                .map(|(f, r)| format!("{}: {}", quoted(f, false), py_gc(r)))
+                .collect();
+            (
+                table,
+                format!("table.create(column_families={{{}}})\n", fams.join(", ")),
+            )
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => (
+            table,
+            format!(
+                "table.column_family({}, gc_rule={}).update()\n",
+                quoted(family, false),
+                py_gc(rule)
+            ),
+        ),
+        AdminOp::DeleteTable { table } => (table, "table.delete()\n".into()),
+    };
+    let mut out = String::new();
+    if body.contains("datetime.") {
+        out.push_str("import datetime\n\n");
+    }
+    if google {
+        out.push_str(if body.contains("column_family.") {
+            "from google.cloud import bigtable\nfrom google.cloud.bigtable import column_family\n\nclient = bigtable.Client(project=\"my-project\", admin=True)\n"
+        } else {
+            "from google.cloud import bigtable\n\nclient = bigtable.Client(project=\"my-project\", admin=True)\n"
+        });
+    } else {
+        out.push_str(if body.contains("column_family.") {
+            "from sparsetable import Client, column_family\n\nclient = Client(admin=True)  # in-process engine\n"
+        } else {
+            "from sparsetable import Client\n\nclient = Client(admin=True)  # in-process engine\n"
+        });
+    }
+    let _ = write!(
+        out,
+        "table = client.instance(\"my-instance\").table({})\n{body}",
+        quoted(table, false)
+    );
+    out
+}
+
+fn java_gc(rule: &GcRule) -> String {
+    let chain = |kind: &str, rs: &[GcRule]| {
+        rs.iter().fold(format!("GCRULES.{kind}()"), |acc, r| {
+            format!("{acc}.rule({})", java_gc(r))
+        })
+    };
+    match rule {
+        GcRule::Never => "GCRULES.defaultRule()".into(),
+        GcRule::MaxNumVersions(n) => format!("GCRULES.maxVersions({n})"),
+        GcRule::MaxAge { micros } => format!(
+            "GCRULES.maxAge(Duration.ofSeconds({}, {}))",
+            micros.div_euclid(1_000_000),
+            micros.rem_euclid(1_000_000) * 1000
+        ),
+        GcRule::Union(rs) => chain("union", rs),
+        GcRule::Intersection(rs) => chain("intersection", rs),
+    }
+}
+
+fn java_admin(op: &AdminOp<'_>) -> String {
+    let body = match op {
+        AdminOp::CreateTable { table, families } => {
+            let mut s = format!("admin.createTable(CreateTableRequest.of({})", quoted(table, false));
+            for (f, r) in *families {
+                if *r == GcRule::Never {
+                    let _ = write!(s, "\n    .addFamily({})", quoted(f, false));
+                } else {
+                    let _ = write!(s, "\n    .addFamily({}, {})", quoted(f, false), java_gc(r));
+                }
+            }
+            s + ");\n"
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => format!(
+            "admin.modifyFamilies(ModifyColumnFamiliesRequest.of({})\n    .updateFamily({}, {}));\n",
+            quoted(table, false),
+            quoted(family, false),
+            java_gc(rule)
+        ),
+        AdminOp::DeleteTable { table } => {
+            format!("admin.deleteTable({});\n", quoted(table, false))
+        }
+    };
+    java_program(&body)
+}
+
+fn go_gc(rule: &GcRule) -> String {
+    let list = |rs: &[GcRule]| rs.iter().map(go_gc).collect::<Vec<_>>().join(", ");
+    match rule {
+        GcRule::Never => "bigtable.NoGcPolicy()".into(),
+        GcRule::MaxNumVersions(n) => format!("bigtable.MaxVersionsPolicy({n})"),
+        GcRule::MaxAge { micros } => {
+            format!("bigtable.MaxAgePolicy({micros} * time.Microsecond)")
+        }
+        GcRule::Union(rs) => format!("bigtable.UnionPolicy({})", list(rs)),
+        GcRule::Intersection(rs) => format!("bigtable.IntersectionPolicy({})", list(rs)),
+    }
+}
+
+fn go_admin(op: &AdminOp<'_>) -> String {
+    let body = match op {
+        AdminOp::CreateTable { table, families } => {
+            let mut s = format!(
+                "err = admin.CreateTableFromConf(ctx, &bigtable.TableConf{{\n\tTableID: {},\n\tFamilies: map[string]bigtable.GCPolicy{{\n",
+                quoted(table, true)
+            );
+            for (f, r) in *families {
+                let _ = writeln!(s, "\t\t{}: {},", quoted(f, true), go_gc(r));
+            }
+            s + "\t},\n})\n"
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => format!(
+            "err = admin.SetGCPolicy(ctx, {}, {}, {})\n",
+            quoted(table, true),
+            quoted(family, true),
+            go_gc(rule)
+        ),
+        AdminOp::DeleteTable { table } => {
+            format!("err = admin.DeleteTable(ctx, {})\n", quoted(table, true))
+        }
+    };
+    go_program(&format!("{body}{GO_CHECK}"))
+}
+
+/// The Node client's rule object (`versions`, `age`, one nested `rule`, joined by `union`
+/// or `intersection`), or `None` where that shape cannot hold the rule.
+fn node_gc(rule: &GcRule) -> Option<String> {
+    let age = |micros: i64| {
+        format!(
+            "age: {{seconds: {}, nanos: {}}}",
+            micros.div_euclid(1_000_000),
+            micros.rem_euclid(1_000_000) * 1000
+        )
+    };
+    match rule {
+        GcRule::Never => None,
+        GcRule::MaxNumVersions(n) => Some(format!("{{versions: {n}}}")),
+        GcRule::MaxAge { micros } => Some(format!("{{{}}}", age(*micros))),
+        GcRule::Union(rs) | GcRule::Intersection(rs) => {
+            let mut parts = Vec::new();
+            let (mut versions, mut ages, mut nested) = (0, 0, 0);
+            for r in rs {
+                match r {
+                    GcRule::MaxNumVersions(n) => {
+                        versions += 1;
+                        parts.push(format!("versions: {n}"));
+                    }
+                    GcRule::MaxAge { micros } => {
+                        ages += 1;
+                        parts.push(age(*micros));
+                    }
+                    other => {
+                        nested += 1;
+                        parts.push(format!("rule: {}", node_gc(other)?));
+                    }
+                }
+            }
+            if versions > 1 || ages > 1 || nested > 1 || parts.len() < 2 {
+                return None;
+            }
+            parts.push(if matches!(rule, GcRule::Union(_)) {
+                "union: true".into()
+            } else {
+                "intersection: true".into()
+            });
+            Some(format!("{{{}}}", parts.join(", ")))
+        }
+    }
+}
+
+fn node_admin(op: &AdminOp<'_>) -> String {
+    let mut notes = String::new();
+    let body = match op {
+        AdminOp::CreateTable { table, families } => {
+            let fams: Vec<String> = families
+                .iter()
+                .map(|(f, r)| match (r, node_gc(r)) {
+                    (GcRule::Never, _) => quoted(f, false),
+                    (_, Some(rule)) => format!("{{name: {}, rule: {rule}}}", quoted(f, false)),
+                    (_, None) => {
+                        notes.push_str("// the Node client's rule object cannot hold this GC rule: set it with another client\n");
+                        quoted(f, false)
+                    }
+                })
+                .collect();
+            format!(
+                "const table = instance.table({});\nawait table.create({{families: [{}]}});\n",
+                quoted(table, false),
+                fams.join(", ")
+            )
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => match node_gc(rule) {
+            Some(r) => format!(
+                "const table = instance.table({});\nawait table.family({}).setMetadata({{rule: {r}}});\n",
+                quoted(table, false),
+                quoted(family, false)
+            ),
+            None => {
+                notes.push_str("// the Node client's rule object cannot hold this GC rule (\"never\" or nested rules): set it with another client\n");
+                String::new()
+            }
+        },
+        AdminOp::DeleteTable { table } => format!(
+            "const table = instance.table({});\nawait table.delete();\n",
+            quoted(table, false)
+        ),
+    };
+    node_program(&format!("{notes}{body}"))
+}
+
+/// cbt's duration: the largest unit that divides it (cbt's smallest is ms).
+fn cbt_duration(micros: i64) -> Option<String> {
+    if micros <= 0 || micros % 1000 != 0 {
+        return None;
+    }
+    let ms = micros / 1000;
+    Some(
+        [
+            ("d", 86_400_000),
+            ("h", 3_600_000),
+            ("m", 60_000),
+            ("s", 1000),
+        ]
+        .iter()
+        .find(|(_, unit)| ms % unit == 0)
+        .map_or(format!("{ms}ms"), |(name, unit)| {
+            format!("{}{name}", ms / unit)
+        }),
+    )
+}
+
+/// cbt's policy expression: leaves joined by `and` / `or`, read left to right, so only the
+/// first member of a group may be a group itself; `None` when the rule needs more.
+fn cbt_gc(rule: &GcRule) -> Option<String> {
+    match rule {
+        GcRule::Never => Some("never".into()),
+        GcRule::MaxNumVersions(n) => Some(format!("maxversions={n}")),
+        GcRule::MaxAge { micros } => Some(format!("maxage={}", cbt_duration(*micros)?)),
+        GcRule::Union(rs) | GcRule::Intersection(rs) => {
+            let op = if matches!(rule, GcRule::Union(_)) {
+                " or "
+            } else {
+                " and "
+            };
+            let (first, rest) = rs.split_first()?;
+            let mut out = match first {
+                GcRule::Never => return None,
+                other => cbt_gc(other)?,
+            };
+            for r in rest {
+                match r {
+                    GcRule::MaxNumVersions(_) | GcRule::MaxAge { .. } => {
+                        out.push_str(op);
+                        out.push_str(&cbt_gc(r)?);
+                    }
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+    }
+}
+
+fn cbt_admin(op: &AdminOp<'_>) -> String {
+    match op {
+        AdminOp::CreateTable { table, families } => {
+            let mut notes = String::new();
+            let fams: Vec<String> = families
+                .iter()
+                .map(|(f, r)| match (r, cbt_gc(r)) {
+                    (GcRule::Never, _) => f.clone(),
+                    (_, Some(p)) => format!("{f}:{p}"),
+                    (_, None) => {
+                        notes.push_str("# cbt's policy syntax cannot hold this GC rule (left to right, no groups after the first)\n");
+                        f.clone()
+                    }
+                })
+                .collect();
+            let mut out = format!("{notes}{CBT} createtable {}", sh(table));
+            if !fams.is_empty() {
+                let _ = write!(out, " {}", sh(&format!("families={}", fams.join(","))));
+            }
+            out + "\n"
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => match cbt_gc(rule) {
+            Some(p) => format!("{CBT} setgcpolicy {} {} {p}\n", sh(table), sh(family)),
+            None => "# cbt's policy syntax cannot hold this GC rule (left to right, no groups after the first)\n".into(),
+        },
+        AdminOp::DeleteTable { table } => format!("{CBT} deletetable {}\n", sh(table)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1199,6 +1944,13 @@ mod tests {
 
     fn code(snippets: &[Snippet], lang: Lang) -> &str {
         &snippets.iter().find(|s| s.lang == lang).unwrap().code
+    }
+
+    /// Whether `expected`'s lines appear in `code`, consecutively, ignoring indentation.
+    fn has_lines(code: &str, expected: &str) -> bool {
+        let code: Vec<&str> = code.lines().map(str::trim).collect();
+        let want: Vec<&str> = expected.lines().map(str::trim).collect();
+        code.windows(want.len()).any(|w| w == want.as_slice())
     }
 
     fn prefix_read() -> ReadRowsRequest {
@@ -1225,14 +1977,14 @@ mod tests {
         assert!(py.contains("query = ReadRowsQuery(row_ranges=[RowRange(start_key=b\"user#\", end_key=b\"user$\")], limit=10, row_filter=row_filters.RowFilterChain(filters=[row_filters.FamilyNameRegexFilter(\"cf\"), row_filters.CellsColumnLimitFilter(1)]))"), "{py}");
         let st = code(&s, Lang::PythonSparsetable);
         assert!(st.starts_with("from sparsetable import BigtableDataClient, CellsColumnLimitFilter, FamilyNameRegexFilter, ReadRowsQuery, RowFilterChain, RowRange\n"), "{st}");
-        assert!(code(&s, Lang::Java).contains(".range(ByteStringRange.unbounded().startClosed(\"user#\").endOpen(\"user$\"))\n    .limit(10)\n    .filter(FILTERS.chain().filter(FILTERS.family().regex(\"cf\")).filter(FILTERS.limit().cellsPerColumn(1)))"));
+        assert!(has_lines(code(&s, Lang::Java), ".range(ByteStringRange.unbounded().startClosed(\"user#\").endOpen(\"user$\"))\n    .limit(10)\n    .filter(FILTERS.chain().filter(FILTERS.family().regex(\"cf\")).filter(FILTERS.limit().cellsPerColumn(1)));"));
         assert!(code(&s, Lang::Go).contains("tbl.ReadRows(ctx, bigtable.RowRangeList{bigtable.NewClosedOpenRange(\"user#\", \"user$\")}"));
         assert!(code(&s, Lang::Go).contains("bigtable.RowFilter(bigtable.ChainFilters(bigtable.FamilyFilter(\"cf\"), bigtable.LatestNFilter(1)))"));
         assert!(code(&s, Lang::Node).contains("await table.getRows({ranges: [{start: {value: \"user#\", inclusive: true}, end: {value: \"user$\", inclusive: false}}], limit: 10, filter: [{family: \"cf\"}, {column: {cellLimit: 1}}]})"));
-        // cbt has no family filter: it says so rather than dropping it.
+        // cbt's columns= carries the family filter.
         assert_eq!(
             code(&s, Lang::Cbt),
-            "# cbt cannot express this filter (only regex= and cells-per-column=)\ncbt -project my-project -instance my-instance read users prefix=user# cells-per-column=1 count=10\n"
+            "cbt -project my-project -instance my-instance read users prefix=user# columns=cf: cells-per-column=1 count=10\n"
         );
     }
 
@@ -1282,8 +2034,10 @@ mod tests {
         ];
         let s = write_snippets("t", b"r1", &ms);
         assert!(code(&s, Lang::PythonGoogle).contains("table.mutate_row(b\"r1\", [mutations.SetCell(\"cf\", b\"q\", b\"v\\xff\", timestamp_micros=1000), mutations.DeleteRangeFromColumn(\"cf\", b\"q\", start_timestamp_micros=1000, end_timestamp_micros=2000), mutations.DeleteAllFromFamily(\"meta\"), mutations.DeleteAllFromRow()])"));
-        assert!(code(&s, Lang::Java).contains(".setCell(\"cf\", \"q\", 1000L, ByteString.copyFrom(new byte[] {(byte) 118, (byte) 255}))\n    .deleteCells(\"cf\", ByteString.copyFromUtf8(\"q\"), Range.TimestampRange.create(1000L, 2000L))\n    .deleteFamily(\"meta\")\n    .deleteRow();"));
-        assert!(code(&s, Lang::Go).contains("mut.Set(\"cf\", \"q\", bigtable.Timestamp(1000), []byte(\"v\\xff\"))\nmut.DeleteTimestampRange(\"cf\", \"q\", bigtable.Timestamp(1000), bigtable.Timestamp(2000))\nmut.DeleteCellsInFamily(\"meta\")\nmut.DeleteRow()\nerr = tbl.Apply(ctx, \"r1\", mut)"));
+        // A value that is not UTF-8 makes both qualifier and value ByteStrings (the overload
+        // setCell(String, ByteString, long, ByteString)).
+        assert!(has_lines(code(&s, Lang::Java), ".setCell(\"cf\", ByteString.copyFromUtf8(\"q\"), 1000L, ByteString.copyFrom(new byte[] {(byte) 118, (byte) 255}))\n    .deleteCells(\"cf\", ByteString.copyFromUtf8(\"q\"), TimestampRange.create(1000L, 2000L))\n    .deleteFamily(\"meta\")\n    .deleteRow();"), "{}", code(&s, Lang::Java));
+        assert!(has_lines(code(&s, Lang::Go), "mut.Set(\"cf\", \"q\", bigtable.Timestamp(1000), []byte(\"v\\xff\"))\nmut.DeleteTimestampRange(\"cf\", \"q\", bigtable.Timestamp(1000), bigtable.Timestamp(2000))\nmut.DeleteCellsInFamily(\"meta\")\nmut.DeleteRow()\nerr = tbl.Apply(ctx, \"r1\", mut)"), "{}", code(&s, Lang::Go));
         assert!(code(&s, Lang::Node).contains("await table.row(\"r1\").save({\"cf\": {\"q\": {value: Buffer.from(\"76ff\", \"hex\"), timestamp: \"1000\"}}});"));
         assert!(code(&s, Lang::Node).contains("await table.row(\"r1\").delete();"));
         let cbt = code(&s, Lang::Cbt);

@@ -646,8 +646,9 @@ impl Playground {
         }
         self.now_micros = self.db.borrow().now_micros();
         let selected = self.selected.clone();
+        let grid = self.grid.data.borrow().clone();
         self.lab
-            .observe(&mut self.db.borrow_mut(), selected.as_deref());
+            .observe(&mut self.db.borrow_mut(), selected.as_deref(), &grid.rows);
     }
 
     fn create_table(
@@ -679,10 +680,20 @@ impl Playground {
                 .collect(),
             ..TableConfig::default()
         };
+        let families: Vec<(String, GcRule)> = config
+            .families
+            .iter()
+            .map(|(name, f)| (name.clone(), f.gc_rule.clone()))
+            .collect();
         self.db
             .borrow_mut()
             .create_table(table_id, config)
             .map_err(shown)?;
+        // Admin operations are shown as code too.
+        self.last_write = Some(codegen::admin_snippets(&codegen::AdminOp::CreateTable {
+            table: table_id,
+            families: &families,
+        }));
         self.selected = Some(table_id.to_string());
         self.revision += 1;
         self.refresh_tables();
@@ -752,14 +763,19 @@ impl Playground {
             .modify_column_families(
                 &table,
                 &[FamilyModification::Update {
-                    name: family,
+                    name: family.clone(),
                     family: ColumnFamily {
-                        gc_rule: rule,
+                        gc_rule: rule.clone(),
                         ..ColumnFamily::default()
                     },
                 }],
             )
             .map_err(shown)?;
+        self.last_write = Some(codegen::admin_snippets(&codegen::AdminOp::SetGcRule {
+            table: &table,
+            family: &family,
+            rule: &rule,
+        }));
         self.revision += 1;
         // A rule changes what every row shows: one full read.
         self.refresh_tables();
