@@ -678,6 +678,8 @@ impl Playground {
                 .filter(|f| !f.is_empty())
                 .map(|f| (f.to_string(), family.clone()))
                 .collect(),
+            // Split at the lab's small thresholds, as its tablet maps show.
+            tablet_options: crate::lab::LAB_TABLET_OPTIONS,
             ..TableConfig::default()
         };
         let families: Vec<(String, GcRule)> = config

@@ -7,7 +7,10 @@
 //! - the views read only `Database::tablets`, `access_stats`, `get_table` and
 //!   `take_tablet_events`, none of which counts as a read in the access statistics; row
 //!   counts come from the keys the lab wrote (load generator, scenario data, console `set`
-//!   and `deleterow`), not from reading rows;
+//!   and `deleterow`), or for the playground's selected table from the grid the page already
+//!   holds, never from reading rows; row sizes likewise count what the lab wrote;
+//! - a table shown in the lab splits at the lab's small thresholds: lesson tables are made
+//!   with them, and a user's table still on the engine's defaults gets them when first shown;
 //! - the heavy state (keys written, recent writes, the console's files, the generator) sits
 //!   behind one `Rc<RefCell<_>>`, like the database, so a Yew reducer's clone of the
 //!   playground costs only the small views;
@@ -969,14 +972,16 @@ impl Lab {
                         .filter(|e| e.kind == sparsetable::TabletEventKind::Split)
                         .count();
                     *inner.splits.entry(t.to_string()).or_default() += splits;
-                    let tablets = db.tablets(t).map(|v| v.len()).unwrap_or(1);
-                    self.events.push(EventLine {
-                        table: t.to_string(),
-                        kind: "split".into(),
-                        text: format!(
-                            "the lab's thresholds apply to {t}: {splits} splits, now {tablets} tablets"
-                        ),
-                    });
+                    if splits > 0 {
+                        let tablets = db.tablets(t).map(|v| v.len()).unwrap_or(1);
+                        self.events.push(EventLine {
+                            table: t.to_string(),
+                            kind: "split".into(),
+                            text: format!(
+                                "the lab's thresholds apply to {t}: {splits} splits, now {tablets} tablets"
+                            ),
+                        });
+                    }
                 }
             }
         }
