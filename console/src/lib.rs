@@ -227,15 +227,19 @@ impl Console {
 
     /// The time for a write without a timestamp: the clock cut to milliseconds, but at
     /// least one millisecond after the previous such write (server time advances between
-    /// two cbt commands).
-    fn write_time(&mut self, db: &Database) -> i64 {
+    /// two cbt commands). Taken for good by [`Console::took`] once the write is applied, so a
+    /// command that fails does not move it.
+    fn write_time(&self, db: &Database) -> i64 {
         let now = now_millis(db);
-        let now = match self.last_now {
+        match self.last_now {
             Some(last) if last >= now => last + 1000,
             _ => now,
-        };
+        }
+    }
+
+    /// Records that a write took `now` (see [`Console::write_time`]).
+    fn took(&mut self, now: i64) {
         self.last_now = Some(now);
-        now
     }
 
     /// Runs one line (a cbt command without the `cbt` and its flags) against `db`.
@@ -424,6 +428,7 @@ impl Console {
                 }
                 db.mutate_row(&text(table), row, &mutations)
                     .map_err(|e| rpc("Applying mutation", &e))?;
+                self.took(now);
             }
             "deleterow" => {
                 let [table, row, ..] = args else {
@@ -607,6 +612,8 @@ impl Console {
             }
         };
         let now = self.write_time(db);
+        // Batches apply one by one, so the time counts as taken from here on.
+        self.took(now);
         let rows: Vec<Vec<String>> = records.filter(|r| !r.is_empty()).collect();
         let mut out = Output::default();
         for batch in rows.chunks(batch_size) {
@@ -706,6 +713,11 @@ mod tests {
             text.contains("@ 2023/11/14-22:13:20.000000\n    \"a\""),
             "{text}"
         );
+        // A set that fails takes no time: the next one is the next millisecond.
+        assert!(c.run_line(&mut db, "set t r nofamily:q=x").failed);
+        run(&mut c, &mut db, "set t r2 cf:q=d");
+        let text = String::from_utf8(run(&mut c, &mut db, "lookup t r2").stdout).unwrap();
+        assert!(text.contains("@ 2023/11/14-22:13:20.003000"), "{text}");
     }
 
     #[test]
