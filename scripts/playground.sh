@@ -9,6 +9,7 @@
 # Build: cargo (wasm32, release) -> wasm-bindgen --target web -> wasm-opt -Oz (npm binaryen)
 # -> index.html, style.css and worker.js (the engine's Web Worker) beside it -> a gzip -9 copy
 # of each file (<name>.gz), which scripts/serve_playground.py sends with Content-Encoding: gzip.
+# Cargo's output is read from $CARGO_TARGET_DIR when it is set (else target/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -38,7 +39,7 @@ rm -rf "$DIST"
 mkdir -p "$DIST"
 echo "[playground] wasm-bindgen --target web"
 wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name playground \
-  target/wasm32-unknown-unknown/release/sparsetable-web.wasm
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/sparsetable-web.wasm"
 echo "[playground] wasm-opt -Oz"
 web/node_modules/.bin/wasm-opt -Oz \
   --enable-bulk-memory --enable-reference-types --enable-nontrapping-float-to-int \

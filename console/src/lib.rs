@@ -1,6 +1,7 @@
 //! A `cbt`-compatible console over a Sparsetable [`Database`]: the commands people type into
 //! Google's `cbt` CLI (`createtable`, `createfamily`, `setgcpolicy`, `set`, `read`, `lookup`,
-//! `count`, `deleterow`, `deletecolumn`, `deletefamily`, `deletetable`, `ls`, `import`),
+//! `count`, `deleterow`, `deletecolumn`, `deletefamily`, `deletetable`, `ls`, `import`,
+//! `help`),
 //! answered with exactly the bytes `cbt` prints on stdout, and on stderr the messages it logs
 //! (without the log's date and time prefix).
 //!
@@ -12,12 +13,16 @@
 //! the engine's error, which leaves the database as it was) or runs to the end, as cbt's one
 //! RPC per command does; `import` writes batch by batch like cbt, so a failing batch leaves
 //! the earlier ones. Times a command takes from the clock ("now") are cut to milliseconds,
-//! as the Go client's `bigtable.Now()` does.
+//! as the Go client's `bigtable.Now()` does. Each write without a timestamp takes a later
+//! millisecond than the console's previous one, even when the clock has not moved (the
+//! playground's clock is simulated): cbt runs one process per command against a server whose
+//! time advances, so three `set`s of one cell give three versions there, and must here.
 
 pub mod args;
 pub mod complete;
 pub mod csv;
 pub mod gc;
+pub mod help;
 pub mod print;
 
 use std::collections::BTreeMap;
@@ -57,6 +62,9 @@ impl Output {
 pub struct Console {
     /// Files `import` can read, by name.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// The time (microseconds, whole milliseconds) the last write without a timestamp took;
+    /// the next one takes a later millisecond.
+    last_now: Option<i64>,
 }
 
 const SET_USAGE: &str = "usage: cbt set <table> <row> [authorized-view=<authorized-view-id>] [app-profile=<app profile id>] family:[column]=val[@ts] ...";
@@ -70,6 +78,7 @@ pub const COMMANDS: &[&str] = &[
     "deletefamily",
     "deleterow",
     "deletetable",
+    "help",
     "import",
     "lookup",
     "ls",
@@ -193,7 +202,7 @@ fn read_filters(opts: &BTreeMap<String, Vec<u8>>) -> Result<Vec<RowFilter>, Stri
     Ok(filters)
 }
 
-/// The console's "now" for a write without a timestamp: the clock cut to milliseconds.
+/// The clock cut to milliseconds.
 fn now_millis(db: &Database) -> i64 {
     let now = db.now_micros();
     now - now.rem_euclid(1000)
@@ -214,6 +223,23 @@ impl Console {
     /// An empty console.
     pub fn new() -> Self {
         Console::default()
+    }
+
+    /// The time for a write without a timestamp: the clock cut to milliseconds, but at
+    /// least one millisecond after the previous such write (server time advances between
+    /// two cbt commands). Taken for good by [`Console::took`] once the write is applied, so a
+    /// command that fails does not move it.
+    fn write_time(&self, db: &Database) -> i64 {
+        let now = now_millis(db);
+        match self.last_now {
+            Some(last) if last >= now => last + 1000,
+            _ => now,
+        }
+    }
+
+    /// Records that a write took `now` (see [`Console::write_time`]).
+    fn took(&mut self, now: i64) {
+        self.last_now = Some(now);
     }
 
     /// Runs one line (a cbt command without the `cbt` and its flags) against `db`.
@@ -379,7 +405,7 @@ impl Console {
                 if cells.is_empty() {
                     return Err(SET_USAGE.into());
                 }
-                let now = now_millis(db);
+                let now = self.write_time(db);
                 let mut mutations = Vec::new();
                 for arg in cells {
                     let Some(i) = arg.iter().position(|&c| c == b'=') else {
@@ -402,6 +428,7 @@ impl Console {
                 }
                 db.mutate_row(&text(table), row, &mutations)
                     .map_err(|e| rpc("Applying mutation", &e))?;
+                self.took(now);
             }
             "deleterow" => {
                 let [table, row, ..] = args else {
@@ -506,6 +533,15 @@ impl Console {
                 out.stdout.extend_from_slice(format!("{n}\n").as_bytes());
             }
             "import" => return self.import(db, args),
+            "help" => match args {
+                [] => out.stdout.extend_from_slice(help::list().as_bytes()),
+                [name, ..] => {
+                    let name = text(name);
+                    let h =
+                        help::of(&name).ok_or_else(|| format!("Don't know command {name:?}"))?;
+                    out.stdout.extend_from_slice(h.usage.as_bytes());
+                }
+            },
             other => return Err(format!("Unknown command {other:?}")),
         }
         Ok(out)
@@ -581,7 +617,9 @@ impl Console {
                     .unwrap_or_default()
             }
         };
-        let now = now_millis(db);
+        let now = self.write_time(db);
+        // Batches apply one by one, so the time counts as taken from here on.
+        self.took(now);
         let rows: Vec<Vec<String>> = records.filter(|r| !r.is_empty()).collect();
         let mut out = Output::default();
         for batch in rows.chunks(batch_size) {
@@ -641,5 +679,71 @@ impl Console {
         out.stderr
             .push_str(&format!("Done importing {} rows.\n", rows.len()));
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use sparsetable::ManualClock;
+
+    fn frozen() -> (Console, Database) {
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000_000));
+        (Console::new(), Database::with_clock(clock))
+    }
+
+    fn run(console: &mut Console, db: &mut Database, line: &str) -> Output {
+        let out = console.run_line(db, line);
+        assert!(!out.failed, "{line}: {}", out.stderr);
+        out
+    }
+
+    #[test]
+    fn three_sets_of_one_cell_keep_three_versions_though_the_clock_stands_still() {
+        let (mut c, mut db) = frozen();
+        run(&mut c, &mut db, "createtable t families=cf");
+        for v in ["a", "b", "c"] {
+            run(&mut c, &mut db, &format!("set t r cf:q={v}"));
+        }
+        let out = run(&mut c, &mut db, "lookup t r");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.matches("  cf:q").count(), 3, "{text}");
+        // Newest first, one millisecond apart from the clock's time on.
+        assert!(
+            text.contains("@ 2023/11/14-22:13:20.002000\n    \"c\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("@ 2023/11/14-22:13:20.000000\n    \"a\""),
+            "{text}"
+        );
+        // A set that fails takes no time: the next one is the next millisecond.
+        assert!(c.run_line(&mut db, "set t r nofamily:q=x").failed);
+        run(&mut c, &mut db, "set t r2 cf:q=d");
+        let text = String::from_utf8(run(&mut c, &mut db, "lookup t r2").stdout).unwrap();
+        assert!(text.contains("@ 2023/11/14-22:13:20.003000"), "{text}");
+    }
+
+    #[test]
+    fn help_lists_the_commands_and_prints_each_usage_as_cbt_does() {
+        let (mut c, mut db) = frozen();
+        let list = String::from_utf8(run(&mut c, &mut db, "help").stdout).unwrap();
+        for name in COMMANDS {
+            assert!(
+                list.lines()
+                    .any(|l| l.starts_with(&format!("cbt {name}\t"))),
+                "{name} missing from help:\n{list}"
+            );
+        }
+        assert!(list.contains("cbt set\t\t\t\tSet value of a cell (write)\n"));
+        let names: Vec<&str> = help::HELP.iter().map(|h| h.name).collect();
+        assert_eq!(names, COMMANDS, "one help entry per command, in order");
+        let set = String::from_utf8(run(&mut c, &mut db, "help set").stdout).unwrap();
+        assert!(set.starts_with("cbt set <table-id> <row-key> "), "{set}");
+        let bad = c.run_line(&mut db, "help nosuch");
+        assert!(bad.failed);
+        assert_eq!(bad.stderr, "Don't know command \"nosuch\"\n");
     }
 }

@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 use core::fmt::Write;
 use core::ops::Bound;
 
-use sparsetable::{Mutation, ReadRowsRequest, RowFilter, RowRange};
+use sparsetable::{GcRule, Mutation, ReadRowsRequest, RowFilter, RowRange};
 
 extern crate alloc;
 
@@ -165,6 +165,14 @@ fn java_bytes(b: &[u8]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+/// Java: a `ByteString` of any bytes.
+fn java_byte_string(b: &[u8]) -> String {
+    match core::str::from_utf8(b) {
+        Ok(s) => format!("ByteString.copyFromUtf8({})", quoted(s, false)),
+        Err(_) => java_bytes(b),
     }
 }
 
@@ -441,12 +449,80 @@ fn python_read(table: &str, r: &ReadRowsRequest, google: bool) -> String {
         args.join(", ")
     );
     if r.reversed {
-        body.push_str("# ReadRowsQuery has no reversed scan: read forward and reverse the list\nrows = list(table.read_rows(query))[::-1]\n");
-    } else {
-        body.push_str("rows = table.read_rows(query)\n");
+        return if google {
+            python_reversed(table, r)
+        } else {
+            // Reading forward and reversing would return other rows than a reversed scan
+            // with a limit, so the snippet says so instead.
+            "# sparsetable's Python API has no reversed scan yet (nor has Google's\n# google.cloud.bigtable.data: python-bigtable issue #1063); reading forward and\n# reversing would return other rows when a limit applies. Use Java, Go or cbt.\nraise NotImplementedError(\"reversed scans\")\n".into()
+        };
     }
-    body.push_str("for row in rows:\n    print(row.row_key, [(c.family, c.qualifier, c.value) for c in row.cells])\n");
+    body.push_str("for row in table.read_rows(query):\n    print(row.row_key, [(c.family, c.qualifier, c.value) for c in row.cells])\n");
     py.header(&body)
+}
+
+/// A reversed scan in Python: Google's data client has no reversed flag (python-bigtable
+/// issue #1063), so the request goes through the generated `bigtable_v2` client, which has
+/// the proto's `reversed` field; the data client's filter classes give the filter's proto.
+fn python_reversed(table: &str, r: &ReadRowsRequest) -> String {
+    let mut py = Py {
+        google: true,
+        names: BTreeSet::new(),
+        datetime: false,
+    };
+    let mut args = alloc::vec![format!(
+        "table_name=\"projects/my-project/instances/my-instance/tables/{}\"",
+        table.replace(['"', '\\'], "")
+    )];
+    if !r.row_set.is_all() {
+        let keys: Vec<_> = r.row_set.row_keys.iter().map(|k| py_bytes(k)).collect();
+        let ranges: Vec<_> = r
+            .row_set
+            .row_ranges
+            .iter()
+            .map(|x| {
+                let mut a = Vec::new();
+                match &x.start {
+                    Bound::Included(k) => a.push(format!("start_key_closed={}", py_bytes(k))),
+                    Bound::Excluded(k) => a.push(format!("start_key_open={}", py_bytes(k))),
+                    Bound::Unbounded => {}
+                }
+                match &x.end {
+                    Bound::Included(k) => a.push(format!("end_key_closed={}", py_bytes(k))),
+                    Bound::Excluded(k) => a.push(format!("end_key_open={}", py_bytes(k))),
+                    Bound::Unbounded => {}
+                }
+                format!("bigtable_v2.RowRange({})", a.join(", "))
+            })
+            .collect();
+        args.push(format!(
+            "rows=bigtable_v2.RowSet(row_keys=[{}], row_ranges=[{}])",
+            keys.join(", "),
+            ranges.join(", ")
+        ));
+    }
+    if r.filter != RowFilter::PassAll {
+        args.push(format!("filter={}._to_pb()", py.filter_expr(&r.filter)));
+    }
+    if r.rows_limit > 0 {
+        args.push(format!("rows_limit={}", r.rows_limit));
+    }
+    args.push("reversed=True".into());
+    let mut out = String::new();
+    if py.datetime {
+        out.push_str("from datetime import datetime, timezone\n");
+    }
+    out.push_str("from google.cloud import bigtable_v2\n");
+    if !py.names.is_empty() {
+        out.push_str("from google.cloud.bigtable.data import row_filters\n");
+    }
+    out.push_str("\n# google.cloud.bigtable.data's ReadRowsQuery has no reversed scan (python-bigtable\n# issue #1063); the generated bigtable_v2 client sends the request's reversed flag.\nclient = bigtable_v2.BigtableClient()\n");
+    let _ = write!(
+        out,
+        "request = bigtable_v2.ReadRowsRequest(\n    {},\n)\nfor response in client.read_rows(request=request):\n    for chunk in response.chunks:  # cells, newest row first\n        print(chunk.row_key, chunk.family_name, chunk.qualifier, chunk.value)\n",
+        args.join(",\n    ")
+    );
+    out
 }
 
 fn python_write(table: &str, key: &[u8], ms: &[Mutation], google: bool) -> String {
@@ -610,7 +686,110 @@ fn java_filter(f: &RowFilter) -> String {
     }
 }
 
-const JAVA_HEADER: &str = "import static com.google.cloud.bigtable.data.v2.models.Filters.FILTERS;\n\nimport com.google.cloud.bigtable.data.v2.BigtableDataClient;\nimport com.google.cloud.bigtable.data.v2.models.*;\n\nBigtableDataClient client = BigtableDataClient.create(\"my-project\", \"my-instance\");\n";
+/// A Java program around `body` (statements using `client`, a `BigtableDataClient`, or
+/// `admin`, a `BigtableTableAdminClient`): the imports of exactly the names the body uses,
+/// and a `main` that opens the client and closes it.
+fn java_program(body: &str) -> String {
+    let mut imports: Vec<&str> = Vec::new();
+    let uses = |name: &str| {
+        body.match_indices(name).any(|(i, _)| {
+            let before = body[..i].chars().next_back();
+            let after = body[i + name.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    let admin = uses("admin");
+    for (name, import) in JAVA_IMPORTS {
+        if uses(name) {
+            imports.push(import);
+        }
+    }
+    imports.push(if admin {
+        "import com.google.cloud.bigtable.admin.v2.BigtableTableAdminClient;"
+    } else {
+        "import com.google.cloud.bigtable.data.v2.BigtableDataClient;"
+    });
+    imports.sort_unstable();
+    imports.dedup();
+    let (statics, plain): (Vec<&str>, Vec<&str>) = imports
+        .into_iter()
+        .partition(|i| i.starts_with("import static"));
+    let mut out = String::new();
+    for i in &statics {
+        let _ = writeln!(out, "{i}");
+    }
+    if !statics.is_empty() {
+        out.push('\n');
+    }
+    for i in &plain {
+        let _ = writeln!(out, "{i}");
+    }
+    let open = if admin {
+        "BigtableTableAdminClient admin = BigtableTableAdminClient.create(\"my-project\", \"my-instance\")"
+    } else {
+        "BigtableDataClient client = BigtableDataClient.create(\"my-project\", \"my-instance\")"
+    };
+    let _ = write!(
+        out,
+        "\npublic class Example {{\n  public static void main(String[] args) throws Exception {{\n    try ({open}) {{\n"
+    );
+    for line in body.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "      {line}");
+        }
+    }
+    out.push_str("    }\n  }\n}\n");
+    out
+}
+
+/// Names a Java snippet may use, and the import each needs.
+const JAVA_IMPORTS: &[(&str, &str)] = &[
+    (
+        "FILTERS",
+        "import static com.google.cloud.bigtable.data.v2.models.Filters.FILTERS;",
+    ),
+    (
+        "GCRULES",
+        "import static com.google.cloud.bigtable.admin.v2.models.GCRules.GCRULES;",
+    ),
+    ("ByteString", "import com.google.protobuf.ByteString;"),
+    (
+        "ByteStringRange",
+        "import com.google.cloud.bigtable.data.v2.models.Range.ByteStringRange;",
+    ),
+    (
+        "TimestampRange",
+        "import com.google.cloud.bigtable.data.v2.models.Range.TimestampRange;",
+    ),
+    (
+        "Query",
+        "import com.google.cloud.bigtable.data.v2.models.Query;",
+    ),
+    (
+        "Row",
+        "import com.google.cloud.bigtable.data.v2.models.Row;",
+    ),
+    (
+        "RowMutation",
+        "import com.google.cloud.bigtable.data.v2.models.RowMutation;",
+    ),
+    (
+        "TableId",
+        "import com.google.cloud.bigtable.data.v2.models.TableId;",
+    ),
+    (
+        "CreateTableRequest",
+        "import com.google.cloud.bigtable.admin.v2.models.CreateTableRequest;",
+    ),
+    (
+        "ModifyColumnFamiliesRequest",
+        "import com.google.cloud.bigtable.admin.v2.models.ModifyColumnFamiliesRequest;",
+    ),
+    ("Duration", "import java.time.Duration;"),
+];
 
 fn java_read(table: &str, r: &ReadRowsRequest) -> String {
     let mut q = format!(
@@ -651,9 +830,9 @@ fn java_read(table: &str, r: &ReadRowsRequest) -> String {
     if r.filter != RowFilter::PassAll {
         let _ = write!(q, "\n    .filter({})", java_filter(&r.filter));
     }
-    format!(
-        "{JAVA_HEADER}{q};\nfor (Row row : client.readRows(query)) {{\n  System.out.println(row.getKey().toStringUtf8() + \" \" + row.getCells());\n}}\n"
-    )
+    java_program(&format!(
+        "{q};\nfor (Row row : client.readRows(query)) {{\n  System.out.println(row.getKey().toStringUtf8() + \" \" + row.getCells());\n}}\n"
+    ))
 }
 
 fn java_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
@@ -669,33 +848,44 @@ fn java_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
                 qualifier,
                 timestamp_micros,
                 value,
-            } => write!(
-                m,
-                "\n    .setCell({}, {}, {timestamp_micros}L, {})",
-                quoted(family, false),
-                java_bytes(qualifier),
-                java_bytes(value)
-            ),
+            } => {
+                // RowMutation.setCell takes (String, String, long, String) or
+                // (String, ByteString, long, ByteString): both ByteString when either must be.
+                let (q, v) = if core::str::from_utf8(qualifier).is_ok()
+                    && core::str::from_utf8(value).is_ok()
+                {
+                    (java_bytes(qualifier), java_bytes(value))
+                } else {
+                    (java_byte_string(qualifier), java_byte_string(value))
+                };
+                write!(
+                    m,
+                    "\n    .setCell({}, {q}, {timestamp_micros}L, {v})",
+                    quoted(family, false)
+                )
+            }
             Mutation::DeleteFromColumn {
                 family,
                 qualifier,
                 time_range,
             } => {
-                let q = match core::str::from_utf8(qualifier) {
-                    Ok(s) => format!("ByteString.copyFromUtf8({})", quoted(s, false)),
-                    Err(_) => java_bytes(qualifier),
-                };
+                let q = java_byte_string(qualifier);
                 if time_range.start_micros == 0 && time_range.end_micros.is_none() {
                     write!(m, "\n    .deleteCells({}, {q})", quoted(family, false))
                 } else {
-                    let end = time_range
-                        .end_micros
-                        .map_or("null".to_string(), |e| format!("{e}L"));
+                    let range = match time_range.end_micros {
+                        Some(e) => {
+                            format!("TimestampRange.create({}L, {e}L)", time_range.start_micros)
+                        }
+                        None => format!(
+                            "TimestampRange.unbounded().startClosed({}L)",
+                            time_range.start_micros
+                        ),
+                    };
                     write!(
                         m,
-                        "\n    .deleteCells({}, {q}, Range.TimestampRange.create({}L, {end}))",
-                        quoted(family, false),
-                        time_range.start_micros
+                        "\n    .deleteCells({}, {q}, {range})",
+                        quoted(family, false)
                     )
                 }
             }
@@ -706,7 +896,7 @@ fn java_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
             other => write!(m, "\n    /* {other:?} */"),
         };
     }
-    format!("{JAVA_HEADER}{m};\nclient.mutateRow(mutation);\n")
+    java_program(&format!("{m};\nclient.mutateRow(mutation);\n"))
 }
 
 // ---- Go ----
@@ -793,7 +983,39 @@ fn go_range(r: &RowRange) -> String {
     format!("bigtable.{f}({s}, {e})")
 }
 
-const GO_HEADER: &str = "import (\n\t\"context\"\n\t\"fmt\"\n\n\t\"cloud.google.com/go/bigtable\"\n)\n\nctx := context.Background()\nclient, err := bigtable.NewClient(ctx, \"my-project\", \"my-instance\")\nif err != nil {\n\tpanic(err)\n}\n";
+/// A Go program around `body` (statements using `ctx` and `client`, a `*bigtable.Client`, or
+/// `admin`, a `*bigtable.AdminClient`): `package main`, the imports the body uses (Go refuses
+/// an unused one), and a `main` that opens the client and closes it.
+fn go_program(body: &str) -> String {
+    let admin = body.contains("admin.");
+    let mut out = String::from("package main\n\nimport (\n\t\"context\"\n");
+    if body.contains("fmt.") {
+        out.push_str("\t\"fmt\"\n");
+    }
+    if body.contains("time.") {
+        out.push_str("\t\"time\"\n");
+    }
+    out.push_str(
+        "\n\t\"cloud.google.com/go/bigtable\"\n)\n\nfunc main() {\n\tctx := context.Background()\n",
+    );
+    if admin {
+        out.push_str("\tadmin, err := bigtable.NewAdminClient(ctx, \"my-project\", \"my-instance\")\n\tif err != nil {\n\t\tpanic(err)\n\t}\n\tdefer admin.Close()\n");
+    } else {
+        out.push_str("\tclient, err := bigtable.NewClient(ctx, \"my-project\", \"my-instance\")\n\tif err != nil {\n\t\tpanic(err)\n\t}\n\tdefer client.Close()\n");
+    }
+    for line in body.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "\t{line}");
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Go's check of the error `err` holds.
+const GO_CHECK: &str = "if err != nil {\n\tpanic(err)\n}\n";
 
 fn go_read(table: &str, r: &ReadRowsRequest) -> String {
     let set = if r.row_set.is_all() {
@@ -821,10 +1043,10 @@ fn go_read(table: &str, r: &ReadRowsRequest) -> String {
     if r.reversed {
         opts.push_str(",\n\tbigtable.ReverseScan()");
     }
-    format!(
-        "{GO_HEADER}tbl := client.Open({})\nerr = tbl.ReadRows(ctx, {set}, func(row bigtable.Row) bool {{\n\tfmt.Println(row.Key(), row)\n\treturn true\n}}{opts})\n",
+    go_program(&format!(
+        "tbl := client.Open({})\nerr = tbl.ReadRows(ctx, {set}, func(row bigtable.Row) bool {{\n\tfmt.Println(row.Key(), row)\n\treturn true\n}}{opts})\n{GO_CHECK}",
         quoted(table, true)
-    )
+    ))
 }
 
 fn go_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
@@ -873,11 +1095,11 @@ fn go_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
             other => writeln!(m, "// {other:?}"),
         };
     }
-    format!(
-        "{GO_HEADER}tbl := client.Open({})\n{m}err = tbl.Apply(ctx, {}, mut)\n",
+    go_program(&format!(
+        "tbl := client.Open({})\n{m}err = tbl.Apply(ctx, {}, mut)\n{GO_CHECK}",
         quoted(table, true),
         go_bytes(key)
-    )
+    ))
 }
 
 // ---- Node.js ----
@@ -953,7 +1175,87 @@ fn node_filter(f: &RowFilter) -> String {
     }
 }
 
-const NODE_HEADER: &str = "const {Bigtable} = require(\"@google-cloud/bigtable\");\n\nconst instance = new Bigtable({projectId: \"my-project\"}).instance(\"my-instance\");\n";
+/// A Node.js program around `body` (statements using `bigtable` and `instance`, awaiting
+/// freely): the client's import and an async `main`, since CommonJS has no top-level await.
+fn node_program(body: &str) -> String {
+    // Filter (the shorthand's parser) is not exported from the package's index at run time.
+    let filter = if body.contains("Filter.") {
+        "const {Filter} = require(\"@google-cloud/bigtable/build/src/filter\");\n"
+    } else {
+        ""
+    };
+    let mut out = format!(
+        "const {{Bigtable}} = require(\"@google-cloud/bigtable\");\n{filter}\nasync function main() {{\n  const bigtable = new Bigtable({{projectId: \"my-project\"}});\n  const instance = bigtable.instance(\"my-instance\");\n"
+    );
+    for line in body.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    out.push_str(
+        "}\n\nmain().catch((err) => {\n  console.error(err);\n  process.exitCode = 1;\n});\n",
+    );
+    out
+}
+
+/// Bytes for a field of a generated (proto) request: a `Buffer`, never a string (protobuf.js
+/// would read a string as base64).
+fn js_buffer(b: &[u8]) -> String {
+    match core::str::from_utf8(b) {
+        Ok(s) => format!("Buffer.from({})", quoted(s, false)),
+        Err(_) => format!("Buffer.from(\"{}\", \"hex\")", hex(b)),
+    }
+}
+
+/// A reversed scan in Node.js: `getRows` has no reversed option (@google-cloud/bigtable
+/// 6.x), so the ReadRows request goes through the client's `request`, which has the proto's
+/// `reversed` field; `Filter.parse` turns the filter shorthand into its proto.
+fn node_reversed(table: &str, r: &ReadRowsRequest) -> String {
+    let mut req = alloc::vec![format!(
+        "tableName: instance.table({}).name",
+        quoted(table, false)
+    )];
+    if !r.row_set.is_all() {
+        let keys: Vec<_> = r.row_set.row_keys.iter().map(|k| js_buffer(k)).collect();
+        let ranges: Vec<_> = r
+            .row_set
+            .row_ranges
+            .iter()
+            .map(|x| {
+                let mut a = Vec::new();
+                match &x.start {
+                    Bound::Included(k) => a.push(format!("startKeyClosed: {}", js_buffer(k))),
+                    Bound::Excluded(k) => a.push(format!("startKeyOpen: {}", js_buffer(k))),
+                    Bound::Unbounded => {}
+                }
+                match &x.end {
+                    Bound::Included(k) => a.push(format!("endKeyClosed: {}", js_buffer(k))),
+                    Bound::Excluded(k) => a.push(format!("endKeyOpen: {}", js_buffer(k))),
+                    Bound::Unbounded => {}
+                }
+                format!("{{{}}}", a.join(", "))
+            })
+            .collect();
+        req.push(format!(
+            "rows: {{rowKeys: [{}], rowRanges: [{}]}}",
+            keys.join(", "),
+            ranges.join(", ")
+        ));
+    }
+    if r.filter != RowFilter::PassAll {
+        req.push(format!("filter: Filter.parse({})", node_filter(&r.filter)));
+    }
+    if r.rows_limit > 0 {
+        req.push(format!("rowsLimit: {}", r.rows_limit));
+    }
+    req.push("reversed: true".into());
+    node_program(&format!(
+        "// getRows has no reversed option; the ReadRows request itself has.\nconst stream = bigtable.request({{\n  client: \"BigtableClient\",\n  method: \"readRows\",\n  reqOpts: {{\n    {},\n  }},\n}});\nfor await (const response of stream) {{\n  for (const chunk of response.chunks) {{\n    // cells, newest row first; a row's key comes with its first cell\n    console.log(chunk.rowKey.toString(), chunk.familyName?.value, chunk.qualifier?.value?.toString(), chunk.value.toString());\n  }}\n}}\n",
+        req.join(",\n    ")
+    ))
+}
 
 fn node_read(table: &str, r: &ReadRowsRequest) -> String {
     let mut opts = Vec::new();
@@ -994,16 +1296,14 @@ fn node_read(table: &str, r: &ReadRowsRequest) -> String {
     if r.filter != RowFilter::PassAll {
         opts.push(format!("filter: {}", node_filter(&r.filter)));
     }
-    let reverse = if r.reversed {
-        "// getRows has no reversed scan: read forward and reverse\nrows.reverse();\n"
-    } else {
-        ""
-    };
-    format!(
-        "{NODE_HEADER}const table = instance.table({});\nconst [rows] = await table.getRows({{{}}});\n{reverse}for (const row of rows) console.log(row.id, row.data);\n",
+    if r.reversed {
+        return node_reversed(table, r);
+    }
+    node_program(&format!(
+        "const table = instance.table({});\nconst [rows] = await table.getRows({{{}}});\nfor (const row of rows) console.log(row.id, JSON.stringify(row.data));\n",
         quoted(table, false),
         opts.join(", ")
-    )
+    ))
 }
 
 fn node_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
@@ -1049,24 +1349,89 @@ fn node_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
             other => writeln!(body, "// {other:?}"),
         };
     }
-    format!(
-        "{NODE_HEADER}const table = instance.table({});\n{body}",
+    node_program(&format!(
+        "const table = instance.table({});\n{body}",
         quoted(table, false)
-    )
+    ))
 }
 
 // ---- cbt ----
 
 const CBT: &str = "cbt -project my-project -instance my-instance";
 
+/// A regex cbt's `columns=` can carry: text without its separators `,` and `:`.
+fn cbt_column_part(r: &[u8]) -> Option<String> {
+    let s = core::str::from_utf8(r).ok()?;
+    (!s.is_empty() && !s.contains([',', ':'])).then(|| s.to_string())
+}
+
+/// One entry of cbt's `columns=` (`family:qualifier`, `family:` or `:qualifier`, each part a
+/// regex; cbt chains a family and a qualifier filter for the first), or `None`.
+fn cbt_column(f: &RowFilter) -> Option<String> {
+    match f {
+        RowFilter::FamilyNameRegex(r) => Some(format!("{}:", cbt_column_part(r.as_bytes())?)),
+        RowFilter::ColumnQualifierRegex(q) => Some(format!(":{}", cbt_column_part(q)?)),
+        RowFilter::Chain(fs) => {
+            match fs.as_slice() {
+                [RowFilter::FamilyNameRegex(f), RowFilter::ColumnQualifierRegex(q)]
+                | [RowFilter::ColumnQualifierRegex(q), RowFilter::FamilyNameRegex(f)] => Some(
+                    format!("{}:{}", cbt_column_part(f.as_bytes())?, cbt_column_part(q)?),
+                ),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// cbt's `columns=` for a filter: one column entry, or an interleave of them (cbt
+/// interleaves its entries).
+fn cbt_columns(f: &RowFilter) -> Option<String> {
+    match f {
+        RowFilter::Interleave(fs) if !fs.is_empty() => {
+            let cols: Option<Vec<String>> = fs.iter().map(cbt_column).collect();
+            Some(cols?.join(","))
+        }
+        _ => cbt_column(f),
+    }
+}
+
 /// The `read` flags a filter maps to, or `None` when `cbt` cannot express it.
 fn cbt_filter_flags(f: &RowFilter, flags: &mut Vec<String>) -> bool {
+    if let Some(cols) = cbt_columns(f) {
+        // cbt takes one columns= flag.
+        if flags.iter().any(|f| f.starts_with("columns=")) {
+            return false;
+        }
+        flags.push(format!("columns={}", sh(&cols)));
+        return true;
+    }
     match f {
         RowFilter::PassAll => true,
-        // Every member of a chain applies: map all that can be, report if any cannot.
+        // Every member of a chain applies: map all that can be, report if any cannot. A
+        // family and a qualifier filter in one chain are one `columns=family:qualifier`.
         RowFilter::Chain(fs) => {
+            let family = fs
+                .iter()
+                .position(|f| matches!(f, RowFilter::FamilyNameRegex(_)));
+            let qualifier = fs
+                .iter()
+                .position(|f| matches!(f, RowFilter::ColumnQualifierRegex(_)));
+            let mut rest: Vec<&RowFilter> = fs.iter().collect();
+            if let (Some(a), Some(b)) = (family, qualifier) {
+                let pair = RowFilter::Chain(alloc::vec![fs[a].clone(), fs[b].clone()]);
+                if !cbt_filter_flags(&pair, flags) {
+                    return false;
+                }
+                rest = fs
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != a && *i != b)
+                    .map(|(_, f)| f)
+                    .collect();
+            }
             // Not `all`: it would stop at the first unmapped member and drop later flags.
-            let mapped: Vec<bool> = fs.iter().map(|f| cbt_filter_flags(f, flags)).collect();
+            let mapped: Vec<bool> = rest.iter().map(|f| cbt_filter_flags(f, flags)).collect();
             mapped.into_iter().all(|ok| ok)
         }
         RowFilter::RowKeyRegex(r) => {
@@ -1122,13 +1487,13 @@ fn cbt_read(table: &str, r: &ReadRowsRequest) -> String {
         _ => notes.push("cbt read takes one range: run one read per range"),
     }
     if !cbt_filter_flags(&r.filter, &mut flags) {
-        notes.push("cbt cannot express this filter (only regex= and cells-per-column=)");
+        notes.push("cbt cannot express this filter (only regex=, columns= and cells-per-column=)");
     }
     if r.rows_limit > 0 {
         flags.push(format!("count={}", r.rows_limit));
     }
     if r.reversed {
-        notes.push("cbt has no reversed reads");
+        flags.push("reversed=true".into());
     }
     let mut out = String::new();
     for n in notes {
@@ -1192,6 +1557,387 @@ fn cbt_write(table: &str, key: &[u8], ms: &[Mutation]) -> String {
     out
 }
 
+// ---- admin operations ----
+
+/// A table-admin operation the playground ran.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AdminOp<'a> {
+    /// Create a table with these families and their GC rules.
+    CreateTable {
+        /// The table.
+        table: &'a str,
+        /// Its families, each with its rule.
+        families: &'a [(String, GcRule)],
+    },
+    /// Replace one family's GC rule.
+    SetGcRule {
+        /// The table.
+        table: &'a str,
+        /// The family.
+        family: &'a str,
+        /// The new rule.
+        rule: &'a GcRule,
+    },
+    /// Delete a table.
+    DeleteTable {
+        /// The table.
+        table: &'a str,
+    },
+}
+
+/// An admin operation in every language: the table-admin clients of Google's libraries
+/// (Python's classic `google.cloud.bigtable` admin API, which Sparsetable's module mirrors),
+/// and cbt's `createtable`, `setgcpolicy` and `deletetable`.
+pub fn admin_snippets(op: &AdminOp<'_>) -> Vec<Snippet> {
+    Lang::ALL
+        .iter()
+        .map(|&lang| Snippet {
+            lang,
+            code: match lang {
+                Lang::PythonGoogle => python_admin(op, true),
+                Lang::PythonSparsetable => python_admin(op, false),
+                Lang::Java => java_admin(op),
+                Lang::Go => go_admin(op),
+                Lang::Node => node_admin(op),
+                Lang::Cbt => cbt_admin(op),
+            },
+        })
+        .collect()
+}
+
+fn py_gc(rule: &GcRule) -> String {
+    let list = |rs: &[GcRule]| rs.iter().map(py_gc).collect::<Vec<_>>().join(", ");
+    match rule {
+        GcRule::Never => "None".into(),
+        GcRule::MaxNumVersions(n) => format!("column_family.MaxVersionsGCRule({n})"),
+        GcRule::MaxAge { micros } => {
+            format!("column_family.MaxAgeGCRule(datetime.timedelta(microseconds={micros}))")
+        }
+        GcRule::Union(rs) => format!("column_family.GCRuleUnion(rules=[{}])", list(rs)),
+        GcRule::Intersection(rs) => {
+            format!("column_family.GCRuleIntersection(rules=[{}])", list(rs))
+        }
+    }
+}
+
+fn python_admin(op: &AdminOp<'_>, google: bool) -> String {
+    let (table, body) = match op {
+        AdminOp::CreateTable { table, families } => {
+            let fams: Vec<String> = families
+                .iter()
+                .map(|(f, r)| format!("{}: {}", quoted(f, false), py_gc(r)))
+                .collect();
+            (
+                table,
+                format!("table.create(column_families={{{}}})\n", fams.join(", ")),
+            )
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => (
+            table,
+            format!(
+                "table.column_family({}, gc_rule={}).update()\n",
+                quoted(family, false),
+                py_gc(rule)
+            ),
+        ),
+        AdminOp::DeleteTable { table } => (table, "table.delete()\n".into()),
+    };
+    let mut out = String::new();
+    if body.contains("datetime.") {
+        out.push_str("import datetime\n\n");
+    }
+    if google {
+        out.push_str(if body.contains("column_family.") {
+            "from google.cloud import bigtable\nfrom google.cloud.bigtable import column_family\n\nclient = bigtable.Client(project=\"my-project\", admin=True)\n"
+        } else {
+            "from google.cloud import bigtable\n\nclient = bigtable.Client(project=\"my-project\", admin=True)\n"
+        });
+    } else {
+        out.push_str(if body.contains("column_family.") {
+            "from sparsetable import Client, column_family\n\nclient = Client(admin=True)  # in-process engine\n"
+        } else {
+            "from sparsetable import Client\n\nclient = Client(admin=True)  # in-process engine\n"
+        });
+    }
+    let _ = write!(
+        out,
+        "table = client.instance(\"my-instance\").table({})\n{body}",
+        quoted(table, false)
+    );
+    out
+}
+
+fn java_gc(rule: &GcRule) -> String {
+    let chain = |kind: &str, rs: &[GcRule]| {
+        rs.iter().fold(format!("GCRULES.{kind}()"), |acc, r| {
+            format!("{acc}.rule({})", java_gc(r))
+        })
+    };
+    match rule {
+        GcRule::Never => "GCRULES.defaultRule()".into(),
+        GcRule::MaxNumVersions(n) => format!("GCRULES.maxVersions({n})"),
+        GcRule::MaxAge { micros } => format!(
+            "GCRULES.maxAge(Duration.ofSeconds({}, {}))",
+            micros.div_euclid(1_000_000),
+            micros.rem_euclid(1_000_000) * 1000
+        ),
+        GcRule::Union(rs) => chain("union", rs),
+        GcRule::Intersection(rs) => chain("intersection", rs),
+    }
+}
+
+fn java_admin(op: &AdminOp<'_>) -> String {
+    let body = match op {
+        AdminOp::CreateTable { table, families } => {
+            let mut s = format!("admin.createTable(CreateTableRequest.of({})", quoted(table, false));
+            for (f, r) in *families {
+                if *r == GcRule::Never {
+                    let _ = write!(s, "\n    .addFamily({})", quoted(f, false));
+                } else {
+                    let _ = write!(s, "\n    .addFamily({}, {})", quoted(f, false), java_gc(r));
+                }
+            }
+            s + ");\n"
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => format!(
+            "admin.modifyFamilies(ModifyColumnFamiliesRequest.of({})\n    .updateFamily({}, {}));\n",
+            quoted(table, false),
+            quoted(family, false),
+            java_gc(rule)
+        ),
+        AdminOp::DeleteTable { table } => {
+            format!("admin.deleteTable({});\n", quoted(table, false))
+        }
+    };
+    java_program(&body)
+}
+
+fn go_gc(rule: &GcRule) -> String {
+    let list = |rs: &[GcRule]| rs.iter().map(go_gc).collect::<Vec<_>>().join(", ");
+    match rule {
+        GcRule::Never => "bigtable.NoGcPolicy()".into(),
+        GcRule::MaxNumVersions(n) => format!("bigtable.MaxVersionsPolicy({n})"),
+        GcRule::MaxAge { micros } => {
+            format!("bigtable.MaxAgePolicy({micros} * time.Microsecond)")
+        }
+        GcRule::Union(rs) => format!("bigtable.UnionPolicy({})", list(rs)),
+        GcRule::Intersection(rs) => format!("bigtable.IntersectionPolicy({})", list(rs)),
+    }
+}
+
+fn go_admin(op: &AdminOp<'_>) -> String {
+    let body = match op {
+        AdminOp::CreateTable { table, families } => {
+            let mut s = format!(
+                "err = admin.CreateTableFromConf(ctx, &bigtable.TableConf{{\n\tTableID: {},\n\tFamilies: map[string]bigtable.GCPolicy{{\n",
+                quoted(table, true)
+            );
+            for (f, r) in *families {
+                let _ = writeln!(s, "\t\t{}: {},", quoted(f, true), go_gc(r));
+            }
+            s + "\t},\n})\n"
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => format!(
+            "err = admin.SetGCPolicy(ctx, {}, {}, {})\n",
+            quoted(table, true),
+            quoted(family, true),
+            go_gc(rule)
+        ),
+        AdminOp::DeleteTable { table } => {
+            format!("err = admin.DeleteTable(ctx, {})\n", quoted(table, true))
+        }
+    };
+    go_program(&format!("{body}{GO_CHECK}"))
+}
+
+/// The Node client's rule object (`versions`, `age`, one nested `rule`, joined by `union`
+/// or `intersection`), or `None` where that shape cannot hold the rule.
+fn node_gc(rule: &GcRule) -> Option<String> {
+    let age = |micros: i64| {
+        format!(
+            "age: {{seconds: {}, nanos: {}}}",
+            micros.div_euclid(1_000_000),
+            micros.rem_euclid(1_000_000) * 1000
+        )
+    };
+    match rule {
+        GcRule::Never => None,
+        GcRule::MaxNumVersions(n) => Some(format!("{{versions: {n}}}")),
+        GcRule::MaxAge { micros } => Some(format!("{{{}}}", age(*micros))),
+        GcRule::Union(rs) | GcRule::Intersection(rs) => {
+            let mut parts = Vec::new();
+            let (mut versions, mut ages, mut nested) = (0, 0, 0);
+            for r in rs {
+                match r {
+                    GcRule::MaxNumVersions(n) => {
+                        versions += 1;
+                        parts.push(format!("versions: {n}"));
+                    }
+                    GcRule::MaxAge { micros } => {
+                        ages += 1;
+                        parts.push(age(*micros));
+                    }
+                    other => {
+                        nested += 1;
+                        parts.push(format!("rule: {}", node_gc(other)?));
+                    }
+                }
+            }
+            if versions > 1 || ages > 1 || nested > 1 || parts.len() < 2 {
+                return None;
+            }
+            parts.push(if matches!(rule, GcRule::Union(_)) {
+                "union: true".into()
+            } else {
+                "intersection: true".into()
+            });
+            Some(format!("{{{}}}", parts.join(", ")))
+        }
+    }
+}
+
+fn node_admin(op: &AdminOp<'_>) -> String {
+    let mut notes = String::new();
+    let body = match op {
+        AdminOp::CreateTable { table, families } => {
+            let fams: Vec<String> = families
+                .iter()
+                .map(|(f, r)| match (r, node_gc(r)) {
+                    (GcRule::Never, _) => quoted(f, false),
+                    (_, Some(rule)) => format!("{{name: {}, rule: {rule}}}", quoted(f, false)),
+                    (_, None) => {
+                        notes.push_str("// the Node client's rule object cannot hold this GC rule: set it with another client\n");
+                        quoted(f, false)
+                    }
+                })
+                .collect();
+            format!(
+                "const table = instance.table({});\nawait table.create({{families: [{}]}});\n",
+                quoted(table, false),
+                fams.join(", ")
+            )
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => match node_gc(rule) {
+            Some(r) => format!(
+                "const table = instance.table({});\nawait table.family({}).setMetadata({{rule: {r}}});\n",
+                quoted(table, false),
+                quoted(family, false)
+            ),
+            None => {
+                notes.push_str("// the Node client's rule object cannot hold this GC rule (\"never\" or nested rules): set it with another client\n");
+                String::new()
+            }
+        },
+        AdminOp::DeleteTable { table } => format!(
+            "const table = instance.table({});\nawait table.delete();\n",
+            quoted(table, false)
+        ),
+    };
+    node_program(&format!("{notes}{body}"))
+}
+
+/// cbt's duration: the largest unit that divides it (cbt's smallest is ms).
+fn cbt_duration(micros: i64) -> Option<String> {
+    if micros <= 0 || micros % 1000 != 0 {
+        return None;
+    }
+    let ms = micros / 1000;
+    Some(
+        [
+            ("d", 86_400_000),
+            ("h", 3_600_000),
+            ("m", 60_000),
+            ("s", 1000),
+        ]
+        .iter()
+        .find(|(_, unit)| ms % unit == 0)
+        .map_or(format!("{ms}ms"), |(name, unit)| {
+            format!("{}{name}", ms / unit)
+        }),
+    )
+}
+
+/// cbt's policy expression: leaves joined by `and` / `or`, read left to right, so only the
+/// first member of a group may be a group itself; `None` when the rule needs more.
+fn cbt_gc(rule: &GcRule) -> Option<String> {
+    match rule {
+        GcRule::Never => Some("never".into()),
+        GcRule::MaxNumVersions(n) => Some(format!("maxversions={n}")),
+        GcRule::MaxAge { micros } => Some(format!("maxage={}", cbt_duration(*micros)?)),
+        GcRule::Union(rs) | GcRule::Intersection(rs) => {
+            let op = if matches!(rule, GcRule::Union(_)) {
+                " or "
+            } else {
+                " and "
+            };
+            let (first, rest) = rs.split_first()?;
+            let mut out = match first {
+                GcRule::Never => return None,
+                other => cbt_gc(other)?,
+            };
+            for r in rest {
+                match r {
+                    GcRule::MaxNumVersions(_) | GcRule::MaxAge { .. } => {
+                        out.push_str(op);
+                        out.push_str(&cbt_gc(r)?);
+                    }
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+    }
+}
+
+fn cbt_admin(op: &AdminOp<'_>) -> String {
+    match op {
+        AdminOp::CreateTable { table, families } => {
+            let mut notes = String::new();
+            let fams: Vec<String> = families
+                .iter()
+                .map(|(f, r)| match (r, cbt_gc(r)) {
+                    (GcRule::Never, _) => f.clone(),
+                    (_, Some(p)) => format!("{f}:{p}"),
+                    (_, None) => {
+                        notes.push_str("# cbt's policy syntax cannot hold this GC rule (left to right, no groups after the first)\n");
+                        f.clone()
+                    }
+                })
+                .collect();
+            let mut out = format!("{notes}{CBT} createtable {}", sh(table));
+            if !fams.is_empty() {
+                let _ = write!(out, " {}", sh(&format!("families={}", fams.join(","))));
+            }
+            out + "\n"
+        }
+        AdminOp::SetGcRule {
+            table,
+            family,
+            rule,
+        } => match cbt_gc(rule) {
+            Some(p) => format!("{CBT} setgcpolicy {} {} {p}\n", sh(table), sh(family)),
+            None => "# cbt's policy syntax cannot hold this GC rule (left to right, no groups after the first)\n".into(),
+        },
+        AdminOp::DeleteTable { table } => format!("{CBT} deletetable {}\n", sh(table)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1199,6 +1945,13 @@ mod tests {
 
     fn code(snippets: &[Snippet], lang: Lang) -> &str {
         &snippets.iter().find(|s| s.lang == lang).unwrap().code
+    }
+
+    /// Whether `expected`'s lines appear in `code`, consecutively, ignoring indentation.
+    fn has_lines(code: &str, expected: &str) -> bool {
+        let code: Vec<&str> = code.lines().map(str::trim).collect();
+        let want: Vec<&str> = expected.lines().map(str::trim).collect();
+        code.windows(want.len()).any(|w| w == want.as_slice())
     }
 
     fn prefix_read() -> ReadRowsRequest {
@@ -1225,14 +1978,14 @@ mod tests {
         assert!(py.contains("query = ReadRowsQuery(row_ranges=[RowRange(start_key=b\"user#\", end_key=b\"user$\")], limit=10, row_filter=row_filters.RowFilterChain(filters=[row_filters.FamilyNameRegexFilter(\"cf\"), row_filters.CellsColumnLimitFilter(1)]))"), "{py}");
         let st = code(&s, Lang::PythonSparsetable);
         assert!(st.starts_with("from sparsetable import BigtableDataClient, CellsColumnLimitFilter, FamilyNameRegexFilter, ReadRowsQuery, RowFilterChain, RowRange\n"), "{st}");
-        assert!(code(&s, Lang::Java).contains(".range(ByteStringRange.unbounded().startClosed(\"user#\").endOpen(\"user$\"))\n    .limit(10)\n    .filter(FILTERS.chain().filter(FILTERS.family().regex(\"cf\")).filter(FILTERS.limit().cellsPerColumn(1)))"));
+        assert!(has_lines(code(&s, Lang::Java), ".range(ByteStringRange.unbounded().startClosed(\"user#\").endOpen(\"user$\"))\n    .limit(10)\n    .filter(FILTERS.chain().filter(FILTERS.family().regex(\"cf\")).filter(FILTERS.limit().cellsPerColumn(1)));"));
         assert!(code(&s, Lang::Go).contains("tbl.ReadRows(ctx, bigtable.RowRangeList{bigtable.NewClosedOpenRange(\"user#\", \"user$\")}"));
         assert!(code(&s, Lang::Go).contains("bigtable.RowFilter(bigtable.ChainFilters(bigtable.FamilyFilter(\"cf\"), bigtable.LatestNFilter(1)))"));
         assert!(code(&s, Lang::Node).contains("await table.getRows({ranges: [{start: {value: \"user#\", inclusive: true}, end: {value: \"user$\", inclusive: false}}], limit: 10, filter: [{family: \"cf\"}, {column: {cellLimit: 1}}]})"));
-        // cbt has no family filter: it says so rather than dropping it.
+        // cbt's columns= carries the family filter.
         assert_eq!(
             code(&s, Lang::Cbt),
-            "# cbt cannot express this filter (only regex= and cells-per-column=)\ncbt -project my-project -instance my-instance read users prefix=user# cells-per-column=1 count=10\n"
+            "cbt -project my-project -instance my-instance read users prefix=user# columns=cf: cells-per-column=1 count=10\n"
         );
     }
 
@@ -1282,8 +2035,10 @@ mod tests {
         ];
         let s = write_snippets("t", b"r1", &ms);
         assert!(code(&s, Lang::PythonGoogle).contains("table.mutate_row(b\"r1\", [mutations.SetCell(\"cf\", b\"q\", b\"v\\xff\", timestamp_micros=1000), mutations.DeleteRangeFromColumn(\"cf\", b\"q\", start_timestamp_micros=1000, end_timestamp_micros=2000), mutations.DeleteAllFromFamily(\"meta\"), mutations.DeleteAllFromRow()])"));
-        assert!(code(&s, Lang::Java).contains(".setCell(\"cf\", \"q\", 1000L, ByteString.copyFrom(new byte[] {(byte) 118, (byte) 255}))\n    .deleteCells(\"cf\", ByteString.copyFromUtf8(\"q\"), Range.TimestampRange.create(1000L, 2000L))\n    .deleteFamily(\"meta\")\n    .deleteRow();"));
-        assert!(code(&s, Lang::Go).contains("mut.Set(\"cf\", \"q\", bigtable.Timestamp(1000), []byte(\"v\\xff\"))\nmut.DeleteTimestampRange(\"cf\", \"q\", bigtable.Timestamp(1000), bigtable.Timestamp(2000))\nmut.DeleteCellsInFamily(\"meta\")\nmut.DeleteRow()\nerr = tbl.Apply(ctx, \"r1\", mut)"));
+        // A value that is not UTF-8 makes both qualifier and value ByteStrings (the overload
+        // setCell(String, ByteString, long, ByteString)).
+        assert!(has_lines(code(&s, Lang::Java), ".setCell(\"cf\", ByteString.copyFromUtf8(\"q\"), 1000L, ByteString.copyFrom(new byte[] {(byte) 118, (byte) 255}))\n    .deleteCells(\"cf\", ByteString.copyFromUtf8(\"q\"), TimestampRange.create(1000L, 2000L))\n    .deleteFamily(\"meta\")\n    .deleteRow();"), "{}", code(&s, Lang::Java));
+        assert!(has_lines(code(&s, Lang::Go), "mut.Set(\"cf\", \"q\", bigtable.Timestamp(1000), []byte(\"v\\xff\"))\nmut.DeleteTimestampRange(\"cf\", \"q\", bigtable.Timestamp(1000), bigtable.Timestamp(2000))\nmut.DeleteCellsInFamily(\"meta\")\nmut.DeleteRow()\nerr = tbl.Apply(ctx, \"r1\", mut)"), "{}", code(&s, Lang::Go));
         assert!(code(&s, Lang::Node).contains("await table.row(\"r1\").save({\"cf\": {\"q\": {value: Buffer.from(\"76ff\", \"hex\"), timestamp: \"1000\"}}});"));
         assert!(code(&s, Lang::Node).contains("await table.row(\"r1\").delete();"));
         let cbt = code(&s, Lang::Cbt);
@@ -1357,5 +2112,526 @@ mod tests {
         assert!(java.contains(".otherwise(FILTERS.block())"));
         assert!(code(&s, Lang::Go).contains("bigtable.ConditionFilter(bigtable.InterleaveFilters("));
         assert!(code(&s, Lang::Node).contains("{condition: {test: {interleave: [{row: {sample: 0.5}}, {column: \"q\"}, {value: \"v\"}]}, pass: [{column: {family: \"cf\", start: {value: \"a\", inclusive: true}, end: {value: \"b\", inclusive: false}}}, {time: {start: new Date(1), end: new Date(2)}}"));
+    }
+
+    // ---- every snippet compiles as shown: a corpus and checks per language ----
+
+    /// A corpus of operations: reads (prefix with a chain, keys, a reversed range with a
+    /// filter, every filter kind), writes (text, bytes, deletes) and admin operations.
+    pub(crate) fn corpus() -> Vec<(&'static str, Vec<Snippet>)> {
+        let reversed = ReadRowsRequest {
+            row_set: RowSet {
+                row_keys: Vec::new(),
+                row_ranges: alloc::vec![RowRange {
+                    start: Bound::Included(b"user#000000".to_vec()),
+                    end: Bound::Excluded(b"user#000099".to_vec()),
+                }],
+            },
+            filter: RowFilter::Chain(alloc::vec![
+                RowFilter::FamilyNameRegex("cf".into()),
+                RowFilter::ColumnQualifierRegex(b"name|visits".to_vec()),
+            ]),
+            rows_limit: 3,
+            reversed: true,
+        };
+        let keys = ReadRowsRequest {
+            row_set: RowSet {
+                row_keys: alloc::vec![b"user#000001".to_vec(), b"user#000002".to_vec()],
+                row_ranges: Vec::new(),
+            },
+            ..ReadRowsRequest::default()
+        };
+        let families = [
+            ("cf".to_string(), GcRule::MaxNumVersions(3)),
+            (
+                "m".to_string(),
+                GcRule::Union(alloc::vec![
+                    GcRule::MaxAge {
+                        micros: 86_400_000_000
+                    },
+                    GcRule::MaxNumVersions(1)
+                ]),
+            ),
+        ];
+        let every_filter = every_filter_request();
+        alloc::vec![
+            ("read_prefix", read_snippets("snippets", &prefix_read())),
+            ("read_keys", read_snippets("snippets", &keys)),
+            ("read_reversed", read_snippets("snippets", &reversed)),
+            (
+                "read_every_filter",
+                read_snippets("snippets", &every_filter)
+            ),
+            (
+                "write_text",
+                write_snippets(
+                    "snippets",
+                    b"user#000001",
+                    &[
+                        Mutation::set_cell("cf", b"name".to_vec(), 1_000, b"Ada".to_vec()),
+                        Mutation::set_cell("m", b"city".to_vec(), 1_000, b"London".to_vec()),
+                    ],
+                ),
+            ),
+            (
+                "write_bytes_and_deletes",
+                write_snippets(
+                    "snippets",
+                    b"user#000002",
+                    &[
+                        Mutation::set_cell(
+                            "cf",
+                            b"visits".to_vec(),
+                            2_000,
+                            7i64.to_be_bytes().to_vec()
+                        ),
+                        Mutation::DeleteFromColumn {
+                            family: "cf".into(),
+                            qualifier: b"old".to_vec(),
+                            time_range: TimestampRange {
+                                start_micros: 1_000,
+                                end_micros: None,
+                            },
+                        },
+                        Mutation::DeleteFromFamily { family: "m".into() },
+                    ],
+                ),
+            ),
+            (
+                "admin_create",
+                admin_snippets(&AdminOp::CreateTable {
+                    table: "snippets",
+                    families: &families,
+                }),
+            ),
+            (
+                "admin_gc",
+                admin_snippets(&AdminOp::SetGcRule {
+                    table: "snippets",
+                    family: "cf",
+                    rule: &GcRule::Intersection(alloc::vec![
+                        GcRule::MaxAge {
+                            micros: 3_600_000_000
+                        },
+                        GcRule::MaxNumVersions(2)
+                    ]),
+                }),
+            ),
+            (
+                "admin_delete",
+                admin_snippets(&AdminOp::DeleteTable { table: "snippets" }),
+            ),
+        ]
+    }
+
+    fn every_filter_request() -> ReadRowsRequest {
+        ReadRowsRequest {
+            filter: RowFilter::Condition {
+                predicate: alloc::boxed::Box::new(RowFilter::Interleave(alloc::vec![
+                    RowFilter::RowSample(0.5),
+                    RowFilter::ColumnQualifierRegex(b"q".to_vec()),
+                ])),
+                true_filter: Some(alloc::boxed::Box::new(RowFilter::Chain(alloc::vec![
+                    RowFilter::TimestampRange {
+                        start_micros: 1000,
+                        end_micros: 2000
+                    },
+                    RowFilter::CellsPerRowLimit(2),
+                    RowFilter::StripValue,
+                ]))),
+                false_filter: Some(alloc::boxed::Box::new(RowFilter::BlockAll)),
+            },
+            ..ReadRowsRequest::default()
+        }
+    }
+
+    /// The code with string literals and comments blanked (so names inside them do not
+    /// count as uses).
+    fn code_only(code: &str, comment: &str) -> String {
+        let mut out = String::new();
+        for line in code.lines() {
+            let mut in_str = false;
+            let mut escaped = false;
+            let mut kept = String::new();
+            let chars: Vec<char> = line.chars().collect();
+            let mut i = 0;
+            while i < chars.len() {
+                let c = chars[i];
+                if in_str {
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == '"' {
+                        in_str = false;
+                        kept.push('"');
+                    }
+                } else if c == '"' {
+                    in_str = true;
+                    kept.push('"');
+                } else if line[line.char_indices().nth(i).map_or(0, |(b, _)| b)..]
+                    .starts_with(comment)
+                {
+                    break;
+                } else {
+                    kept.push(c);
+                }
+                i += 1;
+            }
+            out.push_str(&kept);
+            out.push('\n');
+        }
+        out
+    }
+
+    fn balanced(code: &str) -> bool {
+        let mut stack = Vec::new();
+        for c in code.chars() {
+            match c {
+                '(' | '[' | '{' => stack.push(c),
+                ')' | ']' | '}' => {
+                    let open = match c {
+                        ')' => '(',
+                        ']' => '[',
+                        _ => '{',
+                    };
+                    if stack.pop() != Some(open) {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.is_empty()
+    }
+
+    /// Capitalised names a Java snippet uses as types or classes (not after a `.`).
+    fn java_type_names(code: &str) -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        let chars: Vec<char> = code.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i].is_ascii_uppercase()
+                && (i == 0
+                    || !(chars[i - 1].is_alphanumeric()
+                        || chars[i - 1] == '_'
+                        || chars[i - 1] == '.'))
+            {
+                let start = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                names.insert(chars[start..i].iter().collect());
+            } else {
+                i += 1;
+            }
+        }
+        names
+    }
+
+    fn check_java(name: &str, code: &str) {
+        let (imports, body): (Vec<&str>, Vec<&str>) =
+            code.lines().partition(|l| l.starts_with("import "));
+        let body = code_only(&body.join("\n"), "//");
+        assert!(
+            body.contains("public static void main(String[] args) throws Exception {"),
+            "{name}: no main\n{code}"
+        );
+        assert!(balanced(&body), "{name}: unbalanced\n{code}");
+        let imported: BTreeSet<String> = imports
+            .iter()
+            .map(|i| {
+                i.trim_end_matches(';')
+                    .rsplit(['.', ' '])
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect();
+        let java_lang = ["String", "System", "Exception", "Example"];
+        for used in java_type_names(&body) {
+            assert!(
+                imported.contains(&used) || java_lang.contains(&used.as_str()),
+                "{name}: {used} is used but not imported\n{code}"
+            );
+        }
+        for i in &imported {
+            assert!(
+                java_type_names(&body).contains(i),
+                "{name}: {i} is imported but not used\n{code}"
+            );
+        }
+    }
+
+    fn check_go(name: &str, code: &str) {
+        assert!(
+            code.starts_with("package main\n\nimport (\n"),
+            "{name}\n{code}"
+        );
+        let end = code.find("\n)\n").expect("import block");
+        let imports: Vec<&str> = code[..end]
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('"')?.strip_suffix('"'))
+            .collect();
+        let body = code_only(&code[end + 3..], "//");
+        assert!(body.contains("func main() {"), "{name}: no main\n{code}");
+        assert!(balanced(&body), "{name}: unbalanced\n{code}");
+        for i in &imports {
+            let pkg = i.rsplit('/').next().unwrap_or(i);
+            assert!(
+                body.contains(&format!("{pkg}.")),
+                "{name}: {i} imported and not used (a Go compile error)\n{code}"
+            );
+        }
+        for pkg in ["fmt", "time", "context", "bigtable", "strings", "log"] {
+            if body.contains(&format!("{pkg}.")) {
+                assert!(
+                    imports.iter().any(|i| i.ends_with(pkg)),
+                    "{name}: {pkg} used, not imported\n{code}"
+                );
+            }
+        }
+        // Every declared variable is used (Go refuses unused locals).
+        for decl in body
+            .lines()
+            .filter_map(|l| l.trim().split_once(" := ").map(|(v, _)| v))
+        {
+            for v in decl.split(", ").filter(|v| *v != "_") {
+                assert!(
+                    body.matches(v).count() >= 2,
+                    "{name}: {v} declared and not used\n{code}"
+                );
+            }
+        }
+    }
+
+    fn check_node(name: &str, code: &str) {
+        let body = code_only(code, "//");
+        assert!(balanced(&body), "{name}: unbalanced\n{code}");
+        let main = body.find("async function main() {").expect("an async main");
+        let close = body.find("\n}\n\nmain()").expect("main's end and its call");
+        for (i, _) in body.match_indices("await ") {
+            assert!(
+                i > main && i < close,
+                "{name}: await outside the async main\n{code}"
+            );
+        }
+        let head = &body[..main];
+        for n in ["Bigtable", "Filter"] {
+            let imported = head.contains(&format!("{{{n}}} = require("));
+            let used = body[main..].contains(&format!("{n}."))
+                || body[main..].contains(&format!("new {n}("));
+            assert_eq!(
+                imported, used,
+                "{name}: {n} imported {imported}, used {used}\n{code}"
+            );
+        }
+    }
+
+    fn check_python(name: &str, code: &str) {
+        let body = code_only(code, "#");
+        assert!(balanced(&body), "{name}: unbalanced\n{code}");
+        let mut names = Vec::new();
+        for l in code.lines() {
+            if let Some(rest) = l.strip_prefix("from ") {
+                let (_, list) = rest.split_once(" import ").expect("from x import y");
+                names.extend(list.split(", ").map(str::to_string));
+            } else if let Some(m) = l.strip_prefix("import ") {
+                names.push(m.to_string());
+            }
+        }
+        let rest: String = body
+            .lines()
+            .filter(|l| !l.starts_with("from ") && !l.starts_with("import "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for n in &names {
+            assert!(
+                rest.contains(n.as_str()),
+                "{name}: {n} imported and not used\n{code}"
+            );
+        }
+        for module in [
+            "row_filters",
+            "mutations",
+            "column_family",
+            "datetime",
+            "bigtable_v2",
+            "bigtable",
+        ] {
+            if rest.contains(&format!("{module}.")) {
+                assert!(
+                    names.iter().any(|n| n == module),
+                    "{name}: {module} used, not imported\n{code}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_snippet_imports_what_it_uses_and_has_its_entry_point() {
+        for (name, snippets) in corpus() {
+            for s in &snippets {
+                match s.lang {
+                    Lang::Java => check_java(name, &s.code),
+                    Lang::Go => check_go(name, &s.code),
+                    Lang::Node => check_node(name, &s.code),
+                    Lang::PythonGoogle | Lang::PythonSparsetable => check_python(name, &s.code),
+                    Lang::Cbt => {
+                        for line in s.code.lines().filter(|l| !l.starts_with('#')) {
+                            assert!(line.starts_with(CBT), "{name}: {line}");
+                            let words = sparsetable_console::split_args(&line[CBT.len()..])
+                                .expect("shell words");
+                            assert!(
+                                sparsetable_console::COMMANDS
+                                    .contains(&String::from_utf8_lossy(&words[0]).as_ref()),
+                                "{name}: {line}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reversed_reads_are_reversed_requests_never_forward_reads_turned_round() {
+        let (_, s) = corpus()
+            .into_iter()
+            .find(|(n, _)| *n == "read_reversed")
+            .unwrap();
+        for snippet in &s {
+            let c = snippet.code.as_str();
+            assert!(!c.contains("[::-1]") && !c.contains(".reverse()"), "{c}");
+            match snippet.lang {
+                Lang::Java => assert!(c.contains(".reversed(true)")),
+                Lang::Go => assert!(c.contains("bigtable.ReverseScan()")),
+                Lang::Node => assert!(c.contains("reversed: true") && c.contains("Filter.parse(")),
+                Lang::PythonGoogle => assert!(c.contains("reversed=True") && c.contains("._to_pb()")),
+                Lang::PythonSparsetable => assert!(c.contains("raise NotImplementedError")),
+                Lang::Cbt => assert_eq!(
+                    c,
+                    "cbt -project my-project -instance my-instance read snippets start=user#000000 end=user#000099 columns='cf:name|visits' count=3 reversed=true\n"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn cbt_columns_carries_family_and_qualifier_filters() {
+        let read = |f: RowFilter| {
+            cbt_read(
+                "t",
+                &ReadRowsRequest {
+                    filter: f,
+                    ..ReadRowsRequest::default()
+                },
+            )
+        };
+        let fam = || RowFilter::FamilyNameRegex("cf".into());
+        let qual = |q: &str| RowFilter::ColumnQualifierRegex(q.as_bytes().to_vec());
+        assert!(read(fam()).ends_with("read t columns=cf:\n"));
+        assert!(read(qual("q")).ends_with("read t columns=:q\n"));
+        assert!(read(RowFilter::Chain(alloc::vec![fam(), qual("q")]))
+            .ends_with("read t columns=cf:q\n"));
+        assert!(read(RowFilter::Interleave(alloc::vec![
+            RowFilter::Chain(alloc::vec![fam(), qual("a")]),
+            qual("b")
+        ]))
+        .ends_with("read t columns=cf:a,:b\n"));
+        // A qualifier regex with cbt's separators cannot ride in columns=.
+        assert!(read(qual("a,b")).starts_with("# cbt cannot express this filter"));
+        // Each form means what the console (cbt's parser) reads back.
+        let mut db =
+            sparsetable::Database::with_clock(sparsetable::ManualClock::new(1_700_000_000_000_000));
+        let mut console = sparsetable_console::Console::new();
+        for line in [
+            "createtable t families=cf,m",
+            "set t r cf:q=1@1000 cf:z=2@1000 m:q=3@1000",
+        ] {
+            assert!(!console.run_line(&mut db, line).failed);
+        }
+        let out = console.run_line(&mut db, "read t columns=cf:q");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("cf:q") && !text.contains("cf:z") && !text.contains("m:q"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn admin_operations_in_every_language() {
+        let all = corpus();
+        let get = |n: &str, l: Lang| {
+            all.iter()
+                .find(|(name, _)| *name == n)
+                .and_then(|(_, s)| s.iter().find(|s| s.lang == l))
+                .map(|s| s.code.clone())
+                .unwrap()
+        };
+        assert!(get("admin_create", Lang::PythonGoogle).contains("table.create(column_families={\"cf\": column_family.MaxVersionsGCRule(3), \"m\": column_family.GCRuleUnion(rules=[column_family.MaxAgeGCRule(datetime.timedelta(microseconds=86400000000)), column_family.MaxVersionsGCRule(1)])})"));
+        assert!(get("admin_create", Lang::PythonSparsetable)
+            .starts_with("import datetime\n\nfrom sparsetable import Client, column_family\n"));
+        assert!(has_lines(&get("admin_create", Lang::Java), "admin.createTable(CreateTableRequest.of(\"snippets\")\n.addFamily(\"cf\", GCRULES.maxVersions(3))\n.addFamily(\"m\", GCRULES.union().rule(GCRULES.maxAge(Duration.ofSeconds(86400, 0))).rule(GCRULES.maxVersions(1))));"));
+        assert!(get("admin_create", Lang::Go).contains("\"m\": bigtable.UnionPolicy(bigtable.MaxAgePolicy(86400000000 * time.Microsecond), bigtable.MaxVersionsPolicy(1)),"));
+        assert!(get("admin_create", Lang::Node).contains("await table.create({families: [{name: \"cf\", rule: {versions: 3}}, {name: \"m\", rule: {age: {seconds: 86400, nanos: 0}, versions: 1, union: true}}]});"));
+        assert_eq!(get("admin_create", Lang::Cbt), "cbt -project my-project -instance my-instance createtable snippets 'families=cf:maxversions=3,m:maxage=1d or maxversions=1'\n");
+        assert_eq!(get("admin_gc", Lang::Cbt), "cbt -project my-project -instance my-instance setgcpolicy snippets cf maxage=1h and maxversions=2\n");
+        assert!(get("admin_gc", Lang::Go).contains("err = admin.SetGCPolicy(ctx, \"snippets\", \"cf\", bigtable.IntersectionPolicy(bigtable.MaxAgePolicy(3600000000 * time.Microsecond), bigtable.MaxVersionsPolicy(2)))"));
+        assert!(get("admin_delete", Lang::Java).contains("admin.deleteTable(\"snippets\");"));
+        assert!(get("admin_delete", Lang::PythonGoogle).ends_with("table.delete()\n"));
+        // cbt's createtable and setgcpolicy read the policies back as the same rules.
+        let mut db =
+            sparsetable::Database::with_clock(sparsetable::ManualClock::new(1_700_000_000_000_000));
+        let mut console = sparsetable_console::Console::new();
+        let line = get("admin_create", Lang::Cbt);
+        let out = console.run_line(&mut db, &line[CBT.len() + 1..]);
+        assert!(!out.failed, "{}", out.stderr);
+        let info = db.get_table("snippets").unwrap();
+        let rules: Vec<(String, GcRule)> = info
+            .config
+            .families
+            .iter()
+            .map(|(n, f)| (n.clone(), f.gc_rule.clone()))
+            .collect();
+        assert_eq!(rules[0], ("cf".to_string(), GcRule::MaxNumVersions(3)));
+        assert_eq!(
+            rules[1],
+            (
+                "m".to_string(),
+                GcRule::Union(alloc::vec![
+                    GcRule::MaxAge {
+                        micros: 86_400_000_000
+                    },
+                    GcRule::MaxNumVersions(1)
+                ])
+            )
+        );
+    }
+
+    /// Writes the corpus to `$SPARSETABLE_SNIPPETS_DIR` (one file per snippet) for
+    /// web/test/snippets.test.mjs, which runs and compiles them; without the variable it
+    /// only checks the corpus builds.
+    #[test]
+    fn write_the_snippet_corpus_for_the_runner() {
+        let corpus = corpus();
+        let Some(dir) = std::env::var_os("SPARSETABLE_SNIPPETS_DIR") else {
+            return;
+        };
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, snippets) in corpus {
+            for s in snippets {
+                let file = match s.lang {
+                    Lang::PythonGoogle => format!("{name}.google.py"),
+                    Lang::PythonSparsetable => format!("{name}.sparsetable.py"),
+                    Lang::Java => format!("{name}.java"),
+                    Lang::Go => format!("{name}.go"),
+                    Lang::Node => format!("{name}.js"),
+                    Lang::Cbt => format!("{name}.cbt.sh"),
+                };
+                std::fs::write(dir.join(file), s.code).unwrap();
+            }
+        }
     }
 }

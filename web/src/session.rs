@@ -119,6 +119,11 @@ pub fn restore(db: &mut Database, session: &Session) -> Result<(), ShownError> {
                 }
             }
         }
+        // The playground's tables split at the lab's small thresholds (its tablet maps show
+        // them); rows imported into them split as they arrive, not in a later compaction.
+        if config.tablet_options == sparsetable::TabletOptions::default() {
+            config.tablet_options = crate::lab::LAB_TABLET_OPTIONS;
+        }
         db.create_table(&t.table_id, config).map_err(engine)?;
         let mut batch: Vec<RowMutations> = Vec::new();
         let mut in_batch = 0;
@@ -461,6 +466,20 @@ mod tests {
     }
 
     #[test]
+    fn a_table_saved_with_the_engines_thresholds_comes_back_with_the_labs() {
+        let mut db = Database::with_clock(Arc::new(ManualClock::new(T0)));
+        db.create_table("old", TableConfig::with_families(["f"]))
+            .unwrap();
+        let session = capture(&db).unwrap();
+        let mut fresh = Database::with_clock(Arc::new(ManualClock::new(T0)));
+        restore(&mut fresh, &session).unwrap();
+        assert_eq!(
+            fresh.get_table("old").unwrap().config.tablet_options,
+            crate::lab::LAB_TABLET_OPTIONS
+        );
+    }
+
+    #[test]
     fn json_round_trips_tables_rows_and_gc_rules_through_a_fresh_database() {
         let db = sample();
         let session = capture(&db).unwrap();
@@ -470,7 +489,12 @@ mod tests {
         assert_eq!(back, session);
         let mut fresh = Database::with_clock(Arc::new(ManualClock::new(T0)));
         restore(&mut fresh, &back).unwrap();
-        assert_eq!(capture(&fresh).unwrap(), session);
+        // Restored tables split at the lab's thresholds; all else is as saved.
+        let mut expected = session.clone();
+        for t in &mut expected.tables {
+            t.config.tablet_options = crate::lab::LAB_TABLET_OPTIONS;
+        }
+        assert_eq!(capture(&fresh).unwrap(), expected);
         // Nothing is created when one table already exists.
         let err = restore(&mut fresh, &back).unwrap_err();
         assert_eq!(err.code, "ALREADY_EXISTS");

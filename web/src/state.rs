@@ -646,8 +646,9 @@ impl Playground {
         }
         self.now_micros = self.db.borrow().now_micros();
         let selected = self.selected.clone();
+        let grid = self.grid.data.borrow().clone();
         self.lab
-            .observe(&mut self.db.borrow_mut(), selected.as_deref());
+            .observe(&mut self.db.borrow_mut(), selected.as_deref(), &grid.rows);
     }
 
     fn create_table(
@@ -677,12 +678,24 @@ impl Playground {
                 .filter(|f| !f.is_empty())
                 .map(|f| (f.to_string(), family.clone()))
                 .collect(),
+            // Split at the lab's small thresholds, as its tablet maps show.
+            tablet_options: crate::lab::LAB_TABLET_OPTIONS,
             ..TableConfig::default()
         };
+        let families: Vec<(String, GcRule)> = config
+            .families
+            .iter()
+            .map(|(name, f)| (name.clone(), f.gc_rule.clone()))
+            .collect();
         self.db
             .borrow_mut()
             .create_table(table_id, config)
             .map_err(shown)?;
+        // Admin operations are shown as code too.
+        self.last_write = Some(codegen::admin_snippets(&codegen::AdminOp::CreateTable {
+            table: table_id,
+            families: &families,
+        }));
         self.selected = Some(table_id.to_string());
         self.revision += 1;
         self.refresh_tables();
@@ -752,14 +765,19 @@ impl Playground {
             .modify_column_families(
                 &table,
                 &[FamilyModification::Update {
-                    name: family,
+                    name: family.clone(),
                     family: ColumnFamily {
-                        gc_rule: rule,
+                        gc_rule: rule.clone(),
                         ..ColumnFamily::default()
                     },
                 }],
             )
             .map_err(shown)?;
+        self.last_write = Some(codegen::admin_snippets(&codegen::AdminOp::SetGcRule {
+            table: &table,
+            family: &family,
+            rule: &rule,
+        }));
         self.revision += 1;
         // A rule changes what every row shows: one full read.
         self.refresh_tables();

@@ -136,7 +136,7 @@ pub fn app() -> Html {
     }
     // --- lab (pglab): console, tablets, Key Visualizer, scenarios, key builder ---
     let lab = html! {
-        <super::lab::LabPanel lab={state.lab.clone()}
+        <super::lab::LabPanel lab={state.lab.clone()} events={state.lab_events.clone()}
             tables={state.tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>()}
             on_action={dispatch.clone()} />
     };
@@ -237,7 +237,7 @@ fn data_view(state: &Shown, dispatch: &Callback<Action>) -> Html {
                     <VersionsDrawer drawer={d.clone()} on_action={dispatch.clone()} />
                 }
                 if let Some(code) = &state.last_write {
-                    <CodeTabs snippets={code.clone()} title="The last write as code" />
+                    <CodeTabs snippets={code.clone()} title="The last change as code" />
                 }
             </div>
         </div>

@@ -16,6 +16,8 @@ use crate::state::Action;
 pub struct LabPanelProps {
     /// The lab's views.
     pub lab: LabView,
+    /// The tablet event log.
+    pub events: Vec<crate::lab::tablets::EventLine>,
     /// Every table's name (console completion).
     pub tables: Vec<String>,
     /// Receives actions.
@@ -36,7 +38,7 @@ pub fn lab_panel(props: &LabPanelProps) -> Html {
     let tab = use_state(|| "scenarios");
     let body = match *tab {
         "tablets" => {
-            html! { <TabletsView lab={props.lab.clone()} on_action={props.on_action.clone()} /> }
+            html! { <TabletsView lab={props.lab.clone()} events={props.events.clone()} on_action={props.on_action.clone()} /> }
         }
         "heatmap" => {
             html! { <HeatmapsView lab={props.lab.clone()} on_action={props.on_action.clone()} /> }

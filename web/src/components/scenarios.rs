@@ -105,6 +105,8 @@ pub fn scenarios_view(props: &ScenariosProps) -> Html {
         })
     };
 
+    // Row sizes matter to the tall-vs-wide lesson; elsewhere rows stay small.
+    let show_sizes = lab.scenario.as_deref() == Some("tall-wide");
     html! {
         <div class="scenarios" data-testid="scenarios">
             <div class="scenario-buttons">
@@ -143,12 +145,25 @@ pub fn scenarios_view(props: &ScenariosProps) -> Html {
             <div class="lanes">
                 { for lab.lanes.iter().map(|lane| html! {
                     <div class="lane card" data-testid="lane" data-table={lane.table.clone()}
-                        data-hotspot={lane.hotspot_permille.to_string()}>
+                        data-hotspot={lane.hotspot_permille.map(|p| p.to_string()).unwrap_or_default()}>
                         <h2>{ &lane.table }<span class="muted">{ format!(" · {}", lane.design) }</span></h2>
-                        <div class={classes!("score", (lane.hotspot_permille >= 700).then_some("bad"))} data-testid="hotspot-score"
-                            title="The hottest tablet's share of the latest writes">
-                            { format!("hotspot score {:.0} %", lane.hotspot_permille as f64 / 10.0) }
-                        </div>
+                        { match lane.hotspot_permille {
+                            Some(p) => html! {
+                                <div class={classes!("score", (p >= 700).then_some("bad"))} data-testid="hotspot-score"
+                                    title="The hottest tablet's share of the latest writes">
+                                    { format!("hotspot score {:.0} %", p as f64 / 10.0) }
+                                </div>
+                            },
+                            None => html! {
+                                <div class="score muted" data-testid="hotspot-score" data-single="true"
+                                    title="One tablet takes every write by definition; a hotspot is one tablet of several doing the work">
+                                    { "one tablet: no hotspot score yet" }
+                                </div>
+                            },
+                        } }
+                        if show_sizes {
+                            <RowSizesView lane={lane.clone()} ticks={lab.ticks} />
+                        }
                         <TabletMap lane={lane.clone()} />
                         <HeatmapView lane={lane.clone()} cell={8} />
                     </div>
@@ -207,6 +222,51 @@ pub fn pager(props: &PagerProps) -> Html {
                 Some(k) => format!("resume key: {}", crate::state::display_bytes(k)),
                 None => "last page".into(),
             } }</p>
+        </div>
+    }
+}
+
+/// Props of [`RowSizesView`].
+#[derive(Properties, PartialEq)]
+pub struct RowSizesProps {
+    /// The lane.
+    pub lane: crate::lab::LaneView,
+    /// Simulated seconds of load so far (for the growth rate).
+    pub ticks: u64,
+}
+
+fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        b if b >= 1_000 => format!("{:.1} kB", b as f64 / 1e3),
+        b => format!("{b} B"),
+    }
+}
+
+/// A lane's row sizes against Bigtable's 100 MB advice and 256 MB limit, and how long the
+/// largest row takes to reach the advice at the load so far.
+#[function_component(RowSizesView)]
+pub fn row_sizes_view(props: &RowSizesProps) -> Html {
+    use crate::lab::{ROW_ADVICE_BYTES, ROW_LIMIT_BYTES};
+    let lane = &props.lane;
+    let s = lane.row_sizes;
+    let rows = lane.rows.max(1) as u64;
+    let share = |limit: u64| s.largest_bytes as f64 * 100.0 / limit as f64;
+    let growth = s.largest_bytes.checked_div(props.ticks).unwrap_or(0);
+    // A row that keeps growing: days until it passes the advice at this rate.
+    let days = (growth > 0).then(|| {
+        ROW_ADVICE_BYTES.saturating_sub(s.largest_bytes) as f64 / growth as f64 / 86_400.0
+    });
+    html! {
+        <div class="row-sizes" data-testid="row-sizes" data-largest-bytes={s.largest_bytes.to_string()}
+            data-largest-cells={s.largest_cells.to_string()}>
+            <div>{ format!("largest row {} · {} cells; mean {} · {} cells per row",
+                size_text(s.largest_bytes), s.largest_cells, size_text(s.total_bytes / rows), s.total_cells / rows) }</div>
+            <div class="muted">{ format!("{:.4} % of the 100 MB Bigtable advises per row, {:.4} % of its 256 MB limit",
+                share(ROW_ADVICE_BYTES), share(ROW_LIMIT_BYTES)) }</div>
+            if let Some(d) = days.filter(|_| lane.table == "wide") {
+                <div class="muted">{ format!("at this load the largest row grows {} a second: past 100 MB in {:.0} days", size_text(growth), d) }</div>
+            }
         </div>
     }
 }

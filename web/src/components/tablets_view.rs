@@ -15,6 +15,8 @@ use sparsetable::TabletOptions;
 pub struct TabletsViewProps {
     /// The lab's views.
     pub lab: LabView,
+    /// The tablet event log.
+    pub events: Vec<crate::lab::tablets::EventLine>,
     /// Receives lab actions.
     pub on_action: Callback<Action>,
 }
@@ -80,7 +82,7 @@ pub fn tablets_view(props: &TabletsViewProps) -> Html {
             <div class="card events" data-testid="event-log">
                 <h2>{ "Event log" }</h2>
                 <ol reversed=true>
-                    { for props.lab.events.iter().rev().take(80).map(|e| html! {
+                    { for props.events.iter().rev().take(80).map(|e| html! {
                         <li class={classes!("event", e.kind.clone())} data-kind={e.kind.clone()}>
                             <span class="kind">{ &e.kind }</span>{ " " }<code>{ &e.table }</code>{ " " }{ &e.text }
                         </li>

@@ -7,7 +7,10 @@
 //! - the views read only `Database::tablets`, `access_stats`, `get_table` and
 //!   `take_tablet_events`, none of which counts as a read in the access statistics; row
 //!   counts come from the keys the lab wrote (load generator, scenario data, console `set`
-//!   and `deleterow`), not from reading rows;
+//!   and `deleterow`), or for the playground's selected table from the grid the page already
+//!   holds, never from reading rows; row sizes likewise count what the lab wrote;
+//! - a table shown in the lab splits at the lab's small thresholds: lesson tables are made
+//!   with them, and a user's table still on the engine's defaults gets them when first shown;
 //! - the heavy state (keys written, recent writes, the console's files, the generator) sits
 //!   behind one `Rc<RefCell<_>>`, like the database, so a Yew reducer's clone of the
 //!   playground costs only the small views;
@@ -26,6 +29,7 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 use core::ops::Bound;
 
+use crate::state::GridRow;
 use sparsetable::{
     ColumnFamily, Database, GcRule, ManualClock, Mutation, ReadRowsRequest, RowFilter, RowRange,
     RowSet, StatsOptions, TableConfig, TabletOptions,
@@ -144,8 +148,9 @@ pub struct LaneView {
     pub design: String,
     /// Its tablets in key order.
     pub tablets: Vec<TabletView>,
-    /// The hottest tablet's share of recent writes, per mille.
-    pub hotspot_permille: u32,
+    /// The hottest tablet's share of recent writes, per mille; `None` with fewer than two
+    /// tablets (one tablet takes every write by definition: no hotspot to score).
+    pub hotspot_permille: Option<u32>,
     /// The heatmap of the chosen metric.
     pub heatmap: Heatmap,
     /// Splits seen so far.
@@ -154,6 +159,40 @@ pub struct LaneView {
     pub merges: usize,
     /// Rows the lab wrote.
     pub rows: usize,
+    /// Sizes of the rows the lab wrote (the tall-vs-wide lesson compares them with
+    /// Bigtable's row-size advice and limit).
+    pub row_sizes: RowSizes,
+}
+
+/// What the lab wrote per row: bytes (qualifier, value and the 8-byte timestamp of each
+/// cell) and cells, for the largest row and on average. Counted as written, from the lab's
+/// own writes (nothing here reads rows); lesson tables keep every version, so written is
+/// held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct RowSizes {
+    /// Bytes of the largest row.
+    pub largest_bytes: u64,
+    /// Cells of the largest row.
+    pub largest_cells: u64,
+    /// Bytes over all rows.
+    pub total_bytes: u64,
+    /// Cells over all rows.
+    pub total_cells: u64,
+}
+
+/// Bigtable's advice: keep a row under 100 MB.
+pub const ROW_ADVICE_BYTES: u64 = 100 * 1000 * 1000;
+/// Bigtable's hard limit on a row: 256 MB.
+pub const ROW_LIMIT_BYTES: u64 = 256 * 1000 * 1000;
+
+/// The bytes a cell adds to its row, as [`RowSizes`] counts them.
+fn cell_bytes(m: &Mutation) -> u64 {
+    match m {
+        Mutation::SetCell {
+            qualifier, value, ..
+        } => (qualifier.len() + value.len() + 8) as u64,
+        _ => 0,
+    }
 }
 
 /// The comments pager.
@@ -178,8 +217,6 @@ pub struct LabView {
     pub console: Vec<ConsoleEntry>,
     /// The lanes (a scenario's tables, or the selected table).
     pub lanes: Vec<LaneView>,
-    /// Tablet events, oldest first (the newest 200).
-    pub events: Vec<EventLine>,
     /// The thresholds of the first lane's table.
     #[serde(with = "crate::wire::tablet_options")]
     pub thresholds: TabletOptions,
@@ -212,6 +249,30 @@ struct Inner {
     merges: BTreeMap<String, usize>,
     /// The rows the last `Load` action wrote, per table: the grid re-reads just these.
     last_written: BTreeMap<String, BTreeSet<Vec<u8>>>,
+    /// Bytes and cells written per row, per table.
+    row_bytes: BTreeMap<String, BTreeMap<Vec<u8>, (u64, u64)>>,
+    /// Per table: the totals and the largest row of `row_bytes`, kept as writes come.
+    row_sizes: BTreeMap<String, RowSizes>,
+    /// The next comment id the comments lesson's load writes.
+    next_comment: u32,
+}
+
+impl Inner {
+    /// Counts a write of `cells` cells of `bytes` bytes into `key` of `table`.
+    fn count_write(&mut self, table: &str, key: &[u8], bytes: u64, cells: u64) {
+        let rows = self.row_bytes.entry(table.into()).or_default();
+        let row = rows.entry(key.to_vec()).or_default();
+        row.0 += bytes;
+        row.1 += cells;
+        let row = *row;
+        let sizes = self.row_sizes.entry(table.into()).or_default();
+        sizes.total_bytes += bytes;
+        sizes.total_cells += cells;
+        if row.0 > sizes.largest_bytes {
+            sizes.largest_bytes = row.0;
+            sizes.largest_cells = row.1;
+        }
+    }
 }
 
 /// The lab's state: shared heavy state plus the views.
@@ -220,11 +281,16 @@ pub struct Lab {
     inner: Rc<RefCell<Inner>>,
     /// What the lab components render.
     pub view: LabView,
+    /// Tablet events, oldest first (the newest 200): apart from the view, so the page is
+    /// sent them only when they change, not with every lane update.
+    pub events: Vec<EventLine>,
 }
 
 impl PartialEq for Lab {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.inner, &other.inner) && self.view == other.view
+        Rc::ptr_eq(&self.inner, &other.inner)
+            && self.view == other.view
+            && self.events == other.events
     }
 }
 
@@ -244,6 +310,7 @@ impl Default for Lab {
         Lab {
             inner: Rc::new(RefCell::new(inner)),
             view,
+            events: Vec::new(),
         }
     }
 }
@@ -284,6 +351,104 @@ fn fresh_table(
     }
     db.create_table(name, config).map_err(shown)?;
     db.set_stats_options(name, LAB_STATS).map_err(shown)
+}
+
+/// The bus lesson's fleet: company, routes; each route runs six buses. Route 22 of STC runs
+/// bus 173, the one the lesson looks up.
+const FLEET: &[(&str, &[u32])] = &[("FIRST", &[1, 22, 40]), ("STC", &[1, 2, 22, 100, 101])];
+
+/// One position update of every bus at `ts` (update `n` moves each bus a little).
+fn bus_updates(n: i64, ts: i64) -> Vec<(Vec<u8>, Vec<Mutation>)> {
+    let mut rows = Vec::new();
+    for (company, routes) in FLEET {
+        for route in *routes {
+            for v in 0..6u32 {
+                // Three-digit ids, distinct per route; STC#22's first bus is 173.
+                let vehicle = 100 + (route * 7 + v * 13 + 819) % 900;
+                let key = format!("{company}#{route}#{vehicle}").into_bytes();
+                let lat = 53.38
+                    + f64::from((route * 31 + v * 17) % 100) / 1000.0
+                    + (n % 50) as f64 * 0.001;
+                let lng = -1.32 - f64::from((route * 13 + v * 29) % 100) / 1000.0;
+                rows.push((
+                    key,
+                    alloc::vec![
+                        Mutation::set_cell(
+                            "loc",
+                            b"lat".to_vec(),
+                            ts,
+                            format!("{lat:.5}").into_bytes()
+                        ),
+                        Mutation::set_cell(
+                            "loc",
+                            b"lng".to_vec(),
+                            ts,
+                            format!("{lng:.5}").into_bytes()
+                        ),
+                    ],
+                ));
+            }
+        }
+    }
+    rows
+}
+
+/// Comment `id` created at `created` (microseconds): its row in `comments` and its row in
+/// `comment_index`.
+/// A row to write: its key and mutations.
+type RowWrite = (Vec<u8>, Vec<Mutation>);
+
+fn comment_rows(id: u32, created: i64) -> (RowWrite, RowWrite) {
+    let langs = ["en", "fr", "de", "en", "es"];
+    let words = [
+        "Great value",
+        "Stopped working after a week",
+        "Does what it says",
+        "Too small",
+        "Would buy again",
+        "Arrived late but fine",
+    ];
+    let product = if id % 9 == 4 { 7 } else { 42 };
+    let lang = langs[(id as usize * 3 + id as usize / 7) % langs.len()];
+    let rating = 1 + (id * 7 + id / 5) % 5;
+    let key = format!(
+        "PRODUCT#{product}/{:016}/{lang}/{rating}/COMMENT#{id:04}",
+        REVERSE_BASE_MICROS - created
+    )
+    .into_bytes();
+    let text = format!("{} ({rating}★)", words[id as usize % words.len()]);
+    let main = (
+        key.clone(),
+        alloc::vec![
+            Mutation::set_cell("c", b"text".to_vec(), created, text.into_bytes()),
+            Mutation::set_cell(
+                "c",
+                b"user".to_vec(),
+                created,
+                format!("user{}", id % 17).into_bytes()
+            ),
+        ],
+    );
+    let index = (
+        format!("COMMENT#{id:04}").into_bytes(),
+        alloc::vec![Mutation::set_cell("ref", b"row".to_vec(), created, key)],
+    );
+    (main, index)
+}
+
+/// Comments the comments lesson's load adds per simulated second.
+const COMMENTS_PER_TICK: u32 = 4;
+
+/// Rows in `rows` (sorted by key) from `start` (inclusive) to `end` (exclusive; empty: the
+/// end).
+fn rows_between(rows: &[GridRow], start: &[u8], end: &[u8]) -> usize {
+    let from = rows.partition_point(|r| r.key.as_slice() < start);
+    let to = if end.is_empty() {
+        rows.len()
+    } else {
+        rows.partition_point(|r| r.key.as_slice() < end)
+    };
+    to.saturating_sub(from)
 }
 
 impl Lab {
@@ -343,7 +508,12 @@ impl Lab {
         action: LabAction,
     ) -> Result<(), ShownError> {
         match action {
-            LabAction::Console(line) => self.console(db, &line),
+            LabAction::Console(line) => {
+                self.console(db, &line);
+                // Time passes between two commands, as between two cbt runs against a
+                // server; the console itself never reuses a millisecond for a write.
+                clock.advance_micros(crate::state::WRITE_TICK_MICROS);
+            }
             LabAction::ClearConsole => self.view.console.clear(),
             LabAction::AddFile { name, text } => {
                 let name = name.trim().to_string();
@@ -444,7 +614,12 @@ impl Lab {
     fn load(&mut self, db: &mut Database, clock: &ManualClock, ticks: u32) {
         let mut inner = self.inner.borrow_mut();
         inner.last_written.clear();
-        if !inner.generated || inner.lanes.is_empty() {
+        if inner.lanes.is_empty() {
+            return;
+        }
+        if !inner.generated {
+            drop(inner);
+            self.scripted_load(db, clock, ticks);
             return;
         }
         let lanes = inner.lanes.clone();
@@ -460,6 +635,14 @@ impl Lab {
                 recent.extend(written.iter().cloned());
                 let excess = recent.len().saturating_sub(RECENT_WRITES);
                 recent.drain(..excess);
+                let bytes = match lane.shape {
+                    Shape::Tall => 1,
+                    Shape::Wide => 10,
+                } + self.view.load.value_bytes as u64
+                    + 8;
+                for key in &written {
+                    inner.count_write(&lane.table, key, bytes, 1);
+                }
                 inner
                     .keys
                     .entry(lane.table.clone())
@@ -470,10 +653,51 @@ impl Lab {
         }
     }
 
+    /// Load for the lessons with their own data (bus, comments), one simulated second per
+    /// tick: every bus reports its position again (a new version of its cells), or a few
+    /// new comments arrive.
+    fn scripted_load(&mut self, db: &mut Database, clock: &ManualClock, ticks: u32) {
+        for _ in 0..ticks {
+            let start = db.now_micros();
+            let start = start - start.rem_euclid(1000);
+            let tick = self.view.ticks as i64;
+            let result = match self.view.scenario.as_deref() {
+                Some("bus") => {
+                    let rows = bus_updates(3 + tick, start);
+                    self.write_rows(db, "vehicles", &rows)
+                }
+                Some("comments") => {
+                    let (mut main, mut index) = (Vec::new(), Vec::new());
+                    for i in 0..COMMENTS_PER_TICK {
+                        let id = {
+                            let mut inner = self.inner.borrow_mut();
+                            inner.next_comment += 1;
+                            inner.next_comment - 1
+                        };
+                        let (m, x) = comment_rows(id, start + i64::from(i) * 1000);
+                        main.push(m);
+                        index.push(x);
+                    }
+                    self.write_rows(db, "comments", &main)
+                        .and_then(|()| self.write_rows(db, "comment_index", &index))
+                }
+                _ => Ok(()),
+            };
+            if result.is_err() {
+                // The lesson's tables are gone (deleted from the console, say).
+                return;
+            }
+            clock.set_micros(start + 1_000_000);
+            self.view.ticks += 1;
+        }
+    }
+
     fn set_lanes(&mut self, lanes: Vec<Lane>, generated: bool) {
         let mut inner = self.inner.borrow_mut();
         for lane in &lanes {
             inner.keys.remove(&lane.table);
+            inner.row_bytes.remove(&lane.table);
+            inner.row_sizes.remove(&lane.table);
             inner.recent.remove(&lane.table);
             inner.splits.remove(&lane.table);
             inner.merges.remove(&lane.table);
@@ -495,6 +719,15 @@ impl Lab {
             db.mutate_row(table, key, mutations).map_err(shown)?;
         }
         let mut inner = self.inner.borrow_mut();
+        for (key, mutations) in rows {
+            let bytes = mutations.iter().map(cell_bytes).sum();
+            inner.count_write(table, key, bytes, mutations.len() as u64);
+        }
+        inner
+            .last_written
+            .entry(table.into())
+            .or_default()
+            .extend(rows.iter().map(|(k, _)| k.clone()));
         let keys = inner.keys.entry(table.into()).or_default();
         keys.extend(rows.iter().map(|(k, _)| k.clone()));
         let recent = inner.recent.entry(table.into()).or_default();
@@ -582,42 +815,17 @@ impl Lab {
                     separator: "#".into(),
                 };
                 self.set_lanes(alloc::vec![lane("vehicles", design, Shape::Tall)], false);
-                let mut rows = Vec::new();
-                let fleet: &[(&str, &[u32])] =
-                    &[("FIRST", &[1, 22, 40]), ("STC", &[1, 2, 22, 100, 101])];
+                let now = db.now_micros() / 1000 * 1000;
+                // Three position updates, 30 s apart: the family keeps all three.
                 for update in 0..3i64 {
-                    let ts = (db.now_micros() / 1000 + update * 30_000) * 1000;
-                    for (company, routes) in fleet {
-                        for route in *routes {
-                            for v in 0..6u32 {
-                                let vehicle = 100 + route * 7 + v * 13;
-                                let key = format!("{company}#{route}#{vehicle}").into_bytes();
-                                let lat = 53.38
-                                    + f64::from((route * 31 + v * 17) % 100) / 1000.0
-                                    + update as f64 * 0.001;
-                                let lng = -1.32 - f64::from((route * 13 + v * 29) % 100) / 1000.0;
-                                rows.push((
-                                    key,
-                                    alloc::vec![
-                                        Mutation::set_cell(
-                                            "loc",
-                                            b"lat".to_vec(),
-                                            ts,
-                                            format!("{lat:.5}").into_bytes()
-                                        ),
-                                        Mutation::set_cell(
-                                            "loc",
-                                            b"lng".to_vec(),
-                                            ts,
-                                            format!("{lng:.5}").into_bytes()
-                                        ),
-                                    ],
-                                ));
-                            }
-                        }
-                    }
+                    self.write_rows(
+                        db,
+                        "vehicles",
+                        &bus_updates(update, now + update * 30_000_000),
+                    )?;
                 }
-                self.write_rows(db, "vehicles", &rows)?;
+                // The clock moves past the last update, so later updates (load) are newer.
+                clock.set_micros(now + 61_000_000);
             }
             ScenarioId::Comments => {
                 fresh_table(db, "comments", &[("c", GcRule::MaxNumVersions(1))])?;
@@ -632,44 +840,13 @@ impl Lab {
                 };
                 self.set_lanes(alloc::vec![lane("comments", design, Shape::Tall)], false);
                 let now = db.now_micros() / 1000 * 1000;
-                let langs = ["en", "fr", "de", "en", "es"];
-                let words = [
-                    "Great value",
-                    "Stopped working after a week",
-                    "Does what it says",
-                    "Too small",
-                    "Would buy again",
-                    "Arrived late but fine",
-                ];
                 let (mut main, mut index) = (Vec::new(), Vec::new());
                 for id in 0..130u32 {
-                    let product = if id % 9 == 4 { 7 } else { 42 };
-                    let created = now - i64::from(130 - id) * 3_600_000_000;
-                    let lang = langs[(id as usize * 3 + id as usize / 7) % langs.len()];
-                    let rating = 1 + (id * 7 + id / 5) % 5;
-                    let key = format!(
-                        "PRODUCT#{product}/{:016}/{lang}/{rating}/COMMENT#{id:04}",
-                        REVERSE_BASE_MICROS - created
-                    )
-                    .into_bytes();
-                    let text = format!("{} ({rating}★)", words[id as usize % words.len()]);
-                    main.push((
-                        key.clone(),
-                        alloc::vec![
-                            Mutation::set_cell("c", b"text".to_vec(), created, text.into_bytes()),
-                            Mutation::set_cell(
-                                "c",
-                                b"user".to_vec(),
-                                created,
-                                format!("user{}", id % 17).into_bytes()
-                            ),
-                        ],
-                    ));
-                    index.push((
-                        format!("COMMENT#{id:04}").into_bytes(),
-                        alloc::vec![Mutation::set_cell("ref", b"row".to_vec(), created, key)],
-                    ));
+                    let (m, x) = comment_rows(id, now - i64::from(130 - id) * 3_600_000_000);
+                    main.push(m);
+                    index.push(x);
                 }
+                self.inner.borrow_mut().next_comment = 130;
                 self.write_rows(db, "comments", &main)?;
                 self.write_rows(db, "comment_index", &index)?;
                 self.page(db, false, String::new())?;
@@ -742,8 +919,16 @@ impl Lab {
 
     /// Refreshes the views from the engine after any action: drains tablet events into the
     /// log and recomputes each lane's tablets and heatmap. `selected` is the playground's
-    /// table, shown as the one lane when no scenario runs.
-    pub fn observe(&mut self, db: &mut Database, selected: Option<&str>) {
+    /// table, shown as the one lane when no scenario runs, with `selected_rows` its rows in
+    /// key order (the grid's), which the lane counts its rows from. A table still on the
+    /// engine's default thresholds is given the lab's small ones the first time it is shown
+    /// (and compacted, so it splits now), so its map shows tablets as a lesson's does.
+    pub fn observe(
+        &mut self,
+        db: &mut Database,
+        selected: Option<&str>,
+        selected_rows: &[GridRow],
+    ) {
         let mut inner = self.inner.borrow_mut();
         for e in db.take_tablet_events() {
             match e.kind {
@@ -755,10 +940,10 @@ impl Lab {
                 }
                 _ => {}
             }
-            self.view.events.push(tablets::event_line(&e));
+            self.events.push(tablets::event_line(&e));
         }
-        let excess = self.view.events.len().saturating_sub(200);
-        self.view.events.drain(..excess);
+        let excess = self.events.len().saturating_sub(200);
+        self.events.drain(..excess);
         // Lanes whose tables were deleted (by the console, say) drop out.
         inner.lanes.retain(|l| db.get_table(&l.table).is_ok());
         let mut lanes: Vec<(String, String)> = inner
@@ -766,10 +951,38 @@ impl Lab {
             .iter()
             .map(|l| (l.table.clone(), l.design.name.clone()))
             .collect();
+        let mut user_table = None;
         if lanes.is_empty() {
             self.view.scenario = None;
             if let Some(t) = selected {
                 lanes.push((t.to_string(), "—".into()));
+                // The grid holds every row of the selected table, whoever wrote it.
+                user_table = Some(t.to_string());
+                let defaults = db
+                    .get_table(t)
+                    .is_ok_and(|i| i.config.tablet_options == TabletOptions::default());
+                if defaults {
+                    let _ = db.set_tablet_options(t, LAB_TABLET_OPTIONS);
+                    let _ = db.compact_table(t);
+                    // One line for the splits this made (the log, resent with the lab's
+                    // view, stays short).
+                    let splits = db
+                        .take_tablet_events()
+                        .iter()
+                        .filter(|e| e.kind == sparsetable::TabletEventKind::Split)
+                        .count();
+                    *inner.splits.entry(t.to_string()).or_default() += splits;
+                    if splits > 0 {
+                        let tablets = db.tablets(t).map(|v| v.len()).unwrap_or(1);
+                        self.events.push(EventLine {
+                            table: t.to_string(),
+                            kind: "split".into(),
+                            text: format!(
+                                "the lab's thresholds apply to {t}: {splits} splits, now {tablets} tablets"
+                            ),
+                        });
+                    }
+                }
             }
         }
         let empty = BTreeSet::new();
@@ -783,14 +996,22 @@ impl Lab {
                     .get(&table)
                     .map(|r| r.iter().cloned().collect())
                     .unwrap_or_default();
-                let views = tablets::tablet_views(&infos, keys, &recent);
+                let mut views = tablets::tablet_views(&infos, keys, &recent);
+                let mut rows = keys.len();
+                if user_table.as_deref() == Some(table.as_str()) {
+                    for v in &mut views {
+                        v.rows = rows_between(selected_rows, &v.start, &v.end);
+                    }
+                    rows = selected_rows.len();
+                }
                 let stats = db.access_stats(&table).unwrap_or_default();
                 Some(LaneView {
-                    hotspot_permille: tablets::hotspot_permille(&views),
+                    hotspot_permille: (views.len() > 1).then(|| tablets::hotspot_permille(&views)),
                     heatmap: heatmap::build(&stats, self.view.metric, 24),
                     splits: inner.splits.get(&table).copied().unwrap_or(0),
                     merges: inner.merges.get(&table).copied().unwrap_or(0),
-                    rows: keys.len(),
+                    row_sizes: inner.row_sizes.get(&table).copied().unwrap_or_default(),
+                    rows,
                     tablets: views,
                     design,
                     table,
@@ -818,7 +1039,7 @@ mod tests {
 
     fn run(lab: &mut Lab, db: &mut Database, clock: &ManualClock, action: LabAction) {
         lab.apply(db, clock, action).unwrap();
-        lab.observe(db, None);
+        lab.observe(db, None, &[]);
     }
 
     #[test]
@@ -845,18 +1066,18 @@ mod tests {
             assert_eq!(l.heatmap.total, 3000, "every write is in the heatmap");
         }
         assert!(
-            seq.hotspot_permille >= 900,
-            "sequential: {}",
+            seq.hotspot_permille.is_some_and(|p| p >= 900),
+            "sequential: {:?}",
             seq.hotspot_permille
         );
         assert!(
-            salted.hotspot_permille <= 500,
-            "salted: {}",
+            salted.hotspot_permille.is_some_and(|p| p <= 500),
+            "salted: {:?}",
             salted.hotspot_permille
         );
         assert!(
-            promoted.hotspot_permille <= 500,
-            "promoted: {}",
+            promoted.hotspot_permille.is_some_and(|p| p <= 500),
+            "promoted: {:?}",
             promoted.hotspot_permille
         );
         // The sequential heatmap's writes sit in a narrow band per second, and that band is
@@ -869,7 +1090,7 @@ mod tests {
             promoted.heatmap.widest_time
         );
         assert!(promoted.heatmap.rows.iter().all(|r| !r.hot));
-        assert!(lab.view.events.iter().any(|e| e.kind == "split"));
+        assert!(lab.events.iter().any(|e| e.kind == "split"));
         // More load, and thresholds adjustable at run time.
         let before = lab.view.lanes[0].tablets.len();
         let mut small = LAB_TABLET_OPTIONS;
@@ -909,7 +1130,7 @@ mod tests {
             "{} tablets, {before} before",
             seq.tablets.len()
         );
-        assert!(lab.view.events.iter().any(|e| e.kind == "merge"));
+        assert!(lab.events.iter().any(|e| e.kind == "merge"));
         assert_eq!(seq.rows, 3000, "merging loses no row");
     }
 
@@ -950,12 +1171,22 @@ mod tests {
         ] {
             run(&mut lab, &mut db, &clock, LabAction::Console(line.into()));
         }
-        lab.observe(&mut db, Some("t"));
+        // The selected table's lane counts the grid's rows (what the table holds).
+        let grid: Vec<GridRow> = db
+            .read_rows("t", &ReadRowsRequest::default())
+            .unwrap()
+            .map(|r| GridRow {
+                key: r.key,
+                cells: Vec::new(),
+            })
+            .collect();
+        lab.observe(&mut db, Some("t"), &grid);
         assert_eq!(
             lab.view.console.last().map(|e| e.stdout.as_str()),
             Some("1\n")
         );
         assert_eq!(lab.view.lanes[0].rows, 1);
+        assert_eq!(lab.view.lanes[0].tablets[0].rows, 1);
         run(
             &mut lab,
             &mut db,
@@ -1032,7 +1263,7 @@ mod tests {
         let tall_wide = |lab: &mut Lab, db: &mut Database| {
             lab.apply(db, &clock, LabAction::RunScenario("tall-wide".into()))
                 .unwrap();
-            lab.observe(db, None);
+            lab.observe(db, None, &[]);
             (lab.view.lanes[0].rows, lab.view.lanes[1].rows)
         };
         let (tall, wide) = tall_wide(&mut lab, &mut db);
@@ -1041,5 +1272,211 @@ mod tests {
         assert!(lab
             .apply(&mut db, &clock, LabAction::RunScenario("nope".into()))
             .is_err());
+    }
+
+    fn console_out(
+        lab: &mut Lab,
+        db: &mut Database,
+        clock: &ManualClock,
+        line: &str,
+    ) -> ConsoleEntry {
+        run(lab, db, clock, LabAction::Console(line.into()));
+        lab.view.console.last().cloned().unwrap()
+    }
+
+    #[test]
+    fn every_lesson_command_runs_and_finds_something() {
+        for s in scenarios::SCENARIOS {
+            let (mut lab, mut db, clock) = lab();
+            run(
+                &mut lab,
+                &mut db,
+                &clock,
+                LabAction::RunScenario(s.slug.into()),
+            );
+            for c in s.commands {
+                let e = console_out(&mut lab, &mut db, &clock, c);
+                assert!(!e.failed, "{}: {c}: {}", s.slug, e.stderr);
+                assert!(!e.stdout.is_empty(), "{}: {c} printed nothing", s.slug);
+            }
+        }
+        // The bus lesson's own lookup shows the bus's trail: three versions of each cell.
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("bus".into()),
+        );
+        let e = console_out(&mut lab, &mut db, &clock, "lookup vehicles STC#22#173");
+        assert!(
+            e.stdout
+                .starts_with("----------------------------------------\nSTC#22#173\n"),
+            "{}",
+            e.stdout
+        );
+        assert_eq!(e.stdout.matches("  loc:lat").count(), 3, "{}", e.stdout);
+    }
+
+    #[test]
+    fn three_console_sets_give_three_versions_and_move_the_clock() {
+        let (mut lab, mut db, clock) = lab();
+        let before = db.now_micros();
+        console_out(&mut lab, &mut db, &clock, "createtable t families=cf");
+        for v in ["a", "b", "c"] {
+            console_out(&mut lab, &mut db, &clock, &format!("set t r cf:q={v}"));
+        }
+        let e = console_out(&mut lab, &mut db, &clock, "lookup t r");
+        assert_eq!(e.stdout.matches("  cf:q").count(), 3, "{}", e.stdout);
+        assert!(db.now_micros() > before, "the clock moves as commands run");
+    }
+
+    #[test]
+    fn load_works_in_every_lesson() {
+        for s in scenarios::SCENARIOS {
+            let (mut lab, mut db, clock) = lab();
+            run(
+                &mut lab,
+                &mut db,
+                &clock,
+                LabAction::RunScenario(s.slug.into()),
+            );
+            let (ticks, rows, now) = (lab.view.ticks, lab.view.lanes[0].rows, db.now_micros());
+            run(&mut lab, &mut db, &clock, LabAction::Load(5));
+            assert_eq!(lab.view.ticks, ticks + 5, "{}", s.slug);
+            assert!(
+                db.now_micros() >= now + 5_000_000,
+                "{}: the clock moves",
+                s.slug
+            );
+            let table = lab.view.lanes[0].table.clone();
+            assert!(
+                lab.written_rows(&table).is_some_and(|w| !w.is_empty()),
+                "{}: +5 s of load wrote nothing",
+                s.slug
+            );
+            if s.slug == "comments" {
+                assert_eq!(
+                    lab.view.lanes[0].rows,
+                    rows + 20,
+                    "four new comments a second"
+                );
+            }
+        }
+        // The bus's new positions are its newest versions (3 kept).
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("bus".into()),
+        );
+        let old = console_out(
+            &mut lab,
+            &mut db,
+            &clock,
+            "lookup vehicles STC#22#173 cells-per-column=1",
+        );
+        run(&mut lab, &mut db, &clock, LabAction::Load(1));
+        let new = console_out(
+            &mut lab,
+            &mut db,
+            &clock,
+            "lookup vehicles STC#22#173 cells-per-column=1",
+        );
+        assert_ne!(old.stdout, new.stdout);
+    }
+
+    #[test]
+    fn a_single_tablet_has_no_hotspot_score() {
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("bus".into()),
+        );
+        assert_eq!(lab.view.lanes[0].tablets.len(), 1);
+        assert_eq!(lab.view.lanes[0].hotspot_permille, None);
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("hotspots".into()),
+        );
+        assert!(lab.view.lanes[0].hotspot_permille.is_some_and(|p| p >= 900));
+    }
+
+    #[test]
+    fn tall_and_wide_rows_show_their_sizes() {
+        let (mut lab, mut db, clock) = lab();
+        run(
+            &mut lab,
+            &mut db,
+            &clock,
+            LabAction::RunScenario("tall-wide".into()),
+        );
+        let (tall, wide) = (lab.view.lanes[0].row_sizes, lab.view.lanes[1].row_sizes);
+        assert_eq!(tall.largest_cells, 1, "one reading per tall row");
+        assert_eq!(tall.total_cells, 2000);
+        assert_eq!(wide.total_cells, 2000, "the same readings");
+        assert!(wide.largest_cells >= 2000 / 40, "{wide:?}");
+        assert!(
+            wide.largest_bytes > 20 * tall.largest_bytes,
+            "{wide:?} vs {tall:?}"
+        );
+        run(&mut lab, &mut db, &clock, LabAction::Load(5));
+        assert!(
+            lab.view.lanes[1].row_sizes.largest_bytes > wide.largest_bytes,
+            "wide rows grow"
+        );
+        assert_eq!(
+            lab.view.lanes[0].row_sizes.largest_cells, 1,
+            "tall rows do not"
+        );
+    }
+
+    #[test]
+    fn a_users_own_table_gets_the_lab_thresholds_and_its_row_counts() {
+        let (mut lab, mut db, _clock) = lab();
+        db.create_table(
+            "mine",
+            TableConfig {
+                families: [("cf".to_string(), ColumnFamily::default())]
+                    .into_iter()
+                    .collect(),
+                ..TableConfig::default()
+            },
+        )
+        .unwrap();
+        let mut rows = Vec::new();
+        for i in 0..5000u32 {
+            let key = format!("user#{i:06}").into_bytes();
+            db.mutate_row(
+                "mine",
+                &key,
+                &[Mutation::set_cell(
+                    "cf",
+                    b"name".to_vec(),
+                    1000,
+                    alloc::vec![b'x'; 40],
+                )],
+            )
+            .unwrap();
+            rows.push(GridRow {
+                key,
+                cells: Vec::new(),
+            });
+        }
+        lab.observe(&mut db, Some("mine"), &rows);
+        let lane = &lab.view.lanes[0];
+        assert_eq!(
+            db.get_table("mine").unwrap().config.tablet_options,
+            LAB_TABLET_OPTIONS
+        );
+        assert!(lane.tablets.len() > 1, "{} tablets", lane.tablets.len());
+        assert_eq!(lane.rows, 5000);
+        assert_eq!(lane.tablets.iter().map(|t| t.rows).sum::<usize>(), 5000);
+        assert!(lane.tablets.iter().all(|t| t.rows > 0));
     }
 }

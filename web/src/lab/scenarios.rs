@@ -108,6 +108,7 @@ pub const SCENARIOS: &[Scenario] = &[
         steps: &[
             "The same readings go into two tables. `tall` writes one row per reading (sensor#reverse-timestamp); `wide` writes one row per sensor and one column per reading.",
             "The wide table has only as many rows as sensors, and each row keeps growing. A tablet can only split between rows, so a single busy row stays in one tablet however large it gets, and every read of it returns the whole history unless filtered.",
+            "Compare the row sizes under each map: a tall row holds one reading, a wide row every reading of its sensor, and it grows as long as the sensor reports. Bigtable advises keeping a row under 100 MB and refuses a row past 256 MB; the wide lane says when its largest row would pass the advice at this load.",
             "The tall table splits freely, reads one reading with a point lookup, and ranges of time with a prefix or range scan. Prefer tall and narrow for time series; keep wide rows for a bounded set of attributes.",
         ],
         commands: &[

@@ -13,24 +13,33 @@ use sparsetable::{TabletEvent, TabletEventKind, TabletInfo};
 
 use crate::state::display_bytes;
 
-/// One tablet as the map draws it.
+/// One tablet as the map draws it (short field names: a lane of a few hundred tablets is
+/// sent to the page after every write to its table).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TabletView {
     /// The tablet's id.
+    #[serde(rename = "i")]
     pub id: u64,
     /// Inclusive start key (empty: the beginning).
+    #[serde(rename = "s", with = "crate::wire::bytes")]
     pub start: Vec<u8>,
     /// Exclusive end key (empty: the end).
+    #[serde(rename = "e", with = "crate::wire::bytes")]
     pub end: Vec<u8>,
     /// Bytes held.
+    #[serde(rename = "b")]
     pub size_bytes: u64,
     /// Of which in the memtable.
+    #[serde(rename = "m")]
     pub memtable_bytes: u64,
     /// Immutable runs (the LSM's sorted files).
+    #[serde(rename = "r")]
     pub runs: usize,
     /// Rows the lab wrote that fall in the tablet.
+    #[serde(rename = "n")]
     pub rows: usize,
     /// Recent writes that fell in the tablet.
+    #[serde(rename = "w")]
     pub recent_writes: u64,
 }
 
