@@ -19,6 +19,9 @@
 //! ```
 #![no_std]
 #![forbid(unsafe_code)]
+// Library code never unwraps: a decoder returns a typed error, and a step that cannot fail says
+// why in its `expect`. Tests may unwrap (issue 32).
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 extern crate alloc;
 #[cfg(feature = "std")]
