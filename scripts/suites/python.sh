@@ -4,7 +4,8 @@
 # then runs pytest on bindings/python/tests from outside the source tree so `import
 # sparsetable` can only resolve to the installed wheel. The same wheel then runs the tests
 # that need no Google package on CPython 3.9 and 3.10 (pyenv's builds), in venvs of their own.
-# Counts: pytest's passed and failed cases, plus one failure if the build or install fails.
+# Counts: pytest's passed and failed cases, one check each for ruff and the benchmark script,
+# plus one failure if the build or install fails.
 # pytest exit 5 (no tests collected) is a failure, and so is any skipped test: no test here
 # may skip (the vector runner lists vectors outside the API's capabilities instead).
 set -uo pipefail
@@ -73,6 +74,12 @@ for version in 3.9 3.10; do
   p=$((p + ${op:-0})); f=$((f + of + ${os:-0}))
   if [ "$older_rc" -ne 0 ] && [ "$of" -eq 0 ]; then echo "FAILED: pytest on CPython $version exited $older_rc"; f=$((f + 1)); fi
 done
+# ruff (pinned in scripts/setup.d/python.sh, rules in ruff.toml) over every Python file.
+if "$ROOT/.venv/bin/ruff" check --no-cache "$ROOT"; then
+  echo "ok: ruff check"; p=$((p + 1))
+else
+  echo "FAILED: ruff check"; f=$((f + 1))
+fi
 # The benchmark's thread-scaling part at toy sizes: the script still runs against the wheel
 # (its figures mean nothing here; docs/benchmarks.md has the real command and figures).
 if (cd "$(mktemp -d)" && "$PY" "$ROOT/bindings/python/bench/compare.py" --scaling-only --rows 2000 --ops 200); then

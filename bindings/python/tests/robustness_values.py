@@ -13,7 +13,6 @@ import sys
 
 import pytest
 
-import sparsetable as st
 
 MIB = 1 << 20
 # The default max_value_bytes of a table (core/src/limits.rs, DEFAULT_MAX_VALUE_BYTES).

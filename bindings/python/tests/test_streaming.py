@@ -2,7 +2,6 @@
 released during engine work, Ctrl-C interrupting a long read, and memory at the first row
 that does not grow with the result."""
 
-import os
 import signal
 import subprocess
 import sys

@@ -126,7 +126,7 @@ def _wait_accepting(host: str, port: int, proc: subprocess.Popen, seconds: float
                 return
         except OSError:
             if time.monotonic() > deadline:
-                raise RuntimeError(f"nothing accepts connections on {host}:{port}")
+                raise RuntimeError(f"nothing accepts connections on {host}:{port}") from None
             time.sleep(0.05)
 
 

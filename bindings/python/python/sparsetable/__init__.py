@@ -90,7 +90,7 @@ from sparsetable._classic import Client
 from sparsetable.mutations import RowMutationEntry
 from sparsetable.row_filters import TimestampRange
 from sparsetable import column_family, data, exceptions, mutations, read_modify_write_rules, row_filters
-from sparsetable._native import EmulatorServer  # the Bigtable emulator: see sparsetable.server
+from sparsetable._native import EmulatorServer as EmulatorServer  # the emulator: sparsetable.server
 
 __all__ = [
     "AddToCell",

@@ -11,7 +11,13 @@ from sparsetable._data import TABLE_DEFAULT, BigtableDataClient, MutationsBatche
 from sparsetable._data_async import BigtableDataClientAsync, MutationsBatcherAsync, TableAsync
 from sparsetable._native import Cell, Row, RowRange
 from sparsetable._query import ReadRowsQuery, RowKeySamples, ShardedQuery
-from sparsetable.data import exceptions, execute_query, mutations, read_modify_write_rules, row_filters
+from sparsetable.data import (  # submodules, as in Google's package
+    exceptions,
+    execute_query as execute_query,  # public though not in __all__, as in Google's
+    mutations,
+    read_modify_write_rules,
+    row_filters,
+)
 from sparsetable.exceptions import (
     FailedMutationEntryError,
     FailedQueryShardError,
