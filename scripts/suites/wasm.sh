@@ -10,7 +10,8 @@
 #     a scratch project under target/js-scratch/, and tested there in Node (node:test, the
 #     README's examples, `tsc --strict` on a consumer) and in headless Chromium (one launch:
 #     a page and a module Worker); see bindings/js/test/run.sh.
-# Counts: wasm-bindgen-test's "test result:" lines and node's "# pass N" / "# fail N".
+# Counts: wasm-bindgen-test's "test result:" lines and node's "# pass N" / "# fail N", plus
+# one check for ESLint over bindings/js/src.
 # (No `-q` for the wasm cargo tests: the wasm-bindgen test runner rejects it.)
 # With --prebuild it only compiles what it needs, with the very commands below (see
 # scripts/prebuild.sh), and runs nothing.
@@ -60,6 +61,13 @@ if "${NODE_PKG[@]}" \
   count_node "$logs/node-test.log" "${PIPESTATUS[0]}"
 else
   echo "FAILED: building the Node package"; fail=$((fail + 1))
+fi
+
+echo "--- ESLint over the npm package's TypeScript (bindings/js/eslint.config.js)"
+if (cd bindings/js && node_modules/.bin/eslint --max-warnings 0); then
+  echo "ok: eslint bindings/js/src"; pass=$((pass + 1))
+else
+  echo "FAILED: eslint bindings/js/src"; fail=$((fail + 1))
 fi
 
 echo "--- npm package (bindings/js): tarball, Node, tsc --strict, README, Chromium"

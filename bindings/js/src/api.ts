@@ -851,7 +851,7 @@ function tableSpec(options: CreateTableOptions = {}): ProtoTable {
     columnFamilies[name] = rule ? { gcRule: toGcRule(rule) } : {};
   };
   if (Array.isArray(fams)) {
-    for (const f of fams) typeof f === "string" ? add(f) : add(f.name, f.rule);
+    for (const f of fams) if (typeof f === "string") add(f); else add(f.name, f.rule);
   } else if (fams) {
     for (const [name, rule] of Object.entries(fams)) add(name, rule);
   }
