@@ -40,6 +40,10 @@ check "clippy -D warnings" "${CLIPPY[@]}"
 check "core builds no_std for thumbv7em-none-eabihf" "${NO_STD[@]}"
 check "core builds no_std with its serde feature (sparsetable::json)" "${NO_STD_SERDE[@]}"
 check "core builds with std for wasm32 (the browser front-ends)" "${WASM_STD[@]}"
+# Licences, banned crates and sources of the whole graph (deny.toml says why advisories are
+# not among them: their database is a git repository CI cannot reach).
+check "cargo deny check licenses bans sources" \
+  cargo deny --locked check --hide-inclusion-graph licenses bans sources
 check "core has no front-end dependency" bash -c \
   '! cargo tree -p sparsetable -e normal --locked | grep -E "pyo3|uniffi|wasm-bindgen|js-sys|web-sys|yew|tonic"'
 
