@@ -18,7 +18,7 @@
 use sparsetable::error::quoted;
 use sparsetable::{Code, Error, Result};
 
-use crate::names::{check_id, check_new_id, InstanceName};
+use crate::names::{check_new_id, check_project_id, InstanceName};
 
 /// One cluster as the instance admin API describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +136,7 @@ pub fn decode(text: &str) -> Result<Vec<ClusterSpec>> {
 pub fn check_location(location: &str) -> Result<()> {
     let ok = match location.split('/').collect::<Vec<_>>().as_slice() {
         ["projects", project, "locations", zone] => {
-            check_id("location", "project", project).is_ok()
+            check_project_id("location", project).is_ok()
                 && (1..=63).contains(&zone.len())
                 && zone
                     .bytes()

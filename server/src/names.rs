@@ -10,7 +10,10 @@
 //! Invariant: every parsed segment is non-empty and free of `/`; project and instance ids are
 //! at most [`MAX_ID_CHARS`] letters, digits, `-`, `_` or `.`, not starting with `.` (they
 //! name the instance's folder under `--data-dir` and a database in memory, so they are
-//! checked on every request that names them). The table id itself is checked by the engine
+//! checked on every request that names them). One exception: the project ids in
+//! [`EMULATOR_PROJECT_PLACEHOLDERS`], which Google's clients send to an emulator when the user
+//! gave no project, are accepted as they are, exactly and only as a project id (see
+//! [`check_project_id`]). The table id itself is checked by the engine
 //! (`validate_table_id`) wherever it is looked up, so its rules live once. Messages quote
 //! names through `sparsetable::error::quoted`, so a huge name never makes a huge message.
 
@@ -21,6 +24,32 @@ use sparsetable::{Error, Result};
 
 /// Longest project or instance id accepted (Cloud Bigtable's are at most 30 and 33).
 pub const MAX_ID_CHARS: usize = 64;
+
+/// Project ids that Google's clients put in resource names when they talk to an emulator and
+/// the user gave no project, accepted as a project id as Google's emulator accepts them:
+///
+/// - `{{projectId}}`: Google's Node.js client (`@google-cloud/bigtable`), constructed as
+///   `new Bigtable()` without `projectId`, keeps this token in every name it sends to a custom
+///   endpoint (`BIGTABLE_EMULATOR_HOST`); against Cloud Bigtable it would replace it with the
+///   project its credentials name, but an emulator has none to ask for.
+///
+/// Google's Python client needs no exception: with no project it sends
+/// `google-cloud-bigtable-emulator`, an ordinary id. The Java, Go and C++ clients require a
+/// project. The placeholder is a project like any other (its instances are its own, and
+/// persist under a folder of that name); anything else with braces is still refused.
+pub const EMULATOR_PROJECT_PLACEHOLDERS: [&str; 1] = ["{{projectId}}"];
+
+/// Checks a project id: [`check_id`]'s rule, or exactly one of
+/// [`EMULATOR_PROJECT_PLACEHOLDERS`].
+///
+/// # Errors
+/// As [`check_id`].
+pub fn check_project_id<'a>(field: &str, id: &'a str) -> Result<&'a str> {
+    if EMULATOR_PROJECT_PLACEHOLDERS.contains(&id) {
+        return Ok(id);
+    }
+    check_id(field, "project", id)
+}
 
 /// Checks a project or instance id; `what` names it in the error.
 ///
@@ -72,7 +101,7 @@ pub fn check_new_id(field: &str, id: &str, max_chars: usize) -> Result<()> {
 /// The instance named by `project` and `instance`, both checked.
 fn instance_name(field: &str, project: &str, instance: &str) -> Result<InstanceName> {
     Ok(InstanceName {
-        project: check_id(field, "project", project)?.to_string(),
+        project: check_project_id(field, project)?.to_string(),
         instance: check_id(field, "instance", instance)?.to_string(),
     })
 }
@@ -347,5 +376,29 @@ mod tests {
         let err = TableName::parse("table_name", &huge).unwrap_err();
         assert!(err.message().len() < 400);
         assert!(InstanceName::parse("name", "projects/my-project.1/instances/i_2").is_ok());
+    }
+
+    #[test]
+    fn the_node_clients_project_placeholder_is_a_project_and_nothing_else() {
+        let t = TableName::parse("table_name", "projects/{{projectId}}/instances/i/tables/t")
+            .expect("the Node client's placeholder project");
+        assert_eq!(t.instance.project, "{{projectId}}");
+        assert_eq!(t.to_string(), "projects/{{projectId}}/instances/i/tables/t");
+        assert!(InstanceName::parse("name", "projects/{{projectId}}/instances/i").is_ok());
+        // Only the exact token, only as a project: malformed names stay refused.
+        for bad in [
+            "projects/{{projectid}}/instances/i",
+            "projects/{{projectId}}x/instances/i",
+            "projects/{projectId}/instances/i",
+            "projects/{{instanceId}}/instances/i",
+            "projects/p/instances/{{projectId}}",
+            "projects/{{projectId}}/instances/",
+        ] {
+            let err = InstanceName::parse("name", bad).unwrap_err();
+            assert_eq!(err.code(), Code::InvalidArgument, "{bad}");
+        }
+        assert!(
+            crate::clusters::check_location("projects/{{projectId}}/locations/us-east1-b").is_ok()
+        );
     }
 }

@@ -25,7 +25,7 @@ use sparsetable::{
 
 use crate::clusters::{self, ClusterSpec, CLUSTERS_FILE};
 use crate::instance_meta::{InstanceMeta, INSTANCE_FILE};
-use crate::names::{check_id, InstanceName};
+use crate::names::{check_id, InstanceName, EMULATOR_PROJECT_PLACEHOLDERS};
 use crate::operations::Operations;
 
 /// Every instance's database, created on first use, and the server's long-running operations.
@@ -744,8 +744,13 @@ impl Instances {
 }
 
 /// A project or instance id as a directory name: [`check_id`]'s syntax (letters, digits,
-/// `-`, `_` and `.`, not starting with `.`), so a name can never leave the data directory.
+/// `-`, `_` and `.`, not starting with `.`), so a name can never leave the data directory,
+/// or a project placeholder of Google's clients ([`EMULATOR_PROJECT_PLACEHOLDERS`], a fixed
+/// name without `/` or a leading `.`), whose instances persist like any project's.
 fn path_component(id: &str) -> Result<&str> {
+    if EMULATOR_PROJECT_PLACEHOLDERS.contains(&id) {
+        return Ok(id);
+    }
     check_id("data directory", "project or instance", id)
 }
 

@@ -609,3 +609,54 @@ fn log_levels_control_what_the_server_writes_to_stderr() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--log-level must be"));
 }
+
+/// Google's Node.js client constructed with no project (`new Bigtable()`) names the project
+/// `{{projectId}}` in every request to an emulator (server/src/names.rs): it is a project like
+/// any other, persisted under --data-dir (recovered after a kill), while anything else with
+/// braces is still refused.
+#[tokio::test]
+async fn the_node_clients_placeholder_project_is_served_and_persisted() {
+    let dir = common::data_dir("server", "placeholder-project");
+    let dir_arg = dir.to_str().expect("utf-8 temp dir").to_string();
+    let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
+    let parent = "projects/{{projectId}}/instances/i";
+    let t = format!("{parent}/tables/t");
+    {
+        let server = Server::start(&args);
+        let (mut data, mut admin) = (server.data().await, server.admin().await);
+        let created = admin
+            .create_table(create_table(parent, "t", &["cf"]))
+            .await
+            .expect("a table under the placeholder project")
+            .into_inner();
+        assert_eq!(created.name, t);
+        data.mutate_row(mutate(
+            &t,
+            b"r",
+            vec![set_cell("cf", b"q", 1000, b"v".to_vec())],
+        ))
+        .await
+        .expect("a write under the placeholder project");
+        for bad in [
+            "projects/{{project}}/instances/i/tables/t",
+            "projects/{{projectId}}x/instances/i/tables/t",
+            "projects/p/instances/{{projectId}}/tables/t",
+        ] {
+            assert_status(
+                read_rows(&mut data, read_all(bad)).await,
+                tonic::Code::InvalidArgument,
+                "table_name",
+            );
+        }
+        // Killed (Drop): sync durability means the write is in the log; the next server recovers it.
+    }
+    let server = Server::start(&args);
+    let mut data = server.data().await;
+    let (rows, _) = read_rows(&mut data, read_all(&t))
+        .await
+        .expect("the placeholder project's table after a restart");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].cells[0].value, b"v");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
