@@ -481,17 +481,7 @@ fn python_reversed(table: &str, r: &ReadRowsRequest) -> String {
             .row_ranges
             .iter()
             .map(|x| {
-                let mut a = Vec::new();
-                match &x.start {
-                    Bound::Included(k) => a.push(format!("start_key_closed={}", py_bytes(k))),
-                    Bound::Excluded(k) => a.push(format!("start_key_open={}", py_bytes(k))),
-                    Bound::Unbounded => {}
-                }
-                match &x.end {
-                    Bound::Included(k) => a.push(format!("end_key_closed={}", py_bytes(k))),
-                    Bound::Excluded(k) => a.push(format!("end_key_open={}", py_bytes(k))),
-                    Bound::Unbounded => {}
-                }
+                let a = range_fields(x, PY_RANGE_FIELDS, "=", py_bytes);
                 format!("bigtable_v2.RowRange({})", a.join(", "))
             })
             .collect();
@@ -1209,6 +1199,44 @@ fn js_buffer(b: &[u8]) -> String {
     }
 }
 
+/// A `RowRange` message's four key fields as one language spells them (start closed, start
+/// open, end closed, end open).
+type RangeFields = [&'static str; 4];
+const PY_RANGE_FIELDS: RangeFields = [
+    "start_key_closed",
+    "start_key_open",
+    "end_key_closed",
+    "end_key_open",
+];
+const JS_RANGE_FIELDS: RangeFields = [
+    "startKeyClosed",
+    "startKeyOpen",
+    "endKeyClosed",
+    "endKeyOpen",
+];
+
+/// The set fields of a range as `name{sep}{literal}` items, an unbounded side left out: the
+/// one rendering of a range the generated requests of every language share.
+fn range_fields(
+    range: &sparsetable::RowRange,
+    names: RangeFields,
+    sep: &str,
+    literal: impl Fn(&[u8]) -> String,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    match &range.start {
+        Bound::Included(k) => out.push(format!("{}{sep}{}", names[0], literal(k))),
+        Bound::Excluded(k) => out.push(format!("{}{sep}{}", names[1], literal(k))),
+        Bound::Unbounded => {}
+    }
+    match &range.end {
+        Bound::Included(k) => out.push(format!("{}{sep}{}", names[2], literal(k))),
+        Bound::Excluded(k) => out.push(format!("{}{sep}{}", names[3], literal(k))),
+        Bound::Unbounded => {}
+    }
+    out
+}
+
 /// A reversed scan in Node.js: `getRows` has no reversed option (@google-cloud/bigtable
 /// 6.x), so the ReadRows request goes through the client's `request`, which has the proto's
 /// `reversed` field; `Filter.parse` turns the filter shorthand into its proto.
@@ -1224,17 +1252,7 @@ fn node_reversed(table: &str, r: &ReadRowsRequest) -> String {
             .row_ranges
             .iter()
             .map(|x| {
-                let mut a = Vec::new();
-                match &x.start {
-                    Bound::Included(k) => a.push(format!("startKeyClosed: {}", js_buffer(k))),
-                    Bound::Excluded(k) => a.push(format!("startKeyOpen: {}", js_buffer(k))),
-                    Bound::Unbounded => {}
-                }
-                match &x.end {
-                    Bound::Included(k) => a.push(format!("endKeyClosed: {}", js_buffer(k))),
-                    Bound::Excluded(k) => a.push(format!("endKeyOpen: {}", js_buffer(k))),
-                    Bound::Unbounded => {}
-                }
+                let a = range_fields(x, JS_RANGE_FIELDS, ": ", js_buffer);
                 format!("{{{}}}", a.join(", "))
             })
             .collect();

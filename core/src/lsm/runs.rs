@@ -156,7 +156,9 @@ impl Runs {
         });
     }
 
-    /// Removes the runs at `range` and returns them.
+    /// Removes the runs at `range` and returns them (the tests' way to take runs out; the
+    /// engine replaces runs with `splice`).
+    #[cfg(test)]
     pub(crate) fn remove(&mut self, range: Range<usize>) -> Vec<Arc<dyn Source>> {
         self.change(|l| l.drain(range).collect())
     }
