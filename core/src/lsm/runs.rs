@@ -156,9 +156,9 @@ impl Runs {
         });
     }
 
-    /// Removes the runs at `range` and returns them (the tests' way to take runs out; the
-    /// engine replaces runs with `splice`).
-    #[cfg(test)]
+    /// Removes the runs at `range` and returns them (background compaction, which needs
+    /// `std`, and the tests).
+    #[cfg(any(test, feature = "std"))]
     pub(crate) fn remove(&mut self, range: Range<usize>) -> Vec<Arc<dyn Source>> {
         self.change(|l| l.drain(range).collect())
     }
