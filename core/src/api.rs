@@ -16,6 +16,7 @@ pub mod database;
 pub mod faults;
 #[cfg(feature = "serde")]
 pub mod json;
+pub mod replica_set;
 #[cfg(feature = "std")]
 pub mod replicated;
 pub mod replication;

@@ -50,6 +50,7 @@ pub use api::database::{
 pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
 #[cfg(feature = "serde")]
 pub use api::json;
+pub use api::replica_set::{ClusterChange, ClusterDatabase, ReplicaSet};
 #[cfg(feature = "std")]
 pub use api::replicated::ReplicatedInstance;
 pub use api::replication::{AppProfile, Delivery, Isolation, Replication, RequestKind, Routing};
