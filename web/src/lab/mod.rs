@@ -19,12 +19,15 @@
 pub mod heatmap;
 pub mod keys;
 pub mod load;
+pub mod replication;
+pub mod replication_code;
 pub mod scenarios;
 pub mod tablets;
 
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::rc::Rc;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 use core::ops::Bound;
@@ -103,6 +106,8 @@ pub enum LabAction {
         /// The design.
         design: KeyDesign,
     },
+    /// The replication lesson (see [`replication`]).
+    Replication(replication::ReplAction),
     /// The comments pager: first page (`next: false`) or the next one, with a key regex.
     Page {
         /// Continue from the resume key.
@@ -234,6 +239,8 @@ pub struct LabView {
     pub pager: Option<PagerView>,
     /// Console files by name.
     pub files: Vec<String>,
+    /// The replication lesson, once started.
+    pub replication: Option<replication::ReplView>,
 }
 
 #[derive(Debug, Default)]
@@ -255,6 +262,8 @@ struct Inner {
     row_sizes: BTreeMap<String, RowSizes>,
     /// The next comment id the comments lesson's load writes.
     next_comment: u32,
+    /// The replication lesson's instance, once started.
+    repl: Option<replication::ReplLab>,
 }
 
 impl Inner {
@@ -487,7 +496,9 @@ impl Lab {
             | LabAction::Compact
             | LabAction::SetMetric(_)
             | LabAction::SetDesign { .. }
-            | LabAction::Page { .. } => LabEffect::Nothing,
+            | LabAction::Page { .. }
+            // The lesson's instance is its own: the playground's tables are untouched.
+            | LabAction::Replication(_) => LabEffect::Nothing,
         }
     }
 
@@ -504,10 +515,21 @@ impl Lab {
     pub fn apply(
         &mut self,
         db: &mut Database,
-        clock: &ManualClock,
+        clock: &Arc<ManualClock>,
         action: LabAction,
     ) -> Result<(), ShownError> {
         match action {
+            LabAction::Replication(a) => {
+                let mut inner = self.inner.borrow_mut();
+                if let replication::ReplAction::Start { clusters } = a {
+                    inner.repl = Some(replication::ReplLab::new(clusters, clock)?);
+                }
+                let repl = inner.repl.as_mut().ok_or_else(|| {
+                    err("FAILED_PRECONDITION", "start the replication lesson first")
+                })?;
+                repl.apply(clock, a)?;
+                self.view.replication = Some(repl.view());
+            }
             LabAction::Console(line) => {
                 self.console(db, &line);
                 // Time passes between two commands, as between two cbt runs against a
@@ -930,6 +952,11 @@ impl Lab {
         selected_rows: &[GridRow],
     ) {
         let mut inner = self.inner.borrow_mut();
+        // The lesson's instance runs on the same clock: a clock move delivers what is due.
+        if let Some(repl) = inner.repl.as_mut() {
+            repl.pump();
+            self.view.replication = Some(repl.view());
+        }
         for e in db.take_tablet_events() {
             match e.kind {
                 sparsetable::TabletEventKind::Split => {
@@ -1037,7 +1064,7 @@ mod tests {
         (Lab::default(), db, clock)
     }
 
-    fn run(lab: &mut Lab, db: &mut Database, clock: &ManualClock, action: LabAction) {
+    fn run(lab: &mut Lab, db: &mut Database, clock: &Arc<ManualClock>, action: LabAction) {
         lab.apply(db, clock, action).unwrap();
         lab.observe(db, None, &[]);
     }
@@ -1277,7 +1304,7 @@ mod tests {
     fn console_out(
         lab: &mut Lab,
         db: &mut Database,
-        clock: &ManualClock,
+        clock: &Arc<ManualClock>,
         line: &str,
     ) -> ConsoleEntry {
         run(lab, db, clock, LabAction::Console(line.into()));
