@@ -215,13 +215,19 @@ pub struct ReplView {
     pub code: Vec<Snippet>,
 }
 
+/// A cell of one copy: row key, `family:qualifier`, timestamp, value (displayed).
+type CopyCell = (Vec<u8>, String, i64, String);
+
+/// The last conflict: row, qualifier, timestamp, and the writes (cluster, value).
+type Conflict = (String, Vec<u8>, i64, Vec<(String, String)>);
+
 /// The lesson's state (see the module docs).
 #[derive(Debug)]
 pub struct ReplLab {
     set: ReplicaSet<Database>,
     outcome: Option<Outcome>,
     token: Option<(String, i64)>,
-    conflict: Option<(String, Vec<u8>, i64, Vec<(String, String)>)>,
+    conflict: Option<Conflict>,
     /// Per cluster, the last change sequence put in the tail.
     seen: Vec<u64>,
     tail: Vec<ChangeLine>,
@@ -592,7 +598,7 @@ impl ReplLab {
     }
 
     /// Cluster `i`'s cells (of one row, or all): key, column, timestamp, value; untracked.
-    fn cells(&self, i: usize, row: Option<&[u8]>) -> Vec<(Vec<u8>, String, i64, String)> {
+    fn cells(&self, i: usize, row: Option<&[u8]>) -> Vec<CopyCell> {
         let Some(db) = self.set.replica(i) else {
             return Vec::new();
         };
@@ -624,10 +630,8 @@ impl ReplLab {
     /// What the lesson shows now.
     pub fn view(&self) -> ReplView {
         let n = self.set.len();
-        let copies: Vec<Vec<(Vec<u8>, String, i64, String)>> =
-            (0..n).map(|i| self.cells(i, None)).collect();
-        let mut union: Vec<(Vec<u8>, String, i64, String)> =
-            copies.iter().flatten().cloned().collect();
+        let copies: Vec<Vec<CopyCell>> = (0..n).map(|i| self.cells(i, None)).collect();
+        let mut union: Vec<CopyCell> = copies.iter().flatten().cloned().collect();
         union.sort();
         union.dedup();
         let available: Vec<bool> = (0..n)
@@ -689,7 +693,7 @@ impl ReplLab {
         qualifier: &[u8],
         ts: i64,
         writes: &[(String, String)],
-        copies: &[Vec<(Vec<u8>, String, i64, String)>],
+        copies: &[Vec<CopyCell>],
     ) -> ConflictView {
         let column = format!("{FAMILY}:{}", display_bytes(qualifier));
         let now: Vec<(String, String)> = copies
