@@ -174,3 +174,55 @@ test("axe-core finds no serious violation in the lesson", async () => {
   console.log(`# figure: axe-core on the replication lesson: ${result.length} violations, ${serious.length} serious or critical ${JSON.stringify(result)}`);
   assert.deepEqual(serious, []);
 });
+
+test("Key Visualizer: time axis, legend, metric families, diagnostics, drill-down, hot tablets", async () => {
+  await page.getByTestId("lab-tab-scenarios").click();
+  await page.getByTestId("scenario-hotspots").click();
+  await page.locator("[data-testid=scenario-hotspots].active").waitFor();
+  await settled();
+  await page.getByTestId("lab-tab-heatmap").click();
+  const view = page.getByTestId("heatmaps-view");
+  const first = view.getByTestId("heatmap").first();
+  await first.waitFor();
+  // Readable UTC times under the cells, not epoch seconds; a legend beside.
+  const times = await first.getByTestId("heat-time-axis").locator("text").allTextContents();
+  assert.ok(times.length >= 2 && times.every((t) => /^\d\d:\d\d:\d\d$/.test(t)), times.join(" "));
+  assert.match(await first.getByTestId("heat-legend").textContent(), /rows written in one second/);
+  // Every metric family draws from the statistics.
+  const totals = {};
+  for (const m of ["ops", "writes", "reads", "write-bytes", "read-bytes", "cpu"]) {
+    await view.getByTestId(`metric-${m}`).click();
+    await settled();
+    await view.locator(`[data-testid=metric-${m}][aria-pressed=true]`).waitFor();
+    totals[m] = Number(await first.getAttribute("data-total"));
+  }
+  assert.ok(totals.ops >= totals.writes && totals.writes > 0, JSON.stringify(totals));
+  assert.ok(totals["write-bytes"] > totals.writes && totals.cpu > 0, JSON.stringify(totals));
+  // The sequential design's hot band is a documented diagnostic.
+  const seq = view.locator(".card", { has: page.locator("[data-table=hot_sequential]") });
+  const diags = await seq.getByTestId("heat-diagnostic").allTextContents();
+  assert.ok(diags.some((d) => /High write pressure/.test(d)), diags.join("\n"));
+  // ListHotTablets' answer: the busiest tablets, with their share.
+  const hot = await view.getByTestId("hot-tablet").allTextContents();
+  assert.ok(hot.length >= 1 && hot.every((t) => /\d+\.\d %$/.test(t)), hot.join("\n"));
+  // Drill into one key range of the first map, and back.
+  await view.getByTestId("metric-writes").click();
+  await settled();
+  const allRows = Number(await first.getAttribute("data-total"));
+  await view.getByTestId("heat-drill").first().selectOption("1");
+  await settled();
+  await view.getByTestId("heat-zoom").waitFor();
+  const zoomed = Number(await view.getByTestId("heatmap").first().getAttribute("data-total"));
+  assert.ok(zoomed > 0 && zoomed < allRows, `zoomed ${zoomed} of ${allRows}`);
+  await fs.promises.mkdir(SHOTS, { recursive: true });
+  await view.screenshot({ path: path.join(SHOTS, "replication-keyvis.png") });
+  await view.getByTestId("heat-unzoom").click();
+  await settled();
+  assert.equal(Number(await view.getByTestId("heatmap").first().getAttribute("data-total")), allRows);
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document.querySelector("[data-testid=lab]"), { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, target: v.nodes[0]?.target }));
+  });
+  console.log(`# figure: axe-core on the Key Visualizer: ${result.length} violations ${JSON.stringify(result)}`);
+  assert.deepEqual(result.filter((v) => v.impact === "serious" || v.impact === "critical"), []);
+});

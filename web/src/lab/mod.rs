@@ -18,6 +18,7 @@
 
 pub mod heatmap;
 pub mod keys;
+pub mod keyvis;
 pub mod load;
 pub mod replication;
 pub mod replication_code;
@@ -99,6 +100,8 @@ pub enum LabAction {
     Compact,
     /// Shows another metric in the heatmaps.
     SetMetric(Metric),
+    /// Drills the heatmaps into a key range (`None`: every key again).
+    Zoom(Option<keyvis::KeyZoom>),
     /// Sets design A (slot 0) or B (slot 1) of the key builder.
     SetDesign {
         /// 0 for A, 1 for B.
@@ -156,8 +159,10 @@ pub struct LaneView {
     /// The hottest tablet's share of recent writes, per mille; `None` with fewer than two
     /// tablets (one tablet takes every write by definition: no hotspot to score).
     pub hotspot_permille: Option<u32>,
-    /// The heatmap of the chosen metric.
+    /// The heatmap of the chosen metric (of the drilled-into key range, if any).
     pub heatmap: Heatmap,
+    /// Key Visualizer's diagnostic messages for the table.
+    pub diagnostics: Vec<keyvis::Diagnostic>,
     /// Splits seen so far.
     pub splits: usize,
     /// Merges of cold neighbours seen so far.
@@ -241,6 +246,10 @@ pub struct LabView {
     pub files: Vec<String>,
     /// The replication lesson, once started.
     pub replication: Option<replication::ReplView>,
+    /// The key range the heatmaps are drilled into.
+    pub zoom: Option<keyvis::KeyZoom>,
+    /// The hot tablets of the last minute (ListHotTablets).
+    pub hot_tablets: Vec<keyvis::HotTabletView>,
 }
 
 #[derive(Debug, Default)]
@@ -495,6 +504,7 @@ impl Lab {
             | LabAction::SetThresholds(_)
             | LabAction::Compact
             | LabAction::SetMetric(_)
+            | LabAction::Zoom(_)
             | LabAction::SetDesign { .. }
             | LabAction::Page { .. }
             // The lesson's instance is its own: the playground's tables are untouched.
@@ -582,6 +592,7 @@ impl Lab {
                 }
             }
             LabAction::SetMetric(m) => self.view.metric = m,
+            LabAction::Zoom(z) => self.view.zoom = z,
             LabAction::SetDesign { slot, design } => {
                 if slot > 1 || design.segments.is_empty() {
                     return Err(err(
@@ -1031,10 +1042,16 @@ impl Lab {
                     }
                     rows = selected_rows.len();
                 }
-                let stats = db.access_stats(&table).unwrap_or_default();
+                let stats = keyvis::zoomed(
+                    &table,
+                    db.access_stats(&table).unwrap_or_default(),
+                    self.view.zoom.as_ref(),
+                );
+                let sizes = inner.row_sizes.get(&table).copied().unwrap_or_default();
                 Some(LaneView {
                     hotspot_permille: (views.len() > 1).then(|| tablets::hotspot_permille(&views)),
                     heatmap: heatmap::build(&stats, self.view.metric, 24),
+                    diagnostics: keyvis::diagnostics(&stats, &sizes, rows, 24),
                     splits: inner.splits.get(&table).copied().unwrap_or(0),
                     merges: inner.merges.get(&table).copied().unwrap_or(0),
                     row_sizes: inner.row_sizes.get(&table).copied().unwrap_or_default(),
@@ -1045,6 +1062,7 @@ impl Lab {
                 })
             })
             .collect();
+        self.view.hot_tablets = keyvis::hot_tablets(db);
         if let Some(first) = self.view.lanes.first() {
             if let Ok(info) = db.get_table(&first.table) {
                 self.view.thresholds = info.config.tablet_options;
