@@ -220,13 +220,14 @@ fn python(op: &ReplOp<'_>, google: bool) -> String {
             s
         }
         ReplOp::Token => {
-            let admin = if google {
-                "from google.cloud.bigtable_admin_v2 import BigtableTableAdminClient\n\nadmin = BigtableTableAdminClient()"
-            } else {
-                "from sparsetable.bigtable_admin_v2 import BigtableTableAdminClient\n\nadmin = BigtableTableAdminClient()  # in-process engine"
-            };
+            if !google {
+                // Our module's in-process engine has no consistency-token call (yet).
+                return "# Sparsetable's Python module runs one in-process copy of each table: a write is\n# consistent as soon as it returns, and the module has no consistency-token call.\n# Against sparsetable-server, use Google's client (the Python tab).\n".into();
+            }
+            // The classic client's admin client: it honours BIGTABLE_EMULATOR_HOST.
+            let open = "from google.cloud import bigtable\n\nclient = bigtable.Client(project=\"my-project\", admin=True)";
             return format!(
-                "{admin}\nname = admin.table_path(\"my-project\", \"my-instance\", {})\ntoken = admin.generate_consistency_token(name=name).consistency_token\n# True once every write acknowledged before the token reached every cluster.\nprint(admin.check_consistency(name=name, consistency_token=token).consistent)\n",
+                "{open}\nadmin = client.table_admin_client\nname = admin.table_path(\"my-project\", \"my-instance\", {})\ntoken = admin.generate_consistency_token(name=name).consistency_token\n# True once every write acknowledged before the token reached every cluster.\nprint(admin.check_consistency(name=name, consistency_token=token).consistent)\n",
                 q(TABLE)
             );
         }
@@ -546,8 +547,22 @@ fn sh(s: &str) -> String {
 }
 
 fn cbt(op: &ReplOp<'_>) -> String {
-    if let Some(c) = control(op, "#") {
-        return c;
+    // The shell's way to the control service (docs/replication.md, "The control surface").
+    let control_cli = "sparsetable-server control --project my-project --instance my-instance";
+    match op {
+        ReplOp::SetLag(micros) => {
+            return format!(
+                "# cbt cannot change the lag; sparsetable-server's control command can:\n{control_cli} lag {}ms\n",
+                micros / 1000
+            )
+        }
+        ReplOp::SetAvailable { cluster, available } => {
+            return format!(
+                "# cbt cannot take a cluster down; sparsetable-server's control command can:\n{control_cli} {} {cluster}\n",
+                if *available { "up" } else { "down" }
+            )
+        }
+        _ => {}
     }
     match op {
         ReplOp::Write {
@@ -662,6 +677,18 @@ mod tests {
         assert!(code(&op, Lang::Go).contains("AppProfile: \"to-c2\""));
         assert!(code(&op, Lang::Node).contains("appProfileId: \"to-c2\""));
         assert!(code(&op, Lang::Cbt).contains("no app-profile option"));
+    }
+
+    #[test]
+    fn control_actions_name_the_control_surface_not_a_client_call() {
+        let down = ReplOp::SetAvailable {
+            cluster: "c2",
+            available: false,
+        };
+        assert!(code(&down, Lang::Cbt).ends_with("--instance my-instance down c2\n"));
+        assert!(code(&down, Lang::PythonGoogle).starts_with("# No Bigtable client can"));
+        let lag = code(&ReplOp::SetLag(250_000), Lang::Cbt);
+        assert!(lag.ends_with("lag 250ms\n"), "{lag}");
     }
 
     #[test]
