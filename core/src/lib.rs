@@ -48,6 +48,8 @@ pub use api::database::{
     RowMutations, StoredCell, VerifyReport,
 };
 pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
+#[cfg(feature = "std")]
+pub use api::instance::{InstanceData, Routed};
 #[cfg(feature = "serde")]
 pub use api::json;
 #[cfg(feature = "std")]

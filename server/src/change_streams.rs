@@ -130,21 +130,8 @@ fn clusters(
     rpc: &str,
 ) -> Result<(Vec<(String, SharedDatabase)>, usize)> {
     let routed = instances.route(&table.instance, app_profile_id, rpc, RequestKind::Read, b"")?;
-    Ok(match instances.replicated(&table.instance)? {
-        Some(rep) => {
-            let ids = rep.cluster_ids()?;
-            let dbs = instances.all_databases(&table.instance)?;
-            (ids.into_iter().zip(dbs).collect(), routed.cluster())
-        }
-        None => {
-            let id = instances
-                .clusters_of(&table.instance)?
-                .first()
-                .map(|c| c.id.clone())
-                .unwrap_or_default();
-            (vec![(id, routed.db)], 0)
-        }
-    })
+    let clusters = instances.plane(&table.instance)?.clusters()?;
+    Ok((clusters, routed.cluster))
 }
 
 /// GenerateInitialChangeStreamPartitions: one partition per tablet of the routed cluster.

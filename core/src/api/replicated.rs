@@ -94,6 +94,30 @@ impl ReplicatedInstance {
         Ok(self)
     }
 
+    /// The queue of writes on their way, encoded as [`Replication::encode_queue`] does: for
+    /// carrying it to a rebuilt instance (a cluster added or removed) when it is not kept on
+    /// storage.
+    ///
+    /// # Errors
+    /// A poisoned lock.
+    pub fn encode_queue(&self) -> Result<Vec<u8>> {
+        Ok(self.state()?.encode_queue())
+    }
+
+    /// Applies `f` to the replication state before the instance serves (delay, outages, a
+    /// queue carried over from a previous build) without delivering anything: the setters
+    /// deliver what is due at once, which is wrong before every setting is in place.
+    ///
+    /// # Errors
+    /// What `f` returns; a poisoned lock.
+    pub fn with_state(self, f: impl FnOnce(&mut Replication) -> Result<()>) -> Result<Self> {
+        {
+            let mut state = self.state()?;
+            f(&mut state)?;
+        }
+        Ok(self)
+    }
+
     fn save_queue(&self, state: &Replication) -> Result<()> {
         let Some(storage) = &self.queue_storage else {
             return Ok(());
