@@ -695,7 +695,22 @@ impl Database {
                 self.commit(table_id, &rows, now)
             }
             DropRowRange::All => {
-                table.drop_all();
+                // Change streams capture DropRowRange's deletions ("Change streams
+                // overview"): one DeleteFromRow per row the drop removes.
+                if self.change_logs.contains_key(table_id) {
+                    let keys = self.table_mut(table_id)?.rows_with_prefix(b"")?;
+                    let rows: Vec<RowMutations> = keys
+                        .into_iter()
+                        .map(|row_key| RowMutations {
+                            row_key,
+                            mutations: alloc::vec![Mutation::DeleteFromRow],
+                        })
+                        .collect();
+                    if let Some(log) = self.change_logs.get_mut(table_id) {
+                        log.push(&rows, now);
+                    }
+                }
+                self.table_mut(table_id)?.drop_all();
                 // The log may still hold the dropped writes: start a fresh one.
                 self.checkpoint()
             }

@@ -484,6 +484,23 @@ impl InstanceData {
         }
     }
 
+    /// DropRowRange: at every cluster's copy (with the queued writes it covers forgotten, see
+    /// [`ReplicatedInstance::drop_row_range`]), or the one database.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for an empty prefix; storage
+    /// errors; a poisoned lock.
+    pub fn drop_row_range(
+        &self,
+        table_id: &str,
+        range: &crate::api::database::DropRowRange,
+    ) -> Result<()> {
+        match self.replicated()? {
+            Some(rep) => rep.drop_row_range(table_id, range),
+            None => self.primary.write(|d| d.drop_row_range(table_id, range)),
+        }
+    }
+
     /// A consistency token for `table_id` (GenerateConsistencyToken).
     ///
     /// # Errors
@@ -662,6 +679,67 @@ mod tests {
                 .unwrap_err()
                 .code(),
             Code::InvalidArgument
+        );
+    }
+
+    #[test]
+    fn drop_row_range_reaches_every_cluster_and_queued_writes_do_not_bring_rows_back() {
+        use crate::api::database::DropRowRange;
+        let clock = Arc::new(ManualClock::new(1_000_000));
+        let i = instance(&clock);
+        i.set_delay_micros(1_000_000).unwrap();
+        let profiles = vec![single("to1", "c1", true), single("to2", "c2", true)];
+        i.configure(vec!["c1".into(), "c2".into()], profiles)
+            .unwrap();
+        i.primary()
+            .write(|d| {
+                d.set_change_stream("t", Some(crate::api::change_stream::MIN_RETENTION_MICROS))
+            })
+            .unwrap();
+        let at1 = i
+            .route("to1", "MutateRow", RequestKind::Write, b"a")
+            .unwrap();
+        set(&at1, b"a", b"1");
+        let at2 = i
+            .route("to2", "MutateRow", RequestKind::Write, b"b")
+            .unwrap();
+        set(&at2, b"b", b"2");
+        set(&at2, b"keep", b"3");
+        // Both writes are still on their way when the table is emptied of rows under "a" and
+        // "b"... then of every row.
+        i.drop_row_range("t", &DropRowRange::Prefix(b"b".to_vec()))
+            .unwrap();
+        assert_eq!(i.in_flight().unwrap(), 2, "the write of b is forgotten");
+        i.drop_row_range("t", &DropRowRange::All).unwrap();
+        assert_eq!(i.in_flight().unwrap(), 0);
+        clock.advance_micros(2_000_000);
+        for (_, db) in i.clusters().unwrap() {
+            assert_eq!(
+                db.read_rows("t", &ReadRowsRequest::default())
+                    .unwrap()
+                    .len(),
+                0
+            );
+        }
+        // The first cluster's change stream has the drop's deletions.
+        let deleted: Vec<Vec<u8>> = i
+            .primary()
+            .read(|d| {
+                Ok(d.change_log("t")
+                    .unwrap()
+                    .since(0, None, &crate::model::row_set::RowRange::all())
+                    .into_iter()
+                    .filter(|r| r.mutations == [Mutation::DeleteFromRow])
+                    .map(|r| r.row_key.clone())
+                    .collect())
+            })
+            .unwrap();
+        assert_eq!(deleted, vec![b"a".to_vec()]);
+        assert_eq!(
+            i.drop_row_range("nope", &DropRowRange::All)
+                .unwrap_err()
+                .code(),
+            Code::NotFound
         );
     }
 

@@ -481,6 +481,18 @@ impl Replication {
         again
     }
 
+    /// Forgets the queued writes of `table_id`'s rows under `prefix` (every row for the
+    /// empty prefix): DropRowRange runs at every cluster, so what it deletes must not arrive
+    /// afterwards and bring deleted rows back at one cluster only.
+    pub fn discard_queued(&mut self, table_id: &str, prefix: &[u8]) {
+        for w in &mut self.queue {
+            if w.write.table_id == table_id {
+                w.write.rows.retain(|r| !r.row_key.starts_with(prefix));
+            }
+        }
+        self.queue.retain(|w| !w.write.rows.is_empty());
+    }
+
     /// Writes still on their way somewhere.
     pub fn in_flight(&self) -> usize {
         self.queue
