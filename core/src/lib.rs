@@ -42,7 +42,7 @@ pub mod model;
 pub mod platform;
 pub mod table;
 
-pub use api::change_stream::{ChangeLog, ChangeRecord, StreamPosition};
+pub use api::change_stream::{ChangeKind, ChangeLog, ChangeRecord, StreamPosition};
 pub use api::database::{
     BackupInfo, CommittedWrite, Database, DropRowRange, Durability, HotTablet, OpenOptions,
     RowMutations, StoredCell, VerifyReport,

@@ -388,8 +388,14 @@ impl Reader {
                     tiebreaker,
                     token,
                 } => {
+                    let kind = match record.kind {
+                        sparsetable::ChangeKind::User => data_change::Type::User,
+                        sparsetable::ChangeKind::GarbageCollection => {
+                            data_change::Type::GarbageCollection
+                        }
+                    };
                     let head = DataChange {
-                        r#type: data_change::Type::User as i32,
+                        r#type: kind as i32,
                         source_cluster_id,
                         row_key: record.row_key,
                         commit_timestamp: Some(timestamp_to_proto(record.commit_micros)),
@@ -488,6 +494,72 @@ mod tests {
             partition: Some(partition),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn collected_cells_arrive_as_a_garbage_collection_record_without_a_source_cluster() {
+        let (clock, instances, db) = setup();
+        db.write(|d| {
+            d.modify_column_families(
+                "t",
+                &[sparsetable::FamilyModification::Update {
+                    name: "cf".into(),
+                    family: sparsetable::ColumnFamily {
+                        gc_rule: sparsetable::GcRule::MaxNumVersions(1),
+                        ..Default::default()
+                    },
+                }],
+            )
+            .map(drop)
+        })
+        .unwrap();
+        let parts = initial_partitions(
+            &instances,
+            &v2::GenerateInitialChangeStreamPartitionsRequest {
+                table_name: T.into(),
+                app_profile_id: String::new(),
+            },
+        )
+        .unwrap();
+        let mut reader = Reader::open(
+            instances.clone(),
+            &request(parts[0].partition.clone().unwrap()),
+        )
+        .unwrap();
+        for ts in [1000, 2000] {
+            db.mutate_row("t", b"r", &[Mutation::set_cell("cf", "q", ts, "v")])
+                .unwrap();
+        }
+        clock.advance_micros(10);
+        db.write(|d| d.compact_table("t")).unwrap();
+        let changes: Vec<DataChange> = reader
+            .poll()
+            .unwrap()
+            .responses
+            .into_iter()
+            .filter_map(|r| match r.stream_record {
+                Some(StreamRecord::DataChange(d)) => Some(d),
+                _ => None,
+            })
+            .collect();
+        let types: Vec<i32> = changes.iter().map(|d| d.r#type).collect();
+        let user = data_change::Type::User as i32;
+        let gc = data_change::Type::GarbageCollection as i32;
+        assert_eq!(types, vec![user, user, gc]);
+        assert!(changes[2].source_cluster_id.is_empty());
+        assert!(!changes[0].source_cluster_id.is_empty());
+        let Some(v2::mutation::Mutation::DeleteFromColumn(del)) = changes[2].chunks[0]
+            .mutation
+            .as_ref()
+            .and_then(|m| m.mutation.as_ref())
+        else {
+            panic!("a GC record deletes the collected cell")
+        };
+        let range = del.time_range.as_ref().unwrap();
+        assert_eq!(
+            (range.start_timestamp_micros, range.end_timestamp_micros),
+            (1000, 1001)
+        );
     }
 
     #[test]

@@ -53,14 +53,7 @@ pub struct StoredCell {
     pub collected_by: Option<GcRule>,
 }
 
-/// The mutations of one row in a MutateRows batch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RowMutations {
-    /// The row.
-    pub row_key: Vec<u8>,
-    /// Its mutations, applied atomically and in order.
-    pub mutations: Vec<Mutation>,
-}
+pub use crate::model::mutation::RowMutations;
 
 /// Which rows DropRowRange deletes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,7 +116,6 @@ pub struct Database {
     committed: Option<Vec<CommittedWrite>>,
     /// The change logs of tables with a change stream (see [`super::change_stream`]); in
     /// memory: a restart starts them empty.
-    change_logs: BTreeMap<String, ChangeLog>,
     /// Set while applying another database's writes: they are not this database's changes.
     replaying: bool,
     /// Counts changes of the set of tables and of their families (see
@@ -179,7 +171,6 @@ impl Database {
             reads: AtomicU32::new(0),
             background_maintenance: false,
             committed: None,
-            change_logs: BTreeMap::new(),
             replaying: false,
             schema_epoch: 0,
         }
@@ -208,17 +199,13 @@ impl Database {
         table_id: &str,
         retention_micros: Option<i64>,
     ) -> Result<()> {
-        self.table(table_id)?;
+        let now = self.now()?;
+        let table = self.table_mut(table_id)?;
         match retention_micros {
-            None => {
-                self.change_logs.remove(table_id);
-            }
-            Some(r) => match self.change_logs.get_mut(table_id) {
+            None => table.change_log = None,
+            Some(r) => match &mut table.change_log {
                 Some(log) => log.set_retention(r)?,
-                None => {
-                    let log = ChangeLog::new(r, self.now()?)?;
-                    self.change_logs.insert(table_id.to_string(), log);
-                }
+                None => table.change_log = Some(ChangeLog::new(r, now)?),
             },
         }
         Ok(())
@@ -226,7 +213,7 @@ impl Database {
 
     /// A table's change log, if its change stream is enabled.
     pub fn change_log(&self, table_id: &str) -> Option<&ChangeLog> {
-        self.change_logs.get(table_id)
+        self.tables.get(table_id)?.change_log.as_ref()
     }
 
     /// Starts (`true`) or stops keeping every committed write for
@@ -370,7 +357,6 @@ impl Database {
             )));
         }
         self.tables.remove(table_id);
-        self.change_logs.remove(table_id);
         self.schema_epoch += 1;
         // The log may hold writes to this table; a table of the same name created later
         // must not receive them on recovery.
@@ -697,8 +683,9 @@ impl Database {
             DropRowRange::All => {
                 // Change streams capture DropRowRange's deletions ("Change streams
                 // overview"): one DeleteFromRow per row the drop removes.
-                if self.change_logs.contains_key(table_id) {
-                    let keys = self.table_mut(table_id)?.rows_with_prefix(b"")?;
+                let table = self.table_mut(table_id)?;
+                if table.change_log.is_some() {
+                    let keys = table.rows_with_prefix(b"")?;
                     let rows: Vec<RowMutations> = keys
                         .into_iter()
                         .map(|row_key| RowMutations {
@@ -706,11 +693,11 @@ impl Database {
                             mutations: alloc::vec![Mutation::DeleteFromRow],
                         })
                         .collect();
-                    if let Some(log) = self.change_logs.get_mut(table_id) {
+                    if let Some(log) = &mut table.change_log {
                         log.push(&rows, now);
                     }
                 }
-                self.table_mut(table_id)?.drop_all();
+                table.drop_all();
                 // The log may still hold the dropped writes: start a fresh one.
                 self.checkpoint()
             }

@@ -18,6 +18,7 @@ use crate::lsm::persist::{RunStore, RunWriter};
 use crate::lsm::row_merge::{resolve_entries, Entry};
 use crate::lsm::runs::Runs;
 use crate::model::gc::GcRule;
+use crate::model::mutation::{Mutation, TimestampRange};
 use crate::model::row::Cell;
 use crate::model::schema::TableConfig;
 use crate::table::scan::{RowGather, TabletScan};
@@ -166,9 +167,11 @@ impl Tablet {
     /// cover (every older write is in the merge, so tombstones can go too) and what the
     /// families' GC rules collect. The output is cut at row boundaries into runs of about
     /// `piece_bytes` (so a tablet that must split afterwards splits between runs, and no run
-    /// is shared); `u64::MAX` writes one run. Returns the new size in bytes.
+    /// is shared); `u64::MAX` writes one run. Returns the new size in bytes. With
+    /// `collected`, each cell a GC rule collected is added to it, in row order, as its row
+    /// key and a DeleteFromColumn of its timestamp (for the table's change stream).
     ///
-    /// On an error the tablet is unchanged.
+    /// On an error the tablet is unchanged (`collected` may have grown).
     pub(crate) fn compact(
         &mut self,
         config: &TableConfig,
@@ -176,6 +179,7 @@ impl Tablet {
         now_micros: i64,
         store: Option<&RunStore>,
         piece_bytes: u64,
+        mut collected: Option<&mut Vec<(Vec<u8>, Mutation)>>,
     ) -> Result<u64> {
         let max_sequence = self.flushed_sequence();
         let mut pieces: Vec<Arc<dyn Source>> = Vec::new();
@@ -192,11 +196,23 @@ impl Tablet {
                 row_data.clear();
                 row_spans.clear();
                 let mut rule = &never;
+                let mut row_collected: Vec<Mutation> = Vec::new();
+                let logging = collected.is_some();
                 let resolved = resolve_entries(g.entries(), epochs, |c| {
                     if c.new_family {
                         rule = config.families.get(c.family).map_or(&never, |f| &f.gc_rule);
                     }
                     if rule.is_collectable(c.version, c.timestamp_micros, now_micros) {
+                        if logging {
+                            row_collected.push(Mutation::DeleteFromColumn {
+                                family: c.family.into(),
+                                qualifier: c.qualifier.to_vec(),
+                                time_range: TimestampRange {
+                                    start_micros: c.timestamp_micros,
+                                    end_micros: Some(c.timestamp_micros.saturating_add(1)),
+                                },
+                            });
+                        }
                         return;
                     }
                     let k = row_data.len();
@@ -212,6 +228,12 @@ impl Tablet {
                     row_data.extend_from_slice(c.value);
                     row_spans.push((k, v, row_data.len()));
                 });
+                if resolved.is_ok() && !row_collected.is_empty() {
+                    if let Some(out) = collected.as_deref_mut() {
+                        let key = internal_key::row_key_of(&g.prefix)?;
+                        out.extend(row_collected.drain(..).map(|m| (key.clone(), m)));
+                    }
+                }
                 // A row that does not decode is dropped whole, never half.
                 if resolved.is_err() || row_spans.is_empty() {
                     continue;

@@ -302,7 +302,11 @@ impl Database {
             }
         }
         if !self.replaying {
-            if let Some(log) = self.change_logs.get_mut(table_id) {
+            if let Some(log) = self
+                .tables
+                .get_mut(table_id)
+                .and_then(|t| t.change_log.as_mut())
+            {
                 let rows: Vec<super::RowMutations> = rows
                     .iter()
                     .map(|&(k, ms)| super::RowMutations {

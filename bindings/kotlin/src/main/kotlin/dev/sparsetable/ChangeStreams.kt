@@ -83,7 +83,7 @@ sealed interface Entry {
 class ChangeStreamMutation internal constructor(
     /** The row. */
     val rowKey: ByteArray,
-    /** Who made the change (always [MutationType.USER] here: no GC records yet). */
+    /** Who made the change: a user's write, or cells a family's GC rule collected. */
     val type: MutationType,
     /** The cluster that committed it. */
     val sourceClusterId: String,
@@ -171,7 +171,8 @@ private fun NativeMutation.toEntry(): Entry = when (this) {
 
 private fun NativeRecord.toRecord(): ChangeStreamRecord = when (this) {
     is NativeRecord.Mutation -> ChangeStreamMutation(
-        rowKey, MutationType.USER, sourceClusterId, instant(commitMicros), tiebreaker, token,
+        rowKey, if (garbageCollection) MutationType.GARBAGE_COLLECTION else MutationType.USER,
+        sourceClusterId, instant(commitMicros), tiebreaker, token,
         instant(commitMicros), mutations.map { it.toEntry() },
     )
     is NativeRecord.CloseStream -> CloseStream(
