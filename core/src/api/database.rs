@@ -686,13 +686,18 @@ impl Database {
                 let table = self.table_mut(table_id)?;
                 if table.change_log.is_some() {
                     let keys = table.rows_with_prefix(b"")?;
-                    let rows: Vec<RowMutations> = keys
-                        .into_iter()
-                        .map(|row_key| RowMutations {
-                            row_key,
-                            mutations: alloc::vec![Mutation::DeleteFromRow],
-                        })
-                        .collect();
+                    let mut rows = Vec::with_capacity(keys.len());
+                    for row_key in keys {
+                        let mutations = persistence::row_delete_as_family_deletes(
+                            table,
+                            &row_key,
+                            &[Mutation::DeleteFromRow],
+                            now,
+                        )?;
+                        if !mutations.is_empty() {
+                            rows.push(RowMutations { row_key, mutations });
+                        }
+                    }
                     if let Some(log) = &mut table.change_log {
                         log.push(&rows, now);
                     }

@@ -729,7 +729,12 @@ mod tests {
                     .unwrap()
                     .since(0, None, &crate::model::row_set::RowRange::all())
                     .into_iter()
-                    .filter(|r| r.mutations == [Mutation::DeleteFromRow])
+                    .filter(|r| {
+                        r.mutations
+                            == [Mutation::DeleteFromFamily {
+                                family: "cf".into(),
+                            }]
+                    })
                     .map(|r| r.row_key.clone())
                     .collect())
             })

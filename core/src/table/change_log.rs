@@ -10,6 +10,9 @@
 //!   it wrote), its commit time, the cluster it was committed at and a tiebreaker that orders
 //!   changes with the same commit time. The stream is partitioned by row range (here: one
 //!   partition per tablet), and a reader resumes a partition from a continuation token.
+//! - A DeleteFromRow is recorded as one DeleteFromFamily per family the row has data in
+//!   (the overview's description of a row delete); a delete of a row with no data records
+//!   nothing. The database does this conversion when it logs the write.
 //! - Deletions that garbage collection makes are captured too, as GARBAGE_COLLECTION records
 //!   ("Change streams overview": "Garbage collection changes are also captured"). Here
 //!   collection happens when a compaction drops the cells a family's GC rule collects

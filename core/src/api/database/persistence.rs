@@ -10,6 +10,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Backup, BackupInfo, Database};
@@ -302,19 +303,30 @@ impl Database {
             }
         }
         if !self.replaying {
-            if let Some(log) = self
+            if let Some(table) = self
                 .tables
                 .get_mut(table_id)
-                .and_then(|t| t.change_log.as_mut())
+                .filter(|t| t.change_log.is_some())
             {
-                let rows: Vec<super::RowMutations> = rows
-                    .iter()
-                    .map(|&(k, ms)| super::RowMutations {
-                        row_key: k.to_vec(),
-                        mutations: resolve_server_time(ms, server_ts).into_owned(),
-                    })
-                    .collect();
-                log.push(&rows, now);
+                let mut logged = Vec::with_capacity(rows.len());
+                for &(k, ms) in rows {
+                    let mutations = resolve_server_time(ms, server_ts);
+                    let mutations = if mutations.iter().any(|m| *m == Mutation::DeleteFromRow) {
+                        row_delete_as_family_deletes(table, k, &mutations, now)?
+                    } else {
+                        mutations.into_owned()
+                    };
+                    // A row delete of a row with no data changes nothing worth a record.
+                    if !mutations.is_empty() {
+                        logged.push(super::RowMutations {
+                            row_key: k.to_vec(),
+                            mutations,
+                        });
+                    }
+                }
+                if let Some(log) = &mut table.change_log {
+                    log.push(&logged, now);
+                }
             }
         }
         if let Some(kept) = &mut self.committed {
@@ -527,4 +539,49 @@ pub(crate) fn verify_runs(runs: &[Arc<dyn crate::lsm::memtable::Source>]) -> Res
         report.bytes += r.run_meta().map_or(0, |m| m.size_bytes);
     }
     Ok(report)
+}
+
+/// A row's mutations as its change stream records them: each DeleteFromRow becomes one
+/// DeleteFromFamily per family the row has data in at that point (its visible cells before
+/// the write, and the families this write set cells in before the delete), in the table's
+/// family order, as Bigtable's "Change streams overview" describes a row delete.
+///
+/// # Errors
+/// A run's error reading the row (`DataLoss` for a corrupt block).
+pub(super) fn row_delete_as_family_deletes(
+    table: &Table,
+    row_key: &[u8],
+    mutations: &[Mutation],
+    now: i64,
+) -> Result<Vec<Mutation>> {
+    let mut with_data: alloc::collections::BTreeSet<String> = table
+        .read_row(row_key, now, Some(1))?
+        .map(|row| row.cells.into_iter().map(|c| c.family).collect())
+        .unwrap_or_default();
+    let mut out = Vec::with_capacity(mutations.len());
+    for m in mutations {
+        match m {
+            Mutation::DeleteFromRow => {
+                for family in table.config.families.keys() {
+                    if with_data.remove(family.as_str()) {
+                        out.push(Mutation::DeleteFromFamily {
+                            family: family.clone(),
+                        });
+                    }
+                }
+            }
+            Mutation::DeleteFromFamily { family } => {
+                with_data.remove(family.as_str());
+                out.push(m.clone());
+            }
+            Mutation::SetCell { family, .. }
+            | Mutation::AddToCell { family, .. }
+            | Mutation::MergeToCell { family, .. } => {
+                with_data.insert(family.clone());
+                out.push(m.clone());
+            }
+            Mutation::DeleteFromColumn { .. } => out.push(m.clone()),
+        }
+    }
+    Ok(out)
 }

@@ -1,8 +1,10 @@
-//! Garbage collection in change streams: the cells a compaction collects under a family's GC
-//! rule appear in the table's change log as GARBAGE_COLLECTION records (one per row, a
+//! What a change log records besides plain writes. Garbage collection: the cells a compaction
+//! collects under a family's GC rule appear as GARBAGE_COLLECTION records (one per row, a
 //! DeleteFromColumn of each collected cell's timestamp), exactly once each, whether the
 //! compaction ran inline or on a `SharedDatabase`'s maintenance thread, and never for cells
-//! a delete removed.
+//! a delete removed. Row deletes: a DeleteFromRow is recorded as a DeleteFromFamily of each
+//! family the row had data in (DropRowRange's deletions too), and a delete of a row with no
+//! data records nothing.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -120,6 +122,61 @@ fn a_compaction_logs_the_versions_a_max_versions_rule_collected_once() {
     // Collected cells are gone for good: a second compaction logs nothing more.
     db.compact_table("t").unwrap();
     assert_eq!(collected(&records(&db)).len(), 2);
+}
+
+#[test]
+fn a_row_delete_is_recorded_as_deletes_of_the_families_with_data() {
+    let clock = Arc::new(ManualClock::new(10_000_000));
+    let mut db = Database::with_clock(clock);
+    db.create_table("t", TableConfig::with_families(["a", "b", "c"]))
+        .unwrap();
+    db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+        .unwrap();
+    db.mutate_row("t", b"r", &[Mutation::set_cell("c", b"q", 1000, "v")])
+        .unwrap();
+    // Family a gets data in the same call, before the delete; b never has any.
+    db.mutate_row(
+        "t",
+        b"r",
+        &[
+            Mutation::set_cell("a", b"q", 1000, "v"),
+            Mutation::DeleteFromRow,
+        ],
+    )
+    .unwrap();
+    db.mutate_row("t", b"empty", &[Mutation::DeleteFromRow])
+        .unwrap();
+    db.mutate_row("t", b"s", &[Mutation::set_cell("b", b"q", 1000, "v")])
+        .unwrap();
+    db.drop_row_range("t", &sparsetable::DropRowRange::All)
+        .unwrap();
+    let family = |f: &str| Mutation::DeleteFromFamily { family: f.into() };
+    let logged: Vec<(Vec<u8>, Vec<Mutation>)> = records(&db)
+        .into_iter()
+        .map(|r| (r.row_key, r.mutations))
+        .collect();
+    assert_eq!(
+        logged,
+        vec![
+            (
+                b"r".to_vec(),
+                vec![Mutation::set_cell("c", b"q", 1000, "v")]
+            ),
+            (
+                b"r".to_vec(),
+                vec![
+                    Mutation::set_cell("a", b"q", 1000, "v"),
+                    family("a"),
+                    family("c")
+                ]
+            ),
+            (
+                b"s".to_vec(),
+                vec![Mutation::set_cell("b", b"q", 1000, "v")]
+            ),
+            (b"s".to_vec(), vec![family("b")]),
+        ]
+    );
 }
 
 #[test]
