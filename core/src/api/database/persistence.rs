@@ -311,7 +311,7 @@ impl Database {
                 let mut logged = Vec::with_capacity(rows.len());
                 for &(k, ms) in rows {
                     let mutations = resolve_server_time(ms, server_ts);
-                    let mutations = if mutations.iter().any(|m| *m == Mutation::DeleteFromRow) {
+                    let mutations = if mutations.contains(&Mutation::DeleteFromRow) {
                         row_delete_as_family_deletes(table, k, &mutations, now)?
                     } else {
                         mutations.into_owned()
