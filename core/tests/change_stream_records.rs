@@ -270,3 +270,105 @@ fn background_compactions_log_every_collected_cell_exactly_once() {
         .unwrap();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
 }
+
+mod on_storage {
+    //! A change log on storage survives a restart: the records up to the last checkpoint
+    //! from the change log file, the later ones from the commit log with the commit times
+    //! their records carry; a stream disabled stays disabled; a damaged file is DataLoss.
+
+    use super::*;
+    use sparsetable::platform::storage::{read_all, MemStorage, Storage};
+    use sparsetable::{Code, Durability, OpenOptions};
+
+    fn open(storage: &MemStorage, clock: &Arc<ManualClock>) -> sparsetable::Result<Database> {
+        Database::open(
+            Arc::new(storage.clone()),
+            OpenOptions {
+                durability: Durability::None,
+                ..OpenOptions::default()
+            },
+            clock.clone(),
+        )
+    }
+
+    fn summary(db: &Database) -> Vec<(u64, i64, Vec<u8>)> {
+        records(db)
+            .into_iter()
+            .map(|r| (r.sequence, r.commit_micros, r.row_key))
+            .collect()
+    }
+
+    #[test]
+    fn records_before_and_after_the_last_checkpoint_come_back_with_their_commit_times() {
+        let storage = MemStorage::new();
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = open(&storage, &clock).unwrap();
+        db.create_table("t", TableConfig::with_families(["cf"]))
+            .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", 1000, "1")])
+            .unwrap();
+        clock.advance_micros(7);
+        db.checkpoint().unwrap();
+        db.mutate_row("t", b"b", &[Mutation::set_cell("cf", b"q", 1000, "2")])
+            .unwrap();
+        clock.advance_micros(7);
+        db.mutate_row("t", b"a", &[Mutation::DeleteFromRow])
+            .unwrap();
+        let before = summary(&db);
+        assert_eq!(before.len(), 3);
+        // A crash: nothing after the last write reaches storage.
+        drop(db);
+        clock.advance_micros(1_000_000);
+        let mut db = open(&storage, &clock).unwrap();
+        assert_eq!(summary(&db), before, "same sequences, times and rows");
+        let last = records(&db).pop().unwrap();
+        assert_eq!(
+            last.mutations,
+            vec![Mutation::DeleteFromFamily {
+                family: "cf".into()
+            }],
+            "a replayed row delete is recorded as at commit"
+        );
+        // The log goes on from where it was.
+        db.mutate_row("t", b"c", &[Mutation::set_cell("cf", b"q", 1000, "3")])
+            .unwrap();
+        assert_eq!(records(&db).last().map(|r| r.sequence), Some(4));
+        // Opened twice in a row: nothing is logged twice.
+        drop(db);
+        let db = open(&storage, &clock).unwrap();
+        assert_eq!(records(&db).len(), 4);
+    }
+
+    #[test]
+    fn a_disabled_stream_stays_disabled_and_a_damaged_file_is_data_loss() {
+        let storage = MemStorage::new();
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = open(&storage, &clock).unwrap();
+        db.create_table("t", TableConfig::with_families(["cf"]))
+            .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", 1000, "1")])
+            .unwrap();
+        drop(db);
+        let bytes = read_all(&storage, "CHANGES").unwrap();
+        for at in [0, bytes.len() / 2, bytes.len() - 1] {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x40;
+            storage.set_bytes("CHANGES", flipped);
+            assert_eq!(open(&storage, &clock).unwrap_err().code(), Code::DataLoss);
+        }
+        storage.set_bytes("CHANGES", bytes[..bytes.len() - 3].to_vec());
+        assert_eq!(open(&storage, &clock).unwrap_err().code(), Code::DataLoss);
+        storage.set_bytes("CHANGES", bytes);
+        let mut db = open(&storage, &clock).unwrap();
+        assert_eq!(records(&db).len(), 1);
+        db.set_change_stream("t", None).unwrap();
+        drop(db);
+        assert!(storage.list().unwrap().iter().all(|f| f != "CHANGES"));
+        let db = open(&storage, &clock).unwrap();
+        assert!(db.change_log("t").is_none());
+    }
+}

@@ -5,6 +5,6 @@
 //! front-ends.
 
 pub use crate::table::change_log::{
-    validate_retention, ChangeKind, ChangeLog, ChangeRecord, StreamPosition, MAX_RETENTION_MICROS,
-    MIN_RETENTION_MICROS,
+    decode_changes, encode_changes, validate_retention, ChangeKind, ChangeLog, ChangeRecord,
+    StreamPosition, CHANGES_MAGIC, MAX_RETENTION_MICROS, MIN_RETENTION_MICROS,
 };

@@ -193,7 +193,7 @@ impl Database {
     ///
     /// # Errors
     /// `NotFound` for an unknown table; `InvalidArgument` for a retention outside 1 to 7
-    /// days.
+    /// days; on storage, the storage's errors keeping the setting (the change log file).
     pub fn set_change_stream(
         &mut self,
         table_id: &str,
@@ -208,7 +208,9 @@ impl Database {
                 None => table.change_log = Some(ChangeLog::new(r, now)?),
             },
         }
-        Ok(())
+        // On storage the setting (and the log so far) is kept at once, so a restart keeps
+        // the stream as it was set.
+        self.write_changes()
     }
 
     /// A table's change log, if its change stream is enabled.

@@ -566,6 +566,7 @@ impl Replication {
                 put_bool(&mut out, p);
             }
             WriteBatch {
+                commit_micros: None,
                 sequence: w.order.2,
                 entries: w
                     .write

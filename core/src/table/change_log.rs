@@ -25,15 +25,23 @@
 //! that committed the change; a position is, per cluster, the sequence number of the last
 //! change delivered; a token names its table so one from another table is refused.
 //!
-//! Invariants: sequence numbers grow by one per change in one log and are never reused; the
-//! log holds changes in commit order; pruning removes only changes older than the
-//! retention.
+//! On storage the logs persist in one file (docs/format/change_log.md, [`encode_changes`]),
+//! which the database rewrites at each checkpoint; writes after it are logged again from the
+//! commit log on recovery, with the commit times their records carry.
+//!
+//! Invariants: sequence numbers grow by one per change in one log and are never reused (a
+//! log read back from its file continues after its `last_sequence`); the log holds changes
+//! in commit order; pruning removes only changes older than the retention.
 
 use alloc::collections::VecDeque;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::codec::encoding::{
+    data_loss, put_bytes, put_fixed32, put_len, put_str, put_u8, put_varint64, put_varint_i64,
+    Decode, Decoder, Encode, CRC32C,
+};
 use crate::error::quoted;
 use crate::model::mutation::Mutation;
 use crate::model::mutation::RowMutations;
@@ -271,6 +279,120 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The first bytes of a change-log file (docs/format/change_log.md): the format and its
+/// version, then a line feed.
+pub const CHANGES_MAGIC: &[u8] = b"sparsetable-changes 1\n";
+
+/// The change logs of a database's tables as one file (docs/format/change_log.md): every
+/// write with a sequence number up to `through_sequence` is in them; recovery logs the
+/// commit log's later batches.
+pub fn encode_changes(through_sequence: u64, logs: &[(&str, &ChangeLog)]) -> Vec<u8> {
+    let mut out = CHANGES_MAGIC.to_vec();
+    put_varint64(&mut out, through_sequence);
+    put_len(&mut out, logs.len());
+    for (table, log) in logs {
+        put_str(&mut out, table);
+        put_varint_i64(&mut out, log.retention_micros);
+        put_varint_i64(&mut out, log.enabled_micros);
+        put_varint64(&mut out, log.last_sequence);
+        put_len(&mut out, log.records.len());
+        for r in &log.records {
+            put_varint64(&mut out, r.sequence);
+            put_varint_i64(&mut out, r.commit_micros);
+            put_u8(
+                &mut out,
+                match r.kind {
+                    ChangeKind::User => 1,
+                    ChangeKind::GarbageCollection => 2,
+                },
+            );
+            put_bytes(&mut out, &r.row_key);
+            put_len(&mut out, r.mutations.len());
+            for m in &r.mutations {
+                m.encode_to(&mut out);
+            }
+        }
+    }
+    let crc = CRC32C.checksum(&out);
+    put_fixed32(&mut out, crc);
+    out
+}
+
+/// The change logs [`encode_changes`] wrote, and its `through_sequence`.
+///
+/// # Errors
+/// `DataLoss` for bytes that are not such a file (magic, checksum, truncation, a bad
+/// retention or kind, sequences out of order); never a panic.
+pub fn decode_changes(bytes: &[u8]) -> Result<(u64, Vec<(String, ChangeLog)>)> {
+    let bad = |what: &str| data_loss(format!("change log file: {what}"));
+    let body_len = bytes
+        .len()
+        .checked_sub(4)
+        .filter(|&n| n >= CHANGES_MAGIC.len())
+        .ok_or_else(|| bad("too short"))?;
+    let (body, crc) = bytes.split_at(body_len);
+    if CRC32C.checksum(body) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
+        return Err(bad("checksum mismatch"));
+    }
+    let rest = body
+        .strip_prefix(CHANGES_MAGIC)
+        .ok_or_else(|| bad("not a change log file (magic)"))?;
+    let in_file = |e: Error| bad(e.message());
+    let mut d = Decoder::new(rest);
+    let through = d.varint64("through_sequence").map_err(in_file)?;
+    // A table is at least its id's length, four numbers and a record count.
+    let n = d.count(6, "table count").map_err(in_file)?;
+    let mut logs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let table = d.string("table id").map_err(in_file)?;
+        let retention_micros = d.varint_i64("retention").map_err(in_file)?;
+        validate_retention(retention_micros).map_err(in_file)?;
+        let enabled_micros = d.varint_i64("enabled time").map_err(in_file)?;
+        let last_sequence = d.varint64("last sequence").map_err(in_file)?;
+        // A record is at least a sequence, a time, a kind, a row key length and a count.
+        let m = d.count(5, "record count").map_err(in_file)?;
+        let mut records = VecDeque::with_capacity(m);
+        let mut previous = 0u64;
+        for _ in 0..m {
+            let sequence = d.varint64("record sequence").map_err(in_file)?;
+            if sequence <= previous || sequence > last_sequence {
+                return Err(bad("record sequences out of order"));
+            }
+            previous = sequence;
+            let commit_micros = d.varint_i64("commit time").map_err(in_file)?;
+            let kind = match d.u8("kind").map_err(in_file)? {
+                1 => ChangeKind::User,
+                2 => ChangeKind::GarbageCollection,
+                k => return Err(bad(&format!("unknown record kind {k}"))),
+            };
+            let row_key = d.byte_vec("row key").map_err(in_file)?;
+            let k = d.count(1, "mutation count").map_err(in_file)?;
+            let mut mutations = Vec::with_capacity(k);
+            for _ in 0..k {
+                mutations.push(Mutation::decode_from(&mut d).map_err(in_file)?);
+            }
+            records.push_back(ChangeRecord {
+                kind,
+                sequence,
+                commit_micros,
+                row_key,
+                mutations,
+            });
+        }
+        logs.push((
+            table,
+            ChangeLog {
+                retention_micros,
+                enabled_micros,
+                records,
+                last_sequence,
+            },
+        ));
+    }
+    d.finish("change log file").map_err(in_file)?;
+    Ok((through, logs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,6 +446,43 @@ mod tests {
             ("0/1", "t", 1),
         ] {
             assert!(StreamPosition::decode(token, table, n).is_err(), "{token}");
+        }
+    }
+
+    #[test]
+    fn a_change_log_file_reads_back_and_no_damage_panics() {
+        let mut log = ChangeLog::new(MIN_RETENTION_MICROS, 5).unwrap();
+        log.push(&rows(b"a"), 10);
+        log.push_collected(
+            alloc::vec![(
+                b"b".to_vec(),
+                Mutation::DeleteFromColumn {
+                    family: "cf".into(),
+                    qualifier: b"q".to_vec(),
+                    time_range: crate::model::mutation::TimestampRange {
+                        start_micros: 7,
+                        end_micros: Some(8),
+                    },
+                },
+            )],
+            11,
+        );
+        let bytes = encode_changes(42, &[("t", &log)]);
+        let (through, logs) = decode_changes(&bytes).unwrap();
+        assert_eq!(through, 42);
+        assert_eq!(logs.len(), 1);
+        assert_eq!(logs[0].0, "t");
+        let all = RowRange::all();
+        assert_eq!(logs[0].1.since(0, None, &all), log.since(0, None, &all));
+        assert_eq!(logs[0].1.last_sequence(), 2);
+        for cut in 0..bytes.len() {
+            assert!(decode_changes(&bytes[..cut]).is_err());
+        }
+        for at in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[at] ^= 0x01;
+            let e = decode_changes(&b).unwrap_err();
+            assert_eq!(e.code(), crate::Code::DataLoss);
         }
     }
 }

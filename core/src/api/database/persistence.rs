@@ -22,11 +22,17 @@ use crate::model::mutation::{
     resolve_server_time, server_timestamp, validate_row_mutations, Mutation,
 };
 use crate::platform::clock::Clock;
-use crate::platform::storage::{Storage, Syncer};
+use crate::platform::storage::{read_all, Storage, Syncer};
+use crate::table::change_log::{decode_changes, encode_changes};
+
 use crate::table::table::{Table, TableSnapshot};
 use crate::Code;
 use crate::{Error, Result};
 use alloc::sync::Arc;
+
+/// The file that keeps the tables' change logs between checkpoints
+/// (docs/format/change_log.md).
+pub const CHANGES_FILE: &str = "CHANGES";
 
 /// When a write is acknowledged relative to the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +149,23 @@ impl Database {
             db.backups.insert(b.name.clone(), Backup { info, snapshot });
         }
         let now = db.now()?;
+        // The change logs as of the last checkpoint; the log's later writes follow below.
+        let changes_through = match read_all(&*storage, CHANGES_FILE) {
+            Ok(bytes) => {
+                let (through, logs) = decode_changes(&bytes).map_err(|e| {
+                    Error::new(Code::DataLoss, format!("{CHANGES_FILE}: {}", e.message()))
+                })?;
+                for (table_id, log) in logs {
+                    // A table dropped after the file was written has no log to restore.
+                    if let Some(t) = db.tables.get_mut(&table_id) {
+                        t.change_log = Some(log);
+                    }
+                }
+                through
+            }
+            Err(e) if e.code() == Code::NotFound => 0,
+            Err(e) => return Err(e),
+        };
         for &n in &state.log_files {
             let name = log_file_name(n);
             let file = storage.open(&name).map_err(|e| {
@@ -154,6 +177,9 @@ impl Database {
             let (batches, _end) = replay(file)
                 .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
             for batch in &batches {
+                if batch.sequence > changes_through {
+                    db.log_replayed_changes(batch, now)?;
+                }
                 db.replay_batch(batch, now);
             }
         }
@@ -209,6 +235,74 @@ impl Database {
     pub fn open_dir(path: impl AsRef<std::path::Path>, options: OpenOptions) -> Result<Self> {
         let storage = Arc::new(crate::platform::storage::FileStorage::new(path)?);
         Self::open(storage, options, crate::platform::clock::SystemClock)
+    }
+
+    /// Logs a replayed batch's rows in their tables' change logs (those with one), with the
+    /// commit time its record carries (the recovery's clock for a record without one), as
+    /// the write was logged when it committed. Before the batch is applied: a row delete is
+    /// recorded against the row as it was.
+    ///
+    /// # Errors
+    /// A run's error reading a deleted row (`DataLoss` for a corrupt block).
+    fn log_replayed_changes(&mut self, batch: &WriteBatch, now: i64) -> Result<()> {
+        let commit = batch.commit_micros.unwrap_or(now);
+        for entry in &batch.entries {
+            let Some(table) = self
+                .tables
+                .get_mut(&entry.table)
+                .filter(|t| t.change_log.is_some())
+            else {
+                continue;
+            };
+            let mutations = if entry.mutations.contains(&Mutation::DeleteFromRow) {
+                row_delete_as_family_deletes(table, &entry.row_key, &entry.mutations, commit)?
+            } else {
+                entry.mutations.clone()
+            };
+            if let (Some(log), false) = (&mut table.change_log, mutations.is_empty()) {
+                log.push(
+                    &[super::RowMutations {
+                        row_key: entry.row_key.clone(),
+                        mutations,
+                    }],
+                    commit,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every table's change log to [`CHANGES_FILE`] (new, synced, then renamed over
+    /// the old one), recording that it holds every write up to the current sequence; with no
+    /// change stream enabled the file is removed. A no-op in memory. The checkpoint and
+    /// every change of a stream's setting call it, so a stream enabled or disabled stays so
+    /// after a restart.
+    ///
+    /// # Errors
+    /// The storage's errors (the previous file stays).
+    pub(super) fn write_changes(&mut self) -> Result<()> {
+        let Some(p) = &self.persist else {
+            return Ok(());
+        };
+        let logs: Vec<(&str, &crate::table::change_log::ChangeLog)> = self
+            .tables
+            .iter()
+            .filter_map(|(id, t)| Some((id.as_str(), t.change_log.as_ref()?)))
+            .collect();
+        let storage = p.store.storage.clone();
+        if logs.is_empty() {
+            return match storage.remove(CHANGES_FILE) {
+                Err(e) if e.code() != Code::NotFound => Err(e),
+                _ => Ok(()),
+            };
+        }
+        let bytes = encode_changes(self.sequence, &logs);
+        let tmp = "CHANGES.tmp";
+        let mut file = storage.create(tmp)?;
+        file.append(&bytes)?;
+        file.sync()?;
+        drop(file);
+        storage.rename(tmp, CHANGES_FILE)
     }
 
     /// Re-applies one logged batch, skipping rows whose tablet already holds it in runs.
@@ -287,7 +381,16 @@ impl Database {
             };
             let logged = p
                 .log
-                .append_rows(self.sequence + 1, table_id, &logged_rows)
+                .append_rows(
+                    self.sequence + 1,
+                    table_id,
+                    &logged_rows,
+                    // The commit time lets recovery log the change as it was committed.
+                    self.tables
+                        .get(table_id)
+                        .and_then(|t| t.change_log.as_ref())
+                        .map(|_| now),
+                )
                 .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
             if let Err(e) = logged {
                 if p.log.is_failed() {
@@ -394,6 +497,9 @@ impl Database {
         let syncer = file.syncer();
         let mut log = LogWriter::new(file);
         log.sync()?;
+        // Before the manifest stops naming the old log: once it does, the changes that log
+        // held are only in this file.
+        self.write_changes()?;
         // The new log becomes current only once a manifest names it: if that write fails,
         // writes go on appending to the log the durable manifest still names.
         self.record_manifest(n)?;
