@@ -51,7 +51,10 @@ Options:
                           info (also start-up and shutdown) or debug (also every RPC
                           and every failed request with its code) [default: info]
   -h, --help              print this help
-  -V, --version           print the version";
+  -V, --version           print the version
+
+sparsetable-server control ... talks to a running server's control surface (cluster
+outages, replication lag, injected faults): see sparsetable-server control --help.";
 
 /// What the command line asked for (also what [`Server::bind`] takes).
 #[derive(Debug, Clone)]
@@ -74,7 +77,7 @@ pub struct Options {
 
 /// A duration as `--replication-lag` takes it: a whole number and a unit (`us`, `ms`, `s`,
 /// `m`), in microseconds.
-fn parse_duration(text: &str) -> Result<i64, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<i64, String> {
     let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let unit = &text[digits.len()..];
     let per = match unit {
@@ -282,6 +285,11 @@ async fn serve(options: Options) -> Result<(), String> {
 /// Runs the command line `args` (without the program name): serves until SIGTERM or SIGINT
 /// and returns the process's exit code (0, 1 on failure, 2 for bad usage).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|a| a == "control") {
+        args.next();
+        return crate::control::run(args);
+    }
     let options = match parse_args(args) {
         Ok(Command::Serve(options)) => options,
         Ok(Command::Help) => {

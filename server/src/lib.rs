@@ -40,6 +40,7 @@ pub mod chunks;
 pub mod cli;
 pub mod clusters;
 pub mod codec;
+pub mod control;
 pub mod convert;
 pub mod data;
 pub mod family_order;
