@@ -314,7 +314,7 @@ mod tests {
         let base = "--project p --instance i";
         for (line, why) in [
             ("status", "--project and --instance"),
-            (&format!("{base}") as &str, "a command is required"),
+            (base, "a command is required"),
             (&format!("{base} reboot"), "unknown command"),
             (&format!("{base} lag 2 seconds"), "unknown command"),
             (&format!("{base} lag 2parsecs"), "unit"),
