@@ -110,8 +110,8 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Option<Parsed>, lex
             Long("count") => fault.count = parser.value()?.parse()?,
             Long("probability") => fault.probability = Some(parser.value()?.parse()?),
             Long("latency") => {
-                let micros = crate::cli::parse_duration(&parser.value()?.string()?)
-                    .map_err(|e| custom(e.replace("--replication-lag", "--latency")))?;
+                let micros = crate::duration::parse_duration(&parser.value()?.string()?)
+                    .map_err(|e| custom(format!("--latency {e}")))?;
                 fault.latency_micros = u64::try_from(micros).unwrap_or(0);
             }
             Long("seed") => seed = parser.value()?.parse()?,
@@ -129,8 +129,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Option<Parsed>, lex
         ["down", cluster] => Action::Available((*cluster).to_string(), false),
         ["up", cluster] => Action::Available((*cluster).to_string(), true),
         ["lag", duration] => Action::Lag(
-            crate::cli::parse_duration(duration)
-                .map_err(|e| custom(e.replace("--replication-lag ", "lag ")))?,
+            crate::duration::parse_duration(duration).map_err(|e| custom(format!("lag {e}")))?,
         ),
         ["fault"] => {
             if fault.code == 0 && fault.latency_micros == 0 {

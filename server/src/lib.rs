@@ -43,6 +43,7 @@ pub mod codec;
 pub mod control;
 pub mod convert;
 pub mod data;
+pub mod duration;
 pub mod family_order;
 pub mod features;
 pub mod filter;

@@ -19,8 +19,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use crate::lsm::memtable::Source;
 use crate::lsm::persist::{run_file_name, RunStore};
+use crate::lsm::source::Source;
 use crate::model::schema::TableConfig;
 use crate::table::tablet::Tablet;
 use crate::Result;

@@ -25,8 +25,8 @@ use alloc::vec::Vec;
 
 use crate::durability::manifest::{RunMeta, TableState, TabletState};
 use crate::lsm::internal_key::{self, EntryKind, InternalKey};
-use crate::lsm::memtable::Source;
 use crate::lsm::persist::RunStore;
+use crate::lsm::source::Source;
 use crate::model::mutation::Mutation;
 use crate::model::row::SampleRowKey;
 use crate::model::schema::{TableConfig, ValueType};

@@ -13,14 +13,16 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::lsm::internal_key;
-use crate::lsm::memtable::{MemRun, Memtable, Source};
+use crate::lsm::memtable::{MemRun, Memtable};
 use crate::lsm::persist::{RunStore, RunWriter};
 use crate::lsm::row_merge::{resolve_entries, Entry};
 use crate::lsm::runs::Runs;
+use crate::lsm::source::Source;
 use crate::model::gc::GcRule;
 use crate::model::mutation::{Mutation, TimestampRange};
 use crate::model::row::Cell;
 use crate::model::schema::TableConfig;
+use crate::platform::bytes;
 use crate::table::scan::{RowGather, TabletScan};
 use crate::Result;
 
@@ -46,6 +48,81 @@ pub(crate) struct Tablet {
     pub(crate) flushed_through: u64,
 }
 
+/// How a tablet is read: the scans over its sources. The tablet gathers its sources and
+/// bounds; the merge (`table::scan`) knows only cursors.
+impl Tablet {
+    /// Every source of the tablet a read merges: its memtable layers, then its runs.
+    fn sources(&self) -> impl Iterator<Item = &dyn Source> {
+        self.memtable
+            .layers()
+            .chain(self.runs.iter().map(|r| r.as_ref()))
+    }
+
+    /// A scan of every source that may hold rows between `lower` (inclusive, an encoded
+    /// row boundary; `None`: the tablet's start) and `upper` (exclusive; `None`: the
+    /// tablet's end), each cursor at the first key of that span, or at the last one when
+    /// `reversed`. `point_row`: the scan is that single row (REQUIRES: a row of the tablet,
+    /// `lower` and `upper` its bounds), so sources whose filter rules the row out are
+    /// skipped.
+    pub(crate) fn scan(
+        &self,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+        reversed: bool,
+        point_row: Option<&[u8]>,
+    ) -> TabletScan<'_> {
+        let (lower, upper) = match (lower, upper, point_row) {
+            // A row of the tablet: its bounds are inside the tablet's already.
+            (Some(l), Some(u), Some(_)) => (l.to_vec(), Some(u.to_vec())),
+            _ => {
+                let start = internal_key::row_prefix(&self.start);
+                let lower = match lower {
+                    Some(l) if bytes::less(&start, l) => l.to_vec(),
+                    _ => start,
+                };
+                let end = self.end.as_deref().map(internal_key::row_prefix);
+                let upper = match (upper, end) {
+                    (Some(u), Some(e)) => Some(if bytes::less(u, &e) { u.to_vec() } else { e }),
+                    (Some(u), None) => Some(u.to_vec()),
+                    (None, e) => e,
+                };
+                (lower, upper)
+            }
+        };
+        TabletScan::open(self.sources(), lower, upper, reversed, point_row)
+    }
+
+    /// A scan of the one row `row` of the tablet, over the memtable and only the runs whose
+    /// range reaches the row (found through the runs' index rather than by asking each run).
+    pub(crate) fn point_scan(&self, row: &[u8]) -> TabletScan<'_> {
+        let lower = internal_key::row_prefix_buf(row);
+        // `after_row`, from the prefix at hand rather than escaping the key again.
+        let upper = internal_key::after_prefix(&lower);
+        // Gathered before the bounds move into the scan (inline: no allocation).
+        let sources: smallvec::SmallVec<[&dyn Source; 4]> = self
+            .memtable
+            .layers()
+            .chain(self.runs.overlapping(&lower, &upper))
+            .collect();
+        TabletScan::point(sources.into_iter(), row, lower, upper)
+    }
+
+    /// A forward scan of every row of the tablet held in its runs (the memtable left out):
+    /// what a compaction rewrites.
+    pub(crate) fn runs_scan(&self) -> TabletScan<'_> {
+        self.runs_in_scan(0..self.runs.len())
+    }
+
+    /// A forward scan of the rows of the tablet held in `runs` (indices into its runs):
+    /// what a merge of some runs rewrites.
+    pub(crate) fn runs_in_scan(&self, runs: Range<usize>) -> TabletScan<'_> {
+        let start = internal_key::row_prefix(&self.start);
+        let limit = self.end.as_deref().map(internal_key::row_prefix);
+        let sources = self.runs[runs].iter().map(|r| r.as_ref());
+        TabletScan::open(sources, start, limit, false, None)
+    }
+}
+
 impl Tablet {
     pub(crate) fn new(id: u64, start: Vec<u8>, end: Option<Vec<u8>>) -> Self {
         Tablet {
@@ -66,7 +143,7 @@ impl Tablet {
     /// # Errors
     /// A run's error (`DataLoss` for a corrupt block holding the row).
     pub(crate) fn gather_row<'a>(&'a self, row: &[u8], g: &mut RowGather<'a>) -> Result<bool> {
-        TabletScan::point(self, row).next_row(g)
+        self.point_scan(row).next_row(g)
     }
 
     /// The visible cells of a row (before GC), with their write sequence numbers.
@@ -186,7 +263,7 @@ impl Tablet {
         let mut size = 0u64;
         {
             let never = GcRule::Never;
-            let mut scan = TabletScan::runs_of(self);
+            let mut scan = self.runs_scan();
             let mut g = RowGather::default();
             // One row's output: its keys and values back to back, and where each entry is.
             let mut row_data: Vec<u8> = Vec::new();
@@ -278,7 +355,7 @@ impl Tablet {
             .unwrap_or(0);
         let mut sink = RunSink::new(store)?;
         {
-            let mut scan = TabletScan::runs_in(self, range.clone());
+            let mut scan = self.runs_in_scan(range.clone());
             let mut g = RowGather::default();
             while scan.next_row(&mut g)? {
                 for (k, v) in g.entries() {
@@ -409,7 +486,7 @@ impl Tablet {
     /// of its sources. `None` for a tablet of fewer than two rows.
     pub(crate) fn middle_row(&self) -> Option<Vec<u8>> {
         let mut rows: Vec<(Vec<u8>, u64)> = Vec::new();
-        let mut scan = TabletScan::new(self, None, None, false, None);
+        let mut scan = self.scan(None, None, false, None);
         let mut g = RowGather::default();
         // A run that cannot be read: no split now (the read that touches it reports it).
         while scan.next_row(&mut g).ok()? {

@@ -12,7 +12,7 @@
 use alloc::vec::Vec;
 
 use super::Database;
-use crate::lsm::memtable::Source;
+use crate::lsm::source::Source;
 use crate::table::compaction::CompactionJob;
 use crate::table::table::FlushJob;
 use crate::table::table::Table;

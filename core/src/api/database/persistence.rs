@@ -204,8 +204,8 @@ impl Database {
     /// file order: what [`Database::verify`] reads. Taken under the caller's borrow; the
     /// runs are shared, so the reading can happen after it ends (see
     /// `SharedDatabase::verify`).
-    pub(crate) fn runs_to_verify(&self) -> Vec<Arc<dyn crate::lsm::memtable::Source>> {
-        let mut runs: BTreeMap<u64, Arc<dyn crate::lsm::memtable::Source>> = BTreeMap::new();
+    pub(crate) fn runs_to_verify(&self) -> Vec<Arc<dyn crate::lsm::source::Source>> {
+        let mut runs: BTreeMap<u64, Arc<dyn crate::lsm::source::Source>> = BTreeMap::new();
         let tables = self.tables.values().flat_map(|t| t.runs());
         let backups = self.backups.values().flat_map(|b| b.snapshot.runs());
         for r in tables.chain(backups) {
@@ -637,7 +637,7 @@ impl Database {
 ///
 /// # Errors
 /// The first run's error.
-pub(crate) fn verify_runs(runs: &[Arc<dyn crate::lsm::memtable::Source>]) -> Result<VerifyReport> {
+pub(crate) fn verify_runs(runs: &[Arc<dyn crate::lsm::source::Source>]) -> Result<VerifyReport> {
     let mut report = VerifyReport::default();
     for r in runs {
         r.verify()?;

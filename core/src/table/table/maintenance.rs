@@ -18,9 +18,9 @@ use crate::table::compaction::CompactionOutput;
 #[cfg(feature = "std")]
 use crate::lsm::memtable::Memtable;
 #[cfg(feature = "std")]
-use crate::lsm::memtable::Source;
-#[cfg(feature = "std")]
 use crate::lsm::persist::RunStore;
+#[cfg(feature = "std")]
+use crate::lsm::source::Source;
 #[cfg(feature = "std")]
 use crate::table::compaction::{CompactionJob, CompactionKind};
 use crate::table::tablet::Tablet;
