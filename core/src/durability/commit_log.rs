@@ -888,7 +888,7 @@ mod tests {
                 (
                     "[a-z]{1,4}",
                     proptest::collection::vec(any::<u8>(), 0..8),
-                    proptest::collection::vec(crate::codec::encoding::tests::arb_mutation(), 0..4),
+                    proptest::collection::vec(crate::codec::values::tests::arb_mutation(), 0..4),
                 ),
                 0..6,
             )
