@@ -25,6 +25,7 @@ use crate::model::schema::{
 };
 use crate::Result;
 
+use crate::limits::GC_RULE_TREE;
 /// Deepest nesting of [`GcRule::Intersection`] / [`GcRule::Union`] the decoder accepts (the
 /// one limit of `limits.rs`); it keeps a hostile input from exhausting the stack. Rules nested
 /// deeper encode but do not decode, so the engine must not accept them in a schema.
@@ -244,9 +245,7 @@ fn decode_gc_rule(d: &mut Decoder<'_>, depth: usize) -> Result<GcRule> {
         },
         tag @ (INTERSECTION | UNION) => {
             if depth >= MAX_GC_RULE_DEPTH {
-                return Err(d.error(format_args!(
-                    "gc_rule nested deeper than {MAX_GC_RULE_DEPTH} levels"
-                )));
+                return Err(d.error(GC_RULE_TREE.too_deep_message()));
             }
             let n = d.count(1, "gc_rule.rules count")?;
             let mut rules = Vec::with_capacity(n);

@@ -69,7 +69,7 @@ sealed interface Entry {
     /** A family's cells deleted. */
     data class DeleteFamily(val familyName: String) : Entry
 
-    /** The whole row deleted (the engine logs DeleteFromRow as itself). */
+    /** The whole row deleted (the engine records a row delete as [DeleteFamily] entries, one per family with data, as Bigtable does; this entry is for completeness). */
     object DeleteRow : Entry
 
     /** An int64 merged into an aggregate cell. */
