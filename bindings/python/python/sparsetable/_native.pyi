@@ -593,7 +593,7 @@ class EmulatorServer:
     def __exit__(self, *_args: object) -> Literal[False]: ...
 
 # --- pyapi (issue 14 parts 1-3): native additions for the Google-shaped Python layer ------
-__all__ += ["AddToCell", "LiteralValueFilter", "_time_micros", "_use_exception_classes"]
+__all__ += ["AddToCell", "LiteralValueFilter", "_limits", "_time_micros", "_use_exception_classes"]
 
 @final
 class AddToCell(Mutation):
@@ -612,3 +612,4 @@ class LiteralValueFilter(RowFilter):
     def __new__(cls, value: Union[bytes, str, int]) -> LiteralValueFilter: ...
 
 def _use_exception_classes(classes: dict[str, type[SparsetableError]]) -> None: ...
+def _limits() -> dict[str, int]: ...
