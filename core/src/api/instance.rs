@@ -184,32 +184,45 @@ impl InstanceData {
         Ok(self.plane()?.cluster_ids.clone())
     }
 
-    /// Sets the instance's clusters (the first must stay the first one this instance was
-    /// made with: it holds the primary copy) and its app profiles. A change of clusters
-    /// rebuilds the replication, keeping the copies, availability and delay of the clusters
-    /// that stay; a new cluster gets a copy of every table.
+    /// Sets the instance's clusters and its app profiles. A change of clusters rebuilds the
+    /// replication, keeping the copies, availability and delay of the clusters that stay; a
+    /// new cluster gets a copy of every table. The instance's first database (the primary
+    /// copy of the schema) keeps its cluster while that cluster exists, whatever the order
+    /// of `cluster_ids`; when that cluster is deleted, what is on its way between the clusters
+    /// that are up is delivered first, and the first database becomes the copy of the first
+    /// remaining cluster (its own former copy is dropped: the two held the same data).
     ///
     /// # Errors
-    /// `InvalidArgument` for no clusters, a repeated id, or a first cluster that changed;
-    /// storage errors opening a copy or its queue; a poisoned lock.
+    /// `InvalidArgument` for no clusters or a repeated id; storage errors opening a copy or
+    /// its queue; a poisoned lock.
     pub fn configure(&self, cluster_ids: Vec<String>, profiles: Vec<AppProfile>) -> Result<()> {
         let mut plane = self.plane()?;
-        if cluster_ids.first() != plane.cluster_ids.first() {
-            return Err(Error::invalid_argument(format!(
-                "the first cluster of an instance holds its primary copy and cannot change (it is {})",
-                quoted(plane.cluster_ids.first().map_or("", String::as_str))
-            )));
-        }
-        if cluster_ids != plane.cluster_ids {
-            let single = Replication::new(cluster_ids.clone())?;
-            let replicated = if cluster_ids.len() < 2 {
+        // Validates the list (non-empty, unique) before anything changes.
+        let _ = Replication::new(cluster_ids.clone())?;
+        let primary = plane.cluster_ids[0].clone();
+        let ordered: Vec<String> = if cluster_ids.contains(&primary) {
+            core::iter::once(primary.clone())
+                .chain(cluster_ids.iter().filter(|id| **id != primary).cloned())
+                .collect()
+        } else {
+            if let Some(rep) = &plane.replicated {
+                // The primary's cluster is going: bring the copies together first.
+                let delay = rep.delay_micros()?;
+                rep.set_delay_micros(0)?;
+                rep.set_delay_micros(delay)?;
+            }
+            cluster_ids
+        };
+        if ordered != plane.cluster_ids {
+            let single = Replication::new(ordered.clone())?;
+            let replicated = if ordered.len() < 2 {
                 None
             } else {
-                Some(Arc::new(self.build(&plane, &cluster_ids)?))
+                Some(Arc::new(self.build(&plane, &ordered)?))
             };
             plane.single = single;
             plane.replicated = replicated;
-            plane.cluster_ids = cluster_ids;
+            plane.cluster_ids = ordered;
         }
         plane.single.set_profiles(profiles.clone());
         if let Some(rep) = &plane.replicated {
@@ -674,12 +687,12 @@ mod tests {
         let at2 = i.route("to2", "ReadRows", RequestKind::Read, b"").unwrap();
         assert_eq!(rows(&at2), 1);
         assert_eq!(i.clusters().unwrap().len(), 3);
-        assert_eq!(
-            i.configure(vec!["c2".into()], Vec::new())
-                .unwrap_err()
-                .code(),
-            Code::InvalidArgument
-        );
+        for bad in [vec![], vec!["c2".to_string(), "c2".to_string()]] {
+            assert_eq!(
+                i.configure(bad, Vec::new()).unwrap_err().code(),
+                Code::InvalidArgument
+            );
+        }
     }
 
     #[test]
@@ -742,6 +755,53 @@ mod tests {
         assert_eq!(deleted, vec![b"a".to_vec()]);
         assert_eq!(
             i.drop_row_range("nope", &DropRowRange::All)
+                .unwrap_err()
+                .code(),
+            Code::NotFound
+        );
+    }
+
+    #[test]
+    fn the_first_database_keeps_its_cluster_and_follows_the_next_when_it_is_deleted() {
+        let clock = Arc::new(ManualClock::new(1_000_000));
+        let i = instance(&clock);
+        i.set_delay_micros(1_000_000).unwrap();
+        let profiles = vec![
+            single("to1", "c1", true),
+            single("to0", "a0", true),
+            single("to2", "c2", true),
+        ];
+        // A cluster whose id sorts first joins: c1 keeps the first database.
+        i.configure(vec!["a0".into(), "c1".into()], profiles.clone())
+            .unwrap();
+        assert_eq!(i.cluster_ids().unwrap(), ["c1", "a0"]);
+        let at1 = i
+            .route("to1", "MutateRow", RequestKind::Write, b"r")
+            .unwrap();
+        assert_eq!(at1.cluster, 0);
+        set(&at1, b"r", b"v");
+        i.configure(
+            vec!["a0".into(), "c1".into(), "c2".into()],
+            profiles.clone(),
+        )
+        .unwrap();
+        // A write at c2 still on its way when c1 (the first database's cluster) is deleted.
+        let at2 = i
+            .route("to2", "MutateRow", RequestKind::Write, b"s")
+            .unwrap();
+        set(&at2, b"s", b"w");
+        i.configure(vec!["a0".into(), "c2".into()], profiles)
+            .unwrap();
+        assert_eq!(i.cluster_ids().unwrap(), ["a0", "c2"]);
+        assert_eq!(i.delay_micros().unwrap(), 1_000_000);
+        for profile in ["to0", "to2"] {
+            let r = i
+                .route(profile, "ReadRows", RequestKind::Read, b"")
+                .unwrap();
+            assert_eq!(rows(&r), 2, "{profile} sees both rows: nothing was lost");
+        }
+        assert_eq!(
+            i.route("to1", "ReadRows", RequestKind::Read, b"")
                 .unwrap_err()
                 .code(),
             Code::NotFound

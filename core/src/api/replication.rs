@@ -354,7 +354,11 @@ impl Replication {
                     return Err(Error::failed_precondition(TRANSACTIONS_NOT_ALLOWED));
                 }
                 let candidates: Vec<usize> = if cluster_ids.is_empty() {
-                    (0..self.clusters.len()).collect()
+                    // Every cluster, in id order (the instance's own order keeps its first
+                    // database's cluster first, which is not what "nearest" means).
+                    let mut all: Vec<usize> = (0..self.clusters.len()).collect();
+                    all.sort_by(|&a, &b| self.clusters[a].id.cmp(&self.clusters[b].id));
+                    all
                 } else {
                     cluster_ids
                         .iter()
