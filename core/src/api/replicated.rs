@@ -86,6 +86,56 @@ impl ReplicatedInstance {
         Ok(self)
     }
 
+    /// DropRowRange on every cluster: delivers what is due, forgets the queued writes the
+    /// drop covers (see [`Replication::discard_queued`]), then drops the rows at each copy.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for an empty prefix; storage
+    /// errors; a poisoned lock.
+    pub fn drop_row_range(
+        &self,
+        table_id: &str,
+        range: &crate::api::database::DropRowRange,
+    ) -> Result<()> {
+        use crate::api::database::DropRowRange;
+        self.pump()?;
+        let mut set = self.set()?;
+        // The first copy answers for the request (unknown table, empty prefix).
+        self.replicas[0].write(|d| d.drop_row_range(table_id, range))?;
+        let prefix: &[u8] = match range {
+            DropRowRange::Prefix(p) => p,
+            DropRowRange::All => b"",
+        };
+        set.replication_mut().discard_queued(table_id, prefix);
+        for db in &self.replicas[1..] {
+            db.write(|d| d.drop_row_range(table_id, range))?;
+        }
+        // A prefix drop's deletions are captured as writes at each copy and replicate like
+        // any write: applied in commit order they change nothing the drop did not.
+        self.save_queue(set.replication())
+    }
+
+    /// The queue of writes on their way, encoded as [`Replication::encode_queue`] does: for
+    /// carrying it to a rebuilt instance (a cluster added or removed) when it is not kept on
+    /// storage.
+    ///
+    /// # Errors
+    /// A poisoned lock.
+    pub fn encode_queue(&self) -> Result<Vec<u8>> {
+        Ok(self.set()?.replication().encode_queue())
+    }
+
+    /// Applies `f` to the replication state before the instance serves (delay, outages, a
+    /// queue carried over from a previous build) without delivering anything: the setters
+    /// deliver what is due at once, which is wrong before every setting is in place.
+    ///
+    /// # Errors
+    /// What `f` returns; a poisoned lock.
+    pub fn with_state(self, f: impl FnOnce(&mut Replication) -> Result<()>) -> Result<Self> {
+        f(self.set()?.replication_mut())?;
+        Ok(self)
+    }
+
     fn save_queue(&self, state: &Replication) -> Result<()> {
         let Some(storage) = &self.queue_storage else {
             return Ok(());
