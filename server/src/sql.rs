@@ -75,9 +75,20 @@ pub fn type_from_proto(field: &str, ty: &v2::Type) -> Result<SqlType> {
                 Box::new(type_from_proto(field, v)?),
             )
         }
+        Some(TypeKind::StructType(s)) => SqlType::Struct(
+            s.fields
+                .iter()
+                .map(|f| {
+                    let t = f.r#type.as_ref().ok_or_else(|| {
+                        Error::invalid_argument(format!("{field}: a struct field needs a type"))
+                    })?;
+                    Ok((f.field_name.clone(), type_from_proto(field, t)?))
+                })
+                .collect::<Result<_>>()?,
+        ),
         Some(_) => {
             return Err(Error::invalid_argument(format!(
-                "{field}: struct, proto, enum and aggregate types are not served in SQL parameters"
+                "{field}: proto, enum and aggregate types are not served in SQL parameters"
             )))
         }
         None => {
@@ -106,6 +117,16 @@ pub fn type_to_proto(ty: &SqlType) -> v2::Type {
             key_type: Some(Box::new(type_to_proto(k))),
             value_type: Some(Box::new(type_to_proto(v))),
         })),
+        SqlType::Struct(fields) => TypeKind::StructType(v2::r#type::Struct {
+            fields: fields
+                .iter()
+                .map(|(name, t)| v2::r#type::r#struct::Field {
+                    field_name: name.clone(),
+                    r#type: Some(type_to_proto(t)),
+                })
+                .collect(),
+            encoding: None,
+        }),
     };
     v2::Type { kind: Some(kind) }
 }
@@ -137,6 +158,17 @@ pub fn value_from_proto(name: &str, value: &v2::Value, ty: &SqlType) -> Result<S
             month: d.month,
             day: d.day,
         },
+        (Some(ValueKind::ArrayValue(a)), SqlType::Struct(fields))
+            if a.values.len() == fields.len() =>
+        {
+            SqlValue::Struct(
+                a.values
+                    .iter()
+                    .zip(fields)
+                    .map(|(v, (_, t))| value_from_proto(name, v, t))
+                    .collect::<Result<_>>()?,
+            )
+        }
         (Some(ValueKind::ArrayValue(a)), SqlType::Array(e)) => SqlValue::Array(
             a.values
                 .iter()
@@ -169,9 +201,11 @@ pub fn value_to_proto(value: &SqlValue) -> v2::Value {
             month: *month,
             day: *day,
         })),
-        SqlValue::Array(items) => Some(ValueKind::ArrayValue(v2::ArrayValue {
-            values: items.iter().map(value_to_proto).collect(),
-        })),
+        SqlValue::Array(items) | SqlValue::Struct(items) => {
+            Some(ValueKind::ArrayValue(v2::ArrayValue {
+                values: items.iter().map(value_to_proto).collect(),
+            }))
+        }
         SqlValue::Map(entries) => Some(ValueKind::ArrayValue(v2::ArrayValue {
             values: entries
                 .iter()
