@@ -14,7 +14,6 @@
 //!   need, so an error in an untaken branch is not raised.
 //! - `SAFE_CAST` and `SAFE.` functions turn an error into NULL.
 
-use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -611,9 +610,4 @@ pub fn describe(v: &SqlValue) -> String {
         SqlValue::String(s) => format!("{s:?}"),
         other => to_text(other).to_string(),
     }
-}
-
-#[allow(dead_code)]
-fn boxed(e: Expr) -> Box<Expr> {
-    Box::new(e)
 }

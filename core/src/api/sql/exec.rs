@@ -66,6 +66,26 @@ pub fn prefix_range(prefix: &[u8]) -> RowRange {
     }
 }
 
+/// A row-independent argument (a table argument) evaluated once.
+fn const_eval(
+    e: &Expr,
+    plan: &Plan,
+    params: &BTreeMap<String, SqlValue>,
+    now_micros: i64,
+) -> Result<SqlValue> {
+    let ctx = Ctx {
+        row: None,
+        families: &plan.families,
+        history: plan.history,
+        params,
+        groups: &[],
+        aggs: &[],
+        items: &[],
+        now_micros,
+    };
+    eval(e, &ctx)
+}
+
 /// The key ranges (a union) outside which `e` cannot be TRUE, or `None` when it does not
 /// restrict `_key` in a way we read. `Some(empty)` means no row can match.
 pub fn key_ranges(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<Vec<RowRange>> {
@@ -195,7 +215,11 @@ fn interleave(mut parts: Vec<RowFilter>) -> RowFilter {
 
 /// The read filter: the families and qualifiers used, the versions and times wanted, and
 /// one labelled, value-stripped cell per row so rows with none of those cells still appear.
-fn read_filter(plan: &Plan, params: &BTreeMap<String, SqlValue>) -> Result<RowFilter> {
+fn read_filter(
+    plan: &Plan,
+    params: &BTreeMap<String, SqlValue>,
+    now_micros: i64,
+) -> Result<RowFilter> {
     let mut data = Vec::new();
     for (family, quals) in &plan.used {
         match quals {
@@ -223,10 +247,7 @@ fn read_filter(plan: &Plan, params: &BTreeMap<String, SqlValue>) -> Result<RowFi
     if plan.history {
         let (mut start, mut end): (i64, Option<i64>) = (0, None);
         for (bound, e) in &plan.time_bounds {
-            let t = match const_value(e, params)
-                .as_ref()
-                .and_then(SqlValue::as_micros)
-            {
+            let t = match const_eval(e, plan, params, now_micros)?.as_micros() {
                 Some(t) => t,
                 None => {
                     return Err(bad(alloc::format!(
@@ -253,8 +274,8 @@ fn read_filter(plan: &Plan, params: &BTreeMap<String, SqlValue>) -> Result<RowFi
             });
         }
         if let Some(n) = &plan.latest_n {
-            match const_value(n, params) {
-                Some(SqlValue::Int64(n)) if n >= 1 => cells.push(RowFilter::CellsPerColumnLimit(
+            match const_eval(n, plan, params, now_micros)? {
+                SqlValue::Int64(n) if n >= 1 => cells.push(RowFilter::CellsPerColumnLimit(
                     i32::try_from(n).unwrap_or(i32::MAX),
                 )),
                 _ => return Err(bad("latest_n takes a positive INT64")),
@@ -270,6 +291,7 @@ fn read_filter(plan: &Plan, params: &BTreeMap<String, SqlValue>) -> Result<RowFi
 pub fn read_request(
     plan: &Plan,
     params: &BTreeMap<String, SqlValue>,
+    now_micros: i64,
 ) -> Result<Option<ReadRowsRequest>> {
     let ranges = plan.filter.as_ref().and_then(|f| key_ranges(f, params));
     let row_set = match ranges {
@@ -296,7 +318,7 @@ pub fn read_request(
     }
     Ok(Some(ReadRowsRequest {
         row_set,
-        filter: read_filter(plan, params)?,
+        filter: read_filter(plan, params, now_micros)?,
         rows_limit,
         reversed: false,
     }))

@@ -181,7 +181,7 @@ pub fn execute_stream(
     let offset = exec::count(&plan.offset, params)?.unwrap_or(0);
     let stream = match &plan.table {
         None => None,
-        Some(table) => match exec::read_request(plan, params)? {
+        Some(table) => match exec::read_request(plan, params, db.now_micros())? {
             Some(request) => Some(db.read_rows(table, &request)?),
             None => None,
         },

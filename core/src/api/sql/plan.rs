@@ -8,7 +8,6 @@
 //! differently from a full scan. Anything the planner does not understand is an error naming
 //! it and its position.
 
-use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -148,6 +147,32 @@ fn contains_aggregate(e: &mut Expr) -> bool {
     children_mut(e).into_iter().any(contains_aggregate)
 }
 
+/// Replaces SELECT aliases named in HAVING by the items they name (not `_key` or a family).
+fn substitute_aliases(
+    e: &mut Expr,
+    items: &[(Expr, Option<String>)],
+    families: &BTreeMap<String, FamilyInfo>,
+) {
+    if let ExprKind::Ident(n) = &e.kind {
+        if n != "_key" && !families.contains_key(n) {
+            if let Some((item, _)) = items
+                .iter()
+                .find(|(_, a)| a.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(n)))
+            {
+                *e = item.clone();
+            }
+        }
+        return;
+    }
+    for c in children_mut(e) {
+        substitute_aliases(c, items, families);
+    }
+}
+
+fn is_null_lit(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Lit(SqlValue::Null, _))
+}
+
 fn family_value(info: &FamilyInfo, history: bool) -> SqlType {
     let v = if info.aggregate {
         SqlType::Int64
@@ -280,7 +305,7 @@ impl<'a> Planner<'a> {
                 let i = self.ty(idx)?;
                 match (b, *mode) {
                     (T::Map(k, v), IndexMode::Offset) => {
-                        if !comparable(&k, &i) {
+                        if !comparable(&k, &i) && !is_null_lit(idx) {
                             return Err(
                                 self.err(idx.pos, format!("a MAP<{k}, ...> key cannot be a {i}"))
                             );
@@ -330,7 +355,8 @@ impl<'a> Planner<'a> {
                     }
                     BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
                         let ordered = !matches!(op, BinOp::Eq | BinOp::Ne);
-                        if !comparable(&a, &b)
+                        let untyped = is_null_lit(l) || is_null_lit(r);
+                        if !untyped && !comparable(&a, &b)
                             || (ordered && !a.is_orderable())
                             || (!ordered && !a.is_groupable())
                         {
@@ -352,7 +378,9 @@ impl<'a> Planner<'a> {
                         }
                     }
                     BinOp::Div => {
-                        if !a.is_numeric() || !b.is_numeric() {
+                        if !(a.is_numeric() || is_null_lit(l))
+                            || !(b.is_numeric() || is_null_lit(r))
+                        {
                             return Err(
                                 self.err(e.pos, format!("no matching signature for {a} / {b}"))
                             );
@@ -360,7 +388,9 @@ impl<'a> Planner<'a> {
                         T::Float64
                     }
                     BinOp::Add | BinOp::Sub | BinOp::Mul => {
-                        if !a.is_numeric() || !b.is_numeric() {
+                        if !(a.is_numeric() || is_null_lit(l))
+                            || !(b.is_numeric() || is_null_lit(r))
+                        {
                             return Err(self
                                 .err(e.pos, format!("no matching signature for {a} {op:?} {b}")));
                         }
@@ -395,7 +425,7 @@ impl<'a> Planner<'a> {
                 let t = self.ty(x)?;
                 for item in list {
                     let u = self.ty(item)?;
-                    if !comparable(&t, &u) {
+                    if !comparable(&t, &u) && !is_null_lit(item) && !is_null_lit(x) {
                         return Err(self.err(item.pos, format!("IN compares {t} with {u}")));
                     }
                 }
@@ -412,7 +442,9 @@ impl<'a> Planner<'a> {
                 let t = self.ty(x)?;
                 for b in [lo, hi] {
                     let u = self.ty(b)?;
-                    if !comparable(&t, &u) || !t.is_orderable() {
+                    if (!comparable(&t, &u) && !is_null_lit(b) && !is_null_lit(x))
+                        || !t.is_orderable()
+                    {
                         return Err(self.err(b.pos, format!("BETWEEN compares {t} with {u}")));
                     }
                 }
@@ -420,7 +452,10 @@ impl<'a> Planner<'a> {
             }
             K::Like(x, p, _) => {
                 let (t, u) = (self.ty(x)?, self.ty(p)?);
-                if !matches!(t, T::String | T::Bytes) || !comparable(&t, &u) {
+                if !is_null_lit(x)
+                    && !is_null_lit(p)
+                    && (!matches!(t, T::String | T::Bytes) || !comparable(&t, &u))
+                {
                     return Err(self.err(
                         e.pos,
                         format!("LIKE takes STRING or BYTES, not {t} and {u}"),
@@ -504,6 +539,22 @@ impl<'a> Planner<'a> {
                 for a in args {
                     types.push(self.ty(a)?);
                 }
+                // An untyped NULL argument takes the type of its siblings (IF's from its
+                // branches), so COALESCE(NULL, 'x') is a STRING.
+                let from = usize::from(name == "IF");
+                let fill = args
+                    .iter()
+                    .zip(&types)
+                    .skip(from)
+                    .find(|(a, _)| !is_null_lit(a))
+                    .map(|(_, t)| t.clone());
+                if let Some(fill) = fill {
+                    for (i, a) in args.iter().enumerate().skip(from) {
+                        if is_null_lit(a) {
+                            types[i] = fill.clone();
+                        }
+                    }
+                }
                 match functions::result_type(name, &types) {
                     None => return Err(self.err(e.pos, format!("function not found: {name}"))),
                     Some(Err(m)) => return Err(self.err(e.pos, m)),
@@ -538,7 +589,7 @@ impl<'a> Planner<'a> {
 
     fn want_bool(&mut self, e: &Expr) -> Result<()> {
         let t = self.ty(e)?;
-        if t != SqlType::Bool {
+        if t != SqlType::Bool && !is_null_lit(e) {
             return Err(self.err(e.pos, format!("expected a BOOL, got {t}")));
         }
         Ok(())
@@ -668,8 +719,10 @@ impl<'a> Planner<'a> {
                     _ => return Err(self.err(value.pos, "with_history takes TRUE or FALSE")),
                 },
                 "latest_n" => {
-                    if self.ty(&value)? != SqlType::Int64 {
-                        return Err(self.err(value.pos, "latest_n takes an INT64"));
+                    let positive =
+                        !matches!(value.kind, ExprKind::Lit(SqlValue::Int64(n), _) if n < 1);
+                    if self.ty(&value)? != SqlType::Int64 || !positive {
+                        return Err(self.err(value.pos, "latest_n takes a positive INT64"));
                     }
                     self.plan.latest_n = Some(value);
                 }
@@ -779,6 +832,7 @@ impl<'a> Planner<'a> {
             }
             let mut having = q.having.take();
             if let Some(h) = &mut having {
+                substitute_aliases(h, &items, &self.plan.families);
                 self.rewrite(h, &mut aggs, &groups)?;
             }
             let mut order = Vec::new();
@@ -901,9 +955,4 @@ impl<'a> Planner<'a> {
         }
         Ok((self.plan, columns))
     }
-}
-
-#[allow(dead_code)]
-fn boxed(e: Expr) -> Box<Expr> {
-    Box::new(e)
 }
