@@ -169,6 +169,18 @@ pub fn value_from_proto(name: &str, value: &v2::Value, ty: &SqlType) -> Result<S
                     .collect::<Result<_>>()?,
             )
         }
+        (Some(ValueKind::ArrayValue(a)), SqlType::Map(k, v)) => SqlValue::Map(
+            a.values
+                .iter()
+                .map(|entry| match &entry.kind {
+                    Some(ValueKind::ArrayValue(pair)) if pair.values.len() == 2 => Ok((
+                        value_from_proto(name, &pair.values[0], k)?,
+                        value_from_proto(name, &pair.values[1], v)?,
+                    )),
+                    _ => Err(wrong()),
+                })
+                .collect::<Result<_>>()?,
+        ),
         (Some(ValueKind::ArrayValue(a)), SqlType::Array(e)) => SqlValue::Array(
             a.values
                 .iter()
@@ -339,6 +351,11 @@ pub fn execute(
                 .map(|v| Ok((name.clone(), value_from_proto(name, v, ty)?)))
         })
         .collect::<Result<BTreeMap<_, _>>>()?;
+    if let Some(missing) = param_types.keys().find(|k| !req.params.contains_key(*k)) {
+        return Err(Error::invalid_argument(format!(
+            "params[{missing}] was declared when the query was prepared but has no value"
+        )));
+    }
     if let Some(extra) = req.params.keys().find(|k| !param_types.contains_key(*k)) {
         return Err(Error::invalid_argument(format!(
             "params[{extra}] was not declared when the query was prepared"
