@@ -391,7 +391,12 @@ fn batches(rows: &[Vec<SqlValue>], skip: usize) -> Vec<v2::ExecuteQueryResponse>
                     batch_checksum: Some(crc.finalize()),
                     resume_token: sent.to_string().into_bytes(),
                     reset: out.is_empty(),
-                    estimated_batch_size: i32::try_from(data.len()).unwrap_or(i32::MAX),
+                    // No estimate (0). Google's Node client (6.5.1) turns a non-zero estimate
+                    // into that many empty slots of its batch buffer and then fails reading
+                    // their length ("Cannot read properties of undefined (reading 'length')");
+                    // the field is only a pre-allocation hint, and Bigtable's own answers work
+                    // with that client.
+                    estimated_batch_size: 0,
                     partial_rows: Some(v2::partial_result_set::PartialRows::ProtoRowsBatch(
                         v2::ProtoRowsBatch { batch_data: data },
                     )),
