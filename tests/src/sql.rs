@@ -235,6 +235,9 @@ pub fn sql_value(v: &Value, ty: &SqlType) -> Result<SqlValue, String> {
     })
 }
 
+/// A front-end's answer: the result's columns and rows, or the error as `"CODE message"`.
+pub type Answer = Result<(Vec<(String, SqlType)>, Vec<Vec<SqlValue>>), String>;
+
 /// Whether two values are equal for a vector: floats within a relative 1e-9 (NaN equals
 /// NaN), everything else exactly.
 pub fn same(a: &SqlValue, b: &SqlValue) -> bool {
@@ -268,10 +271,7 @@ pub fn same(a: &SqlValue, b: &SqlValue) -> bool {
 ///
 /// # Errors
 /// A message describing the difference.
-pub fn check_result(
-    q: &SqlQuery,
-    got: Result<(Vec<(String, SqlType)>, Vec<Vec<SqlValue>>), String>,
-) -> Result<(), String> {
+pub fn check_result(q: &SqlQuery, got: Answer) -> Result<(), String> {
     let (columns, rows) = match (got, &q.expect_error) {
         (Err(code), Some(want)) if code.split(' ').next() == Some(want.as_str()) => return Ok(()),
         (Err(code), _) => return Err(format!("{}: failed with {code}", q.sql)),
@@ -409,8 +409,6 @@ pub fn replay_sql_core(v: &SqlVector) -> Result<(), String> {
         ))
     }
 }
-
-type Answer = Result<(Vec<(String, SqlType)>, Vec<Vec<SqlValue>>), String>;
 
 fn run_core(db: &Database, q: &SqlQuery) -> Answer {
     // The code, then the message (runners compare only the code).

@@ -11,16 +11,14 @@ use common::{code_name, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use prost::Message;
-use sparsetable::api::sql::{SqlType, SqlValue};
+use sparsetable::api::sql::SqlType;
 use sparsetable_server::sql::{type_from_proto, type_to_proto, value_from_proto, value_to_proto};
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::SetTimeRequest;
 use sparsetable_test_vectors::sql::{
-    check_result, load_sql, row_mutations, sql_type, sql_value, SqlQuery, SqlVector,
+    check_result, load_sql, row_mutations, sql_type, sql_value, Answer, SqlQuery, SqlVector,
 };
 use sparsetable_test_vectors::{table_config, DEFAULT_CLOCK_MICROS};
-
-type Answer = Result<(Vec<(String, SqlType)>, Vec<Vec<SqlValue>>), String>;
 
 async fn run(server: &Server, instance: &str, q: &SqlQuery) -> Answer {
     let status = |s: tonic::Status| format!("{} {}", code_name(s.code()), s.message());

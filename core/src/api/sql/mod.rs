@@ -31,9 +31,11 @@
 //! reading anything, and reads the table once, through the core's one read path
 //! ([`Database::read_rows`]), with only the key ranges, cells and versions the plan needs.
 
+pub mod ast;
 pub mod eval;
 pub mod exec;
 pub mod functions;
+pub mod lex;
 pub mod parse;
 pub mod plan;
 pub mod value;
@@ -365,7 +367,6 @@ impl QueryRows {
                 emit(self, Some(&row), &[], &[], items)?;
             }
         }
-        drop(emit);
         Ok(if plan.order.is_empty() {
             plain
         } else {

@@ -8,9 +8,11 @@
 
 use alloc::boxed::Box;
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
+pub use super::ast::*;
+use super::lex::{lex, Tok};
 use super::value::{SqlType, SqlValue};
 use crate::{Error, Result};
 
@@ -29,411 +31,6 @@ pub fn position(text: &str, at: usize) -> String {
 /// INVALID_ARGUMENT at a position of the query.
 pub fn err_at(text: &str, at: usize, message: impl core::fmt::Display) -> Error {
     Error::invalid_argument(format!("SQL: {message} [at {}]", position(text, at)))
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Word(String),
-    Quoted(String),
-    Str(String),
-    Bytes(Vec<u8>),
-    Int(String),
-    Float(f64),
-    Param(String),
-    Sym(&'static str),
-    End,
-}
-
-struct Lexed {
-    toks: Vec<(Tok, usize)>,
-}
-
-fn lex(sql: &str) -> Result<Lexed> {
-    let b = sql.as_bytes();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if (c == b'-' && b.get(i + 1) == Some(&b'-')) || c == b'#' {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            let end = sql[i + 2..]
-                .find("*/")
-                .ok_or_else(|| err_at(sql, i, "unterminated /* comment"))?;
-            i += end + 4;
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let next = b.get(i + 1).copied();
-            let quote_next = matches!(next, Some(b'\'' | b'"'));
-            if matches!(c, b'b' | b'B') && quote_next {
-                let (v, n) = literal(sql, i + 1, false)?;
-                toks.push((Tok::Bytes(v), start));
-                i = n;
-                continue;
-            }
-            if matches!(c, b'r' | b'R') && quote_next {
-                let (v, n) = literal(sql, i + 1, true)?;
-                let s = String::from_utf8(v)
-                    .map_err(|_| err_at(sql, start, "a string literal is not UTF-8"))?;
-                toks.push((Tok::Str(s), start));
-                i = n;
-                continue;
-            }
-            if i + 2 < b.len()
-                && ((matches!(c, b'b' | b'B') && matches!(next, Some(b'r' | b'R')))
-                    || (matches!(c, b'r' | b'R') && matches!(next, Some(b'b' | b'B'))))
-                && matches!(b[i + 2], b'\'' | b'"')
-            {
-                let (v, n) = literal(sql, i + 2, true)?;
-                toks.push((Tok::Bytes(v), start));
-                i = n;
-                continue;
-            }
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            toks.push((Tok::Word(sql[start..i].to_string()), start));
-            continue;
-        }
-        if c == b'`' {
-            let end = sql[i + 1..]
-                .find('`')
-                .ok_or_else(|| err_at(sql, i, "unterminated `quoted identifier`"))?;
-            toks.push((Tok::Quoted(sql[i + 1..i + 1 + end].to_string()), start));
-            i += end + 2;
-            continue;
-        }
-        if c == b'\'' || c == b'"' {
-            let (v, n) = literal(sql, i, false)?;
-            let s = String::from_utf8(v)
-                .map_err(|_| err_at(sql, start, "a string literal is not valid UTF-8"))?;
-            toks.push((Tok::Str(s), start));
-            i = n;
-            continue;
-        }
-        if c == b'@' {
-            i += 1;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            if i == start + 1 {
-                return Err(err_at(
-                    sql,
-                    start,
-                    "'@' must be followed by a parameter name",
-                ));
-            }
-            toks.push((Tok::Param(sql[start + 1..i].to_string()), start));
-            continue;
-        }
-        if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            if c == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X')) {
-                i += 2;
-                while i < b.len() && b[i].is_ascii_hexdigit() {
-                    i += 1;
-                }
-                let v = u64::from_str_radix(&sql[start + 2..i], 16)
-                    .ok()
-                    .and_then(|v| i64::try_from(v).ok())
-                    .ok_or_else(|| err_at(sql, start, "bad hexadecimal integer literal"))?;
-                toks.push((Tok::Int(format!("{v}")), start));
-                continue;
-            }
-            let mut float = false;
-            while i < b.len()
-                && (b[i].is_ascii_digit()
-                    || b[i] == b'.'
-                    || matches!(b[i], b'e' | b'E')
-                    || (matches!(b[i], b'+' | b'-') && matches!(b[i - 1], b'e' | b'E')))
-            {
-                float |= matches!(b[i], b'.' | b'e' | b'E');
-                i += 1;
-            }
-            let text = &sql[start..i];
-            toks.push((
-                if float {
-                    Tok::Float(
-                        text.parse()
-                            .map_err(|_| err_at(sql, start, format!("bad number {text:?}")))?,
-                    )
-                } else {
-                    Tok::Int(text.to_string())
-                },
-                start,
-            ));
-            continue;
-        }
-        let two = sql.get(i..i + 2).unwrap_or("");
-        let sym: &'static str = match two {
-            "<=" => "<=",
-            ">=" => ">=",
-            "!=" | "<>" => "!=",
-            "=>" => "=>",
-            "||" => "||",
-            "<<" => "<<",
-            ">>" => ">>",
-            _ => match c {
-                b',' => ",",
-                b'(' => "(",
-                b')' => ")",
-                b'[' => "[",
-                b']' => "]",
-                b'*' => "*",
-                b'=' => "=",
-                b'<' => "<",
-                b'>' => ">",
-                b';' => ";",
-                b'+' => "+",
-                b'-' => "-",
-                b'/' => "/",
-                b'.' => ".",
-                b'&' => "&",
-                b'|' => "|",
-                b'^' => "^",
-                b'~' => "~",
-                b'%' => "%",
-                _ => {
-                    let ch = sql[i..].chars().next().unwrap_or('?');
-                    return Err(err_at(sql, i, format!("unexpected character {ch:?}")));
-                }
-            },
-        };
-        i += if two == "<>" { 2 } else { sym.len() };
-        toks.push((Tok::Sym(sym), start));
-    }
-    toks.push((Tok::End, sql.len()));
-    Ok(Lexed { toks })
-}
-
-/// The bytes of the quoted literal whose opening quote is at `at`, and the index after it.
-/// Triple quotes (`'''...'''`) may span lines; `raw` keeps backslashes as they are.
-fn literal(sql: &str, at: usize, raw: bool) -> Result<(Vec<u8>, usize)> {
-    let b = sql.as_bytes();
-    let quote = b[at];
-    let triple = b.get(at + 1) == Some(&quote) && b.get(at + 2) == Some(&quote);
-    let mut i = if triple { at + 3 } else { at + 1 };
-    let mut out = Vec::new();
-    while i < b.len() {
-        let c = b[i];
-        if c == quote && (!triple || (b.get(i + 1) == Some(&quote) && b.get(i + 2) == Some(&quote)))
-        {
-            return Ok((out, if triple { i + 3 } else { i + 1 }));
-        }
-        if c == b'\n' && !triple {
-            break;
-        }
-        if c == b'\\' {
-            let esc = *b
-                .get(i + 1)
-                .ok_or_else(|| err_at(sql, i, "unterminated literal"))?;
-            if raw {
-                out.extend_from_slice(&[b'\\', esc]);
-                i += 2;
-                continue;
-            }
-            let (byte, len) = match esc {
-                b'n' => (b'\n', 2),
-                b't' => (b'\t', 2),
-                b'r' => (b'\r', 2),
-                b'a' => (7, 2),
-                b'b' => (8, 2),
-                b'f' => (12, 2),
-                b'v' => (11, 2),
-                b'\\' | b'\'' | b'"' | b'`' | b'?' => (esc, 2),
-                b'x' | b'X' => {
-                    let hex = sql
-                        .get(i + 2..i + 4)
-                        .and_then(|h| u8::from_str_radix(h, 16).ok())
-                        .ok_or_else(|| err_at(sql, i, "\\x takes two hex digits"))?;
-                    (hex, 4)
-                }
-                b'0'..=b'7' => {
-                    let oct = sql
-                        .get(i + 1..i + 4)
-                        .and_then(|h| u8::from_str_radix(h, 8).ok())
-                        .ok_or_else(|| err_at(sql, i, "an octal escape takes three digits"))?;
-                    (oct, 4)
-                }
-                _ => {
-                    return Err(err_at(
-                        sql,
-                        i,
-                        format!("unsupported escape \\{}", esc as char),
-                    ))
-                }
-            };
-            out.push(byte);
-            i += len;
-            continue;
-        }
-        out.push(c);
-        i += 1;
-    }
-    Err(err_at(sql, at, "unterminated literal"))
-}
-
-/// A binary operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinOp {
-    /// `+`
-    Add,
-    /// `-`
-    Sub,
-    /// `*`
-    Mul,
-    /// `/` (always FLOAT64)
-    Div,
-    /// `||`
-    Concat,
-    /// `=`
-    Eq,
-    /// `!=` / `<>`
-    Ne,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `AND`
-    And,
-    /// `OR`
-    Or,
-    /// `&`
-    BitAnd,
-    /// `|`
-    BitOr,
-    /// `^`
-    BitXor,
-    /// `<<`
-    Shl,
-    /// `>>`
-    Shr,
-}
-
-/// How `array[...]` indexes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IndexMode {
-    /// `a[i]` or `a[OFFSET(i)]`: zero-based, out of range is an error. For a map, `m[k]`.
-    Offset,
-    /// `a[SAFE_OFFSET(i)]`: zero-based, out of range is NULL.
-    SafeOffset,
-    /// `a[ORDINAL(i)]`: one-based.
-    Ordinal,
-    /// `a[SAFE_ORDINAL(i)]`: one-based, out of range is NULL.
-    SafeOrdinal,
-}
-
-/// An expression and where it starts in the query text.
-#[derive(Debug, Clone)]
-pub struct Expr {
-    /// What it is.
-    pub kind: ExprKind,
-    /// Byte offset in the query.
-    pub pos: usize,
-}
-
-impl PartialEq for Expr {
-    /// Expressions are the same when their trees are, wherever they were written (GROUP BY
-    /// matches SELECT items this way).
-    fn eq(&self, other: &Self) -> bool {
-        self.kind == other.kind
-    }
-}
-
-/// The kinds of expression.
-#[derive(Debug, Clone, PartialEq)]
-#[allow(missing_docs)]
-pub enum ExprKind {
-    Lit(SqlValue, Option<SqlType>),
-    Param(String),
-    Ident(String),
-    Index(Box<Expr>, Box<Expr>, IndexMode),
-    Field(Box<Expr>, String),
-    Neg(Box<Expr>),
-    BitNot(Box<Expr>),
-    Not(Box<Expr>),
-    Bin(BinOp, Box<Expr>, Box<Expr>),
-    IsNull(Box<Expr>, bool),
-    IsBool(Box<Expr>, bool, bool),
-    In(Box<Expr>, Vec<Expr>, bool),
-    InUnnest(Box<Expr>, Box<Expr>, bool),
-    Between(Box<Expr>, Box<Expr>, Box<Expr>, bool),
-    Like(Box<Expr>, Box<Expr>, bool),
-    Case(Option<Box<Expr>>, Vec<(Expr, Expr)>, Option<Box<Expr>>),
-    Cast(Box<Expr>, SqlType, bool),
-    Call {
-        name: String,
-        args: Vec<Expr>,
-        distinct: bool,
-        star: bool,
-    },
-    Array(Vec<Expr>),
-    Struct(Vec<(String, Expr)>),
-    Extract(String, Box<Expr>),
-    /// Set by the planner: the i-th aggregate of the query.
-    AggRef(usize),
-    /// Set by the planner: the i-th GROUP BY key.
-    GroupRef(usize),
-    /// Set by the planner: the i-th SELECT item (ORDER BY a name or a position).
-    ItemRef(usize),
-}
-
-/// One SELECT item.
-#[derive(Debug, Clone)]
-pub enum SelectItem {
-    /// `*`, at a position.
-    Star(usize),
-    /// An expression and its alias.
-    Expr(Expr, Option<String>),
-}
-
-/// One ORDER BY key.
-#[derive(Debug, Clone)]
-pub struct OrderKey {
-    /// The key.
-    pub expr: Expr,
-    /// DESC.
-    pub desc: bool,
-    /// NULLS FIRST (`Some(true)`) / LAST; default NULLs first ascending, last descending.
-    pub nulls_first: Option<bool>,
-}
-
-/// A parsed query.
-#[derive(Debug, Clone)]
-pub struct Query {
-    /// SELECT DISTINCT.
-    pub distinct: bool,
-    /// The SELECT list.
-    pub items: Vec<SelectItem>,
-    /// The FROM table and its position.
-    pub table: Option<(String, usize)>,
-    /// Named arguments of the table (`t(with_history => TRUE)`).
-    pub table_args: Vec<(String, Expr)>,
-    /// WHERE.
-    pub filter: Option<Expr>,
-    /// GROUP BY.
-    pub group_by: Vec<Expr>,
-    /// HAVING.
-    pub having: Option<Expr>,
-    /// ORDER BY.
-    pub order_by: Vec<OrderKey>,
-    /// LIMIT.
-    pub limit: Option<Expr>,
-    /// OFFSET.
-    pub offset: Option<Expr>,
 }
 
 const RESERVED: &[&str] = &[
@@ -563,7 +160,7 @@ impl Parser<'_> {
             Tok::Quoted(w) => format!("`{w}`"),
             Tok::Str(s) => format!("string {s:?}"),
             Tok::Bytes(_) => "a bytes literal".into(),
-            Tok::Int(i) => format!("{i}"),
+            Tok::Int(i) => i.clone(),
             Tok::Float(f) => format!("{f}"),
             Tok::Param(p) => format!("@{p}"),
             Tok::Sym(s) => format!("{s:?}"),
@@ -640,15 +237,11 @@ impl Parser<'_> {
                 self.at += 1;
             } else {
                 let e = self.expr()?;
-                let alias = if self.kw("AS") {
-                    Some(self.name()?)
-                } else if matches!(self.peek(), Tok::Word(w) if !is_reserved(w))
-                    || matches!(self.peek(), Tok::Quoted(_))
-                {
-                    Some(self.name()?)
-                } else {
-                    None
-                };
+                // `expr AS name`, or `expr name` with the AS left out.
+                let named = self.kw("AS")
+                    || matches!(self.peek(), Tok::Word(w) if !is_reserved(w))
+                    || matches!(self.peek(), Tok::Quoted(_));
+                let alias = if named { Some(self.name()?) } else { None };
                 q.items.push(SelectItem::Expr(e, alias));
             }
             if !self.sym(",") {
@@ -679,9 +272,8 @@ impl Parser<'_> {
                 }
                 self.expect_sym(")")?;
             }
-            if self.kw("AS") {
-                self.name()?;
-            } else if matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
+            // A table alias changes nothing: there is one table.
+            if self.kw("AS") || matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
                 self.name()?;
             }
             for (word, what) in [
