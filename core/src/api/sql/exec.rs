@@ -589,6 +589,11 @@ impl<'p> TopK<'p> {
         }
     }
 
+    /// How many rows it holds now (at most its cap).
+    pub fn held(&self) -> usize {
+        self.heap.len()
+    }
+
     /// The rows, best first.
     pub fn into_rows(self) -> Vec<Vec<SqlValue>> {
         self.heap

@@ -1,12 +1,15 @@
 //! Unit tests of the SQL engine: preparing, typing, pushdown, streaming, and no panics.
 
 use super::*;
+use crate::model::filter::RowFilter;
 use crate::model::mutation::Mutation;
+use crate::model::row_set::RowRange;
 use crate::model::schema::{ColumnFamily, TableConfig, ValueType};
 use crate::Code;
 use alloc::boxed::Box;
 use alloc::string::ToString;
 use alloc::vec;
+use core::ops::Bound;
 
 fn db() -> Database {
     let mut db = Database::new();
@@ -174,6 +177,10 @@ proptest::proptest! {
                 "SELECT", "*", "FROM", "t", "`t`", "WHERE", "_key", "=", "<", ">=", "AND",
                 "LIMIT", "1", "1.5e3", "'a'", "b'\\x'", "\"q\"", "cf", "['q']", "[", "]",
                 "@p", "AS", "x", ",", ";", "--c\n", "`", "'", "é", "<>", "NULL", "TRUE",
+                "GROUP", "BY", "ORDER", "DESC", "HAVING", "COUNT(*)", "SUM(", "(", ")", "+",
+                "-", "/", "OR", "NOT", "IN", "LIKE", "BETWEEN", "CASE", "WHEN", "THEN", "END",
+                "CAST(", "INT64", "OFFSET(", "9223372036854775807", "t(with_history => TRUE)",
+                "COSINE_DISTANCE([1.0], [2.0])", "DISTINCT", "IS", "SAFE.", "MAP_KEYS(cf)",
             ]),
             0..14,
         ),
@@ -188,4 +195,151 @@ proptest::proptest! {
             }
         }
     }
+}
+
+/// The read a query makes: key ranges from WHERE on `_key`, the families and qualifiers it
+/// names, the newest version only, and a row limit only when every row read is a result.
+#[test]
+fn pushdown_narrows_the_read() {
+    let db = db();
+    let plan = |sql: &str| prepare(&db, sql, BTreeMap::new()).unwrap().plan;
+    let none = BTreeMap::new();
+    let req = |sql: &str| exec::read_request(&plan(sql), &none, 0).unwrap();
+
+    let r = req("SELECT cf['q'] FROM t WHERE _key = 'b' OR _key >= 'x'").unwrap();
+    assert_eq!(
+        r.row_set.row_ranges,
+        vec![
+            RowRange {
+                start: Bound::Included(b"b".to_vec()),
+                end: Bound::Included(b"b".to_vec())
+            },
+            RowRange {
+                start: Bound::Included(b"x".to_vec()),
+                end: Bound::Unbounded
+            },
+        ]
+    );
+    // Only cf:q is read (one version), plus the marker cell that keeps empty rows visible.
+    let RowFilter::Interleave(parts) = &r.filter else {
+        panic!("{:?}", r.filter)
+    };
+    assert_eq!(
+        parts[0],
+        RowFilter::Chain(vec![
+            RowFilter::ColumnRange {
+                family: "cf".into(),
+                start: Bound::Included(b"q".to_vec()),
+                end: Bound::Included(b"q".to_vec()),
+            },
+            RowFilter::CellsPerColumnLimit(1),
+        ])
+    );
+    assert_eq!(r.rows_limit, 0, "WHERE may drop rows: no limit pushed");
+    let r = req("SELECT _key FROM t WHERE STARTS_WITH(_key, 'a')").unwrap();
+    assert_eq!(
+        r.row_set.row_ranges,
+        vec![RowRange {
+            start: Bound::Included(b"a".to_vec()),
+            end: Bound::Excluded(b"b".to_vec())
+        }]
+    );
+    assert_eq!(
+        req("SELECT _key FROM t LIMIT 2 OFFSET 1")
+            .unwrap()
+            .rows_limit,
+        3
+    );
+    assert!(req("SELECT _key FROM t WHERE _key = 'a' AND _key = 'b'").is_none());
+    // A condition we do not read as a key range reads everything, and still filters.
+    let r = req("SELECT _key FROM t WHERE _key = 'a' OR cf['q'] = 'c'").unwrap();
+    assert!(r.row_set.row_ranges.is_empty() && r.row_set.row_keys.is_empty());
+    assert_eq!(
+        run(&db, "SELECT _key FROM t WHERE _key = 'a' OR cf['q'] = 'c'").unwrap(),
+        vec![
+            vec![SqlValue::Bytes(b"a".to_vec())],
+            vec![SqlValue::Bytes(b"c".to_vec())]
+        ]
+    );
+    let r =
+        req("SELECT _key FROM t(with_history => TRUE, latest_n => 2) WHERE _key = 'a'").unwrap();
+    assert_eq!(
+        r.filter,
+        exec_marker_only(),
+        "no family named: only the marker cell"
+    );
+}
+
+fn exec_marker_only() -> RowFilter {
+    RowFilter::Chain(vec![
+        RowFilter::CellsPerRowLimit(1),
+        RowFilter::StripValue,
+        RowFilter::ApplyLabel(eval::PRESENCE_LABEL.into()),
+    ])
+}
+
+/// ORDER BY ... LIMIT k holds at most k rows whatever it is offered, and keeps the best.
+#[test]
+fn order_by_limit_holds_k_rows() {
+    let order = vec![plan::OrderBy {
+        expr: parse::Expr {
+            kind: parse::ExprKind::ItemRef(0),
+            pos: 0,
+        },
+        desc: false,
+        nulls_first: true,
+    }];
+    let mut top = exec::TopK::new(&order, Some(3));
+    for i in (0..1000i64).rev() {
+        top.push(vec![SqlValue::Int64(i % 500)], vec![SqlValue::Int64(i)]);
+        assert!(top.held() <= 3);
+    }
+    // Keys 0, 0, 1: the two rows with key 0 in arrival order (500 came before 0), then 1.
+    assert_eq!(
+        top.into_rows(),
+        vec![
+            vec![SqlValue::Int64(500)],
+            vec![SqlValue::Int64(0)],
+            vec![SqlValue::Int64(501)]
+        ]
+    );
+}
+
+/// Rows come as the table is read: the first row is produced before later rows are read.
+#[test]
+fn rows_stream_as_read() {
+    let db = db();
+    let q = prepare(
+        &db,
+        "SELECT _key FROM t WHERE cf['q'] != 'zz'",
+        BTreeMap::new(),
+    )
+    .unwrap();
+    let mut rows = execute_stream(&db, &q, &BTreeMap::new()).unwrap();
+    assert_eq!(
+        rows.try_next().unwrap(),
+        Some(vec![SqlValue::Bytes(b"a".to_vec())])
+    );
+    let scanned = rows.stream.as_ref().map(RowStream::rows_scanned);
+    assert_eq!(scanned, Some(1), "one row read for one row produced");
+    assert_eq!(
+        rows.try_next().unwrap().unwrap()[0],
+        SqlValue::Bytes(b"b".to_vec())
+    );
+}
+
+/// Errors name what was not understood and where.
+#[test]
+fn errors_name_the_position() {
+    let db = db();
+    let err = prepare(&db, "SELECT _key\nFROM t JOIN u", BTreeMap::new()).unwrap_err();
+    assert!(
+        err.message().contains("JOIN") && err.message().contains("[at 2:8]"),
+        "{err}"
+    );
+    let err = prepare(&db, "SELECT nope FROM t", BTreeMap::new()).unwrap_err();
+    assert!(
+        err.message().contains("nope") && err.message().contains("[at 1:8]"),
+        "{err}"
+    );
 }
