@@ -7,7 +7,8 @@
 //! its parameter types), so a prepared query survives a server restart and is prepared again
 //! against the table's current schema when executed.
 //!
-//! Results stream as Bigtable's PartialResultSet messages: each carries one batch (a
+//! Results stream as Bigtable's PartialResultSet messages, made as the query reads (a bounded
+//! channel between the query and the client paces it): each carries one batch (a
 //! `ProtoRows` message of the row-major values of up to [`BATCH_BYTES`] of rows), the batch's
 //! CRC32C and a resume token (the count of rows sent so far, as decimal text), so the client
 //! checks every batch and a retry resumes after the rows it has. A query that returns no rows
@@ -307,15 +308,13 @@ pub fn instance_of(instance_name: &str) -> Result<InstanceName> {
     InstanceName::parse("instance_name", instance_name)
 }
 
-/// ExecuteQuery: the result as the PartialResultSet messages to stream.
+/// ExecuteQuery: the result's PartialResultSet messages, produced batch by batch as the
+/// query reads.
 ///
 /// # Errors
 /// `InvalidArgument` for a token this server did not issue, a missing or mistyped parameter,
 /// or a bad resume token; what preparing or reading returns.
-pub fn execute(
-    db: &SharedDatabase,
-    req: &v2::ExecuteQueryRequest,
-) -> Result<Vec<v2::ExecuteQueryResponse>> {
+pub fn execute(db: &SharedDatabase, req: &v2::ExecuteQueryRequest) -> Result<Batches> {
     let token = if req.prepared_query.is_empty() {
         // The deprecated form: the query itself, with each parameter's type on its value.
         #[allow(deprecated)]
@@ -369,28 +368,61 @@ pub fn execute(
             .and_then(|t| t.parse::<usize>().ok())
             .ok_or_else(|| Error::invalid_argument("resume_token was not issued by this server"))?
     };
+    // The query reads a snapshot taken now and holds no lock while it runs.
     let rows = db.read(|db| {
         let query = sql::prepare(db, &token.query, param_types)?;
-        sql::execute(db, &query, &params)
+        sql::execute_stream(db, &query, &params)
     })?;
-    Ok(batches(&rows, skip))
+    Ok(Batches::new(Box::new(QueryIter(rows)), skip))
 }
 
-/// The rows after the first `skip`, as batches of PartialResultSets.
-fn batches(rows: &[Vec<SqlValue>], skip: usize) -> Vec<v2::ExecuteQueryResponse> {
-    let mut out = Vec::new();
-    let mut batch = v2::ProtoRows::default();
-    let mut sent = skip.min(rows.len());
-    let flush = |batch: &mut v2::ProtoRows, sent: usize, out: &mut Vec<_>| {
-        let data = std::mem::take(batch).encode_to_vec();
+/// [`sql::QueryRows`] as an iterator.
+struct QueryIter(sql::QueryRows);
+
+impl Iterator for QueryIter {
+    type Item = Result<Vec<SqlValue>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.try_next().transpose()
+    }
+}
+
+/// A query's result as it is read, cut into PartialResultSet batches one at a time, so a
+/// large result never sits in memory whole: each batch holds up to [`BATCH_BYTES`] of rows.
+pub struct Batches {
+    rows: Box<dyn Iterator<Item = Result<Vec<SqlValue>>> + Send>,
+    /// Rows to pass over first (a resume token's count).
+    skip: usize,
+    /// Rows produced so far, skipped ones included (the resume token).
+    sent: usize,
+    /// Batches produced so far.
+    batches: usize,
+    done: bool,
+}
+
+impl Batches {
+    /// Batches of `rows` after the first `skip`.
+    pub fn new(rows: Box<dyn Iterator<Item = Result<Vec<SqlValue>>> + Send>, skip: usize) -> Self {
+        Batches {
+            rows,
+            skip,
+            sent: 0,
+            batches: 0,
+            done: false,
+        }
+    }
+
+    fn message(&mut self, batch: v2::ProtoRows) -> v2::ExecuteQueryResponse {
+        let data = batch.encode_to_vec();
         let mut crc = Crc32cDigest::default();
         crc.update(&data);
-        out.push(v2::ExecuteQueryResponse {
+        self.batches += 1;
+        v2::ExecuteQueryResponse {
             response: Some(v2::execute_query_response::Response::Results(
                 v2::PartialResultSet {
                     batch_checksum: Some(crc.finalize()),
-                    resume_token: sent.to_string().into_bytes(),
-                    reset: out.is_empty(),
+                    resume_token: self.sent.to_string().into_bytes(),
+                    reset: self.batches == 1,
                     // No estimate (0). Google's Node client (6.5.1) turns a non-zero estimate
                     // into that many empty slots of its batch buffer and then fails reading
                     // their length ("Cannot read properties of undefined (reading 'length')");
@@ -402,17 +434,48 @@ fn batches(rows: &[Vec<SqlValue>], skip: usize) -> Vec<v2::ExecuteQueryResponse>
                     )),
                 },
             )),
-        });
-    };
-    for row in &rows[sent..] {
-        batch.values.extend(row.iter().map(value_to_proto));
-        sent += 1;
-        if batch.encoded_len() >= BATCH_BYTES {
-            flush(&mut batch, sent, &mut out);
         }
     }
-    if !batch.values.is_empty() || out.is_empty() {
-        flush(&mut batch, sent, &mut out);
+
+    /// The next batch, or `None` after the last. A result with no rows is one empty batch, so
+    /// the client still sees a complete result.
+    ///
+    /// # Errors
+    /// What running the query raises (overflow, a bad value, a failed read).
+    pub fn next_batch(&mut self) -> Result<Option<v2::ExecuteQueryResponse>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut batch = v2::ProtoRows::default();
+        loop {
+            let Some(row) = self.rows.next().transpose()? else {
+                self.done = true;
+                break;
+            };
+            self.sent += 1;
+            if self.sent <= self.skip {
+                continue;
+            }
+            batch.values.extend(row.iter().map(value_to_proto));
+            if batch.encoded_len() >= BATCH_BYTES {
+                return Ok(Some(self.message(batch)));
+            }
+        }
+        if !batch.values.is_empty() || self.batches == 0 {
+            return Ok(Some(self.message(batch)));
+        }
+        Ok(None)
+    }
+}
+
+/// The rows after the first `skip`, as batches of PartialResultSets.
+#[cfg(test)]
+fn batches(rows: &[Vec<SqlValue>], skip: usize) -> Vec<v2::ExecuteQueryResponse> {
+    let owned: Vec<Result<Vec<SqlValue>>> = rows.iter().cloned().map(Ok).collect();
+    let mut b = Batches::new(Box::new(owned.into_iter()), skip);
+    let mut out = Vec::new();
+    while let Some(m) = b.next_batch().expect("rows are values") {
+        out.push(m);
     }
     out
 }
