@@ -253,6 +253,8 @@ def _to_python(value: Any, ty: SqlType.Type) -> Any:
         return [_to_python(v, ty.element_type) for v in value]
     if isinstance(ty, SqlType.Map):
         return {_to_python(k, ty.key_type): _to_python(v, ty.value_type) for k, v in value}
+    if isinstance(ty, SqlType.Struct):
+        return tuple(_to_python(v, t) for v, (_, t) in zip(value, ty.fields))
     return value
 
 
