@@ -215,7 +215,7 @@ fn interleave(mut parts: Vec<RowFilter>) -> RowFilter {
 
 /// The read filter: the families and qualifiers used, the versions and times wanted, and
 /// one labelled, value-stripped cell per row so rows with none of those cells still appear.
-fn read_filter(
+pub fn read_filter(
     plan: &Plan,
     params: &BTreeMap<String, SqlValue>,
     now_micros: i64,
@@ -287,11 +287,13 @@ fn read_filter(
     Ok(RowFilter::Interleave(alloc::vec![chain(cells), presence]))
 }
 
-/// The ReadRows request a plan makes, or `None` when no row can match.
+/// The ReadRows request a plan makes, or `None` when no row can match. Without
+/// `with_filter` its filter is left empty: the caller holds the compiled one.
 pub fn read_request(
     plan: &Plan,
     params: &BTreeMap<String, SqlValue>,
     now_micros: i64,
+    with_filter: bool,
 ) -> Result<Option<ReadRowsRequest>> {
     let ranges = plan.filter.as_ref().and_then(|f| key_ranges(f, params));
     let row_set = match ranges {
@@ -318,7 +320,11 @@ pub fn read_request(
     }
     Ok(Some(ReadRowsRequest {
         row_set,
-        filter: read_filter(plan, params, now_micros)?,
+        filter: if with_filter {
+            read_filter(plan, params, now_micros)?
+        } else {
+            RowFilter::PassAll
+        },
         rows_limit,
         reversed: false,
     }))

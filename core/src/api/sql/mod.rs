@@ -43,9 +43,11 @@ pub mod value;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::api::database::Database;
+use crate::model::filter::CompiledFilter;
 use crate::table::read::RowStream;
 use crate::{Error, Result};
 use eval::{eval, truthy, Ctx, FamilyInfo};
@@ -69,11 +71,24 @@ pub struct SqlColumn {
 }
 
 /// A query checked against a table's schema and its parameters' types, ready to execute.
-#[derive(Debug, Clone, PartialEq)]
+/// Cloning it is cheap (the plan is shared), and each execution reuses the read filter
+/// compiled here when no parameter shapes it.
+#[derive(Debug, Clone)]
 pub struct PreparedQuery {
-    plan: plan::Plan,
+    plan: Arc<plan::Plan>,
     columns: Vec<SqlColumn>,
     param_types: BTreeMap<String, SqlType>,
+    filter: Option<CompiledFilter>,
+}
+
+impl PartialEq for PreparedQuery {
+    /// Two prepared queries are the same when their plans, columns and parameter types are
+    /// (the compiled filter follows from the plan).
+    fn eq(&self, other: &Self) -> bool {
+        self.plan == other.plan
+            && self.columns == other.columns
+            && self.param_types == other.param_types
+    }
 }
 
 impl PreparedQuery {
@@ -128,10 +143,22 @@ pub fn prepare(
         None => Vec::new(),
     };
     let (plan, columns) = plan::Planner::new(sql, &param_types).plan(parsed, families)?;
+    // The read filter depends on parameters only through the table arguments; without
+    // them it is compiled once, here.
+    let literal = |e: &Option<parse::Expr>| {
+        e.as_ref()
+            .is_none_or(|e| matches!(e.kind, parse::ExprKind::Lit(..)))
+    };
+    let filter = if plan.table.is_some() && plan.time_bounds.is_empty() && literal(&plan.latest_n) {
+        Some(exec::read_filter(&plan, &BTreeMap::new(), db.now_micros())?.compile()?)
+    } else {
+        None
+    };
     Ok(PreparedQuery {
-        plan,
+        plan: Arc::new(plan),
         columns,
         param_types,
+        filter,
     })
 }
 
@@ -183,10 +210,15 @@ pub fn execute_stream(
     let offset = exec::count(&plan.offset, params)?.unwrap_or(0);
     let stream = match &plan.table {
         None => None,
-        Some(table) => match exec::read_request(plan, params, db.now_micros())? {
-            Some(request) => Some(db.read_rows(table, &request)?),
-            None => None,
-        },
+        Some(table) => {
+            match exec::read_request(plan, params, db.now_micros(), query.filter.is_none())? {
+                Some(request) => Some(match &query.filter {
+                    Some(filter) => db.read_rows_compiled(table, &request, filter)?,
+                    None => db.read_rows(table, &request)?,
+                }),
+                None => None,
+            }
+        }
     };
     Ok(QueryRows {
         query: query.clone(),

@@ -204,7 +204,7 @@ fn pushdown_narrows_the_read() {
     let db = db();
     let plan = |sql: &str| prepare(&db, sql, BTreeMap::new()).unwrap().plan;
     let none = BTreeMap::new();
-    let req = |sql: &str| exec::read_request(&plan(sql), &none, 0).unwrap();
+    let req = |sql: &str| exec::read_request(&plan(sql), &none, 0, true).unwrap();
 
     let r = req("SELECT cf['q'] FROM t WHERE _key = 'b' OR _key >= 'x'").unwrap();
     assert_eq!(
