@@ -14,8 +14,11 @@ pub mod change_stream;
 pub mod change_stream_reader;
 pub mod database;
 pub mod faults;
+#[cfg(feature = "std")]
+pub mod instance;
 #[cfg(feature = "serde")]
 pub mod json;
+pub mod replica_set;
 #[cfg(feature = "std")]
 pub mod replicated;
 pub mod replication;

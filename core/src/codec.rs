@@ -5,3 +5,4 @@
 //! docs/format/. Imports: `model`, `platform` and the foundation.
 
 pub mod encoding;
+pub mod values;

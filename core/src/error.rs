@@ -20,6 +20,9 @@ use core::fmt;
 pub enum Code {
     /// The caller gave a malformed request: a broken limit, a bad timestamp, a bad regex.
     InvalidArgument = 3,
+    /// The call ran past its deadline (the engine raises it only when a test injects it:
+    /// a front-end's own deadlines are its transport's).
+    DeadlineExceeded = 4,
     /// The table, family, backup or other named thing does not exist.
     NotFound = 5,
     /// The table or family to create exists already.
@@ -51,6 +54,7 @@ impl Code {
     pub fn as_str(self) -> &'static str {
         match self {
             Code::InvalidArgument => "INVALID_ARGUMENT",
+            Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
             Code::NotFound => "NOT_FOUND",
             Code::AlreadyExists => "ALREADY_EXISTS",
             Code::PermissionDenied => "PERMISSION_DENIED",
@@ -71,8 +75,9 @@ impl Code {
     }
 
     /// Every code, for front-ends that build one exception class per code.
-    pub const ALL: [Code; 12] = [
+    pub const ALL: [Code; 13] = [
         Code::InvalidArgument,
+        Code::DeadlineExceeded,
         Code::NotFound,
         Code::AlreadyExists,
         Code::PermissionDenied,

@@ -42,14 +42,17 @@ pub mod model;
 pub mod platform;
 pub mod table;
 
-pub use api::change_stream::{ChangeLog, ChangeRecord, StreamPosition};
+pub use api::change_stream::{ChangeKind, ChangeLog, ChangeRecord, StreamPosition};
 pub use api::database::{
     BackupInfo, CommittedWrite, Database, DropRowRange, Durability, HotTablet, OpenOptions,
     RowMutations, StoredCell, VerifyReport,
 };
 pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
+#[cfg(feature = "std")]
+pub use api::instance::{InstanceData, Routed};
 #[cfg(feature = "serde")]
 pub use api::json;
+pub use api::replica_set::{ClusterChange, ClusterDatabase, ReplicaSet};
 #[cfg(feature = "std")]
 pub use api::replicated::ReplicatedInstance;
 pub use api::replication::{AppProfile, Delivery, Isolation, Replication, RequestKind, Routing};

@@ -39,6 +39,102 @@ pub const MAX_GC_RULE_DEPTH: usize = 32;
 /// front-end counts rules while it converts, and refuses the rest.
 pub const MAX_GC_RULE_NODES: usize = 1024;
 
+/// The size limits of one kind of tree a request carries (a RowFilter, a GC rule) and the
+/// errors that report them: the one place for both, so the core's validation and every
+/// front-end that counts while it converts (before anything recursive sees a hostile tree)
+/// say the same words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeLimits {
+    /// What the tree is, as its messages name it (`filter`, `gc_rule`).
+    pub what: &'static str,
+    /// Deepest nesting, the root counting as level 1.
+    pub max_depth: usize,
+    /// Most nodes (every member counts, lists included).
+    pub max_nodes: usize,
+    /// How a too-deep message says it (`nesting deeper than`).
+    deeper: &'static str,
+    /// What a too-big message counts (`filters in one RowFilter`).
+    counted: &'static str,
+}
+
+/// A RowFilter's limits: [`MAX_FILTER_DEPTH`] levels, [`MAX_FILTER_NODES`] filters.
+pub const FILTER_TREE: TreeLimits = TreeLimits {
+    what: "filter",
+    max_depth: MAX_FILTER_DEPTH,
+    max_nodes: MAX_FILTER_NODES,
+    deeper: "nesting deeper than",
+    counted: "filters in one RowFilter",
+};
+
+/// A GC rule's limits: [`MAX_GC_RULE_DEPTH`] levels, [`MAX_GC_RULE_NODES`] rules.
+pub const GC_RULE_TREE: TreeLimits = TreeLimits {
+    what: "gc_rule",
+    max_depth: MAX_GC_RULE_DEPTH,
+    max_nodes: MAX_GC_RULE_NODES,
+    deeper: "nested deeper than",
+    counted: "rules",
+};
+
+impl TreeLimits {
+    /// Limits of another kind of tree: `deeper` says how a too-deep message puts it
+    /// (`nested deeper than`), `counted` what a too-big one counts (`rules`). For tests of
+    /// code that walks trees; the API's trees are [`FILTER_TREE`] and [`GC_RULE_TREE`].
+    pub const fn new(
+        what: &'static str,
+        max_depth: usize,
+        max_nodes: usize,
+        deeper: &'static str,
+        counted: &'static str,
+    ) -> Self {
+        TreeLimits {
+            what,
+            max_depth,
+            max_nodes,
+            deeper,
+            counted,
+        }
+    }
+
+    /// The words of [`TreeLimits::too_deep`], e.g. `filter: nesting deeper than 20 levels`.
+    pub fn too_deep_message(&self) -> alloc::string::String {
+        alloc::format!("{}: {} {} levels", self.what, self.deeper, self.max_depth)
+    }
+
+    /// The `InvalidArgument` for a tree deeper than [`TreeLimits::max_depth`].
+    pub fn too_deep(&self) -> crate::Error {
+        crate::Error::invalid_argument(self.too_deep_message())
+    }
+
+    /// The words of [`TreeLimits::too_many`], e.g. `gc_rule: more than 1024 rules`.
+    pub fn too_many_message(&self) -> alloc::string::String {
+        alloc::format!(
+            "{}: more than {} {}",
+            self.what,
+            self.max_nodes,
+            self.counted
+        )
+    }
+
+    /// The `InvalidArgument` for a tree with more than [`TreeLimits::max_nodes`] nodes.
+    pub fn too_many(&self) -> crate::Error {
+        crate::Error::invalid_argument(self.too_many_message())
+    }
+
+    /// Checks a tree (or the part counted so far) of `depth` levels and `nodes` nodes.
+    ///
+    /// # Errors
+    /// [`TreeLimits::too_deep`], then [`TreeLimits::too_many`].
+    pub fn check(&self, depth: usize, nodes: usize) -> crate::Result<()> {
+        if depth > self.max_depth {
+            Err(self.too_deep())
+        } else if nodes > self.max_nodes {
+            Err(self.too_many())
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// ReadRows' `rows_limit` as the proto defines it: the most rows to return, where 0 (the
 /// proto default) means no limit. `None` is no limit.
 ///
@@ -57,6 +153,35 @@ pub fn rows_limit(rows_limit: i64) -> crate::Result<Option<u64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tree_limits_say_the_words_every_front_end_reports() {
+        assert_eq!(
+            FILTER_TREE.too_deep_message(),
+            "filter: nesting deeper than 20 levels"
+        );
+        assert_eq!(
+            FILTER_TREE.too_many_message(),
+            "filter: more than 1000 filters in one RowFilter"
+        );
+        assert_eq!(
+            GC_RULE_TREE.too_deep_message(),
+            "gc_rule: nested deeper than 32 levels"
+        );
+        assert_eq!(
+            GC_RULE_TREE.too_many_message(),
+            "gc_rule: more than 1024 rules"
+        );
+        assert!(FILTER_TREE.check(20, 1000).is_ok());
+        assert_eq!(
+            FILTER_TREE.check(21, 1).unwrap_err().code(),
+            crate::Code::InvalidArgument
+        );
+        assert_eq!(
+            GC_RULE_TREE.check(1, 1025).unwrap_err().message(),
+            "gc_rule: more than 1024 rules"
+        );
+    }
 
     #[test]
     fn rows_limit_zero_is_no_limit_and_negative_is_refused() {

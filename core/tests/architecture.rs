@@ -194,3 +194,279 @@ fn the_checker_sees_groups_and_reexports() {
     assert_eq!(rank_of("api"), Some(LAYERS.len() - 1));
     assert_eq!(rank_of("nonexistent"), None);
 }
+
+// --- File-level cycles -------------------------------------------------------------------
+// Within a crate, no file may import (through `crate::` or `super::` paths) from a file that
+// imports back from it, directly or through others: the top-level layering above keeps the
+// core's modules apart, and this keeps every crate's files apart, so each file can be read
+// after the files it uses. A submodule's use of its own parent module (`super::Item` in
+// `table/table/reads.rs`) is part of the parent's implementation and not an edge.
+
+/// A crate's files by module path (`["lsm", "memtable"]`; the root is `[]`).
+fn module_files(src: &Path) -> BTreeMap<Vec<String>, String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files
+        .into_iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(src).ok()?.with_extension("");
+            let mut parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if matches!(
+                parts.last().map(String::as_str),
+                Some("lib" | "main" | "mod")
+            ) {
+                parts.pop();
+            }
+            // A binary's extra entry points (`src/bin/x.rs`) are crates of their own.
+            if parts.first().is_some_and(|p| p == "bin") {
+                return None;
+            }
+            Some((parts, fs::read_to_string(&f).ok()?))
+        })
+        .collect()
+}
+
+/// The root's `pub use` re-exports: an item name mapped to the module path it comes from.
+fn reexport_paths(root: &str) -> BTreeMap<String, Vec<String>> {
+    let mut map = BTreeMap::new();
+    for stmt in production_code(root).split(';') {
+        let flat: String = stmt
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.starts_with("#["))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let Some(path) = flat.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let (base, names) = match path.find('{') {
+            Some(i) => (
+                &path[..i],
+                path[i + 1..]
+                    .trim_end_matches('}')
+                    .split(',')
+                    .collect::<Vec<_>>(),
+            ),
+            None => match path.rsplit_once("::") {
+                Some((b, n)) => (b, vec![n]),
+                None => continue,
+            },
+        };
+        let base: Vec<String> = base
+            .trim_end_matches("::")
+            .split("::")
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty() && s != "crate")
+            .collect();
+        for n in names {
+            let n = n.trim();
+            if !n.is_empty() && n != "self" {
+                map.insert(n.to_string(), base.clone());
+            }
+        }
+    }
+    map
+}
+
+/// Every path `code` names after `crate::` or `super::`, as segments (a `{...}` group
+/// gives one path per item), with `super` resolved against `module`.
+fn named_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (prefix, base) in [
+        ("crate::", Vec::new()),
+        ("super::", module[..module.len().saturating_sub(1)].to_vec()),
+    ] {
+        let mut rest = code;
+        while let Some(i) = rest.find(prefix) {
+            // `super::` inside `crate::a::super::` cannot happen; skip identifiers ending in
+            // the prefix (`my_crate::`).
+            let before = rest[..i].chars().last();
+            rest = &rest[i + prefix.len()..];
+            // Part of a longer path (`my_crate::`, `super::super::`): seen from its start.
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut segs = base.clone();
+            let mut tail = rest;
+            loop {
+                let word: String = tail
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if word.is_empty() {
+                    break;
+                }
+                tail = &tail[word.len()..];
+                if word == "super" {
+                    segs.pop();
+                } else {
+                    segs.push(word);
+                }
+                match tail.strip_prefix("::") {
+                    Some(t) => tail = t,
+                    None => break,
+                }
+            }
+            if let Some(group) = tail.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                for item in group[..end].split(',') {
+                    let mut s = segs.clone();
+                    s.extend(
+                        item.trim()
+                            .split("::")
+                            .map(|w| {
+                                w.chars()
+                                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                                    .collect::<String>()
+                            })
+                            .filter(|w| !w.is_empty() && w != "self"),
+                    );
+                    out.push(s);
+                }
+            } else {
+                out.push(segs);
+            }
+        }
+    }
+    out
+}
+
+/// The file-level import cycles among `files` (module path to source), each as the files
+/// on it, sorted; empty when there is none.
+fn file_cycles(files: &BTreeMap<Vec<String>, String>) -> Vec<Vec<String>> {
+    let root = files.get(&Vec::new()).map(String::as_str).unwrap_or("");
+    let reexports = reexport_paths(root);
+    let resolve = |segs: &[String]| -> Option<Vec<String>> {
+        let mut segs = segs.to_vec();
+        if let Some(first) = segs.first() {
+            if !files.contains_key(&vec![first.clone()]) {
+                if let Some(base) = reexports.get(first) {
+                    segs = base
+                        .iter()
+                        .cloned()
+                        .chain(segs[1..].iter().cloned())
+                        .collect();
+                }
+            }
+        }
+        (1..=segs.len())
+            .rev()
+            .map(|k| segs[..k].to_vec())
+            .find(|p| files.contains_key(p))
+    };
+    let mut edges: BTreeMap<&Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (module, text) in files {
+        let code = production_code(text);
+        let targets = edges.entry(module).or_default();
+        for segs in named_paths(&code, module) {
+            if let Some(t) = resolve(&segs) {
+                let ancestor = t.len() < module.len() && module[..t.len()] == t[..];
+                if t != *module && !ancestor {
+                    targets.insert(t);
+                }
+            }
+        }
+    }
+    // A file is on a cycle when it reaches itself; group the files by what they reach.
+    let reach = |from: &Vec<String>| -> BTreeSet<Vec<String>> {
+        let mut seen = BTreeSet::new();
+        let mut todo: Vec<Vec<String>> = edges.get(from).into_iter().flatten().cloned().collect();
+        while let Some(m) = todo.pop() {
+            if seen.insert(m.clone()) {
+                todo.extend(edges.get(&m).into_iter().flatten().cloned());
+            }
+        }
+        seen
+    };
+    let reaches: BTreeMap<&Vec<String>, BTreeSet<Vec<String>>> =
+        files.keys().map(|m| (m, reach(m))).collect();
+    let mut cycles: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (m, r) in &reaches {
+        if r.contains(*m) {
+            let mut group: Vec<String> = reaches
+                .iter()
+                .filter(|(o, ro)| r.contains(**o) && ro.contains(*m))
+                .map(|(o, _)| o.join("/"))
+                .collect();
+            group.sort();
+            cycles.insert(group);
+        }
+    }
+    cycles.into_iter().collect()
+}
+
+/// The file-level cycles of the crate whose sources are in `dir` (relative to the
+/// workspace root).
+fn crate_cycles(dir: &str) -> Vec<Vec<String>> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    file_cycles(&module_files(&workspace.join(dir)))
+}
+
+#[test]
+fn no_file_of_the_core_or_a_front_end_imports_in_a_circle() {
+    let mut problems = Vec::new();
+    for dir in [
+        "core/src",
+        "server/src",
+        "console/src",
+        "bindings/python/src",
+        "bench/src",
+        "tests/src",
+    ] {
+        for cycle in crate_cycles(dir) {
+            problems.push(format!("{dir}: {}", cycle.join(" <-> ")));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "file-level import cycles:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_cycle_checker_finds_a_planted_cycle_and_ignores_parents() {
+    let files = |list: &[(&str, &str)]| -> BTreeMap<Vec<String>, String> {
+        list.iter()
+            .map(|(path, code)| {
+                let parts = path
+                    .split('/')
+                    .filter(|p| !p.is_empty())
+                    .map(String::from)
+                    .collect();
+                (parts, code.to_string())
+            })
+            .collect()
+    };
+    // a -> b -> c -> a through a group, `super::` and a root re-export.
+    let planted = files(&[
+        ("", "pub use x::c::Thing;\nmod x;\nmod a;\nmod b;"),
+        ("a", "use crate::b::{One, Two};"),
+        ("b", "fn f() -> crate::Thing { todo!() }"),
+        ("x", "pub mod c;"),
+        (
+            "x/c",
+            "use super::super::a::Item; // and crate::b in a comment",
+        ),
+        (
+            "d",
+            "use crate::a::Item;\n#[cfg(test)]\nmod tests { use crate::d; use crate::b; }",
+        ),
+    ]);
+    assert_eq!(file_cycles(&planted), vec![vec!["a", "b", "x/c"]]);
+    // A child using its parent, and the parent naming the child, is no cycle.
+    let parent = files(&[
+        ("", "mod t;"),
+        (
+            "t",
+            "mod reads;\npub struct T;\nfn f() { crate::t::reads::g() }",
+        ),
+        ("t/reads", "use super::T;\npub fn g() {}"),
+    ]);
+    assert!(file_cycles(&parent).is_empty());
+    // The checker sees today's tree at all: the core has many files and edges.
+    assert!(module_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src")).len() > 40);
+}

@@ -27,6 +27,7 @@ fn entry(row_key: &str, mutations: Vec<Mutation>) -> BatchEntry {
 fn batches() -> Vec<WriteBatch> {
     vec![
         WriteBatch {
+            commit_micros: None,
             sequence: 1,
             entries: vec![entry(
                 "alice",
@@ -39,6 +40,7 @@ fn batches() -> Vec<WriteBatch> {
             )],
         },
         WriteBatch {
+            commit_micros: None,
             sequence: 2,
             entries: vec![
                 entry(
@@ -72,6 +74,7 @@ fn batches() -> Vec<WriteBatch> {
             ],
         },
         WriteBatch {
+            commit_micros: None,
             sequence: 4,
             entries: vec![
                 entry(

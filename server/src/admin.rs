@@ -240,8 +240,9 @@ impl AdminService {
                 ))
             }
         };
-        let db = self.instances.database(&table.instance)?;
-        db.write(|db| db.drop_row_range(&table.table_id, &range))
+        self.instances
+            .plane(&table.instance)?
+            .drop_row_range(&table.table_id, &range)
     }
 
     /// The table a consistency RPC names, checked to exist.

@@ -8,6 +8,7 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
+use prost::Message;
 use sparsetable::api::change_stream_reader::{
     self as reader, ChangeStreamReader, StreamEvent, StreamStart,
 };
@@ -121,6 +122,104 @@ fn mutation_to_proto(m: &sparsetable::Mutation) -> v2::Mutation {
     }
 }
 
+/// How many bytes of mutations one ReadChangeStream message carries before a change is
+/// continued in the next: Bigtable's documentation gives no figure, so we keep each message
+/// well under gRPC's default 4 MiB receive limit (which Google's clients keep for this RPC).
+pub const CHANGE_CHUNK_BYTES: usize = 1 << 20;
+
+/// One change as the messages ReadChangeStream sends, per the Data API protos: mutations go
+/// into messages of at most `chunk_bytes` of mutation bytes (a mutation is never split
+/// except a SetCell's value); a SetCell value larger than the room left is sent in pieces,
+/// each a SetCell with `chunk_info` (the whole value's size, the piece's offset, whether it
+/// is the last), the first piece carrying the family, qualifier and timestamp. `head`'s
+/// fields (type, source cluster, row key, commit time, tiebreaker) go in the first message
+/// only; `tail`'s (done, token, low watermark) in the last only.
+fn chunked(
+    head: DataChange,
+    tail: DataChange,
+    mutations: &[sparsetable::Mutation],
+    chunk_bytes: usize,
+) -> Vec<DataChange> {
+    let chunk_bytes = chunk_bytes.max(1);
+    let mut out = vec![head];
+    let mut room = chunk_bytes;
+    let push = |out: &mut Vec<DataChange>, room: &mut usize, chunk: MutationChunk, size| {
+        if size > *room && !out.last().is_some_and(|d| d.chunks.is_empty()) {
+            out.push(DataChange::default());
+            *room = chunk_bytes;
+        }
+        *room = room.saturating_sub(size);
+        if let Some(last) = out.last_mut() {
+            last.chunks.push(chunk);
+        }
+    };
+    for m in mutations {
+        let proto = mutation_to_proto(m);
+        let value_len = match m {
+            sparsetable::Mutation::SetCell { value, .. } => value.len(),
+            _ => 0,
+        };
+        let size = proto.encoded_len();
+        if value_len <= chunk_bytes || size <= room {
+            push(
+                &mut out,
+                &mut room,
+                MutationChunk {
+                    chunk_info: None,
+                    mutation: Some(proto),
+                },
+                size,
+            );
+            continue;
+        }
+        let sparsetable::Mutation::SetCell {
+            family,
+            qualifier,
+            timestamp_micros,
+            value,
+        } = m
+        else {
+            continue;
+        };
+        let total = i32::try_from(value.len()).unwrap_or(i32::MAX);
+        let mut offset = 0;
+        while offset < value.len() {
+            let end = value.len().min(offset + chunk_bytes);
+            let first = offset == 0;
+            let piece = v2::Mutation {
+                mutation: Some(v2::mutation::Mutation::SetCell(v2::mutation::SetCell {
+                    family_name: if first { family.clone() } else { String::new() },
+                    column_qualifier: if first { qualifier.clone() } else { Vec::new() },
+                    timestamp_micros: if first { *timestamp_micros } else { 0 },
+                    value: value[offset..end].to_vec(),
+                })),
+            };
+            push(
+                &mut out,
+                &mut room,
+                MutationChunk {
+                    chunk_info: Some(v2::read_change_stream_response::mutation_chunk::ChunkInfo {
+                        chunked_value_size: total,
+                        chunked_value_offset: i32::try_from(offset).unwrap_or(i32::MAX),
+                        last_chunk: end == value.len(),
+                    }),
+                    mutation: Some(piece),
+                },
+                end - offset,
+            );
+            // A piece fills a message: the next piece starts a new one.
+            room = 0;
+            offset = end;
+        }
+    }
+    if let Some(last) = out.last_mut() {
+        last.done = tail.done;
+        last.token = tail.token;
+        last.estimated_low_watermark = tail.estimated_low_watermark;
+    }
+    out
+}
+
 /// Every cluster of `table`'s instance (id and database) and the position of the one
 /// `app_profile_id` routes to.
 fn clusters(
@@ -130,21 +229,8 @@ fn clusters(
     rpc: &str,
 ) -> Result<(Vec<(String, SharedDatabase)>, usize)> {
     let routed = instances.route(&table.instance, app_profile_id, rpc, RequestKind::Read, b"")?;
-    Ok(match instances.replicated(&table.instance)? {
-        Some(rep) => {
-            let ids = rep.cluster_ids()?;
-            let dbs = instances.all_databases(&table.instance)?;
-            (ids.into_iter().zip(dbs).collect(), routed.cluster())
-        }
-        None => {
-            let id = instances
-                .clusters_of(&table.instance)?
-                .first()
-                .map(|c| c.id.clone())
-                .unwrap_or_default();
-            (vec![(id, routed.db)], 0)
-        }
-    })
+    let clusters = instances.plane(&table.instance)?.clusters()?;
+    Ok((clusters, routed.cluster))
 }
 
 /// GenerateInitialChangeStreamPartitions: one partition per tablet of the routed cluster.
@@ -178,6 +264,9 @@ pub struct Reader {
     inner: ChangeStreamReader,
     /// How long between heartbeats, in microseconds of real time.
     pub heartbeat_micros: u64,
+    /// Mutation bytes per message before a change continues in the next
+    /// ([`CHANGE_CHUNK_BYTES`]; tests make it small).
+    pub chunk_bytes: usize,
 }
 
 /// What one poll produced.
@@ -261,6 +350,7 @@ impl Reader {
             table,
             inner,
             heartbeat_micros,
+            chunk_bytes: CHANGE_CHUNK_BYTES,
         })
     }
 
@@ -289,40 +379,47 @@ impl Reader {
             rep.pump()?;
         }
         let mut closed = false;
-        let responses = self
-            .inner
-            .poll()?
-            .into_iter()
-            .map(|event| match event {
+        let mut responses = Vec::new();
+        for event in self.inner.poll()? {
+            match event {
                 StreamEvent::Change {
                     record,
                     source_cluster_id,
                     tiebreaker,
                     token,
-                } => StreamRecord::DataChange(DataChange {
-                    r#type: data_change::Type::User as i32,
-                    source_cluster_id,
-                    row_key: record.row_key,
-                    commit_timestamp: Some(timestamp_to_proto(record.commit_micros)),
-                    tiebreaker,
-                    chunks: record
-                        .mutations
-                        .iter()
-                        .map(|m| MutationChunk {
-                            chunk_info: None,
-                            mutation: Some(mutation_to_proto(m)),
-                        })
-                        .collect(),
-                    done: true,
-                    token,
-                    estimated_low_watermark: Some(timestamp_to_proto(record.commit_micros)),
-                }),
+                } => {
+                    let kind = match record.kind {
+                        sparsetable::ChangeKind::User => data_change::Type::User,
+                        sparsetable::ChangeKind::GarbageCollection => {
+                            data_change::Type::GarbageCollection
+                        }
+                    };
+                    let head = DataChange {
+                        r#type: kind as i32,
+                        source_cluster_id,
+                        row_key: record.row_key,
+                        commit_timestamp: Some(timestamp_to_proto(record.commit_micros)),
+                        tiebreaker,
+                        ..Default::default()
+                    };
+                    let tail = DataChange {
+                        done: true,
+                        token,
+                        estimated_low_watermark: Some(timestamp_to_proto(record.commit_micros)),
+                        ..Default::default()
+                    };
+                    responses.extend(
+                        chunked(head, tail, &record.mutations, self.chunk_bytes)
+                            .into_iter()
+                            .map(StreamRecord::DataChange),
+                    );
+                }
                 StreamEvent::Close {
                     continuation_tokens,
                     new_partitions,
                 } => {
                     closed = true;
-                    StreamRecord::CloseStream(CloseStream {
+                    responses.push(StreamRecord::CloseStream(CloseStream {
                         status: Some(Default::default()),
                         continuation_tokens: continuation_tokens
                             .iter()
@@ -332,9 +429,12 @@ impl Reader {
                             })
                             .collect(),
                         new_partitions: new_partitions.iter().map(partition_to_proto).collect(),
-                    })
+                    }));
                 }
-            })
+            }
+        }
+        let responses = responses
+            .into_iter()
             .map(|r| v2::ReadChangeStreamResponse {
                 stream_record: Some(r),
             })
@@ -394,6 +494,148 @@ mod tests {
             partition: Some(partition),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn collected_cells_arrive_as_a_garbage_collection_record_without_a_source_cluster() {
+        let (clock, instances, db) = setup();
+        db.write(|d| {
+            d.modify_column_families(
+                "t",
+                &[sparsetable::FamilyModification::Update {
+                    name: "cf".into(),
+                    family: sparsetable::ColumnFamily {
+                        gc_rule: sparsetable::GcRule::MaxNumVersions(1),
+                        ..Default::default()
+                    },
+                }],
+            )
+            .map(drop)
+        })
+        .unwrap();
+        let parts = initial_partitions(
+            &instances,
+            &v2::GenerateInitialChangeStreamPartitionsRequest {
+                table_name: T.into(),
+                app_profile_id: String::new(),
+            },
+        )
+        .unwrap();
+        let mut reader = Reader::open(
+            instances.clone(),
+            &request(parts[0].partition.clone().unwrap()),
+        )
+        .unwrap();
+        for ts in [1000, 2000] {
+            db.mutate_row("t", b"r", &[Mutation::set_cell("cf", "q", ts, "v")])
+                .unwrap();
+        }
+        clock.advance_micros(10);
+        db.write(|d| d.compact_table("t")).unwrap();
+        let changes: Vec<DataChange> = reader
+            .poll()
+            .unwrap()
+            .responses
+            .into_iter()
+            .filter_map(|r| match r.stream_record {
+                Some(StreamRecord::DataChange(d)) => Some(d),
+                _ => None,
+            })
+            .collect();
+        let types: Vec<i32> = changes.iter().map(|d| d.r#type).collect();
+        let user = data_change::Type::User as i32;
+        let gc = data_change::Type::GarbageCollection as i32;
+        assert_eq!(types, vec![user, user, gc]);
+        assert!(changes[2].source_cluster_id.is_empty());
+        assert!(!changes[0].source_cluster_id.is_empty());
+        let Some(v2::mutation::Mutation::DeleteFromColumn(del)) = changes[2].chunks[0]
+            .mutation
+            .as_ref()
+            .and_then(|m| m.mutation.as_ref())
+        else {
+            panic!("a GC record deletes the collected cell")
+        };
+        let range = del.time_range.as_ref().unwrap();
+        assert_eq!(
+            (range.start_timestamp_micros, range.end_timestamp_micros),
+            (1000, 1001)
+        );
+    }
+
+    #[test]
+    fn a_large_value_arrives_in_chunks_that_reassemble_and_small_changes_stay_whole() {
+        let (_clock, instances, db) = setup();
+        let parts = initial_partitions(
+            &instances,
+            &v2::GenerateInitialChangeStreamPartitionsRequest {
+                table_name: T.into(),
+                app_profile_id: String::new(),
+            },
+        )
+        .unwrap();
+        let mut reader = Reader::open(
+            instances.clone(),
+            &request(parts[0].partition.clone().unwrap()),
+        )
+        .unwrap();
+        reader.chunk_bytes = 1000;
+        let big: Vec<u8> = (0..2500u32).map(|i| (i % 251) as u8).collect();
+        db.mutate_row(
+            "t",
+            b"big",
+            &[
+                Mutation::set_cell("cf", "a", 5000, "small"),
+                Mutation::SetCell {
+                    family: "cf".into(),
+                    qualifier: b"b".to_vec(),
+                    timestamp_micros: 7000,
+                    value: big.clone(),
+                },
+            ],
+        )
+        .unwrap();
+        let changes: Vec<DataChange> = reader
+            .poll()
+            .unwrap()
+            .responses
+            .into_iter()
+            .filter_map(|r| match r.stream_record {
+                Some(StreamRecord::DataChange(d)) => Some(d),
+                _ => None,
+            })
+            .collect();
+        // The small SetCell whole, then three pieces of the big one, one message each.
+        assert_eq!(changes.len(), 4);
+        assert_eq!(changes[0].row_key, b"big");
+        assert!(changes[1..]
+            .iter()
+            .all(|d| d.row_key.is_empty() && d.commit_timestamp.is_none()));
+        assert!(changes[..3].iter().all(|d| !d.done && d.token.is_empty()));
+        assert!(changes[3].done && !changes[3].token.is_empty());
+        let chunks: Vec<&MutationChunk> = changes.iter().flat_map(|d| &d.chunks).collect();
+        assert_eq!(chunks.len(), 4);
+        assert!(chunks[0].chunk_info.is_none());
+        let mut value = Vec::new();
+        for (i, c) in chunks[1..].iter().enumerate() {
+            let info = c.chunk_info.as_ref().unwrap();
+            assert_eq!(info.chunked_value_size, 2500);
+            assert_eq!(info.chunked_value_offset as usize, value.len());
+            assert_eq!(info.last_chunk, i == 2);
+            let Some(v2::mutation::Mutation::SetCell(set)) =
+                c.mutation.as_ref().and_then(|m| m.mutation.as_ref())
+            else {
+                panic!("a piece is a SetCell")
+            };
+            if i == 0 {
+                assert_eq!(
+                    (set.family_name.as_str(), set.column_qualifier.as_slice()),
+                    ("cf", &b"b"[..])
+                );
+                assert_eq!(set.timestamp_micros, 7000);
+            }
+            value.extend_from_slice(&set.value);
+        }
+        assert_eq!(value, big);
     }
 
     #[test]

@@ -51,7 +51,10 @@ Options:
                           info (also start-up and shutdown) or debug (also every RPC
                           and every failed request with its code) [default: info]
   -h, --help              print this help
-  -V, --version           print the version";
+  -V, --version           print the version
+
+sparsetable-server control ... talks to a running server's control surface (cluster
+outages, replication lag, injected faults): see sparsetable-server control --help.";
 
 /// What the command line asked for (also what [`Server::bind`] takes).
 #[derive(Debug, Clone)]
@@ -70,32 +73,6 @@ pub struct Options {
     pub log_level: Level,
     /// The replication delay of replicated instances, in microseconds.
     pub replication_lag_micros: i64,
-}
-
-/// A duration as `--replication-lag` takes it: a whole number and a unit (`us`, `ms`, `s`,
-/// `m`), in microseconds.
-fn parse_duration(text: &str) -> Result<i64, String> {
-    let digits = text.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let unit = &text[digits.len()..];
-    let per = match unit {
-        "us" => 1,
-        "ms" => 1_000,
-        "s" => 1_000_000,
-        "m" => 60_000_000,
-        _ => {
-            return Err(format!(
-                "--replication-lag {text:?}: give a number and a unit (us, ms, s or m), e.g. 2s"
-            ))
-        }
-    };
-    digits
-        .parse::<i64>()
-        .ok()
-        .and_then(|n| n.checked_mul(per))
-        .filter(|&n| n >= 0)
-        .ok_or_else(|| {
-            format!("--replication-lag {text:?}: the number must be a whole, non-negative count")
-        })
 }
 
 impl Default for Options {
@@ -143,8 +120,10 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Command, lexop
                 }
             }
             Long("replication-lag") => {
-                options.replication_lag_micros = parse_duration(&parser.value()?.string()?)
-                    .map_err(|e| lexopt::Error::Custom(e.into()))?
+                options.replication_lag_micros =
+                    crate::duration::parse_duration(&parser.value()?.string()?).map_err(|e| {
+                        lexopt::Error::Custom(format!("--replication-lag {e}").into())
+                    })?
             }
             Long("log-level") => {
                 options.log_level = Level::parse(&parser.value()?.string()?)
@@ -282,6 +261,11 @@ async fn serve(options: Options) -> Result<(), String> {
 /// Runs the command line `args` (without the program name): serves until SIGTERM or SIGINT
 /// and returns the process's exit code (0, 1 on failure, 2 for bad usage).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|a| a == "control") {
+        args.next();
+        return crate::control::run(args);
+    }
     let options = match parse_args(args) {
         Ok(Command::Serve(options)) => options,
         Ok(Command::Help) => {
@@ -312,23 +296,6 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Err(e) => {
             eprintln!("sparsetable-server: {e}");
             1
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_duration;
-
-    #[test]
-    fn replication_lag_takes_a_number_and_a_unit() {
-        assert_eq!(parse_duration("2s"), Ok(2_000_000));
-        assert_eq!(parse_duration("250ms"), Ok(250_000));
-        assert_eq!(parse_duration("0s"), Ok(0));
-        assert_eq!(parse_duration("1m"), Ok(60_000_000));
-        assert_eq!(parse_duration("7us"), Ok(7));
-        for bad in ["", "2", "s", "-1s", "2h", "1.5s", "99999999999999999s"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }
 }

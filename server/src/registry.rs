@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex};
 use std::path::PathBuf;
 
 use sparsetable::{
-    AppProfile, Clock, Code, Database, Error, FaultInjector, FaultRule, Isolation, OpenOptions,
-    ReplicatedInstance, RequestKind, Result, Routing, SharedDatabase, SystemClock,
+    AppProfile, Clock, Code, Database, Error, FaultRule, InstanceData, Isolation, OpenOptions,
+    ReplicatedInstance, RequestKind, Result, Routed, Routing, SharedDatabase, SystemClock,
 };
 
 use crate::clusters::{self, ClusterSpec, CLUSTERS_FILE};
@@ -37,45 +37,11 @@ pub struct Instances {
     operations: Arc<Operations>,
     /// Each instance's admin metadata once read or written (see [`crate::instance_meta`]).
     meta: Mutex<BTreeMap<InstanceName, InstanceMeta>>,
-    /// Instances with two or more clusters: one database per cluster, replicating (the
-    /// core's [`ReplicatedInstance`]); rebuilt when the instance's clusters change.
-    replicated: Mutex<BTreeMap<InstanceName, Arc<ReplicatedInstance>>>,
-    /// The replication delay every replicated instance starts with (`--replication-lag`).
+    /// Each instance's data plane (the core's [`InstanceData`]: its clusters' databases,
+    /// routing, injected faults, replication), made on first use.
+    planes: Mutex<BTreeMap<InstanceName, Arc<InstanceData>>>,
+    /// The replication delay every instance starts with (`--replication-lag`).
     replication_lag_micros: i64,
-    /// Each instance's injected faults (the control service sets them); `any_faults` lets
-    /// requests skip the lock while there are none.
-    faults: Mutex<BTreeMap<InstanceName, FaultInjector>>,
-    any_faults: std::sync::atomic::AtomicBool,
-    /// With a data directory, where each replicated instance keeps its replication queue
-    /// (`DIR/P/I/replication/`), opened once and kept (the folder is locked while open).
-    queue_storages: Mutex<BTreeMap<InstanceName, Arc<dyn sparsetable::platform::storage::Storage>>>,
-}
-
-/// The database a data request runs on, and the replication to tell after a write.
-#[derive(Debug, Clone)]
-pub struct Routed {
-    /// The routed cluster's database.
-    pub db: SharedDatabase,
-    replicated: Option<Arc<ReplicatedInstance>>,
-    cluster: usize,
-}
-
-impl Routed {
-    /// The routed cluster's position in the instance (0 on a single-cluster instance).
-    pub fn cluster(&self) -> usize {
-        self.cluster
-    }
-
-    /// Hands what the request wrote to replication (a no-op on a single-cluster instance).
-    ///
-    /// # Errors
-    /// Storage errors delivering due writes; a poisoned lock.
-    pub fn after_write(&self) -> Result<()> {
-        match &self.replicated {
-            Some(r) => r.after_write(self.cluster),
-            None => Ok(()),
-        }
-    }
 }
 
 /// An admin app profile as the core's routing takes it.
@@ -128,11 +94,8 @@ impl Instances {
             databases: Mutex::new(BTreeMap::new()),
             operations: Arc::new(Operations::new()),
             meta: Mutex::new(BTreeMap::new()),
-            replicated: Mutex::new(BTreeMap::new()),
+            planes: Mutex::new(BTreeMap::new()),
             replication_lag_micros: 0,
-            faults: Mutex::new(BTreeMap::new()),
-            any_faults: std::sync::atomic::AtomicBool::new(false),
-            queue_storages: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -142,19 +105,7 @@ impl Instances {
     /// # Errors
     /// `InvalidArgument` for a bad rule; `NotFound` for an unknown cluster; a poisoned lock.
     pub fn add_fault(&self, instance: &InstanceName, rule: FaultRule) -> Result<()> {
-        if let Some(c) = &rule.cluster_id {
-            if self.meta_of(instance)?.cluster_mut(c).is_none() {
-                return Err(Error::not_found(format!(
-                    "cluster {} not found in {instance}",
-                    sparsetable::error::quoted(c)
-                )));
-            }
-        }
-        let mut faults = self.faults.lock().map_err(|_| poisoned())?;
-        faults.entry(instance.clone()).or_default().add(rule)?;
-        self.any_faults
-            .store(true, std::sync::atomic::Ordering::Release);
-        Ok(())
+        self.plane(instance)?.add_fault(rule)
     }
 
     /// Removes `instance`'s injected faults and reseeds their generator.
@@ -162,12 +113,7 @@ impl Instances {
     /// # Errors
     /// A poisoned lock.
     pub fn clear_faults(&self, instance: &InstanceName, seed: u64) -> Result<()> {
-        let mut faults = self.faults.lock().map_err(|_| poisoned())?;
-        faults.entry(instance.clone()).or_default().clear(seed);
-        let any = faults.values().any(|f| !f.is_empty());
-        self.any_faults
-            .store(any, std::sync::atomic::Ordering::Release);
-        Ok(())
+        self.plane(instance)?.clear_faults(seed)
     }
 
     /// How many fault rules `instance` has in force.
@@ -175,30 +121,7 @@ impl Instances {
     /// # Errors
     /// A poisoned lock.
     pub fn fault_count(&self, instance: &InstanceName) -> Result<usize> {
-        let faults = self.faults.lock().map_err(|_| poisoned())?;
-        Ok(faults.get(instance).map_or(0, |f| f.rules().len()))
-    }
-
-    /// Applies `instance`'s injected faults to one request of `rpc` at `cluster_id`: waits
-    /// out an injected latency, then fails with an injected error.
-    ///
-    /// # Errors
-    /// The injected error; a poisoned lock.
-    pub fn inject(&self, instance: &InstanceName, rpc: &str, cluster_id: &str) -> Result<()> {
-        if !self.any_faults.load(std::sync::atomic::Ordering::Acquire) {
-            return Ok(());
-        }
-        let outcome = {
-            let mut faults = self.faults.lock().map_err(|_| poisoned())?;
-            match faults.get_mut(instance) {
-                Some(f) => f.check(rpc, cluster_id),
-                None => return Ok(()),
-            }
-        };
-        if outcome.latency_micros > 0 {
-            std::thread::sleep(std::time::Duration::from_micros(outcome.latency_micros));
-        }
-        outcome.error.map_or(Ok(()), Err)
+        self.plane(instance)?.fault_count()
     }
 
     /// Starts every replicated instance with this replication delay (microseconds of the
@@ -208,119 +131,95 @@ impl Instances {
         self
     }
 
-    /// The replicated instance behind `instance` if it has two or more clusters, built (or
-    /// rebuilt, when its clusters changed) on first use. The first cluster's database is
+    /// `instance`'s data plane, made on first use (its first cluster's database is
     /// [`Instances::database`]'s; the others live in memory or, with a data directory, in
-    /// `DIR/P/I/replicas/CLUSTER/`.
+    /// `DIR/P/I/replicas/CLUSTER/`, with the replication queue in `DIR/P/I/replication/`),
+    /// and brought in line with the instance's clusters and app profiles.
     ///
     /// # Errors
-    /// As [`Instances::meta_of`] and [`Instances::database`]; storage errors opening a replica.
-    pub fn replicated(&self, instance: &InstanceName) -> Result<Option<Arc<ReplicatedInstance>>> {
+    /// As [`Instances::meta_of`] and [`Instances::database`]; storage errors opening a copy.
+    pub fn plane(&self, instance: &InstanceName) -> Result<Arc<InstanceData>> {
         let meta = self.meta_of(instance)?;
         let ids: Vec<String> = meta
             .clusters
             .iter()
             .map(|c| crate::instance_meta::last_id(&c.name).to_string())
             .collect();
-        if ids.len() < 2 {
-            return Ok(None);
-        }
-        let mut map = self.replicated.lock().map_err(|_| poisoned())?;
-        let current = map.get(instance).cloned();
-        let rep = match current {
-            Some(r) if r.cluster_ids()? == ids => r,
-            previous => {
+        let profiles: Vec<AppProfile> = meta
+            .app_profiles
+            .iter()
+            .filter_map(profile_from_proto)
+            .collect();
+        let existing = self
+            .planes
+            .lock()
+            .map_err(|_| poisoned())?
+            .get(instance)
+            .cloned();
+        let plane = match existing {
+            Some(p) => p,
+            None => {
                 let primary = self.database(instance)?;
-                let mut clusters = vec![(ids[0].clone(), primary)];
-                for id in ids.iter().skip(1) {
-                    // A cluster kept from the previous build keeps its data.
-                    let kept = previous.as_ref().and_then(|p| {
-                        let old = p.cluster_ids().ok()?;
-                        let at = old.iter().position(|o| o == id)?;
-                        p.replica(at).cloned()
-                    });
-                    let db = match kept {
-                        Some(db) => db,
-                        None => SharedDatabase::new(self.open_replica(instance, id)?),
-                    };
-                    clusters.push((id.clone(), db));
+                let first = ids.first().cloned().unwrap_or_default();
+                let mut plane = InstanceData::new(primary, &first, self.clock.clone())?;
+                if let Some((dir, options)) = &self.data_dir {
+                    let folder = dir
+                        .join(path_component(&instance.project)?)
+                        .join(path_component(&instance.instance)?);
+                    let (replicas, options, clock) =
+                        (folder.join("replicas"), options.clone(), self.clock.clone());
+                    plane = plane.with_replica_opener(Box::new(move |cluster| {
+                        let path = replicas.join(path_component(cluster)?);
+                        let storage =
+                            Arc::new(sparsetable::platform::storage::FileStorage::new(&path)?);
+                        Database::open(storage, options.clone(), clock.clone())
+                    }));
+                    let queue = folder.join("replication");
+                    plane = plane.with_queue_storage(Box::new(move || {
+                        let storage: Arc<dyn sparsetable::platform::storage::Storage> =
+                            Arc::new(sparsetable::platform::storage::FileStorage::new(&queue)?);
+                        Ok(storage)
+                    }));
+                } else {
+                    let clock = self.clock.clone();
+                    plane = plane.with_replica_opener(Box::new(move |_| {
+                        Ok(Database::with_clock(clock.clone()))
+                    }));
                 }
-                let mut r = ReplicatedInstance::new(clusters)?;
-                if let Some(storage) = self.queue_storage(instance)? {
-                    r = r.with_queue_storage(storage)?;
-                }
-                let r = Arc::new(r);
-                // After the schemas were brought in line: every copy of the table logs the
-                // changes committed at its cluster.
+                plane.set_delay_micros(self.replication_lag_micros)?;
                 for setting in &meta.change_streams {
-                    for db in (0..ids.len()).filter_map(|i| r.replica(i)) {
-                        let _ = db.write(|d| {
-                            d.set_change_stream(&setting.table_id, Some(setting.retention_micros))
-                        });
-                    }
+                    // A setting whose table is gone is kept in the metadata only.
+                    let _ =
+                        plane.set_change_stream(&setting.table_id, Some(setting.retention_micros));
                 }
-                r.set_delay_micros(
-                    previous.map_or(Ok(self.replication_lag_micros), |p| p.delay_micros())?,
-                )?;
-                map.insert(instance.clone(), r.clone());
-                r
+                let plane = Arc::new(plane);
+                self.planes
+                    .lock()
+                    .map_err(|_| poisoned())?
+                    .entry(instance.clone())
+                    .or_insert(plane)
+                    .clone()
             }
         };
-        drop(map);
-        rep.set_profiles(
-            meta.app_profiles
-                .iter()
-                .filter_map(profile_from_proto)
-                .collect(),
-        )?;
-        Ok(Some(rep))
+        plane.configure(ids, profiles)?;
+        Ok(plane)
     }
 
-    /// With a data directory, the storage of `instance`'s replication queue.
-    fn queue_storage(
-        &self,
-        instance: &InstanceName,
-    ) -> Result<Option<Arc<dyn sparsetable::platform::storage::Storage>>> {
-        let Some((dir, _)) = &self.data_dir else {
-            return Ok(None);
-        };
-        let mut storages = self.queue_storages.lock().map_err(|_| poisoned())?;
-        if let Some(s) = storages.get(instance) {
-            return Ok(Some(s.clone()));
-        }
-        let path = dir
-            .join(path_component(&instance.project)?)
-            .join(path_component(&instance.instance)?)
-            .join("replication");
-        let storage: Arc<dyn sparsetable::platform::storage::Storage> =
-            Arc::new(sparsetable::platform::storage::FileStorage::new(&path)?);
-        storages.insert(instance.clone(), storage.clone());
-        Ok(Some(storage))
+    /// The replicated instance behind `instance` if it has two or more clusters.
+    ///
+    /// # Errors
+    /// As [`Instances::plane`].
+    pub fn replicated(&self, instance: &InstanceName) -> Result<Option<Arc<ReplicatedInstance>>> {
+        self.plane(instance)?.replicated()
     }
 
-    fn open_replica(&self, instance: &InstanceName, cluster: &str) -> Result<Database> {
-        Ok(match &self.data_dir {
-            None => Database::with_clock(self.clock.clone()),
-            Some((dir, options)) => {
-                let path = dir
-                    .join(path_component(&instance.project)?)
-                    .join(path_component(&instance.instance)?)
-                    .join("replicas")
-                    .join(path_component(cluster)?);
-                let storage = Arc::new(sparsetable::platform::storage::FileStorage::new(&path)?);
-                Database::open(storage, options.clone(), self.clock.clone())?
-            }
-        })
-    }
-
-    /// The database a data request through `app_profile_id` runs on: on a replicated
-    /// instance the cluster the core's routing picks (see [`sparsetable::Replication`]); on
-    /// a single-cluster instance its one database, after checking that a transaction's
-    /// named profile allows it.
+    /// The database a data request of `rpc` through `app_profile_id` runs on: the core's
+    /// routing and injected faults ([`InstanceData::route`]); an injected latency is waited
+    /// out here (requests run on the blocking pool, so the wait holds no async worker).
     ///
     /// # Errors
     /// The routing errors (`NotFound`, `FailedPrecondition`, `Unavailable`); an injected
-    /// fault for `rpc`; as [`Instances::database`].
+    /// fault for `rpc`; as [`Instances::plane`].
     pub fn route(
         &self,
         instance: &InstanceName,
@@ -329,49 +228,13 @@ impl Instances {
         kind: RequestKind,
         row_key: &[u8],
     ) -> Result<Routed> {
-        if let Some(rep) = self.replicated(instance)? {
-            let (cluster, db) = rep.route(app_profile_id, kind, row_key)?;
-            let ids = rep.cluster_ids()?;
-            self.inject(instance, rpc, &ids[cluster])?;
-            return Ok(Routed {
-                db,
-                replicated: Some(rep),
-                cluster,
-            });
+        let routed = self
+            .plane(instance)?
+            .route(app_profile_id, rpc, kind, row_key)?;
+        if routed.latency_micros > 0 {
+            std::thread::sleep(std::time::Duration::from_micros(routed.latency_micros));
         }
-        if kind == RequestKind::Transaction && !app_profile_id.is_empty() {
-            let meta = self.meta_of(instance)?;
-            if let Some(p) = meta
-                .app_profiles
-                .iter()
-                .find(|p| crate::instance_meta::last_id(&p.name) == app_profile_id)
-                .and_then(profile_from_proto)
-            {
-                let one = sparsetable::Replication::new(
-                    meta.clusters
-                        .iter()
-                        .map(|c| crate::instance_meta::last_id(&c.name).to_string())
-                        .collect(),
-                )?;
-                let mut one = one;
-                one.set_profiles(vec![p]);
-                one.route(app_profile_id, kind, row_key)?;
-            }
-        }
-        if self.any_faults.load(std::sync::atomic::Ordering::Acquire) {
-            let meta = self.meta_of(instance)?;
-            let cluster = meta
-                .clusters
-                .first()
-                .map(|c| crate::instance_meta::last_id(&c.name).to_string())
-                .unwrap_or_default();
-            self.inject(instance, rpc, &cluster)?;
-        }
-        Ok(Routed {
-            db: self.database(instance)?,
-            replicated: None,
-            cluster: 0,
-        })
+        Ok(routed)
     }
 
     /// Keeps every instance's database under `dir` (created if needed), opened with `options`.
@@ -394,9 +257,18 @@ impl Instances {
             .cloned()
             .collect();
         // The other clusters' copies of replicated instances too.
-        for rep in self.replicated.lock().map_err(|_| poisoned())?.values() {
-            let n = rep.cluster_ids()?.len();
-            databases.extend((1..n).filter_map(|i| rep.replica(i).cloned()));
+        let planes: Vec<_> = self
+            .planes
+            .lock()
+            .map_err(|_| poisoned())?
+            .values()
+            .cloned()
+            .collect();
+        for plane in planes {
+            if let Some(rep) = plane.replicated()? {
+                let n = rep.cluster_ids()?.len();
+                databases.extend((1..n).filter_map(|i| rep.replica(i).cloned()));
+            }
         }
         let mut first = Ok(());
         for db in databases {
@@ -467,14 +339,7 @@ impl Instances {
         let mut databases = self.databases.lock().map_err(|_| poisoned())?;
         databases.remove(instance);
         self.meta.lock().map_err(|_| poisoned())?.remove(instance);
-        self.replicated
-            .lock()
-            .map_err(|_| poisoned())?
-            .remove(instance);
-        self.queue_storages
-            .lock()
-            .map_err(|_| poisoned())?
-            .remove(instance);
+        self.planes.lock().map_err(|_| poisoned())?.remove(instance);
         if let Some((dir, _)) = &self.data_dir {
             let path = dir
                 .join(path_component(&instance.project)?)
@@ -693,10 +558,8 @@ impl Instances {
         table_id: &str,
         retention_micros: Option<i64>,
     ) -> Result<()> {
-        let dbs = self.all_databases(instance)?;
-        for db in &dbs {
-            db.write(|d| d.set_change_stream(table_id, retention_micros))?;
-        }
+        self.plane(instance)?
+            .set_change_stream(table_id, retention_micros)?;
         self.update_meta(instance, |meta| {
             meta.change_streams.retain(|c| c.table_id != table_id);
             if let Some(retention_micros) = retention_micros {
@@ -718,15 +581,12 @@ impl Instances {
     /// # Errors
     /// As [`Instances::replicated`] and [`Instances::database`].
     pub fn all_databases(&self, instance: &InstanceName) -> Result<Vec<SharedDatabase>> {
-        Ok(match self.replicated(instance)? {
-            Some(rep) => {
-                rep.pump()?;
-                (0..rep.cluster_ids()?.len())
-                    .filter_map(|i| rep.replica(i).cloned())
-                    .collect()
-            }
-            None => vec![self.database(instance)?],
-        })
+        Ok(self
+            .plane(instance)?
+            .clusters()?
+            .into_iter()
+            .map(|(_, db)| db)
+            .collect())
     }
 
     /// The retention of `table`'s change stream, if enabled.

@@ -34,8 +34,10 @@
 //! message ClusterStatus { string cluster_id = 1; bool available = 2; }
 //! ```
 //!
-//! Served by every server: it changes only simulated behaviour. Outages and lag need an
-//! instance with two or more clusters (FAILED_PRECONDITION otherwise); faults work on any.
+//! Served by every server: it changes only simulated behaviour. Outages need an instance
+//! with two or more clusters (FAILED_PRECONDITION otherwise); a lag set on a one-cluster
+//! instance is kept for when it gets a second cluster; faults work on any. The command line
+//! `sparsetable-server control` ([`crate::control`]) is this service's client.
 
 use std::sync::Arc;
 
@@ -165,46 +167,19 @@ impl ReplicationControlService {
     }
 
     fn status(&self, instance: &InstanceName) -> Result<ReplicationStatus> {
-        let faults = self.instances.fault_count(instance)? as u64;
-        Ok(match self.instances.replicated(instance)? {
-            Some(rep) => {
-                let ids = rep.cluster_ids()?;
-                let mut clusters = Vec::with_capacity(ids.len());
-                for (i, cluster_id) in ids.into_iter().enumerate() {
-                    clusters.push(ClusterStatus {
-                        cluster_id,
-                        available: rep.is_available(i)?,
-                    });
-                }
-                ReplicationStatus {
-                    clusters,
-                    lag_micros: rep.delay_micros()?,
-                    in_flight: rep.in_flight()? as u64,
-                    faults,
-                }
-            }
-            None => ReplicationStatus {
-                clusters: self
-                    .instances
-                    .clusters_of(instance)?
-                    .into_iter()
-                    .map(|c| ClusterStatus {
-                        cluster_id: c.id,
-                        available: true,
-                    })
-                    .collect(),
-                lag_micros: 0,
-                in_flight: 0,
-                faults,
-            },
-        })
-    }
-
-    fn replicated(&self, instance: &InstanceName) -> Result<Arc<sparsetable::ReplicatedInstance>> {
-        self.instances.replicated(instance)?.ok_or_else(|| {
-            Error::failed_precondition(format!(
-                "{instance} has one cluster: outages and lag need two or more (CreateInstance or CreateCluster)"
-            ))
+        let plane = self.instances.plane(instance)?;
+        Ok(ReplicationStatus {
+            clusters: plane
+                .availability()?
+                .into_iter()
+                .map(|(cluster_id, available)| ClusterStatus {
+                    cluster_id,
+                    available,
+                })
+                .collect(),
+            lag_micros: plane.delay_micros()?,
+            in_flight: plane.in_flight()? as u64,
+            faults: plane.fault_count()? as u64,
         })
     }
 
@@ -271,7 +246,8 @@ impl service::replication_control_server::ReplicationControl for ReplicationCont
     ) -> std::result::Result<Response<ReplicationStatus>, Status> {
         let req = request.get_ref();
         answer(self.instance(&req.instance).and_then(|i| {
-            self.replicated(&i)?
+            self.instances
+                .plane(&i)?
                 .set_available(&req.cluster_id, req.available)?;
             self.status(&i)
         }))
@@ -283,7 +259,7 @@ impl service::replication_control_server::ReplicationControl for ReplicationCont
     ) -> std::result::Result<Response<ReplicationStatus>, Status> {
         let req = request.get_ref();
         answer(self.instance(&req.instance).and_then(|i| {
-            self.replicated(&i)?.set_delay_micros(req.lag_micros)?;
+            self.instances.plane(&i)?.set_delay_micros(req.lag_micros)?;
             self.status(&i)
         }))
     }

@@ -14,6 +14,7 @@ use tonic::Status;
 pub fn to_status(error: Error) -> Status {
     let code = match error.code() {
         Code::InvalidArgument => tonic::Code::InvalidArgument,
+        Code::DeadlineExceeded => tonic::Code::DeadlineExceeded,
         Code::NotFound => tonic::Code::NotFound,
         Code::AlreadyExists => tonic::Code::AlreadyExists,
         Code::ResourceExhausted => tonic::Code::ResourceExhausted,

@@ -5,7 +5,7 @@
 //! serde reader recurses once per level with no bound: a rule nested about 1,100 deep
 //! overflowed the stack mid-call, which left that `Database` borrowed (failing every later
 //! call) and the wasm stack pointer lowered. This reader refuses a level deeper than
-//! [`MAX_GC_RULE_DEPTH`] before reading it, and counts rules against [`MAX_GC_RULE_NODES`]
+//! [`sparsetable::limits::MAX_GC_RULE_DEPTH`] before reading it, and counts rules against [`sparsetable::limits::MAX_GC_RULE_NODES`]
 //! before reading each one, so a JavaScript object graph that shares one array at every level
 //! (small in memory, exponential as a tree) or a cyclic one (`a.union = [a]`) is refused too.
 //! The messages are the core's (`GcRule::validate`), which checks the same limits again.
@@ -14,7 +14,7 @@ use core::cell::Cell;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use sparsetable::limits::{MAX_GC_RULE_DEPTH, MAX_GC_RULE_NODES};
+use sparsetable::limits::GC_RULE_TREE;
 use sparsetable::GcRule;
 
 use crate::convert::Micros;
@@ -50,17 +50,11 @@ impl<'de> DeserializeSeed<'de> for RuleSeed<'_> {
     type Value = GcRule;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<GcRule, D::Error> {
-        if self.depth > MAX_GC_RULE_DEPTH {
-            return Err(de::Error::custom(format_args!(
-                "gc_rule: nested deeper than {MAX_GC_RULE_DEPTH} levels"
-            )));
-        }
         let nodes = self.nodes.get() + 1;
-        if nodes > MAX_GC_RULE_NODES {
-            return Err(de::Error::custom(format_args!(
-                "gc_rule: more than {MAX_GC_RULE_NODES} rules"
-            )));
-        }
+        // The core's limits and words (limits::GC_RULE_TREE).
+        GC_RULE_TREE
+            .check(self.depth, nodes)
+            .map_err(|e| de::Error::custom(e.message()))?;
         self.nodes.set(nodes);
         d.deserialize_map(self)
     }

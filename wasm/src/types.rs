@@ -339,7 +339,7 @@ export interface BackupInfo {
 export type ErrorCode =
   | "INVALID_ARGUMENT" | "NOT_FOUND" | "ALREADY_EXISTS" | "RESOURCE_EXHAUSTED"
   | "FAILED_PRECONDITION" | "ABORTED" | "OUT_OF_RANGE" | "UNIMPLEMENTED" | "INTERNAL"
-  | "UNAVAILABLE" | "DATA_LOSS";
+  | "UNAVAILABLE" | "DATA_LOSS" | "DEADLINE_EXCEEDED";
 
 /** What every method throws: an `Error` named `SparsetableError` with a gRPC `code`. */
 export interface SparsetableError extends Error {

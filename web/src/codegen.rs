@@ -109,7 +109,7 @@ pub fn write_snippets(table: &str, row_key: &[u8], mutations: &[Mutation]) -> Ve
 
 /// A double-quoted literal in the C family's escapes (Python str, Java, Go, JS): printable
 /// ASCII as is, `"` and `\` escaped, other characters as `\uXXXX` (or `\xNN` in `go`).
-fn quoted(s: &str, go: bool) -> String {
+pub(crate) fn quoted(s: &str, go: bool) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -2632,7 +2632,9 @@ mod tests {
     /// only checks the corpus builds.
     #[test]
     fn write_the_snippet_corpus_for_the_runner() {
-        let corpus = corpus();
+        let mut corpus = corpus();
+        // The replication lesson's snippets are compiled and parsed with the rest.
+        corpus.extend(crate::lab::replication_code::corpus());
         let Some(dir) = std::env::var_os("SPARSETABLE_SNIPPETS_DIR") else {
             return;
         };

@@ -14,7 +14,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readdirSync, copyFileSync, readFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -25,6 +25,22 @@ const files = (suffix) => readdirSync(DIR).filter((f) => f.endsWith(suffix)).sor
 test("the corpus is there", () => {
   assert.ok(DIR, "set SPARSETABLE_SNIPPETS_DIR (scripts/suites/web.sh does)");
   assert.ok(files(".py").length >= 18 && files(".js").length >= 9, readdirSync(DIR).join(" "));
+});
+
+// The replication lesson's actions (web/src/lab/replication_code.rs), in every language.
+const REPL = ["repl_write", "repl_increment", "repl_read", "repl_conflict", "repl_token", "repl_lag", "repl_down"];
+
+test("the replication lesson's snippets are in the corpus, in every language", () => {
+  for (const name of REPL) {
+    for (const ext of [".google.py", ".sparsetable.py", ".java", ".go", ".js", ".cbt.sh"]) {
+      assert.ok(files(ext).includes(name + ext), `${name}${ext} missing`);
+    }
+  }
+  // Data operations route through the lesson's app profile in Google's clients.
+  assert.match(readFileSync(join(DIR, "repl_write.google.py"), "utf8"), /app_profile_id="to-c1"/);
+  assert.match(readFileSync(join(DIR, "repl_write.java"), "utf8"), /\.setAppProfileId\("to-c1"\)/);
+  assert.match(readFileSync(join(DIR, "repl_write.go"), "utf8"), /AppProfile: "to-c1"/);
+  assert.match(readFileSync(join(DIR, "repl_write.js"), "utf8"), /appProfileId: "to-c1"/);
 });
 
 test("every Python snippet compiles", () => {
@@ -125,6 +141,21 @@ test("Google's Python and Node clients run the snippets against sparsetable-serv
     py("admin_delete.google.py");
     const listed = readFileSync(join(DIR, "admin_delete.cbt.sh"), "utf8");
     assert.match(listed, /deletetable snippets/);
+    // The replication lesson's data snippets, on the lesson's table (a one-cluster instance
+    // routes every profile as its default one, so they run unchanged).
+    const users = join(mkdtempSync(join(tmpdir(), "repl-")), "create_users.py");
+    writeFileSync(users, readFileSync(join(DIR, "admin_create.google.py"), "utf8").replaceAll('"snippets"', '"users"'));
+    run(PYTHON, [users], env);
+    py("repl_write.google.py");
+    assert.match(py("repl_read.google.py"), /Ada/);
+    py("repl_increment.google.py");
+    py("repl_conflict.google.py");
+    js("repl_write.js");
+    assert.match(js("repl_read.js"), /Ada/);
+    js("repl_increment.js");
+    js("repl_conflict.js");
+    assert.match(py("repl_token.google.py"), /True/);
+    assert.match(js("repl_token.js"), /true/);
   } finally {
     stop();
   }

@@ -28,6 +28,8 @@ pub enum ChangeStreamRecord {
     Mutation {
         /// The row.
         row_key: Vec<u8>,
+        /// Cells garbage collection removed (no source cluster), not a user's write.
+        garbage_collection: bool,
         /// The cluster that committed it.
         source_cluster_id: String,
         /// Commit time, microseconds since the epoch.
@@ -171,6 +173,7 @@ impl ChangeStream {
                     tiebreaker,
                     token,
                 } => ChangeStreamRecord::Mutation {
+                    garbage_collection: record.kind == sparsetable::ChangeKind::GarbageCollection,
                     row_key: record.row_key,
                     source_cluster_id,
                     commit_micros: record.commit_micros,

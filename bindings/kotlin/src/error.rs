@@ -105,7 +105,7 @@ pub fn to_ffi(error: sparsetable::Error) -> SparsetableError {
         Code::NotFound => SparsetableError::NotFound { code, reason },
         Code::AlreadyExists => SparsetableError::AlreadyExists { code, reason },
         Code::FailedPrecondition => SparsetableError::FailedPrecondition { code, reason },
-        Code::ResourceExhausted | Code::Aborted | Code::Unavailable => {
+        Code::ResourceExhausted | Code::Aborted | Code::Unavailable | Code::DeadlineExceeded => {
             SparsetableError::Retryable { code, reason }
         }
         Code::Internal | Code::DataLoss | Code::Unimplemented => {

@@ -6,10 +6,9 @@
 //! the core's depth and size limits before the core's recursive type is built). The core then
 //! validates the rest (regexes, limits, sink placement) when a read compiles it.
 
-use sparsetable::limits::{MAX_FILTER_DEPTH, MAX_FILTER_NODES};
 use sparsetable::Error;
 
-use crate::tree::{check, take, Shape};
+use crate::tree::{check, take};
 use crate::types::ByteBound;
 
 /// A row filter, as Bigtable's `RowFilter`: its nodes in post-order, the root last.
@@ -153,14 +152,7 @@ impl TryFrom<RowFilter> for sparsetable::RowFilter {
         check(
             nodes.len(),
             |i| nodes[i].children(),
-            &Shape {
-                what: "filter",
-                max_depth: MAX_FILTER_DEPTH,
-                max_nodes: MAX_FILTER_NODES,
-                // The core's own messages, so every front-end reports the same text.
-                too_deep: format!("filter: nesting deeper than {MAX_FILTER_DEPTH} levels"),
-                too_many: format!("filter: more than {MAX_FILTER_NODES} filters in one RowFilter"),
-            },
+            &sparsetable::limits::FILTER_TREE,
         )?;
         let mut built: Vec<Option<Core>> = Vec::with_capacity(nodes.len());
         for node in nodes {
@@ -273,7 +265,7 @@ mod tests {
         let e = sparsetable::RowFilter::try_from(RowFilter { nodes }).unwrap_err();
         assert_eq!(e.code(), sparsetable::Code::InvalidArgument);
         let mut nodes = vec![FilterNode::PassAll];
-        for i in 0..(MAX_FILTER_DEPTH as u32) {
+        for i in 0..(sparsetable::limits::FILTER_TREE.max_depth as u32) {
             nodes.push(FilterNode::Chain { filters: vec![i] });
         }
         let e = sparsetable::RowFilter::try_from(RowFilter { nodes }).unwrap_err();

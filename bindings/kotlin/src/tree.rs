@@ -14,21 +14,12 @@
 //! level 1, as the core counts). Only then is the core's recursive type built, and it is then
 //! at most `max_depth` deep.
 
+use sparsetable::limits::TreeLimits;
 use sparsetable::Error;
 
-/// The limits and messages of one kind of tree.
-pub(crate) struct Shape {
-    /// What the tree is, for messages (`filter`, `gc_rule`).
-    pub what: &'static str,
-    /// Deepest nesting, the root counting as level 1.
-    pub max_depth: usize,
-    /// Most nodes.
-    pub max_nodes: usize,
-    /// The core's message for a tree too deep.
-    pub too_deep: String,
-    /// The core's message for a tree with too many nodes.
-    pub too_many: String,
-}
+/// The limits and messages of one kind of tree: the core's (`limits::FILTER_TREE`,
+/// `limits::GC_RULE_TREE`), so every front-end reports the same words.
+pub(crate) type Shape = TreeLimits;
 
 /// Checks that `children(i)` (the child indices of node `i`, for `i < len`) describe a tree
 /// within `shape`'s limits, rooted at the last node; see the module invariants.
@@ -45,7 +36,7 @@ pub(crate) fn check<'a>(
         return Err(Error::invalid_argument(format!("{what}: no nodes")));
     }
     if len > shape.max_nodes {
-        return Err(Error::invalid_argument(shape.too_many.clone()));
+        return Err(shape.too_many());
     }
     let mut used = vec![false; len];
     // Height of each node's subtree, leaves counting 1: the root's is the tree's depth.
@@ -68,7 +59,7 @@ pub(crate) fn check<'a>(
             height[i] = height[i].max(height[c] + 1);
         }
         if height[i] > shape.max_depth {
-            return Err(Error::invalid_argument(shape.too_deep.clone()));
+            return Err(shape.too_deep());
         }
     }
     if let Some(orphan) = used[..len - 1].iter().position(|u| !u) {
@@ -97,13 +88,7 @@ mod tests {
     use super::*;
 
     fn shape() -> Shape {
-        Shape {
-            what: "t",
-            max_depth: 3,
-            max_nodes: 10,
-            too_deep: "too deep".into(),
-            too_many: "too many".into(),
-        }
+        TreeLimits::new("t", 3, 10, "deeper than", "nodes")
     }
 
     fn run(kids: &[&[u32]]) -> Result<(), Error> {
@@ -127,7 +112,7 @@ mod tests {
             assert_eq!(e.code(), sparsetable::Code::InvalidArgument, "{bad:?}");
         }
         let long: Vec<&[u32]> = vec![&[]; 11];
-        assert_eq!(run(&long).unwrap_err().message(), "too many");
+        assert_eq!(run(&long).unwrap_err().message(), "t: more than 10 nodes");
     }
 
     #[test]
@@ -139,17 +124,14 @@ mod tests {
             &shape(),
         )
         .unwrap_err();
-        assert_eq!(e.message(), "too many");
-        let deep = Shape {
-            max_nodes: usize::MAX,
-            ..shape()
-        };
+        assert_eq!(e.message(), "t: more than 10 nodes");
+        let deep = TreeLimits::new("t", 3, usize::MAX, "deeper than", "nodes");
         let e = check(
             n,
             |i| if i == 0 { vec![] } else { vec![i as u32 - 1] },
             &deep,
         )
         .unwrap_err();
-        assert_eq!(e.message(), "too deep");
+        assert_eq!(e.message(), "t: deeper than 3 levels");
     }
 }

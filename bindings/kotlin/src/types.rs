@@ -285,7 +285,6 @@ impl TryFrom<GcRule> for sparsetable::GcRule {
     type Error = Error;
 
     fn try_from(rule: GcRule) -> Result<Self, Error> {
-        use sparsetable::limits::{MAX_GC_RULE_DEPTH, MAX_GC_RULE_NODES};
         let nodes = rule.nodes;
         crate::tree::check(
             nodes.len(),
@@ -293,14 +292,7 @@ impl TryFrom<GcRule> for sparsetable::GcRule {
                 GcRuleNode::Intersection { rules } | GcRuleNode::Union { rules } => rules.clone(),
                 _ => Vec::new(),
             },
-            &crate::tree::Shape {
-                what: "gc_rule",
-                max_depth: MAX_GC_RULE_DEPTH,
-                max_nodes: MAX_GC_RULE_NODES,
-                // The core's own messages, so every front-end reports the same text.
-                too_deep: format!("gc_rule: nested deeper than {MAX_GC_RULE_DEPTH} levels"),
-                too_many: format!("gc_rule: more than {MAX_GC_RULE_NODES} rules"),
-            },
+            &sparsetable::limits::GC_RULE_TREE,
         )?;
         let mut built: Vec<Option<sparsetable::GcRule>> = Vec::with_capacity(nodes.len());
         let members = |built: &mut Vec<Option<sparsetable::GcRule>>, rules: Vec<u32>| {
@@ -656,7 +648,7 @@ pub fn gc_rule_max_age(seconds: i64, nanos: i32) -> Result<GcRule, crate::error:
 /// converts a tree, before the tree crosses the FFI: the generated glue writes, and uniffi
 /// reads, a nested enum one recursive call per level, and a filter about 500 levels deep
 /// overflowed the native stack there (a segfault of the whole JVM).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct TreeLimits {
     /// `limits::MAX_FILTER_DEPTH`.
     pub max_filter_depth: u32,
@@ -666,19 +658,31 @@ pub struct TreeLimits {
     pub max_gc_rule_depth: u32,
     /// `limits::MAX_GC_RULE_NODES`.
     pub max_gc_rule_nodes: u32,
+    /// The core's message for a filter nested too deep.
+    pub filter_too_deep: String,
+    /// The core's message for a filter with too many filters.
+    pub filter_too_many: String,
+    /// The core's message for a GC rule nested too deep.
+    pub gc_rule_too_deep: String,
+    /// The core's message for a GC rule with too many rules.
+    pub gc_rule_too_many: String,
 }
 
 /// The engine's [`TreeLimits`].
 #[uniffi::export]
 pub fn tree_limits() -> TreeLimits {
-    use sparsetable::limits::*;
+    use sparsetable::limits::{FILTER_TREE, GC_RULE_TREE};
     // The limits are small constants; saturate rather than assume.
     let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     TreeLimits {
-        max_filter_depth: u(MAX_FILTER_DEPTH),
-        max_filter_nodes: u(MAX_FILTER_NODES),
-        max_gc_rule_depth: u(MAX_GC_RULE_DEPTH),
-        max_gc_rule_nodes: u(MAX_GC_RULE_NODES),
+        max_filter_depth: u(FILTER_TREE.max_depth),
+        max_filter_nodes: u(FILTER_TREE.max_nodes),
+        max_gc_rule_depth: u(GC_RULE_TREE.max_depth),
+        max_gc_rule_nodes: u(GC_RULE_TREE.max_nodes),
+        filter_too_deep: FILTER_TREE.too_deep_message(),
+        filter_too_many: FILTER_TREE.too_many_message(),
+        gc_rule_too_deep: GC_RULE_TREE.too_deep_message(),
+        gc_rule_too_many: GC_RULE_TREE.too_many_message(),
     }
 }
 

@@ -25,6 +25,7 @@ use crate::query::RowRange;
 #[pyclass(frozen, module = "sparsetable")]
 pub struct ChangeStreamRecord {
     kind: &'static str,
+    change_type: &'static str,
     row_key: Vec<u8>,
     source_cluster_id: String,
     commit_timestamp_micros: i64,
@@ -41,6 +42,13 @@ impl ChangeStreamRecord {
     #[getter]
     fn kind(&self) -> &'static str {
         self.kind
+    }
+
+    /// Who made a mutation record: `"USER"` (a write) or `"GARBAGE_COLLECTION"` (cells a
+    /// family's GC rule collected; no source cluster); empty for a close.
+    #[getter]
+    fn change_type(&self) -> &'static str {
+        self.change_type
     }
 
     /// The row changed (empty for a close).
@@ -188,6 +196,10 @@ fn event_to_py(py: Python<'_>, e: StreamEvent) -> PyResult<ChangeStreamRecord> {
             token,
         } => ChangeStreamRecord {
             kind: "mutation",
+            change_type: match record.kind {
+                sparsetable::ChangeKind::User => "USER",
+                sparsetable::ChangeKind::GarbageCollection => "GARBAGE_COLLECTION",
+            },
             row_key: record.row_key,
             source_cluster_id,
             commit_timestamp_micros: record.commit_micros,
@@ -206,6 +218,7 @@ fn event_to_py(py: Python<'_>, e: StreamEvent) -> PyResult<ChangeStreamRecord> {
             new_partitions,
         } => ChangeStreamRecord {
             kind: "close",
+            change_type: "",
             row_key: Vec::new(),
             source_cluster_id: String::new(),
             commit_timestamp_micros: 0,

@@ -91,6 +91,12 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     sparsetable,
+    DeadlineExceeded,
+    SparsetableError,
+    "DEADLINE_EXCEEDED: the call ran past its deadline."
+);
+pyo3::create_exception!(
+    sparsetable,
     DataLoss,
     SparsetableError,
     "DATA_LOSS: stored bytes failed a checksum."
@@ -111,6 +117,7 @@ pub fn exception_type(py: Python<'_>, code: Code) -> Bound<'_, PyType> {
         Code::Internal => py.get_type::<InternalServerError>(),
         Code::Unavailable => py.get_type::<ServiceUnavailable>(),
         Code::DataLoss => py.get_type::<DataLoss>(),
+        Code::DeadlineExceeded => py.get_type::<DeadlineExceeded>(),
         Code::PermissionDenied => py.get_type::<PermissionDenied>(),
         // `Code` is non-exhaustive: a code added to the core later still raises a typed error
         // (the base class) with the right `.code`, until it gets a class of its own here.

@@ -7,8 +7,8 @@
 //! exception is a boolean filter built with `False` (Cloud Bigtable rejects it too): the
 //! core has no "false" variant to carry it, so the constructor raises `InvalidArgument`.
 //! And size: each object records its tree's levels and filter count, and a chain, union or
-//! condition refuses (`InvalidArgument`) to exceed [`MAX_FILTER_DEPTH`] (the core's message)
-//! or [`MAX_FILTER_NODES`] before it copies its members. Without that, a filter nested
+//! condition refuses (`InvalidArgument`) to exceed [`sparsetable::limits::MAX_FILTER_DEPTH`] (the core's message)
+//! or [`sparsetable::limits::MAX_FILTER_NODES`] before it copies its members. Without that, a filter nested
 //! 100,000 deep is copied level by level (quadratic time, and recursion deep enough to
 //! overflow the native stack when it is cloned, printed or dropped), and a list holding one
 //! filter 1,000 times at each of 20 levels expands into 1000^20 filters.
@@ -18,11 +18,11 @@ use std::ops::Bound as KeyBound;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList};
-use sparsetable::limits::{MAX_FILTER_DEPTH, MAX_FILTER_NODES};
+use sparsetable::limits::FILTER_TREE;
 use sparsetable::RowFilter as CoreFilter;
 
 use crate::convert::bytes_or_str;
-use crate::errors::invalid_argument;
+use crate::errors::{invalid_argument, to_py_err};
 
 /// Base class of every row filter.
 #[pyclass(subclass, frozen, module = "sparsetable")]
@@ -48,18 +48,10 @@ impl Size {
         for m in members {
             size.depth = size.depth.max(m.depth + 1);
             size.nodes = size.nodes.saturating_add(m.nodes);
-            if size.depth > MAX_FILTER_DEPTH {
-                return Err(invalid_argument(
-                    py,
-                    format!("filter: nesting deeper than {MAX_FILTER_DEPTH} levels"),
-                ));
-            }
-            if size.nodes > MAX_FILTER_NODES {
-                return Err(invalid_argument(
-                    py,
-                    format!("filter: more than {MAX_FILTER_NODES} filters"),
-                ));
-            }
+            // The core's limits and words (limits::FILTER_TREE).
+            FILTER_TREE
+                .check(size.depth, size.nodes)
+                .map_err(|e| to_py_err(py, e))?;
         }
         Ok(size)
     }

@@ -7,7 +7,7 @@
 //! checked here (e.g. `max_num_versions=0`): the engine checks them when the rule reaches a
 //! table, and raises `InvalidArgument`. The exception is size: each object also records its
 //! rule's levels and rule count, and a union or intersection refuses (`InvalidArgument`, the
-//! core's message) to exceed [`MAX_GC_RULE_DEPTH`] or [`MAX_GC_RULE_NODES`] before it copies
+//! core's message) to exceed [`sparsetable::limits::MAX_GC_RULE_DEPTH`] or [`sparsetable::limits::MAX_GC_RULE_NODES`] before it copies
 //! its members. Without that, a rule nested 100,000 deep would be copied level by level
 //! (quadratic time, and recursion deep enough to overflow the native stack when it is cloned,
 //! printed or dropped), and a list holding one rule 1,000 times at each of 30 levels would
@@ -16,7 +16,7 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use sparsetable::limits::{MAX_GC_RULE_DEPTH, MAX_GC_RULE_NODES};
+use sparsetable::limits::GC_RULE_TREE;
 use sparsetable::GcRule;
 
 use crate::errors::{invalid_argument, to_py_err};
@@ -193,18 +193,10 @@ fn list_rule(
         let m = member.get();
         depth = depth.max(m.depth + 1);
         nodes = nodes.saturating_add(m.nodes);
-        if depth > MAX_GC_RULE_DEPTH {
-            return Err(invalid_argument(
-                py,
-                format!("gc_rule: nested deeper than {MAX_GC_RULE_DEPTH} levels"),
-            ));
-        }
-        if nodes > MAX_GC_RULE_NODES {
-            return Err(invalid_argument(
-                py,
-                format!("gc_rule: more than {MAX_GC_RULE_NODES} rules"),
-            ));
-        }
+        // The core's limits and words (limits::GC_RULE_TREE).
+        GC_RULE_TREE
+            .check(depth, nodes)
+            .map_err(|e| to_py_err(py, e))?;
     }
     Ok(GarbageCollectionRule {
         inner: make(members.iter().map(|m| m.get().inner.clone()).collect()),

@@ -56,5 +56,24 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read_modify_write::IncrementRule>()?;
     m.add_class::<read_modify_write::AppendValueRule>()?;
     m.add_class::<server::EmulatorServer>()?;
+    m.add_function(wrap_pyfunction!(_limits, m)?)?;
     Ok(())
+}
+
+/// Bigtable's limits as the engine enforces them, by the core's constant names, for the
+/// Python layer's constants that Google's client also exports (`row.MAX_MUTATIONS`): the
+/// values live in the core (`sparsetable::limits`), never copied into Python.
+#[pyfunction]
+fn _limits() -> std::collections::BTreeMap<&'static str, usize> {
+    use sparsetable::limits::*;
+    [
+        ("MAX_ROW_KEY_BYTES", MAX_ROW_KEY_BYTES),
+        ("MAX_QUALIFIER_BYTES", MAX_QUALIFIER_BYTES),
+        ("MAX_MUTATIONS_PER_REQUEST", MAX_MUTATIONS_PER_REQUEST),
+        ("DEFAULT_MAX_VALUE_BYTES", DEFAULT_MAX_VALUE_BYTES),
+        ("MAX_FAMILY_NAME_CHARS", MAX_FAMILY_NAME_CHARS),
+        ("MAX_TABLE_ID_CHARS", MAX_TABLE_ID_CHARS),
+    ]
+    .into_iter()
+    .collect()
 }

@@ -43,9 +43,14 @@ def test_poll_returns_what_is_there_and_cancel_ends_the_stream(table):
     [partition] = table.generate_initial_change_stream_partitions()
     stream = table.read_change_stream(partition)
     assert stream.poll() == []
+    table.mutate_row("k", st.SetCell("cf", "q", b"v"))
+    [written] = stream.poll()
+    assert written.change_type == "USER"
     table.mutate_row("k", st.DeleteAllFromRow())
     [record] = stream.poll()
-    assert isinstance(record.mutations[0], st.DeleteAllFromRow)
+    # A row delete is recorded as a delete of each family the row had data in.
+    assert [type(m) for m in record.mutations] == [st.DeleteAllFromFamily]
+    assert record.mutations[0].family_to_delete == "cf"
     stream.cancel()
     assert list(stream) == []
 

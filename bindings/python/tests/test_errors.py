@@ -17,6 +17,7 @@ EXPECTED = {
     "InternalServerError": ("INTERNAL", 13),
     "ServiceUnavailable": ("UNAVAILABLE", 14),
     "DataLoss": ("DATA_LOSS", 15),
+    "DeadlineExceeded": ("DEADLINE_EXCEEDED", 4),
     "PermissionDenied": ("PERMISSION_DENIED", 7),
 }
 

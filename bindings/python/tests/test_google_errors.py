@@ -25,6 +25,7 @@ PAIRS = {
     "InternalServerError": api_core.InternalServerError,
     "ServiceUnavailable": api_core.ServiceUnavailable,
     "DataLoss": api_core.DataLoss,
+    "DeadlineExceeded": api_core.DeadlineExceeded,
     "PermissionDenied": api_core.PermissionDenied,
 }
 

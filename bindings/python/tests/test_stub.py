@@ -17,7 +17,7 @@ def test_stub_and_marker_ship_in_the_installed_package():
 # Native classes the package replaces with Google-shaped Python classes over them
 # (sparsetable._data, _query, exceptions): the package's object wraps or subclasses the native.
 WRAPPED = {"BigtableDataClient", "Table", "ReadRowsQuery"}
-ERRORS = {"Aborted", "AlreadyExists", "DataLoss", "FailedPrecondition", "InternalServerError", "InvalidArgument",
+ERRORS = {"Aborted", "AlreadyExists", "DataLoss", "DeadlineExceeded", "FailedPrecondition", "InternalServerError", "InvalidArgument",
           "MethodNotImplemented", "NotFound", "OutOfRange", "PermissionDenied", "ResourceExhausted", "ServiceUnavailable"}
 
 

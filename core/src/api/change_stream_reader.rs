@@ -257,10 +257,21 @@ impl ChangeStreamReader {
                 continue;
             }
             piece.1[c] = record.sequence;
+            // Every cluster collects its own copy's garbage; the stream reports the first
+            // cluster's collection once, with no source cluster (the protos leave it unset
+            // for GARBAGE_COLLECTION).
+            let gc = record.kind == crate::api::change_stream::ChangeKind::GarbageCollection;
+            if gc && c != 0 {
+                continue;
+            }
             let token = self.token();
             events.push(StreamEvent::Change {
                 record,
-                source_cluster_id: self.clusters[c].0.clone(),
+                source_cluster_id: if gc {
+                    String::new()
+                } else {
+                    self.clusters[c].0.clone()
+                },
                 tiebreaker: c as i32,
                 token,
             });

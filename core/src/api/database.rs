@@ -18,7 +18,6 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use crate::error::quoted;
 use crate::limits;
 use crate::model::filter::{CompiledFilter, RowFilter};
-use crate::model::gc::GcRule;
 use crate::model::mutation::{validate_row_key, validate_row_mutations, Mutation};
 use crate::model::read_modify_write::{self, ReadModifyWriteRule};
 use crate::model::request::ReadRowsRequest;
@@ -30,37 +29,25 @@ use crate::model::schema::{
 use crate::platform::clock::Clock;
 use crate::platform::random::SplitMix64;
 use crate::table::read::RowStream;
-use crate::table::stats::{AccessStat, StatsOptions};
-use crate::table::table::{Table, TableSnapshot, TabletEvent, TabletInfo};
+use crate::table::table::Table;
 use crate::{Error, Result};
 
+mod backups;
+mod changes;
+mod inspection;
 mod maintenance;
 mod persistence;
 
-use super::change_stream::ChangeLog;
 #[cfg(feature = "std")]
 pub(crate) use persistence::verify_runs;
 use persistence::Persistence;
 pub use persistence::{Durability, OpenOptions, VerifyReport};
 
-/// A stored version of a cell and, if its family's GC rule hides it from reads, the rule
-/// that does (see [`GcRule::collected_by`]); from [`Database::read_row_versions`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredCell {
-    /// The cell (no labels).
-    pub cell: crate::model::row::Cell,
-    /// The rule hiding it; `None` when reads return it.
-    pub collected_by: Option<GcRule>,
-}
-
-/// The mutations of one row in a MutateRows batch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RowMutations {
-    /// The row.
-    pub row_key: Vec<u8>,
-    /// Its mutations, applied atomically and in order.
-    pub mutations: Vec<Mutation>,
-}
+pub use crate::model::mutation::RowMutations;
+use backups::Backup;
+pub use backups::BackupInfo;
+pub use changes::CommittedWrite;
+pub use inspection::{HotTablet, StoredCell};
 
 /// Which rows DropRowRange deletes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,38 +56,6 @@ pub enum DropRowRange {
     Prefix(Vec<u8>),
     /// Every row of the table.
     All,
-}
-
-/// A tablet that did a large share of the work in a window (see
-/// [`Database::hot_tablets`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HotTablet {
-    /// Its table.
-    pub table_id: String,
-    /// Its first row key (empty: the table's start).
-    pub start_key: Vec<u8>,
-    /// The row key after its last (empty: the table's end).
-    pub end_key: Vec<u8>,
-    /// Its share of the work of every tablet in the window, 0 to 100.
-    pub cpu_share_percent: f32,
-}
-
-/// What `get_backup` and `list_backups` report about a backup.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BackupInfo {
-    /// The backup's id.
-    pub name: String,
-    /// The table it was taken from.
-    pub source_table: String,
-    /// When it was taken (the database clock).
-    pub created_micros: i64,
-    /// Approximate bytes it holds.
-    pub size_bytes: u64,
-}
-
-struct Backup {
-    info: BackupInfo,
-    snapshot: TableSnapshot,
 }
 
 /// A database of tables.
@@ -121,28 +76,11 @@ pub struct Database {
     /// Committed writes kept for [`Database::take_committed`] while capture is on (a
     /// replicated instance forwards them to the other clusters); `None`: not kept.
     committed: Option<Vec<CommittedWrite>>,
-    /// The change logs of tables with a change stream (see [`super::change_stream`]); in
-    /// memory: a restart starts them empty.
-    change_logs: BTreeMap<String, ChangeLog>,
     /// Set while applying another database's writes: they are not this database's changes.
     replaying: bool,
     /// Counts changes of the set of tables and of their families (see
     /// [`Database::schema_epoch`]).
     schema_epoch: u64,
-}
-
-/// One committed write as the commit log recorded it: a table, its rows' mutations with
-/// every server-time SetCell stamped with the server timestamp it was given, and the
-/// database clock at the commit. Replaying it on another database with the same tables
-/// writes exactly the same cells there (what replication does).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommittedWrite {
-    /// The table written.
-    pub table_id: String,
-    /// Each row's mutations, in commit order, no timestamp left at server time.
-    pub rows: Vec<RowMutations>,
-    /// The database clock when it committed (microseconds since the epoch).
-    pub commit_micros: i64,
 }
 
 impl core::fmt::Debug for Database {
@@ -179,100 +117,9 @@ impl Database {
             reads: AtomicU32::new(0),
             background_maintenance: false,
             committed: None,
-            change_logs: BTreeMap::new(),
             replaying: false,
             schema_epoch: 0,
         }
-    }
-
-    /// A number that changes whenever a table is created, deleted or restored or a table's
-    /// families change: a replica compares it to know whether its schema may differ.
-    pub fn schema_epoch(&self) -> u64 {
-        self.schema_epoch
-    }
-
-    /// Whether writes are waiting for [`Database::take_committed`] (checked under a read
-    /// lock before taking the write lock).
-    pub fn has_committed(&self) -> bool {
-        self.committed.as_ref().is_some_and(|c| !c.is_empty())
-    }
-
-    /// Enables (`Some(retention)`), changes the retention of, or disables (`None`) a table's
-    /// change stream. Enabling starts an empty log: changes before it are not in the stream.
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown table; `InvalidArgument` for a retention outside 1 to 7
-    /// days.
-    pub fn set_change_stream(
-        &mut self,
-        table_id: &str,
-        retention_micros: Option<i64>,
-    ) -> Result<()> {
-        self.table(table_id)?;
-        match retention_micros {
-            None => {
-                self.change_logs.remove(table_id);
-            }
-            Some(r) => match self.change_logs.get_mut(table_id) {
-                Some(log) => log.set_retention(r)?,
-                None => {
-                    let log = ChangeLog::new(r, self.now()?)?;
-                    self.change_logs.insert(table_id.to_string(), log);
-                }
-            },
-        }
-        Ok(())
-    }
-
-    /// A table's change log, if its change stream is enabled.
-    pub fn change_log(&self, table_id: &str) -> Option<&ChangeLog> {
-        self.change_logs.get(table_id)
-    }
-
-    /// Starts (`true`) or stops keeping every committed write for
-    /// [`Database::take_committed`]. Off by default: keeping costs a copy of each write.
-    pub fn set_capture_committed(&mut self, on: bool) {
-        self.committed = if on { Some(Vec::new()) } else { None };
-    }
-
-    /// The writes committed since the last call (oldest first) while capture is on.
-    pub fn take_committed(&mut self) -> Vec<CommittedWrite> {
-        self.committed
-            .as_mut()
-            .map(core::mem::take)
-            .unwrap_or_default()
-    }
-
-    /// Applies writes another database committed (see [`CommittedWrite`]): each row
-    /// atomically, validated against this database's schema first. A row this database
-    /// cannot take (its table or a family is gone here) is skipped and its error returned
-    /// in the list; the others are applied. Nothing applied here is captured again.
-    ///
-    /// # Errors
-    /// Storage errors from the commit log.
-    pub fn apply_committed(&mut self, write: &CommittedWrite) -> Result<Vec<Error>> {
-        let mut refused = Vec::new();
-        let Ok(table) = self.table(&write.table_id) else {
-            refused.push(Error::not_found(format!(
-                "table {} is not in this replica",
-                quoted(&write.table_id)
-            )));
-            return Ok(refused);
-        };
-        let mut rows: Vec<(&[u8], &[Mutation])> = Vec::new();
-        for r in &write.rows {
-            match validate_row_mutations(&table.config, &r.row_key, &r.mutations) {
-                Ok(()) => rows.push((&r.row_key, &r.mutations)),
-                Err(e) => refused.push(e),
-            }
-        }
-        let keep = self.committed.take();
-        self.replaying = true;
-        let now = self.now();
-        let result = now.and_then(|now| self.commit(&write.table_id, &rows, now));
-        self.replaying = false;
-        self.committed = keep;
-        result.map(|()| refused)
     }
 
     /// Seeds the randomness `row_sample` filters draw from, making samples reproducible.
@@ -370,7 +217,6 @@ impl Database {
             )));
         }
         self.tables.remove(table_id);
-        self.change_logs.remove(table_id);
         self.schema_epoch += 1;
         // The log may hold writes to this table; a table of the same name created later
         // must not receive them on recovery.
@@ -695,6 +541,27 @@ impl Database {
                 self.commit(table_id, &rows, now)
             }
             DropRowRange::All => {
+                // Change streams capture DropRowRange's deletions ("Change streams
+                // overview"): one DeleteFromRow per row the drop removes.
+                let table = self.table_mut(table_id)?;
+                if table.change_log.is_some() {
+                    let keys = table.rows_with_prefix(b"")?;
+                    let mut rows = Vec::with_capacity(keys.len());
+                    for row_key in keys {
+                        let mutations = persistence::row_delete_as_family_deletes(
+                            table,
+                            &row_key,
+                            &[Mutation::DeleteFromRow],
+                            now,
+                        )?;
+                        if !mutations.is_empty() {
+                            rows.push(RowMutations { row_key, mutations });
+                        }
+                    }
+                    if let Some(log) = &mut table.change_log {
+                        log.push(&rows, now);
+                    }
+                }
                 table.drop_all();
                 // The log may still hold the dropped writes: start a fresh one.
                 self.checkpoint()
@@ -709,247 +576,6 @@ impl Database {
     /// `NotFound` for an unknown table.
     pub fn sample_row_keys(&self, table_id: &str) -> Result<Vec<SampleRowKey>> {
         Ok(self.table(table_id)?.sample_row_keys())
-    }
-
-    /// Snapshots a table at a consistent point as backup `backup_id`. Later writes to the
-    /// table do not change the backup.
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown table; `AlreadyExists` if the backup id is taken;
-    /// `InvalidArgument` for a bad id.
-    pub fn create_backup(&mut self, table_id: &str, backup_id: &str) -> Result<BackupInfo> {
-        validate_table_id(backup_id).map_err(|_| {
-            Error::invalid_argument(format!(
-                "backup_id {} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most 50 characters",
-                quoted(backup_id)
-            ))
-        })?;
-        if self.backups.contains_key(backup_id) {
-            return Err(Error::already_exists(format!(
-                "backup {} already exists",
-                quoted(backup_id)
-            )));
-        }
-        let now = self.now()?;
-        let persistent = self.persist.is_some();
-        let table = self.table_mut(table_id)?;
-        if persistent {
-            // Compacting first leaves every tablet with runs of its own rows only, so the
-            // backup's runs can be read back as one tablet after a reopen.
-            table.compact_all(now)?;
-        }
-        let snapshot = table.snapshot()?;
-        let info = BackupInfo {
-            name: backup_id.to_string(),
-            source_table: table_id.to_string(),
-            created_micros: now,
-            size_bytes: snapshot.size_bytes(),
-        };
-        self.backups.insert(
-            backup_id.to_string(),
-            Backup {
-                info: info.clone(),
-                snapshot,
-            },
-        );
-        self.write_manifest()?;
-        Ok(info)
-    }
-
-    /// A backup's description.
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown backup.
-    pub fn get_backup(&self, backup_id: &str) -> Result<BackupInfo> {
-        self.backups
-            .get(backup_id)
-            .map(|b| b.info.clone())
-            .ok_or_else(|| backup_not_found(backup_id))
-    }
-
-    /// Every backup, by id.
-    pub fn list_backups(&self) -> Vec<BackupInfo> {
-        self.backups.values().map(|b| b.info.clone()).collect()
-    }
-
-    /// Deletes a backup (tables restored from it keep their data).
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown backup.
-    pub fn delete_backup(&mut self, backup_id: &str) -> Result<()> {
-        self.backups
-            .remove(backup_id)
-            .ok_or_else(|| backup_not_found(backup_id))?;
-        self.write_manifest()
-    }
-
-    /// Creates table `table_id` holding a backup's data and schema.
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown backup; `AlreadyExists` if the table exists;
-    /// `InvalidArgument` for a bad table id.
-    pub fn restore_table(&mut self, backup_id: &str, table_id: &str) -> Result<TableInfo> {
-        validate_table_id(table_id)?;
-        let backup = self
-            .backups
-            .get(backup_id)
-            .ok_or_else(|| backup_not_found(backup_id))?;
-        if self.tables.contains_key(table_id) {
-            return Err(Error::already_exists(format!(
-                "table {} already exists",
-                quoted(table_id)
-            )));
-        }
-        let store = self.persist.as_ref().map(|p| p.store.clone());
-        let mut table = Table::from_snapshot(table_id, &backup.snapshot, store);
-        table.defer_maintenance = self.background_maintenance;
-        let info = TableInfo {
-            name: table_id.to_string(),
-            config: table.config.clone(),
-        };
-        self.tables.insert(table_id.to_string(), table);
-        self.schema_epoch += 1;
-        self.write_manifest()?;
-        Ok(info)
-    }
-
-    /// The table's tablets in key order, with their ranges and sizes.
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown table.
-    pub fn tablets(&self, table_id: &str) -> Result<Vec<TabletInfo>> {
-        Ok(self.table(table_id)?.tablet_infos())
-    }
-
-    /// Access statistics of a table: per time bucket and key bucket, what reads and writes
-    /// touched (the Key Visualizer's heatmap data).
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown table.
-    pub fn access_stats(&self, table_id: &str) -> Result<Vec<AccessStat>> {
-        Ok(self.table(table_id)?.stats.lock().by_key())
-    }
-
-    /// The tablets that did most of the database's work between `start_micros` and
-    /// `end_micros` (time buckets starting in that window), busiest first: Bigtable's
-    /// ListHotTablets. A tablet's work is the rows and cells its reads visited plus the row
-    /// mutations it applied (the engine's stand-in for CPU time, counted in its access
-    /// statistics); its share is that work over the work of every tablet of every table in
-    /// the window. Tablets with less than `min_share_percent` of it are left out, and so are
-    /// tablets that no longer exist (a split or merge replaced them).
-    ///
-    /// # Errors
-    /// `InvalidArgument` if the window is empty or reversed.
-    pub fn hot_tablets(
-        &self,
-        start_micros: i64,
-        end_micros: i64,
-        min_share_percent: f32,
-    ) -> Result<Vec<HotTablet>> {
-        if end_micros <= start_micros {
-            return Err(Error::invalid_argument(format!(
-                "the window must end after it starts (start {start_micros}, end {end_micros} microseconds)"
-            )));
-        }
-        let work =
-            |c: &crate::table::stats::AccessCounters| c.rows_scanned + c.cells_scanned + c.writes;
-        let mut busy = Vec::new();
-        let mut total = 0u64;
-        for (name, table) in &self.tables {
-            let per_tablet = table
-                .stats
-                .lock()
-                .by_tablet_between(start_micros, end_micros);
-            total += per_tablet.values().map(work).sum::<u64>();
-            for info in table.tablet_infos() {
-                if let Some(c) = per_tablet.get(&info.id) {
-                    busy.push((name.clone(), info, work(c)));
-                }
-            }
-        }
-        let mut hot: Vec<HotTablet> = busy
-            .into_iter()
-            .filter(|(_, _, w)| *w > 0)
-            .map(|(table_id, tablet, w)| HotTablet {
-                table_id,
-                start_key: tablet.start_key,
-                end_key: tablet.end_key,
-                cpu_share_percent: (w as f64 * 100.0 / total.max(1) as f64) as f32,
-            })
-            .filter(|h| h.cpu_share_percent >= min_share_percent)
-            .collect();
-        hot.sort_by(|a, b| b.cpu_share_percent.total_cmp(&a.cpu_share_percent));
-        Ok(hot)
-    }
-
-    /// Sets how a table's access statistics are bucketed (clears what was counted).
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown table; `InvalidArgument` for a non-positive bucket width.
-    pub fn set_stats_options(&mut self, table_id: &str, options: StatsOptions) -> Result<()> {
-        if options.bucket_micros <= 0 || options.max_buckets == 0 {
-            return Err(Error::invalid_argument(
-                "stats options: bucket_micros and max_buckets must be positive",
-            ));
-        }
-        *self.table_mut(table_id)?.stats.lock() = crate::table::stats::TableStats::new(options);
-        Ok(())
-    }
-
-    /// Takes the structural events (flush, compaction, split, merge) of every table since
-    /// the last call, oldest first.
-    pub fn take_tablet_events(&mut self) -> Vec<TabletEvent> {
-        self.tables
-            .values_mut()
-            .flat_map(|t| core::mem::take(&mut t.events))
-            .collect()
-    }
-
-    /// Flushes and compacts every tablet of a table now: deletes and GC rules are applied
-    /// to storage for good (reads never depend on it: they hide collectable cells anyway).
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown table.
-    pub fn compact_table(&mut self, table_id: &str) -> Result<()> {
-        let now = self.now()?;
-        self.table_mut(table_id)?.compact_all(now)?;
-        self.write_manifest()
-    }
-
-    /// Every version of a row's cells that storage still holds, including those its family's
-    /// GC rule hides from reads (until a compaction drops them), each with the rule that
-    /// hides it. Deleted cells are not included. What a "versions" inspector shows: reads
-    /// return exactly the versions whose [`StoredCell::collected_by`] is `None`. Counts no
-    /// access in [`Database::access_stats`].
-    ///
-    /// # Errors
-    /// `NotFound` for an unknown table; `InvalidArgument` for a bad row key.
-    pub fn read_row_versions(&self, table_id: &str, row_key: &[u8]) -> Result<Vec<StoredCell>> {
-        validate_row_key(row_key)?;
-        let table = self.table(table_id)?;
-        let now = self.now()?;
-        let cells = table.stored_cells(row_key)?;
-        let mut out: Vec<StoredCell> = Vec::with_capacity(cells.len());
-        let mut version = 0usize;
-        for cell in cells {
-            // Cells of a column are adjacent, newest first: the index restarts per column.
-            version = match out.last() {
-                Some(prev)
-                    if prev.cell.family == cell.family && prev.cell.qualifier == cell.qualifier =>
-                {
-                    version + 1
-                }
-                _ => 0,
-            };
-            let collected_by = table
-                .config
-                .families
-                .get(&cell.family)
-                .and_then(|f| f.gc_rule.collected_by(version, cell.timestamp_micros, now))
-                .cloned();
-            out.push(StoredCell { cell, collected_by });
-        }
-        Ok(out)
     }
 
     /// Reads one row; `None` if it has no visible cells.
@@ -1060,16 +686,5 @@ fn table_not_found(table_id: &str) -> Error {
     match validate_table_id(table_id) {
         Err(e) => e,
         Ok(()) => Error::not_found(format!("table {} not found", quoted(table_id))),
-    }
-}
-
-/// The error for a backup id no backup has: INVALID_ARGUMENT when the id is malformed.
-fn backup_not_found(backup_id: &str) -> Error {
-    match validate_table_id(backup_id) {
-        Err(_) => Error::invalid_argument(format!(
-            "backup_id {} must match [_a-zA-Z0-9][-_.a-zA-Z0-9]* and be at most 50 characters",
-            quoted(backup_id)
-        )),
-        Ok(()) => Error::not_found(format!("backup {} not found", quoted(backup_id))),
     }
 }

@@ -10,30 +10,32 @@
 //! (a restored backup, a table created while a cluster was down) as Bigtable copies data to
 //! a cluster it adds.
 //!
+//! The driving itself (collecting committed writes, schema sync, table copies, applying
+//! deliveries) is [`super::replica_set::ReplicaSet`], shared with no_std front-ends (the
+//! playground); this type adds the lock that makes it usable from many threads and keeps
+//! the queue on storage.
+//!
 //! Invariants: every cluster's database captures its committed writes (see
 //! [`crate::Database::set_capture_committed`]) and each is handed to the state machine once;
-//! deliveries are applied in the order the state machine returns them, under its lock.
+//! deliveries are applied in the order the state machine returns them, under the set's lock.
 
-use std::string::{String, ToString};
+use std::string::String;
 use std::sync::{Mutex, MutexGuard};
 use std::vec::Vec;
 
-use crate::api::database::{CommittedWrite, RowMutations};
+use crate::api::replica_set::ReplicaSet;
 use crate::api::replication::{AppProfile, Replication, RequestKind};
 use crate::api::shared::{poisoned, SharedDatabase};
-use crate::model::mutation::Mutation;
-use crate::model::request::ReadRowsRequest;
-use crate::model::schema::{FamilyModification, TableConfig};
 use crate::platform::storage::{read_all, Storage};
 use crate::{Error, Result};
 use std::sync::Arc;
 
 /// One instance's clusters and their replication (see the module docs).
 pub struct ReplicatedInstance {
+    /// The clusters' databases (handles to the same databases the set drives), for the
+    /// accessors that hand out a reference.
     replicas: Vec<SharedDatabase>,
-    state: Mutex<Replication>,
-    /// Per cluster, the first cluster's schema epoch it was last brought in line with.
-    synced: Mutex<Vec<Option<u64>>>,
+    set: Mutex<ReplicaSet<SharedDatabase>>,
     /// Where the queue is kept (file [`QUEUE_FILE`]) so replication resumes after a restart;
     /// `None`: in memory only.
     queue_storage: Option<Arc<dyn Storage>>,
@@ -58,23 +60,13 @@ impl ReplicatedInstance {
     /// # Errors
     /// `InvalidArgument` for no clusters or a repeated id; a poisoned lock.
     pub fn new(clusters: Vec<(String, SharedDatabase)>) -> Result<Self> {
-        let (ids, replicas): (Vec<String>, Vec<SharedDatabase>) = clusters.into_iter().unzip();
-        let state = Replication::new(ids)?;
-        for db in &replicas {
-            db.write(|d| {
-                d.set_capture_committed(true);
-                Ok(())
-            })?;
-        }
-        let synced = Mutex::new(std::vec![None; replicas.len()]);
-        let instance = ReplicatedInstance {
+        let replicas = clusters.iter().map(|(_, db)| db.clone()).collect();
+        let set = ReplicaSet::new(clusters)?;
+        Ok(ReplicatedInstance {
             replicas,
-            state: Mutex::new(state),
-            synced,
+            set: Mutex::new(set),
             queue_storage: None,
-        };
-        instance.pump()?;
-        Ok(instance)
+        })
     }
 
     /// Keeps the queue of writes on their way in `storage` (replaced whole, new-then-rename,
@@ -85,12 +77,62 @@ impl ReplicatedInstance {
     /// `DataLoss` for a damaged queue file; storage errors.
     pub fn with_queue_storage(mut self, storage: Arc<dyn Storage>) -> Result<Self> {
         match read_all(storage.as_ref(), QUEUE_FILE) {
-            Ok(bytes) => self.state()?.restore_queue(&bytes)?,
+            Ok(bytes) => self.set()?.replication_mut().restore_queue(&bytes)?,
             Err(e) if e.code() == crate::Code::NotFound => {}
             Err(e) => return Err(e),
         }
         // No pump here: the caller sets the delay first, so restored writes wait for it.
         self.queue_storage = Some(storage);
+        Ok(self)
+    }
+
+    /// DropRowRange on every cluster: delivers what is due, forgets the queued writes the
+    /// drop covers (see [`Replication::discard_queued`]), then drops the rows at each copy.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for an empty prefix; storage
+    /// errors; a poisoned lock.
+    pub fn drop_row_range(
+        &self,
+        table_id: &str,
+        range: &crate::api::database::DropRowRange,
+    ) -> Result<()> {
+        use crate::api::database::DropRowRange;
+        self.pump()?;
+        let mut set = self.set()?;
+        // The first copy answers for the request (unknown table, empty prefix).
+        self.replicas[0].write(|d| d.drop_row_range(table_id, range))?;
+        let prefix: &[u8] = match range {
+            DropRowRange::Prefix(p) => p,
+            DropRowRange::All => b"",
+        };
+        set.replication_mut().discard_queued(table_id, prefix);
+        for db in &self.replicas[1..] {
+            db.write(|d| d.drop_row_range(table_id, range))?;
+        }
+        // A prefix drop's deletions are captured as writes at each copy and replicate like
+        // any write: applied in commit order they change nothing the drop did not.
+        self.save_queue(set.replication())
+    }
+
+    /// The queue of writes on their way, encoded as [`Replication::encode_queue`] does: for
+    /// carrying it to a rebuilt instance (a cluster added or removed) when it is not kept on
+    /// storage.
+    ///
+    /// # Errors
+    /// A poisoned lock.
+    pub fn encode_queue(&self) -> Result<Vec<u8>> {
+        Ok(self.set()?.replication().encode_queue())
+    }
+
+    /// Applies `f` to the replication state before the instance serves (delay, outages, a
+    /// queue carried over from a previous build) without delivering anything: the setters
+    /// deliver what is due at once, which is wrong before every setting is in place.
+    ///
+    /// # Errors
+    /// What `f` returns; a poisoned lock.
+    pub fn with_state(self, f: impl FnOnce(&mut Replication) -> Result<()>) -> Result<Self> {
+        f(self.set()?.replication_mut())?;
         Ok(self)
     }
 
@@ -106,8 +148,8 @@ impl ReplicatedInstance {
         storage.rename(tmp, QUEUE_FILE)
     }
 
-    fn state(&self) -> Result<MutexGuard<'_, Replication>> {
-        self.state.lock().map_err(|_| poisoned())
+    fn set(&self) -> Result<MutexGuard<'_, ReplicaSet<SharedDatabase>>> {
+        self.set.lock().map_err(|_| poisoned())
     }
 
     /// The database of the first cluster: the table-admin API's.
@@ -125,7 +167,7 @@ impl ReplicatedInstance {
     /// # Errors
     /// A poisoned lock.
     pub fn cluster_ids(&self) -> Result<Vec<String>> {
-        Ok(self.state()?.cluster_ids())
+        Ok(self.set()?.replication().cluster_ids())
     }
 
     /// Replaces the app profiles routing uses.
@@ -133,7 +175,7 @@ impl ReplicatedInstance {
     /// # Errors
     /// A poisoned lock.
     pub fn set_profiles(&self, profiles: Vec<AppProfile>) -> Result<()> {
-        self.state()?.set_profiles(profiles);
+        self.set()?.replication_mut().set_profiles(profiles);
         Ok(())
     }
 
@@ -142,7 +184,7 @@ impl ReplicatedInstance {
     /// # Errors
     /// `InvalidArgument` for a negative delay; a poisoned lock.
     pub fn set_delay_micros(&self, micros: i64) -> Result<()> {
-        self.state()?.set_delay_micros(micros)?;
+        self.set()?.replication_mut().set_delay_micros(micros)?;
         self.pump()
     }
 
@@ -151,7 +193,7 @@ impl ReplicatedInstance {
     /// # Errors
     /// A poisoned lock.
     pub fn delay_micros(&self) -> Result<i64> {
-        Ok(self.state()?.delay_micros())
+        Ok(self.set()?.replication().delay_micros())
     }
 
     /// Takes a cluster down or brings it back; a returning cluster catches up at once.
@@ -159,7 +201,9 @@ impl ReplicatedInstance {
     /// # Errors
     /// `NotFound` for an unknown cluster; a poisoned lock.
     pub fn set_available(&self, cluster_id: &str, available: bool) -> Result<()> {
-        self.state()?.set_available(cluster_id, available)?;
+        self.set()?
+            .replication_mut()
+            .set_available(cluster_id, available)?;
         self.pump()
     }
 
@@ -168,7 +212,7 @@ impl ReplicatedInstance {
     /// # Errors
     /// A poisoned lock.
     pub fn is_available(&self, i: usize) -> Result<bool> {
-        Ok(self.state()?.is_available(i))
+        Ok(self.set()?.replication().is_available(i))
     }
 
     /// Writes still on their way to some cluster.
@@ -176,7 +220,7 @@ impl ReplicatedInstance {
     /// # Errors
     /// A poisoned lock.
     pub fn in_flight(&self) -> Result<usize> {
-        Ok(self.state()?.in_flight())
+        Ok(self.set()?.replication().in_flight())
     }
 
     /// Delivers what is due, then picks the cluster for a request through `app_profile_id`
@@ -191,7 +235,10 @@ impl ReplicatedInstance {
         row_key: &[u8],
     ) -> Result<(usize, SharedDatabase)> {
         self.pump()?;
-        let i = self.state()?.route(app_profile_id, kind, row_key)?;
+        let i = self
+            .set()?
+            .replication()
+            .route(app_profile_id, kind, row_key)?;
         Ok((i, self.replicas[i].clone()))
     }
 
@@ -212,7 +259,7 @@ impl ReplicatedInstance {
     /// A poisoned lock.
     pub fn consistency_token(&self, table_id: &str) -> Result<String> {
         self.pump()?;
-        Ok(self.state()?.consistency_token(table_id))
+        Ok(self.set()?.replication().consistency_token(table_id))
     }
 
     /// CheckConsistency; see [`Replication::check_consistency`].
@@ -226,146 +273,23 @@ impl ReplicatedInstance {
         data_boost_local: bool,
     ) -> Result<bool> {
         self.pump()?;
-        self.state()?
+        self.set()?
+            .replication()
             .check_consistency(table_id, token, data_boost_local)
     }
 
     /// Brings every cluster's schema in line with the first one's and applies the writes
-    /// that are due, in order.
+    /// that are due, in order (see [`ReplicaSet::pump`]); keeps the queue on storage when it
+    /// changed.
     ///
     /// # Errors
     /// A poisoned lock; storage errors.
     pub fn pump(&self) -> Result<()> {
-        let mut state = self.state()?;
-        let mut changed = false;
-        // Writes made on a cluster's database directly (not through `route`) replicate too.
-        for (i, db) in self.replicas.iter().enumerate() {
-            if !db.read(|d| Ok(d.has_committed()))? {
-                continue;
-            }
-            let writes = db.write(|d| Ok(d.take_committed()))?;
-            if !writes.is_empty() {
-                state.record(i, writes);
-                changed = true;
-            }
-        }
-        let epoch = self.replicas[0].read(|d| Ok(d.schema_epoch()))?;
-        let mut synced = self.synced.lock().map_err(|_| poisoned())?;
-        for i in 1..self.replicas.len() {
-            if state.is_available(i) && synced[i] != Some(epoch) {
-                self.sync_schema(i)?;
-                synced[i] = Some(epoch);
-            }
-        }
-        drop(synced);
-        let now = self.replicas[0].read(|d| Ok(d.now_micros()))?;
-        let deliveries = state.pump(now);
-        changed |= !deliveries.is_empty();
-        for delivery in deliveries {
-            self.replicas[delivery.cluster].write(|d| {
-                for w in &delivery.writes {
-                    // A row whose table or family is gone here is dropped, as Bigtable drops
-                    // the data of a deleted family.
-                    d.apply_committed(w)?;
-                }
-                Ok(())
-            })?;
-        }
-        if changed {
-            self.save_queue(&state)?;
+        let mut set = self.set()?;
+        if set.pump()? {
+            self.save_queue(set.replication())?;
         }
         Ok(())
-    }
-
-    /// Makes cluster `i`'s tables and families those of the first cluster; a table it lacks
-    /// is created and filled with the first cluster's rows.
-    fn sync_schema(&self, i: usize) -> Result<()> {
-        let want = self.replicas[0].read(|d| Ok(d.list_tables()))?;
-        let have = self.replicas[i].read(|d| Ok(d.list_tables()))?;
-        let same = want.len() == have.len()
-            && want
-                .iter()
-                .zip(&have)
-                .all(|(a, b)| a.name == b.name && a.config.families == b.config.families);
-        if same {
-            return Ok(());
-        }
-        for gone in have
-            .iter()
-            .filter(|h| !want.iter().any(|w| w.name == h.name))
-        {
-            self.replicas[i].write(|d| {
-                d.set_deletion_protection(&gone.name, false)?;
-                d.delete_table(&gone.name)
-            })?;
-        }
-        for table in &want {
-            match have.iter().find(|h| h.name == table.name) {
-                None => self.copy_table(i, &table.name, table.config.clone())?,
-                Some(h) => {
-                    let mut changes = Vec::new();
-                    for (name, family) in &table.config.families {
-                        match h.config.families.get(name) {
-                            None => changes.push(FamilyModification::Create {
-                                name: name.to_string(),
-                                family: family.clone(),
-                            }),
-                            Some(f) if f != family => changes.push(FamilyModification::Update {
-                                name: name.to_string(),
-                                family: family.clone(),
-                            }),
-                            Some(_) => {}
-                        }
-                    }
-                    for (name, _) in &h.config.families {
-                        if !table.config.families.contains_key(name) {
-                            changes.push(FamilyModification::Drop {
-                                name: name.to_string(),
-                            });
-                        }
-                    }
-                    if !changes.is_empty() {
-                        self.replicas[i]
-                            .write(|d| d.modify_column_families(&table.name, &changes).map(drop))?;
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Creates `table` at cluster `i` and copies the first cluster's rows into it (every
-    /// readable cell, with its timestamp).
-    fn copy_table(&self, i: usize, table: &str, config: TableConfig) -> Result<()> {
-        let rows = self.replicas[0].read_rows(table, &ReadRowsRequest::default())?;
-        let copy = CommittedWrite {
-            table_id: table.to_string(),
-            rows: rows
-                .into_iter()
-                .map(|r| RowMutations {
-                    mutations: r
-                        .cells
-                        .into_iter()
-                        .map(|c| Mutation::SetCell {
-                            family: c.family,
-                            qualifier: c.qualifier,
-                            timestamp_micros: c.timestamp_micros,
-                            value: c.value,
-                        })
-                        .collect(),
-                    row_key: r.key,
-                })
-                .filter(|r| !r.mutations.is_empty())
-                .collect(),
-            commit_micros: 0,
-        };
-        self.replicas[i].write(|d| {
-            d.create_table(table, config)?;
-            if !copy.rows.is_empty() {
-                d.apply_committed(&copy)?;
-            }
-            Ok(())
-        })
     }
 }
 

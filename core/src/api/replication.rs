@@ -354,7 +354,11 @@ impl Replication {
                     return Err(Error::failed_precondition(TRANSACTIONS_NOT_ALLOWED));
                 }
                 let candidates: Vec<usize> = if cluster_ids.is_empty() {
-                    (0..self.clusters.len()).collect()
+                    // Every cluster, in id order (the instance's own order keeps its first
+                    // database's cluster first, which is not what "nearest" means).
+                    let mut all: Vec<usize> = (0..self.clusters.len()).collect();
+                    all.sort_by(|&a, &b| self.clusters[a].id.cmp(&self.clusters[b].id));
+                    all
                 } else {
                     cluster_ids
                         .iter()
@@ -481,6 +485,18 @@ impl Replication {
         again
     }
 
+    /// Forgets the queued writes of `table_id`'s rows under `prefix` (every row for the
+    /// empty prefix): DropRowRange runs at every cluster, so what it deletes must not arrive
+    /// afterwards and bring deleted rows back at one cluster only.
+    pub fn discard_queued(&mut self, table_id: &str, prefix: &[u8]) {
+        for w in &mut self.queue {
+            if w.write.table_id == table_id {
+                w.write.rows.retain(|r| !r.row_key.starts_with(prefix));
+            }
+        }
+        self.queue.retain(|w| !w.write.rows.is_empty());
+    }
+
     /// Writes still on their way somewhere.
     pub fn in_flight(&self) -> usize {
         self.queue
@@ -554,6 +570,7 @@ impl Replication {
                 put_bool(&mut out, p);
             }
             WriteBatch {
+                commit_micros: None,
                 sequence: w.order.2,
                 entries: w
                     .write

@@ -25,7 +25,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::codec::encoding::{
-    data_loss, put_bytes, put_len, put_str, put_varint64, Decode, Decoder, Encode, CRC32C,
+    data_loss, put_bytes, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode,
+    CRC32C,
 };
 use crate::model::mutation::Mutation;
 use crate::platform::storage::{RandomAccessFile, WritableFile};
@@ -37,6 +38,11 @@ pub const HEADER_LEN: usize = 9;
 /// Record type of a version-1 write batch. Reaches disk: never renumber. Type 0 is invalid
 /// (zero-filled space is never a record).
 pub const RECORD_TYPE_BATCH: u8 = 1;
+
+/// Record type of a write batch with its commit time (a zigzag varint of microseconds)
+/// before it: written for tables with a change stream, so recovery logs the change with the
+/// time it was committed. Reaches disk: never renumber.
+pub const RECORD_TYPE_TIMED_BATCH: u8 = 2;
 
 /// Largest payload a record can hold (its length field is a u32).
 pub const MAX_PAYLOAD_LEN: usize = u32::MAX as usize;
@@ -63,6 +69,9 @@ pub struct WriteBatch {
     pub sequence: u64,
     /// The rows written, in the order they are applied.
     pub entries: Vec<BatchEntry>,
+    /// When the batch committed (microseconds, the engine clock), if its record says so
+    /// (record type [`RECORD_TYPE_TIMED_BATCH`]); not part of the batch's own encoding.
+    pub commit_micros: Option<i64>,
 }
 
 impl Encode for WriteBatch {
@@ -150,7 +159,11 @@ impl Decode for WriteBatch {
                 mutations,
             });
         }
-        Ok(WriteBatch { sequence, entries })
+        Ok(WriteBatch {
+            sequence,
+            entries,
+            commit_micros: None,
+        })
     }
 }
 
@@ -195,7 +208,13 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
         })
         .sum::<usize>()
         + 20;
-    framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out))
+    match batch.commit_micros {
+        None => framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out)),
+        Some(t) => framed(RECORD_TYPE_TIMED_BATCH, hint + 10, |out| {
+            put_varint_i64(out, t);
+            batch.encode_to(out);
+        }),
+    }
 }
 
 /// The record of the batch `sequence` that writes `rows` of table `table`: the bytes
@@ -207,13 +226,21 @@ pub fn encode_rows_record(
     sequence: u64,
     table: &str,
     rows: &[(&[u8], &[Mutation])],
+    commit_micros: Option<i64>,
 ) -> Result<Vec<u8>> {
     let hint = rows
         .iter()
         .map(|(k, ms)| table.len() + k.len() + 30 + ms.iter().map(size_hint).sum::<usize>())
         .sum::<usize>()
         + 20;
-    framed(RECORD_TYPE_BATCH, hint, |out| {
+    let record_type = match commit_micros {
+        None => RECORD_TYPE_BATCH,
+        Some(_) => RECORD_TYPE_TIMED_BATCH,
+    };
+    framed(record_type, hint + 10, |out| {
+        if let Some(t) = commit_micros {
+            put_varint_i64(out, t);
+        }
         put_batch(out, sequence, rows.iter().map(|&(k, ms)| (table, k, ms)))
     })
 }
@@ -274,9 +301,13 @@ impl LogWriter {
         sequence: u64,
         table: &str,
         rows: &[(&[u8], &[Mutation])],
+        commit_micros: Option<i64>,
     ) -> Result<u64> {
         self.check_sequence(sequence)?;
-        self.append_record(sequence, &encode_rows_record(sequence, table, rows)?)
+        self.append_record(
+            sequence,
+            &encode_rows_record(sequence, table, rows, commit_micros)?,
+        )
     }
 
     fn check_sequence(&self, sequence: u64) -> Result<()> {
@@ -476,17 +507,28 @@ impl LogReader {
         };
         // The checksum held: these bytes are what a writer wrote, so a problem from here on
         // is not a torn write.
-        if record_type != RECORD_TYPE_BATCH {
-            return Err(data_loss(format!(
-                "record at offset {pos} has unsupported type {record_type}"
-            )));
-        }
-        let batch = WriteBatch::from_bytes(payload).map_err(|e| {
+        let malformed = |e: Error| {
             data_loss(format!(
                 "record at offset {pos}: malformed write batch: {}",
                 e.message()
             ))
-        })?;
+        };
+        let batch = match record_type {
+            RECORD_TYPE_BATCH => WriteBatch::from_bytes(payload).map_err(malformed)?,
+            RECORD_TYPE_TIMED_BATCH => {
+                let mut d = Decoder::new(payload);
+                let commit = d.varint_i64("batch.commit_micros").map_err(malformed)?;
+                let mut batch = WriteBatch::decode_from(&mut d).map_err(malformed)?;
+                d.finish("write batch").map_err(malformed)?;
+                batch.commit_micros = Some(commit);
+                batch
+            }
+            _ => {
+                return Err(data_loss(format!(
+                    "record at offset {pos} has unsupported type {record_type}"
+                )))
+            }
+        };
         if let Some(last) = self.last_sequence {
             if batch.sequence <= last {
                 return Err(data_loss(format!(
@@ -583,6 +625,7 @@ mod tests {
 
     fn batch(sequence: u64, rows: &[&str]) -> WriteBatch {
         WriteBatch {
+            commit_micros: None,
             sequence,
             entries: rows
                 .iter()
@@ -665,6 +708,7 @@ mod tests {
         let record = encode_record(&WriteBatch {
             sequence: 5,
             entries: vec![],
+            commit_micros: None,
         })
         .unwrap();
         assert_eq!(record[4..], [2, 0, 0, 0, RECORD_TYPE_BATCH, 5, 0]);
@@ -762,9 +806,14 @@ mod tests {
 
     #[test]
     fn a_checked_record_of_unknown_type_or_bad_payload_is_data_loss() {
-        let unknown = frame(2, &batch(1, &["a"]).to_bytes()).unwrap();
+        let unknown = frame(3, &batch(1, &["a"]).to_bytes()).unwrap();
         let err = read(&unknown).1.unwrap_err();
-        assert!(err.message().contains("unsupported type 2"), "{err}");
+        assert!(err.message().contains("unsupported type 3"), "{err}");
+        // A timed batch whose time is missing.
+        let err = read(&frame(RECORD_TYPE_TIMED_BATCH, &[]).unwrap())
+            .1
+            .unwrap_err();
+        assert!(err.message().contains("malformed write batch"), "{err}");
         let mut payload = batch(1, &["a"]).to_bytes();
         payload.push(0);
         let err = read(&frame(RECORD_TYPE_BATCH, &payload).unwrap())
@@ -792,12 +841,12 @@ mod tests {
             .iter()
             .map(|e| (e.row_key.as_slice(), e.mutations.as_slice()))
             .collect();
-        let record = encode_rows_record(7, "t", &rows).unwrap();
+        let record = encode_rows_record(7, "t", &rows, None).unwrap();
         assert_eq!(record, encode_record(&b).unwrap());
         let storage = MemStorage::new();
         let mut w = LogWriter::new(storage.create("log").unwrap());
-        w.append_rows(7, "t", &rows).unwrap();
-        let err = w.append_rows(7, "t", &rows).unwrap_err();
+        w.append_rows(7, "t", &rows, None).unwrap();
+        let err = w.append_rows(7, "t", &rows, None).unwrap_err();
         assert_eq!(err.code(), Code::InvalidArgument);
         let (read, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
         assert_eq!(read, vec![b]);
@@ -839,7 +888,7 @@ mod tests {
                 (
                     "[a-z]{1,4}",
                     proptest::collection::vec(any::<u8>(), 0..8),
-                    proptest::collection::vec(crate::codec::encoding::tests::arb_mutation(), 0..4),
+                    proptest::collection::vec(crate::codec::values::tests::arb_mutation(), 0..4),
                 ),
                 0..6,
             )
@@ -850,6 +899,8 @@ mod tests {
                 .map(|(i, (table, row_key, mutations))| WriteBatch {
                     sequence: 10 * i as u64 + 1,
                     entries: vec![BatchEntry { table, row_key, mutations }],
+                    // Both record types, and times of either sign.
+                    commit_micros: (i % 2 == 1).then_some(i as i64 * 1_000_003 - 5),
                 })
                 .collect();
             let (bytes, _) = log_of(&batches);

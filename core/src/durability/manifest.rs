@@ -25,9 +25,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::codec::encoding::{
-    data_loss, decode_table_config, put_bytes, put_len, put_str, put_varint64, put_varint_i64,
-    Decode, Decoder, Encode, FamilyOrder, CRC32C,
+    data_loss, put_bytes, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode,
+    CRC32C,
 };
+use crate::codec::values::{decode_table_config, FamilyOrder};
 // Runs are the LSM's; the manifest records them and names the type for its readers.
 pub use crate::lsm::persist::RunMeta;
 use crate::model::schema::TableConfig;
@@ -538,7 +539,7 @@ pub fn read_manifest(storage: &dyn Storage) -> Result<Option<ManifestState>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::encoding::tests::arb_table_config;
+    use crate::codec::values::tests::arb_table_config;
     use crate::platform::storage::{MemStorage, RandomAccessFile, WritableFile};
     use crate::{ColumnFamily, GcRule, ValueType};
     use alloc::boxed::Box;

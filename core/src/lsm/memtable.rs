@@ -1,11 +1,5 @@
-//! The memtable and the sorted sources a tablet reads from.
-//!
-//! A [`Source`] is anything holding LSM entries sorted by internal key: the layers of a
-//! [`Memtable`] and the immutable sorted runs. Reads ask one thing of a source: a
-//! [`SourceCursor`] that seeks and then steps forward or backward, lending each entry's
-//! bytes without copying them. Every read (forward and reversed scans, point reads, the
-//! reads a write makes) merges the cursors of a tablet's sources (`scan::TabletScan`), so
-//! row navigation lives in one place and does not depend on how a source stores its bytes.
+//! The memtable: the layers of in-memory entries a tablet writes to, each a [`Source`]
+//! (`lsm::source`) like the immutable runs.
 //!
 //! A memtable is a stack of layers, each an ordered map behind an `Arc`. Writes go to the
 //! newest layer. A read that must outlive the database's lock (a `RowStream`) clones the
@@ -24,6 +18,7 @@ use core::ops::Bound;
 
 use crate::lsm::internal_key::row_prefix_len;
 use crate::lsm::row_merge::Entry;
+use crate::lsm::source::{Source, SourceCursor};
 use crate::lsm::sstable::bloom::{Filter, FilterBuilder};
 use crate::platform::bytes;
 
@@ -35,85 +30,6 @@ fn unescape_row(part: &[u8], out: &mut Vec<u8>) {
         out.push(b);
         // An escaped zero is 0x00 0xFF: skip the 0xFF.
         i += if b == 0 { 2 } else { 1 };
-    }
-}
-
-/// A sorted collection of LSM entries.
-pub trait Source: Send + Sync {
-    /// Bytes of keys and values held.
-    fn size_bytes(&self) -> u64;
-    /// The highest sequence number of any write this source has absorbed (for a run made
-    /// by compaction: of any input, kept or dropped). Recovery skips log records at or below
-    /// it, since they are already in the source.
-    fn max_sequence(&self) -> u64;
-    /// The run's on-disk description, if it is a file.
-    fn run_meta(&self) -> Option<crate::lsm::persist::RunMeta> {
-        None
-    }
-    /// A cursor over the entries, positioned nowhere until its first `seek` or
-    /// `seek_before`.
-    fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_>;
-    /// False only if the source surely holds no entry of `row_key` (a bloom filter's
-    /// answer); a point read skips such sources. The default is always true.
-    fn may_contain_row(&self, _row_key: &[u8]) -> bool {
-        true
-    }
-    /// The source's smallest and largest keys, where it knows them without a search
-    /// (`None`: unknown or empty). A scan skips a source whose range lies outside it before
-    /// opening a cursor, and walks sources of disjoint ranges as one (see `scan`).
-    fn key_range(&self) -> Option<(&[u8], &[u8])> {
-        None
-    }
-    /// True only if the source surely holds no entry: a scan opens no cursor for it.
-    fn is_known_empty(&self) -> bool {
-        false
-    }
-    /// Reads and checks every entry the source holds (a file's every block against its
-    /// checksum and recorded counts): the explicit full check. In-memory sources have
-    /// nothing to check.
-    ///
-    /// # Errors
-    /// `DataLoss` naming the file for a corrupt block; the storage's errors.
-    fn verify(&self) -> crate::Result<()> {
-        Ok(())
-    }
-}
-
-/// A bidirectional cursor over one [`Source`]'s entries in key order.
-///
-/// Invariant: after `seek(k)` the cursor is at the first entry `>= k` and `next` moves to
-/// the following entry; after `seek_before(k)` it is at the last entry `< k` and `prev`
-/// moves to the preceding one. REQUIRES: `next` only after `seek`, `prev` only after
-/// `seek_before` (a read walks in one direction; implementations may rely on it). `entry`
-/// lends the current key and value; `None` once the cursor is exhausted.
-pub trait SourceCursor<'a> {
-    /// Positions at the first entry whose key is `>= key`.
-    fn seek(&mut self, key: &[u8]);
-    /// Positions at the last entry whose key is `< key` (`None`: the last entry of all).
-    fn seek_before(&mut self, key: Option<&[u8]>);
-    /// The current entry's key and value; `None` once the cursor is exhausted (or before
-    /// the first seek).
-    fn entry(&self) -> Option<(&[u8], &[u8])>;
-    /// The current entry borrowed for as long as the source itself, for sources that hold
-    /// their entries in memory (a scan then lends them on without copying). `None` when
-    /// exhausted or when the bytes live only in the cursor (a file's block).
-    fn lasting_entry(&self) -> Option<(&'a [u8], &'a [u8])> {
-        None
-    }
-    /// Moves to the next entry (nothing when exhausted).
-    fn next(&mut self);
-    /// Moves to the previous entry (nothing when exhausted).
-    fn prev(&mut self);
-    /// `Ok` unless an error ended the cursor: a source read lazily from storage (a run
-    /// file) stops at a block that fails its checksum or cannot be read, and reports it
-    /// here. An exhausted cursor whose status is an error has NOT reached the end of its
-    /// data: every reader checks this before taking `entry() == None` for the end. Sources
-    /// in memory never fail.
-    ///
-    /// # Errors
-    /// `DataLoss` (naming the file) for a corrupt block; the storage's errors.
-    fn status(&self) -> crate::Result<()> {
-        Ok(())
     }
 }
 

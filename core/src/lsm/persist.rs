@@ -24,8 +24,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::lsm::internal_key;
-use crate::lsm::memtable::{Source, SourceCursor};
 use crate::lsm::row_merge::Entry;
+use crate::lsm::source::{Source, SourceCursor};
 use crate::lsm::sstable::{Sstable, SstableBuilder, SstableOptions};
 use crate::platform::storage::Storage;
 use crate::{Code, Error, Result};
@@ -51,22 +51,7 @@ pub fn parse_file_name(name: &str) -> Option<(u64, &'static str)> {
     }
 }
 
-/// One immutable sorted run (SSTable file) of a tablet or backup.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RunMeta {
-    /// The run's file number (its file name is derived from it).
-    pub file_number: u64,
-    /// The file's size in bytes.
-    pub size_bytes: u64,
-    /// The number of entries in the run.
-    pub entries: u64,
-    /// The smallest key in the run.
-    pub smallest_key: Vec<u8>,
-    /// The largest key in the run.
-    pub largest_key: Vec<u8>,
-    /// The largest sequence number of any entry in the run.
-    pub max_sequence: u64,
-}
+pub use crate::lsm::source::RunMeta;
 
 /// Writes and opens runs on a storage.
 pub struct RunStore {

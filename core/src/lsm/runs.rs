@@ -18,7 +18,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::ops::{Deref, Range};
 
-use crate::lsm::memtable::Source;
+use crate::lsm::source::Source;
 use crate::platform::bytes;
 
 /// One run in a level: copies of its first and last keys, and its place in the list.

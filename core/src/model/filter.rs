@@ -12,7 +12,7 @@
 //!
 //! Size: before anything is compiled, the tree is measured without recursion (so even a
 //! filter built in Rust and nested far deeper than any wire allows cannot overflow the
-//! stack) against [`MAX_FILTER_DEPTH`], [`MAX_FILTER_NODES`] and [`MAX_FILTER_REGEX_BYTES`],
+//! stack) against [`MAX_FILTER_DEPTH`], [`crate::limits::MAX_FILTER_NODES`] and [`MAX_FILTER_REGEX_BYTES`],
 //! which bound what one request's filter costs before a single row is read. A wire filter
 //! message with no kind set has no meaning and is refused ([`RowFilter::missing_kind`]):
 //! Cloud Bigtable answers INVALID_ARGUMENT, where Google's emulator passes every cell.
@@ -24,7 +24,7 @@ use alloc::vec::Vec;
 use core::ops::Bound;
 
 use crate::error::quoted;
-use crate::limits::{MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_FILTER_REGEX_BYTES};
+use crate::limits::{FILTER_TREE, MAX_FILTER_DEPTH, MAX_FILTER_REGEX_BYTES};
 use crate::model::regex::ByteRegex;
 use crate::model::row::Cell;
 use crate::platform::random::RandomSource;
@@ -146,17 +146,8 @@ impl RowFilter {
         let mut nodes = 0usize;
         let mut regex_bytes = 0usize;
         while let Some((f, depth)) = root.take().or_else(|| stack.pop()) {
-            if depth > MAX_FILTER_DEPTH {
-                return Err(Error::invalid_argument(format!(
-                    "filter: nesting deeper than {MAX_FILTER_DEPTH} levels"
-                )));
-            }
             nodes += 1;
-            if nodes > MAX_FILTER_NODES {
-                return Err(Error::invalid_argument(format!(
-                    "filter: more than {MAX_FILTER_NODES} filters in one RowFilter"
-                )));
-            }
+            FILTER_TREE.check(depth, nodes)?;
             regex_bytes += match f {
                 RowFilter::RowKeyRegex(re)
                 | RowFilter::ColumnQualifierRegex(re)
@@ -247,9 +238,7 @@ enum Node {
 
 fn compile(f: &RowFilter, depth: usize, in_condition: bool) -> Result<Node> {
     if depth > MAX_FILTER_DEPTH {
-        return Err(Error::invalid_argument(format!(
-            "filter: nesting deeper than {MAX_FILTER_DEPTH} levels"
-        )));
+        return Err(FILTER_TREE.too_deep());
     }
     let positive = |n: i32, name: &str| -> Result<usize> {
         if n <= 0 {

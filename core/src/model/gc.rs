@@ -6,7 +6,7 @@
 
 use alloc::vec::Vec;
 
-use crate::limits::{MAX_GC_RULE_DEPTH, MAX_GC_RULE_NODES};
+use crate::limits::GC_RULE_TREE;
 
 /// A column family's GC rule, as Bigtable's `GcRule`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -130,17 +130,8 @@ impl GcRule {
 
     fn validate_at(&self, depth: usize, nodes: &mut usize) -> crate::Result<()> {
         // The stored encoding (docs/format/manifest.md) reads rules at most this deep.
-        if depth > MAX_GC_RULE_DEPTH {
-            return Err(crate::Error::invalid_argument(alloc::format!(
-                "gc_rule: nested deeper than {MAX_GC_RULE_DEPTH} levels"
-            )));
-        }
         *nodes += 1;
-        if *nodes > MAX_GC_RULE_NODES {
-            return Err(crate::Error::invalid_argument(alloc::format!(
-                "gc_rule: more than {MAX_GC_RULE_NODES} rules"
-            )));
-        }
+        GC_RULE_TREE.check(depth, *nodes)?;
         match self {
             GcRule::Never => Ok(()),
             GcRule::MaxNumVersions(0) => Err(crate::Error::invalid_argument(
@@ -161,6 +152,7 @@ impl GcRule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::{MAX_GC_RULE_DEPTH, MAX_GC_RULE_NODES};
 
     #[test]
     fn collected_by_names_the_rule_that_hides_a_cell() {

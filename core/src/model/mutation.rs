@@ -453,3 +453,12 @@ mod tests {
         );
     }
 }
+
+/// The mutations of one row in a MutateRows batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowMutations {
+    /// The row.
+    pub row_key: Vec<u8>,
+    /// Its mutations, applied atomically and in order.
+    pub mutations: Vec<Mutation>,
+}

@@ -19,8 +19,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use crate::lsm::memtable::Source;
 use crate::lsm::persist::{run_file_name, RunStore};
+use crate::lsm::source::Source;
 use crate::model::schema::TableConfig;
 use crate::table::tablet::Tablet;
 use crate::Result;
@@ -38,6 +38,16 @@ pub(crate) enum CompactionKind {
     Merge,
 }
 
+/// What a built job hands to `Table::install_compaction`.
+#[derive(Clone)]
+pub(crate) struct CompactionOutput {
+    /// The runs that replace the job's range.
+    pub(crate) runs: Vec<Arc<dyn Source>>,
+    /// The cells garbage collection removed (row key, DeleteFromColumn), when the job
+    /// logs them for a change stream.
+    pub(crate) collected: Vec<(Vec<u8>, crate::model::mutation::Mutation)>,
+}
+
 /// A compaction of one tablet's runs, built with no lock held.
 pub(crate) struct CompactionJob {
     pub(crate) table: String,
@@ -51,6 +61,8 @@ pub(crate) struct CompactionJob {
     pub(crate) epochs: Arc<BTreeMap<String, u64>>,
     pub(crate) now_micros: i64,
     pub(crate) store: Option<Arc<RunStore>>,
+    /// Whether the table has a change stream, so collected cells are reported.
+    pub(crate) log_collected: bool,
 }
 
 impl CompactionJob {
@@ -66,28 +78,36 @@ impl CompactionJob {
     /// # Errors
     /// The storage's errors (nothing is installed; outputs finished before the error are
     /// unreferenced files for garbage collection).
-    pub(crate) fn build(&self) -> Result<Vec<Arc<dyn Source>>> {
+    pub(crate) fn build(&self) -> Result<CompactionOutput> {
         let mut scratch = self.tablet.clone();
         let store = self.store.as_deref();
         match self.kind {
             CompactionKind::Full { piece_bytes } => {
+                let mut collected = Vec::new();
                 scratch.compact(
                     &self.config,
                     &self.epochs,
                     self.now_micros,
                     store,
                     piece_bytes,
+                    self.log_collected.then_some(&mut collected),
                 )?;
-                Ok(scratch.runs.to_vec())
+                Ok(CompactionOutput {
+                    runs: scratch.runs.to_vec(),
+                    collected,
+                })
             }
             CompactionKind::Merge => {
                 scratch.merge_runs(self.range.clone(), store)?;
                 // The merged run (or none, if no entry of the tablet was in them) took the
                 // range's place.
                 let produced = scratch.runs.len() + self.range.len() - self.seen().len();
-                Ok(scratch
-                    .runs
-                    .remove(self.range.start..self.range.start + produced))
+                Ok(CompactionOutput {
+                    runs: scratch
+                        .runs
+                        .remove(self.range.start..self.range.start + produced),
+                    collected: Vec::new(),
+                })
             }
         }
     }

@@ -628,8 +628,7 @@ impl RowStream {
             *last_tablet = Some(tablet.id);
             *tablets_touched += 1;
         }
-        let mut scan = TabletScan::new(
-            tablet,
+        let mut scan = tablet.scan(
             p.lower.as_deref(),
             p.upper.as_deref(),
             *reversed,

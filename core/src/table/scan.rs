@@ -29,12 +29,11 @@ use alloc::vec::Vec;
 
 use smallvec::SmallVec;
 
-use crate::lsm::internal_key::{self, row_prefix, row_prefix_buf, row_prefix_len, KeyBuf};
-use crate::lsm::memtable::{Source, SourceCursor};
+use crate::lsm::internal_key::{self, row_prefix_len, KeyBuf};
 use crate::lsm::row_merge::{Feed, RowResolver, VisibleCell};
 use crate::lsm::runs::disjoint_levels;
+use crate::lsm::source::{Source, SourceCursor};
 use crate::platform::bytes;
-use crate::table::tablet::Tablet;
 use crate::{Error, Result};
 
 /// One row's entries, copied out of the cursors into buffers reused from row to row (no
@@ -228,79 +227,19 @@ pub(crate) struct TabletScan<'a> {
 /// read.
 type Cursors<'a> = SmallVec<[Box<dyn SourceCursor<'a> + 'a>; 2]>;
 
-/// Every source of a tablet a read merges: its memtable layers, then its runs.
-fn sources_of(tablet: &Tablet) -> impl Iterator<Item = &dyn Source> {
-    tablet
-        .memtable
-        .layers()
-        .chain(tablet.runs.iter().map(|r| r.as_ref()))
-}
-
 impl<'a> TabletScan<'a> {
-    /// Opens cursors on every source of `tablet` that may hold rows between `lower`
-    /// (inclusive, an encoded row boundary; `None`: the tablet's start) and `upper`
-    /// (exclusive; `None`: the tablet's end), each at the first key of that span, or at
-    /// the last one when `reversed`. `point_row`: the scan is that single row (REQUIRES: a
-    /// row of the tablet, `lower` and `upper` its bounds), so sources whose filter rules
-    /// the row out are skipped.
-    pub(crate) fn new(
-        tablet: &'a Tablet,
-        lower: Option<&[u8]>,
-        upper: Option<&[u8]>,
-        reversed: bool,
-        point_row: Option<&[u8]>,
+    /// A scan of the one row whose bounds are `lower` (the row's encoded prefix) and
+    /// `upper` (the key after the row) over `sources` (the tablet's sources that may hold
+    /// it): bounds built by the caller and moved in rather than borrowed and copied (a point
+    /// read is a handful of allocations).
+    pub(crate) fn point(
+        sources: impl Iterator<Item = &'a dyn Source>,
+        row: &[u8],
+        lower: KeyBuf,
+        upper: KeyBuf,
     ) -> Self {
-        let (lower, upper) = match (lower, upper, point_row) {
-            // A row of the tablet: its bounds are inside the tablet's already.
-            (Some(l), Some(u), Some(_)) => (l.to_vec(), Some(u.to_vec())),
-            _ => {
-                let start = row_prefix(&tablet.start);
-                let lower = match lower {
-                    Some(l) if bytes::less(&start, l) => l.to_vec(),
-                    _ => start,
-                };
-                let end = tablet.end.as_deref().map(row_prefix);
-                let upper = match (upper, end) {
-                    (Some(u), Some(e)) => Some(if bytes::less(u, &e) { u.to_vec() } else { e }),
-                    (Some(u), None) => Some(u.to_vec()),
-                    (None, e) => e,
-                };
-                (lower, upper)
-            }
-        };
-        Self::open(sources_of(tablet), lower, upper, reversed, point_row)
-    }
-
-    /// A scan of the one row `row` of the tablet: [`new`](Self::new) with the row's own
-    /// bounds, built here and moved in rather than borrowed and copied (a point read is a
-    /// handful of allocations, and these were two of them).
-    pub(crate) fn point(tablet: &'a Tablet, row: &[u8]) -> Self {
-        let lower = row_prefix_buf(row);
-        // `after_row`, from the prefix at hand rather than escaping the key again.
-        let upper = internal_key::after_prefix(&lower);
-        // Only the runs whose range reaches the row, found through the runs' index rather
-        // than by asking each run (most of a point read's choice of sources, before).
-        let sources = tablet
-            .memtable
-            .layers()
-            .chain(tablet.runs.overlapping(&lower, &upper));
         let (cursors, err) = Self::cursors(sources, &lower, Some(&upper), false, Some(row));
         Self::with_cursors(cursors, err, lower, Some(upper), false)
-    }
-
-    /// A forward scan of every row of the tablet held in its runs (the memtable left out):
-    /// what a compaction rewrites.
-    pub(crate) fn runs_of(tablet: &'a Tablet) -> Self {
-        Self::runs_in(tablet, 0..tablet.runs.len())
-    }
-
-    /// A forward scan of the rows of the tablet held in `runs` (indices into its runs):
-    /// what a merge of some runs rewrites.
-    pub(crate) fn runs_in(tablet: &'a Tablet, runs: core::ops::Range<usize>) -> Self {
-        let start = row_prefix(&tablet.start);
-        let limit = tablet.end.as_deref().map(row_prefix);
-        let sources = tablet.runs[runs].iter().map(|r| r.as_ref());
-        Self::open(sources, start, limit, false, None)
     }
 
     /// Opens one cursor per source, except that sources whose key ranges are known and
@@ -308,7 +247,7 @@ impl<'a> TabletScan<'a> {
     /// disjoint ranges, greedily, in key order) and a level is walked source after source by
     /// a [`LevelCursor`]. After a load in key order a tablet holds many runs of disjoint
     /// ranges; the merge then compares one head per level for each row, not one per run.
-    fn open(
+    pub(crate) fn open(
         sources: impl Iterator<Item = &'a dyn Source>,
         lower: Vec<u8>,
         upper: Option<Vec<u8>>,
@@ -772,13 +711,7 @@ mod tests {
             let lower = row_prefix(format!("r{start:03}").as_bytes());
             for end in bounds.iter().filter(|e| **e >= start) {
                 let upper = after_row(format!("r{end:03}").as_bytes());
-                let forward = collect(TabletScan::new(
-                    &tablet,
-                    Some(&lower),
-                    Some(&upper),
-                    false,
-                    None,
-                ));
+                let forward = collect(tablet.scan(Some(&lower), Some(&upper), false, None));
                 let got: Vec<_> = forward.iter().flatten().cloned().collect();
                 let want: Vec<_> = all
                     .iter()
@@ -786,13 +719,7 @@ mod tests {
                     .cloned()
                     .collect();
                 assert_eq!(got, want, "scan r{start:03}..=r{end:03}");
-                let mut backward = collect(TabletScan::new(
-                    &tablet,
-                    Some(&lower),
-                    Some(&upper),
-                    true,
-                    None,
-                ));
+                let mut backward = collect(tablet.scan(Some(&lower), Some(&upper), true, None));
                 backward.reverse();
                 assert_eq!(backward, forward, "reversed r{start:03}..=r{end:03}");
             }
@@ -807,7 +734,7 @@ mod skip_tests {
     //! equals the row gathered whole and resolved without them, GC applied per cell, and
     //! with a column limit `n` it equals the first `n` cells of each column of that row.
 
-    use super::{RowGather, TabletScan};
+    use super::RowGather;
     use crate::lsm::internal_key::{EntryKind, InternalKey};
     use crate::lsm::memtable::MemRun;
     use crate::lsm::row_merge::{resolve_entries, RowResolver};
@@ -826,7 +753,7 @@ mod skip_tests {
     /// Every row: resolved whole, then GC applied cell by cell.
     fn reference(tablet: &Tablet, families: &Families) -> Vec<Cells> {
         let epochs = BTreeMap::new();
-        let mut scan = TabletScan::new(tablet, None, None, false, None);
+        let mut scan = tablet.scan(None, None, false, None);
         let mut g = RowGather::default();
         let mut rows = Vec::new();
         while scan.next_row(&mut g).unwrap() {
@@ -887,7 +814,7 @@ mod skip_tests {
         column_limit: Option<usize>,
     ) -> (Vec<Cells>, u64) {
         let epochs = BTreeMap::new();
-        let mut scan = TabletScan::new(tablet, None, None, reversed, None);
+        let mut scan = tablet.scan(None, None, reversed, None);
         scan.reverse_gather_limit = limit;
         let mut resolver = RowResolver::new(&epochs, Some((families, NOW)));
         resolver.set_column_limit(column_limit);

@@ -25,8 +25,8 @@ use alloc::vec::Vec;
 
 use crate::durability::manifest::{RunMeta, TableState, TabletState};
 use crate::lsm::internal_key::{self, EntryKind, InternalKey};
-use crate::lsm::memtable::Source;
 use crate::lsm::persist::RunStore;
+use crate::lsm::source::Source;
 use crate::model::mutation::Mutation;
 use crate::model::row::SampleRowKey;
 use crate::model::schema::{TableConfig, ValueType};
@@ -164,6 +164,9 @@ pub(crate) struct Table {
     /// [`Tablet::flushed_through`]). Writes apply in sequence order, and recovery replays the
     /// log in order, skipping only what a tablet's own mark already covers.
     applied: u64,
+    /// The table's change stream, when enabled: the database logs each committed write
+    /// here, and compactions the cells garbage collection removed.
+    pub(crate) change_log: Option<crate::table::change_log::ChangeLog>,
 }
 
 impl Clone for Tablet {
@@ -209,6 +212,7 @@ impl Table {
             maintenance_wanted: false,
             compactions_due: BTreeSet::new(),
             applied: 0,
+            change_log: None,
         }
     }
 

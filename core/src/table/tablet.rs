@@ -13,13 +13,16 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use crate::lsm::internal_key;
-use crate::lsm::memtable::{MemRun, Memtable, Source};
+use crate::lsm::memtable::{MemRun, Memtable};
 use crate::lsm::persist::{RunStore, RunWriter};
 use crate::lsm::row_merge::{resolve_entries, Entry};
 use crate::lsm::runs::Runs;
+use crate::lsm::source::Source;
 use crate::model::gc::GcRule;
+use crate::model::mutation::{Mutation, TimestampRange};
 use crate::model::row::Cell;
 use crate::model::schema::TableConfig;
+use crate::platform::bytes;
 use crate::table::scan::{RowGather, TabletScan};
 use crate::Result;
 
@@ -45,6 +48,81 @@ pub(crate) struct Tablet {
     pub(crate) flushed_through: u64,
 }
 
+/// How a tablet is read: the scans over its sources. The tablet gathers its sources and
+/// bounds; the merge (`table::scan`) knows only cursors.
+impl Tablet {
+    /// Every source of the tablet a read merges: its memtable layers, then its runs.
+    fn sources(&self) -> impl Iterator<Item = &dyn Source> {
+        self.memtable
+            .layers()
+            .chain(self.runs.iter().map(|r| r.as_ref()))
+    }
+
+    /// A scan of every source that may hold rows between `lower` (inclusive, an encoded
+    /// row boundary; `None`: the tablet's start) and `upper` (exclusive; `None`: the
+    /// tablet's end), each cursor at the first key of that span, or at the last one when
+    /// `reversed`. `point_row`: the scan is that single row (REQUIRES: a row of the tablet,
+    /// `lower` and `upper` its bounds), so sources whose filter rules the row out are
+    /// skipped.
+    pub(crate) fn scan(
+        &self,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+        reversed: bool,
+        point_row: Option<&[u8]>,
+    ) -> TabletScan<'_> {
+        let (lower, upper) = match (lower, upper, point_row) {
+            // A row of the tablet: its bounds are inside the tablet's already.
+            (Some(l), Some(u), Some(_)) => (l.to_vec(), Some(u.to_vec())),
+            _ => {
+                let start = internal_key::row_prefix(&self.start);
+                let lower = match lower {
+                    Some(l) if bytes::less(&start, l) => l.to_vec(),
+                    _ => start,
+                };
+                let end = self.end.as_deref().map(internal_key::row_prefix);
+                let upper = match (upper, end) {
+                    (Some(u), Some(e)) => Some(if bytes::less(u, &e) { u.to_vec() } else { e }),
+                    (Some(u), None) => Some(u.to_vec()),
+                    (None, e) => e,
+                };
+                (lower, upper)
+            }
+        };
+        TabletScan::open(self.sources(), lower, upper, reversed, point_row)
+    }
+
+    /// A scan of the one row `row` of the tablet, over the memtable and only the runs whose
+    /// range reaches the row (found through the runs' index rather than by asking each run).
+    pub(crate) fn point_scan(&self, row: &[u8]) -> TabletScan<'_> {
+        let lower = internal_key::row_prefix_buf(row);
+        // `after_row`, from the prefix at hand rather than escaping the key again.
+        let upper = internal_key::after_prefix(&lower);
+        // Gathered before the bounds move into the scan (inline: no allocation).
+        let sources: smallvec::SmallVec<[&dyn Source; 4]> = self
+            .memtable
+            .layers()
+            .chain(self.runs.overlapping(&lower, &upper))
+            .collect();
+        TabletScan::point(sources.into_iter(), row, lower, upper)
+    }
+
+    /// A forward scan of every row of the tablet held in its runs (the memtable left out):
+    /// what a compaction rewrites.
+    pub(crate) fn runs_scan(&self) -> TabletScan<'_> {
+        self.runs_in_scan(0..self.runs.len())
+    }
+
+    /// A forward scan of the rows of the tablet held in `runs` (indices into its runs):
+    /// what a merge of some runs rewrites.
+    pub(crate) fn runs_in_scan(&self, runs: Range<usize>) -> TabletScan<'_> {
+        let start = internal_key::row_prefix(&self.start);
+        let limit = self.end.as_deref().map(internal_key::row_prefix);
+        let sources = self.runs[runs].iter().map(|r| r.as_ref());
+        TabletScan::open(sources, start, limit, false, None)
+    }
+}
+
 impl Tablet {
     pub(crate) fn new(id: u64, start: Vec<u8>, end: Option<Vec<u8>>) -> Self {
         Tablet {
@@ -65,7 +143,7 @@ impl Tablet {
     /// # Errors
     /// A run's error (`DataLoss` for a corrupt block holding the row).
     pub(crate) fn gather_row<'a>(&'a self, row: &[u8], g: &mut RowGather<'a>) -> Result<bool> {
-        TabletScan::point(self, row).next_row(g)
+        self.point_scan(row).next_row(g)
     }
 
     /// The visible cells of a row (before GC), with their write sequence numbers.
@@ -166,9 +244,11 @@ impl Tablet {
     /// cover (every older write is in the merge, so tombstones can go too) and what the
     /// families' GC rules collect. The output is cut at row boundaries into runs of about
     /// `piece_bytes` (so a tablet that must split afterwards splits between runs, and no run
-    /// is shared); `u64::MAX` writes one run. Returns the new size in bytes.
+    /// is shared); `u64::MAX` writes one run. Returns the new size in bytes. With
+    /// `collected`, each cell a GC rule collected is added to it, in row order, as its row
+    /// key and a DeleteFromColumn of its timestamp (for the table's change stream).
     ///
-    /// On an error the tablet is unchanged.
+    /// On an error the tablet is unchanged (`collected` may have grown).
     pub(crate) fn compact(
         &mut self,
         config: &TableConfig,
@@ -176,13 +256,14 @@ impl Tablet {
         now_micros: i64,
         store: Option<&RunStore>,
         piece_bytes: u64,
+        mut collected: Option<&mut Vec<(Vec<u8>, Mutation)>>,
     ) -> Result<u64> {
         let max_sequence = self.flushed_sequence();
         let mut pieces: Vec<Arc<dyn Source>> = Vec::new();
         let mut size = 0u64;
         {
             let never = GcRule::Never;
-            let mut scan = TabletScan::runs_of(self);
+            let mut scan = self.runs_scan();
             let mut g = RowGather::default();
             // One row's output: its keys and values back to back, and where each entry is.
             let mut row_data: Vec<u8> = Vec::new();
@@ -192,11 +273,23 @@ impl Tablet {
                 row_data.clear();
                 row_spans.clear();
                 let mut rule = &never;
+                let mut row_collected: Vec<Mutation> = Vec::new();
+                let logging = collected.is_some();
                 let resolved = resolve_entries(g.entries(), epochs, |c| {
                     if c.new_family {
                         rule = config.families.get(c.family).map_or(&never, |f| &f.gc_rule);
                     }
                     if rule.is_collectable(c.version, c.timestamp_micros, now_micros) {
+                        if logging {
+                            row_collected.push(Mutation::DeleteFromColumn {
+                                family: c.family.into(),
+                                qualifier: c.qualifier.to_vec(),
+                                time_range: TimestampRange {
+                                    start_micros: c.timestamp_micros,
+                                    end_micros: Some(c.timestamp_micros.saturating_add(1)),
+                                },
+                            });
+                        }
                         return;
                     }
                     let k = row_data.len();
@@ -212,6 +305,12 @@ impl Tablet {
                     row_data.extend_from_slice(c.value);
                     row_spans.push((k, v, row_data.len()));
                 });
+                if resolved.is_ok() && !row_collected.is_empty() {
+                    if let Some(out) = collected.as_deref_mut() {
+                        let key = internal_key::row_key_of(&g.prefix)?;
+                        out.extend(row_collected.drain(..).map(|m| (key.clone(), m)));
+                    }
+                }
                 // A row that does not decode is dropped whole, never half.
                 if resolved.is_err() || row_spans.is_empty() {
                     continue;
@@ -256,7 +355,7 @@ impl Tablet {
             .unwrap_or(0);
         let mut sink = RunSink::new(store)?;
         {
-            let mut scan = TabletScan::runs_in(self, range.clone());
+            let mut scan = self.runs_in_scan(range.clone());
             let mut g = RowGather::default();
             while scan.next_row(&mut g)? {
                 for (k, v) in g.entries() {
@@ -387,7 +486,7 @@ impl Tablet {
     /// of its sources. `None` for a tablet of fewer than two rows.
     pub(crate) fn middle_row(&self) -> Option<Vec<u8>> {
         let mut rows: Vec<(Vec<u8>, u64)> = Vec::new();
-        let mut scan = TabletScan::new(self, None, None, false, None);
+        let mut scan = self.scan(None, None, false, None);
         let mut g = RowGather::default();
         // A run that cannot be read: no split now (the read that touches it reports it).
         while scan.next_row(&mut g).ok()? {

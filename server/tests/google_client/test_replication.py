@@ -122,6 +122,41 @@ def test_a_write_reaches_the_other_cluster_only_after_the_lag(replicated):
         admin.check_consistency(request={"name": name, "consistency_token": "bogus"})
 
 
+def test_googles_wait_for_consistency_returns_once_the_writes_have_replicated(replicated):
+    """Google's own helper (the admin overlay's ``wait_for_consistency``: a token, then
+    CheckConsistency polled until true) works unchanged: it keeps polling while the write is
+    on its way, and returns True once the server's clock passes the lag."""
+    client, data, addr = replicated
+    east = data.get_table(INSTANCE, "t", app_profile_id="to-east")
+    east.mutate_row(b"wait", SetCell("cf", b"q", b"v", timestamp_micros=1000))
+    from google.cloud.bigtable_admin_v2 import BigtableTableAdminClient
+    from google.cloud.bigtable_admin_v2.services.bigtable_table_admin.transports import (
+        BigtableTableAdminGrpcTransport,
+    )
+
+    admin = BigtableTableAdminClient(
+        transport=BigtableTableAdminGrpcTransport(channel=grpc.insecure_channel(addr))
+    )
+    name = f"projects/{PROJECT}/instances/{INSTANCE}/tables/t"
+    polls = []
+    real_check = admin.check_consistency
+
+    def counting_check(*args, **kwargs):
+        reply = real_check(*args, **kwargs)
+        polls.append(reply.consistent)
+        if not reply.consistent and len(polls) == 1:
+            # The lag passes while the helper waits.
+            advance_clock(addr, 2_000_000)
+        return reply
+
+    admin.check_consistency = counting_check
+    try:
+        assert admin.wait_for_consistency(name=name, timeout=60) is True
+    finally:
+        del admin.check_consistency
+    assert polls[0] is False and polls[-1] is True
+
+
 def test_an_increment_through_a_multi_cluster_profile_is_refused(replicated):
     _, data, _ = replicated
     anywhere = data.get_table(INSTANCE, "t", app_profile_id="any")

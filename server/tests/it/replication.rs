@@ -495,3 +495,93 @@ async fn kill_9_loses_no_acknowledged_write_and_replication_resumes_after_restar
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs `sparsetable-server control --emulator-host ADDR --project p --instance replicated
+/// WORDS...` (the binary under test) and returns its exit code and stdout.
+fn control_cli(server: &Server, words: &[&str]) -> (i32, String, String) {
+    let binary = std::env::var("SPARSETABLE_SERVER_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_sparsetable-server").to_string());
+    let out = std::process::Command::new(binary)
+        .args([
+            "control",
+            "--emulator-host",
+            &server.addr,
+            "--project",
+            "p",
+            "--instance",
+            "replicated",
+        ])
+        .args(words)
+        .env_remove("BIGTABLE_EMULATOR_HOST")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn the_control_command_line_takes_a_cluster_down_sets_the_lag_and_injects_faults() {
+    let server = replicated_server().await;
+    let (code, out, _) = control_cli(&server, &["status"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "projects/p/instances/replicated: lag 2000000 us, 0 writes in flight, 0 fault rules\n  east-cluster\tavailable\n  west-cluster\tavailable\n"
+    );
+    let (code, out, _) = control_cli(&server, &["down", "west-cluster"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("west-cluster\tunavailable"), "{out}");
+    let mut data = server.data().await;
+    let e = data
+        .mutate_row(v2::MutateRowRequest {
+            app_profile_id: "to-west".into(),
+            ..set_cell("c", "v")
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unavailable);
+    assert_eq!(control_cli(&server, &["up", "west-cluster"]).0, 0);
+    let (code, out, _) = control_cli(&server, &["lag", "0s"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("lag 0 us"), "{out}");
+    let (code, out, _) = control_cli(
+        &server,
+        &[
+            "fault",
+            "--rpc",
+            "MutateRow",
+            "--code",
+            "DEADLINE_EXCEEDED",
+            "--count",
+            "1",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("1 fault rules"), "{out}");
+    let e = data
+        .mutate_row(v2::MutateRowRequest {
+            app_profile_id: "to-west".into(),
+            ..set_cell("c", "v")
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::DeadlineExceeded);
+    data.mutate_row(v2::MutateRowRequest {
+        app_profile_id: "to-west".into(),
+        ..set_cell("c", "v")
+    })
+    .await
+    .expect("a fault with a count of one fails one request");
+    assert_eq!(control_cli(&server, &["clear-faults", "--seed", "3"]).0, 0);
+    // The server refuses: an unknown cluster is its NOT_FOUND, exit status 1.
+    let (code, _, err) = control_cli(&server, &["down", "north-cluster"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("NotFound"), "{err}");
+    // A malformed command line: exit status 2 and the usage.
+    let (code, _, err) = control_cli(&server, &["lag", "soon"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("Usage: sparsetable-server control"), "{err}");
+}

@@ -23,6 +23,8 @@ use super::table_tabs::TableTabs;
 use super::view_tabs::ViewTabs;
 use super::write_form::WriteForm;
 use crate::client::Client;
+use crate::lab::replication::ReplAction;
+use crate::lab::LabAction;
 use crate::remote::{Answer, PageEvent, Request, Shown};
 use crate::state::{Action, View};
 
@@ -195,6 +197,38 @@ fn grid_section(state: &Shown, dispatch: &Callback<Action>) -> Html {
     }
 }
 
+/// The first screen's way in: a lesson with one click (the lab below shows it).
+fn welcome(dispatch: &Callback<Action>) -> Html {
+    let start = |action: LabAction| {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_| {
+            dispatch.emit(Action::Lab(action.clone()));
+            // The lesson runs in the lab, below the fold on a small screen.
+            if let Some(lab) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.query_selector("[data-testid=lab]").ok().flatten())
+            {
+                lab.scroll_into_view();
+            }
+        })
+    };
+    html! {
+        <div class="card welcome" data-testid="welcome">
+            <h2>{ "New to Bigtable? Start with a lesson" }</h2>
+            <p class="muted">{ "Each one builds its own tables and walks you through what to look at, with every action shown as code." }</p>
+            <div class="buttons">
+                <button type="button" data-testid="welcome-replication"
+                    onclick={start(LabAction::Replication(ReplAction::Start { clusters: 3 }))}>
+                    { "Replication: three clusters, lag, conflicts, failover" }</button>
+                <button type="button" class="ghost" data-testid="welcome-hotspots"
+                    onclick={start(LabAction::RunScenario("hotspots".into()))}>
+                    { "Row keys and hotspots" }</button>
+            </div>
+            <p class="muted">{ "Or create a table of your own below." }</p>
+        </div>
+    }
+}
+
 /// The Data view: the forms and GC rules beside the selected table's grid and drawer.
 fn data_view(state: &Shown, dispatch: &Callback<Action>) -> Html {
     let selected = state.selected.clone();
@@ -208,12 +242,18 @@ fn data_view(state: &Shown, dispatch: &Callback<Action>) -> Html {
     html! {
         <div class="data-view">
             <section class="panel forms" aria-label="Tables and writes">
+                if state.tables.is_empty() {
+                    { welcome(dispatch) }
+                }
                 <TableForm on_action={dispatch.clone()} />
-                <WriteForm
-                    table={selected.clone()}
-                    families={state.selected_families().to_vec()}
-                    on_action={dispatch.clone()}
-                />
+                // A write needs a table: the first screen leads into a lesson instead.
+                if !state.tables.is_empty() {
+                    <WriteForm
+                        table={selected.clone()}
+                        families={state.selected_families().to_vec()}
+                        on_action={dispatch.clone()}
+                    />
+                }
                 <div class="card">
                     <h2>{ "Sample data" }</h2>
                     <p class="muted">{ "Rows user#000000… with a name and an 8-byte visits counter, in the table's first family." }</p>

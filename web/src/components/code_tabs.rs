@@ -34,7 +34,9 @@ pub fn code_tabs(props: &CodeTabsProps) -> Html {
     html! {
         <section class="code card" data-testid="code" aria-label={props.title.clone()}>
             <h2>{ props.title.clone() }</h2>
-            <div class="code-tabs" role="tablist">
+            <div class="code-tabs">
+            // The tablist holds only tabs (axe-core: aria-required-children); Copy sits beside it.
+            <div class="code-tablist" role="tablist" aria-label="Languages">
                 { for props.snippets.iter().enumerate().map(|(i, s)| {
                     let onclick = {
                         let (active, copied) = (active.clone(), copied.clone());
@@ -46,6 +48,7 @@ pub fn code_tabs(props: &CodeTabsProps) -> Html {
                             data-testid="code-tab" {onclick}>{ s.lang.label() }</button>
                     }
                 }) }
+            </div>
                 <button type="button" class="ghost copy" onclick={copy} data-testid="copy-code">
                     { if *copied { "Copied" } else { "Copy" } }
                 </button>

@@ -1,12 +1,14 @@
-//! The Key Visualizer: one lane's heatmap as SVG, time left to right and key ranges top to
-//! bottom, labelled by the hierarchy levels of their keys; hot rows are outlined and a hover
-//! shows the range, its counters in that second and the tablet holding it.
+//! The Key Visualizer: one lane's heatmap as SVG, time left to right (a UTC time axis below)
+//! and key ranges top to bottom, labelled by the hierarchy levels of their keys; hot rows are
+//! outlined, a hover shows the range, its counters in that second and the tablet holding it,
+//! a click drills into the range, and a colour legend maps colours to the metric's values.
 
 use core::fmt::Write as _;
 
 use yew::prelude::*;
 
 use crate::lab::heatmap::outline_labels;
+use crate::lab::keyvis::{time_label, KeyZoom};
 use crate::lab::LaneView;
 use crate::state::display_bytes;
 
@@ -18,7 +20,17 @@ pub struct HeatmapProps {
     /// Cell size in pixels.
     #[prop_or(12)]
     pub cell: u32,
+    /// The metric's label, for the legend (none: no legend or time axis, as in the small
+    /// maps beside the tablet maps).
+    #[prop_or_default]
+    pub metric: Option<AttrValue>,
+    /// Called with the key range of a clicked row (drill-down).
+    #[prop_or_default]
+    pub on_zoom: Option<Callback<KeyZoom>>,
 }
+
+/// The height of the time axis under the cells.
+const AXIS_H: u32 = 18;
 
 /// Colour levels a cell's share of the maximum is rounded to (level 0: no traffic).
 const LEVELS: u32 = 40;
@@ -83,7 +95,11 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
     let cell = props.cell;
     let label_w = 150u32;
     let width = label_w + cell * h.times.len().max(1) as u32;
-    let height = cell * h.rows.len().max(1) as u32;
+    let axis = props.metric.is_some();
+    let cells_h = cell * h.rows.len().max(1) as u32;
+    let height = cells_h + if axis { AXIS_H } else { 0 };
+    // A label every `every` columns, at least 64 px apart.
+    let every = 64u32.div_ceil(cell).max(1) as usize;
     let labels = outline_labels(&h.rows);
     let hot_rows = h.rows.iter().filter(|r| r.hot).count();
     let mut paths = vec![String::new(); LEVELS as usize + 1];
@@ -113,6 +129,36 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
             }
         })
     };
+    let onclick = {
+        let (hover, on_zoom, rows, table) = (
+            hover.clone(),
+            props.on_zoom.clone(),
+            h.rows.clone(),
+            lane.table.clone(),
+        );
+        Callback::from(move |_: MouseEvent| {
+            if let (Some((r, _)), Some(on_zoom)) = (*hover, on_zoom.as_ref()) {
+                if let Some(row) = rows.get(r) {
+                    on_zoom.emit(KeyZoom {
+                        table: table.clone(),
+                        start: row.start.clone(),
+                        last: row.last.clone(),
+                    });
+                }
+            }
+        })
+    };
+    let legend = props.metric.as_ref().map(|m| {
+        let stops: Vec<String> = (0..=4).map(|i| colour(i * LEVELS / 4)).collect();
+        html! {
+            <div class="heat-legend" data-testid="heat-legend">
+                <span>{ "0" }</span>
+                <span class="heat-scale" aria-hidden="true"
+                    style={format!("background: linear-gradient(to right, {})", stops.join(", "))}></span>
+                <span>{ format!("{} {} in one second, the largest cell (colour: square root of its share)", h.max, m) }</span>
+            </div>
+        }
+    });
     let hover_text = (*hover)
         .and_then(|(r, t)| cell_text(lane, r, t))
         .unwrap_or_else(|| "Hover a cell: key range, operations, tablet.".into());
@@ -125,7 +171,7 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
                 <p class="hint">{ "No traffic yet: run some load." }</p>
             } else {
                 <svg width={width.to_string()} height={height.to_string()} role="img"
-                    aria-label={format!("heatmap of {}", lane.table)} {onmousemove} ref={svg_ref}>
+                    aria-label={format!("heatmap of {}", lane.table)} {onmousemove} {onclick} ref={svg_ref}>
                     { for labels.iter().zip(&h.rows).enumerate().map(|(ri, (label, row))| html! {
                         <text x="0" y={(ri as u32 * cell + cell - 3).to_string()} class={classes!("heat-label", row.hot.then_some("hot"))}>{ label.clone() }</text>
                     }) }
@@ -138,7 +184,16 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
                                 width={(cell - 1).to_string()} height={(cell - 1).to_string()} />
                         })
                     }) }
+                    if axis {
+                        <g class="heat-axis" data-testid="heat-time-axis">
+                            { for h.times.iter().enumerate().filter(|(t, _)| t % every == 0).map(|(t, &micros)| html! {
+                                <text x={(label_w + t as u32 * cell).to_string()} y={(cells_h + AXIS_H - 4).to_string()}
+                                    class="heat-time">{ time_label(micros) }</text>
+                            }) }
+                        </g>
+                    }
                 </svg>
+                { for legend }
                 <pre class="heat-hover" data-testid="heat-hover">{ hover_text }</pre>
             }
         </div>

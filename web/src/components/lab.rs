@@ -24,8 +24,9 @@ pub struct LabPanelProps {
     pub on_action: Callback<Action>,
 }
 
-const TABS: [(&str, &str); 5] = [
+const TABS: [(&str, &str); 6] = [
     ("scenarios", "Scenarios"),
+    ("replication", "Replication"),
     ("tablets", "Tablets"),
     ("heatmap", "Key Visualizer"),
     ("console", "Console"),
@@ -36,7 +37,19 @@ const TABS: [(&str, &str); 5] = [
 #[function_component(LabPanel)]
 pub fn lab_panel(props: &LabPanelProps) -> Html {
     let tab = use_state(|| "scenarios");
+    {
+        // Starting the replication lesson (from the first screen, say) shows it.
+        let tab = tab.clone();
+        use_effect_with(props.lab.replication.is_some(), move |started| {
+            if *started {
+                tab.set("replication");
+            }
+        });
+    }
     let body = match *tab {
+        "replication" => {
+            html! { <super::replication::ReplicationView view={props.lab.replication.clone()} on_action={props.on_action.clone()} /> }
+        }
         "tablets" => {
             html! { <TabletsView lab={props.lab.clone()} events={props.events.clone()} on_action={props.on_action.clone()} /> }
         }

@@ -23,6 +23,7 @@ pub mod heatmap;
 pub mod heatmaps_view;
 pub mod key_builder;
 pub mod lab;
+pub mod replication;
 pub mod scenarios;
 pub mod tablet_map;
 pub mod tablets_view;

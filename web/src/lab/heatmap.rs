@@ -12,39 +12,85 @@ use alloc::vec::Vec;
 
 use sparsetable::{AccessCounters, AccessStat, TabletInfo};
 
-/// What a heatmap counts.
+/// What a heatmap counts: the metric families of Google's Key Visualizer ("Key Visualizer
+/// metrics", cloud.google.com/bigtable/docs/keyvis-metrics: Ops, rows read and written, read
+/// and write bytes, CPU), from the engine's access statistics. CPU is the engine's stand-in
+/// for CPU time, the work `Database::hot_tablets` (ListHotTablets) counts too: rows and cells
+/// its reads visited plus the row mutations it applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Metric {
+    /// Operations: rows read plus row mutations (Key Visualizer's Ops).
+    Ops,
     /// Rows read.
     Reads,
-    /// Row mutations.
+    /// Row mutations (rows written).
     #[default]
     Writes,
+    /// Bytes read.
+    ReadBytes,
+    /// Bytes written.
+    WriteBytes,
     /// Bytes read plus bytes written.
     Bytes,
+    /// Work: rows and cells visited by reads plus row mutations (the CPU stand-in).
+    Cpu,
 }
 
 impl Metric {
     /// The counter this metric takes.
     pub fn of(self, c: &AccessCounters) -> u64 {
         match self {
+            Metric::Ops => c.reads + c.writes,
             Metric::Reads => c.reads,
             Metric::Writes => c.writes,
+            Metric::ReadBytes => c.bytes_read,
+            Metric::WriteBytes => c.bytes_written,
             Metric::Bytes => c.bytes_read + c.bytes_written,
+            Metric::Cpu => work(c),
         }
     }
 
     /// Every metric, for the picker.
-    pub const ALL: [Metric; 3] = [Metric::Writes, Metric::Reads, Metric::Bytes];
+    pub const ALL: [Metric; 7] = [
+        Metric::Ops,
+        Metric::Writes,
+        Metric::Reads,
+        Metric::WriteBytes,
+        Metric::ReadBytes,
+        Metric::Bytes,
+        Metric::Cpu,
+    ];
 
-    /// Its name.
+    /// Its id (test ids, the picker).
     pub fn name(self) -> &'static str {
         match self {
+            Metric::Ops => "ops",
             Metric::Reads => "reads",
             Metric::Writes => "writes",
+            Metric::ReadBytes => "read-bytes",
+            Metric::WriteBytes => "write-bytes",
             Metric::Bytes => "bytes",
+            Metric::Cpu => "cpu",
         }
     }
+
+    /// Its label, with its unit.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Ops => "ops",
+            Metric::Reads => "rows read",
+            Metric::Writes => "rows written",
+            Metric::ReadBytes => "read bytes",
+            Metric::WriteBytes => "write bytes",
+            Metric::Bytes => "bytes",
+            Metric::Cpu => "CPU (work units)",
+        }
+    }
+}
+
+/// The engine's CPU stand-in for some counters (as `Database::hot_tablets` counts it).
+pub fn work(c: &AccessCounters) -> u64 {
+    c.rows_scanned + c.cells_scanned + c.writes
 }
 
 /// One row of the heatmap: a key range and its value per time bucket.

@@ -18,13 +18,17 @@
 
 pub mod heatmap;
 pub mod keys;
+pub mod keyvis;
 pub mod load;
+pub mod replication;
+pub mod replication_code;
 pub mod scenarios;
 pub mod tablets;
 
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::rc::Rc;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 use core::ops::Bound;
@@ -96,6 +100,8 @@ pub enum LabAction {
     Compact,
     /// Shows another metric in the heatmaps.
     SetMetric(Metric),
+    /// Drills the heatmaps into a key range (`None`: every key again).
+    Zoom(Option<keyvis::KeyZoom>),
     /// Sets design A (slot 0) or B (slot 1) of the key builder.
     SetDesign {
         /// 0 for A, 1 for B.
@@ -103,6 +109,8 @@ pub enum LabAction {
         /// The design.
         design: KeyDesign,
     },
+    /// The replication lesson (see [`replication`]).
+    Replication(replication::ReplAction),
     /// The comments pager: first page (`next: false`) or the next one, with a key regex.
     Page {
         /// Continue from the resume key.
@@ -151,8 +159,10 @@ pub struct LaneView {
     /// The hottest tablet's share of recent writes, per mille; `None` with fewer than two
     /// tablets (one tablet takes every write by definition: no hotspot to score).
     pub hotspot_permille: Option<u32>,
-    /// The heatmap of the chosen metric.
+    /// The heatmap of the chosen metric (of the drilled-into key range, if any).
     pub heatmap: Heatmap,
+    /// Key Visualizer's diagnostic messages for the table.
+    pub diagnostics: Vec<keyvis::Diagnostic>,
     /// Splits seen so far.
     pub splits: usize,
     /// Merges of cold neighbours seen so far.
@@ -234,6 +244,12 @@ pub struct LabView {
     pub pager: Option<PagerView>,
     /// Console files by name.
     pub files: Vec<String>,
+    /// The replication lesson, once started.
+    pub replication: Option<replication::ReplView>,
+    /// The key range the heatmaps are drilled into.
+    pub zoom: Option<keyvis::KeyZoom>,
+    /// The hot tablets of the last minute (ListHotTablets).
+    pub hot_tablets: Vec<keyvis::HotTabletView>,
 }
 
 #[derive(Debug, Default)]
@@ -255,6 +271,8 @@ struct Inner {
     row_sizes: BTreeMap<String, RowSizes>,
     /// The next comment id the comments lesson's load writes.
     next_comment: u32,
+    /// The replication lesson's instance, once started.
+    repl: Option<replication::ReplLab>,
 }
 
 impl Inner {
@@ -486,8 +504,11 @@ impl Lab {
             | LabAction::SetThresholds(_)
             | LabAction::Compact
             | LabAction::SetMetric(_)
+            | LabAction::Zoom(_)
             | LabAction::SetDesign { .. }
-            | LabAction::Page { .. } => LabEffect::Nothing,
+            | LabAction::Page { .. }
+            // The lesson's instance is its own: the playground's tables are untouched.
+            | LabAction::Replication(_) => LabEffect::Nothing,
         }
     }
 
@@ -504,10 +525,21 @@ impl Lab {
     pub fn apply(
         &mut self,
         db: &mut Database,
-        clock: &ManualClock,
+        clock: &Arc<ManualClock>,
         action: LabAction,
     ) -> Result<(), ShownError> {
         match action {
+            LabAction::Replication(a) => {
+                let mut inner = self.inner.borrow_mut();
+                if let replication::ReplAction::Start { clusters } = a {
+                    inner.repl = Some(replication::ReplLab::new(clusters, clock)?);
+                }
+                let repl = inner.repl.as_mut().ok_or_else(|| {
+                    err("FAILED_PRECONDITION", "start the replication lesson first")
+                })?;
+                repl.apply(clock, a)?;
+                self.view.replication = Some(repl.view());
+            }
             LabAction::Console(line) => {
                 self.console(db, &line);
                 // Time passes between two commands, as between two cbt runs against a
@@ -560,6 +592,7 @@ impl Lab {
                 }
             }
             LabAction::SetMetric(m) => self.view.metric = m,
+            LabAction::Zoom(z) => self.view.zoom = z,
             LabAction::SetDesign { slot, design } => {
                 if slot > 1 || design.segments.is_empty() {
                     return Err(err(
@@ -930,6 +963,11 @@ impl Lab {
         selected_rows: &[GridRow],
     ) {
         let mut inner = self.inner.borrow_mut();
+        // The lesson's instance runs on the same clock: a clock move delivers what is due.
+        if let Some(repl) = inner.repl.as_mut() {
+            repl.pump();
+            self.view.replication = Some(repl.view());
+        }
         for e in db.take_tablet_events() {
             match e.kind {
                 sparsetable::TabletEventKind::Split => {
@@ -1004,10 +1042,16 @@ impl Lab {
                     }
                     rows = selected_rows.len();
                 }
-                let stats = db.access_stats(&table).unwrap_or_default();
+                let stats = keyvis::zoomed(
+                    &table,
+                    db.access_stats(&table).unwrap_or_default(),
+                    self.view.zoom.as_ref(),
+                );
+                let sizes = inner.row_sizes.get(&table).copied().unwrap_or_default();
                 Some(LaneView {
                     hotspot_permille: (views.len() > 1).then(|| tablets::hotspot_permille(&views)),
                     heatmap: heatmap::build(&stats, self.view.metric, 24),
+                    diagnostics: keyvis::diagnostics(&stats, &sizes, rows, 24),
                     splits: inner.splits.get(&table).copied().unwrap_or(0),
                     merges: inner.merges.get(&table).copied().unwrap_or(0),
                     row_sizes: inner.row_sizes.get(&table).copied().unwrap_or_default(),
@@ -1018,6 +1062,7 @@ impl Lab {
                 })
             })
             .collect();
+        self.view.hot_tablets = keyvis::hot_tablets(db);
         if let Some(first) = self.view.lanes.first() {
             if let Ok(info) = db.get_table(&first.table) {
                 self.view.thresholds = info.config.tablet_options;
@@ -1037,7 +1082,7 @@ mod tests {
         (Lab::default(), db, clock)
     }
 
-    fn run(lab: &mut Lab, db: &mut Database, clock: &ManualClock, action: LabAction) {
+    fn run(lab: &mut Lab, db: &mut Database, clock: &Arc<ManualClock>, action: LabAction) {
         lab.apply(db, clock, action).unwrap();
         lab.observe(db, None, &[]);
     }
@@ -1277,7 +1322,7 @@ mod tests {
     fn console_out(
         lab: &mut Lab,
         db: &mut Database,
-        clock: &ManualClock,
+        clock: &Arc<ManualClock>,
         line: &str,
     ) -> ConsoleEntry {
         run(lab, db, clock, LabAction::Console(line.into()));

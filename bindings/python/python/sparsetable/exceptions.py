@@ -38,6 +38,7 @@ _CLASSES = {
     "InternalServerError": ("INTERNAL", "InternalServerError"),
     "ServiceUnavailable": ("UNAVAILABLE", "ServiceUnavailable"),
     "DataLoss": ("DATA_LOSS", "DataLoss"),
+    "DeadlineExceeded": ("DEADLINE_EXCEEDED", "DeadlineExceeded"),
     "PermissionDenied": ("PERMISSION_DENIED", "PermissionDenied"),
 }
 
@@ -87,6 +88,7 @@ MethodNotImplemented = _chosen["MethodNotImplemented"]
 InternalServerError = _chosen["InternalServerError"]
 ServiceUnavailable = _chosen["ServiceUnavailable"]
 DataLoss = _chosen["DataLoss"]
+DeadlineExceeded = _chosen["DeadlineExceeded"]
 PermissionDenied = _chosen["PermissionDenied"]
 
 
@@ -248,6 +250,7 @@ __all__ = [
     "Aborted",
     "AlreadyExists",
     "DataLoss",
+    "DeadlineExceeded",
     "FailedMutationEntryError",
     "FailedPrecondition",
     "FailedQueryShardError",

@@ -23,8 +23,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from sparsetable import _native
 
-MAX_MUTATIONS = 100000
-"""Bigtable's limit on the mutations of one row write (checked by the engine)."""
+MAX_MUTATIONS: int = _native._limits()["MAX_MUTATIONS_PER_REQUEST"]
+"""Bigtable's limit on the mutations of one row write (the engine's, which checks it)."""
 
 _UTC = datetime.timezone.utc
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=_UTC)

@@ -12,7 +12,7 @@
 use alloc::vec::Vec;
 
 use super::Database;
-use crate::lsm::memtable::Source;
+use crate::lsm::source::Source;
 use crate::table::compaction::CompactionJob;
 use crate::table::table::FlushJob;
 use crate::table::table::Table;
@@ -55,7 +55,7 @@ pub(crate) struct Compactions {
 }
 
 /// A compaction's output runs once built (or the error that stopped it).
-type BuiltRuns = Result<Vec<Arc<dyn Source>>>;
+type BuiltRuns = Result<crate::table::compaction::CompactionOutput>;
 
 impl Compactions {
     /// Writes every job's output runs. Needs no lock.
@@ -181,14 +181,14 @@ impl Database {
         for (job, out) in &built.jobs {
             let Some(table) = self.tables.get_mut(&job.table) else {
                 if let Some(Ok(outputs)) = out {
-                    job.discard(outputs);
+                    job.discard(&outputs.runs);
                 }
                 continue;
             };
             match out {
                 Some(Ok(outputs)) => match table.install_compaction(job, outputs.clone(), now) {
                     Ok(true) => {}
-                    Ok(false) => job.discard(outputs),
+                    Ok(false) => job.discard(&outputs.runs),
                     Err(e) => {
                         first_error.get_or_insert(e);
                     }

@@ -10,6 +10,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Backup, BackupInfo, Database};
@@ -21,11 +22,17 @@ use crate::model::mutation::{
     resolve_server_time, server_timestamp, validate_row_mutations, Mutation,
 };
 use crate::platform::clock::Clock;
-use crate::platform::storage::{Storage, Syncer};
+use crate::platform::storage::{read_all, Storage, Syncer};
+use crate::table::change_log::{decode_changes, encode_changes};
+
 use crate::table::table::{Table, TableSnapshot};
 use crate::Code;
 use crate::{Error, Result};
 use alloc::sync::Arc;
+
+/// The file that keeps the tables' change logs between checkpoints
+/// (docs/format/change_log.md).
+pub const CHANGES_FILE: &str = "CHANGES";
 
 /// When a write is acknowledged relative to the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +149,23 @@ impl Database {
             db.backups.insert(b.name.clone(), Backup { info, snapshot });
         }
         let now = db.now()?;
+        // The change logs as of the last checkpoint; the log's later writes follow below.
+        let changes_through = match read_all(&*storage, CHANGES_FILE) {
+            Ok(bytes) => {
+                let (through, logs) = decode_changes(&bytes).map_err(|e| {
+                    Error::new(Code::DataLoss, format!("{CHANGES_FILE}: {}", e.message()))
+                })?;
+                for (table_id, log) in logs {
+                    // A table dropped after the file was written has no log to restore.
+                    if let Some(t) = db.tables.get_mut(&table_id) {
+                        t.change_log = Some(log);
+                    }
+                }
+                through
+            }
+            Err(e) if e.code() == Code::NotFound => 0,
+            Err(e) => return Err(e),
+        };
         for &n in &state.log_files {
             let name = log_file_name(n);
             let file = storage.open(&name).map_err(|e| {
@@ -153,6 +177,9 @@ impl Database {
             let (batches, _end) = replay(file)
                 .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
             for batch in &batches {
+                if batch.sequence > changes_through {
+                    db.log_replayed_changes(batch, now)?;
+                }
                 db.replay_batch(batch, now);
             }
         }
@@ -177,8 +204,8 @@ impl Database {
     /// file order: what [`Database::verify`] reads. Taken under the caller's borrow; the
     /// runs are shared, so the reading can happen after it ends (see
     /// `SharedDatabase::verify`).
-    pub(crate) fn runs_to_verify(&self) -> Vec<Arc<dyn crate::lsm::memtable::Source>> {
-        let mut runs: BTreeMap<u64, Arc<dyn crate::lsm::memtable::Source>> = BTreeMap::new();
+    pub(crate) fn runs_to_verify(&self) -> Vec<Arc<dyn crate::lsm::source::Source>> {
+        let mut runs: BTreeMap<u64, Arc<dyn crate::lsm::source::Source>> = BTreeMap::new();
         let tables = self.tables.values().flat_map(|t| t.runs());
         let backups = self.backups.values().flat_map(|b| b.snapshot.runs());
         for r in tables.chain(backups) {
@@ -208,6 +235,74 @@ impl Database {
     pub fn open_dir(path: impl AsRef<std::path::Path>, options: OpenOptions) -> Result<Self> {
         let storage = Arc::new(crate::platform::storage::FileStorage::new(path)?);
         Self::open(storage, options, crate::platform::clock::SystemClock)
+    }
+
+    /// Logs a replayed batch's rows in their tables' change logs (those with one), with the
+    /// commit time its record carries (the recovery's clock for a record without one), as
+    /// the write was logged when it committed. Before the batch is applied: a row delete is
+    /// recorded against the row as it was.
+    ///
+    /// # Errors
+    /// A run's error reading a deleted row (`DataLoss` for a corrupt block).
+    fn log_replayed_changes(&mut self, batch: &WriteBatch, now: i64) -> Result<()> {
+        let commit = batch.commit_micros.unwrap_or(now);
+        for entry in &batch.entries {
+            let Some(table) = self
+                .tables
+                .get_mut(&entry.table)
+                .filter(|t| t.change_log.is_some())
+            else {
+                continue;
+            };
+            let mutations = if entry.mutations.contains(&Mutation::DeleteFromRow) {
+                row_delete_as_family_deletes(table, &entry.row_key, &entry.mutations, commit)?
+            } else {
+                entry.mutations.clone()
+            };
+            if let (Some(log), false) = (&mut table.change_log, mutations.is_empty()) {
+                log.push(
+                    &[super::RowMutations {
+                        row_key: entry.row_key.clone(),
+                        mutations,
+                    }],
+                    commit,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every table's change log to [`CHANGES_FILE`] (new, synced, then renamed over
+    /// the old one), recording that it holds every write up to the current sequence; with no
+    /// change stream enabled the file is removed. A no-op in memory. The checkpoint and
+    /// every change of a stream's setting call it, so a stream enabled or disabled stays so
+    /// after a restart.
+    ///
+    /// # Errors
+    /// The storage's errors (the previous file stays).
+    pub(super) fn write_changes(&mut self) -> Result<()> {
+        let Some(p) = &self.persist else {
+            return Ok(());
+        };
+        let logs: Vec<(&str, &crate::table::change_log::ChangeLog)> = self
+            .tables
+            .iter()
+            .filter_map(|(id, t)| Some((id.as_str(), t.change_log.as_ref()?)))
+            .collect();
+        let storage = p.store.storage.clone();
+        if logs.is_empty() {
+            return match storage.remove(CHANGES_FILE) {
+                Err(e) if e.code() != Code::NotFound => Err(e),
+                _ => Ok(()),
+            };
+        }
+        let bytes = encode_changes(self.sequence, &logs);
+        let tmp = "CHANGES.tmp";
+        let mut file = storage.create(tmp)?;
+        file.append(&bytes)?;
+        file.sync()?;
+        drop(file);
+        storage.rename(tmp, CHANGES_FILE)
     }
 
     /// Re-applies one logged batch, skipping rows whose tablet already holds it in runs.
@@ -286,7 +381,16 @@ impl Database {
             };
             let logged = p
                 .log
-                .append_rows(self.sequence + 1, table_id, &logged_rows)
+                .append_rows(
+                    self.sequence + 1,
+                    table_id,
+                    &logged_rows,
+                    // The commit time lets recovery log the change as it was committed.
+                    self.tables
+                        .get(table_id)
+                        .and_then(|t| t.change_log.as_ref())
+                        .map(|_| now),
+                )
                 .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
             if let Err(e) = logged {
                 if p.log.is_failed() {
@@ -302,15 +406,30 @@ impl Database {
             }
         }
         if !self.replaying {
-            if let Some(log) = self.change_logs.get_mut(table_id) {
-                let rows: Vec<super::RowMutations> = rows
-                    .iter()
-                    .map(|&(k, ms)| super::RowMutations {
-                        row_key: k.to_vec(),
-                        mutations: resolve_server_time(ms, server_ts).into_owned(),
-                    })
-                    .collect();
-                log.push(&rows, now);
+            if let Some(table) = self
+                .tables
+                .get_mut(table_id)
+                .filter(|t| t.change_log.is_some())
+            {
+                let mut logged = Vec::with_capacity(rows.len());
+                for &(k, ms) in rows {
+                    let mutations = resolve_server_time(ms, server_ts);
+                    let mutations = if mutations.contains(&Mutation::DeleteFromRow) {
+                        row_delete_as_family_deletes(table, k, &mutations, now)?
+                    } else {
+                        mutations.into_owned()
+                    };
+                    // A row delete of a row with no data changes nothing worth a record.
+                    if !mutations.is_empty() {
+                        logged.push(super::RowMutations {
+                            row_key: k.to_vec(),
+                            mutations,
+                        });
+                    }
+                }
+                if let Some(log) = &mut table.change_log {
+                    log.push(&logged, now);
+                }
             }
         }
         if let Some(kept) = &mut self.committed {
@@ -378,6 +497,9 @@ impl Database {
         let syncer = file.syncer();
         let mut log = LogWriter::new(file);
         log.sync()?;
+        // Before the manifest stops naming the old log: once it does, the changes that log
+        // held are only in this file.
+        self.write_changes()?;
         // The new log becomes current only once a manifest names it: if that write fails,
         // writes go on appending to the log the durable manifest still names.
         self.record_manifest(n)?;
@@ -515,7 +637,7 @@ impl Database {
 ///
 /// # Errors
 /// The first run's error.
-pub(crate) fn verify_runs(runs: &[Arc<dyn crate::lsm::memtable::Source>]) -> Result<VerifyReport> {
+pub(crate) fn verify_runs(runs: &[Arc<dyn crate::lsm::source::Source>]) -> Result<VerifyReport> {
     let mut report = VerifyReport::default();
     for r in runs {
         r.verify()?;
@@ -523,4 +645,49 @@ pub(crate) fn verify_runs(runs: &[Arc<dyn crate::lsm::memtable::Source>]) -> Res
         report.bytes += r.run_meta().map_or(0, |m| m.size_bytes);
     }
     Ok(report)
+}
+
+/// A row's mutations as its change stream records them: each DeleteFromRow becomes one
+/// DeleteFromFamily per family the row has data in at that point (its visible cells before
+/// the write, and the families this write set cells in before the delete), in the table's
+/// family order, as Bigtable's "Change streams overview" describes a row delete.
+///
+/// # Errors
+/// A run's error reading the row (`DataLoss` for a corrupt block).
+pub(super) fn row_delete_as_family_deletes(
+    table: &Table,
+    row_key: &[u8],
+    mutations: &[Mutation],
+    now: i64,
+) -> Result<Vec<Mutation>> {
+    let mut with_data: alloc::collections::BTreeSet<String> = table
+        .read_row(row_key, now, Some(1))?
+        .map(|row| row.cells.into_iter().map(|c| c.family).collect())
+        .unwrap_or_default();
+    let mut out = Vec::with_capacity(mutations.len());
+    for m in mutations {
+        match m {
+            Mutation::DeleteFromRow => {
+                for family in table.config.families.keys() {
+                    if with_data.remove(family.as_str()) {
+                        out.push(Mutation::DeleteFromFamily {
+                            family: family.clone(),
+                        });
+                    }
+                }
+            }
+            Mutation::DeleteFromFamily { family } => {
+                with_data.remove(family.as_str());
+                out.push(m.clone());
+            }
+            Mutation::SetCell { family, .. }
+            | Mutation::AddToCell { family, .. }
+            | Mutation::MergeToCell { family, .. } => {
+                with_data.insert(family.clone());
+                out.push(m.clone());
+            }
+            Mutation::DeleteFromColumn { .. } => out.push(m.clone()),
+        }
+    }
+    Ok(out)
 }

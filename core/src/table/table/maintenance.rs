@@ -13,11 +13,14 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 #[cfg(feature = "std")]
+use crate::table::compaction::CompactionOutput;
+
+#[cfg(feature = "std")]
 use crate::lsm::memtable::Memtable;
 #[cfg(feature = "std")]
-use crate::lsm::memtable::Source;
-#[cfg(feature = "std")]
 use crate::lsm::persist::RunStore;
+#[cfg(feature = "std")]
+use crate::lsm::source::Source;
 #[cfg(feature = "std")]
 use crate::table::compaction::{CompactionJob, CompactionKind};
 use crate::table::tablet::Tablet;
@@ -250,9 +253,24 @@ impl Table {
                 epochs: self.epochs.clone(),
                 now_micros,
                 store: self.store.clone(),
+                log_collected: self.change_log.is_some(),
             });
         }
         first_error.map_or(Ok(()), Err)
+    }
+
+    /// Logs the cells a compaction's garbage collection removed in the table's change
+    /// stream (nothing without one), at `now_micros`.
+    pub(super) fn log_collected(
+        &mut self,
+        collected: Vec<(Vec<u8>, crate::model::mutation::Mutation)>,
+        now_micros: i64,
+    ) {
+        if let Some(log) = &mut self.change_log {
+            if !collected.is_empty() {
+                log.push_collected(collected, now_micros);
+            }
+        }
     }
 
     /// Installs the runs a [`CompactionJob`] built in place of the runs it rewrote, if its
@@ -268,9 +286,13 @@ impl Table {
     pub(crate) fn install_compaction(
         &mut self,
         job: &CompactionJob,
-        outputs: Vec<Arc<dyn Source>>,
+        outputs: CompactionOutput,
         now_micros: i64,
     ) -> Result<bool> {
+        let CompactionOutput {
+            runs: outputs,
+            collected,
+        } = outputs;
         let j = &job.tablet;
         let Some(ti) = self
             .tablets
@@ -298,6 +320,9 @@ impl Table {
         self.tablets[ti]
             .runs
             .splice(newer + job.range.start..newer + job.range.end, outputs);
+        // Logged at the install (not when the job was taken), so the change log stays in
+        // commit-time order after the writes made while the job ran.
+        self.log_collected(collected, now_micros);
         self.changed_in_place(TabletEventKind::Compaction, ti, before);
         match job.kind {
             CompactionKind::Full { .. } => {
@@ -451,13 +476,17 @@ impl Table {
         } else {
             u64::MAX
         };
+        let mut collected = Vec::new();
+        let logging = self.change_log.is_some();
         let size = self.tablets[ti].compact(
             &self.config,
             &self.epochs,
             now_micros,
             self.store.as_deref(),
             piece_bytes,
+            logging.then_some(&mut collected),
         )?;
+        self.log_collected(collected, now_micros);
         self.changed_in_place(TabletEventKind::Compaction, ti, before);
         self.after_compaction(ti, size, now_micros)
     }
@@ -549,13 +578,17 @@ impl Table {
             for x in [a, b] {
                 if !self.tablets[x].runs_within_bounds() {
                     let before = Self::info(&self.tablets[x]);
+                    let mut collected = Vec::new();
+                    let logging = self.change_log.is_some();
                     self.tablets[x].compact(
                         &self.config,
                         &self.epochs,
                         now_micros,
                         self.store.as_deref(),
                         u64::MAX,
+                        logging.then_some(&mut collected),
                     )?;
+                    self.log_collected(collected, now_micros);
                     self.changed_in_place(TabletEventKind::Compaction, x, before);
                 }
             }

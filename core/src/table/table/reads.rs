@@ -136,7 +136,7 @@ impl Table {
         column_limit: Option<usize>,
     ) -> (Result<Option<PointCells>>, u64) {
         let tablet = &self.tablets[self.tablet_index(key)];
-        let mut scan = TabletScan::point(tablet, key);
+        let mut scan = tablet.point_scan(key);
         let mut resolver =
             RowResolver::new(&self.epochs, Some((&self.config.families, now_micros)));
         resolver.set_column_limit(column_limit);
@@ -161,7 +161,7 @@ impl Table {
     /// A run's error (`DataLoss` for a corrupt block holding the row).
     pub(crate) fn stored_cells(&self, key: &[u8]) -> Result<Vec<Cell>> {
         let tablet = &self.tablets[self.tablet_index(key)];
-        let mut scan = TabletScan::point(tablet, key);
+        let mut scan = tablet.point_scan(key);
         let mut resolver = RowResolver::new(&self.epochs, None);
         let mut g = RowGather::default();
         let mut cells = Vec::new();
@@ -273,7 +273,7 @@ impl Table {
             if upper.as_ref().is_some_and(|u| start >= *u) && !t.start.is_empty() {
                 break;
             }
-            let mut scan = TabletScan::new(t, Some(&lower), upper.as_deref(), false, None);
+            let mut scan = t.scan(Some(&lower), upper.as_deref(), false, None);
             let mut g = RowGather::default();
             while scan.next_row(&mut g)? {
                 if let Ok(row) = internal_key::row_key_of(&g.prefix) {

@@ -9,6 +9,7 @@ import dev.sparsetable.ffi.SparsetableException
 /** gRPC's status codes that Sparsetable reports, with their wire numbers. */
 enum class StatusCode(val value: Int) {
     INVALID_ARGUMENT(3),
+    DEADLINE_EXCEEDED(4),
     NOT_FOUND(5),
     ALREADY_EXISTS(6),
     RESOURCE_EXHAUSTED(8),
@@ -38,6 +39,9 @@ sealed class ApiException(
 
 /** The request is malformed (bad key, limit, timestamp, range, schema). */
 class InvalidArgumentException(message: String) : ApiException(message, StatusCode.INVALID_ARGUMENT, false)
+
+/** The call ran past its deadline (with Sparsetable: an injected fault); retry. */
+class DeadlineExceededException(message: String) : ApiException(message, StatusCode.DEADLINE_EXCEEDED, true)
 
 /** A table or column family does not exist. */
 class NotFoundException(message: String) : ApiException(message, StatusCode.NOT_FOUND, false)
@@ -110,6 +114,7 @@ internal fun toApiException(code: String, reason: String): ApiException {
     val message = "$code: $reason"
     return when (code) {
         "INVALID_ARGUMENT" -> InvalidArgumentException(message)
+        "DEADLINE_EXCEEDED" -> DeadlineExceededException(message)
         "NOT_FOUND" -> NotFoundException(message)
         "ALREADY_EXISTS" -> AlreadyExistsException(message)
         "RESOURCE_EXHAUSTED" -> ResourceExhaustedException(message)

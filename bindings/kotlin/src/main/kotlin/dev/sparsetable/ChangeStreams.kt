@@ -69,7 +69,7 @@ sealed interface Entry {
     /** A family's cells deleted. */
     data class DeleteFamily(val familyName: String) : Entry
 
-    /** The whole row deleted (the engine logs DeleteFromRow as itself). */
+    /** The whole row deleted (the engine records a row delete as [DeleteFamily] entries, one per family with data, as Bigtable does; this entry is for completeness). */
     object DeleteRow : Entry
 
     /** An int64 merged into an aggregate cell. */
@@ -83,7 +83,7 @@ sealed interface Entry {
 class ChangeStreamMutation internal constructor(
     /** The row. */
     val rowKey: ByteArray,
-    /** Who made the change (always [MutationType.USER] here: no GC records yet). */
+    /** Who made the change: a user's write, or cells a family's GC rule collected. */
     val type: MutationType,
     /** The cluster that committed it. */
     val sourceClusterId: String,
@@ -171,7 +171,8 @@ private fun NativeMutation.toEntry(): Entry = when (this) {
 
 private fun NativeRecord.toRecord(): ChangeStreamRecord = when (this) {
     is NativeRecord.Mutation -> ChangeStreamMutation(
-        rowKey, MutationType.USER, sourceClusterId, instant(commitMicros), tiebreaker, token,
+        rowKey, if (garbageCollection) MutationType.GARBAGE_COLLECTION else MutationType.USER,
+        sourceClusterId, instant(commitMicros), tiebreaker, token,
         instant(commitMicros), mutations.map { it.toEntry() },
     )
     is NativeRecord.CloseStream -> CloseStream(

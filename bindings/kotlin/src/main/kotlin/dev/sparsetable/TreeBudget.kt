@@ -26,22 +26,14 @@ internal class TreeBudget private constructor(
     internal companion object {
         private val limits by lazy { treeLimits() }
 
-        /** A budget for one RowFilter, with the engine's messages. */
+        /** A budget for one RowFilter, with the engine's own messages. */
         fun filter(): TreeBudget = limits.let {
-            TreeBudget(
-                "filter: nesting deeper than ${it.maxFilterDepth} levels",
-                "filter: more than ${it.maxFilterNodes} filters",
-                it.maxFilterDepth.toInt(), it.maxFilterNodes.toInt(),
-            )
+            TreeBudget(it.filterTooDeep, it.filterTooMany, it.maxFilterDepth.toInt(), it.maxFilterNodes.toInt())
         }
 
-        /** A budget for one GC rule, with the engine's messages. */
+        /** A budget for one GC rule, with the engine's own messages. */
         fun gcRule(): TreeBudget = limits.let {
-            TreeBudget(
-                "gc_rule: nested deeper than ${it.maxGcRuleDepth} levels",
-                "gc_rule: more than ${it.maxGcRuleNodes} rules",
-                it.maxGcRuleDepth.toInt(), it.maxGcRuleNodes.toInt(),
-            )
+            TreeBudget(it.gcRuleTooDeep, it.gcRuleTooMany, it.maxGcRuleDepth.toInt(), it.maxGcRuleNodes.toInt())
         }
     }
 }

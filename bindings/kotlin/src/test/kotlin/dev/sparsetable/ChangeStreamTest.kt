@@ -52,9 +52,12 @@ class ChangeStreamTest {
     fun pollReturnsWhatIsThereWithoutWaiting() = withStream { client, _ ->
         val stream = client.readChangeStream(ReadChangeStreamQuery.create("cs"))
         assertTrue(stream.poll().isEmpty())
+        client.mutateRow(RowMutation.create("cs", "k").setCell("cf", "q", 1_000, "v"))
+        assertEquals(MutationType.USER, assertIs<ChangeStreamMutation>(stream.poll().single()).type)
         client.mutateRow(RowMutation.create("cs", "k").deleteRow())
         val polled = stream.poll()
-        assertEquals(Entry.DeleteRow, assertIs<ChangeStreamMutation>(polled.single()).entries.single())
+        // A row delete is recorded as a delete of each family the row had data in.
+        assertEquals(Entry.DeleteFamily("cf"), assertIs<ChangeStreamMutation>(polled.single()).entries.single())
         stream.cancel()
         assertTrue(stream.poll().isEmpty())
     }

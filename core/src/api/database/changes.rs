@@ -1,0 +1,121 @@
+//! The committed changes that leave a database: writes captured for replication (with
+//! server time resolved, so another database applies exactly the same cells) and applied
+//! from another database, the change logs of tables with a change stream, and the schema
+//! epoch a replicated instance watches to keep its copies' schemas in line.
+//!
+//! Invariants: a captured write is taken once; a write applied from elsewhere is not this
+//! database's change (it is neither captured again nor logged in its change streams).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Database, RowMutations};
+use crate::error::quoted;
+use crate::model::mutation::{validate_row_mutations, Mutation};
+use crate::table::change_log::ChangeLog;
+use crate::{Error, Result};
+
+/// One committed write as the commit log recorded it: a table, its rows' mutations with
+/// every server-time SetCell stamped with the server timestamp it was given, and the
+/// database clock at the commit. Replaying it on another database with the same tables
+/// writes exactly the same cells there (what replication does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommittedWrite {
+    /// The table written.
+    pub table_id: String,
+    /// Each row's mutations, in commit order, no timestamp left at server time.
+    pub rows: Vec<RowMutations>,
+    /// The database clock when it committed (microseconds since the epoch).
+    pub commit_micros: i64,
+}
+
+impl Database {
+    /// A number that changes whenever a table is created, deleted or restored or a table's
+    /// families change: a replica compares it to know whether its schema may differ.
+    pub fn schema_epoch(&self) -> u64 {
+        self.schema_epoch
+    }
+
+    /// Whether writes are waiting for [`Database::take_committed`] (checked under a read
+    /// lock before taking the write lock).
+    pub fn has_committed(&self) -> bool {
+        self.committed.as_ref().is_some_and(|c| !c.is_empty())
+    }
+
+    /// Enables (`Some(retention)`), changes the retention of, or disables (`None`) a table's
+    /// change stream. Enabling starts an empty log: changes before it are not in the stream.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a retention outside 1 to 7
+    /// days; on storage, the storage's errors keeping the setting (the change log file).
+    pub fn set_change_stream(
+        &mut self,
+        table_id: &str,
+        retention_micros: Option<i64>,
+    ) -> Result<()> {
+        let now = self.now()?;
+        let table = self.table_mut(table_id)?;
+        match retention_micros {
+            None => table.change_log = None,
+            Some(r) => match &mut table.change_log {
+                Some(log) => log.set_retention(r)?,
+                None => table.change_log = Some(ChangeLog::new(r, now)?),
+            },
+        }
+        // On storage the setting (and the log so far) is kept at once, so a restart keeps
+        // the stream as it was set.
+        self.write_changes()
+    }
+
+    /// A table's change log, if its change stream is enabled.
+    pub fn change_log(&self, table_id: &str) -> Option<&ChangeLog> {
+        self.tables.get(table_id)?.change_log.as_ref()
+    }
+
+    /// Starts (`true`) or stops keeping every committed write for
+    /// [`Database::take_committed`]. Off by default: keeping costs a copy of each write.
+    pub fn set_capture_committed(&mut self, on: bool) {
+        self.committed = if on { Some(Vec::new()) } else { None };
+    }
+
+    /// The writes committed since the last call (oldest first) while capture is on.
+    pub fn take_committed(&mut self) -> Vec<CommittedWrite> {
+        self.committed
+            .as_mut()
+            .map(core::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Applies writes another database committed (see [`CommittedWrite`]): each row
+    /// atomically, validated against this database's schema first. A row this database
+    /// cannot take (its table or a family is gone here) is skipped and its error returned
+    /// in the list; the others are applied. Nothing applied here is captured again.
+    ///
+    /// # Errors
+    /// Storage errors from the commit log.
+    pub fn apply_committed(&mut self, write: &CommittedWrite) -> Result<Vec<Error>> {
+        let mut refused = Vec::new();
+        let Ok(table) = self.table(&write.table_id) else {
+            refused.push(Error::not_found(format!(
+                "table {} is not in this replica",
+                quoted(&write.table_id)
+            )));
+            return Ok(refused);
+        };
+        let mut rows: Vec<(&[u8], &[Mutation])> = Vec::new();
+        for r in &write.rows {
+            match validate_row_mutations(&table.config, &r.row_key, &r.mutations) {
+                Ok(()) => rows.push((&r.row_key, &r.mutations)),
+                Err(e) => refused.push(e),
+            }
+        }
+        let keep = self.committed.take();
+        self.replaying = true;
+        let now = self.now();
+        let result = now.and_then(|now| self.commit(&write.table_id, &rows, now));
+        self.replaying = false;
+        self.committed = keep;
+        result.map(|()| refused)
+    }
+}

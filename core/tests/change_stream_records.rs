@@ -1,0 +1,374 @@
+//! What a change log records besides plain writes. Garbage collection: the cells a compaction
+//! collects under a family's GC rule appear as GARBAGE_COLLECTION records (one per row, a
+//! DeleteFromColumn of each collected cell's timestamp), exactly once each, whether the
+//! compaction ran inline or on a `SharedDatabase`'s maintenance thread, and never for cells
+//! a delete removed. Row deletes: a DeleteFromRow is recorded as a DeleteFromFamily of each
+//! family the row had data in (DropRowRange's deletions too), and a delete of a row with no
+//! data records nothing.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use sparsetable::api::change_stream::MIN_RETENTION_MICROS;
+use sparsetable::{
+    ChangeKind, ChangeRecord, ColumnFamily, Database, GcRule, ManualClock, Mutation,
+    ReadRowsRequest, RowRange, SharedDatabase, TableConfig, TabletOptions, TimestampRange,
+};
+
+fn config(gc_rule: GcRule, tablet_options: TabletOptions) -> TableConfig {
+    let mut config = TableConfig::with_families(["cf"]);
+    if let Some(f) = config.families.get_mut("cf") {
+        *f = ColumnFamily {
+            gc_rule,
+            ..f.clone()
+        };
+    }
+    config.tablet_options = tablet_options;
+    config
+}
+
+fn records(db: &Database) -> Vec<ChangeRecord> {
+    db.change_log("t").unwrap().since(0, None, &RowRange::all())
+}
+
+/// Every (row, qualifier, timestamp) a GC record names.
+fn collected(records: &[ChangeRecord]) -> Vec<(Vec<u8>, Vec<u8>, i64)> {
+    let mut out = Vec::new();
+    for r in records
+        .iter()
+        .filter(|r| r.kind == ChangeKind::GarbageCollection)
+    {
+        for m in &r.mutations {
+            match m {
+                Mutation::DeleteFromColumn {
+                    family,
+                    qualifier,
+                    time_range,
+                } => {
+                    assert_eq!(family, "cf");
+                    assert_eq!(
+                        time_range.end_micros,
+                        Some(time_range.start_micros + 1),
+                        "one cell's timestamp"
+                    );
+                    out.push((
+                        r.row_key.clone(),
+                        qualifier.clone(),
+                        time_range.start_micros,
+                    ));
+                }
+                other => panic!("a GC record holds only DeleteFromColumn, got {other:?}"),
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_compaction_logs_the_versions_a_max_versions_rule_collected_once() {
+    let clock = Arc::new(ManualClock::new(10_000_000));
+    let mut db = Database::with_clock(clock.clone());
+    db.create_table(
+        "t",
+        config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+    )
+    .unwrap();
+    db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+        .unwrap();
+    for ts in [1000, 2000, 3000] {
+        db.mutate_row("t", b"r", &[Mutation::set_cell("cf", b"q", ts, "v")])
+            .unwrap();
+    }
+    // A version deleted by the user is not garbage collection's.
+    db.mutate_row("t", b"d", &[Mutation::set_cell("cf", b"q", 1000, "v")])
+        .unwrap();
+    db.mutate_row(
+        "t",
+        b"d",
+        &[Mutation::DeleteFromColumn {
+            family: "cf".into(),
+            qualifier: b"q".to_vec(),
+            time_range: TimestampRange {
+                start_micros: 0,
+                end_micros: None,
+            },
+        }],
+    )
+    .unwrap();
+    assert!(
+        collected(&records(&db)).is_empty(),
+        "reads hide them; nothing collected yet"
+    );
+    clock.advance_micros(5);
+    db.compact_table("t").unwrap();
+    let after = records(&db);
+    assert_eq!(
+        collected(&after),
+        vec![
+            (b"r".to_vec(), b"q".to_vec(), 2000),
+            (b"r".to_vec(), b"q".to_vec(), 1000)
+        ]
+    );
+    let gc: Vec<&ChangeRecord> = after
+        .iter()
+        .filter(|r| r.kind == ChangeKind::GarbageCollection)
+        .collect();
+    assert_eq!(gc.len(), 1, "one record for the row");
+    assert_eq!(
+        gc[0].commit_micros, 10_000_005,
+        "committed when the compaction ran"
+    );
+    assert!(after.iter().filter(|r| r.kind == ChangeKind::User).count() == 5);
+    // Collected cells are gone for good: a second compaction logs nothing more.
+    db.compact_table("t").unwrap();
+    assert_eq!(collected(&records(&db)).len(), 2);
+}
+
+#[test]
+fn a_row_delete_is_recorded_as_deletes_of_the_families_with_data() {
+    let clock = Arc::new(ManualClock::new(10_000_000));
+    let mut db = Database::with_clock(clock);
+    db.create_table("t", TableConfig::with_families(["a", "b", "c"]))
+        .unwrap();
+    db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+        .unwrap();
+    db.mutate_row("t", b"r", &[Mutation::set_cell("c", b"q", 1000, "v")])
+        .unwrap();
+    // Family a gets data in the same call, before the delete; b never has any.
+    db.mutate_row(
+        "t",
+        b"r",
+        &[
+            Mutation::set_cell("a", b"q", 1000, "v"),
+            Mutation::DeleteFromRow,
+        ],
+    )
+    .unwrap();
+    db.mutate_row("t", b"empty", &[Mutation::DeleteFromRow])
+        .unwrap();
+    db.mutate_row("t", b"s", &[Mutation::set_cell("b", b"q", 1000, "v")])
+        .unwrap();
+    db.drop_row_range("t", &sparsetable::DropRowRange::All)
+        .unwrap();
+    let family = |f: &str| Mutation::DeleteFromFamily { family: f.into() };
+    let logged: Vec<(Vec<u8>, Vec<Mutation>)> = records(&db)
+        .into_iter()
+        .map(|r| (r.row_key, r.mutations))
+        .collect();
+    assert_eq!(
+        logged,
+        vec![
+            (
+                b"r".to_vec(),
+                vec![Mutation::set_cell("c", b"q", 1000, "v")]
+            ),
+            (
+                b"r".to_vec(),
+                vec![
+                    Mutation::set_cell("a", b"q", 1000, "v"),
+                    family("a"),
+                    family("c")
+                ]
+            ),
+            (
+                b"s".to_vec(),
+                vec![Mutation::set_cell("b", b"q", 1000, "v")]
+            ),
+            (b"s".to_vec(), vec![family("b")]),
+        ]
+    );
+}
+
+#[test]
+fn an_age_rule_collects_when_time_passes_and_compaction_runs() {
+    let clock = Arc::new(ManualClock::new(100_000_000));
+    let mut db = Database::with_clock(clock.clone());
+    db.create_table(
+        "t",
+        config(
+            GcRule::MaxAge { micros: 1_000_000 },
+            TabletOptions::default(),
+        ),
+    )
+    .unwrap();
+    db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+        .unwrap();
+    db.mutate_row(
+        "t",
+        b"r",
+        &[Mutation::set_cell("cf", b"q", 99_500_000, "old")],
+    )
+    .unwrap();
+    db.compact_table("t").unwrap();
+    assert!(collected(&records(&db)).is_empty(), "not yet past its age");
+    clock.advance_micros(600_000);
+    db.compact_table("t").unwrap();
+    assert_eq!(
+        collected(&records(&db)),
+        vec![(b"r".to_vec(), b"q".to_vec(), 99_500_000)]
+    );
+}
+
+#[test]
+fn background_compactions_log_every_collected_cell_exactly_once() {
+    let clock = Arc::new(ManualClock::new(10_000_000));
+    let mut db = Database::with_clock(clock.clone());
+    let tiny = TabletOptions {
+        memtable_bytes: 300,
+        max_runs: 2,
+        split_bytes: 4_000,
+        merge_bytes: 200,
+        split_load_ops: 0,
+    };
+    db.create_table("t", config(GcRule::MaxNumVersions(2), tiny))
+        .unwrap();
+    db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+        .unwrap();
+    let db = SharedDatabase::new(db);
+    let mut written = BTreeSet::new();
+    for round in 1..=6i64 {
+        for row in 0..40 {
+            let key = format!("row{row:03}");
+            db.mutate_row(
+                "t",
+                key.as_bytes(),
+                &[Mutation::set_cell(
+                    "cf",
+                    b"q",
+                    round * 1000,
+                    format!("v{round}"),
+                )],
+            )
+            .unwrap();
+            written.insert((key.into_bytes(), round * 1000));
+        }
+        clock.advance_micros(1);
+    }
+    db.wait_maintenance().unwrap();
+    db.write(|d| d.compact_table("t")).unwrap();
+    let kept: BTreeSet<(Vec<u8>, i64)> = db
+        .read_rows("t", &ReadRowsRequest::default())
+        .unwrap()
+        .into_iter()
+        .flat_map(|r| {
+            let key = r.key.clone();
+            r.cells
+                .into_iter()
+                .map(move |c| (key.clone(), c.timestamp_micros))
+        })
+        .collect();
+    assert_eq!(kept.len(), 80, "two versions of 40 rows");
+    let logged = db.read(|d| Ok(collected(&records(d)))).unwrap();
+    let unique: BTreeSet<(Vec<u8>, i64)> =
+        logged.iter().map(|(k, _, ts)| (k.clone(), *ts)).collect();
+    assert_eq!(unique.len(), logged.len(), "no cell logged twice");
+    let expected: BTreeSet<(Vec<u8>, i64)> = written.difference(&kept).cloned().collect();
+    assert_eq!(unique, expected, "every collected cell logged");
+    // The log stays in commit-time order with the GC records among the writes.
+    let times: Vec<i64> = db
+        .read(|d| Ok(records(d).iter().map(|r| r.commit_micros).collect()))
+        .unwrap();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+}
+
+mod on_storage {
+    //! A change log on storage survives a restart: the records up to the last checkpoint
+    //! from the change log file, the later ones from the commit log with the commit times
+    //! their records carry; a stream disabled stays disabled; a damaged file is DataLoss.
+
+    use super::*;
+    use sparsetable::platform::storage::{read_all, MemStorage, Storage};
+    use sparsetable::{Code, Durability, OpenOptions};
+
+    fn open(storage: &MemStorage, clock: &Arc<ManualClock>) -> sparsetable::Result<Database> {
+        Database::open(
+            Arc::new(storage.clone()),
+            OpenOptions {
+                durability: Durability::None,
+                ..OpenOptions::default()
+            },
+            clock.clone(),
+        )
+    }
+
+    fn summary(db: &Database) -> Vec<(u64, i64, Vec<u8>)> {
+        records(db)
+            .into_iter()
+            .map(|r| (r.sequence, r.commit_micros, r.row_key))
+            .collect()
+    }
+
+    #[test]
+    fn records_before_and_after_the_last_checkpoint_come_back_with_their_commit_times() {
+        let storage = MemStorage::new();
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = open(&storage, &clock).unwrap();
+        db.create_table("t", TableConfig::with_families(["cf"]))
+            .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", 1000, "1")])
+            .unwrap();
+        clock.advance_micros(7);
+        db.checkpoint().unwrap();
+        db.mutate_row("t", b"b", &[Mutation::set_cell("cf", b"q", 1000, "2")])
+            .unwrap();
+        clock.advance_micros(7);
+        db.mutate_row("t", b"a", &[Mutation::DeleteFromRow])
+            .unwrap();
+        let before = summary(&db);
+        assert_eq!(before.len(), 3);
+        // A crash: nothing after the last write reaches storage.
+        drop(db);
+        clock.advance_micros(1_000_000);
+        let mut db = open(&storage, &clock).unwrap();
+        assert_eq!(summary(&db), before, "same sequences, times and rows");
+        let last = records(&db).pop().unwrap();
+        assert_eq!(
+            last.mutations,
+            vec![Mutation::DeleteFromFamily {
+                family: "cf".into()
+            }],
+            "a replayed row delete is recorded as at commit"
+        );
+        // The log goes on from where it was.
+        db.mutate_row("t", b"c", &[Mutation::set_cell("cf", b"q", 1000, "3")])
+            .unwrap();
+        assert_eq!(records(&db).last().map(|r| r.sequence), Some(4));
+        // Opened twice in a row: nothing is logged twice.
+        drop(db);
+        let db = open(&storage, &clock).unwrap();
+        assert_eq!(records(&db).len(), 4);
+    }
+
+    #[test]
+    fn a_disabled_stream_stays_disabled_and_a_damaged_file_is_data_loss() {
+        let storage = MemStorage::new();
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = open(&storage, &clock).unwrap();
+        db.create_table("t", TableConfig::with_families(["cf"]))
+            .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", 1000, "1")])
+            .unwrap();
+        drop(db);
+        let bytes = read_all(&storage, "CHANGES").unwrap();
+        for at in [0, bytes.len() / 2, bytes.len() - 1] {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x40;
+            storage.set_bytes("CHANGES", flipped);
+            assert_eq!(open(&storage, &clock).unwrap_err().code(), Code::DataLoss);
+        }
+        storage.set_bytes("CHANGES", bytes[..bytes.len() - 3].to_vec());
+        assert_eq!(open(&storage, &clock).unwrap_err().code(), Code::DataLoss);
+        storage.set_bytes("CHANGES", bytes);
+        let mut db = open(&storage, &clock).unwrap();
+        assert_eq!(records(&db).len(), 1);
+        db.set_change_stream("t", None).unwrap();
+        drop(db);
+        assert!(storage.list().unwrap().iter().all(|f| f != "CHANGES"));
+        let db = open(&storage, &clock).unwrap();
+        assert!(db.change_log("t").is_none());
+    }
+}

@@ -1,0 +1,228 @@
+// The replication lesson and the Key Visualizer, in a real browser (Debian's Chromium,
+// playwright-core, the release build in web/dist/): the first screen leads into the lesson; a
+// write through a single-cluster profile is stale at the other cluster until the clock passes
+// the lag; a consistency token turns true then; a down cluster makes a single-cluster write
+// UNAVAILABLE while a multi-cluster write fails over, and it catches up when it returns;
+// conflicting writes converge on one value everywhere; the change stream lists the writes;
+// every action comes as code; the Key Visualizer has a time axis, a colour legend, metric
+// families, diagnostics, drill-down and hot tablets. axe-core finds no serious violation in
+// the lesson. Screenshots go to target/replication-*.png. Any console or page error fails it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const DIST = process.env.PLAYGROUND_DIST ?? path.join(ROOT, "web", "dist");
+const SHOTS = path.join(ROOT, "target");
+const AXE = path.join(ROOT, "web", "node_modules", "axe-core", "axe.min.js");
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
+
+let server;
+let browser;
+let page;
+const problems = [];
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm")), "build first: scripts/playground.sh --build-only");
+  server = http.createServer((req, res) => {
+    const rel = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "") || "index.html";
+    const file = path.resolve(DIST, rel);
+    if (!file.startsWith(DIST + path.sep) || !fs.existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error: ${msg.text()}`); });
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.getByTestId("app").waitFor();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  assert.deepEqual(problems, []);
+});
+
+async function settled() {
+  await page.locator("[data-testid=app][data-busy=false]").waitFor();
+}
+
+const repl = () => page.getByTestId("repl");
+const cells = (cluster) => page.getByTestId(`repl-cluster-${cluster}`).getByTestId("repl-cell");
+
+async function act(testid) {
+  await repl().getByTestId(testid).click();
+  await settled();
+}
+
+async function write(profile, row, value) {
+  await repl().getByTestId("repl-profile").selectOption(profile);
+  await repl().getByTestId("repl-row").fill(row);
+  await repl().getByTestId("repl-value").fill(value);
+  await act("repl-write");
+}
+
+async function outcome() {
+  const o = repl().getByTestId("repl-outcome");
+  return { code: await o.getAttribute("data-code"), text: await o.textContent() };
+}
+
+test("the first screen leads into a lesson, not two empty forms", async () => {
+  await page.getByTestId("welcome").waitFor();
+  assert.equal(await page.getByTestId("write-form").count(), 0, "no write form before there is a table");
+  await page.getByTestId("welcome-replication").click();
+  await settled();
+  await page.getByTestId("repl-cluster-c3").waitFor();
+  assert.equal(await page.locator("[data-testid=lab-tab-replication].active").count(), 1);
+});
+
+test("a write through to-c1 is stale at c2 until the clock passes the lag; the token follows", async () => {
+  await write("to-c1", "user#1", "Ada");
+  assert.equal((await outcome()).code, "OK");
+  assert.equal(await cells("c1").first().getAttribute("data-state"), "pending");
+  assert.equal(await cells("c2").first().getAttribute("data-state"), "stale");
+  assert.match(await cells("c2").first().textContent(), /stale: not here yet/);
+  // A read through to-c2 before the lag answers from c2's copy, without the write.
+  await repl().getByTestId("repl-profile").selectOption("to-c2");
+  await act("repl-read");
+  assert.match((await outcome()).text, /c2 answered: no such row \(yet\)/);
+  await write("to-c2", "user#1", "Ada");
+  await act("repl-token");
+  const token = repl().getByTestId("repl-token-state");
+  assert.equal(await token.textContent(), "consistent: false");
+  await fs.promises.mkdir(SHOTS, { recursive: true });
+  await repl().screenshot({ path: path.join(SHOTS, "replication-lesson.png") });
+  await act("repl-clock-2s");
+  assert.equal(await token.textContent(), "consistent: true");
+  for (const c of ["c1", "c2", "c3"]) {
+    const states = await cells(c).evaluateAll((els) => els.map((e) => e.dataset.state));
+    assert.ok(states.length > 0 && states.every((s) => s === "everywhere"), `${c}: ${states}`);
+  }
+  // The change stream lists both writes with their source clusters.
+  const tail = await repl().getByTestId("repl-change").allTextContents();
+  assert.ok(tail.some((l) => / c1 · user#1 · set cf:name=Ada/.test(l)), tail.join("\n"));
+  assert.ok(tail.some((l) => / c2 · user#1 · set cf:name=Ada/.test(l)), tail.join("\n"));
+});
+
+test("c2 down: a single-cluster write is UNAVAILABLE, a multi-cluster one fails over, c2 catches up", async () => {
+  await act("repl-toggle-c2");
+  await write("to-c2", "user#2", "Grace");
+  assert.equal((await outcome()).code, "UNAVAILABLE");
+  await act("repl-toggle-c1");
+  await write("multi", "user#2", "Grace");
+  const o = await outcome();
+  assert.equal(o.code, "OK");
+  assert.match(o.text, /acknowledged by c3/);
+  // Code for the write, in every language.
+  const tabs = await repl().getByTestId("code-tab").allTextContents();
+  assert.deepEqual(tabs, ["Python", "Python (sparsetable)", "Java", "Go", "Node.js", "cbt"]);
+  assert.match(await repl().getByTestId("code-text").textContent(), /app_profile_id="multi"/);
+  await act("repl-clock-2s");
+  const stale = await cells("c2").evaluateAll((els) => els.filter((e) => e.dataset.state === "stale").length);
+  assert.equal(stale, 1, "c2 received nothing while down");
+  await act("repl-toggle-c2");
+  await act("repl-toggle-c1");
+  for (const c of ["c1", "c2", "c3"]) {
+    const states = await cells(c).evaluateAll((els) => els.map((e) => e.dataset.state));
+    assert.ok(states.length === 3 && states.every((s) => s === "everywhere"), `${c}: ${states}`);
+  }
+});
+
+test("an increment through a multi-cluster profile is refused", async () => {
+  await repl().getByTestId("repl-profile").selectOption("multi");
+  await act("repl-increment");
+  assert.equal((await outcome()).code, "FAILED_PRECONDITION");
+  await repl().getByTestId("repl-profile").selectOption("to-c1");
+  await act("repl-increment");
+  assert.equal((await outcome()).code, "OK");
+});
+
+test("conflicting writes converge on one value in every cluster", async () => {
+  await act("repl-conflict");
+  const view = repl().getByTestId("repl-conflict-view");
+  await view.waitFor();
+  const before = await view.getByTestId("repl-conflict-now").allTextContents();
+  assert.deepEqual(before, ["c1: from-c1", "c2: from-c2", "c3: —"]);
+  await act("repl-clock-2s");
+  const now = await view.getByTestId("repl-conflict-now").allTextContents();
+  assert.deepEqual(now, ["c1: from-c2", "c2: from-c2", "c3: from-c2"]);
+  assert.match(await view.getByTestId("repl-conflict-winner").textContent(), /Winner: from-c2 \(every cluster converged\)/);
+  await repl().screenshot({ path: path.join(SHOTS, "replication-converged.png") });
+});
+
+test("axe-core finds no serious violation in the lesson", async () => {
+  await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document.querySelector("[data-testid=lab]"), { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, target: v.nodes[0]?.target }));
+  });
+  const serious = result.filter((v) => v.impact === "serious" || v.impact === "critical");
+  console.log(`# figure: axe-core on the replication lesson: ${result.length} violations, ${serious.length} serious or critical ${JSON.stringify(result)}`);
+  assert.deepEqual(serious, []);
+});
+
+test("Key Visualizer: time axis, legend, metric families, diagnostics, drill-down, hot tablets", async () => {
+  await page.getByTestId("lab-tab-scenarios").click();
+  await page.getByTestId("scenario-hotspots").click();
+  await page.locator("[data-testid=scenario-hotspots].active").waitFor();
+  await settled();
+  await page.getByTestId("lab-tab-heatmap").click();
+  const view = page.getByTestId("heatmaps-view");
+  const first = view.getByTestId("heatmap").first();
+  await first.waitFor();
+  // Readable UTC times under the cells, not epoch seconds; a legend beside.
+  const times = await first.getByTestId("heat-time-axis").locator("text").allTextContents();
+  assert.ok(times.length >= 2 && times.every((t) => /^\d\d:\d\d:\d\d$/.test(t)), times.join(" "));
+  assert.match(await first.getByTestId("heat-legend").textContent(), /rows written in one second/);
+  // Every metric family draws from the statistics.
+  const totals = {};
+  for (const m of ["ops", "writes", "reads", "write-bytes", "read-bytes", "cpu"]) {
+    await view.getByTestId(`metric-${m}`).click();
+    await settled();
+    await view.locator(`[data-testid=metric-${m}][aria-pressed=true]`).waitFor();
+    totals[m] = Number(await first.getAttribute("data-total"));
+  }
+  assert.ok(totals.ops >= totals.writes && totals.writes > 0, JSON.stringify(totals));
+  assert.ok(totals["write-bytes"] > totals.writes && totals.cpu > 0, JSON.stringify(totals));
+  // The sequential design's hot band is a documented diagnostic.
+  const seq = view.locator(".card", { has: page.locator("[data-table=hot_sequential]") });
+  const diags = await seq.getByTestId("heat-diagnostic").allTextContents();
+  assert.ok(diags.some((d) => /High write pressure/.test(d)), diags.join("\n"));
+  // ListHotTablets' answer: the busiest tablets, with their share.
+  const hot = await view.getByTestId("hot-tablet").allTextContents();
+  assert.ok(hot.length >= 1 && hot.every((t) => /\d+\.\d %$/.test(t)), hot.join("\n"));
+  // Drill into one key range of the first map, and back.
+  await view.getByTestId("metric-writes").click();
+  await settled();
+  const allRows = Number(await first.getAttribute("data-total"));
+  await view.getByTestId("heat-drill").first().selectOption("1");
+  await settled();
+  await view.getByTestId("heat-zoom").waitFor();
+  const zoomed = Number(await view.getByTestId("heatmap").first().getAttribute("data-total"));
+  assert.ok(zoomed > 0 && zoomed < allRows, `zoomed ${zoomed} of ${allRows}`);
+  await fs.promises.mkdir(SHOTS, { recursive: true });
+  await view.screenshot({ path: path.join(SHOTS, "replication-keyvis.png") });
+  await view.getByTestId("heat-unzoom").click();
+  await settled();
+  assert.equal(Number(await view.getByTestId("heatmap").first().getAttribute("data-total")), allRows);
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document.querySelector("[data-testid=lab]"), { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, target: v.nodes[0]?.target }));
+  });
+  console.log(`# figure: axe-core on the Key Visualizer: ${result.length} violations ${JSON.stringify(result)}`);
+  assert.deepEqual(result.filter((v) => v.impact === "serious" || v.impact === "critical"), []);
+});
