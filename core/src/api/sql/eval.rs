@@ -24,7 +24,7 @@ use super::functions;
 use super::parse::{BinOp, Expr, ExprKind, IndexMode};
 use super::value::{to_text, SqlType, SqlValue};
 use crate::model::row::Row;
-use crate::{Code, Error, Result};
+use crate::Result;
 
 /// How a family of the table reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,15 +53,7 @@ pub struct Ctx<'a> {
     pub now_micros: i64,
 }
 
-/// OUT_OF_RANGE for an arithmetic or function error GoogleSQL raises at run time.
-pub fn out_of_range(message: impl Into<String>) -> Error {
-    Error::new(Code::OutOfRange, format!("SQL: {}", message.into()))
-}
-
-/// INVALID_ARGUMENT for a value a function cannot take.
-pub fn bad(message: impl Into<String>) -> Error {
-    Error::invalid_argument(format!("SQL: {}", message.into()))
-}
+pub use super::errors::{bad, out_of_range};
 
 /// A cell value as SQL sees it: an aggregate's 8-byte big-endian state is its INT64.
 pub fn cell_value(value: &[u8], aggregate: bool) -> SqlValue {
@@ -289,7 +281,7 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
                 Err(err) => return Err(err),
             }
         }
-        K::Call { name, args, .. } => functions::call(name, args, ctx)?,
+        K::Call { name, args, .. } => call(name, args, ctx)?,
         K::Array(items) => {
             let mut out = Vec::with_capacity(items.len());
             for i in items {
@@ -610,4 +602,43 @@ pub fn describe(v: &SqlValue) -> String {
         SqlValue::String(s) => format!("{s:?}"),
         other => to_text(other).to_string(),
     }
+}
+
+/// Evaluates a scalar call: the conditional functions (IF, IFNULL, COALESCE) evaluate only
+/// the arguments they need, CURRENT_TIMESTAMP and CURRENT_DATE read the engine's clock, and
+/// the rest get their evaluated arguments ([`functions::apply`]).
+///
+/// # Errors
+/// As the function: OUT_OF_RANGE or INVALID_ARGUMENT; with `SAFE.` never (NULL instead).
+fn call(name: &str, args: &[Expr], ctx: &Ctx<'_>) -> Result<SqlValue> {
+    if let Some(inner) = name.strip_prefix("SAFE.") {
+        return Ok(call(inner, args, ctx).unwrap_or(SqlValue::Null));
+    }
+    match name {
+        "IF" => {
+            let c = eval(&args[0], ctx)?;
+            return eval(&args[if truthy(&c) { 1 } else { 2 }], ctx);
+        }
+        "IFNULL" | "COALESCE" => {
+            for a in args {
+                let v = eval(a, ctx)?;
+                if !v.is_null() {
+                    return Ok(v);
+                }
+            }
+            return Ok(SqlValue::Null);
+        }
+        "CURRENT_TIMESTAMP" => return Ok(SqlValue::timestamp_micros(ctx.now_micros)),
+        "CURRENT_DATE" => {
+            return Ok(functions::time::civil_from_days(
+                ctx.now_micros.div_euclid(86_400_000_000),
+            ))
+        }
+        _ => {}
+    }
+    let mut values = Vec::with_capacity(args.len());
+    for a in args {
+        values.push(eval(a, ctx)?);
+    }
+    functions::apply(name, &values)
 }

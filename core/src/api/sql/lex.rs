@@ -11,7 +11,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::parse::err_at;
+use super::errors::err_at;
 use crate::Result;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -32,6 +32,8 @@
 //! ([`Database::read_rows`]), with only the key ranges, cells and versions the plan needs.
 
 pub mod ast;
+pub mod calendar;
+pub mod errors;
 pub mod eval;
 pub mod exec;
 pub mod functions;

@@ -19,19 +19,7 @@ use crate::{Error, Result};
 /// Deepest nesting of expressions accepted (a guard against stack exhaustion).
 pub const MAX_DEPTH: usize = 64;
 
-/// `line:column` (1-based, columns in characters) of byte offset `at` in `text`.
-pub fn position(text: &str, at: usize) -> String {
-    let at = at.min(text.len());
-    let before = text.get(..at).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    format!("{line}:{col}")
-}
-
-/// INVALID_ARGUMENT at a position of the query.
-pub fn err_at(text: &str, at: usize, message: impl core::fmt::Display) -> Error {
-    Error::invalid_argument(format!("SQL: {message} [at {}]", position(text, at)))
-}
+pub use super::errors::{err_at, position};
 
 const RESERVED: &[&str] = &[
     "ALL",

@@ -369,10 +369,10 @@ pub(crate) fn to_text(v: &SqlValue) -> String {
         SqlValue::String(s) => s.clone(),
         SqlValue::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
         SqlValue::Date { year, month, day } => format!("{year:04}-{month:02}-{day:02}"),
-        SqlValue::Timestamp { .. } => {
-            crate::api::sql::functions::time::format_timestamp(v, "%Y-%m-%d %H:%M:%E*S%Ez")
-                .unwrap_or_default()
-        }
+        SqlValue::Timestamp { .. } => v
+            .as_micros()
+            .map(crate::api::sql::calendar::timestamp_text)
+            .unwrap_or_default(),
         SqlValue::Array(items) => {
             let parts: Vec<String> = items.iter().map(to_text).collect();
             format!("[{}]", parts.join(", "))

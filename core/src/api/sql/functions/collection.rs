@@ -12,7 +12,7 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use crate::api::sql::eval::{bad, out_of_range};
+use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
 

@@ -16,10 +16,8 @@ pub mod time;
 
 use alloc::format;
 use alloc::string::String;
-use alloc::vec::Vec;
 
-use super::eval::{eval, truthy, Ctx};
-use super::parse::Expr;
+use super::errors::bad;
 use super::value::{SqlType, SqlValue};
 use crate::Result;
 
@@ -192,54 +190,23 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
     })
 }
 
-/// Evaluates a scalar call.
+/// Applies scalar function `name` (not a conditional one, which [`super::eval`] evaluates
+/// lazily) to its evaluated arguments.
 ///
 /// # Errors
-/// As the function: OUT_OF_RANGE or INVALID_ARGUMENT; with `SAFE.` never (NULL instead).
-pub fn call(name: &str, args: &[Expr], ctx: &Ctx<'_>) -> Result<SqlValue> {
-    if let Some(inner) = name.strip_prefix("SAFE.") {
-        return Ok(call(inner, args, ctx).unwrap_or(SqlValue::Null));
-    }
-    // The conditional functions evaluate only what they need.
-    match name {
-        "IF" => {
-            let c = eval(&args[0], ctx)?;
-            return eval(&args[if truthy(&c) { 1 } else { 2 }], ctx);
-        }
-        "IFNULL" | "COALESCE" => {
-            for a in args {
-                let v = eval(a, ctx)?;
-                if !v.is_null() {
-                    return Ok(v);
-                }
-            }
-            return Ok(SqlValue::Null);
-        }
-        "CURRENT_TIMESTAMP" => return Ok(SqlValue::timestamp_micros(ctx.now_micros)),
-        "CURRENT_DATE" => {
-            return Ok(time::civil_from_days(
-                ctx.now_micros.div_euclid(86_400_000_000),
-            ))
-        }
-        _ => {}
-    }
-    let mut values = Vec::with_capacity(args.len());
-    for a in args {
-        values.push(eval(a, ctx)?);
-    }
-    if let Some(v) = string::call(name, &values)? {
+/// As the function: OUT_OF_RANGE or INVALID_ARGUMENT; INVALID_ARGUMENT for an unknown name.
+pub fn apply(name: &str, values: &[SqlValue]) -> Result<SqlValue> {
+    if let Some(v) = string::call(name, values)? {
         return Ok(v);
     }
-    if let Some(v) = math::call(name, &values)? {
+    if let Some(v) = math::call(name, values)? {
         return Ok(v);
     }
-    if let Some(v) = collection::call(name, &values)? {
+    if let Some(v) = collection::call(name, values)? {
         return Ok(v);
     }
-    if let Some(v) = time::call(name, &values)? {
+    if let Some(v) = time::call(name, values)? {
         return Ok(v);
     }
-    Err(super::eval::bad(format!(
-        "function {name} is not implemented"
-    )))
+    Err(bad(format!("function {name} is not implemented")))
 }

@@ -14,7 +14,7 @@ use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use regex_automata::Input;
 
-use crate::api::sql::eval::{bad, out_of_range};
+use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::model::regex::MAX_PATTERN_BYTES;
 use crate::Result;

@@ -7,11 +7,11 @@
 use alloc::format;
 use alloc::string::String;
 
-use crate::api::sql::eval::{bad, out_of_range};
+use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
 
-const DAY_MICROS: i64 = 86_400_000_000;
+use crate::api::sql::calendar::{days_from_ymd, ymd_from_days, DAY_MICROS};
 /// GoogleSQL's TIMESTAMP range: 0001-01-01 to 9999-12-31 23:59:59.999999 UTC.
 const MIN_MICROS: i64 = -62_135_596_800_000_000;
 const MAX_MICROS: i64 = 253_402_300_799_999_999;
@@ -21,32 +21,13 @@ pub fn days_from_civil(v: &SqlValue) -> Option<i64> {
     let SqlValue::Date { year, month, day } = v else {
         return None;
     };
-    let (y, m, d) = (i64::from(*year), i64::from(*month), i64::from(*day));
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
+    Some(days_from_ymd(*year, *month, *day))
 }
 
 /// The DATE `days` after 1970-01-01.
 pub fn civil_from_days(days: i64) -> SqlValue {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    SqlValue::Date {
-        year: year as i32,
-        month: month as i32,
-        day: day as i32,
-    }
+    let (year, month, day) = ymd_from_days(days);
+    SqlValue::Date { year, month, day }
 }
 
 fn valid_date(y: i32, m: i32, d: i32) -> bool {
