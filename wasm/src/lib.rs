@@ -16,6 +16,7 @@
 //! ```
 
 mod args;
+pub mod change_stream;
 pub mod clock;
 mod convert;
 pub mod database;
@@ -27,6 +28,7 @@ pub mod replication;
 pub mod storage;
 pub mod types;
 
+pub use change_stream::ChangeStream;
 pub use database::Database;
 pub use proto::RowIterator;
 pub use replication::ReplicatedInstance;

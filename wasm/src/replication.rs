@@ -25,7 +25,7 @@ use sparsetable::json;
 use sparsetable::{
     AppProfile, Code, Database as Engine, Error, FaultRule, InstanceData, Isolation, ManualClock,
     ReadModifyWriteRule, ReadRowsRequest, RequestKind, Routed, Routing, RowFilter, SharedDatabase,
-    TableConfig,
+    TableConfig, TabletOptions,
 };
 use wasm_bindgen::prelude::*;
 
@@ -53,6 +53,19 @@ export interface FaultSpec {
   rpc?: string; clusterId?: string; code?: string; count?: number; probability?: number; latencyMs?: number;
 }
 /** One instance's replication state. */
+/** `readChangeStream`'s request: a partition, then a start time (microseconds since the
+ * epoch) or continuation tokens (or neither: from now), and an optional end time. */
+export interface ReadChangeStreamOptions {
+  partition: { rowRange: ProtoRowRange };
+  startTimeMicros?: number;
+  continuationTokens?: { tokens: { partition: { rowRange: ProtoRowRange }; token: string }[] };
+  endTimeMicros?: number;
+}
+/** One `ReadChangeStreamResponse` in proto3 JSON (timestamps as RFC 3339 strings). */
+export type ReadChangeStreamResponse =
+  | { dataChange: { type: "USER" | "GARBAGE_COLLECTION"; sourceClusterId?: string; rowKey: string; commitTimestamp: string; tiebreaker: number; chunks: { mutation: ProtoMutation }[]; done: true; token: string; estimatedLowWatermark: string } }
+  | { heartbeat: { continuationToken: { partition: { rowRange: ProtoRowRange }; token: string }; estimatedLowWatermark: string } }
+  | { closeStream: { status: { code: number }; continuationTokens: { partition: { rowRange: ProtoRowRange }; token: string }[]; newPartitions: { rowRange: ProtoRowRange }[] } };
 export interface ReplicationStatus {
   clusters: { id: string; available: boolean }[]; lagMicros: number; inFlight: number; faults: number;
 }
@@ -647,6 +660,59 @@ impl ReplicatedInstance {
             .map_err(err)
     }
 
+    /// Lowers (or raises) a table's tablet thresholds on every cluster's copy, so a test or a
+    /// lesson can watch tablets split: `{memtableBytes?, splitBytes?, mergeBytes?}` over the
+    /// engine's defaults.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for sizes the engine refuses.
+    #[wasm_bindgen(js_name = setTabletOptions)]
+    pub fn set_tablet_options(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ memtableBytes?: number; splitBytes?: number; mergeBytes?: number }"
+        )]
+        options: JsValue,
+    ) -> JsResult<()> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct Sizes {
+            memtable_bytes: Option<u64>,
+            split_bytes: Option<u64>,
+            merge_bytes: Option<u64>,
+        }
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let sizes: Sizes = from_serde("options", options).map_err(err)?;
+        let mut o = TabletOptions::default();
+        o.memtable_bytes = sizes.memtable_bytes.unwrap_or(o.memtable_bytes);
+        o.split_bytes = sizes.split_bytes.unwrap_or(o.split_bytes);
+        o.merge_bytes = sizes.merge_bytes.unwrap_or(o.merge_bytes);
+        for (_, db) in self.plane.clusters().map_err(err)? {
+            db.write(|d| d.set_tablet_options(&table_id, o))
+                .map_err(err)?;
+        }
+        Ok(())
+    }
+
+    /// The number of tablets of `tableId` at each cluster: `{c1: 3, c2: 3}`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table.
+    #[wasm_bindgen(js_name = tabletCounts, unchecked_return_type = "Record<string, number>")]
+    pub fn tablet_counts(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let mut out = serde_json::Map::new();
+        for (id, db) in self.plane.clusters().map_err(err)? {
+            let n = db.read(|d| d.tablets(&table_id)).map_err(err)?.len();
+            out.insert(id, n.into());
+        }
+        parse_text(&serde_json::Value::Object(out).to_string()).map_err(err)
+    }
+
     /// The manual clock's time in microseconds (`Date.now()` in microseconds otherwise).
     #[wasm_bindgen(js_name = nowMicros)]
     pub fn now_micros(&self) -> f64 {
@@ -680,6 +746,21 @@ impl ReplicatedInstance {
 }
 
 impl ReplicatedInstance {
+    /// The core's data plane.
+    pub(crate) fn plane(&self) -> &InstanceData {
+        &self.plane
+    }
+
+    /// Routes a request that names no row.
+    pub(crate) fn route_js(
+        &self,
+        app_profile_id: &JsValue,
+        rpc: &str,
+        kind: RequestKind,
+    ) -> JsResult<Routed> {
+        self.route(app_profile_id, rpc, kind, &[])
+    }
+
     fn route(
         &self,
         app_profile_id: &JsValue,
