@@ -246,7 +246,7 @@ impl ChangeStream {
     }
 }
 
-#[wasm_bindgen]
+#[wasm_bindgen(js_class = InstancePlane)]
 impl ReplicatedInstance {
     /// GenerateInitialChangeStreamPartitions: one `{rowRange}` per tablet of the cluster the
     /// profile routes to.

@@ -1,4 +1,4 @@
-//! `ReplicatedInstance`: one instance's data plane for JavaScript, over the core's
+//! `ReplicatedInstance` (JavaScript: `InstancePlane`): one instance's data plane for JavaScript, over the core's
 //! [`sparsetable::InstanceData`] (its clusters' databases, app-profile routing, replication on
 //! the engine's clock, faults, consistency tokens, change stream settings).
 //!
@@ -184,13 +184,13 @@ fn string_arg(argument: &str, value: &JsValue) -> Result<String, Error> {
 
 /// One instance's clusters, routing, replication, faults and consistency (see the module
 /// docs). Data methods return `{value, clusterId, latencyMicros}`.
-#[wasm_bindgen]
+#[wasm_bindgen(js_name = InstancePlane)]
 pub struct ReplicatedInstance {
     plane: InstanceData,
     manual_clock: Option<Arc<ManualClock>>,
 }
 
-#[wasm_bindgen]
+#[wasm_bindgen(js_class = InstancePlane)]
 impl ReplicatedInstance {
     /// An instance of one cluster (`clusterId`, default `"c1"`) in memory; with
     /// `{clockMicros}` every cluster runs on one manual clock starting there.

@@ -1,9 +1,9 @@
-// Change streams through ReplicatedInstance: records from both clusters with their source,
+// Change streams through InstancePlane: records from both clusters with their source,
 // a CloseStream when a tablet splits (thresholds lowered on purpose), and reading the new
 // partitions from the continuation tokens without losing or repeating a change.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ReplicatedInstance } from "./load.mjs";
+import { InstancePlane } from "./load.mjs";
 
 const CLOCK = 1_700_000_000_000_000;
 const DAY = 86_400_000_000;
@@ -15,7 +15,7 @@ const PROFILES = [
 ];
 
 function instance() {
-  const inst = new ReplicatedInstance({ clockMicros: CLOCK });
+  const inst = new InstancePlane({ clockMicros: CLOCK });
   inst.createTableJson("t", { columnFamilies: { cf: {} } });
   inst.configure(["c1", "c2"], PROFILES);
   inst.setReplicationLagMicros(1_000_000);

@@ -1,9 +1,9 @@
-// ReplicatedInstance: one instance's data plane over the core's InstanceData, through the
+// InstancePlane: one instance's data plane over the core's InstanceData, through the
 // Node build. Everything runs on a manual clock, so lag is exact; the rules themselves are
 // the core's (core/src/api/replication.rs), checked here only as JavaScript sees them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ReplicatedInstance } from "./load.mjs";
+import { InstancePlane } from "./load.mjs";
 
 const CLOCK = 1_700_000_000_000_000;
 const LAG = 2_000_000;
@@ -16,7 +16,7 @@ const PROFILES = [
 ];
 
 function instance() {
-  const inst = new ReplicatedInstance({ clockMicros: CLOCK });
+  const inst = new InstancePlane({ clockMicros: CLOCK });
   inst.createTableJson("t", { columnFamilies: { cf: {} } });
   inst.configure(["c1", "c2"], PROFILES);
   inst.setReplicationLagMicros(LAG);
