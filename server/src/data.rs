@@ -745,11 +745,25 @@ impl Bigtable for DataService {
         // A query may read a whole table: it runs on the blocking pool, as scans do.
         let instances = self.instances.clone();
         let req = request.into_inner();
-        let responses = blocking(move || {
+        // Preparing (and opening the read) fails the call itself; then batches are made on
+        // the blocking pool as the client takes them (the channel holds at most 4).
+        let mut batches = blocking(move || {
             let db = instances.database(&sql::instance_of(&req.instance_name)?)?;
             sql::execute(&db, &req)
         })
         .await?;
-        Ok(Response::new(ready_stream(responses)))
+        let (tx, rx) = mpsc::channel(4);
+        tokio::task::spawn_blocking(move || loop {
+            let next = match batches.next_batch() {
+                Ok(Some(b)) => Ok(b),
+                Ok(None) => return,
+                Err(e) => Err(to_status(e)),
+            };
+            let failed = next.is_err();
+            if tx.blocking_send(next).is_err() || failed {
+                return; // The client went away, or the query failed.
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
     }
 }

@@ -7,7 +7,8 @@
 //! its parameter types), so a prepared query survives a server restart and is prepared again
 //! against the table's current schema when executed.
 //!
-//! Results stream as Bigtable's PartialResultSet messages: each carries one batch (a
+//! Results stream as Bigtable's PartialResultSet messages, made as the query reads (a bounded
+//! channel between the query and the client paces it): each carries one batch (a
 //! `ProtoRows` message of the row-major values of up to [`BATCH_BYTES`] of rows), the batch's
 //! CRC32C and a resume token (the count of rows sent so far, as decimal text), so the client
 //! checks every batch and a retry resumes after the rows it has. A query that returns no rows
@@ -75,9 +76,20 @@ pub fn type_from_proto(field: &str, ty: &v2::Type) -> Result<SqlType> {
                 Box::new(type_from_proto(field, v)?),
             )
         }
+        Some(TypeKind::StructType(s)) => SqlType::Struct(
+            s.fields
+                .iter()
+                .map(|f| {
+                    let t = f.r#type.as_ref().ok_or_else(|| {
+                        Error::invalid_argument(format!("{field}: a struct field needs a type"))
+                    })?;
+                    Ok((f.field_name.clone(), type_from_proto(field, t)?))
+                })
+                .collect::<Result<_>>()?,
+        ),
         Some(_) => {
             return Err(Error::invalid_argument(format!(
-                "{field}: struct, proto, enum and aggregate types are not served in SQL parameters"
+                "{field}: proto, enum and aggregate types are not served in SQL parameters"
             )))
         }
         None => {
@@ -106,6 +118,16 @@ pub fn type_to_proto(ty: &SqlType) -> v2::Type {
             key_type: Some(Box::new(type_to_proto(k))),
             value_type: Some(Box::new(type_to_proto(v))),
         })),
+        SqlType::Struct(fields) => TypeKind::StructType(v2::r#type::Struct {
+            fields: fields
+                .iter()
+                .map(|(name, t)| v2::r#type::r#struct::Field {
+                    field_name: name.clone(),
+                    r#type: Some(type_to_proto(t)),
+                })
+                .collect(),
+            encoding: None,
+        }),
     };
     v2::Type { kind: Some(kind) }
 }
@@ -137,6 +159,29 @@ pub fn value_from_proto(name: &str, value: &v2::Value, ty: &SqlType) -> Result<S
             month: d.month,
             day: d.day,
         },
+        (Some(ValueKind::ArrayValue(a)), SqlType::Struct(fields))
+            if a.values.len() == fields.len() =>
+        {
+            SqlValue::Struct(
+                a.values
+                    .iter()
+                    .zip(fields)
+                    .map(|(v, (_, t))| value_from_proto(name, v, t))
+                    .collect::<Result<_>>()?,
+            )
+        }
+        (Some(ValueKind::ArrayValue(a)), SqlType::Map(k, v)) => SqlValue::Map(
+            a.values
+                .iter()
+                .map(|entry| match &entry.kind {
+                    Some(ValueKind::ArrayValue(pair)) if pair.values.len() == 2 => Ok((
+                        value_from_proto(name, &pair.values[0], k)?,
+                        value_from_proto(name, &pair.values[1], v)?,
+                    )),
+                    _ => Err(wrong()),
+                })
+                .collect::<Result<_>>()?,
+        ),
         (Some(ValueKind::ArrayValue(a)), SqlType::Array(e)) => SqlValue::Array(
             a.values
                 .iter()
@@ -169,9 +214,11 @@ pub fn value_to_proto(value: &SqlValue) -> v2::Value {
             month: *month,
             day: *day,
         })),
-        SqlValue::Array(items) => Some(ValueKind::ArrayValue(v2::ArrayValue {
-            values: items.iter().map(value_to_proto).collect(),
-        })),
+        SqlValue::Array(items) | SqlValue::Struct(items) => {
+            Some(ValueKind::ArrayValue(v2::ArrayValue {
+                values: items.iter().map(value_to_proto).collect(),
+            }))
+        }
         SqlValue::Map(entries) => Some(ValueKind::ArrayValue(v2::ArrayValue {
             values: entries
                 .iter()
@@ -261,15 +308,13 @@ pub fn instance_of(instance_name: &str) -> Result<InstanceName> {
     InstanceName::parse("instance_name", instance_name)
 }
 
-/// ExecuteQuery: the result as the PartialResultSet messages to stream.
+/// ExecuteQuery: the result's PartialResultSet messages, produced batch by batch as the
+/// query reads.
 ///
 /// # Errors
 /// `InvalidArgument` for a token this server did not issue, a missing or mistyped parameter,
 /// or a bad resume token; what preparing or reading returns.
-pub fn execute(
-    db: &SharedDatabase,
-    req: &v2::ExecuteQueryRequest,
-) -> Result<Vec<v2::ExecuteQueryResponse>> {
+pub fn execute(db: &SharedDatabase, req: &v2::ExecuteQueryRequest) -> Result<Batches> {
     let token = if req.prepared_query.is_empty() {
         // The deprecated form: the query itself, with each parameter's type on its value.
         #[allow(deprecated)]
@@ -305,6 +350,11 @@ pub fn execute(
                 .map(|v| Ok((name.clone(), value_from_proto(name, v, ty)?)))
         })
         .collect::<Result<BTreeMap<_, _>>>()?;
+    if let Some(missing) = param_types.keys().find(|k| !req.params.contains_key(*k)) {
+        return Err(Error::invalid_argument(format!(
+            "params[{missing}] was declared when the query was prepared but has no value"
+        )));
+    }
     if let Some(extra) = req.params.keys().find(|k| !param_types.contains_key(*k)) {
         return Err(Error::invalid_argument(format!(
             "params[{extra}] was not declared when the query was prepared"
@@ -318,45 +368,114 @@ pub fn execute(
             .and_then(|t| t.parse::<usize>().ok())
             .ok_or_else(|| Error::invalid_argument("resume_token was not issued by this server"))?
     };
+    // The query reads a snapshot taken now and holds no lock while it runs.
     let rows = db.read(|db| {
         let query = sql::prepare(db, &token.query, param_types)?;
-        sql::execute(db, &query, &params)
+        sql::execute_stream(db, &query, &params)
     })?;
-    Ok(batches(&rows, skip))
+    Ok(Batches::new(Box::new(QueryIter(rows)), skip))
 }
 
-/// The rows after the first `skip`, as batches of PartialResultSets.
-fn batches(rows: &[Vec<SqlValue>], skip: usize) -> Vec<v2::ExecuteQueryResponse> {
-    let mut out = Vec::new();
-    let mut batch = v2::ProtoRows::default();
-    let mut sent = skip.min(rows.len());
-    let flush = |batch: &mut v2::ProtoRows, sent: usize, out: &mut Vec<_>| {
-        let data = std::mem::take(batch).encode_to_vec();
+/// [`sql::QueryRows`] as an iterator.
+struct QueryIter(sql::QueryRows);
+
+impl Iterator for QueryIter {
+    type Item = Result<Vec<SqlValue>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.try_next().transpose()
+    }
+}
+
+/// A query's result as it is read, cut into PartialResultSet batches one at a time, so a
+/// large result never sits in memory whole: each batch holds up to [`BATCH_BYTES`] of rows.
+pub struct Batches {
+    rows: Box<dyn Iterator<Item = Result<Vec<SqlValue>>> + Send>,
+    /// Rows to pass over first (a resume token's count).
+    skip: usize,
+    /// Rows produced so far, skipped ones included (the resume token).
+    sent: usize,
+    /// Batches produced so far.
+    batches: usize,
+    done: bool,
+}
+
+impl Batches {
+    /// Batches of `rows` after the first `skip`.
+    pub fn new(rows: Box<dyn Iterator<Item = Result<Vec<SqlValue>>> + Send>, skip: usize) -> Self {
+        Batches {
+            rows,
+            skip,
+            sent: 0,
+            batches: 0,
+            done: false,
+        }
+    }
+
+    fn message(&mut self, batch: v2::ProtoRows) -> v2::ExecuteQueryResponse {
+        let data = batch.encode_to_vec();
         let mut crc = Crc32cDigest::default();
         crc.update(&data);
-        out.push(v2::ExecuteQueryResponse {
+        self.batches += 1;
+        v2::ExecuteQueryResponse {
             response: Some(v2::execute_query_response::Response::Results(
                 v2::PartialResultSet {
                     batch_checksum: Some(crc.finalize()),
-                    resume_token: sent.to_string().into_bytes(),
-                    reset: out.is_empty(),
-                    estimated_batch_size: i32::try_from(data.len()).unwrap_or(i32::MAX),
+                    resume_token: self.sent.to_string().into_bytes(),
+                    reset: self.batches == 1,
+                    // No estimate (0). Google's Node client (6.5.1) turns a non-zero estimate
+                    // into that many empty slots of its batch buffer and then fails reading
+                    // their length ("Cannot read properties of undefined (reading 'length')");
+                    // the field is only a pre-allocation hint, and Bigtable's own answers work
+                    // with that client.
+                    estimated_batch_size: 0,
                     partial_rows: Some(v2::partial_result_set::PartialRows::ProtoRowsBatch(
                         v2::ProtoRowsBatch { batch_data: data },
                     )),
                 },
             )),
-        });
-    };
-    for row in &rows[sent..] {
-        batch.values.extend(row.iter().map(value_to_proto));
-        sent += 1;
-        if batch.encoded_len() >= BATCH_BYTES {
-            flush(&mut batch, sent, &mut out);
         }
     }
-    if !batch.values.is_empty() || out.is_empty() {
-        flush(&mut batch, sent, &mut out);
+
+    /// The next batch, or `None` after the last. A result with no rows is one empty batch, so
+    /// the client still sees a complete result.
+    ///
+    /// # Errors
+    /// What running the query raises (overflow, a bad value, a failed read).
+    pub fn next_batch(&mut self) -> Result<Option<v2::ExecuteQueryResponse>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut batch = v2::ProtoRows::default();
+        loop {
+            let Some(row) = self.rows.next().transpose()? else {
+                self.done = true;
+                break;
+            };
+            self.sent += 1;
+            if self.sent <= self.skip {
+                continue;
+            }
+            batch.values.extend(row.iter().map(value_to_proto));
+            if batch.encoded_len() >= BATCH_BYTES {
+                return Ok(Some(self.message(batch)));
+            }
+        }
+        if !batch.values.is_empty() || self.batches == 0 {
+            return Ok(Some(self.message(batch)));
+        }
+        Ok(None)
+    }
+}
+
+/// The rows after the first `skip`, as batches of PartialResultSets.
+#[cfg(test)]
+fn batches(rows: &[Vec<SqlValue>], skip: usize) -> Vec<v2::ExecuteQueryResponse> {
+    let owned: Vec<Result<Vec<SqlValue>>> = rows.iter().cloned().map(Ok).collect();
+    let mut b = Batches::new(Box::new(owned.into_iter()), skip);
+    let mut out = Vec::new();
+    while let Some(m) = b.next_batch().expect("rows are values") {
+        out.push(m);
     }
     out
 }

@@ -11,6 +11,7 @@
 //! views' data ([`grid_data`], [`query`], [`codegen`], [`session`]) → the core.
 
 pub mod codegen;
+pub mod display;
 pub mod grid_data;
 pub mod query;
 pub mod remote;

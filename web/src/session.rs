@@ -19,7 +19,7 @@ use base64::Engine as _;
 use serde_json::{json, Value};
 use sparsetable::{Database, Mutation, ReadRowsRequest, Row, RowMutations, TableConfig};
 
-use crate::state::ShownError;
+use crate::display::ShownError;
 
 extern crate alloc;
 

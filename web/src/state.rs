@@ -37,10 +37,8 @@ use crate::session;
 
 extern crate alloc;
 
+pub use crate::display::{as_int64, display_bytes, ShownError, WRITE_TICK_MICROS};
 pub use crate::grid_data::{CellSummary, FamilyColumns, GridChange, GridRow, RowBatch};
-
-/// How far one write moves the clock: one millisecond, the finest step a MILLIS table keeps.
-pub const WRITE_TICK_MICROS: i64 = 1000;
 
 /// The page's views, one tab each. The Data view is the grid and the write form; other views
 /// mount beside it (the lab's views add their variants here and their components under
@@ -160,15 +158,6 @@ pub enum Action {
     DismissError,
     /// The lab (console, tablet map, heatmap, scenarios, key builder): see [`crate::lab`].
     Lab(crate::lab::LabAction),
-}
-
-/// An engine (or form) error as the UI shows it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ShownError {
-    /// The gRPC code name, e.g. `NOT_FOUND`.
-    pub code: String,
-    /// The message.
-    pub message: String,
 }
 
 /// A table in the list.
@@ -1002,28 +991,6 @@ impl Playground {
             })
             .map_or_else(String::new, |r| describe_gc(&r));
     }
-}
-
-/// Bytes as text: UTF-8 when it is printable, with `\xNN` escapes for anything else.
-pub fn display_bytes(bytes: &[u8]) -> String {
-    match core::str::from_utf8(bytes) {
-        Ok(s) if !s.chars().any(char::is_control) => s.to_string(),
-        _ => bytes
-            .iter()
-            .map(|&b| {
-                if b.is_ascii_graphic() || b == b' ' {
-                    char::from(b).to_string()
-                } else {
-                    format!("\\x{b:02x}")
-                }
-            })
-            .collect(),
-    }
-}
-
-/// A value as an int64 when it is 8 bytes (big-endian, as Bigtable's increments store it).
-pub fn as_int64(bytes: &[u8]) -> Option<i64> {
-    <[u8; 8]>::try_from(bytes).ok().map(i64::from_be_bytes)
 }
 
 #[cfg(test)]

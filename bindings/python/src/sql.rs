@@ -58,6 +58,14 @@ pub fn type_to_py(py: Python<'_>, ty: &SqlType) -> PyResult<Py<PyAny>> {
         SqlType::Date => name("DATE"),
         SqlType::Array(e) => ("ARRAY", type_to_py(py, e)?).into_py_any(py)?,
         SqlType::Map(k, v) => ("MAP", type_to_py(py, k)?, type_to_py(py, v)?).into_py_any(py)?,
+        SqlType::Struct(fields) => (
+            "STRUCT",
+            fields
+                .iter()
+                .map(|(n, t)| Ok((n.clone(), type_to_py(py, t)?)))
+                .collect::<PyResult<Vec<_>>>()?,
+        )
+            .into_py_any(py)?,
     })
 }
 
@@ -107,7 +115,11 @@ pub fn value_from_py(value: &Bound<'_, PyAny>, ty: &SqlType) -> PyResult<SqlValu
                 .map(|item| value_from_py(&item?, e))
                 .collect::<PyResult<_>>()?,
         ),
-        SqlType::Map(..) => return Err(PyTypeError::new_err("MAP parameters are not served")),
+        SqlType::Map(..) | SqlType::Struct(_) => {
+            return Err(PyTypeError::new_err(
+                "MAP and STRUCT parameters are not served",
+            ))
+        }
     })
 }
 
@@ -124,6 +136,15 @@ pub fn value_to_py(py: Python<'_>, value: &SqlValue) -> PyResult<Py<PyAny>> {
         SqlValue::Timestamp { seconds, nanos } => (*seconds, *nanos).into_py_any(py)?,
         SqlValue::Date { year, month, day } => (*year, *month, *day).into_py_any(py)?,
         SqlValue::Array(items) => PyList::new(
+            py,
+            items
+                .iter()
+                .map(|v| value_to_py(py, v))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any()
+        .unbind(),
+        SqlValue::Struct(items) => PyTuple::new(
             py,
             items
                 .iter()

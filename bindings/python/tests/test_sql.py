@@ -87,7 +87,7 @@ def test_async(project):
 
 def test_refusals(client):
     with pytest.raises(sparsetable.InvalidArgument):
-        client.execute_query("SELECT * FROM t ORDER BY _key", "i")
+        client.execute_query("SELECT * FROM t JOIN t AS u ON TRUE", "i")
     with pytest.raises(sparsetable.NotFound):
         client.execute_query("SELECT * FROM missing", "i")
     for value in (None, [1], 1.5):

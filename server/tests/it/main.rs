@@ -24,4 +24,5 @@ mod robustness_data_dir;
 mod robustness_reads;
 mod robustness_requests;
 mod sql;
+mod sql_vectors;
 mod vectors;

@@ -157,7 +157,7 @@ fn gc_rule_from_proto(rule: Option<&admin_v2::GcRule>) -> GcRule {
     }
 }
 
-fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
+pub(crate) fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
     use admin_v2::r#type::{aggregate::Aggregator, Aggregate, Int64, Kind};
     let aggregator = match f.value_type {
         ValueType::Bytes => None,
@@ -235,7 +235,7 @@ fn raw(kind: v2::value::Kind) -> Option<v2::Value> {
     })
 }
 
-fn mutation_to_proto(m: &CoreMutation) -> v2::Mutation {
+pub(crate) fn mutation_to_proto(m: &CoreMutation) -> v2::Mutation {
     use v2::mutation::{
         AddToCell, DeleteFromColumn, DeleteFromFamily, DeleteFromRow, MergeToCell, Mutation,
         SetCell,

@@ -33,14 +33,14 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 use core::ops::Bound;
 
-use crate::state::GridRow;
+use crate::grid_data::GridRow;
 use sparsetable::{
     ColumnFamily, Database, GcRule, ManualClock, Mutation, ReadRowsRequest, RowFilter, RowRange,
     RowSet, StatsOptions, TableConfig, TabletOptions,
 };
 use sparsetable_console::Console;
 
-use crate::state::{display_bytes, ShownError};
+use crate::display::{display_bytes, ShownError};
 use heatmap::{Heatmap, Metric};
 use keys::{KeyDesign, Segment, REVERSE_BASE_MICROS};
 use load::{Generator, Lane, LoadSettings, Shape, FAMILY};
@@ -544,7 +544,7 @@ impl Lab {
                 self.console(db, &line);
                 // Time passes between two commands, as between two cbt runs against a
                 // server; the console itself never reuses a millisecond for a write.
-                clock.advance_micros(crate::state::WRITE_TICK_MICROS);
+                clock.advance_micros(crate::display::WRITE_TICK_MICROS);
             }
             LabAction::ClearConsole => self.view.console.clear(),
             LabAction::AddFile { name, text } => {

@@ -25,10 +25,8 @@ use crate::state::{display_bytes, ShownError};
 
 /// The lesson's clusters, in the instance's order (the first holds the schema).
 pub const CLUSTERS: [&str; 3] = ["c1", "c2", "c3"];
-/// The lesson's table.
-pub const TABLE: &str = "users";
-/// Its family.
-pub const FAMILY: &str = "cf";
+// The lesson's table and its family, named where its code is written.
+pub use super::replication_code::{FAMILY, TABLE};
 /// The lag the lesson starts with: two seconds of the engine's clock.
 pub const START_LAG_MICROS: i64 = 2_000_000;
 /// Change-stream lines kept in the tail.

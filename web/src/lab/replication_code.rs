@@ -16,7 +16,10 @@ use core::fmt::Write;
 
 use crate::codegen::{quoted, Lang, Snippet};
 
-use super::replication::{FAMILY, TABLE};
+/// The lesson's table.
+pub const TABLE: &str = "users";
+/// Its family.
+pub const FAMILY: &str = "cf";
 
 /// One action of the lesson, as code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -107,6 +107,25 @@ class SqlType:
         __str__ = __repr__
 
 
+    class Struct(Type):
+        """A STRUCT's fields, as Google's ``SqlType.Struct``: (name or None, type) pairs."""
+
+        def __init__(self, fields: List[Tuple[Optional[str], "SqlType.Type"]]) -> None:
+            self._fields = fields
+
+        @property
+        def fields(self) -> List[Tuple[Optional[str], "SqlType.Type"]]:
+            return self._fields
+
+        def _to_tag(self) -> Any:
+            return ("STRUCT", [(n or "", t._to_tag()) for n, t in self._fields])
+
+        def __repr__(self) -> str:
+            return f"SqlType.Struct({self._fields!r})"
+
+        __str__ = __repr__
+
+
 _SIMPLE = {
     t._tag: t
     for t in (SqlType.Bytes, SqlType.String, SqlType.Int64, SqlType.Float32, SqlType.Float64,
@@ -119,6 +138,8 @@ def _type_from_tag(tag: Any) -> SqlType.Type:
         return _SIMPLE[tag]()
     if tag[0] == "ARRAY":
         return SqlType.Array(_type_from_tag(tag[1]))
+    if tag[0] == "STRUCT":
+        return SqlType.Struct([(n or None, _type_from_tag(t)) for n, t in tag[1]])
     return SqlType.Map(_type_from_tag(tag[1]), _type_from_tag(tag[2]))
 
 
@@ -232,6 +253,8 @@ def _to_python(value: Any, ty: SqlType.Type) -> Any:
         return [_to_python(v, ty.element_type) for v in value]
     if isinstance(ty, SqlType.Map):
         return {_to_python(k, ty.key_type): _to_python(v, ty.value_type) for k, v in value}
+    if isinstance(ty, SqlType.Struct):
+        return tuple(_to_python(v, t) for v, (_, t) in zip(value, ty.fields))
     return value
 
 

@@ -1,0 +1,165 @@
+//! The query tree the parser builds and the planner rewrites: expressions with their byte
+//! positions, SELECT items, ORDER BY keys and the query.
+//!
+//! Invariants: two expressions are equal when their trees are, wherever they were written
+//! (positions are ignored), which is how GROUP BY keys match SELECT items.
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::value::{SqlType, SqlValue};
+
+/// A binary operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (always FLOAT64)
+    Div,
+    /// `||`
+    Concat,
+    /// `=`
+    Eq,
+    /// `!=` / `<>`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `AND`
+    And,
+    /// `OR`
+    Or,
+    /// `&`
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+}
+
+/// How `array[...]` indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexMode {
+    /// `a[i]` or `a[OFFSET(i)]`: zero-based, out of range is an error. For a map, `m[k]`.
+    Offset,
+    /// `a[SAFE_OFFSET(i)]`: zero-based, out of range is NULL.
+    SafeOffset,
+    /// `a[ORDINAL(i)]`: one-based.
+    Ordinal,
+    /// `a[SAFE_ORDINAL(i)]`: one-based, out of range is NULL.
+    SafeOrdinal,
+}
+
+/// An expression and where it starts in the query text.
+#[derive(Debug, Clone)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Byte offset in the query.
+    pub pos: usize,
+}
+
+impl PartialEq for Expr {
+    /// Expressions are the same when their trees are, wherever they were written (GROUP BY
+    /// matches SELECT items this way).
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
+    }
+}
+
+/// The kinds of expression.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub enum ExprKind {
+    Lit(SqlValue, Option<SqlType>),
+    Param(String),
+    Ident(String),
+    Index(Box<Expr>, Box<Expr>, IndexMode),
+    Field(Box<Expr>, String),
+    Neg(Box<Expr>),
+    BitNot(Box<Expr>),
+    Not(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    IsNull(Box<Expr>, bool),
+    IsBool(Box<Expr>, bool, bool),
+    In(Box<Expr>, Vec<Expr>, bool),
+    InUnnest(Box<Expr>, Box<Expr>, bool),
+    Between(Box<Expr>, Box<Expr>, Box<Expr>, bool),
+    Like(Box<Expr>, Box<Expr>, bool),
+    Case(Option<Box<Expr>>, Vec<(Expr, Expr)>, Option<Box<Expr>>),
+    Cast(Box<Expr>, SqlType, bool),
+    Call {
+        name: String,
+        args: Vec<Expr>,
+        distinct: bool,
+        star: bool,
+    },
+    Array(Vec<Expr>),
+    Struct(Vec<(String, Expr)>),
+    Extract(String, Box<Expr>),
+    /// Set by the planner: the i-th aggregate of the query.
+    AggRef(usize),
+    /// Set by the planner: the i-th GROUP BY key.
+    GroupRef(usize),
+    /// Set by the planner: the i-th SELECT item (ORDER BY a name or a position).
+    ItemRef(usize),
+}
+
+/// One SELECT item.
+#[derive(Debug, Clone)]
+pub enum SelectItem {
+    /// `*`, at a position.
+    Star(usize),
+    /// An expression and its alias.
+    Expr(Expr, Option<String>),
+}
+
+/// One ORDER BY key.
+#[derive(Debug, Clone)]
+pub struct OrderKey {
+    /// The key.
+    pub expr: Expr,
+    /// DESC.
+    pub desc: bool,
+    /// NULLS FIRST (`Some(true)`) / LAST; default NULLs first ascending, last descending.
+    pub nulls_first: Option<bool>,
+}
+
+/// A parsed query.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// SELECT DISTINCT.
+    pub distinct: bool,
+    /// The SELECT list.
+    pub items: Vec<SelectItem>,
+    /// The FROM table and its position.
+    pub table: Option<(String, usize)>,
+    /// Named arguments of the table (`t(with_history => TRUE)`).
+    pub table_args: Vec<(String, Expr)>,
+    /// WHERE.
+    pub filter: Option<Expr>,
+    /// GROUP BY.
+    pub group_by: Vec<Expr>,
+    /// HAVING.
+    pub having: Option<Expr>,
+    /// ORDER BY.
+    pub order_by: Vec<OrderKey>,
+    /// LIMIT.
+    pub limit: Option<Expr>,
+    /// OFFSET.
+    pub offset: Option<Expr>,
+}

@@ -1,0 +1,412 @@
+//! DATE and TIMESTAMP functions, all in UTC (time zone arguments other than "UTC" are
+//! refused: we carry no time zone database). TIMESTAMPs compute in microseconds, as
+//! Bigtable's cell timestamps are; CURRENT_TIMESTAMP reads the engine's clock, so tests
+//! with a manual clock see a fixed time. Date arithmetic uses the proleptic Gregorian
+//! calendar (days-from-civil, after Howard Hinnant's public-domain algorithm, written anew).
+
+use alloc::format;
+use alloc::string::String;
+
+use crate::api::sql::eval::{bad, out_of_range};
+use crate::api::sql::value::SqlValue;
+use crate::Result;
+
+const DAY_MICROS: i64 = 86_400_000_000;
+/// GoogleSQL's TIMESTAMP range: 0001-01-01 to 9999-12-31 23:59:59.999999 UTC.
+const MIN_MICROS: i64 = -62_135_596_800_000_000;
+const MAX_MICROS: i64 = 253_402_300_799_999_999;
+
+/// Days since 1970-01-01 of a DATE.
+pub fn days_from_civil(v: &SqlValue) -> Option<i64> {
+    let SqlValue::Date { year, month, day } = v else {
+        return None;
+    };
+    let (y, m, d) = (i64::from(*year), i64::from(*month), i64::from(*day));
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(era * 146_097 + doe - 719_468)
+}
+
+/// The DATE `days` after 1970-01-01.
+pub fn civil_from_days(days: i64) -> SqlValue {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    SqlValue::Date {
+        year: year as i32,
+        month: month as i32,
+        day: day as i32,
+    }
+}
+
+fn valid_date(y: i32, m: i32, d: i32) -> bool {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    (1..=9999).contains(&y) && (1..=12).contains(&m) && d >= 1 && d <= days[(m - 1) as usize]
+}
+
+/// `YYYY-[M]M-[D]D` as a DATE.
+pub fn parse_date(s: &str) -> Option<SqlValue> {
+    let mut parts = s.trim().splitn(3, '-');
+    let y: i32 = parts.next()?.parse().ok()?;
+    let m: i32 = parts.next()?.parse().ok()?;
+    let d: i32 = parts.next()?.parse().ok()?;
+    valid_date(y, m, d).then_some(SqlValue::Date {
+        year: y,
+        month: m,
+        day: d,
+    })
+}
+
+/// `YYYY-MM-DD[( |T)HH:MM:SS[.ffffff]][Z|+HH:MM|UTC]` as a TIMESTAMP.
+pub fn parse_timestamp(s: &str) -> Option<SqlValue> {
+    let s = s.trim();
+    let (date, rest) = match s.find([' ', 'T', 't']) {
+        Some(i) => (&s[..i], s[i + 1..].trim()),
+        None => (s, ""),
+    };
+    let days = days_from_civil(&parse_date(date)?)?;
+    let mut micros = days * DAY_MICROS;
+    if rest.is_empty() {
+        return Some(SqlValue::timestamp_micros(micros));
+    }
+    let (clock, zone) = match rest.find(['Z', 'z', '+', '-', ' ', 'U']) {
+        Some(i) => (&rest[..i], rest[i..].trim()),
+        None => (rest, ""),
+    };
+    let mut hms = clock.splitn(3, ':');
+    let h: i64 = hms.next()?.parse().ok()?;
+    let mi: i64 = hms.next()?.parse().ok()?;
+    let sec = hms.next().unwrap_or("0");
+    let (whole, frac) = sec.split_once('.').unwrap_or((sec, ""));
+    let sec: i64 = whole.parse().ok()?;
+    if h > 23 || mi > 59 || sec > 59 || frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let mut f = String::from(frac);
+    while f.len() < 6 {
+        f.push('0');
+    }
+    let fm: i64 = f[..6].parse().ok()?;
+    micros += ((h * 60 + mi) * 60 + sec) * 1_000_000 + fm;
+    match zone {
+        "" | "Z" | "z" | "UTC" | "+00" | "+00:00" => {}
+        z if z.starts_with(['+', '-']) => {
+            let sign = if z.starts_with('-') { -1 } else { 1 };
+            let (zh, zm) = z[1..].split_once(':').unwrap_or((&z[1..], "0"));
+            let off = (zh.parse::<i64>().ok()? * 60 + zm.parse::<i64>().ok()?) * 60_000_000;
+            micros -= sign * off;
+        }
+        _ => return None,
+    }
+    Some(SqlValue::timestamp_micros(micros))
+}
+
+fn micros_of(v: &SqlValue) -> Result<i64> {
+    v.as_micros().ok_or_else(|| bad("expected a TIMESTAMP"))
+}
+
+fn checked_ts(micros: Option<i64>) -> Result<SqlValue> {
+    match micros {
+        Some(m) if (MIN_MICROS..=MAX_MICROS).contains(&m) => Ok(SqlValue::timestamp_micros(m)),
+        _ => Err(out_of_range("the TIMESTAMP is out of range")),
+    }
+}
+
+/// FORMAT_TIMESTAMP for the common specifiers (`%Y %m %d %H %M %S %F %T %E*S %Ez %Z %s %j %%`).
+///
+/// # Errors
+/// INVALID_ARGUMENT for a specifier outside that list.
+pub fn format_timestamp(v: &SqlValue, fmt: &str) -> Result<String> {
+    let micros = match v {
+        SqlValue::Date { .. } => days_from_civil(v).unwrap_or(0) * DAY_MICROS,
+        other => micros_of(other)?,
+    };
+    let days = micros.div_euclid(DAY_MICROS);
+    let tod = micros.rem_euclid(DAY_MICROS);
+    let SqlValue::Date { year, month, day } = civil_from_days(days) else {
+        return Err(bad("bad date"));
+    };
+    let (h, mi, s, us) = (
+        tod / 3_600_000_000,
+        tod / 60_000_000 % 60,
+        tod / 1_000_000 % 60,
+        tod % 1_000_000,
+    );
+    let mut out = String::new();
+    let mut it = fmt.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('Y') => out.push_str(&format!("{year:04}")),
+            Some('m') => out.push_str(&format!("{month:02}")),
+            Some('d') => out.push_str(&format!("{day:02}")),
+            Some('H') => out.push_str(&format!("{h:02}")),
+            Some('M') => out.push_str(&format!("{mi:02}")),
+            Some('S') => out.push_str(&format!("{s:02}")),
+            Some('F') => out.push_str(&format!("{year:04}-{month:02}-{day:02}")),
+            Some('T') => out.push_str(&format!("{h:02}:{mi:02}:{s:02}")),
+            Some('s') => out.push_str(&format!("{}", micros.div_euclid(1_000_000))),
+            Some('j') => {
+                let jan1 = days_from_civil(&SqlValue::Date {
+                    year,
+                    month: 1,
+                    day: 1,
+                })
+                .unwrap_or(0);
+                out.push_str(&format!("{:03}", days - jan1 + 1));
+            }
+            Some('Z') => out.push_str("UTC"),
+            Some('z') => out.push_str("+0000"),
+            Some('%') => out.push('%'),
+            Some('E') => match (it.next(), it.peek().copied()) {
+                (Some('z'), _) => out.push_str("+00"),
+                (Some('*'), Some('S')) => {
+                    it.next();
+                    out.push_str(&format!("{s:02}"));
+                    if us != 0 {
+                        let mut f = format!("{us:06}");
+                        while f.ends_with('0') {
+                            f.pop();
+                        }
+                        out.push('.');
+                        out.push_str(&f);
+                    }
+                }
+                _ => return Err(bad("FORMAT_TIMESTAMP: unsupported %E specifier")),
+            },
+            other => {
+                return Err(bad(format!(
+                    "FORMAT_TIMESTAMP: unsupported specifier %{}",
+                    other.unwrap_or(' ')
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn part_micros(part: &SqlValue) -> Result<i64> {
+    let SqlValue::String(p) = part else {
+        return Err(bad("a date part"));
+    };
+    Ok(match p.as_str() {
+        "MICROSECOND" => 1,
+        "MILLISECOND" => 1000,
+        "SECOND" => 1_000_000,
+        "MINUTE" => 60_000_000,
+        "HOUR" => 3_600_000_000,
+        "DAY" => DAY_MICROS,
+        other => return Err(bad(format!("unsupported date part {other}"))),
+    })
+}
+
+/// EXTRACT(part FROM value).
+///
+/// # Errors
+/// INVALID_ARGUMENT for a part the value has not.
+pub fn extract(part: &str, v: &SqlValue) -> Result<SqlValue> {
+    if v.is_null() {
+        return Ok(SqlValue::Null);
+    }
+    let micros = match v {
+        SqlValue::Date { .. } => {
+            if matches!(
+                part,
+                "HOUR" | "MINUTE" | "SECOND" | "MILLISECOND" | "MICROSECOND"
+            ) {
+                return Err(bad(format!("a DATE has no {part}")));
+            }
+            days_from_civil(v).unwrap_or(0) * DAY_MICROS
+        }
+        other => micros_of(other)?,
+    };
+    let days = micros.div_euclid(DAY_MICROS);
+    let tod = micros.rem_euclid(DAY_MICROS);
+    let SqlValue::Date { year, month, day } = civil_from_days(days) else {
+        return Err(bad("bad date"));
+    };
+    let n = match part {
+        "YEAR" => i64::from(year),
+        "MONTH" => i64::from(month),
+        "DAY" => i64::from(day),
+        "QUARTER" => i64::from((month - 1) / 3 + 1),
+        "DAYOFWEEK" => (days + 4).rem_euclid(7) + 1,
+        "DAYOFYEAR" => {
+            days - days_from_civil(&SqlValue::Date {
+                year,
+                month: 1,
+                day: 1,
+            })
+            .unwrap_or(0)
+                + 1
+        }
+        "HOUR" => tod / 3_600_000_000,
+        "MINUTE" => tod / 60_000_000 % 60,
+        "SECOND" => tod / 1_000_000 % 60,
+        "MILLISECOND" => tod / 1000 % 1000,
+        "MICROSECOND" => tod % 1_000_000,
+        "DATE" => return Ok(civil_from_days(days)),
+        other => return Err(bad(format!("EXTRACT: unsupported part {other}"))),
+    };
+    Ok(SqlValue::Int64(n))
+}
+
+/// Evaluates a date or time function; `None` if `name` is not one.
+///
+/// # Errors
+/// OUT_OF_RANGE for results outside the TIMESTAMP range; INVALID_ARGUMENT for bad parts.
+pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
+    use SqlValue as V;
+    let arg = |i: usize| a.get(i).unwrap_or(&V::Null);
+    if a.iter().any(V::is_null) && name != "FORMAT_TIMESTAMP" {
+        let known = [
+            "TIMESTAMP_MICROS",
+            "TIMESTAMP_MILLIS",
+            "TIMESTAMP_SECONDS",
+            "UNIX_MICROS",
+            "UNIX_MILLIS",
+            "UNIX_SECONDS",
+            "TIMESTAMP_ADD",
+            "TIMESTAMP_SUB",
+            "TIMESTAMP_DIFF",
+            "TIMESTAMP_TRUNC",
+            "FORMAT_DATE",
+            "DATE",
+            "UNIX_DATE",
+            "DATE_FROM_UNIX_DATE",
+            "TIMESTAMP",
+            "DATE_ADD",
+            "DATE_SUB",
+            "DATE_DIFF",
+            "TIMESTAMP_FROM_UNIX_MICROS",
+            "TIMESTAMP_FROM_UNIX_MILLIS",
+            "TIMESTAMP_FROM_UNIX_SECONDS",
+        ];
+        return Ok(known.contains(&name).then_some(V::Null));
+    }
+    let int = |i: usize| match arg(i) {
+        V::Int64(n) => Ok(*n),
+        _ => Err(bad(format!("{name} takes INT64"))),
+    };
+    let v = match name {
+        "TIMESTAMP_MICROS" | "TIMESTAMP_FROM_UNIX_MICROS" => checked_ts(Some(int(0)?))?,
+        "TIMESTAMP_MILLIS" | "TIMESTAMP_FROM_UNIX_MILLIS" => checked_ts(int(0)?.checked_mul(1000))?,
+        "TIMESTAMP_SECONDS" | "TIMESTAMP_FROM_UNIX_SECONDS" => {
+            checked_ts(int(0)?.checked_mul(1_000_000))?
+        }
+        "UNIX_MICROS" => V::Int64(micros_of(arg(0))?),
+        "UNIX_MILLIS" => V::Int64(micros_of(arg(0))?.div_euclid(1000)),
+        "UNIX_SECONDS" => V::Int64(micros_of(arg(0))?.div_euclid(1_000_000)),
+        "TIMESTAMP" => match arg(0) {
+            V::String(s) => {
+                parse_timestamp(s).ok_or_else(|| bad(format!("bad TIMESTAMP {s:?}")))?
+            }
+            V::Date { .. } => checked_ts(days_from_civil(arg(0)).map(|d| d * DAY_MICROS))?,
+            V::Timestamp { .. } => arg(0).clone(),
+            _ => return Err(bad("TIMESTAMP takes a STRING or DATE")),
+        },
+        "DATE" => match (arg(0), a.len()) {
+            (V::Int64(y), 3) => {
+                let (y, m, d) = (*y, int(1)?, int(2)?);
+                let (y, m, d) = (y as i32, m as i32, d as i32);
+                if !valid_date(y, m, d) {
+                    return Err(out_of_range("DATE: not a valid date"));
+                }
+                V::Date {
+                    year: y,
+                    month: m,
+                    day: d,
+                }
+            }
+            (V::Timestamp { .. }, _) => civil_from_days(micros_of(arg(0))?.div_euclid(DAY_MICROS)),
+            (V::String(s), _) => parse_date(s).ok_or_else(|| bad(format!("bad DATE {s:?}")))?,
+            (V::Date { .. }, _) => arg(0).clone(),
+            _ => {
+                return Err(bad(
+                    "DATE takes (year, month, day), a TIMESTAMP or a STRING",
+                ))
+            }
+        },
+        "UNIX_DATE" => {
+            V::Int64(days_from_civil(arg(0)).ok_or_else(|| bad("UNIX_DATE takes a DATE"))?)
+        }
+        "DATE_FROM_UNIX_DATE" => civil_from_days(int(0)?),
+        "TIMESTAMP_ADD" | "TIMESTAMP_SUB" => {
+            let unit = part_micros(arg(2))?;
+            let delta = int(1)?
+                .checked_mul(unit)
+                .ok_or_else(|| out_of_range("TIMESTAMP_ADD overflows"))?;
+            let t = micros_of(arg(0))?;
+            checked_ts(if name == "TIMESTAMP_ADD" {
+                t.checked_add(delta)
+            } else {
+                t.checked_sub(delta)
+            })?
+        }
+        "TIMESTAMP_DIFF" => {
+            let unit = part_micros(arg(2))?;
+            V::Int64((micros_of(arg(0))? - micros_of(arg(1))?) / unit)
+        }
+        "TIMESTAMP_TRUNC" => {
+            let unit = part_micros(arg(1))?;
+            checked_ts(Some(micros_of(arg(0))?.div_euclid(unit) * unit))?
+        }
+        "DATE_ADD" | "DATE_SUB" | "DATE_DIFF" => {
+            if !matches!(arg(2), V::String(p) if p == "DAY") {
+                return Err(bad(format!("{name}: only DAY is supported yet")));
+            }
+            let d = days_from_civil(arg(0)).ok_or_else(|| bad(format!("{name} takes a DATE")))?;
+            match name {
+                "DATE_DIFF" => V::Int64(
+                    d - days_from_civil(arg(1)).ok_or_else(|| bad("DATE_DIFF takes DATEs"))?,
+                ),
+                "DATE_ADD" => civil_from_days(d + int(1)?),
+                _ => civil_from_days(d - int(1)?),
+            }
+        }
+        "FORMAT_TIMESTAMP" | "FORMAT_DATE" => {
+            if arg(0).is_null() || arg(1).is_null() {
+                return Ok(Some(V::Null));
+            }
+            if let Some(z) = a.get(2) {
+                if !matches!(z, V::String(z) if z.eq_ignore_ascii_case("UTC")) {
+                    return Err(bad("only the UTC time zone is supported"));
+                }
+            }
+            let V::String(f) = arg(0) else {
+                return Err(bad(format!("{name}: the format is a STRING")));
+            };
+            V::String(format_timestamp(arg(1), f)?)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(v))
+}

@@ -1,0 +1,458 @@
+//! SQL queries over a database (Bigtable's PrepareQuery and ExecuteQuery): GoogleSQL for
+//! Bigtable's read-only query language, prepared once against a table's schema and executed
+//! with typed parameters as a stream of rows.
+//!
+//! The pieces: [`parse`] (text to a tree with positions), [`plan`] (types, GROUP BY
+//! rewriting, what to read), [`eval`] (expressions and operators), [`functions`] (scalar
+//! functions by family) and [`exec`] (the read request, aggregation, ordering).
+//!
+//! What a query means, in our words, from Bigtable's SQL reference
+//! (cloud.google.com/bigtable/docs/reference/sql/query-syntax and the data model on
+//! .../googlesql-overview):
+//! - A table's rows have `_key` (BYTES) and one column per column family: a `MAP<BYTES,
+//!   BYTES>` (`MAP<BYTES, INT64>` for an aggregate family) from qualifier to the newest
+//!   cell's value, empty when the row has none. `family['q']` is one column's value (NULL if
+//!   absent). `SELECT *` is `_key` and then every family in creation order.
+//! - `FROM t(with_history => TRUE)` makes each family a `MAP<BYTES, ARRAY<STRUCT<timestamp
+//!   TIMESTAMP, value ...>>>` of every version, newest first; `latest_n => n` keeps the
+//!   newest n versions per column, `after`, `after_or_equal`, `before`, `before_or_equal`
+//!   bound the cell timestamps (they need `with_history => TRUE`).
+//! - An unnamed result column is `_key`, a family's name, or `$colN` (1-based position).
+//! - A string literal or parameter compared with BYTES means its UTF-8 bytes
+//!   (`_key = 'r1'`); otherwise types must match (numbers compare across INT64/FLOAT).
+//! - NULL rules, overflow and errors: see [`eval`] and [`functions`]. Errors found while
+//!   preparing are INVALID_ARGUMENT naming what was not understood and its `line:column`;
+//!   errors while running (overflow, division by zero, bad index) are OUT_OF_RANGE.
+//! - Statements Bigtable's SQL leaves out (DML, DDL, JOIN, UNION, subqueries, WITH) are
+//!   INVALID_ARGUMENT naming the construct and its position.
+//!
+//! Invariants: a [`PreparedQuery`] holds the checked plan, the parameter types and its
+//! result columns; executing it checks every parameter value against its type before
+//! reading anything, and reads the table once, through the core's one read path
+//! ([`Database::read_rows`]), with only the key ranges, cells and versions the plan needs.
+
+pub mod ast;
+pub mod eval;
+pub mod exec;
+pub mod functions;
+pub mod lex;
+pub mod parse;
+pub mod plan;
+pub mod value;
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use crate::api::database::Database;
+use crate::model::filter::CompiledFilter;
+use crate::table::read::RowStream;
+use crate::{Error, Result};
+use eval::{eval, truthy, Ctx, FamilyInfo};
+use exec::{Group, TopK};
+use value::Key;
+pub use value::{SqlType, SqlValue};
+
+/// Longest query text accepted (Bigtable documents 1 MiB for a request; a query is far less).
+pub const MAX_QUERY_BYTES: usize = 256 * 1024;
+
+/// Most groups one GROUP BY keeps (memory bound).
+pub const MAX_GROUPS: usize = 1_000_000;
+
+/// One column of a query's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqlColumn {
+    /// Its name (an alias, `_key`, a family name, or `$colN`).
+    pub name: String,
+    /// Its type.
+    pub ty: SqlType,
+}
+
+/// A query checked against a table's schema and its parameters' types, ready to execute.
+/// Cloning it is cheap (the plan is shared), and each execution reuses the read filter
+/// compiled here when no parameter shapes it.
+#[derive(Debug, Clone)]
+pub struct PreparedQuery {
+    plan: Arc<plan::Plan>,
+    columns: Vec<SqlColumn>,
+    param_types: BTreeMap<String, SqlType>,
+    filter: Option<CompiledFilter>,
+}
+
+impl PartialEq for PreparedQuery {
+    /// Two prepared queries are the same when their plans, columns and parameter types are
+    /// (the compiled filter follows from the plan).
+    fn eq(&self, other: &Self) -> bool {
+        self.plan == other.plan
+            && self.columns == other.columns
+            && self.param_types == other.param_types
+    }
+}
+
+impl PreparedQuery {
+    /// The result's columns, in order.
+    pub fn columns(&self) -> &[SqlColumn] {
+        &self.columns
+    }
+
+    /// The parameters' types, as prepared.
+    pub fn param_types(&self) -> &BTreeMap<String, SqlType> {
+        &self.param_types
+    }
+
+    /// The table read, if any.
+    pub fn table(&self) -> Option<&str> {
+        self.plan.table.as_deref()
+    }
+}
+
+/// Parses and checks `sql` against `db`'s schema with parameters of `param_types`.
+///
+/// # Errors
+/// `InvalidArgument` naming what was not understood and its position; `NotFound` for an
+/// unknown table.
+pub fn prepare(
+    db: &Database,
+    sql: &str,
+    param_types: BTreeMap<String, SqlType>,
+) -> Result<PreparedQuery> {
+    if sql.len() > MAX_QUERY_BYTES {
+        return Err(Error::invalid_argument(format!(
+            "SQL: the query is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
+            sql.len()
+        )));
+    }
+    let parsed = parse::parse(sql)?;
+    let families: Vec<(String, FamilyInfo)> = match &parsed.table {
+        Some((table, _)) => db
+            .get_table(table)?
+            .config
+            .families
+            .iter()
+            .map(|(name, f)| {
+                (
+                    name.clone(),
+                    FamilyInfo {
+                        aggregate: f.value_type.is_aggregate(),
+                    },
+                )
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let (plan, columns) = plan::Planner::new(sql, &param_types).plan(parsed, families)?;
+    // The read filter depends on parameters only through the table arguments; without
+    // them it is compiled once, here.
+    let literal = |e: &Option<parse::Expr>| {
+        e.as_ref()
+            .is_none_or(|e| matches!(e.kind, parse::ExprKind::Lit(..)))
+    };
+    let filter = if plan.table.is_some() && plan.time_bounds.is_empty() && literal(&plan.latest_n) {
+        Some(exec::read_filter(&plan, &BTreeMap::new(), db.now_micros())?.compile()?)
+    } else {
+        None
+    };
+    Ok(PreparedQuery {
+        plan: Arc::new(plan),
+        columns,
+        param_types,
+        filter,
+    })
+}
+
+fn check_params(query: &PreparedQuery, params: &BTreeMap<String, SqlValue>) -> Result<()> {
+    for (name, ty) in &query.param_types {
+        match params.get(name) {
+            Some(v) if v.fits(ty) => {}
+            Some(_) => {
+                return Err(Error::invalid_argument(format!(
+                    "SQL: the value of parameter @{name} is not a {ty}"
+                )))
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// Runs a prepared query with `params` and returns all its rows.
+///
+/// # Errors
+/// As [`execute_stream`] and its rows.
+pub fn execute(
+    db: &Database,
+    query: &PreparedQuery,
+    params: &BTreeMap<String, SqlValue>,
+) -> Result<Vec<Vec<SqlValue>>> {
+    let mut rows = execute_stream(db, query, params)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.try_next()? {
+        out.push(row);
+    }
+    Ok(out)
+}
+
+/// Starts a prepared query: the rows come from [`QueryRows::try_next`] as the table is read.
+///
+/// # Errors
+/// `InvalidArgument` for a parameter value of the wrong type; what opening the read returns
+/// (`NotFound` if the table was deleted since).
+pub fn execute_stream(
+    db: &Database,
+    query: &PreparedQuery,
+    params: &BTreeMap<String, SqlValue>,
+) -> Result<QueryRows> {
+    check_params(query, params)?;
+    let plan = &query.plan;
+    let limit = exec::count(&plan.limit, params)?;
+    let offset = exec::count(&plan.offset, params)?.unwrap_or(0);
+    let stream = match &plan.table {
+        None => None,
+        Some(table) => {
+            match exec::read_request(plan, params, db.now_micros(), query.filter.is_none())? {
+                Some(request) => Some(match &query.filter {
+                    Some(filter) => db.read_rows_compiled(table, &request, filter)?,
+                    None => db.read_rows(table, &request)?,
+                }),
+                None => None,
+            }
+        }
+    };
+    Ok(QueryRows {
+        query: query.clone(),
+        params: params.clone(),
+        now_micros: db.now_micros(),
+        stream,
+        from_table: plan.table.is_some(),
+        buffered: None,
+        seen: BTreeSet::new(),
+        skip: offset,
+        left: limit,
+        started: false,
+    })
+}
+
+/// A query's result rows, produced as the table is read.
+pub struct QueryRows {
+    query: PreparedQuery,
+    params: BTreeMap<String, SqlValue>,
+    now_micros: i64,
+    stream: Option<RowStream>,
+    from_table: bool,
+    /// Rows computed ahead (ORDER BY, GROUP BY, no FROM), reversed so `pop` yields in order.
+    buffered: Option<Vec<Vec<SqlValue>>>,
+    seen: BTreeSet<Key>,
+    skip: i64,
+    left: Option<i64>,
+    started: bool,
+}
+
+impl QueryRows {
+    /// The result's columns.
+    pub fn columns(&self) -> &[SqlColumn] {
+        &self.query.columns
+    }
+
+    fn ctx<'a>(&'a self, row: Option<&'a crate::Row>) -> Ctx<'a> {
+        Ctx {
+            row,
+            families: &self.query.plan.families,
+            history: self.query.plan.history,
+            params: &self.params,
+            groups: &[],
+            aggs: &[],
+            items: &[],
+            now_micros: self.now_micros,
+        }
+    }
+
+    /// The next row of the table that passes WHERE, and its SELECT values.
+    fn next_selected(&mut self) -> Result<Option<(crate::Row, Vec<SqlValue>)>> {
+        loop {
+            let Some(stream) = self.stream.as_mut() else {
+                return Ok(None);
+            };
+            let Some(row) = stream.try_next()? else {
+                self.stream = None;
+                return Ok(None);
+            };
+            let ctx = self.ctx(Some(&row));
+            if let Some(f) = &self.query.plan.filter {
+                if !truthy(&eval(f, &ctx)?) {
+                    continue;
+                }
+            }
+            if self.query.plan.agg.is_some() {
+                return Ok(Some((row, Vec::new())));
+            }
+            let mut values = Vec::with_capacity(self.query.plan.items.len());
+            for e in &self.query.plan.items {
+                values.push(eval(e, &ctx)?);
+            }
+            return Ok(Some((row, values)));
+        }
+    }
+
+    /// Computes the whole result when it must be (aggregation, ORDER BY, no FROM).
+    fn compute(&mut self) -> Result<Vec<Vec<SqlValue>>> {
+        let plan = self.query.plan.clone();
+        let cap = match (self.left, plan.order.is_empty()) {
+            (Some(l), false) => usize::try_from(l.saturating_add(self.skip)).ok(),
+            _ => None,
+        };
+        let mut top = TopK::new(&plan.order, cap);
+        let mut plain = Vec::new();
+        let mut emit = |this: &Self,
+                        row: Option<&crate::Row>,
+                        groups: &[SqlValue],
+                        aggs: &[SqlValue],
+                        items: Vec<SqlValue>|
+         -> Result<()> {
+            if plan.order.is_empty() {
+                plain.push(items);
+                return Ok(());
+            }
+            let ctx = Ctx {
+                groups,
+                aggs,
+                items: &items,
+                ..this.ctx(row)
+            };
+            let mut keys = Vec::with_capacity(plan.order.len());
+            for o in &plan.order {
+                keys.push(eval(&o.expr, &ctx)?);
+            }
+            top.push(keys, items);
+            Ok(())
+        };
+        if let Some(agg) = &plan.agg {
+            let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
+            if agg.groups.is_empty() {
+                groups.insert(Key(Vec::new()), Group::new(Vec::new(), &agg.aggs));
+            }
+            if self.from_table {
+                while let Some((row, _)) = self.next_selected()? {
+                    let ctx = self.ctx(Some(&row));
+                    let mut keys = Vec::with_capacity(agg.groups.len());
+                    for g in &agg.groups {
+                        keys.push(eval(g, &ctx)?);
+                    }
+                    let key = Key(keys);
+                    if !groups.contains_key(&key) {
+                        if groups.len() >= MAX_GROUPS {
+                            return Err(Error::new(
+                                crate::Code::ResourceExhausted,
+                                format!("SQL: GROUP BY made more than {MAX_GROUPS} groups"),
+                            ));
+                        }
+                        groups.insert(key.clone(), Group::new(key.0.clone(), &agg.aggs));
+                    }
+                    if let Some(g) = groups.get_mut(&key) {
+                        g.add(&agg.aggs, &ctx)?;
+                    }
+                }
+            } else if let Some(g) = groups.values_mut().next() {
+                // SELECT COUNT(*) with no FROM aggregates one empty row.
+                let ctx = self.ctx(None);
+                g.add(&agg.aggs, &ctx)?;
+            }
+            for g in groups.values() {
+                let aggs = g.finish(&agg.aggs, &self.ctx(None))?;
+                let ctx = Ctx {
+                    groups: &g.keys,
+                    aggs: &aggs,
+                    ..self.ctx(None)
+                };
+                if let Some(h) = &agg.having {
+                    if !truthy(&eval(h, &ctx)?) {
+                        continue;
+                    }
+                }
+                let mut items = Vec::with_capacity(plan.items.len());
+                for e in &plan.items {
+                    items.push(eval(e, &ctx)?);
+                }
+                if plan.distinct && !self.seen.insert(Key(items.clone())) {
+                    continue;
+                }
+                emit(self, None, &g.keys, &aggs, items)?;
+            }
+        } else if !self.from_table {
+            let ctx = self.ctx(None);
+            let mut items = Vec::with_capacity(plan.items.len());
+            for e in &plan.items {
+                items.push(eval(e, &ctx)?);
+            }
+            if let Some(f) = &plan.filter {
+                if !truthy(&eval(f, &ctx)?) {
+                    return Ok(Vec::new());
+                }
+            }
+            emit(self, None, &[], &[], items)?;
+        } else {
+            while let Some((row, items)) = self.next_selected()? {
+                if plan.distinct && !self.seen.insert(Key(items.clone())) {
+                    continue;
+                }
+                emit(self, Some(&row), &[], &[], items)?;
+            }
+        }
+        Ok(if plan.order.is_empty() {
+            plain
+        } else {
+            top.into_rows()
+        })
+    }
+
+    /// The next result row, or `None` at the end.
+    ///
+    /// # Errors
+    /// What evaluating the query raises (OUT_OF_RANGE for overflow and the like) and what
+    /// reading returns.
+    pub fn try_next(&mut self) -> Result<Option<Vec<SqlValue>>> {
+        if !self.started {
+            self.started = true;
+            let plan = &self.query.plan;
+            if plan.agg.is_some() || !plan.order.is_empty() || !self.from_table {
+                let mut rows = self.compute()?;
+                rows.reverse();
+                self.buffered = Some(rows);
+            }
+        }
+        loop {
+            if self.left == Some(0) {
+                self.stream = None;
+                self.buffered = None;
+                return Ok(None);
+            }
+            let row = match self.buffered.as_mut() {
+                Some(rows) => rows.pop(),
+                None => match self.next_selected()? {
+                    Some((_, items)) => {
+                        if self.query.plan.distinct && !self.seen.insert(Key(items.clone())) {
+                            continue;
+                        }
+                        Some(items)
+                    }
+                    None => None,
+                },
+            };
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            if self.skip > 0 {
+                self.skip -= 1;
+                continue;
+            }
+            if let Some(l) = self.left.as_mut() {
+                *l -= 1;
+            }
+            return Ok(Some(row));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
