@@ -114,3 +114,17 @@ test("bad input gets the core's codes and messages", () => {
   put(inst, "to-c1", "r", "v");
   assert.equal(get(inst, "to-c1", "r"), "v");
 });
+
+test("Data Boost profiles read only; MutateRows routes as a write and answers per entry", () => {
+  const inst = instance();
+  inst.configure(["c1", "c2"], [...PROFILES, { id: "boost", singleClusterRouting: { clusterId: "c2" }, dataBoostIsolationReadOnly: {} }]);
+  assert.throws(() => put(inst, "boost", "r", "v"), (e) => e.code === "FAILED_PRECONDITION" && e.message.includes("Data Boost"));
+  const statuses = inst.mutateRows("to-c2", "t", { entries: [
+    { rowKey: b64("a"), mutations: [{ setCell: { familyName: "cf", columnQualifier: b64("q"), timestampMicros: "1000", value: b64("1") } }] },
+    { rowKey: b64("b"), mutations: [{ setCell: { familyName: "nope", columnQualifier: b64("q"), timestampMicros: "1000", value: b64("1") } }] },
+  ] });
+  assert.equal(statuses.clusterId, "c2");
+  assert.deepEqual(statuses.value.map((s) => s.code), ["OK", "NOT_FOUND"]);
+  assert.equal(get(inst, "boost", "a"), "1", "Data Boost reads its cluster");
+  assert.equal(get(inst, "to-c1", "a"), null);
+});
