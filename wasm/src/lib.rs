@@ -16,6 +16,7 @@
 //! ```
 
 mod args;
+pub mod change_stream;
 pub mod clock;
 mod convert;
 pub mod database;
@@ -23,11 +24,14 @@ pub mod error;
 mod gc_rule;
 pub mod panic;
 pub mod proto;
+pub mod replication;
 pub mod storage;
 pub mod types;
 
+pub use change_stream::ChangeStream;
 pub use database::Database;
 pub use proto::RowIterator;
+pub use replication::ReplicatedInstance;
 
 /// The size of this module's wasm memory, in bytes. Memory only grows, so comparing it before
 /// and after a call shows whether the call copied a large argument in (tests use it to check

@@ -167,7 +167,11 @@ fn stringify_error(argument: &str, e: &JsValue, limit: usize) -> Error {
 
 /// Parses a request body (a JSON object) into a core type through the core's proto3 JSON
 /// model.
-fn parse<T: DeserializeOwned>(argument: &str, value: &JsValue, limit: usize) -> Result<T, Error> {
+pub(crate) fn parse<T: DeserializeOwned>(
+    argument: &str,
+    value: &JsValue,
+    limit: usize,
+) -> Result<T, Error> {
     parse_shaped(argument, value, limit, b'{')
 }
 
@@ -202,16 +206,16 @@ fn parse_shaped<T: DeserializeOwned>(
 }
 
 /// A result as a plain JS object, through the core's proto3 JSON writer and `JSON.parse`.
-fn output<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
+pub(crate) fn output<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
     parse_text(&json::to_string(value)?)
 }
 
-fn parse_text(text: &str) -> Result<JsValue, Error> {
+pub(crate) fn parse_text(text: &str) -> Result<JsValue, Error> {
     js_sys::JSON::parse(text).map_err(|_| Error::new(Code::Internal, "JSON.parse of a result"))
 }
 
 /// An admin `Table` with its `name` (the table id) first, in the families' creation order.
-fn table_output(info: &TableInfo) -> Result<JsValue, Error> {
+pub(crate) fn table_output(info: &TableInfo) -> Result<JsValue, Error> {
     let body = json::to_string(&info.config)?;
     let name = json::to_string(info.name.as_str())?;
     let rest = body.strip_prefix('{').unwrap_or("}");
@@ -221,7 +225,7 @@ fn table_output(info: &TableInfo) -> Result<JsValue, Error> {
 
 /// A row key argument for the proto methods: a `Uint8Array`, or a string read as base64
 /// (proto3 JSON's bytes).
-fn b64_key(argument: &str, value: &JsValue) -> Result<Vec<u8>, Error> {
+pub(crate) fn b64_key(argument: &str, value: &JsValue) -> Result<Vec<u8>, Error> {
     if let Some(s) = value.dyn_ref::<JsString>() {
         if s.length() as usize > 2 * sparsetable::limits::MAX_ROW_KEY_BYTES {
             return Err(conversion_error(argument, "longer than any row key"));
@@ -269,11 +273,11 @@ struct SampleOut {
 
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct StatusOut<'a> {
-    index: usize,
-    code: &'a str,
+pub(crate) struct StatusOut<'a> {
+    pub(crate) index: usize,
+    pub(crate) code: &'a str,
     #[serde(skip_serializing_if = "str::is_empty")]
-    message: &'a str,
+    pub(crate) message: &'a str,
 }
 
 #[derive(serde::Serialize)]

@@ -8,4 +8,4 @@ import path from "node:path";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const pkg = process.env.SPARSETABLE_WASM_PKG ?? path.join(ROOT, "target", "wasm-node", "sparsetable_wasm.js");
 
-export const { Database, wasmMemoryBytes } = createRequire(import.meta.url)(pkg);
+export const { Database, InstancePlane, ChangeStream, wasmMemoryBytes } = createRequire(import.meta.url)(pkg);

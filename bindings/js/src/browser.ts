@@ -7,6 +7,8 @@ import { BigtableError } from "./api.js";
 await init({ module_or_path: new URL("./wasm/sparsetable_wasm_bg.wasm", import.meta.url) });
 
 export * from "./api.js";
+export * from "./replication.js";
+export * from "./change_streams.js";
 
 /** Durable directories are a Node feature; in browsers this throws FAILED_PRECONDITION
  * (use openBrowserDatabase: OPFS in a Worker). */

@@ -1,5 +1,7 @@
 // The package's types (both entries export exactly this API, plus `platform`).
 export * from "./api.js";
+export * from "./replication.js";
+export * from "./change_streams.js";
 /** Where this build runs. */
 export declare const platform: "node" | "browser";
 import type { Database, SyncStorage } from "./wasm/sparsetable_wasm.js";

@@ -54,6 +54,8 @@ class NodeRowStream extends Readable {
 setReadStreamWrapper((rows) => new NodeRowStream(rows) as unknown as RowStream);
 
 export * from "./api.js";
+export * from "./replication.js";
+export * from "./change_streams.js";
 export { openDirectory, NodeFileStorage } from "./node_storage.js";
 /** Where this build runs: `"node"`. */
 export const platform = "node";

@@ -1,6 +1,7 @@
 // A TypeScript consumer of the installed package, compiled with `tsc --strict` (run.sh): every
 // public shape must type-check as a user writes it.
-import { Bigtable, Database, BigtableError, PartialFailureError, toRowFilter, platform } from "sparsetable";
+import { Bigtable, Database, BigtableError, PartialFailureError, ReplicatedInstance, toRowFilter, platform } from "sparsetable";
+import type { ChangeStreamReader, ReadChangeStreamResponse, ReplicatedTable, ReplicationControl, ReplicationStatus } from "sparsetable";
 import type { AppProfileMetadata, ClusterMetadata, Filter, GetRowsOptions, ProtoMutation, ProtoRow, Row, RowDataOut } from "sparsetable";
 
 async function main(): Promise<void> {
@@ -41,4 +42,28 @@ async function main(): Promise<void> {
   console.log(value, matched, n, toRowFilter({ family: "cf" }), platform, clusterMeta.serveNodes, profileMeta?.name);
 }
 
+async function replicated(): Promise<void> {
+  const inst = new ReplicatedInstance({
+    clockMicros: 1_700_000_000_000_000,
+    clusters: ["c1", "c2"],
+    appProfiles: [{ id: "to-c1", singleClusterRouting: { clusterId: "c1", allowTransactionalWrites: true } }],
+    replicationLagMs: 2000,
+  });
+  const table: ReplicatedTable = inst.createTable("t", { columnFamilies: { cf: {} } });
+  await table.mutateRow({ rowKey: "cg==", mutations: [{ deleteFromRow: {} }] });
+  const [token]: [string] = await table.generateConsistencyToken();
+  const [consistent]: [boolean] = await table.checkConsistency(token);
+  const control: ReplicationControl = inst.replication();
+  control.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count: 1, probability: 0.5, latencyMs: 10 });
+  const status: ReplicationStatus = control.status();
+  const [partition] = await table.generateInitialChangeStreamPartitions();
+  const reader: ChangeStreamReader = table.readChangeStream({ partition, startTime: new Date() });
+  for await (const r of reader) {
+    const response: ReadChangeStreamResponse = r;
+    if ("dataChange" in response) console.log(response.dataChange.sourceClusterId);
+  }
+  console.log(consistent, status.inFlight);
+}
+
 void main();
+void replicated();

@@ -1,0 +1,788 @@
+//! `ReplicatedInstance` (JavaScript: `InstancePlane`): one instance's data plane for JavaScript, over the core's
+//! [`sparsetable::InstanceData`] (its clusters' databases, app-profile routing, replication on
+//! the engine's clock, faults, consistency tokens, change stream settings).
+//!
+//! The binding converts and nothing else: every data method takes the request's app profile
+//! id, asks the core to route it ([`InstanceData::route`]), runs the request on the routed
+//! cluster's database, hands writes to replication ([`sparsetable::Routed::after_write`]) and
+//! returns `{value, clusterId, latencyMicros}`. An injected latency is not waited here (wasm
+//! has no way to sleep without blocking the JavaScript thread): the npm package's wrapper
+//! (`bindings/js/src/replication.ts`) awaits it with a timer before answering.
+//!
+//! The instance's clusters and app profiles arrive as plain JSON in the Bigtable Instance
+//! Admin's proto3 JSON shape (`singleClusterRouting`, `multiClusterRoutingUseAny`,
+//! `dataBoostIsolationReadOnly`): the npm package's instance admin keeps them, and this file
+//! only converts them to the core's [`AppProfile`].
+//!
+//! Invariants: a request reaches only the database the core routed it to; a write is handed
+//! to replication before its result is returned; the clock is the one every cluster's
+//! database runs on (a manual one when `clockMicros` is given).
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use sparsetable::json;
+use sparsetable::{
+    AppProfile, Code, Database as Engine, Error, FaultRule, InstanceData, Isolation, ManualClock,
+    ReadModifyWriteRule, ReadRowsRequest, RequestKind, Routed, Routing, RowFilter, SharedDatabase,
+    TableConfig, TabletOptions,
+};
+use wasm_bindgen::prelude::*;
+
+use crate::args;
+use crate::clock::DateClock;
+use crate::error::{conversion_error, to_js_error};
+use crate::proto::{b64_key, output, parse, parse_text, table_output, StatusOut};
+
+type JsResult<T> = Result<T, JsValue>;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &'static str = r#"
+/** What a routed data call answers: its result, the cluster that served it, and the injected
+ * latency (microseconds) the caller should wait out before using it. */
+export interface Routed<T> { value: T; clusterId: string; latencyMicros: number }
+/** An app profile in the Instance Admin's proto3 JSON (exactly one routing). */
+export interface AppProfileJson {
+  id: string;
+  singleClusterRouting?: { clusterId: string; allowTransactionalWrites?: boolean };
+  multiClusterRoutingUseAny?: { clusterIds?: string[]; rowAffinity?: Record<string, never> };
+  dataBoostIsolationReadOnly?: Record<string, unknown>;
+}
+/** An injected fault: no `code` injects latency only; `probability` defaults to 1. */
+export interface FaultSpec {
+  rpc?: string; clusterId?: string; code?: string; count?: number; probability?: number; latencyMs?: number;
+}
+/** One instance's replication state. */
+/** `readChangeStream`'s request: a partition, then a start time (microseconds since the
+ * epoch) or continuation tokens (or neither: from now), and an optional end time. */
+export interface ReadChangeStreamOptions {
+  partition: { rowRange: ProtoRowRange };
+  startTimeMicros?: number;
+  continuationTokens?: { tokens: { partition: { rowRange: ProtoRowRange }; token: string }[] };
+  endTimeMicros?: number;
+}
+/** One `ReadChangeStreamResponse` in proto3 JSON (timestamps as RFC 3339 strings). */
+export type ReadChangeStreamResponse =
+  | { dataChange: { type: "USER" | "GARBAGE_COLLECTION"; sourceClusterId?: string; rowKey: string; commitTimestamp: string; tiebreaker: number; chunks: { mutation: ProtoMutation }[]; done: true; token: string; estimatedLowWatermark: string } }
+  | { heartbeat: { continuationToken: { partition: { rowRange: ProtoRowRange }; token: string }; estimatedLowWatermark: string } }
+  | { closeStream: { status: { code: number }; continuationTokens: { partition: { rowRange: ProtoRowRange }; token: string }[]; newPartitions: { rowRange: ProtoRowRange }[] } };
+export interface ReplicationStatus {
+  clusters: { id: string; available: boolean }[]; lagMicros: number; inFlight: number; faults: number;
+}
+"#;
+
+fn err(e: Error) -> JsValue {
+    to_js_error(e)
+}
+
+/// An app profile in the Instance Admin's proto3 JSON.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AppProfileJs {
+    id: String,
+    #[serde(default)]
+    single_cluster_routing: Option<SingleJs>,
+    #[serde(default)]
+    multi_cluster_routing_use_any: Option<MultiJs>,
+    #[serde(default)]
+    data_boost_isolation_read_only: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SingleJs {
+    cluster_id: String,
+    #[serde(default)]
+    allow_transactional_writes: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MultiJs {
+    #[serde(default)]
+    cluster_ids: Vec<String>,
+    #[serde(default)]
+    row_affinity: Option<serde_json::Value>,
+}
+
+/// An injected fault as JavaScript gives it.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct FaultJs {
+    #[serde(default)]
+    rpc: Option<String>,
+    #[serde(default)]
+    cluster_id: Option<String>,
+    #[serde(default)]
+    code: Option<String>,
+    #[serde(default)]
+    count: Option<u64>,
+    #[serde(default)]
+    probability: Option<f64>,
+    #[serde(default)]
+    latency_ms: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct OptionsJs {
+    #[serde(default)]
+    clock_micros: Option<f64>,
+    #[serde(default)]
+    cluster_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ReadRowBody {
+    #[serde(default)]
+    filter: Option<RowFilter>,
+}
+
+fn profile(p: AppProfileJs) -> Result<AppProfile, Error> {
+    let routing = match (p.single_cluster_routing, p.multi_cluster_routing_use_any) {
+        (Some(s), None) => Routing::SingleCluster {
+            cluster_id: s.cluster_id,
+            allow_transactional_writes: s.allow_transactional_writes,
+        },
+        (None, Some(m)) => Routing::MultiCluster {
+            cluster_ids: m.cluster_ids,
+            row_affinity: m.row_affinity.is_some(),
+        },
+        _ => {
+            return Err(conversion_error(
+                "appProfiles",
+                format_args!(
+                    "app profile {:?} needs exactly one of singleClusterRouting and \
+                     multiClusterRoutingUseAny",
+                    p.id
+                ),
+            ))
+        }
+    };
+    let isolation = if p.data_boost_isolation_read_only.is_some() {
+        Isolation::DataBoostReadOnly
+    } else {
+        Isolation::Standard
+    };
+    Ok(AppProfile {
+        id: p.id,
+        routing,
+        isolation,
+    })
+}
+
+fn from_serde<T: for<'de> Deserialize<'de>>(argument: &str, value: JsValue) -> Result<T, Error> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| conversion_error(argument, e))
+}
+
+fn string_arg(argument: &str, value: &JsValue) -> Result<String, Error> {
+    value
+        .as_string()
+        .ok_or_else(|| conversion_error(argument, "expected a string"))
+}
+
+/// One instance's clusters, routing, replication, faults and consistency (see the module
+/// docs). Data methods return `{value, clusterId, latencyMicros}`.
+#[wasm_bindgen(js_name = InstancePlane)]
+pub struct ReplicatedInstance {
+    plane: InstanceData,
+    manual_clock: Option<Arc<ManualClock>>,
+}
+
+#[wasm_bindgen(js_class = InstancePlane)]
+impl ReplicatedInstance {
+    /// An instance of one cluster (`clusterId`, default `"c1"`) in memory; with
+    /// `{clockMicros}` every cluster runs on one manual clock starting there.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for unknown options or an empty cluster id.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "{ clockMicros?: number; clusterId?: string }")]
+        options: Option<JsValue>,
+    ) -> JsResult<ReplicatedInstance> {
+        crate::panic::install_hook();
+        let options: OptionsJs = match options.filter(|o| !o.is_undefined() && !o.is_null()) {
+            None => OptionsJs {
+                clock_micros: None,
+                cluster_id: None,
+            },
+            Some(o) => from_serde("options", o).map_err(err)?,
+        };
+        let cluster = options.cluster_id.unwrap_or_else(|| "c1".into());
+        let (clock, manual): (Arc<dyn sparsetable::Clock>, _) = match options.clock_micros {
+            Some(start) => {
+                let c = Arc::new(ManualClock::new(start as i64));
+                (c.clone(), Some(c))
+            }
+            None => (Arc::new(DateClock), None),
+        };
+        let primary = SharedDatabase::new(Engine::with_clock(clock.clone()));
+        let plane = InstanceData::new(primary, &cluster, clock).map_err(err)?;
+        Ok(ReplicatedInstance {
+            plane,
+            manual_clock: manual,
+        })
+    }
+
+    /// Sets the instance's clusters (the first is the primary copy of the schema) and its app
+    /// profiles (Instance Admin proto3 JSON: `{id, singleClusterRouting: {clusterId,
+    /// allowTransactionalWrites}}` or `{id, multiClusterRoutingUseAny: {clusterIds,
+    /// rowAffinity}}`, optionally `dataBoostIsolationReadOnly: {}`).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for no clusters, a repeated id or a malformed profile.
+    pub fn configure(
+        &self,
+        #[wasm_bindgen(js_name = "clusterIds", unchecked_param_type = "string[]")]
+        cluster_ids: JsValue,
+        #[wasm_bindgen(js_name = "appProfiles", unchecked_param_type = "AppProfileJson[]")]
+        app_profiles: JsValue,
+    ) -> JsResult<()> {
+        let ids: Vec<String> = from_serde("clusterIds", cluster_ids).map_err(err)?;
+        let profiles: Vec<AppProfileJs> = if app_profiles.is_undefined() {
+            Vec::new()
+        } else {
+            from_serde("appProfiles", app_profiles).map_err(err)?
+        };
+        let profiles = profiles
+            .into_iter()
+            .map(profile)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        self.plane.configure(ids, profiles).map_err(err)
+    }
+
+    /// Creates a table (admin `Table` proto3 JSON) at the primary cluster; it reaches the
+    /// others at their next request.
+    ///
+    /// # Errors
+    /// As `Database.createTableJson`.
+    #[wasm_bindgen(js_name = createTableJson, unchecked_return_type = "ProtoTable")]
+    pub fn create_table_json(
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoTable")] table: JsValue,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let config: TableConfig = parse("table", &table, args::value_limit()).map_err(err)?;
+        let info = self
+            .plane
+            .primary()
+            .write(|d| {
+                d.create_table(&table_id, config)?;
+                d.get_table(&table_id)
+            })
+            .map_err(err)?;
+        self.plane.pump().map_err(err)?;
+        table_output(&info).map_err(err)
+    }
+
+    /// MutateRow through `appProfileId` (`""`: the default profile).
+    ///
+    /// # Errors
+    /// The routing errors (`NOT_FOUND` unknown profile, `UNAVAILABLE` cluster down, an
+    /// injected code) and `Database.mutateRowJson`'s.
+    #[wasm_bindgen(js_name = mutateRowJson, unchecked_return_type = "Routed<void>")]
+    pub fn mutate_row_json(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId")] app_profile_id: JsValue,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoMutateRowRequest")] request: JsValue,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let req: json::MutateRow = parse("request", &request, args::value_limit()).map_err(err)?;
+        let routed = self.route(
+            &app_profile_id,
+            "MutateRow",
+            RequestKind::Write,
+            &req.row_key,
+        )?;
+        routed
+            .db
+            .write(|d| d.mutate_row(&table_id, &req.row_key, &req.mutations))
+            .map_err(err)?;
+        routed.after_write().map_err(err)?;
+        answer(&routed, JsValue::UNDEFINED)
+    }
+
+    /// MutateRows through `appProfileId`: one route for the request (its first row key).
+    ///
+    /// # Errors
+    /// As `mutateRowJson`; per-entry errors are in the returned statuses.
+    #[wasm_bindgen(js_name = mutateRows, unchecked_return_type = "Routed<EntryStatus[]>")]
+    pub fn mutate_rows(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId")] app_profile_id: JsValue,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoMutateRowsRequest")] request: JsValue,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let req: json::MutateRows = parse("request", &request, args::value_limit()).map_err(err)?;
+        let key = req
+            .entries
+            .first()
+            .map(|e| e.row_key.clone())
+            .unwrap_or_default();
+        let routed = self.route(&app_profile_id, "MutateRows", RequestKind::Write, &key)?;
+        let results = routed
+            .db
+            .write(|d| Ok(d.mutate_rows(&table_id, &req.entries)))
+            .map_err(err)?
+            .map_err(err)?;
+        routed.after_write().map_err(err)?;
+        let statuses: Vec<StatusOut> = results
+            .iter()
+            .enumerate()
+            .map(|(index, r)| match r {
+                Ok(()) => StatusOut {
+                    index,
+                    code: "OK",
+                    message: "",
+                },
+                Err(e) => StatusOut {
+                    index,
+                    code: e.code().as_str(),
+                    message: e.message(),
+                },
+            })
+            .collect();
+        let text = serde_json::to_string(&statuses)
+            .map_err(|e| err(Error::new(Code::Internal, e.to_string())))?;
+        answer(&routed, parse_text(&text).map_err(err)?)
+    }
+
+    /// CheckAndMutateRow through `appProfileId`; `value` is whether the predicate matched.
+    ///
+    /// # Errors
+    /// `FAILED_PRECONDITION` "Single-row transactions are not allowed by this app profile"
+    /// through a profile without transactions; as `mutateRowJson` otherwise.
+    #[wasm_bindgen(js_name = checkAndMutateRow, unchecked_return_type = "Routed<boolean>")]
+    pub fn check_and_mutate_row(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId")] app_profile_id: JsValue,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoCheckAndMutateRowRequest")] request: JsValue,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let req: json::CheckAndMutateRow =
+            parse("request", &request, args::value_limit()).map_err(err)?;
+        let routed = self.route(
+            &app_profile_id,
+            "CheckAndMutateRow",
+            RequestKind::Transaction,
+            &req.row_key,
+        )?;
+        let matched = routed
+            .db
+            .write(|d| {
+                d.check_and_mutate_row(
+                    &table_id,
+                    &req.row_key,
+                    req.predicate_filter.as_ref(),
+                    &req.true_mutations,
+                    &req.false_mutations,
+                )
+            })
+            .map_err(err)?;
+        routed.after_write().map_err(err)?;
+        answer(&routed, JsValue::from_bool(matched))
+    }
+
+    /// ReadModifyWriteRow through `appProfileId`; `value` is the new cells as a `Row`.
+    ///
+    /// # Errors
+    /// As `checkAndMutateRow`.
+    #[wasm_bindgen(js_name = readModifyWriteRow, unchecked_return_type = "Routed<ProtoRow>")]
+    pub fn read_modify_write_row(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId")] app_profile_id: JsValue,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoReadModifyWriteRowRequest")] request: JsValue,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let req: json::ReadModifyWriteRow =
+            parse("request", &request, args::value_limit()).map_err(err)?;
+        let routed = self.route(
+            &app_profile_id,
+            "ReadModifyWriteRow",
+            RequestKind::Transaction,
+            &req.row_key,
+        )?;
+        let rules: &[ReadModifyWriteRule] = &req.rules;
+        let row = routed
+            .db
+            .write(|d| d.read_modify_write_row(&table_id, &req.row_key, rules))
+            .map_err(err)?;
+        routed.after_write().map_err(err)?;
+        answer(&routed, output(&row).map_err(err)?)
+    }
+
+    /// One row through `appProfileId` (`{filter}` optional); `value` is the row or `null`.
+    ///
+    /// # Errors
+    /// The routing errors; `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad
+    /// key or filter.
+    #[wasm_bindgen(js_name = readRowJson, unchecked_return_type = "Routed<ProtoRow | null>")]
+    pub fn read_row_json(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId")] app_profile_id: JsValue,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        #[wasm_bindgen(js_name = "rowKey", unchecked_param_type = "Uint8Array | string")]
+        row_key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ filter?: ProtoRowFilter } | undefined")]
+        options: Option<JsValue>,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let key = b64_key("rowKey", &row_key).map_err(err)?;
+        let body: ReadRowBody = match options.filter(|o| !o.is_null() && !o.is_undefined()) {
+            None => ReadRowBody { filter: None },
+            Some(o) => parse("options", &o, args::value_limit()).map_err(err)?,
+        };
+        let routed = self.route(&app_profile_id, "ReadRows", RequestKind::Read, &key)?;
+        let row = routed
+            .db
+            .read(|d| match &body.filter {
+                Some(f) => d.read_row_filtered(&table_id, &key, f),
+                None => d.read_row(&table_id, &key),
+            })
+            .map_err(err)?;
+        let value = match row {
+            Some(r) => output(&r).map_err(err)?,
+            None => JsValue::NULL,
+        };
+        answer(&routed, value)
+    }
+
+    /// ReadRows through `appProfileId` (a `ReadRowsRequest` body); `value` is every row.
+    ///
+    /// # Errors
+    /// As `readRowJson`.
+    #[wasm_bindgen(js_name = readRowsJson, unchecked_return_type = "Routed<ProtoRow[]>")]
+    pub fn read_rows_json(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId")] app_profile_id: JsValue,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoReadRowsRequest | undefined")] request: Option<
+            JsValue,
+        >,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let request: ReadRowsRequest = match request.filter(|r| !r.is_null() && !r.is_undefined()) {
+            None => ReadRowsRequest::default(),
+            Some(r) => parse("request", &r, args::value_limit()).map_err(err)?,
+        };
+        let routed = self.route(&app_profile_id, "ReadRows", RequestKind::Read, &[])?;
+        let rows = routed.db.read_rows(&table_id, &request).map_err(err)?;
+        answer(&routed, output(&rows).map_err(err)?)
+    }
+
+    /// SampleRowKeys through `appProfileId`; `value` is `[{rowKey, offsetBytes}]`.
+    ///
+    /// # Errors
+    /// The routing errors; `NOT_FOUND` for an unknown table.
+    #[wasm_bindgen(js_name = sampleRowKeys, unchecked_return_type = "Routed<ProtoSampleRowKey[]>")]
+    pub fn sample_row_keys(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId")] app_profile_id: JsValue,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let routed = self.route(&app_profile_id, "SampleRowKeys", RequestKind::Read, &[])?;
+        let samples = routed
+            .db
+            .read(|d| d.sample_row_keys(&table_id))
+            .map_err(err)?;
+        let out: Vec<serde_json::Value> = samples
+            .iter()
+            .map(|s| {
+                let mut o = serde_json::Map::new();
+                if !s.row_key.is_empty() {
+                    o.insert("rowKey".into(), json::encode_base64(&s.row_key).into());
+                }
+                o.insert("offsetBytes".into(), s.offset_bytes.to_string().into());
+                serde_json::Value::Object(o)
+            })
+            .collect();
+        let text = serde_json::Value::Array(out).to_string();
+        answer(&routed, parse_text(&text).map_err(err)?)
+    }
+
+    /// GenerateConsistencyToken for `tableId`.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a bad table id.
+    #[wasm_bindgen(js_name = generateConsistencyToken)]
+    pub fn generate_consistency_token(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+    ) -> JsResult<String> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        self.plane.consistency_token(&table_id).map_err(err)
+    }
+
+    /// CheckConsistency: whether every write acknowledged before `token` reached every
+    /// cluster (`dataBoostReadLocalWrites`: only that Data Boost reads see their cluster's).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a malformed token or one of another table.
+    #[wasm_bindgen(js_name = checkConsistency)]
+    pub fn check_consistency(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        token: JsValue,
+        #[wasm_bindgen(js_name = "dataBoostReadLocalWrites")] data_boost_local: Option<bool>,
+    ) -> JsResult<bool> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let token = string_arg("token", &token).map_err(err)?;
+        self.plane.pump().map_err(err)?;
+        self.plane
+            .check_consistency(&table_id, &token, data_boost_local.unwrap_or(false))
+            .map_err(err)
+    }
+
+    /// Takes a cluster down (`false`) or brings it back (`true`; it catches up).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown cluster; `FAILED_PRECONDITION` on a one-cluster instance.
+    #[wasm_bindgen(js_name = setClusterAvailable)]
+    pub fn set_cluster_available(
+        &self,
+        #[wasm_bindgen(js_name = "clusterId")] cluster_id: JsValue,
+        available: bool,
+    ) -> JsResult<()> {
+        let id = string_arg("clusterId", &cluster_id).map_err(err)?;
+        self.plane.set_available(&id, available).map_err(err)
+    }
+
+    /// Sets the replication lag in microseconds of the engine's clock.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a negative or non-integer lag.
+    #[wasm_bindgen(js_name = setReplicationLagMicros)]
+    pub fn set_replication_lag_micros(&self, micros: f64) -> JsResult<()> {
+        if !micros.is_finite() || micros.fract() != 0.0 {
+            return Err(err(conversion_error("micros", "expected an integer")));
+        }
+        self.plane.set_delay_micros(micros as i64).map_err(err)
+    }
+
+    /// Adds a fault rule: `{rpc?, clusterId?, code?, count?, probability?, latencyMs?}`
+    /// (no code: latency only; probability defaults to 1).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for an unknown code or a bad rule; `NOT_FOUND` for an unknown
+    /// cluster.
+    #[wasm_bindgen(js_name = injectFault)]
+    pub fn inject_fault(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "FaultSpec")] fault: JsValue,
+    ) -> JsResult<()> {
+        let f: FaultJs = from_serde("fault", fault).map_err(err)?;
+        let code = match f.code {
+            None => None,
+            Some(name) => Some(Code::from_name(&name).ok_or_else(|| {
+                err(conversion_error(
+                    "code",
+                    format_args!("unknown gRPC code {name:?}"),
+                ))
+            })?),
+        };
+        let latency = f.latency_ms.unwrap_or(0.0);
+        if !latency.is_finite() || latency < 0.0 {
+            return Err(err(conversion_error(
+                "latencyMs",
+                "expected a non-negative number",
+            )));
+        }
+        let rule = FaultRule {
+            rpc: f.rpc,
+            cluster_id: f.cluster_id,
+            code,
+            remaining: f.count,
+            probability: f.probability.unwrap_or(1.0),
+            latency_micros: (latency * 1000.0) as u64,
+        };
+        self.plane.add_fault(rule).map_err(err)
+    }
+
+    /// Removes every fault rule and reseeds their random draws with `seed` (default 0), so a
+    /// seed repeats its faults.
+    ///
+    /// # Errors
+    /// Only a poisoned lock.
+    #[wasm_bindgen(js_name = clearFaults)]
+    pub fn clear_faults(&self, seed: Option<f64>) -> JsResult<()> {
+        self.plane
+            .clear_faults(seed.unwrap_or(0.0) as u64)
+            .map_err(err)
+    }
+
+    /// `{clusters: [{id, available}], lagMicros, inFlight, faults}` after delivering what is
+    /// due.
+    ///
+    /// # Errors
+    /// Only storage errors delivering.
+    #[wasm_bindgen(unchecked_return_type = "ReplicationStatus")]
+    pub fn status(&self) -> JsResult<JsValue> {
+        self.plane.pump().map_err(err)?;
+        let clusters: Vec<serde_json::Value> = self
+            .plane
+            .availability()
+            .map_err(err)?
+            .into_iter()
+            .map(|(id, up)| serde_json::json!({ "id": id, "available": up }))
+            .collect();
+        let status = serde_json::json!({
+            "clusters": clusters,
+            "lagMicros": self.plane.delay_micros().map_err(err)?,
+            "inFlight": self.plane.in_flight().map_err(err)?,
+            "faults": self.plane.fault_count().map_err(err)?,
+        });
+        parse_text(&status.to_string()).map_err(err)
+    }
+
+    /// Enables (retention in microseconds, 1 to 7 days) or (`null`) disables a table's change
+    /// stream on every cluster's copy.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a retention out of range.
+    #[wasm_bindgen(js_name = setChangeStreamRetentionMicros)]
+    pub fn set_change_stream_retention_micros(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        retention: Option<f64>,
+    ) -> JsResult<()> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        self.plane
+            .set_change_stream(&table_id, retention.map(|r| r as i64))
+            .map_err(err)
+    }
+
+    /// Lowers (or raises) a table's tablet thresholds on every cluster's copy, so a test or a
+    /// lesson can watch tablets split: `{memtableBytes?, splitBytes?, mergeBytes?}` over the
+    /// engine's defaults.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for sizes the engine refuses.
+    #[wasm_bindgen(js_name = setTabletOptions)]
+    pub fn set_tablet_options(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ memtableBytes?: number; splitBytes?: number; mergeBytes?: number }"
+        )]
+        options: JsValue,
+    ) -> JsResult<()> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct Sizes {
+            memtable_bytes: Option<u64>,
+            split_bytes: Option<u64>,
+            merge_bytes: Option<u64>,
+        }
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let sizes: Sizes = from_serde("options", options).map_err(err)?;
+        let mut o = TabletOptions::default();
+        o.memtable_bytes = sizes.memtable_bytes.unwrap_or(o.memtable_bytes);
+        o.split_bytes = sizes.split_bytes.unwrap_or(o.split_bytes);
+        o.merge_bytes = sizes.merge_bytes.unwrap_or(o.merge_bytes);
+        for (_, db) in self.plane.clusters().map_err(err)? {
+            db.write(|d| d.set_tablet_options(&table_id, o))
+                .map_err(err)?;
+        }
+        Ok(())
+    }
+
+    /// The number of tablets of `tableId` at each cluster: `{c1: 3, c2: 3}`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table.
+    #[wasm_bindgen(js_name = tabletCounts, unchecked_return_type = "Record<string, number>")]
+    pub fn tablet_counts(
+        &self,
+        #[wasm_bindgen(js_name = "tableId")] table_id: JsValue,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let mut out = serde_json::Map::new();
+        for (id, db) in self.plane.clusters().map_err(err)? {
+            let n = db.read(|d| d.tablets(&table_id)).map_err(err)?.len();
+            out.insert(id, n.into());
+        }
+        parse_text(&serde_json::Value::Object(out).to_string()).map_err(err)
+    }
+
+    /// The manual clock's time in microseconds (`Date.now()` in microseconds otherwise).
+    #[wasm_bindgen(js_name = nowMicros)]
+    pub fn now_micros(&self) -> f64 {
+        use sparsetable::Clock;
+        match &self.manual_clock {
+            Some(c) => c.now_micros() as f64,
+            None => DateClock.now_micros() as f64,
+        }
+    }
+
+    /// Moves the manual clock forward by `micros` and delivers what replication has due.
+    ///
+    /// # Errors
+    /// `FAILED_PRECONDITION` without a manual clock; `INVALID_ARGUMENT` for a negative step.
+    #[wasm_bindgen(js_name = advanceClock)]
+    pub fn advance_clock(&self, micros: f64) -> JsResult<()> {
+        let clock = self.manual_clock.as_ref().ok_or_else(|| {
+            err(Error::failed_precondition(
+                "the instance reads Date.now(); create it with {clockMicros} to control its clock",
+            ))
+        })?;
+        if !micros.is_finite() || micros < 0.0 || micros.fract() != 0.0 {
+            return Err(err(conversion_error(
+                "micros",
+                "expected a non-negative integer",
+            )));
+        }
+        clock.advance_micros(micros as i64);
+        self.plane.pump().map_err(err)
+    }
+}
+
+impl ReplicatedInstance {
+    /// The core's data plane.
+    pub(crate) fn plane(&self) -> &InstanceData {
+        &self.plane
+    }
+
+    /// Routes a request that names no row.
+    pub(crate) fn route_js(
+        &self,
+        app_profile_id: &JsValue,
+        rpc: &str,
+        kind: RequestKind,
+    ) -> JsResult<Routed> {
+        self.route(app_profile_id, rpc, kind, &[])
+    }
+
+    fn route(
+        &self,
+        app_profile_id: &JsValue,
+        rpc: &str,
+        kind: RequestKind,
+        key: &[u8],
+    ) -> JsResult<Routed> {
+        let profile = if app_profile_id.is_undefined() || app_profile_id.is_null() {
+            String::new()
+        } else {
+            string_arg("appProfileId", app_profile_id).map_err(err)?
+        };
+        self.plane.route(&profile, rpc, kind, key).map_err(err)
+    }
+}
+
+/// `{value, clusterId, latencyMicros}`.
+fn answer(routed: &Routed, value: JsValue) -> JsResult<JsValue> {
+    let out = js_sys::Object::new();
+    let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&out, &k.into(), v);
+    set("value", &value)?;
+    set("clusterId", &routed.cluster_id.as_str().into())?;
+    set("latencyMicros", &(routed.latency_micros as f64).into())?;
+    Ok(out.into())
+}
