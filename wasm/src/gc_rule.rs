@@ -17,7 +17,7 @@ use serde::Deserialize;
 use sparsetable::limits::GC_RULE_TREE;
 use sparsetable::GcRule;
 
-use crate::convert::Micros;
+use crate::micros::Micros;
 
 /// The keys of a GC rule object; exactly one is set.
 const KINDS: &[&str] = &["maxNumVersions", "maxAgeMicros", "intersection", "union"];

@@ -22,6 +22,7 @@ mod convert;
 pub mod database;
 pub mod error;
 mod gc_rule;
+mod micros;
 pub mod panic;
 pub mod proto;
 pub mod replication;

@@ -8,8 +8,8 @@
 
 use sparsetable::Error;
 
+use crate::bounds::ByteBound;
 use crate::tree::{check, take};
-use crate::types::ByteBound;
 
 /// A row filter, as Bigtable's `RowFilter`: its nodes in post-order, the root last.
 #[derive(Debug, Clone, PartialEq, uniffi::Record)]

@@ -14,6 +14,7 @@
 
 uniffi::setup_scaffolding!();
 
+pub mod bounds;
 pub mod change_stream;
 pub mod clock;
 pub mod database;

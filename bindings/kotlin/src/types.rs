@@ -6,10 +6,10 @@
 //! truncating. Core structs are built with `..Default::default()` so new core fields keep
 //! their defaults here.
 
-use std::ops::Bound as CoreBound;
 
 use sparsetable::Error;
 
+pub use crate::bounds::ByteBound;
 use crate::filter::RowFilter;
 
 /// A column family's garbage-collection rule, as Bigtable's `GcRule`: its nodes in
@@ -207,23 +207,6 @@ pub enum Mutation {
     },
     /// Deletes the whole row.
     DeleteFromRow,
-}
-
-/// One end of a byte-wise range (row keys, qualifiers, values).
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
-pub enum ByteBound {
-    /// No limit on this side.
-    Unbounded,
-    /// The key is included.
-    Closed {
-        /// The bound's bytes.
-        key: Vec<u8>,
-    },
-    /// The key is excluded.
-    Open {
-        /// The bound's bytes.
-        key: Vec<u8>,
-    },
 }
 
 /// A contiguous range of row keys, as Bigtable's `RowRange`.
@@ -550,26 +533,6 @@ impl From<Mutation> for sparsetable::Mutation {
                 sparsetable::Mutation::DeleteFromFamily { family }
             }
             Mutation::DeleteFromRow => sparsetable::Mutation::DeleteFromRow,
-        }
-    }
-}
-
-impl From<ByteBound> for CoreBound<Vec<u8>> {
-    fn from(b: ByteBound) -> Self {
-        match b {
-            ByteBound::Unbounded => CoreBound::Unbounded,
-            ByteBound::Closed { key } => CoreBound::Included(key),
-            ByteBound::Open { key } => CoreBound::Excluded(key),
-        }
-    }
-}
-
-impl From<CoreBound<Vec<u8>>> for ByteBound {
-    fn from(b: CoreBound<Vec<u8>>) -> Self {
-        match b {
-            CoreBound::Unbounded => ByteBound::Unbounded,
-            CoreBound::Included(key) => ByteBound::Closed { key },
-            CoreBound::Excluded(key) => ByteBound::Open { key },
         }
     }
 }
