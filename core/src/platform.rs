@@ -7,6 +7,7 @@
 //! foundation (`error`, `limits`) only.
 
 pub(crate) mod bytes;
+pub mod calendar;
 pub mod clock;
 pub mod random;
 pub mod storage;

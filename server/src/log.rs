@@ -74,26 +74,13 @@ pub fn log(level: Level, message: impl core::fmt::Display) {
     }
 }
 
-/// `YYYY-MM-DDTHH:MM:SS.ffffffZ` for a time since the Unix epoch (UTC, proleptic Gregorian).
+/// `YYYY-MM-DDTHH:MM:SS.ffffffZ` for a time since the Unix epoch (the core's calendar).
 fn rfc3339(secs: u64, micros: u32) -> String {
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm, shifted to March).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{micros:06}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    let total = i64::try_from(secs)
+        .unwrap_or(i64::MAX / 1_000_000)
+        .saturating_mul(1_000_000)
+        .saturating_add(i64::from(micros));
+    sparsetable::platform::calendar::rfc3339(total)
 }
 
 #[cfg(test)]

@@ -87,26 +87,7 @@ fn micros_arg(argument: &str, v: f64) -> Result<i64, Error> {
 
 /// A time in microseconds since the epoch as proto3 JSON's `Timestamp` (RFC 3339, UTC).
 pub(crate) fn timestamp(micros: i64) -> String {
-    let secs = micros.div_euclid(1_000_000);
-    let frac = micros.rem_euclid(1_000_000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's days-to-civil algorithm (public domain description).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:06}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    sparsetable::platform::calendar::rfc3339(micros)
 }
 
 fn event_json(e: StreamEvent, partition: &RowRange, now: i64) -> Result<serde_json::Value, Error> {

@@ -6,7 +6,6 @@
 //! truncating. Core structs are built with `..Default::default()` so new core fields keep
 //! their defaults here.
 
-
 use sparsetable::Error;
 
 pub use crate::bounds::ByteBound;

@@ -11,7 +11,7 @@ use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
 
-use crate::api::sql::calendar::{days_from_ymd, ymd_from_days, DAY_MICROS};
+use crate::platform::calendar::{days_from_ymd, ymd_from_days, DAY_MICROS};
 /// GoogleSQL's TIMESTAMP range: 0001-01-01 to 9999-12-31 23:59:59.999999 UTC.
 const MIN_MICROS: i64 = -62_135_596_800_000_000;
 const MAX_MICROS: i64 = 253_402_300_799_999_999;
