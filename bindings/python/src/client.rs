@@ -147,13 +147,37 @@ impl BigtableDataClient {
         self.store.durability()
     }
 
-    /// A handle on a table's data. Lazy: no check that the table exists.
-    fn get_table(&self, py: Python<'_>, instance_id: String, table_id: String) -> PyResult<Table> {
+    /// A handle on a table's data. Lazy: no check that the table exists. Every data call goes
+    /// through `app_profile_id`'s routing (empty: the instance's default profile).
+    #[pyo3(signature = (instance_id, table_id, app_profile_id = None))]
+    fn get_table(
+        &self,
+        py: Python<'_>,
+        instance_id: String,
+        table_id: String,
+        app_profile_id: Option<String>,
+    ) -> PyResult<Table> {
+        let db = self.instance_db(py, &instance_id)?;
         Ok(Table {
-            db: self.instance_db(py, &instance_id)?,
+            plane: self.plane(py, &instance_id)?,
+            db,
             instance_id,
             table_id,
+            app_profile_id: app_profile_id.unwrap_or_default(),
         })
+    }
+
+    /// The control surface of an instance's simulated replication: its clusters and app
+    /// profiles, outages, lag and injected faults (not part of Google's client; see README).
+    fn instance_control(
+        &self,
+        py: Python<'_>,
+        instance_id: String,
+    ) -> PyResult<crate::instance_control::InstanceControl> {
+        Ok(crate::instance_control::InstanceControl::new(
+            self.plane(py, &instance_id)?,
+            instance_id,
+        ))
     }
 
     /// The admin of one instance's tables (not part of Google's data client; see README).
@@ -212,6 +236,12 @@ impl BigtableDataClient {
 }
 
 impl BigtableDataClient {
+    /// The data plane of `instance_id` (see `registry::plane`).
+    fn plane(&self, py: Python<'_>, instance_id: &str) -> PyResult<Arc<sparsetable::InstanceData>> {
+        let db = self.instance_db(py, instance_id)?;
+        crate::registry::plane(&db, instance_id, self.clock.clone()).map_err(|e| to_py_err(py, e))
+    }
+
     /// The shared database of `instance_id` (opened, with recovery, with the GIL released).
     fn instance_db(&self, py: Python<'_>, instance_id: &str) -> PyResult<Arc<SharedDatabase>> {
         let project = self.project.as_deref().unwrap_or(DEFAULT_PROJECT);
@@ -232,9 +262,42 @@ impl BigtableDataClient {
 /// The data of one table, as `google.cloud.bigtable.data.Table`.
 #[pyclass(frozen, module = "sparsetable")]
 pub struct Table {
+    /// The instance's first database (schema and table-level calls).
     db: Arc<SharedDatabase>,
+    /// Routes every data call by `app_profile_id` (see `registry::plane`).
+    plane: Arc<sparsetable::InstanceData>,
     instance_id: String,
     table_id: String,
+    app_profile_id: String,
+}
+
+impl Table {
+    /// The database a data call of `rpc` runs on, by the table's app profile: the core's
+    /// routing and injected faults; an injected latency is waited out with the GIL released.
+    fn route(
+        &self,
+        py: Python<'_>,
+        rpc: &str,
+        kind: sparsetable::RequestKind,
+        row_key: &[u8],
+    ) -> PyResult<sparsetable::Routed> {
+        let routed = self
+            .plane
+            .route(&self.app_profile_id, rpc, kind, row_key)
+            .map_err(|e| to_py_err(py, e))?;
+        if routed.latency_micros > 0 {
+            py.detach(|| {
+                std::thread::sleep(std::time::Duration::from_micros(routed.latency_micros))
+            });
+        }
+        Ok(routed)
+    }
+
+    /// Hands what a write committed to replication (nothing with one cluster).
+    fn after_write(py: Python<'_>, routed: &sparsetable::Routed) -> PyResult<()> {
+        py.detach(|| routed.after_write())
+            .map_err(|e| to_py_err(py, e))
+    }
 }
 
 #[pymethods]
@@ -262,12 +325,18 @@ impl Table {
         // further copy, and a valid value is copied only into the memtable.
         if let Ok(one) = mutations.cast::<crate::mutations::Mutation>() {
             let one = std::slice::from_ref(&one.get().inner);
-            return with_db_mut(py, &self.db, |db| db.mutate_row(&self.table_id, &key, one));
+            let routed = self.route(py, "MutateRow", sparsetable::RequestKind::Write, &key)?;
+            with_db_mut(py, &routed.db, |db| {
+                db.mutate_row(&self.table_id, &key, one)
+            })?;
+            return Self::after_write(py, &routed);
         }
         let mutations = extract_mutations(mutations, &self.config(py)?)?;
-        with_db_mut(py, &self.db, |db| {
+        let routed = self.route(py, "MutateRow", sparsetable::RequestKind::Write, &key)?;
+        with_db_mut(py, &routed.db, |db| {
             db.mutate_row(&self.table_id, &key, &mutations)
-        })
+        })?;
+        Self::after_write(py, &routed)
     }
 
     /// Applies many rows' mutations in one engine call, as Bigtable's `MutateRows`: each
@@ -309,7 +378,10 @@ impl Table {
             }
         }
         if statuses.is_empty() || !batch.is_empty() {
-            let results = with_db_mut(py, &self.db, |db| db.mutate_rows(&self.table_id, &batch))?;
+            let first = batch.first().map_or(&[][..], |e| e.row_key.as_slice());
+            let routed = self.route(py, "MutateRows", sparsetable::RequestKind::Write, first)?;
+            let results = with_db_mut(py, &routed.db, |db| db.mutate_rows(&self.table_id, &batch))?;
+            Self::after_write(py, &routed)?;
             for (slot, result) in slots.into_iter().zip(results) {
                 if let Err(e) = result {
                     statuses[slot] = Some(to_py_err(py, e).into_value(py).into_any());
@@ -329,7 +401,8 @@ impl Table {
     ) -> PyResult<Option<Py<Row>>> {
         let key = bytes_or_str(row_key, "row_key")?;
         let filter = extract_filter(row_filter)?.unwrap_or_default();
-        let row = with_db_point(py, &self.db, |db| {
+        let routed = self.route(py, "ReadRows", sparsetable::RequestKind::Read, &key)?;
+        let row = with_db_point(py, &routed.db, |db| {
             db.read_row_filtered(&self.table_id, &key, &filter)
         })?;
         row.map(|r| row_to_py(py, r)).transpose()
@@ -358,7 +431,13 @@ impl Table {
             mutations(true_case_mutations)?,
             mutations(false_case_mutations)?,
         );
-        with_db_mut(py, &self.db, |db| {
+        let routed = self.route(
+            py,
+            "CheckAndMutateRow",
+            sparsetable::RequestKind::Transaction,
+            &key,
+        )?;
+        let matched = with_db_mut(py, &routed.db, |db| {
             db.check_and_mutate_row(
                 &self.table_id,
                 &key,
@@ -366,7 +445,9 @@ impl Table {
                 &on_true,
                 &on_false,
             )
-        })
+        })?;
+        Self::after_write(py, &routed)?;
+        Ok(matched)
     }
 
     /// Applies the rules (one or a list) to the row's latest cells atomically; returns the
@@ -379,16 +460,24 @@ impl Table {
     ) -> PyResult<Py<Row>> {
         let key = bytes_or_str(row_key, "row_key")?;
         let rules = extract_rmw_rules(rules)?;
-        let row = with_db_mut(py, &self.db, |db| {
+        let routed = self.route(
+            py,
+            "ReadModifyWriteRow",
+            sparsetable::RequestKind::Transaction,
+            &key,
+        )?;
+        let row = with_db_mut(py, &routed.db, |db| {
             db.read_modify_write_row(&self.table_id, &key, &rules)
         })?;
+        Self::after_write(py, &routed)?;
         row_to_py(py, row)
     }
 
     /// Whether the row has any cell.
     fn row_exists(&self, py: Python<'_>, row_key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let key = bytes_or_str(row_key, "row_key")?;
-        with_db_point(py, &self.db, |db| {
+        let routed = self.route(py, "ReadRows", sparsetable::RequestKind::Read, &key)?;
+        with_db_point(py, &routed.db, |db| {
             db.read_row(&self.table_id, &key).map(|r| r.is_some())
         })
     }
@@ -427,7 +516,8 @@ impl Table {
         row_range: Option<PyRef<'py, crate::query::RowRange>>,
     ) -> PyResult<Vec<(Bound<'py, PyBytes>, u64)>> {
         let range = row_range.map(|r| r.to_core());
-        let samples = with_db(py, &self.db, |db| {
+        let routed = self.route(py, "SampleRowKeys", sparsetable::RequestKind::Read, b"")?;
+        let samples = with_db(py, &routed.db, |db| {
             let all = db.sample_row_keys(&self.table_id)?;
             match &range {
                 Some(r) => {
@@ -451,9 +541,10 @@ impl Table {
         py: Python<'_>,
         retention_micros: Option<i64>,
     ) -> PyResult<()> {
+        // Every cluster's copy logs its changes.
         py.detach(|| {
-            self.db
-                .write(|d| d.set_change_stream(&self.table_id, retention_micros))
+            self.plane
+                .set_change_stream(&self.table_id, retention_micros)
         })
         .map_err(|e| to_py_err(py, e))
     }
@@ -550,7 +641,8 @@ impl Table {
     /// is released before this returns.
     fn open_stream(&self, py: Python<'_>, query: &Bound<'_, ReadRowsQuery>) -> PyResult<RowStream> {
         let request = query.borrow().to_request();
-        py.detach(|| self.db.read_rows_stream(&self.table_id, &request))
+        let routed = self.route(py, "ReadRows", sparsetable::RequestKind::Read, b"")?;
+        py.detach(|| routed.db.read_rows_stream(&self.table_id, &request))
             .map_err(|e| to_py_err(py, e))
     }
 }

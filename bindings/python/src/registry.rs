@@ -194,6 +194,39 @@ fn open_dir(
     Ok(db)
 }
 
+/// The data plane of the instance whose first database is `db` (the core's `InstanceData`:
+/// its clusters, app-profile routing, faults and replication), shared by every client of the
+/// process that uses that database, as the database is; made on first use with one cluster,
+/// `{instance}-c1`, as the server names an instance's default cluster. Held weakly here, so
+/// it goes with the last client using it (and the database's directory lock with it).
+///
+/// # Errors
+/// A poisoned lock.
+pub fn plane(
+    db: &Arc<SharedDatabase>,
+    instance: &str,
+    clock: Arc<dyn Clock>,
+) -> Result<Arc<sparsetable::InstanceData>> {
+    static PLANES: OnceLock<Mutex<BTreeMap<usize, Weak<sparsetable::InstanceData>>>> =
+        OnceLock::new();
+    let mut planes = PLANES
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| sparsetable::api::shared::poisoned())?;
+    let key = Arc::as_ptr(db) as usize;
+    if let Some(plane) = planes.get(&key).and_then(Weak::upgrade) {
+        return Ok(plane);
+    }
+    planes.retain(|_, p| p.strong_count() > 0);
+    let plane = Arc::new(sparsetable::InstanceData::new(
+        (**db).clone(),
+        &format!("{instance}-c1"),
+        clock,
+    )?);
+    planes.insert(key, Arc::downgrade(&plane));
+    Ok(plane)
+}
+
 /// The directory a client opens: `path`, else `$SPARSETABLE_PATH` if set and not empty,
 /// else none (memory). Made absolute and created, so two spellings of one directory are one
 /// key of the registry.

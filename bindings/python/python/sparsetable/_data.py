@@ -167,7 +167,7 @@ class Table:
             if value is not None:
                 _check_timeouts(value)
             setattr(self, name, value)
-        self._native = client._native.get_table(instance_id, table_id)
+        self._native = client._native.get_table(instance_id, table_id, app_profile_id)
 
     # --- reads ---------------------------------------------------------------------------
     def read_rows_stream(
