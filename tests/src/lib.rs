@@ -8,6 +8,7 @@
 //! mirror types here. Parsing is strict (`deny_unknown_fields`, and the core's proto3 JSON
 //! refuses unknown fields too) so a typo in a vector fails loudly instead of testing less.
 
+pub mod replication;
 pub mod sql;
 
 use std::collections::{BTreeMap, BTreeSet};
