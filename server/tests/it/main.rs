@@ -19,6 +19,7 @@ mod console_vs_cbt;
 mod family_order;
 mod grpc;
 mod replication;
+mod replication_vectors;
 mod restart;
 mod robustness_data_dir;
 mod robustness_reads;
