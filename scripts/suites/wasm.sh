@@ -57,7 +57,7 @@ count_cargo "$logs/browser.log" "${PIPESTATUS[0]}"
 echo "--- node:test over the Node build (vectors, JS API, bad input)"
 if "${NODE_PKG[@]}" \
   && wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/debug/sparsetable_wasm.wasm; then
-  node --test wasm/test/vectors.test.mjs wasm/test/vectors_json.test.mjs wasm/test/api.test.mjs wasm/test/api_json.test.mjs wasm/test/robustness_inputs.test.mjs wasm/test/replication.test.mjs wasm/test/change_stream.test.mjs 2>&1 | tee "$logs/node-test.log"
+  node --test wasm/test/vectors.test.mjs wasm/test/vectors_json.test.mjs wasm/test/api.test.mjs wasm/test/api_json.test.mjs wasm/test/robustness_inputs.test.mjs wasm/test/replication.test.mjs wasm/test/replication_vectors.test.mjs wasm/test/change_stream.test.mjs 2>&1 | tee "$logs/node-test.log"
   count_node "$logs/node-test.log" "${PIPESTATUS[0]}"
 else
   echo "FAILED: building the Node package"; fail=$((fail + 1))
