@@ -21,6 +21,7 @@ mod registry;
 mod row;
 mod server;
 mod sql;
+mod table_admin;
 
 use pyo3::prelude::*;
 
@@ -34,9 +35,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::RowIterator>()?;
     m.add_class::<change_stream::ChangeStreamIterator>()?;
     m.add_class::<change_stream::ChangeStreamRecord>()?;
-    m.add_class::<client::TableAdmin>()?;
-    m.add_class::<client::TableInfo>()?;
-    m.add_class::<client::ColumnFamilyModification>()?;
+    m.add_class::<table_admin::TableAdmin>()?;
+    m.add_class::<table_admin::TableInfo>()?;
+    m.add_class::<table_admin::ColumnFamilyModification>()?;
     m.add_class::<mutations::Mutation>()?;
     m.add_class::<mutations::SetCell>()?;
     m.add_class::<mutations::DeleteRangeFromColumn>()?;
