@@ -12,12 +12,14 @@
 //! it lives in [`crate::instance_meta`]: display name, type and labels; its clusters (the ones
 //! CreateInstance and CreateCluster asked for, with their nodes, storage type and autoscaling
 //! settings, or else one cluster, `{instance}-c1`, in `projects/{project}/locations/local`);
-//! its app profiles. Everything is READY at once, and every operation is returned finished:
-//! one machine holds one copy of the data, so clusters and app profiles are settings that
-//! clients read back, not capacity or routing. CreateInstance makes an instance exist
+//! its app profiles. Everything is READY at once, and every operation is returned finished.
+//! Node counts, storage types and autoscaling are settings clients read back; the clusters and
+//! app profiles themselves are what data requests are routed and replicated by (the core's
+//! `InstanceData`, docs/replication.md). CreateInstance makes an instance exist
 //! (ALREADY_EXISTS if it does); DeleteInstance deletes every table and backup in it (or nothing
 //! at all if a table has deletion protection) and the instance stops existing until named
-//! again. Routes not listed in `build.rs` answer UNIMPLEMENTED.
+//! again. Routes not listed in `build.rs` answer UNIMPLEMENTED. App profiles live in
+//! [`app_profiles`] and ListHotTablets in [`hot_tablets`].
 
 use std::sync::Arc;
 
@@ -37,6 +39,9 @@ use crate::status::to_status;
 use crate::stubs::admin_v2;
 use crate::stubs::instance_admin::bigtable_instance_admin_server::BigtableInstanceAdmin;
 use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
+
+mod app_profiles;
+mod hot_tablets;
 
 /// The Instance Admin service.
 #[derive(Debug, Clone)]
@@ -162,30 +167,6 @@ fn mask_paths(mask: Option<&prost_types::FieldMask>) -> Result<&[String]> {
         _ => Err(Error::invalid_argument(
             "update_mask must name at least one field",
         )),
-    }
-}
-
-/// An app profile's routing must name clusters the instance has.
-fn check_routing(meta: &InstanceMeta, profile: &admin_v2::AppProfile) -> Result<()> {
-    use admin_v2::app_profile::RoutingPolicy;
-    let ids: Vec<&str> = meta.clusters.iter().map(|c| last_id(&c.name)).collect();
-    let named: Vec<&str> = match &profile.routing_policy {
-        None => {
-            return Err(Error::invalid_argument(
-                "app profile: a routing policy (multi_cluster_routing_use_any or single_cluster_routing) is required",
-            ))
-        }
-        Some(RoutingPolicy::MultiClusterRoutingUseAny(m)) => {
-            m.cluster_ids.iter().map(String::as_str).collect()
-        }
-        Some(RoutingPolicy::SingleClusterRouting(s)) => vec![s.cluster_id.as_str()],
-    };
-    match named.iter().find(|id| !ids.contains(id)) {
-        Some(missing) => Err(Error::invalid_argument(format!(
-            "app profile routes to cluster {}, which the instance does not have",
-            quoted(missing)
-        ))),
-        None => Ok(()),
     }
 }
 
@@ -553,151 +534,6 @@ impl InstanceAdminService {
             Ok(())
         })
     }
-
-    fn create_app_profile_inner(
-        &self,
-        req: &admin_v2::CreateAppProfileRequest,
-    ) -> Result<admin_v2::AppProfile> {
-        let instance = self.existing("parent", &req.parent)?;
-        // The core's rule (routing checks the same ids).
-        sparsetable::api::replication::validate_app_profile_id(&req.app_profile_id)?;
-        let Some(profile) = &req.app_profile else {
-            return Err(Error::invalid_argument("app_profile is required"));
-        };
-        self.instances.update_meta(&instance, |meta| {
-            if meta.app_profile_mut(&req.app_profile_id).is_some() {
-                return Err(Error::new(
-                    Code::AlreadyExists,
-                    format!(
-                        "app profile {} already exists in instance {instance}",
-                        quoted(&req.app_profile_id)
-                    ),
-                ));
-            }
-            check_routing(meta, profile)?;
-            let mut created = profile.clone();
-            created.name = format!("{instance}/appProfiles/{}", req.app_profile_id);
-            created.etag = next_etag();
-            meta.app_profiles.push(created.clone());
-            meta.app_profiles.sort_by(|a, b| a.name.cmp(&b.name));
-            Ok(created)
-        })
-    }
-
-    fn get_app_profile_inner(
-        &self,
-        req: &admin_v2::GetAppProfileRequest,
-    ) -> Result<admin_v2::AppProfile> {
-        let (instance, id) = split_child("name", &req.name, "appProfiles")?;
-        let instance = self.existing("name", &instance.to_string())?;
-        let mut meta = self.instances.meta_of(&instance)?;
-        match meta.app_profile_mut(id) {
-            Some(p) => Ok(p.clone()),
-            None => Err(not_found("app profile", id, &instance)),
-        }
-    }
-
-    fn list_app_profiles_inner(
-        &self,
-        req: &admin_v2::ListAppProfilesRequest,
-    ) -> Result<admin_v2::ListAppProfilesResponse> {
-        let instances = match req.parent.strip_suffix("/instances/-") {
-            Some(project) => {
-                let project = project_of("parent", project)?;
-                self.instances.known_instances(Some(&project))?
-            }
-            None => vec![self.existing("parent", &req.parent)?],
-        };
-        let mut app_profiles = Vec::new();
-        for instance in &instances {
-            app_profiles.extend(self.instances.meta_of(instance)?.app_profiles);
-        }
-        Ok(admin_v2::ListAppProfilesResponse {
-            app_profiles,
-            next_page_token: String::new(),
-            failed_locations: Vec::new(),
-        })
-    }
-
-    fn update_app_profile_inner(
-        &self,
-        req: &admin_v2::UpdateAppProfileRequest,
-    ) -> Result<longrunning::Operation> {
-        use admin_v2::app_profile::{Isolation, RoutingPolicy};
-        let Some(update) = &req.app_profile else {
-            return Err(Error::invalid_argument("app_profile is required"));
-        };
-        let (instance, id) = split_child("app_profile.name", &update.name, "appProfiles")?;
-        let instance = self.existing("app_profile.name", &instance.to_string())?;
-        let paths = mask_paths(req.update_mask.as_ref())?;
-        let updated = self.instances.update_meta(&instance, |meta| {
-            let Some(profile) = meta.app_profile_mut(id).cloned() else {
-                return Err(not_found("app profile", id, &instance));
-            };
-            let mut next = profile;
-            for path in paths {
-                match path.as_str() {
-                    "description" => next.description = update.description.clone(),
-                    "multi_cluster_routing_use_any" | "single_cluster_routing" => {
-                        let wanted = matches!(
-                            (&update.routing_policy, path.as_str()),
-                            (
-                                Some(RoutingPolicy::MultiClusterRoutingUseAny(_)),
-                                "multi_cluster_routing_use_any"
-                            ) | (
-                                Some(RoutingPolicy::SingleClusterRouting(_)),
-                                "single_cluster_routing"
-                            )
-                        );
-                        if !wanted {
-                            return Err(Error::invalid_argument(format!(
-                                "update_mask names {path} but app_profile does not set it"
-                            )));
-                        }
-                        next.routing_policy = update.routing_policy.clone();
-                    }
-                    "standard_isolation" | "data_boost_isolation_read_only" | "priority" => {
-                        // `priority` is the deprecated spelling of the standard isolation's.
-                        next.isolation = update
-                            .isolation
-                            .or(Some(Isolation::StandardIsolation(Default::default())));
-                    }
-                    other => {
-                        return Err(Error::invalid_argument(format!(
-                            "update_mask: field {} of an app profile cannot be updated",
-                            quoted(other)
-                        )))
-                    }
-                }
-            }
-            check_routing(meta, &next)?;
-            next.etag = next_etag();
-            if let Some(p) = meta.app_profile_mut(id) {
-                *p = next.clone();
-            }
-            Ok(next)
-        })?;
-        Ok(self.instances.operations().finished(
-            &updated.name,
-            pack(
-                "google.bigtable.admin.v2.UpdateAppProfileMetadata",
-                &admin_v2::UpdateAppProfileMetadata {},
-            ),
-            pack("google.bigtable.admin.v2.AppProfile", &updated),
-        ))
-    }
-
-    fn delete_app_profile_inner(&self, req: &admin_v2::DeleteAppProfileRequest) -> Result<()> {
-        let (instance, id) = split_child("name", &req.name, "appProfiles")?;
-        let instance = self.existing("name", &instance.to_string())?;
-        self.instances.update_meta(&instance, |meta| {
-            if meta.app_profile_mut(id).is_none() {
-                return Err(not_found("app profile", id, &instance));
-            }
-            meta.app_profiles.retain(|p| last_id(&p.name) != id);
-            Ok(())
-        })
-    }
 }
 
 /// Changes an instance's type: a DEVELOPMENT instance may become PRODUCTION, not back.
@@ -968,108 +804,5 @@ impl BigtableInstanceAdmin for InstanceAdminService {
         self.list_hot_tablets_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
-    }
-}
-
-/// The share of the work a tablet must have done in the window to count as hot.
-const HOT_TABLET_MIN_SHARE_PERCENT: f32 = 5.0;
-/// The longest window ListHotTablets accepts (the proto's rule).
-const HOT_TABLETS_MAX_WINDOW_MICROS: i64 = 48 * 3600 * 1_000_000;
-
-impl InstanceAdminService {
-    /// ListHotTablets from the engine's per-tablet access statistics (see
-    /// `sparsetable::Database::hot_tablets`) of the named cluster's copy: the window defaults to
-    /// the 24 hours before now, may be at most 48 hours, and must end after it starts. A
-    /// tablet's `end_key` is the first key after it (the engine's tablets end exclusively).
-    fn list_hot_tablets_inner(
-        &self,
-        req: &admin_v2::ListHotTabletsRequest,
-    ) -> Result<admin_v2::ListHotTabletsResponse> {
-        let (instance, cluster) = split_child("parent", &req.parent, "clusters")?;
-        let instance = self.existing("parent", &instance.to_string())?;
-        let db = match self.instances.replicated(&instance)? {
-            Some(rep) => {
-                let ids = rep.cluster_ids()?;
-                let i = ids.iter().position(|c| c == cluster).ok_or_else(|| {
-                    Error::not_found(format!("cluster {} not found", quoted(cluster)))
-                })?;
-                rep.pump()?;
-                rep.replica(i)
-                    .cloned()
-                    .ok_or_else(|| Error::not_found("cluster"))?
-            }
-            None => {
-                if !self
-                    .instances
-                    .clusters_of(&instance)?
-                    .iter()
-                    .any(|c| c.id == cluster)
-                {
-                    return Err(Error::not_found(format!(
-                        "cluster {} not found",
-                        quoted(cluster)
-                    )));
-                }
-                self.instances.database(&instance)?
-            }
-        };
-        let micros = |t: &prost_types::Timestamp| {
-            t.seconds
-                .saturating_mul(1_000_000)
-                .saturating_add(i64::from(t.nanos) / 1000)
-        };
-        let now = db.read(|d| Ok(d.now_micros()))?;
-        let end = req.end_time.as_ref().map_or(now, micros);
-        let start = req
-            .start_time
-            .as_ref()
-            .map_or(end - 24 * 3600 * 1_000_000, micros);
-        if end <= start || end - start > HOT_TABLETS_MAX_WINDOW_MICROS {
-            return Err(Error::invalid_argument(
-                "start_time must be before end_time, at most 48 hours apart",
-            ));
-        }
-        if req.page_size < 0 {
-            return Err(Error::invalid_argument("page_size must not be negative"));
-        }
-        let offset: usize = if req.page_token.is_empty() {
-            0
-        } else {
-            req.page_token.parse().map_err(|_| {
-                Error::invalid_argument(format!(
-                    "page_token {} is not one of ours",
-                    quoted(&req.page_token)
-                ))
-            })?
-        };
-        let hot = db.read(|d| d.hot_tablets(start, end, HOT_TABLET_MIN_SHARE_PERCENT))?;
-        let size = if req.page_size == 0 {
-            hot.len().max(1)
-        } else {
-            req.page_size as usize
-        };
-        let page: Vec<_> = hot.iter().skip(offset).take(size).collect();
-        let next = offset + page.len();
-        let parent = &req.parent;
-        Ok(admin_v2::ListHotTabletsResponse {
-            hot_tablets: page
-                .iter()
-                .enumerate()
-                .map(|(k, h)| admin_v2::HotTablet {
-                    name: format!("{parent}/hotTablets/hot-{}", offset + k),
-                    table_name: instance.table(&h.table_id).to_string(),
-                    start_time: Some(crate::convert::timestamp_to_proto(start)),
-                    end_time: Some(crate::convert::timestamp_to_proto(end)),
-                    start_key: String::from_utf8_lossy(&h.start_key).into_owned(),
-                    end_key: String::from_utf8_lossy(&h.end_key).into_owned(),
-                    node_cpu_usage_percent: h.cpu_share_percent,
-                })
-                .collect(),
-            next_page_token: if next < hot.len() {
-                next.to_string()
-            } else {
-                String::new()
-            },
-        })
     }
 }
