@@ -162,7 +162,10 @@ impl InstanceAdminService {
         ))
     }
 
-    pub(super) fn delete_app_profile_inner(&self, req: &admin_v2::DeleteAppProfileRequest) -> Result<()> {
+    pub(super) fn delete_app_profile_inner(
+        &self,
+        req: &admin_v2::DeleteAppProfileRequest,
+    ) -> Result<()> {
         let (instance, id) = split_child("name", &req.name, "appProfiles")?;
         let instance = self.existing("name", &instance.to_string())?;
         self.instances.update_meta(&instance, |meta| {
