@@ -181,6 +181,7 @@ impl BigtableDataClient {
     fn table_admin(&self, py: Python<'_>, instance_id: String) -> PyResult<TableAdmin> {
         Ok(TableAdmin {
             db: self.instance_db(py, &instance_id)?,
+            plane: self.plane(py, &instance_id)?,
             instance_id,
         })
     }

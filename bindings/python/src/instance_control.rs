@@ -189,10 +189,21 @@ impl InstanceControl {
     }
 
     /// Whether every write acknowledged before `token` was generated has reached every
-    /// cluster (CheckConsistency).
-    fn check_consistency(&self, py: Python<'_>, table_id: &str, token: &str) -> PyResult<bool> {
-        py.detach(|| self.plane.check_consistency(table_id, token, false))
-            .map_err(|e| to_py_err(py, e))
+    /// cluster (CheckConsistency; `data_boost_read_local_writes=True` is its Data Boost mode,
+    /// as the core defines it).
+    #[pyo3(signature = (table_id, token, *, data_boost_read_local_writes = false))]
+    fn check_consistency(
+        &self,
+        py: Python<'_>,
+        table_id: &str,
+        token: &str,
+        data_boost_read_local_writes: bool,
+    ) -> PyResult<bool> {
+        py.detach(|| {
+            self.plane
+                .check_consistency(table_id, token, data_boost_read_local_writes)
+        })
+        .map_err(|e| to_py_err(py, e))
     }
 
     /// The state: `{"clusters": [(id, available), ...], "lag_micros": int, "in_flight": int,

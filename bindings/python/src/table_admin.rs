@@ -1,7 +1,9 @@
 //! The table administration of one instance (`client.table_admin(instance_id)`), with the
 //! method names of Bigtable's table admin API: create, get, list, modify and delete tables,
 //! drop row ranges, deletion protection. Converts Python values and errors; the rules are the
-//! core's `Database` table-admin calls.
+//! core's `Database` table-admin calls, run on the instance's first cluster (the primary copy
+//! of the schema, which the other clusters follow), except DropRowRange, which the core's
+//! `InstanceData` applies at every cluster's copy.
 
 use std::sync::Arc;
 
@@ -9,8 +11,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use sparsetable::{
-    ColumnFamily, DropRowRange, FamilyModification, Granularity, SharedDatabase, TableConfig,
-    TableInfo as CoreTableInfo, ValueType,
+    ColumnFamily, DropRowRange, FamilyModification, Granularity, InstanceData, SharedDatabase,
+    TableConfig, TableInfo as CoreTableInfo, ValueType,
 };
 
 use crate::gc_rule::{extract_gc_rule, gc_rule_to_py};
@@ -22,6 +24,8 @@ use crate::errors::{invalid_argument, to_py_err};
 #[pyclass(frozen, module = "sparsetable")]
 pub struct TableAdmin {
     pub(crate) db: Arc<SharedDatabase>,
+    /// The instance's data plane: DropRowRange reaches every cluster through it.
+    pub(crate) plane: Arc<InstanceData>,
     pub(crate) instance_id: String,
 }
 
@@ -157,7 +161,10 @@ impl TableAdmin {
                 ))
             }
         };
-        with_db_mut(py, &self.db, |db| db.drop_row_range(&table_id, &range))
+        // Through the plane: on a replicated instance every cluster's copy drops the range
+        // (and the queued writes it covers), not only the first's.
+        py.detach(|| self.plane.drop_row_range(&table_id, &range))
+            .map_err(|e| to_py_err(py, e))
     }
 
     /// Applies the modifications in order, all or nothing; returns the new schema.

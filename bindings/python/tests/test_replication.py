@@ -4,6 +4,8 @@
 tokens, outages and injected faults. The rules are the engine's (docs/replication.md); these
 tests use them as an application would, deterministically."""
 
+import uuid
+
 import pytest
 
 import sparsetable as st
@@ -132,3 +134,53 @@ def test_one_cluster_routes_like_before(client, table):
     assert value(client.get_table("inst", "t", app_profile_id="anything"), b"k") == b"v"
     with pytest.raises(exceptions.FailedPrecondition):
         control.set_cluster_available("inst-c1", False)
+
+
+def test_drop_row_range_reaches_every_cluster_and_the_writes_still_queued(client, clock, admin, control):
+    c1 = client.get_table("inst", "t", app_profile_id="to-c1")
+    c2 = client.get_table("inst", "t", app_profile_id="to-c2")
+    c1.mutate_row(b"r1", SetCell("cf", b"q", b"v", timestamp_micros=1000))
+    clock.advance_micros(LAG_MICROS)
+    assert value(c2, b"r1") == b"v"
+    c1.mutate_row(b"r2", SetCell("cf", b"q", b"v", timestamp_micros=1000))  # queued for c2
+    admin.drop_row_range("t", row_key_prefix=b"r")
+    clock.advance_micros(LAG_MICROS)
+    for table in (c1, c2):
+        assert value(table, b"r1") is None and value(table, b"r2") is None
+    assert control.status()["in_flight"] == 0
+
+
+def test_the_classic_and_the_generated_admin_clients_see_the_replication(clock):
+    project = f"p-{uuid.uuid4().hex[:8]}"
+    data = st.BigtableDataClient(project=project, clock=clock)
+    data.table_admin("inst").create_table("t", {"cf": None})
+    control = data.instance_control("inst")
+    control.configure(["inst-c1", "c1", "c2"], PROFILES)
+    control.set_replication_lag_micros(LAG_MICROS)
+    classic = st.Client(project=project, admin=True, clock=clock)
+    instance = classic.instance("inst")
+    row = instance.table("t", app_profile_id="to-c1").direct_row(b"r")
+    row.set_cell("cf", b"q", b"v")
+    row.commit()
+    at_c2 = instance.table("t", app_profile_id="to-c2")
+    assert at_c2.read_row(b"r") is None, "c2 has not received the write yet"
+    gapic = classic.table_admin_client
+    name = f"projects/{project}/instances/inst/tables/t"
+    token = gapic.generate_consistency_token(name=name).consistency_token
+    assert gapic.check_consistency(name=name, consistency_token=token).consistent is False
+    clock.advance_micros(LAG_MICROS)
+    assert at_c2.read_row(b"r").cells["cf"][b"q"][0].value == b"v"
+    assert gapic.check_consistency(request={"name": name, "consistency_token": token}).consistent is True
+    increment = instance.table("t", app_profile_id="any").append_row(b"n")
+    increment.increment_cell_value("cf", b"c", 1)
+    with pytest.raises(exceptions.FailedPrecondition):
+        increment.commit()
+    gapic.drop_row_range(request={"name": name, "delete_all_data_from_table": True})
+    clock.advance_micros(LAG_MICROS)
+    assert at_c2.read_row(b"r") is None
+    with pytest.raises(exceptions.NotFound):
+        gapic.generate_consistency_token(name=f"projects/{project}/instances/inst/tables/nope")
+    with pytest.raises(exceptions.InvalidArgument):
+        gapic.check_consistency(name=name, consistency_token="")
+    with pytest.raises(exceptions.InvalidArgument):
+        gapic.check_consistency(name=name, consistency_token="not-a-token")

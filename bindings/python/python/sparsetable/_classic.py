@@ -136,10 +136,11 @@ class Table:
 
     @property
     def _native_table(self) -> Any:
-        """The engine's table (the one ``BigtableDataClient.get_table`` reads)."""
+        """The engine's table (the one ``BigtableDataClient.get_table`` reads), routed by the
+        table's ``app_profile_id`` as the new client's tables are."""
         if self._native_table_obj is None:
             self._native_table_obj = self._instance._client._native.get_table(
-                self._instance.instance_id, self.table_id
+                self._instance.instance_id, self.table_id, self._app_profile_id
             )
         return self._native_table_obj
 

@@ -1,6 +1,9 @@
 """``google.cloud.bigtable_admin_v2`` for the in-process engine: the generated table admin
 client's calls that set tables up (``create_table``, ``get_table``, ``list_tables``,
-``delete_table``) and the messages they take (:mod:`sparsetable.bigtable_admin_v2.types`).
+``delete_table``), ``drop_row_range``, the consistency calls (``generate_consistency_token``,
+``check_consistency``: on an instance made replicated with ``client.instance_control``, true
+only once every earlier write reached every cluster) and the messages they take
+(:mod:`sparsetable.bigtable_admin_v2.types`).
 
 Google's samples create their tables this way (``client.table_admin_client.create_table(
 request={"parent": ..., "table_id": ..., "table": {"column_families": {...}}})``), so the
@@ -83,6 +86,10 @@ class BigtableTableAdminClient:
         self._opened: Dict[str, Any] = {}
 
     def _admin(self, project: str, instance_id: str) -> Any:
+        return self._native(project).table_admin(instance_id)
+
+    def _native(self, project: str) -> Any:
+        """The native client of `project` (this client's own, or one opened for it)."""
         if self._client is not None and self._client.project == project:
             native = self._client._native
         else:
@@ -91,7 +98,7 @@ class BigtableTableAdminClient:
 
                 self._opened[project] = _native_client(project, {})
             native = self._opened[project]
-        return native.table_admin(instance_id)
+        return native
 
     @staticmethod
     def _parent(parent: Any) -> "tuple[str, str]":
@@ -162,6 +169,40 @@ class BigtableTableAdminClient:
         """Deletes the table `name` and its data (``NotFound`` if it does not exist)."""
         project, instance_id, table_id = self._name(_field(request, "name", name))
         self._admin(project, instance_id).delete_table(table_id)
+
+    def drop_row_range(self, request: Any = None, *, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> None:
+        """Deletes the rows of ``name`` starting with ``row_key_prefix``, or all of them with
+        ``delete_all_data_from_table=True`` (at every cluster of a replicated instance)."""
+        project, instance_id, table_id = self._name(_field(request, "name", None))
+        prefix = _field(request, "row_key_prefix", None)
+        self._admin(project, instance_id).drop_row_range(
+            table_id,
+            row_key_prefix=prefix,
+            delete_all_data_from_table=bool(_field(request, "delete_all_data_from_table", None)),
+        )
+
+    def generate_consistency_token(self, request: Any = None, *, name: Optional[str] = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> types.GenerateConsistencyTokenResponse:
+        """A token for `name` to pass to :meth:`check_consistency` (``NotFound`` for a table
+        that does not exist)."""
+        project, instance_id, table_id = self._name(_field(request, "name", name))
+        self._admin(project, instance_id).get_table(table_id)
+        token = self._native(project).instance_control(instance_id).generate_consistency_token(table_id)
+        return types.GenerateConsistencyTokenResponse(consistency_token=token)
+
+    def check_consistency(self, request: Any = None, *, name: Optional[str] = None, consistency_token: Optional[str] = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> types.CheckConsistencyResponse:
+        """Whether every write acknowledged before `consistency_token` was generated has
+        reached every cluster (with ``data_boost_read_local_writes`` set in the request: the
+        engine's Data Boost mode). ``InvalidArgument`` for a missing or foreign token."""
+        project, instance_id, table_id = self._name(_field(request, "name", name))
+        self._admin(project, instance_id).get_table(table_id)
+        token = _field(request, "consistency_token", consistency_token)
+        if not token:
+            raise InvalidArgument("consistency_token is required")
+        data_boost = _field(request, "data_boost_read_local_writes", None) is not None
+        consistent = self._native(project).instance_control(instance_id).check_consistency(
+            table_id, token, data_boost_read_local_writes=data_boost
+        )
+        return types.CheckConsistencyResponse(consistent=consistent)
 
 
 __all__ = ["BigtableTableAdminClient", "gc_rule", "types"]

@@ -77,6 +77,18 @@ class Table(_Message):
     _fields = ("name", "column_families", "granularity", "deletion_protection")
 
 
+class GenerateConsistencyTokenResponse(_Message):
+    """``google.bigtable.admin.v2.GenerateConsistencyTokenResponse``."""
+
+    _fields = ("consistency_token",)
+
+
+class CheckConsistencyResponse(_Message):
+    """``google.bigtable.admin.v2.CheckConsistencyResponse``."""
+
+    _fields = ("consistent",)
+
+
 def _plain(value: Any) -> Any:
     """A message as nested dicts of its set fields (dicts, lists and scalars as they are)."""
     if isinstance(value, _Message):
@@ -138,4 +150,7 @@ def value_type_of(name: str) -> Optional[Type]:
     return Type(aggregate_type=Type.Aggregate(input_type=int64, **{aggregator: {}}))
 
 
-__all__ = ["ColumnFamily", "GcRule", "Table", "Type", "value_type_name", "value_type_of"]
+__all__ = [
+    "CheckConsistencyResponse", "ColumnFamily", "GcRule", "GenerateConsistencyTokenResponse", "Table", "Type",
+    "value_type_name", "value_type_of",
+]
