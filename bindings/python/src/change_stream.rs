@@ -140,19 +140,27 @@ fn mutation_to_py(py: Python<'_>, m: CoreMutation) -> PyResult<Py<PyAny>> {
 #[pyclass(frozen, module = "sparsetable")]
 pub struct ChangeStreamIterator {
     reader: Mutex<Option<ChangeStreamReader>>,
+    /// The instance's data plane: each fetch first delivers the replicated writes that are
+    /// due, so a change made at another cluster shows once the lag has passed.
+    plane: std::sync::Arc<sparsetable::InstanceData>,
     ready: Mutex<VecDeque<StreamEvent>>,
 }
 
 impl ChangeStreamIterator {
-    pub(crate) fn new(reader: ChangeStreamReader) -> Self {
+    pub(crate) fn new(
+        reader: ChangeStreamReader,
+        plane: std::sync::Arc<sparsetable::InstanceData>,
+    ) -> Self {
         ChangeStreamIterator {
             reader: Mutex::new(Some(reader)),
+            plane,
             ready: Mutex::new(VecDeque::new()),
         }
     }
 
     fn fetch(&self, py: Python<'_>) -> PyResult<()> {
         let events = py.detach(|| -> sparsetable::Result<Vec<StreamEvent>> {
+            self.plane.pump()?;
             let mut guard = self
                 .reader
                 .lock()

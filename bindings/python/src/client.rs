@@ -552,8 +552,17 @@ impl Table {
         &self,
         py: Python<'_>,
     ) -> PyResult<Vec<crate::query::RowRange>> {
+        // The partitions are the tablets of the cluster the table's app profile routes to.
+        let routed = self.route(
+            py,
+            "GenerateInitialChangeStreamPartitions",
+            sparsetable::RequestKind::Read,
+            b"",
+        )?;
         let parts = py
-            .detach(|| sparsetable::api::change_stream_reader::partitions(&self.db, &self.table_id))
+            .detach(|| {
+                sparsetable::api::change_stream_reader::partitions(&routed.db, &self.table_id)
+            })
             .map_err(|e| to_py_err(py, e))?;
         Ok(parts
             .iter()
@@ -593,12 +602,14 @@ impl Table {
             (None, true) => StreamStart::Now,
         };
         let partition = partition.to_core();
-        let db = (*self.db).clone();
+        // As the server does: the partition is of the routed cluster's tablets, and the read
+        // merges every cluster's log (each change under the cluster it was written at).
+        let routed = self.route(py, "ReadChangeStream", sparsetable::RequestKind::Read, b"")?;
         let reader = py
             .detach(|| {
                 ChangeStreamReader::open(
-                    vec![(String::new(), db)],
-                    0,
+                    self.plane.clusters()?,
+                    routed.cluster,
                     &self.table_id,
                     partition,
                     start,
@@ -606,7 +617,10 @@ impl Table {
                 )
             })
             .map_err(|e| to_py_err(py, e))?;
-        Ok(crate::change_stream::ChangeStreamIterator::new(reader))
+        Ok(crate::change_stream::ChangeStreamIterator::new(
+            reader,
+            self.plane.clone(),
+        ))
     }
 
     /// The same rows as an iterator. The engine's view of the table is taken now (later

@@ -184,3 +184,24 @@ def test_the_classic_and_the_generated_admin_clients_see_the_replication(clock):
         gapic.check_consistency(name=name, consistency_token="")
     with pytest.raises(exceptions.InvalidArgument):
         gapic.check_consistency(name=name, consistency_token="not-a-token")
+
+
+def test_a_change_stream_has_every_clusters_writes_under_their_cluster_once_they_arrive(client, clock, control):
+    c1 = client.get_table("inst", "t", app_profile_id="to-c1")
+    c2 = client.get_table("inst", "t", app_profile_id="to-c2")
+    c1.set_change_stream_retention(24 * 3600 * 1_000_000)
+    start = clock.now_micros()
+    c1.mutate_row(b"a", SetCell("cf", b"q", b"from-c1"))
+    c2.mutate_row(b"b", SetCell("cf", b"q", b"from-c2"))
+    [partition] = c1.generate_initial_change_stream_partitions()
+    stream = c1.read_change_stream(partition, start_time_micros=start)
+    # Each cluster's log holds the writes made there, so both show at once, under the cluster
+    # each was written at; the copies replication makes later are not repeated.
+    changes = {(r.row_key, r.source_cluster_id) for r in stream.poll() if r.kind == "mutation"}
+    assert changes == {(b"a", "c1"), (b"b", "c2")}
+    clock.advance_micros(LAG_MICROS)
+    assert [r for r in stream.poll() if r.kind == "mutation"] == []
+    assert value(c1, b"b") == b"from-c2"
+    control.set_cluster_available("c1", False)
+    with pytest.raises(exceptions.ServiceUnavailable):
+        c1.read_change_stream(partition, start_time_micros=start)
