@@ -4,6 +4,7 @@
 tokens, outages and injected faults. The rules are the engine's (docs/replication.md); these
 tests use them as an application would, deterministically."""
 
+import asyncio
 import uuid
 
 import pytest
@@ -205,3 +206,22 @@ def test_a_change_stream_has_every_clusters_writes_under_their_cluster_once_they
     control.set_cluster_available("c1", False)
     with pytest.raises(exceptions.ServiceUnavailable):
         c1.read_change_stream(partition, start_time_micros=start)
+
+
+def test_the_async_client_routes_by_its_tables_app_profile(clock, control):
+    from sparsetable.data import BigtableDataClientAsync
+
+    async def scenario():
+        async with BigtableDataClientAsync(clock=clock) as client:
+            c1 = client.get_table("inst", "t", app_profile_id="to-c1")
+            c2 = client.get_table("inst", "t", app_profile_id="to-c2")
+            await c1.mutate_row(b"r", SetCell("cf", b"q", b"v"))
+            assert await c2.read_row(b"r") is None
+            clock.advance_micros(LAG_MICROS)
+            assert (await c2.read_row(b"r")).cells[0].value == b"v"
+            with pytest.raises(exceptions.FailedPrecondition):
+                await client.get_table("inst", "t", app_profile_id="any").read_modify_write_row(
+                    b"n", IncrementRule("cf", b"c", 1)
+                )
+
+    asyncio.run(scenario())
