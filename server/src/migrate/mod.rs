@@ -105,8 +105,9 @@ Target (one of):
   --project P, --instance I   the instance projects/P/instances/I
 
   --batch-rows N              rows per MutateRows batch [default: 500]
-  --progress FILE             where progress is recorded [default: T.import-progress
-                              beside the input]
+  --progress FILE             where progress is recorded (with --all-tables: a directory
+                              for one T.import-progress per table) [default:
+                              T.import-progress beside the input]
   --resume                    skip what the progress file records as applied
   -h, --help                  print this help
 
