@@ -208,17 +208,6 @@ fn now_millis(db: &Database) -> i64 {
     now - now.rem_euclid(1000)
 }
 
-/// `val@ts` as cbt reads it: the text after the last `@` is a timestamp if it parses as an
-/// integer, else part of the value.
-fn split_timestamp(val: &[u8], default_ts: i64) -> (Vec<u8>, i64) {
-    if let Some(i) = val.iter().rposition(|&c| c == b'@') {
-        if let Ok(ts) = text(&val[i + 1..]).parse::<i64>() {
-            return (val[..i].to_vec(), ts);
-        }
-    }
-    (val.to_vec(), default_ts)
-}
-
 impl Console {
     /// An empty console.
     pub fn new() -> Self {
@@ -418,7 +407,7 @@ impl Console {
                     let Some(colon) = key.iter().position(|&c| c == b':') else {
                         return Err(format!("Bad set arg {:?}", text(arg)));
                     };
-                    let (value, ts) = split_timestamp(val, now);
+                    let (value, ts) = csv::split_timestamp(val, now);
                     mutations.push(Mutation::set_cell(
                         text(&key[..colon]),
                         key[colon + 1..].to_vec(),
@@ -560,7 +549,11 @@ impl Console {
                 format!("couldn't open the csv file: open {name}: no such file or directory")
             })?,
         };
-        let records = csv::parse_csv(&String::from_utf8_lossy(&bytes))?;
+        // The whole file is parsed before anything is written, as cbt does.
+        let mut records = csv::Reader::new(bytes.as_slice())
+            .collect::<Result<Vec<_>, String>>()?
+            .into_iter()
+            .map(Ok);
         let batch_size = match opts.get("batch-size") {
             Some(n) => usize::try_from(parse_int("batch-size", n)?)
                 .ok()
@@ -581,81 +574,31 @@ impl Console {
                 ))
             }
         };
-        let mut records = records.into_iter();
-        let families: Vec<String> = match opts.get("column-family") {
-            Some(f) => Vec::from([text(f)]),
-            None => {
-                let row = records
-                    .next()
-                    .ok_or("empty csv file: no column family row")?;
-                let mut current = String::new();
-                row.into_iter()
-                    .skip(1)
-                    .map(|f| {
-                        if !f.is_empty() {
-                            current = f;
-                        }
-                        current.clone()
-                    })
-                    .collect()
-            }
-        };
-        let columns: Vec<String> = records
-            .next()
-            .ok_or("csv file has no column qualifier row")?
-            .into_iter()
-            .skip(1)
-            .collect();
-        let family_of = |i: usize| -> String {
-            if opts.contains_key("column-family") {
-                families[0].clone()
-            } else {
-                families
-                    .get(i)
-                    .or(families.last())
-                    .cloned()
-                    .unwrap_or_default()
-            }
-        };
+        let family = opts.get("column-family").map(|f| text(f));
+        let columns = csv::Columns::read_header(&mut records, family.as_deref())?;
         let now = self.write_time(db);
+        let timestamps = if value_encoded {
+            csv::Timestamps::ValueEncoded(now)
+        } else {
+            csv::Timestamps::Now(now)
+        };
         // Batches apply one by one, so the time counts as taken from here on.
         self.took(now);
-        let rows: Vec<Vec<String>> = records.filter(|r| !r.is_empty()).collect();
+        let rows: Vec<Vec<Vec<u8>>> = records.flatten().filter(|r| !r.is_empty()).collect();
         let mut out = Output::default();
         for batch in rows.chunks(batch_size) {
             let entries: Vec<sparsetable::RowMutations> = batch
                 .iter()
-                .map(|rec| {
-                    let mutations = rec
-                        .iter()
-                        .skip(1)
-                        .enumerate()
-                        .filter(|(_, v)| !v.is_empty())
-                        .map(|(i, v)| {
-                            let (value, ts) = if value_encoded {
-                                split_timestamp(v.as_bytes(), now)
-                            } else {
-                                (v.as_bytes().to_vec(), now)
-                            };
-                            Mutation::set_cell(
-                                family_of(i),
-                                columns.get(i).cloned().unwrap_or_default().into_bytes(),
-                                ts,
-                                value,
-                            )
-                        })
-                        .collect();
-                    sparsetable::RowMutations {
-                        row_key: rec[0].clone().into_bytes(),
-                        mutations,
-                    }
+                .map(|rec| sparsetable::RowMutations {
+                    row_key: rec[0].clone(),
+                    mutations: columns.mutations(rec, timestamps),
                 })
                 .collect();
             out.stderr.push_str(&format!(
                 "[0] Writing batch:: size: {}, firstRowKey: {}, lastRowKey: {}\n",
                 batch.len(),
-                batch[0][0],
-                batch[batch.len() - 1][0]
+                text(&batch[0][0]),
+                text(&batch[batch.len() - 1][0])
             ));
             match db.mutate_rows(&text(table), &entries) {
                 Err(e) => {

@@ -1,16 +1,22 @@
 # google_client suite extras (sourced by scripts/setup.sh with $ROOT set): Google's official
 # Cloud Bigtable Python client, which the suite points at sparsetable-server through
-# BIGTABLE_EMULATOR_HOST, and pytest-timeout so a client stuck retrying fails one test instead
-# of hanging the suite. Versions are pinned to the ones the suite was verified with.
+# BIGTABLE_EMULATOR_HOST, pytest-timeout so a client stuck retrying fails one test instead
+# of hanging the suite, and fastavro, the Avro implementation that checks
+# `sparsetable-server export`/`import` against the Dataflow templates' schema
+# (server/tests/google_client/test_migrate.py). Versions are pinned to the ones the suite was
+# verified with.
 GOOGLE_CLOUD_BIGTABLE_VERSION=2.50.2
 PYTEST_TIMEOUT_VERSION=2.4.0
-if ! "$ROOT/.venv/bin/python" - "$GOOGLE_CLOUD_BIGTABLE_VERSION" "$PYTEST_TIMEOUT_VERSION" <<'PY' 2>/dev/null
+FASTAVRO_VERSION=1.12.2
+if ! "$ROOT/.venv/bin/python" - "$GOOGLE_CLOUD_BIGTABLE_VERSION" "$PYTEST_TIMEOUT_VERSION" "$FASTAVRO_VERSION" <<'PY' 2>/dev/null
 import sys
 from importlib.metadata import version
-sys.exit(0 if (version("google-cloud-bigtable"), version("pytest-timeout")) == tuple(sys.argv[1:3]) else 1)
+want = tuple(sys.argv[1:4])
+sys.exit(0 if (version("google-cloud-bigtable"), version("pytest-timeout"), version("fastavro")) == want else 1)
 PY
 then
-  echo "[setup] pip install google-cloud-bigtable==$GOOGLE_CLOUD_BIGTABLE_VERSION pytest-timeout==$PYTEST_TIMEOUT_VERSION"
+  echo "[setup] pip install google-cloud-bigtable==$GOOGLE_CLOUD_BIGTABLE_VERSION pytest-timeout==$PYTEST_TIMEOUT_VERSION fastavro==$FASTAVRO_VERSION"
   "$ROOT/.venv/bin/pip" install -q --disable-pip-version-check \
-    "google-cloud-bigtable==$GOOGLE_CLOUD_BIGTABLE_VERSION" "pytest-timeout==$PYTEST_TIMEOUT_VERSION"
+    "google-cloud-bigtable==$GOOGLE_CLOUD_BIGTABLE_VERSION" "pytest-timeout==$PYTEST_TIMEOUT_VERSION" \
+    "fastavro==$FASTAVRO_VERSION"
 fi

@@ -54,7 +54,10 @@ Options:
   -V, --version           print the version
 
 sparsetable-server control ... talks to a running server's control surface (cluster
-outages, replication lag, injected faults): see sparsetable-server control --help.";
+outages, replication lag, injected faults): see sparsetable-server control --help.
+sparsetable-server export ... and import ... move tables to and from Cloud Bigtable as
+Avro (the Dataflow templates' schema) or CSV (as cbt import reads it): see
+sparsetable-server export --help and sparsetable-server import --help.";
 
 /// What the command line asked for (also what [`Server::bind`] takes).
 #[derive(Debug, Clone)]
@@ -265,6 +268,18 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     if args.peek().is_some_and(|a| a == "control") {
         args.next();
         return crate::control::run(args);
+    }
+    if let Some(export) = args
+        .peek()
+        .and_then(|a| {
+            [("export", true), ("import", false)]
+                .into_iter()
+                .find(|(n, _)| a == n)
+        })
+        .map(|(_, export)| export)
+    {
+        args.next();
+        return crate::migrate::run(export, args);
     }
     let options = match parse_args(args) {
         Ok(Command::Serve(options)) => options,

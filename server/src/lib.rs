@@ -22,7 +22,9 @@
 //!   the `google.longrunning.Operations` service; [`test_clock`]: the TestClock service that
 //!   moves a frozen clock (served only when the server runs on one);
 //!   [`replication_control`]: our own service that takes clusters down, sets an instance's
-//!   replication lag and injects faults (the rules are the core's replication and faults).
+//!   replication lag and injects faults (the rules are the core's replication and faults);
+//! - [`cli`]: the command line, with its `control` ([`control`]) and `export`/`import`
+//!   ([`migrate`]: Avro and CSV files to and from Cloud Bigtable) subcommands.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -50,6 +52,7 @@ pub mod filter;
 pub mod instance_admin;
 pub mod instance_meta;
 pub mod log;
+pub mod migrate;
 pub mod names;
 pub mod operations;
 pub mod registry;

@@ -18,6 +18,7 @@ mod concurrency;
 mod console_vs_cbt;
 mod family_order;
 mod grpc;
+mod migrate;
 mod replication;
 mod replication_vectors;
 mod restart;
