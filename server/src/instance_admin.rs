@@ -70,44 +70,23 @@ fn project_of(field: &str, name: &str) -> Result<String> {
 /// characters). Instances named implicitly by other requests are not held to it, as in
 /// Google's emulator.
 fn validate_new_instance_id(id: &str) -> Result<()> {
-    check_new_id("instance_id", id, 33)
+    check_new_id(
+        "instance_id",
+        id,
+        sparsetable::api::instances::ids::MAX_INSTANCE_ID_CHARS,
+    )
 }
 
-/// Cloud Bigtable's rules for an instance's labels: at most 64; keys 1 to 63 characters, a
-/// lowercase letter first, then lowercase letters, digits, `_` or `-`; values 0 to 63 of the
-/// same characters.
+/// The core's rules for an instance's labels.
 fn validate_labels(labels: &std::collections::HashMap<String, String>) -> Result<()> {
-    let ok_chars = |s: &str| {
-        s.chars()
-            .all(|c| c.is_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
-    };
-    if labels.len() > 64 {
-        return Err(Error::invalid_argument("an instance has at most 64 labels"));
-    }
-    for (k, v) in labels {
-        let key_ok = (1..=63).contains(&k.chars().count())
-            && k.chars().next().is_some_and(char::is_lowercase)
-            && ok_chars(k);
-        if !key_ok || v.chars().count() > 63 || !ok_chars(v) {
-            return Err(Error::invalid_argument(format!(
-                "label {}: keys are 1 to 63 lowercase letters, digits, '_' or '-' starting with a letter; values at most 63 of the same",
-                quoted(k)
-            )));
-        }
-    }
-    Ok(())
+    sparsetable::api::instances::ids::validate_labels(
+        labels.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    )
 }
 
-/// Cloud Bigtable's rule for a display name: 4 to 30 characters.
+/// The core's rule for a display name (4 to 30 characters).
 fn validate_display_name(name: &str) -> Result<()> {
-    if (4..=30).contains(&name.chars().count()) {
-        Ok(())
-    } else {
-        Err(Error::invalid_argument(format!(
-            "display_name {} must be 4 to 30 characters",
-            quoted(name)
-        )))
-    }
+    sparsetable::api::instances::ids::validate_display_name(name)
 }
 
 /// A cluster as requested (CreateInstance, CreateCluster), checked and completed: its full
