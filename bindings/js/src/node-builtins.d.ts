@@ -1,7 +1,7 @@
 // The few Node APIs the Node entry uses, declared here so the package builds without
 // @types/node.
 declare module "node:fs" {
-  export function readFileSync(path: URL): Uint8Array;
+  export function readFileSync(path: URL | string): Uint8Array;
   export function mkdirSync(path: string, options: { recursive: boolean }): void;
   export function openSync(path: string, flags: string): number;
   export function closeSync(fd: number): void;
