@@ -329,3 +329,42 @@ fn a_damaged_file_is_data_loss_never_a_panic() {
     let e = decode_file(v1).unwrap_err();
     assert!(e.message().contains("version 1"), "{}", e.message());
 }
+
+#[test]
+fn an_assembled_record_continues_its_etags() {
+    let r = rich();
+    let etag = r.app_profile("boost").unwrap().etag.clone();
+    let mut again = InstanceRecord::assemble(
+        &r.project,
+        &r.id,
+        &r.display_name,
+        r.kind,
+        r.labels.clone(),
+        r.create_time_micros,
+        r.clusters().to_vec(),
+        r.app_profiles().to_vec(),
+    )
+    .unwrap();
+    let next = again
+        .update_app_profile(single("pinned", "my-instance-c2", false))
+        .unwrap()
+        .etag
+        .clone();
+    assert!(
+        r.app_profiles().iter().all(|p| p.etag != next),
+        "{next} repeats an etag ({etag} was the last)"
+    );
+    // The invariants are checked: a profile routing to a missing cluster is refused.
+    let e = InstanceRecord::assemble(
+        "p",
+        "i",
+        "i",
+        InstanceType::Production,
+        BTreeMap::new(),
+        0,
+        vec![ClusterRecord::new("c-one1", "local")],
+        vec![single("x", "gone", false)],
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+}

@@ -31,7 +31,8 @@ use sparsetable::{Code, Error, Result};
 
 use crate::clusters::{check_location, validate_cluster_id};
 use crate::convert::timestamp_to_proto;
-use crate::instance_meta::{last_id, next_etag, not_found, InstanceMeta};
+use crate::instance_meta::{not_found, InstanceMeta};
+use crate::instance_record::{cluster_record, profile_record, with_record};
 use crate::names::{check_new_id, InstanceName};
 use crate::operations::pack;
 use crate::registry::Instances;
@@ -401,17 +402,14 @@ impl InstanceAdminService {
         };
         let cluster = requested_cluster(&instance, &req.cluster_id, cluster)?;
         let created = self.instances.update_meta(&instance, |meta| {
-            if meta.cluster_mut(&req.cluster_id).is_some() {
-                return Err(Error::new(
-                    Code::AlreadyExists,
-                    format!(
-                        "cluster {} already exists in instance {instance}",
-                        quoted(&req.cluster_id)
-                    ),
-                ));
+            // The core's operation (ALREADY_EXISTS, the cluster rules); the stored proto is
+            // the requested one, which holds what the core's record does not model.
+            with_record(meta, |r| {
+                r.add_cluster(cluster_record(&req.cluster_id, &cluster))
+            })?;
+            if let Some(stored) = meta.cluster_mut(&req.cluster_id) {
+                *stored = cluster.clone();
             }
-            meta.clusters.push(cluster.clone());
-            meta.clusters.sort_by(|a, b| a.name.cmp(&b.name));
             Ok(cluster)
         })?;
         let now = self.now(&instance)?;
@@ -496,21 +494,10 @@ impl InstanceAdminService {
     fn delete_cluster_inner(&self, req: &admin_v2::DeleteClusterRequest) -> Result<()> {
         let (instance, id) = split_child("name", &req.name, "clusters")?;
         let instance = self.existing("name", &instance.to_string())?;
+        // The core's operation: NOT_FOUND, FAILED_PRECONDITION for the last cluster or one a
+        // single-cluster profile routes to; multi-cluster profiles forget it.
         self.instances.update_meta(&instance, |meta| {
-            if meta.cluster_mut(id).is_none() {
-                return Err(not_found("cluster", id, &instance));
-            }
-            if meta.clusters.len() == 1 {
-                return Err(Error::new(
-                    Code::FailedPrecondition,
-                    format!(
-                        "cluster {} is the instance's last cluster; delete the instance instead",
-                        quoted(id)
-                    ),
-                ));
-            }
-            meta.clusters.retain(|c| last_id(&c.name) != id);
-            Ok(())
+            with_record(meta, |r| r.remove_cluster(id))
         })
     }
 }

@@ -71,48 +71,12 @@ pub fn to_record(meta: &InstanceMeta) -> Result<InstanceRecord> {
     let clusters = meta
         .clusters
         .iter()
-        .map(|c| ClusterRecord {
-            id: last_id(&c.name).to_string(),
-            zone: last_id(&c.location).to_string(),
-            serve_nodes: c.serve_nodes,
-            storage: if c.default_storage_type == admin_v2::StorageType::Hdd as i32 {
-                StorageType::Hdd
-            } else {
-                StorageType::Ssd
-            },
-            autoscaling: autoscaling_of(c),
-        })
+        .map(|c| cluster_record(last_id(&c.name), c))
         .collect();
     let profiles = meta
         .app_profiles
         .iter()
-        .map(|p| {
-            use admin_v2::app_profile::{Isolation as Iso, RoutingPolicy};
-            let routing = match &p.routing_policy {
-                Some(RoutingPolicy::SingleClusterRouting(s)) => Routing::SingleCluster {
-                    cluster_id: s.cluster_id.clone(),
-                    allow_transactional_writes: s.allow_transactional_writes,
-                },
-                Some(RoutingPolicy::MultiClusterRoutingUseAny(m)) => Routing::MultiCluster {
-                    cluster_ids: m.cluster_ids.clone(),
-                    row_affinity: m.affinity.is_some(),
-                },
-                None => Routing::MultiCluster {
-                    cluster_ids: Vec::new(),
-                    row_affinity: false,
-                },
-            };
-            AppProfileRecord {
-                id: last_id(&p.name).to_string(),
-                description: p.description.clone(),
-                etag: p.etag.clone(),
-                routing,
-                isolation: match p.isolation {
-                    Some(Iso::DataBoostIsolationReadOnly(_)) => Isolation::DataBoostReadOnly,
-                    _ => Isolation::Standard,
-                },
-            }
-        })
+        .map(|p| profile_record(last_id(&p.name), p))
         .collect();
     InstanceRecord::assemble(
         &name.project,
@@ -246,6 +210,66 @@ pub fn apply_record(meta: &mut InstanceMeta, record: &InstanceRecord) {
             out
         })
         .collect();
+}
+
+/// Applies an Instance Admin operation the core's way: `meta` as the core's record, `op`
+/// on it (the core's rules and errors), and the result back into `meta`. Nothing changes
+/// when `op` fails.
+///
+/// # Errors
+/// Whatever `op` returns; `InvalidArgument` if `meta` breaks the model's invariants.
+pub fn with_record<T>(
+    meta: &mut InstanceMeta,
+    op: impl FnOnce(&mut InstanceRecord) -> Result<T>,
+) -> Result<T> {
+    let mut record = to_record(meta)?;
+    let out = op(&mut record)?;
+    apply_record(meta, &record);
+    Ok(out)
+}
+
+/// The core's form of an app profile proto (its id from `id`).
+pub fn profile_record(id: &str, p: &admin_v2::AppProfile) -> AppProfileRecord {
+    use admin_v2::app_profile::{Isolation as Iso, RoutingPolicy};
+    let routing = match &p.routing_policy {
+        Some(RoutingPolicy::SingleClusterRouting(s)) => Routing::SingleCluster {
+            cluster_id: s.cluster_id.clone(),
+            allow_transactional_writes: s.allow_transactional_writes,
+        },
+        Some(RoutingPolicy::MultiClusterRoutingUseAny(m)) => Routing::MultiCluster {
+            cluster_ids: m.cluster_ids.clone(),
+            row_affinity: m.affinity.is_some(),
+        },
+        None => Routing::MultiCluster {
+            cluster_ids: Vec::new(),
+            row_affinity: false,
+        },
+    };
+    AppProfileRecord {
+        id: id.to_string(),
+        description: p.description.clone(),
+        etag: p.etag.clone(),
+        routing,
+        isolation: match p.isolation {
+            Some(Iso::DataBoostIsolationReadOnly(_)) => Isolation::DataBoostReadOnly,
+            _ => Isolation::Standard,
+        },
+    }
+}
+
+/// The core's form of a cluster proto (already checked by the service).
+pub fn cluster_record(id: &str, c: &admin_v2::Cluster) -> ClusterRecord {
+    ClusterRecord {
+        id: id.to_string(),
+        zone: last_id(&c.location).to_string(),
+        serve_nodes: c.serve_nodes,
+        storage: if c.default_storage_type == admin_v2::StorageType::Hdd as i32 {
+            StorageType::Hdd
+        } else {
+            StorageType::Ssd
+        },
+        autoscaling: autoscaling_of(c),
+    }
 }
 
 /// The bytes of the `INSTANCE` file for `meta`: the core's version-2 file, the record first

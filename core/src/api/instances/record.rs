@@ -280,6 +280,15 @@ impl InstanceRecord {
         check_id("name", "instance", id)?;
         clusters.sort_by(|a, b| a.id.cmp(&b.id));
         app_profiles.sort_by(|a, b| a.id.cmp(&b.id));
+        // Etags this model made carry their counter; continue after the largest, so the next
+        // change gets an etag no profile has had.
+        let prefix = format!("{}-", create_time_micros.max(0));
+        let etag_counter = app_profiles
+            .iter()
+            .filter_map(|p| p.etag.strip_prefix(prefix.as_str()))
+            .filter_map(|hex| u64::from_str_radix(hex, 16).ok())
+            .max()
+            .unwrap_or(0);
         let record = InstanceRecord {
             project: project.to_string(),
             id: id.to_string(),
@@ -289,7 +298,7 @@ impl InstanceRecord {
             create_time_micros,
             clusters,
             app_profiles,
-            etag_counter: 0,
+            etag_counter,
         };
         record.check_invariants()?;
         Ok(record)
