@@ -93,3 +93,40 @@ def test_delete_instance_refuses_while_a_table_is_protected(client, instance):
     # Nothing was deleted.
     assert [t.table_id for t in instance.list_tables()] == ["t"]
     assert instance.exists()
+
+
+def test_a_cluster_an_app_profile_routes_to_cannot_be_deleted_until_rerouted(client):
+    """The core's instance model decides (the same rule the npm package applies): a
+    single-cluster profile pins its cluster; a multi-cluster profile lets it go."""
+    instance_id = "pinned-inst"
+    instance = client.instance(instance_id, display_name="Pinned")
+    c1, c2 = f"{instance_id}-c1", f"{instance_id}-c2"
+    instance.create(clusters=[
+        instance.cluster(c1, location_id="us-east1-b", serve_nodes=1),
+        instance.cluster(c2, location_id="us-west1-a", serve_nodes=1),
+    ]).result(timeout=30)
+    try:
+        profile = instance.app_profile(
+            "to-c2", routing_policy_type=enums.RoutingPolicyType.SINGLE, cluster_id=c2,
+            allow_transactional_writes=False,
+        )
+        profile.create(ignore_warnings=True)
+        try:
+            instance.cluster(c2).delete()
+            raise AssertionError("a pinned cluster must not be deleted")
+        except exceptions.FailedPrecondition as e:
+            assert "to-c2" in str(e)
+        assert sorted(c.cluster_id for c in instance.list_clusters()[0]) == [c1, c2]
+
+        profile.routing_policy_type = enums.RoutingPolicyType.ANY
+        profile.cluster_id = None
+        profile.update(ignore_warnings=True).result(timeout=30)
+        instance.cluster(c2).delete()
+        assert [c.cluster_id for c in instance.list_clusters()[0]] == [c1]
+        try:
+            instance.cluster(c1).delete()
+            raise AssertionError("the last cluster must not be deleted")
+        except exceptions.FailedPrecondition:
+            pass
+    finally:
+        instance.delete()
