@@ -47,6 +47,7 @@ const RESERVED: &[&str] = &[
     "IN",
     "INNER",
     "INTERSECT",
+    "INTERVAL",
     "IS",
     "JOIN",
     "LEFT",
@@ -850,7 +851,12 @@ impl Parser<'_> {
                     {
                         return Err(self.err(format!("named arguments are not accepted by {name}")));
                     }
-                    args.push(self.expr()?);
+                    let base = String::from(name.strip_prefix("SAFE.").unwrap_or(&name));
+                    if let Some(parts) = date_part_argument(&base, args.len()) {
+                        self.date_part_argument(&base, parts, &mut args)?;
+                    } else {
+                        args.push(self.expr()?);
+                    }
                     if !self.sym(",") {
                         break;
                     }
@@ -883,6 +889,57 @@ impl Parser<'_> {
             return Err(err_at(self.sql, pos, format!("unexpected keyword {w}")));
         }
         mk(ExprKind::Ident(w))
+    }
+
+    /// An argument of a date function that is written as a date part: `INTERVAL n PART`
+    /// (TIMESTAMP_ADD, DATE_SUB, ...), read as two arguments, the count and the part's name;
+    /// or a bare PART (TIMESTAMP_DIFF, DATE_TRUNC, ...), read as the part's name. The part
+    /// must be one of `parts`, else an error at its position.
+    fn date_part_argument(
+        &mut self,
+        name: &str,
+        parts: &[&str],
+        args: &mut Vec<Expr>,
+    ) -> Result<()> {
+        let takes_interval = INTERVAL_FUNCTIONS.contains(&name);
+        if takes_interval {
+            if !self.kw("INTERVAL") {
+                return Err(self.err(format!(
+                    "{name} takes INTERVAL <count> <date part> as its second argument, got {}",
+                    self.found()
+                )));
+            }
+            args.push(self.unary()?);
+        }
+        let pos = self.pos();
+        let Tok::Word(word) = self.peek().clone() else {
+            return Err(self.err(format!(
+                "{name} expects a date part ({}), got {}",
+                parts.join(", "),
+                self.found()
+            )));
+        };
+        self.at += 1;
+        let part = word.to_ascii_uppercase();
+        if matches!(self.peek(), Tok::Sym("(")) {
+            return Err(err_at(
+                self.sql,
+                pos,
+                format!("{part}(<weekday>) date parts are not supported yet"),
+            ));
+        }
+        if !parts.contains(&part.as_str()) {
+            return Err(err_at(
+                self.sql,
+                pos,
+                format!(
+                    "{name} does not take the date part {part}; it takes {}",
+                    parts.join(", ")
+                ),
+            ));
+        }
+        args.push(lit(SqlValue::String(part), pos));
+        Ok(())
     }
 
     fn case(&mut self, pos: usize) -> Result<Expr> {
@@ -943,6 +1000,49 @@ impl Parser<'_> {
                 ))
             }
         })
+    }
+}
+
+/// Date functions whose second argument is `INTERVAL n PART`.
+const INTERVAL_FUNCTIONS: [&str; 4] = ["TIMESTAMP_ADD", "TIMESTAMP_SUB", "DATE_ADD", "DATE_SUB"];
+const TIME_PARTS: &[&str] = &[
+    "MICROSECOND",
+    "MILLISECOND",
+    "SECOND",
+    "MINUTE",
+    "HOUR",
+    "DAY",
+];
+const DATE_ADD_PARTS: &[&str] = &["DAY", "WEEK", "MONTH", "QUARTER", "YEAR"];
+const DATE_PARTS: &[&str] = &[
+    "DAY", "WEEK", "ISOWEEK", "MONTH", "QUARTER", "YEAR", "ISOYEAR",
+];
+const TRUNC_PARTS: &[&str] = &[
+    "MICROSECOND",
+    "MILLISECOND",
+    "SECOND",
+    "MINUTE",
+    "HOUR",
+    "DAY",
+    "WEEK",
+    "ISOWEEK",
+    "MONTH",
+    "QUARTER",
+    "YEAR",
+    "ISOYEAR",
+];
+
+/// The date parts argument `index` of function `name` takes, if that argument is written
+/// as a date part (see [`Parser::date_part_argument`]).
+fn date_part_argument(name: &str, index: usize) -> Option<&'static [&'static str]> {
+    match (name, index) {
+        ("TIMESTAMP_ADD" | "TIMESTAMP_SUB", 1) => Some(TIME_PARTS),
+        ("DATE_ADD" | "DATE_SUB", 1) => Some(DATE_ADD_PARTS),
+        ("TIMESTAMP_DIFF", 2) => Some(TIME_PARTS),
+        ("DATE_DIFF", 2) => Some(DATE_PARTS),
+        ("TIMESTAMP_TRUNC", 1) => Some(TRUNC_PARTS),
+        ("DATE_TRUNC" | "LAST_DAY", 1) => Some(DATE_PARTS),
+        _ => None,
     }
 }
 
