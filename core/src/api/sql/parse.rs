@@ -232,7 +232,7 @@ impl Parser<'_> {
             let at = self.pos();
             self.expect_kw("FROM")?;
             q.items.push(SelectItem::Star(at));
-            self.from_clause(&mut q)?;
+            self.table_clause(&mut q)?;
             let mut pipes = PipeState::default();
             self.pipes(&mut q, &mut pipes)?;
             return self.end_of_query(q);
@@ -263,7 +263,7 @@ impl Parser<'_> {
             }
         }
         if self.kw("FROM") {
-            self.from_clause(&mut q)?;
+            self.table_clause(&mut q)?;
         }
         if self.kw("WHERE") {
             q.filter = Some(self.expr()?);
@@ -322,7 +322,7 @@ impl Parser<'_> {
     }
 
     /// `FROM` (already read): the table, its named arguments and an alias.
-    fn from_clause(&mut self, q: &mut Query) -> Result<()> {
+    fn table_clause(&mut self, q: &mut Query) -> Result<()> {
         if matches!(self.peek(), Tok::Sym("(")) {
             return Err(self.err("a subquery in FROM is not supported by GoogleSQL for Bigtable"));
         }
