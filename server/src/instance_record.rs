@@ -300,7 +300,6 @@ pub fn profile_proto(instance: &InstanceName, p: &AppProfileRecord) -> admin_v2:
         }),
         isolation: (p.isolation == Isolation::DataBoostReadOnly)
             .then(|| Iso::DataBoostIsolationReadOnly(DataBoostIsolationReadOnly::default())),
-        ..Default::default()
     }
 }
 
