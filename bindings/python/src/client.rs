@@ -358,7 +358,11 @@ impl Table {
         let mut slots = Vec::new();
         for entry in entries.try_iter()? {
             // Reading a large list holds the GIL: look for Ctrl-C now and then.
-            if statuses.len() % crate::bulk::EXTRACT_CHECK_EVERY == 0 && !statuses.is_empty() {
+            if statuses
+                .len()
+                .is_multiple_of(crate::bulk::EXTRACT_CHECK_EVERY)
+                && !statuses.is_empty()
+            {
                 crate::bulk::check_signals_before_applying(py)?;
             }
             let entry = entry?;
