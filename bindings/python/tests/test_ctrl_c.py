@@ -181,3 +181,15 @@ def test_ctrl_c_stops_a_data_api_bulk_mutate_rows():
     assert words[-1] == "usable", words
     print(f"bulk_mutate_rows of 100,000 entries: KeyboardInterrupt {float(words[2]):.1f} ms "
           f"after SIGINT, {words[1]} entries applied")
+
+
+def test_a_sliced_mutate_rows_still_refuses_a_batch_over_the_limit_whole(table):
+    # The batch is applied in slices, but Bigtable's per-request limit (100,000 mutations)
+    # holds for the whole batch: refused before any slice, nothing applied.
+    import sparsetable as st
+
+    batch = [(f"r{i:07d}", st.SetCell("cf", "q", b"v", timestamp_micros=1000)) for i in range(100_001)]
+    with pytest.raises(st.InvalidArgument, match="100001 mutations in total"):
+        table.mutate_rows(batch)
+    assert table.read_rows(st.ReadRowsQuery(limit=1)) == []
+    assert all(s is None for s in table.mutate_rows(batch[:100_000]))
