@@ -135,9 +135,14 @@ fn main() -> Result<(), String> {
     let (rns, ra) = reads(&db, &recent)?;
     println!(
         "{place}: {rows} rows; random read_row {ns:.0} ns, {a:.2} allocs; BTreeMap {bns:.0} ns, \
-         {ba:.2} allocs; ratio {:.2}x; recent rows {rns:.0} ns, {ra:.2} allocs; tablets {}",
+         {ba:.2} allocs; ratio {:.2}x; recent rows {rns:.0} ns, {ra:.2} allocs; runs per tablet \
+         {:?}",
         bns / ns,
-        db.tablets("t").map_err(err)?.len()
+        db.tablets("t")
+            .map_err(err)?
+            .iter()
+            .map(|t| t.runs)
+            .collect::<Vec<_>>()
     );
     Ok(())
 }
