@@ -90,8 +90,9 @@ fn btree_reads(map: &BTreeMap<Vec<u8>, Vec<u8>>, keys: &[Vec<u8>]) -> (f64, f64)
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     let num = |i: usize, d: u64| -> Result<u64, String> {
-        args.get(i)
-            .map_or(Ok(d), |n| n.parse().map_err(|_| format!("{n}: not a number")))
+        args.get(i).map_or(Ok(d), |n| {
+            n.parse().map_err(|_| format!("{n}: not a number"))
+        })
     };
     let rows = num(1, 200_000)?;
     let count = num(2, 100_000)?;

@@ -83,7 +83,9 @@ fn key(i: u32) -> Vec<u8> {
 }
 
 fn value(i: u32) -> Vec<u8> {
-    (0..VALUE_BYTES).map(|j| (i as usize * 31 + j) as u8).collect()
+    (0..VALUE_BYTES)
+        .map(|j| (i as usize * 31 + j) as u8)
+        .collect()
 }
 
 /// Writes `rows` rows (key order scrambled) of one 1000-byte cell each.
@@ -175,7 +177,11 @@ fn a_file_run_hit_allocates_the_row_a_cursor_and_its_blocks() {
     load(&mut db, 1_000);
     db.compact_table("t").unwrap();
     db.checkpoint().unwrap();
-    assert_eq!(db.tablets("t").unwrap()[0].runs, 1, "compacted into one run");
+    assert_eq!(
+        db.tablets("t").unwrap()[0].runs,
+        1,
+        "compacted into one run"
+    );
     // Rows 0..=3 fill the first data block (4 KiB blocks, about 1 KiB per entry): row 3
     // ends it, so its read also reads the next block to see that the row is over.
     for i in [0, 4, 500, 999] {
