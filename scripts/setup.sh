@@ -25,7 +25,7 @@ if [ "${1:-}" = --toolchain ]; then
 fi
 
 # System packages: browser + driver for the wasm/web tests, JNA + JUnit for Kotlin.
-APT_PACKAGES=(chromium chromium-driver libjna-java junit4 libgoogle-gson-java)
+APT_PACKAGES=(chromium chromium-driver libjna-java junit4 junit5 libgoogle-gson-java)
 # JDBC peers of the Kotlin JVM benchmark (bindings/kotlin/bench).
 APT_PACKAGES+=(libxerial-sqlite-jdbc-java libh2-java)
 missing=()

@@ -16,6 +16,7 @@ pub mod database;
 pub mod faults;
 #[cfg(feature = "std")]
 pub mod instance;
+pub mod instances;
 #[cfg(feature = "serde")]
 pub mod json;
 pub mod replica_set;

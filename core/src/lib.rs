@@ -50,6 +50,9 @@ pub use api::database::{
 pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
 #[cfg(feature = "std")]
 pub use api::instance::{InstanceData, Routed};
+pub use api::instances::{
+    AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, StorageType,
+};
 #[cfg(feature = "serde")]
 pub use api::json;
 pub use api::replica_set::{ClusterChange, ClusterDatabase, ReplicaSet};

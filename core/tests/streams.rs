@@ -370,3 +370,56 @@ fn rows_read_ahead_without_a_filter_equal_rows_built_by_a_filter_that_keeps_ever
         );
     }
 }
+
+/// A stream paused by its scan budget goes on in the same view once the budget is extended:
+/// slice by slice it returns exactly the rows a read without a budget returns, though a write
+/// made between slices is not seen (the snapshot is kept, unlike resuming with a new stream).
+#[test]
+fn a_paused_stream_goes_on_in_its_own_view_when_its_budget_is_extended() {
+    let mut db = Database::with_clock(Arc::new(ManualClock::new(NOW)));
+    db.create_table("t", tiny()).unwrap();
+    for i in 0..300 {
+        write(&mut db, i, if i % 7 == 0 { "keep" } else { "drop" });
+    }
+    let request = ReadRowsRequest {
+        filter: RowFilter::ValueRegex(b"keep".to_vec()),
+        ..ReadRowsRequest::default()
+    };
+    let want: Vec<Vec<u8>> = db
+        .read_rows("t", &request)
+        .unwrap()
+        .map(|r| r.key)
+        .collect();
+    assert_eq!(want.len(), 43);
+    let db = SharedDatabase::new(db);
+    let mut stream = db.read_rows_stream("t", &request).unwrap();
+    let mut got = Vec::new();
+    let mut slices = 0;
+    loop {
+        stream.extend_scan_budget(8, u64::MAX);
+        slices += 1;
+        while let Some(row) = stream.try_next().unwrap() {
+            got.push(row.key);
+        }
+        if !stream.is_paused() {
+            break;
+        }
+        if slices == 3 {
+            // A write between slices: the stream keeps the view it opened on.
+            db.write(|d| {
+                d.mutate_row(
+                    "t",
+                    b"row0299x",
+                    &[Mutation::set_cell("cf", b"a", 1000, b"keep".to_vec())],
+                )
+            })
+            .unwrap();
+        }
+    }
+    assert_eq!(got, want);
+    assert!(
+        slices > 10,
+        "the budget paused the stream ({slices} slices)"
+    );
+    assert!(stream.is_exhausted() && !stream.is_paused());
+}

@@ -69,7 +69,7 @@ else
 fi
 # Every public declaration of the Kotlin layer has KDoc of its own (constructor properties too).
 kdoc_dir=$(mktemp -d)
-kdoc_out=$(python3 bindings/kotlin/kdoc_html.py "$kdoc_dir" bindings/kotlin/src/main/kotlin)
+kdoc_out=$(python3 bindings/kotlin/kdoc_html.py "$kdoc_dir" bindings/kotlin/src/main/kotlin bindings/kotlin/testing/src/main/kotlin)
 rm -rf "$kdoc_dir"
 if grep -q ', 0 public declarations without KDoc' <<<"$kdoc_out"; then
   echo "ok: every public declaration has KDoc"; pass=$((pass + 1))
@@ -136,6 +136,32 @@ else
   cat "$out"; echo "FAILED: JVM benchmark smoke"; fail=$((fail + 1))
 fi
 
+# 6b. The JUnit 5 test helpers (bindings/kotlin/testing: SparsetableEmulator and its
+# extension) as a jar of their own, and their JUnit 5 tests against the real server (the debug
+# binary the server suite uses; built here if it is not yet, with the same command), run by
+# JUnit's console launcher.
+J5="$JARS/junit-jupiter-api.jar:$JARS/junit-platform-commons.jar:$JARS/apiguardian-api.jar:$JARS/opentest4j.jar"
+if [ ! -f "$JARS/junit-platform-console-standalone.jar" ]; then
+  echo "FAILED: $JARS/junit-platform-console-standalone.jar missing (run scripts/setup.sh)"; fail=$((fail + 1))
+elif ! cargo build --locked -q -p sparsetable-server; then
+  echo "FAILED: cargo build -p sparsetable-server"; fail=$((fail + 1))
+elif ! "$KOTLINC" -jvm-target 17 -cp "$J5" -d "$BUILD/sparsetable-testing.jar" bindings/kotlin/testing/src/main/kotlin \
+   || ! "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable-testing.jar:$J5" -d "$BUILD/sparsetable-testing-tests.jar" bindings/kotlin/testing/src/test/kotlin; then
+  echo "FAILED: kotlinc bindings/kotlin/testing"; fail=$((fail + 1))
+else
+  selects=$(jar tf "$BUILD/sparsetable-testing-tests.jar" | grep -E 'Test\.class$' | grep -v '\$' | sed 's|\.class$||; s|/|.|g; s|^|--select-class |')
+  # shellcheck disable=SC2086
+  java -Dsparsetable.server.bin="$ROOT/target/debug/sparsetable-server" -jar "$JARS/junit-platform-console-standalone.jar" \
+    -cp "$BUILD/sparsetable-testing-tests.jar:$BUILD/sparsetable-testing.jar:$KOTLIN_LIBS" $selects \
+    --disable-banner --details=tree 2>&1 | tee "$out"
+  j5_ok=$(sed -nE 's/^\[ *([0-9]+) tests successful *\]$/\1/p' "$out")
+  j5_failed=$(sed -nE 's/^\[ *([0-9]+) tests failed *\]$/\1/p' "$out")
+  if [ -z "$j5_ok" ] || [ "$j5_ok" -eq 0 ]; then
+    echo "FAILED: no JUnit 5 summary"; fail=$((fail + 1))
+  else
+    pass=$((pass + j5_ok)); fail=$((fail + ${j5_failed:-0}))
+  fi
+fi
 # 7. Android: the crate built for x86_64-linux-android, linked by zig, checked with readelf;
 # the Kotlin layer's java.* references checked against API 26, classes and members
 # (bindings/kotlin/android/check.sh; its exit status and its last line both count).

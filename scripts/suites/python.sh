@@ -4,7 +4,8 @@
 # then runs pytest on bindings/python/tests from outside the source tree so `import
 # sparsetable` can only resolve to the installed wheel. The same wheel then runs the tests
 # that need no Google package on CPython 3.9 and 3.10 (pyenv's builds), in venvs of their own.
-# Counts: pytest's passed and failed cases, one check each for ruff and the benchmark script,
+# Counts: pytest's passed and failed cases, one check each for auditwheel's manylinux2014 tag,
+# the wheel in a fresh venv, ruff and the benchmark script,
 # plus one failure if the build or install fails.
 # pytest exit 5 (no tests collected) is a failure, and so is any skipped test: no test here
 # may skip (the vector runner lists vectors outside the API's capabilities instead).
@@ -15,8 +16,12 @@ PY="$ROOT/.venv/bin/python"
 WHEEL_DIR="$ROOT/target/python-wheel"
 
 result() { echo "SUITE_RESULT python $1 $2"; [ "$2" -eq 0 ]; exit $?; }
+# The wheel users get: manylinux2014 (glibc 2.17, so Debian 10+, Ubuntu 18.04+, Amazon Linux 2
+# and older CI images install it), linked by zig (maturin finds `python -m ziglang` on PATH),
+# stripped. auditwheel checks the tag below.
 build_wheel() { # out dir
-  "$ROOT/.venv/bin/maturin" build --release --locked -m bindings/python/Cargo.toml -o "$1"
+  PATH="$ROOT/.venv/bin:$PATH" "$ROOT/.venv/bin/maturin" build --release --locked --zig \
+    --compatibility manylinux2014 --strip -m bindings/python/Cargo.toml -o "$1"
 }
 
 # --prebuild (scripts/prebuild.sh) compiles nothing here: maturin moves the library it built
@@ -35,6 +40,31 @@ if [ -z "$wheel" ] || ! "$ROOT/.venv/bin/pip" install -q --disable-pip-version-c
   echo "FAILED: pip install of the wheel"; result 0 1
 fi
 
+# Packaging checks, each counted: auditwheel agrees the wheel is manylinux2014
+# (manylinux_2_17) for x86_64, and the wheel installs into a brand-new venv and works there.
+pre_p=0; pre_f=0
+if "$ROOT/.venv/bin/auditwheel" show "$wheel" 2>&1 | tee /dev/stderr | grep -q '"manylinux_2_17_x86_64"'; then
+  echo "ok: auditwheel show: manylinux_2_17_x86_64"; pre_p=$((pre_p + 1))
+else
+  echo "FAILED: auditwheel does not report manylinux_2_17_x86_64"; pre_f=$((pre_f + 1))
+fi
+fresh=$(mktemp -d)
+if "$PY" -m venv "$fresh/venv" &&
+   "$fresh/venv/bin/pip" install -q --disable-pip-version-check "$wheel" &&
+   (cd "$fresh" && "$fresh/venv/bin/python" -c '
+import sparsetable as st
+client = st.BigtableDataClient()
+client.table_admin("i").create_table("t", {"cf": None})
+table = client.get_table("i", "t")
+table.mutate_row(b"r", st.SetCell("cf", b"q", b"v"))
+assert table.read_row(b"r").cells[0].value == b"v"
+print("fresh venv: ok")'); then
+  echo "ok: pip install of the wheel into a fresh venv"; pre_p=$((pre_p + 1))
+else
+  echo "FAILED: the wheel in a fresh venv"; pre_f=$((pre_f + 1))
+fi
+rm -rf "$fresh"
+
 out=$(mktemp)
 # Run from a scratch directory: the source tree's python/sparsetable must not shadow the wheel.
 (cd "$(mktemp -d)" && "$PY" -m pytest -p no:cacheprovider -rs "$ROOT/bindings/python/tests") 2>&1 | tee "$out"
@@ -42,7 +72,7 @@ rc=${PIPESTATUS[0]}
 summary=$(grep -E '^=+ .*(passed|failed|error|no tests ran).* in [0-9.]+s' "$out" | tail -n 1)
 count() { echo "$summary" | grep -oE "[0-9]+ $1" | head -n 1 | awk '{print $1}'; }
 p=$(count passed); f=$(count failed); e=$(count error); s=$(count skipped)
-p=${p:-0}; f=$(( ${f:-0} + ${e:-0} ))
+p=$(( ${p:-0} + pre_p )); f=$(( ${f:-0} + ${e:-0} + pre_f ))
 if [ "${s:-0}" -gt 0 ]; then echo "FAILED: ${s} test(s) skipped"; f=$((f + ${s})); fi
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: pytest exited $rc"; f=1; fi
 # The abi3 wheel on the oldest CPythons it declares (requires-python >= 3.9), with the tests

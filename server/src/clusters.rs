@@ -18,7 +18,7 @@
 use sparsetable::error::quoted;
 use sparsetable::{Code, Error, Result};
 
-use crate::names::{check_new_id, check_project_id, InstanceName};
+use crate::names::InstanceName;
 
 /// One cluster as the instance admin API describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,16 +47,7 @@ impl ClusterSpec {
     }
 }
 
-/// Longest cluster id Cloud Bigtable accepts.
-pub const MAX_CLUSTER_ID_CHARS: usize = 30;
-
-/// Cloud Bigtable's rule for a cluster id ([`check_new_id`] with at most 30 characters).
-///
-/// # Errors
-/// `InvalidArgument` naming the id otherwise.
-pub fn validate_cluster_id(id: &str) -> Result<()> {
-    check_new_id("cluster id", id, MAX_CLUSTER_ID_CHARS)
-}
+pub use sparsetable::api::instances::ids::{validate_cluster_id, MAX_CLUSTER_ID_CHARS};
 
 /// The name of the file in an instance's folder that keeps its requested clusters.
 pub const CLUSTERS_FILE: &str = "CLUSTERS";
@@ -128,30 +119,13 @@ pub fn decode(text: &str) -> Result<Vec<ClusterSpec>> {
     Ok(clusters)
 }
 
-/// Cloud Bigtable's form of a cluster's location, `projects/{project}/locations/{zone}`,
-/// with a zone of 1 to 63 lowercase letters, digits and hyphens.
+/// Cloud Bigtable's form of a cluster's location, `projects/{project}/locations/{zone}`
+/// (the core's rule, `zone_of_location`).
 ///
 /// # Errors
 /// `InvalidArgument` quoting a bounded prefix of the location otherwise.
 pub fn check_location(location: &str) -> Result<()> {
-    let ok = match location.split('/').collect::<Vec<_>>().as_slice() {
-        ["projects", project, "locations", zone] => {
-            check_project_id("location", project).is_ok()
-                && (1..=63).contains(&zone.len())
-                && zone
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        }
-        _ => false,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid_argument(format!(
-            "location {} must have the form projects/{{project}}/locations/{{zone}}",
-            quoted(location)
-        )))
-    }
+    sparsetable::api::instances::ids::zone_of_location(location).map(|_| ())
 }
 
 #[cfg(test)]

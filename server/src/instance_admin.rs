@@ -31,7 +31,8 @@ use sparsetable::{Code, Error, Result};
 
 use crate::clusters::{check_location, validate_cluster_id};
 use crate::convert::timestamp_to_proto;
-use crate::instance_meta::{last_id, next_etag, not_found, InstanceMeta};
+use crate::instance_meta::{not_found, InstanceMeta};
+use crate::instance_record::{cluster_record, profile_record, with_record};
 use crate::names::{check_new_id, InstanceName};
 use crate::operations::pack;
 use crate::registry::Instances;
@@ -70,44 +71,23 @@ fn project_of(field: &str, name: &str) -> Result<String> {
 /// characters). Instances named implicitly by other requests are not held to it, as in
 /// Google's emulator.
 fn validate_new_instance_id(id: &str) -> Result<()> {
-    check_new_id("instance_id", id, 33)
+    check_new_id(
+        "instance_id",
+        id,
+        sparsetable::api::instances::ids::MAX_INSTANCE_ID_CHARS,
+    )
 }
 
-/// Cloud Bigtable's rules for an instance's labels: at most 64; keys 1 to 63 characters, a
-/// lowercase letter first, then lowercase letters, digits, `_` or `-`; values 0 to 63 of the
-/// same characters.
+/// The core's rules for an instance's labels.
 fn validate_labels(labels: &std::collections::HashMap<String, String>) -> Result<()> {
-    let ok_chars = |s: &str| {
-        s.chars()
-            .all(|c| c.is_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
-    };
-    if labels.len() > 64 {
-        return Err(Error::invalid_argument("an instance has at most 64 labels"));
-    }
-    for (k, v) in labels {
-        let key_ok = (1..=63).contains(&k.chars().count())
-            && k.chars().next().is_some_and(char::is_lowercase)
-            && ok_chars(k);
-        if !key_ok || v.chars().count() > 63 || !ok_chars(v) {
-            return Err(Error::invalid_argument(format!(
-                "label {}: keys are 1 to 63 lowercase letters, digits, '_' or '-' starting with a letter; values at most 63 of the same",
-                quoted(k)
-            )));
-        }
-    }
-    Ok(())
+    sparsetable::api::instances::ids::validate_labels(
+        labels.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    )
 }
 
-/// Cloud Bigtable's rule for a display name: 4 to 30 characters.
+/// The core's rule for a display name (4 to 30 characters).
 fn validate_display_name(name: &str) -> Result<()> {
-    if (4..=30).contains(&name.chars().count()) {
-        Ok(())
-    } else {
-        Err(Error::invalid_argument(format!(
-            "display_name {} must be 4 to 30 characters",
-            quoted(name)
-        )))
-    }
+    sparsetable::api::instances::ids::validate_display_name(name)
 }
 
 /// A cluster as requested (CreateInstance, CreateCluster), checked and completed: its full
@@ -422,17 +402,14 @@ impl InstanceAdminService {
         };
         let cluster = requested_cluster(&instance, &req.cluster_id, cluster)?;
         let created = self.instances.update_meta(&instance, |meta| {
-            if meta.cluster_mut(&req.cluster_id).is_some() {
-                return Err(Error::new(
-                    Code::AlreadyExists,
-                    format!(
-                        "cluster {} already exists in instance {instance}",
-                        quoted(&req.cluster_id)
-                    ),
-                ));
+            // The core's operation (ALREADY_EXISTS, the cluster rules); the stored proto is
+            // the requested one, which holds what the core's record does not model.
+            with_record(meta, |r| {
+                r.add_cluster(cluster_record(&req.cluster_id, &cluster))
+            })?;
+            if let Some(stored) = meta.cluster_mut(&req.cluster_id) {
+                *stored = cluster.clone();
             }
-            meta.clusters.push(cluster.clone());
-            meta.clusters.sort_by(|a, b| a.name.cmp(&b.name));
             Ok(cluster)
         })?;
         let now = self.now(&instance)?;
@@ -517,21 +494,10 @@ impl InstanceAdminService {
     fn delete_cluster_inner(&self, req: &admin_v2::DeleteClusterRequest) -> Result<()> {
         let (instance, id) = split_child("name", &req.name, "clusters")?;
         let instance = self.existing("name", &instance.to_string())?;
+        // The core's operation: NOT_FOUND, FAILED_PRECONDITION for the last cluster or one a
+        // single-cluster profile routes to; multi-cluster profiles forget it.
         self.instances.update_meta(&instance, |meta| {
-            if meta.cluster_mut(id).is_none() {
-                return Err(not_found("cluster", id, &instance));
-            }
-            if meta.clusters.len() == 1 {
-                return Err(Error::new(
-                    Code::FailedPrecondition,
-                    format!(
-                        "cluster {} is the instance's last cluster; delete the instance instead",
-                        quoted(id)
-                    ),
-                ));
-            }
-            meta.clusters.retain(|c| last_id(&c.name) != id);
-            Ok(())
+            with_record(meta, |r| r.remove_cluster(id))
         })
     }
 }

@@ -27,8 +27,9 @@ use googleapis_tonic_google_bigtable_admin_v2::google::iam::v1 as iam;
 /// The name of the file in an instance's folder that keeps its [`InstanceMeta`].
 pub const INSTANCE_FILE: &str = "INSTANCE";
 
-/// The first bytes of [`INSTANCE_FILE`]: the format and its version, then a line feed.
-const MAGIC: &[u8] = b"sparsetable-instance 1\n";
+/// The first bytes of a version-1 [`INSTANCE_FILE`] (version 2 is the core's,
+/// `sparsetable::api::instances::INSTANCE_FILE_MAGIC`).
+pub const MAGIC: &[u8] = sparsetable::api::instances::file::INSTANCE_FILE_MAGIC_V1;
 
 /// Largest [`INSTANCE_FILE`] accepted (Cloud Bigtable allows a handful of clusters and a few
 /// hundred app profiles; IAM policies are a few KiB each).
@@ -211,19 +212,12 @@ impl InstanceMeta {
             .retain(|p| p.resource != resource && !p.resource.starts_with(&prefix));
     }
 
-    /// The bytes of [`INSTANCE_FILE`].
-    pub fn encode_file(&self) -> Vec<u8> {
-        let mut out = MAGIC.to_vec();
-        self.encode(&mut out)
-            .expect("a Vec grows to hold any message");
-        out
-    }
-
-    /// Reads [`INSTANCE_FILE`] back, checking what the server relies on.
+    /// Reads a version-1 [`INSTANCE_FILE`] (this message alone after its magic, written by
+    /// earlier servers); version 2 is read by [`crate::instance_record::decode_meta`].
     ///
     /// # Errors
-    /// `DataLoss` for a file that is not this format, is damaged, or breaks an invariant.
-    pub fn decode_file(bytes: &[u8]) -> Result<Self> {
+    /// `DataLoss` for a file that is not version 1, is damaged, or breaks an invariant.
+    pub fn decode_version_1(bytes: &[u8]) -> Result<Self> {
         let damaged = |why: &str| {
             Error::new(
                 Code::DataLoss,
@@ -237,6 +231,20 @@ impl InstanceMeta {
             return Err(damaged("it does not start with \"sparsetable-instance 1\""));
         };
         let meta = InstanceMeta::decode(body).map_err(|e| damaged(&e.to_string()))?;
+        Self::check_decoded(meta)
+    }
+
+    /// What the server relies on in metadata read from a file.
+    ///
+    /// # Errors
+    /// `DataLoss` naming what is wrong.
+    pub fn check_decoded(meta: Self) -> Result<Self> {
+        let damaged = |why: &str| {
+            Error::new(
+                Code::DataLoss,
+                format!("the {INSTANCE_FILE} file is damaged: {why}"),
+            )
+        };
         if meta.instance.is_none() {
             return Err(damaged("no instance record"));
         }
@@ -307,88 +315,4 @@ pub fn not_found(kind: &str, id: &str, instance: &InstanceName) -> Error {
         Code::NotFound,
         format!("{kind} {} not found in instance {instance}", quoted(id)),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn instance() -> InstanceName {
-        InstanceName {
-            project: "p".into(),
-            instance: "inst".into(),
-        }
-    }
-
-    #[test]
-    fn the_instance_file_reads_back_what_was_written() {
-        let mut meta = InstanceMeta::default_for(&instance());
-        meta.app_profiles.push(admin_v2::AppProfile {
-            name: "projects/p/instances/inst/appProfiles/a".into(),
-            description: "d".into(),
-            ..Default::default()
-        });
-        meta.set_policy(
-            "projects/p/instances/inst/tables/t",
-            iam::Policy {
-                version: 1,
-                etag: vec![1, 2],
-                ..Default::default()
-            },
-        );
-        let back = InstanceMeta::decode_file(&meta.encode_file()).unwrap();
-        assert_eq!(back, meta);
-    }
-
-    #[test]
-    fn a_short_instance_ids_default_cluster_and_views_read_back() {
-        // `i-c1` is shorter than a requested cluster id may be, but it is the server's own
-        // default and must read back (it once made the file "damaged").
-        let short = InstanceName {
-            project: "p".into(),
-            instance: "i".into(),
-        };
-        let mut meta = InstanceMeta::default_for(&short);
-        meta.authorized_views.push(admin_v2::AuthorizedView {
-            name: "projects/p/instances/i/tables/t/authorizedViews/v".into(),
-            etag: "e".into(),
-            ..Default::default()
-        });
-        let back = InstanceMeta::decode_file(&meta.encode_file()).unwrap();
-        assert_eq!(back, meta);
-    }
-
-    #[test]
-    fn a_damaged_instance_file_is_data_loss_never_a_panic() {
-        let good = InstanceMeta::default_for(&instance()).encode_file();
-        let mut cases: Vec<Vec<u8>> = vec![
-            Vec::new(),
-            b"sparsetable-instance 2\n".to_vec(),
-            MAGIC.to_vec(),
-            good[..good.len() - 3].to_vec(),
-        ];
-        for i in MAGIC.len()..good.len() {
-            let mut flipped = good.clone();
-            flipped[i] ^= 0xff;
-            cases.push(flipped);
-        }
-        let mut no_cluster = InstanceMeta::default_for(&instance());
-        no_cluster.clusters.clear();
-        cases.push(no_cluster.encode_file());
-        let mut twice = InstanceMeta::default_for(&instance());
-        twice.clusters.push(twice.clusters[0].clone());
-        cases.push(twice.encode_file());
-        let mut failures = 0;
-        for bytes in &cases {
-            match InstanceMeta::decode_file(bytes) {
-                Err(e) => {
-                    assert_eq!(e.code(), Code::DataLoss, "{e}");
-                    failures += 1;
-                }
-                // A flipped byte inside a string can still decode to a valid record.
-                Ok(meta) => assert!(meta.instance.is_some() && !meta.clusters.is_empty()),
-            }
-        }
-        assert!(failures >= 6, "the clearly broken files are refused");
-    }
 }

@@ -51,6 +51,7 @@ pub mod features;
 pub mod filter;
 pub mod instance_admin;
 pub mod instance_meta;
+pub mod instance_record;
 pub mod log;
 pub mod migrate;
 pub mod names;

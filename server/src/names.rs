@@ -22,81 +22,12 @@ use core::fmt;
 use sparsetable::error::quoted;
 use sparsetable::{Error, Result};
 
-/// Longest project or instance id accepted (Cloud Bigtable's are at most 30 and 33).
-pub const MAX_ID_CHARS: usize = 64;
-
-/// Project ids that Google's clients put in resource names when they talk to an emulator and
-/// the user gave no project, accepted as a project id as Google's emulator accepts them:
-///
-/// - `{{projectId}}`: Google's Node.js client (`@google-cloud/bigtable`), constructed as
-///   `new Bigtable()` without `projectId`, keeps this token in every name it sends to a custom
-///   endpoint (`BIGTABLE_EMULATOR_HOST`); against Cloud Bigtable it would replace it with the
-///   project its credentials name, but an emulator has none to ask for.
-///
-/// Google's Python client needs no exception: with no project it sends
-/// `google-cloud-bigtable-emulator`, an ordinary id. The Java, Go and C++ clients require a
-/// project. The placeholder is a project like any other (its instances are its own, and
-/// persist under a folder of that name); anything else with braces is still refused.
-pub const EMULATOR_PROJECT_PLACEHOLDERS: [&str; 1] = ["{{projectId}}"];
-
-/// Checks a project id: [`check_id`]'s rule, or exactly one of
-/// [`EMULATOR_PROJECT_PLACEHOLDERS`].
-///
-/// # Errors
-/// As [`check_id`].
-pub fn check_project_id<'a>(field: &str, id: &'a str) -> Result<&'a str> {
-    if EMULATOR_PROJECT_PLACEHOLDERS.contains(&id) {
-        return Ok(id);
-    }
-    check_id(field, "project", id)
-}
-
-/// Checks a project or instance id; `what` names it in the error.
-///
-/// # Errors
-/// `InvalidArgument` for an id that is empty, too long, starts with `.` or holds a
-/// character outside `[-_.a-zA-Z0-9]`.
-pub fn check_id<'a>(field: &str, what: &str, id: &'a str) -> Result<&'a str> {
-    let ok = !id.is_empty()
-        && id.len() <= MAX_ID_CHARS
-        && !id.starts_with('.')
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if ok {
-        Ok(id)
-    } else {
-        Err(Error::invalid_argument(format!(
-            "{field}: {what} id {} must be 1 to {MAX_ID_CHARS} letters, digits, '-', '_' or '.', not starting with '.'",
-            quoted(id)
-        )))
-    }
-}
-
-/// Cloud Bigtable's rule for the id of a resource a request creates (an instance: at most
-/// 33 characters; a cluster: at most 30): 6 to `max_chars` characters, a lowercase letter
-/// first, then lowercase letters, digits and hyphens, not ending with a hyphen. Stricter than
-/// [`check_id`], which also accepts ids that other requests name implicitly, as Google's
-/// emulator does.
-///
-/// # Errors
-/// `InvalidArgument` naming `field` and quoting a bounded prefix of the id otherwise.
-pub fn check_new_id(field: &str, id: &str, max_chars: usize) -> Result<()> {
-    let b = id.as_bytes();
-    let ok = (6..=max_chars).contains(&b.len())
-        && b[0].is_ascii_lowercase()
-        && b.iter()
-            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        && b[b.len() - 1] != b'-';
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid_argument(format!(
-            "{field} {} must be 6 to {max_chars} characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'",
-            quoted(id)
-        )))
-    }
-}
+// The id rules live in the core's instance model; re-exported so the server's callers keep
+// their paths. The placeholder list explains itself there (`{{projectId}}`: Google's Node.js
+// client constructed without a project, against an emulator).
+pub use sparsetable::api::instances::ids::{
+    check_id, check_new_id, check_project_id, EMULATOR_PROJECT_PLACEHOLDERS, MAX_ID_CHARS,
+};
 
 /// The instance named by `project` and `instance`, both checked.
 fn instance_name(field: &str, project: &str, instance: &str) -> Result<InstanceName> {

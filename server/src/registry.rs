@@ -459,7 +459,7 @@ impl Instances {
             )
         };
         match std::fs::read(folder.join(INSTANCE_FILE)) {
-            Ok(bytes) => return InstanceMeta::decode_file(&bytes),
+            Ok(bytes) => return crate::instance_record::decode_meta(&bytes),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(unreadable(INSTANCE_FILE, e)),
         }
@@ -485,12 +485,13 @@ impl Instances {
                 format!("writing {}: {e}", folder.join(INSTANCE_FILE).display()),
             )
         };
+        let bytes = crate::instance_record::encode_meta(meta)?;
         std::fs::create_dir_all(&folder).map_err(io)?;
         let tmp = folder.join(format!("{INSTANCE_FILE}.tmp"));
         {
             use std::io::Write;
             let mut file = std::fs::File::create(&tmp).map_err(io)?;
-            file.write_all(&meta.encode_file()).map_err(io)?;
+            file.write_all(&bytes).map_err(io)?;
             file.sync_all().map_err(io)?;
         }
         std::fs::rename(&tmp, folder.join(INSTANCE_FILE)).map_err(io)?;

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::Deserialize;
+use sparsetable::Clock as _;
 use sparsetable::{
     AppProfile, Database, InstanceData, Isolation, ManualClock, Mutation, ReadModifyWriteRule,
     RequestKind, Routing, SharedDatabase, TableConfig,
@@ -78,9 +79,61 @@ pub struct Step {
     /// `check`: whether the token is consistent.
     #[serde(default)]
     pub expect_consistent: Option<bool>,
+    /// `changes`: the change records read, each as one line (README: "Change lines").
+    #[serde(default)]
+    pub expect_changes: Option<Vec<String>>,
     /// The gRPC code the step fails with (`null`: it succeeds).
     #[serde(default)]
     pub expect_error: Option<String>,
+}
+
+/// A change as one line of a vector: `TYPE CLUSTER ROW: MUTATION; MUTATION` (README:
+/// "Change lines"). Front-end runners write the same line from their own types.
+pub fn change_line(
+    kind: &str,
+    source_cluster_id: &str,
+    row_key: &[u8],
+    mutations: &[Mutation],
+) -> String {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let muts: Vec<String> = mutations
+        .iter()
+        .map(|m| match m {
+            Mutation::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => format!(
+                "set {family}:{}@{timestamp_micros}={}",
+                text(qualifier),
+                text(value)
+            ),
+            Mutation::AddToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input,
+            } => format!(
+                "add {family}:{}@{timestamp_micros}+{input}",
+                text(qualifier)
+            ),
+            Mutation::MergeToCell {
+                family, qualifier, ..
+            } => format!("merge {family}:{}", text(qualifier)),
+            Mutation::DeleteFromColumn {
+                family, qualifier, ..
+            } => format!("delete {family}:{}", text(qualifier)),
+            Mutation::DeleteFromFamily { family } => format!("delete {family}"),
+            Mutation::DeleteFromRow => "delete row".to_string(),
+        })
+        .collect();
+    let cluster = if source_cluster_id.is_empty() {
+        "-"
+    } else {
+        source_cluster_id
+    };
+    format!("{kind} {cluster} {}: {}", text(row_key), muts.join("; "))
 }
 
 /// One vector.
@@ -185,6 +238,7 @@ pub fn replay_core(v: &ReplicationVector) -> Result<(), String> {
         .set_delay_micros(v.lag_micros)
         .map_err(|e| e.to_string())?;
     let mut tokens = std::collections::BTreeMap::new();
+    let mut marks = std::collections::BTreeMap::new();
     for (i, step) in v.steps.iter().enumerate() {
         let outcome: sparsetable::Result<Option<String>> = (|| {
             let row = step.row.as_bytes();
@@ -249,6 +303,66 @@ pub fn replay_core(v: &ReplicationVector) -> Result<(), String> {
                     plane.set_delay_micros(step.micros)?;
                     Ok(None)
                 }
+                "enable_changes" => {
+                    plane.set_change_stream(TABLE, Some(step.micros))?;
+                    Ok(None)
+                }
+                "mark" => {
+                    marks.insert(step.token.clone(), clock.now_micros());
+                    Ok(None)
+                }
+                "changes" => {
+                    use sparsetable::api::change_stream_reader::{
+                        partitions, ChangeStreamReader, StreamEvent, StreamStart,
+                    };
+                    let routed =
+                        plane.route(&step.profile, "ReadChangeStream", RequestKind::Read, b"")?;
+                    let start = *marks.get(&step.token).ok_or_else(|| {
+                        sparsetable::Error::invalid_argument(format!("no mark {}", step.token))
+                    })?;
+                    let now = clock.now_micros();
+                    let mut lines = Vec::new();
+                    for partition in partitions(&routed.db, TABLE)? {
+                        let mut reader = ChangeStreamReader::open(
+                            plane.clusters()?,
+                            routed.cluster,
+                            TABLE,
+                            partition,
+                            StreamStart::Time(start),
+                            Some(now),
+                        )?;
+                        // The end time is now, so the first poll returns everything and closes.
+                        for event in reader.poll()? {
+                            if let StreamEvent::Change {
+                                record,
+                                source_cluster_id,
+                                tiebreaker,
+                                ..
+                            } = event
+                            {
+                                let kind = match record.kind {
+                                    sparsetable::ChangeKind::User => "USER",
+                                    sparsetable::ChangeKind::GarbageCollection => {
+                                        "GARBAGE_COLLECTION"
+                                    }
+                                };
+                                lines.push((
+                                    record.commit_micros,
+                                    tiebreaker,
+                                    change_line(
+                                        kind,
+                                        &source_cluster_id,
+                                        &record.row_key,
+                                        &record.mutations,
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                    lines.sort();
+                    let lines: Vec<String> = lines.into_iter().map(|l| l.2).collect();
+                    Ok(Some(serde_json::to_string(&lines).unwrap_or_default()))
+                }
                 other => Err(sparsetable::Error::invalid_argument(format!(
                     "unknown step op {other}"
                 ))),
@@ -269,6 +383,19 @@ pub fn replay_core(v: &ReplicationVector) -> Result<(), String> {
                     return Err(format!(
                         "{at}: read {got:?}, expected {:?}",
                         step.expect_value
+                    ))
+                }
+                "changes"
+                    if got
+                        != step
+                            .expect_changes
+                            .as_ref()
+                            .map(|c| serde_json::to_string(c).unwrap_or_default()) =>
+                {
+                    return Err(format!(
+                        "{at}: changes {}, expected {:?}",
+                        got.unwrap_or_default(),
+                        step.expect_changes
                     ))
                 }
                 "check"

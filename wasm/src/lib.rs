@@ -22,6 +22,7 @@ mod convert;
 pub mod database;
 pub mod error;
 mod gc_rule;
+pub mod instances;
 mod micros;
 pub mod panic;
 pub mod proto;

@@ -25,6 +25,16 @@ const profile = (p) => ({
   ...(p.data_boost ? { dataBoostIsolationReadOnly: {} } : {}),
 });
 
+// A change record's mutation in the vectors' change-line spelling (README).
+const text = (b) => Buffer.from(b ?? "", "base64").toString();
+function mutationText(m) {
+  if (m.setCell) return `set ${m.setCell.familyName}:${text(m.setCell.columnQualifier)}@${m.setCell.timestampMicros}=${text(m.setCell.value)}`;
+  if (m.deleteFromFamily) return `delete ${m.deleteFromFamily.familyName}`;
+  if (m.deleteFromColumn) return `delete ${m.deleteFromColumn.familyName}:${text(m.deleteFromColumn.columnQualifier)}`;
+  if (m.deleteFromRow) return "delete row";
+  return `unknown ${JSON.stringify(m)}`;
+}
+
 function run(inst, tokens, step) {
   const row = b64(step.row ?? "");
   const p = step.profile ?? "";
@@ -58,6 +68,29 @@ function run(inst, tokens, step) {
     case "set_lag":
       inst.setReplicationLagMicros(step.micros);
       return undefined;
+    case "enable_changes":
+      inst.setChangeStreamRetentionMicros("t", step.micros);
+      return undefined;
+    case "mark":
+      tokens.set(`mark:${step.token}`, inst.nowMicros());
+      return undefined;
+    case "changes": {
+      const start = tokens.get(`mark:${step.token}`);
+      const now = inst.nowMicros();
+      const lines = [];
+      for (const partition of inst.generateInitialChangeStreamPartitions(p, "t")) {
+        // The end time is now, so one poll returns everything and the close.
+        const stream = inst.readChangeStream(p, "t", { partition, startTimeMicros: start, endTimeMicros: now });
+        for (const e of stream.poll()) {
+          if (!e.dataChange) continue;
+          const c = e.dataChange;
+          const muts = c.chunks.map((ch) => mutationText(ch.mutation)).join("; ");
+          lines.push(`${c.type} ${c.sourceClusterId || "-"} ${text(c.rowKey)}: ${muts}`);
+        }
+        stream.free();
+      }
+      return lines;
+    }
     default:
       throw new Error(`unknown step op ${step.op}`);
   }
@@ -86,6 +119,7 @@ for (const v of VECTORS) {
       assert.equal(step.expect_error, undefined, `${where}: succeeded, expected ${step.expect_error}`);
       if (step.op === "read") assert.equal(got, step.expect_value, where);
       if (step.op === "check") assert.equal(got, step.expect_consistent, where);
+      if (step.op === "changes") assert.deepEqual(got, step.expect_changes, where);
     });
   });
 }

@@ -472,6 +472,30 @@ test("an engine worker that cannot load is an error in the page, not an endless 
   }
 });
 
+test("8-byte counters show in the grid as the int64 the drawer shows, a header toggles raw bytes, and an import of one table says so", async () => {
+  await view("session");
+  // One table, two cells: a counter as Bigtable's increments write it (8 bytes, big-endian
+  // 5) and a printable 8-byte string, which stays text.
+  await page.getByTestId("session-text").fill([
+    "table,row_key,family,qualifier,timestamp_micros,value,value_encoding",
+    "counters,r1,cf,hits,1000,AAAAAAAAAAU=,base64",
+    "counters,r1,cf,name,1000,abcdefgh,utf8",
+  ].join("\n") + "\n");
+  await page.getByTestId("import-csv").click();
+  await page.getByTestId("notice").filter({ hasText: "Imported 1 table, 1 row" }).waitFor();
+  await view("data");
+  await page.getByTestId("table-tab").filter({ hasText: "counters" }).click();
+  const cells = (await gridRows())[0].cells;
+  assert.equal(cells["cf:hits"].value, "5");
+  assert.equal(cells["cf:name"].value, "abcdefgh");
+  const hits = page.getByTestId("column").filter({ hasText: "hits" });
+  await hits.getByTestId("decode-toggle").click();
+  assert.equal((await gridRows())[0].cells["cf:hits"].value, "\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x05");
+  assert.equal(await hits.getByTestId("decode-toggle").getAttribute("aria-pressed"), "false");
+  await hits.getByTestId("decode-toggle").click();
+  assert.equal((await gridRows())[0].cells["cf:hits"].value, "5");
+});
+
 test("no console or page errors", async () => {
   assert.deepEqual(problems, []);
 });

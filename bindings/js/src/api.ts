@@ -7,7 +7,8 @@
 // the WebAssembly module); every Bigtable rule lives in the engine. Where this layer must
 // differ from the network client it says so in README.md ("Differences").
 
-import { Database } from "./wasm/sparsetable_wasm.js";
+import { Database, InstanceModel } from "./wasm/sparsetable_wasm.js";
+import type { AppProfileModelJson } from "./wasm/sparsetable_wasm.js";
 import type {
   ProtoGcRule, ProtoMutation, ProtoRow, ProtoRowFilter, ProtoRowRange, ProtoTable,
 } from "./wasm/sparsetable_wasm.js";
@@ -600,17 +601,24 @@ export interface ClusterInfo {
   storage?: "ssd" | "hdd";
 }
 
-/** An app profile as recorded: where it routes requests (`"any"` cluster, or one cluster's
- * id, with or without single-row transactions) and its description. */
+/** An app profile as recorded: where it routes requests (`cluster` is `"any"` for
+ * multi-cluster routing, to `clusterIds` or, when that is empty, every cluster; else one
+ * cluster's id, with or without single-row transactions), its description and etag. */
 export interface AppProfileInfo {
   id: string;
   description: string;
+  etag: string;
   cluster: string;
+  clusterIds: string[];
   allowTransactionalWrites: boolean;
+  rowAffinity: boolean;
+  dataBoost: boolean;
 }
 
-/** What `createInstance` records about an instance: kept for this JavaScript realm and, with
- * `dataDir` in Node, in the instance's folder (docs/format/js_instance.md). */
+/** What `createInstance` records about an instance: the core's instance model
+ * (`InstanceModel`), kept for this JavaScript realm and, with `dataDir` in Node, in the
+ * instance's folder as the core's `INSTANCE` file (docs/format/instance.md). This is its
+ * plain view. */
 export interface InstanceMetadata {
   name: string;
   displayName: string;
@@ -621,34 +629,33 @@ export interface InstanceMetadata {
   appProfiles: AppProfileInfo[];
 }
 
-/** The app profile every instance starts with, as on Cloud Bigtable: `default`, routing to
- * any cluster. */
-export function defaultAppProfiles(): AppProfileInfo[] {
-  return [{ id: "default", description: "", cluster: "any", allowTransactionalWrites: false }];
+/** The plain view of an instance model. */
+export function metadataOf(model: InstanceModel): InstanceMetadata {
+  const j = model.toJson();
+  return {
+    name: j.name,
+    displayName: j.displayName,
+    labels: { ...j.labels },
+    type: j.type,
+    state: "READY",
+    clusters: j.clusters.map((c) => ({ id: c.id, location: c.location, nodes: c.nodes, storage: c.storage })),
+    appProfiles: j.appProfiles.map((p) => ({
+      id: p.id,
+      description: p.description ?? "",
+      etag: p.etag ?? "",
+      cluster: p.singleClusterRouting ? p.singleClusterRouting.clusterId : "any",
+      clusterIds: p.multiClusterRoutingUseAny?.clusterIds ?? [],
+      allowTransactionalWrites: p.singleClusterRouting?.allowTransactionalWrites ?? false,
+      rowAffinity: p.multiClusterRoutingUseAny?.rowAffinity !== undefined,
+      dataBoost: p.dataBoostIsolationReadOnly !== undefined,
+    })),
+  };
 }
 
-const CLUSTER_ID = /^[a-z][-a-z0-9]{4,28}[a-z0-9]$/;
-function checkClusterId(id: unknown): void {
-  if (typeof id !== "string" || !CLUSTER_ID.test(id)) {
-    throw new BigtableError("INVALID_ARGUMENT", `cluster id ${JSON.stringify(id)} must be 6 to 30 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'`);
-  }
-}
-
-function checkNodes(nodes: unknown): void {
-  if (nodes !== undefined && (!Number.isInteger(nodes) || (nodes as number) < 0)) {
-    throw new BigtableError("INVALID_ARGUMENT", `nodes ${JSON.stringify(nodes)} must be a non-negative integer`);
-  }
-}
-
-function checkStorage(storage: unknown): void {
-  if (storage !== undefined && storage !== "ssd" && storage !== "hdd") {
-    throw new BigtableError("INVALID_ARGUMENT", `storage ${JSON.stringify(storage)} is "ssd" or "hdd"`);
-  }
-}
-
-/** Instances created (or used) in this realm, by the same key as `databases`. An instance
- * nobody created exists once used, as on the server: one cluster `{id}-c1`. */
-const instanceMeta = new Map<string, InstanceMetadata>();
+/** Instances created (or used) in this realm, by the same key as `databases`: the core's
+ * model of each. An instance nobody created exists once used, as on the server: one
+ * cluster `{id}-c1`. */
+const instanceMeta = new Map<string, InstanceModel>();
 
 type DirectoryOpener = (dir: string, options?: { clockMicros?: number }) => Database;
 let directoryOpener: DirectoryOpener | null = null;
@@ -662,8 +669,8 @@ export function setDirectoryOpener(open: DirectoryOpener): void {
  * instance's folder, `projectDir` the folder of its project's instances. `load` answers
  * undefined for a folder without metadata and throws DATA_LOSS for a file it cannot read. */
 export interface InstanceStore {
-  load(dir: string): InstanceMetadata | undefined;
-  save(dir: string, metadata: InstanceMetadata): void;
+  load(dir: string): InstanceModel | undefined;
+  save(dir: string, model: InstanceModel): void;
   remove(dir: string): void;
   list(projectDir: string): string[];
 }
@@ -701,7 +708,7 @@ export class Bigtable {
 
   /** @internal Instance `id`'s metadata as recorded: in this realm, else (with `dataDir`) on
    * disk, which is then cached here; undefined if nobody created or used it. */
-  recorded(id: string): InstanceMetadata | undefined {
+  recorded(id: string): InstanceModel | undefined {
     const key = this.instanceKey(id);
     const known = instanceMeta.get(key);
     if (known) return known;
@@ -714,18 +721,23 @@ export class Bigtable {
 
   /** @internal Records instance `id`'s metadata in this realm and, with `dataDir`, on disk
    * (after its folder exists: the database is opened first). */
-  record(id: string, metadata: InstanceMetadata): void {
-    instanceMeta.set(this.instanceKey(id), metadata);
+  record(id: string, model: InstanceModel): void {
     const dir = this.instanceDir(id);
     if (dir !== undefined && instanceStore) {
       this.database(id);
-      call(() => instanceStore!.save(dir, metadata));
+      call(() => instanceStore!.save(dir, model));
     }
+    const key = this.instanceKey(id);
+    const old = instanceMeta.get(key);
+    instanceMeta.set(key, model);
+    if (old && old !== model) old.free();
   }
 
   /** @internal Forgets instance `id`'s metadata, here and on disk. */
   forget(id: string): void {
-    instanceMeta.delete(this.instanceKey(id));
+    const key = this.instanceKey(id);
+    instanceMeta.get(key)?.free();
+    instanceMeta.delete(key);
     const dir = this.instanceDir(id);
     if (dir !== undefined && instanceStore) call(() => instanceStore!.remove(dir));
   }
@@ -739,37 +751,23 @@ export class Bigtable {
     cb?: Callback<[Instance, unknown]>,
   ): Promise<[Instance, unknown]> {
     return settle(() => {
-      if (!/^[a-z][-a-z0-9]{4,31}[a-z0-9]$/.test(id)) {
-        throw new BigtableError("INVALID_ARGUMENT", `instance id ${JSON.stringify(id)} must be 6 to 33 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'`);
-      }
+      const clusters = options.clusters === undefined ? [] : Array.isArray(options.clusters) ? options.clusters : [options.clusters];
+      // Every rule (ids, clusters, labels, type) is the core's.
+      const model = call(() =>
+        InstanceModel.create(this.projectId, id, {
+          displayName: options.displayName,
+          labels: { ...(options.labels ?? {}) },
+          type: options.type,
+          clusters: clusters.map((c) => ({ ...c })),
+        }, Date.now() * 1000),
+      );
       const key = this.instanceKey(id);
       if (databases.has(key) || this.recorded(id)) {
+        model.free();
         throw new BigtableError("ALREADY_EXISTS", `instance ${id} already exists`);
       }
-      const clusters = options.clusters === undefined ? [] : Array.isArray(options.clusters) ? options.clusters : [options.clusters];
-      if (clusters.length === 0) throw new BigtableError("INVALID_ARGUMENT", "clusters must name at least one cluster");
-      for (const c of clusters) {
-        checkClusterId(c.id);
-        checkNodes(c.nodes);
-        checkStorage(c.storage);
-      }
-      if (new Set(clusters.map((c) => c.id)).size !== clusters.length) {
-        throw new BigtableError("INVALID_ARGUMENT", "clusters must have distinct ids");
-      }
-      const type = (options.type ?? "PRODUCTION").toUpperCase();
-      if (type !== "PRODUCTION" && type !== "DEVELOPMENT") {
-        throw new BigtableError("INVALID_ARGUMENT", `type ${JSON.stringify(options.type)} is PRODUCTION or DEVELOPMENT`);
-      }
       const instance = new Instance(this, id);
-      this.record(id, {
-        name: instance.name,
-        displayName: options.displayName ?? id,
-        labels: { ...(options.labels ?? {}) },
-        type: type as InstanceMetadata["type"],
-        state: "READY",
-        clusters: clusters.map((c) => ({ ...c })).sort((a, b) => (a.id < b.id ? -1 : 1)),
-        appProfiles: defaultAppProfiles(),
-      });
+      this.record(id, model);
       this.database(id);
       return [instance, { done: true, name: `operations/${instance.name}` }] as [Instance, unknown];
     }, cb);
@@ -825,7 +823,14 @@ export class Bigtable {
       } catch (e) {
         if ((e as BigtableError).status !== "DATA_LOSS") throw e;
       }
-      if (!present) call(() => instanceStore!.save(instanceDir, new Instance(this, instanceId).defaults()));
+      if (!present) {
+        const model = new Instance(this, instanceId).defaults();
+        try {
+          call(() => instanceStore!.save(instanceDir, model));
+        } finally {
+          model.free();
+        }
+      }
     }
     return db;
   }
@@ -881,40 +886,40 @@ export class Instance {
     return databases.has(this.bigtable.instanceKey(this.id)) || this.bigtable.recorded(this.id) !== undefined;
   }
 
-  /** @internal What an instance nobody created has: one cluster, `{id}-c1`. */
-  defaults(): InstanceMetadata {
-    return {
-      name: this.name,
-      displayName: this.id,
-      labels: {},
-      type: "PRODUCTION",
-      state: "READY",
-      clusters: [{ id: `${this.id}-c1`, location: "local", nodes: 1, storage: "ssd" }],
-      appProfiles: defaultAppProfiles(),
-    };
+  /** @internal What an instance nobody created has (the core's rule: one cluster,
+   * `{id}-c1`). The caller frees it. */
+  defaults(): InstanceModel {
+    return call(() => InstanceModel.implicit(this.bigtable.projectId, this.id));
   }
 
   /** @internal The instance's metadata (the one-cluster default for a used instance). */
   describe(): InstanceMetadata {
     const recorded = this.bigtable.recorded(this.id);
-    return recorded
-      ? {
-          ...recorded,
-          labels: { ...recorded.labels },
-          clusters: recorded.clusters.map((c) => ({ ...c })),
-          appProfiles: recorded.appProfiles.map((a) => ({ ...a })),
-        }
-      : this.defaults();
+    if (recorded) return metadataOf(recorded);
+    const model = this.defaults();
+    try {
+      return metadataOf(model);
+    } finally {
+      model.free();
+    }
   }
 
-  /** @internal The instance's metadata after `change` edits a copy of it, recorded (here and,
-   * with `dataDir`, on disk); NOT_FOUND if the instance does not exist. */
-  update(change: (metadata: InstanceMetadata) => void): InstanceMetadata {
-    const next = this.existing();
-    change(next);
-    this.bigtable.record(this.id, next);
-    this.metadata = next;
-    return next;
+  /** @internal The instance's metadata after `change` applies core operations to a copy of
+   * its model, recorded (here and, with `dataDir`, on disk); NOT_FOUND if the instance does
+   * not exist. A change that throws records nothing. */
+  update(change: (model: InstanceModel) => void): InstanceMetadata {
+    this.existing();
+    const recorded = this.bigtable.recorded(this.id);
+    const next = recorded ? recorded.clone() : this.defaults();
+    try {
+      call(() => change(next));
+      this.bigtable.record(this.id, next);
+    } catch (e) {
+      next.free();
+      throw e;
+    }
+    this.metadata = metadataOf(next);
+    return this.metadata;
   }
 
   /** @internal */
@@ -969,11 +974,10 @@ export class Instance {
   /** Changes `displayName` and `labels`. */
   setMetadata(metadata: { displayName?: string; labels?: Record<string, string> }, cb?: Callback<[InstanceMetadata]>): Promise<[InstanceMetadata]> {
     return settle(() => {
-      const next = this.existing();
-      if (metadata.displayName !== undefined) next.displayName = metadata.displayName;
-      if (metadata.labels !== undefined) next.labels = { ...metadata.labels };
-      this.bigtable.record(this.id, next);
-      this.metadata = next;
+      const next = this.update((m) => {
+        if (metadata.displayName !== undefined) m.setDisplayName(metadata.displayName);
+        if (metadata.labels !== undefined) m.setLabels({ ...metadata.labels });
+      });
       return [next] as [InstanceMetadata];
     }, cb);
   }
@@ -1098,14 +1102,7 @@ export class Cluster {
    * ALREADY_EXISTS if it exists, NOT_FOUND if the instance does not. */
   create(options: ClusterOptions = {}, cb?: Callback<[Cluster, unknown]>): Promise<[Cluster, unknown]> {
     return settle(() => {
-      checkClusterId(this.id);
-      checkNodes(options.nodes);
-      checkStorage(options.storage);
-      this.instance.update((m) => {
-        if (m.clusters.some((c) => c.id === this.id)) throw new BigtableError("ALREADY_EXISTS", `cluster ${this.name} already exists`);
-        const info: ClusterInfo = { id: this.id, location: options.location ?? "local", nodes: options.nodes ?? 1, storage: options.storage ?? "ssd" };
-        m.clusters = [...m.clusters, info].sort((a, b) => (a.id < b.id ? -1 : 1));
-      });
+      this.instance.update((m) => m.addCluster({ id: this.id, location: options.location ?? "local", nodes: options.nodes ?? 1, storage: options.storage ?? "ssd" }));
       return [this, { done: true, name: `operations/${this.name}` }] as [Cluster, unknown];
     }, cb);
   }
@@ -1128,18 +1125,7 @@ export class Cluster {
    * INVALID_ARGUMENT if they differ). Resolves to `[operation]`. */
   setMetadata(options: ClusterOptions, cb?: Callback<[unknown]>): Promise<[unknown]> {
     return settle(() => {
-      checkNodes(options.nodes);
-      this.instance.update((m) => {
-        const info = m.clusters.find((c) => c.id === this.id);
-        if (!info) throw new BigtableError("NOT_FOUND", `cluster ${this.name} not found`);
-        if (options.location !== undefined && options.location !== info.location) {
-          throw new BigtableError("INVALID_ARGUMENT", "a cluster's location cannot change");
-        }
-        if (options.storage !== undefined && options.storage !== info.storage) {
-          throw new BigtableError("INVALID_ARGUMENT", "a cluster's storage type cannot change");
-        }
-        if (options.nodes !== undefined) info.nodes = options.nodes;
-      });
+      this.instance.update((m) => m.updateCluster({ id: this.id, location: options.location, nodes: options.nodes, storage: options.storage }));
       return [{ done: true, name: `operations/${this.name}` }] as [unknown];
     }, cb);
   }
@@ -1148,26 +1134,18 @@ export class Cluster {
    * is the instance's last cluster or an app profile routes to it alone. */
   delete(cb?: Callback<[]>): Promise<[]> {
     return settle(() => {
-      this.instance.update((m) => {
-        if (!m.clusters.some((c) => c.id === this.id)) throw new BigtableError("NOT_FOUND", `cluster ${this.name} not found`);
-        if (m.clusters.length === 1) {
-          throw new BigtableError("FAILED_PRECONDITION", `cluster ${this.name} is the instance's last cluster; delete the instance instead`);
-        }
-        const routed = m.appProfiles.find((a) => a.cluster === this.id);
-        if (routed) {
-          throw new BigtableError("FAILED_PRECONDITION", `app profile ${routed.id} routes to cluster ${this.id}; change or delete it first`);
-        }
-        m.clusters = m.clusters.filter((c) => c.id !== this.id);
-      });
+      this.instance.update((m) => m.removeCluster(this.id));
       return [] as [];
     }, cb);
   }
 }
 
 /** What `AppProfile.create` and `setMetadata` take, as the client does: `routing` is
- * `"any"` or a `Cluster` (or its id); `allowTransactionalWrites` needs single-cluster routing. */
+ * `"any"` (every cluster), a list of clusters (multi-cluster routing to those, nearest
+ * first) or one `Cluster` (or its id); `allowTransactionalWrites` needs single-cluster
+ * routing. */
 export interface AppProfileOptions {
-  routing?: "any" | Cluster | string;
+  routing?: "any" | Cluster | string | (Cluster | string)[];
   allowTransactionalWrites?: boolean;
   description?: string;
   ignoreWarnings?: boolean;
@@ -1177,15 +1155,14 @@ export interface AppProfileOptions {
 export interface AppProfileMetadata {
   name: string;
   description: string;
+  etag: string;
   multiClusterRoutingUseAny?: { clusterIds: string[] };
   singleClusterRouting?: { clusterId: string; allowTransactionalWrites: boolean };
 }
 
-const APP_PROFILE_ID = /^[_a-zA-Z0-9][-_.a-zA-Z0-9]{0,49}$/;
-
-/** An app profile of an instance, as the client's `AppProfile`. In-process it is recorded
- * and checked (its cluster must exist) but routes nothing: every request reaches the one
- * database. */
+/** An app profile of an instance, as the client's `AppProfile`. It is kept in the core's
+ * instance model, which applies every rule (its id, and the clusters it routes to). Routing
+ * data requests by profile is `ReplicatedInstance`'s. */
 export class AppProfile {
   name: string;
   /** Set by `get`/`getMetadata`/`getAppProfiles`. */
@@ -1197,8 +1174,8 @@ export class AppProfile {
   /** @internal */
   describe(info: AppProfileInfo): AppProfileMetadata {
     return info.cluster === "any"
-      ? { name: this.name, description: info.description, multiClusterRoutingUseAny: { clusterIds: [] } }
-      : { name: this.name, description: info.description, singleClusterRouting: { clusterId: info.cluster, allowTransactionalWrites: info.allowTransactionalWrites } };
+      ? { name: this.name, description: info.description, etag: info.etag, multiClusterRoutingUseAny: { clusterIds: [...info.clusterIds] } }
+      : { name: this.name, description: info.description, etag: info.etag, singleClusterRouting: { clusterId: info.cluster, allowTransactionalWrites: info.allowTransactionalWrites } };
   }
 
   private info(): AppProfileInfo {
@@ -1213,42 +1190,39 @@ export class AppProfile {
     return this.metadata;
   }
 
-  /** The routing `options` ask for, checked against the instance's clusters. */
-  private static routing(m: InstanceMetadata, options: AppProfileOptions, previous?: AppProfileInfo): Pick<AppProfileInfo, "cluster" | "allowTransactionalWrites"> {
+  /** The core model's form of the profile `options` ask for (keeping `previous`'s routing
+   * and description where `options` leaves them out). Converts only: the core checks. */
+  private spec(options: AppProfileOptions, previous?: AppProfileInfo): AppProfileModelJson {
     const routing = options.routing;
-    let cluster: string;
+    const spec: AppProfileModelJson = { id: this.id, description: options.description ?? previous?.description ?? "" };
+    const idOf = (c: Cluster | string) => (typeof c === "string" ? c : c.id);
     if (routing === undefined) {
-      if (!previous) throw new BigtableError("INVALID_ARGUMENT", "an app profile must contain a routing policy: routing is \"any\" or a cluster");
-      cluster = previous.cluster;
-    } else if (routing === "any") {
-      cluster = "any";
-    } else {
-      cluster = typeof routing === "string" ? routing : routing.id;
-      if (!m.clusters.some((c) => c.id === cluster)) {
-        throw new BigtableError("NOT_FOUND", `cluster ${cluster} of instance ${m.name} not found`);
+      if (!previous) throw new BigtableError("INVALID_ARGUMENT", "an app profile must contain a routing policy: routing is \"any\", clusters or a cluster");
+      if (previous.cluster === "any") {
+        if (options.allowTransactionalWrites) throw new BigtableError("INVALID_ARGUMENT", "allowTransactionalWrites needs single-cluster routing");
+        spec.multiClusterRoutingUseAny = previous.rowAffinity ? { clusterIds: previous.clusterIds, rowAffinity: {} } : { clusterIds: previous.clusterIds };
+      } else {
+        spec.singleClusterRouting = { clusterId: previous.cluster, allowTransactionalWrites: options.allowTransactionalWrites ?? previous.allowTransactionalWrites };
       }
+    } else if (routing === "any" || Array.isArray(routing)) {
+      if (options.allowTransactionalWrites) throw new BigtableError("INVALID_ARGUMENT", "allowTransactionalWrites needs single-cluster routing");
+      spec.multiClusterRoutingUseAny = { clusterIds: routing === "any" ? [] : routing.map(idOf) };
+    } else {
+      spec.singleClusterRouting = { clusterId: idOf(routing), allowTransactionalWrites: options.allowTransactionalWrites ?? false };
     }
-    const allowTransactionalWrites = options.allowTransactionalWrites ?? (routing === undefined ? previous?.allowTransactionalWrites ?? false : false);
-    if (allowTransactionalWrites && cluster === "any") {
-      throw new BigtableError("INVALID_ARGUMENT", "allowTransactionalWrites needs single-cluster routing");
-    }
-    return { cluster, allowTransactionalWrites };
+    if (previous?.dataBoost) spec.dataBoostIsolationReadOnly = {};
+    return spec;
   }
 
   /** Creates this app profile: `[appProfile, response]`. ALREADY_EXISTS if it exists,
-   * NOT_FOUND if the instance or the routed cluster does not. */
+   * NOT_FOUND if the instance does not, INVALID_ARGUMENT for a bad id or a cluster the
+   * instance lacks. */
   create(options: AppProfileOptions, cb?: Callback<[AppProfile, unknown]>): Promise<[AppProfile, unknown]> {
     return settle(() => {
-      if (!APP_PROFILE_ID.test(this.id)) {
-        throw new BigtableError("INVALID_ARGUMENT", `app profile id ${JSON.stringify(this.id)} must be 1 to 50 letters, digits, '_', '-' or '.', not starting with '-' or '.'`);
-      }
-      let created: AppProfileInfo | undefined;
-      this.instance.update((m) => {
-        if (m.appProfiles.some((a) => a.id === this.id)) throw new BigtableError("ALREADY_EXISTS", `app profile ${this.name} already exists`);
-        created = { id: this.id, description: options.description ?? "", ...AppProfile.routing(m, options ?? {}) };
-        m.appProfiles = [...m.appProfiles, created].sort((a, b) => (a.id < b.id ? -1 : 1));
-      });
-      this.metadata = this.describe(created!);
+      const spec = this.spec(options ?? {});
+      const next = this.instance.update((m) => m.createAppProfile(spec));
+      const created = next.appProfiles.find((a) => a.id === this.id)!;
+      this.metadata = this.describe(created);
       return [this, this.metadata] as [AppProfile, unknown];
     }, cb);
   }
@@ -1270,24 +1244,17 @@ export class AppProfile {
   /** Changes the description and routing. Resolves to `[operation]`. */
   setMetadata(options: AppProfileOptions, cb?: Callback<[unknown]>): Promise<[unknown]> {
     return settle(() => {
-      this.instance.update((m) => {
-        const info = m.appProfiles.find((a) => a.id === this.id);
-        if (!info) throw new BigtableError("NOT_FOUND", `app profile ${this.name} not found`);
-        Object.assign(info, AppProfile.routing(m, options, info));
-        if (options.description !== undefined) info.description = options.description;
-      });
+      const spec = this.spec(options, this.info());
+      this.instance.update((m) => m.updateAppProfile(spec));
       return [{ done: true, name: `operations/${this.name}` }] as [unknown];
     }, cb);
   }
 
-  /** Deletes this app profile (NOT_FOUND if absent). `ignoreWarnings` is accepted. */
+  /** Deletes this app profile (NOT_FOUND if it is not stored). `ignoreWarnings` is accepted. */
   delete(options?: { ignoreWarnings?: boolean } | Callback<[]>, cb?: Callback<[]>): Promise<[]> {
     if (typeof options === "function") cb = options;
     return settle(() => {
-      this.instance.update((m) => {
-        if (!m.appProfiles.some((a) => a.id === this.id)) throw new BigtableError("NOT_FOUND", `app profile ${this.name} not found`);
-        m.appProfiles = m.appProfiles.filter((a) => a.id !== this.id);
-      });
+      this.instance.update((m) => m.deleteAppProfile(this.id));
       return [] as [];
     }, cb);
   }
@@ -2066,10 +2033,14 @@ function appProfileOptions(profile: Record<string, unknown>): AppProfileOptions 
   }
   if (multi) {
     if (typeof multi !== "object") throw new BigtableError("INVALID_ARGUMENT", "appProfile.multiClusterRoutingUseAny must be an object");
-    if (Array.isArray(multi.clusterIds) && multi.clusterIds.length > 0) {
-      throw new BigtableError("UNIMPLEMENTED", "multi-cluster routing to a subset of clusters is not recorded here; give no clusterIds (any cluster)");
+    if (multi.clusterIds !== undefined && multi.clusterIds !== null) {
+      if (!Array.isArray(multi.clusterIds) || multi.clusterIds.some((c) => typeof c !== "string")) {
+        throw new BigtableError("INVALID_ARGUMENT", "appProfile.multiClusterRoutingUseAny.clusterIds must be a list of cluster ids");
+      }
+      options.routing = multi.clusterIds.length > 0 ? (multi.clusterIds as string[]) : "any";
+    } else {
+      options.routing = "any";
     }
-    options.routing = "any";
   } else if (single) {
     if (typeof single !== "object") throw new BigtableError("INVALID_ARGUMENT", "appProfile.singleClusterRouting must be an object");
     options.routing = requiredString(single.clusterId, "appProfile.singleClusterRouting.clusterId");
@@ -2345,21 +2316,19 @@ export class BigtableInstanceAdminClient {
       const instance = this.instance(requiredString(spec.name, "instance.name"));
       const paths = maskPaths(req.updateMask, ["display_name", "labels", "type"]);
       const next = instance.update((m) => {
-        if (paths.includes("display_name")) m.displayName = requiredString(spec.displayName, "instance.displayName");
+        if (paths.includes("display_name")) m.setDisplayName(requiredString(spec.displayName, "instance.displayName"));
         if (paths.includes("labels")) {
           const labels = spec.labels ?? {};
           if (labels === null || typeof labels !== "object" || Array.isArray(labels)) throw new BigtableError("INVALID_ARGUMENT", "instance.labels must be an object");
-          m.labels = {};
-          for (const [k, v] of Object.entries(labels)) m.labels[k] = String(v);
+          const plain: Record<string, string> = {};
+          for (const [k, v] of Object.entries(labels)) plain[k] = String(v);
+          m.setLabels(plain);
         }
         if (paths.includes("type")) {
           const t = spec.type;
           const type = t === 1 || t === "PRODUCTION" ? "PRODUCTION" : t === 2 || t === "DEVELOPMENT" ? "DEVELOPMENT" : undefined;
           if (!type) throw new BigtableError("INVALID_ARGUMENT", `instance.type ${JSON.stringify(t)} is PRODUCTION or DEVELOPMENT`);
-          if (type === "DEVELOPMENT" && m.type === "PRODUCTION") {
-            throw new BigtableError("INVALID_ARGUMENT", "a PRODUCTION instance cannot become DEVELOPMENT");
-          }
-          m.type = type;
+          m.setType(type);
         }
       });
       return longRunning(instance.name, instanceProto(next));
@@ -2415,12 +2384,12 @@ export class BigtableInstanceAdminClient {
       const options: AppProfileOptions = {};
       if (paths.includes("description")) options.description = given.description ?? "";
       if (paths.includes("multi_cluster_routing_use_any")) {
-        if (given.routing !== "any") throw new BigtableError("INVALID_ARGUMENT", "updateMask names multi_cluster_routing_use_any but appProfile does not set it");
-        options.routing = "any";
+        if (given.routing !== "any" && !Array.isArray(given.routing)) throw new BigtableError("INVALID_ARGUMENT", "updateMask names multi_cluster_routing_use_any but appProfile does not set it");
+        options.routing = given.routing;
         options.allowTransactionalWrites = false;
       }
       if (paths.includes("single_cluster_routing")) {
-        if (given.routing === undefined || given.routing === "any") throw new BigtableError("INVALID_ARGUMENT", "updateMask names single_cluster_routing but appProfile does not set it");
+        if (given.routing === undefined || given.routing === "any" || Array.isArray(given.routing)) throw new BigtableError("INVALID_ARGUMENT", "updateMask names single_cluster_routing but appProfile does not set it");
         options.routing = given.routing;
         options.allowTransactionalWrites = given.allowTransactionalWrites;
       }

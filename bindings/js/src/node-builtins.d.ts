@@ -1,7 +1,7 @@
 // The few Node APIs the Node entry uses, declared here so the package builds without
 // @types/node.
 declare module "node:fs" {
-  export function readFileSync(path: URL): Uint8Array;
+  export function readFileSync(path: URL | string): Uint8Array;
   export function mkdirSync(path: string, options: { recursive: boolean }): void;
   export function openSync(path: string, flags: string): number;
   export function closeSync(fd: number): void;
@@ -21,7 +21,12 @@ declare module "node:fs" {
 
 // The process, for the directory lock's pid checks.
 declare module "node:process" {
-  const process: { pid: number; kill(pid: number, signal: number): boolean };
+  const process: {
+    pid: number;
+    kill(pid: number, signal: number): boolean;
+    env: Record<string, string | undefined>;
+    on(event: "exit", listener: () => void): void;
+  };
   export default process;
 }
 
@@ -31,4 +36,26 @@ declare module "node:stream" {
     push(chunk: unknown): boolean;
     destroy(error?: Error): this;
   }
+}
+
+// The child process the testing helper starts (sparsetable-server).
+declare module "node:child_process" {
+  interface Readable {
+    on(event: "data", listener: (chunk: Uint8Array | string) => void): this;
+    setEncoding(encoding: "utf8"): this;
+    unref?(): void;
+  }
+  export interface ChildProcess {
+    pid?: number;
+    exitCode: number | null;
+    stdout: Readable | null;
+    stderr: Readable | null;
+    kill(signal?: string): boolean;
+    unref(): void;
+    ref(): void;
+    on(event: "exit", listener: (code: number | null, signal: string | null) => void): this;
+    on(event: "error", listener: (error: Error) => void): this;
+    once(event: "exit", listener: (code: number | null, signal: string | null) => void): this;
+  }
+  export function spawn(command: string, args: string[], options: { stdio: ["ignore", "pipe", "pipe"]; env?: Record<string, string | undefined> }): ChildProcess;
 }

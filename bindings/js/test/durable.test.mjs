@@ -78,13 +78,79 @@ test("with dataDir, instance metadata outlives the process: created, renamed, li
   assert.equal(seen.again, "ALREADY_EXISTS");
   assert.deepEqual(seen.tables, ["t"]);
   assert.deepEqual(seen.scratch.map((c) => c.id), ["scratch-c1"]);
-  const doc = JSON.parse(fs.readFileSync(path.join(dir, "sparsetable", "orders-prod", "INSTANCE.json"), "utf8"));
-  assert.equal(doc.format, "sparsetable-js-instance/1");
+  // The core's instance file (docs/format/instance.md, version 2), not a JSON file of our own.
+  const stored = fs.readFileSync(path.join(dir, "sparsetable", "orders-prod", "INSTANCE"));
+  assert.equal(stored.subarray(0, 23).toString("latin1"), "sparsetable-instance 2\n");
+  assert.equal(fs.existsSync(path.join(dir, "sparsetable", "orders-prod", "INSTANCE.json")), false);
   // Deleted in one process, gone for the next.
   step(`await bt.instance("orders-prod").table("t").delete(); await bt.instance("orders-prod").delete();`);
   const after = step(`const [instances] = await bt.getInstances(); return { ids: instances.map((i) => i.id),
     exists: (await bt.instance("orders-prod").exists())[0] };`);
   assert.deepEqual(after, { ids: ["scratch"], exists: false });
+});
+
+test("with dataDir, an INSTANCE.json of an earlier version is migrated once to the core's file, nothing lost", () => {
+  const dir = tmp();
+  const legacy = (id, doc) => {
+    fs.mkdirSync(path.join(dir, "sparsetable", id), { recursive: true });
+    fs.writeFileSync(path.join(dir, "sparsetable", id, "INSTANCE.json"), JSON.stringify({ format: "sparsetable-js-instance/1", name: `projects/sparsetable/instances/${id}`, ...doc }, null, 2));
+  };
+  legacy("legacy-one", {
+    displayName: "Legacy one", labels: { team: "data" }, type: "DEVELOPMENT",
+    clusters: [{ id: "legacy-c2", location: "us-west1-a", nodes: 2, storage: "hdd" }, { id: "legacy-c1" }],
+    appProfiles: [{ id: "default", description: "", cluster: "any", allowTransactionalWrites: false },
+      { id: "reports", description: "nightly", cluster: "legacy-c2", allowTransactionalWrites: true }],
+  });
+  // An instance that was used without being created: its id is not one createInstance takes.
+  legacy("Used_Inst", { displayName: "Used_Inst", labels: {}, type: "PRODUCTION", clusters: [{ id: "Used_Inst-c1", location: "local", nodes: 1, storage: "ssd" }] });
+  const read = () => JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e",
+    `import { Bigtable } from "sparsetable"; const bt = new Bigtable({ dataDir: ${JSON.stringify(dir)} });
+     const [instances] = await bt.getInstances();
+     const out = {};
+     for (const i of instances) {
+       const [meta] = await i.getMetadata();
+       const [profiles] = await i.getAppProfiles();
+       out[i.id] = { displayName: meta.displayName, labels: meta.labels, type: meta.type, clusters: meta.clusters,
+         profiles: profiles.map((p) => [p.id, p.metadata.description, p.metadata.singleClusterRouting ?? "any"]) };
+     }
+     console.log(JSON.stringify(out));`], { cwd: process.cwd(), encoding: "utf8" }));
+  const want = {
+    "Used_Inst": { displayName: "Used_Inst", labels: {}, type: "PRODUCTION", clusters: [{ id: "Used_Inst-c1", location: "local", nodes: 1, storage: "ssd" }],
+      profiles: [["default", "", { clusterId: "Used_Inst-c1", allowTransactionalWrites: true }]] },
+    "legacy-one": { displayName: "Legacy one", labels: { team: "data" }, type: "DEVELOPMENT",
+      clusters: [{ id: "legacy-c1", location: "local", nodes: 1, storage: "ssd" }, { id: "legacy-c2", location: "us-west1-a", nodes: 2, storage: "hdd" }],
+      profiles: [["default", "", "any"], ["reports", "nightly", { clusterId: "legacy-c2", allowTransactionalWrites: true }]] },
+  };
+  assert.deepEqual(read(), want);
+  for (const id of ["legacy-one", "Used_Inst"]) {
+    const folder = path.join(dir, "sparsetable", id);
+    assert.ok(fs.existsSync(path.join(folder, "INSTANCE")), `${id}: the core's file is written`);
+    assert.ok(fs.existsSync(path.join(folder, "INSTANCE.json.migrated")), `${id}: the old file is kept, renamed`);
+    assert.equal(fs.existsSync(path.join(folder, "INSTANCE.json")), false);
+  }
+  // A second process reads the core's file and sees the same.
+  assert.deepEqual(read(), want);
+});
+
+test("with dataDir, a damaged INSTANCE file is DATA_LOSS naming it, and the data still works", () => {
+  const dir = tmp();
+  const folder = path.join(dir, "sparsetable", "damaged-one");
+  execFileSync(process.execPath, ["--input-type=module", "-e",
+    `import { Bigtable } from "sparsetable"; const bt = new Bigtable({ dataDir: ${JSON.stringify(dir)} });
+     await bt.createInstance("damaged-one", { clusters: { id: "damaged-c1" } });
+     const t = bt.instance("damaged-one").table("t"); await t.create({ families: ["cf"] });
+     await t.insert({ key: "r", data: { cf: { q: "v" } } });`], { cwd: process.cwd(), encoding: "utf8" });
+  const bytes = fs.readFileSync(path.join(folder, "INSTANCE"));
+  bytes[bytes.length - 6] ^= 0xff;
+  fs.writeFileSync(path.join(folder, "INSTANCE"), bytes);
+  const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e",
+    `import { Bigtable } from "sparsetable"; const bt = new Bigtable({ dataDir: ${JSON.stringify(dir)} });
+     const meta = await bt.instance("damaged-one").getMetadata().then(() => "ok", (e) => ({ status: e.status, message: e.message }));
+     const [row] = await bt.instance("damaged-one").table("t").row("r").get();
+     console.log(JSON.stringify({ meta, value: row.data.cf.q[0].value }));`], { cwd: process.cwd(), encoding: "utf8" }));
+  assert.equal(out.meta.status, "DATA_LOSS");
+  assert.ok(out.meta.message.includes("INSTANCE") && out.meta.message.includes("checksum"), out.meta.message);
+  assert.equal(out.value, "v");
 });
 
 test("with dataDir, an unreadable instance file is DATA_LOSS naming it, not a crash, and does not stop the data", () => {

@@ -163,7 +163,11 @@ test("clusters and app profiles: create, get, list, change, delete, with the rul
   const [c2] = await instance.createCluster("shop-c2", { location: "us-west1-a", nodes: 1, storage: "hdd" });
   assert.equal(c2.name, `${instance.name}/clusters/shop-c2`);
   await assert.rejects(instance.cluster("shop-c2").create({}), { code: 6 });
-  await assert.rejects(instance.cluster("Bad_id").create({}), { code: 3 });
+  // The rule and its words are the core's.
+  await assert.rejects(instance.cluster("Bad_id").create({}), {
+    code: 3,
+    message: /cluster id "Bad_id" must be 6 to 30 characters: a lowercase letter, then lowercase letters, digits or '-', not ending with '-'/,
+  });
   await assert.rejects(instance.cluster("shop-c9").create({ nodes: -1 }), { code: 3 });
   await assert.rejects(bigtable.instance("absent-inst").cluster("absent-c1").create({}), { code: 5 });
   const [clusters] = await instance.getClusters();
@@ -181,14 +185,21 @@ test("clusters and app profiles: create, get, list, change, delete, with the rul
   // App profiles: every instance has "default"; single-cluster routing needs a cluster that exists.
   assert.deepEqual((await instance.getAppProfiles())[0].map((a) => a.id), ["default"]);
   const [batch] = await instance.createAppProfile("batch", { routing: instance.cluster("shop-c2"), allowTransactionalWrites: true, description: "batch jobs" });
-  assert.deepEqual((await batch.getMetadata())[0], {
+  const { etag, ...batchMeta } = (await batch.getMetadata())[0];
+  assert.ok(typeof etag === "string" && etag.length > 0, "an app profile has an etag");
+  assert.deepEqual(batchMeta, {
     name: `${instance.name}/appProfiles/batch`, description: "batch jobs",
     singleClusterRouting: { clusterId: "shop-c2", allowTransactionalWrites: true },
   });
   await instance.appProfile("web").create({ routing: "any" });
   assert.deepEqual((await instance.appProfile("web").get())[1].multiClusterRoutingUseAny, { clusterIds: [] });
   await assert.rejects(instance.appProfile("web").create({ routing: "any" }), { code: 6 });
-  await assert.rejects(instance.appProfile("nowhere").create({ routing: "shop-c7" }), { code: 5 });
+  // Routing to a cluster the instance lacks is the core's INVALID_ARGUMENT, as the server answers.
+  await assert.rejects(instance.appProfile("nowhere").create({ routing: "shop-c7" }), { code: 3 });
+  // Multi-cluster routing to a subset of the clusters, nearest first.
+  await instance.appProfile("pair").create({ routing: [instance.cluster("shop-c2"), "shop-c1"] });
+  assert.deepEqual((await instance.appProfile("pair").getMetadata())[0].multiClusterRoutingUseAny, { clusterIds: ["shop-c2", "shop-c1"] });
+  await instance.appProfile("pair").delete();
   await assert.rejects(instance.appProfile("tx").create({ routing: "any", allowTransactionalWrites: true }), { code: 3 });
   await assert.rejects(instance.appProfile("none").create({}), { code: 3 });
   await assert.rejects(instance.appProfile(".bad").create({ routing: "any" }), { code: 3 });
@@ -416,7 +427,7 @@ test("v2.BigtableInstanceAdminClient: app profiles, updateCluster, partialUpdate
   await assert.rejects(client.updateAppProfile({ appProfile: { name, description: "x" }, updateMask: { paths: ["etag"] } }), code(3));
   await assert.rejects(client.updateAppProfile({ appProfile: { name, description: "x" } }), code(3));
   await assert.rejects(client.createAppProfile({ parent, appProfileId: "tx", appProfile: { multiClusterRoutingUseAny: {}, singleClusterRouting: { clusterId: "ap-east-1" } } }), code(3));
-  await assert.rejects(client.createAppProfile({ parent, appProfileId: "tx", appProfile: { singleClusterRouting: { clusterId: "ap-west-9" } } }), code(5));
+  await assert.rejects(client.createAppProfile({ parent, appProfileId: "tx", appProfile: { singleClusterRouting: { clusterId: "ap-west-9" } } }), code(3));
   // The cluster an app profile routes to cannot go (the layer's rule).
   await assert.rejects(client.deleteCluster({ name: client.clusterPath("p-ap", instanceId, "ap-east-1") }), code(9));
   await client.deleteAppProfile({ name });
@@ -443,7 +454,7 @@ test("v2.BigtableInstanceAdminClient: app profiles, updateCluster, partialUpdate
   assert.deepEqual(instance.labels, {});
   await client.partialUpdateInstance({ instance: { name: parent, labels: { env: "dev" } }, updateMask: { paths: ["labels"] } });
   assert.deepEqual((await client.getInstance({ name: parent }))[0].labels, { env: "dev" });
-  await assert.rejects(client.partialUpdateInstance({ instance: { name: parent, type: "DEVELOPMENT" }, updateMask: { paths: ["type"] } }), code(3));
+  await assert.rejects(client.partialUpdateInstance({ instance: { name: parent, type: "DEVELOPMENT" }, updateMask: { paths: ["type"] } }), code(9)); // the core's FAILED_PRECONDITION, as the server answers
   await assert.rejects(client.partialUpdateInstance({ instance: { name: parent, state: "READY" }, updateMask: { paths: ["state"] } }), code(3));
   await assert.rejects(client.partialUpdateInstance({ instance: { name: "projects/p-ap/instances/missing-inst", displayName: "x" }, updateMask: { paths: ["display_name"] } }), code(5));
   await client.deleteInstance({ name: parent });

@@ -14,13 +14,19 @@ status=0
 tarball=${TARBALL:-$("$here/build.sh" | tail -n 1)}
 [ -f "$tarball" ] || { echo "FAILED: no tarball ($tarball)"; exit 1; }
 rm -rf "$scratch" && mkdir -p "$scratch"
-cp "$here/test/node.test.mjs" "$here/test/durable.test.mjs" "$here/test/replication.test.mjs" "$here/test/consumer.ts" "$here/test/browser.test.mjs" "$scratch/"
+cp "$here/test/node.test.mjs" "$here/test/durable.test.mjs" "$here/test/replication.test.mjs" "$here/test/testing.test.mjs" "$here/test/consumer.ts" "$here/test/browser.test.mjs" "$scratch/"
+# sparsetable/testing starts the real server: the debug build the server suite uses (built here
+# if it is not yet: the same command, so the server suite then compiles nothing).
+if [ -z "${SPARSETABLE_SERVER_BIN:-}" ]; then
+  export SPARSETABLE_SERVER_BIN=$root/target/debug/sparsetable-server
+  (cd "$root" && cargo build --locked -q -p sparsetable-server) || { echo "FAILED: cargo build -p sparsetable-server"; status=1; }
+fi
 cat > "$scratch/package.json" <<'JSON'
 { "name": "scratch", "private": true, "type": "module" }
 JSON
 (cd "$scratch" && npm install --no-audit --no-fund --loglevel=error --offline "$tarball") || { echo "FAILED: npm install of $tarball"; exit 1; }
 echo "--- node tests (installed package)"
-(cd "$scratch" && node --test node.test.mjs durable.test.mjs replication.test.mjs) || status=1
+(cd "$scratch" && node --test node.test.mjs durable.test.mjs replication.test.mjs testing.test.mjs) || status=1
 echo "--- tsc --strict on a consumer"
 cat > "$scratch/tsconfig.json" <<'JSON'
 { "compilerOptions": { "target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": ["ES2022", "DOM"], "types": [], "strict": true, "noEmit": true, "skipLibCheck": false }, "files": ["consumer.ts"] }

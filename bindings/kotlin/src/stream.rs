@@ -5,7 +5,8 @@
 //! Invariant: the database lock is never held while rows are pulled; writers go on while a
 //! reader iterates, and the reader sees the snapshot it opened. Rows cross the FFI a batch at
 //! a time (the caller picks the batch size), so a scan of any size costs the JVM at most one
-//! batch of memory, and stopping early ([`RowStream::close`]) leaves the rest unread.
+//! batch of memory, and stopping early ([`RowStream::close`]) leaves the rest unread. A pull
+//! examines at most one slice of the table, so an interrupted JVM thread notices between pulls.
 
 use std::sync::Mutex;
 
@@ -26,22 +27,44 @@ impl RowStream {
     }
 }
 
+/// Cells one pull may examine (returned or filtered out) before it returns to the JVM, so a
+/// thread interrupted during a scan whose filter drops every row notices within a slice (the
+/// bound the server gives a ReadRows batch and the Python binding a slice).
+const SLICE_CELLS: u64 = 16 * 1024;
+/// Bytes one pull may examine.
+const SLICE_BYTES: u64 = 1 << 20;
+
+/// What one pull returns: rows, and whether the stream may have more (a pull the slice's scan
+/// budget ended may hold no row while `more` is true).
+#[derive(Debug, uniffi::Record)]
+pub struct RowBatch {
+    /// The rows, in order.
+    pub rows: Vec<Row>,
+    /// False once the stream is exhausted, stopped by its limit, or closed.
+    pub more: bool,
+}
+
 #[uniffi::export]
 impl RowStream {
-    /// The next rows, at most `max_rows` (at least one is asked for); an empty list once the
-    /// stream is exhausted or closed.
+    /// The next rows, at most `max_rows` (at least one is asked for), and whether more may
+    /// follow. A pull examines at most one slice of the table, so it returns to the JVM (which
+    /// looks for an interrupt) even when a filter drops every row it reads.
     ///
     /// # Errors
     /// `DATA_LOSS` (or a storage code) if the read failed part-way; `INTERNAL` if a thread
     /// panicked while pulling from this stream.
-    pub fn next_batch(&self, max_rows: u32) -> Result<Vec<Row>, SparsetableError> {
+    pub fn next_batch(&self, max_rows: u32) -> Result<RowBatch, SparsetableError> {
         let mut guard = self
             .inner
             .lock()
             .map_err(|_| crate::error::to_ffi(sparsetable::api::shared::poisoned()))?;
         let Some(stream) = guard.as_mut() else {
-            return Ok(Vec::new());
+            return Ok(RowBatch {
+                rows: Vec::new(),
+                more: false,
+            });
         };
+        stream.extend_scan_budget(SLICE_CELLS, SLICE_BYTES);
         let rows: Vec<Row> = stream
             .by_ref()
             .take(max_rows.max(1) as usize)
@@ -53,11 +76,12 @@ impl RowStream {
             *guard = None;
             return Err(crate::error::to_ffi(e));
         }
-        if rows.is_empty() {
+        let more = rows.len() == max_rows.max(1) as usize || stream.is_paused();
+        if !more {
             // Exhausted: free the view now rather than when the JVM collects the object.
             *guard = None;
         }
-        Ok(rows)
+        Ok(RowBatch { rows, more })
     }
 
     /// Stops the stream and frees its view; later batches are empty. Idempotent.

@@ -491,14 +491,14 @@ impl Table {
         let mut stream = self.open_stream(py, query)?;
         let list = PyList::empty(py);
         loop {
-            let batch = py
+            let (batch, more) = py
                 .detach(|| next_batch(&mut stream))
                 .map_err(|e| to_py_err(py, e))?;
-            if batch.is_empty() {
-                return Ok(list);
-            }
             for row in batch {
                 list.append(row_to_py(py, row)?)?;
+            }
+            if !more {
+                return Ok(list);
             }
             py.check_signals()?;
         }
@@ -666,13 +666,25 @@ const BATCH_ROWS: usize = 64;
 /// A batch also ends once its cells hold this many bytes, so large rows stay few.
 const BATCH_BYTES: usize = 1 << 20;
 
-/// The next rows of `stream` (empty at its end), or the error that ended the read part-way
-/// (a corrupt block: `DataLoss`). Runs without the GIL.
-fn next_batch(stream: &mut RowStream) -> sparsetable::Result<Vec<sparsetable::Row>> {
+/// Cells one slice of a read may examine (returned or filtered out) before the binding gets
+/// the GIL back to look for Ctrl-C, so a filter that matches nothing over a large table is
+/// interruptible too (the same bound the server gives a ReadRows batch).
+const SLICE_CELLS: u64 = 16 * 1024;
+/// Bytes one slice may examine.
+const SLICE_BYTES: u64 = 1 << 20;
+
+/// The next rows of `stream`, and whether it may have more: a batch ends at its row or byte
+/// bound, at the end of the stream, or when the slice's scan budget runs out (then it may be
+/// empty, and the caller checks for signals and asks again). Or the error that ended the
+/// read part-way (a corrupt block: `DataLoss`). Runs without the GIL.
+fn next_batch(stream: &mut RowStream) -> sparsetable::Result<(Vec<sparsetable::Row>, bool)> {
+    stream.extend_scan_budget(SLICE_CELLS, SLICE_BYTES);
     let mut batch = Vec::new();
     let mut bytes = 0;
     while batch.len() < BATCH_ROWS && bytes < BATCH_BYTES {
-        let Some(row) = stream.try_next()? else { break };
+        let Some(row) = stream.try_next()? else {
+            return Ok((batch, stream.is_paused()));
+        };
         bytes += row.key.len()
             + row
                 .cells
@@ -681,7 +693,7 @@ fn next_batch(stream: &mut RowStream) -> sparsetable::Result<Vec<sparsetable::Ro
                 .sum::<usize>();
         batch.push(row);
     }
-    Ok(batch)
+    Ok((batch, true))
 }
 
 /// Iterator returned by `Table.read_rows_stream`.
@@ -697,21 +709,35 @@ struct StreamState {
     ready: VecDeque<sparsetable::Row>,
 }
 
+/// What one slow-path step of a stream produced.
+enum Step {
+    /// A row.
+    Row(sparsetable::Row),
+    /// Nothing yet: a slice examined rows that the filter dropped; look for signals and ask
+    /// again.
+    Again,
+    /// The stream ended.
+    End,
+}
+
 impl StreamState {
-    fn pop(&mut self) -> sparsetable::Result<Option<sparsetable::Row>> {
+    fn pop(&mut self) -> sparsetable::Result<Step> {
         if self.ready.is_empty() {
             if let Some(stream) = &mut self.stream {
                 let batch = next_batch(stream);
                 if batch.is_err() {
                     self.stream = None;
                 }
-                self.ready.extend(batch?);
-                if self.ready.is_empty() {
+                let (rows, more) = batch?;
+                self.ready.extend(rows);
+                if !more {
                     self.stream = None;
+                } else if self.ready.is_empty() {
+                    return Ok(Step::Again);
                 }
             }
         }
-        Ok(self.ready.pop_front())
+        Ok(self.ready.pop_front().map_or(Step::End, Step::Row))
     }
 }
 
@@ -731,11 +757,18 @@ impl RowIterator {
                 return row_to_py(py, row).map(Some);
             }
         }
-        // Slow path: fetch the next batch from the engine with the GIL released.
-        let next = py
-            .detach(|| self.state.lock().map(|mut s| s.pop()).map_err(|_| ()))
-            .map_err(|_| poisoned(py))?
-            .map_err(|e| to_py_err(py, e))?;
-        next.map(|r| row_to_py(py, r)).transpose()
+        // Slow path: fetch the next batch from the engine with the GIL released, slice by
+        // slice, looking for Ctrl-C between slices that found nothing.
+        loop {
+            let next = py
+                .detach(|| self.state.lock().map(|mut s| s.pop()).map_err(|_| ()))
+                .map_err(|_| poisoned(py))?
+                .map_err(|e| to_py_err(py, e))?;
+            match next {
+                Step::Row(row) => return row_to_py(py, row).map(Some),
+                Step::End => return Ok(None),
+                Step::Again => py.check_signals()?,
+            }
+        }
     }
 }

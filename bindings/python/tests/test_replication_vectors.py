@@ -34,6 +34,26 @@ def _profile(spec):
     return {"id": spec["id"], **routing, "data_boost": spec.get("data_boost", False)}
 
 
+def _mutation_text(m):
+    """A change record's mutation in the vectors' change-line spelling (README)."""
+    text = lambda b: b.decode() if isinstance(b, bytes) else str(b)  # noqa: E731
+    if isinstance(m, st.SetCell):
+        return f"set {m.family}:{text(m.qualifier)}@{m.timestamp_micros}={text(m.new_value)}"
+    if isinstance(m, st.DeleteAllFromFamily):
+        return f"delete {m.family_to_delete}"
+    if isinstance(m, st.DeleteRangeFromColumn):
+        return f"delete {m.family}:{text(m.qualifier)}"
+    if isinstance(m, st.DeleteAllFromRow):
+        return "delete row"
+    return f"unknown {type(m).__name__}"
+
+
+def _change_line(record):
+    cluster = record.source_cluster_id or "-"
+    muts = "; ".join(_mutation_text(m) for m in record.mutations)
+    return f"{record.change_type} {cluster} {record.row_key.decode()}: {muts}"
+
+
 def _run(client, clock, control, tokens, step):
     op = step["op"]
     row = step.get("row", "").encode()
@@ -58,6 +78,18 @@ def _run(client, clock, control, tokens, step):
         control.set_cluster_available(step["cluster"], step["up"])
     elif op == "set_lag":
         control.set_replication_lag_micros(step["micros"])
+    elif op == "enable_changes":
+        table.set_change_stream_retention(step["micros"])
+    elif op == "mark":
+        tokens["mark:" + step["token"]] = clock.now_micros()
+    elif op == "changes":
+        start, now = tokens["mark:" + step["token"]], clock.now_micros()
+        lines = []
+        for partition in table.generate_initial_change_stream_partitions():
+            for r in table.read_change_stream(partition, start_time_micros=start, end_time_micros=now):
+                if r.kind == "mutation":
+                    lines.append((r.commit_timestamp_micros, r.tiebreaker, _change_line(r)))
+        return [line for _, _, line in sorted(lines)]
     else:
         raise AssertionError(f"unknown step op {op}")
     return None
@@ -89,3 +121,5 @@ def test_replication_vector(vector):
             assert got == step.get("expect_value"), where
         if step["op"] == "check":
             assert got == step["expect_consistent"], where
+        if step["op"] == "changes":
+            assert got == step["expect_changes"], where

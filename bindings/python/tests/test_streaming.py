@@ -9,6 +9,8 @@ import textwrap
 import threading
 import time
 
+import pytest
+
 import sparsetable as st
 
 
@@ -124,6 +126,8 @@ def child(code, *args):
 
 CTRL_C = """
 import time
+import pytest
+
 import sparsetable as st
 
 client = st.BigtableDataClient(project="ctrl-c")
@@ -165,7 +169,64 @@ def test_ctrl_c_interrupts_a_long_read_rows():
     assert float(words[1]) < full / 2, (words, full)
 
 
+FILTERED_CTRL_C = """
+import sys, time
+import pytest
+
+import sparsetable as st
+
+client = st.BigtableDataClient(project="ctrl-c")
+client.table_admin("i").create_table("t", {"cf": None})
+table = client.get_table("i", "t")
+rows = 1_000_000
+for start in range(0, rows, 50_000):
+    table.mutate_rows([(f"r{i:07d}", st.SetCell("cf", "q", b"v", timestamp_micros=1000))
+                       for i in range(start, start + 50_000)])
+# A filter that keeps nothing: the whole table is examined and no row comes back, so a
+# binding that looked for Ctrl-C only between returned rows would not see it until the end.
+query = st.ReadRowsQuery(row_filter=st.ValueRegexFilter(b"no such value"))
+read = table.read_rows if sys.argv[1] == "list" else (lambda q: list(table.read_rows_stream(q)))
+start = time.perf_counter()
+assert read(query) == []
+full = time.perf_counter() - start
+print("full", full, flush=True)
+start = time.perf_counter()
+try:
+    read(query)
+    print("completed", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", time.perf_counter() - start, flush=True)
+# The database is still usable: a write and a read after the interrupted scan.
+table.mutate_row("after", st.SetCell("cf", "q", b"ok", timestamp_micros=1000))
+assert table.read_row("after").cells[0].value == b"ok"
+assert len(table.read_rows(st.ReadRowsQuery(row_keys=[b"r0000000", b"after"]))) == 2
+print("usable", flush=True)
+"""
+
+
+@pytest.mark.parametrize("how", ["list", "stream"])
+def test_ctrl_c_interrupts_a_scan_whose_filter_keeps_nothing(how):
+    proc = child(FILTERED_CTRL_C, how)
+    try:
+        line = proc.stdout.readline().split()
+        assert line and line[0] == "full", proc.stderr.read()
+        full = float(line[1])
+        threading.Event().wait(full / 10)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=180)
+    finally:
+        proc.kill()
+    words = out.split()
+    assert words[0] == "interrupted", out + err
+    # Stopped long before a full scan's time; a ratio with a wide margin, not a deadline.
+    assert float(words[1]) < full / 2, (words, full)
+    assert words[-1] == "usable", out + err
+    print(f"{how}: full scan {full:.3f} s, interrupted after {float(words[1]):.3f} s")
+
+
 STREAM_CTRL_C = """
+import pytest
+
 import sparsetable as st
 
 client = st.BigtableDataClient(project="ctrl-c")
@@ -201,6 +262,8 @@ def test_ctrl_c_interrupts_a_stream_between_rows():
 
 MEMORY = """
 import gc, sys
+import pytest
+
 import sparsetable as st
 
 def rss():

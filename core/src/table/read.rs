@@ -402,6 +402,26 @@ impl RowStream {
         self.budget_bytes = bytes.max(1);
     }
 
+    /// Lets a stream that its scan budget paused go on in the same view: it may examine
+    /// `cells` more cells or `bytes` more bytes than it has so far (each at least 1). A caller
+    /// that reads in slices this way (a binding checking for Ctrl-C between them) keeps one
+    /// snapshot, where resuming with a new stream would take a new one.
+    pub fn extend_scan_budget(&mut self, cells: u64, bytes: u64) {
+        self.budget_cells = self.examined_cells.saturating_add(cells.max(1));
+        self.budget_bytes = self.examined_bytes.saturating_add(bytes.max(1));
+    }
+
+    /// Whether the stream returned `None` only because its scan budget ran out: rows may
+    /// remain (see [`Self::extend_scan_budget`]). False once it is exhausted, stopped by its
+    /// row limit, or failed.
+    pub fn is_paused(&self) -> bool {
+        self.ahead.is_empty()
+            && !self.exhausted
+            && self.error.is_none()
+            && self.remaining != Some(0)
+            && self.over_budget()
+    }
+
     /// Whether the scan budget stopped the stream (see [`Self::set_scan_budget`]).
     fn over_budget(&self) -> bool {
         self.examined_cells >= self.budget_cells || self.examined_bytes >= self.budget_bytes

@@ -3,30 +3,7 @@
 //! profile does to a data request is the core's routing (`sparsetable::InstanceData`).
 
 use super::*;
-
-/// An app profile's routing must name clusters the instance has.
-fn check_routing(meta: &InstanceMeta, profile: &admin_v2::AppProfile) -> Result<()> {
-    use admin_v2::app_profile::RoutingPolicy;
-    let ids: Vec<&str> = meta.clusters.iter().map(|c| last_id(&c.name)).collect();
-    let named: Vec<&str> = match &profile.routing_policy {
-        None => {
-            return Err(Error::invalid_argument(
-                "app profile: a routing policy (multi_cluster_routing_use_any or single_cluster_routing) is required",
-            ))
-        }
-        Some(RoutingPolicy::MultiClusterRoutingUseAny(m)) => {
-            m.cluster_ids.iter().map(String::as_str).collect()
-        }
-        Some(RoutingPolicy::SingleClusterRouting(s)) => vec![s.cluster_id.as_str()],
-    };
-    match named.iter().find(|id| !ids.contains(id)) {
-        Some(missing) => Err(Error::invalid_argument(format!(
-            "app profile routes to cluster {}, which the instance does not have",
-            quoted(missing)
-        ))),
-        None => Ok(()),
-    }
-}
+use crate::instance_meta::last_id;
 
 impl InstanceAdminService {
     pub(super) fn create_app_profile_inner(
@@ -39,23 +16,18 @@ impl InstanceAdminService {
         let Some(profile) = &req.app_profile else {
             return Err(Error::invalid_argument("app_profile is required"));
         };
+        if profile.routing_policy.is_none() {
+            return Err(Error::invalid_argument(
+                "app profile: a routing policy (multi_cluster_routing_use_any or single_cluster_routing) is required",
+            ));
+        }
         self.instances.update_meta(&instance, |meta| {
-            if meta.app_profile_mut(&req.app_profile_id).is_some() {
-                return Err(Error::new(
-                    Code::AlreadyExists,
-                    format!(
-                        "app profile {} already exists in instance {instance}",
-                        quoted(&req.app_profile_id)
-                    ),
-                ));
-            }
-            check_routing(meta, profile)?;
-            let mut created = profile.clone();
-            created.name = format!("{instance}/appProfiles/{}", req.app_profile_id);
-            created.etag = next_etag();
-            meta.app_profiles.push(created.clone());
-            meta.app_profiles.sort_by(|a, b| a.name.cmp(&b.name));
-            Ok(created)
+            // The core's operation: ALREADY_EXISTS, routing only to the instance's clusters,
+            // the etag. The stored proto keeps what the record does not model (priority).
+            let mut wanted = profile_record(&req.app_profile_id, profile);
+            wanted.etag.clear();
+            with_record(meta, |r| r.create_app_profile(wanted).map(|_| ()))?;
+            stored_profile(meta, &req.app_profile_id, profile)
         })
     }
 
@@ -65,11 +37,11 @@ impl InstanceAdminService {
     ) -> Result<admin_v2::AppProfile> {
         let (instance, id) = split_child("name", &req.name, "appProfiles")?;
         let instance = self.existing("name", &instance.to_string())?;
-        let mut meta = self.instances.meta_of(&instance)?;
-        match meta.app_profile_mut(id) {
-            Some(p) => Ok(p.clone()),
-            None => Err(not_found("app profile", id, &instance)),
-        }
+        let meta = self.instances.meta_of(&instance)?;
+        crate::instance_record::listed_profiles(&meta)?
+            .into_iter()
+            .find(|p| last_id(&p.name) == id)
+            .ok_or_else(|| not_found("app profile", id, &instance))
     }
 
     pub(super) fn list_app_profiles_inner(
@@ -85,7 +57,10 @@ impl InstanceAdminService {
         };
         let mut app_profiles = Vec::new();
         for instance in &instances {
-            app_profiles.extend(self.instances.meta_of(instance)?.app_profiles);
+            // With the implied `default` profile every instance has (the core's rule).
+            app_profiles.extend(crate::instance_record::listed_profiles(
+                &self.instances.meta_of(instance)?,
+            )?);
         }
         Ok(admin_v2::ListAppProfilesResponse {
             app_profiles,
@@ -106,7 +81,12 @@ impl InstanceAdminService {
         let instance = self.existing("app_profile.name", &instance.to_string())?;
         let paths = mask_paths(req.update_mask.as_ref())?;
         let updated = self.instances.update_meta(&instance, |meta| {
-            let Some(profile) = meta.app_profile_mut(id).cloned() else {
+            // The implied `default` profile can be updated too: the update stores it.
+            let stored = meta.app_profile_mut(id).is_some();
+            let Some(profile) = crate::instance_record::listed_profiles(meta)?
+                .into_iter()
+                .find(|p| last_id(&p.name) == id)
+            else {
                 return Err(not_found("app profile", id, &instance));
             };
             let mut next = profile;
@@ -145,12 +125,17 @@ impl InstanceAdminService {
                     }
                 }
             }
-            check_routing(meta, &next)?;
-            next.etag = next_etag();
-            if let Some(p) = meta.app_profile_mut(id) {
-                *p = next.clone();
+            // The core's operation: routing only to the instance's clusters, a stale etag is
+            // ABORTED, a new etag.
+            let mut wanted = profile_record(id, &next);
+            wanted.etag = update.etag.clone();
+            if stored {
+                with_record(meta, |r| r.update_app_profile(wanted).map(|_| ()))?;
+            } else {
+                wanted.etag.clear();
+                with_record(meta, |r| r.create_app_profile(wanted).map(|_| ()))?;
             }
-            Ok(next)
+            stored_profile(meta, id, &next)
         })?;
         Ok(self.instances.operations().finished(
             &updated.name,
@@ -169,11 +154,27 @@ impl InstanceAdminService {
         let (instance, id) = split_child("name", &req.name, "appProfiles")?;
         let instance = self.existing("name", &instance.to_string())?;
         self.instances.update_meta(&instance, |meta| {
-            if meta.app_profile_mut(id).is_none() {
-                return Err(not_found("app profile", id, &instance));
-            }
-            meta.app_profiles.retain(|p| last_id(&p.name) != id);
-            Ok(())
+            with_record(meta, |r| r.delete_app_profile(id))
         })
     }
+}
+
+/// The stored proto of profile `id` after the core stored it: the record's fields, with
+/// the requested standard isolation (its priority) kept, which the record does not model.
+fn stored_profile(
+    meta: &mut InstanceMeta,
+    id: &str,
+    requested: &admin_v2::AppProfile,
+) -> Result<admin_v2::AppProfile> {
+    use admin_v2::app_profile::Isolation;
+    let Some(stored) = meta.app_profile_mut(id) else {
+        return Err(Error::new(
+            Code::Internal,
+            "an app profile just stored is missing",
+        ));
+    };
+    if let Some(Isolation::StandardIsolation(s)) = requested.isolation {
+        stored.isolation = Some(Isolation::StandardIsolation(s));
+    }
+    Ok(stored.clone())
 }

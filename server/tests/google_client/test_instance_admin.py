@@ -93,3 +93,66 @@ def test_delete_instance_refuses_while_a_table_is_protected(client, instance):
     # Nothing was deleted.
     assert [t.table_id for t in instance.list_tables()] == ["t"]
     assert instance.exists()
+
+
+def test_a_cluster_an_app_profile_routes_to_cannot_be_deleted_until_rerouted(client):
+    """The core's instance model decides (the same rule the npm package applies): a
+    single-cluster profile pins its cluster; a multi-cluster profile lets it go."""
+    instance_id = "pinned-inst"
+    instance = client.instance(instance_id, display_name="Pinned")
+    c1, c2 = f"{instance_id}-c1", f"{instance_id}-c2"
+    instance.create(clusters=[
+        instance.cluster(c1, location_id="us-east1-b", serve_nodes=1),
+        instance.cluster(c2, location_id="us-west1-a", serve_nodes=1),
+    ]).result(timeout=30)
+    try:
+        profile = instance.app_profile(
+            "to-c2", routing_policy_type=enums.RoutingPolicyType.SINGLE, cluster_id=c2,
+            allow_transactional_writes=False,
+        )
+        profile.create(ignore_warnings=True)
+        try:
+            instance.cluster(c2).delete()
+            raise AssertionError("a pinned cluster must not be deleted")
+        except exceptions.FailedPrecondition as e:
+            assert "to-c2" in str(e)
+        assert sorted(c.cluster_id for c in instance.list_clusters()[0]) == [c1, c2]
+
+        profile.routing_policy_type = enums.RoutingPolicyType.ANY
+        profile.cluster_id = None
+        profile.update(ignore_warnings=True).result(timeout=30)
+        instance.cluster(c2).delete()
+        assert [c.cluster_id for c in instance.list_clusters()[0]] == [c1]
+        try:
+            instance.cluster(c1).delete()
+            raise AssertionError("the last cluster must not be deleted")
+        except exceptions.FailedPrecondition:
+            pass
+    finally:
+        instance.delete()
+
+
+def test_every_instance_lists_its_default_app_profile_and_an_update_stores_it(client):
+    """The core's rule: an instance has an app profile `default` (single-cluster routing with
+    transactions on one cluster, any cluster without them on two or more) until one is stored
+    under that id, as Cloud Bigtable lists one for every instance."""
+    instance_id = "default-profile"
+    instance = client.instance(instance_id, display_name="Defaults")
+    c1, c2 = f"{instance_id}-c1", f"{instance_id}-c2"
+    instance.create(clusters=[instance.cluster(c1, location_id="us-east1-b", serve_nodes=1)]).result(timeout=30)
+    try:
+        [default] = instance.list_app_profiles()
+        assert default.app_profile_id == "default"
+        assert default.routing_policy_type == enums.RoutingPolicyType.SINGLE
+        assert default.cluster_id == c1 and default.allow_transactional_writes
+        instance.cluster(c2, location_id="us-west1-a", serve_nodes=1).create().result(timeout=30)
+        default = instance.app_profile("default")
+        default.reload()
+        assert default.routing_policy_type == enums.RoutingPolicyType.ANY
+        default.description = "stored now"
+        default.update(ignore_warnings=True).result(timeout=30)
+        default.reload()
+        assert default.description == "stored now"
+        assert [p.app_profile_id for p in instance.list_app_profiles()] == ["default"]
+    finally:
+        instance.delete()

@@ -10,6 +10,7 @@ use crate::common;
 use common::{code_name, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
+use sparsetable::Mutation;
 use sparsetable_server::replication_control::service::replication_control_client::ReplicationControlClient;
 use sparsetable_server::replication_control::{
     SetClusterAvailableRequest, SetReplicationLagRequest,
@@ -17,7 +18,7 @@ use sparsetable_server::replication_control::{
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::AdvanceTimeRequest;
 use sparsetable_test_vectors::replication::{
-    load_replication, ProfileSpec, ReplicationVector, Step,
+    change_line, load_replication, ProfileSpec, ReplicationVector, Step,
 };
 
 use admin_v2::app_profile::{
@@ -244,7 +245,168 @@ async fn run(
                 .await?;
             Ok(None)
         }
+        "enable_changes" => {
+            server
+                .admin()
+                .await
+                .update_table(admin_v2::UpdateTableRequest {
+                    table: Some(admin_v2::Table {
+                        name: table,
+                        change_stream_config: Some(admin_v2::ChangeStreamConfig {
+                            retention_period: Some(prost_types::Duration {
+                                seconds: step.micros / 1_000_000,
+                                nanos: ((step.micros % 1_000_000) * 1000) as i32,
+                            }),
+                        }),
+                        ..Default::default()
+                    }),
+                    update_mask: Some(prost_types::FieldMask {
+                        paths: vec!["change_stream_config".into()],
+                    }),
+                    ..Default::default()
+                })
+                .await?;
+            Ok(None)
+        }
+        "mark" => {
+            let now = now_micros(server).await?;
+            tokens.insert(format!("mark:{}", step.token), now.to_string());
+            Ok(None)
+        }
+        "changes" => {
+            let start: i64 = tokens
+                .get(&format!("mark:{}", step.token))
+                .and_then(|t| t.parse().ok())
+                .expect("the vector marks the time first");
+            let now = now_micros(server).await?;
+            let ts = |micros: i64| prost_types::Timestamp {
+                seconds: micros.div_euclid(1_000_000),
+                nanos: (micros.rem_euclid(1_000_000) * 1000) as i32,
+            };
+            let mut parts = data
+                .generate_initial_change_stream_partitions(
+                    v2::GenerateInitialChangeStreamPartitionsRequest {
+                        table_name: table.clone(),
+                        app_profile_id: step.profile.clone(),
+                    },
+                )
+                .await?
+                .into_inner();
+            let mut partitions = Vec::new();
+            while let Some(p) = parts.message().await? {
+                partitions.extend(p.partition);
+            }
+            let mut lines = Vec::new();
+            for partition in partitions {
+                let mut stream = data
+                    .read_change_stream(v2::ReadChangeStreamRequest {
+                        table_name: table.clone(),
+                        app_profile_id: step.profile.clone(),
+                        partition: Some(partition),
+                        start_from: Some(v2::read_change_stream_request::StartFrom::StartTime(ts(
+                            start,
+                        ))),
+                        end_time: Some(ts(now)),
+                        ..Default::default()
+                    })
+                    .await?
+                    .into_inner();
+                // A change's mutations may come in several messages (chunks); `done` ends it.
+                let mut mutations = Vec::new();
+                while let Some(msg) = stream.message().await? {
+                    use v2::read_change_stream_response::StreamRecord;
+                    let Some(StreamRecord::DataChange(change)) = msg.stream_record else {
+                        continue;
+                    };
+                    mutations.extend(
+                        change
+                            .chunks
+                            .iter()
+                            .filter_map(|c| c.mutation.clone())
+                            .map(core_mutation),
+                    );
+                    if change.done {
+                        let kind = match change.r#type {
+                            1 => "USER",
+                            2 => "GARBAGE_COLLECTION",
+                            _ => "UNSPECIFIED",
+                        };
+                        let commit = change
+                            .commit_timestamp
+                            .map_or(0, |t| t.seconds * 1_000_000 + i64::from(t.nanos) / 1000);
+                        lines.push((
+                            commit,
+                            change.tiebreaker,
+                            change_line(
+                                kind,
+                                &change.source_cluster_id,
+                                &change.row_key,
+                                &std::mem::take(&mut mutations),
+                            ),
+                        ));
+                    }
+                }
+            }
+            lines.sort();
+            let lines: Vec<String> = lines.into_iter().map(|l| l.2).collect();
+            Ok(Some(serde_json::to_string(&lines).unwrap()))
+        }
         other => panic!("unknown step op {other}"),
+    }
+}
+
+/// The server's clock now (TestClock.AdvanceTime by zero).
+async fn now_micros(server: &Server) -> Result<i64, tonic::Status> {
+    Ok(TestClockClient::new(server.channel().await)
+        .advance_time(AdvanceTimeRequest { delta_micros: 0 })
+        .await?
+        .into_inner()
+        .now_micros)
+}
+
+/// A change record's mutation as the core's type, for its change line (conversion only).
+fn core_mutation(m: v2::Mutation) -> Mutation {
+    use v2::mutation::Mutation as M;
+    match m.mutation {
+        Some(M::SetCell(c)) => Mutation::SetCell {
+            family: c.family_name,
+            qualifier: c.column_qualifier,
+            timestamp_micros: c.timestamp_micros,
+            value: c.value,
+        },
+        Some(M::DeleteFromColumn(c)) => Mutation::DeleteFromColumn {
+            family: c.family_name,
+            qualifier: c.column_qualifier,
+            time_range: Default::default(),
+        },
+        Some(M::DeleteFromFamily(f)) => Mutation::DeleteFromFamily {
+            family: f.family_name,
+        },
+        Some(M::AddToCell(c)) => Mutation::AddToCell {
+            family: c.family_name,
+            qualifier: c
+                .column_qualifier
+                .and_then(|q| match q.kind {
+                    Some(v2::value::Kind::RawValue(b)) => Some(b),
+                    _ => None,
+                })
+                .unwrap_or_default(),
+            timestamp_micros: c
+                .timestamp
+                .and_then(|t| match t.kind {
+                    Some(v2::value::Kind::RawTimestampMicros(m)) => Some(m),
+                    _ => None,
+                })
+                .unwrap_or_default(),
+            input: c
+                .input
+                .and_then(|i| match i.kind {
+                    Some(v2::value::Kind::IntValue(n)) => Some(n),
+                    _ => None,
+                })
+                .unwrap_or_default(),
+        },
+        _ => Mutation::DeleteFromRow,
     }
 }
 
@@ -275,6 +437,11 @@ async fn every_shared_replication_vector_replays_through_the_server() {
                 (Ok(got), None) => {
                     let want = match step.op.as_str() {
                         "read" => Some(step.expect_value.clone()),
+                        "changes" => Some(
+                            step.expect_changes
+                                .as_ref()
+                                .map(|c| serde_json::to_string(c).unwrap()),
+                        ),
                         "check" => Some(step.expect_consistent.map(|b| b.to_string())),
                         _ => None,
                     };

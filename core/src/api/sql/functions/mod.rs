@@ -184,8 +184,13 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         "UNIX_MICROS" | "UNIX_MILLIS" | "UNIX_SECONDS" | "UNIX_DATE" => arity(1, 1, T::Int64),
         "FORMAT_TIMESTAMP" | "FORMAT_DATE" => arity(2, 3, T::String),
         "DATE" | "DATE_FROM_UNIX_DATE" => arity(1, 3, T::Date),
-        // TIMESTAMP_ADD/SUB/DIFF/TRUNC and DATE_ADD/SUB/DIFF take INTERVAL and date-part
-        // syntax the parser does not read yet: they stay unknown (docs/sql.md).
+        // The parser reads `INTERVAL n PART` as two arguments and a bare PART as its name.
+        "TIMESTAMP_ADD" | "TIMESTAMP_SUB" => arity(3, 3, T::Timestamp),
+        "TIMESTAMP_DIFF" | "DATE_DIFF" => arity(3, 3, T::Int64),
+        "TIMESTAMP_TRUNC" => arity(2, 3, T::Timestamp),
+        "DATE_ADD" | "DATE_SUB" => arity(3, 3, T::Date),
+        "DATE_TRUNC" => arity(2, 2, first),
+        "LAST_DAY" => arity(1, 2, T::Date),
         _ => return None,
     })
 }

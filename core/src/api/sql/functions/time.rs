@@ -209,6 +209,72 @@ fn part_micros(part: &SqlValue) -> Result<i64> {
     })
 }
 
+/// A date part argument's name (the parser checked it is one the function takes).
+fn part_name(part: &SqlValue) -> Result<&str> {
+    match part {
+        SqlValue::String(p) => Ok(p.as_str()),
+        _ => Err(bad("a date part")),
+    }
+}
+
+/// The first day of the `part` (WEEK: Sunday-based; ISOWEEK: Monday-based; ISOYEAR: the
+/// Monday of ISO week 1) that day `days` (since 1970-01-01) is in.
+fn trunc_days(days: i64, part: &str) -> Result<i64> {
+    let (y, m, _) = ymd_from_days(days);
+    Ok(match part {
+        "DAY" => days,
+        // 1970-01-01 was a Thursday: Sunday is 0 at (days + 4) mod 7, Monday at (days + 3).
+        "WEEK" => days - (days + 4).rem_euclid(7),
+        "ISOWEEK" => days - (days + 3).rem_euclid(7),
+        "MONTH" => days_from_ymd(y, m, 1),
+        "QUARTER" => days_from_ymd(y, (m - 1) / 3 * 3 + 1, 1),
+        "YEAR" => days_from_ymd(y, 1, 1),
+        "ISOYEAR" => iso_year_start(iso_year(days)),
+        other => return Err(bad(format!("unsupported date part {other}"))),
+    })
+}
+
+/// The ISO 8601 week-numbering year of a day: the year of the Thursday of its ISO week.
+fn iso_year(days: i64) -> i32 {
+    let monday = days - (days + 3).rem_euclid(7);
+    ymd_from_days(monday + 3).0
+}
+
+/// The first day of ISO year `year`: the Monday of the week that holds January 4.
+fn iso_year_start(year: i32) -> i64 {
+    let jan4 = days_from_ymd(year, 1, 4);
+    jan4 - (jan4 + 3).rem_euclid(7)
+}
+
+/// `days` moved by `months` calendar months; a day past the end of the new month becomes its
+/// last day (2008-01-31 plus one month is 2008-02-29).
+fn add_months(days: i64, months: i64) -> Result<i64> {
+    let (y, m, d) = ymd_from_days(days);
+    let total = (i64::from(y) * 12 + i64::from(m - 1))
+        .checked_add(months)
+        .ok_or_else(|| out_of_range("the DATE is out of range"))?;
+    let (ny, nm) = (total.div_euclid(12), total.rem_euclid(12) as i32 + 1);
+    let ny = i32::try_from(ny).map_err(|_| out_of_range("the DATE is out of range"))?;
+    if !(1..=9999).contains(&ny) {
+        return Err(out_of_range("the DATE is out of range"));
+    }
+    let mut day = d;
+    while !valid_date(ny, nm, day) {
+        day -= 1;
+    }
+    Ok(days_from_ymd(ny, nm, day))
+}
+
+/// A DATE in GoogleSQL's range (0001-01-01 to 9999-12-31).
+fn checked_date(days: i64) -> Result<SqlValue> {
+    let (y, _, _) = ymd_from_days(days);
+    if days_from_ymd(1, 1, 1) <= days && days <= days_from_ymd(9999, 12, 31) && y >= 1 {
+        Ok(civil_from_days(days))
+    } else {
+        Err(out_of_range("the DATE is out of range"))
+    }
+}
+
 /// EXTRACT(part FROM value).
 ///
 /// # Errors
@@ -287,6 +353,8 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             "DATE_ADD",
             "DATE_SUB",
             "DATE_DIFF",
+            "DATE_TRUNC",
+            "LAST_DAY",
             "TIMESTAMP_FROM_UNIX_MICROS",
             "TIMESTAMP_FROM_UNIX_MILLIS",
             "TIMESTAMP_FROM_UNIX_SECONDS",
@@ -354,24 +422,102 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
         }
         "TIMESTAMP_DIFF" => {
             let unit = part_micros(arg(2))?;
-            V::Int64((micros_of(arg(0))? - micros_of(arg(1))?) / unit)
+            let diff = micros_of(arg(0))?
+                .checked_sub(micros_of(arg(1))?)
+                .ok_or_else(|| out_of_range("TIMESTAMP_DIFF overflows"))?;
+            // Whole units between them, truncated toward zero.
+            V::Int64(diff / unit)
         }
         "TIMESTAMP_TRUNC" => {
-            let unit = part_micros(arg(1))?;
-            checked_ts(Some(micros_of(arg(0))?.div_euclid(unit) * unit))?
+            if let Some(z) = a.get(2) {
+                if !matches!(z, V::String(z) if z.eq_ignore_ascii_case("UTC")) {
+                    return Err(bad("only the UTC time zone is supported"));
+                }
+            }
+            let t = micros_of(arg(0))?;
+            match part_micros(arg(1)) {
+                Ok(unit) => checked_ts(Some(t.div_euclid(unit) * unit))?,
+                Err(_) => {
+                    let days = trunc_days(t.div_euclid(DAY_MICROS), part_name(arg(1))?)?;
+                    checked_ts(days.checked_mul(DAY_MICROS))?
+                }
+            }
         }
-        "DATE_ADD" | "DATE_SUB" | "DATE_DIFF" => {
-            if !matches!(arg(2), V::String(p) if p == "DAY") {
-                return Err(bad(format!("{name}: only DAY is supported yet")));
+        "DATE_TRUNC" => match arg(0) {
+            V::Timestamp { .. } => {
+                let t = micros_of(arg(0))?;
+                let days = trunc_days(t.div_euclid(DAY_MICROS), part_name(arg(1))?)?;
+                checked_ts(days.checked_mul(DAY_MICROS))?
             }
+            d => {
+                let days = days_from_civil(d).ok_or_else(|| bad("DATE_TRUNC takes a DATE"))?;
+                checked_date(trunc_days(days, part_name(arg(1))?)?)?
+            }
+        },
+        "LAST_DAY" => {
+            let days = days_from_civil(arg(0)).ok_or_else(|| bad("LAST_DAY takes a DATE"))?;
+            let part = match a.get(1) {
+                Some(p) => part_name(p)?,
+                None => "MONTH",
+            };
+            let next = match part {
+                "WEEK" | "ISOWEEK" => trunc_days(days, part)? + 7,
+                "MONTH" => add_months(trunc_days(days, "MONTH")?, 1)?,
+                "QUARTER" => add_months(trunc_days(days, "QUARTER")?, 3)?,
+                "YEAR" => add_months(trunc_days(days, "YEAR")?, 12)?,
+                "ISOYEAR" => iso_year_start(iso_year(days) + 1),
+                other => return Err(bad(format!("LAST_DAY does not take the date part {other}"))),
+            };
+            checked_date(next - 1)?
+        }
+        "DATE_ADD" | "DATE_SUB" => {
             let d = days_from_civil(arg(0)).ok_or_else(|| bad(format!("{name} takes a DATE")))?;
-            match name {
-                "DATE_DIFF" => V::Int64(
-                    d - days_from_civil(arg(1)).ok_or_else(|| bad("DATE_DIFF takes DATEs"))?,
-                ),
-                "DATE_ADD" => civil_from_days(d + int(1)?),
-                _ => civil_from_days(d - int(1)?),
-            }
+            let n = int(1)?;
+            let n = if name == "DATE_SUB" {
+                n.checked_neg()
+                    .ok_or_else(|| out_of_range(format!("{name} overflows")))?
+            } else {
+                n
+            };
+            let over = || out_of_range(format!("{name} overflows"));
+            let days = match part_name(arg(2))? {
+                "DAY" => d.checked_add(n).ok_or_else(over)?,
+                "WEEK" => n
+                    .checked_mul(7)
+                    .and_then(|w| d.checked_add(w))
+                    .ok_or_else(over)?,
+                "MONTH" => add_months(d, n)?,
+                "QUARTER" => add_months(d, n.checked_mul(3).ok_or_else(over)?)?,
+                "YEAR" => add_months(d, n.checked_mul(12).ok_or_else(over)?)?,
+                other => return Err(bad(format!("{name} does not take the date part {other}"))),
+            };
+            checked_date(days)?
+        }
+        "DATE_DIFF" => {
+            let days = |v: &V| days_from_civil(v).ok_or_else(|| bad("DATE_DIFF takes DATEs"));
+            let (x, y) = (days(arg(0))?, days(arg(1))?);
+            let ym = |d: i64| {
+                let (y, m, _) = ymd_from_days(d);
+                (i64::from(y), i64::from(m))
+            };
+            let ((xy, xm), (yy, ym_)) = (ym(x), ym(y));
+            V::Int64(match part_name(arg(2))? {
+                "DAY" => x - y,
+                // Week boundaries crossed: weeks start on Sunday (ISOWEEK: Monday).
+                "WEEK" | "ISOWEEK" => {
+                    let p = part_name(arg(2))?;
+                    (trunc_days(x, p)? - trunc_days(y, p)?) / 7
+                }
+                "MONTH" => (xy * 12 + xm) - (yy * 12 + ym_),
+                "QUARTER" => (xy * 4 + (xm - 1) / 3) - (yy * 4 + (ym_ - 1) / 3),
+                "YEAR" => xy - yy,
+                "ISOYEAR" => i64::from(iso_year(x)) - i64::from(iso_year(y)),
+                other => {
+                    return Err(bad(format!(
+                        "DATE_DIFF does not take the date part {other}"
+                    )))
+                }
+            })
         }
         "FORMAT_TIMESTAMP" | "FORMAT_DATE" => {
             if arg(0).is_null() || arg(1).is_null() {
