@@ -436,6 +436,16 @@ impl Database {
 }
 
 impl Database {
+    /// A handle on a database the core already shares (a routed cluster's copy).
+    pub(crate) fn from_shared(inner: SharedDatabase) -> Arc<Self> {
+        Arc::new(Database { inner })
+    }
+
+    /// The core's shared handle.
+    pub(crate) fn shared(&self) -> &SharedDatabase {
+        &self.inner
+    }
+
     fn wrap(db: sparsetable::Database) -> Arc<Self> {
         Arc::new(Database {
             inner: SharedDatabase::new(db),
