@@ -147,7 +147,8 @@ impl Database {
         end_micros: Option<i64>,
     ) -> Result<Arc<crate::change_stream::ChangeStream>> {
         crate::change_stream::ChangeStream::open(
-            self.inner.clone(),
+            vec![(String::new(), self.inner.clone())],
+            0,
             &table_id,
             partition,
             start_micros,

@@ -233,6 +233,32 @@ impl InstancePlane {
             .map_err(to_ffi)
     }
 
+    /// ReadChangeStream through `routed` (a route of `ReadChangeStream`): one partition of
+    /// the routed cluster, over every cluster's copy, as the core's `ChangeStreamReader`.
+    ///
+    /// # Errors
+    /// As the core's `ChangeStreamReader::open`.
+    pub fn read_change_stream(
+        &self,
+        routed: Arc<RoutedCall>,
+        table_id: String,
+        partition: crate::types::RowRange,
+        start_micros: Option<i64>,
+        tokens: Vec<crate::change_stream::ContinuationToken>,
+        end_micros: Option<i64>,
+    ) -> Result<Arc<crate::change_stream::ChangeStream>> {
+        let clusters = self.plane.clusters().map_err(to_ffi)?;
+        crate::change_stream::ChangeStream::open(
+            clusters,
+            routed.routed.cluster,
+            &table_id,
+            partition,
+            start_micros,
+            tokens,
+            end_micros,
+        )
+    }
+
     /// Takes a cluster down or brings it back (it catches up).
     ///
     /// # Errors

@@ -50,15 +50,22 @@ class BigtableDataClient private constructor(
      */
     private inline fun <T> call(rpc: String, kind: RequestKind, rowKey: ByteArray, block: (NativeDatabase) -> T): T {
         val db = db()
-        val plane = instance.planeOrNull ?: if (appProfileId.isEmpty()) null else instance.plane()
-        if (plane == null) return native { block(db) }
+        val plane = routingPlane() ?: return native { block(db) }
         native { plane.route(appProfileId, rpc, kind, rowKey) }.use { routed ->
-            val latency = routed.latencyMicros().toLong()
-            if (latency > 0) Thread.sleep(latency / 1000, ((latency % 1000) * 1000).toInt())
+            waitOut(routed)
             return routed.database().use { routedDb ->
                 native { block(routedDb) }.also { if (kind != RequestKind.READ) native { routed.afterWrite() } }
             }
         }
+    }
+
+    /** The instance's routing, if it has one or this client names a profile (then made now). */
+    private fun routingPlane() = instance.planeOrNull ?: if (appProfileId.isEmpty()) null else instance.plane()
+
+    /** Sleeps for the latency a fault injected into [routed]. */
+    private fun waitOut(routed: dev.sparsetable.ffi.RoutedCall) {
+        val latency = routed.latencyMicros().toLong()
+        if (latency > 0) Thread.sleep(latency / 1000, ((latency % 1000) * 1000).toInt())
     }
 
     private val executorLock = Any()
@@ -233,12 +240,18 @@ class BigtableDataClient private constructor(
      * future, or tokens that are malformed or do not cover the partition.
      */
     fun readChangeStream(query: ReadChangeStreamQuery): ChangeStream {
-        db()
-        val stream = call("ReadChangeStream", RequestKind.READ, ByteArray(0)) { db ->
-            db.readChangeStream(
-                query.tableId, query.partition.toNative(), query.startMicros,
-                query.tokens.map { it.toNative() }, query.endMicros,
-            )
+        val db = db()
+        val partition = query.partition.toNative()
+        val tokens = query.tokens.map { it.toNative() }
+        val plane = routingPlane()
+        val stream = if (plane == null) {
+            native { db.readChangeStream(query.tableId, partition, query.startMicros, tokens, query.endMicros) }
+        } else {
+            // The routed cluster's partitions, over every cluster's copy (the core's reader).
+            native { plane.route(appProfileId, "ReadChangeStream", RequestKind.READ, ByteArray(0)) }.use { routed ->
+                waitOut(routed)
+                native { plane.readChangeStream(routed, query.tableId, partition, query.startMicros, tokens, query.endMicros) }
+            }
         }
         return ChangeStream(stream)
     }

@@ -91,6 +91,12 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
      */
     fun updateTable(request: UpdateTableRequest): Table {
         val db = db()
+        request.changeStream?.let { change ->
+            val retention = change.orElse(null)
+            // On a replicated instance the retention applies to every cluster's copy.
+            val plane = instance.planeOrNull
+            native { if (plane != null) plane.setChangeStream(request.tableId, retention) else db.setChangeStream(request.tableId, retention) }
+        }
         val protect = request.deletionProtection ?: return getTable(request.tableId)
         return Table(native { db.setDeletionProtection(request.tableId, protect) })
     }
