@@ -3,10 +3,9 @@
 // validates names and rules and applies family changes all or nothing.
 package dev.sparsetable.admin
 
-import java.util.Optional
-
 import dev.sparsetable.ffi.FamilyModification
 import dev.sparsetable.ffi.TableConfig
+import java.util.Optional
 
 /** The schema and options of a table to create. */
 class CreateTableRequest private constructor(val tableId: String) {
