@@ -5,16 +5,17 @@
 //! Every rule is the core's: routing by app profile, the lag, outages, injected faults,
 //! consistency tokens (`InstanceData`'s module docs and docs/replication.md hold them). This
 //! module converts records and errors only. A data call asks [`InstancePlane::route`] where
-//! it runs, runs on the returned [`RoutedCall::database`] with the very methods of
-//! [`Database`], and (a write) calls [`RoutedCall::after_write`] before it returns, as the
-//! core requires. The injected latency is handed back, for the JVM to wait out with its own
-//! (interruptible) sleep.
+//! it runs and runs on the returned [`RouteTarget::database`] with the very methods of
+//! [`Database`]; that handle's writes call the core's `Routed::after_write` before they
+//! return, as the core requires (one FFI call for the route, one for the request). The
+//! injected latency is handed back, for the JVM to wait out with its own (interruptible)
+//! sleep.
 //!
 //! Invariant: no exported function panics on any input; bad input is the core's typed error.
 
 use std::sync::Arc;
 
-use sparsetable::{Code, FaultRule, InstanceData, Isolation, Routed, Routing};
+use sparsetable::{Code, FaultRule, InstanceData, Isolation, Routing};
 
 use crate::clock::ManualClock;
 use crate::database::Database;
@@ -129,36 +130,16 @@ pub struct ClusterState {
     pub available: bool,
 }
 
-/// Where one data request runs: the routed cluster's database, for the request's one call.
-#[derive(Debug, uniffi::Object)]
-pub struct RoutedCall {
-    routed: Routed,
-}
-
-#[uniffi::export]
-impl RoutedCall {
-    /// The routed cluster's database (the request runs there).
-    pub fn database(&self) -> Arc<Database> {
-        Database::from_shared(self.routed.db.clone())
-    }
-
+/// Where one data request runs: a handle on the routed cluster's database for that request
+/// (its writes are handed to replication before they return), and the injected latency.
+#[derive(Debug, uniffi::Record)]
+pub struct RouteTarget {
+    /// The routed cluster's database, for this request only.
+    pub database: Arc<Database>,
     /// The routed cluster's id.
-    pub fn cluster_id(&self) -> String {
-        self.routed.cluster_id.clone()
-    }
-
-    /// Injected latency to wait out before answering, in microseconds (0: none).
-    pub fn latency_micros(&self) -> u64 {
-        self.routed.latency_micros
-    }
-
-    /// Hands what the request wrote to replication; call it after a write, before returning.
-    ///
-    /// # Errors
-    /// Storage errors delivering or queueing; a poisoned lock.
-    pub fn after_write(&self) -> Result<()> {
-        self.routed.after_write().map_err(to_ffi)
-    }
+    pub cluster_id: String,
+    /// Injected latency to wait out before running the request, in microseconds (0: none).
+    pub latency_micros: u64,
 }
 
 /// One instance's clusters, app profiles, routing, faults and replication.
@@ -226,21 +207,26 @@ impl InstancePlane {
         rpc: String,
         kind: RequestKind,
         row_key: Vec<u8>,
-    ) -> Result<Arc<RoutedCall>> {
+    ) -> Result<RouteTarget> {
         self.plane
             .route(&app_profile_id, &rpc, kind.into(), &row_key)
-            .map(|routed| Arc::new(RoutedCall { routed }))
+            .map(|routed| RouteTarget {
+                cluster_id: routed.cluster_id.clone(),
+                latency_micros: routed.latency_micros,
+                database: Database::from_routed(routed),
+            })
             .map_err(to_ffi)
     }
 
-    /// ReadChangeStream through `routed` (a route of `ReadChangeStream`): one partition of
-    /// the routed cluster, over every cluster's copy, as the core's `ChangeStreamReader`.
+    /// ReadChangeStream through `routed` (the database a route of `ReadChangeStream` gave):
+    /// one partition of the routed cluster, over every cluster's copy, as the core's
+    /// `ChangeStreamReader`.
     ///
     /// # Errors
     /// As the core's `ChangeStreamReader::open`.
     pub fn read_change_stream(
         &self,
-        routed: Arc<RoutedCall>,
+        routed: Arc<Database>,
         table_id: String,
         partition: crate::types::RowRange,
         start_micros: Option<i64>,
@@ -250,7 +236,7 @@ impl InstancePlane {
         let clusters = self.plane.clusters().map_err(to_ffi)?;
         crate::change_stream::ChangeStream::open(
             clusters,
-            routed.routed.cluster,
+            routed.routed_cluster(),
             &table_id,
             partition,
             start_micros,
@@ -463,8 +449,8 @@ mod tests {
                 b"r".to_vec(),
             )
             .unwrap();
-        assert_eq!(w.cluster_id(), "c1");
-        w.database()
+        assert_eq!(w.cluster_id, "c1");
+        w.database
             .mutate_row(RowWrite {
                 table_id: "t".into(),
                 row_key: b"r".to_vec(),
@@ -476,7 +462,6 @@ mod tests {
                 }],
             })
             .unwrap();
-        w.after_write().unwrap();
         let read = |p: &str| {
             plane
                 .route(
@@ -486,7 +471,7 @@ mod tests {
                     b"r".to_vec(),
                 )
                 .unwrap()
-                .database()
+                .database
                 .read_row(RowRead {
                     table_id: "t".into(),
                     row_key: b"r".to_vec(),

@@ -44,18 +44,17 @@ class BigtableDataClient private constructor(
 
     /**
      * Runs [block] on the database the call goes to: the instance's own one while it has no
-     * clusters and the client no app profile; else the cluster the core routes [rpc] of
-     * [kind] for [rowKey] to through [appProfileId], after waiting out an injected latency,
-     * and (a write) handing what it wrote to replication before returning.
+     * clusters and the client no app profile; else the handle the core routes [rpc] of [kind]
+     * for [rowKey] to through [appProfileId] (whose writes are handed to replication before
+     * they return), after waiting out an injected latency.
      */
     private inline fun <T> call(rpc: String, kind: RequestKind, rowKey: ByteArray, block: (NativeDatabase) -> T): T {
         val db = db()
         val plane = routingPlane() ?: return native { block(db) }
-        native { plane.route(appProfileId, rpc, kind, rowKey) }.use { routed ->
-            waitOut(routed)
-            return routed.database().use { routedDb ->
-                native { block(routedDb) }.also { if (kind != RequestKind.READ) native { routed.afterWrite() } }
-            }
+        val target = native { plane.route(appProfileId, rpc, kind, rowKey) }
+        return target.database.use { routed ->
+            waitOut(target)
+            native { block(routed) }
         }
     }
 
@@ -63,8 +62,8 @@ class BigtableDataClient private constructor(
     private fun routingPlane() = instance.planeOrNull ?: if (appProfileId.isEmpty()) null else instance.plane()
 
     /** Sleeps for the latency a fault injected into [routed]. */
-    private fun waitOut(routed: dev.sparsetable.ffi.RoutedCall) {
-        val latency = routed.latencyMicros().toLong()
+    private fun waitOut(target: dev.sparsetable.ffi.RouteTarget) {
+        val latency = target.latencyMicros.toLong()
         if (latency > 0) Thread.sleep(latency / 1000, ((latency % 1000) * 1000).toInt())
     }
 
@@ -248,8 +247,9 @@ class BigtableDataClient private constructor(
             native { db.readChangeStream(query.tableId, partition, query.startMicros, tokens, query.endMicros) }
         } else {
             // The routed cluster's partitions, over every cluster's copy (the core's reader).
-            native { plane.route(appProfileId, "ReadChangeStream", RequestKind.READ, ByteArray(0)) }.use { routed ->
-                waitOut(routed)
+            val target = native { plane.route(appProfileId, "ReadChangeStream", RequestKind.READ, ByteArray(0)) }
+            target.database.use { routed ->
+                waitOut(target)
                 native { plane.readChangeStream(routed, query.tableId, partition, query.startMicros, tokens, query.endMicros) }
             }
         }

@@ -59,6 +59,8 @@ class ReplicationTest {
     @Test
     fun aWriteToC1IsNotVisibleThroughC2UntilTheLagPasses() = replicated {
         write("to-c1", "r", "v")
+        // Handed to replication before mutateRow returned (no other call has run since).
+        assertEquals(1L, control.inFlight)
         assertEquals("v", read("to-c1", "r"))
         assertNull(read("to-c2", "r"))
         clock.advanceMicros(999_999)
