@@ -22,7 +22,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/target/fuzz"
 TRIPLE=$(rustc -vV | sed -n 's/^host: //p')
 bin_dir() { echo "$OUT/$TRIPLE/$1"; }
-TARGETS=(sstable_open sstable_blocks commit_log manifest instance_file json_request server_request)
+TARGETS=(sstable_open sstable_blocks commit_log manifest instance_file json_request server_request sql_query)
 
 build() {
   local profile=${1:-release}

@@ -385,7 +385,11 @@ fn a_paused_stream_goes_on_in_its_own_view_when_its_budget_is_extended() {
         filter: RowFilter::ValueRegex(b"keep".to_vec()),
         ..ReadRowsRequest::default()
     };
-    let want: Vec<Vec<u8>> = db.read_rows("t", &request).unwrap().map(|r| r.key).collect();
+    let want: Vec<Vec<u8>> = db
+        .read_rows("t", &request)
+        .unwrap()
+        .map(|r| r.key)
+        .collect();
     assert_eq!(want.len(), 43);
     let db = SharedDatabase::new(db);
     let mut stream = db.read_rows_stream("t", &request).unwrap();

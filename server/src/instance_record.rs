@@ -272,6 +272,61 @@ pub fn cluster_record(id: &str, c: &admin_v2::Cluster) -> ClusterRecord {
     }
 }
 
+/// The app profile proto of a core record's profile that the server has not stored (the
+/// implied `default`): its name, description, etag, routing and isolation.
+pub fn profile_proto(instance: &InstanceName, p: &AppProfileRecord) -> admin_v2::AppProfile {
+    use admin_v2::app_profile::{
+        DataBoostIsolationReadOnly, Isolation as Iso, MultiClusterRoutingUseAny, RoutingPolicy,
+        SingleClusterRouting,
+    };
+    admin_v2::AppProfile {
+        name: format!("{instance}/appProfiles/{}", p.id),
+        description: p.description.clone(),
+        etag: p.etag.clone(),
+        routing_policy: Some(match &p.routing {
+            Routing::SingleCluster {
+                cluster_id,
+                allow_transactional_writes,
+            } => RoutingPolicy::SingleClusterRouting(SingleClusterRouting {
+                cluster_id: cluster_id.clone(),
+                allow_transactional_writes: *allow_transactional_writes,
+            }),
+            Routing::MultiCluster { cluster_ids, .. } => {
+                RoutingPolicy::MultiClusterRoutingUseAny(MultiClusterRoutingUseAny {
+                    cluster_ids: cluster_ids.clone(),
+                    affinity: None,
+                })
+            }
+        }),
+        isolation: (p.isolation == Isolation::DataBoostReadOnly)
+            .then(|| Iso::DataBoostIsolationReadOnly(DataBoostIsolationReadOnly::default())),
+    }
+}
+
+/// The app profiles ListAppProfiles shows for `meta`: the stored ones and, unless one is
+/// stored under that id, the implied `default` (the core's `listed_app_profiles`), by id.
+///
+/// # Errors
+/// As [`to_record`].
+pub fn listed_profiles(meta: &InstanceMeta) -> Result<Vec<admin_v2::AppProfile>> {
+    let record = to_record(meta)?;
+    let name = InstanceName {
+        project: record.project.clone(),
+        instance: record.id.clone(),
+    };
+    Ok(record
+        .listed_app_profiles()
+        .iter()
+        .map(|p| {
+            meta.app_profiles
+                .iter()
+                .find(|s| last_id(&s.name) == p.id)
+                .cloned()
+                .unwrap_or_else(|| profile_proto(&name, p))
+        })
+        .collect())
+}
+
 /// The bytes of the `INSTANCE` file for `meta`: the core's version-2 file, the record first
 /// and `meta`'s protobuf encoding as its extension.
 ///

@@ -34,6 +34,23 @@ pub fn display_bytes(bytes: &[u8]) -> String {
     }
 }
 
+/// A cell's value as the grid shows it: the decoding the versions drawer would pick. Text
+/// when the bytes are printable UTF-8; else, for 8 bytes, the int64 they hold (big-endian, as
+/// Bigtable's increments write counters); else text with `\xNN` escapes.
+pub fn grid_value(bytes: &[u8]) -> String {
+    let printable =
+        matches!(core::str::from_utf8(bytes), Ok(s) if !s.chars().any(char::is_control));
+    match as_int64(bytes) {
+        Some(n) if !printable => n.to_string(),
+        _ => display_bytes(bytes),
+    }
+}
+
+/// `n` and the noun, singular for one ("1 table", "2 tables").
+pub fn count_of(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
 /// A value as an int64 when it is 8 bytes (big-endian, as Bigtable's increments store it).
 pub fn as_int64(bytes: &[u8]) -> Option<i64> {
     <[u8; 8]>::try_from(bytes).ok().map(i64::from_be_bytes)

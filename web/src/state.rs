@@ -37,7 +37,7 @@ use crate::session;
 
 extern crate alloc;
 
-pub use crate::display::{as_int64, display_bytes, ShownError, WRITE_TICK_MICROS};
+pub use crate::display::{as_int64, display_bytes, grid_value, ShownError, WRITE_TICK_MICROS};
 pub use crate::grid_data::{CellSummary, FamilyColumns, GridChange, GridRow, RowBatch};
 
 mod actions;
@@ -540,7 +540,11 @@ impl Playground {
         self.refresh_tables();
         result?;
         let rows: usize = s.tables.iter().map(|t| t.rows.len()).sum();
-        self.notice = Some(format!("Imported {} tables, {rows} rows", s.tables.len()));
+        self.notice = Some(format!(
+            "Imported {}, {}",
+            crate::display::count_of(s.tables.len(), "table", "tables"),
+            crate::display::count_of(rows, "row", "rows")
+        ));
         Ok(())
     }
 

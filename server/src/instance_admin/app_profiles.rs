@@ -3,6 +3,7 @@
 //! profile does to a data request is the core's routing (`sparsetable::InstanceData`).
 
 use super::*;
+use crate::instance_meta::last_id;
 
 impl InstanceAdminService {
     pub(super) fn create_app_profile_inner(
@@ -36,11 +37,11 @@ impl InstanceAdminService {
     ) -> Result<admin_v2::AppProfile> {
         let (instance, id) = split_child("name", &req.name, "appProfiles")?;
         let instance = self.existing("name", &instance.to_string())?;
-        let mut meta = self.instances.meta_of(&instance)?;
-        match meta.app_profile_mut(id) {
-            Some(p) => Ok(p.clone()),
-            None => Err(not_found("app profile", id, &instance)),
-        }
+        let meta = self.instances.meta_of(&instance)?;
+        crate::instance_record::listed_profiles(&meta)?
+            .into_iter()
+            .find(|p| last_id(&p.name) == id)
+            .ok_or_else(|| not_found("app profile", id, &instance))
     }
 
     pub(super) fn list_app_profiles_inner(
@@ -56,7 +57,10 @@ impl InstanceAdminService {
         };
         let mut app_profiles = Vec::new();
         for instance in &instances {
-            app_profiles.extend(self.instances.meta_of(instance)?.app_profiles);
+            // With the implied `default` profile every instance has (the core's rule).
+            app_profiles.extend(crate::instance_record::listed_profiles(
+                &self.instances.meta_of(instance)?,
+            )?);
         }
         Ok(admin_v2::ListAppProfilesResponse {
             app_profiles,
@@ -77,7 +81,12 @@ impl InstanceAdminService {
         let instance = self.existing("app_profile.name", &instance.to_string())?;
         let paths = mask_paths(req.update_mask.as_ref())?;
         let updated = self.instances.update_meta(&instance, |meta| {
-            let Some(profile) = meta.app_profile_mut(id).cloned() else {
+            // The implied `default` profile can be updated too: the update stores it.
+            let stored = meta.app_profile_mut(id).is_some();
+            let Some(profile) = crate::instance_record::listed_profiles(meta)?
+                .into_iter()
+                .find(|p| last_id(&p.name) == id)
+            else {
                 return Err(not_found("app profile", id, &instance));
             };
             let mut next = profile;
@@ -120,7 +129,12 @@ impl InstanceAdminService {
             // ABORTED, a new etag.
             let mut wanted = profile_record(id, &next);
             wanted.etag = update.etag.clone();
-            with_record(meta, |r| r.update_app_profile(wanted).map(|_| ()))?;
+            if stored {
+                with_record(meta, |r| r.update_app_profile(wanted).map(|_| ()))?;
+            } else {
+                wanted.etag.clear();
+                with_record(meta, |r| r.create_app_profile(wanted).map(|_| ()))?;
+            }
             stored_profile(meta, id, &next)
         })?;
         Ok(self.instances.operations().finished(

@@ -130,3 +130,29 @@ def test_a_cluster_an_app_profile_routes_to_cannot_be_deleted_until_rerouted(cli
             pass
     finally:
         instance.delete()
+
+
+def test_every_instance_lists_its_default_app_profile_and_an_update_stores_it(client):
+    """The core's rule: an instance has an app profile `default` (single-cluster routing with
+    transactions on one cluster, any cluster without them on two or more) until one is stored
+    under that id, as Cloud Bigtable lists one for every instance."""
+    instance_id = "default-profile"
+    instance = client.instance(instance_id, display_name="Defaults")
+    c1, c2 = f"{instance_id}-c1", f"{instance_id}-c2"
+    instance.create(clusters=[instance.cluster(c1, location_id="us-east1-b", serve_nodes=1)]).result(timeout=30)
+    try:
+        [default] = instance.list_app_profiles()
+        assert default.app_profile_id == "default"
+        assert default.routing_policy_type == enums.RoutingPolicyType.SINGLE
+        assert default.cluster_id == c1 and default.allow_transactional_writes
+        instance.cluster(c2, location_id="us-west1-a", serve_nodes=1).create().result(timeout=30)
+        default = instance.app_profile("default")
+        default.reload()
+        assert default.routing_policy_type == enums.RoutingPolicyType.ANY
+        default.description = "stored now"
+        default.update(ignore_warnings=True).result(timeout=30)
+        default.reload()
+        assert default.description == "stored now"
+        assert [p.app_profile_id for p in instance.list_app_profiles()] == ["default"]
+    finally:
+        instance.delete()

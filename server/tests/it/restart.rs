@@ -367,7 +367,11 @@ async fn instance_admin_metadata_survives_a_kill() {
         .unwrap()
         .into_inner()
         .app_profiles;
-    assert_eq!(profiles, vec![profile]);
+    // The stored profile, beside the implied `default` every instance lists.
+    let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names[0].ends_with("/appProfiles/default"), "{names:?}");
+    assert_eq!(profiles[1], profile);
     let after = tables
         .get_iam_policy(iam::GetIamPolicyRequest {
             resource: table,

@@ -1,6 +1,7 @@
 //! The selected table as a virtualised grid: one row per row key, columns grouped under
 //! their family, each cell showing the newest value, its timestamp and how many versions the
-//! column holds. Only the rows in view (plus a margin) are in the DOM, so 100,000 rows
+//! column holds (decoded as the versions drawer would: text, or int64 for 8-byte counters;
+//! a column's header toggles it to raw bytes). Only the rows in view (plus a margin) are in the DOM, so 100,000 rows
 //! scroll as smoothly as ten: rows have a fixed height, and spacer rows above and below stand
 //! for the rest. A cell opens its versions drawer; rows the last query returned are marked.
 
@@ -11,7 +12,7 @@ use web_sys::HtmlElement;
 use yew::prelude::*;
 
 use super::clock::iso;
-use crate::state::{display_bytes, Action, GridHandle};
+use crate::state::{display_bytes, grid_value, Action, GridHandle};
 
 /// Height of one grid row in pixels (CSS `.grid tbody tr` matches it).
 pub const ROW_HEIGHT: i32 = 52;
@@ -43,6 +44,8 @@ pub fn grid_view(props: &GridProps) -> Html {
             scroll.set((el.scroll_top(), el.client_height().max(ROW_HEIGHT)));
         })
     };
+    // Columns shown as raw bytes instead of decoded (a click on the column's header toggles).
+    let raw = use_state(BTreeSet::<usize>::new);
     let grid = props.grid.borrow();
     let total = grid.rows.len() as i32;
     let (top, view) = *scroll;
@@ -72,8 +75,26 @@ pub fn grid_view(props: &GridProps) -> Html {
                         } else {
                             html! { <>{ for f.columns.iter().map(|&c| {
                                 let q = display_bytes(&grid.columns[c].1);
+                                let is_raw = raw.contains(&c);
+                                let toggle = {
+                                    let raw = raw.clone();
+                                    Callback::from(move |_| {
+                                        let mut next = (*raw).clone();
+                                        if !next.remove(&c) {
+                                            next.insert(c);
+                                        }
+                                        raw.set(next);
+                                    })
+                                };
                                 html! {
-                                    <th class="qualifier" scope="col" data-testid="column" title={format!("{}:{q}", f.family)}>{ q }</th>
+                                    <th class="qualifier" scope="col" data-testid="column" title={format!("{}:{q}", f.family)}>
+                                        { q.clone() }
+                                        <button type="button" class="ghost decode-toggle" data-testid="decode-toggle"
+                                            aria-pressed={(!is_raw).to_string()} onclick={toggle}
+                                            title={if is_raw { "Show decoded values (text, or int64 for 8-byte counters)" } else { "Show raw bytes" }}>
+                                            { if is_raw { "raw" } else { "decoded" } }
+                                        </button>
+                                    </th>
                                 }
                             }) }</> }
                         }) }
@@ -112,7 +133,9 @@ pub fn grid_view(props: &GridProps) -> Html {
                                                         <button type="button" class="cell-open" onclick={open}
                                                             title={format!("Versions of {column} in row {key_text}")}>
                                                             <span class="sr-only">{ format!("Versions of {column} in row {key_text}: ") }</span>
-                                                            <span class="value" data-testid="cell-value">{ display_bytes(&cell.value) }</span>
+                                                            <span class="value" data-testid="cell-value">{
+                                                                if raw.contains(&c) { display_bytes(&cell.value) } else { grid_value(&cell.value) }
+                                                            }</span>
                                                             <span class="meta">
                                                                 <span data-testid="cell-timestamp" title={iso(cell.timestamp_micros)}>{ cell.timestamp_micros }</span>
                                                                 <span class="versions" data-testid="cell-versions">

@@ -551,3 +551,18 @@ fn bytes_display_as_text_or_escapes() {
     assert_eq!(display_bytes("ключ".as_bytes()), "ключ");
     assert_eq!(display_bytes(&[b'a', 0, 0xff]), "a\\x00\\xff");
 }
+
+#[test]
+fn the_grid_decodes_counters_and_keeps_text_and_other_bytes() {
+    use crate::display::{count_of, grid_value};
+    assert_eq!(grid_value(&5i64.to_be_bytes()), "5");
+    assert_eq!(grid_value(&(-2i64).to_be_bytes()), "-2");
+    assert_eq!(
+        grid_value(b"abcdefgh"),
+        "abcdefgh",
+        "printable 8 bytes stay text"
+    );
+    assert_eq!(grid_value(b"\x00\x01"), "\\x00\\x01");
+    assert_eq!(count_of(1, "table", "tables"), "1 table");
+    assert_eq!(count_of(2, "table", "tables"), "2 tables");
+}

@@ -96,6 +96,19 @@ pub fn parse(sql: &str) -> Result<Query> {
     p.statement()
 }
 
+/// Which clauses of the one query block pipe operators have filled so far.
+#[derive(Default)]
+struct PipeState {
+    /// SELECT or AGGREGATE set the result's columns.
+    projected: bool,
+    /// AGGREGATE grouped the rows.
+    aggregated: bool,
+    /// EXTEND added columns.
+    extended: bool,
+    ordered: bool,
+    limited: bool,
+}
+
 struct Parser<'a> {
     sql: &'a str,
     toks: Vec<(Tok, usize)>,
@@ -194,9 +207,10 @@ impl Parser<'_> {
                 "a parenthesized query (subquery) is not supported by GoogleSQL for Bigtable",
             ));
         }
-        if !self.kw("SELECT") {
+        let from_first = self.is_kw("FROM");
+        if !from_first && !self.kw("SELECT") {
             return Err(self.err(format!(
-                "a query must start with SELECT, found {}",
+                "a query must start with SELECT or FROM, found {}",
                 self.found()
             )));
         }
@@ -212,6 +226,17 @@ impl Parser<'_> {
             limit: None,
             offset: None,
         };
+        if from_first {
+            // Pipe syntax: `FROM t` alone is every column of the table, and pipe operators
+            // take it from there.
+            let at = self.pos();
+            self.expect_kw("FROM")?;
+            q.items.push(SelectItem::Star(at));
+            self.table_clause(&mut q)?;
+            let mut pipes = PipeState::default();
+            self.pipes(&mut q, &mut pipes)?;
+            return self.end_of_query(q);
+        }
         if self.kw("DISTINCT") {
             q.distinct = true;
         } else {
@@ -238,48 +263,7 @@ impl Parser<'_> {
             }
         }
         if self.kw("FROM") {
-            if matches!(self.peek(), Tok::Sym("(")) {
-                return Err(
-                    self.err("a subquery in FROM is not supported by GoogleSQL for Bigtable")
-                );
-            }
-            if self.is_kw("UNNEST") {
-                return Err(self.err("UNNEST in FROM is not supported yet"));
-            }
-            let at = self.pos();
-            let name = self.name()?;
-            q.table = Some((name, at));
-            if self.sym("(") && !self.sym(")") {
-                loop {
-                    let name = self.name()?;
-                    self.expect_sym("=>")?;
-                    let v = self.expr()?;
-                    q.table_args.push((name, v));
-                    if !self.sym(",") {
-                        break;
-                    }
-                }
-                self.expect_sym(")")?;
-            }
-            // A table alias changes nothing: there is one table.
-            if self.kw("AS") || matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
-                self.name()?;
-            }
-            for (word, what) in [
-                (",", "a comma join"),
-                ("JOIN", "JOIN"),
-                ("INNER", "JOIN"),
-                ("LEFT", "JOIN"),
-                ("RIGHT", "JOIN"),
-                ("FULL", "JOIN"),
-                ("CROSS", "JOIN"),
-            ] {
-                if self.is_kw(word) || matches!(self.peek(), Tok::Sym(s) if *s == word) {
-                    return Err(
-                        self.err(format!("{what} is not supported by GoogleSQL for Bigtable"))
-                    );
-                }
-            }
+            self.table_clause(&mut q)?;
         }
         if self.kw("WHERE") {
             q.filter = Some(self.expr()?);
@@ -298,33 +282,7 @@ impl Parser<'_> {
         }
         if self.kw("ORDER") {
             self.expect_kw("BY")?;
-            loop {
-                let expr = self.expr()?;
-                let desc = if self.kw("DESC") {
-                    true
-                } else {
-                    self.kw("ASC");
-                    false
-                };
-                let nulls_first = if self.kw("NULLS") {
-                    if self.kw("FIRST") {
-                        Some(true)
-                    } else {
-                        self.expect_kw("LAST")?;
-                        Some(false)
-                    }
-                } else {
-                    None
-                };
-                q.order_by.push(OrderKey {
-                    expr,
-                    desc,
-                    nulls_first,
-                });
-                if !self.sym(",") {
-                    break;
-                }
-            }
+            q.order_by = self.order_keys()?;
         }
         if self.kw("LIMIT") {
             q.limit = Some(self.expr()?);
@@ -344,14 +302,256 @@ impl Parser<'_> {
                 return Err(self.err(format!("{what} is not supported by GoogleSQL for Bigtable")));
             }
         }
-        if matches!(self.peek(), Tok::Sym("|")) && matches!(self.peek_at(1), Tok::Sym(">")) {
-            return Err(self.err("pipe syntax (|>) is not supported yet"));
-        }
+        let mut pipes = PipeState {
+            projected: true,
+            aggregated: !q.group_by.is_empty(),
+            ordered: !q.order_by.is_empty(),
+            limited: q.limit.is_some(),
+            extended: false,
+        };
+        self.pipes(&mut q, &mut pipes)?;
+        self.end_of_query(q)
+    }
+
+    fn end_of_query(&mut self, q: Query) -> Result<Query> {
         self.sym(";");
         if *self.peek() != Tok::End {
             return Err(self.err(format!("unexpected {} here", self.found())));
         }
         Ok(q)
+    }
+
+    /// `FROM` (already read): the table, its named arguments and an alias.
+    fn table_clause(&mut self, q: &mut Query) -> Result<()> {
+        if matches!(self.peek(), Tok::Sym("(")) {
+            return Err(self.err("a subquery in FROM is not supported by GoogleSQL for Bigtable"));
+        }
+        if self.is_kw("UNNEST") {
+            return Err(self.err("UNNEST in FROM is not supported yet"));
+        }
+        let at = self.pos();
+        let name = self.name()?;
+        q.table = Some((name, at));
+        if self.sym("(") && !self.sym(")") {
+            loop {
+                let name = self.name()?;
+                self.expect_sym("=>")?;
+                let v = self.expr()?;
+                q.table_args.push((name, v));
+                if !self.sym(",") {
+                    break;
+                }
+            }
+            self.expect_sym(")")?;
+        }
+        // A table alias changes nothing: there is one table.
+        if self.kw("AS") || matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
+            self.name()?;
+        }
+        for (word, what) in [
+            (",", "a comma join"),
+            ("JOIN", "JOIN"),
+            ("INNER", "JOIN"),
+            ("LEFT", "JOIN"),
+            ("RIGHT", "JOIN"),
+            ("FULL", "JOIN"),
+            ("CROSS", "JOIN"),
+        ] {
+            if self.is_kw(word) || matches!(self.peek(), Tok::Sym(s) if *s == word) {
+                return Err(self.err(format!("{what} is not supported by GoogleSQL for Bigtable")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Pipe operators (`|> NAME ...`) after a query or a `FROM`, folded into the one query
+    /// block the planner runs. They fold while they come in the order a block evaluates
+    /// (FROM, WHERE, EXTEND, then SELECT or AGGREGATE, DISTINCT, ORDER BY, LIMIT); an operator
+    /// that would need the previous result as a nested query (a WHERE after an AGGREGATE,
+    /// a second SELECT, ...) is refused by name at its position: not supported yet.
+    fn pipes(&mut self, q: &mut Query, st: &mut PipeState) -> Result<()> {
+        while matches!(self.peek(), Tok::Sym("|")) && matches!(self.peek_at(1), Tok::Sym(">")) {
+            self.at += 2;
+            let at = self.pos();
+            let Tok::Word(op) = self.peek().clone() else {
+                return Err(self.err(format!(
+                    "expected a pipe operator after |>, found {}",
+                    self.found()
+                )));
+            };
+            let op = op.to_ascii_uppercase();
+            let nested = |what: &str| {
+                err_at(
+                    self.sql,
+                    at,
+                    format!("pipe operator {what} here needs the previous result as a nested query, which is not supported yet"),
+                )
+            };
+            match op.as_str() {
+                "WHERE" => {
+                    if st.projected || st.ordered || st.limited {
+                        return Err(nested("WHERE"));
+                    }
+                    self.at += 1;
+                    let e = self.expr()?;
+                    q.filter = Some(match q.filter.take() {
+                        Some(f) => bin(BinOp::And, f, e, at),
+                        None => e,
+                    });
+                }
+                "SELECT" => {
+                    if st.projected || st.extended || st.ordered || st.limited {
+                        return Err(nested("SELECT"));
+                    }
+                    self.at += 1;
+                    if self.kw("DISTINCT") {
+                        q.distinct = true;
+                    }
+                    q.items = self.pipe_items(false)?;
+                    st.projected = true;
+                }
+                "EXTEND" => {
+                    if st.projected || st.ordered || st.limited {
+                        return Err(nested("EXTEND"));
+                    }
+                    self.at += 1;
+                    let items = self.pipe_items(true)?;
+                    q.items.extend(items);
+                    st.extended = true;
+                }
+                "AGGREGATE" => {
+                    if st.projected || st.extended || st.ordered || st.limited {
+                        return Err(nested("AGGREGATE"));
+                    }
+                    self.at += 1;
+                    // `AGGREGATE aggs [GROUP BY keys]`: the result has the grouping keys first,
+                    // then the aggregates.
+                    let aggs = if self.is_kw("GROUP") {
+                        Vec::new()
+                    } else {
+                        self.pipe_items(true)?
+                    };
+                    let mut keys = Vec::new();
+                    if self.kw("GROUP") {
+                        self.expect_kw("BY")?;
+                        keys = self.pipe_items(true)?;
+                    }
+                    q.group_by = keys
+                        .iter()
+                        .filter_map(|k| match k {
+                            SelectItem::Expr(e, _) => Some(e.clone()),
+                            SelectItem::Star(_) => None,
+                        })
+                        .collect();
+                    q.items = keys.into_iter().chain(aggs).collect();
+                    if q.items.is_empty() {
+                        return Err(err_at(
+                            self.sql,
+                            at,
+                            "AGGREGATE needs an aggregate or a GROUP BY key",
+                        ));
+                    }
+                    st.projected = true;
+                    st.aggregated = true;
+                }
+                "DISTINCT" => {
+                    if st.ordered || st.limited {
+                        return Err(nested("DISTINCT"));
+                    }
+                    self.at += 1;
+                    q.distinct = true;
+                }
+                "ORDER" => {
+                    if st.ordered || st.limited {
+                        return Err(nested("ORDER BY"));
+                    }
+                    self.at += 1;
+                    self.expect_kw("BY")?;
+                    q.order_by = self.order_keys()?;
+                    st.ordered = true;
+                }
+                "LIMIT" => {
+                    if st.limited {
+                        return Err(nested("LIMIT"));
+                    }
+                    self.at += 1;
+                    q.limit = Some(self.expr()?);
+                    if self.kw("OFFSET") {
+                        q.offset = Some(self.expr()?);
+                    }
+                    st.limited = true;
+                }
+                "AS" => {
+                    // A name for the table so far: one table, so it changes nothing.
+                    self.at += 1;
+                    self.name()?;
+                }
+                other => {
+                    return Err(err_at(
+                        self.sql,
+                        at,
+                        format!("pipe operator {other} is not supported yet"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A pipe operator's comma-separated `expr [AS alias]` list (`*` too unless `named`).
+    fn pipe_items(&mut self, named: bool) -> Result<Vec<SelectItem>> {
+        let mut items = Vec::new();
+        loop {
+            if !named && matches!(self.peek(), Tok::Sym("*")) {
+                items.push(SelectItem::Star(self.pos()));
+                self.at += 1;
+            } else {
+                let e = self.expr()?;
+                let aliased = self.kw("AS")
+                    || matches!(self.peek(), Tok::Word(w) if !is_reserved(w) && !w.eq_ignore_ascii_case("GROUP"))
+                    || matches!(self.peek(), Tok::Quoted(_));
+                let alias = if aliased { Some(self.name()?) } else { None };
+                items.push(SelectItem::Expr(e, alias));
+            }
+            if items.len() > 1000 {
+                return Err(self.err("a pipe operator may name at most 1000 items"));
+            }
+            if !self.sym(",") {
+                return Ok(items);
+            }
+        }
+    }
+
+    /// ORDER BY's keys (after `ORDER BY`).
+    fn order_keys(&mut self) -> Result<Vec<OrderKey>> {
+        let mut keys = Vec::new();
+        loop {
+            let expr = self.expr()?;
+            let desc = if self.kw("DESC") {
+                true
+            } else {
+                self.kw("ASC");
+                false
+            };
+            let nulls_first = if self.kw("NULLS") {
+                if self.kw("FIRST") {
+                    Some(true)
+                } else {
+                    self.expect_kw("LAST")?;
+                    Some(false)
+                }
+            } else {
+                None
+            };
+            keys.push(OrderKey {
+                expr,
+                desc,
+                nulls_first,
+            });
+            if !self.sym(",") {
+                return Ok(keys);
+            }
+        }
     }
 
     fn name(&mut self) -> Result<String> {
@@ -507,7 +707,8 @@ impl Parser<'_> {
 
     fn bitor(&mut self) -> Result<Expr> {
         let mut l = self.bitxor()?;
-        while matches!(self.peek(), Tok::Sym("|")) {
+        // `|>` is a pipe operator, not a bitwise OR.
+        while matches!(self.peek(), Tok::Sym("|")) && !matches!(self.peek_at(1), Tok::Sym(">")) {
             let pos = self.pos();
             self.at += 1;
             let r = self.bitxor()?;
