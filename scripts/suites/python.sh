@@ -43,7 +43,9 @@ fi
 # Packaging checks, each counted: auditwheel agrees the wheel is manylinux2014
 # (manylinux_2_17) for x86_64, and the wheel installs into a brand-new venv and works there.
 pre_p=0; pre_f=0
-if "$ROOT/.venv/bin/auditwheel" show "$wheel" 2>&1 | tee /dev/stderr | grep -q '"manylinux_2_17_x86_64"'; then
+# (Captured first: `grep -q` in a pipe stops reading early, and pipefail would count that.)
+audit=$("$ROOT/.venv/bin/auditwheel" show "$wheel" 2>&1); echo "$audit"
+if grep -q '"manylinux_2_17_x86_64"' <<<"$audit"; then
   echo "ok: auditwheel show: manylinux_2_17_x86_64"; pre_p=$((pre_p + 1))
 else
   echo "FAILED: auditwheel does not report manylinux_2_17_x86_64"; pre_f=$((pre_f + 1))
