@@ -118,8 +118,14 @@ impl Store {
                 clock_id,
             } => {
                 let dir = root
-                    .join(path_component(project)?)
-                    .join(path_component(instance)?);
+                    // The core's id rules (the server's `--data-dir` applies the same): an id
+                    // can never leave the directory.
+                    .join(sparsetable::api::instances::ids::check_project_id(
+                        "path", project,
+                    )?)
+                    .join(sparsetable::api::instances::ids::check_id(
+                        "path", "instance", instance,
+                    )?);
                 open_dir(&dir, *durability, clock, *clock_id)
             }
         }
@@ -275,24 +281,5 @@ fn durability_name(d: Durability) -> &'static str {
         Durability::Sync => "sync",
         Durability::Interval { .. } => "interval",
         Durability::None => "none",
-    }
-}
-
-/// A project or instance id as a directory name: letters, digits, `-`, `_` and `.`, not
-/// starting with `.` (the server's `--data-dir` accepts the same), so an id can never
-/// leave the directory.
-fn path_component(id: &str) -> Result<&str> {
-    let ok = !id.is_empty()
-        && !id.starts_with('.')
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if ok {
-        Ok(id)
-    } else {
-        Err(Error::invalid_argument(format!(
-            "with a path, project and instance ids must be letters, digits, '-', '_' or '.' (not leading): {}",
-            quoted(id)
-        )))
     }
 }
