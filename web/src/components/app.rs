@@ -274,7 +274,8 @@ fn data_view(state: &Shown, dispatch: &Callback<Action>) -> Html {
             <div class="panel">
                 { grid_section(state, dispatch) }
                 if let Some(d) = &state.drawer {
-                    <VersionsDrawer drawer={d.clone()} on_action={dispatch.clone()} />
+                    <VersionsDrawer key={format!("{:?}/{}/{:?}", d.row_key, d.family, d.qualifier)}
+                        drawer={d.clone()} on_action={dispatch.clone()} />
                 }
                 if let Some(code) = &state.last_write {
                     <CodeTabs snippets={code.clone()} title="The last change as code" />

@@ -566,3 +566,21 @@ fn the_grid_decodes_counters_and_keeps_text_and_other_bytes() {
     assert_eq!(count_of(1, "table", "tables"), "1 table");
     assert_eq!(count_of(2, "table", "tables"), "2 tables");
 }
+
+#[test]
+fn long_values_are_cut_for_the_grid_at_a_character_boundary() {
+    use crate::display::{grid_preview, preview_len, size_of, PREVIEW_BYTES};
+    assert_eq!(preview_len(b"short", 4), 4);
+    assert_eq!(preview_len(b"abc", 4), 3);
+    // "é" is two bytes: a cut inside it moves before it.
+    assert_eq!(preview_len("aé".as_bytes(), 2), 1);
+    assert_eq!(preview_len(&[0xff; 10], 4), 4, "bytes that are not text cut anywhere");
+    let big = "é".repeat(PREVIEW_BYTES);
+    let shown = grid_preview(big.as_bytes(), false);
+    assert!(shown.starts_with(&"é".repeat(PREVIEW_BYTES / 2)));
+    assert!(shown.ends_with("… (8.0 KB in all)"), "{}", &shown[shown.len() - 40..]);
+    assert_eq!(grid_preview(&5i64.to_be_bytes(), false), "5");
+    assert_eq!(grid_preview(b"\x00", true), "\\x00");
+    assert_eq!(size_of(10 * 1024 * 1024), "10.0 MB");
+    assert_eq!(size_of(1), "1 byte");
+}
