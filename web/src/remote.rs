@@ -538,6 +538,7 @@ mod tests {
             family: "cf".into(),
             qualifier: "q".into(),
             value: value.into(),
+            value_type: Default::default(),
         }
     }
 

@@ -221,7 +221,10 @@ impl Playground {
                 family,
                 qualifier,
                 value,
-            } => self.write_cell(row_key, family, qualifier, value),
+                value_type,
+            } => value_type
+                .parse(&value)
+                .and_then(|value| self.write_cell(row_key, family, qualifier, value)),
             Action::DeleteRow(key) => self.mutate(key, alloc::vec![Mutation::DeleteFromRow]),
             Action::DeleteCellVersion {
                 row_key,
@@ -290,6 +293,11 @@ impl Playground {
                 Ok(())
             }
             Action::DismissError => Ok(()),
+            Action::DeleteTable(name) => self.delete_tables(&[name]),
+            Action::ResetSession => {
+                let names: Vec<String> = self.tables.iter().map(|t| t.name.clone()).collect();
+                self.delete_tables(&names)
+            }
             Action::Lab(a) => self.lab.apply(&mut self.db.borrow_mut(), &self.clock, a),
         };
         if let Err(e) = result {
@@ -377,12 +385,30 @@ impl Playground {
         row_key: String,
         family: String,
         qualifier: String,
-        value: String,
+        value: Vec<u8>,
     ) -> Result<(), ShownError> {
         // -1 is Bigtable's "server time": the engine stamps the cell with its clock.
-        let mutation = Mutation::set_cell(family, qualifier.into_bytes(), -1, value.into_bytes());
+        let mutation = Mutation::set_cell(family, qualifier.into_bytes(), -1, value);
         self.mutate(row_key.into_bytes(), alloc::vec![mutation])?;
         self.clock.advance_micros(WRITE_TICK_MICROS);
+        Ok(())
+    }
+
+    /// Deletes the tables (when the selected one goes, `refresh_tables` selects another and
+    /// drops its drawer, query and hits) and
+    /// shows the delete as code when it is one table.
+    fn delete_tables(&mut self, names: &[String]) -> Result<(), ShownError> {
+        for name in names {
+            self.db.borrow_mut().delete_table(name).map_err(shown)?;
+            self.revision += 1;
+        }
+        self.last_write = match names {
+            [table] => Some(codegen::admin_snippets(&codegen::AdminOp::DeleteTable {
+                table,
+            })),
+            _ => None,
+        };
+        self.refresh_tables();
         Ok(())
     }
 

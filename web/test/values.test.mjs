@@ -48,6 +48,7 @@ before(async () => {
   page = await context.newPage();
   page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error: ${msg.text()}`); });
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  page.setDefaultTimeout(10000);
   await page.goto(url);
   await page.getByTestId("app").waitFor();
 });
@@ -75,9 +76,10 @@ async function createTable(id) {
   await page.getByTestId("table-tab").filter({ hasText: id }).waitFor();
 }
 
-/** Writes a cell and waits until the engine has applied it (the clock moved). */
-async function writeCell(rowKey, qualifier, value) {
+/** Writes a cell and waits until the engine has applied it (the clock moved) or refused it. */
+async function writeCell(rowKey, qualifier, value, type = null) {
   const form = page.getByTestId("write-form");
+  if (type) await form.getByTestId("value-type").selectOption(type);
   await form.getByTestId("row-key").fill(rowKey);
   await form.getByTestId("qualifier").fill(qualifier);
   await form.getByTestId("value").fill(value);
@@ -123,12 +125,7 @@ test("a 1 MB value is cut in the grid, the drawer and the code; Show all renders
   assert.ok(whole.endsWith("END"));
   console.log(`# figure: 1 MB value: drawer open ${openMs} ms, a later click ${clickMs} ms`);
 
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const r = await window.axe.run(document.querySelector("[data-testid=drawer]"), { resultTypes: ["violations"] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target }));
-  });
-  assert.deepEqual(violations, [], "axe-core on the drawer with a cut and a whole value");
+  assert.deepEqual(await axe("[data-testid=drawer]"), [], "axe-core on the drawer with a cut and a whole value");
   await drawer.getByTestId("drawer-close").click();
 });
 
@@ -144,6 +141,73 @@ test("a write made just before a reload is kept", async () => {
     const keys = await page.getByTestId("row-key-cell").allTextContents();
     assert.ok(keys.includes(row), `row ${row} survives the reload (rows: ${JSON.stringify(keys)})`);
   }
+});
+
+/** axe-core's violations (any impact) in the element `selector` picks. */
+async function axe(selector) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
+  return page.evaluate(async (s) => {
+    const r = await window.axe.run(document.querySelector(s), { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target }));
+  }, selector);
+}
+
+test("typed values: int64, hex and JSON, a bad value refused with a clear error", async () => {
+  await createTable("typed");
+  await writeCell("r1", "n", "42", "int64");
+  await writeCell("r1", "h", "48 69", "hex");
+  await writeCell("r1", "j", "{\"a\": [1, 2]}", "JSON");
+  const value = (c) => page.locator(`[data-column='${c}'] [data-testid=cell-value]`).textContent();
+  assert.equal(await value("cf:n"), "42", "8 bytes big-endian, shown as the int64 they hold");
+  assert.equal(await value("cf:h"), "Hi");
+  assert.equal(await value("cf:j"), "{\"a\": [1, 2]}");
+  await page.locator("[data-column='cf:n'] button").click();
+  const drawer = page.getByTestId("drawer");
+  assert.equal(await drawer.locator(".version-value dd code").first().textContent(), "000000000000002a");
+  assert.equal(await drawer.getByTestId("version-int64").first().textContent(), "42");
+  await page.getByTestId("drawer-close").click();
+  for (const [type, input, says] of [["JSON", "{oops", /value \(JSON\): not valid JSON/], ["int64", "12abc", /value \(int64\): "12abc" is not a whole number/],
+    ["hex", "abc", /value \(hex\): 3 hex digits is an odd number/]]) {
+    await writeCell("r2", "bad", input, type);
+    assert.equal(await page.getByTestId("error-code").textContent(), "INVALID_ARGUMENT");
+    assert.match(await page.getByTestId("error-message").textContent(), says);
+  }
+  assert.equal(await page.locator("[data-column='cf:bad']").count(), 0, "a bad value writes nothing");
+  assert.deepEqual(await axe("[data-testid=write-form]"), []);
+});
+
+test("delete a table and reset the session, each after a confirmation; export downloads a file", async () => {
+  await page.getByTestId("view-data").click();
+  await page.getByTestId("table-tab").filter({ hasText: "typed" }).click();
+  await page.getByTestId("delete-table").click();
+  assert.match(await page.locator(".table-actions").textContent(), /Delete table typed and all its rows\?/);
+  assert.deepEqual(await axe(".table-actions"), []);
+  await page.getByTestId("delete-table-cancel").click();
+  await settled();
+  assert.ok((await page.getByTestId("table-tab").allTextContents()).some((t) => t.startsWith("typed")), "Cancel keeps it");
+  await page.getByTestId("delete-table").click();
+  await page.getByTestId("delete-table-yes").click();
+  await settled();
+  const tabs = await page.getByTestId("table-tab").allTextContents();
+  assert.ok(!tabs.some((t) => t.startsWith("typed")) && tabs.length > 0, `typed is gone, the others stay: ${tabs}`);
+  assert.match(await page.getByTestId("code-text").textContent(), /deletetable typed|DeleteTable|delete/i);
+
+  await page.getByTestId("view-session").click();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-json").click()]);
+  assert.equal(download.suggestedFilename(), "sparsetable.json");
+  assert.match(fs.readFileSync(await download.path(), "utf8"), /"format":"sparsetable-playground\/1"/);
+
+  await page.getByTestId("reset-session").click();
+  assert.deepEqual(await axe(".session-view"), []);
+  await page.getByTestId("reset-session-yes").click();
+  await settled();
+  await page.getByTestId("view-data").click();
+  assert.equal(await page.getByTestId("table-tab").count(), 0, "no table is left");
+  // The reset is saved like any change: a reload does not bring the tables back.
+  await page.reload();
+  await page.getByTestId("app").waitFor();
+  await settled();
+  assert.equal(await page.getByTestId("table-tab").count(), 0, "still none after a reload");
 });
 
 test("no console or page errors", () => {

@@ -18,6 +18,7 @@ fn write(p: &mut Playground, row: &str, family: &str, qualifier: &str, value: &s
         family: family.into(),
         qualifier: qualifier.into(),
         value: value.into(),
+        value_type: Default::default(),
     });
 }
 
@@ -583,4 +584,46 @@ fn long_values_are_cut_for_the_grid_at_a_character_boundary() {
     assert_eq!(grid_preview(b"\x00", true), "\\x00");
     assert_eq!(size_of(10 * 1024 * 1024), "10.0 MB");
     assert_eq!(size_of(1), "1 byte");
+}
+
+#[test]
+fn typed_values_delete_table_and_reset_session() {
+    use crate::value_input::ValueType;
+    let mut p = Playground::new(1_000_000);
+    create(&mut p, "a", "cf", "");
+    let typed = |p: &mut Playground, value: &str, value_type: ValueType| {
+        p.apply(Action::WriteCell {
+            row_key: "r".into(),
+            family: "cf".into(),
+            qualifier: "q".into(),
+            value: value.into(),
+            value_type,
+        })
+    };
+    typed(&mut p, "-2", ValueType::Int64);
+    assert_eq!(p.error, None);
+    let newest = |p: &Playground| p.grid.borrow().rows[0].cell(0).map(|c| c.value.clone());
+    assert_eq!(newest(&p), Some((-2i64).to_be_bytes().to_vec()));
+    typed(&mut p, "0a0b", ValueType::Hex);
+    assert_eq!(newest(&p), Some(vec![10, 11]));
+    let revision = p.revision;
+    typed(&mut p, "{oops", ValueType::Json);
+    assert_eq!(p.error.as_ref().map(|e| e.code.as_str()), Some("INVALID_ARGUMENT"));
+    assert_eq!((p.revision, newest(&p)), (revision, Some(vec![10, 11])), "a bad value writes nothing");
+
+    create(&mut p, "b", "cf", "");
+    assert_eq!(p.selected.as_deref(), Some("b"));
+    p.apply(Action::DeleteTable("b".into()));
+    assert_eq!(p.error, None);
+    assert_eq!(p.tables.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a"]);
+    assert_eq!(p.selected.as_deref(), Some("a"), "another table is shown");
+    assert!(p.last_write.as_ref().is_some_and(|s| s.iter().any(|s| s.code.contains("deletetable b"))));
+    p.apply(Action::DeleteTable("b".into()));
+    assert_eq!(p.error.as_ref().map(|e| e.code.as_str()), Some("NOT_FOUND"));
+
+    let revision = p.revision;
+    p.apply(Action::ResetSession);
+    assert_eq!(p.error, None);
+    assert!(p.tables.is_empty() && p.selected.is_none() && p.drawer.is_none());
+    assert!(p.revision > revision, "a reset is saved like any change");
 }
