@@ -129,22 +129,39 @@ mod tests {
     #[test]
     fn each_type_reads_its_form_and_rejects_bad_input_with_a_clear_error() {
         assert_eq!(ValueType::Text.parse("Ada").unwrap(), b"Ada");
-        assert_eq!(ValueType::Hex.parse("0x00 ff1A").unwrap(), [0x00, 0xff, 0x1a]);
+        assert_eq!(
+            ValueType::Hex.parse("0x00 ff1A").unwrap(),
+            [0x00, 0xff, 0x1a]
+        );
         assert_eq!(ValueType::Hex.parse("").unwrap(), b"");
         assert_eq!(ValueType::Int64.parse(" 1 ").unwrap(), 1i64.to_be_bytes());
-        assert_eq!(ValueType::Int64.parse("-2").unwrap(), [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe]);
-        assert_eq!(ValueType::Json.parse("{\"a\": [1]}").unwrap(), b"{\"a\": [1]}");
+        assert_eq!(
+            ValueType::Int64.parse("-2").unwrap(),
+            [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe]
+        );
+        assert_eq!(
+            ValueType::Json.parse("{\"a\": [1]}").unwrap(),
+            b"{\"a\": [1]}"
+        );
         for (t, input, says) in [
             (ValueType::Hex, "abc", "odd number"),
             (ValueType::Hex, "zz", "'z' is not a hex digit"),
             (ValueType::Int64, "1.5", "not a whole number"),
-            (ValueType::Int64, "9223372036854775808", "not a whole number"),
+            (
+                ValueType::Int64,
+                "9223372036854775808",
+                "not a whole number",
+            ),
             (ValueType::Json, "{a:1}", "not valid JSON"),
             (ValueType::Json, "", "not valid JSON"),
         ] {
             let e = t.parse(input).unwrap_err();
             assert_eq!(e.code, "INVALID_ARGUMENT");
-            assert!(e.message.contains(says), "{input:?} as {t:?}: {}", e.message);
+            assert!(
+                e.message.contains(says),
+                "{input:?} as {t:?}: {}",
+                e.message
+            );
             assert!(e.message.starts_with(&format!("value ({})", t.label())));
         }
         for t in ValueType::ALL {

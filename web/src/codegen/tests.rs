@@ -111,9 +111,16 @@ fn a_value_past_the_literal_limit_is_a_placeholder_in_every_language() {
     let big = vec![b'x'; MAX_LITERAL_BYTES + 1];
     let ms = [Mutation::set_cell("cf", b"q".to_vec(), 1_000, big)];
     let s = write_snippets("t", b"r1", &ms);
-    let wanted = format!("<the {}-byte value: read it from a file>", MAX_LITERAL_BYTES + 1);
+    let wanted = format!(
+        "<the {}-byte value: read it from a file>",
+        MAX_LITERAL_BYTES + 1
+    );
     for snippet in &s {
-        assert!(snippet.code.len() < 4096, "{:?} embeds the value", snippet.lang);
+        assert!(
+            snippet.code.len() < 4096,
+            "{:?} embeds the value",
+            snippet.lang
+        );
         assert!(
             snippet.code.contains(&wanted) || snippet.code.contains(&hex(wanted.as_bytes())),
             "{:?} lacks the placeholder: {}",
@@ -122,7 +129,12 @@ fn a_value_past_the_literal_limit_is_a_placeholder_in_every_language() {
         );
     }
     // At the limit the value is still written out.
-    let ms = [Mutation::set_cell("cf", b"q".to_vec(), 1_000, vec![b'y'; MAX_LITERAL_BYTES])];
+    let ms = [Mutation::set_cell(
+        "cf",
+        b"q".to_vec(),
+        1_000,
+        vec![b'y'; MAX_LITERAL_BYTES],
+    )];
     let s = write_snippets("t", b"r1", &ms);
     assert!(code(&s, Lang::Go).contains(&"y".repeat(MAX_LITERAL_BYTES)));
 }

@@ -575,11 +575,19 @@ fn long_values_are_cut_for_the_grid_at_a_character_boundary() {
     assert_eq!(preview_len(b"abc", 4), 3);
     // "é" is two bytes: a cut inside it moves before it.
     assert_eq!(preview_len("aé".as_bytes(), 2), 1);
-    assert_eq!(preview_len(&[0xff; 10], 4), 4, "bytes that are not text cut anywhere");
+    assert_eq!(
+        preview_len(&[0xff; 10], 4),
+        4,
+        "bytes that are not text cut anywhere"
+    );
     let big = "é".repeat(PREVIEW_BYTES);
     let shown = grid_preview(big.as_bytes(), false);
     assert!(shown.starts_with(&"é".repeat(PREVIEW_BYTES / 2)));
-    assert!(shown.ends_with("… (8.0 KB in all)"), "{}", &shown[shown.len() - 40..]);
+    assert!(
+        shown.ends_with("… (8.0 KB in all)"),
+        "{}",
+        &shown[shown.len() - 40..]
+    );
     assert_eq!(grid_preview(&5i64.to_be_bytes(), false), "5");
     assert_eq!(grid_preview(b"\x00", true), "\\x00");
     assert_eq!(size_of(10 * 1024 * 1024), "10.0 MB");
@@ -608,16 +616,29 @@ fn typed_values_delete_table_and_reset_session() {
     assert_eq!(newest(&p), Some(vec![10, 11]));
     let revision = p.revision;
     typed(&mut p, "{oops", ValueType::Json);
-    assert_eq!(p.error.as_ref().map(|e| e.code.as_str()), Some("INVALID_ARGUMENT"));
-    assert_eq!((p.revision, newest(&p)), (revision, Some(vec![10, 11])), "a bad value writes nothing");
+    assert_eq!(
+        p.error.as_ref().map(|e| e.code.as_str()),
+        Some("INVALID_ARGUMENT")
+    );
+    assert_eq!(
+        (p.revision, newest(&p)),
+        (revision, Some(vec![10, 11])),
+        "a bad value writes nothing"
+    );
 
     create(&mut p, "b", "cf", "");
     assert_eq!(p.selected.as_deref(), Some("b"));
     p.apply(Action::DeleteTable("b".into()));
     assert_eq!(p.error, None);
-    assert_eq!(p.tables.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["a"]);
+    assert_eq!(
+        p.tables.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["a"]
+    );
     assert_eq!(p.selected.as_deref(), Some("a"), "another table is shown");
-    assert!(p.last_write.as_ref().is_some_and(|s| s.iter().any(|s| s.code.contains("deletetable b"))));
+    assert!(p
+        .last_write
+        .as_ref()
+        .is_some_and(|s| s.iter().any(|s| s.code.contains("deletetable b"))));
     p.apply(Action::DeleteTable("b".into()));
     assert_eq!(p.error.as_ref().map(|e| e.code.as_str()), Some("NOT_FOUND"));
 

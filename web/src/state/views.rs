@@ -19,7 +19,9 @@ pub struct TableSummary {
 pub struct VersionView {
     /// Its timestamp.
     pub timestamp_micros: i64,
-    /// Its value.
+    /// Its value (base64 in JSON: a number list was most of the time a 10 MB value's
+    /// drawer took to open).
+    #[serde(with = "crate::wire::bytes")]
     pub value: Vec<u8>,
     /// Why reads do not return it ("beyond max versions 2"); `None` when they do.
     pub hidden_by: Option<String>,
