@@ -270,12 +270,20 @@ impl Playground {
                     qualifier,
                     rule: String::new(),
                     versions: Vec::new(),
+                    whole: Vec::new(),
                 });
                 self.refresh_drawer();
                 Ok(())
             }
             Action::CloseDrawer => {
                 self.drawer = None;
+                Ok(())
+            }
+            Action::ShowWholeVersion(ts) => {
+                if let Some(d) = &mut self.drawer {
+                    d.whole.push(ts);
+                }
+                self.refresh_drawer();
                 Ok(())
             }
             Action::SetGcRule { family, rule } => self.set_gc_rule(family, rule),
@@ -685,10 +693,21 @@ impl Playground {
         drawer.versions = stored
             .into_iter()
             .filter(|s| s.cell.family == drawer.family && s.cell.qualifier == drawer.qualifier)
-            .map(|s| VersionView {
-                timestamp_micros: s.cell.timestamp_micros,
-                value: s.cell.value,
-                hidden_by: s.collected_by.as_ref().map(describe_gc),
+            .map(|s| {
+                let mut value = s.cell.value;
+                let len = value.len();
+                if !drawer.whole.contains(&s.cell.timestamp_micros) {
+                    value.truncate(crate::display::preview_len(
+                        &value,
+                        crate::display::PREVIEW_BYTES,
+                    ));
+                }
+                VersionView {
+                    timestamp_micros: s.cell.timestamp_micros,
+                    value,
+                    len,
+                    hidden_by: s.collected_by.as_ref().map(describe_gc),
+                }
             })
             .collect();
         drawer.rule = db

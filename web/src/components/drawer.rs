@@ -4,16 +4,17 @@
 //! reports it (`Database::read_row_versions`). Deletes of a version, the column, the family
 //! from the row, and the row start here.
 //!
-//! A value past [`PREVIEW_BYTES`] shows its first bytes (text, and hex of the first
-//! [`HEX_PREVIEW_BYTES`]) and its size; "Show all" renders the whole text of that version
-//! only when asked. Rendering every value whole on each render (a 10 MB value is 10 MB of
-//! text and a 20 MB hex string) froze the page for most of a second per click.
+//! A value past [`crate::display::PREVIEW_BYTES`] shows its first bytes (text, and hex of the first
+//! [`HEX_PREVIEW_BYTES`]) and its size: the worker sends it cut. "Show all" asks the worker
+//! for that version whole (`Action::ShowWholeVersion`) and renders its text. Sending and
+//! rendering every value whole (a 10 MB value is 10 MB of text and a 20 MB hex string) froze
+//! the page for seconds on open and most of a second per later click.
 
 use yew::prelude::*;
 
 use super::clock::iso;
 use crate::codegen::hex;
-use crate::display::{preview_len, size_of, PREVIEW_BYTES};
+use crate::display::size_of;
 use crate::state::{as_int64, display_bytes, Action, Drawer};
 
 /// How many bytes of a value the drawer writes in hex (two characters each).
@@ -32,9 +33,6 @@ pub struct DrawerProps {
 #[function_component(VersionsDrawer)]
 pub fn versions_drawer(props: &DrawerProps) -> Html {
     let d = &props.drawer;
-    // The versions (by timestamp) whose whole text was asked for; the drawer is keyed by
-    // its cell, so another cell starts with none.
-    let whole = use_state(Vec::<i64>::new);
     let emit = |action: Action| {
         let on_action = props.on_action.clone();
         Callback::from(move |_| on_action.emit(action.clone()))
@@ -61,16 +59,10 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
                         qualifier: d.qualifier.clone(), timestamp_micros: v.timestamp_micros,
                     });
                     let ts = v.timestamp_micros;
-                    let cut = if whole.contains(&ts) { v.value.len() } else { preview_len(&v.value, PREVIEW_BYTES) };
-                    let hex_cut = v.value.len().min(HEX_PREVIEW_BYTES);
-                    let show_all = {
-                        let whole = whole.clone();
-                        Callback::from(move |_| {
-                            let mut shown = (*whole).clone();
-                            shown.push(ts);
-                            whole.set(shown);
-                        })
-                    };
+                    // The worker sends a long value cut unless it was asked for whole.
+                    let cut = v.value.len();
+                    let hex_cut = cut.min(HEX_PREVIEW_BYTES);
+                    let show_all = emit(Action::ShowWholeVersion(ts));
                     html! {
                         <li class={classes!("version", v.hidden_by.is_some().then_some("hidden"))}
                             data-testid="version" data-hidden={v.hidden_by.is_some().to_string()}>
@@ -82,16 +74,16 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
                                 <dt>{ "text" }</dt>
                                 // Scrolls when long: focusable so the keyboard can scroll it.
                                 <dd tabindex="0">
-                                    <span data-testid="version-text">{ display_bytes(&v.value[..cut]) }</span>
-                                    if cut < v.value.len() {
-                                        <span class="muted" data-testid="version-cut">{ format!("… ({} of {} shown)", size_of(cut), size_of(v.value.len())) }</span>
+                                    <span data-testid="version-text">{ display_bytes(&v.value) }</span>
+                                    if cut < v.len {
+                                        <span class="muted" data-testid="version-cut">{ format!("… ({} of {} shown)", size_of(cut), size_of(v.len)) }</span>
                                         <button type="button" class="ghost" data-testid="version-show-all" onclick={show_all}
-                                            aria-label={format!("Show all {} of version {ts}", size_of(v.value.len()))}>{ "Show all" }</button>
+                                            aria-label={format!("Show all {} of version {ts}", size_of(v.len))}>{ "Show all" }</button>
                                     }
                                 </dd>
                                 <dt>{ "hex" }</dt>
                                 <dd tabindex="0"><code>{ hex(&v.value[..hex_cut]) }</code>
-                                    if hex_cut < v.value.len() { <span class="muted">{ format!(" … (first {} of {})", size_of(hex_cut), size_of(v.value.len())) }</span> }
+                                    if hex_cut < v.len { <span class="muted">{ format!(" … (first {} of {})", size_of(hex_cut), size_of(v.len)) }</span> }
                                 </dd>
                                 if let Some(n) = as_int64(&v.value) {
                                     <dt>{ "int64" }</dt><dd data-testid="version-int64">{ n }</dd>

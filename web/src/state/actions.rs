@@ -102,6 +102,9 @@ pub enum Action {
     },
     /// Closes the versions drawer.
     CloseDrawer,
+    /// Shows the version at this timestamp whole in the versions drawer (values are cut at
+    /// `display::PREVIEW_BYTES` until asked).
+    ShowWholeVersion(i64),
     /// Replaces a family's GC rule in the selected table.
     SetGcRule {
         /// The family.

@@ -648,3 +648,28 @@ fn typed_values_delete_table_and_reset_session() {
     assert!(p.tables.is_empty() && p.selected.is_none() && p.drawer.is_none());
     assert!(p.revision > revision, "a reset is saved like any change");
 }
+
+#[test]
+fn the_drawer_carries_a_long_value_cut_until_it_is_asked_for_whole() {
+    use crate::display::PREVIEW_BYTES;
+    let mut p = Playground::new(1_000_000);
+    create(&mut p, "t", "cf", "");
+    let big = "v".repeat(PREVIEW_BYTES * 3);
+    write(&mut p, "r", "cf", "q", &big);
+    write(&mut p, "r", "cf", "q", "short");
+    p.apply(Action::OpenCell {
+        row_key: b"r".to_vec(),
+        family: "cf".into(),
+        qualifier: b"q".to_vec(),
+    });
+    let versions = |p: &Playground| p.drawer.as_ref().unwrap().versions.clone();
+    let old = versions(&p)[1].clone();
+    assert_eq!((old.value.len(), old.len), (PREVIEW_BYTES, big.len()));
+    assert_eq!(
+        (versions(&p)[0].value.clone(), versions(&p)[0].len),
+        (b"short".to_vec(), 5)
+    );
+    p.apply(Action::ShowWholeVersion(old.timestamp_micros));
+    assert_eq!(versions(&p)[1].value, big.as_bytes());
+    assert_eq!(p.error, None);
+}
