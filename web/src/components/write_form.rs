@@ -52,6 +52,11 @@ pub fn write_form(props: &WriteFormProps) -> Html {
                 value: value.to_string(),
                 value_type: *value_type,
             });
+            // A long value leaves the field once sent: the browser lays a megabytes-long line
+            // out again on every change of the page (most of a second each for 10 MB).
+            if value.len() > crate::display::PREVIEW_BYTES {
+                value.set(AttrValue::default());
+            }
         })
     };
     let on_family = {
