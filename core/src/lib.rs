@@ -65,7 +65,9 @@ pub use error::{Code, Error, Result};
 pub use model::authorized_view::{FamilySubset, SubsetView};
 pub use model::filter::{CompiledFilter, RowFilter};
 pub use model::gc::GcRule;
-pub use model::mutation::{Mutation, TimestampRange, SERVER_TIME_MICROS};
+pub use model::mutation::{
+    validate_mutate_rows_batch, Mutation, TimestampRange, SERVER_TIME_MICROS,
+};
 pub use model::read_modify_write::{ReadModifyWriteOp, ReadModifyWriteRule};
 pub use model::request::ReadRowsRequest;
 pub use model::row::{samples_in_range, Cell, Row, SampleRowKey};

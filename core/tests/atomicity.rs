@@ -151,3 +151,32 @@ fn mutate_rows_entries_are_atomic_each_but_not_together() {
     assert!(db.read_row("t", b"a").unwrap().is_some());
     assert!(db.read_row("t", b"b").unwrap().is_none());
 }
+
+/// A `MutateRows` batch's own limits are checked on the whole batch, by the function a
+/// front-end that applies it in slices calls first: one entry too many refuses it all.
+#[test]
+fn mutate_rows_batch_limits_hold_for_the_whole_batch() {
+    use sparsetable::{validate_mutate_rows_batch, RowMutations};
+    let entry = |i: usize| RowMutations {
+        row_key: format!("k{i}").into_bytes(),
+        mutations: vec![Mutation::set_cell("cf", b"q", 1000, b"v")],
+    };
+    let full: Vec<RowMutations> = (0..100_000).map(entry).collect();
+    assert!(validate_mutate_rows_batch(&full).is_ok());
+    let over: Vec<RowMutations> = (0..100_001).map(entry).collect();
+    assert_eq!(
+        validate_mutate_rows_batch(&over).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+    assert_eq!(
+        validate_mutate_rows_batch(&[]).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+    // The engine's own mutate_rows refuses the same batch, nothing applied.
+    let mut db = db();
+    assert_eq!(
+        db.mutate_rows("t", &over).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+    assert!(db.read_row("t", b"k0").unwrap().is_none());
+}

@@ -111,7 +111,7 @@ if [ "$rc" -ne 0 ] && ! grep -qE '^Tests run: .*Failures: [1-9]' "$out"; then fa
 awk '/^## Kotlin \/ JVM/ { s = 1 } s && /^```kotlin/ { b = 1; print "package readme"; next } b && /^```/ { exit } b { print }' \
   README.md > "$BUILD/example/Readme.kt"
 if "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar" -d "$BUILD/example" \
-     bindings/kotlin/examples/Quickstart.kt "$BUILD/example/Readme.kt" \
+     bindings/kotlin/examples/Quickstart.kt bindings/kotlin/examples/Replication.kt "$BUILD/example/Readme.kt" \
    && java -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" \
      QuickstartKt | tee "$out" \
    && grep -qx 'alice: \[profile:name@1000=Alice\]' "$out" \
@@ -120,6 +120,24 @@ if "$KOTLINC" -jvm-target 17 -cp "$BUILD/sparsetable.jar:$JARS/jna.jar" -d "$BUI
   echo "ok: README example"; pass=$((pass + 1))
 else
   echo "FAILED: README example"; fail=$((fail + 1))
+fi
+# The replication example (bindings/kotlin/examples/Replication.kt, compiled above): its output,
+# and the "Replication" block of bindings/kotlin/README.md is the file's own text.
+if java -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" ReplicationKt | tee "$out" \
+   && [ "$(grep -c '' "$out")" -eq 5 ] \
+   && grep -qx 'west before the lag: null' "$out" && grep -qx 'west after the lag: v' "$out" \
+   && [ "$(grep -cx 'consistent: false' "$out")" -eq 1 ] && [ "$(grep -cx 'consistent: true' "$out")" -eq 1 ] \
+   && grep -q '^UNAVAILABLE: cluster "c2" is unavailable' "$out" \
+   && python3 - <<'PY'
+import re, sys
+readme = open("bindings/kotlin/README.md").read().split("\n## Replication", 1)[1]
+block = re.search(r"```kotlin\n(.*?)```", readme, re.S).group(1)
+sys.exit(0 if block in open("bindings/kotlin/examples/Replication.kt").read() else "README Replication block differs from examples/Replication.kt")
+PY
+then
+  echo "ok: README replication example"; pass=$((pass + 1))
+else
+  echo "FAILED: README replication example"; fail=$((fail + 1))
 fi
 if java -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" readme.ReadmeKt | tee "$out" \
    && grep -qx 'bob: Bob' "$out"; then

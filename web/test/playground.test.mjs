@@ -424,16 +424,17 @@ test("375 px wide, keyboard reachable, and axe-core finds no serious violations"
     await phone.close();
   }
 
-  // Keyboard: Tab reaches the view tabs; Enter switches view.
+  // Keyboard: Tab reaches the view tabs (the selected one, as the ARIA tabs pattern has it);
+  // an arrow key selects the next view.
   await view("data");
   await page.locator("body").focus();
   let reached = false;
   for (let i = 0; i < 60 && !reached; i++) {
     await page.keyboard.press("Tab");
-    reached = await page.evaluate(() => document.activeElement?.dataset?.testid === "view-query");
+    reached = await page.evaluate(() => document.activeElement?.dataset?.testid === "view-data");
   }
-  assert.ok(reached, "Tab reaches the Query tab");
-  await page.keyboard.press("Enter");
+  assert.ok(reached, "Tab reaches the selected view tab");
+  await page.keyboard.press("ArrowRight");
   await page.locator("main.view-query").waitFor();
 
   await page.addScriptTag({ path: AXE });
@@ -494,6 +495,34 @@ test("8-byte counters show in the grid as the int64 the drawer shows, a header t
   assert.equal(await hits.getByTestId("decode-toggle").getAttribute("aria-pressed"), "false");
   await hits.getByTestId("decode-toggle").click();
   assert.equal((await gridRows())[0].cells["cf:hits"].value, "5");
+});
+
+test("keyboard: Escape closes the versions drawer and gives focus back to its cell; arrow keys move between the view tabs", async () => {
+  await view("data");
+  await page.getByTestId("table-tab").filter({ hasText: "people" }).click();
+  // An earlier test may have left the drawer open: close it, then open it from a cell.
+  if (await page.getByTestId("drawer").count()) {
+    await page.getByTestId("drawer-close").click();
+    await page.getByTestId("drawer").waitFor({ state: "detached" });
+  }
+  await page.getByTestId("cell").first().locator("button.cell-open").click();
+  await page.getByTestId("drawer").waitFor();
+  // The drawer takes focus once it has rendered (its effect runs after the render).
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === "drawer-close", null, { timeout: 5000 });
+  await page.keyboard.press("Escape");
+  await page.getByTestId("drawer").waitFor({ state: "detached" });
+  await page.waitForFunction(() => document.activeElement?.classList.contains("cell-open"), null, { timeout: 5000 });
+  // The tabs pattern: only the selected tab is in the tab order; arrows move and select.
+  assert.equal(await page.getByTestId("view-query").getAttribute("tabindex"), "-1");
+  await page.getByTestId("view-data").focus();
+  await page.keyboard.press("ArrowRight");
+  await page.locator("main.view-query").waitFor();
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === "view-query", null, { timeout: 5000 });
+  await page.keyboard.press("End");
+  await page.locator("main.view-session").waitFor();
+  await page.keyboard.press("ArrowRight");
+  await page.locator("main.view-data").waitFor();
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === "view-data", null, { timeout: 5000 });
 });
 
 test("no console or page errors", async () => {

@@ -108,8 +108,11 @@ pub struct ChangeStream {
 }
 
 impl ChangeStream {
+    /// Opens a read of `partition` over every cluster's copy in `clusters` (one, on a bare
+    /// database), with the partitions of cluster `routed`.
     pub(crate) fn open(
-        db: sparsetable::SharedDatabase,
+        clusters: Vec<(String, sparsetable::SharedDatabase)>,
+        routed: usize,
         table_id: &str,
         partition: RowRange,
         start_micros: Option<i64>,
@@ -132,8 +135,8 @@ impl ChangeStream {
             (None, true) => StreamStart::Now,
         };
         let reader = ChangeStreamReader::open(
-            vec![(String::new(), db)],
-            0,
+            clusters,
+            routed,
             table_id,
             partition.into(),
             start,

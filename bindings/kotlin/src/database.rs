@@ -74,6 +74,10 @@ impl From<sparsetable::BackupInfo> for BackupInfo {
 #[derive(Debug, uniffi::Object)]
 pub struct Database {
     inner: SharedDatabase,
+    /// Set on a handle [`crate::instance::InstancePlane::route`] made for one request: its
+    /// writes are handed to replication ([`sparsetable::Routed::after_write`]) before they
+    /// return, as the core requires, in the same FFI call.
+    routed: Option<sparsetable::Routed>,
 }
 
 type Result<T> = std::result::Result<T, SparsetableError>;
@@ -147,7 +151,8 @@ impl Database {
         end_micros: Option<i64>,
     ) -> Result<Arc<crate::change_stream::ChangeStream>> {
         crate::change_stream::ChangeStream::open(
-            self.inner.clone(),
+            vec![(String::new(), self.inner.clone())],
+            0,
             &table_id,
             partition,
             start_micros,
@@ -309,7 +314,8 @@ impl Database {
     pub fn mutate_row(&self, write: RowWrite) -> Result<()> {
         let mutations: Vec<sparsetable::Mutation> =
             write.mutations.into_iter().map(Into::into).collect();
-        self.write(|db| db.mutate_row(&write.table_id, &write.row_key, &mutations))
+        let done = self.write(|db| db.mutate_row(&write.table_id, &write.row_key, &mutations));
+        self.replicate(done)
     }
 
     /// Applies each entry's mutations to its row; each entry is atomic, the batch is not.
@@ -324,7 +330,7 @@ impl Database {
         entries: Vec<RowMutationEntry>,
     ) -> Result<Vec<EntryFailure>> {
         let entries: Vec<sparsetable::RowMutations> = entries.into_iter().map(Into::into).collect();
-        let statuses = self.write(|db| db.mutate_rows(&table_id, &entries))?;
+        let statuses = self.replicate(self.write(|db| db.mutate_rows(&table_id, &entries)))?;
         Ok(statuses
             .into_iter()
             .enumerate()
@@ -355,7 +361,7 @@ impl Database {
             write.true_mutations.into_iter().map(Into::into).collect();
         let false_mutations: Vec<sparsetable::Mutation> =
             write.false_mutations.into_iter().map(Into::into).collect();
-        self.write(|db| {
+        self.replicate(self.write(|db| {
             db.check_and_mutate_row(
                 &write.table_id,
                 &write.row_key,
@@ -363,7 +369,7 @@ impl Database {
                 &true_mutations,
                 &false_mutations,
             )
-        })
+        }))
     }
 
     /// Appends to or increments the latest cells of columns, atomically; returns the new
@@ -376,8 +382,9 @@ impl Database {
     pub fn read_modify_write_row(&self, modify: RowModify) -> Result<Row> {
         let rules: Vec<sparsetable::ReadModifyWriteRule> =
             modify.rules.into_iter().map(Into::into).collect();
-        self.write(|db| db.read_modify_write_row(&modify.table_id, &modify.row_key, &rules))
-            .map(Into::into)
+        let done =
+            self.write(|db| db.read_modify_write_row(&modify.table_id, &modify.row_key, &rules));
+        self.replicate(done).map(Into::into)
     }
 
     /// Boundary keys that split the table into chunks, with the bytes before each.
@@ -436,9 +443,37 @@ impl Database {
 }
 
 impl Database {
+    /// A handle on the routed cluster's copy for one request (see the `routed` field).
+    pub(crate) fn from_routed(routed: sparsetable::Routed) -> Arc<Self> {
+        Arc::new(Database {
+            inner: routed.db.clone(),
+            routed: Some(routed),
+        })
+    }
+
+    /// The cluster a routed handle was routed to (0 otherwise).
+    pub(crate) fn routed_cluster(&self) -> usize {
+        self.routed.as_ref().map_or(0, |r| r.cluster)
+    }
+
+    /// After a successful write through a routed handle, hands it to replication.
+    fn replicate<T>(&self, done: Result<T>) -> Result<T> {
+        let value = done?;
+        if let Some(routed) = &self.routed {
+            routed.after_write().map_err(to_ffi)?;
+        }
+        Ok(value)
+    }
+
+    /// The core's shared handle.
+    pub(crate) fn shared(&self) -> &SharedDatabase {
+        &self.inner
+    }
+
     fn wrap(db: sparsetable::Database) -> Arc<Self> {
         Arc::new(Database {
             inner: SharedDatabase::new(db),
+            routed: None,
         })
     }
 

@@ -20,6 +20,7 @@ pub mod clock;
 pub mod database;
 pub mod error;
 pub mod filter;
+pub mod instance;
 pub mod requests;
 pub mod stream;
 mod tree;

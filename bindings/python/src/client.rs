@@ -337,13 +337,15 @@ impl Table {
         Self::after_write(py, &routed)
     }
 
-    /// Applies many rows' mutations in one engine call, as Bigtable's `MutateRows`: each
-    /// entry `(row_key, mutation_or_list)` atomically, the batch not; in `sync` durability
-    /// the whole batch shares one fsync. Returns one item per entry, in order: `None` if it
-    /// was applied, else its exception (a `SparsetableError`, not raised: an unknown family,
-    /// an invalid mutation...). Raises for the whole call, with nothing applied: `TypeError`
-    /// for a malformed entry, `NotFound` for an unknown table, `InvalidArgument` for an
-    /// empty batch or too many mutations.
+    /// Applies many rows' mutations, as Bigtable's `MutateRows`: each entry
+    /// `(row_key, mutation_or_list)` atomically, the batch not; in `sync` durability each
+    /// slice of the batch (see `bulk`) shares one fsync. Returns one item per entry, in
+    /// order: `None` if it was applied, else its exception (a `SparsetableError`, not
+    /// raised: an unknown family, an invalid mutation...). Raises for the whole call, with
+    /// nothing applied: `TypeError` for a malformed entry, `NotFound` for an unknown table,
+    /// `InvalidArgument` for an empty batch or too many mutations. Ctrl-C stops a large
+    /// batch between slices: the `KeyboardInterrupt` carries `completed_entries`, the
+    /// number of leading entries applied (or failed alone); the rest were not applied.
     fn mutate_rows<'py>(
         &self,
         py: Python<'py>,
@@ -355,6 +357,14 @@ impl Table {
         // Where each batch entry's status goes.
         let mut slots = Vec::new();
         for entry in entries.try_iter()? {
+            // Reading a large list holds the GIL: look for Ctrl-C now and then.
+            if statuses
+                .len()
+                .is_multiple_of(crate::bulk::EXTRACT_CHECK_EVERY)
+                && !statuses.is_empty()
+            {
+                crate::bulk::check_signals_before_applying(py)?;
+            }
             let entry = entry?;
             let (key, mutations): (Bound<'py, PyAny>, Bound<'py, PyAny>) =
                 entry.extract().map_err(|_| {
@@ -378,11 +388,19 @@ impl Table {
         if statuses.is_empty() || !batch.is_empty() {
             let first = batch.first().map_or(&[][..], |e| e.row_key.as_slice());
             let routed = self.route(py, "MutateRows", sparsetable::RequestKind::Write, first)?;
-            let results = with_db_mut(py, &routed.db, |db| db.mutate_rows(&self.table_id, &batch))?;
-            Self::after_write(py, &routed)?;
-            for (slot, result) in slots.into_iter().zip(results) {
+            let results = if batch.is_empty() {
+                // The engine's answer to an empty batch (InvalidArgument).
+                with_db_mut(py, &routed.db, |db| db.mutate_rows(&self.table_id, &batch))?
+            } else {
+                // The batch's own limits hold for the whole batch, before any slice.
+                sparsetable::validate_mutate_rows_batch(&batch).map_err(|e| to_py_err(py, e))?;
+                crate::bulk::mutate_rows_interruptibly(py, &routed, &self.table_id, &batch, |b| {
+                    slots[b]
+                })?
+            };
+            for (slot, result) in slots.iter().zip(results) {
                 if let Err(e) = result {
-                    statuses[slot] = Some(to_py_err(py, e).into_value(py).into_any());
+                    statuses[*slot] = Some(to_py_err(py, e).into_value(py).into_any());
                 }
             }
         }

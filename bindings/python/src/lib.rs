@@ -7,6 +7,7 @@
 //! check and every behaviour is the engine's. Engine errors become the exception classes of
 //! `errors`, mapped in one function.
 
+mod bulk;
 mod change_stream;
 mod client;
 mod convert;

@@ -18,7 +18,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use crate::error::quoted;
 use crate::limits;
 use crate::model::filter::{CompiledFilter, RowFilter};
-use crate::model::mutation::{validate_row_key, validate_row_mutations, Mutation};
+use crate::model::mutation::{
+    validate_mutate_rows_batch, validate_row_key, validate_row_mutations, Mutation,
+};
 use crate::model::read_modify_write::{self, ReadModifyWriteRule};
 use crate::model::request::ReadRowsRequest;
 use crate::model::row::{Row, SampleRowKey};
@@ -390,18 +392,7 @@ impl Database {
     ) -> Result<Vec<Result<()>>> {
         let now = self.now()?;
         let table = self.table(table_id)?;
-        if entries.is_empty() {
-            return Err(Error::invalid_argument(
-                "entries: at least one entry is required",
-            ));
-        }
-        let total: usize = entries.iter().map(|e| e.mutations.len()).sum();
-        if total > limits::MAX_MUTATIONS_PER_REQUEST {
-            return Err(Error::invalid_argument(format!(
-                "entries: {total} mutations in total exceed the limit of {}",
-                limits::MAX_MUTATIONS_PER_REQUEST
-            )));
-        }
+        validate_mutate_rows_batch(entries)?;
         let statuses: Vec<Result<()>> = entries
             .iter()
             .enumerate()

@@ -388,6 +388,29 @@ pub fn validate_row_mutations(
         .try_for_each(|(i, m)| m.validate(config, i))
 }
 
+/// Checks a `MutateRows` batch as a whole: at least one entry, and at most
+/// `MAX_MUTATIONS_PER_REQUEST` mutations over all entries (Bigtable's per-request limit).
+/// A front-end that applies a large batch in slices (to stay interruptible) checks the
+/// whole batch with this first, so slicing never lifts the limit.
+///
+/// # Errors
+/// `InvalidArgument` for an empty or oversized batch.
+pub fn validate_mutate_rows_batch(entries: &[RowMutations]) -> Result<()> {
+    if entries.is_empty() {
+        return Err(Error::invalid_argument(
+            "entries: at least one entry is required",
+        ));
+    }
+    let total: usize = entries.iter().map(|e| e.mutations.len()).sum();
+    if total > limits::MAX_MUTATIONS_PER_REQUEST {
+        return Err(Error::invalid_argument(format!(
+            "entries: {total} mutations in total exceed the limit of {}",
+            limits::MAX_MUTATIONS_PER_REQUEST
+        )));
+    }
+    Ok(())
+}
+
 /// Checks a row key: non-empty and at most 4 KiB.
 ///
 /// # Errors

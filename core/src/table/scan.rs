@@ -223,23 +223,41 @@ pub(crate) struct TabletScan<'a> {
 }
 
 /// A scan's cursors. A point read mostly has one or two (the run holding the row, the
-/// memtable when it holds the row too), so they are kept inline: one allocation fewer per
-/// read.
-type Cursors<'a> = SmallVec<[Box<dyn SourceCursor<'a> + 'a>; 2]>;
+/// memtable layer whose range covers it), and a third or fourth when a bloom filter lets a
+/// run through that does not hold the row or a reader sealed a memtable layer, so four are
+/// kept inline: no allocation for the list (it spilled on every false positive when two
+/// were).
+type Cursors<'a> = SmallVec<[Box<dyn SourceCursor<'a> + 'a>; 4]>;
+
+/// A point read's cursors, opened before its scan takes the bounds (see
+/// [`TabletScan::point_cursors`]), and the first error one met while positioning.
+pub(crate) struct PointCursors<'a> {
+    cursors: Cursors<'a>,
+    err: Option<Error>,
+}
 
 impl<'a> TabletScan<'a> {
-    /// A scan of the one row whose bounds are `lower` (the row's encoded prefix) and
-    /// `upper` (the key after the row) over `sources` (the tablet's sources that may hold
-    /// it): bounds built by the caller and moved in rather than borrowed and copied (a point
-    /// read is a handful of allocations).
-    pub(crate) fn point(
+    /// The positioned cursors of a scan of the one row `row`, whose bounds are `lower` (the
+    /// row's encoded prefix) and `upper` (the key after the row), over `sources` (the
+    /// tablet's sources whose range may reach it; those that cannot hold it, by key range or
+    /// bloom filter, get no cursor). `sources` may borrow the bounds: it is consumed here,
+    /// before [`point`](Self::point) moves them into the scan, so no list of candidate
+    /// sources is gathered first (a tablet with many runs spilled one to the heap).
+    pub(crate) fn point_cursors(
         sources: impl Iterator<Item = &'a dyn Source>,
         row: &[u8],
-        lower: KeyBuf,
-        upper: KeyBuf,
-    ) -> Self {
-        let (cursors, err) = Self::cursors(sources, &lower, Some(&upper), false, Some(row));
-        Self::with_cursors(cursors, err, lower, Some(upper), false)
+        lower: &[u8],
+        upper: &[u8],
+    ) -> PointCursors<'a> {
+        let (cursors, err) = Self::cursors(sources, lower, Some(upper), false, Some(row));
+        PointCursors { cursors, err }
+    }
+
+    /// A scan of one row over the cursors [`point_cursors`](Self::point_cursors) opened for
+    /// the same bounds: bounds built by the caller and moved in rather than copied (a point
+    /// read is a handful of allocations).
+    pub(crate) fn point(cursors: PointCursors<'a>, lower: KeyBuf, upper: KeyBuf) -> Self {
+        Self::with_cursors(cursors.cursors, cursors.err, lower, Some(upper), false)
     }
 
     /// Opens one cursor per source, except that sources whose key ranges are known and

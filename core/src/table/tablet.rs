@@ -98,13 +98,15 @@ impl Tablet {
         let lower = internal_key::row_prefix_buf(row);
         // `after_row`, from the prefix at hand rather than escaping the key again.
         let upper = internal_key::after_prefix(&lower);
-        // Gathered before the bounds move into the scan (inline: no allocation).
-        let sources: smallvec::SmallVec<[&dyn Source; 4]> = self
+        // The cursors are opened while the sources' iterator borrows the bounds, then the
+        // bounds move into the scan: no list of the candidate runs is gathered (with more
+        // than a few runs overlapping the row, that list was one more allocation per read).
+        let sources = self
             .memtable
             .layers()
-            .chain(self.runs.overlapping(&lower, &upper))
-            .collect();
-        TabletScan::point(sources.into_iter(), row, lower, upper)
+            .chain(self.runs.overlapping(&lower, &upper));
+        let cursors = TabletScan::point_cursors(sources, row, &lower, &upper);
+        TabletScan::point(cursors, lower, upper)
     }
 
     /// A forward scan of every row of the tablet held in its runs (the memtable left out):

@@ -2,7 +2,8 @@
 //! (also as a date) and its value as text, hex, and int64 when it is 8 bytes. Versions the
 //! family's GC rule hides from reads are greyed with the rule that hides them, as the engine
 //! reports it (`Database::read_row_versions`). Deletes of a version, the column, the family
-//! from the row, and the row start here.
+//! from the row, and the row start here. Keyboard: the drawer takes focus (its close button)
+//! when it opens, Escape closes it, and focus goes back to what had it before (the cell).
 //!
 //! A value past [`crate::display::PREVIEW_BYTES`] shows its first bytes (text, and hex of the first
 //! [`HEX_PREVIEW_BYTES`]) and its size: the worker sends it cut. "Show all" asks the worker
@@ -10,6 +11,7 @@
 //! rendering every value whole (a 10 MB value is 10 MB of text and a 20 MB hex string) froze
 //! the page for seconds on open and most of a second per later click.
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::clock::iso;
@@ -38,15 +40,46 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
         Callback::from(move |_| on_action.emit(action.clone()))
     };
     let column = format!("{}:{}", d.family, display_bytes(&d.qualifier));
+    let close_ref = use_node_ref();
+    {
+        // On open (or when it shows another cell): remember what had focus and move it to the
+        // close button; on close, give it back.
+        let close_ref = close_ref.clone();
+        let cell = (d.row_key.clone(), d.family.clone(), d.qualifier.clone());
+        use_effect_with(cell, move |_| {
+            let document = web_sys::window().and_then(|w| w.document());
+            let before = document
+                .as_ref()
+                .and_then(|d| d.active_element())
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(close) = close_ref.cast::<web_sys::HtmlElement>() {
+                let _ = close.focus();
+            }
+            move || {
+                if let Some(el) = before {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
+    let onkeydown = {
+        let on_action = props.on_action.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                e.prevent_default();
+                on_action.emit(Action::CloseDrawer);
+            }
+        })
+    };
     html! {
-        <aside class="drawer card" data-testid="drawer" aria-label={format!("Versions of {column}")}>
+        <aside class="drawer card" data-testid="drawer" aria-label={format!("Versions of {column}")} {onkeydown}>
             <div class="drawer-head">
                 <h2>
                     { "Versions of " }<code>{ &column }</code>
                     { " in row " }<code>{ display_bytes(&d.row_key) }</code>
                 </h2>
                 <button type="button" class="ghost" data-testid="drawer-close" aria-label="Close versions"
-                    onclick={emit(Action::CloseDrawer)}>{ "×" }</button>
+                    ref={close_ref} onclick={emit(Action::CloseDrawer)}>{ "×" }</button>
             </div>
             <p class="muted" data-testid="drawer-rule">{ format!("GC rule of {}: {}", d.family, if d.rule.is_empty() { "none" } else { &d.rule }) }</p>
             if d.versions.is_empty() {

@@ -304,13 +304,25 @@ class Table:
 
 
 def _apply_entries(native_table: Any, entries: Sequence[RowMutationEntry], base: int) -> List[FailedMutationEntryError]:
-    """Applies each entry as one engine row mutation; the failures, with their index."""
+    """Applies each entry as one engine row mutation; the failures, with their index.
+
+    Ctrl-C stops the loop between entries (Python looks for signals as it runs it): the
+    ``KeyboardInterrupt`` carries ``completed_entries``, the index (counted from ``base``)
+    of the first entry not known to be done. Entries before it were applied or failed alone;
+    that one may have been applied (the signal can land just after its write returned);
+    entries after it were not applied."""
     failed: List[FailedMutationEntryError] = []
-    for i, entry in enumerate(entries):
-        try:
-            native_table.mutate_row(entry.row_key, list(entry.mutations))
-        except Exception as e:  # each entry fails alone, with the engine's error as cause
-            failed.append(FailedMutationEntryError(base + i, entry, e))
+    done = 0
+    try:
+        for entry in entries:
+            try:
+                native_table.mutate_row(entry.row_key, list(entry.mutations))
+            except Exception as e:  # each entry fails alone, with the engine's error as cause
+                failed.append(FailedMutationEntryError(base + done, entry, e))
+            done += 1
+    except KeyboardInterrupt as e:
+        e.completed_entries = base + done  # type: ignore[attr-defined]
+        raise
     return failed
 
 

@@ -9,6 +9,8 @@
 package dev.sparsetable
 
 import dev.sparsetable.ffi.ConditionalWrite
+import dev.sparsetable.ffi.Database as NativeDatabase
+import dev.sparsetable.ffi.RequestKind
 import dev.sparsetable.ffi.RowModify
 import dev.sparsetable.ffi.RowRead
 import dev.sparsetable.ffi.RowWrite
@@ -17,11 +19,20 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
 
-/** Reads and writes rows of the tables of one [Sparsetable] instance. Thread-safe. */
+/**
+ * Reads and writes rows of the tables of one [Sparsetable] instance. Thread-safe.
+ *
+ * Once the instance has clusters and app profiles (see
+ * [dev.sparsetable.admin.BigtableInstanceAdminClient]), or the client names an app profile,
+ * every data call is routed by the core through [appProfileId] to one cluster's copy, and
+ * writes are handed to replication before the call returns.
+ */
 class BigtableDataClient private constructor(
     /** The instance this client reads and writes (e.g. to build an admin client of it). */
     val instance: Sparsetable,
     private val ownsInstance: Boolean,
+    /** The app profile every data call goes through (`""`: the instance's default profile). */
+    val appProfileId: String = "",
 ) : AutoCloseable {
     @Volatile
     private var closed = false
@@ -30,6 +41,31 @@ class BigtableDataClient private constructor(
     val isClosed: Boolean get() = closed
 
     private fun db() = instance.database.also { check(!closed) { "BigtableDataClient is closed" } }
+
+    /**
+     * Runs [block] on the database the call goes to: the instance's own one while it has no
+     * clusters and the client no app profile; else the handle the core routes [rpc] of [kind]
+     * for [rowKey] to through [appProfileId] (whose writes are handed to replication before
+     * they return), after waiting out an injected latency.
+     */
+    private inline fun <T> call(rpc: String, kind: RequestKind, rowKey: ByteArray, block: (NativeDatabase) -> T): T {
+        val db = db()
+        val plane = routingPlane() ?: return native { block(db) }
+        val target = native { plane.route(appProfileId, rpc, kind, rowKey) }
+        return target.database.use { routed ->
+            waitOut(target)
+            native { block(routed) }
+        }
+    }
+
+    /** The instance's routing, if it has one or this client names a profile (then made now). */
+    private fun routingPlane() = instance.planeOrNull ?: if (appProfileId.isEmpty()) null else instance.plane()
+
+    /** Sleeps for the latency a fault injected into [routed]. */
+    private fun waitOut(target: dev.sparsetable.ffi.RouteTarget) {
+        val latency = target.latencyMicros.toLong()
+        if (latency > 0) Thread.sleep(latency / 1000, ((latency % 1000) * 1000).toInt())
+    }
 
     private val executorLock = Any()
     private var executor: ExecutorService? = null
@@ -67,9 +103,9 @@ class BigtableDataClient private constructor(
      * nothing is applied then.
      */
     fun mutateRow(mutation: RowMutation) {
-        val db = db()
+        db()
         checkValueSize(mutation.tableId, mutation.largestValue())
-        native { db.mutateRow(RowWrite(mutation.tableId, mutation.nativeKey, mutation.toNative())) }
+        call("MutateRow", RequestKind.WRITE, mutation.nativeKey) { it.mutateRow(RowWrite(mutation.tableId, mutation.nativeKey, mutation.toNative())) }
     }
 
     /** Builds a [RowMutation] of [rowKey] with [block] and applies it. */
@@ -88,9 +124,12 @@ class BigtableDataClient private constructor(
      * @throws InvalidArgumentException for an empty batch (nothing applied).
      */
     fun bulkMutateRows(mutation: BulkMutation) {
-        val db = db()
+        db()
         checkValueSize(mutation.tableId, mutation.largestValue())
-        val failures = native { db.mutateRows(mutation.tableId, mutation.toNative()) }
+        val entries = mutation.toNative()
+        val failures = call("MutateRows", RequestKind.WRITE, entries.firstOrNull()?.rowKey ?: ByteArray(0)) {
+            it.mutateRows(mutation.tableId, entries)
+        }
         if (failures.isNotEmpty()) {
             throw MutateRowsException(failures.map { FailedMutation(it.index.toInt(), toApiException(it.code, it.reason)) })
         }
@@ -104,9 +143,9 @@ class BigtableDataClient private constructor(
      * @throws InvalidArgumentException for a bad filter or mutation, or no changes at all.
      */
     fun checkAndMutateRow(mutation: ConditionalRowMutation): Boolean {
-        val db = db()
+        db()
         checkValueSize(mutation.tableId, maxOf(mutation.thenMutations.largestValue(), mutation.otherwiseMutations.largestValue()))
-        return native {
+        return call("CheckAndMutateRow", RequestKind.TRANSACTION, mutation.key) { db ->
             db.checkAndMutateRow(
                 ConditionalWrite(
                     mutation.tableId,
@@ -127,15 +166,17 @@ class BigtableDataClient private constructor(
      * increment of a value that is not 8 bytes (nothing applied).
      */
     fun readModifyWriteRow(mutation: ReadModifyWriteRow): Row {
-        val db = db()
+        db()
         checkValueSize(mutation.tableId, mutation.largestValue())
-        return native { db.readModifyWriteRow(RowModify(mutation.tableId, mutation.key, mutation.toNative())) }.toRow()
+        return call("ReadModifyWriteRow", RequestKind.TRANSACTION, mutation.key) {
+            it.readModifyWriteRow(RowModify(mutation.tableId, mutation.key, mutation.toNative()))
+        }.toRow()
     }
 
     /** Boundary keys splitting the table into chunks; the last key is empty. */
     fun sampleRowKeys(tableId: String): List<KeyOffset> {
-        val db = db()
-        return native { db.sampleRowKeys(tableId) }.map { KeyOffset(it.rowKey, it.offsetBytes.toLong()) }
+        db()
+        return call("SampleRowKeys", RequestKind.READ, ByteArray(0)) { it.sampleRowKeys(tableId) }.map { KeyOffset(it.rowKey, it.offsetBytes.toLong()) }
     }
 
     /**
@@ -146,8 +187,8 @@ class BigtableDataClient private constructor(
      */
     @JvmOverloads
     fun readRow(tableId: String, rowKey: ByteArray, filter: Filter? = null): Row? {
-        val db = db()
-        return native { db.readRow(RowRead(tableId, rowKey, filter?.toNative())) }?.toRow()
+        db()
+        return call("ReadRows", RequestKind.READ, rowKey) { it.readRow(RowRead(tableId, rowKey, filter?.toNative())) }?.toRow()
     }
 
     /** One row by UTF-8 key, or null if it has no cells (or [filter] leaves none). */
@@ -172,8 +213,8 @@ class BigtableDataClient private constructor(
      * end, or a bad filter.
      */
     fun readRows(query: Query): ServerStream<Row> {
-        val db = db()
-        val stream = native { db.readRowsStream(query.tableId, query.toNative()) }
+        db()
+        val stream = call("ReadRows", RequestKind.READ, ByteArray(0)) { it.readRowsStream(query.tableId, query.toNative()) }
         return ServerStream(stream) { it.toRow() }
     }
 
@@ -184,8 +225,10 @@ class BigtableDataClient private constructor(
      * @throws FailedPreconditionException if the table's change stream is not enabled.
      */
     fun generateInitialChangeStreamPartitions(tableId: String): List<ByteStringRange> {
-        val db = db()
-        return native { db.changeStreamPartitions(tableId) }.map { ByteStringRange.fromNative(it) }
+        db()
+        return call("GenerateInitialChangeStreamPartitions", RequestKind.READ, ByteArray(0)) {
+            it.changeStreamPartitions(tableId)
+        }.map { ByteStringRange.fromNative(it) }
     }
 
     /**
@@ -197,11 +240,18 @@ class BigtableDataClient private constructor(
      */
     fun readChangeStream(query: ReadChangeStreamQuery): ChangeStream {
         val db = db()
-        val stream = native {
-            db.readChangeStream(
-                query.tableId, query.partition.toNative(), query.startMicros,
-                query.tokens.map { it.toNative() }, query.endMicros,
-            )
+        val partition = query.partition.toNative()
+        val tokens = query.tokens.map { it.toNative() }
+        val plane = routingPlane()
+        val stream = if (plane == null) {
+            native { db.readChangeStream(query.tableId, partition, query.startMicros, tokens, query.endMicros) }
+        } else {
+            // The routed cluster's partitions, over every cluster's copy (the core's reader).
+            val target = native { plane.route(appProfileId, "ReadChangeStream", RequestKind.READ, ByteArray(0)) }
+            target.database.use { routed ->
+                waitOut(target)
+                native { plane.readChangeStream(routed, query.tableId, partition, query.startMicros, tokens, query.endMicros) }
+            }
         }
         return ChangeStream(stream)
     }
@@ -299,6 +349,20 @@ class BigtableDataClient private constructor(
         /** A client of [instance]; closing the client leaves the instance open. */
         @JvmStatic
         fun create(instance: Sparsetable): BigtableDataClient = BigtableDataClient(instance, false)
+
+        /**
+         * A client of [instance] whose data calls go through app profile [appProfileId] (as the
+         * Java client's `BigtableDataSettings.setAppProfileId`); closing the client leaves the
+         * instance open. The profile is looked up on each call, so it may be created later.
+         */
+        @JvmStatic
+        fun create(instance: Sparsetable, appProfileId: String): BigtableDataClient =
+            BigtableDataClient(instance, false, appProfileId)
+
+        /** A client as [settings] describe it; closing the client leaves the instance open. */
+        @JvmStatic
+        fun create(settings: BigtableDataSettings): BigtableDataClient =
+            BigtableDataClient(settings.instance, false, settings.appProfileId)
 
         /**
          * A client of a fresh in-memory instance on [clock] (the system clock if null), which

@@ -6,6 +6,7 @@ package dev.sparsetable
 
 import dev.sparsetable.ffi.Database as NativeDatabase
 import dev.sparsetable.ffi.Durability as NativeDurability
+import dev.sparsetable.ffi.InstancePlane
 import java.io.File
 
 /**
@@ -49,7 +50,28 @@ class Durability private constructor(internal val native: NativeDurability, priv
  * }
  * ```
  */
-class Sparsetable private constructor(internal val database: NativeDatabase) : AutoCloseable {
+class Sparsetable private constructor(
+    internal val database: NativeDatabase,
+    /** The manual clock the database reads, if it was made on one. */
+    val clock: ManualClock? = null,
+) : AutoCloseable {
+    @Volatile
+    private var planeRef: InstancePlane? = null
+
+    /** The app profiles the instance admin client gave the core (guarded by this instance's lock). */
+    internal val appProfiles = mutableListOf<dev.sparsetable.admin.AppProfile>()
+
+    /** The instance's clusters and routing, once an instance admin or app profile asked for them. */
+    internal val planeOrNull: InstancePlane? get() = planeRef
+
+    /**
+     * The instance's clusters, app profiles and replication (the core's InstanceData), made on
+     * first need with one cluster, [DEFAULT_CLUSTER_ID], whose copy is this database.
+     */
+    internal fun plane(): InstancePlane = planeRef ?: synchronized(this) {
+        planeRef ?: native { InstancePlane(database, DEFAULT_CLUSTER_ID, clock?.native) }.also { planeRef = it }
+    }
+
     /** The time the database sees, in microseconds since the epoch. */
     val nowMicros: Long get() = native { database.nowMicros() }
 
@@ -69,19 +91,25 @@ class Sparsetable private constructor(internal val database: NativeDatabase) : A
      * the directory (a stream still open keeps its view, and the directory, until it is
      * closed). Idempotent.
      */
-    override fun close() = database.close()
+    override fun close() {
+        planeRef?.close()
+        database.close()
+    }
 
     /** One call into the native library that does nothing: the binding's fixed per-call cost. */
     fun noop() = database.noop()
 
     companion object {
+        /** The id of an instance's first cluster until [dev.sparsetable.admin.BigtableInstanceAdminClient] changes the clusters. */
+        const val DEFAULT_CLUSTER_ID = "sparsetable-c1"
+
         /** An empty in-memory database on the system clock. */
         @JvmStatic
         fun inMemory(): Sparsetable = Sparsetable(NativeDatabase())
 
         /** An empty in-memory database that reads the time from [clock] only. */
         @JvmStatic
-        fun inMemory(clock: ManualClock): Sparsetable = Sparsetable(NativeDatabase.withManualClock(clock.native))
+        fun inMemory(clock: ManualClock): Sparsetable = Sparsetable(NativeDatabase.withManualClock(clock.native), clock)
 
         /**
          * Opens the durable database in directory [path], creating it if needed, on the system

@@ -28,7 +28,11 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
         val db = db()
         val config = request.toNative()
         native { db.createTable(request.tableId, config) }
-        request.changeStreamRetentionMicros?.let { native { db.setChangeStream(request.tableId, it) } }
+        // On a replicated instance the retention applies to every cluster's copy.
+        val plane = instance.planeOrNull
+        request.changeStreamRetentionMicros?.let {
+            native { if (plane != null) plane.setChangeStream(request.tableId, it) else db.setChangeStream(request.tableId, it) }
+        }
         return getTable(request.tableId)
     }
 
@@ -87,6 +91,12 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
      */
     fun updateTable(request: UpdateTableRequest): Table {
         val db = db()
+        request.changeStream?.let { change ->
+            val retention = change.orElse(null)
+            // On a replicated instance the retention applies to every cluster's copy.
+            val plane = instance.planeOrNull
+            native { if (plane != null) plane.setChangeStream(request.tableId, retention) else db.setChangeStream(request.tableId, retention) }
+        }
         val protect = request.deletionProtection ?: return getTable(request.tableId)
         return Table(native { db.setDeletionProtection(request.tableId, protect) })
     }
@@ -99,7 +109,7 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
      */
     fun dropRowRange(tableId: String, prefix: ByteArray) {
         val db = db()
-        native { db.dropRowRange(tableId, DropRowRange.Prefix(prefix.copyOf())) }
+        dropRows(db, tableId, DropRowRange.Prefix(prefix.copyOf()))
     }
 
     /** [dropRowRange] with a UTF-8 prefix. */
@@ -108,7 +118,23 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
     /** Deletes every row of the table. @throws NotFoundException for an unknown table. */
     fun dropAllRows(tableId: String) {
         val db = db()
-        native { db.dropRowRange(tableId, DropRowRange.All) }
+        dropRows(db, tableId, DropRowRange.All)
+    }
+
+    /** DropRowRange at every cluster's copy on a replicated instance, else at the one database. */
+    private fun dropRows(db: dev.sparsetable.ffi.Database, tableId: String, range: DropRowRange) {
+        val plane = instance.planeOrNull
+        native { if (plane != null) plane.dropRowRange(tableId, range) else db.dropRowRange(tableId, range) }
+    }
+
+    /**
+     * Waits until every write to [tableId] acknowledged before the call has reached every
+     * cluster (see [dev.sparsetable.InstanceControl.awaitReplication]); returns at once on an
+     * instance of one cluster.
+     */
+    fun awaitReplication(tableId: String) {
+        db()
+        dev.sparsetable.InstanceControl.create(instance).awaitReplication(tableId)
     }
 
     /**

@@ -5,6 +5,7 @@ package dev.sparsetable.admin
 
 import dev.sparsetable.ffi.FamilyModification
 import dev.sparsetable.ffi.TableConfig
+import java.util.Optional
 
 /** The schema and options of a table to create. */
 class CreateTableRequest private constructor(val tableId: String) {
@@ -74,6 +75,16 @@ class UpdateTableRequest private constructor(val tableId: String) {
 
     /** Turns deletion protection on or off. */
     fun setDeletionProtection(protect: Boolean): UpdateTableRequest = apply { deletionProtection = protect }
+
+    /** The change stream change: absent (no change), a retention in microseconds, or null (disable). */
+    internal var changeStream: Optional<Long>? = null
+
+    /** Enables (or changes) the table's change stream, keeping changes for [retention] (1 to 7 days). */
+    fun addChangeStreamRetention(retention: java.time.Duration): UpdateTableRequest =
+        apply { changeStream = Optional.of(Math.addExact(Math.multiplyExact(retention.seconds, 1_000_000L), (retention.nano / 1000).toLong())) }
+
+    /** Disables the table's change stream. */
+    fun disableChangeStreamRetention(): UpdateTableRequest = apply { changeStream = Optional.empty() }
 
     companion object {
         /** A request to update [tableId]. */
