@@ -6,22 +6,35 @@ const DB = "sparsetable-playground";
 const STORE = "session";
 const KEY = "current";
 
+// The connection is opened once and kept: a save made as the page goes away (pagehide) must
+// reach IndexedDB in one step, not after an open's round trip.
+let connection = null;
+
 function open() {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
+  if (!connection) {
+    connection = new Promise((resolve, reject) => {
+      const request = indexedDB.open(DB, 1);
+      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+      request.onsuccess = () => {
+        // Another tab upgrading the database closes this one; the next call opens again.
+        request.result.onversionchange = () => { request.result.close(); connection = null; };
+        resolve(request.result);
+      };
+      request.onerror = () => { connection = null; reject(request.error); };
+    });
+  }
+  return connection;
 }
 
 function run(mode, work) {
   return open().then((db) => new Promise((resolve, reject) => {
     const tx = db.transaction(STORE, mode);
     const request = work(tx.objectStore(STORE));
-    tx.oncomplete = () => { db.close(); resolve(request.result); };
-    tx.onerror = () => { db.close(); reject(tx.error); };
-    tx.onabort = () => { db.close(); reject(tx.error); };
+    tx.oncomplete = () => resolve(request.result);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+    // Nothing more joins this transaction: commit now rather than at the end of the task.
+    if (tx.commit) tx.commit();
   }));
 }
 

@@ -131,7 +131,35 @@ impl Client {
             .worker
             .set_onerror(Some(on_error.as_ref().unchecked_ref()));
         on_error.forget();
+        client.save_when_leaving();
         Ok(client)
+    }
+
+    /// Asks the worker to save at once when the page is hidden (`visibilitychange`, the last
+    /// event a mobile browser reliably sends) or left (`pagehide`: a reload or navigation), so
+    /// no change waits out the save's debounce while the page goes away.
+    fn save_when_leaving(&self) {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let client = self.clone();
+        let on_leave = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            // `pagehide` always; `visibilitychange` only when the page became hidden.
+            let hidden = e.type_() == "pagehide"
+                || web_sys::window()
+                    .and_then(|w| w.document())
+                    .is_none_or(|d| d.visibility_state() == web_sys::VisibilityState::Hidden);
+            if hidden {
+                client.send(&Request::SaveNow);
+            }
+        });
+        let handler = on_leave.as_ref().unchecked_ref();
+        let _ = window.add_event_listener_with_callback("pagehide", handler);
+        if let Some(document) = window.document() {
+            let _ = document.add_event_listener_with_callback("visibilitychange", handler);
+        }
+        // The handler lives as long as the page.
+        on_leave.forget();
     }
 
     fn send(&self, request: &Request) {

@@ -55,3 +55,46 @@ pub fn count_of(n: usize, singular: &str, plural: &str) -> String {
 pub fn as_int64(bytes: &[u8]) -> Option<i64> {
     <[u8; 8]>::try_from(bytes).ok().map(i64::from_be_bytes)
 }
+
+/// How many bytes of a value the grid, the versions drawer and the generated code show before
+/// they cut it: a 10 MB value rendered whole (text and hex) froze the page.
+pub const PREVIEW_BYTES: usize = 4096;
+
+/// Where to cut `bytes` to show at most `limit` of them: `bytes.len()` when they fit, else
+/// `limit` moved back to the start of a UTF-8 character it would split (so cut text still
+/// reads as text instead of turning into escapes).
+pub fn preview_len(bytes: &[u8], limit: usize) -> usize {
+    if bytes.len() <= limit {
+        return bytes.len();
+    }
+    match core::str::from_utf8(&bytes[..limit]) {
+        // Only the last character is incomplete: cut before it.
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        _ => limit,
+    }
+}
+
+/// A size in words: "512 bytes", "4.0 KB", "10.0 MB".
+pub fn size_of(n: usize) -> String {
+    match n {
+        0..=1023 => count_of(n, "byte", "bytes"),
+        1024..=1_048_575 => format!("{:.1} KB", n as f64 / 1024.0),
+        _ => format!("{:.1} MB", n as f64 / 1_048_576.0),
+    }
+}
+
+/// A value as the grid shows it ([`grid_value`], or [`display_bytes`] when `raw`), cut at
+/// [`PREVIEW_BYTES`] with its whole size after the cut; the versions drawer shows it all.
+pub fn grid_preview(bytes: &[u8], raw: bool) -> String {
+    let cut = preview_len(bytes, PREVIEW_BYTES);
+    let head = &bytes[..cut];
+    let mut shown = if raw {
+        display_bytes(head)
+    } else {
+        grid_value(head)
+    };
+    if cut < bytes.len() {
+        shown.push_str(&format!("… ({} in all)", size_of(bytes.len())));
+    }
+    shown
+}

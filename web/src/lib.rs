@@ -17,6 +17,7 @@ pub mod query;
 pub mod remote;
 pub mod session;
 pub mod state;
+pub mod value_input;
 pub mod wire;
 
 // The lab (console, tablet map, heatmap, scenarios, key builder) is pure Rust too.

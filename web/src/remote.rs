@@ -47,6 +47,10 @@ pub enum Request {
     },
     /// Runs one action.
     Act(Action),
+    /// Saves the session now if it changed since the last save (the page is being hidden or
+    /// left: a write must not wait out the save's debounce). The worker handles it; the
+    /// engine answers nothing.
+    SaveNow,
     /// Answers `id` with the session as JSON (the core's proto3 JSON model) or CSV.
     Export {
         /// Names the answer.
@@ -366,6 +370,8 @@ impl Engine {
                 id,
                 result: self.p.read_keys_json(&table, &request).map(Answer::Keys),
             }],
+            // The worker saves; the engine has nothing to answer.
+            Request::SaveNow => alloc::vec::Vec::new(),
         }
     }
 
@@ -532,6 +538,7 @@ mod tests {
             family: "cf".into(),
             qualifier: "q".into(),
             value: value.into(),
+            value_type: Default::default(),
         }
     }
 

@@ -221,7 +221,10 @@ impl Playground {
                 family,
                 qualifier,
                 value,
-            } => self.write_cell(row_key, family, qualifier, value),
+                value_type,
+            } => value_type
+                .parse(&value)
+                .and_then(|value| self.write_cell(row_key, family, qualifier, value)),
             Action::DeleteRow(key) => self.mutate(key, alloc::vec![Mutation::DeleteFromRow]),
             Action::DeleteCellVersion {
                 row_key,
@@ -267,12 +270,20 @@ impl Playground {
                     qualifier,
                     rule: String::new(),
                     versions: Vec::new(),
+                    whole: Vec::new(),
                 });
                 self.refresh_drawer();
                 Ok(())
             }
             Action::CloseDrawer => {
                 self.drawer = None;
+                Ok(())
+            }
+            Action::ShowWholeVersion(ts) => {
+                if let Some(d) = &mut self.drawer {
+                    d.whole.push(ts);
+                }
+                self.refresh_drawer();
                 Ok(())
             }
             Action::SetGcRule { family, rule } => self.set_gc_rule(family, rule),
@@ -290,6 +301,11 @@ impl Playground {
                 Ok(())
             }
             Action::DismissError => Ok(()),
+            Action::DeleteTable(name) => self.delete_tables(&[name]),
+            Action::ResetSession => {
+                let names: Vec<String> = self.tables.iter().map(|t| t.name.clone()).collect();
+                self.delete_tables(&names)
+            }
             Action::Lab(a) => self.lab.apply(&mut self.db.borrow_mut(), &self.clock, a),
         };
         if let Err(e) = result {
@@ -377,12 +393,30 @@ impl Playground {
         row_key: String,
         family: String,
         qualifier: String,
-        value: String,
+        value: Vec<u8>,
     ) -> Result<(), ShownError> {
         // -1 is Bigtable's "server time": the engine stamps the cell with its clock.
-        let mutation = Mutation::set_cell(family, qualifier.into_bytes(), -1, value.into_bytes());
+        let mutation = Mutation::set_cell(family, qualifier.into_bytes(), -1, value);
         self.mutate(row_key.into_bytes(), alloc::vec![mutation])?;
         self.clock.advance_micros(WRITE_TICK_MICROS);
+        Ok(())
+    }
+
+    /// Deletes the tables (when the selected one goes, `refresh_tables` selects another and
+    /// drops its drawer, query and hits) and
+    /// shows the delete as code when it is one table.
+    fn delete_tables(&mut self, names: &[String]) -> Result<(), ShownError> {
+        for name in names {
+            self.db.borrow_mut().delete_table(name).map_err(shown)?;
+            self.revision += 1;
+        }
+        self.last_write = match names {
+            [table] => Some(codegen::admin_snippets(&codegen::AdminOp::DeleteTable {
+                table,
+            })),
+            _ => None,
+        };
+        self.refresh_tables();
         Ok(())
     }
 
@@ -659,10 +693,21 @@ impl Playground {
         drawer.versions = stored
             .into_iter()
             .filter(|s| s.cell.family == drawer.family && s.cell.qualifier == drawer.qualifier)
-            .map(|s| VersionView {
-                timestamp_micros: s.cell.timestamp_micros,
-                value: s.cell.value,
-                hidden_by: s.collected_by.as_ref().map(describe_gc),
+            .map(|s| {
+                let mut value = s.cell.value;
+                let len = value.len();
+                if !drawer.whole.contains(&s.cell.timestamp_micros) {
+                    value.truncate(crate::display::preview_len(
+                        &value,
+                        crate::display::PREVIEW_BYTES,
+                    ));
+                }
+                VersionView {
+                    timestamp_micros: s.cell.timestamp_micros,
+                    value,
+                    len,
+                    hidden_by: s.collected_by.as_ref().map(describe_gc),
+                }
             })
             .collect();
         drawer.rule = db

@@ -5,8 +5,10 @@
 //! starts this loop when it finds itself in a worker. The loop handles one request per
 //! message, in the order the page sent them, and posts the replies back. The session is kept
 //! in IndexedDB (`web/js/session_store.js`): read once at start, written once changes have
-//! settled for [`SAVE_DELAY_MS`] (an export of every table, deflated). Both run here, so
-//! neither blocks the page, and IndexedDB has no 5 MB cap as localStorage has.
+//! settled for [`SAVE_DELAY_MS`] (an export of every table, deflated), and at once when the
+//! page asks ([`Request::SaveNow`], sent when the page is hidden or left, so a write made
+//! just before a reload is kept). Both run here, so neither blocks the page, and IndexedDB
+//! has no 5 MB cap as localStorage has.
 //!
 //! Invariants: nothing here panics on a message; a request that does not decode is answered
 //! with an error the page shows; requests that arrive while the stored session is being read
@@ -32,8 +34,9 @@ extern "C" {
     async fn save_session(token: &str) -> Result<JsValue, JsValue>;
 }
 
-/// Idle time after a change before the session is saved.
-pub const SAVE_DELAY_MS: u32 = 400;
+/// Idle time after a change before the session is saved: short, so little work is ever
+/// unsaved, yet a burst of actions (a scenario, a load) still saves once.
+pub const SAVE_DELAY_MS: u32 = 50;
 
 /// Whether this code runs in a dedicated worker (not on a page).
 pub fn in_worker() -> bool {
@@ -140,6 +143,7 @@ fn receive(worker: &Rc<RefCell<Worker>>, text: &str) {
                 worker.borrow_mut().queued = None;
             });
         }
+        Request::SaveNow => save_now(worker),
         request => handle(worker, request),
     }
 }
@@ -153,30 +157,43 @@ fn handle(worker: &Rc<RefCell<Worker>>, request: Request) {
     if w.engine.unsaved() {
         // Replacing the timer cancels the previous one: a burst of changes saves once.
         let again = worker.clone();
-        w.save = Some(Timeout::new(SAVE_DELAY_MS, move || {
-            let token = again.borrow_mut().engine.save();
-            // The spent timer stays in `save` until the next change replaces it: dropping it
-            // here would free the closure that is running.
-            let again = again.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                let result = match token {
-                    Ok(token) => match save_session(&token).await {
-                        Ok(_) => Ok(token.len()),
-                        Err(e) => Err(ShownError {
-                            code: "RESOURCE_EXHAUSTED".into(),
-                            message: format!(
-                                "the browser refused to keep the session: {}",
-                                js_sys::Reflect::get(&e, &"message".into())
-                                    .ok()
-                                    .and_then(|m| m.as_string())
-                                    .unwrap_or_else(|| format!("{e:?}"))
-                            ),
-                        }),
-                    },
-                    Err(e) => Err(e),
-                };
-                post(&again.borrow().scope, Reply::Saved(result));
-            });
-        }));
+        w.save = Some(Timeout::new(SAVE_DELAY_MS, move || save(&again)));
     }
+}
+
+/// Saves the session now if it changed since the last save (the page is going away), and
+/// cancels the pending timer.
+fn save_now(worker: &Rc<RefCell<Worker>>) {
+    let pending = worker.borrow_mut().save.take();
+    drop(pending);
+    if worker.borrow().engine.unsaved() {
+        save(worker);
+    }
+}
+
+/// Writes the session to IndexedDB and tells the page how it went.
+fn save(worker: &Rc<RefCell<Worker>>) {
+    let token = worker.borrow_mut().engine.save();
+    // A spent timer stays in `save` until the next change replaces it: dropping it here would
+    // free the closure that is running.
+    let again = worker.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let result = match token {
+            Ok(token) => match save_session(&token).await {
+                Ok(_) => Ok(token.len()),
+                Err(e) => Err(ShownError {
+                    code: "RESOURCE_EXHAUSTED".into(),
+                    message: format!(
+                        "the browser refused to keep the session: {}",
+                        js_sys::Reflect::get(&e, &"message".into())
+                            .ok()
+                            .and_then(|m| m.as_string())
+                            .unwrap_or_else(|| format!("{e:?}"))
+                    ),
+                }),
+            },
+            Err(e) => Err(e),
+        };
+        post(&again.borrow().scope, Reply::Saved(result));
+    });
 }

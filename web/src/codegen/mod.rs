@@ -85,8 +85,45 @@ pub fn read_snippets(table: &str, request: &ReadRowsRequest) -> Vec<Snippet> {
         .collect()
 }
 
-/// A write of one row of `table` in every language.
+/// Values longer than this are not written into a snippet (a 10 MB literal would be 10 MB of
+/// page text); [`placeholder`] stands in for them.
+pub const MAX_LITERAL_BYTES: usize = crate::display::PREVIEW_BYTES;
+
+/// What a snippet writes instead of a value over [`MAX_LITERAL_BYTES`]: a short text naming
+/// its size, so the code still compiles and runs, and says what to put there.
+pub fn placeholder(len: usize) -> Vec<u8> {
+    format!("<the {len}-byte value: read it from a file>").into_bytes()
+}
+
+/// A write of one row of `table` in every language; values over [`MAX_LITERAL_BYTES`] are
+/// replaced by a [`placeholder`].
 pub fn write_snippets(table: &str, row_key: &[u8], mutations: &[Mutation]) -> Vec<Snippet> {
+    let shortened: Vec<Mutation>;
+    let mutations = if mutations
+        .iter()
+        .any(|m| matches!(m, Mutation::SetCell { value, .. } if value.len() > MAX_LITERAL_BYTES))
+    {
+        shortened = mutations
+            .iter()
+            .map(|m| match m {
+                Mutation::SetCell {
+                    family,
+                    qualifier,
+                    timestamp_micros,
+                    value,
+                } if value.len() > MAX_LITERAL_BYTES => Mutation::SetCell {
+                    family: family.clone(),
+                    qualifier: qualifier.clone(),
+                    timestamp_micros: *timestamp_micros,
+                    value: placeholder(value.len()),
+                },
+                m => m.clone(),
+            })
+            .collect();
+        &shortened
+    } else {
+        mutations
+    };
     Lang::ALL
         .iter()
         .map(|&lang| Snippet {

@@ -107,6 +107,39 @@ fn writes_and_deletes_in_every_language() {
 }
 
 #[test]
+fn a_value_past_the_literal_limit_is_a_placeholder_in_every_language() {
+    let big = vec![b'x'; MAX_LITERAL_BYTES + 1];
+    let ms = [Mutation::set_cell("cf", b"q".to_vec(), 1_000, big)];
+    let s = write_snippets("t", b"r1", &ms);
+    let wanted = format!(
+        "<the {}-byte value: read it from a file>",
+        MAX_LITERAL_BYTES + 1
+    );
+    for snippet in &s {
+        assert!(
+            snippet.code.len() < 4096,
+            "{:?} embeds the value",
+            snippet.lang
+        );
+        assert!(
+            snippet.code.contains(&wanted) || snippet.code.contains(&hex(wanted.as_bytes())),
+            "{:?} lacks the placeholder: {}",
+            snippet.lang,
+            snippet.code
+        );
+    }
+    // At the limit the value is still written out.
+    let ms = [Mutation::set_cell(
+        "cf",
+        b"q".to_vec(),
+        1_000,
+        vec![b'y'; MAX_LITERAL_BYTES],
+    )];
+    let s = write_snippets("t", b"r1", &ms);
+    assert!(code(&s, Lang::Go).contains(&"y".repeat(MAX_LITERAL_BYTES)));
+}
+
+#[test]
 fn literals_escape_what_each_language_needs() {
     assert_eq!(py_bytes(b"a\"\\\x00\xff"), "b\"a\\\"\\\\\\x00\\xff\"");
     assert_eq!(quoted("é\"", false), "\"\\u00e9\\\"\"");

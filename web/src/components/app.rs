@@ -12,6 +12,7 @@ use yew::prelude::*;
 
 use super::clock::Clock;
 use super::code_tabs::CodeTabs;
+use super::confirm_button::ConfirmButton;
 use super::drawer::VersionsDrawer;
 use super::error_banner::ErrorBanner;
 use super::gc_editor::GcEditor;
@@ -188,7 +189,12 @@ fn grid_section(state: &Shown, dispatch: &Callback<Action>) -> Html {
     html! {
         <section class="panel data" aria-label="Rows">
             <TableTabs tables={state.tables.clone()} selected={state.selected.clone()} on_action={dispatch.clone()} />
-            if state.selected.is_some() {
+            if let Some(table) = state.selected.clone() {
+                <div class="table-actions">
+                    <ConfirmButton key={table.clone()} label="Delete table" testid="delete-table"
+                        question={format!("Delete table {table} and all its rows?")}
+                        on_confirm={{ let table = table.clone(); dispatch.reform(move |()| Action::DeleteTable(table.clone())) }} />
+                </div>
                 <GridView grid={state.grid.clone()} hits={state.hits.clone()} on_action={dispatch.clone()} />
             } else {
                 <p class="hint">{ "Create a table to begin: give it an id and one or more column families." }</p>
@@ -274,7 +280,8 @@ fn data_view(state: &Shown, dispatch: &Callback<Action>) -> Html {
             <div class="panel">
                 { grid_section(state, dispatch) }
                 if let Some(d) = &state.drawer {
-                    <VersionsDrawer drawer={d.clone()} on_action={dispatch.clone()} />
+                    <VersionsDrawer key={format!("{:?}/{}/{:?}", d.row_key, d.family, d.qualifier)}
+                        drawer={d.clone()} on_action={dispatch.clone()} />
                 }
                 if let Some(code) = &state.last_write {
                     <CodeTabs snippets={code.clone()} title="The last change as code" />

@@ -4,13 +4,23 @@
 //! reports it (`Database::read_row_versions`). Deletes of a version, the column, the family
 //! from the row, and the row start here. Keyboard: the drawer takes focus (its close button)
 //! when it opens, Escape closes it, and focus goes back to what had it before (the cell).
+//!
+//! A value past [`crate::display::PREVIEW_BYTES`] shows its first bytes (text, and hex of the first
+//! [`HEX_PREVIEW_BYTES`]) and its size: the worker sends it cut. "Show all" asks the worker
+//! for that version whole (`Action::ShowWholeVersion`) and renders its text. Sending and
+//! rendering every value whole (a 10 MB value is 10 MB of text and a 20 MB hex string) froze
+//! the page for seconds on open and most of a second per later click.
 
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::clock::iso;
 use crate::codegen::hex;
+use crate::display::size_of;
 use crate::state::{as_int64, display_bytes, Action, Drawer};
+
+/// How many bytes of a value the drawer writes in hex (two characters each).
+pub const HEX_PREVIEW_BYTES: usize = 1024;
 
 /// Props of [`VersionsDrawer`].
 #[derive(Properties, PartialEq)]
@@ -81,6 +91,11 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
                         row_key: d.row_key.clone(), family: d.family.clone(),
                         qualifier: d.qualifier.clone(), timestamp_micros: v.timestamp_micros,
                     });
+                    let ts = v.timestamp_micros;
+                    // The worker sends a long value cut unless it was asked for whole.
+                    let cut = v.value.len();
+                    let hex_cut = cut.min(HEX_PREVIEW_BYTES);
+                    let show_all = emit(Action::ShowWholeVersion(ts));
                     html! {
                         <li class={classes!("version", v.hidden_by.is_some().then_some("hidden"))}
                             data-testid="version" data-hidden={v.hidden_by.is_some().to_string()}>
@@ -89,8 +104,20 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
                                 <span class="muted">{ iso(v.timestamp_micros) }</span>
                             </div>
                             <dl class="version-value">
-                                <dt>{ "text" }</dt><dd data-testid="version-text">{ display_bytes(&v.value) }</dd>
-                                <dt>{ "hex" }</dt><dd><code>{ hex(&v.value) }</code></dd>
+                                <dt>{ "text" }</dt>
+                                // Scrolls when long: focusable so the keyboard can scroll it.
+                                <dd tabindex="0">
+                                    <span data-testid="version-text">{ display_bytes(&v.value) }</span>
+                                    if cut < v.len {
+                                        <span class="muted" data-testid="version-cut">{ format!("… ({} of {} shown)", size_of(cut), size_of(v.len)) }</span>
+                                        <button type="button" class="ghost" data-testid="version-show-all" onclick={show_all}
+                                            aria-label={format!("Show all {} of version {ts}", size_of(v.len))}>{ "Show all" }</button>
+                                    }
+                                </dd>
+                                <dt>{ "hex" }</dt>
+                                <dd tabindex="0"><code>{ hex(&v.value[..hex_cut]) }</code>
+                                    if hex_cut < v.len { <span class="muted">{ format!(" … (first {} of {})", size_of(hex_cut), size_of(v.len)) }</span> }
+                                </dd>
                                 if let Some(n) = as_int64(&v.value) {
                                     <dt>{ "int64" }</dt><dd data-testid="version-int64">{ n }</dd>
                                 }

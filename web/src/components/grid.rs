@@ -12,7 +12,8 @@ use web_sys::HtmlElement;
 use yew::prelude::*;
 
 use super::clock::iso;
-use crate::state::{display_bytes, grid_value, Action, GridHandle};
+use crate::display::grid_preview;
+use crate::state::{display_bytes, Action, GridHandle};
 
 /// Height of one grid row in pixels (CSS `.grid tbody tr` matches it).
 pub const ROW_HEIGHT: i32 = 52;
@@ -134,7 +135,7 @@ pub fn grid_view(props: &GridProps) -> Html {
                                                             title={format!("Versions of {column} in row {key_text}")}>
                                                             <span class="sr-only">{ format!("Versions of {column} in row {key_text}: ") }</span>
                                                             <span class="value" data-testid="cell-value">{
-                                                                if raw.contains(&c) { display_bytes(&cell.value) } else { grid_value(&cell.value) }
+                                                                grid_preview(&cell.value, raw.contains(&c))
                                                             }</span>
                                                             <span class="meta">
                                                                 <span data-testid="cell-timestamp" title={iso(cell.timestamp_micros)}>{ cell.timestamp_micros }</span>

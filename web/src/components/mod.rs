@@ -4,6 +4,7 @@
 pub mod app;
 pub mod clock;
 pub mod code_tabs;
+pub mod confirm_button;
 pub mod drawer;
 pub mod error_banner;
 pub mod explain;

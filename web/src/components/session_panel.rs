@@ -7,6 +7,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use super::confirm_button::ConfirmButton;
+
 use crate::client::Client;
 use crate::remote::Request;
 use crate::state::Action;
@@ -166,6 +168,13 @@ pub fn session_panel(props: &SessionPanelProps) -> Html {
                     <label class="ghost file">{ "Import a file…" }
                         <input type="file" accept=".json,.csv,application/json,text/csv" onchange={on_file} data-testid="import-file" /></label>
                 </div>
+            </section>
+            <section class="card">
+                <h2>{ "Start again" }</h2>
+                <p class="muted">{ "Deletes every table in this browser's session (export first to keep a copy)." }</p>
+                <ConfirmButton label="Reset session" testid="reset-session"
+                    question="Delete every table and start an empty session?"
+                    on_confirm={props.on_action.reform(|()| Action::ResetSession)} />
             </section>
         </div>
     }

@@ -1,10 +1,15 @@
-//! The form that writes one cell of the selected table at the playground's clock time.
+//! The form that writes one cell of the selected table at the playground's clock time. The
+//! value is typed: text, hex, int64 (8 bytes big-endian, a Bigtable counter) or JSON; the
+//! reducer reads it ([`ValueType::parse`]) and a bad input is the error banner's, writing
+//! nothing. The value is held as an `AttrValue` (shared, not copied) so a megabytes-long
+//! value does not cost a copy on every render of the page.
 
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::text_input::TextInput;
 use crate::state::Action;
+use crate::value_input::ValueType;
 
 /// Props of [`WriteForm`].
 #[derive(Properties, PartialEq)]
@@ -23,7 +28,8 @@ pub fn write_form(props: &WriteFormProps) -> Html {
     let row_key = use_state(|| "user#1".to_string());
     let family = use_state(String::new);
     let qualifier = use_state(|| "name".to_string());
-    let value = use_state(String::new);
+    let value = use_state(AttrValue::default);
+    let value_type = use_state(ValueType::default);
 
     // The picked family, or the table's first when none (or a stale one) is picked.
     let chosen = if props.families.contains(&*family) {
@@ -33,7 +39,8 @@ pub fn write_form(props: &WriteFormProps) -> Html {
     };
 
     let onsubmit = {
-        let (row_key, qualifier, value) = (row_key.clone(), qualifier.clone(), value.clone());
+        let (row_key, qualifier) = (row_key.clone(), qualifier.clone());
+        let (value, value_type) = (value.clone(), value_type.clone());
         let chosen = chosen.clone();
         let on_action = props.on_action.clone();
         Callback::from(move |e: SubmitEvent| {
@@ -42,8 +49,14 @@ pub fn write_form(props: &WriteFormProps) -> Html {
                 row_key: (*row_key).clone(),
                 family: chosen.clone(),
                 qualifier: (*qualifier).clone(),
-                value: (*value).clone(),
+                value: value.to_string(),
+                value_type: *value_type,
             });
+            // A long value leaves the field once sent: the browser lays a megabytes-long line
+            // out again on every change of the page (most of a second each for 10 MB).
+            if value.len() > crate::display::PREVIEW_BYTES {
+                value.set(AttrValue::default());
+            }
         })
     };
     let on_family = {
@@ -51,6 +64,17 @@ pub fn write_form(props: &WriteFormProps) -> Html {
         Callback::from(move |e: Event| {
             family.set(e.target_unchecked_into::<HtmlSelectElement>().value())
         })
+    };
+    let on_type = {
+        let value_type = value_type.clone();
+        Callback::from(move |e: Event| {
+            let label = e.target_unchecked_into::<HtmlSelectElement>().value();
+            value_type.set(ValueType::from_label(&label).unwrap_or_default());
+        })
+    };
+    let on_value = {
+        let value = value.clone();
+        Callback::from(move |v: String| value.set(v.into()))
     };
     let set = |handle: &UseStateHandle<String>| {
         let handle = handle.clone();
@@ -75,7 +99,15 @@ pub fn write_form(props: &WriteFormProps) -> Html {
                 </select>
             </label>
             <TextInput label="Qualifier" id="qualifier" value={(*qualifier).clone()} on_change={set(&qualifier)} />
-            <TextInput label="Value" id="value" value={(*value).clone()} placeholder="Ada Lovelace" on_change={set(&value)} />
+            <label class="field">
+                <span>{ "Value type" }</span>
+                <select name="value-type" data-testid="value-type" onchange={on_type}>
+                    { for ValueType::ALL.iter().map(|t| html! {
+                        <option value={t.label()} selected={*t == *value_type}>{ t.label() }</option>
+                    }) }
+                </select>
+            </label>
+            <TextInput label="Value" id="value" value={(*value).clone()} placeholder={value_type.example()} on_change={on_value} />
             <button type="submit" data-testid="write" disabled={props.table.is_none()}>{ "Write at clock time" }</button>
         </form>
     }

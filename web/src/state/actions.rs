@@ -56,8 +56,11 @@ pub enum Action {
         family: String,
         /// The column qualifier (UTF-8).
         qualifier: String,
-        /// The value (UTF-8).
+        /// The value as typed.
         value: String,
+        /// How `value` is read (text, hex, int64, JSON).
+        #[serde(default)]
+        value_type: crate::value_input::ValueType,
     },
     /// Deletes a row of the selected table (DeleteFromRow).
     DeleteRow(Vec<u8>),
@@ -99,6 +102,9 @@ pub enum Action {
     },
     /// Closes the versions drawer.
     CloseDrawer,
+    /// Shows the version at this timestamp whole in the versions drawer (values are cut at
+    /// `display::PREVIEW_BYTES` until asked).
+    ShowWholeVersion(i64),
     /// Replaces a family's GC rule in the selected table.
     SetGcRule {
         /// The family.
@@ -119,6 +125,11 @@ pub enum Action {
     AdvanceClock(i64),
     /// Hides the error.
     DismissError,
+    /// Deletes a table and its data (the page asked for confirmation first).
+    DeleteTable(String),
+    /// Deletes every table: the session starts again empty, the clock where it was (the page
+    /// asked for confirmation first).
+    ResetSession,
     /// The lab (console, tablet map, heatmap, scenarios, key builder): see [`crate::lab`].
     Lab(crate::lab::LabAction),
 }

@@ -18,6 +18,7 @@ fn write(p: &mut Playground, row: &str, family: &str, qualifier: &str, value: &s
         family: family.into(),
         qualifier: qualifier.into(),
         value: value.into(),
+        value_type: Default::default(),
     });
 }
 
@@ -565,4 +566,110 @@ fn the_grid_decodes_counters_and_keeps_text_and_other_bytes() {
     assert_eq!(grid_value(b"\x00\x01"), "\\x00\\x01");
     assert_eq!(count_of(1, "table", "tables"), "1 table");
     assert_eq!(count_of(2, "table", "tables"), "2 tables");
+}
+
+#[test]
+fn long_values_are_cut_for_the_grid_at_a_character_boundary() {
+    use crate::display::{grid_preview, preview_len, size_of, PREVIEW_BYTES};
+    assert_eq!(preview_len(b"short", 4), 4);
+    assert_eq!(preview_len(b"abc", 4), 3);
+    // "é" is two bytes: a cut inside it moves before it.
+    assert_eq!(preview_len("aé".as_bytes(), 2), 1);
+    assert_eq!(
+        preview_len(&[0xff; 10], 4),
+        4,
+        "bytes that are not text cut anywhere"
+    );
+    let big = "é".repeat(PREVIEW_BYTES);
+    let shown = grid_preview(big.as_bytes(), false);
+    assert!(shown.starts_with(&"é".repeat(PREVIEW_BYTES / 2)));
+    assert!(
+        shown.ends_with("… (8.0 KB in all)"),
+        "{}",
+        &shown[shown.len() - 40..]
+    );
+    assert_eq!(grid_preview(&5i64.to_be_bytes(), false), "5");
+    assert_eq!(grid_preview(b"\x00", true), "\\x00");
+    assert_eq!(size_of(10 * 1024 * 1024), "10.0 MB");
+    assert_eq!(size_of(1), "1 byte");
+}
+
+#[test]
+fn typed_values_delete_table_and_reset_session() {
+    use crate::value_input::ValueType;
+    let mut p = Playground::new(1_000_000);
+    create(&mut p, "a", "cf", "");
+    let typed = |p: &mut Playground, value: &str, value_type: ValueType| {
+        p.apply(Action::WriteCell {
+            row_key: "r".into(),
+            family: "cf".into(),
+            qualifier: "q".into(),
+            value: value.into(),
+            value_type,
+        })
+    };
+    typed(&mut p, "-2", ValueType::Int64);
+    assert_eq!(p.error, None);
+    let newest = |p: &Playground| p.grid.borrow().rows[0].cell(0).map(|c| c.value.clone());
+    assert_eq!(newest(&p), Some((-2i64).to_be_bytes().to_vec()));
+    typed(&mut p, "0a0b", ValueType::Hex);
+    assert_eq!(newest(&p), Some(vec![10, 11]));
+    let revision = p.revision;
+    typed(&mut p, "{oops", ValueType::Json);
+    assert_eq!(
+        p.error.as_ref().map(|e| e.code.as_str()),
+        Some("INVALID_ARGUMENT")
+    );
+    assert_eq!(
+        (p.revision, newest(&p)),
+        (revision, Some(vec![10, 11])),
+        "a bad value writes nothing"
+    );
+
+    create(&mut p, "b", "cf", "");
+    assert_eq!(p.selected.as_deref(), Some("b"));
+    p.apply(Action::DeleteTable("b".into()));
+    assert_eq!(p.error, None);
+    assert_eq!(
+        p.tables.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["a"]
+    );
+    assert_eq!(p.selected.as_deref(), Some("a"), "another table is shown");
+    assert!(p
+        .last_write
+        .as_ref()
+        .is_some_and(|s| s.iter().any(|s| s.code.contains("deletetable b"))));
+    p.apply(Action::DeleteTable("b".into()));
+    assert_eq!(p.error.as_ref().map(|e| e.code.as_str()), Some("NOT_FOUND"));
+
+    let revision = p.revision;
+    p.apply(Action::ResetSession);
+    assert_eq!(p.error, None);
+    assert!(p.tables.is_empty() && p.selected.is_none() && p.drawer.is_none());
+    assert!(p.revision > revision, "a reset is saved like any change");
+}
+
+#[test]
+fn the_drawer_carries_a_long_value_cut_until_it_is_asked_for_whole() {
+    use crate::display::PREVIEW_BYTES;
+    let mut p = Playground::new(1_000_000);
+    create(&mut p, "t", "cf", "");
+    let big = "v".repeat(PREVIEW_BYTES * 3);
+    write(&mut p, "r", "cf", "q", &big);
+    write(&mut p, "r", "cf", "q", "short");
+    p.apply(Action::OpenCell {
+        row_key: b"r".to_vec(),
+        family: "cf".into(),
+        qualifier: b"q".to_vec(),
+    });
+    let versions = |p: &Playground| p.drawer.as_ref().unwrap().versions.clone();
+    let old = versions(&p)[1].clone();
+    assert_eq!((old.value.len(), old.len), (PREVIEW_BYTES, big.len()));
+    assert_eq!(
+        (versions(&p)[0].value.clone(), versions(&p)[0].len),
+        (b"short".to_vec(), 5)
+    );
+    p.apply(Action::ShowWholeVersion(old.timestamp_micros));
+    assert_eq!(versions(&p)[1].value, big.as_bytes());
+    assert_eq!(p.error, None);
 }

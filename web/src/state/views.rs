@@ -19,8 +19,13 @@ pub struct TableSummary {
 pub struct VersionView {
     /// Its timestamp.
     pub timestamp_micros: i64,
-    /// Its value.
+    /// Its value, cut at [`crate::display::PREVIEW_BYTES`] unless the drawer was asked for
+    /// it whole ([`Drawer::whole`]): a 10 MB value crossed from the worker on every open.
+    /// Base64 in JSON (a number list was three to four times the size).
+    #[serde(with = "crate::wire::bytes")]
     pub value: Vec<u8>,
+    /// The whole value's length in bytes.
+    pub len: usize,
     /// Why reads do not return it ("beyond max versions 2"); `None` when they do.
     pub hidden_by: Option<String>,
 }
@@ -38,6 +43,8 @@ pub struct Drawer {
     pub rule: String,
     /// Newest first, hidden ones included.
     pub versions: Vec<VersionView>,
+    /// The timestamps of the versions asked for whole ("Show all").
+    pub whole: Vec<i64>,
 }
 
 /// The last query's answer.
