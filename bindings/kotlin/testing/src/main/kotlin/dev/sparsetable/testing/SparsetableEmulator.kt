@@ -110,7 +110,10 @@ class SparsetableEmulator private constructor(
             ready.await(startupMillis, TimeUnit.MILLISECONDS)
             val address = found.get()
             if (address == null) {
-                val why = if (process.isAlive) "did not listen within $startupMillis ms" else "exited before it listened (status ${process.waitFor()})"
+                // The output ends a moment before the process is reaped: give an exiting
+                // server a few seconds to be seen as exited, so its error is named rightly.
+                val exited = !process.isAlive || process.waitFor(5, TimeUnit.SECONDS)
+                val why = if (exited) "exited before it listened (status ${process.exitValue()})" else "did not listen within $startupMillis ms"
                 process.destroyForcibly()
                 val tail = printed.toString().trim().lines().takeLast(20).joinToString("\n")
                 throw IllegalStateException("$bin $why" + if (tail.isEmpty()) "" else "; it printed:\n$tail")
