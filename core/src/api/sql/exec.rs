@@ -356,6 +356,8 @@ pub enum Acc {
     List(Vec<SqlValue>),
     /// LOGICAL_AND / LOGICAL_OR.
     Logic(Option<bool>),
+    /// BIT_AND / BIT_OR / BIT_XOR of INT64 (NULL until a non-NULL input arrives).
+    Bits(Option<i64>),
 }
 
 /// A group's accumulators and the DISTINCT values each has seen.
@@ -377,6 +379,7 @@ impl Group {
                 "AVG" => Acc::SumFloat(None, 0),
                 "ARRAY_AGG" | "STRING_AGG" => Acc::List(Vec::new()),
                 "LOGICAL_AND" | "LOGICAL_OR" => Acc::Logic(None),
+                "BIT_AND" | "BIT_OR" | "BIT_XOR" => Acc::Bits(None),
                 _ => Acc::Pick(SqlValue::Null),
             })
             .collect();
@@ -443,6 +446,16 @@ impl Group {
                         (Some(x), _) => x || b,
                     });
                 }
+                (name, Acc::Bits(acc)) => {
+                    if let SqlValue::Int64(x) = v {
+                        *acc = Some(match (*acc, name) {
+                            (None, _) => x,
+                            (Some(a), "BIT_AND") => a & x,
+                            (Some(a), "BIT_OR") => a | x,
+                            (Some(a), _) => a ^ x,
+                        });
+                    }
+                }
                 _ => {}
             }
         }
@@ -463,6 +476,7 @@ impl Group {
                 },
                 Acc::Pick(v) => v.clone(),
                 Acc::Logic(l) => l.map_or(SqlValue::Null, SqlValue::Bool),
+                Acc::Bits(b) => b.map_or(SqlValue::Null, SqlValue::Int64),
                 Acc::List(items) if a.name == "STRING_AGG" => {
                     if items.is_empty() {
                         SqlValue::Null

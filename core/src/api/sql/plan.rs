@@ -13,6 +13,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use super::ast::children_mut;
 use super::eval::FamilyInfo;
 use super::functions;
 use super::parse::{err_at, BinOp, Expr, ExprKind, IndexMode, Query, SelectItem};
@@ -94,48 +95,6 @@ pub(crate) struct Planner<'a> {
     group_types: Vec<SqlType>,
     agg_types: Vec<SqlType>,
     item_types: Vec<SqlType>,
-}
-
-fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    use ExprKind as K;
-    match &mut e.kind {
-        K::Lit(..) | K::Param(_) | K::Ident(_) | K::AggRef(_) | K::GroupRef(_) | K::ItemRef(_) => {
-            Vec::new()
-        }
-        K::Index(a, b, _) | K::Bin(_, a, b) | K::Like(a, b, _) | K::InUnnest(a, b, _) => {
-            alloc::vec![&mut **a, &mut **b]
-        }
-        K::Field(a, _)
-        | K::Neg(a)
-        | K::BitNot(a)
-        | K::Not(a)
-        | K::IsNull(a, _)
-        | K::IsBool(a, ..)
-        | K::Cast(a, ..)
-        | K::Extract(_, a) => alloc::vec![&mut **a],
-        K::In(a, list, _) => {
-            let mut v = alloc::vec![&mut **a];
-            v.extend(list.iter_mut());
-            v
-        }
-        K::Between(a, b, c, _) => alloc::vec![&mut **a, &mut **b, &mut **c],
-        K::Case(o, whens, els) => {
-            let mut v = Vec::new();
-            if let Some(o) = o {
-                v.push(&mut **o);
-            }
-            for (w, t) in whens {
-                v.push(w);
-                v.push(t);
-            }
-            if let Some(e) = els {
-                v.push(&mut **e);
-            }
-            v
-        }
-        K::Call { args, .. } | K::Array(args) => args.iter_mut().collect(),
-        K::Struct(fields) => fields.iter_mut().map(|(_, e)| e).collect(),
-    }
 }
 
 fn contains_aggregate(e: &mut Expr) -> bool {
@@ -661,6 +620,7 @@ impl<'a> Planner<'a> {
                 "SUM" | "AVG" => t.is_numeric(),
                 "MIN" | "MAX" => t.is_orderable(),
                 "COUNTIF" | "LOGICAL_AND" | "LOGICAL_OR" => t == SqlType::Bool,
+                "BIT_AND" | "BIT_OR" | "BIT_XOR" => t == SqlType::Int64,
                 "STRING_AGG" => matches!(t, SqlType::String | SqlType::Bytes),
                 "ARRAY_AGG" => !matches!(t, SqlType::Array(_)),
                 _ => true,
@@ -952,6 +912,25 @@ impl<'a> Planner<'a> {
                 }
                 *slot = Some(e);
             }
+        }
+        // TO_JSON_STRING needs its argument's STRUCT field names, which values do not carry.
+        let mut typer = Planner {
+            sql: self.sql,
+            params: self.params,
+            plan: self.plan.clone(),
+            has_table: self.has_table,
+            group_types: self.group_types.clone(),
+            agg_types: self.agg_types.clone(),
+            item_types: self.item_types.clone(),
+        };
+        let mut exprs: Vec<&mut Expr> = self.plan.items.iter_mut().collect();
+        exprs.extend(self.plan.filter.as_mut());
+        exprs.extend(self.plan.order.iter_mut().map(|o| &mut o.expr));
+        if let Some(agg) = self.plan.agg.as_mut() {
+            exprs.extend(agg.having.as_mut());
+        }
+        for e in exprs {
+            functions::to_json::annotate(e, &mut |x| typer.ty(x))?;
         }
         Ok((self.plan, columns))
     }
