@@ -30,8 +30,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::api::sql::errors::out_of_range;
-use crate::api::sql::value::{SqlType, SqlValue};
+use crate::api::sql::errors::{bad, out_of_range};
+use crate::api::sql::value::{to_text, SqlType, SqlValue};
 use crate::Result;
 
 /// The JSON extraction functions' names.
@@ -377,12 +377,18 @@ fn unescape(b: &[u8]) -> Option<String> {
 /// Evaluates a JSON extraction function; `None` if `name` is not one.
 ///
 /// # Errors
-/// OUT_OF_RANGE for an invalid JSONPath.
+/// OUT_OF_RANGE for an invalid JSONPath; INVALID_ARGUMENT for an argument that is not a
+/// STRING.
 pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
     if !NAMES.contains(&name) {
         return Ok(None);
     }
     let legacy = name.starts_with("JSON_EXTRACT");
+    for v in a {
+        if !matches!(v, SqlValue::String(_) | SqlValue::Null) {
+            return Err(bad(format!("{name} takes STRING arguments, not {}", to_text(v))));
+        }
+    }
     let path = match a.get(1) {
         None => "$",
         Some(SqlValue::String(p)) => p.as_str(),

@@ -22,7 +22,8 @@ use alloc::string::String;
 
 use crate::api::sql::ast::{children_mut, Expr, ExprKind};
 use crate::api::sql::calendar::timestamp_text;
-use crate::api::sql::value::{SqlType, SqlValue};
+use crate::api::sql::errors::bad;
+use crate::api::sql::value::{to_text, SqlType, SqlValue};
 use crate::Result;
 
 /// The result type of `TO_JSON_STRING` over `args`, or why it does not take them.
@@ -39,8 +40,13 @@ pub fn result_type(args: &[SqlType]) -> core::result::Result<SqlType, String> {
             args[0]
         ));
     }
-    // INT64 stands for an untyped NULL literal.
-    if let Some(t) = args.get(1).filter(|t| !matches!(t, SqlType::Bool | SqlType::Int64)) {
+    // INT64 stands for an untyped NULL literal, and so does the first argument's type (the
+    // planner gives an untyped NULL its siblings' type); a non-BOOL value of those types is
+    // refused when the call runs.
+    if let Some(t) = args
+        .get(1)
+        .filter(|t| !matches!(t, SqlType::Bool | SqlType::Int64) && **t != args[0])
+    {
         return Err(format!("TO_JSON_STRING's pretty_print is a BOOL, not {t}"));
     }
     Ok(SqlType::String)
@@ -222,12 +228,21 @@ fn encode(out: &mut String, v: &SqlValue, shape: &SqlValue, pretty: bool, level:
 /// and the shape the planner added.
 ///
 /// # Errors
-/// None today; the signature matches the other families'.
+/// INVALID_ARGUMENT for a `pretty_print` that is not a BOOL.
 pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
     if name != "TO_JSON_STRING" {
         return Ok(None);
     }
-    let pretty = matches!(a.get(1), Some(SqlValue::Bool(true)));
+    let pretty = match a.get(1) {
+        None | Some(SqlValue::Null) => false,
+        Some(SqlValue::Bool(b)) => *b,
+        Some(other) => {
+            return Err(bad(format!(
+                "TO_JSON_STRING's pretty_print is a BOOL, not {}",
+                to_text(other)
+            )))
+        }
+    };
     let mut out = String::new();
     let v = a.first().unwrap_or(&SqlValue::Null);
     encode(&mut out, v, a.get(2).unwrap_or(&SqlValue::Null), pretty, 0);
