@@ -24,7 +24,10 @@ use crate::Result;
 pub const NAMES: &[&str] = &["FARM_FINGERPRINT", "MD5", "SHA1", "SHA256", "SHA512"];
 
 /// The result type of hash function `name` over `args`, or why it does not take them.
-pub fn result_type(name: &str, args: &[SqlType]) -> core::result::Result<SqlType, alloc::string::String> {
+pub fn result_type(
+    name: &str,
+    args: &[SqlType],
+) -> core::result::Result<SqlType, alloc::string::String> {
     // INT64 stands for an untyped NULL literal here (the planner types `NULL` as INT64); a
     // real INT64 value is refused when the call runs.
     match args {
@@ -34,7 +37,10 @@ pub fn result_type(name: &str, args: &[SqlType]) -> core::result::Result<SqlType
             SqlType::Bytes
         }),
         [t] => Err(alloc::format!("{name} takes STRING or BYTES, not {t}")),
-        _ => Err(alloc::format!("{name} takes 1 argument, got {}", args.len())),
+        _ => Err(alloc::format!(
+            "{name} takes 1 argument, got {}",
+            args.len()
+        )),
     }
 }
 
@@ -85,7 +91,10 @@ mod tests {
     fn digests_match_the_standard_test_values() {
         // FIPS 180 / RFC 1321 test values for "abc".
         let abc = [SqlValue::String("abc".into())];
-        assert_eq!(hex(call("MD5", &abc).unwrap()), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(
+            hex(call("MD5", &abc).unwrap()),
+            "900150983cd24fb0d6963f7d28e17f72"
+        );
         assert_eq!(
             hex(call("SHA1", &abc).unwrap()),
             "a9993e364706816aba3e25717850c26c9cd0d89d"
@@ -99,7 +108,10 @@ mod tests {
 
     #[test]
     fn null_gives_null_and_other_types_are_refused() {
-        assert_eq!(call("SHA256", &[SqlValue::Null]).unwrap(), Some(SqlValue::Null));
+        assert_eq!(
+            call("SHA256", &[SqlValue::Null]).unwrap(),
+            Some(SqlValue::Null)
+        );
         assert!(call("SHA256", &[SqlValue::Int64(1)]).is_err());
         assert!(call("LOWER", &[SqlValue::Null]).unwrap().is_none());
     }

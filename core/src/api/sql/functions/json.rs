@@ -114,8 +114,7 @@ fn parse_path(path: &str, legacy: bool) -> Result<Vec<Step>> {
                     .find(']')
                     .ok_or_else(|| bad_path(path, "an unterminated ["))?;
                 let inner = &path[i + 1..i + close];
-                if legacy && inner.len() >= 2 && inner.starts_with('\'') && inner.ends_with('\'')
-                {
+                if legacy && inner.len() >= 2 && inner.starts_with('\'') && inner.ends_with('\'') {
                     steps.push(Step::Member(inner[1..inner.len() - 1].into()));
                 } else if !inner.is_empty() && inner.bytes().all(|c| c.is_ascii_digit()) {
                     let n = inner
@@ -386,7 +385,10 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
     let legacy = name.starts_with("JSON_EXTRACT");
     for v in a {
         if !matches!(v, SqlValue::String(_) | SqlValue::Null) {
-            return Err(bad(format!("{name} takes STRING arguments, not {}", to_text(v))));
+            return Err(bad(format!(
+                "{name} takes STRING arguments, not {}",
+                to_text(v)
+            )));
         }
     }
     let path = match a.get(1) {
@@ -399,9 +401,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
     let Some(SqlValue::String(text)) = a.first() else {
         return Ok(Some(SqlValue::Null));
     };
-    let scan = Scan {
-        b: text.as_bytes(),
-    };
+    let scan = Scan { b: text.as_bytes() };
     let Some((i, end)) = scan.select(0, &steps, 0) else {
         return Ok(Some(SqlValue::Null));
     };
@@ -468,14 +468,39 @@ mod tests {
             run("JSON_QUERY", doc, "$.class"),
             s(r#"{"students":[{"name":"Jane"},{"name":"Ja\"mie"}]}"#)
         );
-        assert_eq!(run("JSON_VALUE", doc, "$.class.students[1].name"), s("Ja\"mie"));
+        assert_eq!(
+            run("JSON_VALUE", doc, "$.class.students[1].name"),
+            s("Ja\"mie")
+        );
         assert_eq!(run("JSON_VALUE", doc, "$.class"), SqlValue::Null);
-        assert_eq!(run("JSON_QUERY", doc, "$.class.students[2]"), SqlValue::Null);
+        assert_eq!(
+            run("JSON_QUERY", doc, "$.class.students[2]"),
+            SqlValue::Null
+        );
         assert_eq!(run("JSON_QUERY", r#"{"a": null}"#, "$.a"), SqlValue::Null);
         // Read only as far as needed: the missing `}` is never reached.
-        assert_eq!(run("JSON_VALUE", r#"{"hello": "world""#, "$.hello"), s("world"));
+        assert_eq!(
+            run("JSON_VALUE", r#"{"hello": "world""#, "$.hello"),
+            s("world")
+        );
         assert_eq!(run("JSON_VALUE", "not json", "$"), SqlValue::Null);
-        assert_eq!(run("JSON_VALUE", r#"{"a":"\u00e9\ud83d\ude00"}"#, "$.a"), s("é😀"));
+        assert_eq!(
+            run("JSON_VALUE", r#"{"a":"\u00e9\ud83d\ude00"}"#, "$.a"),
+            s("é😀")
+        );
+    }
+
+    proptest::proptest! {
+        /// No text and no path makes an extractor panic: each gives a value, NULL or an error.
+        #[test]
+        fn no_input_panics(
+            text in "[\\[\\]{}\":,.0-9a-z \\\\u]{0,48}",
+            path in "\\$[.\\[\\]a-z0-9\"']{0,12}",
+        ) {
+            for name in NAMES {
+                let _ = call(name, &[SqlValue::String(text.clone()), SqlValue::String(path.clone())]);
+            }
+        }
     }
 
     #[test]

@@ -130,7 +130,11 @@ fn float(out: &mut String, f: f64, text: String) {
     if f.is_nan() {
         out.push_str("\"NaN\"");
     } else if f.is_infinite() {
-        out.push_str(if f > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" });
+        out.push_str(if f > 0.0 {
+            "\"Infinity\""
+        } else {
+            "\"-Infinity\""
+        });
     } else {
         out.push_str(&text);
     }
@@ -276,11 +280,20 @@ mod tests {
             "{\n  \"id\": 1,\n  \"xs\": [\n    10,\n    20\n  ]\n}"
         );
         let i = SqlType::Int64;
-        assert_eq!(json(SqlValue::Int64(9_007_199_254_740_993), &i, false), "\"9007199254740993\"");
+        assert_eq!(
+            json(SqlValue::Int64(9_007_199_254_740_993), &i, false),
+            "\"9007199254740993\""
+        );
         assert_eq!(json(SqlValue::Float64(1.0), &i, false), "1");
         assert_eq!(json(SqlValue::Float64(f64::NAN), &i, false), "\"NaN\"");
-        assert_eq!(json(SqlValue::Bytes(b"Google".to_vec()), &i, false), "\"R29vZ2xl\"");
-        assert_eq!(json(SqlValue::String("a\"\u{1}".into()), &i, false), r#""a\"\u0001""#);
+        assert_eq!(
+            json(SqlValue::Bytes(b"Google".to_vec()), &i, false),
+            "\"R29vZ2xl\""
+        );
+        assert_eq!(
+            json(SqlValue::String("a\"\u{1}".into()), &i, false),
+            r#""a\"\u0001""#
+        );
         assert_eq!(
             json(SqlValue::timestamp_micros(1_488_803_696_789_012), &i, false),
             "\"2017-03-06T12:34:56.789012Z\""

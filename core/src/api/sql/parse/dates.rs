@@ -135,7 +135,11 @@ impl Parser<'_> {
             return Err(err_at(
                 self.sql,
                 at,
-                format!("WEEK takes a weekday ({}), got {}", WEEKDAYS.join(", "), self.found()),
+                format!(
+                    "WEEK takes a weekday ({}), got {}",
+                    WEEKDAYS.join(", "),
+                    self.found()
+                ),
             ));
         }
         self.at += 1;
