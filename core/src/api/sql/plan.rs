@@ -928,6 +928,11 @@ impl<'a> Planner<'a> {
         exprs.extend(self.plan.order.iter_mut().map(|o| &mut o.expr));
         if let Some(agg) = self.plan.agg.as_mut() {
             exprs.extend(agg.having.as_mut());
+            exprs.extend(agg.groups.iter_mut());
+            for a in &mut agg.aggs {
+                exprs.extend(a.arg.as_mut());
+                exprs.extend(a.extra.as_mut());
+            }
         }
         for e in exprs {
             functions::to_json::annotate(e, &mut |x| typer.ty(x))?;
