@@ -162,6 +162,8 @@ pub struct Query {
     pub limit: Option<Expr>,
     /// OFFSET.
     pub offset: Option<Expr>,
+    /// `FROM UNPACK((inner))`: the inner query, whose table is also `table` above.
+    pub unpack: Option<Box<Query>>,
 }
 
 /// The direct sub-expressions of `e`, for the planner's rewrites and checks.

@@ -244,7 +244,7 @@ pub fn read_filter(
         return Ok(presence);
     }
     let mut cells = alloc::vec![interleave(data)];
-    if plan.history {
+    if plan.history || plan.unpack.is_some() {
         let (mut start, mut end): (i64, Option<i64>) = (0, None);
         for (bound, e) in &plan.time_bounds {
             let t = match const_eval(e, plan, params, now_micros)?.as_micros() {
@@ -295,7 +295,13 @@ pub fn read_request(
     now_micros: i64,
     with_filter: bool,
 ) -> Result<Option<ReadRowsRequest>> {
-    let ranges = plan.filter.as_ref().and_then(|f| key_ranges(f, params));
+    // UNPACK's inner WHERE narrows the rows read as well as the outer one does.
+    let inner = plan.unpack.as_ref().and_then(|u| u.filter.as_ref());
+    let ranges = plan
+        .filter
+        .as_ref()
+        .and_then(|f| key_ranges(f, params))
+        .or_else(|| inner.and_then(|f| key_ranges(f, params)));
     let row_set = match ranges {
         Some(r) if r.is_empty() => return Ok(None),
         Some(r) => RowSet {
@@ -305,8 +311,11 @@ pub fn read_request(
         None => RowSet::all(),
     };
     // Only when every row read is a result row can the read stop early.
-    let simple =
-        plan.filter.is_none() && plan.agg.is_none() && plan.order.is_empty() && !plan.distinct;
+    let simple = plan.filter.is_none()
+        && plan.agg.is_none()
+        && plan.order.is_empty()
+        && !plan.distinct
+        && plan.unpack.is_none();
     let rows_limit = match (
         simple,
         count(&plan.limit, params)?,

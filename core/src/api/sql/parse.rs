@@ -119,6 +119,12 @@ impl Parser<'_> {
     }
 
     fn statement(&mut self) -> Result<Query> {
+        let q = self.query_block()?;
+        self.end_of_query(q)
+    }
+
+    /// One query (SELECT ... or FROM ..., with pipe operators), up to what follows it.
+    fn query_block(&mut self) -> Result<Query> {
         for (word, what) in [
             ("INSERT", "DML (INSERT)"),
             ("UPDATE", "DML (UPDATE)"),
@@ -160,6 +166,7 @@ impl Parser<'_> {
             order_by: Vec::new(),
             limit: None,
             offset: None,
+            unpack: None,
         };
         if from_first {
             // Pipe syntax: `FROM t` alone is every column of the table, and pipe operators
@@ -170,7 +177,7 @@ impl Parser<'_> {
             self.table_clause(&mut q)?;
             let mut pipes = PipeState::default();
             self.pipes(&mut q, &mut pipes)?;
-            return self.end_of_query(q);
+            return Ok(q);
         }
         if self.kw("DISTINCT") {
             q.distinct = true;
@@ -245,7 +252,7 @@ impl Parser<'_> {
             extended: false,
         };
         self.pipes(&mut q, &mut pipes)?;
-        self.end_of_query(q)
+        Ok(q)
     }
 
     fn end_of_query(&mut self, q: Query) -> Result<Query> {
@@ -264,20 +271,24 @@ impl Parser<'_> {
         if self.is_kw("UNNEST") {
             return Err(self.err("UNNEST in FROM is not supported yet"));
         }
-        let at = self.pos();
-        let name = self.name()?;
-        q.table = Some((name, at));
-        if self.sym("(") && !self.sym(")") {
-            loop {
-                let name = self.name()?;
-                self.expect_sym("=>")?;
-                let v = self.expr()?;
-                q.table_args.push((name, v));
-                if !self.sym(",") {
-                    break;
-                }
+        if self.is_kw("UNPACK") && matches!(self.peek_at(1), Tok::Sym("(")) {
+            // `UNPACK((query))` or `UNPACK(query)`: the planner checks what the query may be.
+            self.at += 2;
+            let double = self.sym("(");
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(self.err("UNPACK is nested too deeply"));
+            }
+            let inner = self.query_block()?;
+            self.depth -= 1;
+            if double {
+                self.expect_sym(")")?;
             }
             self.expect_sym(")")?;
+            q.table = inner.table.clone();
+            q.unpack = Some(alloc::boxed::Box::new(inner));
+        } else {
+            self.named_table(q)?;
         }
         // A table alias changes nothing: there is one table.
         if self.kw("AS") || matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
@@ -295,6 +306,26 @@ impl Parser<'_> {
             if self.is_kw(word) || matches!(self.peek(), Tok::Sym(s) if *s == word) {
                 return Err(self.err(format!("{what} is not supported by GoogleSQL for Bigtable")));
             }
+        }
+        Ok(())
+    }
+
+    /// A table's name and its named arguments (`t(with_history => TRUE)`).
+    fn named_table(&mut self, q: &mut Query) -> Result<()> {
+        let at = self.pos();
+        let name = self.name()?;
+        q.table = Some((name, at));
+        if self.sym("(") && !self.sym(")") {
+            loop {
+                let name = self.name()?;
+                self.expect_sym("=>")?;
+                let v = self.expr()?;
+                q.table_args.push((name, v));
+                if !self.sym(",") {
+                    break;
+                }
+            }
+            self.expect_sym(")")?;
         }
         Ok(())
     }

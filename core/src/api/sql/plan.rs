@@ -17,6 +17,7 @@ use super::ast::children_mut;
 use super::eval::FamilyInfo;
 use super::functions;
 use super::parse::{err_at, BinOp, Expr, ExprKind, IndexMode, Query, SelectItem};
+use super::unpack::{desugar, UnpackPlan};
 use super::value::{SqlType, SqlValue};
 use super::SqlColumn;
 use crate::Result;
@@ -85,6 +86,8 @@ pub struct Plan {
     pub offset: Option<Expr>,
     /// SELECT DISTINCT.
     pub distinct: bool,
+    /// `FROM UNPACK(...)`: rows are split by cell timestamp after the inner WHERE.
+    pub unpack: Option<UnpackPlan>,
 }
 
 pub(crate) struct Planner<'a> {
@@ -179,6 +182,7 @@ impl<'a> Planner<'a> {
                 limit: None,
                 offset: None,
                 distinct: false,
+                unpack: None,
             },
             has_table: false,
             group_types: Vec::new(),
@@ -223,11 +227,10 @@ impl<'a> Planner<'a> {
                 }
                 if name == "_key" {
                     T::Bytes
+                } else if name == "_timestamp" && self.plan.unpack.is_some() {
+                    T::Timestamp
                 } else if name == "_timestamp" {
-                    return Err(self.err(
-                        e.pos,
-                        "_timestamp exists only under UNPACK, which is not supported yet",
-                    ));
+                    return Err(self.err(e.pos, "_timestamp exists only under UNPACK"));
                 } else if let Some(info) = self.plan.families.get(name).cloned() {
                     self.plan.used.insert(name.clone(), None);
                     T::map(T::Bytes, family_value(&info, self.plan.history))
@@ -668,6 +671,7 @@ impl<'a> Planner<'a> {
         mut q: Query,
         families: Vec<(String, FamilyInfo)>,
     ) -> Result<(Plan, Vec<SqlColumn>)> {
+        let unpack = desugar(self.sql, &mut q, &families)?;
         self.has_table = q.table.is_some();
         self.plan.table = q.table.as_ref().map(|(t, _)| t.clone());
         self.plan.families = families.iter().cloned().collect();
@@ -701,6 +705,25 @@ impl<'a> Planner<'a> {
         {
             let pos = q.table.as_ref().map_or(0, |t| t.1);
             return Err(self.err(pos, "latest_n, after and before need with_history => TRUE"));
+        }
+        if let Some(u) = unpack {
+            // The inner query reads with history and filters whole rows; the outer query
+            // sees one row per timestamp, read as newest values.
+            let pos = q.table.as_ref().map_or(0, |t| t.1);
+            if !self.plan.history {
+                return Err(self.err(pos, "UNPACK's query must read with_history => TRUE"));
+            }
+            if let Some(f) = &u.filter {
+                if contains_aggregate(&mut f.clone()) {
+                    return Err(self.err(f.pos, "aggregates are not allowed in WHERE"));
+                }
+                self.want_bool(f)?;
+            }
+            for c in &u.columns {
+                self.ty(c)?;
+            }
+            self.plan.history = false;
+            self.plan.unpack = Some(u);
         }
         // SELECT items, with `*` expanded to _key and every family in creation order.
         let mut items: Vec<(Expr, Option<String>)> = Vec::new();
