@@ -226,3 +226,44 @@ pub fn split(row: &Row) -> Vec<Row> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::row::Cell;
+
+    fn cell(q: &str, t: i64, labels: &[&str]) -> Cell {
+        Cell {
+            family: "cf".into(),
+            qualifier: q.as_bytes().to_vec(),
+            timestamp_micros: t,
+            value: b"v".to_vec(),
+            labels: labels.iter().map(|l| (*l).into()).collect(),
+        }
+    }
+
+    #[test]
+    fn split_makes_one_row_per_timestamp_newest_first_without_labelled_cells() {
+        let row = Row {
+            key: b"k".to_vec(),
+            cells: alloc::vec![
+                cell("a", 3000, &[]),
+                cell("a", 1000, &[]),
+                cell("b", 3000, &[]),
+                cell("p", 9000, &["sql-row"]),
+            ],
+        };
+        let rows = split(&row);
+        let stamps: Vec<Vec<i64>> = rows
+            .iter()
+            .map(|r| r.cells.iter().map(|c| c.timestamp_micros).collect())
+            .collect();
+        assert_eq!(stamps, [alloc::vec![3000, 3000], alloc::vec![1000]]);
+        assert!(rows.iter().all(|r| r.key == b"k"));
+        assert!(split(&Row {
+            key: b"k".to_vec(),
+            cells: alloc::vec![cell("p", 9000, &["sql-row"])],
+        })
+        .is_empty());
+    }
+}
