@@ -162,4 +162,49 @@ pub struct Query {
     pub limit: Option<Expr>,
     /// OFFSET.
     pub offset: Option<Expr>,
+    /// `FROM UNPACK((inner))`: the inner query, whose table is also `table` above.
+    pub unpack: Option<Box<Query>>,
+}
+
+/// The direct sub-expressions of `e`, for the planner's rewrites and checks.
+pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
+    use ExprKind as K;
+    match &mut e.kind {
+        K::Lit(..) | K::Param(_) | K::Ident(_) | K::AggRef(_) | K::GroupRef(_) | K::ItemRef(_) => {
+            Vec::new()
+        }
+        K::Index(a, b, _) | K::Bin(_, a, b) | K::Like(a, b, _) | K::InUnnest(a, b, _) => {
+            alloc::vec![&mut **a, &mut **b]
+        }
+        K::Field(a, _)
+        | K::Neg(a)
+        | K::BitNot(a)
+        | K::Not(a)
+        | K::IsNull(a, _)
+        | K::IsBool(a, ..)
+        | K::Cast(a, ..)
+        | K::Extract(_, a) => alloc::vec![&mut **a],
+        K::In(a, list, _) => {
+            let mut v = alloc::vec![&mut **a];
+            v.extend(list.iter_mut());
+            v
+        }
+        K::Between(a, b, c, _) => alloc::vec![&mut **a, &mut **b, &mut **c],
+        K::Case(o, whens, els) => {
+            let mut v = Vec::new();
+            if let Some(o) = o {
+                v.push(&mut **o);
+            }
+            for (w, t) in whens {
+                v.push(w);
+                v.push(t);
+            }
+            if let Some(e) = els {
+                v.push(&mut **e);
+            }
+            v
+        }
+        K::Call { args, .. } | K::Array(args) => args.iter_mut().collect(),
+        K::Struct(fields) => fields.iter_mut().map(|(_, e)| e).collect(),
+    }
 }

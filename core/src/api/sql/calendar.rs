@@ -1,11 +1,24 @@
 //! SQL's own calendar text: a TIMESTAMP's canonical form, on the core's calendar
 //! (`platform::calendar`), so that a value's text (`value`) and the date and time functions
-//! (`functions::time`) share it without depending on each other.
+//! (`functions::time`) share it without depending on each other; the weekday names the
+//! parser reads in `WEEK(<WEEKDAY>)` and the date functions compute with.
 
 use alloc::format;
 use alloc::string::String;
 
 use crate::platform::calendar::{ymd_from_days, DAY_MICROS};
+
+/// The weekdays of `WEEK(<WEEKDAY>)` date parts, Sunday first: a weekday's index is its
+/// number in the date functions (1970-01-01, day 0, was a Thursday, index 4).
+pub const WEEKDAYS: [&str; 7] = [
+    "SUNDAY",
+    "MONDAY",
+    "TUESDAY",
+    "WEDNESDAY",
+    "THURSDAY",
+    "FRIDAY",
+    "SATURDAY",
+];
 
 /// A TIMESTAMP's canonical text, `YYYY-MM-DD HH:MM:SS[.ffffff]+00` (the fraction without
 /// trailing zeros, none when whole): what FORMAT_TIMESTAMP's `%Y-%m-%d %H:%M:%E*S%Ez` gives.

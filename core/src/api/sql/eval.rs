@@ -148,6 +148,14 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
         K::Param(p) => ctx.params.get(p).cloned().unwrap_or(SqlValue::Null),
         K::Ident(name) => match ctx.row {
             Some(row) if name == "_key" => SqlValue::Bytes(row.key.clone()),
+            // Under UNPACK a row holds the cells of one timestamp (see `unpack::split`).
+            Some(row) if name == "_timestamp" => row
+                .cells
+                .iter()
+                .find(|c| c.labels.is_empty())
+                .map_or(SqlValue::Null, |c| {
+                    SqlValue::timestamp_micros(c.timestamp_micros)
+                }),
             Some(row) => family_map(ctx, row, name),
             None => SqlValue::Null,
         },

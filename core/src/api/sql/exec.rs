@@ -244,7 +244,7 @@ pub fn read_filter(
         return Ok(presence);
     }
     let mut cells = alloc::vec![interleave(data)];
-    if plan.history {
+    if plan.history || plan.unpack.is_some() {
         let (mut start, mut end): (i64, Option<i64>) = (0, None);
         for (bound, e) in &plan.time_bounds {
             let t = match const_eval(e, plan, params, now_micros)?.as_micros() {
@@ -295,7 +295,13 @@ pub fn read_request(
     now_micros: i64,
     with_filter: bool,
 ) -> Result<Option<ReadRowsRequest>> {
-    let ranges = plan.filter.as_ref().and_then(|f| key_ranges(f, params));
+    // UNPACK's inner WHERE narrows the rows read as well as the outer one does.
+    let inner = plan.unpack.as_ref().and_then(|u| u.filter.as_ref());
+    let ranges = plan
+        .filter
+        .as_ref()
+        .and_then(|f| key_ranges(f, params))
+        .or_else(|| inner.and_then(|f| key_ranges(f, params)));
     let row_set = match ranges {
         Some(r) if r.is_empty() => return Ok(None),
         Some(r) => RowSet {
@@ -305,8 +311,11 @@ pub fn read_request(
         None => RowSet::all(),
     };
     // Only when every row read is a result row can the read stop early.
-    let simple =
-        plan.filter.is_none() && plan.agg.is_none() && plan.order.is_empty() && !plan.distinct;
+    let simple = plan.filter.is_none()
+        && plan.agg.is_none()
+        && plan.order.is_empty()
+        && !plan.distinct
+        && plan.unpack.is_none();
     let rows_limit = match (
         simple,
         count(&plan.limit, params)?,
@@ -356,6 +365,8 @@ pub enum Acc {
     List(Vec<SqlValue>),
     /// LOGICAL_AND / LOGICAL_OR.
     Logic(Option<bool>),
+    /// BIT_AND / BIT_OR / BIT_XOR of INT64 (NULL until a non-NULL input arrives).
+    Bits(Option<i64>),
 }
 
 /// A group's accumulators and the DISTINCT values each has seen.
@@ -377,6 +388,7 @@ impl Group {
                 "AVG" => Acc::SumFloat(None, 0),
                 "ARRAY_AGG" | "STRING_AGG" => Acc::List(Vec::new()),
                 "LOGICAL_AND" | "LOGICAL_OR" => Acc::Logic(None),
+                "BIT_AND" | "BIT_OR" | "BIT_XOR" => Acc::Bits(None),
                 _ => Acc::Pick(SqlValue::Null),
             })
             .collect();
@@ -443,6 +455,16 @@ impl Group {
                         (Some(x), _) => x || b,
                     });
                 }
+                (name, Acc::Bits(acc)) => {
+                    if let SqlValue::Int64(x) = v {
+                        *acc = Some(match (*acc, name) {
+                            (None, _) => x,
+                            (Some(a), "BIT_AND") => a & x,
+                            (Some(a), "BIT_OR") => a | x,
+                            (Some(a), _) => a ^ x,
+                        });
+                    }
+                }
                 _ => {}
             }
         }
@@ -463,6 +485,7 @@ impl Group {
                 },
                 Acc::Pick(v) => v.clone(),
                 Acc::Logic(l) => l.map_or(SqlValue::Null, SqlValue::Bool),
+                Acc::Bits(b) => b.map_or(SqlValue::Null, SqlValue::Int64),
                 Acc::List(items) if a.name == "STRING_AGG" => {
                     if items.is_empty() {
                         SqlValue::Null

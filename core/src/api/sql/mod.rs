@@ -4,7 +4,8 @@
 //!
 //! The pieces: [`parse`] (text to a tree with positions), [`plan`] (types, GROUP BY
 //! rewriting, what to read), [`eval`] (expressions and operators), [`functions`] (scalar
-//! functions by family) and [`exec`] (the read request, aggregation, ordering).
+//! functions by family), [`unpack`] (the UNPACK table function) and [`exec`] (the read
+//! request, aggregation, ordering).
 //!
 //! What a query means, in our words, from Bigtable's SQL reference
 //! (cloud.google.com/bigtable/docs/reference/sql/query-syntax and the data model on
@@ -17,6 +18,8 @@
 //!   TIMESTAMP, value ...>>>` of every version, newest first; `latest_n => n` keeps the
 //!   newest n versions per column, `after`, `after_or_equal`, `before`, `before_or_equal`
 //!   bound the cell timestamps (they need `with_history => TRUE`).
+//! - `FROM UNPACK((SELECT ... FROM t(with_history => TRUE) ...))` gives one row per cell
+//!   timestamp with a `_timestamp` column: see [`unpack`].
 //! - An unnamed result column is `_key`, a family's name, or `$colN` (1-based position).
 //! - A string literal or parameter compared with BYTES means its UTF-8 bytes
 //!   (`_key = 'r1'`); otherwise types must match (numbers compare across INT64/FLOAT).
@@ -40,6 +43,7 @@ pub mod functions;
 pub mod lex;
 pub mod parse;
 pub mod plan;
+pub mod unpack;
 pub mod value;
 
 use alloc::collections::{BTreeMap, BTreeSet};
@@ -233,6 +237,7 @@ pub fn execute_stream(
         skip: offset,
         left: limit,
         started: false,
+        unpacked: Vec::new(),
     })
 }
 
@@ -249,6 +254,8 @@ pub struct QueryRows {
     skip: i64,
     left: Option<i64>,
     started: bool,
+    /// UNPACK: the rest of the current table row's per-timestamp rows, oldest first.
+    unpacked: Vec<crate::Row>,
 }
 
 impl QueryRows {
@@ -273,12 +280,35 @@ impl QueryRows {
     /// The next row of the table that passes WHERE, and its SELECT values.
     fn next_selected(&mut self) -> Result<Option<(crate::Row, Vec<SqlValue>)>> {
         loop {
-            let Some(stream) = self.stream.as_mut() else {
-                return Ok(None);
-            };
-            let Some(row) = stream.try_next()? else {
-                self.stream = None;
-                return Ok(None);
+            let row = if let Some(row) = self.unpacked.pop() {
+                row
+            } else {
+                let Some(stream) = self.stream.as_mut() else {
+                    return Ok(None);
+                };
+                let Some(row) = stream.try_next()? else {
+                    self.stream = None;
+                    return Ok(None);
+                };
+                match &self.query.plan.unpack {
+                    None => row,
+                    Some(u) => {
+                        // UNPACK: the inner WHERE sees the whole row with its history.
+                        if let Some(f) = &u.filter {
+                            let ctx = Ctx {
+                                history: true,
+                                ..self.ctx(Some(&row))
+                            };
+                            if !truthy(&eval(f, &ctx)?) {
+                                continue;
+                            }
+                        }
+                        let mut rows = unpack::split(&row);
+                        rows.reverse();
+                        self.unpacked = rows;
+                        continue;
+                    }
+                }
             };
             let ctx = self.ctx(Some(&row));
             if let Some(f) = &self.query.plan.filter {

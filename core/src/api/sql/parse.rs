@@ -21,65 +21,13 @@ pub const MAX_DEPTH: usize = 64;
 
 pub use super::errors::{err_at, position};
 
-const RESERVED: &[&str] = &[
-    "ALL",
-    "AND",
-    "AS",
-    "ASC",
-    "BETWEEN",
-    "BY",
-    "CASE",
-    "CAST",
-    "CROSS",
-    "DESC",
-    "DISTINCT",
-    "ELSE",
-    "END",
-    "EXCEPT",
-    "EXISTS",
-    "EXTRACT",
-    "FALSE",
-    "FROM",
-    "FULL",
-    "GROUP",
-    "HAVING",
-    "IF",
-    "IN",
-    "INNER",
-    "INTERSECT",
-    "INTERVAL",
-    "IS",
-    "JOIN",
-    "LEFT",
-    "LIKE",
-    "LIMIT",
-    "NOT",
-    "NULL",
-    "NULLS",
-    "OFFSET",
-    "ON",
-    "OR",
-    "ORDER",
-    "OUTER",
-    "RIGHT",
-    "SELECT",
-    "THEN",
-    "TRUE",
-    "UNION",
-    "UNNEST",
-    "USING",
-    "WHEN",
-    "WHERE",
-    "WINDOW",
-    "WITH",
-    "QUALIFY",
-    "ARRAY",
-    "STRUCT",
-];
+mod dates;
+mod keywords;
+mod pipes;
 
-fn is_reserved(w: &str) -> bool {
-    RESERVED.iter().any(|r| r.eq_ignore_ascii_case(w))
-}
+use dates::date_part_argument;
+use keywords::is_reserved;
+use pipes::PipeState;
 
 /// Parses one query.
 ///
@@ -94,19 +42,6 @@ pub fn parse(sql: &str) -> Result<Query> {
         depth: 0,
     };
     p.statement()
-}
-
-/// Which clauses of the one query block pipe operators have filled so far.
-#[derive(Default)]
-struct PipeState {
-    /// SELECT or AGGREGATE set the result's columns.
-    projected: bool,
-    /// AGGREGATE grouped the rows.
-    aggregated: bool,
-    /// EXTEND added columns.
-    extended: bool,
-    ordered: bool,
-    limited: bool,
 }
 
 struct Parser<'a> {
@@ -184,6 +119,12 @@ impl Parser<'_> {
     }
 
     fn statement(&mut self) -> Result<Query> {
+        let q = self.query_block()?;
+        self.end_of_query(q)
+    }
+
+    /// One query (SELECT ... or FROM ..., with pipe operators), up to what follows it.
+    fn query_block(&mut self) -> Result<Query> {
         for (word, what) in [
             ("INSERT", "DML (INSERT)"),
             ("UPDATE", "DML (UPDATE)"),
@@ -225,6 +166,7 @@ impl Parser<'_> {
             order_by: Vec::new(),
             limit: None,
             offset: None,
+            unpack: None,
         };
         if from_first {
             // Pipe syntax: `FROM t` alone is every column of the table, and pipe operators
@@ -235,7 +177,7 @@ impl Parser<'_> {
             self.table_clause(&mut q)?;
             let mut pipes = PipeState::default();
             self.pipes(&mut q, &mut pipes)?;
-            return self.end_of_query(q);
+            return Ok(q);
         }
         if self.kw("DISTINCT") {
             q.distinct = true;
@@ -310,7 +252,7 @@ impl Parser<'_> {
             extended: false,
         };
         self.pipes(&mut q, &mut pipes)?;
-        self.end_of_query(q)
+        Ok(q)
     }
 
     fn end_of_query(&mut self, q: Query) -> Result<Query> {
@@ -329,20 +271,24 @@ impl Parser<'_> {
         if self.is_kw("UNNEST") {
             return Err(self.err("UNNEST in FROM is not supported yet"));
         }
-        let at = self.pos();
-        let name = self.name()?;
-        q.table = Some((name, at));
-        if self.sym("(") && !self.sym(")") {
-            loop {
-                let name = self.name()?;
-                self.expect_sym("=>")?;
-                let v = self.expr()?;
-                q.table_args.push((name, v));
-                if !self.sym(",") {
-                    break;
-                }
+        if self.is_kw("UNPACK") && matches!(self.peek_at(1), Tok::Sym("(")) {
+            // `UNPACK((query))` or `UNPACK(query)`: the planner checks what the query may be.
+            self.at += 2;
+            let double = self.sym("(");
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(self.err("UNPACK is nested too deeply"));
+            }
+            let inner = self.query_block()?;
+            self.depth -= 1;
+            if double {
+                self.expect_sym(")")?;
             }
             self.expect_sym(")")?;
+            q.table = inner.table.clone();
+            q.unpack = Some(alloc::boxed::Box::new(inner));
+        } else {
+            self.named_table(q)?;
         }
         // A table alias changes nothing: there is one table.
         if self.kw("AS") || matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
@@ -364,162 +310,24 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// Pipe operators (`|> NAME ...`) after a query or a `FROM`, folded into the one query
-    /// block the planner runs. They fold while they come in the order a block evaluates
-    /// (FROM, WHERE, EXTEND, then SELECT or AGGREGATE, DISTINCT, ORDER BY, LIMIT); an operator
-    /// that would need the previous result as a nested query (a WHERE after an AGGREGATE,
-    /// a second SELECT, ...) is refused by name at its position: not supported yet.
-    fn pipes(&mut self, q: &mut Query, st: &mut PipeState) -> Result<()> {
-        while matches!(self.peek(), Tok::Sym("|")) && matches!(self.peek_at(1), Tok::Sym(">")) {
-            self.at += 2;
-            let at = self.pos();
-            let Tok::Word(op) = self.peek().clone() else {
-                return Err(self.err(format!(
-                    "expected a pipe operator after |>, found {}",
-                    self.found()
-                )));
-            };
-            let op = op.to_ascii_uppercase();
-            let nested = |what: &str| {
-                err_at(
-                    self.sql,
-                    at,
-                    format!("pipe operator {what} here needs the previous result as a nested query, which is not supported yet"),
-                )
-            };
-            match op.as_str() {
-                "WHERE" => {
-                    if st.projected || st.ordered || st.limited {
-                        return Err(nested("WHERE"));
-                    }
-                    self.at += 1;
-                    let e = self.expr()?;
-                    q.filter = Some(match q.filter.take() {
-                        Some(f) => bin(BinOp::And, f, e, at),
-                        None => e,
-                    });
-                }
-                "SELECT" => {
-                    if st.projected || st.extended || st.ordered || st.limited {
-                        return Err(nested("SELECT"));
-                    }
-                    self.at += 1;
-                    if self.kw("DISTINCT") {
-                        q.distinct = true;
-                    }
-                    q.items = self.pipe_items(false)?;
-                    st.projected = true;
-                }
-                "EXTEND" => {
-                    if st.projected || st.ordered || st.limited {
-                        return Err(nested("EXTEND"));
-                    }
-                    self.at += 1;
-                    let items = self.pipe_items(true)?;
-                    q.items.extend(items);
-                    st.extended = true;
-                }
-                "AGGREGATE" => {
-                    if st.projected || st.extended || st.ordered || st.limited {
-                        return Err(nested("AGGREGATE"));
-                    }
-                    self.at += 1;
-                    // `AGGREGATE aggs [GROUP BY keys]`: the result has the grouping keys first,
-                    // then the aggregates.
-                    let aggs = if self.is_kw("GROUP") {
-                        Vec::new()
-                    } else {
-                        self.pipe_items(true)?
-                    };
-                    let mut keys = Vec::new();
-                    if self.kw("GROUP") {
-                        self.expect_kw("BY")?;
-                        keys = self.pipe_items(true)?;
-                    }
-                    q.group_by = keys
-                        .iter()
-                        .filter_map(|k| match k {
-                            SelectItem::Expr(e, _) => Some(e.clone()),
-                            SelectItem::Star(_) => None,
-                        })
-                        .collect();
-                    q.items = keys.into_iter().chain(aggs).collect();
-                    if q.items.is_empty() {
-                        return Err(err_at(
-                            self.sql,
-                            at,
-                            "AGGREGATE needs an aggregate or a GROUP BY key",
-                        ));
-                    }
-                    st.projected = true;
-                    st.aggregated = true;
-                }
-                "DISTINCT" => {
-                    if st.ordered || st.limited {
-                        return Err(nested("DISTINCT"));
-                    }
-                    self.at += 1;
-                    q.distinct = true;
-                }
-                "ORDER" => {
-                    if st.ordered || st.limited {
-                        return Err(nested("ORDER BY"));
-                    }
-                    self.at += 1;
-                    self.expect_kw("BY")?;
-                    q.order_by = self.order_keys()?;
-                    st.ordered = true;
-                }
-                "LIMIT" => {
-                    if st.limited {
-                        return Err(nested("LIMIT"));
-                    }
-                    self.at += 1;
-                    q.limit = Some(self.expr()?);
-                    if self.kw("OFFSET") {
-                        q.offset = Some(self.expr()?);
-                    }
-                    st.limited = true;
-                }
-                "AS" => {
-                    // A name for the table so far: one table, so it changes nothing.
-                    self.at += 1;
-                    self.name()?;
-                }
-                other => {
-                    return Err(err_at(
-                        self.sql,
-                        at,
-                        format!("pipe operator {other} is not supported yet"),
-                    ))
+    /// A table's name and its named arguments (`t(with_history => TRUE)`).
+    fn named_table(&mut self, q: &mut Query) -> Result<()> {
+        let at = self.pos();
+        let name = self.name()?;
+        q.table = Some((name, at));
+        if self.sym("(") && !self.sym(")") {
+            loop {
+                let name = self.name()?;
+                self.expect_sym("=>")?;
+                let v = self.expr()?;
+                q.table_args.push((name, v));
+                if !self.sym(",") {
+                    break;
                 }
             }
+            self.expect_sym(")")?;
         }
         Ok(())
-    }
-
-    /// A pipe operator's comma-separated `expr [AS alias]` list (`*` too unless `named`).
-    fn pipe_items(&mut self, named: bool) -> Result<Vec<SelectItem>> {
-        let mut items = Vec::new();
-        loop {
-            if !named && matches!(self.peek(), Tok::Sym("*")) {
-                items.push(SelectItem::Star(self.pos()));
-                self.at += 1;
-            } else {
-                let e = self.expr()?;
-                let aliased = self.kw("AS")
-                    || matches!(self.peek(), Tok::Word(w) if !is_reserved(w) && !w.eq_ignore_ascii_case("GROUP"))
-                    || matches!(self.peek(), Tok::Quoted(_));
-                let alias = if aliased { Some(self.name()?) } else { None };
-                items.push(SelectItem::Expr(e, alias));
-            }
-            if items.len() > 1000 {
-                return Err(self.err("a pipe operator may name at most 1000 items"));
-            }
-            if !self.sym(",") {
-                return Ok(items);
-            }
-        }
     }
 
     /// ORDER BY's keys (after `ORDER BY`).
@@ -970,7 +778,10 @@ impl Parser<'_> {
             }
             "EXTRACT" => {
                 self.expect_sym("(")?;
-                let part = self.name()?.to_ascii_uppercase();
+                let mut part = self.name()?.to_ascii_uppercase();
+                if part == "WEEK" && matches!(self.peek(), Tok::Sym("(")) {
+                    part = self.weekday_week()?;
+                }
                 self.expect_kw("FROM")?;
                 let e = self.expr()?;
                 self.expect_sym(")")?;
@@ -1092,57 +903,6 @@ impl Parser<'_> {
         mk(ExprKind::Ident(w))
     }
 
-    /// An argument of a date function that is written as a date part: `INTERVAL n PART`
-    /// (TIMESTAMP_ADD, DATE_SUB, ...), read as two arguments, the count and the part's name;
-    /// or a bare PART (TIMESTAMP_DIFF, DATE_TRUNC, ...), read as the part's name. The part
-    /// must be one of `parts`, else an error at its position.
-    fn date_part_argument(
-        &mut self,
-        name: &str,
-        parts: &[&str],
-        args: &mut Vec<Expr>,
-    ) -> Result<()> {
-        let takes_interval = INTERVAL_FUNCTIONS.contains(&name);
-        if takes_interval {
-            if !self.kw("INTERVAL") {
-                return Err(self.err(format!(
-                    "{name} takes INTERVAL <count> <date part> as its second argument, got {}",
-                    self.found()
-                )));
-            }
-            args.push(self.unary()?);
-        }
-        let pos = self.pos();
-        let Tok::Word(word) = self.peek().clone() else {
-            return Err(self.err(format!(
-                "{name} expects a date part ({}), got {}",
-                parts.join(", "),
-                self.found()
-            )));
-        };
-        self.at += 1;
-        let part = word.to_ascii_uppercase();
-        if matches!(self.peek(), Tok::Sym("(")) {
-            return Err(err_at(
-                self.sql,
-                pos,
-                format!("{part}(<weekday>) date parts are not supported yet"),
-            ));
-        }
-        if !parts.contains(&part.as_str()) {
-            return Err(err_at(
-                self.sql,
-                pos,
-                format!(
-                    "{name} does not take the date part {part}; it takes {}",
-                    parts.join(", ")
-                ),
-            ));
-        }
-        args.push(lit(SqlValue::String(part), pos));
-        Ok(())
-    }
-
     fn case(&mut self, pos: usize) -> Result<Expr> {
         let operand = if self.is_kw("WHEN") {
             None
@@ -1201,49 +961,6 @@ impl Parser<'_> {
                 ))
             }
         })
-    }
-}
-
-/// Date functions whose second argument is `INTERVAL n PART`.
-const INTERVAL_FUNCTIONS: [&str; 4] = ["TIMESTAMP_ADD", "TIMESTAMP_SUB", "DATE_ADD", "DATE_SUB"];
-const TIME_PARTS: &[&str] = &[
-    "MICROSECOND",
-    "MILLISECOND",
-    "SECOND",
-    "MINUTE",
-    "HOUR",
-    "DAY",
-];
-const DATE_ADD_PARTS: &[&str] = &["DAY", "WEEK", "MONTH", "QUARTER", "YEAR"];
-const DATE_PARTS: &[&str] = &[
-    "DAY", "WEEK", "ISOWEEK", "MONTH", "QUARTER", "YEAR", "ISOYEAR",
-];
-const TRUNC_PARTS: &[&str] = &[
-    "MICROSECOND",
-    "MILLISECOND",
-    "SECOND",
-    "MINUTE",
-    "HOUR",
-    "DAY",
-    "WEEK",
-    "ISOWEEK",
-    "MONTH",
-    "QUARTER",
-    "YEAR",
-    "ISOYEAR",
-];
-
-/// The date parts argument `index` of function `name` takes, if that argument is written
-/// as a date part (see [`Parser::date_part_argument`]).
-fn date_part_argument(name: &str, index: usize) -> Option<&'static [&'static str]> {
-    match (name, index) {
-        ("TIMESTAMP_ADD" | "TIMESTAMP_SUB", 1) => Some(TIME_PARTS),
-        ("DATE_ADD" | "DATE_SUB", 1) => Some(DATE_ADD_PARTS),
-        ("TIMESTAMP_DIFF", 2) => Some(TIME_PARTS),
-        ("DATE_DIFF", 2) => Some(DATE_PARTS),
-        ("TIMESTAMP_TRUNC", 1) => Some(TRUNC_PARTS),
-        ("DATE_TRUNC" | "LAST_DAY", 1) => Some(DATE_PARTS),
-        _ => None,
     }
 }
 

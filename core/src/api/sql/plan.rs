@@ -13,9 +13,11 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use super::ast::children_mut;
 use super::eval::FamilyInfo;
 use super::functions;
 use super::parse::{err_at, BinOp, Expr, ExprKind, IndexMode, Query, SelectItem};
+use super::unpack::{desugar, UnpackPlan};
 use super::value::{SqlType, SqlValue};
 use super::SqlColumn;
 use crate::Result;
@@ -84,6 +86,8 @@ pub struct Plan {
     pub offset: Option<Expr>,
     /// SELECT DISTINCT.
     pub distinct: bool,
+    /// `FROM UNPACK(...)`: rows are split by cell timestamp after the inner WHERE.
+    pub unpack: Option<UnpackPlan>,
 }
 
 pub(crate) struct Planner<'a> {
@@ -94,48 +98,6 @@ pub(crate) struct Planner<'a> {
     group_types: Vec<SqlType>,
     agg_types: Vec<SqlType>,
     item_types: Vec<SqlType>,
-}
-
-fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    use ExprKind as K;
-    match &mut e.kind {
-        K::Lit(..) | K::Param(_) | K::Ident(_) | K::AggRef(_) | K::GroupRef(_) | K::ItemRef(_) => {
-            Vec::new()
-        }
-        K::Index(a, b, _) | K::Bin(_, a, b) | K::Like(a, b, _) | K::InUnnest(a, b, _) => {
-            alloc::vec![&mut **a, &mut **b]
-        }
-        K::Field(a, _)
-        | K::Neg(a)
-        | K::BitNot(a)
-        | K::Not(a)
-        | K::IsNull(a, _)
-        | K::IsBool(a, ..)
-        | K::Cast(a, ..)
-        | K::Extract(_, a) => alloc::vec![&mut **a],
-        K::In(a, list, _) => {
-            let mut v = alloc::vec![&mut **a];
-            v.extend(list.iter_mut());
-            v
-        }
-        K::Between(a, b, c, _) => alloc::vec![&mut **a, &mut **b, &mut **c],
-        K::Case(o, whens, els) => {
-            let mut v = Vec::new();
-            if let Some(o) = o {
-                v.push(&mut **o);
-            }
-            for (w, t) in whens {
-                v.push(w);
-                v.push(t);
-            }
-            if let Some(e) = els {
-                v.push(&mut **e);
-            }
-            v
-        }
-        K::Call { args, .. } | K::Array(args) => args.iter_mut().collect(),
-        K::Struct(fields) => fields.iter_mut().map(|(_, e)| e).collect(),
-    }
 }
 
 fn contains_aggregate(e: &mut Expr) -> bool {
@@ -220,6 +182,7 @@ impl<'a> Planner<'a> {
                 limit: None,
                 offset: None,
                 distinct: false,
+                unpack: None,
             },
             has_table: false,
             group_types: Vec::new(),
@@ -264,11 +227,10 @@ impl<'a> Planner<'a> {
                 }
                 if name == "_key" {
                     T::Bytes
+                } else if name == "_timestamp" && self.plan.unpack.is_some() {
+                    T::Timestamp
                 } else if name == "_timestamp" {
-                    return Err(self.err(
-                        e.pos,
-                        "_timestamp exists only under UNPACK, which is not supported yet",
-                    ));
+                    return Err(self.err(e.pos, "_timestamp exists only under UNPACK"));
                 } else if let Some(info) = self.plan.families.get(name).cloned() {
                     self.plan.used.insert(name.clone(), None);
                     T::map(T::Bytes, family_value(&info, self.plan.history))
@@ -661,6 +623,7 @@ impl<'a> Planner<'a> {
                 "SUM" | "AVG" => t.is_numeric(),
                 "MIN" | "MAX" => t.is_orderable(),
                 "COUNTIF" | "LOGICAL_AND" | "LOGICAL_OR" => t == SqlType::Bool,
+                "BIT_AND" | "BIT_OR" | "BIT_XOR" => t == SqlType::Int64,
                 "STRING_AGG" => matches!(t, SqlType::String | SqlType::Bytes),
                 "ARRAY_AGG" => !matches!(t, SqlType::Array(_)),
                 _ => true,
@@ -708,6 +671,7 @@ impl<'a> Planner<'a> {
         mut q: Query,
         families: Vec<(String, FamilyInfo)>,
     ) -> Result<(Plan, Vec<SqlColumn>)> {
+        let unpack = desugar(self.sql, &mut q, &families)?;
         self.has_table = q.table.is_some();
         self.plan.table = q.table.as_ref().map(|(t, _)| t.clone());
         self.plan.families = families.iter().cloned().collect();
@@ -741,6 +705,25 @@ impl<'a> Planner<'a> {
         {
             let pos = q.table.as_ref().map_or(0, |t| t.1);
             return Err(self.err(pos, "latest_n, after and before need with_history => TRUE"));
+        }
+        if let Some(u) = unpack {
+            // The inner query reads with history and filters whole rows; the outer query
+            // sees one row per timestamp, read as newest values.
+            let pos = q.table.as_ref().map_or(0, |t| t.1);
+            if !self.plan.history {
+                return Err(self.err(pos, "UNPACK's query must read with_history => TRUE"));
+            }
+            if let Some(f) = &u.filter {
+                if contains_aggregate(&mut f.clone()) {
+                    return Err(self.err(f.pos, "aggregates are not allowed in WHERE"));
+                }
+                self.want_bool(f)?;
+            }
+            for c in &u.columns {
+                self.ty(c)?;
+            }
+            self.plan.history = false;
+            self.plan.unpack = Some(u);
         }
         // SELECT items, with `*` expanded to _key and every family in creation order.
         let mut items: Vec<(Expr, Option<String>)> = Vec::new();
@@ -952,6 +935,30 @@ impl<'a> Planner<'a> {
                 }
                 *slot = Some(e);
             }
+        }
+        // TO_JSON_STRING needs its argument's STRUCT field names, which values do not carry.
+        let mut typer = Planner {
+            sql: self.sql,
+            params: self.params,
+            plan: self.plan.clone(),
+            has_table: self.has_table,
+            group_types: self.group_types.clone(),
+            agg_types: self.agg_types.clone(),
+            item_types: self.item_types.clone(),
+        };
+        let mut exprs: Vec<&mut Expr> = self.plan.items.iter_mut().collect();
+        exprs.extend(self.plan.filter.as_mut());
+        exprs.extend(self.plan.order.iter_mut().map(|o| &mut o.expr));
+        if let Some(agg) = self.plan.agg.as_mut() {
+            exprs.extend(agg.having.as_mut());
+            exprs.extend(agg.groups.iter_mut());
+            for a in &mut agg.aggs {
+                exprs.extend(a.arg.as_mut());
+                exprs.extend(a.extra.as_mut());
+            }
+        }
+        for e in exprs {
+            functions::to_json::annotate(e, &mut |x| typer.ty(x))?;
         }
         Ok((self.plan, columns))
     }

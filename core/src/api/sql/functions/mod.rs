@@ -1,6 +1,7 @@
 //! Scalar functions of GoogleSQL for Bigtable, by family: this module dispatches a call by
 //! name and states each function's result type; [`string`], [`math`], [`collection`] (map,
-//! array and vector) and [`time`] implement them.
+//! array and vector), [`time`], [`hash`] (with [`farmhash`]), [`json`], [`to_json`] and
+//! [`bits`] implement them.
 //!
 //! Rules, in our words, from Bigtable's function reference
 //! (cloud.google.com/bigtable/docs/reference/sql/functions-all): a function given NULL
@@ -9,10 +10,15 @@
 //! which the `SAFE.` prefix turns into NULL. Unknown names are INVALID_ARGUMENT at prepare
 //! time, naming the function and its position.
 
+pub mod bits;
 pub mod collection;
+pub mod farmhash;
+pub mod hash;
+pub mod json;
 pub mod math;
 pub mod string;
 pub mod time;
+pub mod to_json;
 
 use alloc::format;
 use alloc::string::String;
@@ -34,6 +40,9 @@ pub const AGGREGATES: &[&str] = &[
     "LOGICAL_OR",
     "ANY_VALUE",
     "STRING_AGG",
+    "BIT_AND",
+    "BIT_OR",
+    "BIT_XOR",
 ];
 
 /// Whether `name` is an aggregate function.
@@ -191,6 +200,11 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         "DATE_ADD" | "DATE_SUB" => arity(3, 3, T::Date),
         "DATE_TRUNC" => arity(2, 2, first),
         "LAST_DAY" => arity(1, 2, T::Date),
+        // Hash, JSON and bit functions check their argument types here.
+        _ if hash::NAMES.contains(&name) => hash::result_type(name, args),
+        _ if json::NAMES.contains(&name) => json::result_type(name, args),
+        "TO_JSON_STRING" => to_json::result_type(args),
+        "BIT_COUNT" => bits::result_type(args),
         _ => return None,
     })
 }
@@ -212,6 +226,11 @@ pub fn apply(name: &str, values: &[SqlValue]) -> Result<SqlValue> {
     }
     if let Some(v) = time::call(name, values)? {
         return Ok(v);
+    }
+    for family in [hash::call, json::call, to_json::call, bits::call] {
+        if let Some(v) = family(name, values)? {
+            return Ok(v);
+        }
     }
     Err(bad(format!("function {name} is not implemented")))
 }

@@ -313,7 +313,8 @@ fn regexp_replace(v: &SqlValue, re: &Regex, with: &[u8]) -> Result<SqlValue> {
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-fn to_base64(b: &[u8]) -> String {
+/// `b` in base64 (RFC 4648, padded), for TO_BASE64 and TO_JSON_STRING.
+pub(crate) fn to_base64(b: &[u8]) -> String {
     let mut out = String::new();
     for chunk in b.chunks(3) {
         let n = chunk.len();

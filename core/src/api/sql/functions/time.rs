@@ -7,6 +7,7 @@
 use alloc::format;
 use alloc::string::String;
 
+use crate::api::sql::calendar::WEEKDAYS;
 use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
@@ -223,15 +224,29 @@ fn trunc_days(days: i64, part: &str) -> Result<i64> {
     let (y, m, _) = ymd_from_days(days);
     Ok(match part {
         "DAY" => days,
-        // 1970-01-01 was a Thursday: Sunday is 0 at (days + 4) mod 7, Monday at (days + 3).
-        "WEEK" => days - (days + 4).rem_euclid(7),
-        "ISOWEEK" => days - (days + 3).rem_euclid(7),
+        // 1970-01-01 was a Thursday: weekday w (Sunday 0) is at (days + 4 - w) mod 7 = 0.
+        p if week_start(p).is_some() => {
+            days - (days + 4 - week_start(p).unwrap_or(0)).rem_euclid(7)
+        }
         "MONTH" => days_from_ymd(y, m, 1),
         "QUARTER" => days_from_ymd(y, (m - 1) / 3 * 3 + 1, 1),
         "YEAR" => days_from_ymd(y, 1, 1),
         "ISOYEAR" => iso_year_start(iso_year(days)),
         other => return Err(bad(format!("unsupported date part {other}"))),
     })
+}
+
+/// The weekday (Sunday 0 to Saturday 6) weeks of date part `part` start on: WEEK is
+/// Sunday, ISOWEEK Monday, `WEEK(<WEEKDAY>)` that day; `None` for any other part.
+fn week_start(part: &str) -> Option<i64> {
+    match part {
+        "WEEK" => Some(0),
+        "ISOWEEK" => Some(1),
+        _ => {
+            let day = part.strip_prefix("WEEK(")?.strip_suffix(')')?;
+            WEEKDAYS.iter().position(|w| *w == day).map(|i| i as i64)
+        }
+    }
 }
 
 /// The ISO 8601 week-numbering year of a day: the year of the Thursday of its ISO week.
@@ -321,6 +336,20 @@ pub fn extract(part: &str, v: &SqlValue) -> Result<SqlValue> {
         "MILLISECOND" => tod / 1000 % 1000,
         "MICROSECOND" => tod % 1_000_000,
         "DATE" => return Ok(civil_from_days(days)),
+        "ISOYEAR" => i64::from(iso_year(days)),
+        "ISOWEEK" => (days - iso_year_start(iso_year(days))) / 7 + 1,
+        // Weeks start on the part's weekday; the days before the year's first such day are
+        // week 0, so the number runs from 0 to 53.
+        p if p != "ISOWEEK" && week_start(p).is_some() => {
+            let jan1 = days_from_ymd(year, 1, 1);
+            let w = week_start(p).unwrap_or(0);
+            let first = jan1 + (w - (jan1 + 4)).rem_euclid(7);
+            if days < first {
+                0
+            } else {
+                (days - first) / 7 + 1
+            }
+        }
         other => return Err(bad(format!("EXTRACT: unsupported part {other}"))),
     };
     Ok(SqlValue::Int64(n))
@@ -461,7 +490,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
                 None => "MONTH",
             };
             let next = match part {
-                "WEEK" | "ISOWEEK" => trunc_days(days, part)? + 7,
+                p if week_start(p).is_some() => trunc_days(days, p)? + 7,
                 "MONTH" => add_months(trunc_days(days, "MONTH")?, 1)?,
                 "QUARTER" => add_months(trunc_days(days, "QUARTER")?, 3)?,
                 "YEAR" => add_months(trunc_days(days, "YEAR")?, 12)?,
@@ -503,11 +532,9 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             let ((xy, xm), (yy, ym_)) = (ym(x), ym(y));
             V::Int64(match part_name(arg(2))? {
                 "DAY" => x - y,
-                // Week boundaries crossed: weeks start on Sunday (ISOWEEK: Monday).
-                "WEEK" | "ISOWEEK" => {
-                    let p = part_name(arg(2))?;
-                    (trunc_days(x, p)? - trunc_days(y, p)?) / 7
-                }
+                // Week boundaries crossed: weeks start on Sunday (ISOWEEK: Monday;
+                // WEEK(<WEEKDAY>): that day).
+                p if week_start(p).is_some() => (trunc_days(x, p)? - trunc_days(y, p)?) / 7,
                 "MONTH" => (xy * 12 + xm) - (yy * 12 + ym_),
                 "QUARTER" => (xy * 4 + (xm - 1) / 3) - (yy * 4 + (ym_ - 1) / 3),
                 "YEAR" => xy - yy,
