@@ -47,7 +47,8 @@ pub const MAX_REQUEST_UNITS: usize = 256 * 1024 * 1024 / 3 * 4 + 1024 * 1024;
 /// The replacer factory's source: `(limit, textLimit) => replacer`. The replacer turns bytes
 /// into base64 (reading the holder's own property, so a Node `Buffer`'s `toJSON` does not hide
 /// it) and `bigint`s into decimal strings, and throws `{sparsetableTooLarge: n}` for bytes
-/// or a string longer than any field may be, before encoding or copying them.
+/// or a string longer than any field may be, before encoding or copying them, and
+/// `{sparsetableWrongType: name}` for an object that is neither plain nor an array.
 const REPLACER_SOURCE: &str = r#"
 const b64 = typeof Buffer === "function"
   ? (u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString("base64")
@@ -65,12 +66,21 @@ return function (key, value) {
     return value;
   }
   if (typeof value === "bigint") return value.toString();
+  // JSON.stringify would drop these fields silently, as if they were absent.
+  if (typeof value === "symbol" || typeof value === "function") throw { sparsetableWrongType: typeof value };
   if (typeof value !== "object" || value === null) return value;
   const raw = this[key];
   if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) {
     const u = raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw;
     if (u.length > limit) throw { sparsetableTooLarge: u.length };
     return b64(u);
+  }
+  // A message is a plain object and a list an array: a Map, a Set, another typed array or a
+  // class instance would otherwise be written as whatever JSON.stringify makes of it ({} for
+  // a Map) and read as a message it is not.
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null && !Array.isArray(value)) {
+    throw { sparsetableWrongType: (value.constructor && value.constructor.name) || "object" };
   }
   return value;
 };
@@ -157,6 +167,16 @@ fn stringify_error(argument: &str, e: &JsValue, limit: usize) -> Error {
             );
         }
     }
+    if let Some(name) = Reflect::get(e, &"sparsetableWrongType".into())
+        .ok()
+        .and_then(|n| n.as_string())
+    {
+        let name: String = name.chars().take(64).collect();
+        return conversion_error(
+            argument,
+            format_args!("a {name} where a message (a plain object) or a list (an array) belongs"),
+        );
+    }
     let message: String = e
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
@@ -192,6 +212,23 @@ fn parse_shaped<T: DeserializeOwned>(
     limit: usize,
     open: u8,
 ) -> Result<T, Error> {
+    // An object that is not a plain one (a `Map`, a class instance) would reach the parser as
+    // whatever `JSON.stringify` makes of it (`{}` for a `Map`): refused before that.
+    let wrong_object = if open == b'{' {
+        value.is_object() && !args::is_plain_object(value)
+    } else {
+        value.is_object() && !js_sys::Array::is_array(value)
+    };
+    if wrong_object {
+        let want = if open == b'{' { "a plain object" } else { "an array" };
+        return Err(conversion_error(
+            argument,
+            format_args!(
+                "expected {want} or JSON text, found {}",
+                args::describe_object(value)
+            ),
+        ));
+    }
     let text = request_text(argument, value, limit)?;
     let first = text.bytes().find(|b| !b.is_ascii_whitespace());
     if first != Some(open) {

@@ -1,14 +1,29 @@
 // Errors as the Node client reports them: gRPC's numeric codes (the core's table, through
 // wasm), `BigtableError`, `PartialFailureError`, and `call`, the one place an engine error
-// (a `SparsetableError` with a code name) becomes a `BigtableError`.
+// (a `SparsetableError` with a code name and the core's message in `details`) becomes a
+// `BigtableError`. No code number and no message is written here: both are the core's.
 
-/** gRPC's numeric status codes, by name (what the Node client's errors carry in `code`). */
-export const Status = {
-  OK: 0, CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, NOT_FOUND: 5,
-  ALREADY_EXISTS: 6, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9,
-  ABORTED: 10, OUT_OF_RANGE: 11, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14, DATA_LOSS: 15,
-  UNAUTHENTICATED: 16,
-} as const;
+import { grpcStatusCodes } from "./wasm/sparsetable_wasm.js";
+
+/** gRPC's status names, the keys of `Status`. */
+export type StatusName =
+  | "OK" | "CANCELLED" | "UNKNOWN" | "INVALID_ARGUMENT" | "DEADLINE_EXCEEDED" | "NOT_FOUND"
+  | "ALREADY_EXISTS" | "PERMISSION_DENIED" | "RESOURCE_EXHAUSTED" | "FAILED_PRECONDITION"
+  | "ABORTED" | "OUT_OF_RANGE" | "UNIMPLEMENTED" | "INTERNAL" | "UNAVAILABLE" | "DATA_LOSS"
+  | "UNAUTHENTICATED";
+
+/** gRPC's numeric status codes, by name (what the Node client's errors carry in `code`): the
+ * core's table (`sparsetable::error::GRPC_STATUS_CODES`), filled in by `loadStatus` once the
+ * WebAssembly module is instantiated (each entry does that before it returns). */
+export const Status = {} as Readonly<Record<StatusName, number>>;
+
+/** @internal Fills `Status` from the core and freezes it; the entries call it right after
+ * instantiating the module (a module-level call would run before that). */
+export function loadStatus(): void {
+  if (Object.isFrozen(Status)) return;
+  Object.assign(Status, grpcStatusCodes());
+  Object.freeze(Status);
+}
 
 /** An error as the Node client reports it: numeric gRPC `code`, the name in `status`. */
 export class BigtableError extends Error {
@@ -19,10 +34,11 @@ export class BigtableError extends Error {
   /** The message without the code prefix. */
   details: string;
   constructor(status: string, message: string) {
-    super(`${Status[status as keyof typeof Status] ?? 2} ${status}: ${message}`);
+    const code = Status[status as StatusName] ?? Status.UNKNOWN;
+    super(`${code} ${status}: ${message}`);
     this.name = "BigtableError";
     this.status = status;
-    this.code = Status[status as keyof typeof Status] ?? Status.UNKNOWN;
+    this.code = code;
     this.details = message;
   }
 }
@@ -42,11 +58,9 @@ export function call<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    const err = e as { name?: string; code?: string; message?: string };
-    if (err && err.name === "SparsetableError" && typeof err.code === "string") {
-      const prefix = `${err.code}: `;
-      const msg = err.message ?? "";
-      throw new BigtableError(err.code, msg.startsWith(prefix) ? msg.slice(prefix.length) : msg);
+    const err = e as { name?: string; code?: string; details?: string };
+    if (err && err.name === "SparsetableError" && typeof err.code === "string" && typeof err.details === "string") {
+      throw new BigtableError(err.code, err.details);
     }
     throw e;
   }

@@ -2,6 +2,7 @@
 // proto3 JSON `ReadRowsRequest`, and `RowStream`, which pulls rows from the engine's
 // iterator in batches as they are consumed.
 
+import { prefixSuccessor } from "./wasm/sparsetable_wasm.js";
 import type { Database, ProtoRow, ProtoRowFilter, ProtoRowRange } from "./wasm/sparsetable_wasm.js";
 import { fromBase64, toBytes } from "./bytes.js";
 import type { Data } from "./bytes.js";
@@ -26,17 +27,6 @@ export interface GetRowsOptions {
   reversed?: boolean;
 }
 
-/** The end of the key range that a prefix covers (exclusive); empty = unbounded. */
-function prefixEnd(prefix: Uint8Array): Uint8Array {
-  const end = Uint8Array.from(prefix);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i] < 0xff) {
-      end[i]++;
-      return end.slice(0, i + 1);
-    }
-  }
-  return new Uint8Array();
-}
 
 function readRequest(options: GetRowsOptions = {}) {
   const rowKeys = (options.keys ?? []).map(toBytes);
@@ -46,8 +36,9 @@ function readRequest(options: GetRowsOptions = {}) {
   for (const r of ranges) rowRanges.push(range(r.start, r.end, "Key") as ProtoRowRange);
   for (const p of [...(options.prefixes ?? []), ...(options.prefix !== undefined ? [options.prefix] : [])]) {
     const start = toBytes(p);
-    const end = prefixEnd(start);
-    rowRanges.push(end.length ? { startKeyClosed: start, endKeyOpen: end } : { startKeyClosed: start });
+    // The key range a prefix covers is the core's rule (its prefix successor; null: unbounded).
+    const end = call(() => prefixSuccessor(start));
+    rowRanges.push(end ? { startKeyClosed: start, endKeyOpen: end } : { startKeyClosed: start });
   }
   const request: { rows?: { rowKeys: Uint8Array[]; rowRanges: ProtoRowRange[] }; filter?: ProtoRowFilter; rowsLimit?: number; reversed?: boolean } = {};
   if (rowKeys.length || rowRanges.length) request.rows = { rowKeys, rowRanges };
