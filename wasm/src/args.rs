@@ -156,7 +156,8 @@ pub fn options<const N: usize>(
             ));
         }
     }
-    Ok(known.map(|k| js_sys::Reflect::get(value, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)))
+    Ok(known
+        .map(|k| js_sys::Reflect::get(value, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)))
 }
 
 /// Whether `value` is a plain object: an object literal, `Object.create(null)`, or a proxy of
@@ -166,7 +167,11 @@ pub fn is_plain_object(value: &JsValue) -> bool {
         return false;
     }
     let proto = js_sys::Object::get_prototype_of(value);
-    proto.is_null() || js_sys::Object::is(&proto, &js_sys::Object::get_prototype_of(&js_sys::Object::new()))
+    proto.is_null()
+        || js_sys::Object::is(
+            &proto,
+            &js_sys::Object::get_prototype_of(&js_sys::Object::new()),
+        )
 }
 
 /// [`describe`], naming an object's constructor too (`an ArrayBuffer`, `a Map`).
@@ -178,7 +183,11 @@ pub fn describe_object(value: &JsValue) -> String {
             .and_then(|n| n.as_string())
             .filter(|n| !n.is_empty() && n.len() <= 64);
         if let Some(name) = ctor {
-            let article = if name.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
+            let article = if name.starts_with(['A', 'E', 'I', 'O', 'U']) {
+                "an"
+            } else {
+                "a"
+            };
             return format!("{article} {name}");
         }
     }

@@ -186,7 +186,6 @@ impl Database {
             .delete_table(&table_id)
             .map_err(to_js_error)
     }
-
 }
 
 impl Database {

@@ -48,7 +48,8 @@ pub const MAX_REQUEST_UNITS: usize = 256 * 1024 * 1024 / 3 * 4 + 1024 * 1024;
 /// into base64 (reading the holder's own property, so a Node `Buffer`'s `toJSON` does not hide
 /// it) and `bigint`s into decimal strings, and throws `{sparsetableTooLarge: n}` for bytes
 /// or a string longer than any field may be, before encoding or copying them, and
-/// `{sparsetableWrongType: name}` for an object that is neither plain nor an array.
+/// `{sparsetableRefused: detail}` for a value JSON would silently change: an object that is
+/// neither plain nor an array, NaN or an infinity, a symbol or a function.
 const REPLACER_SOURCE: &str = r#"
 const b64 = typeof Buffer === "function"
   ? (u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString("base64")
@@ -66,8 +67,14 @@ return function (key, value) {
     return value;
   }
   if (typeof value === "bigint") return value.toString();
-  // JSON.stringify would drop these fields silently, as if they were absent.
-  if (typeof value === "symbol" || typeof value === "function") throw { sparsetableWrongType: typeof value };
+  // JSON.stringify would write NaN and the infinities as null (the field's default in proto3
+  // JSON), and drop symbols and functions as if the field were absent.
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    throw { sparsetableRefused: `${value} is not a number JSON can carry` };
+  }
+  if (typeof value === "symbol" || typeof value === "function") {
+    throw { sparsetableRefused: `a ${typeof value} where a value belongs` };
+  }
   if (typeof value !== "object" || value === null) return value;
   const raw = this[key];
   if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) {
@@ -80,7 +87,8 @@ return function (key, value) {
   // a Map) and read as a message it is not.
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null && !Array.isArray(value)) {
-    throw { sparsetableWrongType: (value.constructor && value.constructor.name) || "object" };
+    const name = String((value.constructor && value.constructor.name) || "object").slice(0, 64);
+    throw { sparsetableRefused: `a ${name} where a message (a plain object) or a list (an array) belongs` };
   }
   return value;
 };
@@ -167,15 +175,11 @@ fn stringify_error(argument: &str, e: &JsValue, limit: usize) -> Error {
             );
         }
     }
-    if let Some(name) = Reflect::get(e, &"sparsetableWrongType".into())
+    if let Some(detail) = Reflect::get(e, &"sparsetableRefused".into())
         .ok()
         .and_then(|n| n.as_string())
     {
-        let name: String = name.chars().take(64).collect();
-        return conversion_error(
-            argument,
-            format_args!("a {name} where a message (a plain object) or a list (an array) belongs"),
-        );
+        return conversion_error(argument, detail);
     }
     let message: String = e
         .dyn_ref::<js_sys::Error>()
@@ -220,7 +224,11 @@ fn parse_shaped<T: DeserializeOwned>(
         value.is_object() && !js_sys::Array::is_array(value)
     };
     if wrong_object {
-        let want = if open == b'{' { "a plain object" } else { "an array" };
+        let want = if open == b'{' {
+            "a plain object"
+        } else {
+            "an array"
+        };
         return Err(conversion_error(
             argument,
             format_args!(
