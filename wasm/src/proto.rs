@@ -75,6 +75,12 @@ return function (key, value) {
   if (typeof value === "symbol" || typeof value === "function") {
     throw { sparsetableRefused: `a ${typeof value} where a value belongs` };
   }
+  // proto3 JSON reads null as the field's default, so `gcRule: null` would be "no rule": in an
+  // object (whose declared types have no null) it is a wrong value, refused. JSON text keeps
+  // the mapping's null.
+  if (value === null && key !== "") {
+    throw { sparsetableRefused: `${JSON.stringify(String(key)).slice(0, 66)} is null; leave the field out instead` };
+  }
   if (typeof value !== "object" || value === null) return value;
   const raw = this[key];
   if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) {

@@ -80,6 +80,11 @@ test("wrong types are refused, not reinterpreted: arrays and buffers as requests
   }
   refused(() => new Database({ clockMicros: 1, clock: 2 }), "an unknown option");
   refused(() => db.createTableJson("x", { columnFamilies: { cf: { gcRule: { union: { rules: [null] } } } } }), "null in a rule list");
+  // null is not "no rule" in an object (the declared types have no null); JSON text keeps
+  // proto3 JSON's null-as-default.
+  refused(() => db.createTableJson("x", { columnFamilies: { cf: { gcRule: null } } }), "a null GC rule");
+  refused(() => db.modifyColumnFamiliesJson("t", [{ id: "cf", update: { gcRule: null } }]), "a null GC rule in an update");
+  refused(() => [...db.readRowsJson("t", { filter: null })], "a null filter");
   for (const clock of [-1, -CLOCK, -1n]) {
     refused(() => new Database({ clockMicros: clock }), `clockMicros ${clock}`);
     refused(() => new InstancePlane({ clockMicros: clock }), `InstancePlane clockMicros ${clock}`);
@@ -88,6 +93,8 @@ test("wrong types are refused, not reinterpreted: arrays and buffers as requests
   refused(() => db.advanceClockMicros(-CLOCK - 1), "advancing the clock before the epoch");
   assert.equal(db.nowMicros(), CLOCK);
   assert.deepEqual(db.listTablesJson().map((t) => t.name), ["t"], "nothing was created");
+  assert.deepEqual(db.createTableJson("text", '{"columnFamilies": {"cf": {"gcRule": null}}}').columnFamilies, { cf: {} });
+  db.deleteTable("text");
   // The right types still work, including a null-prototype options object.
   assert.equal(new Database(Object.assign(Object.create(null), { clockMicros: 0 })).nowMicros(), 0);
   db.advanceClockMicros(-CLOCK);
