@@ -44,12 +44,20 @@ type JsResult<T> = Result<T, JsValue>;
 /// is copied.
 pub const MAX_REQUEST_UNITS: usize = 256 * 1024 * 1024 / 3 * 4 + 1024 * 1024;
 
+/// Most values (objects, arrays, strings, numbers, ...) a request object may hold: 2^24, far
+/// more than a request carries in practice (MutateRows takes at most 100,000 mutations), few
+/// enough that `JSON.stringify` over an object graph that shares its parts (small in memory,
+/// exponential as a tree) stops within seconds instead of running for minutes. More is
+/// `RESOURCE_EXHAUSTED`, as a request over the size limit is.
+pub const MAX_REQUEST_VALUES: usize = 1 << 24;
+
 /// The replacer factory's source: `(limit, textLimit) => replacer`. The replacer turns bytes
 /// into base64 (reading the holder's own property, so a Node `Buffer`'s `toJSON` does not hide
 /// it) and `bigint`s into decimal strings, and throws `{sparsetableTooLarge: n}` for bytes
 /// or a string longer than any field may be, before encoding or copying them, and
 /// `{sparsetableRefused: detail}` for a value JSON would silently change: an object that is
-/// neither plain nor an array, NaN or an infinity, a symbol or a function.
+/// neither plain nor an array, NaN or an infinity, a symbol, a function or a nested `null`; and
+/// `{sparsetableTooMany: n}` past [`MAX_REQUEST_VALUES`] values (counted per request).
 const REPLACER_SOURCE: &str = r#"
 const b64 = typeof Buffer === "function"
   ? (u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString("base64")
@@ -60,7 +68,10 @@ const b64 = typeof Buffer === "function"
         for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
         return btoa(s);
       };
-return function (key, value) {
+const replacer = function (key, value) {
+  // JSON.stringify walks a tree: an object graph that shares one array at every level is small
+  // in memory and exponential as text, and would run for minutes. Each value counts.
+  if (++replacer.calls > maxValues) throw { sparsetableTooMany: maxValues };
   // Most values are strings and numbers: decide those without touching the holder.
   if (typeof value === "string") {
     if (value.length > textLimit) throw { sparsetableTooLarge: value.length };
@@ -98,6 +109,8 @@ return function (key, value) {
   }
   return value;
 };
+replacer.calls = 0;
+return replacer;
 "#;
 
 thread_local! {
@@ -117,16 +130,19 @@ fn replacer(limit: usize) -> Result<JsValue, Error> {
     }
     let factory = REPLACER_FACTORY.with(|f| {
         f.borrow_mut()
-            .get_or_insert_with(|| Function::new_with_args("limit, textLimit", REPLACER_SOURCE))
+            .get_or_insert_with(|| {
+                Function::new_with_args("limit, textLimit, maxValues", REPLACER_SOURCE)
+            })
             .clone()
     });
     // A base64 string of a field at the limit is 4/3 as long; nothing else is longer.
     let text_limit = limit.max(64 * 1024).div_ceil(3) * 4 + 4;
     let made = factory
-        .call2(
+        .call3(
             &JsValue::NULL,
             &(limit as f64).into(),
             &(text_limit as f64).into(),
+            &(MAX_REQUEST_VALUES as f64).into(),
         )
         .map_err(|_| Error::new(Code::Internal, "could not make the JSON replacer"))?;
     REPLACER.with(|r| *r.borrow_mut() = Some((limit, made.clone())));
@@ -140,6 +156,8 @@ fn request_text(argument: &str, value: &JsValue, limit: usize) -> Result<String,
         s.clone()
     } else if value.is_object() {
         let replacer = replacer(limit)?;
+        // The count is per request (the replacer is shared); a fresh object cannot refuse it.
+        let _ = Reflect::set(&replacer, &"calls".into(), &0.into());
         match js_sys::JSON::stringify_with_replacer(value, &replacer) {
             Ok(s) => s,
             Err(e) => return Err(stringify_error(argument, &e, limit)),
@@ -180,6 +198,15 @@ fn stringify_error(argument: &str, e: &JsValue, limit: usize) -> Error {
                 ),
             );
         }
+    }
+    if let Some(n) = Reflect::get(e, &"sparsetableTooMany".into())
+        .ok()
+        .and_then(|n| n.as_f64())
+    {
+        return Error::new(
+            Code::ResourceExhausted,
+            format!("{argument}: a request of more than {n} values exceeds the request size limit"),
+        );
     }
     if let Some(detail) = Reflect::get(e, &"sparsetableRefused".into())
         .ok()

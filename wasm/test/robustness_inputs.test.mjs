@@ -108,6 +108,11 @@ test("GC rules nested past the limit are refused, at any depth, with the core's 
     expectCode("INVALID_ARGUMENT", () => db.modifyColumnFamiliesJson("t", [{ id: "cf", update: { gcRule: nestedRule(depth) } }]),
       `update family, depth ${depth}`);
   }
+  // A small object graph that is an exponential tree (1000 references to one array at every
+  // level) is refused by counting values, not after minutes of JSON.stringify.
+  let wide = { maxNumVersions: 1 };
+  for (let i = 0; i < 30; i++) wide = { union: { rules: Array(1000).fill(wide) } };
+  expectCode("RESOURCE_EXHAUSTED", () => db.createTableJson("wide", { columnFamilies: { cf: { gcRule: wide } } }), "shared-array rule");
   // A cycle is refused by JSON.stringify, as INVALID_ARGUMENT.
   const loop = {};
   loop.intersection = { rules: [loop] };
