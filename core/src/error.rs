@@ -97,6 +97,30 @@ impl Code {
     }
 }
 
+/// gRPC's whole status table, by canonical name and number, in number order: the engine's
+/// [`Code`]s plus the statuses only a transport or a client reports (`OK`, `CANCELLED`,
+/// `UNKNOWN`, `UNAUTHENTICATED`). Front-ends that mirror a client library's status enum (the
+/// JavaScript package's `Status`) take it from here instead of keeping their own copy.
+pub const GRPC_STATUS_CODES: [(&str, i32); 17] = [
+    ("OK", 0),
+    ("CANCELLED", 1),
+    ("UNKNOWN", 2),
+    ("INVALID_ARGUMENT", Code::InvalidArgument as i32),
+    ("DEADLINE_EXCEEDED", Code::DeadlineExceeded as i32),
+    ("NOT_FOUND", Code::NotFound as i32),
+    ("ALREADY_EXISTS", Code::AlreadyExists as i32),
+    ("PERMISSION_DENIED", Code::PermissionDenied as i32),
+    ("RESOURCE_EXHAUSTED", Code::ResourceExhausted as i32),
+    ("FAILED_PRECONDITION", Code::FailedPrecondition as i32),
+    ("ABORTED", Code::Aborted as i32),
+    ("OUT_OF_RANGE", Code::OutOfRange as i32),
+    ("UNIMPLEMENTED", Code::Unimplemented as i32),
+    ("INTERNAL", Code::Internal as i32),
+    ("UNAVAILABLE", Code::Unavailable as i32),
+    ("DATA_LOSS", Code::DataLoss as i32),
+    ("UNAUTHENTICATED", 16),
+];
+
 impl fmt::Display for Code {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -231,5 +255,19 @@ mod tests {
         assert_eq!(quoted_bytes(b"a\xff").to_string(), r#"b"a\xff""#);
         let key = [b'k'; 5000];
         assert!(quoted_bytes(&key).to_string().ends_with("... (5000 bytes)"));
+    }
+
+    #[test]
+    fn the_status_table_holds_every_code_under_its_name_and_number() {
+        for code in Code::ALL {
+            assert!(
+                GRPC_STATUS_CODES.contains(&(code.as_str(), code.grpc_code())),
+                "{code} missing"
+            );
+        }
+        // gRPC numbers its statuses 0..=16 with no gap, each once.
+        for (i, (name, n)) in GRPC_STATUS_CODES.iter().enumerate() {
+            assert_eq!(*n, i as i32, "{name}");
+        }
     }
 }

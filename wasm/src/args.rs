@@ -11,8 +11,6 @@
 //! well-formed UTF-16 (a lone surrogate has no UTF-8 encoding, and the glue would silently
 //! replace it with U+FFFD, changing a row key into another one).
 
-use core::sync::atomic::{AtomicUsize, Ordering};
-
 use js_sys::{ArrayBuffer, JsString, Uint8Array};
 use sparsetable::Error;
 use wasm_bindgen::{JsCast, JsValue};
@@ -42,20 +40,12 @@ pub fn id(argument: &str, value: &JsValue) -> Result<String, Error> {
     string_at_most(argument, value, 1024)
 }
 
-/// The largest value any table in this wasm instance may hold: the default limit, raised when
-/// a table is created with a larger `maxValueBytes`. Bytes arguments longer than this are
-/// refused before they are copied into wasm memory (the engine then checks each table's exact
-/// limit); it only ever grows, so it never refuses what some table would take.
-static VALUE_LIMIT: AtomicUsize = AtomicUsize::new(sparsetable::limits::DEFAULT_MAX_VALUE_BYTES);
-
-/// The current bound on any bytes argument (see [`VALUE_LIMIT`]).
+/// The bound on any bytes argument: the largest value a table may hold
+/// ([`DEFAULT_MAX_VALUE_BYTES`](sparsetable::limits::DEFAULT_MAX_VALUE_BYTES); the proto3 JSON
+/// `Table` has no field to raise it). Longer bytes are refused before they are copied into
+/// wasm memory; the engine then checks each table's exact limit.
 pub fn value_limit() -> usize {
-    VALUE_LIMIT.load(Ordering::Relaxed)
-}
-
-/// Raises the bound for a table that holds values up to `max_value_bytes`.
-pub fn raise_value_limit(max_value_bytes: usize) {
-    VALUE_LIMIT.fetch_max(max_value_bytes, Ordering::Relaxed);
+    sparsetable::limits::DEFAULT_MAX_VALUE_BYTES
 }
 
 fn string_at_most(argument: &str, value: &JsValue, max_units: usize) -> Result<String, Error> {
@@ -130,4 +120,94 @@ pub fn describe(value: &JsValue) -> String {
             .as_string()
             .unwrap_or_else(|| "a value".into())
     }
+}
+
+/// The fields `known` of an options object, in that order (`undefined` where absent).
+/// `undefined` or `null` is no options at all. Anything but a plain object (one whose
+/// prototype is `Object.prototype` or `null`) is refused rather than read as an empty object:
+/// an array, an `ArrayBuffer`, a typed array, a `Map`, a `Date`, a function or a primitive
+/// each gets `INVALID_ARGUMENT`. So is a key outside `known` (a misspelt option would
+/// otherwise be dropped without a word).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` as above, naming `argument`.
+pub fn options<const N: usize>(
+    argument: &str,
+    value: &JsValue,
+    known: [&str; N],
+) -> Result<[JsValue; N], Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(core::array::from_fn(|_| JsValue::UNDEFINED));
+    }
+    if !is_plain_object(value) {
+        return Err(conversion_error(
+            argument,
+            format_args!("expected a plain object, found {}", describe_object(value)),
+        ));
+    }
+    let object: &js_sys::Object = value.unchecked_ref();
+    for key in js_sys::Object::keys(object).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !known.contains(&key.as_str()) {
+            let shown: String = key.chars().take(64).collect();
+            return Err(conversion_error(
+                argument,
+                format_args!("unknown option {shown:?} (known: {})", known.join(", ")),
+            ));
+        }
+    }
+    Ok(known
+        .map(|k| js_sys::Reflect::get(value, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)))
+}
+
+/// Whether `value` is a plain object: an object literal, `Object.create(null)`, or a proxy of
+/// one (not an array, a buffer, a typed array, a `Map`, a class instance or a function).
+pub fn is_plain_object(value: &JsValue) -> bool {
+    if !value.is_object() || js_sys::Array::is_array(value) {
+        return false;
+    }
+    let proto = js_sys::Object::get_prototype_of(value);
+    proto.is_null()
+        || js_sys::Object::is(
+            &proto,
+            &js_sys::Object::get_prototype_of(&js_sys::Object::new()),
+        )
+}
+
+/// [`describe`], naming an object's constructor too (`an ArrayBuffer`, `a Map`).
+pub fn describe_object(value: &JsValue) -> String {
+    if value.is_object() && !js_sys::Array::is_array(value) {
+        let ctor = js_sys::Reflect::get(value, &"constructor".into())
+            .ok()
+            .and_then(|c| js_sys::Reflect::get(&c, &"name".into()).ok())
+            .and_then(|n| n.as_string())
+            .filter(|n| !n.is_empty() && n.len() <= 64);
+        if let Some(name) = ctor {
+            let article = if name.starts_with(['A', 'E', 'I', 'O', 'U']) {
+                "an"
+            } else {
+                "a"
+            };
+            return format!("{article} {name}");
+        }
+    }
+    describe(value)
+}
+
+/// A clock reading in microseconds since the epoch: an exact integer (see
+/// [`Micros`](crate::micros::Micros)) that is not negative. A clock before 1970 is refused
+/// rather than run: Bigtable's timestamps are never negative, and `-1` means "server time" in a
+/// mutation, so a clock there would stamp cells with a value no write can name.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` naming `argument`.
+pub fn clock_micros(argument: &str, value: JsValue) -> Result<i64, Error> {
+    let crate::micros::Micros(m) = crate::micros::from_js(argument, value)?;
+    if m < 0 {
+        return Err(conversion_error(
+            argument,
+            format_args!("a clock reads microseconds since the epoch and cannot be negative ({m})"),
+        ));
+    }
+    Ok(m)
 }

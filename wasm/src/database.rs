@@ -1,7 +1,9 @@
-//! The `Database` class JavaScript sees.
+//! The `Database` class JavaScript sees: its constructors, its clock and `deleteTable`. The
+//! data and table-admin methods, whose requests and results are Bigtable's proto3 JSON, are in
+//! `proto.rs`; there is no second (camelCase) form of them.
 //!
-//! Each method converts its arguments (`args.rs`, `convert.rs`), calls the engine, and converts
-//! the result or the error (`error.rs`); no method has behaviour of its own.
+//! Each method converts its arguments (`args.rs`), calls the engine, and converts the result
+//! or the error (`error.rs`); no method has behaviour of its own.
 //!
 //! Every parameter is a `JsValue` type-checked here (see `args.rs` for why a `&str` parameter
 //! could trap), and every method takes `&self`: the engine sits in a `RefCell` this file
@@ -14,18 +16,14 @@
 use std::cell::{Ref, RefCell, RefMut};
 use std::sync::Arc;
 
-use sparsetable::{Clock, Code, ManualClock, Mutation};
+use sparsetable::{Clock, Code, ManualClock};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::args;
 use crate::clock::DateClock;
-use crate::convert::{
-    from_js, to_js, DatabaseOptions, FamilyModificationJs, Micros, MutationJs, ReadRowsRequestJs,
-    RowJs, TableConfigJs, TableInfoJs,
-};
 use crate::error::{conversion_error, to_js_error};
-use crate::types::*;
+use crate::micros::MAX_SAFE_INTEGER;
+use crate::types::JsDatabaseOptions;
 
 /// An in-memory Sparsetable database: tables of rows with Bigtable's data model.
 #[wasm_bindgen]
@@ -37,33 +35,27 @@ pub struct Database {
 
 type JsResult<T> = Result<T, JsValue>;
 
-/// Converts an argument that may be `undefined` (an optional parameter).
-fn optional<T: Default + for<'de> serde::Deserialize<'de>>(
-    argument: &str,
-    value: JsValue,
-) -> Result<T, sparsetable::Error> {
-    if value.is_undefined() || value.is_null() {
-        Ok(T::default())
-    } else {
-        from_js(argument, value)
-    }
-}
-
 #[wasm_bindgen]
 impl Database {
     /// An empty database. With `{clockMicros}` it runs on a manual clock starting there;
     /// otherwise it reads `Date.now()`.
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for unknown options or a timestamp outside ±(2^53 − 1).
+    /// `INVALID_ARGUMENT` for options that are not a plain object (an array, an
+    /// `ArrayBuffer`, ...), unknown options, or a clock that is negative or outside
+    /// ±(2^53 − 1).
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<JsDatabaseOptions>) -> JsResult<Database> {
         crate::panic::install_hook();
-        let options: DatabaseOptions =
-            optional("options", options.map_or(JsValue::UNDEFINED, Into::into))
-                .map_err(to_js_error)?;
-        Ok(match options.clock_micros {
-            Some(Micros(start)) => {
+        let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
+        let [clock] = args::options("options", &options, ["clockMicros"]).map_err(to_js_error)?;
+        let clock_micros = if clock.is_undefined() {
+            None
+        } else {
+            Some(args::clock_micros("clockMicros", clock).map_err(to_js_error)?)
+        };
+        Ok(match clock_micros {
+            Some(start) => {
                 let clock = Arc::new(ManualClock::new(start));
                 Database {
                     inner: RefCell::new(sparsetable::Database::with_clock(clock.clone())),
@@ -97,15 +89,10 @@ impl Database {
         crate::panic::install_hook();
         let storage = crate::storage::JsStorage::new(storage).map_err(to_js_error)?;
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let get = |k: &str| {
-            if options.is_object() {
-                js_sys::Reflect::get(&options, &k.into()).unwrap_or(JsValue::UNDEFINED)
-            } else {
-                JsValue::UNDEFINED
-            }
-        };
+        let [clock_value, durability] =
+            args::options("options", &options, ["clockMicros", "durability"])
+                .map_err(to_js_error)?;
         let mut open = sparsetable::OpenOptions::default();
-        let durability = get("durability");
         match durability.as_string().as_deref() {
             None if durability.is_undefined() => {}
             Some("sync") => open.durability = sparsetable::Durability::Sync,
@@ -117,7 +104,6 @@ impl Database {
                 )))
             }
         }
-        let clock_value = get("clockMicros");
         let storage: Arc<dyn sparsetable::platform::storage::Storage> = Arc::new(storage);
         if clock_value.is_undefined() {
             let db = sparsetable::Database::open(storage, open, DateClock).map_err(to_js_error)?;
@@ -126,7 +112,7 @@ impl Database {
                 manual_clock: None,
             });
         }
-        let Micros(start) = from_js("clockMicros", clock_value).map_err(to_js_error)?;
+        let start = args::clock_micros("clockMicros", clock_value).map_err(to_js_error)?;
         let clock = Arc::new(ManualClock::new(start));
         let db = sparsetable::Database::open(storage, open, clock.clone()).map_err(to_js_error)?;
         Ok(Database {
@@ -146,11 +132,11 @@ impl Database {
     ///
     /// # Errors
     /// `FAILED_PRECONDITION` if the database was made without `clockMicros`;
-    /// `INVALID_ARGUMENT` for a timestamp outside ±(2^53 − 1).
+    /// `INVALID_ARGUMENT` for a time that is negative or outside ±(2^53 − 1).
     #[wasm_bindgen(js_name = setClockMicros)]
     pub fn set_clock_micros(&self, micros: JsValue) -> JsResult<()> {
         let clock = self.manual_clock().map_err(to_js_error)?;
-        let Micros(m) = from_js("micros", micros).map_err(to_js_error)?;
+        let m = args::clock_micros("micros", micros).map_err(to_js_error)?;
         clock.set_micros(m);
         Ok(())
     }
@@ -158,18 +144,20 @@ impl Database {
     /// Moves a manual clock by `deltaMicros` (negative moves it back).
     ///
     /// # Errors
-    /// As `setClockMicros`, plus `INVALID_ARGUMENT` if the result leaves ±(2^53 − 1).
+    /// As `setClockMicros`, plus `INVALID_ARGUMENT` if the result is negative or past
+    /// 2^53 − 1.
     #[wasm_bindgen(js_name = advanceClockMicros)]
     pub fn advance_clock_micros(
         &self,
         #[wasm_bindgen(js_name = "deltaMicros")] delta_micros: JsValue,
     ) -> JsResult<()> {
         let clock = self.manual_clock().map_err(to_js_error)?;
-        let Micros(delta) = from_js("deltaMicros", delta_micros).map_err(to_js_error)?;
+        let crate::micros::Micros(delta) =
+            crate::micros::from_js("deltaMicros", delta_micros).map_err(to_js_error)?;
         let target = clock
             .now_micros()
             .checked_add(delta)
-            .filter(|t| t.abs() <= crate::convert::MAX_SAFE_INTEGER);
+            .filter(|t| (0..=MAX_SAFE_INTEGER).contains(t));
         match target {
             Some(t) => {
                 clock.set_micros(t);
@@ -177,63 +165,9 @@ impl Database {
             }
             None => Err(to_js_error(conversion_error(
                 "deltaMicros",
-                "moves the clock outside ±(2^53 - 1)",
+                "moves the clock before the epoch or past 2^53 - 1",
             ))),
         }
-    }
-
-    /// Creates a table and returns its schema.
-    ///
-    /// # Errors
-    /// `INVALID_ARGUMENT` for a bad id or config; `ALREADY_EXISTS` if the table exists.
-    #[wasm_bindgen(js_name = createTable)]
-    pub fn create_table(
-        &self,
-        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
-        config: JsTableConfig,
-    ) -> JsResult<JsTableInfo> {
-        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
-        let config: TableConfigJs = from_js("config", config.into()).map_err(to_js_error)?;
-        let config = config.to_core().map_err(to_js_error)?;
-        args::raise_value_limit(config.max_value_bytes);
-        let info = {
-            let mut engine = self.engine_mut().map_err(to_js_error)?;
-            engine
-                .create_table(&table_id, config)
-                .map_err(to_js_error)?;
-            engine.get_table(&table_id).map_err(to_js_error)?
-        };
-        Ok(to_js(&TableInfoJs::from_core(&info))
-            .map_err(to_js_error)?
-            .unchecked_into())
-    }
-
-    /// A table's schema.
-    ///
-    /// # Errors
-    /// `NOT_FOUND` if the table does not exist.
-    #[wasm_bindgen(js_name = getTable)]
-    pub fn get_table(
-        &self,
-        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
-    ) -> JsResult<JsTableInfo> {
-        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
-        let info = self
-            .engine()
-            .map_err(to_js_error)?
-            .get_table(&table_id)
-            .map_err(to_js_error)?;
-        Ok(to_js(&TableInfoJs::from_core(&info))
-            .map_err(to_js_error)?
-            .unchecked_into())
-    }
-
-    /// Every table, by id.
-    #[wasm_bindgen(js_name = listTables)]
-    pub fn list_tables(&self) -> JsResult<JsTableInfoArray> {
-        let tables = self.engine().map_err(to_js_error)?.list_tables();
-        let views: Vec<TableInfoJs> = tables.iter().map(TableInfoJs::from_core).collect();
-        Ok(to_js(&views).map_err(to_js_error)?.unchecked_into())
     }
 
     /// Deletes a table and its data.
@@ -251,111 +185,6 @@ impl Database {
             .map_err(to_js_error)?
             .delete_table(&table_id)
             .map_err(to_js_error)
-    }
-
-    /// Creates, updates or drops column families, in order and all or nothing; returns the
-    /// new schema.
-    ///
-    /// # Errors
-    /// `NOT_FOUND`, `ALREADY_EXISTS` or `INVALID_ARGUMENT` as the engine decides; nothing
-    /// changes on error.
-    #[wasm_bindgen(js_name = modifyColumnFamilies)]
-    pub fn modify_column_families(
-        &self,
-        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
-        modifications: JsFamilyModifications,
-    ) -> JsResult<JsTableInfo> {
-        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
-        let modifications: Vec<FamilyModificationJs> =
-            from_js("modifications", modifications.into()).map_err(to_js_error)?;
-        let modifications = modifications
-            .into_iter()
-            .enumerate()
-            .map(|(i, m)| m.into_core(i))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(to_js_error)?;
-        let info = self
-            .engine_mut()
-            .map_err(to_js_error)?
-            .modify_column_families(&table_id, &modifications)
-            .map_err(to_js_error)?;
-        Ok(to_js(&TableInfoJs::from_core(&info))
-            .map_err(to_js_error)?
-            .unchecked_into())
-    }
-
-    /// Applies mutations to one row, atomically and in order.
-    ///
-    /// # Errors
-    /// `NOT_FOUND` for an unknown table or family; `INVALID_ARGUMENT` for a bad row key or
-    /// mutation. Nothing is applied on error.
-    #[wasm_bindgen(js_name = mutateRow)]
-    pub fn mutate_row(
-        &self,
-        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
-        #[wasm_bindgen(js_name = "rowKey")] row_key: JsBytes,
-        mutations: JsMutations,
-    ) -> JsResult<()> {
-        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
-        let row_key = row_key_arg(&row_key).map_err(to_js_error)?;
-        let mutations: Vec<MutationJs> =
-            from_js("mutations", mutations.into()).map_err(to_js_error)?;
-        let mutations: Vec<Mutation> = mutations.into_iter().map(MutationJs::into_core).collect();
-        self.engine_mut()
-            .map_err(to_js_error)?
-            .mutate_row(&table_id, &row_key, &mutations)
-            .map_err(to_js_error)
-    }
-
-    /// Reads one row; `null` if it has no cells.
-    ///
-    /// # Errors
-    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a bad row key.
-    #[wasm_bindgen(js_name = readRow)]
-    pub fn read_row(
-        &self,
-        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
-        #[wasm_bindgen(js_name = "rowKey")] row_key: JsBytes,
-    ) -> JsResult<JsRowOrNull> {
-        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
-        let row_key = row_key_arg(&row_key).map_err(to_js_error)?;
-        let row = self
-            .engine()
-            .map_err(to_js_error)?
-            .read_row(&table_id, &row_key)
-            .map_err(to_js_error)?;
-        let value = match &row {
-            Some(row) => to_js(&RowJs::from_core(row)).map_err(to_js_error)?,
-            None => JsValue::NULL,
-        };
-        Ok(value.unchecked_into())
-    }
-
-    /// Reads the rows a request selects, in key order (or reversed). Without a request, every
-    /// row.
-    ///
-    /// # Errors
-    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a negative limit, a bad range
-    /// or unknown request fields.
-    #[wasm_bindgen(js_name = readRows)]
-    pub fn read_rows(
-        &self,
-        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
-        request: Option<JsReadRowsRequest>,
-    ) -> JsResult<JsRows> {
-        let table_id = args::table_id(&table_id).map_err(to_js_error)?;
-        let request: ReadRowsRequestJs =
-            optional("request", request.map_or(JsValue::UNDEFINED, Into::into))
-                .map_err(to_js_error)?;
-        let request = request.into_core().map_err(to_js_error)?;
-        let rows: Vec<_> = self
-            .engine()
-            .map_err(to_js_error)?
-            .read_rows(&table_id, &request)
-            .and_then(|rows| rows.into_rows())
-            .map_err(to_js_error)?;
-        let views: Vec<RowJs> = rows.iter().map(RowJs::from_core).collect();
-        Ok(to_js(&views).map_err(to_js_error)?.unchecked_into())
     }
 }
 
@@ -410,9 +239,4 @@ fn busy() -> sparsetable::Error {
             "another call on this Database is running (a call from inside its clock?)",
         ),
     }
-}
-
-/// A row key argument: a `Uint8Array` or a string.
-fn row_key_arg(value: &JsValue) -> Result<Vec<u8>, sparsetable::Error> {
-    args::bytes(value).map_err(|detail| conversion_error("rowKey", detail))
 }

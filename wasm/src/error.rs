@@ -3,7 +3,8 @@
 //! [`to_js_error`] is the binding's one mapping from [`sparsetable::Error`] to JavaScript: every
 //! thrown error is a real `Error` (so `instanceof Error` and stack traces work) whose `code`
 //! property is the core's gRPC name (`NOT_FOUND`, `INVALID_ARGUMENT`, ...) and whose `name`
-//! is `SparsetableError`. Input that cannot even be converted (a number where bytes belong, an
+//! is `SparsetableError`; `details` is the core's message alone (the `message` is `CODE:
+//! details`), so a layer above needs no parsing to pass it on word for word. Input that cannot even be converted (a number where bytes belong, an
 //! unknown option) becomes the core's `InvalidArgument` first, so it goes through the same
 //! function and callers see one shape of error.
 
@@ -19,6 +20,7 @@ pub fn to_js_error(error: Error) -> JsValue {
     js.set_name(ERROR_NAME);
     // Reflect::set only fails on frozen or proxied objects; a fresh Error is neither.
     let _ = js_sys::Reflect::set(&js, &"code".into(), &error.code().as_str().into());
+    let _ = js_sys::Reflect::set(&js, &"details".into(), &error.message().into());
     js.into()
 }
 

@@ -1,32 +1,36 @@
 //! Sparsetable for JavaScript: the engine compiled to WebAssembly behind a wasm-bindgen API.
 //!
 //! The binding converts types and errors and nothing else (see shared STYLE): every rule of
-//! Bigtable's data model lives in the `sparsetable` core. JavaScript sees one class,
-//! [`Database`], with camelCase methods; plain-object options, mutations and rows described by
-//! the TypeScript declarations in [`types`]; bytes as `Uint8Array | string`; timestamps as
-//! exact `number`s (integers within ±(2^53 − 1)); and errors as `Error` objects with a gRPC
-//! `code` string, made in one place ([`error::to_js_error`]).
+//! Bigtable's data model lives in the `sparsetable` core. JavaScript sees one API, in one
+//! form: [`Database`] (and [`ReplicatedInstance`] for replication) whose requests and results
+//! are Bigtable's own messages in the proto3 JSON mapping, read and written by the core's JSON
+//! model (`proto.rs`), with TypeScript declarations for every shape (`types.rs`). Bytes are
+//! base64 strings or `Uint8Array`s, int64 decimal strings, numbers or `bigint`s; errors are
+//! `Error` objects with a gRPC `code` string, made in one place ([`error::to_js_error`]).
+//! There is no second, camelCase form of the same calls (issue 32 retired it), so every shared
+//! vector runs through the one surface. Options objects must be plain objects, and the rules
+//! the npm package needs beside the calls (gRPC's status numbers, a prefix's key range) are
+//! the core's, exported in [`rules`].
 //!
 //! ```js
 //! import { Database } from "sparsetable-wasm";
 //! const db = new Database({ clockMicros: 1_700_000_000_000_000 });
-//! db.createTable("t", { families: { cf: { gcRule: { maxNumVersions: 2 } } } });
-//! db.mutateRow("t", "row1", [{ setCell: { family: "cf", qualifier: "q", timestampMicros: -1, value: "v" } }]);
-//! db.readRow("t", "row1"); // { key: Uint8Array, cells: [{ family: "cf", ..., timestampMicros: 1700000000000000 }] }
+//! db.createTableJson("t", { columnFamilies: { cf: { gcRule: { maxNumVersions: 2 } } } });
+//! db.mutateRowJson("t", { rowKey: "cm93MQ==", mutations: [{ setCell: { familyName: "cf", columnQualifier: "cQ==", timestampMicros: "-1", value: "dg==" } }] });
+//! db.readRowJson("t", "cm93MQ=="); // { key: "cm93MQ==", families: [{ name: "cf", columns: [...] }] }
 //! ```
 
 mod args;
 pub mod change_stream;
 pub mod clock;
-mod convert;
 pub mod database;
 pub mod error;
-mod gc_rule;
 pub mod instances;
 mod micros;
 pub mod panic;
 pub mod proto;
 pub mod replication;
+pub mod rules;
 pub mod storage;
 pub mod types;
 

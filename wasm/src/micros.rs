@@ -45,3 +45,12 @@ impl Serialize for Micros {
         s.serialize_i64(self.0)
     }
 }
+
+/// Reads a timestamp argument, reporting a failure as `INVALID_ARGUMENT` naming `argument`.
+pub fn from_js(argument: &str, value: wasm_bindgen::JsValue) -> Result<Micros, sparsetable::Error> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| {
+        // The error wraps a JS Error whose string form starts with "Error: ".
+        let text = e.to_string();
+        crate::error::conversion_error(argument, text.strip_prefix("Error: ").unwrap_or(&text))
+    })
+}

@@ -44,10 +44,20 @@ type JsResult<T> = Result<T, JsValue>;
 /// is copied.
 pub const MAX_REQUEST_UNITS: usize = 256 * 1024 * 1024 / 3 * 4 + 1024 * 1024;
 
+/// Most values (objects, arrays, strings, numbers, ...) a request object may hold: 2^24, far
+/// more than a request carries in practice (MutateRows takes at most 100,000 mutations), few
+/// enough that `JSON.stringify` over an object graph that shares its parts (small in memory,
+/// exponential as a tree) stops within seconds instead of running for minutes. More is
+/// `RESOURCE_EXHAUSTED`, as a request over the size limit is.
+pub const MAX_REQUEST_VALUES: usize = 1 << 24;
+
 /// The replacer factory's source: `(limit, textLimit) => replacer`. The replacer turns bytes
 /// into base64 (reading the holder's own property, so a Node `Buffer`'s `toJSON` does not hide
 /// it) and `bigint`s into decimal strings, and throws `{sparsetableTooLarge: n}` for bytes
-/// or a string longer than any field may be, before encoding or copying them.
+/// or a string longer than any field may be, before encoding or copying them, and
+/// `{sparsetableRefused: detail}` for a value JSON would silently change: an object that is
+/// neither plain nor an array, NaN or an infinity, a symbol, a function or a nested `null`; and
+/// `{sparsetableTooMany: n}` past [`MAX_REQUEST_VALUES`] values (counted per request).
 const REPLACER_SOURCE: &str = r#"
 const b64 = typeof Buffer === "function"
   ? (u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString("base64")
@@ -58,13 +68,30 @@ const b64 = typeof Buffer === "function"
         for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode.apply(null, u.subarray(i, i + 0x8000));
         return btoa(s);
       };
-return function (key, value) {
+const replacer = function (key, value) {
+  // JSON.stringify walks a tree: an object graph that shares one array at every level is small
+  // in memory and exponential as text, and would run for minutes. Each value counts.
+  if (++replacer.calls > maxValues) throw { sparsetableTooMany: maxValues };
   // Most values are strings and numbers: decide those without touching the holder.
   if (typeof value === "string") {
     if (value.length > textLimit) throw { sparsetableTooLarge: value.length };
     return value;
   }
   if (typeof value === "bigint") return value.toString();
+  // JSON.stringify would write NaN and the infinities as null (the field's default in proto3
+  // JSON), and drop symbols and functions as if the field were absent.
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    throw { sparsetableRefused: `${value} is not a number JSON can carry` };
+  }
+  if (typeof value === "symbol" || typeof value === "function") {
+    throw { sparsetableRefused: `a ${typeof value} where a value belongs` };
+  }
+  // proto3 JSON reads null as the field's default, so `gcRule: null` would be "no rule": in an
+  // object (whose declared types have no null) it is a wrong value, refused. JSON text keeps
+  // the mapping's null.
+  if (value === null && key !== "") {
+    throw { sparsetableRefused: `${JSON.stringify(String(key)).slice(0, 66)} is null; leave the field out instead` };
+  }
   if (typeof value !== "object" || value === null) return value;
   const raw = this[key];
   if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) {
@@ -72,8 +99,18 @@ return function (key, value) {
     if (u.length > limit) throw { sparsetableTooLarge: u.length };
     return b64(u);
   }
+  // A message is a plain object and a list an array: a Map, a Set, another typed array or a
+  // class instance would otherwise be written as whatever JSON.stringify makes of it ({} for
+  // a Map) and read as a message it is not.
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null && !Array.isArray(value)) {
+    const name = String((value.constructor && value.constructor.name) || "object").slice(0, 64);
+    throw { sparsetableRefused: `a ${name} where a message (a plain object) or a list (an array) belongs` };
+  }
   return value;
 };
+replacer.calls = 0;
+return replacer;
 "#;
 
 thread_local! {
@@ -93,16 +130,19 @@ fn replacer(limit: usize) -> Result<JsValue, Error> {
     }
     let factory = REPLACER_FACTORY.with(|f| {
         f.borrow_mut()
-            .get_or_insert_with(|| Function::new_with_args("limit, textLimit", REPLACER_SOURCE))
+            .get_or_insert_with(|| {
+                Function::new_with_args("limit, textLimit, maxValues", REPLACER_SOURCE)
+            })
             .clone()
     });
     // A base64 string of a field at the limit is 4/3 as long; nothing else is longer.
     let text_limit = limit.max(64 * 1024).div_ceil(3) * 4 + 4;
     let made = factory
-        .call2(
+        .call3(
             &JsValue::NULL,
             &(limit as f64).into(),
             &(text_limit as f64).into(),
+            &(MAX_REQUEST_VALUES as f64).into(),
         )
         .map_err(|_| Error::new(Code::Internal, "could not make the JSON replacer"))?;
     REPLACER.with(|r| *r.borrow_mut() = Some((limit, made.clone())));
@@ -116,6 +156,8 @@ fn request_text(argument: &str, value: &JsValue, limit: usize) -> Result<String,
         s.clone()
     } else if value.is_object() {
         let replacer = replacer(limit)?;
+        // The count is per request (the replacer is shared); a fresh object cannot refuse it.
+        let _ = Reflect::set(&replacer, &"calls".into(), &0.into());
         match js_sys::JSON::stringify_with_replacer(value, &replacer) {
             Ok(s) => s,
             Err(e) => return Err(stringify_error(argument, &e, limit)),
@@ -157,6 +199,21 @@ fn stringify_error(argument: &str, e: &JsValue, limit: usize) -> Error {
             );
         }
     }
+    if let Some(n) = Reflect::get(e, &"sparsetableTooMany".into())
+        .ok()
+        .and_then(|n| n.as_f64())
+    {
+        return Error::new(
+            Code::ResourceExhausted,
+            format!("{argument}: a request of more than {n} values exceeds the request size limit"),
+        );
+    }
+    if let Some(detail) = Reflect::get(e, &"sparsetableRefused".into())
+        .ok()
+        .and_then(|n| n.as_string())
+    {
+        return conversion_error(argument, detail);
+    }
     let message: String = e
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
@@ -192,6 +249,27 @@ fn parse_shaped<T: DeserializeOwned>(
     limit: usize,
     open: u8,
 ) -> Result<T, Error> {
+    // An object that is not a plain one (a `Map`, a class instance) would reach the parser as
+    // whatever `JSON.stringify` makes of it (`{}` for a `Map`): refused before that.
+    let wrong_object = if open == b'{' {
+        value.is_object() && !args::is_plain_object(value)
+    } else {
+        value.is_object() && !js_sys::Array::is_array(value)
+    };
+    if wrong_object {
+        let want = if open == b'{' {
+            "a plain object"
+        } else {
+            "an array"
+        };
+        return Err(conversion_error(
+            argument,
+            format_args!(
+                "expected {want} or JSON text, found {}",
+                args::describe_object(value)
+            ),
+        ));
+    }
     let text = request_text(argument, value, limit)?;
     let first = text.bytes().find(|b| !b.is_ascii_whitespace());
     if first != Some(open) {

@@ -125,15 +125,6 @@ struct FaultJs {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct OptionsJs {
-    #[serde(default)]
-    clock_micros: Option<f64>,
-    #[serde(default)]
-    cluster_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct ReadRowBody {
     #[serde(default)]
     filter: Option<RowFilter>,
@@ -203,17 +194,23 @@ impl ReplicatedInstance {
         options: Option<JsValue>,
     ) -> JsResult<ReplicatedInstance> {
         crate::panic::install_hook();
-        let options: OptionsJs = match options.filter(|o| !o.is_undefined() && !o.is_null()) {
-            None => OptionsJs {
-                clock_micros: None,
-                cluster_id: None,
-            },
-            Some(o) => from_serde("options", o).map_err(err)?,
+        // A plain object only, and a clock as `Database`'s (args.rs).
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let [clock_micros, cluster_id] =
+            args::options("options", &options, ["clockMicros", "clusterId"]).map_err(err)?;
+        let cluster = if cluster_id.is_undefined() {
+            "c1".into()
+        } else {
+            args::id("clusterId", &cluster_id).map_err(err)?
         };
-        let cluster = options.cluster_id.unwrap_or_else(|| "c1".into());
-        let (clock, manual): (Arc<dyn sparsetable::Clock>, _) = match options.clock_micros {
+        let start = if clock_micros.is_undefined() {
+            None
+        } else {
+            Some(args::clock_micros("clockMicros", clock_micros).map_err(err)?)
+        };
+        let (clock, manual): (Arc<dyn sparsetable::Clock>, _) = match start {
             Some(start) => {
-                let c = Arc::new(ManualClock::new(start as i64));
+                let c = Arc::new(ManualClock::new(start));
                 (c.clone(), Some(c))
             }
             None => (Arc::new(DateClock), None),

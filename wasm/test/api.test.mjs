@@ -1,62 +1,118 @@
-// The binding as JavaScript sees it through the generated Node glue: errors are Error
-// objects with a gRPC code, bytes come back as Uint8Array, timestamps as exact numbers (or
-// go in as bigint), and the .d.ts carries the option types.
+// The binding's one surface, as JavaScript sees it through the generated Node glue (issue 32):
+// the proto3 JSON methods are the only data and table-admin calls (no camelCase twin is left
+// in the class or the .d.ts); wrong types are refused, not reinterpreted; and the rules the npm
+// package needs beside the calls (gRPC's status numbers, a prefix's key range) are the core's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { Database, ROOT } from "./load.mjs";
+import { createRequire } from "node:module";
+import { Database, InstancePlane, ROOT } from "./load.mjs";
 
+const glue = createRequire(import.meta.url)(process.env.SPARSETABLE_WASM_PKG ?? path.join(ROOT, "target", "wasm-node", "sparsetable_wasm.js"));
 const CLOCK = 1_700_000_000_000_000;
+const b64 = (s) => Buffer.from(s).toString("base64");
 
 function fresh() {
   const db = new Database({ clockMicros: CLOCK });
-  db.createTable("t", { families: { cf: {} } });
+  db.createTableJson("t", { columnFamilies: { cf: {} } });
   return db;
 }
 
-test("thrown errors are Errors with a gRPC code", () => {
+/** `f` must throw a SparsetableError with `code`, or a TypeError. */
+function refused(f, what, code = "INVALID_ARGUMENT") {
+  let thrown;
+  try {
+    f();
+  } catch (e) {
+    thrown = e;
+  }
+  assert.ok(thrown !== undefined, `${what}: accepted`);
+  assert.ok(thrown instanceof TypeError || (thrown.name === "SparsetableError" && thrown.code === code),
+    `${what}: threw ${thrown?.name} ${thrown?.code} ${thrown?.message}`);
+}
+
+test("one surface: the class and the .d.ts have the proto3 JSON calls and no camelCase twins", () => {
+  const dts = fs.readFileSync(path.join(ROOT, "target", "wasm-node", "sparsetable_wasm.d.ts"), "utf8");
+  for (const retired of ["createTable", "getTable", "listTables", "modifyColumnFamilies", "mutateRow", "readRow", "readRows"]) {
+    assert.equal(typeof Database.prototype[retired], "undefined", `Database.${retired} still exists`);
+    assert.ok(!new RegExp(`\\b${retired}\\(`).test(dts), `${retired}( still declared`);
+  }
+  for (const decl of ["createTableJson(tableId: string, table: ProtoTable | string): ProtoTable",
+    "mutateRowJson(tableId: string, request: ProtoMutateRowRequest | string): void",
+    "readRowsJson(tableId: string, request: ProtoReadRowsRequest | string | undefined): RowIterator",
+    "export interface DatabaseOptions", "export type ErrorCode"]) {
+    assert.ok(dts.includes(decl), `missing in .d.ts: ${decl}`);
+  }
+  for (const gone of ["export interface TableConfig", "export type Mutation ", "export interface Row "]) {
+    assert.ok(!dts.includes(gone), `camelCase type still declared: ${gone}`);
+  }
+});
+
+test("thrown errors are Errors with the core's code and, in details, the core's message", () => {
   const db = fresh();
-  assert.throws(() => db.readRow("absent", "r"), (e) => e instanceof Error && e.name === "SparsetableError"
-    && e.code === "NOT_FOUND" && /absent/.test(e.message));
-  assert.throws(() => db.mutateRow("t", "r", [{ setCell: { family: "cf", qualifier: "q", timestampMicros: 1, value: "v" } }]),
-    { code: "INVALID_ARGUMENT" });
-  assert.throws(() => db.mutateRow("t", 42, []), { code: "INVALID_ARGUMENT" });
+  assert.throws(() => db.readRowJson("absent", b64("r")), (e) => e instanceof Error && e.name === "SparsetableError"
+    && e.code === "NOT_FOUND" && e.message === `NOT_FOUND: ${e.details}` && /absent/.test(e.details));
   assert.throws(() => new Database().setClockMicros(0), { code: "FAILED_PRECONDITION" });
 });
 
-test("bytes in as string or Uint8Array, out as Uint8Array; server time from the manual clock", () => {
+test("wrong types are refused, not reinterpreted: arrays and buffers as requests or options, a negative clock", () => {
   const db = fresh();
-  db.mutateRow("t", new TextEncoder().encode("r"), [
-    { setCell: { family: "cf", qualifier: "q", timestampMicros: -1, value: new Uint8Array([0, 255]) } },
-    { setCell: { family: "cf", qualifier: new Uint8Array([1]), timestampMicros: 5000n, value: "text" } },
-  ]);
-  const row = db.readRow("t", "r");
-  assert.ok(row.key instanceof Uint8Array);
-  assert.deepEqual(Array.from(row.key), [114]);
-  assert.deepEqual(row.cells.map((c) => [Array.from(c.qualifier), c.timestampMicros, Buffer.from(c.value).toString("hex")]), [
-    [[1], 5000, Buffer.from("text").toString("hex")],
-    [[113], CLOCK, "00ff"],
-  ]);
-  assert.equal(typeof row.cells[0].timestampMicros, "number");
+  const notObjects = [[], [{}], new ArrayBuffer(8), new Uint8Array(4), new Map(), new Date(0), 42, true, Symbol("s")];
+  for (const bad of notObjects) {
+    const what = Object.prototype.toString.call(bad);
+    refused(() => new Database(bad), `new Database(${what})`);
+    refused(() => new InstancePlane(bad), `new InstancePlane(${what})`);
+    refused(() => db.createTableJson("x", bad), `createTableJson(${what})`);
+    refused(() => db.modifyColumnFamiliesJson("t", [bad]), `modifyColumnFamiliesJson([${what}])`);
+    refused(() => db.mutateRowJson("t", bad), `mutateRowJson(${what})`);
+    refused(() => db.mutateRows("t", bad), `mutateRows(${what})`);
+    refused(() => db.checkAndMutateRow("t", bad), `checkAndMutateRow(${what})`);
+    refused(() => db.readModifyWriteRow("t", bad), `readModifyWriteRow(${what})`);
+    refused(() => db.dropRowRange("t", bad), `dropRowRange(${what})`);
+    refused(() => [...db.readRowsJson("t", bad)], `readRowsJson(${what})`);
+    refused(() => db.readRowJson("t", b64("r"), bad), `readRowJson options (${what})`);
+    // Nested messages too: a GC rule, a family or a row set written as an array is not a
+    // message with default fields.
+    refused(() => db.createTableJson("x", { columnFamilies: { cf: { gcRule: bad } } }), `gcRule ${what}`);
+    refused(() => db.createTableJson("x", { columnFamilies: { cf: bad } }), `family ${what}`);
+    refused(() => [...db.readRowsJson("t", { rows: bad })], `rows ${what}`);
+  }
+  refused(() => new Database({ clockMicros: 1, clock: 2 }), "an unknown option");
+  refused(() => db.createTableJson("x", { columnFamilies: { cf: { gcRule: { union: { rules: [null] } } } } }), "null in a rule list");
+  // null is not "no rule" in an object (the declared types have no null); JSON text keeps
+  // proto3 JSON's null-as-default.
+  refused(() => db.createTableJson("x", { columnFamilies: { cf: { gcRule: null } } }), "a null GC rule");
+  refused(() => db.modifyColumnFamiliesJson("t", [{ id: "cf", update: { gcRule: null } }]), "a null GC rule in an update");
+  refused(() => [...db.readRowsJson("t", { filter: null })], "a null filter");
+  for (const clock of [-1, -CLOCK, -1n]) {
+    refused(() => new Database({ clockMicros: clock }), `clockMicros ${clock}`);
+    refused(() => new InstancePlane({ clockMicros: clock }), `InstancePlane clockMicros ${clock}`);
+    refused(() => db.setClockMicros(clock), `setClockMicros ${clock}`);
+  }
+  refused(() => db.advanceClockMicros(-CLOCK - 1), "advancing the clock before the epoch");
+  assert.equal(db.nowMicros(), CLOCK);
+  assert.deepEqual(db.listTablesJson().map((t) => t.name), ["t"], "nothing was created");
+  assert.deepEqual(db.createTableJson("text", '{"columnFamilies": {"cf": {"gcRule": null}}}').columnFamilies, { cf: {} });
+  db.deleteTable("text");
+  // The right types still work, including a null-prototype options object.
+  assert.equal(new Database(Object.assign(Object.create(null), { clockMicros: 0 })).nowMicros(), 0);
+  db.advanceClockMicros(-CLOCK);
+  assert.equal(db.nowMicros(), 0);
 });
 
-test("timestamps a number cannot hold exactly are refused", () => {
-  const db = fresh();
-  for (const ts of [2 ** 53, 2n ** 60n, 1000.5]) {
-    assert.throws(() => db.mutateRow("t", "r", [{ setCell: { family: "cf", qualifier: "q", timestampMicros: ts, value: "v" } }]),
-      { code: "INVALID_ARGUMENT" }, String(ts));
-  }
-  assert.equal(db.readRow("t", "r"), null);
-});
-
-test("the TypeScript declarations name the option and row types", () => {
-  const dts = fs.readFileSync(path.join(ROOT, "target", "wasm-node", "sparsetable_wasm.d.ts"), "utf8");
-  for (const decl of ["export type Mutation", "export interface Row", "export interface TableConfig",
-    "export interface ReadRowsRequest", "export type ErrorCode",
-    "createTable(tableId: string, config: TableConfig): TableInfo",
-    "mutateRow(tableId: string, rowKey: Bytes, mutations: Mutation[]): void",
-    "readRows(tableId: string, request?: ReadRowsRequest | null): Row[]"]) {
-    assert.ok(dts.includes(decl), `missing in .d.ts: ${decl}`);
-  }
+test("gRPC's status numbers and a prefix's key range come from the core", () => {
+  assert.deepEqual(glue.grpcStatusCodes(), {
+    OK: 0, CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, NOT_FOUND: 5,
+    ALREADY_EXISTS: 6, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9,
+    ABORTED: 10, OUT_OF_RANGE: 11, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14, DATA_LOSS: 15,
+    UNAUTHENTICATED: 16,
+  });
+  const succ = (bytes) => { const r = glue.prefixSuccessor(new Uint8Array(bytes)); return r === null ? null : Array.from(r); };
+  assert.deepEqual(succ([0x61]), [0x62]);
+  assert.deepEqual(succ([0x61, 0xff, 0xff]), [0x62]);
+  assert.deepEqual(succ([0x61, 0xfe, 0xff]), [0x61, 0xff]);
+  assert.equal(succ([0xff, 0xff]), null);
+  assert.equal(succ([]), null);
+  refused(() => glue.prefixSuccessor("a"), "a string prefix");
 });

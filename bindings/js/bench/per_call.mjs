@@ -4,8 +4,8 @@
 //
 //   node bindings/js/bench/per_call.mjs PATH/TO/dist/node.js [--rows N] [--runs K]
 //
-// Paths: the plain-model methods (serde-wasm-bindgen over JS objects, Uint8Array results),
-// the proto3 JSON methods given objects (JSON.stringify with the size-checking replacer, the
+// Paths: the proto3 JSON methods (the binding's one API; a camelCase "plain model" twin was
+// retired in issue 32) given objects (JSON.stringify with the size-checking replacer, the
 // core's JSON parser) or ready JSON text, and the @google-cloud/bigtable-shaped layer on top.
 // Prints one line per workload (median of K runs, ns per operation) and a Markdown table.
 import { pathToFileURL } from "node:url";
@@ -28,11 +28,6 @@ const key = (i) => `row${String(i).padStart(8, "0")}`;
 const keyBytes = (i) => new TextEncoder().encode(key(i));
 const keyB64 = (i) => Buffer.from(key(i)).toString("base64");
 
-function plainDb() {
-  const db = new Database({ clockMicros: CLOCK });
-  db.createTable("t", { families: { cf: {} } });
-  return db;
-}
 function jsonDb() {
   const db = new Database({ clockMicros: CLOCK });
   db.createTableJson("t", { columnFamilies: { cf: {} } });
@@ -40,14 +35,6 @@ function jsonDb() {
 }
 
 const workloads = {
-  "write: mutateRow (plain model)": () => {
-    const db = plainDb();
-    const t = performance.now();
-    for (let i = 0; i < ROWS; i++) {
-      db.mutateRow("t", keyBytes(i), [{ setCell: { family: "cf", qualifier: "q", timestampMicros: 1000, value } }]);
-    }
-    return [performance.now() - t, db];
-  },
   "write: mutateRowJson (object)": () => {
     const db = jsonDb();
     const t = performance.now();
@@ -74,20 +61,9 @@ const workloads = {
 };
 
 const readWorkloads = {
-  "read: readRow (plain model)": (db) => {
-    const t = performance.now();
-    for (let i = 0; i < ROWS; i++) db.readRow("t", keyBytes(i));
-    return performance.now() - t;
-  },
   "read: readRowJson": (db) => {
     const t = performance.now();
     for (let i = 0; i < ROWS; i++) db.readRowJson("t", keyBytes(i));
-    return performance.now() - t;
-  },
-  "scan: readRows (plain model, array)": (db) => {
-    const t = performance.now();
-    const n = db.readRows("t").length;
-    if (n !== ROWS) throw new Error(`scan saw ${n}`);
     return performance.now() - t;
   },
   "scan: readRowsJson, for...of": (db) => {
@@ -118,14 +94,12 @@ for (const [name, fn] of Object.entries(workloads)) {
   }
   results.push([name, (median(times) * 1e6) / ROWS]);
 }
-const plain = plainDb();
 const json = jsonDb();
 for (let i = 0; i < ROWS; i++) {
-  plain.mutateRow("t", keyBytes(i), [{ setCell: { family: "cf", qualifier: "q", timestampMicros: 1000, value } }]);
   json.mutateRowJson("t", { rowKey: keyBytes(i), mutations: [{ setCell: { familyName: "cf", columnQualifier: "cQ==", timestampMicros: "1000", value } }] });
 }
 for (const [name, fn] of Object.entries(readWorkloads)) {
-  const db = name.includes("plain") ? plain : json;
+  const db = json;
   const times = [];
   for (let r = 0; r < RUNS; r++) times.push(fn(db));
   results.push([name, (median(times) * 1e6) / ROWS]);

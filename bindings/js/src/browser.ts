@@ -3,8 +3,10 @@
 // `new URL(..., import.meta.url)` copy the .wasm file along.
 import init from "./wasm/sparsetable_wasm.js";
 import { BigtableError } from "./api.js";
+import { loadStatus } from "./errors.js";
 
 await init({ module_or_path: new URL("./wasm/sparsetable_wasm_bg.wasm", import.meta.url) });
+loadStatus();
 
 export * from "./api.js";
 export * from "./replication.js";

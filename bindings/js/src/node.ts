@@ -2,8 +2,10 @@
 // file, then exports the API. (Node resolves the package's "node" export condition here.)
 import { readFileSync } from "node:fs";
 import { initSync } from "./wasm/sparsetable_wasm.js";
+import { loadStatus } from "./errors.js";
 
 initSync({ module: readFileSync(new URL("./wasm/sparsetable_wasm_bg.wasm", import.meta.url)) });
+loadStatus();
 
 import { Readable } from "node:stream";
 import { setDirectoryOpener, setInstanceStore, setReadStreamWrapper, BigtableError } from "./api.js";

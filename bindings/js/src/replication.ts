@@ -14,22 +14,12 @@ import type {
   ProtoReadModifyWriteRowRequest, ProtoReadRowsRequest, ProtoRow, ProtoRowFilter, ProtoRowRange, ProtoSampleRowKey,
   ReplicationStatus, Routed,
 } from "./wasm/sparsetable_wasm.js";
-import { BigtableError } from "./api.js";
+import { call } from "./errors.js";
 import { ChangeStreamReader, type ReadChangeStreamRequest } from "./change_streams.js";
 
 /** @internal Runs a wasm call, turning its SparsetableError into a BigtableError. */
 export function wasmCall<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    const err = e as { name?: string; code?: string; message?: string };
-    if (err && err.name === "SparsetableError" && typeof err.code === "string") {
-      const prefix = `${err.code}: `;
-      const msg = err.message ?? "";
-      throw new BigtableError(err.code, msg.startsWith(prefix) ? msg.slice(prefix.length) : msg);
-    }
-    throw e;
-  }
+  return call(fn);
 }
 
 /** @internal Resolves after `ms` milliseconds (a timer: the thread stays free). */

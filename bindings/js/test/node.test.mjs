@@ -4,7 +4,7 @@
 // installed the npm tarball (see run.sh), never from the source tree.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Bigtable, Database, BigtableError, PartialFailureError, platform, v2, admin } from "sparsetable";
+import { Bigtable, Database, BigtableError, PartialFailureError, Status, platform, v2, admin } from "sparsetable";
 
 let n = 0;
 /** A fresh instance per test: instances are separate databases. */
@@ -581,4 +581,66 @@ test("the generated admin clients call a Node-style callback given last, with th
   const instances = new v2.BigtableInstanceAdminClient({ projectId: "p-cb" });
   const [bad] = await viaCallback((cb) => instances.getCluster({ name: 17 }, cb));
   assert.equal(bad.code, 3);
+});
+
+test("error codes and messages are the core's, word for word; Status is the core's gRPC table", async () => {
+  // gRPC's numbering, written out here (the test's expectation) and read from the core there.
+  assert.deepEqual({ ...Status }, {
+    OK: 0, CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, NOT_FOUND: 5,
+    ALREADY_EXISTS: 6, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9,
+    ABORTED: 10, OUT_OF_RANGE: 11, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14, DATA_LOSS: 15,
+    UNAUTHENTICATED: 16,
+  });
+  assert.ok(Object.isFrozen(Status));
+  // The same bad calls through the engine's own Database and through the layer: the layer's
+  // error carries the engine's code (as gRPC's number) and its message unchanged.
+  const cases = [
+    [(db) => db.createTableJson("bad id!", { columnFamilies: {} }), (inst) => inst.table("bad id!").create()],
+    [(db) => db.getTableJson("absent"), (inst) => inst.table("absent").getMetadata()],
+    [(db) => { db.createTableJson("t", { columnFamilies: { cf: {} } }); return db.mutateRowJson("t", { rowKey: "cg==", mutations: [{ setCell: { familyName: "nope", value: "" } }] }); },
+      async (inst) => { await inst.table("t").create({ families: ["cf"] }); return inst.table("t").row("r").save({ nope: { q: "v" } }); }],
+  ];
+  for (const [raw, layered] of cases) {
+    let engineError;
+    try {
+      raw(new Database({ clockMicros: 1_000_000 }));
+    } catch (e) {
+      engineError = e;
+    }
+    assert.ok(engineError?.name === "SparsetableError", String(engineError));
+    await assert.rejects(layered(freshInstance()), (e) => {
+      assert.ok(e instanceof BigtableError);
+      assert.equal(e.status, engineError.code);
+      assert.equal(e.code, Status[engineError.code]);
+      assert.equal(e.details, engineError.details);
+      assert.equal(e.message, `${Status[engineError.code]} ${engineError.code}: ${engineError.details}`);
+      return true;
+    });
+  }
+});
+
+test("a prefix read covers exactly the keys with the prefix, 0xff bytes included (the core's successor)", async () => {
+  const table = freshInstance().table("t");
+  await table.create({ families: ["cf"] });
+  const keys = [[0x61], [0x61, 0xfe], [0x61, 0xff], [0x61, 0xff, 0xff, 0x01], [0x62], [0xff], [0xff, 0xff, 0x00]];
+  await table.insert(keys.map((k) => ({ key: new Uint8Array(k), data: { cf: { q: "v" } } })));
+  const read = async (prefix) => (await table.getRows({ prefix: new Uint8Array(prefix) }))[0].map((r) => Array.from(r.key));
+  assert.deepEqual(await read([0x61, 0xff]), [[0x61, 0xff], [0x61, 0xff, 0xff, 0x01]]);
+  assert.deepEqual(await read([0x61]), [[0x61], [0x61, 0xfe], [0x61, 0xff], [0x61, 0xff, 0xff, 0x01]]);
+  assert.deepEqual(await read([0xff]), [[0xff], [0xff, 0xff, 0x00]], "an all-0xff prefix has no end key");
+});
+
+test("wrong types are refused by the low-level Database: array or ArrayBuffer options and requests, a negative clock", () => {
+  for (const bad of [[], new ArrayBuffer(8), [{ clockMicros: 1 }]]) {
+    assert.throws(() => new Database(bad), { name: "SparsetableError", code: "INVALID_ARGUMENT" });
+  }
+  assert.throws(() => new Database({ clockMicros: -1 }), { code: "INVALID_ARGUMENT" });
+  const db = new Database({ clockMicros: 1_000_000 });
+  db.createTableJson("t", { columnFamilies: { cf: {} } });
+  for (const bad of [[], new ArrayBuffer(8), [{ rowKey: "cg==", mutations: [] }]]) {
+    assert.throws(() => db.mutateRowJson("t", bad), { code: "INVALID_ARGUMENT" });
+    assert.throws(() => db.createTableJson("u", bad), { code: "INVALID_ARGUMENT" });
+  }
+  assert.throws(() => db.createTableJson("u", { columnFamilies: { cf: { gcRule: [] } } }), { code: "INVALID_ARGUMENT" });
+  assert.deepEqual(db.listTablesJson().map((t) => t.name), ["t"]);
 });

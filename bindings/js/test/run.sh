@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The package's tests, as a user meets it: builds the tarball (build.sh), installs it into a
 # scratch project under target/js-scratch/ with npm, and there
-#  1. runs the Node tests (node --test) importing "sparsetable";
+#  1. runs the Node tests (node --test) importing "sparsetable", and every shared vector
+#     (wasm/test/vectors_json.test.mjs) through the installed package's own Database;
 #  2. type-checks a TypeScript consumer with `tsc --strict`;
 #  3. runs the README's examples (extracted from the installed README.md);
 #  4. loads the browser build in headless Chromium (page and Worker) through playwright-core.
@@ -27,6 +28,8 @@ JSON
 (cd "$scratch" && npm install --no-audit --no-fund --loglevel=error --offline "$tarball") || { echo "FAILED: npm install of $tarball"; exit 1; }
 echo "--- node tests (installed package)"
 (cd "$scratch" && node --test node.test.mjs durable.test.mjs replication.test.mjs testing.test.mjs) || status=1
+echo "--- every shared vector through the installed package's Database"
+SPARSETABLE_NPM_ENTRY=$scratch/node_modules/sparsetable/dist/node.js node --test "$root/wasm/test/vectors_json.test.mjs" | grep -E '^# (pass|fail)|^not ok' ; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 echo "--- tsc --strict on a consumer"
 cat > "$scratch/tsconfig.json" <<'JSON'
 { "compilerOptions": { "target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": ["ES2022", "DOM"], "types": [], "strict": true, "noEmit": true, "skipLibCheck": false }, "files": ["consumer.ts"] }

@@ -52,13 +52,53 @@ macro_rules! message {
     ($name:ident { $($field:ident $(| $alias:literal)? : $ty:ty),* $(,)? }) => {
         #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
         #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+        #[serde(remote = "Self")]
         pub(crate) struct $name {
             $(
                 #[serde(skip_serializing_if = "Option::is_none" $(, alias = $alias)?)]
                 $field: Option<$ty>,
             )*
         }
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $name::serialize(self, s)
+            }
+        }
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $name::deserialize($crate::api::json::MapOnly(d))
+            }
+        }
     };
+}
+
+/// A deserializer that reads a message only from a JSON object. serde's derived structs also
+/// read an array (fields by position), so `"gcRule": []` was an empty rule and `"table": [{}]`
+/// a table; proto3 JSON writes every message as an object, and anything else is a wrong type
+/// (INVALID_ARGUMENT), not a message with default fields.
+pub(crate) struct MapOnly<D>(pub(crate) D);
+
+impl<'de, D: serde::Deserializer<'de>> serde::Deserializer<'de> for MapOnly<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(v)
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(v)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
 }
 
 /// Implements `Serialize` and `Deserialize` for a core type through its wire struct: `$to`

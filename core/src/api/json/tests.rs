@@ -756,3 +756,23 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_message_written_as_an_array_is_a_wrong_type_not_a_default_message() {
+    // serde's derived structs read `[...]` as fields by position; proto3 JSON has no such form.
+    for text in [
+        r#"{"columnFamilies":{"cf":{"gcRule":[]}}}"#,
+        r#"{"columnFamilies":{"cf":{"gcRule":{"union":[]}}}}"#,
+        r#"{"columnFamilies":{"cf":[]}}"#,
+        r#"[]"#,
+    ] {
+        let message = rejected::<TableConfig>(text);
+        assert!(message.contains("expected"), "{text}: {message}");
+    }
+    rejected::<ReadRowsRequest>(r#"{"rows":[]}"#);
+    rejected::<Mutation>(r#"{"setCell":[]}"#);
+    // Objects still read, and an absent rule is still no rule.
+    let t: TableConfig = from_str(r#"{"columnFamilies":{"cf":{"gcRule":{"maxNumVersions":2}}}}"#)
+        .expect("an object reads");
+    assert_eq!(t.families.len(), 1);
+}

@@ -1,0 +1,198 @@
+// An instance, as the client's `Instance`: its tables, clusters, app profiles and metadata
+// (kept in the core's instance model).
+
+import { InstanceModel } from "./wasm/sparsetable_wasm.js";
+import type { Database, ProtoTable } from "./wasm/sparsetable_wasm.js";
+import { AppProfile } from "./app_profile.js";
+import type { AppProfileOptions } from "./app_profile.js";
+import type { Bigtable } from "./bigtable.js";
+import { settle } from "./callback.js";
+import type { Callback } from "./callback.js";
+import { Cluster } from "./cluster.js";
+import type { ClusterOptions } from "./cluster.js";
+import { BigtableError, call } from "./errors.js";
+import { databases, metadataOf } from "./registry.js";
+import type { InstanceMetadata } from "./registry.js";
+import { Table } from "./table.js";
+import type { CreateTableOptions } from "./table.js";
+
+/** An instance: a namespace of tables with its own database. */
+export class Instance {
+  name: string;
+  /** Set by `get`/`getMetadata`/`getInstances`, as the client does. */
+  metadata?: InstanceMetadata;
+  constructor(public bigtable: Bigtable, public id: string) {
+    this.name = `projects/${bigtable.projectId}/instances/${id}`;
+  }
+
+  /** @internal */
+  get db(): Database {
+    return this.bigtable.database(this.id);
+  }
+
+  /** @internal Whether the instance exists: created or used in this realm or, with
+   * `dataDir`, by an earlier process. */
+  private known(): boolean {
+    return databases.has(this.bigtable.instanceKey(this.id)) || this.bigtable.recorded(this.id) !== undefined;
+  }
+
+  /** @internal What an instance nobody created has (the core's rule: one cluster,
+   * `{id}-c1`). The caller frees it. */
+  defaults(): InstanceModel {
+    return call(() => InstanceModel.implicit(this.bigtable.projectId, this.id));
+  }
+
+  /** @internal The instance's metadata (the one-cluster default for a used instance). */
+  describe(): InstanceMetadata {
+    const recorded = this.bigtable.recorded(this.id);
+    if (recorded) return metadataOf(recorded);
+    const model = this.defaults();
+    try {
+      return metadataOf(model);
+    } finally {
+      model.free();
+    }
+  }
+
+  /** @internal The instance's metadata after `change` applies core operations to a copy of
+   * its model, recorded (here and, with `dataDir`, on disk); NOT_FOUND if the instance does
+   * not exist. A change that throws records nothing. */
+  update(change: (model: InstanceModel) => void): InstanceMetadata {
+    this.existing();
+    const recorded = this.bigtable.recorded(this.id);
+    const next = recorded ? recorded.clone() : this.defaults();
+    try {
+      call(() => change(next));
+      this.bigtable.record(this.id, next);
+    } catch (e) {
+      next.free();
+      throw e;
+    }
+    this.metadata = metadataOf(next);
+    return this.metadata;
+  }
+
+  /** @internal */
+  existing(): InstanceMetadata {
+    if (!this.known()) throw new BigtableError("NOT_FOUND", `instance ${this.name} not found`);
+    return this.describe();
+  }
+
+  table(id: string): Table {
+    return new Table(this, id);
+  }
+
+  /** Creates this instance (see `Bigtable.createInstance`). */
+  create(options: Parameters<Bigtable["createInstance"]>[1] = {}, cb?: Callback<[Instance, unknown]>): Promise<[Instance, unknown]> {
+    return this.bigtable.createInstance(this.id, options, cb);
+  }
+
+  createTable(id: string, options?: CreateTableOptions | Callback<[Table, unknown]>, cb?: Callback<[Table, unknown]>): Promise<[Table, unknown]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    return this.table(id).create(options as CreateTableOptions | undefined, cb);
+  }
+
+  getTables(cb?: Callback<[Table[], unknown]>): Promise<[Table[], unknown]> {
+    return settle(() => {
+      const tables = call(() => this.db.listTablesJson()) as ProtoTable[];
+      return [tables.map((t) => this.table(t.name as string)), tables] as [Table[], unknown];
+    }, cb);
+  }
+
+  /** Whether the instance exists: created with `createInstance`, or used (a table created,
+   * a row written), as on the server. */
+  exists(cb?: Callback<[boolean]>): Promise<[boolean]> {
+    return settle(() => [this.known()] as [boolean], cb);
+  }
+
+  /** `[instance, metadata]`; NOT_FOUND if it does not exist. */
+  get(cb?: Callback<[Instance, InstanceMetadata]>): Promise<[Instance, InstanceMetadata]> {
+    return settle(() => {
+      this.metadata = this.existing();
+      return [this, this.metadata] as [Instance, InstanceMetadata];
+    }, cb);
+  }
+
+  /** `[metadata]`; NOT_FOUND if it does not exist. */
+  getMetadata(cb?: Callback<[InstanceMetadata]>): Promise<[InstanceMetadata]> {
+    return settle(() => {
+      this.metadata = this.existing();
+      return [this.metadata] as [InstanceMetadata];
+    }, cb);
+  }
+
+  /** Changes `displayName` and `labels`. */
+  setMetadata(metadata: { displayName?: string; labels?: Record<string, string> }, cb?: Callback<[InstanceMetadata]>): Promise<[InstanceMetadata]> {
+    return settle(() => {
+      const next = this.update((m) => {
+        if (metadata.displayName !== undefined) m.setDisplayName(metadata.displayName);
+        if (metadata.labels !== undefined) m.setLabels({ ...metadata.labels });
+      });
+      return [next] as [InstanceMetadata];
+    }, cb);
+  }
+
+  /** `[clusters, failedLocations]`: `Cluster` objects with their `metadata`, by id. */
+  getClusters(cb?: Callback<[Cluster[], string[]]>): Promise<[Cluster[], string[]]> {
+    return settle(() => {
+      const clusters = this.existing().clusters.map((info) => {
+        const cluster = this.cluster(info.id);
+        cluster.metadata = cluster.describe(info);
+        return cluster;
+      });
+      return [clusters, []] as [Cluster[], string[]];
+    }, cb);
+  }
+
+  /** A handle on cluster `id` of this instance (it need not exist yet). */
+  cluster(id: string): Cluster {
+    return new Cluster(this, id);
+  }
+
+  /** Adds cluster `id` (see `Cluster.create`). */
+  createCluster(id: string, options: ClusterOptions = {}, cb?: Callback<[Cluster, unknown]>): Promise<[Cluster, unknown]> {
+    return this.cluster(id).create(options, cb);
+  }
+
+  /** A handle on app profile `id` of this instance (it need not exist yet). */
+  appProfile(id: string): AppProfile {
+    return new AppProfile(this, id);
+  }
+
+  /** Creates app profile `id` (see `AppProfile.create`). */
+  createAppProfile(id: string, options: AppProfileOptions, cb?: Callback<[AppProfile, unknown]>): Promise<[AppProfile, unknown]> {
+    return this.appProfile(id).create(options, cb);
+  }
+
+  /** `[appProfiles, failedLocations]`: `AppProfile` objects with their `metadata`, by id. */
+  getAppProfiles(cb?: Callback<[AppProfile[], string[]]>): Promise<[AppProfile[], string[]]> {
+    return settle(() => {
+      const profiles = this.existing().appProfiles.map((info) => {
+        const profile = this.appProfile(info.id);
+        profile.metadata = profile.describe(info);
+        return profile;
+      });
+      return [profiles, []] as [AppProfile[], string[]];
+    }, cb);
+  }
+
+  /** Deletes the instance and every table in it (FAILED_PRECONDITION, and nothing deleted,
+   * if a table has deletion protection). With `dataDir` its metadata file goes; the engine's
+   * files of the emptied database stay in the folder. */
+  delete(cb?: Callback<[]>): Promise<[]> {
+    return settle(() => {
+      this.existing();
+      const db = this.db;
+      const tables = call(() => db.listTablesJson()) as ProtoTable[];
+      if (tables.some((t) => t.deletionProtection)) {
+        throw new BigtableError("FAILED_PRECONDITION", `instance ${this.name} has a table with deletion protection; disable it first`);
+      }
+      for (const t of tables) call(() => db.deleteTable(t.name as string));
+      const key = this.bigtable.instanceKey(this.id);
+      this.bigtable.forget(this.id);
+      databases.delete(key);
+      db.free();
+      return [] as [];
+    }, cb);
+  }
+}

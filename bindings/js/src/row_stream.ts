@@ -1,0 +1,179 @@
+// Reads: `getRows` / `createReadStream` options as the Node client takes them, turned into a
+// proto3 JSON `ReadRowsRequest`, and `RowStream`, which pulls rows from the engine's
+// iterator in batches as they are consumed.
+
+import { prefixSuccessor } from "./wasm/sparsetable_wasm.js";
+import type { Database, ProtoRow, ProtoRowFilter, ProtoRowRange } from "./wasm/sparsetable_wasm.js";
+import { fromBase64, toBytes } from "./bytes.js";
+import type { Data } from "./bytes.js";
+import { call } from "./errors.js";
+import { range, toRowFilter } from "./filter.js";
+import type { Bound, Filter } from "./filter.js";
+import { Row, rowData } from "./row.js";
+import type { Table } from "./table.js";
+
+/** Options of `getRows` and `createReadStream`, as the Node client takes them. */
+export interface GetRowsOptions {
+  keys?: Data[];
+  ranges?: { start?: Bound; end?: Bound }[];
+  start?: Bound;
+  end?: Bound;
+  prefix?: Data;
+  prefixes?: Data[];
+  filter?: Filter;
+  limit?: number;
+  decode?: boolean;
+  /** Sparsetable: rows in descending key order (Bigtable's `reversed`). */
+  reversed?: boolean;
+}
+
+
+function readRequest(options: GetRowsOptions = {}) {
+  const rowKeys = (options.keys ?? []).map(toBytes);
+  const rowRanges: ProtoRowRange[] = [];
+  const ranges = [...(options.ranges ?? [])];
+  if (options.start !== undefined || options.end !== undefined) ranges.push({ start: options.start, end: options.end });
+  for (const r of ranges) rowRanges.push(range(r.start, r.end, "Key") as ProtoRowRange);
+  for (const p of [...(options.prefixes ?? []), ...(options.prefix !== undefined ? [options.prefix] : [])]) {
+    const start = toBytes(p);
+    // The key range a prefix covers is the core's rule (its prefix successor; null: unbounded).
+    const end = call(() => prefixSuccessor(start));
+    rowRanges.push(end ? { startKeyClosed: start, endKeyOpen: end } : { startKeyClosed: start });
+  }
+  const request: { rows?: { rowKeys: Uint8Array[]; rowRanges: ProtoRowRange[] }; filter?: ProtoRowFilter; rowsLimit?: number; reversed?: boolean } = {};
+  if (rowKeys.length || rowRanges.length) request.rows = { rowKeys, rowRanges };
+  if (options.filter !== undefined) {
+    const f = toRowFilter(options.filter);
+    if (f) request.filter = f;
+  }
+  if (options.limit) request.rowsLimit = options.limit;
+  if (options.reversed) request.reversed = true;
+  return request;
+}
+
+type Listener = (...args: unknown[]) => void;
+
+/** What `createReadStream` returns: the events of a Node object-mode Readable (`data`, `end`,
+ * `error`, `close`), `pause`/`resume`/`end`, and `for await` iteration. Rows are read from
+ * the engine's stream in small batches as they are consumed, never all at once. */
+export class RowStream implements AsyncIterable<Row> {
+  private listeners = new Map<string, Listener[]>();
+  private started = false;
+  private paused = false;
+  private done = false;
+  private it: ReturnType<Database["readRowsJson"]> | null = null;
+  constructor(private table: Table, private options: GetRowsOptions) {}
+
+  private open() {
+    if (!this.it) this.it = call(() => this.table.db.readRowsJson(this.table.id, readRequest(this.options)));
+    return this.it;
+  }
+
+  private batch(): ProtoRow[] {
+    const rows = call(() => this.open().nextBatch(64)) as ProtoRow[];
+    if (rows.length === 0) this.finish();
+    return rows;
+  }
+
+  private finish() {
+    if (this.it) {
+      this.it.free();
+      this.it = null;
+    }
+    this.done = true;
+  }
+
+  on(event: string, listener: Listener): this {
+    const list = this.listeners.get(event) ?? [];
+    list.push(listener);
+    this.listeners.set(event, list);
+    if (event === "data" && !this.started) {
+      this.started = true;
+      // Asynchronously, as a Readable does: listeners attached in the same turn see every row.
+      setTimeout(() => this.flow(), 0);
+    }
+    return this;
+  }
+
+  once(event: string, listener: Listener): this {
+    const wrapped: Listener = (...a) => {
+      this.off(event, wrapped);
+      listener(...a);
+    };
+    return this.on(event, wrapped);
+  }
+
+  off(event: string, listener: Listener): this {
+    this.listeners.set(event, (this.listeners.get(event) ?? []).filter((l) => l !== listener));
+    return this;
+  }
+
+  removeListener(event: string, listener: Listener): this {
+    return this.off(event, listener);
+  }
+
+  private emit(event: string, ...args: unknown[]) {
+    for (const l of [...(this.listeners.get(event) ?? [])]) l(...args);
+  }
+
+  private flow() {
+    try {
+      while (!this.done && !this.paused) {
+        const rows = this.batch();
+        for (const r of rows) this.emit("data", new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false)));
+      }
+    } catch (e) {
+      this.finish();
+      this.emit("error", e);
+      this.emit("close");
+      return;
+    }
+    if (this.done && !this.paused) {
+      this.emit("end");
+      this.emit("close");
+    }
+  }
+
+  pause(): this {
+    this.paused = true;
+    return this;
+  }
+
+  resume(): this {
+    if (this.paused) {
+      this.paused = false;
+      setTimeout(() => this.flow(), 0);
+    }
+    return this;
+  }
+
+  /** Stops the read early (as the client's `stream.end()`); `end` is emitted. */
+  end(): this {
+    this.finish();
+    return this;
+  }
+
+  /** Alias of `end` (the client's streams have `abort`). */
+  abort(): this {
+    return this.end();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Row> {
+    try {
+      while (!this.done) {
+        for (const r of this.batch()) yield new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false));
+      }
+    } finally {
+      this.finish();
+    }
+  }
+}
+
+/** How the Node build turns a RowStream into a real `stream.Readable` (see node.ts);
+ * browsers keep the RowStream itself. */
+export let readStreamWrapper: ((rows: RowStream) => RowStream) | null = null;
+
+/** @internal The Node entry registers its Readable. */
+export function setReadStreamWrapper(wrap: (rows: RowStream) => RowStream): void {
+  readStreamWrapper = wrap;
+}

@@ -1,0 +1,179 @@
+// A table, as the client's `Table`: creation options, families, rows, reads, bulk
+// mutations, samples and range deletes.
+
+import type { Database, ProtoGcRule, ProtoTable } from "./wasm/sparsetable_wasm.js";
+import { fromBase64, toBytes } from "./bytes.js";
+import type { Data } from "./bytes.js";
+import { lastCallback, settle } from "./callback.js";
+import type { Callback } from "./callback.js";
+import { PartialFailureError, Status, call, lookupFinds } from "./errors.js";
+import { Family } from "./family.js";
+import { fromGcRule, toGcRule } from "./gc_rule.js";
+import type { GcRuleInput } from "./gc_rule.js";
+import type { Instance } from "./instance.js";
+import { entryMutations } from "./mutation.js";
+import type { MutationEntry } from "./mutation.js";
+import { Row } from "./row.js";
+import { RowStream, readStreamWrapper } from "./row_stream.js";
+import type { GetRowsOptions } from "./row_stream.js";
+
+/** Table-creation options, as the client's `createTable` takes them. */
+export interface CreateTableOptions {
+  /** Family names, `{name: rule}`, or `[{name, rule}]`. */
+  families?: string[] | Record<string, GcRuleInput | undefined> | { name: string; rule?: GcRuleInput }[];
+  splits?: Data[];
+  deletionProtection?: boolean;
+}
+
+function tableSpec(options: CreateTableOptions = {}): ProtoTable {
+  const columnFamilies: Record<string, { gcRule?: ProtoGcRule }> = {};
+  const fams = options.families;
+  const add = (name: string, rule?: GcRuleInput) => {
+    columnFamilies[name] = rule ? { gcRule: toGcRule(rule) } : {};
+  };
+  if (Array.isArray(fams)) {
+    for (const f of fams) if (typeof f === "string") add(f); else add(f.name, f.rule);
+  } else if (fams) {
+    for (const [name, rule] of Object.entries(fams)) add(name, rule);
+  }
+  const spec: ProtoTable = { columnFamilies };
+  if (options.splits) spec.initialSplits = options.splits.map((k) => ({ key: toBytes(k) }));
+  if (options.deletionProtection) spec.deletionProtection = true;
+  return spec;
+}
+
+/** A table, as the client's `Table`. */
+export class Table {
+  name: string;
+  constructor(public instance: Instance, public id: string) {
+    this.name = `projects/${instance.bigtable.projectId}/instances/${instance.id}/tables/${id}`;
+  }
+
+  /** @internal */
+  get db(): Database {
+    return this.instance.db;
+  }
+
+  create(options?: CreateTableOptions | Callback<[Table, unknown]>, cb?: Callback<[Table, unknown]>): Promise<[Table, unknown]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    return settle(() => {
+      const response = call(() => this.db.createTableJson(this.id, tableSpec(options as CreateTableOptions | undefined)));
+      return [this, response] as [Table, unknown];
+    }, cb);
+  }
+
+  exists(options?: unknown, cb?: Callback<[boolean]>): Promise<[boolean]> {
+    cb = lastCallback([options, cb]) as Callback<[boolean]> | undefined;
+    return settle(() => [lookupFinds(() => call(() => this.db.getTableJson(this.id)))] as [boolean], cb);
+  }
+
+  delete(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.deleteTable(this.id));
+      return [{}] as [unknown];
+    }, cb);
+  }
+
+  getMetadata(options?: unknown, cb?: Callback<[unknown, unknown]>): Promise<[unknown, unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown, unknown]> | undefined;
+    return settle(() => {
+      const t = call(() => this.db.getTableJson(this.id)) as ProtoTable;
+      const metadata = { ...t, name: this.name };
+      return [metadata, metadata] as [unknown, unknown];
+    }, cb);
+  }
+
+  family(id: string): Family {
+    return new Family(this, id);
+  }
+
+  getFamilies(cb?: Callback<[Family[], unknown]>): Promise<[Family[], unknown]> {
+    return settle(() => {
+      const t = call(() => this.db.getTableJson(this.id)) as ProtoTable;
+      const families = Object.entries(t.columnFamilies ?? {}).map(([id, f]) => {
+        const family = new Family(this, id);
+        family.metadata = { gcRule: fromGcRule(f.gcRule) };
+        return family;
+      });
+      return [families, t] as [Family[], unknown];
+    }, cb);
+  }
+
+  createFamily(id: string, options?: { rule?: GcRuleInput } | GcRuleInput | Callback<[Family, unknown]>, cb?: Callback<[Family, unknown]>): Promise<[Family, unknown]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    return this.family(id).create(options as { rule?: GcRuleInput } | undefined, cb);
+  }
+
+  row(key: Data): Row {
+    return new Row(this, key);
+  }
+
+  getRows(options?: GetRowsOptions | Callback<[Row[]]>, cb?: Callback<[Row[]]>): Promise<[Row[]]> {
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    const opts = (options ?? {}) as GetRowsOptions;
+    return settle(async () => {
+      const rows: Row[] = [];
+      for await (const row of this.createReadStream(opts)) rows.push(row);
+      return [rows] as [Row[]];
+    }, cb);
+  }
+
+  createReadStream(options: GetRowsOptions = {}): RowStream {
+    const rows = new RowStream(this, options);
+    return readStreamWrapper ? readStreamWrapper(rows) : rows;
+  }
+
+  /** Writes rows: `[{key, data: {family: {qualifier: value}}}]`. */
+  insert(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
+    const list = (Array.isArray(entries) ? entries : [entries]).map((e) => ({ ...e, method: "insert" as const }));
+    return this.mutate(list, options, cb);
+  }
+
+  /** Applies entries of `{key, method: "insert" | "delete", data}`; each entry is atomic.
+   * Rejects with a PartialFailureError listing the entries that failed. */
+  mutate(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
+    cb = lastCallback([options, cb]) as Callback<[]> | undefined;
+    return settle(() => {
+      const list = Array.isArray(entries) ? entries : [entries];
+      if (list.length === 0) return [] as [];
+      const statuses = call(() => this.db.mutateRows(this.id, {
+        entries: list.map((e) => ({ rowKey: toBytes(e.key), mutations: entryMutations(e) })),
+      })) as { index: number; code: string; message?: string }[];
+      const errors = statuses.filter((s) => s.code !== "OK").map((s) => ({
+        entry: list[s.index],
+        code: Status[s.code as keyof typeof Status] ?? Status.UNKNOWN,
+        status: s.code,
+        message: s.message ?? "",
+      }));
+      if (errors.length) throw new PartialFailureError(errors);
+      return [] as [];
+    }, cb);
+  }
+
+  /** Row keys that split the table into chunks: `[{key, offset}]`. */
+  sampleRowKeys(cb?: Callback<[{ key: Uint8Array; offset: string }[]]>): Promise<[{ key: Uint8Array; offset: string }[]]> {
+    return settle(() => {
+      const samples = call(() => this.db.sampleRowKeys(this.id)) as { rowKey?: string; offsetBytes: string }[];
+      return [samples.map((s) => ({ key: fromBase64(s.rowKey), offset: s.offsetBytes }))] as [{ key: Uint8Array; offset: string }[]];
+    }, cb);
+  }
+
+  /** Deletes every row whose key starts with `prefix`. */
+  deleteRows(prefix: Data, options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.dropRowRange(this.id, { rowKeyPrefix: toBytes(prefix) }));
+      return [{}] as [unknown];
+    }, cb);
+  }
+
+  /** Deletes every row. */
+  truncate(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+    cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    return settle(() => {
+      call(() => this.db.dropRowRange(this.id, { deleteAllDataFromTable: true }));
+      return [{}] as [unknown];
+    }, cb);
+  }
+}
