@@ -119,11 +119,14 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Command, lexop
             Long("clock-micros") => options.clock_micros = Some(parser.value()?.parse()?),
             Long("data-dir") => options.data_dir = Some(parser.value()?.into()),
             Long("gc-mode") => {
-                options.gc_mode = parser.value()?.string()?.parse().map_err(
-                    |e: sparsetable::Error| {
-                        lexopt::Error::Custom(format!("--gc-mode: {}", e.message()).into())
-                    },
-                )?;
+                options.gc_mode =
+                    parser
+                        .value()?
+                        .string()?
+                        .parse()
+                        .map_err(|e: sparsetable::Error| {
+                            lexopt::Error::Custom(format!("--gc-mode: {}", e.message()).into())
+                        })?;
             }
             Long("durability") => {
                 options.durability = match parser.value()?.string()?.as_str() {
@@ -199,10 +202,9 @@ impl Server {
             Some(manual) => manual.clone(),
             None => Arc::new(SystemClock),
         };
-        let mut instances =
-            Instances::with_clock(clock)
-                .with_replication_lag(options.replication_lag_micros)
-                .with_gc_mode(options.gc_mode);
+        let mut instances = Instances::with_clock(clock)
+            .with_replication_lag(options.replication_lag_micros)
+            .with_gc_mode(options.gc_mode);
         let mut _data_dir_lock = None;
         let place = match &options.data_dir {
             Some(dir) => {

@@ -25,8 +25,8 @@ use sparsetable::Code;
 
 use crate::replication_control::service::replication_control_client::ReplicationControlClient;
 use crate::replication_control::{
-    ClearFaultsRequest, CollectGarbageRequest, GetReplicationRequest, InjectFaultRequest, ReplicationStatus,
-    SetClusterAvailableRequest, SetReplicationLagRequest,
+    ClearFaultsRequest, CollectGarbageRequest, GetReplicationRequest, InjectFaultRequest,
+    ReplicationStatus, SetClusterAvailableRequest, SetReplicationLagRequest,
 };
 
 /// The usage text `sparsetable-server control --help` prints.

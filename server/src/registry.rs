@@ -23,8 +23,9 @@ use std::sync::{Arc, Mutex};
 use std::path::PathBuf;
 
 use sparsetable::{
-    AppProfile, Clock, Code, Database, Error, FaultRule, GcMode, InstanceData, Isolation, OpenOptions,
-    ReplicatedInstance, RequestKind, Result, Routed, Routing, SharedDatabase, SystemClock,
+    AppProfile, Clock, Code, Database, Error, FaultRule, GcMode, InstanceData, Isolation,
+    OpenOptions, ReplicatedInstance, RequestKind, Result, Routed, Routing, SharedDatabase,
+    SystemClock,
 };
 
 use crate::clusters::{self, ClusterSpec, CLUSTERS_FILE};

@@ -19,9 +19,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use sparsetable::{
     ColumnFamily, Database, DropRowRange, Families, FamilyModification, GcMode, GcRule,
-    ManualClock,
-    Mutation, ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations, RowSet,
-    TableConfig,
+    ManualClock, Mutation, ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations,
+    RowSet, TableConfig,
 };
 
 /// The clock a vector starts at unless it says otherwise.
