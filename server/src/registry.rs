@@ -145,13 +145,7 @@ impl Instances {
     /// # Errors
     /// `NotFound` for a table the instance lacks; the storage's errors.
     pub fn collect_garbage(&self, instance: &InstanceName, table_id: Option<&str>) -> Result<()> {
-        for (_, db) in self.plane(instance)?.clusters()? {
-            db.write(|d| match table_id {
-                Some(t) => d.collect_garbage(t),
-                None => d.collect_all_garbage(),
-            })?;
-        }
-        Ok(())
+        self.plane(instance)?.collect_garbage(table_id)
     }
 
     /// Starts every replicated instance with this replication delay (microseconds of the

@@ -79,6 +79,19 @@ impl Serialize for BytesOut<'_> {
 pub struct DatabaseOptions {
     /// When set, the database runs on a manual clock starting at this time.
     pub clock_micros: Option<Micros>,
+    /// `"immediate"` (default) or `"background"`: the core's `GcMode`.
+    pub gc_mode: Option<String>,
+}
+
+/// The GC mode an options object names (`None`: the engine's default).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for another name.
+pub fn gc_mode(name: Option<&str>) -> Result<sparsetable::GcMode, sparsetable::Error> {
+    name.map_or(Ok(sparsetable::GcMode::default()), |n| {
+        n.parse()
+            .map_err(|e: sparsetable::Error| crate::error::conversion_error("gcMode", e.message()))
+    })
 }
 
 /// A column family's settings, coming in.

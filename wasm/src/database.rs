@@ -52,7 +52,9 @@ fn optional<T: Default + for<'de> serde::Deserialize<'de>>(
 #[wasm_bindgen]
 impl Database {
     /// An empty database. With `{clockMicros}` it runs on a manual clock starting there;
-    /// otherwise it reads `Date.now()`.
+    /// otherwise it reads `Date.now()`. `{gcMode}` is `"immediate"` (default: cells a GC rule
+    /// makes collectable vanish from reads at once) or `"background"` (they stay readable
+    /// until `collectGarbage`, as in Cloud Bigtable): the core's `GcMode`.
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for unknown options or a timestamp outside ±(2^53 − 1).
@@ -62,7 +64,8 @@ impl Database {
         let options: DatabaseOptions =
             optional("options", options.map_or(JsValue::UNDEFINED, Into::into))
                 .map_err(to_js_error)?;
-        Ok(match options.clock_micros {
+        let gc_mode = crate::convert::gc_mode(options.gc_mode.as_deref()).map_err(to_js_error)?;
+        let db = Ok(match options.clock_micros {
             Some(Micros(start)) => {
                 let clock = Arc::new(ManualClock::new(start));
                 Database {
@@ -74,14 +77,19 @@ impl Database {
                 inner: RefCell::new(sparsetable::Database::with_clock(DateClock)),
                 manual_clock: None,
             },
-        })
+        });
+        if let Ok(db) = &db {
+            db.inner.borrow_mut().set_gc_mode(gc_mode);
+        }
+        db
     }
 
     /// Opens (or creates) a durable database on a JavaScript `SyncStorage` (files in a
     /// directory in Node, the Origin Private File System in a Worker; see `storage.rs`):
     /// recovers what the storage holds (commit log, runs, manifest) as the native engine
     /// does. `options.durability` is `"sync"` (the default: a write returns once its log
-    /// record is synced) or `"none"`; `options.clockMicros` as in the constructor.
+    /// record is synced) or `"none"`; `options.clockMicros` and `options.gcMode` as in the
+    /// constructor.
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a storage object without the methods or bad options;
@@ -90,7 +98,7 @@ impl Database {
     pub fn open_storage(
         #[wasm_bindgen(unchecked_param_type = "SyncStorage")] storage: JsValue,
         #[wasm_bindgen(
-            unchecked_param_type = "{ clockMicros?: number; durability?: \"sync\" | \"none\" }"
+            unchecked_param_type = "{ clockMicros?: number; durability?: \"sync\" | \"none\"; gcMode?: \"immediate\" | \"background\" }"
         )]
         options: Option<JsValue>,
     ) -> JsResult<Database> {
@@ -116,6 +124,16 @@ impl Database {
                     "expected \"sync\" or \"none\"",
                 )))
             }
+        }
+        let gc_mode = get("gcMode");
+        if !gc_mode.is_undefined() {
+            let name = gc_mode.as_string().ok_or_else(|| {
+                to_js_error(conversion_error(
+                    "gcMode",
+                    "expected \"immediate\" or \"background\"",
+                ))
+            })?;
+            open.gc_mode = crate::convert::gc_mode(Some(&name)).map_err(to_js_error)?;
         }
         let clock_value = get("clockMicros");
         let storage: Arc<dyn sparsetable::platform::storage::Storage> = Arc::new(storage);
@@ -226,6 +244,42 @@ impl Database {
         Ok(to_js(&TableInfoJs::from_core(&info))
             .map_err(to_js_error)?
             .unchecked_into())
+    }
+
+    /// `"immediate"` or `"background"`: when collectable cells stop being readable.
+    #[wasm_bindgen(getter, js_name = gcMode)]
+    pub fn gc_mode(&self) -> JsResult<String> {
+        Ok(self
+            .engine()
+            .map_err(to_js_error)?
+            .gc_mode()
+            .as_str()
+            .to_string())
+    }
+
+    /// Runs garbage collection now on `tableId`, or on every table when it is omitted: in
+    /// `"background"` GC mode reads then stop returning the cells GC rules made collectable;
+    /// in `"immediate"` mode they never did (the core's `collect_garbage`).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table.
+    #[wasm_bindgen(js_name = collectGarbage)]
+    pub fn collect_garbage(
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string | undefined")]
+        table_id: JsValue,
+    ) -> JsResult<()> {
+        let table_id = if table_id.is_undefined() || table_id.is_null() {
+            None
+        } else {
+            Some(args::table_id(&table_id).map_err(to_js_error)?)
+        };
+        let mut engine = self.engine_mut().map_err(to_js_error)?;
+        match table_id {
+            Some(t) => engine.collect_garbage(&t),
+            None => engine.collect_all_garbage(),
+        }
+        .map_err(to_js_error)
     }
 
     /// Every table, by id.

@@ -27,6 +27,12 @@ export interface DatabaseOptions {
    * `advanceClockMicros`). Without it the database reads `Date.now()`.
    */
   clockMicros?: TimestampMicros;
+  /**
+   * When cells a family's GC rule makes collectable stop being readable: `"immediate"` (the
+   * default: at once) or `"background"` (as Cloud Bigtable: until `collectGarbage` or a
+   * compaction removes them).
+   */
+  gcMode?: "immediate" | "background";
 }
 
 /** A column family's garbage-collection rule: exactly one key, as Bigtable's `GcRule`. */

@@ -60,3 +60,22 @@ test("the TypeScript declarations name the option and row types", () => {
     assert.ok(dts.includes(decl), `missing in .d.ts: ${decl}`);
   }
 });
+
+test("gcMode: background keeps extra versions readable until collectGarbage; immediate is the default", () => {
+  const versions = (db) => db.readRow("t", "r").cells.map((c) => c.timestampMicros);
+  for (const gcMode of [undefined, "immediate", "background"]) {
+    const db = new Database(gcMode === undefined ? { clockMicros: CLOCK } : { clockMicros: CLOCK, gcMode });
+    assert.equal(db.gcMode, gcMode ?? "immediate");
+    db.createTable("t", { families: { cf: { gcRule: { maxNumVersions: 1 } } } });
+    for (const ts of [1000, 2000, 3000]) {
+      db.mutateRow("t", "r", [{ setCell: { family: "cf", qualifier: "q", timestampMicros: ts, value: "v" } }]);
+    }
+    assert.deepEqual(versions(db), gcMode === "background" ? [3000, 2000, 1000] : [3000]);
+    db.collectGarbage("t");
+    assert.deepEqual(versions(db), [3000]);
+    db.collectGarbage();
+    assert.throws(() => db.collectGarbage("absent"), { code: "NOT_FOUND" });
+    db.free();
+  }
+  assert.throws(() => new Database({ gcMode: "lazy" }), { code: "INVALID_ARGUMENT" });
+});

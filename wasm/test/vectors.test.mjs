@@ -17,7 +17,8 @@ const DEFAULT_CLOCK_MICROS = 1_700_000_000_000_000;
 /** The capabilities the JavaScript API exposes. */
 const SUPPORTED = new Set([
   "op:create_table", "op:mutate_row", "op:read_row", "op:read_rows", "op:modify_column_families",
-  "op:get_table", "op:list_tables", "op:delete_table", "op:advance_clock",
+  "op:get_table", "op:list_tables", "op:delete_table", "op:advance_clock", "op:collect_garbage",
+  "gc_mode:background",
   "mutation:set_cell", "mutation:delete_from_column", "mutation:delete_from_family", "mutation:delete_from_row",
   "read:row_set", "read:rows_limit", "read:reversed",
   "schema:gc_rule", "schema:granularity", "schema:deletion_protection", "schema:initial_splits",
@@ -87,6 +88,7 @@ export function capabilities(vector) {
     }
   };
   if ("clock_micros" in vector) caps.add("clock");
+  if (vector.gc_mode === "background") caps.add("gc_mode:background");
   const tables = Object.values(vector.tables ?? {});
   if (tables.length > 0) caps.add("op:create_table");
   tables.forEach(tableCaps);
@@ -307,7 +309,10 @@ function outcome(i, expectError, call) {
 }
 
 function replay(vector) {
-  const db = new Database({ clockMicros: vector.clock_micros ?? DEFAULT_CLOCK_MICROS });
+  // A vector without gc_mode holds in both GC modes; it runs in the default one.
+  const options = { clockMicros: vector.clock_micros ?? DEFAULT_CLOCK_MICROS };
+  if (vector.gc_mode !== undefined) options.gcMode = vector.gc_mode;
+  const db = new Database(options);
   const families = (info) => Object.fromEntries(Object.entries(info.families).map(([n, f]) => [n, familyOut(f)]));
   try {
     for (const [id, spec] of Object.entries(vector.tables ?? {})) db.createTable(id, tableConfigIn(spec));
@@ -382,6 +387,10 @@ function replay(vector) {
         case "advance_clock":
           checkKeys(op.op, op, ["op", "micros"]);
           db.advanceClockMicros(op.micros);
+          break;
+        case "collect_garbage":
+          checkKeys(op.op, op, ["op", "table", "expect_error"]);
+          outcome(i, op.expect_error, () => db.collectGarbage(table));
           break;
         default:
           throw new Error(`op ${i}: op ${op.op} passed the capability check but has no replay`);
