@@ -144,8 +144,10 @@ fn raising_max_versions_brings_uncollected_versions_back_only_in_background() {
     for mode in MODES {
         let (mut db, _) = db(mode, GcRule::MaxNumVersions(1));
         three_versions(&mut db);
-        let mut family = ColumnFamily::default();
-        family.gc_rule = GcRule::MaxNumVersions(3);
+        let family = ColumnFamily {
+            gc_rule: GcRule::MaxNumVersions(3),
+            ..ColumnFamily::default()
+        };
         db.modify_column_families(
             "t",
             &[FamilyModification::Update {
@@ -226,8 +228,10 @@ fn a_column_limit_read_over_runs_returns_the_uncollected_versions_in_background(
             GcMode::Immediate => assert_eq!((limited(1), limited(3)), (1, 1)),
             GcMode::Background => assert_eq!((limited(1), limited(3), limited(9)), (1, 3, 4)),
         }
-        let mut request = ReadRowsRequest::default();
-        request.filter = RowFilter::CellsPerColumnLimit(2);
+        let request = ReadRowsRequest {
+            filter: RowFilter::CellsPerColumnLimit(2),
+            ..ReadRowsRequest::default()
+        };
         let streamed: usize = db
             .read_rows("t", &request)
             .unwrap()
@@ -399,8 +403,10 @@ fn apply(db: &mut Database, op: &Op, n: usize) {
             .unwrap(),
         Op::Advance(_) => {}
         Op::Rule(rule) => {
-            let mut family = ColumnFamily::default();
-            family.gc_rule = rule.clone();
+            let family = ColumnFamily {
+                gc_rule: rule.clone(),
+                ..ColumnFamily::default()
+            };
             db.modify_column_families(
                 "t",
                 &[FamilyModification::Update {
