@@ -582,3 +582,28 @@ test("the generated admin clients call a Node-style callback given last, with th
   const [bad] = await viaCallback((cb) => instances.getCluster({ name: 17 }, cb));
   assert.equal(bad.code, 3);
 });
+
+test("gcMode: Bigtable({ gcMode: 'background' }) reads versions past the rule until collected; immediate by default", async () => {
+  const versions = async (gcMode) => {
+    const options = { projectId: "p" };
+    if (gcMode) options.gcMode = gcMode;
+    const instance = new Bigtable(options).instance(`gc-${gcMode ?? "default"}-${process.pid}-${n++}`);
+    const [table] = await instance.createTable("t", { families: [{ name: "cf", rule: { versions: 1 } }] });
+    for (const ms of [1000, 2000, 3000]) {
+      await table.insert({ key: "r", data: { cf: { q: { value: `v${ms}`, timestamp: new Date(ms) } } } });
+    }
+    const [row] = await table.row("r").get();
+    return row.data.cf.q.map((c) => c.value);
+  };
+  assert.deepEqual(await versions(undefined), ["v3000"]);
+  assert.deepEqual(await versions("immediate"), ["v3000"]);
+  assert.deepEqual(await versions("background"), ["v3000", "v2000", "v1000"]);
+  // The low-level Database: collectGarbage is the collection.
+  const db = new Database({ clockMicros: 1_700_000_000_000_000, gcMode: "background" });
+  db.createTable("t", { families: { cf: { gcRule: { maxNumVersions: 1 } } } });
+  for (const ts of [1000, 2000]) db.mutateRow("t", "r", [{ setCell: { family: "cf", qualifier: "q", timestampMicros: ts, value: "v" } }]);
+  assert.equal(db.readRow("t", "r").cells.length, 2);
+  db.collectGarbage("t");
+  assert.equal(db.readRow("t", "r").cells.length, 1);
+  db.free();
+});
