@@ -59,3 +59,26 @@ def test_background_persists_in_a_directory(tmp_path):
     del client
     again = st.BigtableDataClient(clock=clock, path=tmp_path, gc_mode="background")
     assert _versions(again, "i") == [3000, 2000, 1000]
+
+
+def test_the_emulator_server_takes_the_gc_mode(monkeypatch):
+    """``EmulatorServer(gc_mode=...)`` is the server's ``--gc-mode``: Google's own client reads
+    the version past max_versions in background mode, not in the default one."""
+    from google.cloud.bigtable import Client
+    from google.cloud.bigtable import column_family as cf
+    from google.cloud.bigtable.data import BigtableDataClient as GoogleDataClient
+    from google.cloud.bigtable.data import SetCell
+
+    seen = {}
+    for mode in (None, "background"):
+        with st.EmulatorServer(gc_mode=mode) as server:
+            monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", server.address)
+            Client(project="p", admin=True).instance("i").table("t").create(
+                column_families={"cf": cf.MaxVersionsGCRule(1)}
+            )
+            with GoogleDataClient(project="p") as client, client.get_table("i", "t") as table:
+                table.mutate_row(b"r", [SetCell("cf", b"q", b"old", 1000), SetCell("cf", b"q", b"new", 2000)])
+                seen[mode] = [c.value for c in table.read_row(b"r").cells]
+    assert seen == {None: [b"new"], "background": [b"new", b"old"]}
+    with pytest.raises(st.InvalidArgument):
+        st.EmulatorServer(gc_mode="lazy")
