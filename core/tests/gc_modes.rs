@@ -427,7 +427,7 @@ fn all_rows(db: &Database) -> Vec<sparsetable::Row> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     /// Immediate mode is Background mode with a collection at every instant: collecting
     /// before each ranged delete and rule change (the moments Immediate mode makes what is
