@@ -509,6 +509,12 @@ const REPLICATION_CONTROL_METHODS: &[(&str, &str, &str, &str)] = &[
         "ClearFaultsRequest",
         "ReplicationStatus",
     ),
+    (
+        "collect_garbage",
+        "CollectGarbage",
+        "CollectGarbageRequest",
+        "ReplicationStatus",
+    ),
 ];
 
 fn method(name: &str, route: &str, input: String, output: String, streaming: bool) -> Method {

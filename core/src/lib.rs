@@ -64,7 +64,7 @@ pub use api::shared::SharedDatabase;
 pub use error::{Code, Error, Result};
 pub use model::authorized_view::{FamilySubset, SubsetView};
 pub use model::filter::{CompiledFilter, RowFilter};
-pub use model::gc::GcRule;
+pub use model::gc::{GcMode, GcRule};
 pub use model::mutation::{
     validate_mutate_rows_batch, Mutation, TimestampRange, SERVER_TIME_MICROS,
 };

@@ -13,7 +13,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use sparsetable::{Clock, Durability, ManualClock, OpenOptions, SystemClock};
+use sparsetable::{Clock, Durability, GcMode, ManualClock, OpenOptions, SystemClock};
 
 use crate::log::{log, set_level, Level};
 use crate::Instances;
@@ -21,7 +21,7 @@ use crate::Instances;
 const USAGE: &str = "\
 Usage: sparsetable-server [--host HOST] [--port PORT] [--data-dir DIR] [--durability MODE]
                           [--clock-micros MICROS] [--replication-lag DURATION]
-                          [--log-level LEVEL]
+                          [--gc-mode MODE] [--log-level LEVEL]
 
 Serves Cloud Bigtable's Data and Table Admin gRPC APIs (and the Instance Admin calls clients
 make at start-up), as an emulator: point clients at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
@@ -47,6 +47,12 @@ Options:
                           CreateCluster), how long a write takes to reach the other
                           clusters, on the server's clock: e.g. 2s, 250ms, 1m, 0s
                           [default: 0s: every cluster sees a write at once]
+  --gc-mode MODE          when cells a column family's GC rule makes collectable stop
+                          being readable: immediate (at once, so reads never depend on
+                          when compaction ran) or background (as Cloud Bigtable: they
+                          stay readable until a collection pass removes them, at a
+                          compaction or on sparsetable-server control ... collect)
+                          [default: immediate]
   --log-level LEVEL       what to log on stderr: off, error (the server's own failures),
                           info (also start-up and shutdown) or debug (also every RPC
                           and every failed request with its code) [default: info]
@@ -76,6 +82,8 @@ pub struct Options {
     pub log_level: Level,
     /// The replication delay of replicated instances, in microseconds.
     pub replication_lag_micros: i64,
+    /// When collectable cells stop being readable.
+    pub gc_mode: GcMode,
 }
 
 impl Default for Options {
@@ -89,6 +97,7 @@ impl Default for Options {
             durability: Durability::Sync,
             log_level: Level::Info,
             replication_lag_micros: 0,
+            gc_mode: GcMode::Immediate,
         }
     }
 }
@@ -109,6 +118,16 @@ fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Command, lexop
             Long("port") => options.port = parser.value()?.parse()?,
             Long("clock-micros") => options.clock_micros = Some(parser.value()?.parse()?),
             Long("data-dir") => options.data_dir = Some(parser.value()?.into()),
+            Long("gc-mode") => {
+                options.gc_mode =
+                    parser
+                        .value()?
+                        .string()?
+                        .parse()
+                        .map_err(|e: sparsetable::Error| {
+                            lexopt::Error::Custom(format!("--gc-mode: {}", e.message()).into())
+                        })?;
+            }
             Long("durability") => {
                 options.durability = match parser.value()?.string()?.as_str() {
                     "sync" => Durability::Sync,
@@ -183,8 +202,9 @@ impl Server {
             Some(manual) => manual.clone(),
             None => Arc::new(SystemClock),
         };
-        let mut instances =
-            Instances::with_clock(clock).with_replication_lag(options.replication_lag_micros);
+        let mut instances = Instances::with_clock(clock)
+            .with_replication_lag(options.replication_lag_micros)
+            .with_gc_mode(options.gc_mode);
         let mut _data_dir_lock = None;
         let place = match &options.data_dir {
             Some(dir) => {

@@ -12,6 +12,7 @@
 //! sparsetable-server control --project p --instance i fault --rpc ReadRows \
 //!     --cluster east-cluster --code UNAVAILABLE --count 2 --probability 0.5 --latency 100ms
 //! sparsetable-server control --project p --instance i clear-faults --seed 7
+//! sparsetable-server control --project p --instance i collect my-table
 //! ```
 //!
 //! Every command prints the instance's replication state after it (clusters and whether each
@@ -24,8 +25,8 @@ use sparsetable::Code;
 
 use crate::replication_control::service::replication_control_client::ReplicationControlClient;
 use crate::replication_control::{
-    ClearFaultsRequest, GetReplicationRequest, InjectFaultRequest, ReplicationStatus,
-    SetClusterAvailableRequest, SetReplicationLagRequest,
+    ClearFaultsRequest, CollectGarbageRequest, GetReplicationRequest, InjectFaultRequest,
+    ReplicationStatus, SetClusterAvailableRequest, SetReplicationLagRequest,
 };
 
 /// The usage text `sparsetable-server control --help` prints.
@@ -47,6 +48,9 @@ Commands:
                                DEADLINE_EXCEEDED, or its number) and/or a latency, for N
                                requests (default no limit) or each with probability P
   clear-faults [--seed N]      remove every fault rule; reseed the probabilities' generator
+  collect [TABLE]              run garbage collection now on TABLE (default every table),
+                               on every cluster: with --gc-mode background, reads stop
+                               returning the cells GC rules made collectable
 
 Options:
   --emulator-host HOST:PORT    the server [default: $BIGTABLE_EMULATOR_HOST, else 127.0.0.1:8086]
@@ -61,6 +65,7 @@ enum Action {
     Lag(i64),
     Fault(InjectFaultRequest),
     Clear(u64),
+    Collect(String),
 }
 
 #[derive(Debug)]
@@ -138,6 +143,8 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Option<Parsed>, lex
             Action::Fault(fault)
         }
         ["clear-faults"] => Action::Clear(seed),
+        ["collect"] => Action::Collect(String::new()),
+        ["collect", table] => Action::Collect((*table).to_string()),
         [] => return Err(custom("a command is required (see --help)".into())),
         other => {
             return Err(custom(format!(
@@ -209,6 +216,11 @@ async fn call(parsed: Parsed) -> Result<ReplicationStatus, String> {
         Action::Clear(seed) => {
             client
                 .clear_faults(ClearFaultsRequest { instance, seed })
+                .await
+        }
+        Action::Collect(table_id) => {
+            client
+                .collect_garbage(CollectGarbageRequest { instance, table_id })
                 .await
         }
     };
@@ -285,6 +297,14 @@ mod tests {
         assert_eq!(
             action(&format!("{base} clear-faults --seed 7")),
             Action::Clear(7)
+        );
+        assert_eq!(
+            action(&format!("{base} collect t1")),
+            Action::Collect("t1".into())
+        );
+        assert_eq!(
+            action(&format!("{base} collect")),
+            Action::Collect(String::new())
         );
         let Action::Fault(f) = action(&format!(
             "{base} fault --rpc ReadRows --cluster c1 --code deadline_exceeded --count 2 --probability 0.5 --latency 1ms"

@@ -9,6 +9,10 @@
 //! log, manifest) and is opened, with recovery, the first time a request names it; without
 //! one, databases are in memory.
 //!
+//! Every database, each cluster's copy included, runs in the server's GC mode
+//! (`--gc-mode`, [`sparsetable::GcMode`]; Immediate unless set): the mode is plumbing here,
+//! its rules are the core's.
+//!
 //! Each database is a [`SharedDatabase`]: reads of any rows run side by side under its read
 //! lock, a write holds the write lock only to validate, log and apply, and in `sync`
 //! durability concurrent writers share one fsync outside the lock (group commit).
@@ -19,8 +23,9 @@ use std::sync::{Arc, Mutex};
 use std::path::PathBuf;
 
 use sparsetable::{
-    AppProfile, Clock, Code, Database, Error, FaultRule, InstanceData, Isolation, OpenOptions,
-    ReplicatedInstance, RequestKind, Result, Routed, Routing, SharedDatabase, SystemClock,
+    AppProfile, Clock, Code, Database, Error, FaultRule, GcMode, InstanceData, Isolation,
+    OpenOptions, ReplicatedInstance, RequestKind, Result, Routed, Routing, SharedDatabase,
+    SystemClock,
 };
 
 use crate::clusters::{self, ClusterSpec, CLUSTERS_FILE};
@@ -42,6 +47,8 @@ pub struct Instances {
     planes: Mutex<BTreeMap<InstanceName, Arc<InstanceData>>>,
     /// The replication delay every instance starts with (`--replication-lag`).
     replication_lag_micros: i64,
+    /// The GC mode every database opens in (`--gc-mode`).
+    gc_mode: GcMode,
 }
 
 /// An admin app profile as the core's routing takes it.
@@ -96,6 +103,7 @@ impl Instances {
             meta: Mutex::new(BTreeMap::new()),
             planes: Mutex::new(BTreeMap::new()),
             replication_lag_micros: 0,
+            gc_mode: GcMode::Immediate,
         }
     }
 
@@ -122,6 +130,22 @@ impl Instances {
     /// A poisoned lock.
     pub fn fault_count(&self, instance: &InstanceName) -> Result<usize> {
         self.plane(instance)?.fault_count()
+    }
+
+    /// Opens every database (each cluster's copy too) in this GC mode.
+    pub fn with_gc_mode(mut self, mode: GcMode) -> Self {
+        self.gc_mode = mode;
+        self
+    }
+
+    /// A garbage collection pass now on every cluster of `instance`: over `table_id`, or
+    /// every table when `None` (see `Database::collect_garbage`). In Background GC mode,
+    /// the "collect now" that makes reads stop returning collectable cells.
+    ///
+    /// # Errors
+    /// `NotFound` for a table the instance lacks; the storage's errors.
+    pub fn collect_garbage(&self, instance: &InstanceName, table_id: Option<&str>) -> Result<()> {
+        self.plane(instance)?.collect_garbage(table_id)
     }
 
     /// Starts every replicated instance with this replication delay (microseconds of the
@@ -166,8 +190,9 @@ impl Instances {
                     let folder = dir
                         .join(path_component(&instance.project)?)
                         .join(path_component(&instance.instance)?);
-                    let (replicas, options, clock) =
-                        (folder.join("replicas"), options.clone(), self.clock.clone());
+                    let mut options = options.clone();
+                    options.gc_mode = self.gc_mode;
+                    let (replicas, clock) = (folder.join("replicas"), self.clock.clone());
                     plane = plane.with_replica_opener(Box::new(move |cluster| {
                         let path = replicas.join(path_component(cluster)?);
                         let storage =
@@ -181,9 +206,11 @@ impl Instances {
                         Ok(storage)
                     }));
                 } else {
-                    let clock = self.clock.clone();
+                    let (clock, gc_mode) = (self.clock.clone(), self.gc_mode);
                     plane = plane.with_replica_opener(Box::new(move |_| {
-                        Ok(Database::with_clock(clock.clone()))
+                        let mut db = Database::with_clock(clock.clone());
+                        db.set_gc_mode(gc_mode);
+                        Ok(db)
                     }));
                 }
                 plane.set_delay_micros(self.replication_lag_micros)?;
@@ -527,13 +554,19 @@ impl Instances {
             return Ok(db.clone());
         }
         let db = match &self.data_dir {
-            None => Database::with_clock(self.clock.clone()),
+            None => {
+                let mut db = Database::with_clock(self.clock.clone());
+                db.set_gc_mode(self.gc_mode);
+                db
+            }
             Some((dir, options)) => {
                 let path = dir
                     .join(path_component(&instance.project)?)
                     .join(path_component(&instance.instance)?);
                 let storage = Arc::new(sparsetable::platform::storage::FileStorage::new(&path)?);
-                Database::open(storage, options.clone(), self.clock.clone())?
+                let mut options = options.clone();
+                options.gc_mode = self.gc_mode;
+                Database::open(storage, options, self.clock.clone())?
             }
         };
         let db = SharedDatabase::new(db);

@@ -1,7 +1,8 @@
-//! `sparsetable.testing.v1.ReplicationControl`: the control surface for what a replicated
-//! instance simulates (the rules are the core's, `sparsetable::Replication` and
-//! `sparsetable::FaultInjector`): take a cluster down and bring it back, change an instance's
-//! replication lag, inject faults into any RPC, and read the state back.
+//! `sparsetable.testing.v1.ReplicationControl`: the control surface for what an instance
+//! simulates (the rules are the core's, `sparsetable::Replication`,
+//! `sparsetable::FaultInjector` and `sparsetable::GcMode`): take a cluster down and bring it
+//! back, change an instance's replication lag, inject faults into any RPC, run the
+//! background garbage collection now, and read the state back.
 //!
 //! There is no .proto file: the messages are defined here with `prost::Message` and
 //! `build.rs` generates the service (server and client) over them. The wire contract, which
@@ -15,6 +16,7 @@
 //!   rpc SetReplicationLag(SetReplicationLagRequest) returns (ReplicationStatus);
 //!   rpc InjectFault(InjectFaultRequest) returns (ReplicationStatus);
 //!   rpc ClearFaults(ClearFaultsRequest) returns (ReplicationStatus);
+//!   rpc CollectGarbage(CollectGarbageRequest) returns (ReplicationStatus);
 //! }
 //! message GetReplicationRequest { string instance = 1; }   // projects/P/instances/I
 //! message SetClusterAvailableRequest { string instance = 1; string cluster_id = 2;
@@ -29,6 +31,9 @@
 //!   uint64 latency_micros = 7;
 //! }
 //! message ClearFaultsRequest { string instance = 1; uint64 seed = 2; }
+//! message CollectGarbageRequest { string instance = 1;
+//!   string table_id = 2;        // empty: every table of the instance
+//! }
 //! message ReplicationStatus { repeated ClusterStatus clusters = 1; int64 lag_micros = 2;
 //!   uint64 in_flight = 3; uint64 faults = 4; }
 //! message ClusterStatus { string cluster_id = 1; bool available = 2; }
@@ -36,7 +41,10 @@
 //!
 //! Served by every server: it changes only simulated behaviour. Outages need an instance
 //! with two or more clusters (FAILED_PRECONDITION otherwise); a lag set on a one-cluster
-//! instance is kept for when it gets a second cluster; faults work on any. The command line
+//! instance is kept for when it gets a second cluster; faults work on any. CollectGarbage
+//! runs a collection pass (`Database::collect_garbage`) on every cluster: in
+//! `--gc-mode background` it removes the collectable cells reads still return; in the
+//! default immediate mode reads do not change (they never showed those cells). The command line
 //! `sparsetable-server control` ([`crate::control`]) is this service's client.
 
 use std::sync::Arc;
@@ -124,6 +132,17 @@ pub struct ClearFaultsRequest {
     /// The seed later probabilistic faults draw from.
     #[prost(uint64, tag = "2")]
     pub seed: u64,
+}
+
+/// `CollectGarbage`'s request.
+#[derive(Clone, PartialEq, Eq, prost::Message)]
+pub struct CollectGarbageRequest {
+    /// `projects/P/instances/I`.
+    #[prost(string, tag = "1")]
+    pub instance: String,
+    /// The table to collect; empty: every table.
+    #[prost(string, tag = "2")]
+    pub table_id: String,
 }
 
 /// One cluster's state.
@@ -280,5 +299,28 @@ impl service::replication_control_server::ReplicationControl for ReplicationCont
             self.instances.clear_faults(&i, req.seed)?;
             self.status(&i)
         }))
+    }
+
+    async fn collect_garbage(
+        &self,
+        request: Request<CollectGarbageRequest>,
+    ) -> std::result::Result<Response<ReplicationStatus>, Status> {
+        let req = request.get_ref().clone();
+        let this = self.clone();
+        // A full compaction of every table can take a while: off the async workers.
+        let outcome = tokio::task::spawn_blocking(move || {
+            let i = this.instance(&req.instance)?;
+            let table = (!req.table_id.is_empty()).then_some(req.table_id.as_str());
+            this.instances.collect_garbage(&i, table)?;
+            this.status(&i)
+        })
+        .await
+        .unwrap_or_else(|e| {
+            Err(Error::new(
+                Code::Internal,
+                format!("a collect_garbage task failed: {e}"),
+            ))
+        });
+        answer(outcome)
     }
 }

@@ -18,9 +18,9 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::Value;
 use sparsetable::{
-    ColumnFamily, Database, DropRowRange, Families, FamilyModification, GcRule, ManualClock,
-    Mutation, ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations, RowSet,
-    TableConfig,
+    ColumnFamily, Database, DropRowRange, Families, FamilyModification, GcMode, GcRule,
+    ManualClock, Mutation, ReadModifyWriteRule, ReadRowsRequest, Row, RowFilter, RowMutations,
+    RowSet, TableConfig,
 };
 
 /// The clock a vector starts at unless it says otherwise.
@@ -72,14 +72,37 @@ pub struct Vector {
     /// Tables created before the ops run: admin `Table`s (plus `initialSplits`) by id.
     #[serde(default)]
     pub tables: BTreeMap<String, Value>,
+    /// The GC mode the vector's expectations hold in (`"immediate"` or `"background"`);
+    /// `None`: they hold in both, and the core runner checks that by replaying it in both.
+    #[serde(default, deserialize_with = "gc_mode")]
+    pub gc_mode: Option<GcMode>,
     /// The operations, in order.
     pub ops: Vec<Op>,
+}
+
+fn gc_mode<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<GcMode>, D::Error> {
+    let name = String::deserialize(d)?;
+    name.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 impl Vector {
     /// The manual clock's start.
     pub fn start_micros(&self) -> i64 {
         self.clock_micros.unwrap_or(DEFAULT_CLOCK_MICROS)
+    }
+
+    /// The GC mode a runner that replays the vector once opens its database in: the one it
+    /// declares, else the engine's default (the vector holds in both).
+    pub fn run_gc_mode(&self) -> GcMode {
+        self.gc_mode.unwrap_or_default()
+    }
+
+    /// The modes the vector's expectations must hold in: the declared one, or both.
+    pub fn gc_modes(&self) -> Vec<GcMode> {
+        match self.gc_mode {
+            Some(mode) => vec![mode],
+            None => vec![GcMode::Immediate, GcMode::Background],
+        }
     }
 }
 
@@ -265,6 +288,16 @@ pub enum Op {
         /// Microseconds to add.
         micros: i64,
     },
+    /// A garbage collection pass over the table now (`Database::collect_garbage`; the
+    /// server's `ReplicationControl.CollectGarbage`): in Background GC mode, reads stop
+    /// returning collectable cells.
+    CollectGarbage {
+        /// The table id.
+        #[serde(default = "default_table")]
+        table: String,
+        /// The expected error code.
+        expect_error: Option<String>,
+    },
 }
 
 fn default_table() -> String {
@@ -410,6 +443,9 @@ impl Vector {
     /// The capabilities the vector needs (tests/vectors/README.md).
     pub fn capabilities(&self) -> BTreeSet<String> {
         let mut caps = BTreeSet::new();
+        if self.gc_mode == Some(GcMode::Background) {
+            add(&mut caps, "gc_mode:background");
+        }
         if self.clock_micros.is_some() {
             add(&mut caps, "clock");
         }
@@ -501,7 +537,8 @@ impl Vector {
                 | Op::DropRowRange { .. }
                 | Op::ListTables { .. }
                 | Op::DeleteTable { .. }
-                | Op::UpdateTable { .. } => {}
+                | Op::UpdateTable { .. }
+                | Op::CollectGarbage { .. } => {}
             }
         }
         caps
@@ -527,6 +564,7 @@ impl Op {
             Op::DeleteTable { .. } => "delete_table",
             Op::UpdateTable { .. } => "update_table",
             Op::AdvanceClock { .. } => "advance_clock",
+            Op::CollectGarbage { .. } => "collect_garbage",
         }
     }
 
@@ -545,7 +583,8 @@ impl Op {
             | Op::ModifyColumnFamilies { expect_error, .. }
             | Op::GetTable { expect_error, .. }
             | Op::DeleteTable { expect_error, .. }
-            | Op::UpdateTable { expect_error, .. } => expect_error.as_deref(),
+            | Op::UpdateTable { expect_error, .. }
+            | Op::CollectGarbage { expect_error, .. } => expect_error.as_deref(),
             Op::ListTables { .. } | Op::AdvanceClock { .. } => None,
         }
     }
@@ -646,13 +685,27 @@ fn modification(m: &Value) -> Result<FamilyModification, sparsetable::Error> {
     sparsetable::json::from_value(m.clone())
 }
 
-/// Replays one vector against a fresh in-memory core database.
+/// Replays one vector against a fresh in-memory core database, in every GC mode its
+/// expectations must hold in ([`Vector::gc_modes`]).
+///
+/// # Errors
+/// A description of the first op whose outcome differs from the expectation, naming the
+/// mode.
+pub fn replay_core(vector: &Vector) -> Result<(), String> {
+    for mode in vector.gc_modes() {
+        replay_core_in(vector, mode).map_err(|e| format!("gc mode {}: {e}", mode.as_str()))?;
+    }
+    Ok(())
+}
+
+/// Replays one vector against a fresh in-memory core database in `mode`.
 ///
 /// # Errors
 /// A description of the first op whose outcome differs from the expectation.
-pub fn replay_core(vector: &Vector) -> Result<(), String> {
+pub fn replay_core_in(vector: &Vector, mode: GcMode) -> Result<(), String> {
     let clock = std::sync::Arc::new(ManualClock::new(vector.start_micros()));
     let mut db = Database::with_clock(clock.clone());
+    db.set_gc_mode(mode);
     for (name, spec) in &vector.tables {
         table_config(spec)
             .and_then(|config| db.create_table(name, config))
@@ -874,6 +927,10 @@ pub fn replay_core(vector: &Vector) -> Result<(), String> {
                 check_outcome(i, expect_error, outcome, None)?;
             }
             Op::AdvanceClock { micros } => clock.advance_micros(*micros),
+            Op::CollectGarbage { table, .. } => {
+                let outcome = db.collect_garbage(table).map_err(code_of);
+                check_outcome(i, expect_error, outcome, None)?;
+            }
         }
     }
     Ok(())

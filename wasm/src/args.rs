@@ -211,3 +211,19 @@ pub fn clock_micros(argument: &str, value: JsValue) -> Result<i64, Error> {
     }
     Ok(m)
 }
+
+/// A GC mode by name: `undefined` is the engine's default, a string is parsed by the core
+/// (`"immediate"` or `"background"`, its `GcMode`).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` naming `argument` for anything else.
+pub fn gc_mode(argument: &str, value: &JsValue) -> Result<sparsetable::GcMode, Error> {
+    if value.is_undefined() {
+        return Ok(sparsetable::GcMode::default());
+    }
+    let name = value
+        .as_string()
+        .ok_or_else(|| conversion_error(argument, "expected \"immediate\" or \"background\""))?;
+    name.parse()
+        .map_err(|e: Error| conversion_error(argument, e.message()))
+}

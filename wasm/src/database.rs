@@ -38,7 +38,9 @@ type JsResult<T> = Result<T, JsValue>;
 #[wasm_bindgen]
 impl Database {
     /// An empty database. With `{clockMicros}` it runs on a manual clock starting there;
-    /// otherwise it reads `Date.now()`.
+    /// otherwise it reads `Date.now()`. `{gcMode}` is `"immediate"` (default: cells a GC rule
+    /// makes collectable vanish from reads at once) or `"background"` (they stay readable
+    /// until `collectGarbage`, as in Cloud Bigtable): the core's `GcMode`.
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for options that are not a plain object (an array, an
@@ -48,13 +50,15 @@ impl Database {
     pub fn new(options: Option<JsDatabaseOptions>) -> JsResult<Database> {
         crate::panic::install_hook();
         let options: JsValue = options.map_or(JsValue::UNDEFINED, Into::into);
-        let [clock] = args::options("options", &options, ["clockMicros"]).map_err(to_js_error)?;
+        let [clock, gc_mode] =
+            args::options("options", &options, ["clockMicros", "gcMode"]).map_err(to_js_error)?;
+        let gc_mode = args::gc_mode("gcMode", &gc_mode).map_err(to_js_error)?;
         let clock_micros = if clock.is_undefined() {
             None
         } else {
             Some(args::clock_micros("clockMicros", clock).map_err(to_js_error)?)
         };
-        Ok(match clock_micros {
+        let db = Ok(match clock_micros {
             Some(start) => {
                 let clock = Arc::new(ManualClock::new(start));
                 Database {
@@ -66,14 +70,19 @@ impl Database {
                 inner: RefCell::new(sparsetable::Database::with_clock(DateClock)),
                 manual_clock: None,
             },
-        })
+        });
+        if let Ok(db) = &db {
+            db.inner.borrow_mut().set_gc_mode(gc_mode);
+        }
+        db
     }
 
     /// Opens (or creates) a durable database on a JavaScript `SyncStorage` (files in a
     /// directory in Node, the Origin Private File System in a Worker; see `storage.rs`):
     /// recovers what the storage holds (commit log, runs, manifest) as the native engine
     /// does. `options.durability` is `"sync"` (the default: a write returns once its log
-    /// record is synced) or `"none"`; `options.clockMicros` as in the constructor.
+    /// record is synced) or `"none"`; `options.clockMicros` and `options.gcMode` as in the
+    /// constructor.
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a storage object without the methods or bad options;
@@ -82,15 +91,15 @@ impl Database {
     pub fn open_storage(
         #[wasm_bindgen(unchecked_param_type = "SyncStorage")] storage: JsValue,
         #[wasm_bindgen(
-            unchecked_param_type = "{ clockMicros?: number; durability?: \"sync\" | \"none\" }"
+            unchecked_param_type = "{ clockMicros?: number; durability?: \"sync\" | \"none\"; gcMode?: \"immediate\" | \"background\" }"
         )]
         options: Option<JsValue>,
     ) -> JsResult<Database> {
         crate::panic::install_hook();
         let storage = crate::storage::JsStorage::new(storage).map_err(to_js_error)?;
         let options = options.unwrap_or(JsValue::UNDEFINED);
-        let [clock_value, durability] =
-            args::options("options", &options, ["clockMicros", "durability"])
+        let [clock_value, durability, gc_mode] =
+            args::options("options", &options, ["clockMicros", "durability", "gcMode"])
                 .map_err(to_js_error)?;
         let mut open = sparsetable::OpenOptions::default();
         match durability.as_string().as_deref() {
@@ -104,6 +113,7 @@ impl Database {
                 )))
             }
         }
+        open.gc_mode = args::gc_mode("gcMode", &gc_mode).map_err(to_js_error)?;
         let storage: Arc<dyn sparsetable::platform::storage::Storage> = Arc::new(storage);
         if clock_value.is_undefined() {
             let db = sparsetable::Database::open(storage, open, DateClock).map_err(to_js_error)?;
@@ -168,6 +178,42 @@ impl Database {
                 "moves the clock before the epoch or past 2^53 - 1",
             ))),
         }
+    }
+
+    /// `"immediate"` or `"background"`: when collectable cells stop being readable.
+    #[wasm_bindgen(getter, js_name = gcMode)]
+    pub fn gc_mode(&self) -> JsResult<String> {
+        Ok(self
+            .engine()
+            .map_err(to_js_error)?
+            .gc_mode()
+            .as_str()
+            .to_string())
+    }
+
+    /// Runs garbage collection now on `tableId`, or on every table when it is omitted: in
+    /// `"background"` GC mode reads then stop returning the cells GC rules made collectable;
+    /// in `"immediate"` mode they never did (the core's `collect_garbage`).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table.
+    #[wasm_bindgen(js_name = collectGarbage)]
+    pub fn collect_garbage(
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string | undefined")]
+        table_id: JsValue,
+    ) -> JsResult<()> {
+        let table_id = if table_id.is_undefined() || table_id.is_null() {
+            None
+        } else {
+            Some(args::table_id(&table_id).map_err(to_js_error)?)
+        };
+        let mut engine = self.engine_mut().map_err(to_js_error)?;
+        match table_id {
+            Some(t) => engine.collect_garbage(&t),
+            None => engine.collect_all_garbage(),
+        }
+        .map_err(to_js_error)
     }
 
     /// Deletes a table and its data.

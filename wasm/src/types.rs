@@ -18,6 +18,12 @@ export interface DatabaseOptions {
    * `setClockMicros` / `advanceClockMicros`. Without it the database reads `Date.now()`.
    */
   clockMicros?: number;
+  /**
+   * When cells a family's GC rule makes collectable stop being readable: `"immediate"` (the
+   * default: at once) or `"background"` (as Cloud Bigtable: until `collectGarbage` or a
+   * compaction removes them).
+   */
+  gcMode?: "immediate" | "background";
 }
 
 // ---- proto3 JSON, the one form of every request and result (the *Json methods, mutateRows,

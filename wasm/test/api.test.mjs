@@ -116,3 +116,22 @@ test("gRPC's status numbers and a prefix's key range come from the core", () => 
   assert.equal(succ([]), null);
   refused(() => glue.prefixSuccessor("a"), "a string prefix");
 });
+
+test("gcMode: background keeps extra versions readable until collectGarbage; immediate is the default", () => {
+  const versions = (db) => db.readRowJson("t", "cg==").families[0].columns[0].cells.map((c) => Number(c.timestampMicros));
+  for (const gcMode of [undefined, "immediate", "background"]) {
+    const db = new Database(gcMode === undefined ? { clockMicros: CLOCK } : { clockMicros: CLOCK, gcMode });
+    assert.equal(db.gcMode, gcMode ?? "immediate");
+    db.createTableJson("t", { columnFamilies: { cf: { gcRule: { maxNumVersions: 1 } } } });
+    for (const ts of [1000, 2000, 3000]) {
+      db.mutateRowJson("t", { rowKey: "cg==", mutations: [{ setCell: { familyName: "cf", columnQualifier: "cQ==", timestampMicros: String(ts), value: "dg==" } }] });
+    }
+    assert.deepEqual(versions(db), gcMode === "background" ? [3000, 2000, 1000] : [3000]);
+    db.collectGarbage("t");
+    assert.deepEqual(versions(db), [3000]);
+    db.collectGarbage();
+    assert.throws(() => db.collectGarbage("absent"), { code: "NOT_FOUND" });
+    db.free();
+  }
+  assert.throws(() => new Database({ gcMode: "lazy" }), { code: "INVALID_ARGUMENT" });
+});

@@ -87,7 +87,10 @@ function outcome(i, expectError, call) {
 }
 
 function replay(vector) {
-  const db = new Database({ clockMicros: vector.clock_micros ?? DEFAULT_CLOCK_MICROS });
+  // A vector without gc_mode holds in both GC modes; it runs in the default one.
+  const options = { clockMicros: vector.clock_micros ?? DEFAULT_CLOCK_MICROS };
+  if (vector.gc_mode !== undefined) options.gcMode = vector.gc_mode;
+  const db = new Database(options);
   try {
     for (const [id, spec] of Object.entries(vector.tables ?? {})) db.createTableJson(id, spec);
     vector.ops.forEach((op, i) => {
@@ -208,6 +211,10 @@ function replay(vector) {
         case "advance_clock":
           checkKeys(op.op, op, ["op", "micros"]);
           db.advanceClockMicros(op.micros);
+          break;
+        case "collect_garbage":
+          checkKeys(op.op, op, ["op", "table", "expect_error"]);
+          outcome(i, op.expect_error, () => db.collectGarbage(table));
           break;
         default:
           throw new Error(`op ${i}: unknown op ${op.op}`);

@@ -10,11 +10,15 @@ import { databases, directoryOpener, instanceMeta, instanceStore } from "./regis
 import type { ClusterInfo } from "./registry.js";
 
 /** `new Bigtable(options)`: `projectId` (default "sparsetable"), and Sparsetable's own
- * `clockMicros` (a manual clock, for tests) and, in Node, `dataDir`: keep each instance's
- * data durably in `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve). */
+ * `clockMicros` (a manual clock, for tests), `gcMode` (`"immediate"`, the default, or
+ * `"background"`: collectable cells stay readable until `Database.collectGarbage`, as in
+ * Cloud Bigtable; the instance's database is opened in it the first time a `Bigtable` names
+ * the instance) and, in Node, `dataDir`: keep each instance's data durably in
+ * `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve). */
 export interface BigtableOptions {
   projectId?: string;
   clockMicros?: number;
+  gcMode?: "immediate" | "background";
   dataDir?: string;
   [other: string]: unknown;
 }
@@ -139,13 +143,15 @@ export class Bigtable {
     const known = databases.get(key);
     if (known) return known;
     const instanceDir = this.instanceDir(instanceId);
-    const clock = this.options.clockMicros !== undefined ? { clockMicros: this.options.clockMicros } : undefined;
+    const options: { clockMicros?: number; gcMode?: "immediate" | "background" } = {};
+    if (this.options.clockMicros !== undefined) options.clockMicros = this.options.clockMicros;
+    if (this.options.gcMode !== undefined) options.gcMode = this.options.gcMode;
     let db: Database;
     if (instanceDir !== undefined) {
       if (!directoryOpener) throw new BigtableError("FAILED_PRECONDITION", "dataDir needs the Node build (browsers have no directory storage yet)");
-      db = call(() => directoryOpener!(instanceDir, clock));
+      db = call(() => directoryOpener!(instanceDir, options));
     } else {
-      db = clock ? new Database(clock) : new Database();
+      db = call(() => new Database(options));
     }
     // Kept before anything below can throw: a failure there must not drop the handle and
     // leave the directory locked by it.

@@ -6,7 +6,7 @@ export * from "./change_streams.js";
 export declare const platform: "node" | "browser";
 import type { Database, SyncStorage } from "./wasm/sparsetable_wasm.js";
 /** Node only: a durable database in a directory (see README). Throws in browsers. */
-export declare function openDirectory(dir: string, options?: { clockMicros?: number; durability?: "sync" | "none" }): Database;
+export declare function openDirectory(dir: string, options?: { clockMicros?: number; durability?: "sync" | "none"; gcMode?: "immediate" | "background" }): Database;
 /** Node only: the SyncStorage over a directory that openDirectory uses. */
 export declare const NodeFileStorage: (new (dir: string) => SyncStorage) | undefined;
 export type { BrowserDatabase, AsyncDatabase } from "./browser_db.js";

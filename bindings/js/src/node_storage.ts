@@ -150,8 +150,9 @@ export class NodeFileStorage implements SyncStorage {
 /** Opens (or creates) a durable database in directory `dir`; writes are acknowledged once
  * their commit log record is fsynced (`durability: "sync"`, the default). The directory is
  * locked while the database is open (until `free()`, or its garbage collection): a second
- * opener, in this process or another, gets FAILED_PRECONDITION naming the holder's pid. */
-export function openDirectory(dir: string, options?: { clockMicros?: number; durability?: "sync" | "none" }): Database {
+ * opener, in this process or another, gets FAILED_PRECONDITION naming the holder's pid.
+ * `gcMode` as `new Database`'s. */
+export function openDirectory(dir: string, options?: { clockMicros?: number; durability?: "sync" | "none"; gcMode?: "immediate" | "background" }): Database {
   const storage = new NodeFileStorage(dir);
   const release = lockDirectory(dir);
   let db: Database;

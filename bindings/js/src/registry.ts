@@ -72,7 +72,7 @@ export function metadataOf(model: InstanceModel): InstanceMetadata {
  * cluster `{id}-c1`. */
 export const instanceMeta = new Map<string, InstanceModel>();
 
-type DirectoryOpener = (dir: string, options?: { clockMicros?: number }) => Database;
+type DirectoryOpener = (dir: string, options?: { clockMicros?: number; gcMode?: "immediate" | "background" }) => Database;
 export let directoryOpener: DirectoryOpener | null = null;
 
 /** @internal The Node entry registers how to open a durable directory. */

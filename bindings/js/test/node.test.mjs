@@ -644,3 +644,31 @@ test("wrong types are refused by the low-level Database: array or ArrayBuffer op
   assert.throws(() => db.createTableJson("u", { columnFamilies: { cf: { gcRule: [] } } }), { code: "INVALID_ARGUMENT" });
   assert.deepEqual(db.listTablesJson().map((t) => t.name), ["t"]);
 });
+
+test("gcMode: Bigtable({ gcMode: 'background' }) reads versions past the rule until collected; immediate by default", async () => {
+  const versions = async (gcMode) => {
+    const options = { projectId: "p" };
+    if (gcMode) options.gcMode = gcMode;
+    const instance = new Bigtable(options).instance(`gc-${gcMode ?? "default"}-${process.pid}-${n++}`);
+    const [table] = await instance.createTable("t", { families: [{ name: "cf", rule: { versions: 1 } }] });
+    for (const ms of [1000, 2000, 3000]) {
+      await table.insert({ key: "r", data: { cf: { q: { value: `v${ms}`, timestamp: new Date(ms) } } } });
+    }
+    const [row] = await table.row("r").get();
+    return row.data.cf.q.map((c) => c.value);
+  };
+  assert.deepEqual(await versions(undefined), ["v3000"]);
+  assert.deepEqual(await versions("immediate"), ["v3000"]);
+  assert.deepEqual(await versions("background"), ["v3000", "v2000", "v1000"]);
+  // The low-level Database: collectGarbage is the collection.
+  const db = new Database({ clockMicros: 1_700_000_000_000_000, gcMode: "background" });
+  db.createTableJson("t", { columnFamilies: { cf: { gcRule: { maxNumVersions: 1 } } } });
+  for (const ts of ["1000", "2000"]) {
+    db.mutateRowJson("t", { rowKey: "cg==", mutations: [{ setCell: { familyName: "cf", columnQualifier: "cQ==", timestampMicros: ts, value: "dg==" } }] });
+  }
+  const cells = () => db.readRowJson("t", "cg==").families.flatMap((f) => f.columns.flatMap((c) => c.cells)).length;
+  assert.equal(cells(), 2);
+  db.collectGarbage("t");
+  assert.equal(cells(), 1);
+  db.free();
+});

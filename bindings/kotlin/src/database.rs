@@ -46,6 +46,35 @@ impl From<Durability> for sparsetable::Durability {
     }
 }
 
+/// When cells a family's GC rule makes collectable stop being readable (the core's
+/// `GcMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum GcMode {
+    /// At once: reads never depend on when compaction ran (the default).
+    Immediate,
+    /// As Cloud Bigtable: they stay readable until a collection (`collect_garbage`, or a
+    /// compaction) removes them.
+    Background,
+}
+
+impl From<GcMode> for sparsetable::GcMode {
+    fn from(m: GcMode) -> Self {
+        match m {
+            GcMode::Immediate => sparsetable::GcMode::Immediate,
+            GcMode::Background => sparsetable::GcMode::Background,
+        }
+    }
+}
+
+impl From<sparsetable::GcMode> for GcMode {
+    fn from(m: sparsetable::GcMode) -> Self {
+        match m {
+            sparsetable::GcMode::Immediate => GcMode::Immediate,
+            sparsetable::GcMode::Background => GcMode::Background,
+        }
+    }
+}
+
 /// What `get_backup` and `list_backups` report about a backup.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct BackupInfo {
@@ -106,13 +135,57 @@ impl Database {
     /// the directory cannot be created or written.
     #[uniffi::constructor]
     pub fn open(path: String, durability: Durability) -> Result<Arc<Self>> {
+        Self::open_with_gc_mode(path, durability, GcMode::Immediate)
+    }
+
+    /// [`Database::open`] in GC mode `gc_mode` (the log replays in it too).
+    ///
+    /// # Errors
+    /// As [`Database::open`].
+    #[uniffi::constructor]
+    pub fn open_with_gc_mode(
+        path: String,
+        durability: Durability,
+        gc_mode: GcMode,
+    ) -> Result<Arc<Self>> {
         let options = sparsetable::OpenOptions {
             durability: durability.into(),
+            gc_mode: gc_mode.into(),
             ..Default::default()
         };
         sparsetable::Database::open_dir(path, options)
             .map(Self::wrap)
             .map_err(to_ffi)
+    }
+
+    /// When collectable cells stop being readable.
+    ///
+    /// # Errors
+    /// `INTERNAL` if the database's lock was poisoned.
+    pub fn gc_mode(&self) -> Result<GcMode> {
+        self.read(|db| Ok(db.gc_mode().into()))
+    }
+
+    /// Switches the GC mode (of every table, now and later); changes nothing stored.
+    ///
+    /// # Errors
+    /// `INTERNAL` if the database's lock was poisoned.
+    pub fn set_gc_mode(&self, gc_mode: GcMode) -> Result<()> {
+        self.write(|db| {
+            db.set_gc_mode(gc_mode.into());
+            Ok(())
+        })
+    }
+
+    /// Runs garbage collection now on `table_id` (every table when `None`).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; the storage's errors.
+    pub fn collect_garbage(&self, table_id: Option<String>) -> Result<()> {
+        self.write(|db| match &table_id {
+            Some(t) => db.collect_garbage(t),
+            None => db.collect_all_garbage(),
+        })
     }
 
     /// Enables (`Some(retention_micros)`, 1 to 7 days), changes or (`None`) disables a

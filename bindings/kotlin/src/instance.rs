@@ -390,6 +390,17 @@ impl InstancePlane {
             .drop_row_range(&table_id, &range.into())
             .map_err(to_ffi)
     }
+
+    /// Runs garbage collection now on every cluster's copy of `table_id` (every table when
+    /// `None`).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; the storage's errors.
+    pub fn collect_garbage(&self, table_id: Option<String>) -> Result<()> {
+        self.plane
+            .collect_garbage(table_id.as_deref())
+            .map_err(to_ffi)
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,9 @@ use crate::filters::extract_filter;
 use crate::mutations::extract_mutations;
 use crate::query::ReadRowsQuery;
 use crate::read_modify_write::extract_rules as extract_rmw_rules;
-use crate::registry::{parse_durability, resolve_root, Store, Worlds, DEFAULT_PROJECT};
+use crate::registry::{
+    parse_durability, parse_gc_mode, resolve_root, Store, Worlds, DEFAULT_PROJECT,
+};
 use crate::row::{row_to_py, Row};
 use crate::table_admin::TableAdmin;
 use sparsetable::api::shared::poisoned as poisoned_error;
@@ -73,6 +75,8 @@ pub struct BigtableDataClient {
     project: Option<String>,
     clock: Arc<dyn Clock>,
     store: Store,
+    /// The GC mode of the databases this client opens.
+    gc_mode: sparsetable::GcMode,
     /// The databases this client has used, kept open while it lives (a directory's lock
     /// with them), by instance id.
     opened: Mutex<BTreeMap<String, Arc<SharedDatabase>>>,
@@ -83,16 +87,21 @@ impl BigtableDataClient {
     /// `clock=None` uses the system clock; a `ManualClock` makes time deterministic.
     /// `path=None` reads `$SPARSETABLE_PATH`; without either, the data is in memory.
     /// `durability` (`"sync"`, `"interval"` or `"none"`; default `$SPARSETABLE_DURABILITY`,
-    /// else `"sync"`) applies to a path only.
+    /// else `"sync"`) applies to a path only. `gc_mode` (`"immediate"`, the default, or
+    /// `"background"`) is the core's `GcMode`: whether cells a GC rule makes collectable
+    /// disappear from reads at once or stay readable until a collection
+    /// (`TableAdmin.collect_garbage`).
     #[new]
-    #[pyo3(signature = (project = None, clock = None, *, path = None, durability = None))]
+    #[pyo3(signature = (project = None, clock = None, *, path = None, durability = None, gc_mode = None))]
     fn new(
         py: Python<'_>,
         project: Option<String>,
         clock: Option<&Bound<'_, ManualClock>>,
         path: Option<PathBuf>,
         durability: Option<&str>,
+        gc_mode: Option<&str>,
     ) -> PyResult<Self> {
+        let gc_mode = parse_gc_mode(gc_mode).map_err(|e| to_py_err(py, e))?;
         let manual = clock.map(|c| c.get());
         let clock: Arc<dyn Clock> = match manual {
             Some(c) => c.inner.clone(),
@@ -122,6 +131,7 @@ impl BigtableDataClient {
             project,
             clock,
             store,
+            gc_mode,
             opened: Mutex::default(),
         })
     }
@@ -136,6 +146,12 @@ impl BigtableDataClient {
     #[getter]
     fn path(&self) -> Option<PathBuf> {
         self.store.root().map(Path::to_path_buf)
+    }
+
+    /// `"immediate"` or `"background"`: the GC mode of the databases this client opens.
+    #[getter]
+    fn gc_mode(&self) -> &'static str {
+        self.gc_mode.as_str()
     }
 
     /// `"sync"`, `"interval"` or `"none"` for a directory; `None` in memory.
@@ -249,7 +265,7 @@ impl BigtableDataClient {
             if let Some(db) = opened.get(instance_id) {
                 return Ok(db.clone());
             }
-            let db = self.store.database(project, instance_id)?;
+            let db = self.store.database(project, instance_id, self.gc_mode)?;
             opened.insert(instance_id.to_string(), db.clone());
             Ok(db)
         })

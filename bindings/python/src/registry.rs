@@ -15,13 +15,18 @@
 //!   client, table or admin using it is gone. Another process gets the core's
 //!   `FailedPrecondition` from the directory lock.
 //! - `project=None` is the project named [`DEFAULT_PROJECT`] everywhere.
+//! - A database opens in the GC mode (`sparsetable::GcMode`) of the client that opens it
+//!   first; a client asking for a database already open in the other mode gets
+//!   `FailedPrecondition` (one database cannot both hide and show collectable cells).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use sparsetable::error::quoted;
-use sparsetable::{Clock, Code, Database, Durability, Error, OpenOptions, Result, SharedDatabase};
+use sparsetable::{
+    Clock, Code, Database, Durability, Error, GcMode, OpenOptions, Result, SharedDatabase,
+};
 
 /// The project a client with `project=None` uses.
 pub const DEFAULT_PROJECT: &str = "default";
@@ -44,16 +49,36 @@ impl Worlds {
         project: &str,
         instance: &str,
         clock: &Arc<dyn Clock>,
+        gc_mode: GcMode,
     ) -> Result<Arc<SharedDatabase>> {
         let mut dbs = self
             .databases
             .lock()
             .map_err(|_| sparsetable::api::shared::poisoned())?;
-        Ok(dbs
+        let db = dbs
             .entry((project.to_string(), instance.to_string()))
-            .or_insert_with(|| Arc::new(SharedDatabase::new(Database::with_clock(clock.clone()))))
-            .clone())
+            .or_insert_with(|| {
+                let mut db = Database::with_clock(clock.clone());
+                db.set_gc_mode(gc_mode);
+                Arc::new(SharedDatabase::new(db))
+            })
+            .clone();
+        check_gc_mode(&db, &format!("instance {}", quoted(instance)), gc_mode)?;
+        Ok(db)
     }
+}
+
+/// `FailedPrecondition` unless `db` runs in `wanted`.
+fn check_gc_mode(db: &SharedDatabase, what: &str, wanted: GcMode) -> Result<()> {
+    let open = db.read(|d| Ok(d.gc_mode()))?;
+    if open != wanted {
+        return Err(Error::failed_precondition(format!(
+            "{what} is open in this process in gc_mode {}, not {}",
+            quoted(open.as_str()),
+            quoted(wanted.as_str())
+        )));
+    }
+    Ok(())
 }
 
 /// The system clock's in-memory databases: they live as long as the process.
@@ -108,9 +133,14 @@ impl Store {
     /// `InvalidArgument` for an id that cannot be a directory name; `FailedPrecondition` if
     /// the directory is open in this process with another durability or clock, or held by
     /// another process; the core's open and recovery errors (`DataLoss`, `Unavailable`).
-    pub fn database(&self, project: &str, instance: &str) -> Result<Arc<SharedDatabase>> {
+    pub fn database(
+        &self,
+        project: &str,
+        instance: &str,
+        gc_mode: GcMode,
+    ) -> Result<Arc<SharedDatabase>> {
         match self {
-            Store::Memory { clock, worlds } => worlds.database(project, instance, clock),
+            Store::Memory { clock, worlds } => worlds.database(project, instance, clock, gc_mode),
             Store::Dir {
                 root,
                 durability,
@@ -126,7 +156,7 @@ impl Store {
                     .join(sparsetable::api::instances::ids::check_id(
                         "path", "instance", instance,
                     )?);
-                open_dir(&dir, *durability, clock, *clock_id)
+                open_dir(&dir, *durability, clock, *clock_id, gc_mode)
             }
         }
     }
@@ -153,6 +183,7 @@ fn open_dir(
     durability: Durability,
     clock: &Arc<dyn Clock>,
     clock_id: usize,
+    gc_mode: GcMode,
 ) -> Result<Arc<SharedDatabase>> {
     // Held while opening, so two threads naming a new instance open it once.
     let mut dirs = open_dirs()
@@ -174,12 +205,14 @@ fn open_dir(
                     dir.display()
                 )));
             }
+            check_gc_mode(&db, &dir.display().to_string(), gc_mode)?;
             return Ok(db);
         }
     }
     let storage = Arc::new(sparsetable::platform::storage::FileStorage::new(dir)?);
     let options = OpenOptions {
         durability,
+        gc_mode,
         ..OpenOptions::default()
     };
     let db = Arc::new(SharedDatabase::new(Database::open(
@@ -274,6 +307,14 @@ pub fn parse_durability(name: Option<&str>) -> Result<Durability> {
             quoted(other)
         ))),
     }
+}
+
+/// The GC mode named `name` (`"immediate"`, the default, or `"background"`).
+///
+/// # Errors
+/// `InvalidArgument` for another name.
+pub fn parse_gc_mode(name: Option<&str>) -> Result<GcMode> {
+    name.map_or(Ok(GcMode::default()), str::parse)
 }
 
 fn durability_name(d: Durability) -> &'static str {

@@ -46,14 +46,15 @@ impl EmulatorServer {
     /// listens. `durability` as the client's (`sync`, `interval`, `none`); `clock_micros`
     /// freezes the server's clock (`--clock-micros`); `replication_lag_micros` is how long a
     /// write takes to reach the other clusters of an instance with two or more
-    /// (`--replication-lag`); `log_level` is `off`, `error`, `info` or `debug` (stderr).
+    /// (`--replication-lag`); `gc_mode` is `immediate` (default) or `background`
+    /// (`--gc-mode`); `log_level` is `off`, `error`, `info` or `debug` (stderr).
     ///
     /// Raises `RuntimeError` if the port or the directory cannot be used (a directory held
     /// by another process, for one), `InvalidArgument` for a bad durability or log level.
     #[new]
     // The keyword arguments mirror the command line's flags one to one.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (*, host = "127.0.0.1", port = 0, data_dir = None, durability = None, clock_micros = None, log_level = "error", replication_lag_micros = 0))]
+    #[pyo3(signature = (*, host = "127.0.0.1", port = 0, data_dir = None, durability = None, clock_micros = None, log_level = "error", replication_lag_micros = 0, gc_mode = None))]
     fn new(
         py: Python<'_>,
         host: &str,
@@ -63,6 +64,7 @@ impl EmulatorServer {
         clock_micros: Option<i64>,
         log_level: &str,
         replication_lag_micros: i64,
+        gc_mode: Option<&str>,
     ) -> PyResult<Self> {
         if replication_lag_micros < 0 {
             return Err(to_py_err(
@@ -79,6 +81,7 @@ impl EmulatorServer {
             log_level: Level::parse(log_level)
                 .map_err(|e| to_py_err(py, sparsetable::Error::invalid_argument(e.to_string())))?,
             replication_lag_micros,
+            gc_mode: crate::registry::parse_gc_mode(gc_mode).map_err(|e| to_py_err(py, e))?,
         };
         py.detach(|| start(options))
             .map_err(|e| PyRuntimeError::new_err(format!("sparsetable-server: {e}")))

@@ -167,6 +167,15 @@ impl TableAdmin {
             .map_err(|e| to_py_err(py, e))
     }
 
+    /// Runs garbage collection now (the core's `collect_garbage`) on `table_id`, or on every
+    /// table of the instance when `None`, on every cluster. With `gc_mode="background"` reads
+    /// stop returning the cells GC rules made collectable; in `"immediate"` they never did.
+    #[pyo3(signature = (table_id = None))]
+    fn collect_garbage(&self, py: Python<'_>, table_id: Option<String>) -> PyResult<()> {
+        py.detach(|| self.plane.collect_garbage(table_id.as_deref()))
+            .map_err(|e| to_py_err(py, e))
+    }
+
     /// Applies the modifications in order, all or nothing; returns the new schema.
     fn modify_column_families(
         &self,

@@ -37,6 +37,8 @@ SUPPORTED = frozenset(
         "op:sample_row_keys",
         "op:drop_row_range",
         "op:update_table",
+        "op:collect_garbage",
+        "gc_mode:background",
         "mutation:set_cell",
         "mutation:delete_from_column",
         "mutation:delete_from_family",
@@ -83,8 +85,9 @@ KNOWN_OP_FIELDS = {
         "table", "row_key", "predicate_filter", "true_mutations", "false_mutations", "expect_matched", "expect_error",
     },
     "read_modify_write_row": {"table", "row_key", "rules", "expect_row", "expect_error"},
+    "collect_garbage": {"table", "expect_error"},
 }
-KNOWN_VECTOR_FIELDS = {"name", "description", "clock_micros", "tables", "ops"}
+KNOWN_VECTOR_FIELDS = {"name", "description", "clock_micros", "gc_mode", "tables", "ops"}
 # Table specs, families, mutations, filters, row sets, rules and rows are proto3 JSON
 # (lowerCamelCase names, bytes in base64, int64 as decimal strings).
 KNOWN_SPEC_FIELDS = {"columnFamilies", "granularity", "deletionProtection", "initialSplits"}
@@ -197,6 +200,8 @@ def capabilities(vector: dict[str, Any]) -> set[str]:
         _spec_caps(spec, caps)
     if "clock_micros" in vector:
         caps.add("clock")
+    if vector.get("gc_mode") == "background":
+        caps.add("gc_mode:background")
     for op in vector["ops"]:
         name = op["op"]
         caps.add(f"op:{name}")
@@ -434,7 +439,8 @@ def expected_row(spec: Any) -> Any:
 def replay(vector: dict[str, Any]) -> None:
     """Runs every op of the vector; raises AssertionError at the first mismatch."""
     clock = st.ManualClock(vector.get("clock_micros", DEFAULT_CLOCK_MICROS))
-    client = st.BigtableDataClient(clock=clock)
+    # A vector without gc_mode holds in both modes; it runs in the default one.
+    client = st.BigtableDataClient(clock=clock, gc_mode=vector.get("gc_mode", "immediate"))
     admin = client.table_admin(INSTANCE)
     for table_id, spec in vector.get("tables", {}).items():
         create_table(admin, table_id, spec)
@@ -512,6 +518,9 @@ def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.Manua
         return None
     if name == "advance_clock":
         clock.advance_micros(op["micros"])
+        return None
+    if name == "collect_garbage":
+        admin.collect_garbage(table_id)
         return None
     raise AssertionError(f"op {name} is not supported by this runner")
 

@@ -18,6 +18,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use crate::error::quoted;
 use crate::limits;
 use crate::model::filter::{CompiledFilter, RowFilter};
+use crate::model::gc::GcMode;
 use crate::model::mutation::{
     validate_mutate_rows_batch, validate_row_key, validate_row_mutations, Mutation,
 };
@@ -36,6 +37,7 @@ use crate::{Error, Result};
 
 mod backups;
 mod changes;
+mod gc;
 mod inspection;
 mod maintenance;
 mod persistence;
@@ -83,6 +85,8 @@ pub struct Database {
     /// Counts changes of the set of tables and of their families (see
     /// [`Database::schema_epoch`]).
     schema_epoch: u64,
+    /// When collectable cells stop being readable (see [`GcMode`]); every table follows it.
+    gc_mode: GcMode,
 }
 
 impl core::fmt::Debug for Database {
@@ -121,6 +125,7 @@ impl Database {
             committed: None,
             replaying: false,
             schema_epoch: 0,
+            gc_mode: GcMode::Immediate,
         }
     }
 
@@ -177,6 +182,7 @@ impl Database {
         let mut table = Table::new(table_id, config);
         table.store = self.persist.as_ref().map(|p| p.store.clone());
         table.defer_maintenance = self.background_maintenance;
+        table.gc_mode = self.gc_mode;
         self.tables.insert(table_id.to_string(), table);
         self.schema_epoch += 1;
         self.write_manifest()
@@ -238,6 +244,7 @@ impl Database {
         modifications: &[FamilyModification],
     ) -> Result<TableInfo> {
         let now = self.now()?;
+        let hides_collectable = self.gc_mode.hides_collectable();
         let (table, sequence) = self.table_and_sequence(table_id)?;
         if modifications.is_empty() {
             return Err(Error::invalid_argument(
@@ -303,9 +310,13 @@ impl Database {
         for name in &dropped {
             table.drop_family_data(name, *sequence);
         }
-        // What the old GC rules made collectable is gone for good before a rule changes, so
-        // a looser rule cannot bring back cells whether or not compaction had run.
-        let rules_change = modifications
+        // Immediate mode: what the old GC rules made collectable is gone for good before a
+        // rule changes, so a looser rule cannot bring back cells whether or not compaction
+        // had run. Background mode: nothing is collected here; as in Bigtable, the next
+        // collection applies the family's new rule, and a looser one makes versions not
+        // yet collected visible again.
+        let rules_change = hides_collectable
+            && modifications
             .iter()
             .any(|m| matches!(m, FamilyModification::Update { name, family } if table.config.families.get(name).is_some_and(|f| f.gc_rule != family.gc_rule)));
         if rules_change {

@@ -110,8 +110,8 @@ impl core::fmt::Debug for InstanceData {
 
 impl InstanceData {
     /// An instance of one cluster, `cluster_id`, over `primary`; further clusters' databases
-    /// are made in memory on `clock` (give `primary`'s) until [`InstanceData::with_replica_opener`]
-    /// says otherwise.
+    /// are made in memory on `clock` (give `primary`'s), in `primary`'s GC mode, until
+    /// [`InstanceData::with_replica_opener`] says otherwise.
     ///
     /// # Errors
     /// `InvalidArgument` for an empty cluster id; a poisoned lock.
@@ -120,9 +120,15 @@ impl InstanceData {
             return Err(Error::invalid_argument("a cluster id is required"));
         }
         let ids = vec![cluster_id.to_string()];
+        // Every cluster's copy reads alike: collectable cells are hidden in all or none.
+        let gc_mode = primary.read(|d| Ok(d.gc_mode()))?;
         Ok(InstanceData {
             primary,
-            opener: Box::new(move |_| Ok(Database::with_clock(clock.clone()))),
+            opener: Box::new(move |_| {
+                let mut db = Database::with_clock(clock.clone());
+                db.set_gc_mode(gc_mode);
+                Ok(db)
+            }),
             queue_opener: None,
             queue_storage: Mutex::new(None),
             plane: Mutex::new(Plane {
@@ -312,6 +318,22 @@ impl InstanceData {
             }
             None => vec![(plane.cluster_ids[0].clone(), self.primary.clone())],
         })
+    }
+
+    /// A garbage collection pass now on every cluster's database, the first's first: over
+    /// `table_id`, or every table with `None` (see `Database::collect_garbage`). Each cluster
+    /// collects its own copy, as each Bigtable cluster compacts its own.
+    ///
+    /// # Errors
+    /// `NotFound` for a table the instance lacks; storage errors; a poisoned lock.
+    pub fn collect_garbage(&self, table_id: Option<&str>) -> Result<()> {
+        for (_, db) in self.clusters()? {
+            db.write(|d| match table_id {
+                Some(t) => d.collect_garbage(t),
+                None => d.collect_all_garbage(),
+            })?;
+        }
+        Ok(())
     }
 
     /// The database a data request of `rpc` through `app_profile_id` runs on (see the module

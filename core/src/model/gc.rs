@@ -1,12 +1,89 @@
-//! Garbage-collection rules of a column family.
+//! Garbage-collection rules of a column family, and when the engine applies them.
 //!
-//! A rule decides, for each cell of one column, whether the cell is collectable. The engine
-//! hides collectable cells from every read at once, so results never depend on when
-//! compaction ran; compaction calls the same function to drop them for good.
+//! A rule decides, for each cell of one column, whether the cell is collectable ("eligible
+//! for garbage collection"). What happens to a collectable cell depends on the database's
+//! [`GcMode`]:
+//!
+//! - [`GcMode::Immediate`] (the engine's default): reads hide collectable cells at once, so
+//!   results never depend on when compaction ran; compaction drops them for good. Whatever
+//!   becomes collectable is gone for reads from that moment: a ranged delete of newer
+//!   versions cannot bring an older one back (the table buries it first), and a rule change
+//!   first removes what the old rule collected.
+//! - [`GcMode::Background`]: as Cloud Bigtable behaves. Its garbage-collection overview
+//!   (<https://cloud.google.com/bigtable/docs/garbage-collection>) says collection is an
+//!   asynchronous background process that runs during compaction, typically days and up to
+//!   a week after data becomes eligible, that eligible data keeps appearing in read results
+//!   until it is actually removed, and that a user who wants it excluded must add a read
+//!   filter mirroring the GC rule; the process uses each family's *current* rule. So here a
+//!   collectable cell stays readable until a collection pass removes it, and the passes run
+//!   on a deterministic schedule driven by the engine's clock and calls, never by a timer:
+//!   every full compaction of a tablet collects (the automatic ones a flush triggers, the
+//!   ones splits and backups make, `compact_table`), and so does an explicit
+//!   `collect_garbage`. A pass evaluates the rules as they are when it runs, at the
+//!   database clock's time, over the cells the compaction takes in. Consequences, all
+//!   Bigtable's: deleting the newest versions with a ranged delete can expose an older
+//!   version that was collectable but not yet collected; raising a family's max versions
+//!   makes uncollected versions visible (and no longer collectable) again; a
+//!   ReadModifyWrite or CheckAndMutate reads the collectable cells too.
+//!
+//! The mode is a property of the open database, not of the stored data: it changes nothing
+//! on disk. Data written in one mode reads correctly in the other: Immediate hides every
+//! collectable cell, Background shows every cell no collection or delete removed (cells an
+//! Immediate-mode ranged delete buried stay deleted). After a full collection both modes
+//! read the same. The engine defaults to Immediate because Sparsetable's results are
+//! meant not to depend on compaction timing and Google's client system tests assume
+//! reads that honour the rule; the Background mode is there to show and test what a real
+//! Bigtable does.
 
 use alloc::vec::Vec;
 
 use crate::limits::GC_RULE_TREE;
+
+/// When collectable cells stop being readable (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum GcMode {
+    /// Reads hide collectable cells at once; compaction drops them. The default.
+    #[default]
+    Immediate,
+    /// Collectable cells stay readable until a collection pass (every full compaction and
+    /// every explicit `collect_garbage`) removes them, as in Cloud Bigtable.
+    Background,
+}
+
+impl GcMode {
+    /// The mode's name as front-ends spell it: `"immediate"` or `"background"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GcMode::Immediate => "immediate",
+            GcMode::Background => "background",
+        }
+    }
+
+    /// Whether reads hide collectable cells (Immediate mode).
+    pub fn hides_collectable(self) -> bool {
+        self == GcMode::Immediate
+    }
+}
+
+impl core::str::FromStr for GcMode {
+    type Err = crate::Error;
+
+    /// Parses `"immediate"` or `"background"` (ASCII case ignored).
+    ///
+    /// # Errors
+    /// `InvalidArgument` naming the accepted values.
+    fn from_str(s: &str) -> crate::Result<GcMode> {
+        if s.eq_ignore_ascii_case("immediate") {
+            Ok(GcMode::Immediate)
+        } else if s.eq_ignore_ascii_case("background") {
+            Ok(GcMode::Background)
+        } else {
+            Err(crate::Error::invalid_argument(alloc::format!(
+                "gc mode {s:?} must be \"immediate\" or \"background\""
+            )))
+        }
+    }
+}
 
 /// A column family's GC rule, as Bigtable's `GcRule`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

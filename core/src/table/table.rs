@@ -27,6 +27,7 @@ use crate::durability::manifest::{RunMeta, TableState, TabletState};
 use crate::lsm::internal_key::{self, EntryKind, InternalKey};
 use crate::lsm::persist::RunStore;
 use crate::lsm::source::Source;
+use crate::model::gc::GcMode;
 use crate::model::mutation::Mutation;
 use crate::model::row::SampleRowKey;
 use crate::model::schema::{TableConfig, ValueType};
@@ -152,6 +153,10 @@ pub(crate) struct Table {
     /// it to a background pass ([`Table::maintain_all`]), unless the memtable has grown
     /// past the back-pressure bound. Set by `SharedDatabase`.
     pub(crate) defer_maintenance: bool,
+    /// Whether reads hide collectable cells at once and ranged deletes bury them
+    /// (Immediate), or they stay readable until a compaction collects them (Background).
+    /// Set by the database, from its own mode.
+    pub(crate) gc_mode: GcMode,
     /// A write found a tablet needing a flush or a load split while maintenance is
     /// deferred.
     pub(crate) maintenance_wanted: bool,
@@ -209,6 +214,7 @@ impl Table {
             store: None,
             dirty: false,
             defer_maintenance: false,
+            gc_mode: GcMode::Immediate,
             maintenance_wanted: false,
             compactions_due: BTreeSet::new(),
             applied: 0,
@@ -290,7 +296,11 @@ impl Table {
                 time_range,
             } = m
             {
-                if time_range.start_micros > 0 || time_range.end_micros.is_some() {
+                // Background mode: a collectable older version the delete exposes stays
+                // readable until collected, as in Bigtable.
+                if self.gc_mode.hides_collectable()
+                    && (time_range.start_micros > 0 || time_range.end_micros.is_some())
+                {
                     self.bury_collectable(ti, row_key, family, qualifier, now_micros, sequence);
                 }
             }
@@ -385,7 +395,8 @@ impl Table {
             Mutation::DeleteFromColumn {
                 family, time_range, ..
             } => {
-                (time_range.start_micros > 0 || time_range.end_micros.is_some())
+                self.gc_mode.hides_collectable()
+                    && (time_range.start_micros > 0 || time_range.end_micros.is_some())
                     && self
                         .config
                         .families
@@ -404,7 +415,7 @@ impl Table {
 
     /// Writes point tombstones for the column's GC-collectable cells, so a ranged delete of
     /// newer versions cannot bring them back: once collectable, a cell is gone whether or not
-    /// compaction has run (reads never depend on compaction timing).
+    /// compaction has run (reads never depend on compaction timing). Immediate mode only.
     fn bury_collectable(
         &mut self,
         ti: usize,

@@ -12,6 +12,11 @@ Invariants:
 - nothing here knows about Sparsetable's internals: the tests hold the server to Bigtable's
   documented semantics, as the client library sees them.
 
+``SPARSETABLE_GC_MODE=background`` starts the session's server with ``--gc-mode background``
+(collectable cells stay readable until collected, as in Cloud Bigtable); tests whose outcome
+depends on the mode read ``support.GC_MODE``. The suite runs every test in the default
+(immediate) mode and the GC-dependent ones again in background mode.
+
 To check that an expectation is Bigtable's and not just ours, the same tests can run against
 Google's emulator: ``GOOGLE_CLIENT_TARGET=cbtemulator``. Tests marked ``beyond_emulator``
 (behaviour the emulator is known to get wrong: error codes, atomicity, GC, sink, big values)
@@ -35,7 +40,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from support import PROJECT
+from support import GC_MODE, PROJECT
 
 # server/tests/google_client/conftest.py -> the repository root.
 ROOT = Path(__file__).resolve().parent.parent.parent.parent
@@ -164,9 +169,11 @@ def _start_cbtemulator(log_dir: Path) -> tuple[ServerProcess, str]:
 def emulator_host() -> Iterator[str]:
     """Starts the server for the whole session and points the client library at it."""
     log_dir = Path(tempfile.mkdtemp(prefix="google-client-"))
-    start = _start_cbtemulator if TARGET == "cbtemulator" else _start_sparsetable
     global _session_server
-    server, addr = start(log_dir)
+    if TARGET == "cbtemulator":
+        server, addr = _start_cbtemulator(log_dir)
+    else:
+        server, addr = _start_sparsetable(log_dir, "--gc-mode", GC_MODE)
     _session_server = server
     try:
         host, port = addr.rsplit(":", 1)

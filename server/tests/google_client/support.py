@@ -11,8 +11,14 @@ assertion on these tuples checks Bigtable's cell order and nothing Bigtable leav
 from __future__ import annotations
 
 import datetime
+import os
 
 PROJECT = "sparsetable-test"
+
+# The session server's GC mode (conftest passes it as --gc-mode): "immediate" (the default:
+# collectable cells vanish from reads at once) or "background" (as Cloud Bigtable and Google's
+# emulator: they stay readable until a collection; no test here triggers one).
+GC_MODE = os.environ.get("SPARSETABLE_GC_MODE", "immediate")
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 

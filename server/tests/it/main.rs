@@ -17,6 +17,7 @@ mod cbt;
 mod concurrency;
 mod console_vs_cbt;
 mod family_order;
+mod gc_mode;
 mod grpc;
 mod migrate;
 mod replication;

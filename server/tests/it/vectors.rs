@@ -10,6 +10,10 @@
 //! `advance_clock` moves it through `AdvanceTime`. Vectors that do not depend on the clock run
 //! against a server on the system clock, as users run it. The test fails if no vector ran, if
 //! a vector was skipped for any capability but those two, or if an eligible vector fails.
+//! Vectors that declare `"gc_mode": "background"` run against a third server started with
+//! `--gc-mode background` (and a frozen clock); `collect_garbage` goes through the
+//! `ReplicationControl.CollectGarbage` control RPC. Every other vector runs on the default
+//! (immediate) servers.
 
 use crate::common;
 
@@ -25,6 +29,8 @@ use serde_json::Value;
 use sparsetable::{
     ColumnFamily, GcRule, Granularity, Mutation as CoreMutation, Row, RowSet, ValueType,
 };
+use sparsetable_server::replication_control::service::replication_control_client::ReplicationControlClient;
+use sparsetable_server::replication_control::CollectGarbageRequest;
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::{AdvanceTimeRequest, SetTimeRequest};
 use sparsetable_test_vectors::{check_outcome, check_samples, table_config, Op, Outcome, Vector};
@@ -47,6 +53,8 @@ const SERVED: &[&str] = &[
     "op:drop_row_range",
     "op:update_table",
     "op:advance_clock",
+    "op:collect_garbage",
+    "gc_mode:background",
     "mutation:set_cell",
     "mutation:add_to_cell",
     "mutation:merge_to_cell",
@@ -100,6 +108,8 @@ struct Clients {
     admin: BigtableTableAdminClient<Channel>,
     /// Present when the server runs on a frozen clock.
     clock: Option<TestClockClient<Channel>>,
+    /// The control surface (`collect_garbage`).
+    control: ReplicationControlClient<Channel>,
     parent: String,
 }
 
@@ -918,6 +928,18 @@ async fn replay(c: &mut Clients, vector: &Vector) -> Result<(), String> {
                     .await
                     .map_err(|e| format!("op {i}: AdvanceTime: {e}"))?;
             }
+            Op::CollectGarbage { table, .. } => {
+                let outcome = status(
+                    c.control
+                        .collect_garbage(CollectGarbageRequest {
+                            instance: c.parent.clone(),
+                            table_id: table.clone(),
+                        })
+                        .await,
+                )
+                .map(|_| ());
+                check_outcome(i, expect_error, outcome, None)?;
+            }
         }
     }
     Ok(())
@@ -946,6 +968,7 @@ async fn every_eligible_vector_replays_through_grpc() {
     let mut unexpected_skips = Vec::new();
     // Eligible vectors: those on the system clock, and those on the frozen one.
     let (mut on_system_clock, mut on_frozen_clock): (Vec<&Vector>, Vec<&Vector>) = (vec![], vec![]);
+    let mut in_background: Vec<&Vector> = vec![];
     for v in &vectors {
         let caps = v.capabilities();
         let missing: Vec<String> = caps
@@ -954,7 +977,9 @@ async fn every_eligible_vector_replays_through_grpc() {
             .cloned()
             .collect();
         if missing.is_empty() {
-            if caps.contains("clock") {
+            if v.gc_mode == Some(sparsetable::GcMode::Background) {
+                in_background.push(v);
+            } else if caps.contains("clock") {
                 on_frozen_clock.push(v);
             } else {
                 on_system_clock.push(v);
@@ -974,10 +999,15 @@ async fn every_eligible_vector_replays_through_grpc() {
     let system = Server::start(&[]);
     // The frozen clock's start is irrelevant: each vector sets its own.
     let frozen = Server::start(&["--clock-micros", "0"]);
-    for (server, group) in [(&system, &on_system_clock), (&frozen, &on_frozen_clock)] {
+    let background = Server::start(&["--clock-micros", "0", "--gc-mode", "background"]);
+    for (server, group, frozen) in [
+        (&system, &on_system_clock, false),
+        (&frozen, &on_frozen_clock, true),
+        (&background, &in_background, true),
+    ] {
         for v in group.iter() {
             let mut clock = None;
-            if std::ptr::eq(server, &frozen) {
+            if frozen {
                 let mut client = TestClockClient::new(server.channel().await);
                 client
                     .set_time(SetTimeRequest {
@@ -991,6 +1021,7 @@ async fn every_eligible_vector_replays_through_grpc() {
                 data: server.data().await,
                 admin: server.admin().await,
                 clock,
+                control: ReplicationControlClient::new(server.channel().await),
                 parent: format!("projects/vectors/instances/{}", v.name),
             };
             ran += 1;
@@ -1000,8 +1031,10 @@ async fn every_eligible_vector_replays_through_grpc() {
         }
     }
     println!(
-        "replayed {ran} vectors through gRPC ({} on a frozen clock); skipped {}:",
+        "replayed {ran} vectors through gRPC ({} on a frozen clock, {} in background GC \
+         mode); skipped {}:",
         on_frozen_clock.len(),
+        in_background.len(),
         skipped.len()
     );
     for (name, missing) in &skipped {

@@ -3,8 +3,8 @@
 up, mirrored for the in-process engine.
 
 ``Client(project=...)`` opens the same per-instance databases as ``BigtableDataClient`` with
-the same project (and ``clock`` / ``path`` / ``durability`` keywords, forwarded to the native
-client), so a table created here is the table the data client reads. Every admin call
+the same project (and ``clock`` / ``path`` / ``durability`` / ``gc_mode`` keywords, forwarded
+to the native client), so a table created here is the table the data client reads. Every admin call
 forwards to the engine's table admin (``TableAdmin``); the engine checks names, families and
 rules.
 

@@ -32,7 +32,7 @@ from sparsetable.exceptions import (
 from sparsetable.mutations import RowMutationEntry
 
 # The native client keywords sparsetable adds to Google's constructor (forwarded when given).
-_NATIVE_CLIENT_OPTIONS = ("clock", "path", "durability")
+_NATIVE_CLIENT_OPTIONS = ("clock", "path", "durability", "gc_mode")
 
 
 class TABLE_DEFAULT(enum.Enum):
@@ -63,7 +63,9 @@ class BigtableDataClient:
 
     ``project`` names the project; ``credentials``, ``client_options`` and Google's other
     keywords (channel, pool size...) are accepted and unused (there is no connection).
-    sparsetable's own keywords go to the native client: ``clock=ManualClock(...)`` and, where
+    sparsetable's own keywords go to the native client: ``clock=ManualClock(...)``,
+    ``gc_mode=`` (``"immediate"``, the default, or ``"background"``: collectable cells stay
+    readable until ``table_admin(...).collect_garbage()``, as in Cloud Bigtable) and, where
     the native client offers them, ``path=`` / ``durability=``. Anything else the native
     client offers (``table_admin``, ``now_micros``, ...) is reachable on this object too.
     """
@@ -80,10 +82,11 @@ class BigtableDataClient:
         clock: Optional[_native.ManualClock] = None,
         path: Union[str, "os.PathLike[str]", None] = None,
         durability: Optional[str] = None,
+        gc_mode: Optional[str] = None,
         **kwargs: Any,
     ) -> None:
         # sparsetable's own keywords are named, so type checkers check them (see the stub).
-        kwargs.update(clock=clock, path=path, durability=durability)
+        kwargs.update(clock=clock, path=path, durability=durability, gc_mode=gc_mode)
         self._native = _native_client(project, kwargs)
         self.project: Optional[str] = project
         self._closed = False

@@ -32,13 +32,16 @@ def start(
     durability: Optional[str] = None,
     clock_micros: Optional[int] = None,
     log_level: str = "error",
+    gc_mode: Optional[str] = None,
 ) -> EmulatorServer:
     """Starts a server on a thread of this process and returns once it listens.
 
     ``port=0`` picks a free port (read it back from ``.address`` / ``.port``). Without
     ``data_dir`` the data is in memory; with it, in ``DATA_DIR/PROJECT/INSTANCE`` with
     ``durability`` ``"sync"`` (default), ``"interval"`` or ``"none"``. ``clock_micros``
-    freezes the server's clock. Stop it with ``.stop()`` or a ``with`` block.
+    freezes the server's clock. ``gc_mode`` is ``"immediate"`` (default: cells a GC rule
+    makes collectable vanish from reads at once) or ``"background"`` (they stay readable
+    until collected, as in Cloud Bigtable). Stop it with ``.stop()`` or a ``with`` block.
     """
     return EmulatorServer(
         host=host,
@@ -47,6 +50,7 @@ def start(
         durability=durability,
         clock_micros=clock_micros,
         log_level=log_level,
+        gc_mode=gc_mode,
     )
 
 

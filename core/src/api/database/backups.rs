@@ -125,6 +125,7 @@ impl Database {
         let store = self.persist.as_ref().map(|p| p.store.clone());
         let mut table = Table::from_snapshot(table_id, &backup.snapshot, store);
         table.defer_maintenance = self.background_maintenance;
+        table.gc_mode = self.gc_mode;
         let info = TableInfo {
             name: table_id.to_string(),
             config: table.config.clone(),

@@ -134,7 +134,9 @@ impl Database {
     }
 
     /// Flushes and compacts every tablet of a table now: deletes and GC rules are applied
-    /// to storage for good (reads never depend on it: they hide collectable cells anyway).
+    /// to storage for good. In Immediate mode reads do not depend on it (they hide
+    /// collectable cells anyway); in Background mode this is a garbage collection pass,
+    /// as [`Database::collect_garbage`].
     ///
     /// # Errors
     /// `NotFound` for an unknown table.
@@ -145,10 +147,12 @@ impl Database {
     }
 
     /// Every version of a row's cells that storage still holds, including those its family's
-    /// GC rule hides from reads (until a compaction drops them), each with the rule that
-    /// hides it. Deleted cells are not included. What a "versions" inspector shows: reads
-    /// return exactly the versions whose [`StoredCell::collected_by`] is `None`. Counts no
-    /// access in [`Database::access_stats`].
+    /// GC rule makes collectable (until a collection drops them), each with the rule that
+    /// makes it so: the list of cells eligible for garbage collection. Deleted cells are not
+    /// included. What a "versions" inspector shows: in Immediate mode reads return exactly
+    /// the versions whose [`StoredCell::collected_by`] is `None`; in Background mode they
+    /// return every version listed, the eligible ones until a collection pass removes them.
+    /// Counts no access in [`Database::access_stats`].
     ///
     /// # Errors
     /// `NotFound` for an unknown table; `InvalidArgument` for a bad row key.

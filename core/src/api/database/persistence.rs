@@ -66,6 +66,9 @@ pub struct OpenOptions {
     /// properties, index, bloom filter), and costs time proportional to the metadata, not
     /// the data. [`Database::verify`] makes the same check on an open database.
     pub verify_on_open: bool,
+    /// When collectable cells stop being readable ([`crate::GcMode`]; Immediate by
+    /// default). Not stored: the same files may be opened in either mode.
+    pub gc_mode: crate::GcMode,
 }
 
 impl Default for OpenOptions {
@@ -75,6 +78,7 @@ impl Default for OpenOptions {
             log_rotate_bytes: 64 << 20,
             sstable: SstableOptions::default(),
             verify_on_open: false,
+            gc_mode: crate::GcMode::Immediate,
         }
     }
 }
@@ -127,11 +131,15 @@ impl Database {
         ));
         store.set_verify_on_open(options.verify_on_open);
         let mut db = Database::with_clock(clock);
+        // Before the tables load and the log replays: replayed ranged deletes bury
+        // collectable cells only in Immediate mode, as they did when first applied.
+        db.gc_mode = options.gc_mode;
         db.sequence = state.last_sequence;
         let mut opened = BTreeMap::new();
         for ts in &state.tables {
-            db.tables
-                .insert(ts.id.clone(), Table::from_state(ts, &store, &mut opened)?);
+            let mut table = Table::from_state(ts, &store, &mut opened)?;
+            table.gc_mode = db.gc_mode;
+            db.tables.insert(ts.id.clone(), table);
         }
         for b in &state.backups {
             let runs = b

@@ -35,12 +35,19 @@ pub(crate) struct TableView {
     pub(crate) families: Families,
     pub(crate) epochs: Arc<BTreeMap<String, u64>>,
     pub(crate) stats: Arc<spin::Mutex<TableStats>>,
+    /// Whether reads hide collectable cells (Immediate mode), as when the view was taken.
+    pub(crate) hide_collectable: bool,
 }
 
 impl TableView {
-    /// A resolver of this view's rows: deletes, family drops and GC at `now_micros`.
+    /// A resolver of this view's rows: deletes, family drops and, in Immediate mode, GC at
+    /// `now_micros`. In Background mode no GC view: collectable cells are read until a
+    /// compaction removes them, and the column-limit seek counts them like any cell.
     pub(crate) fn resolver(&self, now_micros: i64) -> RowResolver<'_> {
-        RowResolver::new(&self.epochs, Some((&self.families, now_micros)))
+        let gc = self
+            .hide_collectable
+            .then_some((&self.families, now_micros));
+        RowResolver::new(&self.epochs, gc)
     }
 }
 
@@ -137,8 +144,11 @@ impl Table {
     ) -> (Result<Option<PointCells>>, u64) {
         let tablet = &self.tablets[self.tablet_index(key)];
         let mut scan = tablet.point_scan(key);
-        let mut resolver =
-            RowResolver::new(&self.epochs, Some((&self.config.families, now_micros)));
+        let gc = self
+            .gc_mode
+            .hides_collectable()
+            .then_some((&self.config.families, now_micros));
+        let mut resolver = RowResolver::new(&self.epochs, gc);
         resolver.set_column_limit(column_limit);
         let mut g = RowGather::default();
         let mut cells = Vec::new();
@@ -220,6 +230,7 @@ impl Table {
             families: self.config.families.clone(),
             epochs: self.epochs.clone(),
             stats: self.stats.clone(),
+            hide_collectable: self.gc_mode.hides_collectable(),
         }
     }
 

@@ -6,6 +6,7 @@ package dev.sparsetable
 
 import dev.sparsetable.ffi.Database as NativeDatabase
 import dev.sparsetable.ffi.Durability as NativeDurability
+import dev.sparsetable.ffi.GcMode as NativeGcMode
 import dev.sparsetable.ffi.InstancePlane
 import java.io.File
 
@@ -42,6 +43,22 @@ class Durability private constructor(internal val native: NativeDurability, priv
 }
 
 /**
+ * When cells a column family's GC rule makes collectable stop being readable.
+ *
+ * - [IMMEDIATE] (the default): at once, so reads never depend on when compaction ran.
+ * - [BACKGROUND]: as Cloud Bigtable, which collects in the background, possibly days later,
+ *   and returns eligible cells until then: they stay readable until
+ *   [Sparsetable.collectGarbage] (or a compaction) removes them.
+ */
+enum class GcMode(internal val native: NativeGcMode) {
+    /** Collectable cells vanish from reads at once. */
+    IMMEDIATE(NativeGcMode.IMMEDIATE),
+
+    /** Collectable cells stay readable until collected. */
+    BACKGROUND(NativeGcMode.BACKGROUND),
+}
+
+/**
  * A Sparsetable database: [inMemory], or durable in a directory with [open].
  *
  * ```
@@ -74,6 +91,23 @@ class Sparsetable private constructor(
 
     /** The time the database sees, in microseconds since the epoch. */
     val nowMicros: Long get() = native { database.nowMicros() }
+
+    /** When collectable cells stop being readable (see [GcMode]). */
+    val gcMode: GcMode
+        get() = native { database.gcMode() }.let { m -> GcMode.entries.first { it.native == m } }
+
+    /**
+     * Runs garbage collection now on [tableId] (every table when `null`), on every cluster: in
+     * [GcMode.BACKGROUND] reads then stop returning the cells GC rules made collectable; in
+     * [GcMode.IMMEDIATE] they never did.
+     *
+     * @throws NotFoundException for an unknown table.
+     */
+    @JvmOverloads
+    fun collectGarbage(tableId: String? = null) {
+        val plane = planeRef
+        if (plane != null) native { plane.collectGarbage(tableId) } else native { database.collectGarbage(tableId) }
+    }
 
     /** Seeds the random draws of row-sample filters, so sampled reads repeat exactly. */
     fun setRandomSeed(seed: Long) = native { database.setRandomSeed(seed.toULong()) }
@@ -111,6 +145,14 @@ class Sparsetable private constructor(
         @JvmStatic
         fun inMemory(clock: ManualClock): Sparsetable = Sparsetable(NativeDatabase.withManualClock(clock.native), clock)
 
+        /** An empty in-memory database in [gcMode], on [clock] (the system clock when `null`). */
+        @JvmStatic
+        fun inMemory(clock: ManualClock?, gcMode: GcMode): Sparsetable {
+            val database = if (clock == null) NativeDatabase() else NativeDatabase.withManualClock(clock.native)
+            native { database.setGcMode(gcMode.native) }
+            return Sparsetable(database, clock)
+        }
+
         /**
          * Opens the durable database in directory [path], creating it if needed, on the system
          * clock. Opening recovers every write the previous process acknowledged (replaying the
@@ -124,12 +166,13 @@ class Sparsetable private constructor(
          */
         @JvmStatic
         @JvmOverloads
-        fun open(path: String, durability: Durability = Durability.SYNC): Sparsetable =
-            Sparsetable(native { NativeDatabase.open(path, durability.native) })
+        fun open(path: String, durability: Durability = Durability.SYNC, gcMode: GcMode = GcMode.IMMEDIATE): Sparsetable =
+            Sparsetable(native { NativeDatabase.openWithGcMode(path, durability.native, gcMode.native) })
 
         /** [open] of a [File] directory. */
         @JvmStatic
         @JvmOverloads
-        fun open(path: File, durability: Durability = Durability.SYNC): Sparsetable = open(path.path, durability)
+        fun open(path: File, durability: Durability = Durability.SYNC, gcMode: GcMode = GcMode.IMMEDIATE): Sparsetable =
+            open(path.path, durability, gcMode)
     }
 }

@@ -45,6 +45,7 @@ object Vectors {
         "op:create_table", "op:mutate_row", "op:mutate_rows", "op:check_and_mutate_row", "op:read_modify_write_row",
         "op:read_row", "op:read_rows", "op:sample_row_keys", "op:drop_row_range", "op:modify_column_families",
         "op:get_table", "op:list_tables", "op:delete_table", "op:update_table", "op:advance_clock",
+        "op:collect_garbage", "gc_mode:background",
         "mutation:set_cell", "mutation:add_to_cell", "mutation:merge_to_cell", "mutation:delete_from_column",
         "mutation:delete_from_family", "mutation:delete_from_row",
         "read:row_set", "read:rows_limit", "read:reversed",
@@ -84,6 +85,7 @@ object Vectors {
         "list_tables" to setOf("expect_tables"),
         "delete_table" to emptySet(),
         "advance_clock" to setOf("micros"),
+        "collect_garbage" to setOf("table", "expect_error"),
         "mutate_rows" to setOf("entries", "expect_statuses"),
         "check_and_mutate_row" to setOf("row_key", "predicate_filter", "true_mutations", "false_mutations", "expect_matched"),
         "read_modify_write_row" to setOf("row_key", "rules", "expect_row"),
@@ -105,8 +107,9 @@ object Vectors {
     /** The vector's capabilities (tests/vectors/README.md, "Capabilities"). */
     fun capabilities(v: JsonObject): Set<String> {
         val caps = sortedSetOf<String>()
-        unknownFields(v, "vector", setOf("name", "description", "clock_micros", "tables", "ops"), caps)
+        unknownFields(v, "vector", setOf("name", "description", "clock_micros", "gc_mode", "tables", "ops"), caps)
         if (v.has("clock_micros")) caps += "clock"
+        if (v["gc_mode"]?.asString == "background") caps += "gc_mode:background"
         val tables = v.obj("tables")
         if (tables != null && tables.size() > 0) caps += "op:create_table"
         tables?.entrySet()?.forEach { (_, spec) -> tableCaps(spec.asJsonObject, caps) }
@@ -441,7 +444,9 @@ object Vectors {
     /** Replays [v] on a fresh instance; fails with the first op whose outcome differs. */
     fun replay(v: JsonObject) {
         val clock = ManualClock(v["clock_micros"]?.asLong ?: DEFAULT_CLOCK_MICROS)
-        Sparsetable.inMemory(clock).use { instance ->
+        // A vector without gc_mode holds in both GC modes; it runs in the default one.
+        val gcMode = if (v["gc_mode"]?.asString == "background") GcMode.BACKGROUND else GcMode.IMMEDIATE
+        Sparsetable.inMemory(clock, gcMode).use { instance ->
             val admin = BigtableTableAdminClient.create(instance)
             val client = BigtableDataClient.create(instance)
             v.obj("tables")?.entrySet()?.forEach { (id, spec) -> admin.createTable(createTableRequest(id, spec.asJsonObject)) }
@@ -492,6 +497,7 @@ object Vectors {
                             UpdateTableRequest.of(table).setDeletionProtection(op["deletion_protection"].asBoolean),
                         ).let { null }
                         "advance_clock" -> clock.advanceMicros(op["micros"].asLong).let { null }
+                        "collect_garbage" -> instance.collectGarbage(table).let { null }
                         else -> error("unknown op $name")
                     }
                 }
