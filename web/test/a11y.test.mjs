@@ -1,0 +1,171 @@
+// Accessibility of the whole playground, in a real browser (Debian's Chromium, playwright-core,
+// the release build in web/dist/ served by scripts/serve_playground.py): axe-core reports no
+// violation of any impact (minor and moderate included) on every view, every lab tab and every
+// lesson, and every control can be reached and used from the keyboard: each visible, enabled
+// control is in the tab order (or is a tab of a tab list whose selected tab is), nothing that
+// looks clickable (a pointer cursor) is out of the keyboard's reach, and the Key Visualizer's
+// click-to-zoom has a keyboard path (arrow keys move over the cells, Enter zooms). One browser,
+// one page; any console or page error fails it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+// PLAYGROUND_DIST points at another build (e.g. the main branch's, to see this fail there).
+const DIST = process.env.PLAYGROUND_DIST ?? path.join(ROOT, "web", "dist");
+const AXE = path.join(ROOT, "web", "node_modules", "axe-core", "axe.min.js");
+
+let server;
+let browser;
+let page;
+const problems = [];
+/** Every place checked: `name -> violations` (the figure line lists them). */
+const checked = new Map();
+
+function serve() {
+  return new Promise((resolve, reject) => {
+    server = spawn("python3", [path.join(ROOT, "scripts", "serve_playground.py"), "--dir", DIST, "--port", "0"],
+      { stdio: ["ignore", "pipe", "inherit"] });
+    server.on("error", reject);
+    server.stdout.setEncoding("utf8");
+    let out = "";
+    server.stdout.on("data", (chunk) => {
+      out += chunk;
+      const m = out.match(/serving (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+  });
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm.gz")), "build first: scripts/playground.sh --build-only");
+  const url = await serve();
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error: ${msg.text()}`); });
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  await page.goto(url);
+  await page.getByTestId("app").waitFor();
+  await page.addScriptTag({ path: AXE });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+  assert.deepEqual(problems, []);
+});
+
+async function settled() {
+  await page.locator("[data-testid=app][data-busy=false]").waitFor();
+}
+
+/**
+ * Checks the page as it stands, named `name`: axe-core's violations of any impact, and the
+ * keyboard reach of every control. Both are collected (not asserted here), so one run of the
+ * file lists every place that fails.
+ */
+async function check(name) {
+  await settled();
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    const violations = r.violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+    // Keyboard reach. A control is reachable when it is in the tab order, or is a tab whose
+    // tab list has a tab in the tab order (the ARIA tabs pattern's roving tabindex).
+    const visible = (el) => {
+      const box = el.getBoundingClientRect();
+      return box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== "hidden";
+    };
+    const reachable = (el) => {
+      if (el.tabIndex >= 0) return true;
+      const list = el.getAttribute("role") === "tab" && el.closest("[role=tablist]");
+      return Boolean(list && [...list.querySelectorAll("[role=tab]")].some((t) => t.tabIndex >= 0));
+    };
+    const describe = (el) => `${el.tagName.toLowerCase()}${el.dataset.testid ? `[data-testid=${el.dataset.testid}]` : ""} "${(el.getAttribute("aria-label") ?? el.textContent).trim().slice(0, 40)}"`;
+    const controls = [...document.querySelectorAll("button, a[href], input, select, textarea, summary, [role=button], [role=tab], [role=link], [role=checkbox], [role=switch], [role=option], [contenteditable=true]")]
+      .filter((el) => visible(el) && !el.disabled);
+    const unreachable = controls.filter((el) => !reachable(el)).map((el) => `not in the tab order: ${describe(el)}`);
+    // Anything drawn as clickable (a pointer cursor) must be a control or inside one.
+    const interactive = "button, a[href], input, select, textarea, summary, label, [tabindex], [role=tab], [role=button]";
+    const pointers = [...document.querySelectorAll("body *")]
+      .filter((el) => visible(el) && getComputedStyle(el).cursor === "pointer" && !el.closest(interactive)
+        && !(el.parentElement && getComputedStyle(el.parentElement).cursor === "pointer"))
+      .map((el) => `clickable but not focusable: ${describe(el)}`);
+    return [...violations, ...unreachable, ...pointers];
+  });
+  checked.set(name, found);
+}
+
+async function view(name) {
+  await page.getByTestId(`view-${name}`).click();
+  await page.locator(`main.view-${name}`).waitFor();
+}
+
+async function labTab(id) {
+  await page.getByTestId(`lab-tab-${id}`).click();
+  await settled();
+}
+
+test("every view, every lab tab and every lesson: no axe-core violation of any impact, every control reachable by keyboard", async () => {
+  // The first screen, then a table with a cell, its drawer, and each view.
+  await check("first screen");
+  const form = page.getByTestId("create-table-form");
+  await form.getByTestId("table-id").fill("people");
+  await form.getByTestId("families").fill("cf");
+  await form.getByTestId("create-table").click();
+  await page.getByTestId("table-tab").filter({ hasText: "people" }).waitFor();
+  const write = page.getByTestId("write-form");
+  await write.getByTestId("row-key").fill("alice");
+  await write.getByTestId("qualifier").fill("name");
+  await write.getByTestId("value").fill("Alice");
+  await write.getByTestId("write").click();
+  await page.getByTestId("row").first().waitFor();
+  await check("data view");
+  await page.locator("[data-testid=cell] button").first().click();
+  await page.getByTestId("drawer").waitFor();
+  await check("data view with the drawer open");
+  await page.keyboard.press("Escape");
+  for (const name of ["query", "session"]) {
+    await view(name);
+    await check(`${name} view`);
+  }
+  await view("data");
+
+  // The lab's tabs before any lesson.
+  for (const id of ["scenarios", "replication", "tablets", "heatmap", "console", "keys"]) {
+    await labTab(id);
+    await check(`lab: ${id}`);
+  }
+
+  // Each lesson: its steps, and the tablets and Key Visualizer it fills.
+  await labTab("scenarios");
+  const slugs = await page.locator("[data-testid^=scenario-]").evaluateAll((els) => els.map((e) => e.dataset.testid.slice("scenario-".length)));
+  assert.ok(slugs.length >= 6, `the lessons: ${slugs}`);
+  for (const slug of slugs) {
+    await labTab("scenarios");
+    await page.getByTestId(`scenario-${slug}`).click();
+    await page.locator(`[data-testid=scenario-${slug}].active`).waitFor();
+    await check(`lesson ${slug}`);
+    for (const id of ["tablets", "heatmap"]) {
+      await labTab(id);
+      await check(`lesson ${slug}: ${id}`);
+    }
+  }
+  // The replication lesson, started.
+  await labTab("replication");
+  await page.getByTestId("repl-start-3").click();
+  await page.getByTestId("repl").waitFor();
+  await check("lesson replication");
+
+  const failing = [...checked].filter(([, found]) => found.length > 0);
+  console.log(`# figure: ${checked.size} places checked, ${failing.length} with findings`);
+  for (const [name, found] of failing) console.log(`# ${name}:\n#   ${found.join("\n#   ")}`);
+  assert.deepEqual(Object.fromEntries(failing), {});
+});
