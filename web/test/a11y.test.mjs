@@ -79,10 +79,8 @@ async function check(name) {
     const violations = r.violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
     // Keyboard reach. A control is reachable when it is in the tab order, or is a tab whose
     // tab list has a tab in the tab order (the ARIA tabs pattern's roving tabindex).
-    const visible = (el) => {
-      const box = el.getBoundingClientRect();
-      return box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== "hidden";
-    };
+    // Rendered and shown (not in a closed <details>, not display:none or visibility:hidden).
+    const visible = (el) => el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true });
     const reachable = (el) => {
       if (el.tabIndex >= 0) return true;
       const list = el.getAttribute("role") === "tab" && el.closest("[role=tablist]");
@@ -106,6 +104,14 @@ async function check(name) {
 async function view(name) {
   await page.getByTestId(`view-${name}`).click();
   await page.locator(`main.view-${name}`).waitFor();
+}
+
+async function consoleRun(line) {
+  const input = page.getByTestId("console-input");
+  const n = await page.getByTestId("console-entry").count();
+  await input.fill(line);
+  await input.press("Enter");
+  await page.getByTestId("console-entry").nth(n).waitFor();
 }
 
 async function labTab(id) {
@@ -132,8 +138,18 @@ test("every view, every lab tab and every lesson: no axe-core violation of any i
   await page.getByTestId("drawer").waitFor();
   await check("data view with the drawer open");
   await page.keyboard.press("Escape");
+  // Enough rows that the grid and the query's results scroll.
+  await page.getByTestId("load-1k").click();
+  await settled();
+  await check("data view, 1,000 rows");
   for (const name of ["query", "session"]) {
     await view(name);
+    if (name === "query") {
+      // 50 rows: enough to scroll, few enough for axe-core to check quickly.
+      await page.getByTestId("q-limit").fill("50");
+      await page.getByTestId("q-run").click();
+      await page.getByTestId("q-row").nth(20).waitFor();
+    }
     await check(`${name} view`);
   }
   await view("data");
@@ -141,6 +157,10 @@ test("every view, every lab tab and every lesson: no axe-core violation of any i
   // The lab's tabs before any lesson.
   for (const id of ["scenarios", "replication", "tablets", "heatmap", "console", "keys"]) {
     await labTab(id);
+    if (id === "console") {
+      // Enough output that the console scrolls.
+      for (let i = 0; i < 8; i++) await consoleRun("read people count=5");
+    }
     await check(`lab: ${id}`);
   }
 
@@ -168,4 +188,80 @@ test("every view, every lab tab and every lesson: no axe-core violation of any i
   console.log(`# figure: ${checked.size} places checked, ${failing.length} with findings`);
   for (const [name, found] of failing) console.log(`# ${name}:\n#   ${found.join("\n#   ")}`);
   assert.deepEqual(Object.fromEntries(failing), {});
+});
+
+test("the keyboard reaches every control, and no control keeps it", async () => {
+  // Tab from the top of the page must visit every control in the tab order and come back
+  // round: a control that swallows Tab (as the console's completion did) stops the walk.
+  await page.getByTestId("view-data").click();
+  await labTab("console");
+  await consoleRun("ls");
+  await page.getByTestId("console-input").fill("l");
+  const tabbable = await page.evaluate(() => {
+    let n = 0;
+    for (const [i, el] of [...document.querySelectorAll("body *")].entries()) {
+      if (el.tabIndex >= 0 && !el.disabled && el.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) {
+        el.dataset.tabOrder = String(i);
+        n += 1;
+      }
+    }
+    return n;
+  });
+  // Start at the first control (a blur would leave Chromium's starting point where it was).
+  await page.locator("[data-tab-order]").first().focus();
+  const visited = new Set([await page.evaluate(() => document.activeElement.dataset.tabOrder)]);
+  for (let i = 0; i < tabbable + 10; i++) {
+    await page.keyboard.press("Tab");
+    const at = await page.evaluate(() => document.activeElement?.dataset?.tabOrder ?? null);
+    if (at !== null) visited.add(at);
+  }
+  const missed = await page.evaluate((seen) => [...document.querySelectorAll("[data-tab-order]")]
+    .filter((el) => !seen.includes(el.dataset.tabOrder))
+    .map((el) => `${el.tagName.toLowerCase()} ${el.dataset.testid ?? ""} "${(el.getAttribute("aria-label") ?? el.textContent).trim().slice(0, 30)}"`), [...visited]);
+  console.log(`# figure: Tab visited ${visited.size} of ${tabbable} controls in ${tabbable + 10} presses`);
+  assert.deepEqual(missed, [], "every control is reached by Tab");
+
+  // The console: Tab completes while it has something to complete, then moves on; Shift+Tab
+  // always moves on.
+  const input = page.getByTestId("console-input");
+  await input.fill("looku");
+  await input.focus();
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset?.testid), "console-input", "the first Tab completes");
+  assert.equal(await input.inputValue(), "lookup ");
+  let left = false;
+  for (let i = 0; i < 5 && !left; i++) {
+    await page.keyboard.press("Tab");
+    left = await page.evaluate(() => document.activeElement?.dataset?.testid !== "console-input");
+  }
+  assert.ok(left, "Tab leaves the console once nothing is left to complete");
+  await input.fill("l");
+  await input.focus();
+  await page.keyboard.press("Shift+Tab");
+  assert.notEqual(await page.evaluate(() => document.activeElement?.dataset?.testid), "console-input", "Shift+Tab leaves at once");
+});
+
+test("the Key Visualizer by keyboard: arrow keys show a cell, Enter drills into its keys", async () => {
+  await labTab("scenarios");
+  await page.getByTestId("scenario-hotspots").click();
+  await page.locator("[data-testid=scenario-hotspots].active").waitFor();
+  await labTab("heatmap");
+  const map = page.getByTestId("heatmaps-view").getByTestId("heatmap").first();
+  const svg = map.locator("svg");
+  await svg.focus();
+  assert.equal(await page.evaluate(() => document.activeElement?.tagName.toLowerCase()), "svg", "the map takes focus");
+  const hover = map.getByTestId("heat-hover");
+  const idle = await hover.textContent();
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowLeft");
+  const shown = await hover.textContent();
+  assert.notEqual(shown, idle);
+  assert.match(shown, /^keys .* … .*\nsecond \d+: \d+ writes/);
+  assert.equal(await hover.getAttribute("aria-live"), "polite", "a screen reader hears the cell");
+  assert.equal(await map.getByTestId("heat-cursor").count(), 1, "the cell under the cursor is outlined");
+  await page.keyboard.press("Enter");
+  await page.getByTestId("heat-zoom").waitFor();
+  await page.getByTestId("heat-unzoom").click();
+  await settled();
 });
