@@ -9,6 +9,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -79,6 +80,17 @@ async function record(p, step) {
   return seen;
 }
 
+/** A GET with the given headers: status, headers and the body's length as received. */
+function get(url, headers) {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers }, (res) => {
+      let length = 0;
+      res.on("data", (c) => { length += c.length; });
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, length }));
+    }).on("error", reject);
+  });
+}
+
 const sum = (list, key) => list.reduce((n, r) => n + r[key], 0);
 const wasm = (list) => list.filter((r) => r.file.endsWith(".wasm"));
 
@@ -101,6 +113,8 @@ test("one download of the wasm per visit, none on a reload", async () => {
 
     const downloads = wasm(visit).filter((r) => r.body > 0);
     assert.equal(downloads.length, 1, `the wasm is downloaded once per visit: ${JSON.stringify(wasm(visit))}`);
+    // And asked for once: the worker does not even revalidate it (it would compile it again).
+    assert.equal(wasm(visit).length, 1, `the worker takes the page's module: ${JSON.stringify(wasm(visit))}`);
     assert.ok(Math.abs(downloads[0].body - gz) < 64, `and gzipped (${downloads[0].body} bytes received, ${gz} on disk)`);
     assert.equal(sum(wasm(reload), "body"), 0, `a reload downloads none of it: ${JSON.stringify(wasm(reload))}`);
     // Nothing else is sent again either: every file is answered 304 or from the cache.
@@ -109,4 +123,27 @@ test("one download of the wasm per visit, none on a reload", async () => {
   } finally {
     await ctx.close();
   }
+});
+
+test("the server's validators: ETag and Last-Modified, 304 with no body while they match", async () => {
+  const url = `${baseUrl}playground_bg.wasm`;
+  const gz = { "accept-encoding": "gzip" };
+  const first = await get(url, gz);
+  assert.equal(first.status, 200);
+  assert.equal(first.headers["cache-control"], "no-cache", "kept, but asked about on each use");
+  const etag = first.headers.etag;
+  assert.match(etag ?? "", /^"[0-9a-f]{32}"$/);
+  assert.ok(first.headers["last-modified"]);
+  const plain = await get(url, {});
+  assert.notEqual(plain.headers.etag, etag, "the gzip and the plain variant have their own validators");
+
+  const same = await get(url, { ...gz, "if-none-match": etag });
+  assert.deepEqual([same.status, same.length, same.headers.etag], [304, 0, etag]);
+  assert.equal((await get(url, { ...gz, "if-none-match": `"x", W/${etag}` })).status, 304, "a list, weak compared");
+  assert.equal((await get(url, { ...gz, "if-none-match": plain.headers.etag })).status, 200, "another variant's tag");
+  assert.equal((await get(url, { ...gz, "if-modified-since": first.headers["last-modified"] })).status, 304);
+  assert.equal((await get(url, { ...gz, "if-modified-since": "Thu, 01 Jan 1970 00:00:00 GMT" })).status, 200);
+  assert.equal((await get(url, { ...gz, "if-modified-since": "not a date" })).status, 200);
+  // If-None-Match wins over If-Modified-Since (RFC 9110 section 13.2.2).
+  assert.equal((await get(url, { ...gz, "if-none-match": '"x"', "if-modified-since": first.headers["last-modified"] })).status, 200);
 });
