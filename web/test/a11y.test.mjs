@@ -142,12 +142,29 @@ test("every view, every lab tab and every lesson: no axe-core violation of any i
   await page.getByTestId("load-1k").click();
   await settled();
   await check("data view, 1,000 rows");
+  // A nested GC rule in the editor, a delete asking for confirmation, an error shown.
+  const gc = page.getByTestId("gc-cf");
+  await gc.getByTestId("gc-cf-kind").selectOption("union");
+  await gc.getByTestId("gc-cf-add").click();
+  await gc.getByTestId("gc-cf-1-kind").selectOption("age");
+  await page.getByTestId("delete-table").click();
+  await page.getByTestId("delete-table-cancel").waitFor();
+  await form.getByTestId("table-id").fill("people");
+  await form.getByTestId("create-table").click();
+  await page.getByTestId("error").waitFor();
+  await check("data view: GC rule editor, a confirmation, an error");
+  await page.getByTestId("delete-table-cancel").click();
   for (const name of ["query", "session"]) {
     await view(name);
     if (name === "query") {
-      // 50 rows: enough to scroll, few enough for axe-core to check quickly.
-      await page.getByTestId("q-limit").fill("50");
-      await page.getByTestId("q-run").click();
+      // 50 rows: enough to scroll, few enough for axe-core to check quickly; a condition
+      // filter opens the builder's nested editors.
+      const query = page.getByTestId("query-form");
+      await query.getByTestId("q-limit").fill("50");
+      await query.getByTestId("f-kind").selectOption("condition");
+      await query.getByTestId("f-else-set").click();
+      await query.getByTestId("f-else-kind").selectOption("timestamp_range");
+      await query.getByTestId("q-run").click();
       await page.getByTestId("q-row").nth(20).waitFor();
     }
     await check(`${name} view`);
