@@ -3,9 +3,10 @@
 // violation of any impact (minor and moderate included) on every view, every lab tab and every
 // lesson, and every control can be reached and used from the keyboard: each visible, enabled
 // control is in the tab order (or is a tab of a tab list whose selected tab is), nothing that
-// looks clickable (a pointer cursor) is out of the keyboard's reach, and the Key Visualizer's
-// click-to-zoom has a keyboard path (arrow keys move over the cells, Enter zooms). One browser,
-// one page; any console or page error fails it.
+// looks clickable (a pointer cursor) is out of the keyboard's reach, Tab walks through every
+// control without being kept (the console's completion kept it), the code tabs move with arrow
+// keys, and the Key Visualizer's cells have a keyboard path (arrow keys move over the cells,
+// Enter zooms). One browser, one page; any console or page error fails it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -256,6 +257,24 @@ test("the keyboard reaches every control, and no control keeps it", async () => 
   await input.focus();
   await page.keyboard.press("Shift+Tab");
   assert.notEqual(await page.evaluate(() => document.activeElement?.dataset?.testid), "console-input", "Shift+Tab leaves at once");
+});
+
+test("code tabs by keyboard, as the view tabs: arrow keys select and focus the next language", async () => {
+  // The code tabs of the Data view's last write: only the selected one is in the tab order.
+  const tabs = page.getByTestId("code").first().getByTestId("code-tab");
+  await tabs.first().waitFor();
+  const state = () => tabs.evaluateAll((els) => els.map((e) => [e.getAttribute("aria-selected"), e.tabIndex, e === document.activeElement]));
+  const n = await tabs.count();
+  assert.ok(n >= 3, `languages: ${n}`);
+  await tabs.first().click();
+  assert.deepEqual((await state()).map(([sel, ti]) => [sel, ti]), [["true", 0], ...Array(n - 1).fill(["false", -1])]);
+  await page.keyboard.press("ArrowRight");
+  assert.deepEqual((await state())[1], ["true", 0, true], "ArrowRight selects and focuses the second language");
+  await page.keyboard.press("End");
+  assert.deepEqual((await state())[n - 1], ["true", 0, true], "End: the last");
+  await page.keyboard.press("ArrowRight");
+  assert.deepEqual((await state())[0], ["true", 0, true], "and round to the first");
+  assert.match(await page.getByTestId("code").first().getByTestId("code-text").textContent(), /\S/);
 });
 
 test("the Key Visualizer by keyboard: arrow keys show a cell, Enter drills into its keys", async () => {
