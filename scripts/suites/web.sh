@@ -7,9 +7,11 @@
 #  3. the release build of the site (scripts/playground.sh --build-only);
 #  4. the Playwright tests in Debian's Chromium (web/test/playground.test.mjs, the lab's
 #     web/test/lab.test.mjs, the lessons' web/test/lessons.test.mjs and the replication lesson's
-#     web/test/replication.test.mjs, and web/test/values.test.mjs: long values, a write just
-#     before a reload, typed values, deleting a table and resetting the session; the console-vs-cbt
-#     comparison runs in the server suite);
+#     web/test/replication.test.mjs, web/test/values.test.mjs: long values, a write just
+#     before a reload, typed values, deleting a table and resetting the session,
+#     web/test/load.test.mjs: one wasm download per visit and none on a reload, and
+#     web/test/a11y.test.mjs: axe-core and keyboard reach on every view, lab tab and lesson;
+#     the console-vs-cbt comparison runs in the server suite);
 #  5. the generated code (web/test/snippets.test.mjs): the corpus the reducer tests wrote to
 #     target/suite-logs/web/snippets is compiled (Python, Node, javac's syntax check) and run
 #     with Google's Python and Node clients against the debug sparsetable-server (built by
@@ -48,7 +50,8 @@ check "clippy -D warnings (wasm32)" "${CLIPPY[@]}"
 
 if check "release build of the playground" bash scripts/playground.sh --build-only; then
   echo "--- Playwright in Chromium"
-  node --test web/test/playground.test.mjs web/test/lab.test.mjs web/test/lessons.test.mjs web/test/replication.test.mjs web/test/values.test.mjs 2>&1 | tee "$logs/playwright.log"
+  node --test web/test/playground.test.mjs web/test/lab.test.mjs web/test/lessons.test.mjs web/test/replication.test.mjs web/test/values.test.mjs \
+    web/test/load.test.mjs web/test/a11y.test.mjs 2>&1 | tee "$logs/playwright.log"
   rc=${PIPESTATUS[0]}
   p=$(awk '/^# pass /{print $3}' "$logs/playwright.log" | tail -n 1)
   f=$(awk '/^# fail /{print $3}' "$logs/playwright.log" | tail -n 1)

@@ -1,11 +1,13 @@
 //! The page's side of the engine worker: starts it, sends it requests, and routes its replies
 //! (updates to the views, answers to whoever asked, how each save of the session went).
 //!
-//! The worker is `worker.js` beside the page, a module worker that loads the same wasm. Until
-//! it says it is loaded nothing is sent; then the first request starts the engine with the
-//! session to open: a `#s=` share link's, else the one the worker keeps in IndexedDB, else one
-//! an older version of the page kept in localStorage (removed once the worker has saved).
-//! Requests are answered in the order sent.
+//! The worker is `worker.js` beside the page, a module worker that runs the same wasm. The
+//! page's first message to it is the page's own compiled `WebAssembly.Module`, which the
+//! worker instantiates: the wasm is downloaded and compiled once per visit, not once per
+//! thread. Until the worker says it is loaded nothing else is sent; then the first request
+//! starts the engine with the session to open: a `#s=` share link's, else the one the worker
+//! keeps in IndexedDB, else one an older version of the page kept in localStorage (removed
+//! once the worker has saved). Requests are answered in the order sent.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -70,6 +72,9 @@ impl Client {
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Module);
         let worker = Worker::new_with_options("./worker.js", &options)?;
+        // The module this page runs, so the worker need not fetch and compile it again (a
+        // Module is cloned to a worker of the same origin without copying its code).
+        worker.post_message(&wasm_bindgen::module())?;
         let client = Client {
             worker,
             next_id: Rc::new(Cell::new(0)),

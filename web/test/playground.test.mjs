@@ -413,7 +413,7 @@ test("100,000 rows: only the rows in view are in the DOM; scrolling and typing s
   }
 });
 
-test("375 px wide, keyboard reachable, and axe-core finds no serious violations", async () => {
+test("375 px wide, keyboard reachable, and axe-core finds no violations", async () => {
   const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
   try {
     const p = await openPage(phone, "phone", `${baseUrl}#s=${new URL(await page.getByTestId("share-url").inputValue()).hash.slice(3)}`);
@@ -448,9 +448,9 @@ test("375 px wide, keyboard reachable, and axe-core finds no serious violations"
       const r = await window.axe.run(document, { resultTypes: ["violations"] });
       return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, target: v.nodes[0]?.target }));
     });
-    const serious = result.filter((v) => v.impact === "serious" || v.impact === "critical");
-    console.log(`# figure: axe-core on the ${name} view: ${result.length} violations, ${serious.length} serious or critical ${JSON.stringify(result)}`);
-    assert.deepEqual(serious, [], `axe-core on the ${name} view`);
+    console.log(`# figure: axe-core on the ${name} view: ${result.length} violations ${JSON.stringify(result)}`);
+    // Of any impact (web/test/a11y.test.mjs checks every view, lab tab and lesson).
+    assert.deepEqual(result, [], `axe-core on the ${name} view`);
     await page.screenshot({ path: path.join(SHOTS, `playground-${name}.png`), fullPage: true });
   }
 });

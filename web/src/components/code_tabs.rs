@@ -1,5 +1,8 @@
-//! The same operation as code: one tab per language, with a copy button.
+//! The same operation as code: one tab per language, with a copy button. The tabs follow the
+//! ARIA tabs pattern's keyboard, as the view tabs do: only the selected tab is in the tab
+//! order, and Left and Right (Home and End) select and focus the previous or next language.
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::codegen::Snippet;
@@ -31,12 +34,38 @@ pub fn code_tabs(props: &CodeTabsProps) -> Html {
             }
         })
     };
+    let onkeydown = {
+        let (active, copied, n) = (active.clone(), copied.clone(), props.snippets.len());
+        Callback::from(move |e: KeyboardEvent| {
+            let next = match e.key().as_str() {
+                "ArrowRight" => (at + 1) % n,
+                "ArrowLeft" => (at + n - 1) % n,
+                "Home" => 0,
+                "End" => n - 1,
+                _ => return,
+            };
+            e.prevent_default();
+            active.set(next);
+            copied.set(false);
+            // Focus follows the selection: the list's `next`-th tab, found from the key's
+            // target (Yew delegates events, so the current target is not the list).
+            let tab = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|tab| tab.parent_element())
+                .and_then(|list| list.children().item(next as u32))
+                .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(tab) = tab {
+                let _ = tab.focus();
+            }
+        })
+    };
     html! {
         <section class="code card" data-testid="code" aria-label={props.title.clone()}>
             <h2>{ props.title.clone() }</h2>
             <div class="code-tabs">
             // The tablist holds only tabs (axe-core: aria-required-children); Copy sits beside it.
-            <div class="code-tablist" role="tablist" aria-label="Languages">
+            <div class="code-tablist" role="tablist" aria-label="Languages" {onkeydown}>
                 { for props.snippets.iter().enumerate().map(|(i, s)| {
                     let onclick = {
                         let (active, copied) = (active.clone(), copied.clone());
@@ -44,6 +73,7 @@ pub fn code_tabs(props: &CodeTabsProps) -> Html {
                     };
                     html! {
                         <button type="button" role="tab" aria-selected={(i == at).to_string()}
+                            tabindex={if i == at { "0" } else { "-1" }}
                             class={classes!("tab", (i == at).then_some("active"))}
                             data-testid="code-tab" {onclick}>{ s.lang.label() }</button>
                     }

@@ -59,15 +59,24 @@ pub fn console_view(props: &ConsoleProps) -> Html {
                 e.prevent_default();
                 input.set(history.borrow_mut().down());
             }
-            "Tab" => {
-                e.prevent_default();
+            // Tab completes, but only while it has something to do: when the line would not
+            // change and the candidates are already shown (or there are none), and always
+            // with Shift, it moves focus on as everywhere else, so the keyboard is never
+            // trapped in the console (WCAG 2.1.2).
+            "Tab" if !e.shift_key() => {
                 let candidates = complete(&input, &tables);
-                hint.set(if candidates.len() > 1 {
+                let shown = if candidates.len() > 1 {
                     candidates.join("  ")
                 } else {
                     String::new()
-                });
-                input.set(complete_line(&input, &tables));
+                };
+                let line = complete_line(&input, &tables);
+                if line == *input && shown == *hint {
+                    return;
+                }
+                e.prevent_default();
+                hint.set(shown);
+                input.set(line);
             }
             _ => {}
         })
@@ -115,7 +124,8 @@ pub fn console_view(props: &ConsoleProps) -> Html {
     html! {
         <div class="console card" data-testid="console">
             <h2>{ "Console " }<span class="muted">{ "cbt commands; Tab completes, ↑/↓ history" }</span></h2>
-            <div class="console-output" data-testid="console-output" aria-live="polite">
+            // A log (read politely as it grows), in the tab order so the keyboard can scroll it.
+            <div class="console-output" data-testid="console-output" role="log" aria-label="Console output" tabindex="0">
                 { for props.entries.iter().map(|e| html! {
                     <div class={classes!("console-entry", e.failed.then_some("failed"))} data-testid="console-entry">
                         <div class="console-command">{ format!("$ cbt {}", e.command) }</div>

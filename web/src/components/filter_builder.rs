@@ -482,7 +482,7 @@ fn branch_editor(
             let clear = Callback::from(move |_| on_change.emit(None));
             html! { <>
                 { filter_editor(f, set, path) }
-                <button type="button" class="ghost" onclick={clear} aria-label="No filter on this branch">{ "None" }</button>
+                <button type="button" class="ghost" onclick={clear} aria-label="None: no filter on this branch">{ "None" }</button>
             </> }
         }
         None => {

@@ -2,6 +2,9 @@
 //! and key ranges top to bottom, labelled by the hierarchy levels of their keys; hot rows are
 //! outlined, a hover shows the range, its counters in that second and the tablet holding it,
 //! a click drills into the range, and a colour legend maps colours to the metric's values.
+//! The keyboard does what the mouse does: the map is in the tab order, arrow keys (Home, End)
+//! move a cursor over the cells and show the same text as a hover (read out politely), and
+//! Enter or Space drills into the cursor's range.
 
 use core::fmt::Write as _;
 
@@ -129,14 +132,15 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
             }
         })
     };
-    let onclick = {
+    // Drills into the range of the row under the cursor (a click's or the keyboard's).
+    let zoom = {
         let (hover, on_zoom, rows, table) = (
             hover.clone(),
             props.on_zoom.clone(),
             h.rows.clone(),
             lane.table.clone(),
         );
-        Callback::from(move |_: MouseEvent| {
+        move || {
             if let (Some((r, _)), Some(on_zoom)) = (*hover, on_zoom.as_ref()) {
                 if let Some(row) = rows.get(r) {
                     on_zoom.emit(KeyZoom {
@@ -146,7 +150,52 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
                     });
                 }
             }
+        }
+    };
+    let onclick = {
+        let zoom = zoom.clone();
+        Callback::from(move |_: MouseEvent| zoom())
+    };
+    let onkeydown = {
+        let (hover, rows, times) = (hover.clone(), h.rows.len(), h.times.len());
+        Callback::from(move |e: KeyboardEvent| {
+            if rows == 0 || times == 0 {
+                return;
+            }
+            let key = e.key();
+            if key == "Enter" || key == " " {
+                e.prevent_default();
+                zoom();
+                return;
+            }
+            // Any other key (Tab above all) keeps its usual meaning.
+            if !matches!(
+                key.as_str(),
+                "ArrowUp" | "ArrowDown" | "ArrowLeft" | "ArrowRight" | "Home" | "End"
+            ) {
+                return;
+            }
+            e.prevent_default();
+            // The first key shows the newest second of the first row; later ones move.
+            let Some((r, t)) = *hover else {
+                hover.set(Some((0, times - 1)));
+                return;
+            };
+            let (r, t) = (r.min(rows - 1), t.min(times - 1));
+            hover.set(Some(match key.as_str() {
+                "ArrowUp" => (r.saturating_sub(1), t),
+                "ArrowDown" => ((r + 1).min(rows - 1), t),
+                "ArrowLeft" => (r, t.saturating_sub(1)),
+                "ArrowRight" => (r, (t + 1).min(times - 1)),
+                "Home" => (r, 0),
+                _ => (r, times - 1),
+            }));
         })
+    };
+    let keys_hint = if props.on_zoom.is_some() {
+        "arrow keys move over the cells, Enter drills into a row's keys"
+    } else {
+        "arrow keys move over the cells"
     };
     let legend = props.metric.as_ref().map(|m| {
         let stops: Vec<String> = (0..=4).map(|i| colour(i * LEVELS / 4)).collect();
@@ -170,8 +219,8 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
             if h.rows.is_empty() {
                 <p class="hint">{ "No traffic yet: run some load." }</p>
             } else {
-                <svg width={width.to_string()} height={height.to_string()} role="img"
-                    aria-label={format!("heatmap of {}", lane.table)} {onmousemove} {onclick} ref={svg_ref}>
+                <svg width={width.to_string()} height={height.to_string()} role="img" tabindex="0"
+                    aria-label={format!("heatmap of {}: {keys_hint}", lane.table)} {onmousemove} {onclick} {onkeydown} ref={svg_ref}>
                     { for labels.iter().zip(&h.rows).enumerate().map(|(ri, (label, row))| html! {
                         <text x="0" y={(ri as u32 * cell + cell - 3).to_string()} class={classes!("heat-label", row.hot.then_some("hot"))}>{ label.clone() }</text>
                     }) }
@@ -184,6 +233,10 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
                                 width={(cell - 1).to_string()} height={(cell - 1).to_string()} />
                         })
                     }) }
+                    if let Some((r, t)) = (*hover).filter(|&(r, t)| r < h.rows.len() && t < h.times.len()) {
+                        <rect class="heat-cursor" data-testid="heat-cursor" x={(label_w + t as u32 * cell).to_string()}
+                            y={(r as u32 * cell).to_string()} width={(cell - 1).to_string()} height={(cell - 1).to_string()} />
+                    }
                     if axis {
                         <g class="heat-axis" data-testid="heat-time-axis">
                             { for h.times.iter().enumerate().filter(|(t, _)| t % every == 0).map(|(t, &micros)| html! {
@@ -194,7 +247,7 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
                     }
                 </svg>
                 { for legend }
-                <pre class="heat-hover" data-testid="heat-hover">{ hover_text }</pre>
+                <pre class="heat-hover" data-testid="heat-hover" aria-live="polite">{ hover_text }</pre>
             }
         </div>
     }

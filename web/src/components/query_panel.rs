@@ -160,7 +160,8 @@ pub fn query_panel(props: &QueryPanelProps) -> Html {
                     data-request={sparsetable::json::to_string(&q.request).unwrap_or_default()}>
                     <h2>{ format!("{} rows returned", q.rows.len()) }
                         <span class="muted">{ " · highlighted in the grid below" }</span></h2>
-                    <ol class="result-rows">
+                    // Scrolls when long: focusable so the keyboard can scroll it.
+                    <ol class="result-rows" tabindex="0" aria-label="Rows returned">
                         { for q.rows.iter().map(|row| html! {
                             <li data-testid="q-row" data-key={display_bytes(&row.key)}>
                                 <code class="row-key">{ display_bytes(&row.key) }</code>

@@ -81,7 +81,8 @@ pub fn tablets_view(props: &TabletsViewProps) -> Html {
             }) }
             <div class="card events" data-testid="event-log">
                 <h2>{ "Event log" }</h2>
-                <ol reversed=true>
+                // Scrolls when long: focusable so the keyboard can scroll it.
+                <ol reversed=true tabindex="0" aria-label="Events, newest first">
                     { for props.events.iter().rev().take(80).map(|e| html! {
                         <li class={classes!("event", e.kind.clone())} data-kind={e.kind.clone()}>
                             <span class="kind">{ &e.kind }</span>{ " " }<code>{ &e.table }</code>{ " " }{ &e.text }
