@@ -14,6 +14,7 @@
 //! | [`crate::RowMutations`] | `MutateRowsRequest.Entry` |
 //! | [`crate::ReadModifyWriteRule`] | `ReadModifyWriteRule` |
 //! | [`crate::Row`] | `google.bigtable.v2.Row` (families, columns, cells) |
+//! | [`crate::api::sql::SqlType`], [`crate::api::sql::SqlValue`] | `google.bigtable.v2.Type`, `Value` (the [`sql`] module: functions, not serde impls) |
 //! | [`crate::GcRule`] | `google.bigtable.admin.v2.GcRule` (`maxAge` as a Duration string, `"3.5s"`) |
 //! | [`crate::ColumnFamily`] | admin `ColumnFamily` (`gcRule`, `valueType` as an admin `Type`) |
 //! | [`crate::TableConfig`] | admin `Table` (`columnFamilies`, `granularity`, `deletionProtection`) plus `initialSplits` from `CreateTableRequest` |
@@ -125,6 +126,7 @@ macro_rules! via {
 mod admin;
 mod data;
 mod scalar;
+pub mod sql;
 
 use alloc::format;
 use alloc::string::String;
