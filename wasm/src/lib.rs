@@ -31,6 +31,7 @@ pub mod panic;
 pub mod proto;
 pub mod replication;
 pub mod rules;
+pub mod sql;
 pub mod storage;
 pub mod types;
 

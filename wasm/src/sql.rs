@@ -1,0 +1,170 @@
+//! Bigtable's SQL on the `Database` class: `prepareQueryJson` and `executeQueryJson`, with
+//! requests and results in the proto3 JSON of `PrepareQueryRequest`, `ExecuteQueryRequest`
+//! (its `params`, each value carrying its `type`), `ResultSetMetadata` and `Value`.
+//!
+//! The core's `api::sql` decides what a query means, and the core's `api::json::sql` converts
+//! types and values; this file reads the request's members and calls both, so an error is the
+//! core's, with its gRPC code. Rows come back whole (the core's `execute`): the engine reads
+//! a snapshot, and JavaScript gets one array, as the npm package's `executeQuery` returns.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+use sparsetable::api::json::sql::{type_from_json, type_to_json, value_from_json, value_to_json};
+use sparsetable::api::sql::{self, PreparedQuery, SqlType};
+use sparsetable::Error;
+use wasm_bindgen::prelude::*;
+
+use crate::database::Database;
+use crate::error::to_js_error;
+use crate::proto::{parse, parse_text};
+
+type JsResult<T> = Result<T, JsValue>;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &'static str = r#"
+/** `google.bigtable.v2.Type` in proto3 JSON: one member, e.g. `{int64Type: {}}`,
+ * `{arrayType: {elementType}}`, `{mapType: {keyType, valueType}}`,
+ * `{structType: {fields: [{fieldName, type}]}}`. */
+export type ProtoSqlType = { [kind: string]: any };
+/** `google.bigtable.v2.Value` in proto3 JSON: `{}` is NULL; `bytesValue` (base64 out),
+ * `stringValue`, `intValue` (decimal string out), `boolValue`, `floatValue` (number, or
+ * "NaN"/"Infinity"/"-Infinity"), `timestampValue` (RFC 3339), `dateValue: {year, month, day}`,
+ * `arrayValue: {values}` (a MAP: pairs; a STRUCT: its fields). */
+export type ProtoSqlValue = { [kind: string]: any };
+/** `PrepareQueryRequest` without its routing fields. */
+export interface ProtoPrepareQuery { query: string; paramTypes?: { [name: string]: ProtoSqlType } }
+/** `ExecuteQueryRequest` without its routing fields: each param carries its `type`. */
+export interface ProtoExecuteQuery { query: string; params?: { [name: string]: ProtoSqlValue & { type: ProtoSqlType } } }
+/** `ResultSetMetadata`: the result's columns. */
+export interface ProtoResultSetMetadata { protoSchema: { columns: { name: string; type: ProtoSqlType }[] } }
+/** What `executeQueryJson` returns: the metadata and every row's values. */
+export interface ProtoQueryResult { metadata: ProtoResultSetMetadata; rows: ProtoSqlValue[][] }
+"#;
+
+fn members(what: &str, body: &Map<String, Value>, allowed: &[&str]) -> Result<(), Error> {
+    match body.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(Error::invalid_argument(format!(
+            "{what}: unknown field {k:?}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn query_text(body: &Map<String, Value>) -> Result<String, Error> {
+    match body.get("query") {
+        Some(Value::String(q)) => Ok(q.clone()),
+        _ => Err(Error::invalid_argument("request: query must be a string")),
+    }
+}
+
+fn object_member<'a>(
+    body: &'a Map<String, Value>,
+    name: &str,
+) -> Result<Option<&'a Map<String, Value>>, Error> {
+    match body.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m)),
+        Some(_) => Err(Error::invalid_argument(format!(
+            "request: {name} must be an object"
+        ))),
+    }
+}
+
+fn metadata(query: &PreparedQuery) -> Value {
+    let columns = query
+        .columns()
+        .iter()
+        .map(|c| serde_json::json!({"name": c.name, "type": type_to_json(&c.ty)}))
+        .collect();
+    serde_json::json!({"protoSchema": {"columns": Value::Array(columns)}})
+}
+
+fn output(value: &Value) -> Result<JsValue, Error> {
+    parse_text(&value.to_string())
+}
+
+#[wasm_bindgen]
+impl Database {
+    /// Checks a SQL query against the tables' schemas (`PrepareQueryRequest` in proto3 JSON:
+    /// `{query, paramTypes: {name: Type}}`) and returns `{metadata}`: the result's columns
+    /// (`ResultSetMetadata`). Executing it again goes through `executeQueryJson`, which
+    /// prepares against the schema as it is then (as the server's prepared tokens do).
+    ///
+    /// # Errors
+    /// The core's: `INVALID_ARGUMENT` naming what was not understood and its position,
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a malformed request.
+    #[wasm_bindgen(js_name = prepareQueryJson, unchecked_return_type = "{ metadata: ProtoResultSetMetadata }")]
+    pub fn prepare_query_json(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ProtoPrepareQuery | string")] request: JsValue,
+    ) -> JsResult<JsValue> {
+        self.prepare_query(&request).map_err(to_js_error)
+    }
+
+    /// Runs a SQL query (`ExecuteQueryRequest` in proto3 JSON: `{query, params: {name:
+    /// {type, intValue|stringValue|...}}}`) and returns `{metadata, rows}`: the columns and
+    /// every row as `Value`s in column order.
+    ///
+    /// # Errors
+    /// As `prepareQueryJson`, plus `INVALID_ARGUMENT` for a parameter value that does not
+    /// carry its type, and the core's `OUT_OF_RANGE` for errors while running (overflow,
+    /// division by zero).
+    #[wasm_bindgen(js_name = executeQueryJson, unchecked_return_type = "ProtoQueryResult")]
+    pub fn execute_query_json(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ProtoExecuteQuery | string")] request: JsValue,
+    ) -> JsResult<JsValue> {
+        self.execute_query(&request).map_err(to_js_error)
+    }
+}
+
+impl Database {
+    fn prepare_query(&self, request: &JsValue) -> Result<JsValue, Error> {
+        let body: Map<String, Value> = parse("request", request, self.value_limit())?;
+        members("request", &body, &["query", "paramTypes", "param_types"])?;
+        let query = query_text(&body)?;
+        let mut types = BTreeMap::new();
+        let declared = match object_member(&body, "paramTypes")? {
+            Some(m) => Some(m),
+            None => object_member(&body, "param_types")?,
+        };
+        for (name, ty) in declared.into_iter().flatten() {
+            types.insert(
+                name.clone(),
+                type_from_json(&format!("paramTypes[{name}]"), ty)?,
+            );
+        }
+        let prepared = sql::prepare(&*self.engine()?, &query, types)?;
+        output(&serde_json::json!({"metadata": metadata(&prepared)}))
+    }
+
+    fn execute_query(&self, request: &JsValue) -> Result<JsValue, Error> {
+        let body: Map<String, Value> = parse("request", request, self.value_limit())?;
+        members("request", &body, &["query", "params"])?;
+        let query = query_text(&body)?;
+        let mut types: BTreeMap<String, SqlType> = BTreeMap::new();
+        let mut values = BTreeMap::new();
+        for (name, value) in object_member(&body, "params")?.into_iter().flatten() {
+            let what = format!("params[{name}]");
+            let ty = value
+                .get("type")
+                .filter(|t| !t.is_null())
+                .ok_or_else(|| Error::invalid_argument(format!("{what}: needs its type")))?;
+            let ty = type_from_json(&what, ty)?;
+            values.insert(name.clone(), value_from_json(&what, value, &ty)?);
+            types.insert(name.clone(), ty);
+        }
+        let (prepared, rows) = {
+            let engine = self.engine()?;
+            let prepared = sql::prepare(&engine, &query, types)?;
+            let rows = sql::execute(&engine, &prepared, &values)?;
+            (prepared, rows)
+        };
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|r| Value::Array(r.iter().map(value_to_json).collect()))
+            .collect();
+        output(&serde_json::json!({"metadata": metadata(&prepared), "rows": rows}))
+    }
+}
