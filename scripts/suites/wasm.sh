@@ -6,7 +6,8 @@
 #     vector runner (wasm/test/vectors_json.test.mjs, every vector through the binding's one
 #     API, the proto3 JSON one), the JS-level API tests (api.test.mjs: the one surface, wrong
 #     types refused, the core's status codes and prefix successor), and bad input of every
-#     kind (wasm/test/robustness_inputs.test.mjs);
+#     kind (wasm/test/robustness_inputs.test.mjs), and SQL: every shared SQL vector through
+#     executeQueryJson (sql_vectors.test.mjs) and its request checks (sql_api.test.mjs);
 #  4. the npm package (bindings/js): its tarball built from the same wasm build, installed into
 #     a scratch project under target/js-scratch/, and tested there in Node (node:test, the
 #     README's examples, `tsc --strict` on a consumer) and in headless Chromium (one launch:
@@ -58,7 +59,7 @@ count_cargo "$logs/browser.log" "${PIPESTATUS[0]}"
 echo "--- node:test over the Node build (vectors, JS API, bad input)"
 if "${NODE_PKG[@]}" \
   && wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/debug/sparsetable_wasm.wasm; then
-  node --test wasm/test/vectors_json.test.mjs wasm/test/api.test.mjs wasm/test/api_json.test.mjs wasm/test/robustness_inputs.test.mjs wasm/test/replication.test.mjs wasm/test/replication_vectors.test.mjs wasm/test/change_stream.test.mjs 2>&1 | tee "$logs/node-test.log"
+  node --test wasm/test/vectors_json.test.mjs wasm/test/api.test.mjs wasm/test/api_json.test.mjs wasm/test/robustness_inputs.test.mjs wasm/test/replication.test.mjs wasm/test/replication_vectors.test.mjs wasm/test/change_stream.test.mjs wasm/test/sql_vectors.test.mjs wasm/test/sql_api.test.mjs 2>&1 | tee "$logs/node-test.log"
   count_node "$logs/node-test.log" "${PIPESTATUS[0]}"
 else
   echo "FAILED: building the Node package"; fail=$((fail + 1))
