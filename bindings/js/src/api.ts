@@ -33,6 +33,8 @@ export type { ClusterInfo, AppProfileInfo, InstanceMetadata, InstanceStore } fro
 export { Bigtable } from "./bigtable.js";
 export type { BigtableOptions } from "./bigtable.js";
 export { Instance } from "./instance.js";
+export { SqlTypes, BigtableDate, PreciseDate, Struct, StructType, QueryResultRow, ResultSetMetadata, EncodedKeyMap, NamedList, PreparedStatement } from "./execute_query.js";
+export type { SqlType, SqlValue, ExecuteQueryParameterValue } from "./execute_query.js";
 export { Cluster } from "./cluster.js";
 export type { ClusterOptions, ClusterMetadata } from "./cluster.js";
 export { AppProfile } from "./app_profile.js";

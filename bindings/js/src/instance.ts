@@ -2,7 +2,7 @@
 // (kept in the core's instance model).
 
 import { InstanceModel } from "./wasm/sparsetable_wasm.js";
-import type { Database, ProtoTable } from "./wasm/sparsetable_wasm.js";
+import type { Database, ProtoQueryResult, ProtoResultSetMetadata, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { AppProfile } from "./app_profile.js";
 import type { AppProfileOptions } from "./app_profile.js";
 import type { Bigtable } from "./bigtable.js";
@@ -14,6 +14,8 @@ import { BigtableError, call } from "./errors.js";
 import { databases, metadataOf } from "./registry.js";
 import type { InstanceMetadata } from "./registry.js";
 import { Table } from "./table.js";
+import { PreparedStatement, QueryResultRow, inferType, metadataFromProto, typeToProto, valueFromProto, valueToProto } from "./execute_query.js";
+import type { ExecuteQueryParameterValue, ResultSetMetadata, SqlType } from "./execute_query.js";
 import type { CreateTableOptions } from "./table.js";
 
 /** An instance: a namespace of tables with its own database. */
@@ -193,6 +195,50 @@ export class Instance {
       databases.delete(key);
       db.free();
       return [] as [];
+    }, cb);
+  }
+
+  /** Checks a SQL query against the tables' schemas (the engine's PrepareQuery): `[statement]`,
+   * whose `metadata` are the result's columns. `parameterTypes` are `SqlTypes` types by name. */
+  prepareStatement(options: { query: string; parameterTypes?: Record<string, SqlType> }, cb?: Callback<[PreparedStatement]>): Promise<[PreparedStatement]> {
+    return settle(() => {
+      const types = options.parameterTypes ?? {};
+      const paramTypes = Object.fromEntries(Object.entries(types).map(([n, t]) => [n, typeToProto(t)]));
+      const out = call(() => this.db.prepareQueryJson({ query: options.query, paramTypes })) as { metadata: ProtoResultSetMetadata };
+      return [new PreparedStatement(options.query, { ...types }, metadataFromProto(out.metadata))] as [PreparedStatement];
+    }, cb);
+  }
+
+  /** Runs a SQL query (the engine's ExecuteQuery): `[rows, metadata]`, each row a
+   * `QueryResultRow` of values converted as the Node client converts them. Takes
+   * `{preparedStatement, parameters}` or `{query, parameters, parameterTypes}` (types of
+   * parameters left out are inferred from their values, as the client infers them). */
+  executeQuery(
+    options: { preparedStatement: PreparedStatement; parameters?: Record<string, ExecuteQueryParameterValue> }
+      | { query: string; parameters?: Record<string, ExecuteQueryParameterValue>; parameterTypes?: Record<string, SqlType> },
+    cb?: Callback<[QueryResultRow[], ResultSetMetadata]>,
+  ): Promise<[QueryResultRow[], ResultSetMetadata]> {
+    return settle(() => {
+      const prepared = "preparedStatement" in options ? options.preparedStatement : undefined;
+      const query = prepared ? prepared.query : (options as { query: string }).query;
+      const declared = prepared ? prepared.parameterTypes : (options as { parameterTypes?: Record<string, SqlType> }).parameterTypes ?? {};
+      const parameters = options.parameters ?? {};
+      if (prepared) {
+        const missing = Object.keys(declared).find((n) => !(n in parameters));
+        const extra = Object.keys(parameters).find((n) => !(n in declared));
+        if (missing !== undefined) throw new BigtableError("INVALID_ARGUMENT", `parameter @${missing} was declared when the statement was prepared but has no value`);
+        if (extra !== undefined) throw new BigtableError("INVALID_ARGUMENT", `parameter @${extra} was not declared when the statement was prepared`);
+      }
+      const params: Record<string, Record<string, unknown> & { type: Record<string, unknown> }> = {};
+      for (const [name, value] of Object.entries(parameters)) {
+        const t = declared[name] ?? inferType(value, name);
+        params[name] = { type: typeToProto(t), ...valueToProto(value, t, name) };
+      }
+      const out = call(() => this.db.executeQueryJson({ query, params })) as ProtoQueryResult;
+      const metadata = metadataFromProto(out.metadata);
+      const names = metadata.values.map((_, i) => metadata.getFieldNameAtIndex(i));
+      const rows = out.rows.map((r) => new QueryResultRow(r.map((v, i) => valueFromProto(v, metadata.columns[i])), names));
+      return [rows, metadata] as [QueryResultRow[], ResultSetMetadata];
     }, cb);
   }
 }
