@@ -2,6 +2,8 @@
 // public shape must type-check as a user writes it.
 import { Bigtable, Database, BigtableError, PartialFailureError, ReplicatedInstance, toRowFilter, platform } from "sparsetable";
 import type { ChangeStreamReader, ReadChangeStreamResponse, ReplicatedTable, ReplicationControl, ReplicationStatus } from "sparsetable";
+import { SqlTypes, PreciseDate, BigtableDate, QueryResultRow, ResultSetMetadata } from "sparsetable";
+import type { SqlValue } from "sparsetable";
 import type { AppProfileMetadata, ClusterMetadata, Filter, GetRowsOptions, ProtoMutation, ProtoRow, Row, RowDataOut } from "sparsetable";
 
 async function main(): Promise<void> {
@@ -39,6 +41,14 @@ async function main(): Promise<void> {
   await instance.createAppProfile("batch", { routing: cluster, allowTransactionalWrites: true, description: "batch" });
   const [profiles] = await instance.getAppProfiles();
   const profileMeta: AppProfileMetadata | undefined = profiles[0].metadata;
+  const [sqlRows, sqlMeta]: [QueryResultRow[], ResultSetMetadata] = await instance.executeQuery({
+    query: "SELECT _key, @t AS t, @d AS d FROM t WHERE _key = @k",
+    parameters: { k: new Uint8Array([1]), t: new PreciseDate(1_700_000_000_000_000_000n), d: new BigtableDate(2024, 1, 2) },
+  });
+  const [statement] = await instance.prepareStatement({ query: "SELECT @n AS n", parameterTypes: { n: SqlTypes.Int64() } });
+  const [prepared] = await instance.executeQuery({ preparedStatement: statement, parameters: { n: 1n } });
+  const first: SqlValue = sqlRows[0].get("t");
+  console.log(first, sqlMeta.columns.length, prepared[0].get(0));
   console.log(value, matched, n, toRowFilter({ family: "cf" }), platform, clusterMeta.serveNodes, profileMeta?.name);
 }
 
