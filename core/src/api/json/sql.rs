@@ -11,8 +11,8 @@
 //!   `structType: {fields: [{fieldName, type}]}`;
 //! - a value is an object with at most one kind: `bytesValue` (base64), `stringValue`,
 //!   `intValue` (decimal string, or a JSON number on input), `boolValue`, `floatValue` (a
-//!   number, or `"NaN"`, `"Infinity"`, `"-Infinity"`), `timestampValue` (RFC 3339 text, `Z`
-//!   on output), `dateValue: {year, month, day}`, `arrayValue: {values: [...]}`; no kind is
+//!   number, or `"NaN"`, `"Infinity"`, `"-Infinity"`), `timestampValue` (RFC 3339 text; on
+//!   output UTC with six fraction digits, `platform::calendar::rfc3339`), `dateValue: {year, month, day}`, `arrayValue: {values: [...]}`; no kind is
 //!   NULL. As Bigtable encodes them, a MAP is an `arrayValue` of two-element `arrayValue`s
 //!   (key, value) and a STRUCT an `arrayValue` of its fields. A request's value may also
 //!   carry its `type` (ExecuteQueryRequest.params); [`value_from_json`] ignores that member,
@@ -30,9 +30,9 @@ use alloc::vec::Vec;
 
 use serde_json::{Map, Number, Value};
 
-use crate::api::sql::calendar::timestamp_text;
 use crate::api::sql::functions::time::parse_timestamp;
 use crate::api::sql::{SqlType, SqlValue};
+use crate::platform::calendar::rfc3339;
 use crate::{Error, Result};
 
 fn bad(what: &str, detail: impl core::fmt::Display) -> Error {
@@ -234,16 +234,16 @@ pub fn value_from_json(what: &str, v: &Value, ty: &SqlType) -> Result<SqlValue> 
         ("bytesValue", SqlType::Bytes) => SqlValue::Bytes(super::decode_base64(text()?)?),
         ("stringValue", SqlType::String) => SqlValue::String(text()?.to_string()),
         ("intValue", SqlType::Int64) => SqlValue::Int64(int_of(what, body)?),
-        ("boolValue", SqlType::Bool) => {
-            SqlValue::Bool(body.as_bool().ok_or_else(|| bad(what, "expected a boolean"))?)
-        }
+        ("boolValue", SqlType::Bool) => SqlValue::Bool(
+            body.as_bool()
+                .ok_or_else(|| bad(what, "expected a boolean"))?,
+        ),
         ("floatValue", SqlType::Float32) => SqlValue::Float32(float_of(what, body)? as f32),
         ("floatValue", SqlType::Float64) => SqlValue::Float64(float_of(what, body)?),
         ("timestampValue", SqlType::Timestamp) => {
             let t = text()?;
-            parse_timestamp(t).ok_or_else(|| {
-                bad(what, format_args!("{t:?} is not an RFC 3339 timestamp"))
-            })?
+            parse_timestamp(t)
+                .ok_or_else(|| bad(what, format_args!("{t:?} is not an RFC 3339 timestamp")))?
         }
         ("dateValue", SqlType::Date) => {
             let d = object(what, body)?;
@@ -319,9 +319,7 @@ pub fn value_to_json(value: &SqlValue) -> Value {
         SqlValue::Timestamp { .. } => {
             // The engine computes in microseconds, so the value is a whole number of them.
             let micros = value.as_micros().unwrap_or_default();
-            let text = timestamp_text(micros);
-            let rfc = format!("{}Z", text.trim_end_matches("+00").replacen(' ', "T", 1));
-            one("timestampValue", Value::String(rfc))
+            one("timestampValue", Value::String(rfc3339(micros)))
         }
         SqlValue::Date { year, month, day } => {
             let mut m = Map::new();
@@ -373,7 +371,10 @@ mod tests {
             (SqlValue::Bytes(Vec::from(*b"\x00\xff")), SqlType::Bytes),
             (SqlValue::Int64(i64::MIN), SqlType::Int64),
             (SqlValue::Float64(f64::NEG_INFINITY), SqlType::Float64),
-            (SqlValue::timestamp_micros(1_700_000_000_123_400), SqlType::Timestamp),
+            (
+                SqlValue::timestamp_micros(1_700_000_000_123_400),
+                SqlType::Timestamp,
+            ),
             (SqlValue::timestamp_micros(-1), SqlType::Timestamp),
             (
                 SqlValue::Date {
@@ -398,16 +399,30 @@ mod tests {
         }
         assert_eq!(
             value_to_json(&SqlValue::timestamp_micros(1_700_000_000_123_400)),
-            json!({"timestampValue": "2023-11-14T22:13:20.1234Z"})
+            json!({"timestampValue": "2023-11-14T22:13:20.123400Z"})
         );
         assert_eq!(
-            value_from_json("v", &json!({"type": {"int64Type": {}}, "intValue": 7}), &SqlType::Int64)
-                .unwrap(),
+            value_from_json(
+                "v",
+                &json!({"type": {"int64Type": {}}, "intValue": 7}),
+                &SqlType::Int64
+            )
+            .unwrap(),
             SqlValue::Int64(7)
         );
         let e = value_from_json("p", &json!({"stringValue": "x"}), &SqlType::Int64).unwrap_err();
         assert_eq!(e.code(), crate::Code::InvalidArgument);
-        assert!(value_from_json("p", &json!({"intValue": "9223372036854775808"}), &SqlType::Int64).is_err());
-        assert!(value_from_json("p", &json!({"timestampValue": "yesterday"}), &SqlType::Timestamp).is_err());
+        assert!(value_from_json(
+            "p",
+            &json!({"intValue": "9223372036854775808"}),
+            &SqlType::Int64
+        )
+        .is_err());
+        assert!(value_from_json(
+            "p",
+            &json!({"timestampValue": "yesterday"}),
+            &SqlType::Timestamp
+        )
+        .is_err());
     }
 }
