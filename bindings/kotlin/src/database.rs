@@ -550,7 +550,7 @@ impl Database {
         })
     }
 
-    fn read<T>(
+    pub(crate) fn read<T>(
         &self,
         f: impl FnOnce(&sparsetable::Database) -> sparsetable::Result<T>,
     ) -> Result<T> {

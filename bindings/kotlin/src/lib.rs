@@ -22,6 +22,7 @@ pub mod error;
 pub mod filter;
 pub mod instance;
 pub mod requests;
+pub mod sql;
 pub mod stream;
 mod tree;
 pub mod types;
