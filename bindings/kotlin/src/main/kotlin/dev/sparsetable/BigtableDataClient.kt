@@ -292,6 +292,54 @@ class BigtableDataClient private constructor(
     /** [exists] on the client's pool. */
     fun existsAsync(tableId: String, rowKey: String): CompletableFuture<Boolean> = async { exists(tableId, rowKey) }
 
+    /**
+     * Runs a SQL [statement] (GoogleSQL for Bigtable, the core's `api::sql`) and returns its
+     * rows, as Google's `executeQuery`. A statement bound from a [PreparedStatement] must set
+     * exactly the parameters it was prepared with, of those types.
+     *
+     * @throws InvalidArgumentException for a query the engine does not understand (the message
+     * names the position), or a parameter value that does not fit its type.
+     * @throws NotFoundException for an unknown table.
+     * @throws OutOfRangeException for errors while running (overflow, division by zero).
+     */
+    fun executeQuery(statement: Statement): ResultSet {
+        db()
+        statement.prepared?.let { checkBound(statement, it) }
+        val types = statement.types.mapValues { it.value.toNodes() }
+        val values = statement.values.mapValues { (name, v) -> valueToNodes(name, v, statement.types.getValue(name)) }
+        val result = call("ExecuteQuery", RequestKind.READ, ByteArray(0)) { it.executeQuery(statement.query, types, values) }
+        val metadata = metadataOf(result.columns)
+        return ResultSet(metadata, rowsOf(metadata, result.rows))
+    }
+
+    /**
+     * Checks [query] against the tables' schemas with parameters of [paramTypes], as Google's
+     * `prepareStatement`; [PreparedStatement.bind] then sets the values. Executing it prepares
+     * it again against the schema as it is then.
+     *
+     * @throws InvalidArgumentException for a query the engine does not understand.
+     * @throws NotFoundException for an unknown table.
+     */
+    fun prepareStatement(query: String, paramTypes: Map<String, SqlType>): PreparedStatement {
+        db()
+        val types = paramTypes.mapValues { it.value.toNodes() }
+        val columns = call("PrepareQuery", RequestKind.READ, ByteArray(0)) { it.prepareQuery(query, types) }
+        return PreparedStatement(query, LinkedHashMap(paramTypes), metadataOf(columns))
+    }
+
+    private fun checkBound(statement: Statement, prepared: PreparedStatement) {
+        val missing = prepared.paramTypes.keys - statement.types.keys
+        val extra = statement.types.keys - prepared.paramTypes.keys
+        val retyped = statement.types.filter { (n, t) -> n in prepared.paramTypes && prepared.paramTypes[n] != t }.keys
+        val problem = when {
+            missing.isNotEmpty() -> "parameter @${missing.first()} was declared when the statement was prepared but has no value"
+            extra.isNotEmpty() -> "parameter @${extra.first()} was not declared when the statement was prepared"
+            retyped.isNotEmpty() -> "parameter @${retyped.first()} is set with another type than it was prepared with"
+            else -> return
+        }
+        throw InvalidArgumentException("INVALID_ARGUMENT: $problem")
+    }
+
     /** [sampleRowKeys] on the client's pool. */
     fun sampleRowKeysAsync(tableId: String): CompletableFuture<List<KeyOffset>> = async { sampleRowKeys(tableId) }
 

@@ -225,7 +225,7 @@ object Vectors {
     private fun rules(body: JsonElement): List<JsonObject> =
         body.asJsonObject["rules"]?.asJsonArray?.map { it.asJsonObject } ?: emptyList()
 
-    private fun bytes(e: JsonElement): ByteArray = when {
+    internal fun bytes(e: JsonElement): ByteArray = when {
         e.isJsonPrimitive -> e.asString.toByteArray(Charsets.UTF_8)
         e.asJsonObject.has("int64") -> java.nio.ByteBuffer.allocate(8).putLong(e.asJsonObject["int64"].asLong).array()
         else -> Base64.getDecoder().decode(e.asJsonObject["base64"].asString)
@@ -261,7 +261,7 @@ object Vectors {
         }
     }
 
-    private fun createTableRequest(id: String, spec: JsonObject): CreateTableRequest {
+    internal fun createTableRequest(id: String, spec: JsonObject): CreateTableRequest {
         val request = CreateTableRequest.of(id)
         spec.obj("columnFamilies")?.entrySet()?.forEach { (name, f) ->
             val fam = family(name, f.asJsonObject)
