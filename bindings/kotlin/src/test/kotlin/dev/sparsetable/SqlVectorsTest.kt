@@ -236,7 +236,7 @@ class SqlVectorsTest(private val name: String, private val vector: JsonObject) {
                 val rowSame = { a: List<Any?>, b: List<Any?> -> a.size == b.size && a.indices.all { same(a[it], b[it], types[it]) } }
                 val ok = got.size == want.size && if (q["unordered"]?.asBoolean == true) {
                     val left = want.toMutableList()
-                    got.all { g -> left.indexOfFirst { rowSame(g, it) }.let { i -> i >= 0 && left.removeAt(i) != null } }
+                    got.all { g -> left.indexOfFirst { rowSame(g, it) }.let { i -> (i >= 0).also { found -> if (found) left.removeAt(i) } } }
                 } else {
                     got.indices.all { rowSame(got[it], want[it]) }
                 }
