@@ -308,7 +308,11 @@ impl Playground {
             Action::SetGcMode { background } => self.set_gc_mode(background),
             Action::CollectGarbage => self.collect_now(),
             Action::ReadWithGcFilter => self.read_with_gc_filter(),
-            Action::RunQuery(spec) => self.run_query(&spec),
+            Action::RunQuery(spec) => {
+                // The form holds its own draft now; the next preset must reach it anew.
+                self.query_preset = None;
+                self.run_query(&spec)
+            }
             Action::LoadSample(rows) => self.load_sample(rows),
             Action::ImportJson(text) => session::from_json(&text).and_then(|s| self.import(&s)),
             Action::ImportCsv(text) => {
