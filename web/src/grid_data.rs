@@ -293,11 +293,7 @@ impl GridData {
                     value: cell.value.clone(),
                     timestamp_micros: cell.timestamp_micros,
                     versions: 1,
-                    eligible: usize::from(self.collectable(
-                        &cell.family,
-                        0,
-                        cell.timestamp_micros,
-                    )),
+                    eligible: usize::from(self.collectable(&cell.family, 0, cell.timestamp_micros)),
                 },
             ));
         }

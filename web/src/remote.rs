@@ -25,10 +25,11 @@ use serde::{Deserialize, Serialize};
 use crate::codegen::Snippet;
 use crate::lab::tablets::EventLine;
 use crate::lab::LabView;
-use crate::session::{from_share_token, share_token};
 use crate::query::QuerySpec;
+use crate::session::{from_share_token, share_token};
 use crate::state::{
-    Action, Drawer, GcPreview, GridChange, GridHandle, Playground, QueryResult, ShownError, TableSummary, View,
+    Action, Drawer, GcPreview, GridChange, GridHandle, Playground, QueryResult, ShownError,
+    TableSummary, View,
 };
 
 extern crate alloc;

@@ -757,3 +757,6 @@ impl Playground {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod gc_tests;

@@ -181,9 +181,7 @@ pub mod gc_rules {
             Form::Versions(n) => GcRule::MaxNumVersions(n),
             Form::Age(micros) => GcRule::MaxAge { micros },
             Form::Union(fs) => GcRule::Union(fs.into_iter().map(from_form).collect()),
-            Form::Intersection(fs) => {
-                GcRule::Intersection(fs.into_iter().map(from_form).collect())
-            }
+            Form::Intersection(fs) => GcRule::Intersection(fs.into_iter().map(from_form).collect()),
         }
     }
 

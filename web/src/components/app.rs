@@ -207,7 +207,10 @@ fn grid_section(state: &Shown, dispatch: &Callback<Action>) -> Html {
 /// The GC mode switch (saved with the session) and "Collect now" for the selected table.
 fn gc_controls(state: &Shown, dispatch: &Callback<Action>, table: &str) -> Html {
     let on_mode = dispatch.reform(|e: Event| Action::SetGcMode {
-        background: e.target_unchecked_into::<web_sys::HtmlSelectElement>().value() == "background",
+        background: e
+            .target_unchecked_into::<web_sys::HtmlSelectElement>()
+            .value()
+            == "background",
     });
     html! {
         <div class="gc-controls" data-testid="gc-controls">

@@ -47,8 +47,11 @@ pub fn gc_editor(props: &GcEditorProps) -> Html {
     }
     {
         // Every edit asks the engine what it would do (answered in `preview`).
-        let (family, rule, on_action) =
-            (props.family.clone(), props.rule.clone(), props.on_action.clone());
+        let (family, rule, on_action) = (
+            props.family.clone(),
+            props.rule.clone(),
+            props.on_action.clone(),
+        );
         use_effect_with((*draft).clone(), move |d| {
             if *d != rule {
                 on_action.emit(Action::PreviewGcRule {

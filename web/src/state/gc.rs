@@ -55,34 +55,31 @@ impl GcPreview {
         let mut out = Vec::new();
         if self.background {
             out.push(format!(
-                "Eligible for GC: {} now, {} after the change.",
+                "Eligible for GC now: {}; after the change: {}.",
                 cells(self.eligible_now),
                 cells(self.eligible_after)
             ));
             if self.newly > 0 {
                 out.push(format!(
-                    "{} become eligible but stay readable until a collection (Collect now).",
+                    "Newly eligible, still readable until a collection: {}.",
                     cells(self.newly)
                 ));
             }
             if self.kept_again > 0 {
                 out.push(format!(
-                    "{} eligible under the current rule are not collected yet: the new rule keeps them, readable for good.",
+                    "Eligible now but not collected yet, so kept for good by the new rule (they stay readable): {}.",
                     cells(self.kept_again)
                 ));
             }
         } else {
-            if self.newly > 0 {
-                out.push(format!(
-                    "{} disappear from reads at once.",
-                    cells(self.newly)
-                ));
+            out.push(if self.newly > 0 {
+                format!("Disappearing from reads at once: {}.", cells(self.newly))
             } else {
-                out.push("No readable cell disappears.".into());
-            }
+                "No readable cell disappears.".into()
+            });
             if self.eligible_now > 0 {
                 out.push(format!(
-                    "{} the current rule hides are removed for good first: a looser rule does not bring them back.",
+                    "Hidden by the current rule and removed for good first (a looser rule does not bring them back): {}.",
                     cells(self.eligible_now)
                 ));
             }
@@ -205,7 +202,8 @@ impl Playground {
         self.rebuild_grid();
         self.refresh_drawer();
         self.notice = Some(if background {
-            "GC mode: Background (as Bigtable): eligible cells stay readable until a collection".into()
+            "GC mode: Background (as Bigtable): eligible cells stay readable until a collection"
+                .into()
         } else {
             "GC mode: Immediate: reads hide eligible cells at once".into()
         });
@@ -248,11 +246,7 @@ impl Playground {
     }
 
     fn stored_cell_count(&self, table: &str) -> Result<usize, ShownError> {
-        Ok(self
-            .stored_rows(table)?
-            .iter()
-            .map(|r| r.cells.len())
-            .sum())
+        Ok(self.stored_rows(table)?.iter().map(|r| r.cells.len()).sum())
     }
 
     /// Works out what setting `family`'s rule to `rule` would do ([`GcPreview`]).
