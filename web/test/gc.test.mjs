@@ -14,6 +14,7 @@ import { chromium } from "playwright-core";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DIST = process.env.PLAYGROUND_DIST || path.join(ROOT, "web", "dist");
+const AXE = path.join(ROOT, "web", "node_modules", "axe-core", "axe.min.js");
 
 let server;
 let browser;
@@ -58,6 +59,14 @@ after(async () => {
 
 async function settled() {
   await page.locator("[data-testid=app][data-busy=false]").waitFor();
+}
+
+/** axe-core's violations of any impact on the page as it stands (none expected). */
+async function axe() {
+  await settled();
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] }))
+    .violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`));
 }
 
 async function createTable(id, families, keep) {
@@ -109,6 +118,13 @@ test("Background by default: eligible cells stay readable and are badged; Collec
     { text: "a", hidden: false, eligible: true },
   ]);
   assert.match(await page.getByTestId("gc-filter-hint").textContent(), /mirrors the GC rule/);
+  assert.deepEqual(await axe(), [], "badges, the hint and the GC controls pass axe-core");
+  // Every new control is a native button or select, reachable by Tab.
+  for (const id of ["gc-mode", "collect-now", "drawer-gc-filter", "gc-filter"]) {
+    assert.notEqual(await page.getByTestId(id).getAttribute("tabindex"), "-1", id);
+    await page.getByTestId(id).focus();
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), id);
+  }
   // Collect now: the eligible versions are gone, and the notice says how many.
   await page.getByTestId("collect-now").click();
   await page.getByTestId("notice").filter({ hasText: "Collected garbage in g: 2 cells removed" }).waitFor();
@@ -166,6 +182,7 @@ test("GC-rule edits say what they will do before they apply, in both modes", asy
   const gc = page.getByTestId("gc-cf");
   await gc.getByTestId("gc-cf-versions").fill("3");
   await gc.getByTestId("gc-preview").filter({ hasText: "If applied" }).waitFor();
+  assert.deepEqual(await axe(), [], "the preview passes axe-core");
   assert.equal(await gc.getByTestId("gc-preview").textContent(),
     "If applied: Eligible for GC now: 1 cell; after the change: 0 cells. Eligible now but not collected yet, so kept for good by the new rule (they stay readable): 1 cell.");
   await gc.getByTestId("gc-cf-versions").fill("1");
