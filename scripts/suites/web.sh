@@ -9,7 +9,9 @@
 #     web/test/lab.test.mjs, the lessons' web/test/lessons.test.mjs and the replication lesson's
 #     web/test/replication.test.mjs, web/test/values.test.mjs: long values, a write just
 #     before a reload, typed values, deleting a table and resetting the session,
-#     web/test/load.test.mjs: one wasm download per visit and none on a reload, and
+#     web/test/load.test.mjs: one wasm download per visit and none on a reload,
+#     web/test/gc.test.mjs: garbage collection as Bigtable does it (Background by default,
+#     badges, Collect now, the mode switch, the mirroring filter, rule previews), and
 #     web/test/a11y.test.mjs: axe-core and keyboard reach on every view, lab tab and lesson;
 #     the console-vs-cbt comparison runs in the server suite);
 #  5. the generated code (web/test/snippets.test.mjs): the corpus the reducer tests wrote to
@@ -51,7 +53,7 @@ check "clippy -D warnings (wasm32)" "${CLIPPY[@]}"
 if check "release build of the playground" bash scripts/playground.sh --build-only; then
   echo "--- Playwright in Chromium"
   node --test web/test/playground.test.mjs web/test/lab.test.mjs web/test/lessons.test.mjs web/test/replication.test.mjs web/test/values.test.mjs \
-    web/test/load.test.mjs web/test/a11y.test.mjs 2>&1 | tee "$logs/playwright.log"
+    web/test/load.test.mjs web/test/gc.test.mjs web/test/a11y.test.mjs 2>&1 | tee "$logs/playwright.log"
   rc=${PIPESTATUS[0]}
   p=$(awk '/^# pass /{print $3}' "$logs/playwright.log" | tail -n 1)
   f=$(awk '/^# fail /{print $3}' "$logs/playwright.log" | tail -n 1)

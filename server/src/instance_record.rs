@@ -156,52 +156,28 @@ pub fn apply_record(meta: &mut InstanceMeta, record: &InstanceRecord) {
         .app_profiles()
         .iter()
         .map(|p| {
-            use admin_v2::app_profile::{
-                DataBoostIsolationReadOnly, Isolation as Iso, MultiClusterRoutingUseAny,
-                RoutingPolicy, SingleClusterRouting, StandardIsolation,
-            };
-            let full = format!("{name}/appProfiles/{}", p.id);
-            let mut out = old_profiles
-                .iter()
-                .find(|o| o.name == full)
-                .cloned()
-                .unwrap_or_default();
-            out.name = full;
-            out.description = p.description.clone();
-            out.etag = p.etag.clone();
-            out.routing_policy = Some(match &p.routing {
-                Routing::SingleCluster {
-                    cluster_id,
-                    allow_transactional_writes,
-                } => RoutingPolicy::SingleClusterRouting(SingleClusterRouting {
-                    cluster_id: cluster_id.clone(),
-                    allow_transactional_writes: *allow_transactional_writes,
-                }),
-                Routing::MultiCluster {
-                    cluster_ids,
-                    row_affinity,
-                } => {
-                    let kept = match &out.routing_policy {
-                        Some(RoutingPolicy::MultiClusterRoutingUseAny(m)) => m.affinity,
-                        _ => None,
-                    };
-                    RoutingPolicy::MultiClusterRoutingUseAny(MultiClusterRoutingUseAny {
-                        cluster_ids: cluster_ids.clone(),
-                        affinity: if *row_affinity {
-                            kept.or(Some(admin_v2::app_profile::multi_cluster_routing_use_any::Affinity::RowAffinity(Default::default())))
-                        } else {
-                            None
-                        },
-                    })
+            use admin_v2::app_profile::{Isolation as Iso, RoutingPolicy, StandardIsolation};
+            let mut out = profile_proto(&name, p);
+            let old = old_profiles.iter().find(|o| o.name == out.name);
+            // The record holds what routing needs; the stored proto may say more (the
+            // affinity's own message, the isolation's fields, an explicit standard
+            // isolation), and that is kept while the record agrees with it.
+            if let (
+                Some(RoutingPolicy::MultiClusterRoutingUseAny(m)),
+                Some(RoutingPolicy::MultiClusterRoutingUseAny(kept)),
+            ) = (
+                &mut out.routing_policy,
+                old.and_then(|o| o.routing_policy.as_ref()),
+            ) {
+                if m.affinity.is_some() && kept.affinity.is_some() {
+                    m.affinity.clone_from(&kept.affinity);
                 }
-            });
-            out.isolation = match (p.isolation, out.isolation.take()) {
+            }
+            out.isolation = match (p.isolation, old.and_then(|o| o.isolation)) {
                 (Isolation::DataBoostReadOnly, Some(keep @ Iso::DataBoostIsolationReadOnly(_))) => {
                     Some(keep)
                 }
-                (Isolation::DataBoostReadOnly, _) => Some(Iso::DataBoostIsolationReadOnly(
-                    DataBoostIsolationReadOnly::default(),
-                )),
+                (Isolation::DataBoostReadOnly, _) => out.isolation,
                 (Isolation::Standard, Some(Iso::DataBoostIsolationReadOnly(_))) => {
                     Some(Iso::StandardIsolation(StandardIsolation::default()))
                 }
@@ -291,12 +267,17 @@ pub fn profile_proto(instance: &InstanceName, p: &AppProfileRecord) -> admin_v2:
                 cluster_id: cluster_id.clone(),
                 allow_transactional_writes: *allow_transactional_writes,
             }),
-            Routing::MultiCluster { cluster_ids, .. } => {
-                RoutingPolicy::MultiClusterRoutingUseAny(MultiClusterRoutingUseAny {
-                    cluster_ids: cluster_ids.clone(),
-                    affinity: None,
-                })
-            }
+            Routing::MultiCluster {
+                cluster_ids,
+                row_affinity,
+            } => RoutingPolicy::MultiClusterRoutingUseAny(MultiClusterRoutingUseAny {
+                cluster_ids: cluster_ids.clone(),
+                affinity: row_affinity.then(|| {
+                    admin_v2::app_profile::multi_cluster_routing_use_any::Affinity::RowAffinity(
+                        Default::default(),
+                    )
+                }),
+            }),
         }),
         isolation: (p.isolation == Isolation::DataBoostReadOnly)
             .then(|| Iso::DataBoostIsolationReadOnly(DataBoostIsolationReadOnly::default())),
@@ -458,6 +439,35 @@ mod tests {
         let bare = decode_meta(&encode_file(&stored.record, &[])).unwrap();
         assert_eq!(bare.instance().display_name, "Renamed by npm");
         assert_eq!(bare.clusters.len(), 2);
+    }
+
+    #[test]
+    fn a_profile_another_front_end_wrote_keeps_its_row_affinity_and_isolation() {
+        use admin_v2::app_profile::{Isolation as Iso, RoutingPolicy};
+        use sparsetable::api::instances::{decode_file, encode_file};
+        let meta = InstanceMeta::default_for(&instance());
+        let mut stored = decode_file(&encode_meta(&meta).unwrap()).unwrap();
+        let mut sticky = sparsetable::AppProfileRecord::any_cluster("sticky");
+        sticky.routing = Routing::MultiCluster {
+            cluster_ids: Vec::new(),
+            row_affinity: true,
+        };
+        sticky.isolation = Isolation::DataBoostReadOnly;
+        stored.record.create_app_profile(sticky).unwrap();
+        let back = decode_meta(&encode_file(&stored.record, &[])).unwrap();
+        let p = &back.app_profiles[0];
+        match &p.routing_policy {
+            Some(RoutingPolicy::MultiClusterRoutingUseAny(m)) => {
+                assert!(m.affinity.is_some(), "row affinity was dropped")
+            }
+            other => panic!("routing {other:?}"),
+        }
+        assert!(matches!(
+            p.isolation,
+            Some(Iso::DataBoostIsolationReadOnly(_))
+        ));
+        // Listed and read back through the record again, nothing changes.
+        assert_eq!(listed_profiles(&back).unwrap()[1], *p);
     }
 
     #[test]

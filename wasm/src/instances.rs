@@ -94,9 +94,11 @@ struct MultiJs {
     row_affinity: Option<serde_json::Value>,
 }
 
+/// An app profile in the Instance Admin's proto3 JSON: what `InstanceModel` and
+/// `InstancePlane` (`replication.rs`) both take.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct ProfileJs {
+pub(crate) struct ProfileJs {
     id: String,
     #[serde(default)]
     description: String,
@@ -198,7 +200,11 @@ fn cluster_js(c: &ClusterRecord) -> ClusterJs {
     }
 }
 
-fn profile(p: ProfileJs) -> Result<AppProfileRecord, Error> {
+/// The core's record of an app profile given in proto3 JSON; `argument` names it in errors.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` unless exactly one routing policy is given.
+pub(crate) fn profile(argument: &str, p: ProfileJs) -> Result<AppProfileRecord, Error> {
     let routing = match (p.single_cluster_routing, p.multi_cluster_routing_use_any) {
         (Some(s), None) => Routing::SingleCluster {
             cluster_id: s.cluster_id,
@@ -210,7 +216,7 @@ fn profile(p: ProfileJs) -> Result<AppProfileRecord, Error> {
         },
         _ => {
             return Err(conversion_error(
-                "appProfile",
+                argument,
                 format_args!(
                     "app profile {:?} needs exactly one of singleClusterRouting and multiClusterRoutingUseAny",
                     p.id
@@ -490,7 +496,7 @@ impl InstanceModel {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "AppProfileModelJson")] spec: JsValue,
     ) -> JsResult<JsValue> {
-        let p = profile(from_js("appProfile", spec).map_err(err)?).map_err(err)?;
+        let p = profile("appProfile", from_js("appProfile", spec).map_err(err)?).map_err(err)?;
         let stored = self.record.create_app_profile(p).map_err(err)?;
         plain(&profile_js(stored))
     }
@@ -505,7 +511,7 @@ impl InstanceModel {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "AppProfileModelJson")] spec: JsValue,
     ) -> JsResult<JsValue> {
-        let p = profile(from_js("appProfile", spec).map_err(err)?).map_err(err)?;
+        let p = profile("appProfile", from_js("appProfile", spec).map_err(err)?).map_err(err)?;
         let stored = if p.id == "default" && self.record.app_profile("default").is_none() {
             self.record.create_app_profile(p)
         } else {

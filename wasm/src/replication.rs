@@ -12,7 +12,8 @@
 //! The instance's clusters and app profiles arrive as plain JSON in the Bigtable Instance
 //! Admin's proto3 JSON shape (`singleClusterRouting`, `multiClusterRoutingUseAny`,
 //! `dataBoostIsolationReadOnly`): the npm package's instance admin keeps them, and this file
-//! only converts them to the core's [`AppProfile`].
+//! only converts them (through `instances.rs`'s `profile`) to the core's
+//! [`AppProfile`](sparsetable::AppProfile).
 //!
 //! Invariants: a request reaches only the database the core routed it to; a write is handed
 //! to replication before its result is returned; the clock is the one every cluster's
@@ -23,15 +24,15 @@ use std::sync::Arc;
 use serde::Deserialize;
 use sparsetable::json;
 use sparsetable::{
-    AppProfile, Code, Database as Engine, Error, FaultRule, InstanceData, Isolation, ManualClock,
-    ReadModifyWriteRule, ReadRowsRequest, RequestKind, Routed, Routing, RowFilter, SharedDatabase,
-    TableConfig, TabletOptions,
+    Code, Database as Engine, Error, FaultRule, InstanceData, ManualClock, ReadModifyWriteRule,
+    ReadRowsRequest, RequestKind, Routed, RowFilter, SharedDatabase, TableConfig, TabletOptions,
 };
 use wasm_bindgen::prelude::*;
 
 use crate::args;
 use crate::clock::DateClock;
 use crate::error::{conversion_error, to_js_error};
+use crate::instances::{profile, ProfileJs};
 use crate::proto::{b64_key, output, parse, parse_text, table_output, StatusOut};
 
 type JsResult<T> = Result<T, JsValue>;
@@ -75,36 +76,6 @@ fn err(e: Error) -> JsValue {
     to_js_error(e)
 }
 
-/// An app profile in the Instance Admin's proto3 JSON.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct AppProfileJs {
-    id: String,
-    #[serde(default)]
-    single_cluster_routing: Option<SingleJs>,
-    #[serde(default)]
-    multi_cluster_routing_use_any: Option<MultiJs>,
-    #[serde(default)]
-    data_boost_isolation_read_only: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SingleJs {
-    cluster_id: String,
-    #[serde(default)]
-    allow_transactional_writes: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct MultiJs {
-    #[serde(default)]
-    cluster_ids: Vec<String>,
-    #[serde(default)]
-    row_affinity: Option<serde_json::Value>,
-}
-
 /// An injected fault as JavaScript gives it.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -128,39 +99,6 @@ struct FaultJs {
 struct ReadRowBody {
     #[serde(default)]
     filter: Option<RowFilter>,
-}
-
-fn profile(p: AppProfileJs) -> Result<AppProfile, Error> {
-    let routing = match (p.single_cluster_routing, p.multi_cluster_routing_use_any) {
-        (Some(s), None) => Routing::SingleCluster {
-            cluster_id: s.cluster_id,
-            allow_transactional_writes: s.allow_transactional_writes,
-        },
-        (None, Some(m)) => Routing::MultiCluster {
-            cluster_ids: m.cluster_ids,
-            row_affinity: m.row_affinity.is_some(),
-        },
-        _ => {
-            return Err(conversion_error(
-                "appProfiles",
-                format_args!(
-                    "app profile {:?} needs exactly one of singleClusterRouting and \
-                     multiClusterRoutingUseAny",
-                    p.id
-                ),
-            ))
-        }
-    };
-    let isolation = if p.data_boost_isolation_read_only.is_some() {
-        Isolation::DataBoostReadOnly
-    } else {
-        Isolation::Standard
-    };
-    Ok(AppProfile {
-        id: p.id,
-        routing,
-        isolation,
-    })
 }
 
 fn from_serde<T: for<'de> Deserialize<'de>>(argument: &str, value: JsValue) -> Result<T, Error> {
@@ -238,14 +176,14 @@ impl ReplicatedInstance {
         app_profiles: JsValue,
     ) -> JsResult<()> {
         let ids: Vec<String> = from_serde("clusterIds", cluster_ids).map_err(err)?;
-        let profiles: Vec<AppProfileJs> = if app_profiles.is_undefined() {
+        let profiles: Vec<ProfileJs> = if app_profiles.is_undefined() {
             Vec::new()
         } else {
             from_serde("appProfiles", app_profiles).map_err(err)?
         };
         let profiles = profiles
             .into_iter()
-            .map(profile)
+            .map(|p| profile("appProfiles", p).map(|r| r.to_app_profile()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(err)?;
         self.plane.configure(ids, profiles).map_err(err)

@@ -28,9 +28,14 @@ pub struct CellSummary {
     /// Its timestamp.
     #[serde(rename = "t")]
     pub timestamp_micros: i64,
-    /// How many versions the column holds (after GC).
+    /// How many versions reads return for the column.
     #[serde(rename = "n")]
     pub versions: usize,
+    /// How many of those versions the family's GC rule makes collectable ("eligible for
+    /// GC"): always 0 in Immediate mode, where reads hide them; in Background mode they stay
+    /// readable until a collection removes them, and the grid badges them.
+    #[serde(rename = "e", default)]
+    pub eligible: usize,
 }
 
 /// The columns of one family that hold (or held) cells, in display order.
@@ -99,6 +104,20 @@ pub struct GridData {
     pub families: Vec<FamilyColumns>,
     /// The rows, in key order.
     pub rows: Vec<GridRow>,
+    /// What decides [`CellSummary::eligible`]: each family's GC rule (aligned with
+    /// `families`) and the time they are judged at (the last full read's; a write moves the
+    /// clock by a millisecond only, and moving the clock re-reads the grid whole).
+    pub gc: GridGc,
+}
+
+/// The GC rules a grid judges eligibility by, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct GridGc {
+    /// Each family's rule, aligned with [`GridData::families`] (missing: keep everything).
+    #[serde(with = "crate::wire::gc_rules")]
+    pub rules: Vec<sparsetable::GcRule>,
+    /// The clock's time.
+    pub now_micros: i64,
 }
 
 impl GridData {
@@ -114,12 +133,23 @@ impl GridData {
                 })
                 .collect(),
             rows: Vec::new(),
+            gc: GridGc::default(),
         }
     }
 
     /// A grid of `rows` (in key order, as a read returns them).
     pub fn build(families: &[String], rows: impl IntoIterator<Item = Row>) -> Self {
+        Self::build_with_gc(families, GridGc::default(), rows)
+    }
+
+    /// [`GridData::build`], counting the versions `gc` makes eligible for collection.
+    pub fn build_with_gc(
+        families: &[String],
+        gc: GridGc,
+        rows: impl IntoIterator<Item = Row>,
+    ) -> Self {
         let mut grid = GridData::new(families);
+        grid.gc = gc;
         for row in rows {
             let cells = grid.summarise(&row);
             if !cells.is_empty() {
@@ -248,6 +278,9 @@ impl GridData {
             if last == Some(column) {
                 // Cells come newest first within a column: later ones are older versions.
                 if let Some((_, s)) = out.last_mut() {
+                    if self.collectable(&cell.family, s.versions, cell.timestamp_micros) {
+                        s.eligible += 1;
+                    }
                     s.versions += 1;
                 }
                 continue;
@@ -260,11 +293,22 @@ impl GridData {
                     value: cell.value.clone(),
                     timestamp_micros: cell.timestamp_micros,
                     versions: 1,
+                    eligible: usize::from(self.collectable(&cell.family, 0, cell.timestamp_micros)),
                 },
             ));
         }
         out.sort_by_key(|(id, _)| *id);
         out
+    }
+
+    /// Whether the family's rule makes the `version`-th newest cell of a column (as reads
+    /// return them, the index the engine's rules use) collectable now.
+    fn collectable(&self, family: &str, version: usize, timestamp_micros: i64) -> bool {
+        self.families
+            .iter()
+            .position(|f| f.family == family)
+            .and_then(|i| self.gc.rules.get(i))
+            .is_some_and(|r| r.is_collectable(version, timestamp_micros, self.gc.now_micros))
     }
 }
 

@@ -25,9 +25,11 @@ use serde::{Deserialize, Serialize};
 use crate::codegen::Snippet;
 use crate::lab::tablets::EventLine;
 use crate::lab::LabView;
+use crate::query::QuerySpec;
 use crate::session::{from_share_token, share_token};
 use crate::state::{
-    Action, Drawer, GridChange, GridHandle, Playground, QueryResult, ShownError, TableSummary, View,
+    Action, Drawer, GcPreview, GridChange, GridHandle, Playground, QueryResult, ShownError,
+    TableSummary, View,
 };
 
 extern crate alloc;
@@ -221,6 +223,12 @@ shown_fields! {
     lab: LabView = |p| &p.lab.view;
     /// The lab's tablet event log.
     lab_events: Vec<EventLine> = |p| &p.lab.events;
+    /// Background GC mode (else Immediate).
+    gc_background: bool = |p| &p.gc_background;
+    /// What the GC rule being edited would do.
+    gc_preview: Option<GcPreview> = |p| &p.gc_preview;
+    /// A read for the Query view's form.
+    query_preset: Option<QuerySpec> = |p| &p.query_preset;
 }
 
 impl Update {

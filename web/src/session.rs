@@ -1,6 +1,7 @@
 //! Keep and share: the playground's tables and data as a document, in three encodings.
 //!
-//! - JSON: `{"format": "sparsetable-playground/1", "nowMicros": "...", "tables": [{"tableId",
+//! - JSON: `{"format": "sparsetable-playground/1", "nowMicros": "...", "gcMode": "background",
+//!   "tables": [{"tableId",
 //!   "table": <admin Table>, "rows": [<v2 Row>...]}]}`, where the table and rows use the core's
 //!   proto3 JSON model (`sparsetable::json`), so an export reads like Bigtable's own messages.
 //! - CSV: one line per cell version, `table,row_key,family,qualifier,timestamp_micros,value,
@@ -8,7 +9,9 @@
 //! - A share token: the JSON deflated (miniz_oxide) and base64url-encoded, for a URL fragment.
 //!
 //! Exports read through untracked streams (no access statistics) and hold what reads return
-//! (versions GC hides are not exported). Imports are all-or-nothing: the whole document is
+//! (in Immediate mode, versions GC hides are not exported; in Background mode, eligible
+//! versions not yet collected are). `gcMode` (optional; older documents lack it) is the GC
+//! mode the session ran in, restored with it. Imports are all-or-nothing: the whole document is
 //! parsed and checked (no table may exist yet) before the first table is created; the
 //! engine then checks the data exactly as it checks any write.
 
@@ -48,6 +51,8 @@ pub struct Session {
     pub now_micros: i64,
     /// The tables.
     pub tables: Vec<TableDump>,
+    /// The GC mode it ran in (`None`: the document did not say; the mode stays as it is).
+    pub gc_mode: Option<sparsetable::GcMode>,
 }
 
 fn invalid(message: impl Into<String>) -> ShownError {
@@ -84,6 +89,7 @@ pub fn capture(db: &Database) -> Result<Session, ShownError> {
     Ok(Session {
         now_micros: db.now_micros(),
         tables,
+        gc_mode: Some(db.gc_mode()),
     })
 }
 
@@ -108,6 +114,9 @@ pub fn restore(db: &mut Database, session: &Session) -> Result<(), ShownError> {
                 t.table_id
             ),
         });
+    }
+    if let Some(mode) = session.gc_mode {
+        db.set_gc_mode(mode);
     }
     for t in &session.tables {
         let mut config = t.config.clone();
@@ -185,11 +194,14 @@ pub fn to_json(session: &Session) -> Result<String, ShownError> {
         format: &'a str,
         #[serde(rename = "nowMicros")]
         now_micros: String,
+        #[serde(rename = "gcMode", skip_serializing_if = "Option::is_none")]
+        gc_mode: Option<&'a str>,
         tables: Vec<Table<'a>>,
     }
     let document = Document {
         format: FORMAT,
         now_micros: session.now_micros.to_string(),
+        gc_mode: session.gc_mode.map(sparsetable::GcMode::as_str),
         tables: session
             .tables
             .iter()
@@ -220,6 +232,14 @@ pub fn from_json(text: &str) -> Result<Session, ShownError> {
         .and_then(Value::as_str)
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| invalid("nowMicros: a decimal string is required"))?;
+    let gc_mode = match doc.get("gcMode") {
+        None => None,
+        Some(v) => Some(
+            v.as_str()
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| invalid("gcMode: \"immediate\" or \"background\" is required"))?,
+        ),
+    };
     let mut tables = Vec::new();
     for t in doc
         .get("tables")
@@ -241,7 +261,11 @@ pub fn from_json(text: &str) -> Result<Session, ShownError> {
             rows,
         });
     }
-    Ok(Session { now_micros, tables })
+    Ok(Session {
+        now_micros,
+        tables,
+        gc_mode,
+    })
 }
 
 const CSV_HEADER: &str = "table,row_key,family,qualifier,timestamp_micros,value,value_encoding";
@@ -350,6 +374,7 @@ pub fn from_csv(text: &str, now_micros: i64) -> Result<Session, ShownError> {
     let mut session = Session {
         now_micros,
         tables: Vec::new(),
+        gc_mode: None,
     };
     for (i, r) in it {
         let line = i + 1;

@@ -41,8 +41,10 @@ pub use crate::display::{as_int64, display_bytes, grid_value, ShownError, WRITE_
 pub use crate::grid_data::{CellSummary, FamilyColumns, GridChange, GridRow, RowBatch};
 
 mod actions;
+mod gc;
 mod views;
 pub use actions::{Action, View};
+pub use gc::{mirror_filter, GcPreview};
 pub use views::{
     describe_gc, duration, find_table, Drawer, GridHandle, QueryResult, TableSummary, VersionView,
 };
@@ -84,6 +86,13 @@ pub struct Playground {
     pub error: Option<ShownError>,
     /// The lab's state and views.
     pub lab: crate::lab::Lab,
+    /// Whether the engine runs in Background GC mode (the playground's default, Cloud
+    /// Bigtable's behaviour; see `state::gc`).
+    pub gc_background: bool,
+    /// What the GC rule being edited would do, before it is applied.
+    pub gc_preview: Option<GcPreview>,
+    /// A read the Query view's form should show (set by "read with the mirroring filter").
+    pub query_preset: Option<crate::query::QuerySpec>,
 }
 
 impl core::fmt::Debug for Playground {
@@ -111,6 +120,9 @@ impl PartialEq for Playground {
             && self.notice == other.notice
             && self.error == other.error
             && self.lab == other.lab
+            && self.gc_background == other.gc_background
+            && self.gc_preview == other.gc_preview
+            && self.query_preset == other.query_preset
     }
 }
 
@@ -125,7 +137,9 @@ impl Playground {
     /// An empty playground whose clock starts at `start_micros`.
     pub fn new(start_micros: i64) -> Self {
         let clock = Arc::new(ManualClock::new(start_micros));
-        let db = Database::with_clock(clock.clone());
+        let mut db = Database::with_clock(clock.clone());
+        // A playground that teaches Bigtable collects garbage as Bigtable does (`state::gc`).
+        db.set_gc_mode(sparsetable::GcMode::Background);
         let mut p = Playground {
             db: Rc::new(RefCell::new(db)),
             clock,
@@ -144,6 +158,9 @@ impl Playground {
             notice: None,
             error: None,
             lab: crate::lab::Lab::default(),
+            gc_background: true,
+            gc_preview: None,
+            query_preset: None,
         };
         p.refresh_tables();
         p
@@ -287,7 +304,15 @@ impl Playground {
                 Ok(())
             }
             Action::SetGcRule { family, rule } => self.set_gc_rule(family, rule),
-            Action::RunQuery(spec) => self.run_query(&spec),
+            Action::PreviewGcRule { family, rule } => self.preview_gc_rule(family, rule),
+            Action::SetGcMode { background } => self.set_gc_mode(background),
+            Action::CollectGarbage => self.collect_now(),
+            Action::ReadWithGcFilter => self.read_with_gc_filter(),
+            Action::RunQuery(spec) => {
+                // The form holds its own draft now; the next preset must reach it anew.
+                self.query_preset = None;
+                self.run_query(&spec)
+            }
             Action::LoadSample(rows) => self.load_sample(rows),
             Action::ImportJson(text) => session::from_json(&text).and_then(|s| self.import(&s)),
             Action::ImportCsv(text) => {
@@ -331,6 +356,8 @@ impl Playground {
             self.revision += 1;
         }
         self.now_micros = self.db.borrow().now_micros();
+        // An import may bring its session's mode.
+        self.gc_background = self.db.borrow().gc_mode() == sparsetable::GcMode::Background;
         let selected = self.selected.clone();
         let grid = self.grid.data.borrow().clone();
         self.lab
@@ -483,6 +510,7 @@ impl Playground {
             rule: &rule,
         }));
         self.revision += 1;
+        self.gc_preview = None;
         // A rule changes what every row shows: one full read.
         self.refresh_tables();
         self.refresh_drawer();
@@ -625,7 +653,7 @@ impl Playground {
             Some(table) => {
                 let db = self.db.borrow();
                 match query::run(&db, table, &ReadRowsRequest::default(), false) {
-                    Ok((rows, _)) => GridData::build(&families, rows),
+                    Ok((rows, _)) => GridData::build_with_gc(&families, self.grid_gc(), rows),
                     Err(_) => GridData::new(&families),
                 }
             }
@@ -687,6 +715,7 @@ impl Playground {
             return;
         };
         let db = self.db.borrow();
+        let hides = db.gc_mode().hides_collectable();
         let stored = db
             .read_row_versions(table, &drawer.row_key)
             .unwrap_or_default();
@@ -706,7 +735,10 @@ impl Playground {
                     timestamp_micros: s.cell.timestamp_micros,
                     value,
                     len,
-                    hidden_by: s.collected_by.as_ref().map(describe_gc),
+                    // Immediate mode hides what the rule collects; Background mode still
+                    // returns it until a collection (eligible for GC).
+                    hidden_by: s.collected_by.as_ref().filter(|_| hides).map(describe_gc),
+                    eligible_by: s.collected_by.as_ref().filter(|_| !hides).map(describe_gc),
                 }
             })
             .collect();
@@ -725,3 +757,6 @@ impl Playground {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod gc_tests;

@@ -148,3 +148,59 @@ pub mod bytes {
         }
     }
 }
+
+/// A list of [`sparsetable::GcRule`]s in a form every serde format takes (the core's proto3
+/// JSON form needs a self-describing format; the grid travels in postcard).
+pub mod gc_rules {
+    use super::*;
+    use sparsetable::GcRule;
+
+    /// A rule as plain serde data.
+    #[derive(Serialize, Deserialize)]
+    enum Form {
+        Never,
+        Versions(u32),
+        Age(i64),
+        Union(Vec<Form>),
+        Intersection(Vec<Form>),
+    }
+
+    fn to_form(r: &GcRule) -> Form {
+        match r {
+            GcRule::Never => Form::Never,
+            GcRule::MaxNumVersions(n) => Form::Versions(*n),
+            GcRule::MaxAge { micros } => Form::Age(*micros),
+            GcRule::Union(rs) => Form::Union(rs.iter().map(to_form).collect()),
+            GcRule::Intersection(rs) => Form::Intersection(rs.iter().map(to_form).collect()),
+        }
+    }
+
+    fn from_form(f: Form) -> GcRule {
+        match f {
+            Form::Never => GcRule::Never,
+            Form::Versions(n) => GcRule::MaxNumVersions(n),
+            Form::Age(micros) => GcRule::MaxAge { micros },
+            Form::Union(fs) => GcRule::Union(fs.into_iter().map(from_form).collect()),
+            Form::Intersection(fs) => GcRule::Intersection(fs.into_iter().map(from_form).collect()),
+        }
+    }
+
+    /// Writes each rule.
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize<S: Serializer>(rules: &[GcRule], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(rules.iter().map(to_form))
+    }
+
+    /// Reads them back.
+    ///
+    /// # Errors
+    /// Data that is not such a list.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<GcRule>, D::Error> {
+        Ok(Vec::<Form>::deserialize(d)?
+            .into_iter()
+            .map(from_form)
+            .collect())
+    }
+}

@@ -193,6 +193,10 @@ test("engine errors show inline and leave the page working", async () => {
 
 test("versions drawer: every version, the ones max versions hides greyed with the rule; GC edits and deletes", async () => {
   await createTable("versions", "cf", "2");
+  // Immediate GC mode: reads hide what the rule collects, and the drawer greys it
+  // (Background mode, the default, is web/test/gc.test.mjs's).
+  await page.getByTestId("gc-mode").selectOption("immediate");
+  await settled();
   for (const v of ["one", "two", "three"]) await writeCell("r1", "cf", "q", v);
   await page.getByText("2 versions").waitFor();
   await page.locator("[data-column='cf:q'] button").click();
@@ -240,6 +244,8 @@ test("versions drawer: every version, the ones max versions hides greyed with th
   await writeCell("r2", "cf", "q", "y");
   await page.getByRole("button", { name: "Delete row r2" }).click();
   await page.getByTestId("no-rows").waitFor();
+  await page.getByTestId("gc-mode").selectOption("background");
+  await settled();
 });
 
 test("a filter built in the builder returns exactly the rows the engine returns for the same request", async () => {

@@ -170,7 +170,7 @@ pub fn app() -> Html {
                     View::Data => data_view(&state, &dispatch),
                     View::Query => html! {
                         <>
-                            <QueryPanel table={state.selected.clone()} result={state.query.clone()} on_action={dispatch.clone()} />
+                            <QueryPanel table={state.selected.clone()} result={state.query.clone()} preset={state.query_preset.clone()} on_action={dispatch.clone()} />
                             { grid_section(&state, &dispatch) }
                         </>
                     },
@@ -191,6 +191,7 @@ fn grid_section(state: &Shown, dispatch: &Callback<Action>) -> Html {
             <TableTabs tables={state.tables.clone()} selected={state.selected.clone()} on_action={dispatch.clone()} />
             if let Some(table) = state.selected.clone() {
                 <div class="table-actions">
+                    { gc_controls(state, dispatch, &table) }
                     <ConfirmButton key={table.clone()} label="Delete table" testid="delete-table"
                         question={format!("Delete table {table} and all its rows?")}
                         on_confirm={{ let table = table.clone(); dispatch.reform(move |()| Action::DeleteTable(table.clone())) }} />
@@ -200,6 +201,35 @@ fn grid_section(state: &Shown, dispatch: &Callback<Action>) -> Html {
                 <p class="hint">{ "Create a table to begin: give it an id and one or more column families." }</p>
             }
         </section>
+    }
+}
+
+/// The GC mode switch (saved with the session) and "Collect now" for the selected table.
+fn gc_controls(state: &Shown, dispatch: &Callback<Action>, table: &str) -> Html {
+    let on_mode = dispatch.reform(|e: Event| Action::SetGcMode {
+        background: e
+            .target_unchecked_into::<web_sys::HtmlSelectElement>()
+            .value()
+            == "background",
+    });
+    html! {
+        <div class="gc-controls" data-testid="gc-controls">
+            <label class="inline">{ "Garbage collection: " }
+                <select data-testid="gc-mode" onchange={on_mode} aria-describedby="gc-mode-help">
+                    <option value="background" selected={state.gc_background}>{ "Background (as Bigtable)" }</option>
+                    <option value="immediate" selected={!state.gc_background}>{ "Immediate" }</option>
+                </select>
+            </label>
+            <button type="button" class="ghost" data-testid="collect-now"
+                onclick={dispatch.reform(|_| Action::CollectGarbage)}>{ format!("Collect now ({table})") }</button>
+            <p class="muted" id="gc-mode-help" data-testid="gc-mode-help">{
+                if state.gc_background {
+                    "Background, the playground's default because it is what Bigtable does: cells a GC rule makes collectable stay readable (badged \"eligible for GC\") until a collection removes them, which in Bigtable runs in the background, typically days later. Collect now plays that collection."
+                } else {
+                    "Immediate: reads hide collectable cells at once (the engine's own default), so results never depend on when a collection ran. Bigtable does not do this: its reads return eligible cells until they are collected."
+                }
+            }</p>
+        </div>
     }
 }
 
@@ -271,8 +301,16 @@ fn data_view(state: &Shown, dispatch: &Callback<Action>) -> Html {
                 if let Some(t) = state.selected_table() {
                     <div class="card" data-testid="gc-rules">
                         <h2>{ "GC rules" }</h2>
+                        if state.gc_background {
+                            <p class="muted" data-testid="gc-rules-hint">
+                                { "A rule makes cells eligible for garbage collection; as in Bigtable they stay readable until a collection removes them. Bigtable's documentation advises a read filter that mirrors the rule. " }
+                                <button type="button" class="ghost" data-testid="gc-filter" onclick={dispatch.reform(|_| Action::ReadWithGcFilter)}>
+                                    { "Read with the mirroring filter" }</button>
+                            </p>
+                        }
                         { for t.families.iter().zip(&t.gc_rules).map(|(f, r)| html! {
-                            <GcEditor family={f.clone()} rule={r.clone()} on_action={dispatch.clone()} />
+                            <GcEditor family={f.clone()} rule={r.clone()} preview={state.gc_preview.clone()}
+                                background={state.gc_background} on_action={dispatch.clone()} />
                         }) }
                     </div>
                 }

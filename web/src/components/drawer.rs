@@ -85,6 +85,13 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
             if d.versions.is_empty() {
                 <p class="hint">{ "No stored versions." }</p>
             }
+            if d.versions.iter().any(|v| v.eligible_by.is_some()) {
+                <p class="hint" data-testid="gc-filter-hint">
+                    { "As in Bigtable, eligible versions stay readable until garbage collection runs (there, typically days later). Bigtable's documentation advises adding a read filter that mirrors the GC rule, so reads never return them. " }
+                    <button type="button" class="ghost" data-testid="drawer-gc-filter" onclick={emit(Action::ReadWithGcFilter)}>
+                        { "Read with the mirroring filter" }</button>
+                </p>
+            }
             <ol class="versions-list">
                 { for d.versions.iter().map(|v| {
                     let del = emit(Action::DeleteCellVersion {
@@ -97,8 +104,9 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
                     let hex_cut = cut.min(HEX_PREVIEW_BYTES);
                     let show_all = emit(Action::ShowWholeVersion(ts));
                     html! {
-                        <li class={classes!("version", v.hidden_by.is_some().then_some("hidden"))}
-                            data-testid="version" data-hidden={v.hidden_by.is_some().to_string()}>
+                        <li class={classes!("version", v.hidden_by.is_some().then_some("hidden"), v.eligible_by.is_some().then_some("eligible"))}
+                            data-testid="version" data-hidden={v.hidden_by.is_some().to_string()}
+                            data-eligible={v.eligible_by.is_some().to_string()}>
                             <div class="version-time">
                                 <code data-testid="version-timestamp">{ v.timestamp_micros }</code>
                                 <span class="muted">{ iso(v.timestamp_micros) }</span>
@@ -124,6 +132,10 @@ pub fn versions_drawer(props: &DrawerProps) -> Html {
                             </dl>
                             if let Some(why) = &v.hidden_by {
                                 <p class="hidden-by" data-testid="version-hidden-by">{ format!("Hidden by GC: {why}") }</p>
+                            }
+                            if let Some(why) = &v.eligible_by {
+                                <p class="eligible-by"><span class="gc-badge" data-testid="version-eligible">{ "Eligible for GC" }</span>
+                                    { format!(" {why}: reads still return it until a collection removes it.") }</p>
                             }
                             <button type="button" class="ghost" onclick={del}
                                 aria-label={format!("Delete version {}", v.timestamp_micros)}>{ "Delete version" }</button>

@@ -1,12 +1,15 @@
 //! GC rule editing: each family of the selected table with its rule in words and an editor
 //! for the whole GcRule language (max versions, max age, union, intersection, nested). The
-//! edited rule is applied with ModifyColumnFamilies; the grid and the drawer show the effect
-//! at once (the engine hides what the rule collects from every read).
+//! edited rule is applied with ModifyColumnFamilies. Before it is applied, the engine works
+//! out what it would do ([`Action::PreviewGcRule`], sent on every edit) and the editor shows
+//! it: how many cells become eligible for GC (Background mode) or disappear from reads
+//! (Immediate mode), and what a looser rule brings back (uncollected versions, Background) or
+//! cannot (hidden ones are removed first, Immediate).
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::state::{describe_gc, Action};
+use crate::state::{describe_gc, Action, GcPreview};
 use sparsetable::GcRule;
 
 /// Units a max age is edited in, largest first.
@@ -25,7 +28,11 @@ pub struct GcEditorProps {
     pub family: String,
     /// Its current rule.
     pub rule: GcRule,
-    /// Receives `SetGcRule`.
+    /// What the draft would do, if the engine worked it out (for this family and draft).
+    pub preview: Option<GcPreview>,
+    /// Whether eligible cells stay readable (Background GC mode).
+    pub background: bool,
+    /// Receives `SetGcRule` and `PreviewGcRule`.
     pub on_action: Callback<Action>,
 }
 
@@ -37,6 +44,22 @@ pub fn gc_editor(props: &GcEditorProps) -> Html {
         // A new rule from the engine (applied, or another table) resets the draft.
         let draft = draft.clone();
         use_effect_with(props.rule.clone(), move |rule| draft.set(rule.clone()));
+    }
+    {
+        // Every edit asks the engine what it would do (answered in `preview`).
+        let (family, rule, on_action) = (
+            props.family.clone(),
+            props.rule.clone(),
+            props.on_action.clone(),
+        );
+        use_effect_with((*draft).clone(), move |d| {
+            if *d != rule {
+                on_action.emit(Action::PreviewGcRule {
+                    family,
+                    rule: d.clone(),
+                });
+            }
+        });
     }
     let on_change = {
         let draft = draft.clone();
@@ -56,8 +79,16 @@ pub fn gc_editor(props: &GcEditorProps) -> Html {
     html! {
         <fieldset class="gc-family" data-testid={id.clone()}>
             <legend>{ format!("Family {}", props.family) }</legend>
-            <p class="muted">{ "Hides: " }<span data-testid="gc-current">{ describe_gc(&props.rule) }</span></p>
+            <p class="muted">{ if props.background { "Makes eligible for GC: " } else { "Hides: " } }<span data-testid="gc-current">{ describe_gc(&props.rule) }</span></p>
             { rule_editor(&draft, on_change, &id) }
+            if *draft != props.rule {
+                <p class="gc-preview" role="status" data-testid="gc-preview">{
+                    match props.preview.as_ref().filter(|p| p.family == props.family && p.rule == *draft) {
+                        Some(p) => format!("If applied: {}", p.describe()),
+                        None => "Working out what this rule would do…".to_string(),
+                    }
+                }</p>
+            }
             <button type="button" data-testid="gc-apply" onclick={apply} disabled={*draft == props.rule}>{ "Apply rule" }</button>
         </fieldset>
     }

@@ -142,6 +142,14 @@ pub fn grid_view(props: &GridProps) -> Html {
                                                                 <span class="versions" data-testid="cell-versions">
                                                                     { if cell.versions == 1 { "1 version".to_string() } else { format!("{} versions", cell.versions) } }
                                                                 </span>
+                                                                // Background GC mode: versions the rule makes collectable that
+                                                                // reads still return until a collection.
+                                                                if cell.eligible > 0 {
+                                                                    <span class="gc-badge" data-testid="cell-eligible"
+                                                                        title="Eligible for garbage collection: reads return it until a collection removes it">
+                                                                        { format!("{} eligible for GC", cell.eligible) }
+                                                                    </span>
+                                                                }
                                                             </span>
                                                         </button>
                                                     </td>

@@ -18,6 +18,9 @@ pub struct QueryPanelProps {
     pub table: Option<String>,
     /// The last answer.
     pub result: Option<QueryResult>,
+    /// A read the form should take on (the filter mirroring the GC rules).
+    #[prop_or_default]
+    pub preset: Option<QuerySpec>,
     /// Receives `RunQuery`.
     pub on_action: Callback<Action>,
 }
@@ -26,7 +29,16 @@ pub struct QueryPanelProps {
 #[function_component(QueryPanel)]
 pub fn query_panel(props: &QueryPanelProps) -> Html {
     // The draft lives here: typing re-renders the form only, and nothing is read until Run.
-    let spec = use_state(QuerySpec::default);
+    let spec = use_state(|| props.preset.clone().unwrap_or_default());
+    {
+        // A read asked for elsewhere (the mirroring filter) replaces the draft.
+        let spec = spec.clone();
+        use_effect_with(props.preset.clone(), move |preset| {
+            if let Some(p) = preset {
+                spec.set(p.clone());
+            }
+        });
+    }
     let update = |f: fn(&mut QuerySpec, String)| {
         let spec = spec.clone();
         Callback::from(move |v: String| {

@@ -10,8 +10,8 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-/// The largest row key Bigtable accepts, in bytes.
-pub const MAX_ROW_KEY_BYTES: usize = 4096;
+/// The largest row key Bigtable accepts, in bytes: the core's limit.
+pub use sparsetable::limits::MAX_ROW_KEY_BYTES;
 
 /// Timestamps are reversed against this (microseconds, year 2286): `MAX - ts` sorts newest
 /// first and keeps the same number of digits for centuries.

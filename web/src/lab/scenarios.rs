@@ -60,7 +60,7 @@ pub const SCENARIOS: &[Scenario] = &[
         title: "Time series: reverse timestamps and a max-age rule",
         steps: &[
             "Rows are keyed sensor#(10^16 − timestamp). Subtracting from a constant reverses the order, so each sensor's newest reading is the first row of its prefix: `count=1` reads the latest value without scanning history.",
-            "The family keeps cells for one hour (`ls sensor_ts` shows `age() > 1h`). Move the clock forward an hour and read again: expired cells disappear from reads at once, and compactions drop them from storage later.",
+            "The family keeps cells for one hour (`ls sensor_ts` shows `age() > 1h`). Move the clock forward an hour and `count sensor_ts` again: the expired cells are now eligible for garbage collection, but as in Bigtable they stay readable (the grid badges them) until the background collection removes them. Press Collect now (or switch the GC mode to Immediate) and count again: they are gone. A reader that must never see them adds a filter mirroring the rule (a timestamp range from now − 1 h), as Bigtable's documentation advises.",
             "Because the sensor id leads the key, writes from many sensors spread over the key space instead of piling onto one tablet.",
         ],
         commands: &[

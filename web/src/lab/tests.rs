@@ -451,3 +451,38 @@ fn a_users_own_table_gets_the_lab_thresholds_and_its_row_counts() {
     assert_eq!(lane.tablets.iter().map(|t| t.rows).sum::<usize>(), 5000);
     assert!(lane.tablets.iter().all(|t| t.rows > 0));
 }
+
+#[test]
+fn the_lessons_hold_in_background_gc_mode_the_playgrounds_default() {
+    // The bus lesson's trail: the family keeps 3 versions, and `lookup` shows 3.
+    let (mut l, mut db, clock) = lab();
+    db.set_gc_mode(sparsetable::GcMode::Background);
+    run(
+        &mut l,
+        &mut db,
+        &clock,
+        LabAction::RunScenario("bus".into()),
+    );
+    let e = console_out(&mut l, &mut db, &clock, "lookup vehicles STC#22#173");
+    assert_eq!(e.stdout.matches("  loc:lat").count(), 3, "{}", e.stdout);
+    // The time-series lesson: after "+1 h" the expired cells are eligible but still read,
+    // as in Bigtable, until a collection removes them.
+    let (mut l, mut db, clock) = lab();
+    db.set_gc_mode(sparsetable::GcMode::Background);
+    run(
+        &mut l,
+        &mut db,
+        &clock,
+        LabAction::RunScenario("time-series".into()),
+    );
+    let count = |lab: &mut Lab, db: &mut Database| -> u64 {
+        let e = console_out(lab, db, &clock, "count sensor_ts");
+        e.stdout.trim().rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let before = count(&mut l, &mut db);
+    assert!(before > 0);
+    clock.advance_micros(3_600_000_000);
+    assert_eq!(count(&mut l, &mut db), before);
+    db.collect_garbage("sensor_ts").unwrap();
+    assert_eq!(count(&mut l, &mut db), 0);
+}

@@ -112,6 +112,23 @@ pub enum Action {
         /// The new rule.
         rule: GcRule,
     },
+    /// Works out what replacing a family's GC rule would do (shown before it is applied).
+    PreviewGcRule {
+        /// The family.
+        family: String,
+        /// The rule being edited.
+        rule: GcRule,
+    },
+    /// Switches the GC mode: Background (collectable cells stay readable until a
+    /// collection, as in Bigtable) or Immediate (reads hide them at once).
+    SetGcMode {
+        /// Background rather than Immediate.
+        background: bool,
+    },
+    /// "Collect now": a garbage collection pass over the selected table.
+    CollectGarbage,
+    /// Reads the selected table in the Query view with the filter mirroring its GC rules.
+    ReadWithGcFilter,
     /// Runs a read of the selected table from the query panel (counted in access stats).
     RunQuery(QuerySpec),
     /// Writes `rows` generated rows into the selected table (sample data; 100,000 for the

@@ -54,6 +54,7 @@ fn summary(value: &str, timestamp_micros: i64, versions: usize) -> Option<CellSu
         value: value.as_bytes().to_vec(),
         timestamp_micros,
         versions,
+        eligible: 0,
     })
 }
 
@@ -131,6 +132,8 @@ fn rewriting_a_column_shows_the_newest_value_and_counts_versions() {
 #[test]
 fn the_gc_rule_of_the_form_limits_versions() {
     let mut p = Playground::new(START);
+    // Immediate mode (the switch's other side): reads hide what the rule collects.
+    p.apply(Action::SetGcMode { background: false });
     create(&mut p, "t", "cf", "1");
     write(&mut p, "r", "cf", "q", "one");
     write(&mut p, "r", "cf", "q", "two");
@@ -212,6 +215,8 @@ fn the_clock_control_moves_the_time_writes_use() {
 #[test]
 fn the_drawer_shows_versions_a_max_versions_rule_hides_and_why() {
     let mut p = Playground::new(START);
+    // Immediate mode (the switch's other side): reads hide what the rule collects.
+    p.apply(Action::SetGcMode { background: false });
     create(&mut p, "t", "cf", "2");
     for v in ["one", "two", "three"] {
         write(&mut p, "r", "cf", "q", v);
@@ -249,6 +254,8 @@ fn the_drawer_shows_versions_a_max_versions_rule_hides_and_why() {
 #[test]
 fn a_looser_gc_rule_shows_at_once_and_an_age_rule_hides_old_versions() {
     let mut p = Playground::new(START);
+    // Immediate mode (the switch's other side): reads hide what the rule collects.
+    p.apply(Action::SetGcMode { background: false });
     create(&mut p, "t", "cf", "");
     write(&mut p, "r", "cf", "q", "old");
     p.apply(Action::AdvanceClock(8 * 86_400_000_000));

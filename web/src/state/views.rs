@@ -26,8 +26,13 @@ pub struct VersionView {
     pub value: Vec<u8>,
     /// The whole value's length in bytes.
     pub len: usize,
-    /// Why reads do not return it ("beyond max versions 2"); `None` when they do.
+    /// Why reads do not return it ("beyond max versions 2"; Immediate mode); `None` when
+    /// they do.
     pub hidden_by: Option<String>,
+    /// Why its family's GC rule makes it eligible for collection while reads still return
+    /// it (Background mode, until a collection removes it); `None` otherwise.
+    #[serde(default)]
+    pub eligible_by: Option<String>,
 }
 
 /// The versions drawer: every stored version of one cell.
