@@ -22,7 +22,7 @@ almost none) at 1, 2 and 8 threads, which shows what releasing the GIL buys when
 dominates; and memory at the first row of a large streamed scan.
 
 Run: python bindings/python/bench/compare.py [--rows N] [--ops N] [--batch N] [--smoke]
-[--scaling-only]. CI runs only `--scaling-only` at toy sizes (scripts/suites/python.sh), to
+[--scaling-only] [--local-only]. CI runs only `--scaling-only` at toy sizes (scripts/suites/python.sh), to
 check the script runs. Prints a Markdown table of ops/s and ratios.
 """
 
@@ -363,12 +363,14 @@ def main():
     ap.add_argument("--scan-rows", type=int, default=300000, help="rows of the memory-at-first-row scan")
     ap.add_argument("--smoke", action="store_true", help="tiny sizes, every peer once (a check, not figures)")
     ap.add_argument("--scaling-only", action="store_true", help="only the thread-scaling measures")
+    ap.add_argument("--local-only", action="store_true", help="skip the Google client peers (no servers)")
     args = ap.parse_args()
     if args.smoke:
         args.rows, args.ops, args.batch, args.scan_rows = 200, 80, 50, 2000
     if args.scaling_only:
         scaling(args.rows, args.ops)
         return
+    notes = []
     tmp = Path(tempfile.mkdtemp(prefix="sparsetable-bench-"))
     script = Path(sys.executable).with_name("sparsetable-server")
     peers = [
@@ -379,15 +381,19 @@ def main():
         lambda: Lmdb("lmdb", str(tmp / "lmdb")),
     ]
     port = free_port()
-    peers.append(
-        lambda: GoogleClient(
-            "Google client -> sparsetable-server",
-            [str(script), "--port", str(port), "--log-level", "off"],
-            f"127.0.0.1:{port}",
+    if args.local_only:
+        notes.append("--local-only: the Google client peers skipped")
+    else:
+        peers.append(
+            lambda: GoogleClient(
+                "Google client -> sparsetable-server",
+                [str(script), "--port", str(port), "--log-level", "off"],
+                f"127.0.0.1:{port}",
+            )
         )
-    )
-    notes = []
-    if os.path.exists(CBTEMULATOR):
+    if args.local_only:
+        pass
+    elif os.path.exists(CBTEMULATOR):
         eport = free_port()
         peers.append(
             lambda: GoogleClient(
