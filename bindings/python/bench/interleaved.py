@@ -1,14 +1,15 @@
-"""The read workloads of compare.py, peers interleaved: for noisy shared machines.
+"""The in-process workloads of compare.py, peers interleaved: for noisy shared machines.
 
 compare.py measures one peer after another, so when the machine's speed drifts between
-seconds (other builds running) its ratios drift with it. This runs each peer's read workloads
-(point reads, 100-row ranges, full scan; compare.py's peer classes and loops, the same data)
+seconds (other builds running) its ratios drift with it. This runs each peer's workloads (batched
+writes of the table (500 rows per call or transaction), point writes, point reads, 100-row
+ranges, full scan; compare.py's peer classes and loops, the same data)
 in a fresh child process, round after round with the peers in turn, and prints each figure's
 median over the rounds. A peer named `sparsetable@DIR` imports the `sparsetable` package
 found in DIR first (an unpacked wheel), so two builds of the module can be compared in one run.
 
 Run: python bindings/python/bench/interleaved.py [--rows N] [--ops N] [--rounds N]
-[--peer sqlite3|lmdb|sparsetable|sparsetable@DIR ...]
+[--writes N] [--peer sqlite3|lmdb|sparsetable|sparsetable@DIR ...]
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def child(peer_name: str, rows: int, ops: int) -> dict:
+def child(peer_name: str, rows: int, ops: int, writes: int) -> dict:
     sys.path.insert(0, str(HERE))
     import compare
 
@@ -38,8 +39,10 @@ def child(peer_name: str, rows: int, ops: int) -> dict:
     else:
         peer = compare.Lmdb("lmdb", os.path.join(tmp, "lmdb"))
     keys = [compare.key(i) for i in range(rows)]
-    for i in range(0, rows, 500):
-        peer.write_batch(keys[i : i + 500])
+    out = {"batched writes (rows/s)": rows / compare.timed(lambda: [peer.write_batch(keys[i : i + 500]) for i in range(0, rows, 500)])}
+    point = [compare.key(i) for i in range(rows, rows + writes)]
+    out["point writes"] = writes / compare.timed(lambda: peer.write(point))
+    rows += writes
     rng = random.Random(7)
     reads = [compare.key(rng.randrange(rows)) for _ in range(ops)]
     read, range100 = peer.read, peer.range100
@@ -50,7 +53,7 @@ def child(peer_name: str, rows: int, ops: int) -> dict:
 
     starts = reads[: max(1, ops // 20)]
     got = []
-    out = {"point reads": ops / compare.timed(point_reads)}
+    out["point reads"] = ops / compare.timed(point_reads)
     seconds = compare.timed(lambda: got.append(sum(len(range100(k)) for k in starts)))
     out["100-row ranges (rows/s)"] = got[0] / seconds
     n = []
@@ -64,12 +67,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=50000)
     ap.add_argument("--ops", type=int, default=50000)
+    ap.add_argument("--writes", type=int, default=5000, help="point writes (one row per call or commit)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--peer", action="append", help="sqlite3, lmdb, sparsetable or sparsetable@DIR")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.child, args.rows, args.ops)))
+        print(json.dumps(child(args.child, args.rows, args.ops, args.writes)))
         return
     peers = args.peer or ["sparsetable", "sqlite3", "lmdb"]
     runs = {p: [] for p in peers}
@@ -78,7 +82,7 @@ def main():
             env = dict(os.environ)
             if "@" in p:
                 env["PYTHONPATH"] = p.split("@", 1)[1] + os.pathsep + env.get("PYTHONPATH", "")
-            argv = [sys.executable, __file__, "--child", p, "--rows", str(args.rows), "--ops", str(args.ops)]
+            argv = [sys.executable, __file__, "--child", p, "--rows", str(args.rows), "--ops", str(args.ops), "--writes", str(args.writes)]
             runs[p].append(json.loads(subprocess.run(argv, env=env, capture_output=True, check=True, text=True).stdout))
     base = peers[0]
     workloads = list(runs[base][0])
