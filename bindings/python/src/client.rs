@@ -713,7 +713,7 @@ const SLICE_BYTES: u64 = 1 << 20;
 /// read part-way (a corrupt block: `DataLoss`). Runs without the GIL.
 fn next_batch(stream: &mut RowStream) -> sparsetable::Result<(Vec<sparsetable::Row>, bool)> {
     stream.extend_scan_budget(SLICE_CELLS, SLICE_BYTES);
-    let mut batch = Vec::new();
+    let mut batch = Vec::with_capacity(BATCH_ROWS);
     let mut bytes = 0;
     while batch.len() < BATCH_ROWS && bytes < BATCH_BYTES {
         let Some(row) = stream.try_next()? else {

@@ -11,11 +11,19 @@
 //! `cell in row`, `str(row)`, `row._to_dict()`; `int(cell)` (8-byte big-endian signed, what an
 //! increment writes), `str(cell)`, `cell._to_dict()` and cell ordering (family, qualifier,
 //! newest first, value, labels).
+//!
+//! Cells are created lazily: a `Row` crossing into Python is one object holding the engine's
+//! cells; their `Cell` objects are built the first time anything asks for a cell (and then
+//! kept, so `row[0] is row[0]`). A scan that only counts rows or reads keys builds no `Cell`.
+//! Invariant: once built, the `Cell` objects are the row's only copy of its cells.
 
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+
+use std::sync::Mutex;
 
 use crate::convert::{bytes_or_str, bytes_repr};
 
@@ -146,10 +154,12 @@ impl Cell {
 #[pyclass(frozen, module = "sparsetable")]
 pub struct Row {
     row_key: Vec<u8>,
-    /// A field getter, because a `#[getter] fn cells` would clash in pyo3's generated names
-    /// with the `get_cells` method. Each access returns a new list.
-    #[pyo3(get)]
-    cells: Vec<Py<Cell>>,
+    /// How many cells the row has (known without building them).
+    len: usize,
+    /// The engine's cells, until `cells` is first built from them (then empty).
+    raw: Mutex<Vec<sparsetable::Cell>>,
+    /// The `Cell` objects, built on first use.
+    cells: PyOnceLock<Vec<Py<Cell>>>,
 }
 
 #[pymethods]
@@ -157,6 +167,13 @@ impl Row {
     #[getter]
     fn row_key<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.row_key)
+    }
+
+    /// The cells, as a new list each access. (Named apart from `cells` in Rust: pyo3's
+    /// generated name for a `cells` getter would clash with the `get_cells` method's.)
+    #[getter(cells)]
+    fn cell_objects<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.cell_list(py)
     }
 
     /// As Google's `Row.get_cells`: every cell, a family's cells, or one column's cells.
@@ -179,7 +196,7 @@ impl Row {
             return self.cell_list(py);
         };
         let in_family: Vec<&Py<Cell>> = self
-            .cells
+            .cells(py)?
             .iter()
             .filter(|c| c.get().family == family)
             .collect();
@@ -208,7 +225,7 @@ impl Row {
     }
 
     fn __len__(&self) -> usize {
-        self.cells.len()
+        self.len
     }
 
     /// `row[i]` and `row[a:b]` index the cells; `row["cf"]` is `get_cells("cf")` and
@@ -233,10 +250,10 @@ impl Row {
             }
         }
         if let Ok(i) = index.extract::<isize>() {
-            let len = self.cells.len() as isize;
+            let len = self.len as isize;
             let i = if i < 0 { i + len } else { i };
             return if (0..len).contains(&i) {
-                Ok(self.cells[i as usize]
+                Ok(self.cells(py)?[i as usize]
                     .clone_ref(py)
                     .into_bound(py)
                     .into_any())
@@ -255,16 +272,16 @@ impl Row {
     /// `"cf" in row` (a family with cells here), `("cf", q) in row` (a column with cells
     /// here) and `cell in row`, as Google's `Row`.
     fn __contains__(&self, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let cells = self.cells(item.py())?;
         if item.is_instance_of::<PyString>() {
             let family: String = item.extract()?;
-            return Ok(self.cells.iter().any(|c| c.get().family == family));
+            return Ok(cells.iter().any(|c| c.get().family == family));
         }
         if let Ok(pair) = item.cast::<PyTuple>() {
             if pair.len() == 2 && pair.get_item(0)?.is_instance_of::<PyString>() {
                 let family: String = pair.get_item(0)?.extract()?;
                 if let Ok(q) = bytes_or_str(&pair.get_item(1)?, "qualifier") {
-                    return Ok(self
-                        .cells
+                    return Ok(cells
                         .iter()
                         .any(|c| c.get().family == family && c.get().qualifier == q));
                 }
@@ -272,15 +289,19 @@ impl Row {
         }
         Ok(item
             .cast::<Cell>()
-            .is_ok_and(|cell| self.cells.iter().any(|c| c.get() == cell.get())))
+            .is_ok_and(|cell| cells.iter().any(|c| c.get() == cell.get())))
     }
 
     /// The (family, qualifier) pairs of the row's columns, in the row's order.
-    fn _get_column_components<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, PyBytes>)> {
-        self.columns()
+    fn _get_column_components<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Vec<(String, Bound<'py, PyBytes>)>> {
+        Ok(self
+            .columns(py)?
             .into_iter()
             .map(|(f, q, _)| (f.to_string(), PyBytes::new(py, q)))
-            .collect()
+            .collect())
     }
 
     /// The proto3 `Row` shape: `{"key": ..., "families": [{"name", "columns": [{"qualifier",
@@ -288,7 +309,7 @@ impl Row {
     fn _to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let families = PyList::empty(py);
         let mut current: Option<(String, Bound<'py, PyList>)> = None;
-        for (family, qualifier, cells) in self.columns() {
+        for (family, qualifier, cells) in self.columns(py)? {
             if current.as_ref().is_none_or(|(f, _)| f != family) {
                 if let Some((name, columns)) = current.take() {
                     let fam = PyDict::new(py);
@@ -323,9 +344,9 @@ impl Row {
 
     /// Google's human-readable form: one line per column with its newest cell and how many
     /// more there are.
-    fn __str__(&self) -> String {
+    fn __str__(&self, py: Python<'_>) -> PyResult<String> {
         let mut out = vec!["{".to_string()];
-        for (family, qualifier, cells) in self.columns() {
+        for (family, qualifier, cells) in self.columns(py)? {
             let first = cells[0].get().__str__();
             let more = if cells.len() > 1 {
                 format!(", (+{} more)", cells.len() - 1)
@@ -339,30 +360,31 @@ impl Row {
             ));
         }
         out.push("}".to_string());
-        out.join("\n")
+        Ok(out.join("\n"))
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(self.cell_list(py)?.try_iter()?.into_any())
     }
 
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<Row>().is_ok_and(|o| {
-            let o = o.get();
-            o.row_key == self.row_key
-                && o.cells.len() == self.cells.len()
-                && o.cells
-                    .iter()
-                    .zip(&self.cells)
-                    .all(|(a, b)| a.get() == b.get())
-        })
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(o) = other.cast::<Row>() else {
+            return Ok(false);
+        };
+        let o = o.get();
+        if o.row_key != self.row_key || o.len != self.len {
+            return Ok(false);
+        }
+        let py = other.py();
+        let (mine, theirs) = (self.cells(py)?, o.cells(py)?);
+        Ok(theirs.iter().zip(mine).all(|(a, b)| a.get() == b.get()))
     }
 
     /// Google's form: the key, then one line per column with its cells as `_to_dict` shows
     /// them.
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let mut lines = vec!["{".to_string()];
-        for (family, qualifier, cells) in self.columns() {
+        for (family, qualifier, cells) in self.columns(py)? {
             let cells: Vec<String> = cells.iter().map(|c| c.get().dict_repr()).collect();
             lines.push(format!(
                 "  ('{family}', {}): [{}],",
@@ -371,20 +393,44 @@ impl Row {
             ));
         }
         lines.push("}".to_string());
-        format!(
+        Ok(format!(
             "Row(key={}, cells={})",
             bytes_repr(&self.row_key),
             lines.join("\n")
-        )
+        ))
     }
 }
 
 impl Row {
+    /// The `Cell` objects, built from the engine's cells on the first call. If building
+    /// fails part-way (Python out of memory), the error is raised and the row has no cells
+    /// after it.
+    fn cells(&self, py: Python<'_>) -> PyResult<&Vec<Py<Cell>>> {
+        self.cells.get_or_try_init(py, || {
+            let raw = std::mem::take(&mut *self.raw.lock().unwrap_or_else(|e| e.into_inner()));
+            raw.into_iter()
+                .map(|c| {
+                    Py::new(
+                        py,
+                        Cell {
+                            value: c.value,
+                            row_key: self.row_key.clone(),
+                            family: c.family,
+                            qualifier: c.qualifier,
+                            timestamp_micros: c.timestamp_micros,
+                            labels: c.labels,
+                        },
+                    )
+                })
+                .collect()
+        })
+    }
+
     /// The row's columns in order: (family, qualifier, its cells). The engine's order keeps
     /// each column's cells adjacent.
-    fn columns(&self) -> Vec<Column<'_>> {
+    fn columns(&self, py: Python<'_>) -> PyResult<Vec<Column<'_>>> {
         let mut out: Vec<Column<'_>> = Vec::new();
-        for c in &self.cells {
+        for c in self.cells(py)? {
             let cell = c.get();
             match out.last_mut() {
                 Some((f, q, list)) if *f == cell.family && *q == cell.qualifier.as_slice() => {
@@ -393,12 +439,12 @@ impl Row {
                 _ => out.push((&cell.family, &cell.qualifier, vec![c])),
             }
         }
-        out
+        Ok(out)
     }
 
     /// The cells, as a new list (the row itself is read-only).
     fn cell_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.cells.iter().map(|c| c.clone_ref(py)))
+        PyList::new(py, self.cells(py)?.iter().map(|c| c.clone_ref(py)))
     }
 }
 
@@ -436,30 +482,16 @@ fn py_str_repr(s: &str) -> String {
     }
 }
 
-/// Converts an engine row (the GIL must be held).
+/// Converts an engine row (the GIL must be held): one Python object, its cells kept as the
+/// engine's until asked for.
 pub fn row_to_py(py: Python<'_>, row: sparsetable::Row) -> PyResult<Py<Row>> {
-    let cells = row
-        .cells
-        .into_iter()
-        .map(|c| {
-            Py::new(
-                py,
-                Cell {
-                    value: c.value,
-                    row_key: row.key.clone(),
-                    family: c.family,
-                    qualifier: c.qualifier,
-                    timestamp_micros: c.timestamp_micros,
-                    labels: c.labels,
-                },
-            )
-        })
-        .collect::<PyResult<Vec<_>>>()?;
     Py::new(
         py,
         Row {
             row_key: row.key,
-            cells,
+            len: row.cells.len(),
+            raw: Mutex::new(row.cells),
+            cells: PyOnceLock::new(),
         },
     )
 }

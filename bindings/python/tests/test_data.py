@@ -149,3 +149,50 @@ def test_sample_row_keys_ends_with_the_empty_key(table):
     samples = table.sample_row_keys()
     assert samples[-1][0] == b"" and samples[-1][1] > 0
     assert [o for _, o in samples] == sorted(o for _, o in samples)
+
+
+def test_a_rows_cells_are_built_once_whatever_reads_them_first(table):
+    # Rows keep the engine's cells and build Cell objects on first use: every way in must
+    # see the same cells, and the same objects once built.
+    table.mutate_row("r", [st.SetCell("cf", "a", "1", 2000), st.SetCell("cf", "a", "0", 1000), st.SetCell("cf2", "b", "2", 1000)])
+    expected = [("cf", b"a", b"1", 2000), ("cf", b"a", b"0", 1000), ("cf2", b"b", b"2", 1000)]
+    first_uses = [
+        lambda r: r.cells,
+        lambda r: r[0],
+        lambda r: list(r),
+        lambda r: r.get_cells("cf2"),
+        lambda r: "cf2" in r,
+        lambda r: repr(r),
+        lambda r: str(r),
+        lambda r: r._to_dict(),
+        lambda r: r == table.read_row("r"),
+    ]
+    for use in first_uses:
+        row = table.read_row("r")
+        assert len(row) == 3
+        use(row)
+        assert [(c.family, c.qualifier, c.value, c.timestamp_micros) for c in row.cells] == expected
+        assert row[0] is row.cells[0] and row[2] is list(row)[2] and row.get_cells("cf2")[0] is row[-1]
+        assert row.cells is not row.cells  # a new list each access, of the same cells
+    streamed = [r for r in table.read_rows_stream(st.ReadRowsQuery())]
+    assert streamed == table.read_rows(st.ReadRowsQuery()) and len(streamed[0]) == 3
+
+
+def test_a_rows_cells_built_from_many_threads_are_one_set(table):
+    import threading
+
+    table.mutate_row("r", [st.SetCell("cf", f"q{i}".encode(), b"v", 1000) for i in range(200)])
+    for _ in range(20):
+        row = table.read_row("r")
+        seen, barrier = [], threading.Barrier(4)
+
+        def read(row=row, seen=seen, barrier=barrier):
+            barrier.wait()
+            seen.append([id(c) for c in row.cells])
+
+        threads = [threading.Thread(target=read) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(seen) == 4 and all(s == seen[0] for s in seen) and len(seen[0]) == 200
