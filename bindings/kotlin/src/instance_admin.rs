@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use sparsetable::api::instances::record::DEFAULT_ZONE;
 use sparsetable::{
-    AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, Isolation,
-    Routing, StorageType,
+    AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, Isolation, Routing,
+    StorageType,
 };
 
 use crate::error::{to_ffi, SparsetableError};
@@ -155,12 +155,18 @@ impl InstanceAdmin {
 
     /// Applies `op` to a copy of the record, sets the plane's routing from the copy, and keeps
     /// the copy; on any error nothing changes.
-    fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> sparsetable::Result<T>) -> Result<T> {
+    fn change<T>(
+        &self,
+        op: impl FnOnce(&mut InstanceRecord) -> sparsetable::Result<T>,
+    ) -> Result<T> {
         let mut guard = self.record();
         let mut next = guard.clone();
         let out = op(&mut next).map_err(to_ffi)?;
         let (clusters, profiles) = next.routing();
-        self.plane.plane.configure(clusters, profiles).map_err(to_ffi)?;
+        self.plane
+            .plane
+            .configure(clusters, profiles)
+            .map_err(to_ffi)?;
         *guard = next;
         Ok(out)
     }
@@ -289,7 +295,10 @@ impl InstanceAdmin {
     /// # Errors
     /// The record's `create_app_profile`: `INVALID_ARGUMENT`, `ALREADY_EXISTS`.
     pub fn create_app_profile(&self, profile: AppProfileInfo) -> Result<AppProfileInfo> {
-        self.change(|r| r.create_app_profile(profile_record(profile)).map(profile_info))
+        self.change(|r| {
+            r.create_app_profile(profile_record(profile))
+                .map(profile_info)
+        })
     }
 
     /// Replaces a stored app profile (a non-empty etag must be the stored one); the implied
