@@ -127,7 +127,7 @@ if java -cp "$BUILD/example:$BUILD/sparsetable.jar:$JARS/jna.jar:$KOTLIN_LIBS" R
    && [ "$(grep -c '' "$out")" -eq 5 ] \
    && grep -qx 'west before the lag: null' "$out" && grep -qx 'west after the lag: v' "$out" \
    && [ "$(grep -cx 'consistent: false' "$out")" -eq 1 ] && [ "$(grep -cx 'consistent: true' "$out")" -eq 1 ] \
-   && grep -q '^UNAVAILABLE: cluster "c2" is unavailable' "$out" \
+   && grep -q '^UNAVAILABLE: cluster "sparsetable-c2" is unavailable' "$out" \
    && python3 - <<'PY'
 import re, sys
 readme = open("bindings/kotlin/README.md").read().split("\n## Replication", 1)[1]

@@ -20,11 +20,11 @@ fun main() {
     Sparsetable.inMemory(clock).use { instance ->
         BigtableTableAdminClient.create(instance).createTable("t") { addFamily("cf") }
         val admin = BigtableInstanceAdminClient.create(instance)
-        admin.createCluster(CreateClusterRequest.of("c2"))   // next to the first cluster, sparsetable-c1
+        admin.createCluster(CreateClusterRequest.of("sparsetable-c2"))   // next to the first cluster, sparsetable-c1
         admin.createAppProfile(CreateAppProfileRequest.of("east")
             .setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of(Sparsetable.DEFAULT_CLUSTER_ID, true)))
         admin.createAppProfile(CreateAppProfileRequest.of("west")
-            .setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of("c2")))
+            .setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of("sparsetable-c2")))
         val control = InstanceControl.create(instance)
         control.setReplicationLagMicros(2_000_000)            // writes reach the other cluster 2 s later
 
@@ -39,7 +39,7 @@ fun main() {
         println("west after the lag: ${west.readRow("t", "r")?.cells?.first()?.valueUtf8}")
         println("consistent: ${control.checkConsistency("t", token)}")
 
-        control.setClusterAvailable("c2", false)
+        control.setClusterAvailable("sparsetable-c2", false)
         try {
             west.readRow("t", "r")
         } catch (e: UnavailableException) {

@@ -145,7 +145,7 @@ pub struct RouteTarget {
 /// One instance's clusters, app profiles, routing, faults and replication.
 #[derive(Debug, uniffi::Object)]
 pub struct InstancePlane {
-    plane: InstanceData,
+    pub(crate) plane: InstanceData,
 }
 
 #[uniffi::export]

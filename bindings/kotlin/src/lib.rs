@@ -21,6 +21,7 @@ pub mod database;
 pub mod error;
 pub mod filter;
 pub mod instance;
+pub mod instance_admin;
 pub mod requests;
 pub mod sql;
 pub mod stream;

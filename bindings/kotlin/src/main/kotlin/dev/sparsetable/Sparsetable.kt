@@ -75,8 +75,8 @@ class Sparsetable private constructor(
     @Volatile
     private var planeRef: InstancePlane? = null
 
-    /** The app profiles the instance admin client gave the core (guarded by this instance's lock). */
-    internal val appProfiles = mutableListOf<dev.sparsetable.admin.AppProfile>()
+    @Volatile
+    private var adminRef: dev.sparsetable.ffi.InstanceAdmin? = null
 
     /** The instance's clusters and routing, once an instance admin or app profile asked for them. */
     internal val planeOrNull: InstancePlane? get() = planeRef
@@ -87,6 +87,14 @@ class Sparsetable private constructor(
      */
     internal fun plane(): InstancePlane = planeRef ?: synchronized(this) {
         planeRef ?: native { InstancePlane(database, DEFAULT_CLUSTER_ID, clock?.native) }.also { planeRef = it }
+    }
+
+    /**
+     * The instance's clusters and app profiles (the core's InstanceRecord), made on first need
+     * with the plane's one cluster; every change it accepts configures the plane.
+     */
+    internal fun admin(): dev.sparsetable.ffi.InstanceAdmin = adminRef ?: synchronized(this) {
+        adminRef ?: native { dev.sparsetable.ffi.InstanceAdmin(plane(), PROJECT_ID, INSTANCE_ID, DEFAULT_CLUSTER_ID) }.also { adminRef = it }
     }
 
     /** The time the database sees, in microseconds since the epoch. */
@@ -126,6 +134,7 @@ class Sparsetable private constructor(
      * closed). Idempotent.
      */
     override fun close() {
+        adminRef?.close()
         planeRef?.close()
         database.close()
     }
@@ -136,6 +145,12 @@ class Sparsetable private constructor(
     companion object {
         /** The id of an instance's first cluster until [dev.sparsetable.admin.BigtableInstanceAdminClient] changes the clusters. */
         const val DEFAULT_CLUSTER_ID = "sparsetable-c1"
+
+        /** The project id the instance's admin errors name (`projects/{project}/instances/{instance}`). */
+        const val PROJECT_ID = "sparsetable"
+
+        /** The instance id the instance's admin errors name. */
+        const val INSTANCE_ID = "sparsetable"
 
         /** An empty in-memory database on the system clock. */
         @JvmStatic

@@ -33,19 +33,19 @@ class ReplicationTest {
         fun read(profile: String, row: String): String? = client(profile).readRow("t", row)?.cells?.firstOrNull()?.valueUtf8
     }
 
-    /** An instance on a manual clock with table `t`, clusters c1 and c2, a 1 s lag, and profiles to-c1, to-c2, any. */
+    /** An instance on a manual clock with table `t`, clusters cluster-1 and cluster-2, a 1 s lag, and profiles to-c1, to-c2, any. */
     private fun replicated(block: Fixture.() -> Unit) {
         val clock = ManualClock(T0)
         Sparsetable.inMemory(clock).use { instance ->
             BigtableTableAdminClient.create(instance).createTable("t") { addFamily("cf") }
             val f = Fixture(instance, clock)
-            f.admin.createCluster(CreateClusterRequest.of("c1"))
-            f.admin.createCluster(CreateClusterRequest.of("c2"))
+            f.admin.createCluster(CreateClusterRequest.of("cluster-1"))
+            f.admin.createCluster(CreateClusterRequest.of("cluster-2"))
             f.admin.deleteCluster(Sparsetable.DEFAULT_CLUSTER_ID)
             f.admin.createAppProfile(
-                CreateAppProfileRequest.of("to-c1").setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of("c1", true)),
+                CreateAppProfileRequest.of("to-c1").setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of("cluster-1", true)),
             )
-            f.admin.createAppProfile(CreateAppProfileRequest.of("to-c2").setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of("c2")))
+            f.admin.createAppProfile(CreateAppProfileRequest.of("to-c2").setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of("cluster-2")))
             f.admin.createAppProfile(CreateAppProfileRequest.of("any").setRoutingPolicy(AppProfile.MultiClusterRoutingPolicy.of()))
             f.control.setReplicationLagMicros(1_000_000)
             try {
@@ -88,7 +88,7 @@ class ReplicationTest {
         assertNull(read("to-c1", "r"))
         BigtableTableAdminClient.create(instance).awaitReplication("t")
         assertEquals("v", read("to-c1", "r"))
-        control.setClusterAvailable("c1", false)
+        control.setClusterAvailable("cluster-1", false)
         write("to-c2", "r", "w")
         assertFailsWith<DeadlineExceededException> { control.awaitReplication("t", java.time.Duration.ofSeconds(5)) }
     }
@@ -108,23 +108,23 @@ class ReplicationTest {
 
     @Test
     fun aMultiClusterProfileFailsOverWhenAClusterIsDown() = replicated {
-        control.setClusterAvailable("c1", false)
-        assertEquals(mapOf("c1" to false, "c2" to true), control.clusterAvailability())
+        control.setClusterAvailable("cluster-1", false)
+        assertEquals(mapOf("cluster-1" to false, "cluster-2" to true), control.clusterAvailability())
         assertEquals(listOf(false, true), admin.listClusters().map { it.available })
         write("any", "r", "v")
         assertEquals("v", read("any", "r"))
         assertEquals("v", read("to-c2", "r"))
-        control.setClusterAvailable("c1", true)
+        control.setClusterAvailable("cluster-1", true)
         control.advanceMicros(1_000_000)
         assertEquals("v", read("to-c1", "r"))
     }
 
     @Test
     fun aSingleClusterProfileToADownClusterIsUnavailable() = replicated {
-        control.setClusterAvailable("c1", false)
+        control.setClusterAvailable("cluster-1", false)
         val e = assertFailsWith<UnavailableException> { write("to-c1", "r", "v") }
         assertEquals(
-            "UNAVAILABLE: cluster \"c1\" is unavailable; app profile \"to-c1\" routes only to it (single-cluster routing fails over by hand)",
+            "UNAVAILABLE: cluster \"cluster-1\" is unavailable; app profile \"to-c1\" routes only to it (single-cluster routing fails over by hand)",
             e.message,
         )
         assertTrue(e.isRetryable)
@@ -133,7 +133,7 @@ class ReplicationTest {
 
     @Test
     fun injectedFaultsFailTheNamedRpcAtTheNamedCluster() = replicated {
-        control.injectFault(code = "UNAVAILABLE", rpc = "ReadRows", clusterId = "c2", count = 2)
+        control.injectFault(code = "UNAVAILABLE", rpc = "ReadRows", clusterId = "cluster-2", count = 2)
         assertEquals(1, control.faultCount)
         assertNull(read("to-c1", "r"))
         write("to-c2", "r", "v")
@@ -154,7 +154,7 @@ class ReplicationTest {
             plain.mutateRow(RowMutation.create("t", "d").setCell("cf", "q", 1000, "x"))
             assertEquals("x", plain.readRow("t", "d")?.cells?.single()?.valueUtf8)
         }
-        assertEquals(listOf("to-c1", "to-c2", "any"), admin.listAppProfiles().map { it.id })
+        assertEquals(listOf("any", "default", "to-c1", "to-c2"), admin.listAppProfiles().map { it.id })
         admin.deleteAppProfile("any")
         assertFailsWith<NotFoundException> { admin.getAppProfile("any") }
         assertFailsWith<NotFoundException> { read("any", "r") }

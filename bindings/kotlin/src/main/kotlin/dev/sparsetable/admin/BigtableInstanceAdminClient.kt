@@ -1,21 +1,24 @@
 // The instance admin client, shaped like `com.google.cloud.bigtable.admin.v2
-// .BigtableInstanceAdminClient`: create, list, get and delete the clusters and app profiles of
-// one embedded instance. Two or more clusters make the instance replicated: each keeps its own
-// copy of every table, and data clients are routed by their app profile. This class keeps the
-// profile list and hands the whole configuration to the core (InstanceData.configure), which
-// validates it and applies every rule; errors become ApiException subclasses.
+// .BigtableInstanceAdminClient`: create, list, get, update and delete the clusters and app
+// profiles of one embedded instance. Two or more clusters make the instance replicated: each
+// keeps its own copy of every table, and data clients are routed by their app profile.
+// Every rule (ids, ALREADY_EXISTS / NOT_FOUND, etags, the implied `default` profile, what may
+// be removed) is the core's InstanceRecord, reached through the native InstanceAdmin, which
+// also configures the data plane from the record after each change it accepts and changes
+// nothing when it refuses one. This class converts values and errors only.
 package dev.sparsetable.admin
 
 import dev.sparsetable.BigtableDataClient
-import dev.sparsetable.NotFoundException
 import dev.sparsetable.Sparsetable
 import dev.sparsetable.native
+import java.util.concurrent.CompletableFuture
 
 /**
  * Administers the clusters and app profiles of one [Sparsetable] instance. Thread-safe.
  *
- * A fresh instance has one cluster, [Sparsetable.DEFAULT_CLUSTER_ID], and no app profiles (the
- * default profile routes to any cluster).
+ * A fresh instance has one cluster, [Sparsetable.DEFAULT_CLUSTER_ID], and the implied `default`
+ * app profile (one cluster: single-cluster routing with transactions; more: any cluster), which
+ * [listAppProfiles] shows and [updateAppProfile] may change.
  */
 class BigtableInstanceAdminClient private constructor(
     /** The instance administered. */
@@ -24,77 +27,148 @@ class BigtableInstanceAdminClient private constructor(
     @Volatile
     private var closed = false
 
-    private fun plane() = instance.plane().also { check(!closed) { "BigtableInstanceAdminClient is closed" } }
+    private fun admin() = instance.admin().also { check(!closed) { "BigtableInstanceAdminClient is closed" } }
 
-    /** Hands [clusters] and [profiles] to the core, and keeps the profiles if it accepts them. */
-    private fun configure(clusters: List<String>, profiles: List<AppProfile>) {
-        native { plane().configure(clusters, profiles.map { it.toNative() }) }
-        instance.appProfiles.clear()
-        instance.appProfiles.addAll(profiles)
+    private fun available(): Map<String, Boolean> = native { instance.plane().availability() }.associate { it.clusterId to it.available }
+
+    /**
+     * Adds a cluster (one node, SSD); it gets a copy of every table.
+     *
+     * @throws dev.sparsetable.InvalidArgumentException for an id the core's rule refuses.
+     * @throws dev.sparsetable.AlreadyExistsException for a taken id.
+     */
+    fun createCluster(request: CreateClusterRequest): Cluster {
+        native { admin().addCluster(request.clusterId) }
+        return getCluster(request.clusterId)
+    }
+
+    /** Every cluster, by id. */
+    fun listClusters(): List<Cluster> {
+        val clusters = native { admin().clusters() }
+        val up = available()
+        return clusters.map { Cluster.fromNative(it, up[it.id] ?: false) }
+    }
+
+    /** One cluster. @throws dev.sparsetable.NotFoundException for an unknown cluster (the core's message). */
+    fun getCluster(clusterId: String): Cluster {
+        val c = native { admin().cluster(clusterId) }
+        return Cluster.fromNative(c, available()[c.id] ?: false)
     }
 
     /**
-     * Adds a cluster; it gets a copy of every table.
+     * Sets a cluster's node count and turns its autoscaling off (Google's `resizeCluster`).
      *
-     * @throws dev.sparsetable.InvalidArgumentException for an empty or taken id.
+     * @throws dev.sparsetable.NotFoundException for an unknown cluster.
+     * @throws dev.sparsetable.InvalidArgumentException for a negative count.
      */
-    fun createCluster(request: CreateClusterRequest): Cluster = synchronized(instance) {
-        val ids = native { plane().clusterIds() }
-        configure(ids + request.clusterId, instance.appProfiles.toList())
-        getCluster(request.clusterId)
+    fun resizeCluster(clusterId: String, numServeNodes: Int): Cluster {
+        native { admin().updateCluster(clusterId, numServeNodes, null) }
+        return getCluster(clusterId)
     }
 
-    /** Every cluster, the first (the one holding the schema) first. */
-    fun listClusters(): List<Cluster> = native { plane().availability() }.map { Cluster(it.clusterId, it.available) }
+    /** Turns a cluster's autoscaling off, with [numServeNodes] nodes (as [resizeCluster]). */
+    fun disableClusterAutoscaling(clusterId: String, numServeNodes: Int): Cluster = resizeCluster(clusterId, numServeNodes)
 
-    /** One cluster. @throws NotFoundException for an unknown cluster. */
-    fun getCluster(clusterId: String): Cluster =
-        listClusters().firstOrNull { it.id == clusterId } ?: throw NotFoundException("NOT_FOUND: cluster \"$clusterId\" not found")
+    /**
+     * Sets a cluster's autoscaling (its node count stays).
+     *
+     * @throws dev.sparsetable.NotFoundException for an unknown cluster.
+     * @throws dev.sparsetable.InvalidArgumentException for limits or targets the core refuses.
+     */
+    fun updateClusterAutoscalingConfig(config: ClusterAutoscalingConfig): Cluster {
+        val nodes = native { admin().cluster(config.clusterId) }.serveNodes
+        native { admin().updateCluster(config.clusterId, nodes, config.toNative()) }
+        return getCluster(config.clusterId)
+    }
 
     /**
      * Deletes a cluster and its copy of the tables (what is on its way between the clusters
-     * that are up is delivered first, as the core does).
+     * that are up is delivered first, as the core does); multi-cluster profiles forget it.
      *
-     * @throws NotFoundException for an unknown cluster.
-     * @throws dev.sparsetable.InvalidArgumentException when it is the last one, or an app
-     * profile still routes to it.
+     * @throws dev.sparsetable.NotFoundException for an unknown cluster.
+     * @throws dev.sparsetable.FailedPreconditionException when it is the last one, or a
+     * single-cluster app profile routes to it.
      */
-    fun deleteCluster(clusterId: String): Unit = synchronized(instance) {
-        val ids = native { plane().clusterIds() }
-        if (clusterId !in ids) throw NotFoundException("NOT_FOUND: cluster \"$clusterId\" not found")
-        configure(ids - clusterId, instance.appProfiles.toList())
+    fun deleteCluster(clusterId: String) {
+        native { admin().removeCluster(clusterId) }
     }
 
     /**
      * Creates an app profile.
      *
-     * @throws dev.sparsetable.AlreadyExistsException if the id is taken.
+     * @throws dev.sparsetable.AlreadyExistsException if the id is stored.
      * @throws dev.sparsetable.InvalidArgumentException for a bad id or a policy naming an
      * unknown cluster.
      */
-    fun createAppProfile(request: CreateAppProfileRequest): AppProfile = synchronized(instance) {
-        val profile = request.toProfile()
-        if (instance.appProfiles.any { it.id == profile.id }) {
-            throw dev.sparsetable.AlreadyExistsException("ALREADY_EXISTS: app profile \"${profile.id}\" already exists")
-        }
-        configure(native { plane().clusterIds() }, instance.appProfiles + profile)
-        profile
+    fun createAppProfile(request: CreateAppProfileRequest): AppProfile =
+        AppProfile.fromNative(native { admin().createAppProfile(request.toProfile().toNative()) })
+
+    /** One app profile (`default` too while it is implied). @throws dev.sparsetable.NotFoundException for an unknown id. */
+    fun getAppProfile(appProfileId: String): AppProfile = AppProfile.fromNative(native { admin().appProfile(appProfileId) })
+
+    /** Every app profile, with the implied `default` unless one is stored, by id. */
+    fun listAppProfiles(): List<AppProfile> = native { admin().listedAppProfiles() }.map { AppProfile.fromNative(it) }
+
+    /**
+     * Changes an app profile: what [request] sets replaces the profile's. A non-empty etag
+     * ([UpdateAppProfileRequest.setEtag]) must be the profile's. The first update of the
+     * implied `default` stores it.
+     *
+     * @throws dev.sparsetable.NotFoundException for an unknown id.
+     * @throws dev.sparsetable.AbortedException for a stale etag.
+     * @throws dev.sparsetable.InvalidArgumentException for a policy the core refuses.
+     */
+    fun updateAppProfile(request: UpdateAppProfileRequest): AppProfile {
+        val current = getAppProfile(request.appProfileId)
+        return AppProfile.fromNative(native { admin().updateAppProfile(request.applyTo(current).toNative()) })
     }
 
-    /** One app profile. @throws NotFoundException for an unknown id. */
-    fun getAppProfile(appProfileId: String): AppProfile = synchronized(instance) {
-        instance.appProfiles.firstOrNull { it.id == appProfileId }
-            ?: throw NotFoundException("NOT_FOUND: app profile \"$appProfileId\" not found")
+    /** Deletes a stored app profile. @throws dev.sparsetable.NotFoundException for an id not stored. */
+    fun deleteAppProfile(appProfileId: String) {
+        native { admin().deleteAppProfile(appProfileId) }
     }
 
-    /** Every app profile, in creation order. */
-    fun listAppProfiles(): List<AppProfile> = synchronized(instance) { instance.appProfiles.toList() }
+    // The Java client's ...Async variants: the same calls on the common ForkJoin pool, as
+    // BigtableTableAdminClient's (CompletableFuture is the binding's future).
+    private fun <T> async(block: () -> T): CompletableFuture<T> = CompletableFuture.supplyAsync(block)
 
-    /** Deletes an app profile. @throws NotFoundException for an unknown id. */
-    fun deleteAppProfile(appProfileId: String): Unit = synchronized(instance) {
-        getAppProfile(appProfileId)
-        configure(native { plane().clusterIds() }, instance.appProfiles.filter { it.id != appProfileId })
-    }
+    /** [createCluster], asynchronously. */
+    fun createClusterAsync(request: CreateClusterRequest): CompletableFuture<Cluster> = async { createCluster(request) }
+
+    /** [listClusters], asynchronously. */
+    fun listClustersAsync(): CompletableFuture<List<Cluster>> = async { listClusters() }
+
+    /** [getCluster], asynchronously. */
+    fun getClusterAsync(clusterId: String): CompletableFuture<Cluster> = async { getCluster(clusterId) }
+
+    /** [resizeCluster], asynchronously. */
+    fun resizeClusterAsync(clusterId: String, numServeNodes: Int): CompletableFuture<Cluster> = async { resizeCluster(clusterId, numServeNodes) }
+
+    /** [disableClusterAutoscaling], asynchronously. */
+    fun disableClusterAutoscalingAsync(clusterId: String, numServeNodes: Int): CompletableFuture<Cluster> =
+        async { disableClusterAutoscaling(clusterId, numServeNodes) }
+
+    /** [updateClusterAutoscalingConfig], asynchronously. */
+    fun updateClusterAutoscalingConfigAsync(config: ClusterAutoscalingConfig): CompletableFuture<Cluster> =
+        async { updateClusterAutoscalingConfig(config) }
+
+    /** [deleteCluster], asynchronously. */
+    fun deleteClusterAsync(clusterId: String): CompletableFuture<Void?> = async { deleteCluster(clusterId); null }
+
+    /** [createAppProfile], asynchronously. */
+    fun createAppProfileAsync(request: CreateAppProfileRequest): CompletableFuture<AppProfile> = async { createAppProfile(request) }
+
+    /** [getAppProfile], asynchronously. */
+    fun getAppProfileAsync(appProfileId: String): CompletableFuture<AppProfile> = async { getAppProfile(appProfileId) }
+
+    /** [listAppProfiles], asynchronously. */
+    fun listAppProfilesAsync(): CompletableFuture<List<AppProfile>> = async { listAppProfiles() }
+
+    /** [updateAppProfile], asynchronously. */
+    fun updateAppProfileAsync(request: UpdateAppProfileRequest): CompletableFuture<AppProfile> = async { updateAppProfile(request) }
+
+    /** [deleteAppProfile], asynchronously. */
+    fun deleteAppProfileAsync(appProfileId: String): CompletableFuture<Void?> = async { deleteAppProfile(appProfileId); null }
 
     /** Closes the client (the instance stays open). Idempotent. */
     override fun close() {
