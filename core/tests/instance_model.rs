@@ -368,3 +368,30 @@ fn an_assembled_record_continues_its_etags() {
     .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
 }
+
+#[test]
+fn the_implied_default_profile_is_stored_by_its_first_update_and_no_other_id_is() {
+    let mut two = two_clusters();
+    let err = two
+        .update_app_profile(single("absent", "my-instance-c1", false))
+        .unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+    let stored = two
+        .update_app_profile(single("default", "my-instance-c1", false))
+        .unwrap()
+        .clone();
+    assert!(!stored.etag.is_empty());
+    assert_eq!(two.app_profile("default"), Some(&stored));
+    assert_eq!(
+        two.effective_app_profile("").unwrap().routing,
+        stored.routing,
+        "requests without a profile now follow the stored default"
+    );
+    // From now on it is a stored profile like any other: a stale etag is refused.
+    let mut stale = single("default", "my-instance-c2", false);
+    stale.etag = "not-the-etag".into();
+    assert_eq!(
+        two.update_app_profile(stale).unwrap_err().code(),
+        Code::Aborted
+    );
+}

@@ -512,12 +512,7 @@ impl InstanceModel {
         #[wasm_bindgen(unchecked_param_type = "AppProfileModelJson")] spec: JsValue,
     ) -> JsResult<JsValue> {
         let p = profile("appProfile", from_js("appProfile", spec).map_err(err)?).map_err(err)?;
-        let stored = if p.id == "default" && self.record.app_profile("default").is_none() {
-            self.record.create_app_profile(p)
-        } else {
-            self.record.update_app_profile(p)
-        }
-        .map_err(err)?;
+        let stored = self.record.update_app_profile(p).map_err(err)?;
         plain(&profile_js(stored))
     }
 

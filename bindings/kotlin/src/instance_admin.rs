@@ -302,18 +302,14 @@ impl InstanceAdmin {
     }
 
     /// Replaces a stored app profile (a non-empty etag must be the stored one); the implied
-    /// `default` profile is stored by its first update, as the wasm model does.
+    /// `default` profile is stored by its first update (the core's rule).
     ///
     /// # Errors
     /// The record's `update_app_profile`: `NOT_FOUND`, `ABORTED`, `INVALID_ARGUMENT`.
     pub fn update_app_profile(&self, profile: AppProfileInfo) -> Result<AppProfileInfo> {
         self.change(|r| {
-            let p = profile_record(profile);
-            if p.id == "default" && r.app_profile("default").is_none() {
-                r.create_app_profile(p).map(profile_info)
-            } else {
-                r.update_app_profile(p).map(profile_info)
-            }
+            r.update_app_profile(profile_record(profile))
+                .map(profile_info)
         })
     }
 

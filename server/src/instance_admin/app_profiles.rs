@@ -126,15 +126,12 @@ impl InstanceAdminService {
                 }
             }
             // The core's operation: routing only to the instance's clusters, a stale etag is
-            // ABORTED, a new etag.
+            // ABORTED, a new etag; the implied `default` is stored by its first update.
             let mut wanted = profile_record(id, &next);
-            wanted.etag = update.etag.clone();
             if stored {
-                with_record(meta, |r| r.update_app_profile(wanted).map(|_| ()))?;
-            } else {
-                wanted.etag.clear();
-                with_record(meta, |r| r.create_app_profile(wanted).map(|_| ()))?;
+                wanted.etag = update.etag.clone();
             }
+            with_record(meta, |r| r.update_app_profile(wanted).map(|_| ()))?;
             stored_profile(meta, id, &next)
         })?;
         Ok(self.instances.operations().finished(

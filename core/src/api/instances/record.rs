@@ -601,11 +601,14 @@ impl InstanceRecord {
     }
 
     /// Replaces a stored app profile (UpdateAppProfile). A non-empty `etag` in `profile`
-    /// must be the stored one (the profile was not changed since it was read).
+    /// must be the stored one (the profile was not changed since it was read). The implied
+    /// `default` profile, listed but not stored, is stored by its first update (Bigtable lets
+    /// a user change the default profile's routing; the docs say nothing of an etag for one
+    /// never stored, so any given is accepted).
     ///
     /// # Errors
-    /// `NotFound` for an id not stored; `Aborted` for a stale etag; as
-    /// [`create_app_profile`](Self::create_app_profile) for the rest.
+    /// `NotFound` for an id not stored (other than `default`); `Aborted` for a stale etag;
+    /// as [`create_app_profile`](Self::create_app_profile) for the rest.
     pub fn update_app_profile(
         &mut self,
         mut profile: AppProfileRecord,
@@ -613,6 +616,9 @@ impl InstanceRecord {
         self.check_profile(&profile)?;
         let name = self.name();
         let Some(at) = self.app_profiles.iter().position(|p| p.id == profile.id) else {
+            if profile.id == "default" {
+                return self.create_app_profile(profile);
+            }
             return Err(not_found("app profile", &profile.id, &name));
         };
         if !profile.etag.is_empty() && profile.etag != self.app_profiles[at].etag {
