@@ -2,16 +2,22 @@
 # google_system): starts the debug binary the server suite built on 127.0.0.1 with --port 0
 # and waits (up to 30 s) for the line it prints once it listens.
 #
-#   start_server DIR   sets server_pid, server_log and addr (host:port, empty if the server
-#                      did not start); an EXIT trap stops the server.
+#   start_server DIR [ARGS...]
+#                      sets server_pid, server_log and addr (host:port, empty if the server
+#                      did not start); ARGS go to the server (e.g. --gc-mode background). It
+#                      may be called again for a second server: an EXIT trap stops them all.
 
+server_pids=()
 start_server() {
   local dir=$1 out
+  shift
+  mkdir -p "$dir"
   out=$dir/server.stdout
   server_log=$dir/server.log
-  "$ROOT/target/debug/sparsetable-server" --host 127.0.0.1 --port 0 >"$out" 2>"$server_log" &
+  "$ROOT/target/debug/sparsetable-server" --host 127.0.0.1 --port 0 "$@" >"$out" 2>"$server_log" &
   server_pid=$!
-  trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null' EXIT
+  server_pids+=("$server_pid")
+  trap 'for p in "${server_pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done' EXIT
   addr=
   for _ in $(seq 1 300); do
     addr=$(sed -n 's/^export BIGTABLE_EMULATOR_HOST=//p' "$out")

@@ -7,18 +7,20 @@
 # checks it and creates no instance then); we start the debug binary the server suite built on
 # 127.0.0.1 with --port 0 and point the variable at it. 120-second limit per test.
 #
-# Three passes. The emulator pass runs every test with BIGTABLE_EMULATOR_HOST set, as users of
+# Three passes, in both GC modes. The emulator pass runs every test with BIGTABLE_EMULATOR_HOST set, as users of
 # Google's emulator do. Google's tests then skip about forty tests whatever the server can do;
 # the production pass runs those again without the variable, in the tests' production mode,
 # through our pytest plugin scripts/lib/google_system_production.py (connections to Bigtable's
 # endpoints go to the server, anonymous credentials, short resource ids: see its docstring),
-# and there they must pass.
+# and there they must pass. The views pass runs the authorized-view parameter sets. Then all
+# three run again on a second server started with `--gc-mode background`.
 #
-# Counts: pytest's passed and failed cases of both passes (errors count as failures), plus one
+# Counts: pytest's passed and failed cases of every pass (errors count as failures), plus one
 # failure if the build, the download or the server's start fails. A skipped test counts as a
 # failure unless ALLOWED_SKIPS below lists it with the reason Google's tests give for skipping
 # it: `production-only` and `not served` lines are allowed skips in every pass; a
-# `production pass` or `views pass` line is allowed to skip in the emulator pass only because
+# `production pass` or `views pass` line is allowed to skip in the emulator and background
+# passes only because
 # the production or the views pass runs it. A listed test that runs is counted as whatever it does.
 #
 # Not run (deselected): v2_client test_table_mutate_rows_retries_timeout. It replaces the
@@ -155,11 +157,7 @@ run_pass() {
   total_p=$((total_p + p)); total_f=$((total_f + f))
 }
 
-run_pass emulator "production-only,not served,production pass,views pass" BIGTABLE_EMULATOR_HOST="$addr" -- \
-  --deselect tests/system/v2_client/test_data_api.py::test_table_mutate_rows_retries_timeout \
-  tests/system/data/test_system_autogen.py tests/system/v2_client
-
-# The production pass: the `production pass` lines as pytest node ids (`a.b.c::Class::test`
+# The `production pass` lines as pytest node ids (`a.b.c::Class::test`
 # -> `a/b/c.py::Class::test`). Parameter sets that go through an authorized view are left to
 # the views pass below.
 mapfile -t production_tests < <(ALLOWED_SKIPS=$ALLOWED_SKIPS "$PY" - <<'PY'
@@ -174,16 +172,40 @@ for line in os.environ["ALLOWED_SKIPS"].splitlines():
     print("::".join(["/".join(parts) + ".py", *klass, name]))
 PY
 )
-run_pass production "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARSETABLE_HOST="$addr" \
-  GOOGLE_CLOUD_PROJECT=sparsetable-system PYTHONPATH="$ROOT/scripts/lib" -- \
-  -p google_system_production -k "not authorized_view" "${production_tests[@]}"
 
-# The views pass: in production mode Google's data tests run each table test a second time
-# through an authorized view (parameter sets named `authorized_view`), which the emulator pass
-# never sees; this pass runs all of them, and the test of a write outside a view.
-run_pass views "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARSETABLE_HOST="$addr" \
-  GOOGLE_CLOUD_PROJECT=sparsetable-system PYTHONPATH="$ROOT/scripts/lib" -- \
-  -p google_system_production -k authorized_view tests/system/data/test_system_autogen.py
+# passes SUFFIX: the three passes against the server at $addr, their reports named with SUFFIX.
+passes() {
+  local suffix=$1
+  run_pass "emulator$suffix" "production-only,not served,production pass,views pass" BIGTABLE_EMULATOR_HOST="$addr" -- \
+    --deselect tests/system/v2_client/test_data_api.py::test_table_mutate_rows_retries_timeout \
+    tests/system/data/test_system_autogen.py tests/system/v2_client
+  # The production pass: the tests Google's emulator mode skips, in their production mode.
+  run_pass "production$suffix" "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARSETABLE_HOST="$addr" \
+    GOOGLE_CLOUD_PROJECT=sparsetable-system PYTHONPATH="$ROOT/scripts/lib" -- \
+    -p google_system_production -k "not authorized_view" "${production_tests[@]}"
+  # The views pass: in production mode Google's data tests run each table test a second time
+  # through an authorized view (parameter sets named `authorized_view`), which the emulator
+  # pass never sees; this pass runs all of them, and the test of a write outside a view.
+  run_pass "views$suffix" "production-only,not served" -u BIGTABLE_EMULATOR_HOST SPARSETABLE_HOST="$addr" \
+    GOOGLE_CLOUD_PROJECT=sparsetable-system PYTHONPATH="$ROOT/scripts/lib" -- \
+    -p google_system_production -k authorized_view tests/system/data/test_system_autogen.py
+}
+
+passes ""
+
+# All three again against a second server started with --gc-mode background (cells a GC rule
+# makes collectable stay readable until a collection, as in Cloud Bigtable; docs/gc.md), so
+# Google's tests hold in both of the engine's GC modes.
+start_server "$DIR/background" --gc-mode background
+if [ -z "$addr" ]; then
+  echo "FAILED: sparsetable-server --gc-mode background did not start"; cat "$server_log"
+  total_f=$((total_f + 1))
+elif ! grep -q "GC mode background" "$server_log"; then
+  echo "FAILED: the second server does not say it runs in GC mode background"; cat "$server_log"
+  total_f=$((total_f + 1))
+else
+  passes "-background"
+fi
 
 if [ "$total_f" -gt 0 ]; then echo "--- server log (last 30 lines)"; tail -n 30 "$server_log"; fi
 result "$total_p" "$total_f"

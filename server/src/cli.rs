@@ -226,12 +226,17 @@ impl Server {
         log(
             Level::Info,
             format_args!(
-                "serving on {addr} ({place}{})",
+                "serving on {addr} ({place}{}{})",
                 match (&options.data_dir, options.durability) {
                     (None, _) => "",
                     (Some(_), Durability::Sync) => ", durability sync",
                     (Some(_), Durability::Interval { .. }) => ", durability interval",
                     (Some(_), Durability::None) => ", durability none",
+                },
+                // The default goes unsaid; the other mode changes what reads return.
+                match options.gc_mode {
+                    GcMode::Background => ", GC mode background",
+                    _ => "",
                 }
             ),
         );
