@@ -178,7 +178,9 @@ fn int_of(what: &str, v: &Value) -> Result<i64> {
             .as_i64()
             .or_else(|| {
                 n.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.3e18)
+                    // Whole numbers only; the round trip through i64 is exact below 2^63
+                    // and, unlike `fract`, needs no std.
+                    .filter(|f| f.abs() < 9.3e18 && (*f as i64) as f64 == *f)
                     .map(|f| f as i64)
             })
             .ok_or_else(|| bad(what, format_args!("{n} is not an int64"))),
