@@ -34,12 +34,14 @@
 //! reading anything, and reads the table once, through the core's one read path
 //! ([`Database::read_rows`]), with only the key ranges, cells and versions the plan needs.
 
+pub mod approx;
 pub mod ast;
 pub mod calendar;
 pub mod errors;
 pub mod eval;
 pub mod exec;
 pub mod functions;
+pub mod hll;
 pub mod lex;
 pub mod parse;
 pub mod plan;

@@ -29,8 +29,9 @@ pub struct AggCall {
     pub name: String,
     /// Its argument (`None` for COUNT(*)).
     pub arg: Option<Expr>,
-    /// A second argument (STRING_AGG's separator).
-    pub extra: Option<Expr>,
+    /// The further arguments (STRING_AGG's separator, HLL_COUNT.INIT's precision,
+    /// APPROX_TOP_SUM's weight, the APPROX functions' `number`).
+    pub extra: Vec<Expr>,
     /// `DISTINCT`.
     pub distinct: bool,
 }
@@ -517,6 +518,10 @@ impl<'a> Planner<'a> {
                         }
                     }
                 }
+                // HLL_COUNT.EXTRACT(NULL): the NULL is a NULL sketch.
+                if name == "HLL_COUNT.EXTRACT" && args.len() == 1 && is_null_lit(&args[0]) {
+                    types[0] = T::Bytes;
+                }
                 match functions::result_type(name, &types) {
                     None => return Err(self.err(e.pos, format!("function not found: {name}"))),
                     Some(Err(m)) => return Err(self.err(e.pos, m)),
@@ -609,7 +614,9 @@ impl<'a> Planner<'a> {
             }
         }
         let want = match name {
-            "STRING_AGG" => 1..=2,
+            "STRING_AGG" | "HLL_COUNT.INIT" => 1..=2,
+            "APPROX_QUANTILES" | "APPROX_TOP_COUNT" => 2..=2,
+            "APPROX_TOP_SUM" => 3..=3,
             _ if star => 0..=0,
             _ => 1..=1,
         };
@@ -621,20 +628,58 @@ impl<'a> Planner<'a> {
             let t = self.ty(a)?;
             let ok = match name {
                 "SUM" | "AVG" => t.is_numeric(),
-                "MIN" | "MAX" => t.is_orderable(),
+                "MIN" | "MAX" | "APPROX_QUANTILES" => t.is_orderable(),
                 "COUNTIF" | "LOGICAL_AND" | "LOGICAL_OR" => t == SqlType::Bool,
                 "BIT_AND" | "BIT_OR" | "BIT_XOR" => t == SqlType::Int64,
                 "STRING_AGG" => matches!(t, SqlType::String | SqlType::Bytes),
                 "ARRAY_AGG" => !matches!(t, SqlType::Array(_)),
+                "HLL_COUNT.INIT" => {
+                    matches!(t, SqlType::Int64 | SqlType::String | SqlType::Bytes)
+                }
+                "HLL_COUNT.MERGE" | "HLL_COUNT.MERGE_PARTIAL" => {
+                    t == SqlType::Bytes || is_null_lit(a)
+                }
+                "APPROX_COUNT_DISTINCT" => {
+                    t.is_groupable() && !matches!(t, SqlType::Array(_) | SqlType::Struct(_))
+                }
+                "APPROX_TOP_COUNT" | "APPROX_TOP_SUM" => t.is_groupable(),
                 _ => true,
             };
             if !ok || (distinct && !t.is_groupable()) {
                 return Err(self.err(a.pos, format!("no matching signature for {name}({t})")));
             }
         }
-        let extra = args.get(1).cloned();
-        if let Some(x) = &extra {
-            self.ty(x)?;
+        let extra: Vec<Expr> = args.iter().skip(1).cloned().collect();
+        for (i, x) in extra.iter().enumerate() {
+            let t = self.ty(x)?;
+            let literal = match &x.kind {
+                ExprKind::Lit(SqlValue::Int64(n), _) => Some(*n),
+                _ => None,
+            };
+            match (name, i) {
+                ("HLL_COUNT.INIT", _) => {
+                    if t != SqlType::Int64 {
+                        return Err(self.err(x.pos, "HLL_COUNT.INIT's precision is an INT64"));
+                    }
+                    if let Some(Err(m)) = literal.map(super::hll::check_precision) {
+                        return Err(self.err(x.pos, m));
+                    }
+                }
+                ("APPROX_TOP_SUM", 0) => {
+                    if !t.is_numeric() {
+                        return Err(self.err(
+                            x.pos,
+                            format!("APPROX_TOP_SUM's weight is a number, got {t}"),
+                        ));
+                    }
+                }
+                ("APPROX_QUANTILES" | "APPROX_TOP_COUNT" | "APPROX_TOP_SUM", _) => {
+                    if t != SqlType::Int64 || literal.is_some_and(|n| n < 1) {
+                        return Err(self.err(x.pos, format!("{name}'s number is a positive INT64")));
+                    }
+                }
+                _ => {}
+            }
         }
         Ok(AggCall {
             name: name.to_string(),
@@ -659,7 +704,28 @@ impl<'a> Planner<'a> {
                 }
             }
             "AVG" => SqlType::Float64,
-            "ARRAY_AGG" => SqlType::array(t),
+            "ARRAY_AGG" | "APPROX_QUANTILES" => SqlType::array(t),
+            "HLL_COUNT.INIT" | "HLL_COUNT.MERGE_PARTIAL" => SqlType::Bytes,
+            "HLL_COUNT.MERGE" | "APPROX_COUNT_DISTINCT" => SqlType::Int64,
+            "APPROX_TOP_COUNT" => SqlType::array(SqlType::Struct(alloc::vec![
+                ("value".into(), t),
+                ("count".into(), SqlType::Int64)
+            ])),
+            "APPROX_TOP_SUM" => {
+                let w = match call.extra.first() {
+                    Some(w) => self.ty(w)?,
+                    None => SqlType::Int64,
+                };
+                let sum = if w == SqlType::Int64 {
+                    SqlType::Int64
+                } else {
+                    SqlType::Float64
+                };
+                SqlType::array(SqlType::Struct(alloc::vec![
+                    ("value".into(), t),
+                    ("sum".into(), sum)
+                ]))
+            }
             "LOGICAL_AND" | "LOGICAL_OR" => SqlType::Bool,
             _ => t,
         })
@@ -954,7 +1020,7 @@ impl<'a> Planner<'a> {
             exprs.extend(agg.groups.iter_mut());
             for a in &mut agg.aggs {
                 exprs.extend(a.arg.as_mut());
-                exprs.extend(a.extra.as_mut());
+                exprs.extend(a.extra.iter_mut());
             }
         }
         for e in exprs {
