@@ -656,29 +656,21 @@ impl<'a> Planner<'a> {
                 ExprKind::Lit(SqlValue::Int64(n), _) => Some(*n),
                 _ => None,
             };
-            match (name, i) {
-                ("HLL_COUNT.INIT", _) => {
-                    if t != SqlType::Int64 {
-                        return Err(self.err(x.pos, "HLL_COUNT.INIT's precision is an INT64"));
-                    }
-                    if let Some(Err(m)) = literal.map(super::hll::check_precision) {
-                        return Err(self.err(x.pos, m));
-                    }
+            let problem: Option<String> = match (name, i) {
+                ("HLL_COUNT.INIT", _) if t != SqlType::Int64 => {
+                    Some("HLL_COUNT.INIT's precision is an INT64".into())
                 }
-                ("APPROX_TOP_SUM", 0) => {
-                    if !t.is_numeric() {
-                        return Err(self.err(
-                            x.pos,
-                            format!("APPROX_TOP_SUM's weight is a number, got {t}"),
-                        ));
-                    }
-                }
+                ("HLL_COUNT.INIT", _) => literal.and_then(|p| super::hll::check_precision(p).err()),
+                ("APPROX_TOP_SUM", 0) => (!t.is_numeric())
+                    .then(|| format!("APPROX_TOP_SUM's weight is a number, got {t}")),
                 ("APPROX_QUANTILES" | "APPROX_TOP_COUNT" | "APPROX_TOP_SUM", _) => {
-                    if t != SqlType::Int64 || literal.is_some_and(|n| n < 1) {
-                        return Err(self.err(x.pos, format!("{name}'s number is a positive INT64")));
-                    }
+                    (t != SqlType::Int64 || literal.is_some_and(|n| n < 1))
+                        .then(|| format!("{name}'s number is a positive INT64"))
                 }
-                _ => {}
+                _ => None,
+            };
+            if let Some(m) = problem {
+                return Err(self.err(x.pos, m));
             }
         }
         Ok(AggCall {
