@@ -6,7 +6,8 @@
 // looks clickable (a pointer cursor) is out of the keyboard's reach, Tab walks through every
 // control without being kept (the console's completion kept it), the code tabs move with arrow
 // keys, and the Key Visualizer's cells have a keyboard path (arrow keys move over the cells,
-// Enter zooms). One browser, one page; any console or page error fails it.
+// Enter zooms). The walk over every place runs at 1280 px and again at 1024, 1440 and 1920 px
+// (one fresh page per width). One browser; any console or page error fails it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { setup, settled as settledOn, injectAxe, VIEWPORT } from "./support.mjs";

@@ -52,8 +52,8 @@ const VISIBLE_RECT = `(el) => {
 
 /**
  * Elements in what `selector` matches (the matches included) that reach past the viewport's
- * left or right edge, or are cut by a box that hides its overflow. Inside a scroll box an
- * element may lie beyond the box (it scrolls into view): there only the box itself must fit.
+ * left or right edge. Inside a scroll box an element may lie beyond the box (it scrolls into
+ * view): there only the box itself must fit.
  */
 async function overflowing(page, selector) {
   return page.evaluate((sel) => {
@@ -73,11 +73,9 @@ async function overflowing(page, selector) {
         if (o !== "visible" && !clip) clip = a;
       }
       if (scrolls) continue;
-      if (r.right > w + 0.5 || r.left < -0.5) out.push(`${name(el)} ${Math.round(r.left)}..${Math.round(r.right)} past the viewport's 0..${w}`);
-      else if (clip) {
-        const c = clip.getBoundingClientRect();
-        if (r.right > c.right + 0.5 || r.left < c.left - 0.5) out.push(`${name(el)} ${Math.round(r.left)}..${Math.round(r.right)} cut by ${name(clip)} ${Math.round(c.left)}..${Math.round(c.right)}`);
-      }
+      // What a box clips on purpose (a cell's long value, a thin tablet's label) is judged by
+      // the checks made for it (Delete buttons whole, labels whole); here only the viewport.
+      if (r.right > w + 0.5 || r.left < -0.5) out.push(`${name(el)} ${Math.round(r.left)}..${Math.round(r.right)} past the viewport's 0..${w}${clip ? ` (inside ${name(clip)})` : ""}`);
       if (out.length >= 5) break;
     }
     return out;
