@@ -138,7 +138,13 @@ async function laneFindings(lane) {
       if (shows) counts += 1;
       else if (r.width >= 48) findings.push(`a ${Math.round(r.width)} px tablet does not show its count ${count}`);
     }
-    return { findings: findings.slice(0, 8), counts };
+    // A few of each kind, so one kind does not hide another.
+    const kinds = new Map();
+    for (const f of findings) {
+      const kind = f.replace(/[\d".]+/g, "").slice(0, 12);
+      kinds.set(kind, [...(kinds.get(kind) ?? []), f]);
+    }
+    return { findings: [...kinds.values()].flatMap((l) => l.slice(0, 3)), counts };
   });
 }
 
