@@ -142,9 +142,11 @@ export class Row {
     }, cb);
   }
 
-  /** Applies read-modify-write rules; resolves to `[row]` with the new cells in `data`. */
-  createRules(rules: RuleInput | RuleInput[], options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+  /** Applies read-modify-write rules; resolves to `[row]` with the new cells in `data`
+   * (values decoded as `get` decodes them; `{decode: false}` keeps them bytes). */
+  createRules(rules: RuleInput | RuleInput[], options?: { decode?: boolean } | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    const decode = typeof options === "object" && options !== null ? options.decode !== false : true;
     return settle(() => {
       const list = (Array.isArray(rules) ? rules : [rules]).map((r) => {
         const { family, qualifier } = parseColumn(r.column);
@@ -152,7 +154,7 @@ export class Row {
         return r.append !== undefined ? { ...base, appendValue: toBytes(r.append) } : { ...base, incrementAmount: String(r.increment ?? 0) };
       });
       const row = call(() => this.db.readModifyWriteRow(this.table.id, { rowKey: this.key, rules: list })) as ProtoRow;
-      return [{ key: this.id, data: rowData(row) }] as [unknown];
+      return [{ key: this.id, data: rowData(row, decode) }] as [unknown];
     }, cb);
   }
 

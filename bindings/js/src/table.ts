@@ -135,8 +135,9 @@ export class Table {
   mutate(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
     cb = lastCallback([options, cb]) as Callback<[]> | undefined;
     return settle(() => {
+      // No entries is sent as it is (the engine refuses an empty MutateRows with
+      // INVALID_ARGUMENT, as Bigtable refuses the Node client's request).
       const list = Array.isArray(entries) ? entries : [entries];
-      if (list.length === 0) return [] as [];
       const statuses = call(() => this.db.mutateRows(this.id, {
         entries: list.map((e) => ({ rowKey: toBytes(e.key), mutations: entryMutations(e) })),
       })) as { index: number; code: string; message?: string }[];
