@@ -45,5 +45,5 @@ if (cd "$scratch" && "$here/node_modules/.bin/tsc" -p tsconfig.json); then echo 
 echo "--- README examples"
 node "$here/test/readme_examples.mjs" "$scratch" "$root/README.md" || status=1
 echo "--- headless Chromium (page and Worker)"
-(cd "$scratch" && NODE_PATH="$root/web/node_modules" node --test browser.test.mjs) || status=1
+(cd "$scratch" && SPARSETABLE_ROOT=$root NODE_PATH="$root/web/node_modules" node --test browser.test.mjs) || status=1
 exit $status
