@@ -6,7 +6,8 @@
 #     every shared SQL vector through its instance.executeQuery (test/sql_vectors.test.mjs),
 #     and every shared vector the Bigtable layer and ReplicatedInstance can express
 #     (test/layer_vectors.test.mjs; the vectors they cannot are listed with the reason);
-#  2. type-checks a TypeScript consumer with `tsc --strict`;
+#  2. type-checks a TypeScript consumer with `tsc --strict`, after checking that no source
+#     file imports another in a circle (test/cycles.mjs, type-only imports included);
 #  3. runs the README's examples (extracted from the installed README.md);
 #  4. loads the browser build in headless Chromium (page and Worker) through playwright-core.
 # Prints node's "# pass N" / "# fail N" for each part; exits non-zero on any failure.
@@ -37,6 +38,8 @@ echo "--- every shared vector the Bigtable layer and ReplicatedInstance can expr
 (cd "$scratch" && SPARSETABLE_ROOT=$root node --test layer_vectors.test.mjs | grep -E '^# (pass|fail)|^not ok|^# .*(vectors:|cannot express)' ; [ "${PIPESTATUS[0]}" -eq 0 ]) || status=1
 echo "--- every shared vector through the installed package's Database"
 SPARSETABLE_NPM_ENTRY=$scratch/node_modules/sparsetable/dist/node.js node --test "$root/wasm/test/vectors_json.test.mjs" | grep -E '^# (pass|fail)|^not ok' ; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "--- no import circle among the package's sources, type-only imports included (test/cycles.mjs)"
+if node "$here/test/cycles.mjs" "$here/src"; then echo "# pass 1"; echo "# fail 0"; else echo "# pass 0"; echo "# fail 1"; status=1; fi
 echo "--- tsc --strict on a consumer"
 cat > "$scratch/tsconfig.json" <<'JSON'
 { "compilerOptions": { "target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": ["ES2022", "DOM"], "types": [], "strict": true, "noEmit": true, "skipLibCheck": false }, "files": ["consumer.ts"] }
