@@ -10,8 +10,8 @@ import { loadDataVectors } from "./vectors.mjs";
 import { cannotReplay, replay } from "./replay.mjs";
 
 /** `expectAtLeast`: the fewest vectors the front-end must replay (a guard against an adapter
- * whose `missing` grows by accident). */
-export function runVectors(name, adapter, { root, expectAtLeast = 1 } = {}) {
+ * whose `missing` grows by accident); `all`: it must replay every vector. */
+export function runVectors(name, adapter, { root, expectAtLeast = 1, all = false } = {}) {
   const vectors = loadDataVectors(root);
   const skipped = [];
   let ran = 0;
@@ -30,6 +30,7 @@ export function runVectors(name, adapter, { root, expectAtLeast = 1 } = {}) {
   test(`${name}: every vector it can express ran`, () => {
     assert.equal(ran + skipped.length, vectors.length);
     assert.ok(ran >= expectAtLeast, `${name} replayed ${ran} vectors, fewer than ${expectAtLeast}`);
+    if (all) assert.deepEqual(skipped, [], `${name} must replay every vector`);
   });
   after(() => {
     console.log(`${name} vectors: ${ran} replayed, ${skipped.length} not expressible (of ${vectors.length})`);

@@ -2,7 +2,8 @@
 // Google-shaped layers, as their users would call them (the low-level Database replays them
 // in wasm/test/vectors_json.test.mjs, the browser's BrowserDatabase in browser.test.mjs):
 //  - `Bigtable` (bigtable.ts, instance.ts, table.ts, row.ts, family.ts and the table admin
-//    client for what the high-level objects have no call for): every value of a vector is
+//    client for what the high-level objects have no call for: proto specs, several family
+//    changes at once, deletion protection): every value of a vector is
 //    passed in the client's own syntax (`{key, method, data}` mutations, `family:qualifier`
 //    columns, filter objects, `getRows` options, read-modify-write rules), results are read
 //    from `row.data` (with `decode: false`) and `getRows`, errors from BigtableError's
@@ -263,7 +264,6 @@ const bigtableAdapter = {
   missing: new Map([
     ["op:advance_clock", "the Bigtable layer starts a manual clock (clockMicros) but has no call that moves it"],
     ["op:collect_garbage", "the Bigtable layer has no garbage-collection pass"],
-    ["op:update_table", "neither Table nor the table admin client can change deletion protection here"],
     ["mutation:add_to_cell", "the client's mutation syntax has insert and delete only"],
     ["mutation:merge_to_cell", "the client's mutation syntax has insert and delete only"],
     ["filter:value_bitmask_filter", "not in the client's filter syntax"],
@@ -398,6 +398,11 @@ const bigtableAdapter = {
             return tables.map((t) => t.id);
           }
           case "delete_table": await table.delete(); return undefined;
+          case "update_table": {
+            const [operation] = await admin.updateTable({ table: { name: tableName(table.id), deletionProtection: op.deletion_protection }, updateMask: { paths: ["deletion_protection"] } });
+            await operation.promise();
+            return undefined;
+          }
           default: throw new Error(`op ${op.op} is not in this adapter (missing should list it)`);
         }
       },
