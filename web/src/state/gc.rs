@@ -253,7 +253,11 @@ impl Playground {
     }
 
     fn stored_cell_count(&self, table: &str) -> Result<usize, ShownError> {
-        Ok(self.stored_rows(table, None)?.iter().map(|r| r.cells.len()).sum())
+        Ok(self
+            .stored_rows(table, None)?
+            .iter()
+            .map(|r| r.cells.len())
+            .sum())
     }
 
     /// Works out what setting `family`'s rule to `rule` would do ([`GcPreview`]).
