@@ -10,7 +10,7 @@ import { call } from "./errors.js";
 import { range, toRowFilter } from "./filter.js";
 import type { Bound, Filter } from "./filter.js";
 import { Row, rowData } from "./row.js";
-import type { Table } from "./table.js";
+import type { TableHandle } from "./handles.js";
 
 /** Options of `getRows` and `createReadStream`, as the Node client takes them. */
 export interface GetRowsOptions {
@@ -167,13 +167,13 @@ export abstract class PullStream<T> implements AsyncIterable<T> {
 /** What `createReadStream` returns: the events of a Node object-mode Readable (`data`, `end`,
  * `error`, `close`), `pause`/`resume`/`end`, and `for await` iteration. Rows are read from
  * the engine's stream in small batches as they are consumed, never all at once. */
-export class RowStream extends PullStream<Row> {
+export class RowStream<H extends TableHandle = TableHandle> extends PullStream<Row<H>> {
   private it: ReturnType<Database["readRowsJson"]> | null = null;
-  constructor(private table: Table, private options: GetRowsOptions) {
+  constructor(private table: H, private options: GetRowsOptions) {
     super();
   }
 
-  protected pull(): Row[] {
+  protected pull(): Row<H>[] {
     if (!this.it) this.it = call(() => this.table.db.readRowsJson(this.table.id, readRequest(this.options)));
     const it = this.it;
     const rows = call(() => it.nextBatch(64)) as ProtoRow[];
