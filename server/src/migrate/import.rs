@@ -117,7 +117,10 @@ fn plan(
                 .collect();
             let chosen = if mine.is_empty() { files } else { mine };
             if chosen.is_empty() {
-                return Err(format!("{} holds no .avro, .parquet or .csv file", input.display()));
+                return Err(format!(
+                    "{} holds no .avro, .parquet or .csv file",
+                    input.display()
+                ));
             }
             Ok(vec![(table.clone(), chosen)])
         }

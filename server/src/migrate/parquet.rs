@@ -42,14 +42,15 @@
 //! their bytes reach [`ROW_GROUP_BYTES`] (a row larger than that is a row group of its own), a
 //! column at a time, so a part of any size costs one row group. Reading decodes a row group's
 //! five columns side by side, [`READ_BATCH`] records at a time, page by page from the file.
-//! The decoder is the `parquet` crate's; a panic inside it on a malformed file is caught and
-//! reported as a corrupt file, never let through.
+//! The decoder is the `parquet` crate's, which asserts on some malformed input; such a panic
+//! is caught (and kept off stderr) and reported as a corrupt file, never let through.
 
+use std::cell::Cell as Flag;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 
 use parquet::basic::{Compression, ConvertedType, LogicalType, Repetition, TimeUnit, Type as Phys};
 use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
@@ -93,6 +94,8 @@ pub struct ParquetPart {
     path: PathBuf,
     rows: Vec<Row>,
     bytes: usize,
+    /// The row group bound, [`ROW_GROUP_BYTES`] but in tests.
+    group_bytes: usize,
 }
 
 fn failed_at(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> String + '_ {
@@ -105,6 +108,11 @@ impl ParquetPart {
     /// # Errors
     /// The file cannot be created.
     pub fn create(path: &Path) -> Result<ParquetPart, String> {
+        Self::with_row_groups_of(path, ROW_GROUP_BYTES)
+    }
+
+    /// [`ParquetPart::create`] with row groups of `group_bytes`.
+    fn with_row_groups_of(path: &Path, group_bytes: usize) -> Result<ParquetPart, String> {
         let file = File::create(path).map_err(|e| format!("creating {}: {e}", path.display()))?;
         let schema = parquet::schema::parser::parse_message_type(SCHEMA)
             .expect("the template's Parquet schema parses");
@@ -125,6 +133,7 @@ impl ParquetPart {
             path: path.to_path_buf(),
             rows: Vec::new(),
             bytes: 0,
+            group_bytes,
         })
     }
 
@@ -140,7 +149,7 @@ impl ParquetPart {
                 .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 8)
                 .sum::<usize>();
         self.rows.push(row.clone());
-        if self.bytes >= ROW_GROUP_BYTES {
+        if self.bytes >= self.group_bytes {
             self.flush()?;
         }
         Ok(())
@@ -277,7 +286,9 @@ fn layout(root: &Type) -> Result<Layout, String> {
         }
         (element.as_ref(), optional(element))
     } else {
-        return Err("a cell must have exactly the fields family, qualifier, timestamp, value".into());
+        return Err(
+            "a cell must have exactly the fields family, qualifier, timestamp, value".into(),
+        );
     };
     let entry_def = optional(cells) + 1;
     let cell_def = entry_def + element_opt;
@@ -361,9 +372,29 @@ pub struct ParquetRows {
     poisoned: bool,
 }
 
-/// Runs `f`, turning a panic of the decoder into an error.
+thread_local! {
+    /// Set while this thread runs the decoder under [`guarded`].
+    static DECODING: Flag<bool> = const { Flag::new(false) };
+}
+
+/// Runs `f`, turning a panic of the decoder into an error. The crate asserts on some malformed
+/// input (a short buffer, an impossible length); while `f` runs, such a panic is not printed
+/// as if the program had crashed (a panic hook installed once, passing every other panic on
+/// to the hook it replaced), and comes back as an `Err` naming it.
 fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !DECODING.with(Flag::get) {
+                previous(info);
+            }
+        }));
+    });
+    DECODING.with(|d| d.set(true));
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    DECODING.with(|d| d.set(false));
+    outcome.unwrap_or_else(|panic| {
         let what = panic
             .downcast_ref::<String>()
             .map(String::as_str)
@@ -422,7 +453,10 @@ impl ParquetRows {
     pub fn next_row(&mut self) -> Result<Option<Row>, String> {
         if self.ready.is_empty() {
             if self.poisoned {
-                return Err(format!("{}: unreadable after an earlier error", self.path.display()));
+                return Err(format!(
+                    "{}: unreadable after an earlier error",
+                    self.path.display()
+                ));
             }
             let at = self.record;
             if let Err(e) = guarded(|| self.fill()) {
@@ -464,18 +498,32 @@ impl ParquetRows {
             for (reader, out) in readers.into_iter().zip(bytes.iter_mut()) {
                 out.clear();
                 let (n, _, _) = reader
-                    .read_records(records, Some(&mut out.def), Some(&mut out.rep), &mut out.values)
+                    .read_records(
+                        records,
+                        Some(&mut out.def),
+                        Some(&mut out.rep),
+                        &mut out.values,
+                    )
                     .map_err(|e| e.to_string())?;
                 if n != records {
-                    return Err(format!("the cell columns hold {n} rows, the keys {records}"));
+                    return Err(format!(
+                        "the cell columns hold {n} rows, the keys {records}"
+                    ));
                 }
             }
             let (n, _, _) = group
                 .timestamp
-                .read_records(records, Some(&mut times.def), Some(&mut times.rep), &mut times.values)
+                .read_records(
+                    records,
+                    Some(&mut times.def),
+                    Some(&mut times.rep),
+                    &mut times.values,
+                )
                 .map_err(|e| e.to_string())?;
             if n != records {
-                return Err(format!("the timestamp column holds {n} rows, the keys {records}"));
+                return Err(format!(
+                    "the timestamp column holds {n} rows, the keys {records}"
+                ));
             }
             let [family, qualifier, value] = bytes;
             self.assemble(keys.values, [&family, &qualifier, &value], &times)?;
@@ -484,7 +532,10 @@ impl ParquetRows {
     }
 
     fn open_group(&self, index: usize) -> Result<Group, String> {
-        let group = self.reader.get_row_group(index).map_err(|e| e.to_string())?;
+        let group = self
+            .reader
+            .get_row_group(index)
+            .map_err(|e| e.to_string())?;
         let column = |slot: usize| {
             group
                 .get_column_reader(self.layout.columns[slot])
@@ -516,7 +567,10 @@ impl ParquetRows {
     ) -> Result<(), String> {
         let l = self.layout;
         let levels = times.def.len();
-        if bytes.iter().any(|b| b.def.len() != levels || b.rep != times.rep) {
+        if bytes
+            .iter()
+            .any(|b| b.def.len() != levels || b.rep != times.rep)
+        {
             return Err("the cell columns disagree on the cells' structure".into());
         }
         // Cursors into each column's non-null values: family, qualifier, value, timestamp.
@@ -532,7 +586,12 @@ impl ParquetRows {
                 });
             }
             let row = rows.last_mut().ok_or("a cell before the first row")?;
-            let defs = [bytes[0].def[j], bytes[1].def[j], bytes[2].def[j], times.def[j]];
+            let defs = [
+                bytes[0].def[j],
+                bytes[1].def[j],
+                bytes[2].def[j],
+                times.def[j],
+            ];
             if defs.iter().any(|d| *d < l.entry_def) {
                 if defs.iter().any(|d| *d >= l.entry_def) || times.rep[j] != 0 {
                     return Err("the cell columns disagree on the cells' structure".into());
@@ -544,20 +603,29 @@ impl ParquetRows {
             }
             // leaf_def order is family, qualifier, timestamp, value.
             let max = [l.leaf_def[0], l.leaf_def[1], l.leaf_def[3], l.leaf_def[2]];
-            for (k, name) in ["family", "qualifier", "value", "timestamp"].iter().enumerate() {
+            for (k, name) in ["family", "qualifier", "value", "timestamp"]
+                .iter()
+                .enumerate()
+            {
                 if defs[k] != max[k] {
                     return Err(format!("a cell with a null {name}"));
                 }
             }
             let take = |k: usize, next: &mut [usize; 4]| {
-                let v = bytes[k].values.get(next[k]).ok_or("fewer values than levels");
+                let v = bytes[k]
+                    .values
+                    .get(next[k])
+                    .ok_or("fewer values than levels");
                 next[k] += 1;
                 v
             };
             let family = take(0, &mut next)?;
             let qualifier = take(1, &mut next)?.data().to_vec();
             let value = take(2, &mut next)?.data().to_vec();
-            let timestamp = *times.values.get(next[3]).ok_or("fewer values than levels")?;
+            let timestamp = *times
+                .values
+                .get(next[3])
+                .ok_or("fewer values than levels")?;
             next[3] += 1;
             row.cells.push(Cell {
                 family: String::from_utf8(family.data().to_vec())
@@ -581,7 +649,8 @@ mod tests {
     use super::*;
 
     fn dir(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("sparsetable-parquet-{tag}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("sparsetable-parquet-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).expect("temp dir");
         d
@@ -610,11 +679,15 @@ mod tests {
     fn rows_round_trip_across_row_groups_and_batches() {
         let d = dir("roundtrip");
         let path = d.join("t.parquet");
-        let big = vec![7u8; ROW_GROUP_BYTES / 3];
+        let big = vec![7u8; 4000];
         let mut rows = vec![
             Row {
                 key: b"\x00a".to_vec(),
-                cells: vec![cell("cf", b"q", 3, b"\xff"), cell("cf", b"q", 2, b""), cell("x.y", b"", 1, b"v")],
+                cells: vec![
+                    cell("cf", b"q", 3, b"\xff"),
+                    cell("cf", b"q", 2, b""),
+                    cell("x.y", b"", 1, b"v"),
+                ],
             },
             Row {
                 key: b"b".to_vec(),
@@ -634,7 +707,7 @@ mod tests {
                 cells: vec![cell("cf", b"n", i as i64, format!("{i}").as_bytes())],
             });
         }
-        let mut part = ParquetPart::create(&path).expect("create");
+        let mut part = ParquetPart::with_row_groups_of(&path, 10_000).expect("create");
         for row in &rows {
             part.write_row(row).expect("write");
         }
@@ -648,7 +721,10 @@ mod tests {
     fn an_empty_part_has_the_schema_and_no_rows() {
         let d = dir("empty");
         let path = d.join("e.parquet");
-        ParquetPart::create(&path).expect("create").finish().expect("finish");
+        ParquetPart::create(&path)
+            .expect("create")
+            .finish()
+            .expect("finish");
         assert_eq!(read_all(&path).expect("read"), Vec::<Row>::new());
     }
 
@@ -696,6 +772,9 @@ mod tests {
         let w = SerializedFileWriter::new(file, Arc::new(schema), Default::default()).expect("w");
         w.close().expect("close");
         let e = read_all(&path).expect_err("refused");
-        assert!(e.contains("the schema is not the Dataflow template's BigtableRow"), "{e}");
+        assert!(
+            e.contains("the schema is not the Dataflow template's BigtableRow"),
+            "{e}"
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! `sparsetable-server export` and `import` through the real binary: a table with several
-//! families, versions, binary keys and values goes out as Avro and as CSV, from a running
+//! families, versions, binary keys and values goes out as Avro, as Parquet and as CSV, from a running
 //! server and from its data directory, comes back into another table (of another instance,
 //! on the server and in a data directory) and reads back equal, every version with its
 //! timestamp. An interrupted export or import resumes without a duplicate or a gap, and bad
@@ -167,7 +167,7 @@ fn tmp(tag: &str) -> PathBuf {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
+async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
     let dir = tmp("roundtrip");
     let dir_arg = dir.display().to_string();
     let server = Server::start(&["--data-dir", &dir_arg]);
@@ -176,13 +176,13 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
     let want = read_all(&server, "src", "t").await;
     assert_eq!(want.len(), 27);
     // Targets: on the server (instance dst) and, created now, in the data dir (instance disk).
-    for format in ["avro", "csv"] {
+    for format in ["avro", "parquet", "csv"] {
         create_table(&server, "dst", &format!("from-{format}"), &FAMILIES).await;
         create_table(&server, "disk", &format!("from-{format}"), &FAMILIES).await;
     }
 
     // From the running server, 10 rows a part; back into the server.
-    for format in ["avro", "csv"] {
+    for format in ["avro", "parquet", "csv"] {
         let out = dir.join(format!("server-{format}"));
         let out_arg = out.display().to_string();
         let summary = ok(&[
@@ -237,7 +237,7 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
 
     // With the server stopped: from its data directory, back into the data directory.
     drop(server);
-    for format in ["avro", "csv"] {
+    for format in ["avro", "parquet", "csv"] {
         let out = dir.join(format!("disk-{format}"));
         let out_arg = out.display().to_string();
         ok(&[
@@ -274,7 +274,7 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
         ]);
     }
     let server = Server::start(&["--data-dir", &dir_arg]);
-    for format in ["avro", "csv"] {
+    for format in ["avro", "parquet", "csv"] {
         let table = format!("from-{format}");
         assert_eq!(
             read_all(&server, "disk", &table).await,
@@ -283,7 +283,7 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
         );
     }
 
-    // Selections go into the read: a prefix, one family, a time range.
+    // Selections go into the read: a prefix, one family, a time range (through Parquet).
     let out = dir.join("selected");
     let out_arg = out.display().to_string();
     ok(&[
@@ -298,6 +298,8 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
         "t",
         "--output",
         &out_arg,
+        "--format",
+        "parquet",
         "--prefix",
         "k00",
         "--families",
@@ -474,60 +476,69 @@ async fn an_interrupted_import_resumes_after_what_it_recorded() {
     let server = Server::start(&[]);
     write_source(&server, "src", "t").await;
     let want = read_all(&server, "src", "t").await;
-    let out = dir.join("out");
-    let out_arg = out.display().to_string();
-    ok(&[
-        "export",
-        "--emulator-host",
-        &server.addr,
-        "--project",
-        "p",
-        "--instance",
-        "src",
-        "--table",
-        "t",
-        "--output",
-        &out_arg,
-        "--part-rows",
-        "10",
-    ]);
-    // As if a run had applied part 0 and 3 rows of part 1, then died: the resumed run must
-    // not write those again (their rows stay absent here, which shows they were skipped) and
-    // must write everything after them.
-    let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
-    std::fs::write(
-        out.join("t.import-progress"),
-        format!(
-            "sparsetable-server import progress 1\noptions table=t column-family=- \
-             timestamp=value-encoded\nfile done 10 {}\nfile at 3 {}\n",
-            hex("t-00000-of-00003.avro"),
-            hex("t-00001-of-00003.avro")
-        ),
-    )
-    .unwrap();
-    create_table(&server, "dst", "t", &FAMILIES).await;
-    let import = |resume: bool| {
-        let mut args = vec![
-            "import",
+    for format in ["avro", "parquet"] {
+        let out = dir.join(format!("out-{format}"));
+        let out_arg = out.display().to_string();
+        ok(&[
+            "export",
             "--emulator-host",
             &server.addr,
             "--project",
             "p",
             "--instance",
-            "dst",
+            "src",
             "--table",
             "t",
-            "--input",
+            "--output",
             &out_arg,
-        ];
-        if resume {
-            args.push("--resume");
-        }
-        cli(&args)
-    };
-    assert!(String::from_utf8_lossy(&import(false).stderr).contains("pass --resume"));
-    assert!(import(true).status.success());
-    assert_eq!(read_all(&server, "dst", "t").await, want[13..].to_vec());
+            "--part-rows",
+            "10",
+            "--format",
+            format,
+        ]);
+        // As if a run had applied part 0 and 3 rows of part 1, then died: the resumed run must
+        // not write those again (their rows stay absent here, which shows they were skipped) and
+        // must write everything after them.
+        let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+        std::fs::write(
+            out.join("t.import-progress"),
+            format!(
+                "sparsetable-server import progress 1\noptions table=t column-family=- \
+             timestamp=value-encoded\nfile done 10 {}\nfile at 3 {}\n",
+                hex(&format!("t-00000-of-00003.{format}")),
+                hex(&format!("t-00001-of-00003.{format}"))
+            ),
+        )
+        .unwrap();
+        let instance = format!("dst-{format}");
+        create_table(&server, &instance, "t", &FAMILIES).await;
+        let import = |resume: bool| {
+            let mut args = vec![
+                "import",
+                "--emulator-host",
+                &server.addr,
+                "--project",
+                "p",
+                "--instance",
+                &instance,
+                "--table",
+                "t",
+                "--input",
+                &out_arg,
+            ];
+            if resume {
+                args.push("--resume");
+            }
+            cli(&args)
+        };
+        assert!(String::from_utf8_lossy(&import(false).stderr).contains("pass --resume"));
+        assert!(import(true).status.success());
+        assert_eq!(
+            read_all(&server, &instance, "t").await,
+            want[13..].to_vec(),
+            "{format}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -686,6 +697,83 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
         ],
     );
     assert!(e.contains("not the Dataflow template's BigtableRow"), "{e}");
+    // Parquet: not Parquet at all, cut short (the footer gone), a data page damaged. An error
+    // names the file; nothing of a batch that did not decode is written.
+    let pq = dir.join("pq");
+    let pq_arg = pq.display().to_string();
+    ok(&[
+        "export",
+        "--emulator-host",
+        &host,
+        "--project",
+        "p",
+        "--instance",
+        "src",
+        "--table",
+        "t",
+        "--output",
+        &pq_arg,
+        "--format",
+        "parquet",
+    ]);
+    create_table(&server, "dst", "pq", &FAMILIES).await;
+    std::fs::write(
+        bad.join("garbage.parquet"),
+        b"PAR1 this is not a parquet file PAR1",
+    )
+    .unwrap();
+    let e = run(
+        base("import"),
+        &[
+            "--instance",
+            "dst",
+            "--table",
+            "pq",
+            "--input",
+            &bad_arg("garbage.parquet"),
+        ],
+    );
+    assert!(
+        e.contains("garbage.parquet: not a readable Parquet file"),
+        "{e}"
+    );
+    let whole = std::fs::read(pq.join("t-00000-of-00001.parquet")).unwrap();
+    std::fs::write(bad.join("cut.parquet"), &whole[..whole.len() - 40]).unwrap();
+    let e = run(
+        base("import"),
+        &[
+            "--instance",
+            "dst",
+            "--table",
+            "pq",
+            "--input",
+            &bad_arg("cut.parquet"),
+        ],
+    );
+    assert!(
+        e.contains("cut.parquet: not a readable Parquet file"),
+        "{e}"
+    );
+    // The first column chunk (the keys) starts after the 4-byte magic; garble its page.
+    let mut damaged = whole.clone();
+    for b in &mut damaged[4..40] {
+        *b = 0xff;
+    }
+    std::fs::write(bad.join("damaged.parquet"), &damaged).unwrap();
+    let e = run(
+        base("import"),
+        &[
+            "--instance",
+            "dst",
+            "--table",
+            "pq",
+            "--input",
+            &bad_arg("damaged.parquet"),
+        ],
+    );
+    assert!(e.contains("damaged.parquet: at row 0"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    assert!(read_all(&server, "dst", "pq").await.is_empty());
     std::fs::write(bad.join("quote.csv"), ",cf1\n,q\nr1,ok\nr2,\"unclosed\n").unwrap();
     let e = run(
         base("import"),
@@ -711,7 +799,7 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
     // A malformed command line is status 2.
     assert_eq!(cli(&["export", "--bogus"]).status.code(), Some(2));
     assert_eq!(
-        cli(&["import", "--format", "parquet"]).status.code(),
+        cli(&["import", "--format", "sequencefile"]).status.code(),
         Some(2)
     );
     signal(&server, "-TERM");
