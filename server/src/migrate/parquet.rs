@@ -423,6 +423,20 @@ impl ParquetRows {
                 String::from_utf8_lossy(&printed).trim()
             )
         })?;
+        // A codec this build cannot decompress is refused before any row, by name.
+        for group in reader.metadata().row_groups() {
+            for column in group.columns() {
+                let codec = column.compression();
+                if !matches!(codec, Compression::UNCOMPRESSED | Compression::SNAPPY) {
+                    return Err(format!(
+                        "{}: column {} is compressed with {codec}, which is not read here \
+                         (uncompressed and SNAPPY, the templates' default, are)",
+                        path.display(),
+                        column.column_path()
+                    ));
+                }
+            }
+        }
         // The leaves in schema order are key and the four cell fields; find each by its
         // last path element (the schema was checked, so each name is there once).
         for (i, column) in descr.columns().iter().enumerate() {
