@@ -38,9 +38,10 @@
 //! pyarrow's default); a file in another codec is refused with its name. Page checksums are
 //! verified where the writer stored them (parquet-mr does by default; we do not write them).
 //!
-//! Memory is bounded both ways. Writing buffers the rows of one row group, flushed as soon as
-//! their bytes reach [`ROW_GROUP_BYTES`] (a row larger than that is a row group of its own), a
-//! column at a time, so a part of any size costs one row group. Reading decodes a row group's
+//! Memory is bounded both ways. Writing buffers one row group column by column (each binary
+//! column's values back to back in one buffer), flushed as soon as the buffers reach
+//! [`ROW_GROUP_BYTES`] (a row larger than that is a row group of its own), a column at a time,
+//! so a part of any size costs one row group. Reading decodes a row group's
 //! five columns side by side, [`READ_BATCH`] records at a time, page by page from the file.
 //! The decoder is the `parquet` crate's, which asserts on some malformed input; such a panic
 //! is caught (and kept off stderr) and reported as a corrupt file, never let through.
@@ -76,9 +77,9 @@ message com.google.cloud.teleport.bigtable.BigtableRow {
   }
 }";
 
-/// A row group is flushed once its buffered rows hold this many bytes of keys, qualifiers and
-/// values: large enough for good columns and compression, small enough that exporting a table
-/// of any size stays within a few tens of MB.
+/// A row group is flushed once its buffers hold this many bytes (values and per-cell
+/// bookkeeping): large enough for good columns and compression, small enough that exporting
+/// a table of any size stays within a few tens of MB.
 pub const ROW_GROUP_BYTES: usize = 16 << 20;
 
 /// Records decoded at a time when reading.
@@ -88,12 +89,68 @@ pub const READ_BATCH: usize = 256;
 const EXPECTED: &str = "the Dataflow template's BigtableRow (key: binary, cells: a list of \
     {family: string, qualifier: binary, timestamp: int64 microseconds, value: binary})";
 
+/// One binary column of the row group being buffered: the values back to back, and where
+/// each ends (no allocation per value).
+#[derive(Default)]
+struct Flat {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Flat {
+    fn push(&mut self, value: &[u8]) {
+        self.data.extend_from_slice(value);
+        self.ends.push(self.data.len());
+    }
+
+    /// The values as the writer takes them: slices of one shared buffer, not copies.
+    fn take(&mut self) -> Vec<ByteArray> {
+        let data = bytes::Bytes::from(std::mem::take(&mut self.data));
+        let mut start = 0;
+        std::mem::take(&mut self.ends)
+            .into_iter()
+            .map(|end| {
+                let value = data.slice(start..end).into();
+                start = end;
+                value
+            })
+            .collect()
+    }
+}
+
+/// The row group being buffered, column by column.
+#[derive(Default)]
+struct Columns {
+    key: Flat,
+    family: Flat,
+    qualifier: Flat,
+    timestamp: Vec<i64>,
+    value: Flat,
+    /// The cells' levels, shared by the four cell columns: a row without cells is one entry
+    /// at definition level 0; a cell is at level 1, repetition 0 for a row's first cell and 1
+    /// for the others.
+    def: Vec<i16>,
+    rep: Vec<i16>,
+}
+
+impl Columns {
+    /// What the buffers hold, in bytes: the values and, per cell, its levels, timestamp and
+    /// the four value ends.
+    fn bytes(&self) -> usize {
+        self.key.data.len()
+            + self.family.data.len()
+            + self.qualifier.data.len()
+            + self.value.data.len()
+            + self.key.ends.len() * 8
+            + self.def.len() * (2 + 2 + 8 + 3 * 8)
+    }
+}
+
 /// One part file being written.
 pub struct ParquetPart {
     writer: SerializedFileWriter<File>,
     path: PathBuf,
-    rows: Vec<Row>,
-    bytes: usize,
+    columns: Columns,
     /// The row group bound, [`ROW_GROUP_BYTES`] but in tests.
     group_bytes: usize,
 }
@@ -131,8 +188,7 @@ impl ParquetPart {
         Ok(ParquetPart {
             writer,
             path: path.to_path_buf(),
-            rows: Vec::new(),
-            bytes: 0,
+            columns: Columns::default(),
             group_bytes,
         })
     }
@@ -142,71 +198,56 @@ impl ParquetPart {
     /// # Errors
     /// A write error.
     pub fn write_row(&mut self, row: &Row) -> Result<(), String> {
-        self.bytes += row.key.len()
-            + row
-                .cells
-                .iter()
-                .map(|c| c.family.len() + c.qualifier.len() + c.value.len() + 8)
-                .sum::<usize>();
-        self.rows.push(row.clone());
-        if self.bytes >= self.group_bytes {
+        let c = &mut self.columns;
+        c.key.push(&row.key);
+        if row.cells.is_empty() {
+            c.def.push(0);
+            c.rep.push(0);
+        }
+        for (i, cell) in row.cells.iter().enumerate() {
+            c.family.push(cell.family.as_bytes());
+            c.qualifier.push(&cell.qualifier);
+            c.timestamp.push(cell.timestamp_micros);
+            c.value.push(&cell.value);
+            c.def.push(1);
+            c.rep.push(i16::from(i > 0));
+        }
+        if c.bytes() >= self.group_bytes {
             self.flush()?;
         }
         Ok(())
     }
 
-    /// Writes the buffered rows as one row group, a column at a time.
+    /// Writes the buffered rows as one row group, a column at a time (each column's buffer
+    /// is released as it is written).
     fn flush(&mut self) -> Result<(), String> {
-        if self.rows.is_empty() {
+        if self.columns.key.ends.is_empty() {
             return Ok(());
         }
-        let rows = std::mem::take(&mut self.rows);
-        self.bytes = 0;
+        let mut c = std::mem::take(&mut self.columns);
         let failed = failed_at(&self.path);
         let mut group = self.writer.next_row_group().map_err(|e| failed(&e))?;
-        // The cells' levels, shared by the four cell columns: a row without cells is one
-        // entry at definition level 0; a cell is at level 1, repetition 0 for a row's first
-        // cell and 1 for the others.
-        let mut def = Vec::new();
-        let mut rep = Vec::new();
-        for row in &rows {
-            if row.cells.is_empty() {
-                def.push(0);
-                rep.push(0);
-            }
-            for i in 0..row.cells.len() {
-                def.push(1);
-                rep.push(i16::from(i > 0));
-            }
-        }
         let mut column = 0;
         while let Some(mut writer) = group.next_column().map_err(|e| failed(&e))? {
-            let cells = || rows.iter().flat_map(|r| r.cells.iter());
-            let bytes = |values: Vec<ByteArray>| values;
+            let levels = (Some(c.def.as_slice()), Some(c.rep.as_slice()));
             let written = match column {
-                0 => {
-                    let keys = bytes(rows.iter().map(|r| r.key.clone().into()).collect());
+                0 => writer
+                    .typed::<ByteArrayType>()
+                    .write_batch(&c.key.take(), None, None),
+                3 => writer.typed::<Int64Type>().write_batch(
+                    &std::mem::take(&mut c.timestamp),
+                    levels.0,
+                    levels.1,
+                ),
+                n => {
+                    let values = match n {
+                        1 => c.family.take(),
+                        2 => c.qualifier.take(),
+                        _ => c.value.take(),
+                    };
                     writer
                         .typed::<ByteArrayType>()
-                        .write_batch(&keys, None, None)
-                }
-                1 | 2 | 4 => {
-                    let values: Vec<ByteArray> = cells()
-                        .map(|c| match column {
-                            1 => c.family.as_bytes().to_vec().into(),
-                            2 => c.qualifier.clone().into(),
-                            _ => c.value.clone().into(),
-                        })
-                        .collect();
-                    writer
-                        .typed::<ByteArrayType>()
-                        .write_batch(&values, Some(&def), Some(&rep))
-                }
-                _ => {
-                    let values: Vec<i64> = cells().map(|c| c.timestamp_micros).collect();
-                    writer
-                        .typed::<Int64Type>()
-                        .write_batch(&values, Some(&def), Some(&rep))
+                        .write_batch(&values, levels.0, levels.1)
                 }
             };
             written.map_err(|e| failed(&e))?;
