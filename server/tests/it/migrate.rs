@@ -344,7 +344,7 @@ async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Reads every row of the Avro parts in `dir` back through a fresh table.
+/// Reads every row of the parts in `dir` back through a fresh table.
 async fn rows_of_parts(server: &Server, dir: &Path, instance: &str) -> Vec<Row> {
     create_table(server, instance, "t", &FAMILIES).await;
     ok(&[
@@ -369,7 +369,37 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
     let server = Server::start(&[]);
     write_source(&server, "src", "t").await;
     let want = read_all(&server, "src", "t").await;
-    let out = dir.join("out");
+    for format in ["avro", "parquet"] {
+        export_resumes(&server, &dir, format, &want).await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The row keys of one part file, in file order.
+fn keys_of_part(path: &Path) -> Vec<Vec<u8>> {
+    if path.extension().is_some_and(|e| e == "parquet") {
+        let mut rows = sparsetable_server::migrate::parquet::ParquetRows::open(path).unwrap();
+        let mut keys = Vec::new();
+        while let Some(row) = rows.next_row().unwrap() {
+            keys.push(row.key);
+        }
+        return keys;
+    }
+    let file = std::fs::File::open(path).unwrap();
+    apache_avro::Reader::new(file)
+        .unwrap()
+        .map(|record| match record.unwrap() {
+            apache_avro::types::Value::Record(fields) => match &fields[0].1 {
+                apache_avro::types::Value::Bytes(k) => k.clone(),
+                other => panic!("key {other:?}"),
+            },
+            other => panic!("record {other:?}"),
+        })
+        .collect()
+}
+
+async fn export_resumes(server: &Server, dir: &Path, format: &str, want: &[Row]) {
+    let out = dir.join(format!("out-{format}"));
     let out_arg = out.display().to_string();
     let export = |resume: bool| {
         let mut args = vec![
@@ -386,6 +416,8 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
             &out_arg,
             "--part-rows",
             "4",
+            "--format",
+            format,
         ];
         if resume {
             args.push("--resume");
@@ -406,10 +438,10 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
     let kept: Vec<&str> = progress.lines().take(2 + 3).collect();
     std::fs::write(out.join("t.progress"), kept.join("\n") + "\n").unwrap();
     for i in 0..7 {
-        let done = out.join(format!("t-{i:05}-of-00007.avro"));
+        let done = out.join(format!("t-{i:05}-of-00007.{format}"));
         match i {
-            0..=3 => std::fs::rename(&done, out.join(format!("t-{i:05}.avro"))).unwrap(),
-            4 => std::fs::rename(&done, out.join("t-00004.avro.partial")).unwrap(),
+            0..=3 => std::fs::rename(&done, out.join(format!("t-{i:05}.{format}"))).unwrap(),
+            4 => std::fs::rename(&done, out.join(format!("t-00004.{format}.partial"))).unwrap(),
             _ => std::fs::remove_file(&done).unwrap(),
         }
     }
@@ -432,6 +464,8 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
         &out_arg,
         "--part-rows",
         "5",
+        "--format",
+        format,
         "--resume",
     ]);
     assert!(String::from_utf8_lossy(&other.stderr).contains("other options"));
@@ -446,28 +480,16 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
     // Every row once, in key order, across the parts.
     let keys: Vec<Vec<u8>> = files(&out)
         .iter()
-        .filter(|n| n.ends_with(".avro"))
-        .flat_map(|n| {
-            let file = std::fs::File::open(out.join(n)).unwrap();
-            apache_avro::Reader::new(file)
-                .unwrap()
-                .map(|record| match record.unwrap() {
-                    apache_avro::types::Value::Record(fields) => match &fields[0].1 {
-                        apache_avro::types::Value::Bytes(k) => k.clone(),
-                        other => panic!("key {other:?}"),
-                    },
-                    other => panic!("record {other:?}"),
-                })
-                .collect::<Vec<_>>()
-        })
+        .filter(|n| n.ends_with(&format!(".{format}")))
+        .flat_map(|n| keys_of_part(&out.join(n)))
         .collect();
     assert_eq!(keys, want.iter().map(|r| r.key.clone()).collect::<Vec<_>>());
-    assert_eq!(rows_of_parts(&server, &out, "back").await, want);
+    let instance = format!("back-{format}");
+    assert_eq!(rows_of_parts(server, &out, &instance).await, want);
     // A second --resume of a complete export changes nothing.
     let before = files(&out);
     assert!(export(true).status.success());
     assert_eq!(files(&out), before);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
