@@ -409,7 +409,8 @@ pub struct ParquetRows {
     ready: VecDeque<Row>,
     /// Rows returned so far (for messages).
     record: u64,
-    /// A decoder panic was caught: the reader is not used again.
+    /// Decoding failed (an error or a caught panic): the reader is not used again, its
+    /// column readers being in an unknown state.
     poisoned: bool,
 }
 
