@@ -322,9 +322,9 @@ impl InstanceAdmin {
 
 /// The record's own NotFound for a lookup it refused (its check run on a dropped copy).
 fn missing(refused: Result<()>) -> Error {
-    refused.err().unwrap_or_else(|| {
-        Error::new(Code::Internal, "a missing resource was found")
-    })
+    refused
+        .err()
+        .unwrap_or_else(|| Error::new(Code::Internal, "a missing resource was found"))
 }
 
 #[pymethods]

@@ -179,8 +179,7 @@ impl Store {
         match self {
             Store::Memory { worlds, .. } => Ok(worlds.records.clone()),
             Store::Dir { root, .. } => {
-                static BY_ROOT: OnceLock<Mutex<BTreeMap<PathBuf, Arc<Records>>>> =
-                    OnceLock::new();
+                static BY_ROOT: OnceLock<Mutex<BTreeMap<PathBuf, Arc<Records>>>> = OnceLock::new();
                 let mut roots = BY_ROOT
                     .get_or_init(Default::default)
                     .lock()

@@ -236,7 +236,7 @@ def test_profiles_made_by_the_admin_route_data_calls_with_replication_lag(bt, cl
     clock.advance_micros(LAG_MICROS)
     assert c2.read_row(b"r").cells[0].value == b"v"
     # The classic table reads through its app_profile_id too.
-    assert instance.table("t", app_profile_id="to-cluster-two").read_row(b"r").cells[0].value == b"v"
+    assert instance.table("t", app_profile_id="to-cluster-two").read_row(b"r").cells["cf"][b"q"][0].value == b"v"
     # A profile deleted through the admin no longer routes.
     instance.app_profile("to-cluster-two").delete(ignore_warnings=True)
     with pytest.raises(exceptions.NotFound):
