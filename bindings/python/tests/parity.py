@@ -45,7 +45,7 @@ CLASSIC_METHODS = {
         ["create", "exists", "delete", "column_family", "list_column_families", "truncate", "drop_by_prefix",
          "row", "direct_row", "conditional_row", "append_row", "read_row", "read_rows", "yield_rows",
          "mutate_rows", "sample_row_keys", "mutations_batcher"],
-    ("google.cloud.bigtable.client", "Client", "sparsetable._classic", "Client"): ["instance", "list_instances"],
+    ("google.cloud.bigtable.client", "Client", "sparsetable._classic", "Client"): ["instance", "list_instances", "list_clusters"],
     # The generated table admin client's calls that the samples' helper uses to set tables up.
     ("google.cloud.bigtable_admin_v2", "BigtableTableAdminClient", "sparsetable.bigtable_admin_v2", "BigtableTableAdminClient"):
         ["create_table", "get_table", "list_tables", "delete_table"],
@@ -97,7 +97,6 @@ MISSING = {
     "exceptions.InvalidExecuteQueryResponse": "SQL (execute_query) only",
     "Client.from_service_account_info": "no credentials in-process",
     "Client.from_service_account_json": "no credentials in-process",
-    "Client.list_clusters": "not offered: list each instance's clusters with Instance.list_clusters",
     "Client.project_path": "deprecated in Google's client; use project_name",
     "Client.table_data_client": "the gapic data client is not mirrored: use sparsetable.data",
     "column_family.GCRuleIntersection.to_pb": "no protobufs in-process",

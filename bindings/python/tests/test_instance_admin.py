@@ -48,6 +48,8 @@ def test_an_instance_is_created_listed_reloaded_updated_and_deleted(bt):
     assert instance.state == enums.Instance.State.READY
     listed, failed = bt.list_instances()
     assert [i.instance_id for i in listed] == ["my-instance"] and failed == []
+    everywhere, _ = bt.list_clusters()
+    assert [(c._instance.instance_id, c.cluster_id) for c in everywhere] == [("my-instance", "cluster-one"), ("my-instance", "cluster-two")]
     clusters, failed = instance.list_clusters()
     assert [(c.cluster_id, c.location_id, c.serve_nodes, c.default_storage_type) for c in clusters] == [
         ("cluster-one", "us-central1-f", 3, enums.StorageType.SSD),

@@ -85,6 +85,14 @@ class Client:
         failed locations (always empty)."""
         return [Instance._from(d, self) for d in self._native._list_instances()], []
 
+    def list_clusters(self) -> Tuple[List[Cluster], List[str]]:
+        """The clusters of every instance of the project (by instance, then cluster id) and
+        the failed locations (always empty)."""
+        clusters: List[Cluster] = []
+        for instance in self.list_instances()[0]:
+            clusters.extend(instance.list_clusters()[0])
+        return clusters, []
+
     def close(self) -> None:
         """Ends the client's use; the native client's ``close`` runs when it has one."""
         close = getattr(self._native, "close", None)
