@@ -2,6 +2,11 @@
 ``Instance``, ``Table``, ``ColumnFamily``) that Google's samples and tests use to set tables
 up, mirrored for the in-process engine.
 
+The classic Instance Admin (``Instance.create`` / ``reload`` / ``update`` / ``delete``,
+``Client.list_instances``, clusters and app profiles) forwards to the engine's instance model
+through ``_native.InstanceAdmin``; ``Cluster``, ``AppProfile`` and ``Operation`` are in
+``sparsetable._instance_admin``.
+
 ``Client(project=...)`` opens the same per-instance databases as ``BigtableDataClient`` with
 the same project (and ``clock`` / ``path`` / ``durability`` / ``gc_mode`` keywords, forwarded
 to the native client), so a table created here is the table the data client reads. Every admin call
