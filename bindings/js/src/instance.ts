@@ -5,7 +5,6 @@ import { InstanceModel } from "./wasm/sparsetable_wasm.js";
 import type { Database, ProtoQueryResult, ProtoResultSetMetadata, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { AppProfile } from "./app_profile.js";
 import type { AppProfileOptions } from "./app_profile.js";
-import type { Bigtable } from "./bigtable.js";
 import { settle } from "./callback.js";
 import type { Callback } from "./callback.js";
 import { Cluster } from "./cluster.js";
@@ -17,13 +16,14 @@ import { Table } from "./table.js";
 import { PreparedStatement, QueryResultRow, inferType, metadataFromProto, typeToProto, valueFromProto, valueToProto } from "./execute_query.js";
 import type { ExecuteQueryParameterValue, ResultSetMetadata, SqlType } from "./execute_query.js";
 import type { CreateTableOptions } from "./table.js";
+import type { BigtableHandle, CreateInstanceOptions } from "./handles.js";
 
 /** An instance: a namespace of tables with its own database. */
-export class Instance {
+export class Instance<B extends BigtableHandle = BigtableHandle> {
   name: string;
   /** Set by `get`/`getMetadata`/`getInstances`, as the client does. */
   metadata?: InstanceMetadata;
-  constructor(public bigtable: Bigtable, public id: string) {
+  constructor(public bigtable: B, public id: string) {
     this.name = `projects/${bigtable.projectId}/instances/${id}`;
   }
 
@@ -80,24 +80,24 @@ export class Instance {
     return this.describe();
   }
 
-  table(id: string): Table {
+  table(id: string): Table<this> {
     return new Table(this, id);
   }
 
   /** Creates this instance (see `Bigtable.createInstance`). */
-  create(options: Parameters<Bigtable["createInstance"]>[1] = {}, cb?: Callback<[Instance, unknown]>): Promise<[Instance, unknown]> {
-    return this.bigtable.createInstance(this.id, options, cb);
+  create(options: CreateInstanceOptions = {}, cb?: Callback<[Instance<B>, unknown]>): Promise<[Instance<B>, unknown]> {
+    return this.bigtable.createInstance(this.id, options, cb as Callback<[unknown, unknown]> | undefined) as Promise<[Instance<B>, unknown]>;
   }
 
-  createTable(id: string, options?: CreateTableOptions | Callback<[Table, unknown]>, cb?: Callback<[Table, unknown]>): Promise<[Table, unknown]> {
+  createTable(id: string, options?: CreateTableOptions | Callback<[Table<this>, unknown]>, cb?: Callback<[Table<this>, unknown]>): Promise<[Table<this>, unknown]> {
     if (typeof options === "function") [cb, options] = [options, undefined];
     return this.table(id).create(options as CreateTableOptions | undefined, cb);
   }
 
-  getTables(cb?: Callback<[Table[], unknown]>): Promise<[Table[], unknown]> {
+  getTables(cb?: Callback<[Table<this>[], unknown]>): Promise<[Table<this>[], unknown]> {
     return settle(() => {
       const tables = call(() => this.db.listTablesJson()) as ProtoTable[];
-      return [tables.map((t) => this.table(t.name as string)), tables] as [Table[], unknown];
+      return [tables.map((t) => this.table(t.name as string)), tables] as [Table<this>[], unknown];
     }, cb);
   }
 
@@ -135,46 +135,46 @@ export class Instance {
   }
 
   /** `[clusters, failedLocations]`: `Cluster` objects with their `metadata`, by id. */
-  getClusters(cb?: Callback<[Cluster[], string[]]>): Promise<[Cluster[], string[]]> {
+  getClusters(cb?: Callback<[Cluster<this>[], string[]]>): Promise<[Cluster<this>[], string[]]> {
     return settle(() => {
       const clusters = this.existing().clusters.map((info) => {
         const cluster = this.cluster(info.id);
         cluster.metadata = cluster.describe(info);
         return cluster;
       });
-      return [clusters, []] as [Cluster[], string[]];
+      return [clusters, []] as [Cluster<this>[], string[]];
     }, cb);
   }
 
   /** A handle on cluster `id` of this instance (it need not exist yet). */
-  cluster(id: string): Cluster {
+  cluster(id: string): Cluster<this> {
     return new Cluster(this, id);
   }
 
   /** Adds cluster `id` (see `Cluster.create`). */
-  createCluster(id: string, options: ClusterOptions = {}, cb?: Callback<[Cluster, unknown]>): Promise<[Cluster, unknown]> {
+  createCluster(id: string, options: ClusterOptions = {}, cb?: Callback<[Cluster<this>, unknown]>): Promise<[Cluster<this>, unknown]> {
     return this.cluster(id).create(options, cb);
   }
 
   /** A handle on app profile `id` of this instance (it need not exist yet). */
-  appProfile(id: string): AppProfile {
+  appProfile(id: string): AppProfile<this> {
     return new AppProfile(this, id);
   }
 
   /** Creates app profile `id` (see `AppProfile.create`). */
-  createAppProfile(id: string, options: AppProfileOptions, cb?: Callback<[AppProfile, unknown]>): Promise<[AppProfile, unknown]> {
+  createAppProfile(id: string, options: AppProfileOptions, cb?: Callback<[AppProfile<this>, unknown]>): Promise<[AppProfile<this>, unknown]> {
     return this.appProfile(id).create(options, cb);
   }
 
   /** `[appProfiles, failedLocations]`: `AppProfile` objects with their `metadata`, by id. */
-  getAppProfiles(cb?: Callback<[AppProfile[], string[]]>): Promise<[AppProfile[], string[]]> {
+  getAppProfiles(cb?: Callback<[AppProfile<this>[], string[]]>): Promise<[AppProfile<this>[], string[]]> {
     return settle(() => {
       const profiles = this.existing().appProfiles.map((info) => {
         const profile = this.appProfile(info.id);
         profile.metadata = profile.describe(info);
         return profile;
       });
-      return [profiles, []] as [AppProfile[], string[]];
+      return [profiles, []] as [AppProfile<this>[], string[]];
     }, cb);
   }
 

@@ -10,7 +10,7 @@ import { call } from "./errors.js";
 import { range, toRowFilter } from "./filter.js";
 import type { Bound, Filter } from "./filter.js";
 import { Row, rowData } from "./row.js";
-import type { Table } from "./table.js";
+import type { TableHandle } from "./handles.js";
 
 /** Options of `getRows` and `createReadStream`, as the Node client takes them. */
 export interface GetRowsOptions {
@@ -56,13 +56,13 @@ type Listener = (...args: unknown[]) => void;
 /** What `createReadStream` returns: the events of a Node object-mode Readable (`data`, `end`,
  * `error`, `close`), `pause`/`resume`/`end`, and `for await` iteration. Rows are read from
  * the engine's stream in small batches as they are consumed, never all at once. */
-export class RowStream implements AsyncIterable<Row> {
+export class RowStream<T extends TableHandle = TableHandle> implements AsyncIterable<Row<T>> {
   private listeners = new Map<string, Listener[]>();
   private started = false;
   private paused = false;
   private done = false;
   private it: ReturnType<Database["readRowsJson"]> | null = null;
-  constructor(private table: Table, private options: GetRowsOptions) {}
+  constructor(private table: T, private options: GetRowsOptions) {}
 
   private open() {
     if (!this.it) this.it = call(() => this.table.db.readRowsJson(this.table.id, readRequest(this.options)));
@@ -158,7 +158,7 @@ export class RowStream implements AsyncIterable<Row> {
     return this.end();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<Row> {
+  async *[Symbol.asyncIterator](): AsyncIterator<Row<T>> {
     try {
       while (!this.done) {
         for (const r of this.batch()) yield new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false));
