@@ -89,7 +89,7 @@ if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: pytest exited $rc"; f=1
 # The abi3 wheel on the oldest CPythons it declares (requires-python >= 3.9), with the tests
 # that need only sparsetable and pytest: one venv per interpreter, when the machine has
 # pyenv's build of it (this kind of machine does; its default python3 is 3.11).
-OLDER_TESTS=(admin data durable errors filters google_admin google_admin_gapic google_async
+OLDER_TESTS=(admin data durable errors filters google_admin google_admin_gapic google_async instance_admin
   google_classic google_readme keys readme robustness streaming threads vectors)
 for version in 3.9 3.10; do
   older=$(ls -d "$HOME"/.pyenv/versions/"$version".*/bin/python3 2>/dev/null | sort -V | tail -n 1)

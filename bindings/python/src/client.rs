@@ -193,6 +193,52 @@ impl BigtableDataClient {
         ))
     }
 
+    /// The classic Instance Admin of one instance (`sparsetable.Instance` uses it; see
+    /// `instance_admin`).
+    fn _instance_admin(
+        &self,
+        py: Python<'_>,
+        instance_id: String,
+    ) -> PyResult<crate::instance_admin::InstanceAdmin> {
+        let records = self.store.records().map_err(|e| to_py_err(py, e))?;
+        Ok(crate::instance_admin::InstanceAdmin::new(
+            records,
+            self.project
+                .clone()
+                .unwrap_or_else(|| DEFAULT_PROJECT.to_string()),
+            instance_id.clone(),
+            self.plane(py, &instance_id)?,
+            self.instance_db(py, &instance_id)?,
+            self.clock.now_micros(),
+        ))
+    }
+
+    /// The instances of this client's project created through the Instance Admin, as
+    /// dicts (see `instance_admin::instance_to_py`), by id.
+    fn _list_instances<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Vec<Bound<'py, pyo3::types::PyDict>>> {
+        let project = self.project.as_deref().unwrap_or(DEFAULT_PROJECT);
+        let listed = py
+            .detach(|| {
+                let records = self.store.records()?;
+                let records = records.lock().map_err(|_| poisoned_error())?;
+                Ok::<_, sparsetable::Error>(
+                    records
+                        .iter()
+                        .filter(|((p, _), _)| p == project)
+                        .map(|(_, r)| r.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .map_err(|e| to_py_err(py, e))?;
+        listed
+            .iter()
+            .map(|r| crate::instance_admin::instance_to_py(py, r))
+            .collect()
+    }
+
     /// The admin of one instance's tables (not part of Google's data client; see README).
     fn table_admin(&self, py: Python<'_>, instance_id: String) -> PyResult<TableAdmin> {
         Ok(TableAdmin {
@@ -253,7 +299,14 @@ impl BigtableDataClient {
     /// The data plane of `instance_id` (see `registry::plane`).
     fn plane(&self, py: Python<'_>, instance_id: &str) -> PyResult<Arc<sparsetable::InstanceData>> {
         let db = self.instance_db(py, instance_id)?;
-        crate::registry::plane(&db, instance_id, self.clock.clone()).map_err(|e| to_py_err(py, e))
+        let project = self.project.as_deref().unwrap_or(DEFAULT_PROJECT);
+        py.detach(|| {
+            let records = self.store.records()?;
+            crate::registry::plane(&db, instance_id, self.clock.clone(), |plane| {
+                crate::instance_admin::configure_from(&records, project, instance_id, plane)
+            })
+        })
+        .map_err(|e| to_py_err(py, e))
     }
 
     /// The shared database of `instance_id` (opened, with recovery, with the GIL released).
