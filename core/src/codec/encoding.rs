@@ -185,6 +185,12 @@ impl<'a> Decoder<'a> {
         self.pos
     }
 
+    /// The input from offset `start` up to the current position (empty if `start` is past
+    /// it): the encoding of what was decoded since then.
+    pub fn consumed_since(&self, start: usize) -> &'a [u8] {
+        self.input.get(start..self.pos).unwrap_or_default()
+    }
+
     /// Bytes not yet consumed.
     pub fn remaining(&self) -> usize {
         self.input.len().saturating_sub(self.pos)
@@ -409,10 +415,18 @@ impl<'a> Decoder<'a> {
     /// # Errors
     /// As [`Decoder::bytes`], plus `DataLoss` if the bytes are not UTF-8.
     pub fn string(&mut self, what: &str) -> Result<String> {
+        self.str(what).map(String::from)
+    }
+
+    /// Reads a length-prefixed UTF-8 string, borrowed from the input.
+    ///
+    /// # Errors
+    /// As [`Decoder::string`].
+    pub fn str(&mut self, what: &str) -> Result<&'a str> {
         let start = self.pos;
         let bytes = self.bytes(what)?;
         match core::str::from_utf8(bytes) {
-            Ok(s) => Ok(String::from(s)),
+            Ok(s) => Ok(s),
             Err(e) => {
                 self.pos = start;
                 Err(self.error(format_args!("{what}: invalid UTF-8 ({e})")))
