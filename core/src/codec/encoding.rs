@@ -285,6 +285,14 @@ impl<'a> Decoder<'a> {
 
     /// Reads a canonical LEB128 varint of at most `max_bits` significant bits.
     fn varint(&mut self, max_bits: u32, what: &str) -> Result<u64> {
+        // Most varints (lengths, counts, tags' neighbours) are one byte: a byte without the
+        // continuation bit is always canonical and fits every width read here (>= 7 bits).
+        if let Some(&byte) = self.input.get(self.pos) {
+            if byte < 0x80 && max_bits >= 7 {
+                self.pos += 1;
+                return Ok(u64::from(byte));
+            }
+        }
         let start = self.pos;
         let mut value: u64 = 0;
         let mut shift: u32 = 0;

@@ -140,7 +140,7 @@ fn size_hint(m: &Mutation) -> usize {
 impl Decode for WriteBatch {
     /// Through [`BatchView`], the one decoder of the encoding (what replay validates with).
     fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
-        BatchView::decode_from(d, None).map(|b| b.to_batch())
+        BatchView::decode_from(d, None, &mut Vec::new()).map(|b| b.to_batch())
     }
 }
 
@@ -352,7 +352,7 @@ impl LogWriter {
 }
 
 mod reader;
-pub use reader::{replay, replay_views, BatchView, EntryView, LogReader, ReplayEnd};
+pub use reader::{replay, replay_views, BatchView, EntrySpan, EntryView, LogReader, ReplayEnd};
 
 #[cfg(test)]
 mod tests {

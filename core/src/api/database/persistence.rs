@@ -174,6 +174,9 @@ impl Database {
             Err(e) if e.code() == Code::NotFound => 0,
             Err(e) => return Err(e),
         };
+        // Whether any table keeps a change log: if none does (the usual case), replay
+        // never walks a batch for it.
+        let streams = db.tables.values().any(|t| t.change_log.is_some());
         for &n in &state.log_files {
             let name = log_file_name(n);
             let file = storage.open(&name).map_err(|e| {
@@ -189,7 +192,7 @@ impl Database {
             // storage before the checkpoint below.
             let mut apply_error = None;
             let read = replay_views(file, |batch| {
-                if batch.sequence > changes_through {
+                if streams && batch.sequence > changes_through {
                     if let Err(e) = db.log_replayed_changes(batch, now) {
                         apply_error = Some(e);
                         return Err(Error::new(Code::Aborted, "replay stopped"));

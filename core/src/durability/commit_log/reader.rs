@@ -6,8 +6,9 @@
 //!
 //! Recovery reads logs of hundreds of megabytes, most of whose rows the runs already hold,
 //! so the reader is built for that:
-//! - it reads the file in large chunks into one buffer ([`READ_CHUNK`] bytes a call, or one
-//!   record if that is larger), not two reads and two allocations per record;
+//! - it reads the file in large chunks into one reused buffer ([`READ_CHUNK`] bytes a call,
+//!   or one record if that is larger; `RandomAccessFile::read_at_into`), not two reads and
+//!   two allocations per record;
 //! - a record decodes into a [`BatchView`] that borrows the buffer: the whole payload is
 //!   validated (every field, canonical encodings, exact length) without an allocation, and
 //!   the caller copies out only the rows it applies ([`EntryView::to_mutations`]).
@@ -56,9 +57,20 @@ pub struct BatchView<'a> {
     pub sequence: u64,
     /// When the batch committed, for a timed record.
     pub commit_micros: Option<i64>,
+    /// Where each entry's parts are in `bytes`, found while validating, so walking the
+    /// entries decodes nothing again.
+    spans: &'a [EntrySpan],
+    /// The batch's encoding, already validated.
+    bytes: &'a [u8],
+}
+
+/// Where one entry's table, row key and mutations lie in a batch's encoding.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EntrySpan {
+    table: (usize, usize),
+    row_key: (usize, usize),
+    mutations: (usize, usize),
     count: usize,
-    /// The entries' encoding (after the sequence and the count), already validated.
-    entries: &'a [u8],
 }
 
 /// One row's mutations within a [`BatchView`].
@@ -76,73 +88,85 @@ pub struct EntryView<'a> {
 impl<'a> BatchView<'a> {
     /// Reads and validates one write batch (`sequence`, count, entries): the one decoder of
     /// the encoding. Every mutation is decoded (borrowed) so that a malformed batch fails
-    /// here, whole, before any of it is used.
+    /// here, whole, before any of it is used. `spans` (cleared first) receives where each
+    /// entry lies; the view borrows it.
     ///
     /// # Errors
     /// `DataLoss` on malformed input.
-    pub fn decode_from(d: &mut Decoder<'a>, commit_micros: Option<i64>) -> Result<Self> {
+    pub fn decode_from<'s: 'a>(
+        d: &mut Decoder<'s>,
+        commit_micros: Option<i64>,
+        spans: &'a mut Vec<EntrySpan>,
+    ) -> Result<Self> {
+        spans.clear();
+        let start = d.position();
         let sequence = d.varint64("batch.sequence")?;
         // An entry is at least a table length, a row key length and a mutation count.
         let count = d.count(3, "batch.entries count")?;
-        let start = d.position();
+        let at = |d: &Decoder<'_>| d.position() - start;
         for _ in 0..count {
-            d.str("batch.entry.table")?;
-            d.bytes("batch.entry.row_key")?;
+            let table = d.str("batch.entry.table")?.len();
+            let table = (at(d) - table, at(d));
+            let row_key = d.bytes("batch.entry.row_key")?.len();
+            let row_key = (at(d) - row_key, at(d));
             let m = d.count(1, "batch.entry.mutations count")?;
+            let first = at(d);
             for _ in 0..m {
                 MutationRef::decode_from(d)?;
             }
+            spans.push(EntrySpan {
+                table,
+                row_key,
+                mutations: (first, at(d)),
+                count: m,
+            });
         }
         Ok(BatchView {
             sequence,
             commit_micros,
-            count,
-            entries: d.consumed_since(start),
+            spans,
+            bytes: d.consumed_since(start),
         })
     }
 
     /// Decodes a record's payload of type `record_type` (type 2 carries the commit time
     /// first); the payload must be consumed exactly.
-    fn from_payload(record_type: u8, payload: &'a [u8]) -> Result<Self> {
+    fn from_payload<'s: 'a>(
+        record_type: u8,
+        payload: &'s [u8],
+        spans: &'a mut Vec<EntrySpan>,
+    ) -> Result<Self> {
         let mut d = Decoder::new(payload);
         let commit = match record_type {
             RECORD_TYPE_TIMED_BATCH => Some(d.varint_i64("batch.commit_micros")?),
             _ => None,
         };
-        let batch = BatchView::decode_from(&mut d, commit)?;
+        let batch = BatchView::decode_from(&mut d, commit, spans)?;
         d.finish("write batch")?;
         Ok(batch)
     }
 
     /// The number of entries (rows).
     pub fn len(&self) -> usize {
-        self.count
+        self.spans.len()
     }
 
     /// Whether the batch writes no row.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.spans.is_empty()
     }
 
     /// The entries, in order.
-    pub fn entries(&self) -> impl Iterator<Item = EntryView<'a>> {
-        let mut d = Decoder::new(self.entries);
-        // Validated when the view was made, so no step fails; were one to, the walk would
-        // end there rather than panic.
-        (0..self.count).map_while(move |_| {
-            let table = d.str("").ok()?;
-            let row_key = d.bytes("").ok()?;
-            let count = usize::try_from(d.varint64("").ok()?).ok()?;
-            let start = d.position();
-            for _ in 0..count {
-                MutationRef::decode_from(&mut d).ok()?;
-            }
-            Some(EntryView {
-                table,
-                row_key,
-                count,
-                mutations: d.consumed_since(start),
-            })
+    pub fn entries(&self) -> impl Iterator<Item = EntryView<'a>> + 'a {
+        let bytes = self.bytes;
+        let part = move |(a, b): (usize, usize)| bytes.get(a..b).unwrap_or_default();
+        self.spans.iter().map(move |s| EntryView {
+            // Checked UTF-8 when the view was made; checking again costs a few bytes'
+            // worth and keeps this free of `unsafe`.
+            table: core::str::from_utf8(part(s.table)).unwrap_or_default(),
+            row_key: part(s.row_key),
+            count: s.count,
+            mutations: part(s.mutations),
         })
     }
 
@@ -225,6 +249,8 @@ pub struct LogReader {
     buf: Vec<u8>,
     buf_start: u64,
     chunk: usize,
+    /// The current batch's entry spans (reused from record to record).
+    spans: Vec<EntrySpan>,
 }
 
 impl core::fmt::Debug for LogReader {
@@ -258,6 +284,7 @@ impl LogReader {
             buf: Vec::new(),
             buf_start: 0,
             chunk: chunk.max(1),
+            spans: Vec::new(),
         }
     }
 
@@ -305,7 +332,10 @@ impl LogReader {
         }
         let remaining = usize::try_from(self.len - pos).unwrap_or(usize::MAX);
         let want = need.max(self.chunk.min(remaining));
-        self.buf = self.file.read_at(pos, want)?;
+        if let Err(e) = self.file.read_at_into(pos, want, &mut self.buf) {
+            self.buf.clear();
+            return Err(e);
+        }
         self.buf_start = pos;
         if self.buf.len() < need {
             return Err(Error::new(Code::Internal, "short log read"));
@@ -359,12 +389,13 @@ impl LogReader {
                 "record at offset {pos} has unsupported type {record_type}"
             )));
         }
-        let batch = BatchView::from_payload(record_type, payload).map_err(|e| {
-            data_loss(format!(
-                "record at offset {pos}: malformed write batch: {}",
-                e.message()
-            ))
-        })?;
+        let batch =
+            BatchView::from_payload(record_type, payload, &mut self.spans).map_err(|e| {
+                data_loss(format!(
+                    "record at offset {pos}: malformed write batch: {}",
+                    e.message()
+                ))
+            })?;
         if let Some(last) = self.last_sequence {
             if batch.sequence <= last {
                 return Err(data_loss(format!(
@@ -617,7 +648,9 @@ mod tests {
             commit_micros: None,
         };
         let record = encode_record(&batch).unwrap();
-        let view = BatchView::from_payload(RECORD_TYPE_BATCH, &record[HEADER_LEN..]).unwrap();
+        let mut spans = vec![];
+        let view =
+            BatchView::from_payload(RECORD_TYPE_BATCH, &record[HEADER_LEN..], &mut spans).unwrap();
         assert_eq!(view.to_batch(), batch);
         assert_eq!(view.len(), 2);
         let rows: Vec<_> = view.entries().map(|e| (e.row_key, e.len())).collect();
@@ -625,7 +658,7 @@ mod tests {
         // The last mutation's tag made unknown: the batch fails whole, not after row `a`.
         let mut bad = record[HEADER_LEN..].to_vec();
         *bad.last_mut().unwrap() = 0x7f;
-        let err = BatchView::from_payload(RECORD_TYPE_BATCH, &bad).unwrap_err();
+        let err = BatchView::from_payload(RECORD_TYPE_BATCH, &bad, &mut vec![]).unwrap_err();
         assert_eq!(err.code(), Code::DataLoss);
     }
 }
