@@ -67,6 +67,15 @@ else
 fi
 rm -rf "$fresh"
 
+# The playground's snippets for this module (tests/test_playground_snippets.py) run against
+# the wheel. The web suite wrote the corpus; run alone, this suite has the web crate's codegen
+# test write it (the web suite's own cargo command, so no second build of it).
+export SPARSETABLE_SNIPPETS_DIR="$ROOT/target/suite-logs/web/snippets"
+if [ ! -f "$SPARSETABLE_SNIPPETS_DIR/read_reversed.sparsetable.py" ]; then
+  cargo test -q -p sparsetable-web -p sparsetable-console write_the_snippet_corpus > /dev/null 2>&1 ||
+    echo "note: the snippet corpus could not be written; its tests will fail"
+fi
+
 out=$(mktemp)
 # Run from a scratch directory: the source tree's python/sparsetable must not shadow the wheel.
 (cd "$(mktemp -d)" && "$PY" -m pytest -p no:cacheprovider -rs "$ROOT/bindings/python/tests") 2>&1 | tee "$out"

@@ -693,41 +693,22 @@ impl Table {
     }
 }
 
-/// Rows one GIL release fetches from a stream: enough to amortise handing the GIL back
-/// (which can wait a whole switch interval when other threads run Python), few enough
-/// that a batch's memory is small whatever the result's size.
-const BATCH_ROWS: usize = 64;
-/// A batch also ends once its cells hold this many bytes, so large rows stay few.
-const BATCH_BYTES: usize = 1 << 20;
+/// A batch's bounds (the core's `RowStream::next_batch`): 64 rows, enough to amortise handing
+/// the GIL back (which can wait a whole switch interval when other threads run Python) and
+/// few enough that a batch's memory is small whatever the result's size; 1 MiB of cells, so
+/// large rows stay few; and one slice of scanning (16 Ki cells or 1 MiB examined) before the
+/// binding takes the GIL back to look for Ctrl-C, so a filter that matches nothing over a
+/// large table is interruptible too (the bound the server gives a ReadRows batch).
+const BATCH: sparsetable::BatchLimits = sparsetable::BatchLimits::rows(64)
+    .with_max_bytes(1 << 20)
+    .with_slice(16 * 1024, 1 << 20);
 
-/// Cells one slice of a read may examine (returned or filtered out) before the binding gets
-/// the GIL back to look for Ctrl-C, so a filter that matches nothing over a large table is
-/// interruptible too (the same bound the server gives a ReadRows batch).
-const SLICE_CELLS: u64 = 16 * 1024;
-/// Bytes one slice may examine.
-const SLICE_BYTES: u64 = 1 << 20;
-
-/// The next rows of `stream`, and whether it may have more: a batch ends at its row or byte
-/// bound, at the end of the stream, or when the slice's scan budget runs out (then it may be
-/// empty, and the caller checks for signals and asks again). Or the error that ended the
-/// read part-way (a corrupt block: `DataLoss`). Runs without the GIL.
+/// The next rows of `stream`, and whether it may have more (an empty batch with more: the
+/// slice examined only rows the filter dropped; the caller checks for signals and asks
+/// again). Or the error that ended the read part-way (a corrupt block: `DataLoss`). Runs
+/// without the GIL.
 fn next_batch(stream: &mut RowStream) -> sparsetable::Result<(Vec<sparsetable::Row>, bool)> {
-    stream.extend_scan_budget(SLICE_CELLS, SLICE_BYTES);
-    let mut batch = Vec::with_capacity(BATCH_ROWS);
-    let mut bytes = 0;
-    while batch.len() < BATCH_ROWS && bytes < BATCH_BYTES {
-        let Some(row) = stream.try_next()? else {
-            return Ok((batch, stream.is_paused()));
-        };
-        bytes += row.key.len()
-            + row
-                .cells
-                .iter()
-                .map(|c| c.value.len() + c.qualifier.len())
-                .sum::<usize>();
-        batch.push(row);
-    }
-    Ok((batch, true))
+    stream.next_batch(&BATCH).map(|b| (b.rows, b.more))
 }
 
 /// Iterator returned by `Table.read_rows_stream`.
