@@ -14,6 +14,10 @@
 //! The row hashes are kept too (4 bytes a row) so that growing the bit array, when the rows
 //! outnumber [`BITS_PER_ROW`]-th of its bits, re-sets them without walking the layer's keys.
 //!
+//! In-memory runs use it too ([`FrozenRowBloom`], built once): their filter never reaches
+//! disk, and one cache line per probe set costs a point read one miss a run where the
+//! LevelDB-layout filter of run files spreads its probes over the whole array.
+//!
 //! Invariant: every hash added answers `may_contain == true` (no false negatives), before
 //! and after any growth; a filter holding nothing answers false.
 
@@ -63,16 +67,42 @@ fn probes(h: u32, blocks: usize) -> (usize, [(usize, u64); PROBES as usize]) {
     (block * BLOCK_WORDS, bits)
 }
 
+/// Whether every probe bit of `h` is set in `words` (false for an empty array).
+#[inline]
+fn contains(words: &[u64], h: u32) -> bool {
+    if words.is_empty() {
+        return false;
+    }
+    let (base, bits) = probes(h, words.len() / BLOCK_WORDS);
+    let block = &words[base..base + BLOCK_WORDS];
+    bits.iter().all(|&(w, b)| block[w] & b != 0)
+}
+
+/// A [`RowBloom`] that takes no more rows: its bit array alone (an in-memory run's filter,
+/// built once from the run's rows).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FrozenRowBloom {
+    words: Vec<u64>,
+}
+
+impl FrozenRowBloom {
+    /// False only if no row with filter hash `h` was added before it froze.
+    #[inline]
+    pub(crate) fn may_contain(&self, h: u32) -> bool {
+        contains(&self.words, h)
+    }
+}
+
 impl RowBloom {
     /// False only if no row with filter hash `h` was added.
     #[inline]
     pub(crate) fn may_contain(&self, h: u32) -> bool {
-        if self.words.is_empty() {
-            return false;
-        }
-        let (base, bits) = probes(h, self.words.len() / BLOCK_WORDS);
-        let block = &self.words[base..base + BLOCK_WORDS];
-        bits.iter().all(|&(w, b)| block[w] & b != 0)
+        contains(&self.words, h)
+    }
+
+    /// The filter without its row hashes (which only growing needs).
+    pub(crate) fn freeze(self) -> FrozenRowBloom {
+        FrozenRowBloom { words: self.words }
     }
 
     /// Adds the row with filter hash `h`.
@@ -172,6 +202,16 @@ mod tests {
             "{} words",
             f.words.len()
         );
+    }
+
+    #[test]
+    fn a_frozen_filter_answers_as_it_did() {
+        let mut f = RowBloom::default();
+        (0..3000).for_each(|i| f.add(mix(i)));
+        let answers: Vec<bool> = (0..6000).map(|i| f.may_contain(mix(i))).collect();
+        let frozen = f.freeze();
+        assert!((0..6000).all(|i| frozen.may_contain(mix(i)) == answers[i as usize]));
+        assert!(!FrozenRowBloom::default().may_contain(1));
     }
 
     #[test]
