@@ -531,7 +531,7 @@ impl MemRun {
             .iter()
             .map(|(k, v)| (k.len() + v.len()) as u64)
             .sum();
-        let mut filter = RowBloom::default();
+        let mut hashes = Vec::new();
         let mut last_part: &[u8] = &[];
         for (k, _) in &entries {
             if !last_part.is_empty() && bytes::starts_with(k, last_part) {
@@ -539,16 +539,20 @@ impl MemRun {
             }
             let Some(n) = row_prefix_len(k) else {
                 // Not an entry key the encoder makes: let every row through.
-                filter = RowBloom::default();
                 unfiltered = true;
                 break;
             };
             last_part = &k[..n];
             if let Some(h) = key_row_hash(k) {
-                filter.add(h);
+                hashes.push(h);
             }
         }
-        let rows = filter.freeze();
+        // Each row once (the entries are sorted): sized once, never grown.
+        let rows = if unfiltered {
+            FrozenRowBloom::default()
+        } else {
+            RowBloom::of_distinct(hashes).freeze()
+        };
         let shared = match (entries.first(), entries.last()) {
             (Some((a, _)), Some((b, _))) => a.iter().zip(b).take_while(|(x, y)| x == y).count(),
             _ => 0,
