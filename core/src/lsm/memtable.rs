@@ -38,11 +38,13 @@ fn unescape_row(part: &[u8], out: &mut Vec<u8>) {
 /// which only a caller bypassing the key encoder could make). Rows without a zero byte (most)
 /// are hashed straight from the key; others are unescaped into a scratch buffer first.
 fn key_row_hash(key: &[u8]) -> Option<u32> {
-    let n = row_prefix_len(key)?;
-    let body = &key[..n - 2];
-    if !body.contains(&0) {
-        return Some(row_hash(body));
+    // One pass for the common case: the key's first zero byte is the row's terminator
+    // (`0x00 0x01`) when the row itself has no zero byte.
+    let zero = key.iter().position(|&b| b == 0)?;
+    if key.get(zero + 1) == Some(&0x01) {
+        return Some(row_hash(&key[..zero]));
     }
+    let n = row_prefix_len(key)?;
     let mut row = Vec::new();
     unescape_row(&key[..n], &mut row);
     Some(row_hash(&row))
