@@ -82,6 +82,7 @@ pub use platform::clock::ManualClock;
 #[cfg(feature = "std")]
 pub use platform::clock::SystemClock;
 pub use platform::random::{RandomSource, SplitMix64};
+pub use table::batch::{row_bytes, BatchLimits, RowBatch};
 pub use table::read::RowStream;
 pub use table::stats::{AccessCounters, AccessStat, StatsOptions};
 pub use table::table::{TabletEvent, TabletEventKind, TabletInfo};

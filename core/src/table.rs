@@ -6,6 +6,7 @@
 //! can describe itself as manifest records (`durability::manifest`) and be rebuilt from
 //! them. Imports: `durability`, `lsm`, `codec`, `model`, `platform` and the foundation.
 
+pub mod batch;
 pub(crate) mod change_log;
 #[cfg(feature = "std")]
 pub(crate) mod compaction;

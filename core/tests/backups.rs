@@ -85,3 +85,31 @@ fn restore_gives_the_table_as_it_was_at_backup_time() {
         201
     );
 }
+
+#[test]
+fn deleting_every_table_is_all_or_nothing_under_deletion_protection() {
+    let mut db = Database::with_clock(Arc::new(ManualClock::new(5_000_000)));
+    db.create_table("a", TableConfig::with_families(["cf"]))
+        .unwrap();
+    db.create_table(
+        "b",
+        TableConfig {
+            deletion_protection: true,
+            ..TableConfig::with_families(["cf"])
+        },
+    )
+    .unwrap();
+    db.mutate_row("a", b"r", &[Mutation::set_cell("cf", b"q", 1000, b"v")])
+        .unwrap();
+    db.create_backup("a", "bk").unwrap();
+    // One protected table: refused, and nothing is gone (not even the unprotected table).
+    let err = db.delete_all_tables().unwrap_err();
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    assert!(err.message().contains("\"b\""), "{}", err.message());
+    assert_eq!(db.list_tables().len(), 2);
+    assert_eq!(db.list_backups().len(), 1);
+    // Protection off: every table and backup goes.
+    db.set_deletion_protection("b", false).unwrap();
+    db.delete_all_tables().unwrap();
+    assert!(db.list_tables().is_empty() && db.list_backups().is_empty());
+}

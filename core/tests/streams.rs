@@ -423,3 +423,76 @@ fn a_paused_stream_goes_on_in_its_own_view_when_its_budget_is_extended() {
     );
     assert!(stream.is_exhausted() && !stream.is_paused());
 }
+
+/// Reads the whole request through `next_batch` with `limits`: the rows, and the batches.
+fn batched(
+    db: &Database,
+    request: &ReadRowsRequest,
+    limits: &sparsetable::BatchLimits,
+) -> (Vec<Vec<u8>>, Vec<sparsetable::RowBatch>) {
+    let mut stream = db.read_rows("t", request).unwrap();
+    let mut batches = Vec::new();
+    loop {
+        let batch = stream.next_batch(limits).unwrap();
+        let more = batch.more;
+        batches.push(batch);
+        if !more {
+            break;
+        }
+        assert!(batches.len() < 10_000, "a batched read ends");
+    }
+    let keys = batches
+        .iter()
+        .flat_map(|b| b.rows.iter().map(|r| r.key.clone()))
+        .collect();
+    (keys, batches)
+}
+
+#[test]
+fn batches_hold_every_row_once_within_their_row_byte_and_slice_bounds() {
+    use sparsetable::{row_bytes, BatchLimits};
+    for db in databases() {
+        let db = loaded(db, 120);
+        for request in [
+            ReadRowsRequest::default(),
+            reversed(),
+            ReadRowsRequest {
+                rows_limit: 50,
+                ..ReadRowsRequest::default()
+            },
+            ReadRowsRequest {
+                filter: RowFilter::ValueRegex(b"v1.*".to_vec()),
+                ..reversed()
+            },
+        ] {
+            let want: Vec<Vec<u8>> = read(&db, &request).into_iter().map(|r| r.key).collect();
+            // Rows only: full batches of 7, then the rest; `more` false only at the end.
+            let (keys, batches) = batched(&db, &request, &BatchLimits::rows(7));
+            assert_eq!(keys, want);
+            assert!(batches[..batches.len() - 1]
+                .iter()
+                .all(|b| b.rows.len() == 7));
+            assert!(batches.last().unwrap().rows.len() < 7);
+            // Bytes: a batch stops at the row that crosses the bound, and is never empty
+            // while rows remain (no slice bound here).
+            let limits = BatchLimits::rows(usize::MAX).with_max_bytes(40);
+            let (keys, batches) = batched(&db, &request, &limits);
+            assert_eq!(keys, want);
+            for b in &batches[..batches.len() - 1] {
+                let sizes: Vec<usize> = b.rows.iter().map(row_bytes).collect();
+                assert!(!sizes.is_empty());
+                assert!(
+                    sizes[..sizes.len() - 1].iter().sum::<usize>() < 40,
+                    "{sizes:?}"
+                );
+                assert!(sizes.iter().sum::<usize>() >= 40, "{sizes:?}");
+            }
+            // Slices: a batch examines a bounded number of cells, so batches may be empty
+            // while `more` holds, and the rows are still all there, once, in order.
+            let limits = BatchLimits::rows(usize::MAX).with_slice(5, u64::MAX);
+            let (keys, batches) = batched(&db, &request, &limits);
+            assert_eq!(keys, want);
+            assert!(batches.len() > want.len() / 5, "{} batches", batches.len());
+        }
+    }
+}

@@ -67,6 +67,15 @@ else
 fi
 rm -rf "$fresh"
 
+# The playground's snippets for this module (tests/test_playground_snippets.py) run against
+# the wheel. The web suite wrote the corpus; run alone, this suite has the web crate's codegen
+# test write it (the web suite's own cargo command, so no second build of it).
+export SPARSETABLE_SNIPPETS_DIR="$ROOT/target/suite-logs/web/snippets"
+if [ ! -f "$SPARSETABLE_SNIPPETS_DIR/read_reversed.sparsetable.py" ]; then
+  cargo test -q -p sparsetable-web -p sparsetable-console write_the_snippet_corpus > /dev/null 2>&1 ||
+    echo "note: the snippet corpus could not be written; its tests will fail"
+fi
+
 out=$(mktemp)
 # Run from a scratch directory: the source tree's python/sparsetable must not shadow the wheel.
 (cd "$(mktemp -d)" && "$PY" -m pytest -p no:cacheprovider -rs "$ROOT/bindings/python/tests") 2>&1 | tee "$out"
@@ -80,7 +89,7 @@ if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "FAILED: pytest exited $rc"; f=1
 # The abi3 wheel on the oldest CPythons it declares (requires-python >= 3.9), with the tests
 # that need only sparsetable and pytest: one venv per interpreter, when the machine has
 # pyenv's build of it (this kind of machine does; its default python3 is 3.11).
-OLDER_TESTS=(admin data durable errors filters google_admin google_admin_gapic google_async
+OLDER_TESTS=(admin data durable errors filters google_admin google_admin_gapic google_async instance_admin
   google_classic google_readme keys readme robustness streaming threads vectors)
 for version in 3.9 3.10; do
   older=$(ls -d "$HOME"/.pyenv/versions/"$version".*/bin/python3 2>/dev/null | sort -V | tail -n 1)

@@ -4,7 +4,8 @@
 #  2. the same cases in headless Chromium through chromedriver (wasm/tests/browser.rs);
 #  3. node:test over the `wasm-bindgen --target nodejs` build (target/wasm-node/): the shared
 #     vector runner (wasm/test/vectors_json.test.mjs, every vector through the binding's one
-#     API, the proto3 JSON one), the JS-level API tests (api.test.mjs: the one surface, wrong
+#     API, the proto3 JSON one; plane_vectors.test.mjs, every vector the InstancePlane can
+#     express, tests/js/replay.mjs), the JS-level API tests (api.test.mjs: the one surface, wrong
 #     types refused, the core's status codes and prefix successor), and bad input of every
 #     kind (wasm/test/robustness_inputs.test.mjs), and SQL: every shared SQL vector through
 #     executeQueryJson (sql_vectors.test.mjs) and its request checks (sql_api.test.mjs);
@@ -59,7 +60,7 @@ count_cargo "$logs/browser.log" "${PIPESTATUS[0]}"
 echo "--- node:test over the Node build (vectors, JS API, bad input)"
 if "${NODE_PKG[@]}" \
   && wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/debug/sparsetable_wasm.wasm; then
-  node --test wasm/test/vectors_json.test.mjs wasm/test/api.test.mjs wasm/test/api_json.test.mjs wasm/test/robustness_inputs.test.mjs wasm/test/replication.test.mjs wasm/test/replication_vectors.test.mjs wasm/test/change_stream.test.mjs wasm/test/sql_vectors.test.mjs wasm/test/sql_api.test.mjs 2>&1 | tee "$logs/node-test.log"
+  node --test wasm/test/vectors_json.test.mjs wasm/test/api.test.mjs wasm/test/api_json.test.mjs wasm/test/robustness_inputs.test.mjs wasm/test/replication.test.mjs wasm/test/replication_vectors.test.mjs wasm/test/plane_vectors.test.mjs wasm/test/change_stream.test.mjs wasm/test/sql_vectors.test.mjs wasm/test/sql_api.test.mjs 2>&1 | tee "$logs/node-test.log"
   count_node "$logs/node-test.log" "${PIPESTATUS[0]}"
 else
   echo "FAILED: building the Node package"; fail=$((fail + 1))

@@ -12,7 +12,10 @@
 #     web/test/load.test.mjs: one wasm download per visit and none on a reload,
 #     web/test/gc.test.mjs: garbage collection as Bigtable does it (Background by default,
 #     badges, Collect now, the mode switch, the mirroring filter, rule previews), and
-#     web/test/a11y.test.mjs: axe-core and keyboard reach on every view, lab tab and lesson;
+#     web/test/a11y.test.mjs: axe-core and keyboard reach on every view, lab tab and lesson, at
+#     1280, 1024, 1440 and 1920 px, and web/test/widths.test.mjs: screenshots and layout checks
+#     at 1024, 1440 and 1920 px after a 100,000-row load and a reload; every browser test starts
+#     the server and Chromium through web/test/support.mjs;
 #     the console-vs-cbt comparison runs in the server suite);
 #  5. the generated code (web/test/snippets.test.mjs): the corpus the reducer tests wrote to
 #     target/suite-logs/web/snippets is compiled (Python, Node, javac's syntax check) and run
@@ -53,7 +56,7 @@ check "clippy -D warnings (wasm32)" "${CLIPPY[@]}"
 if check "release build of the playground" bash scripts/playground.sh --build-only; then
   echo "--- Playwright in Chromium"
   node --test web/test/playground.test.mjs web/test/lab.test.mjs web/test/lessons.test.mjs web/test/replication.test.mjs web/test/values.test.mjs \
-    web/test/load.test.mjs web/test/gc.test.mjs web/test/a11y.test.mjs 2>&1 | tee "$logs/playwright.log"
+    web/test/load.test.mjs web/test/gc.test.mjs web/test/a11y.test.mjs web/test/widths.test.mjs 2>&1 | tee "$logs/playwright.log"
   rc=${PIPESTATUS[0]}
   p=$(awk '/^# pass /{print $3}' "$logs/playwright.log" | tail -n 1)
   f=$(awk '/^# fail /{print $3}' "$logs/playwright.log" | tail -n 1)

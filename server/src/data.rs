@@ -35,7 +35,6 @@ use crate::change_streams;
 use crate::chunks::ResponseWriter;
 use crate::convert::{
     mutation_from_proto, row_range_from_proto, row_set_from_proto, row_to_proto, rules_from_proto,
-    timestamp_to_proto,
 };
 use crate::features::{FeatureFlags, FromMetadata};
 use crate::filter::filter_from_proto;
@@ -729,8 +728,7 @@ impl Bigtable for DataService {
         let req = request.into_inner();
         blocking(move || {
             let db = instances.database(&sql::instance_of(&req.instance_name)?)?;
-            let now = timestamp_to_proto(db.read(|db| Ok(db.now_micros()))?);
-            sql::prepare(&db, &req, now)
+            sql::prepare(&db, &req)
         })
         .await
         .map(Response::new)
@@ -749,9 +747,9 @@ impl Bigtable for DataService {
         // the blocking pool as the client takes them (the channel holds at most 4).
         let mut batches = blocking(move || {
             let db = instances.database(&sql::instance_of(&req.instance_name)?)?;
-            sql::execute(&db, &req)
+            Ok(sql::execute(&db, &req))
         })
-        .await?;
+        .await??;
         let (tx, rx) = mpsc::channel(4);
         tokio::task::spawn_blocking(move || loop {
             let next = match batches.next_batch() {

@@ -271,26 +271,8 @@ impl InstanceAdminService {
     fn delete_instance_inner(&self, req: &admin_v2::DeleteInstanceRequest) -> Result<()> {
         let instance = self.existing("name", &req.name)?;
         let db = self.instances.database(&instance)?;
-        db.write(|db| {
-            // All or nothing: check every table before deleting any.
-            let tables = db.list_tables();
-            if let Some(t) = tables.iter().find(|t| t.config.deletion_protection) {
-                return Err(Error::new(
-                    Code::FailedPrecondition,
-                    format!(
-                        "instance {instance} has table {:?} with deletion protection; disable it first",
-                        t.name
-                    ),
-                ));
-            }
-            for backup in db.list_backups() {
-                db.delete_backup(&backup.name)?;
-            }
-            for table in tables {
-                db.delete_table(&table.name)?;
-            }
-            Ok(())
-        })?;
+        // The core's rule: all or nothing, refused while a table has deletion protection.
+        db.write(|db| db.delete_all_tables())?;
         self.instances.forget(&instance)
     }
 

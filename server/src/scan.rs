@@ -145,25 +145,13 @@ impl Scan {
         };
         let mut stream = db.read_rows_stream_compiled(&self.table_id, &batch_request, filter)?;
         stream.set_scan_budget(SCAN_BUDGET_CELLS, SCAN_BUDGET_BYTES);
-        let mut rows = Vec::new();
-        let mut bytes = 0;
-        let mut ended = false;
-        while bytes < BATCH_BYTES {
-            // A read that fails part-way (a run's block failed its checksum) fails the call:
-            // ending short with OK would hand the client a wrong answer.
-            let Some(row) = stream.try_next()? else {
-                ended = true;
-                break;
-            };
-            self.counts.cells_returned += row.cells.len() as u64;
-            bytes += row.key.len()
-                + row
-                    .cells
-                    .iter()
-                    .map(|c| c.value.len() + c.qualifier.len())
-                    .sum::<usize>();
-            rows.push(row);
-        }
+        // A read that fails part-way (a run's block failed its checksum) fails the call:
+        // ending short with OK would hand the client a wrong answer. The scan budget set
+        // above bounds the batch's work; the limits here bound what it returns.
+        let limits = sparsetable::BatchLimits::rows(usize::MAX).with_max_bytes(BATCH_BYTES);
+        let batch = stream.next_batch(&limits)?;
+        let rows = batch.rows;
+        self.counts.cells_returned += rows.iter().map(|r| r.cells.len() as u64).sum::<u64>();
         self.counts.rows_seen += stream.rows_scanned();
         self.counts.cells_seen += stream.cells_scanned();
         self.counts.rows_returned += rows.len() as u64;
@@ -176,7 +164,7 @@ impl Scan {
         if let Some(remaining) = &mut self.remaining {
             *remaining = remaining.saturating_sub(rows.len() as u64);
         }
-        if ended && stream.is_exhausted() {
+        if !batch.more && stream.is_exhausted() {
             self.done = true;
             self.exhausted = true;
         } else if self.remaining == Some(0) {

@@ -3,9 +3,21 @@
 //! query means.
 //!
 //! A prepared query travels back to the client as opaque bytes, which the client returns in
-//! ExecuteQuery: [`PREPARED_MAGIC`] and then a [`PreparedToken`] message (the query text and
-//! its parameter types), so a prepared query survives a server restart and is prepared again
-//! against the table's current schema when executed.
+//! ExecuteQuery: [`PREPARED_MAGIC`] and then a [`PreparedToken`] message (the query text, its
+//! parameter types, when it stops being valid and the result metadata it was prepared with),
+//! so a prepared query survives a server restart and is prepared again against the table's
+//! current schema when executed.
+//!
+//! A prepared query expires, as Bigtable's do: PrepareQuery's `valid_until` is
+//! [`PREPARED_VALID_MICROS`] after it was prepared (on the server's clock, so a test clock
+//! moves it), and a query whose result metadata would now differ (a family added to or
+//! dropped from a table it reads with `SELECT *`) is stale as well. ExecuteQuery answers
+//! either with FAILED_PRECONDITION carrying a `google.rpc.PreconditionFailure` whose violation
+//! type is `PREPARED_QUERY_EXPIRED`: the signal on which Google's Node, Java, Go and C++
+//! clients prepare the query again and retry (Bigtable's ExecuteQuery reference and the
+//! clients' retry code; Google's Python client does not refresh yet and surfaces the error).
+//! Bigtable's documentation gives no token lifetime; we keep the hour PrepareQuery has always
+//! announced here.
 //!
 //! Results stream as Bigtable's PartialResultSet messages, made as the query reads (a bounded
 //! channel between the query and the client paces it): each carries one batch (a
@@ -30,6 +42,12 @@ use v2::value::Kind as ValueKind;
 /// The first bytes of every prepared-query token this server issues.
 pub const PREPARED_MAGIC: &[u8] = b"sparsetable-sql 1\n";
 
+/// How long a prepared query is valid after PrepareQuery (the `valid_until` it announces).
+pub const PREPARED_VALID_MICROS: i64 = 3_600_000_000;
+
+/// The violation type of an expired or stale prepared query (see the module docs).
+pub const PREPARED_QUERY_EXPIRED: &str = "PREPARED_QUERY_EXPIRED";
+
 /// Largest batch of rows one PartialResultSet carries (a row larger than this goes alone).
 pub const BATCH_BYTES: usize = 256 * 1024;
 
@@ -42,6 +60,46 @@ pub struct PreparedToken {
     /// Its parameters' types.
     #[prost(map = "string, message", tag = "2")]
     pub param_types: std::collections::HashMap<String, v2::Type>,
+    /// The server time (µs) from which the token is expired; 0 (tokens issued before expiry
+    /// existed) never expires.
+    #[prost(int64, tag = "3")]
+    pub valid_until_micros: i64,
+    /// The encoded `ResultSetMetadata` PrepareQuery answered; empty: not checked.
+    #[prost(bytes = "vec", tag = "4")]
+    pub metadata: Vec<u8>,
+}
+
+/// FAILED_PRECONDITION with the `PREPARED_QUERY_EXPIRED` violation clients refresh on.
+pub fn expired_status(message: String) -> tonic::Status {
+    use crate::stubs::rpc;
+    let failure = rpc::PreconditionFailure {
+        violations: vec![rpc::precondition_failure::Violation {
+            r#type: PREPARED_QUERY_EXPIRED.into(),
+            subject: String::new(),
+            description: message.clone(),
+        }],
+    };
+    let status = rpc::Status {
+        code: tonic::Code::FailedPrecondition as i32,
+        message: message.clone(),
+        details: vec![prost_types::Any {
+            type_url: "type.googleapis.com/google.rpc.PreconditionFailure".into(),
+            value: failure.encode_to_vec(),
+        }],
+    };
+    tonic::Status::with_details(
+        tonic::Code::FailedPrecondition,
+        message,
+        status.encode_to_vec().into(),
+    )
+}
+
+/// `micros` since the epoch as a protobuf timestamp.
+fn timestamp(micros: i64) -> prost_types::Timestamp {
+    prost_types::Timestamp {
+        seconds: micros.div_euclid(1_000_000),
+        nanos: (micros.rem_euclid(1_000_000) * 1000) as i32,
+    }
 }
 
 /// A `google.bigtable.v2.Type` as the core's type.
@@ -274,26 +332,26 @@ fn metadata(query: &PreparedQuery) -> v2::ResultSetMetadata {
 pub fn prepare(
     db: &SharedDatabase,
     req: &v2::PrepareQueryRequest,
-    now: prost_types::Timestamp,
 ) -> Result<v2::PrepareQueryResponse> {
     let param_types = param_types_from_proto(&req.param_types)?;
-    let query = db.read(|db| sql::prepare(db, &req.query, param_types))?;
+    let (query, now) =
+        db.read(|db| Ok((sql::prepare(db, &req.query, param_types)?, db.now_micros())))?;
+    let metadata = metadata(&query);
+    let valid_until_micros = now.saturating_add(PREPARED_VALID_MICROS);
     let token = PreparedToken {
         query: req.query.clone(),
         param_types: req.param_types.clone(),
+        valid_until_micros,
+        metadata: metadata.encode_to_vec(),
     };
     let mut prepared_query = PREPARED_MAGIC.to_vec();
     token
         .encode(&mut prepared_query)
         .expect("a Vec grows to hold any message");
     Ok(v2::PrepareQueryResponse {
-        metadata: Some(metadata(&query)),
+        metadata: Some(metadata),
         prepared_query,
-        // Tokens never expire here: they hold the query itself. An hour, as Bigtable's do.
-        valid_until: Some(prost_types::Timestamp {
-            seconds: now.seconds + 3600,
-            nanos: now.nanos,
-        }),
+        valid_until: Some(timestamp(valid_until_micros)),
     })
 }
 
@@ -312,9 +370,26 @@ pub fn instance_of(instance_name: &str) -> Result<InstanceName> {
 /// query reads.
 ///
 /// # Errors
-/// `InvalidArgument` for a token this server did not issue, a missing or mistyped parameter,
-/// or a bad resume token; what preparing or reading returns.
-pub fn execute(db: &SharedDatabase, req: &v2::ExecuteQueryRequest) -> Result<Batches> {
+/// FAILED_PRECONDITION with `PREPARED_QUERY_EXPIRED` for an expired or stale token (see the
+/// module docs); `InvalidArgument` for a token this server did not issue, a missing or
+/// mistyped parameter, or a bad resume token; what preparing or reading returns.
+pub fn execute(
+    db: &SharedDatabase,
+    req: &v2::ExecuteQueryRequest,
+) -> std::result::Result<Batches, tonic::Status> {
+    match execute_token(db, req) {
+        Ok(Ok(batches)) => Ok(batches),
+        Ok(Err(expired)) => Err(expired_status(expired)),
+        Err(e) => Err(crate::status::to_status(e)),
+    }
+}
+
+/// ExecuteQuery's work: the batches, or why the prepared query must be prepared again (`Ok`
+/// of `Err`, see the module docs), or the error.
+fn execute_token(
+    db: &SharedDatabase,
+    req: &v2::ExecuteQueryRequest,
+) -> Result<std::result::Result<Batches, String>> {
     let token = if req.prepared_query.is_empty() {
         // The deprecated form: the query itself, with each parameter's type on its value.
         #[allow(deprecated)]
@@ -330,6 +405,7 @@ pub fn execute(db: &SharedDatabase, req: &v2::ExecuteQueryRequest) -> Result<Bat
                     })
                 })
                 .collect::<Result<_>>()?,
+            ..PreparedToken::default()
         }
     } else {
         let body = req
@@ -370,10 +446,24 @@ pub fn execute(db: &SharedDatabase, req: &v2::ExecuteQueryRequest) -> Result<Bat
     };
     // The query reads a snapshot taken now and holds no lock while it runs.
     let rows = db.read(|db| {
+        let now = db.now_micros();
+        if token.valid_until_micros != 0 && now >= token.valid_until_micros {
+            return Ok(Err(format!(
+                "the prepared query expired {} µs ago; prepare it again",
+                now - token.valid_until_micros
+            )));
+        }
         let query = sql::prepare(db, &token.query, param_types)?;
-        sql::execute_stream(db, &query, &params)
+        if !token.metadata.is_empty() && metadata(&query).encode_to_vec() != token.metadata {
+            return Ok(Err(
+                "the tables the prepared query reads have changed since it was prepared; \
+                 prepare it again"
+                    .to_string(),
+            ));
+        }
+        sql::execute_stream(db, &query, &params).map(Ok)
     })?;
-    Ok(Batches::new(Box::new(QueryIter(rows)), skip))
+    Ok(rows.map(|rows| Batches::new(Box::new(QueryIter(rows)), skip)))
 }
 
 /// [`sql::QueryRows`] as an iterator.

@@ -862,23 +862,22 @@ impl RowIterator {
             .as_f64()
             .filter(|m| m.fract() == 0.0 && *m >= 1.0)
             .ok_or_else(|| err(conversion_error("max", "expected a positive integer")))?;
-        let mut rows: Vec<Row> = Vec::new();
-        if let Some(stream) = self.stream.as_mut() {
-            while (rows.len() as f64) < max {
-                match stream.try_next() {
-                    Ok(Some(r)) => rows.push(r),
-                    Ok(None) => {
-                        self.stream = None;
-                        break;
-                    }
-                    Err(e) => {
-                        self.stream = None;
-                        return Err(err(e));
-                    }
+        let Some(stream) = self.stream.as_mut() else {
+            return output::<[Row]>(&[]).map_err(err);
+        };
+        // `max` as a count: a float beyond usize saturates, which is "no bound" anyway.
+        match stream.next_batch(&sparsetable::BatchLimits::rows(max as usize)) {
+            Ok(batch) => {
+                if !batch.more {
+                    self.stream = None;
                 }
+                output(&batch.rows).map_err(err)
+            }
+            Err(e) => {
+                self.stream = None;
+                Err(err(e))
             }
         }
-        output(&rows).map_err(err)
     }
 
     /// Ends the read early, freeing its snapshot (the iterator protocol's `return`).

@@ -4,14 +4,16 @@
 //!
 //! The core's `api::sql` decides what a query means, and the core's `api::json::sql` converts
 //! types and values; this file reads the request's members and calls both, so an error is the
-//! core's, with its gRPC code. Rows come back whole (the core's `execute`): the engine reads
-//! a snapshot, and JavaScript gets one array, as the npm package's `executeQuery` returns.
+//! core's, with its gRPC code. `executeQueryJson` returns the rows whole (the core's
+//! `execute`), as the npm package's `executeQuery` does; `executeQueryStreamJson` returns a
+//! [`QueryRowIterator`] that pulls them from the core's `execute_stream` in batches as
+//! JavaScript asks (the npm package's `createExecuteQueryStream`). Either reads one snapshot.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 use sparsetable::api::json::sql::{type_from_json, type_to_json, value_from_json, value_to_json};
-use sparsetable::api::sql::{self, PreparedQuery, SqlType};
+use sparsetable::api::sql::{self, PreparedQuery, QueryRows, SqlType};
 use sparsetable::Error;
 use wasm_bindgen::prelude::*;
 
@@ -117,6 +119,83 @@ impl Database {
     ) -> JsResult<JsValue> {
         self.execute_query(&request).map_err(to_js_error)
     }
+
+    /// Starts a SQL query (the same request as `executeQueryJson`) and returns an iterator of
+    /// its rows: `metadata()` is the result's columns, `nextBatch(max)` up to `max` rows
+    /// (empty at the end). Rows are produced as the table is read, not all at once (an ORDER
+    /// BY or GROUP BY still computes its result before the first row).
+    ///
+    /// # Errors
+    /// As `executeQueryJson` for what is found before the first row; later errors come from
+    /// `nextBatch`.
+    #[wasm_bindgen(js_name = executeQueryStreamJson)]
+    pub fn execute_query_stream_json(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ProtoExecuteQuery | string")] request: JsValue,
+    ) -> JsResult<QueryRowIterator> {
+        self.start_query(&request).map_err(to_js_error)
+    }
+}
+
+/// A SQL query in progress (`Database.executeQueryStreamJson`): its metadata and its rows in
+/// batches. It owns its snapshot; reading to the end, an error, `return()` or `free()` drops it.
+#[wasm_bindgen]
+pub struct QueryRowIterator {
+    metadata: Value,
+    rows: Option<QueryRows>,
+}
+
+#[wasm_bindgen]
+impl QueryRowIterator {
+    /// The result's columns (`ResultSetMetadata` in proto3 JSON).
+    ///
+    /// # Errors
+    /// `INTERNAL` only if the metadata cannot be converted, which the core's never fails.
+    #[wasm_bindgen(unchecked_return_type = "ProtoResultSetMetadata")]
+    pub fn metadata(&self) -> JsResult<JsValue> {
+        output(&self.metadata).map_err(to_js_error)
+    }
+
+    /// Up to `max` rows, each an array of `Value`s in column order; an empty array means the
+    /// result is done.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` if `max` is not a positive integer; the core's `OUT_OF_RANGE` (and
+    /// others) for errors met while running, after which the iterator is done.
+    #[wasm_bindgen(js_name = nextBatch, unchecked_return_type = "ProtoSqlValue[][]")]
+    pub fn next_batch(&mut self, max: JsValue) -> JsResult<JsValue> {
+        let max = max
+            .as_f64()
+            .filter(|m| m.fract() == 0.0 && *m >= 1.0)
+            .ok_or_else(|| {
+                to_js_error(Error::invalid_argument(
+                    "nextBatch: max must be a positive integer",
+                ))
+            })?;
+        let mut out: Vec<Value> = Vec::new();
+        if let Some(rows) = self.rows.as_mut() {
+            while (out.len() as f64) < max {
+                match rows.try_next() {
+                    Ok(Some(r)) => out.push(Value::Array(r.iter().map(value_to_json).collect())),
+                    Ok(None) => {
+                        self.rows = None;
+                        break;
+                    }
+                    Err(e) => {
+                        self.rows = None;
+                        return Err(to_js_error(e));
+                    }
+                }
+            }
+        }
+        output(&Value::Array(out)).map_err(to_js_error)
+    }
+
+    /// Ends the query early, dropping its snapshot.
+    #[wasm_bindgen(js_name = "return")]
+    pub fn finish(&mut self) {
+        self.rows = None;
+    }
 }
 
 impl Database {
@@ -139,7 +218,19 @@ impl Database {
         output(&serde_json::json!({"metadata": metadata(&prepared)}))
     }
 
-    fn execute_query(&self, request: &JsValue) -> Result<JsValue, Error> {
+    /// Reads an `ExecuteQueryRequest`: the query text and its typed parameter values.
+    #[allow(clippy::type_complexity)]
+    fn query_request(
+        &self,
+        request: &JsValue,
+    ) -> Result<
+        (
+            String,
+            BTreeMap<String, SqlType>,
+            BTreeMap<String, sql::SqlValue>,
+        ),
+        Error,
+    > {
         let body: Map<String, Value> = parse("request", request, self.value_limit())?;
         members("request", &body, &["query", "params"])?;
         let query = query_text(&body)?;
@@ -155,6 +246,22 @@ impl Database {
             values.insert(name.clone(), value_from_json(&what, value, &ty)?);
             types.insert(name.clone(), ty);
         }
+        Ok((query, types, values))
+    }
+
+    fn start_query(&self, request: &JsValue) -> Result<QueryRowIterator, Error> {
+        let (query, types, values) = self.query_request(request)?;
+        let engine = self.engine()?;
+        let prepared = sql::prepare(&engine, &query, types)?;
+        let rows = sql::execute_stream(&engine, &prepared, &values)?;
+        Ok(QueryRowIterator {
+            metadata: metadata(&prepared),
+            rows: Some(rows),
+        })
+    }
+
+    fn execute_query(&self, request: &JsValue) -> Result<JsValue, Error> {
+        let (query, types, values) = self.query_request(request)?;
         let (prepared, rows) = {
             let engine = self.engine()?;
             let prepared = sql::prepare(&engine, &query, types)?;

@@ -70,3 +70,24 @@ test("malformed requests are INVALID_ARGUMENT naming what is wrong", () => {
   throwsCode(() => d.prepareQueryJson({ query: "SELECT @n", paramTypes: { n: { protoType: {} } } }), "INVALID_ARGUMENT", /paramTypes\[n\]/);
   throwsCode(() => d.executeQueryJson(new Map()), "INVALID_ARGUMENT", /plain object/);
 });
+
+test("executeQueryStreamJson gives the metadata, then rows in batches, then an empty batch", () => {
+  const d = db();
+  for (const k of ["r2", "r3"]) {
+    d.mutateRowJson("t", { rowKey: new TextEncoder().encode(k), mutations: [{ setCell: { familyName: "cf", columnQualifier: "cQ==", timestampMicros: "1000", value: new Uint8Array([1]) } }] });
+  }
+  const it = d.executeQueryStreamJson({ query: "SELECT _key, @n AS n FROM t", params: { n: { type: { int64Type: {} }, intValue: "7" } } });
+  assert.deepEqual(it.metadata().protoSchema.columns.map((c) => c.name), ["_key", "n"]);
+  const first = it.nextBatch(2);
+  assert.equal(first.length, 2);
+  assert.deepEqual(first[0], [{ bytesValue: "cjE=" }, { intValue: "7" }]);
+  assert.deepEqual(it.nextBatch(2).map((r) => r[0].bytesValue), ["cjM="]);
+  assert.deepEqual(it.nextBatch(2), []);
+  throwsCode(() => it.nextBatch(0), "INVALID_ARGUMENT", /positive integer/);
+  it.free();
+  // Errors before the first row are thrown by the call; errors while running, by nextBatch.
+  throwsCode(() => d.executeQueryStreamJson({ query: "SELEC 1" }), "INVALID_ARGUMENT");
+  const failing = d.executeQueryStreamJson({ query: "SELECT DIV(1, 0) AS x FROM t" });
+  throwsCode(() => failing.nextBatch(10), "OUT_OF_RANGE");
+  assert.deepEqual(failing.nextBatch(10), [], "done after an error");
+});

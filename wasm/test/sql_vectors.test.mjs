@@ -11,55 +11,14 @@
 // fails if any other vector did not run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
-import { Database, ROOT } from "./load.mjs";
+import { Database } from "./load.mjs";
+import { loadSqlVectors, opBytes } from "../../tests/js/vectors.mjs";
 
-const SQL_DIR = path.join(ROOT, "tests", "vectors", "sql");
 const DEFAULT_CLOCK_MICROS = 1_700_000_000_000_000;
+/** tests/js/vectors.mjs: the one loader both SQL runners share. */
+const vectors = loadSqlVectors();
 /** Vectors this runner does not replay, by name, with the reason. Empty: all run. */
 const CANNOT = new Map([]);
-
-/** JSON text with every integer literal too long for a double's exact range written as a
- * string of its digits (INT64 values are read with BigInt, floats with Number), so
- * JSON.parse loses no digit of an INT64 value. Strings are skipped as they are scanned. */
-function exactIntegers(text) {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === "-" || (c >= "0" && c <= "9")) {
-      const m = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 64));
-      const lit = m[0];
-      out += !m[1] && !m[2] && !Number.isSafeInteger(Number(lit)) ? `"${lit}"` : lit;
-      i += lit.length;
-    } else {
-      out += c;
-      i += 1;
-    }
-  }
-  return out;
-}
-
-const vectors = fs.readdirSync(SQL_DIR).filter((f) => f.endsWith(".json")).sort()
-  .flatMap((f) => JSON.parse(exactIntegers(fs.readFileSync(path.join(SQL_DIR, f), "utf8"))).vectors);
-
-/** Op-level bytes -> Uint8Array. */
-function opBytes(b) {
-  if (typeof b === "string") return new TextEncoder().encode(b);
-  if (b && typeof b.base64 === "string") return new Uint8Array(Buffer.from(b.base64, "base64"));
-  if (b && b.int64 !== undefined) {
-    const out = new Uint8Array(8);
-    new DataView(out.buffer).setBigInt64(0, BigInt(b.int64));
-    return out;
-  }
-  throw new Error(`bad op bytes ${JSON.stringify(b)}`);
-}
 
 const SIMPLE = { BYTES: "bytesType", STRING: "stringType", INT64: "int64Type", FLOAT32: "float32Type",
   FLOAT64: "float64Type", BOOL: "boolType", TIMESTAMP: "timestampType", DATE: "dateType" };

@@ -6,55 +6,18 @@
 // (scripts/playground.sh --build-only), served by scripts/serve_playground.py.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { setup, axeViolations } from "./support.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const DIST = process.env.PLAYGROUND_DIST || path.join(ROOT, "web", "dist");
-const AXE = path.join(ROOT, "web", "node_modules", "axe-core", "axe.min.js");
-
-let server;
-let browser;
+let pw;
 let page;
-let baseUrl;
-const problems = [];
-
-function serve() {
-  return new Promise((resolve, reject) => {
-    server = spawn("python3", [path.join(ROOT, "scripts", "serve_playground.py"), "--dir", DIST, "--port", "0"],
-      { stdio: ["ignore", "pipe", "inherit"] });
-    server.on("error", reject);
-    server.stdout.setEncoding("utf8");
-    let out = "";
-    server.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/serving (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
-    });
-  });
-}
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm.gz")), "build first: scripts/playground.sh --build-only");
-  baseUrl = await serve();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error: ${msg.text()}`); });
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  await page.goto(baseUrl);
-  await page.getByTestId("app").waitFor();
+  pw = await setup();
+  page = pw.page;
 });
 
 after(async () => {
-  await browser?.close();
-  server?.kill();
+  await pw?.close();
 });
 
 async function settled() {
@@ -64,9 +27,7 @@ async function settled() {
 /** axe-core's violations of any impact on the page as it stands (none expected). */
 async function axe() {
   await settled();
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
-  return page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] }))
-    .violations.map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`));
+  return axeViolations(page);
 }
 
 async function createTable(id, families, keep) {
@@ -234,5 +195,5 @@ test("the time-series lesson holds in Background mode: +1 h leaves the cells rea
   await page.getByTestId("collect-now").click();
   await page.getByTestId("notice").filter({ hasText: "Collected garbage in sensor_ts" }).waitFor();
   assert.equal(await count(), 0, "collected: gone");
-  assert.deepEqual(problems, []);
+  assert.deepEqual(pw.problems, []);
 });

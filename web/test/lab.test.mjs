@@ -8,54 +8,19 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { setup, SHOTS } from "./support.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const DIST = path.join(ROOT, "web", "dist");
-const SHOTS = path.join(ROOT, "target");
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
-
-let server;
-let browser;
+let pw;
 let page;
-const problems = [];
-
-function serveDist() {
-  return http.createServer((req, res) => {
-    const rel = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "") || "index.html";
-    const file = path.resolve(DIST, rel);
-    if (!file.startsWith(DIST + path.sep) || !fs.existsSync(file)) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
-    fs.createReadStream(file).pipe(res);
-  });
-}
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm")), "build first: scripts/playground.sh --build-only");
-  server = serveDist();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error: ${msg.text()}`); });
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  page.on("requestfailed", (req) => problems.push(`request failed: ${req.url()}`));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
-  await page.getByTestId("lab").waitFor();
+  pw = await setup({ ready: "lab", requests: true });
+  page = pw.page;
 });
 
 after(async () => {
-  await browser?.close();
-  server?.close();
+  await pw?.close();
 });
 
 async function shot(name) {
@@ -274,5 +239,5 @@ test("the other lessons load, and the comments pager pages by resume key", async
 });
 
 test("no console or page errors", () => {
-  assert.deepEqual(problems, []);
+  assert.deepEqual(pw.problems, []);
 });

@@ -8,51 +8,20 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { setup, SHOTS } from "./support.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-// PLAYGROUND_DIST points at another build (e.g. the main branch's, to see these fail there).
-const DIST = process.env.PLAYGROUND_DIST ?? path.join(ROOT, "web", "dist");
-const SHOTS = path.join(ROOT, "target");
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
-
-let server;
-let browser;
+let pw;
 let page;
-const problems = [];
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm")), "build first: scripts/playground.sh --build-only");
-  server = http.createServer((req, res) => {
-    const rel = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "") || "index.html";
-    const file = path.resolve(DIST, rel);
-    if (!file.startsWith(DIST + path.sep) || !fs.existsSync(file)) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
-    fs.createReadStream(file).pipe(res);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error: ${msg.text()}`); });
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
-  await page.getByTestId("lab").waitFor();
+  pw = await setup({ ready: "lab" });
+  page = pw.page;
 });
 
 after(async () => {
-  await browser?.close();
-  server?.close();
-  assert.deepEqual(problems, []);
+  await pw?.close();
+  assert.deepEqual(pw?.problems ?? [], []);
 });
 
 async function settled() {
@@ -154,10 +123,7 @@ test("console: help as cbt prints it, and three sets keep three versions", async
 
 test("a user's own table: the lab's thresholds split it and the map counts its rows; admin code is shown", async () => {
   // A fresh visit (no lesson running): the lab shows the selected table.
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  page = await pw.newPage();
   await page.getByTestId("lab").waitFor();
   await page.getByTestId("view-data").click();
   const form = page.getByTestId("create-table-form");

@@ -7,50 +7,23 @@
 // for every response, the page's and the worker's. The figures go to the test log.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { setup, DIST } from "./support.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-// PLAYGROUND_DIST points at another build (e.g. the main branch's, to see this fail there).
-const DIST = process.env.PLAYGROUND_DIST ?? path.join(ROOT, "web", "dist");
-
-let server;
+let pw;
 let browser;
 let baseUrl;
 
-/** Starts scripts/serve_playground.py on a free port; resolves to its URL. */
-function serve() {
-  return new Promise((resolve, reject) => {
-    server = spawn("python3", [path.join(ROOT, "scripts", "serve_playground.py"), "--dir", DIST, "--port", "0"],
-      { stdio: ["ignore", "pipe", "inherit"] });
-    server.on("error", reject);
-    server.stdout.setEncoding("utf8");
-    let out = "";
-    server.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/serving (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
-    });
-  });
-}
-
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm.gz")), "build first: scripts/playground.sh --build-only");
-  baseUrl = await serve();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
+  // No page yet: each test opens its own context, so its cache starts empty.
+  pw = await setup({ open: false });
+  ({ browser, url: baseUrl } = pw);
 });
 
 after(async () => {
-  await browser?.close();
-  server?.kill();
+  await pw?.close();
 });
 
 /**

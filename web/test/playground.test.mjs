@@ -5,45 +5,20 @@
 // Any console error or page error fails it. Screenshots of each view go to target/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { setup, watch as watchOn, injectAxe, DIST, SHOTS } from "./support.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const DIST = path.join(ROOT, "web", "dist");
-const SHOTS = path.join(ROOT, "target");
-const AXE = path.join(ROOT, "web", "node_modules", "axe-core", "axe.min.js");
-
-let server;
+let pw;
 let browser;
 let context;
 let page;
 let baseUrl;
-const problems = [];
+let problems;
 
 function watch(p, name) {
-  p.on("console", (msg) => { if (msg.type() === "error") problems.push(`${name} console error: ${msg.text()}`); });
-  p.on("pageerror", (err) => problems.push(`${name} page error: ${err.message}`));
-  p.on("requestfailed", (req) => problems.push(`${name} request failed: ${req.url()}`));
-}
-
-/** Starts scripts/serve_playground.py on a free port; resolves to its URL. */
-function serve() {
-  return new Promise((resolve, reject) => {
-    server = spawn("python3", [path.join(ROOT, "scripts", "serve_playground.py"), "--dir", DIST, "--port", "0"],
-      { stdio: ["ignore", "pipe", "inherit"] });
-    server.on("error", reject);
-    server.stdout.setEncoding("utf8");
-    let out = "";
-    server.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/serving (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
-    });
-  });
+  watchOn(p, problems, { name, requests: true });
 }
 
 /** A GET with the given headers: status, headers and body length as received (not decoded). */
@@ -66,22 +41,16 @@ async function openPage(ctx, name, url = baseUrl) {
 }
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm.gz")), "build first: scripts/playground.sh --build-only");
   fs.mkdirSync(SHOTS, { recursive: true });
-  baseUrl = await serve();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
+  pw = await setup({ open: false });
+  ({ browser, url: baseUrl, problems } = pw);
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
   page = await openPage(context, "main");
 });
 
 after(async () => {
-  await browser?.close();
-  server?.kill();
+  await pw?.close();
 });
 
 /** Waits until the engine (in its worker) has answered every action the page sent. */
@@ -443,7 +412,7 @@ test("375 px wide, keyboard reachable, and axe-core finds no violations", async 
   await page.keyboard.press("ArrowRight");
   await page.locator("main.view-query").waitFor();
 
-  await page.addScriptTag({ path: AXE });
+  await injectAxe(page);
   for (const name of ["data", "query", "session"]) {
     await view(name);
     if (name === "data") {

@@ -10,51 +10,20 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { setup, injectAxe, SHOTS } from "./support.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const DIST = process.env.PLAYGROUND_DIST ?? path.join(ROOT, "web", "dist");
-const SHOTS = path.join(ROOT, "target");
-const AXE = path.join(ROOT, "web", "node_modules", "axe-core", "axe.min.js");
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
-
-let server;
-let browser;
+let pw;
 let page;
-const problems = [];
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm")), "build first: scripts/playground.sh --build-only");
-  server = http.createServer((req, res) => {
-    const rel = decodeURIComponent(new URL(req.url, "http://x").pathname).replace(/^\/+/, "") || "index.html";
-    const file = path.resolve(DIST, rel);
-    if (!file.startsWith(DIST + path.sep) || !fs.existsSync(file)) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" });
-    fs.createReadStream(file).pipe(res);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error: ${msg.text()}`); });
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  await page.goto(`http://127.0.0.1:${server.address().port}/`);
-  await page.getByTestId("app").waitFor();
+  pw = await setup();
+  page = pw.page;
 });
 
 after(async () => {
-  await browser?.close();
-  server?.close();
-  assert.deepEqual(problems, []);
+  await pw?.close();
+  assert.deepEqual(pw?.problems ?? [], []);
 });
 
 async function settled() {
@@ -165,7 +134,7 @@ test("conflicting writes converge on one value in every cluster", async () => {
 });
 
 test("axe-core finds no serious violation in the lesson", async () => {
-  await page.addScriptTag({ path: AXE });
+  await injectAxe(page);
   const result = await page.evaluate(async () => {
     const r = await window.axe.run(document.querySelector("[data-testid=lab]"), { resultTypes: ["violations"] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, target: v.nodes[0]?.target }));

@@ -1,61 +1,23 @@
 // Large values and lost work (issue 33, item 5), in Debian's Chromium against the release
-// build in web/dist/ (or $SPARSETABLE_WEB_DIST, to run these tests against another build):
+// build in web/dist/ (or $PLAYGROUND_DIST, to run these tests against another build):
 // a long value is cut in the grid, the versions drawer and the generated code, and shown
 // whole only on demand; a write made just before a reload survives it. Any console or page
 // error fails the file. Kept cheap: one browser, one page, a 1 MB value.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { setup, axeViolations } from "./support.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const DIST = process.env.SPARSETABLE_WEB_DIST || path.join(ROOT, "web", "dist");
-const AXE = path.join(ROOT, "web", "node_modules", "axe-core", "axe.min.js");
-
-let server;
-let browser;
+let pw;
 let page;
-const problems = [];
-
-/** Starts scripts/serve_playground.py on a free port; resolves to its URL. */
-function serve() {
-  return new Promise((resolve, reject) => {
-    server = spawn("python3", [path.join(ROOT, "scripts", "serve_playground.py"), "--dir", DIST, "--port", "0"],
-      { stdio: ["ignore", "pipe", "inherit"] });
-    server.on("error", reject);
-    server.stdout.setEncoding("utf8");
-    let out = "";
-    server.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/serving (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
-    });
-  });
-}
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(DIST, "playground_bg.wasm.gz")), "build first: scripts/playground.sh --build-only");
-  const url = await serve();
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console error: ${msg.text()}`); });
-  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
-  page.setDefaultTimeout(10000);
-  await page.goto(url);
-  await page.getByTestId("app").waitFor();
+  pw = await setup({ timeout: 10000 });
+  page = pw.page;
 });
 
 after(async () => {
-  await browser?.close();
-  server?.kill();
+  await pw?.close();
 });
 
 async function settled() {
@@ -145,11 +107,7 @@ test("a write made just before a reload is kept", async () => {
 
 /** axe-core's violations (any impact) in the element `selector` picks. */
 async function axe(selector) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
-  return page.evaluate(async (s) => {
-    const r = await window.axe.run(document.querySelector(s), { resultTypes: ["violations"] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target }));
-  }, selector);
+  return axeViolations(page, selector);
 }
 
 test("typed values: int64, hex and JSON, a bad value refused with a clear error", async () => {
@@ -211,5 +169,5 @@ test("delete a table and reset the session, each after a confirmation; export do
 });
 
 test("no console or page errors", () => {
-  assert.deepEqual(problems, []);
+  assert.deepEqual(pw.problems, []);
 });

@@ -5,7 +5,7 @@ import { settle } from "./callback.js";
 import type { Callback } from "./callback.js";
 import type { Cluster } from "./cluster.js";
 import { BigtableError, lookupFinds } from "./errors.js";
-import type { Instance } from "./instance.js";
+import type { InstanceHandle } from "./handles.js";
 import type { AppProfileInfo } from "./registry.js";
 
 /** What `AppProfile.create` and `setMetadata` take, as the client does: `routing` is
@@ -31,11 +31,11 @@ export interface AppProfileMetadata {
 /** An app profile of an instance, as the client's `AppProfile`. It is kept in the core's
  * instance model, which applies every rule (its id, and the clusters it routes to). Routing
  * data requests by profile is `ReplicatedInstance`'s. */
-export class AppProfile {
+export class AppProfile<I extends InstanceHandle = InstanceHandle> {
   name: string;
   /** Set by `get`/`getMetadata`/`getAppProfiles`. */
   metadata?: AppProfileMetadata;
-  constructor(public instance: Instance, public id: string) {
+  constructor(public instance: I, public id: string) {
     this.name = `${instance.name}/appProfiles/${id}`;
   }
 
@@ -85,13 +85,13 @@ export class AppProfile {
   /** Creates this app profile: `[appProfile, response]`. ALREADY_EXISTS if it exists,
    * NOT_FOUND if the instance does not, INVALID_ARGUMENT for a bad id or a cluster the
    * instance lacks. */
-  create(options: AppProfileOptions, cb?: Callback<[AppProfile, unknown]>): Promise<[AppProfile, unknown]> {
+  create(options: AppProfileOptions, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
     return settle(() => {
       const spec = this.spec(options ?? {});
       const next = this.instance.update((m) => m.createAppProfile(spec));
       const created = next.appProfiles.find((a) => a.id === this.id)!;
       this.metadata = this.describe(created);
-      return [this, this.metadata] as [AppProfile, unknown];
+      return [this, this.metadata] as [this, unknown];
     }, cb);
   }
 

@@ -7,7 +7,7 @@ import type { Callback } from "./callback.js";
 import { BigtableError, call } from "./errors.js";
 import { Instance } from "./instance.js";
 import { databases, directoryOpener, instanceMeta, instanceStore } from "./registry.js";
-import type { ClusterInfo } from "./registry.js";
+import type { CreateInstanceOptions } from "./handles.js";
 
 /** `new Bigtable(options)`: `projectId` (default "sparsetable"), and Sparsetable's own
  * `clockMicros` (a manual clock, for tests), `gcMode` (`"immediate"`, the default, or
@@ -33,7 +33,7 @@ export class Bigtable {
   }
 
   /** The instance `id` (it exists once used, or after `createInstance`). */
-  instance(id: string): Instance {
+  instance(id: string): Instance<this> {
     return new Instance(this, id);
   }
 
@@ -89,7 +89,7 @@ export class Bigtable {
    * `[instance, operation]` as the client does; the operation is already done. */
   createInstance(
     id: string,
-    options: { clusters?: ClusterInfo | ClusterInfo[]; displayName?: string; labels?: Record<string, string>; type?: string } = {},
+    options: CreateInstanceOptions = {},
     cb?: Callback<[Instance, unknown]>,
   ): Promise<[Instance, unknown]> {
     return settle(() => {

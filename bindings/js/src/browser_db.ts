@@ -26,8 +26,9 @@ export interface BrowserDatabase {
   terminate(): void;
 }
 
-/** Opens the database `name` in a new dedicated Worker (OPFS directory `name`). */
-export async function openBrowserDatabase(options: { name?: string; clockMicros?: number; poolSize?: number; workerUrl?: URL } = {}): Promise<BrowserDatabase> {
+/** Opens the database `name` in a new dedicated Worker (OPFS directory `name`); `clockMicros`
+ * and `gcMode` as `new Database`'s. */
+export async function openBrowserDatabase(options: { name?: string; clockMicros?: number; poolSize?: number; gcMode?: "immediate" | "background"; workerUrl?: URL } = {}): Promise<BrowserDatabase> {
   const url = options.workerUrl ?? new URL("./opfs_worker.js", import.meta.url);
   const worker = new Worker(url, { type: "module" });
   let next = 0;
@@ -62,7 +63,7 @@ export async function openBrowserDatabase(options: { name?: string; clockMicros?
       worker.postMessage({ id, method, args });
     });
   await started;
-  const opened = (await call("open", [{ name: options.name, clockMicros: options.clockMicros, poolSize: options.poolSize }])) as { persistent: boolean; reason?: string };
+  const opened = (await call("open", [{ name: options.name, clockMicros: options.clockMicros, poolSize: options.poolSize, gcMode: options.gcMode }])) as { persistent: boolean; reason?: string };
   const db = new Proxy({}, { get: (_t, method: string) => (...args: unknown[]) => call(method, args) }) as AsyncDatabase;
   return {
     persistent: opened.persistent,

@@ -1,5 +1,5 @@
 // The Node client's calling convention: every call returns a promise of an array and also
-// takes an optional Node-style callback as its last argument.
+// takes an optional Node-style callback as its last argument; and `sleep`, a timer as a promise.
 
 export type Callback<T extends unknown[]> = (err: Error | null, ...result: T | []) => void;
 
@@ -10,6 +10,11 @@ export function settle<T extends unknown[]>(work: () => T | Promise<T>, cb?: Cal
     p.then((r) => cb(null, ...r), (e: Error) => cb(e));
   }
   return p;
+}
+
+/** @internal Resolves after `ms` milliseconds (a timer: the thread stays free). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The callback among optional trailing arguments (the last function given), if any. */

@@ -6,7 +6,8 @@
 // `heartbeatMs`; the iterator ends after a closeStream (an end time reached, or the
 // partition split or merged: read `newPartitions` from `continuationTokens`).
 import type { ChangeStream, ProtoRowRange, ReadChangeStreamResponse, InstancePlane as Plane } from "./wasm/sparsetable_wasm.js";
-import { sleep, wasmCall } from "./replication.js";
+import { sleep } from "./callback.js";
+import { call as wasmCall } from "./errors.js";
 
 /** `readChangeStream`'s request: a partition, then `startTime` (a `Date` or microseconds since
  * the epoch) or `continuationTokens` (or neither: from now), an optional `endTime`, and how

@@ -3,7 +3,7 @@
 import { settle } from "./callback.js";
 import type { Callback } from "./callback.js";
 import { BigtableError, lookupFinds } from "./errors.js";
-import type { Instance } from "./instance.js";
+import type { InstanceHandle } from "./handles.js";
 import type { ClusterInfo } from "./registry.js";
 
 /** What `Cluster.create` and `setMetadata` take, as the client does: `location` a zone,
@@ -26,11 +26,11 @@ export interface ClusterMetadata {
 /** A cluster of an instance, as the client's `Cluster`. In-process a cluster is a name and
  * settings (location, nodes, storage), not machines: every cluster serves the instance's one
  * database. */
-export class Cluster {
+export class Cluster<I extends InstanceHandle = InstanceHandle> {
   name: string;
   /** Set by `get`/`getMetadata`/`getClusters`. */
   metadata?: ClusterMetadata;
-  constructor(public instance: Instance, public id: string) {
+  constructor(public instance: I, public id: string) {
     this.name = `${instance.name}/clusters/${id}`;
   }
 
@@ -59,10 +59,10 @@ export class Cluster {
 
   /** Adds this cluster to its instance: `[cluster, operation]` (already done).
    * ALREADY_EXISTS if it exists, NOT_FOUND if the instance does not. */
-  create(options: ClusterOptions = {}, cb?: Callback<[Cluster, unknown]>): Promise<[Cluster, unknown]> {
+  create(options: ClusterOptions = {}, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
     return settle(() => {
       this.instance.update((m) => m.addCluster({ id: this.id, location: options.location ?? "local", nodes: options.nodes ?? 1, storage: options.storage ?? "ssd" }));
-      return [this, { done: true, name: `operations/${this.name}` }] as [Cluster, unknown];
+      return [this, { done: true, name: `operations/${this.name}` }] as [this, unknown];
     }, cb);
   }
 

@@ -6,20 +6,20 @@ import type { Callback } from "./callback.js";
 import { BigtableError, call } from "./errors.js";
 import { fromGcRule, toGcRule } from "./gc_rule.js";
 import type { GcRuleInput } from "./gc_rule.js";
-import type { Table } from "./table.js";
+import type { TableHandle } from "./handles.js";
 
 /** A column family, as the client's `Family`. */
-export class Family {
+export class Family<T extends TableHandle = TableHandle> {
   metadata: { gcRule?: unknown } = {};
-  constructor(public table: Table, public id: string) {}
+  constructor(public table: T, public id: string) {}
 
-  create(options?: { rule?: GcRuleInput } | Callback<[Family, unknown]>, cb?: Callback<[Family, unknown]>): Promise<[Family, unknown]> {
+  create(options?: { rule?: GcRuleInput } | Callback<[this, unknown]>, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
     if (typeof options === "function") [cb, options] = [options, undefined];
     return settle(() => {
       const rule = (options as { rule?: GcRuleInput } | undefined)?.rule;
       const t = call(() => this.table.db.modifyColumnFamiliesJson(this.table.id, [{ id: this.id, create: rule ? { gcRule: toGcRule(rule) } : {} }])) as ProtoTable;
       this.metadata = { gcRule: fromGcRule(t.columnFamilies?.[this.id]?.gcRule) };
-      return [this, t] as [Family, unknown];
+      return [this, t] as [this, unknown];
     }, cb);
   }
 

@@ -72,7 +72,8 @@ export function toRowFilter(filter: Filter): ProtoRowFilter | null {
     switch (key) {
       case "all": out.push(arg ? { passAllFilter: true } : { blockAllFilter: true }); break;
       case "blockAll": out.push({ blockAllFilter: true }); break;
-      case "sink": out.push({ sink: true }); break;
+      // As the Node client: the value as given (Bigtable refuses `sink: false`).
+      case "sink": out.push({ sink: arg } as ProtoRowFilter); break;
       case "label": out.push({ applyLabelTransformer: String(arg) }); break;
       case "family": out.push({ familyNameRegexFilter: decoder.decode(regexBytes(arg as RegexLike)) }); break;
       case "column": {

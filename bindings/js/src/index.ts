@@ -12,6 +12,6 @@ export declare const NodeFileStorage: (new (dir: string) => SyncStorage) | undef
 export type { BrowserDatabase, AsyncDatabase } from "./browser_db.js";
 import type { BrowserDatabase } from "./browser_db.js";
 /** Browsers only: a database in a dedicated Worker, on OPFS (or memory, with `persistent: false`). */
-export declare function openBrowserDatabase(options?: { name?: string; clockMicros?: number; poolSize?: number; workerUrl?: URL }): Promise<BrowserDatabase>;
+export declare function openBrowserDatabase(options?: { name?: string; clockMicros?: number; poolSize?: number; gcMode?: "immediate" | "background"; workerUrl?: URL }): Promise<BrowserDatabase>;
 /** Browsers only (Workers): the OPFS SyncStorage openBrowserDatabase's Worker uses. */
 export declare const OpfsPoolStorage: typeof import("./opfs.js").OpfsPoolStorage | undefined;

@@ -2,10 +2,9 @@
 // (kept in the core's instance model).
 
 import { InstanceModel } from "./wasm/sparsetable_wasm.js";
-import type { Database, ProtoQueryResult, ProtoResultSetMetadata, ProtoTable } from "./wasm/sparsetable_wasm.js";
+import type { Database, ProtoExecuteQuery, ProtoQueryResult, ProtoResultSetMetadata, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { AppProfile } from "./app_profile.js";
 import type { AppProfileOptions } from "./app_profile.js";
-import type { Bigtable } from "./bigtable.js";
 import { settle } from "./callback.js";
 import type { Callback } from "./callback.js";
 import { Cluster } from "./cluster.js";
@@ -17,13 +16,43 @@ import { Table } from "./table.js";
 import { PreparedStatement, QueryResultRow, inferType, metadataFromProto, typeToProto, valueFromProto, valueToProto } from "./execute_query.js";
 import type { ExecuteQueryParameterValue, ResultSetMetadata, SqlType } from "./execute_query.js";
 import type { CreateTableOptions } from "./table.js";
+import { ExecuteQueryStream, queryStreamWrapper } from "./query_stream.js";
+
+/** What `executeQuery` and `createExecuteQueryStream` take: a prepared statement and its
+ * parameters' values, or (Sparsetable) a query text with parameters whose types are given or
+ * inferred. */
+export type ExecuteQueryOptions =
+  | { preparedStatement: PreparedStatement; parameters?: Record<string, ExecuteQueryParameterValue> }
+  | { query: string; parameters?: Record<string, ExecuteQueryParameterValue>; parameterTypes?: Record<string, SqlType> };
+
+/** The engine's request for `options`: the query and its typed parameters. Throws
+ * INVALID_ARGUMENT for a parameter that was not declared, or declared and not given. */
+function queryRequest(options: ExecuteQueryOptions) {
+  const prepared = "preparedStatement" in options ? options.preparedStatement : undefined;
+  const query = prepared ? prepared.query : (options as { query: string }).query;
+  const declared = prepared ? prepared.parameterTypes : (options as { parameterTypes?: Record<string, SqlType> }).parameterTypes ?? {};
+  const parameters = options.parameters ?? {};
+  if (prepared) {
+    const missing = Object.keys(declared).find((n) => !(n in parameters));
+    const extra = Object.keys(parameters).find((n) => !(n in declared));
+    if (missing !== undefined) throw new BigtableError("INVALID_ARGUMENT", `parameter @${missing} was declared when the statement was prepared but has no value`);
+    if (extra !== undefined) throw new BigtableError("INVALID_ARGUMENT", `parameter @${extra} was not declared when the statement was prepared`);
+  }
+  const params: Record<string, Record<string, unknown> & { type: Record<string, unknown> }> = {};
+  for (const [name, value] of Object.entries(parameters)) {
+    const t = declared[name] ?? inferType(value, name);
+    params[name] = { type: typeToProto(t), ...valueToProto(value, t, name) };
+  }
+  return { query, params };
+}
+import type { BigtableHandle, CreateInstanceOptions } from "./handles.js";
 
 /** An instance: a namespace of tables with its own database. */
-export class Instance {
+export class Instance<B extends BigtableHandle = BigtableHandle> {
   name: string;
   /** Set by `get`/`getMetadata`/`getInstances`, as the client does. */
   metadata?: InstanceMetadata;
-  constructor(public bigtable: Bigtable, public id: string) {
+  constructor(public bigtable: B, public id: string) {
     this.name = `projects/${bigtable.projectId}/instances/${id}`;
   }
 
@@ -80,24 +109,24 @@ export class Instance {
     return this.describe();
   }
 
-  table(id: string): Table {
+  table(id: string): Table<this> {
     return new Table(this, id);
   }
 
   /** Creates this instance (see `Bigtable.createInstance`). */
-  create(options: Parameters<Bigtable["createInstance"]>[1] = {}, cb?: Callback<[Instance, unknown]>): Promise<[Instance, unknown]> {
-    return this.bigtable.createInstance(this.id, options, cb);
+  create(options: CreateInstanceOptions = {}, cb?: Callback<[Instance<B>, unknown]>): Promise<[Instance<B>, unknown]> {
+    return this.bigtable.createInstance(this.id, options, cb as Callback<[unknown, unknown]> | undefined) as Promise<[Instance<B>, unknown]>;
   }
 
-  createTable(id: string, options?: CreateTableOptions | Callback<[Table, unknown]>, cb?: Callback<[Table, unknown]>): Promise<[Table, unknown]> {
+  createTable(id: string, options?: CreateTableOptions | Callback<[Table<this>, unknown]>, cb?: Callback<[Table<this>, unknown]>): Promise<[Table<this>, unknown]> {
     if (typeof options === "function") [cb, options] = [options, undefined];
     return this.table(id).create(options as CreateTableOptions | undefined, cb);
   }
 
-  getTables(cb?: Callback<[Table[], unknown]>): Promise<[Table[], unknown]> {
+  getTables(cb?: Callback<[Table<this>[], unknown]>): Promise<[Table<this>[], unknown]> {
     return settle(() => {
       const tables = call(() => this.db.listTablesJson()) as ProtoTable[];
-      return [tables.map((t) => this.table(t.name as string)), tables] as [Table[], unknown];
+      return [tables.map((t) => this.table(t.name as string)), tables] as [Table<this>[], unknown];
     }, cb);
   }
 
@@ -135,46 +164,46 @@ export class Instance {
   }
 
   /** `[clusters, failedLocations]`: `Cluster` objects with their `metadata`, by id. */
-  getClusters(cb?: Callback<[Cluster[], string[]]>): Promise<[Cluster[], string[]]> {
+  getClusters(cb?: Callback<[Cluster<this>[], string[]]>): Promise<[Cluster<this>[], string[]]> {
     return settle(() => {
       const clusters = this.existing().clusters.map((info) => {
         const cluster = this.cluster(info.id);
         cluster.metadata = cluster.describe(info);
         return cluster;
       });
-      return [clusters, []] as [Cluster[], string[]];
+      return [clusters, []] as [Cluster<this>[], string[]];
     }, cb);
   }
 
   /** A handle on cluster `id` of this instance (it need not exist yet). */
-  cluster(id: string): Cluster {
+  cluster(id: string): Cluster<this> {
     return new Cluster(this, id);
   }
 
   /** Adds cluster `id` (see `Cluster.create`). */
-  createCluster(id: string, options: ClusterOptions = {}, cb?: Callback<[Cluster, unknown]>): Promise<[Cluster, unknown]> {
+  createCluster(id: string, options: ClusterOptions = {}, cb?: Callback<[Cluster<this>, unknown]>): Promise<[Cluster<this>, unknown]> {
     return this.cluster(id).create(options, cb);
   }
 
   /** A handle on app profile `id` of this instance (it need not exist yet). */
-  appProfile(id: string): AppProfile {
+  appProfile(id: string): AppProfile<this> {
     return new AppProfile(this, id);
   }
 
   /** Creates app profile `id` (see `AppProfile.create`). */
-  createAppProfile(id: string, options: AppProfileOptions, cb?: Callback<[AppProfile, unknown]>): Promise<[AppProfile, unknown]> {
+  createAppProfile(id: string, options: AppProfileOptions, cb?: Callback<[AppProfile<this>, unknown]>): Promise<[AppProfile<this>, unknown]> {
     return this.appProfile(id).create(options, cb);
   }
 
   /** `[appProfiles, failedLocations]`: `AppProfile` objects with their `metadata`, by id. */
-  getAppProfiles(cb?: Callback<[AppProfile[], string[]]>): Promise<[AppProfile[], string[]]> {
+  getAppProfiles(cb?: Callback<[AppProfile<this>[], string[]]>): Promise<[AppProfile<this>[], string[]]> {
     return settle(() => {
       const profiles = this.existing().appProfiles.map((info) => {
         const profile = this.appProfile(info.id);
         profile.metadata = profile.describe(info);
         return profile;
       });
-      return [profiles, []] as [AppProfile[], string[]];
+      return [profiles, []] as [AppProfile<this>[], string[]];
     }, cb);
   }
 
@@ -210,35 +239,42 @@ export class Instance {
   }
 
   /** Runs a SQL query (the engine's ExecuteQuery): `[rows, metadata]`, each row a
-   * `QueryResultRow` of values converted as the Node client converts them. Takes
-   * `{preparedStatement, parameters}` or `{query, parameters, parameterTypes}` (types of
-   * parameters left out are inferred from their values, as the client infers them). */
+   * `QueryResultRow` of values converted as the Node client converts them. Takes a
+   * `PreparedStatement`, `{preparedStatement, parameters}` or `{query, parameters,
+   * parameterTypes}` (types of parameters left out are inferred from their values, as the
+   * client infers them). */
   executeQuery(
-    options: { preparedStatement: PreparedStatement; parameters?: Record<string, ExecuteQueryParameterValue> }
-      | { query: string; parameters?: Record<string, ExecuteQueryParameterValue>; parameterTypes?: Record<string, SqlType> },
+    options: PreparedStatement | ExecuteQueryOptions,
     cb?: Callback<[QueryResultRow[], ResultSetMetadata]>,
   ): Promise<[QueryResultRow[], ResultSetMetadata]> {
     return settle(() => {
-      const prepared = "preparedStatement" in options ? options.preparedStatement : undefined;
-      const query = prepared ? prepared.query : (options as { query: string }).query;
-      const declared = prepared ? prepared.parameterTypes : (options as { parameterTypes?: Record<string, SqlType> }).parameterTypes ?? {};
-      const parameters = options.parameters ?? {};
-      if (prepared) {
-        const missing = Object.keys(declared).find((n) => !(n in parameters));
-        const extra = Object.keys(parameters).find((n) => !(n in declared));
-        if (missing !== undefined) throw new BigtableError("INVALID_ARGUMENT", `parameter @${missing} was declared when the statement was prepared but has no value`);
-        if (extra !== undefined) throw new BigtableError("INVALID_ARGUMENT", `parameter @${extra} was not declared when the statement was prepared`);
-      }
-      const params: Record<string, Record<string, unknown> & { type: Record<string, unknown> }> = {};
-      for (const [name, value] of Object.entries(parameters)) {
-        const t = declared[name] ?? inferType(value, name);
-        params[name] = { type: typeToProto(t), ...valueToProto(value, t, name) };
-      }
-      const out = call(() => this.db.executeQueryJson({ query, params })) as ProtoQueryResult;
+      const request = queryRequest(options instanceof PreparedStatement ? { preparedStatement: options } : options);
+      const out = call(() => this.db.executeQueryJson(request)) as ProtoQueryResult;
       const metadata = metadataFromProto(out.metadata);
       const names = metadata.values.map((_, i) => metadata.getFieldNameAtIndex(i));
       const rows = out.rows.map((r) => new QueryResultRow(r.map((v, i) => valueFromProto(v, metadata.columns[i])), names));
       return [rows, metadata] as [QueryResultRow[], ResultSetMetadata];
     }, cb);
+  }
+
+  /** Runs a SQL query as a stream of `QueryResultRow`s (the Node client's
+   * `createExecuteQueryStream`): in Node a real object-mode `stream.Readable`, elsewhere the
+   * same events and `for await`; `getMetadata()` is the result's columns once the first read
+   * has started the query (`null` before). Rows are produced as the table is read and as the
+   * consumer reads (an ORDER BY or GROUP BY computes its result before the first row). Every
+   * error, parameters included, arrives as the stream's `error` event. Takes what
+   * `executeQuery` takes; the client's `retryOptions` and `encoding` are accepted and unused
+   * (nothing is retried in-process). */
+  createExecuteQueryStream(options: ExecuteQueryOptions & { retryOptions?: unknown; encoding?: unknown }): ExecuteQueryStream {
+    // Errors wait for the first read, as the client's arrive on the stream.
+    let request: ProtoExecuteQuery = { query: "", params: {} };
+    let failure: unknown;
+    try {
+      request = queryRequest(options);
+    } catch (e) {
+      failure = e;
+    }
+    const rows = new ExecuteQueryStream(() => this.db, request, failure);
+    return queryStreamWrapper ? queryStreamWrapper(rows) : rows;
   }
 }

@@ -8,8 +8,8 @@ initSync({ module: readFileSync(new URL("./wasm/sparsetable_wasm_bg.wasm", impor
 loadStatus();
 
 import { Readable } from "node:stream";
-import { setDirectoryOpener, setInstanceStore, setReadStreamWrapper, BigtableError } from "./api.js";
-import type { Row, RowStream } from "./api.js";
+import { setDirectoryOpener, setInstanceStore, setReadStreamWrapper, setQueryStreamWrapper, BigtableError } from "./api.js";
+import type { ExecuteQueryStream, PullStream, ResultSetMetadata } from "./api.js";
 import { openDirectory } from "./node_storage.js";
 import { nodeInstanceStore } from "./node_instances.js";
 
@@ -20,10 +20,10 @@ setInstanceStore(nodeInstanceStore);
  * back-pressure and every Readable event work), pulling rows from the engine's stream only as
  * the consumer reads (at most `highWaterMark` rows ahead). `end()`/`abort()` stop the read
  * early, as the Node client's streams do: the rows already buffered still arrive, then `end`. */
-class NodeRowStream extends Readable {
-  private it: AsyncIterator<Row>;
+class NodeRowStream<T> extends Readable {
+  private it: AsyncIterator<T>;
   private stopped = false;
-  constructor(private rows: RowStream) {
+  constructor(protected rows: PullStream<T>) {
     super({ objectMode: true, highWaterMark: 64 });
     this.it = rows[Symbol.asyncIterator]();
   }
@@ -53,7 +53,16 @@ class NodeRowStream extends Readable {
     return this.end();
   }
 }
-setReadStreamWrapper((rows) => new NodeRowStream(rows) as unknown as RowStream);
+setReadStreamWrapper((rows) => new NodeRowStream(rows) as unknown as typeof rows);
+
+/** `createExecuteQueryStream` in Node: the same Readable over the query's rows, with the
+ * client's `getMetadata()`. */
+class NodeQueryStream<T> extends NodeRowStream<T> {
+  getMetadata(): ResultSetMetadata | null {
+    return (this.rows as unknown as ExecuteQueryStream).getMetadata();
+  }
+}
+setQueryStreamWrapper((rows) => new NodeQueryStream(rows) as unknown as typeof rows);
 
 export * from "./api.js";
 export * from "./replication.js";

@@ -12,14 +12,17 @@ let storage: OpfsPoolStorage | null = null;
 
 const post = (m: unknown) => (self as unknown as { postMessage(m: unknown): void }).postMessage(m);
 
-async function open(options: { name?: string; clockMicros?: number; poolSize?: number }): Promise<{ persistent: boolean; reason?: string }> {
-  const clock = options.clockMicros !== undefined ? { clockMicros: options.clockMicros } : {};
+type GcMode = "immediate" | "background";
+
+async function open(options: { name?: string; clockMicros?: number; poolSize?: number; gcMode?: GcMode }): Promise<{ persistent: boolean; reason?: string }> {
+  const clock: { clockMicros?: number; gcMode?: GcMode } = options.clockMicros !== undefined ? { clockMicros: options.clockMicros } : {};
+  if (options.gcMode !== undefined) clock.gcMode = options.gcMode;
   try {
     storage = await OpfsPoolStorage.open(options.name ?? "sparsetable", options.poolSize ?? 64);
   } catch (e) {
     const err = e as { code?: string; message?: string };
     if (err.code !== "ENOTSUP" && !(e instanceof TypeError)) throw e;
-    db = options.clockMicros !== undefined ? new Database({ clockMicros: options.clockMicros }) : new Database();
+    db = new Database(clock);
     return { persistent: false, reason: err.message };
   }
   db = Database.openStorage(storage, clock);
@@ -31,7 +34,7 @@ async function open(options: { name?: string; clockMicros?: number; poolSize?: n
   try {
     let result: unknown;
     if (method === "open") {
-      result = await open((args[0] ?? {}) as { name?: string; clockMicros?: number });
+      result = await open((args[0] ?? {}) as { name?: string; clockMicros?: number; gcMode?: GcMode });
     } else if (!db) {
       throw Object.assign(new Error("the database is not open"), { name: "SparsetableError", code: "FAILED_PRECONDITION" });
     } else if (method === "readRowsJson") {

@@ -15,6 +15,7 @@ import type {
   ReplicationStatus, Routed,
 } from "./wasm/sparsetable_wasm.js";
 import { call } from "./errors.js";
+import { sleep } from "./callback.js";
 import { ChangeStreamReader, type ReadChangeStreamRequest } from "./change_streams.js";
 
 /** @internal Runs a wasm call, turning its SparsetableError into a BigtableError. */
@@ -22,10 +23,9 @@ export function wasmCall<T>(fn: () => T): T {
   return call(fn);
 }
 
-/** @internal Resolves after `ms` milliseconds (a timer: the thread stays free). */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+/** @internal Kept exported from here (callback.ts has it, so change_streams.ts needs no
+ * import of this file). */
+export { sleep };
 
 /** Waits out a routed call's injected latency, then gives its value. */
 async function settle<T>(routed: Routed<T>): Promise<T> {

@@ -11,7 +11,7 @@ import { toRowFilter } from "./filter.js";
 import type { Filter, FilterObject } from "./filter.js";
 import { deletes, entryMutations, parseColumn, setCells } from "./mutation.js";
 import type { MutationEntry, RowData } from "./mutation.js";
-import type { Table } from "./table.js";
+import type { TableHandle } from "./handles.js";
 
 /** A cell as the client reports it. */
 export interface CellValue {
@@ -61,13 +61,13 @@ export interface RuleInput {
 }
 
 /** A row, as the client's `Row`: `id`, `data` after `get()`. */
-export class Row {
+export class Row<T extends TableHandle = TableHandle> {
   id: string;
   key: Uint8Array;
   data: RowDataOut;
   /** As on the client's rows: not set by reads (see `getMetadata`). */
   metadata?: unknown;
-  constructor(public table: Table, key: Data, data: RowDataOut = {}) {
+  constructor(public table: T, key: Data, data: RowDataOut = {}) {
     this.key = toBytes(key);
     this.id = typeof key === "string" ? key : decoder.decode(this.key);
     this.data = data;
@@ -87,10 +87,10 @@ export class Row {
   }
 
   /** Creates the row with `{entry: data}` (the client's `row.create`). */
-  create(options?: { entry?: RowData }, cb?: Callback<[Row, unknown]>): Promise<[Row, unknown]> {
+  create(options?: { entry?: RowData }, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
     return settle(() => {
       call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(options?.entry ?? {}) }));
-      return [this, {}] as [Row, unknown];
+      return [this, {}] as [this, unknown];
     }, cb);
   }
 
@@ -142,9 +142,11 @@ export class Row {
     }, cb);
   }
 
-  /** Applies read-modify-write rules; resolves to `[row]` with the new cells in `data`. */
-  createRules(rules: RuleInput | RuleInput[], options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
+  /** Applies read-modify-write rules; resolves to `[row]` with the new cells in `data`
+   * (values decoded as `get` decodes them; `{decode: false}` keeps them bytes). */
+  createRules(rules: RuleInput | RuleInput[], options?: { decode?: boolean } | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
+    const decode = typeof options === "object" && options !== null ? options.decode !== false : true;
     return settle(() => {
       const list = (Array.isArray(rules) ? rules : [rules]).map((r) => {
         const { family, qualifier } = parseColumn(r.column);
@@ -152,7 +154,7 @@ export class Row {
         return r.append !== undefined ? { ...base, appendValue: toBytes(r.append) } : { ...base, incrementAmount: String(r.increment ?? 0) };
       });
       const row = call(() => this.db.readModifyWriteRow(this.table.id, { rowKey: this.key, rules: list })) as ProtoRow;
-      return [{ key: this.id, data: rowData(row) }] as [unknown];
+      return [{ key: this.id, data: rowData(row, decode) }] as [unknown];
     }, cb);
   }
 

@@ -10,7 +10,7 @@ import { call } from "./errors.js";
 import { range, toRowFilter } from "./filter.js";
 import type { Bound, Filter } from "./filter.js";
 import { Row, rowData } from "./row.js";
-import type { Table } from "./table.js";
+import type { TableHandle } from "./handles.js";
 
 /** Options of `getRows` and `createReadStream`, as the Node client takes them. */
 export interface GetRowsOptions {
@@ -53,33 +53,29 @@ function readRequest(options: GetRowsOptions = {}) {
 
 type Listener = (...args: unknown[]) => void;
 
-/** What `createReadStream` returns: the events of a Node object-mode Readable (`data`, `end`,
- * `error`, `close`), `pause`/`resume`/`end`, and `for await` iteration. Rows are read from
- * the engine's stream in small batches as they are consumed, never all at once. */
-export class RowStream implements AsyncIterable<Row> {
+/** The events of a Node object-mode Readable (`data`, `end`, `error`, `close`),
+ * `pause`/`resume`/`end`, and `for await` iteration over items an engine iterator gives in
+ * batches: `pull()` returns the next batch (empty when done), `release()` frees the iterator.
+ * Items are pulled as they are consumed, never all at once. */
+export abstract class PullStream<T> implements AsyncIterable<T> {
   private listeners = new Map<string, Listener[]>();
   private started = false;
   private paused = false;
   private done = false;
-  private it: ReturnType<Database["readRowsJson"]> | null = null;
-  constructor(private table: Table, private options: GetRowsOptions) {}
 
-  private open() {
-    if (!this.it) this.it = call(() => this.table.db.readRowsJson(this.table.id, readRequest(this.options)));
-    return this.it;
-  }
+  /** The next batch; empty when there is no more. */
+  protected abstract pull(): T[];
+  /** Frees the engine's iterator (called once, at the end, on error or on `end()`). */
+  protected abstract release(): void;
 
-  private batch(): ProtoRow[] {
-    const rows = call(() => this.open().nextBatch(64)) as ProtoRow[];
-    if (rows.length === 0) this.finish();
-    return rows;
+  private batch(): T[] {
+    const items = this.pull();
+    if (items.length === 0) this.finish();
+    return items;
   }
 
   private finish() {
-    if (this.it) {
-      this.it.free();
-      this.it = null;
-    }
+    if (!this.done) this.release();
     this.done = true;
   }
 
@@ -89,7 +85,7 @@ export class RowStream implements AsyncIterable<Row> {
     this.listeners.set(event, list);
     if (event === "data" && !this.started) {
       this.started = true;
-      // Asynchronously, as a Readable does: listeners attached in the same turn see every row.
+      // Asynchronously, as a Readable does: listeners attached in the same turn see every item.
       setTimeout(() => this.flow(), 0);
     }
     return this;
@@ -119,8 +115,7 @@ export class RowStream implements AsyncIterable<Row> {
   private flow() {
     try {
       while (!this.done && !this.paused) {
-        const rows = this.batch();
-        for (const r of rows) this.emit("data", new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false)));
+        for (const item of this.batch()) this.emit("data", item);
       }
     } catch (e) {
       this.finish();
@@ -147,7 +142,7 @@ export class RowStream implements AsyncIterable<Row> {
     return this;
   }
 
-  /** Stops the read early (as the client's `stream.end()`); `end` is emitted. */
+  /** Stops early (as the client's `stream.end()`); `end` is emitted. */
   end(): this {
     this.finish();
     return this;
@@ -158,13 +153,37 @@ export class RowStream implements AsyncIterable<Row> {
     return this.end();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<Row> {
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
     try {
       while (!this.done) {
-        for (const r of this.batch()) yield new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false));
+        for (const item of this.batch()) yield item;
       }
     } finally {
       this.finish();
+    }
+  }
+}
+
+/** What `createReadStream` returns: the events of a Node object-mode Readable (`data`, `end`,
+ * `error`, `close`), `pause`/`resume`/`end`, and `for await` iteration. Rows are read from
+ * the engine's stream in small batches as they are consumed, never all at once. */
+export class RowStream<H extends TableHandle = TableHandle> extends PullStream<Row<H>> {
+  private it: ReturnType<Database["readRowsJson"]> | null = null;
+  constructor(private table: H, private options: GetRowsOptions) {
+    super();
+  }
+
+  protected pull(): Row<H>[] {
+    if (!this.it) this.it = call(() => this.table.db.readRowsJson(this.table.id, readRequest(this.options)));
+    const it = this.it;
+    const rows = call(() => it.nextBatch(64)) as ProtoRow[];
+    return rows.map((r) => new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false)));
+  }
+
+  protected release(): void {
+    if (this.it) {
+      this.it.free();
+      this.it = null;
     }
   }
 }

@@ -10,7 +10,7 @@ import { PartialFailureError, Status, call, lookupFinds } from "./errors.js";
 import { Family } from "./family.js";
 import { fromGcRule, toGcRule } from "./gc_rule.js";
 import type { GcRuleInput } from "./gc_rule.js";
-import type { Instance } from "./instance.js";
+import type { InstanceHandle } from "./handles.js";
 import { entryMutations } from "./mutation.js";
 import type { MutationEntry } from "./mutation.js";
 import { Row } from "./row.js";
@@ -43,9 +43,9 @@ function tableSpec(options: CreateTableOptions = {}): ProtoTable {
 }
 
 /** A table, as the client's `Table`. */
-export class Table {
+export class Table<I extends InstanceHandle = InstanceHandle> {
   name: string;
-  constructor(public instance: Instance, public id: string) {
+  constructor(public instance: I, public id: string) {
     this.name = `projects/${instance.bigtable.projectId}/instances/${instance.id}/tables/${id}`;
   }
 
@@ -54,11 +54,11 @@ export class Table {
     return this.instance.db;
   }
 
-  create(options?: CreateTableOptions | Callback<[Table, unknown]>, cb?: Callback<[Table, unknown]>): Promise<[Table, unknown]> {
+  create(options?: CreateTableOptions | Callback<[this, unknown]>, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
     if (typeof options === "function") [cb, options] = [options, undefined];
     return settle(() => {
       const response = call(() => this.db.createTableJson(this.id, tableSpec(options as CreateTableOptions | undefined)));
-      return [this, response] as [Table, unknown];
+      return [this, response] as [this, unknown];
     }, cb);
   }
 
@@ -84,11 +84,11 @@ export class Table {
     }, cb);
   }
 
-  family(id: string): Family {
+  family(id: string): Family<this> {
     return new Family(this, id);
   }
 
-  getFamilies(cb?: Callback<[Family[], unknown]>): Promise<[Family[], unknown]> {
+  getFamilies(cb?: Callback<[Family<this>[], unknown]>): Promise<[Family<this>[], unknown]> {
     return settle(() => {
       const t = call(() => this.db.getTableJson(this.id)) as ProtoTable;
       const families = Object.entries(t.columnFamilies ?? {}).map(([id, f]) => {
@@ -96,32 +96,32 @@ export class Table {
         family.metadata = { gcRule: fromGcRule(f.gcRule) };
         return family;
       });
-      return [families, t] as [Family[], unknown];
+      return [families, t] as [Family<this>[], unknown];
     }, cb);
   }
 
-  createFamily(id: string, options?: { rule?: GcRuleInput } | GcRuleInput | Callback<[Family, unknown]>, cb?: Callback<[Family, unknown]>): Promise<[Family, unknown]> {
+  createFamily(id: string, options?: { rule?: GcRuleInput } | GcRuleInput | Callback<[Family<this>, unknown]>, cb?: Callback<[Family<this>, unknown]>): Promise<[Family<this>, unknown]> {
     if (typeof options === "function") [cb, options] = [options, undefined];
     return this.family(id).create(options as { rule?: GcRuleInput } | undefined, cb);
   }
 
-  row(key: Data): Row {
+  row(key: Data): Row<this> {
     return new Row(this, key);
   }
 
-  getRows(options?: GetRowsOptions | Callback<[Row[]]>, cb?: Callback<[Row[]]>): Promise<[Row[]]> {
+  getRows(options?: GetRowsOptions | Callback<[Row<this>[]]>, cb?: Callback<[Row<this>[]]>): Promise<[Row<this>[]]> {
     if (typeof options === "function") [cb, options] = [options, undefined];
     const opts = (options ?? {}) as GetRowsOptions;
     return settle(async () => {
-      const rows: Row[] = [];
+      const rows: Row<this>[] = [];
       for await (const row of this.createReadStream(opts)) rows.push(row);
-      return [rows] as [Row[]];
+      return [rows] as [Row<this>[]];
     }, cb);
   }
 
-  createReadStream(options: GetRowsOptions = {}): RowStream {
+  createReadStream(options: GetRowsOptions = {}): RowStream<this> {
     const rows = new RowStream(this, options);
-    return readStreamWrapper ? readStreamWrapper(rows) : rows;
+    return readStreamWrapper ? (readStreamWrapper(rows) as RowStream<this>) : rows;
   }
 
   /** Writes rows: `[{key, data: {family: {qualifier: value}}}]`. */
@@ -135,8 +135,9 @@ export class Table {
   mutate(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
     cb = lastCallback([options, cb]) as Callback<[]> | undefined;
     return settle(() => {
+      // No entries is sent as it is (the engine refuses an empty MutateRows with
+      // INVALID_ARGUMENT, as Bigtable refuses the Node client's request).
       const list = Array.isArray(entries) ? entries : [entries];
-      if (list.length === 0) return [] as [];
       const statuses = call(() => this.db.mutateRows(this.id, {
         entries: list.map((e) => ({ rowKey: toBytes(e.key), mutations: entryMutations(e) })),
       })) as { index: number; code: string; message?: string }[];

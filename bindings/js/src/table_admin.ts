@@ -130,6 +130,21 @@ export class BigtableTableAdminClient {
     }, gapicCallback(rest) as Callback<[unknown]> | undefined);
   }
 
+  /** UpdateTable: changes `table.deletionProtection`, the one field `updateMask` may name here
+   * (`deletion_protection`; absent is false, as in proto3). Long-running, as in the client: the
+   * operation is already done and resolves to the table. */
+  updateTable(request: { table: { name: string; deletionProtection?: boolean }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<LongRunning> {
+    return settle(() => {
+      const req = requestObject(request, "updateTable");
+      const spec = requestObject(req.table, "updateTable (table)");
+      maskPaths(req.updateMask, ["deletion_protection"]);
+      const t = this.table(requiredString(spec.name, "table.name"));
+      call(() => t.db.setDeletionProtection(t.id, (spec.deletionProtection ?? false) as boolean));
+      const table = { ...(call(() => t.db.getTableJson(t.id)) as ProtoTable), name: t.name };
+      return longRunning(t.name, table, { name: t.name });
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
+  }
+
   dropRowRange(request: { name: string; rowKeyPrefix?: Data; deleteAllDataFromTable?: boolean }, ...rest: unknown[]): Promise<[unknown]> {
     return settle(() => {
       const t = this.table(requestObject(request, "dropRowRange").name);

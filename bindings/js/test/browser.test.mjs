@@ -9,9 +9,14 @@ import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 
 const { chromium } = createRequire(import.meta.url)(process.env.PLAYWRIGHT_CORE ?? "playwright-core");
 const ROOT = process.cwd(); // the scratch project
+// The repository: the shared vectors and their front-end-neutral replayer (tests/js/).
+const REPO = process.env.SPARSETABLE_ROOT ?? path.resolve(ROOT, "..", "..");
+const { loadDataVectors } = await import(pathToFileURL(path.join(REPO, "tests", "js", "vectors.mjs")).href);
+const { cannotReplay } = await import(pathToFileURL(path.join(REPO, "tests", "js", "replay.mjs")).href);
 const TYPES = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".wasm": "application/wasm" };
 
 const USE = `
@@ -41,6 +46,7 @@ before(async () => {
     const url = new URL(req.url, "http://x");
     if (url.pathname === "/") return res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
     if (url.pathname === "/worker.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(WORKER);
+    if (url.pathname === "/replay.mjs") return res.writeHead(200, { "content-type": "text/javascript" }).end(fs.readFileSync(path.join(REPO, "tests", "js", "replay.mjs")));
     const file = path.join(ROOT, path.normalize(url.pathname));
     if (!file.startsWith(ROOT) || !fs.existsSync(file)) return res.writeHead(404).end();
     res.writeHead(200, { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream" }).end(fs.readFileSync(file));
@@ -159,4 +165,63 @@ test("OPFS sync access handles are refused outside a Worker: the pool says ENOTS
   });
   assert.equal(code, "ENOTSUP");
   await page.close();
+});
+
+// BrowserDatabase (openBrowserDatabase: the database in a dedicated Worker, on OPFS) replays
+// every shared data vector it can express, in the page, through the same replayer as every
+// other front-end (tests/js/replay.mjs databaseAdapter: each call awaited). Each vector gets
+// its own database (a Worker and an OPFS directory). It can express all of them: the list of
+// what it cannot (BROWSER_CANNOT, by capability) is empty, and a vector skipped for another
+// reason fails.
+const BROWSER_CANNOT = new Map([]);
+
+// Each vector starts a Worker (instantiating the module), about 0.3 s apiece on a loaded
+// 2-core machine: the whole set took 90-100 s there. CI replays every fourth vector (a fixed
+// quarter, about 80, spread over every file); the transport under test is the same for all
+// of them, and every vector runs through the same wasm in Node. SPARSETABLE_BROWSER_VECTORS=all
+// replays the whole set.
+const ALL_VECTORS = process.env.SPARSETABLE_BROWSER_VECTORS === "all";
+
+test("BrowserDatabase replays the shared vectors (every fourth; all with SPARSETABLE_BROWSER_VECTORS=all)", async () => {
+  const vectors = loadDataVectors(REPO).filter((_, i) => ALL_VECTORS || i % 4 === 0);
+  const skipped = vectors.map((v) => [v.name, cannotReplay(v, { missing: BROWSER_CANNOT })]).filter(([, why]) => why !== null);
+  const page = await browser.newPage();
+  page.on("pageerror", (e) => problems.push(e.message));
+  await page.goto(base);
+  const results = await page.evaluate(async ({ vectors, cannot }) => {
+    const { openBrowserDatabase } = await import("sparsetable");
+    const { cannotReplay, databaseAdapter, replay } = await import("/replay.mjs");
+    const run = Date.now();
+    let n = 0;
+    const adapter = databaseAdapter(async (options) => {
+      const b = await openBrowserDatabase({ name: `vectors-${run}-${n++}`, ...options });
+      if (!b.persistent) throw new Error(`not on OPFS: ${b.reason}`);
+      return { db: b.db, close: () => b.close() };
+    }, new Map(cannot));
+    // A few vectors at a time, each in its own Worker: a Worker's start (instantiating the
+    // module) is most of a vector's time, and Workers start in parallel.
+    const todo = vectors.filter((v) => cannotReplay(v, adapter) === null);
+    const out = [];
+    const lane = async () => {
+      for (let v = todo.shift(); v !== undefined; v = todo.shift()) {
+        try {
+          await replay(v, adapter);
+          out.push([v.name, null]);
+        } catch (e) {
+          out.push([v.name, String(e && e.message)]);
+        }
+      }
+    };
+    await Promise.all([lane(), lane(), lane(), lane()]);
+    return out;
+  }, { vectors, cannot: [...BROWSER_CANNOT] });
+  await page.close();
+  const failed = results.filter(([, e]) => e !== null);
+  console.log(`BrowserDatabase vectors: ${results.length - failed.length} replayed, ${skipped.length} not expressible (of ${vectors.length})`);
+  for (const [name, why] of skipped) console.log(`  BrowserDatabase cannot express ${name}: ${why}`);
+  assert.deepEqual(failed, []);
+  assert.deepEqual(skipped, []);
+  assert.equal(results.length, vectors.length);
+  assert.ok(vectors.length >= 75, `${vectors.length} vectors`);
+  assert.deepEqual(problems, []);
 });

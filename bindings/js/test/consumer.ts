@@ -3,7 +3,7 @@
 import { Bigtable, Database, BigtableError, PartialFailureError, ReplicatedInstance, toRowFilter, platform } from "sparsetable";
 import type { ChangeStreamReader, ReadChangeStreamResponse, ReplicatedTable, ReplicationControl, ReplicationStatus } from "sparsetable";
 import { SqlTypes, PreciseDate, BigtableDate, QueryResultRow, ResultSetMetadata } from "sparsetable";
-import type { SqlValue } from "sparsetable";
+import type { ExecuteQueryStream, SqlValue } from "sparsetable";
 import type { AppProfileMetadata, ClusterMetadata, Filter, GetRowsOptions, ProtoMutation, ProtoRow, Row, RowDataOut } from "sparsetable";
 
 async function main(): Promise<void> {
@@ -49,6 +49,10 @@ async function main(): Promise<void> {
   const [prepared] = await instance.executeQuery({ preparedStatement: statement, parameters: { n: 1n } });
   const first: SqlValue = sqlRows[0].get("t");
   console.log(first, sqlMeta.columns.length, prepared[0].get(0));
+  const queryStream: ExecuteQueryStream = instance.createExecuteQueryStream({ preparedStatement: statement, parameters: { n: 2n } });
+  for await (const row of queryStream) console.log(row.get("n"), queryStream.getMetadata()?.columns.length);
+  const [again] = await instance.executeQuery(statement);
+  console.log(again.length);
   console.log(value, matched, n, toRowFilter({ family: "cf" }), platform, clusterMeta.serveNodes, profileMeta?.name);
 }
 

@@ -3,8 +3,11 @@
 # scratch project under target/js-scratch/ with npm, and there
 #  1. runs the Node tests (node --test) importing "sparsetable", every shared vector
 #     (wasm/test/vectors_json.test.mjs) through the installed package's own Database, and
-#     every shared SQL vector through its instance.executeQuery (test/sql_vectors.test.mjs);
-#  2. type-checks a TypeScript consumer with `tsc --strict`;
+#     every shared SQL vector through its instance.executeQuery (test/sql_vectors.test.mjs),
+#     and every shared vector the Bigtable layer and ReplicatedInstance can express
+#     (test/layer_vectors.test.mjs; the vectors they cannot are listed with the reason);
+#  2. type-checks a TypeScript consumer with `tsc --strict`, after checking that no source
+#     file imports another in a circle (test/cycles.mjs, type-only imports included);
 #  3. runs the README's examples (extracted from the installed README.md);
 #  4. loads the browser build in headless Chromium (page and Worker) through playwright-core.
 # Prints node's "# pass N" / "# fail N" for each part; exits non-zero on any failure.
@@ -16,7 +19,7 @@ status=0
 tarball=${TARBALL:-$("$here/build.sh" | tail -n 1)}
 [ -f "$tarball" ] || { echo "FAILED: no tarball ($tarball)"; exit 1; }
 rm -rf "$scratch" && mkdir -p "$scratch"
-cp "$here/test/node.test.mjs" "$here/test/durable.test.mjs" "$here/test/replication.test.mjs" "$here/test/testing.test.mjs" "$here/test/sql.test.mjs" "$here/test/sql_vectors.test.mjs" "$here/test/consumer.ts" "$here/test/browser.test.mjs" "$scratch/"
+cp "$here/test/node.test.mjs" "$here/test/durable.test.mjs" "$here/test/replication.test.mjs" "$here/test/testing.test.mjs" "$here/test/sql.test.mjs" "$here/test/sql_vectors.test.mjs" "$here/test/layer_vectors.test.mjs" "$here/test/consumer.ts" "$here/test/browser.test.mjs" "$scratch/"
 # sparsetable/testing starts the real server: the debug build the server suite uses (built here
 # if it is not yet: the same command, so the server suite then compiles nothing).
 if [ -z "${SPARSETABLE_SERVER_BIN:-}" ]; then
@@ -31,8 +34,12 @@ echo "--- node tests (installed package)"
 (cd "$scratch" && node --test node.test.mjs durable.test.mjs replication.test.mjs testing.test.mjs sql.test.mjs) || status=1
 echo "--- every shared SQL vector through the installed package's instance.executeQuery"
 (cd "$scratch" && SPARSETABLE_ROOT=$root node --test sql_vectors.test.mjs | grep -E '^# (pass|fail)|^not ok' ; [ "${PIPESTATUS[0]}" -eq 0 ]) || status=1
+echo "--- every shared vector the Bigtable layer and ReplicatedInstance can express (the rest listed by name, with the reason)"
+(cd "$scratch" && SPARSETABLE_ROOT=$root node --test layer_vectors.test.mjs | grep -E '^# (pass|fail)|^not ok|^# .*(vectors:|cannot express)' ; [ "${PIPESTATUS[0]}" -eq 0 ]) || status=1
 echo "--- every shared vector through the installed package's Database"
 SPARSETABLE_NPM_ENTRY=$scratch/node_modules/sparsetable/dist/node.js node --test "$root/wasm/test/vectors_json.test.mjs" | grep -E '^# (pass|fail)|^not ok' ; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+echo "--- no import circle among the package's sources, type-only imports included (test/cycles.mjs)"
+if node "$here/test/cycles.mjs" "$here/src"; then echo "# pass 1"; echo "# fail 0"; else echo "# pass 0"; echo "# fail 1"; status=1; fi
 echo "--- tsc --strict on a consumer"
 cat > "$scratch/tsconfig.json" <<'JSON'
 { "compilerOptions": { "target": "ES2022", "module": "ES2022", "moduleResolution": "bundler", "lib": ["ES2022", "DOM"], "types": [], "strict": true, "noEmit": true, "skipLibCheck": false }, "files": ["consumer.ts"] }
@@ -41,5 +48,5 @@ if (cd "$scratch" && "$here/node_modules/.bin/tsc" -p tsconfig.json); then echo 
 echo "--- README examples"
 node "$here/test/readme_examples.mjs" "$scratch" "$root/README.md" || status=1
 echo "--- headless Chromium (page and Worker)"
-(cd "$scratch" && NODE_PATH="$root/web/node_modules" node --test browser.test.mjs) || status=1
+(cd "$scratch" && SPARSETABLE_ROOT=$root NODE_PATH="$root/web/node_modules" node --test browser.test.mjs) || status=1
 exit $status

@@ -20,54 +20,19 @@
 // with SPARSETABLE_ROOT set to the repository.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { Bigtable, BigtableDate, BigtableError, EncodedKeyMap, PreciseDate, SqlTypes, Struct, TableAdminClient } from "sparsetable";
 
 const ROOT = process.env.SPARSETABLE_ROOT ?? path.resolve(process.cwd(), "..", "..");
-const SQL_DIR = path.join(ROOT, "tests", "vectors", "sql");
+// The loader the wasm build's SQL runner uses too (tests/js/vectors.mjs), from the repository.
+const shared = await import(pathToFileURL(path.join(ROOT, "tests", "js", "vectors.mjs")).href);
+const vectors = shared.loadSqlVectors(ROOT);
+/** Op-level bytes as a Buffer (this runner uses Buffer's helpers on them). */
+const opBytes = (b) => Buffer.from(shared.opBytes(b));
 const DEFAULT_CLOCK_MICROS = 1_700_000_000_000_000;
 /** Vectors this runner does not replay, by name, with the reason. Empty: all run. */
 const CANNOT = new Map([]);
-
-/** JSON text with every integer literal outside a double's exact range written as a string of
- * its digits, so JSON.parse loses no digit of an INT64 (see wasm/test/sql_vectors.test.mjs). */
-function exactIntegers(text) {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (c === "-" || (c >= "0" && c <= "9")) {
-      const m = /^-?\d+(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 64));
-      const lit = m[0];
-      out += !m[1] && !m[2] && !Number.isSafeInteger(Number(lit)) ? `"${lit}"` : lit;
-      i += lit.length;
-    } else {
-      out += c;
-      i += 1;
-    }
-  }
-  return out;
-}
-
-const vectors = fs.readdirSync(SQL_DIR).filter((f) => f.endsWith(".json")).sort()
-  .flatMap((f) => JSON.parse(exactIntegers(fs.readFileSync(path.join(SQL_DIR, f), "utf8"))).vectors);
-
-function opBytes(b) {
-  if (typeof b === "string") return Buffer.from(b, "utf8");
-  if (b && typeof b.base64 === "string") return Buffer.from(b.base64, "base64");
-  if (b && b.int64 !== undefined) {
-    const out = Buffer.alloc(8);
-    out.writeBigInt64BE(BigInt(b.int64));
-    return out;
-  }
-  throw new Error(`bad op bytes ${JSON.stringify(b)}`);
-}
 
 const SIMPLE = { BYTES: "Bytes", STRING: "String", INT64: "Int64", FLOAT32: "Float32", FLOAT64: "Float64", BOOL: "Bool", TIMESTAMP: "Timestamp", DATE: "Date" };
 

@@ -27,12 +27,11 @@ impl RowStream {
     }
 }
 
-/// Cells one pull may examine (returned or filtered out) before it returns to the JVM, so a
-/// thread interrupted during a scan whose filter drops every row notices within a slice (the
-/// bound the server gives a ReadRows batch and the Python binding a slice).
-const SLICE_CELLS: u64 = 16 * 1024;
-/// Bytes one pull may examine.
-const SLICE_BYTES: u64 = 1 << 20;
+/// One pull's scanning bound (cells, bytes examined, returned or filtered out) before it
+/// returns to the JVM, so a thread interrupted during a scan whose filter drops every row
+/// notices within a slice (the bound the server gives a ReadRows batch and the Python
+/// binding a slice).
+const SLICE: (u64, u64) = (16 * 1024, 1 << 20);
 
 /// What one pull returns: rows, and whether the stream may have more (a pull the slice's scan
 /// budget ended may hold no row while `more` is true).
@@ -64,19 +63,18 @@ impl RowStream {
                 more: false,
             });
         };
-        stream.extend_scan_budget(SLICE_CELLS, SLICE_BYTES);
-        let rows: Vec<Row> = stream
-            .by_ref()
-            .take(max_rows.max(1) as usize)
-            .map(Into::into)
-            .collect();
-        // A read that failed part-way (a corrupt block: DATA_LOSS) fails here, after the rows
-        // read before it, rather than ending short as if the table ended there.
-        if let Err(e) = stream.status() {
-            *guard = None;
-            return Err(crate::error::to_ffi(e));
-        }
-        let more = rows.len() == max_rows.max(1) as usize || stream.is_paused();
+        let limits = sparsetable::BatchLimits::rows(max_rows as usize).with_slice(SLICE.0, SLICE.1);
+        // A read that failed part-way (a corrupt block: DATA_LOSS) fails here rather than
+        // ending short as if the table ended there.
+        let batch = match stream.next_batch(&limits) {
+            Ok(batch) => batch,
+            Err(e) => {
+                *guard = None;
+                return Err(crate::error::to_ffi(e));
+            }
+        };
+        let rows: Vec<Row> = batch.rows.into_iter().map(Into::into).collect();
+        let more = batch.more;
         if !more {
             // Exhausted: free the view now rather than when the JVM collects the object.
             *guard = None;

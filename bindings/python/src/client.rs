@@ -193,6 +193,52 @@ impl BigtableDataClient {
         ))
     }
 
+    /// The classic Instance Admin of one instance (`sparsetable.Instance` uses it; see
+    /// `instance_admin`).
+    fn _instance_admin(
+        &self,
+        py: Python<'_>,
+        instance_id: String,
+    ) -> PyResult<crate::instance_admin::InstanceAdmin> {
+        let records = self.store.records().map_err(|e| to_py_err(py, e))?;
+        Ok(crate::instance_admin::InstanceAdmin::new(
+            records,
+            self.project
+                .clone()
+                .unwrap_or_else(|| DEFAULT_PROJECT.to_string()),
+            instance_id.clone(),
+            self.plane(py, &instance_id)?,
+            self.instance_db(py, &instance_id)?,
+            self.clock.now_micros(),
+        ))
+    }
+
+    /// The instances of this client's project created through the Instance Admin, as
+    /// dicts (see `instance_admin::instance_to_py`), by id.
+    fn _list_instances<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Vec<Bound<'py, pyo3::types::PyDict>>> {
+        let project = self.project.as_deref().unwrap_or(DEFAULT_PROJECT);
+        let listed = py
+            .detach(|| {
+                let records = self.store.records()?;
+                let records = records.lock().map_err(|_| poisoned_error())?;
+                Ok::<_, sparsetable::Error>(
+                    records
+                        .iter()
+                        .filter(|((p, _), _)| p == project)
+                        .map(|(_, r)| r.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .map_err(|e| to_py_err(py, e))?;
+        listed
+            .iter()
+            .map(|r| crate::instance_admin::instance_to_py(py, r))
+            .collect()
+    }
+
     /// The admin of one instance's tables (not part of Google's data client; see README).
     fn table_admin(&self, py: Python<'_>, instance_id: String) -> PyResult<TableAdmin> {
         Ok(TableAdmin {
@@ -253,7 +299,14 @@ impl BigtableDataClient {
     /// The data plane of `instance_id` (see `registry::plane`).
     fn plane(&self, py: Python<'_>, instance_id: &str) -> PyResult<Arc<sparsetable::InstanceData>> {
         let db = self.instance_db(py, instance_id)?;
-        crate::registry::plane(&db, instance_id, self.clock.clone()).map_err(|e| to_py_err(py, e))
+        let project = self.project.as_deref().unwrap_or(DEFAULT_PROJECT);
+        py.detach(|| {
+            let records = self.store.records()?;
+            crate::registry::plane(&db, instance_id, self.clock.clone(), |plane| {
+                crate::instance_admin::configure_from(&records, project, instance_id, plane)
+            })
+        })
+        .map_err(|e| to_py_err(py, e))
     }
 
     /// The shared database of `instance_id` (opened, with recovery, with the GIL released).
@@ -693,41 +746,22 @@ impl Table {
     }
 }
 
-/// Rows one GIL release fetches from a stream: enough to amortise handing the GIL back
-/// (which can wait a whole switch interval when other threads run Python), few enough
-/// that a batch's memory is small whatever the result's size.
-const BATCH_ROWS: usize = 64;
-/// A batch also ends once its cells hold this many bytes, so large rows stay few.
-const BATCH_BYTES: usize = 1 << 20;
+/// A batch's bounds (the core's `RowStream::next_batch`): 64 rows, enough to amortise handing
+/// the GIL back (which can wait a whole switch interval when other threads run Python) and
+/// few enough that a batch's memory is small whatever the result's size; 1 MiB of cells, so
+/// large rows stay few; and one slice of scanning (16 Ki cells or 1 MiB examined) before the
+/// binding takes the GIL back to look for Ctrl-C, so a filter that matches nothing over a
+/// large table is interruptible too (the bound the server gives a ReadRows batch).
+const BATCH: sparsetable::BatchLimits = sparsetable::BatchLimits::rows(64)
+    .with_max_bytes(1 << 20)
+    .with_slice(16 * 1024, 1 << 20);
 
-/// Cells one slice of a read may examine (returned or filtered out) before the binding gets
-/// the GIL back to look for Ctrl-C, so a filter that matches nothing over a large table is
-/// interruptible too (the same bound the server gives a ReadRows batch).
-const SLICE_CELLS: u64 = 16 * 1024;
-/// Bytes one slice may examine.
-const SLICE_BYTES: u64 = 1 << 20;
-
-/// The next rows of `stream`, and whether it may have more: a batch ends at its row or byte
-/// bound, at the end of the stream, or when the slice's scan budget runs out (then it may be
-/// empty, and the caller checks for signals and asks again). Or the error that ended the
-/// read part-way (a corrupt block: `DataLoss`). Runs without the GIL.
+/// The next rows of `stream`, and whether it may have more (an empty batch with more: the
+/// slice examined only rows the filter dropped; the caller checks for signals and asks
+/// again). Or the error that ended the read part-way (a corrupt block: `DataLoss`). Runs
+/// without the GIL.
 fn next_batch(stream: &mut RowStream) -> sparsetable::Result<(Vec<sparsetable::Row>, bool)> {
-    stream.extend_scan_budget(SLICE_CELLS, SLICE_BYTES);
-    let mut batch = Vec::with_capacity(BATCH_ROWS);
-    let mut bytes = 0;
-    while batch.len() < BATCH_ROWS && bytes < BATCH_BYTES {
-        let Some(row) = stream.try_next()? else {
-            return Ok((batch, stream.is_paused()));
-        };
-        bytes += row.key.len()
-            + row
-                .cells
-                .iter()
-                .map(|c| c.value.len() + c.qualifier.len())
-                .sum::<usize>();
-        batch.push(row);
-    }
-    Ok((batch, true))
+    stream.next_batch(&BATCH).map(|b| (b.rows, b.more))
 }
 
 /// Iterator returned by `Table.read_rows_stream`.

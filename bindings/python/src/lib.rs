@@ -14,6 +14,7 @@ mod convert;
 mod errors;
 mod filters;
 mod gc_rule;
+mod instance_admin;
 mod instance_control;
 mod mutations;
 mod query;
@@ -68,6 +69,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<read_modify_write::AppendValueRule>()?;
     m.add_class::<server::EmulatorServer>()?;
     m.add_class::<instance_control::InstanceControl>()?;
+    m.add_class::<instance_admin::InstanceAdmin>()?;
     m.add_function(wrap_pyfunction!(_limits, m)?)?;
     Ok(())
 }

@@ -132,13 +132,15 @@ impl RowRange {
     }
 }
 
-/// Which rows to read: keys, ranges (both empty = the whole table) and a limit.
-/// Subclassable: `sparsetable.data.ReadRowsQuery` adds Google's `shard` in Python.
+/// Which rows to read: keys, ranges (both empty = the whole table), a limit, a filter and
+/// the direction (`reversed=True` reads from the last key down, as the Data API's
+/// `ReadRowsRequest.reversed`; the limit then keeps the last rows). Subclassable: `sparsetable.data.ReadRowsQuery` adds Google's `shard` in Python.
 #[pyclass(subclass, module = "sparsetable")]
 pub struct ReadRowsQuery {
     row_keys: Vec<Vec<u8>>,
     row_ranges: Vec<RowRange>,
     limit: i64,
+    reversed: bool,
     /// The filter object as given (returned by the `filter` property) and its core form.
     filter: Option<(Py<PyAny>, CoreFilter)>,
 }
@@ -146,18 +148,22 @@ pub struct ReadRowsQuery {
 #[pymethods]
 impl ReadRowsQuery {
     /// `row_keys` and `row_ranges` take one item or a list, as Google's client.
+    /// `reversed` is keyword-only: Google's Python client has no such argument (its Java and
+    /// Go clients do), so code that passes it is ours alone.
     #[new]
-    #[pyo3(signature = (row_keys = None, row_ranges = None, limit = None, row_filter = None))]
+    #[pyo3(signature = (row_keys = None, row_ranges = None, limit = None, row_filter = None, *, reversed = false))]
     fn new(
         row_keys: Option<&Bound<'_, PyAny>>,
         row_ranges: Option<&Bound<'_, PyAny>>,
         limit: Option<i64>,
         row_filter: Option<&Bound<'_, PyAny>>,
+        reversed: bool,
     ) -> PyResult<Self> {
         let mut query = ReadRowsQuery {
             row_keys: Vec::new(),
             row_ranges: Vec::new(),
             limit: limit.unwrap_or(0),
+            reversed,
             filter: None,
         };
         query.set_filter(row_filter)?;
@@ -212,6 +218,17 @@ impl ReadRowsQuery {
         self.limit = limit.unwrap_or(0);
     }
 
+    /// Whether rows come from the last key down.
+    #[getter]
+    fn get_reversed(&self) -> bool {
+        self.reversed
+    }
+
+    #[setter]
+    fn set_reversed(&mut self, reversed: bool) {
+        self.reversed = reversed;
+    }
+
     /// The `RowFilter` applied to each row, or `None`.
     #[getter]
     fn get_filter(&self, py: Python<'_>) -> Option<Py<PyAny>> {
@@ -229,7 +246,7 @@ impl ReadRowsQuery {
 
     fn __repr__(&self) -> String {
         format!(
-            "ReadRowsQuery(row_keys=[{}], row_ranges=[{}], limit={})",
+            "ReadRowsQuery(row_keys=[{}], row_ranges=[{}], limit={}{})",
             self.row_keys
                 .iter()
                 .map(|k| bytes_repr(k))
@@ -241,7 +258,8 @@ impl ReadRowsQuery {
                 .collect::<Vec<_>>()
                 .join(", "),
             self.get_limit()
-                .map_or("None".to_string(), |l| l.to_string())
+                .map_or("None".to_string(), |l| l.to_string()),
+            if self.reversed { ", reversed=True" } else { "" }
         )
     }
 }
@@ -255,12 +273,12 @@ impl ReadRowsQuery {
                 row_ranges: self.row_ranges.iter().map(RowRange::to_core).collect(),
             },
             rows_limit: self.limit,
+            reversed: self.reversed,
             filter: self
                 .filter
                 .as_ref()
                 .map(|(_, f)| f.clone())
                 .unwrap_or_default(),
-            ..Default::default()
         }
     }
 }

@@ -15,6 +15,11 @@
 //!   client, table or admin using it is gone. Another process gets the core's
 //!   `FailedPrecondition` from the directory lock.
 //! - `project=None` is the project named [`DEFAULT_PROJECT`] everywhere.
+//! - Instances created through the classic Instance Admin (`instance_admin`) keep their
+//!   record (the core's `InstanceRecord`) beside the databases, in [`Records`]: per manual
+//!   clock's world, per directory, or for the process (system clock, in memory). A record
+//!   lives as long as its world (a directory's records last for the process; they are not
+//!   written to disk). A data plane made while a record exists is configured from it.
 //! - A database opens in the GC mode (`sparsetable::GcMode`) of the client that opens it
 //!   first; a client asking for a database already open in the other mode gets
 //!   `FailedPrecondition` (one database cannot both hide and show collectable cells).
@@ -37,10 +42,15 @@ pub const PATH_ENV: &str = "SPARSETABLE_PATH";
 /// The environment variable naming the durability when `durability` is not given.
 pub const DURABILITY_ENV: &str = "SPARSETABLE_DURABILITY";
 
+/// The instance records of one world by (project, instance): the instances created through
+/// the Instance Admin (one not here exists only implicitly, as requests name it).
+pub type Records = Mutex<BTreeMap<(String, String), sparsetable::InstanceRecord>>;
+
 /// In-memory databases by (project, instance), held for as long as the owner lives.
 #[derive(Default)]
 pub struct Worlds {
     databases: Mutex<BTreeMap<(String, String), Arc<SharedDatabase>>>,
+    records: Arc<Records>,
 }
 
 impl Worlds {
@@ -161,6 +171,24 @@ impl Store {
         }
     }
 
+    /// The instance records of this store's world (see the module docs).
+    ///
+    /// # Errors
+    /// A poisoned lock.
+    pub fn records(&self) -> Result<Arc<Records>> {
+        match self {
+            Store::Memory { worlds, .. } => Ok(worlds.records.clone()),
+            Store::Dir { root, .. } => {
+                static BY_ROOT: OnceLock<Mutex<BTreeMap<PathBuf, Arc<Records>>>> = OnceLock::new();
+                let mut roots = BY_ROOT
+                    .get_or_init(Default::default)
+                    .lock()
+                    .map_err(|_| sparsetable::api::shared::poisoned())?;
+                Ok(roots.entry(root.clone()).or_default().clone())
+            }
+        }
+    }
+
     /// The directory, for a path-backed store.
     pub fn root(&self) -> Option<&Path> {
         match self {
@@ -237,14 +265,16 @@ fn open_dir(
 /// its clusters, app-profile routing, faults and replication), shared by every client of the
 /// process that uses that database, as the database is; made on first use with one cluster,
 /// `{instance}-c1`, as the server names an instance's default cluster. Held weakly here, so
-/// it goes with the last client using it (and the database's directory lock with it).
+/// it goes with the last client using it (and the database's directory lock with it). A
+/// plane made here is first handed to `init` (the Instance Admin's record configures it).
 ///
 /// # Errors
-/// A poisoned lock.
+/// A poisoned lock; `init`'s error (the plane is then not kept).
 pub fn plane(
     db: &Arc<SharedDatabase>,
     instance: &str,
     clock: Arc<dyn Clock>,
+    init: impl FnOnce(&sparsetable::InstanceData) -> Result<()>,
 ) -> Result<Arc<sparsetable::InstanceData>> {
     static PLANES: OnceLock<Mutex<BTreeMap<usize, Weak<sparsetable::InstanceData>>>> =
         OnceLock::new();
@@ -262,6 +292,7 @@ pub fn plane(
         &format!("{instance}-c1"),
         clock,
     )?);
+    init(&plane)?;
     planes.insert(key, Arc::downgrade(&plane));
     Ok(plane)
 }

@@ -33,12 +33,19 @@ MODULES = [
 ]
 # The classic classes reached through methods rather than imported.
 CLASSIC_METHODS = {
-    ("google.cloud.bigtable.instance", "Instance", "sparsetable._classic", "Instance"): ["table", "list_tables", "exists"],
+    ("google.cloud.bigtable.instance", "Instance", "sparsetable._classic", "Instance"):
+        ["table", "list_tables", "exists", "create", "reload", "update", "delete", "cluster", "list_clusters",
+         "app_profile", "list_app_profiles", "state"],
+    # The classic Instance Admin (Google's samples/instanceadmin and its system tests).
+    ("google.cloud.bigtable.cluster", "Cluster", "sparsetable._instance_admin", "Cluster"):
+        ["create", "exists", "reload", "update", "delete", "disable_autoscaling", "name", "state"],
+    ("google.cloud.bigtable.app_profile", "AppProfile", "sparsetable._instance_admin", "AppProfile"):
+        ["create", "exists", "reload", "update", "delete", "name"],
     ("google.cloud.bigtable.table", "Table", "sparsetable._classic", "Table"):
         ["create", "exists", "delete", "column_family", "list_column_families", "truncate", "drop_by_prefix",
          "row", "direct_row", "conditional_row", "append_row", "read_row", "read_rows", "yield_rows",
          "mutate_rows", "sample_row_keys", "mutations_batcher"],
-    ("google.cloud.bigtable.client", "Client", "sparsetable._classic", "Client"): ["instance"],
+    ("google.cloud.bigtable.client", "Client", "sparsetable._classic", "Client"): ["instance", "list_instances", "list_clusters"],
     # The generated table admin client's calls that the samples' helper uses to set tables up.
     ("google.cloud.bigtable_admin_v2", "BigtableTableAdminClient", "sparsetable.bigtable_admin_v2", "BigtableTableAdminClient"):
         ["create_table", "get_table", "list_tables", "delete_table"],
@@ -55,9 +62,13 @@ DIFFERS = {
     "SetCell": "timestamp_micros=None is the engine's time (server time, -1); Google's client reads the local clock",
     "MutationsBatcher": "batches are written synchronously by the call that fills them; flow_control_* never bind",
     "MutationsBatcherAsync": "batches are written on a worker thread by the call that fills them; flow_control_* never bind",
-    "BigtableDataClient.execute_query": "the engine's SQL subset (SELECT, FROM one table, WHERE on _key, LIMIT); view_parameters and column_info are refused",
-    "BigtableDataClientAsync.execute_query": "the engine's SQL subset (SELECT, FROM one table, WHERE on _key, LIMIT); view_parameters and column_info are refused",
-    "Instance.exists": "always True: instances exist once named",
+    "BigtableDataClient.execute_query": "GoogleSQL as docs/sql.md lists it (what is not yet served is refused); view_parameters and column_info are refused",
+    "BigtableDataClientAsync.execute_query": "GoogleSQL as docs/sql.md lists it (what is not yet served is refused); view_parameters and column_info are refused",
+    "Instance.exists": "True for instances created with Instance.create (data calls work on any instance named)",
+    "Instance.create": "applied at once: the Operation returned is done",
+    "Instance.delete": "deletes the instance's tables at once (Bigtable marks them for deletion in 7 days)",
+    "Cluster.create": "applied at once: the Operation returned is done",
+    "AppProfile.create": "ignore_warnings is accepted and unused: the engine raises no warnings",
     "batcher.MutationsBatcher": "batches are written synchronously by the call that fills them (nothing in flight); the timer repeats every flush_interval",
     "Table.mutate_rows": "retry and timeout are accepted and unused; each status is a table.Status (code, message), shaped like google.rpc's",
     "row.ConditionalRow.commit": "more than MAX_MUTATIONS is the engine's InvalidArgument, not a client-side ValueError",
@@ -86,15 +97,13 @@ MISSING = {
     "exceptions.InvalidExecuteQueryResponse": "SQL (execute_query) only",
     "Client.from_service_account_info": "no credentials in-process",
     "Client.from_service_account_json": "no credentials in-process",
-    "Client.list_clusters": "instance admin (clusters) is not modelled in-process",
-    "Client.list_instances": "instance admin is not modelled in-process: instances exist once named",
     "Client.project_path": "deprecated in Google's client; use project_name",
     "Client.table_data_client": "the gapic data client is not mirrored: use sparsetable.data",
     "column_family.GCRuleIntersection.to_pb": "no protobufs in-process",
     "column_family.GCRuleUnion.to_pb": "no protobufs in-process",
     "column_family.MaxAgeGCRule.to_pb": "no protobufs in-process",
     "column_family.MaxVersionsGCRule.to_pb": "no protobufs in-process",
-    "Client.instance_admin_client": "the generated instance admin client is not mirrored: instances exist once named",
+    "Client.instance_admin_client": "the generated instance admin client is not mirrored: use the classic Instance, Cluster and AppProfile",
     "row.Cell.from_pb": "no protobufs in-process",
 }
 # The classic filters' to_pb (deprecated by Google: filters are passed as objects).

@@ -80,6 +80,25 @@ def test_read_rows_ranges_keys_and_limit(table):
     assert keys(st.ReadRowsQuery(limit=0)) == [b"a", b"b", b"c", b"d", b"e"]
 
 
+def test_reversed_query_reads_from_the_last_key_down(table):
+    # The Data API's reversed flag (Google's Java and Go clients have it; its Python data
+    # client does not): a limit keeps the last rows, not the first ones turned round.
+    _fill(table)
+    keys = lambda q: [r.row_key for r in table.read_rows(q)]  # noqa: E731
+    assert keys(st.ReadRowsQuery(reversed=True)) == [b"e", b"d", b"c", b"b", b"a"]
+    assert keys(st.ReadRowsQuery(limit=2, reversed=True)) == [b"e", b"d"]
+    assert keys(st.ReadRowsQuery(row_ranges=st.RowRange("b", "d"), reversed=True)) == [b"c", b"b"]
+    assert [r.row_key for r in table.read_rows_stream(st.ReadRowsQuery(row_keys=["a", "c"], reversed=True))] == [b"c", b"a"]
+    q = st.ReadRowsQuery(reversed=True)
+    assert q.reversed and "reversed=True" in repr(q) and q != st.ReadRowsQuery()
+    q.reversed = False
+    assert q == st.ReadRowsQuery() and "reversed" not in repr(q)
+    with pytest.raises(TypeError):
+        st.ReadRowsQuery(None, None, None, None, True)  # keyword-only: ours, not Google's
+    with pytest.raises(AttributeError, match="reversed"):
+        st.ReadRowsQuery(reversed=True).shard([(b"c", 0)])
+
+
 def test_query_mutators_and_properties():
     q = st.ReadRowsQuery(limit=0)
     assert (q.row_keys, q.row_ranges, q.limit) == ([], [], None)

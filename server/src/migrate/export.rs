@@ -1,7 +1,8 @@
 //! The export driver: rows from the instance's read stream into part files, one part at a
 //! time, recording each completed part in the progress file (see [`super::parts`] for the
 //! names and the resume rule). Memory holds one row and the current part's writer (and, for
-//! CSV, the part's column list), whatever the table's size.
+//! CSV, the part's column list; for Parquet, the rows of one bounded row group), whatever the
+//! table's size.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +10,7 @@ use super::avro::{AvroCodec, AvroPart};
 use super::csv::CsvPart;
 use super::instance::{Endpoint, Instance};
 use super::meter::{row_bytes, Meter};
+use super::parquet::ParquetPart;
 use super::parts::{final_name, part_name, write_atomically, DonePart, ExportProgress};
 use super::{Format, Selection, Tables};
 
@@ -36,6 +38,7 @@ pub struct ExportOptions {
 /// A part being written, in either format.
 enum Part {
     Avro(AvroPart),
+    Parquet(Box<ParquetPart>),
     Csv(CsvPart),
 }
 
@@ -43,6 +46,7 @@ impl Part {
     fn create(path: &Path, options: &ExportOptions) -> Result<Part, String> {
         Ok(match options.format {
             Format::Avro => Part::Avro(AvroPart::create(path, options.codec)?),
+            Format::Parquet => Part::Parquet(Box::new(ParquetPart::create(path)?)),
             Format::Csv => Part::Csv(CsvPart::create(path)?),
         })
     }
@@ -50,6 +54,7 @@ impl Part {
     fn write_row(&mut self, row: &sparsetable::Row) -> Result<(), String> {
         match self {
             Part::Avro(p) => p.write_row(row),
+            Part::Parquet(p) => p.write_row(row),
             Part::Csv(p) => p.write_row(row),
         }
     }
@@ -57,6 +62,7 @@ impl Part {
     fn finish(self) -> Result<(), String> {
         match self {
             Part::Avro(p) => p.finish(),
+            Part::Parquet(p) => p.finish(),
             Part::Csv(p) => p.finish(),
         }
     }

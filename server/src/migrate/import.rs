@@ -13,6 +13,7 @@ use super::avro::AvroRows;
 use super::csv::{CsvOptions, CsvRows};
 use super::instance::{error_text, Endpoint, Instance};
 use super::meter::Meter;
+use super::parquet::ParquetRows;
 use super::parts::{write_atomically, FileProgress, ImportProgress};
 use super::{Format, Tables};
 
@@ -40,22 +41,29 @@ pub struct ImportOptions {
 /// The rows of one input file.
 enum Input {
     Avro(Box<AvroRows>),
+    Parquet(Box<ParquetRows>),
     Csv(CsvRows),
 }
 
 impl Input {
     fn next_row(&mut self) -> Result<Option<RowMutations>, String> {
         match self {
-            Input::Avro(a) => Ok(a.next_row()?.map(|row| RowMutations {
-                row_key: row.key,
-                mutations: row
-                    .cells
-                    .into_iter()
-                    .map(|c| Mutation::set_cell(c.family, c.qualifier, c.timestamp_micros, c.value))
-                    .collect(),
-            })),
+            Input::Avro(a) => Ok(a.next_row()?.map(set_cells)),
+            Input::Parquet(p) => Ok(p.next_row()?.map(set_cells)),
             Input::Csv(c) => c.next_row(),
         }
+    }
+}
+
+/// A row of an Avro or Parquet file as the SetCells that write it back.
+fn set_cells(row: sparsetable::Row) -> RowMutations {
+    RowMutations {
+        row_key: row.key,
+        mutations: row
+            .cells
+            .into_iter()
+            .map(|c| Mutation::set_cell(c.family, c.qualifier, c.timestamp_micros, c.value))
+            .collect(),
     }
 }
 
@@ -63,6 +71,7 @@ impl Input {
 fn format_of(path: &Path) -> Option<Format> {
     match path.extension()?.to_str()? {
         "avro" => Some(Format::Avro),
+        "parquet" => Some(Format::Parquet),
         "csv" => Some(Format::Csv),
         _ => None,
     }
@@ -108,7 +117,10 @@ fn plan(
                 .collect();
             let chosen = if mine.is_empty() { files } else { mine };
             if chosen.is_empty() {
-                return Err(format!("{} holds no .avro or .csv file", input.display()));
+                return Err(format!(
+                    "{} holds no .avro, .parquet or .csv file",
+                    input.display()
+                ));
             }
             Ok(vec![(table.clone(), chosen)])
         }
@@ -231,6 +243,7 @@ fn import_table(
             .unwrap_or(Format::Avro);
         let mut input = match format {
             Format::Avro => Input::Avro(Box::new(AvroRows::open(path)?)),
+            Format::Parquet => Input::Parquet(Box::new(ParquetRows::open(path)?)),
             Format::Csv => Input::Csv(CsvRows::open(path, &options.csv, now)?),
         };
         // Records a resumed run already applied are read and passed over.

@@ -1,7 +1,7 @@
 //! `sparsetable-server export` and `sparsetable-server import`: moving a table, or every
 //! table of an instance, between Sparsetable and Cloud Bigtable through the files Google's
-//! tools read and write: Avro with the Dataflow templates' schema ([`avro`]) and CSV as
-//! `cbt import` reads it ([`csv`]).
+//! tools read and write: Avro with the Dataflow templates' schema ([`avro`]), Parquet as the
+//! Dataflow templates write it ([`parquet`]) and CSV as `cbt import` reads it ([`csv`]).
 //!
 //! The source of an export and the target of an import is a data directory
 //! (`--data-dir DIR --project P --instance I`, the folder `DIR/P/I` the server keeps) or a
@@ -21,6 +21,7 @@ pub mod export;
 pub mod import;
 pub mod instance;
 pub mod meter;
+pub mod parquet;
 pub mod parts;
 
 use std::ffi::OsString;
@@ -35,7 +36,7 @@ use instance::Endpoint;
 pub const EXPORT_USAGE: &str = "\
 Usage: sparsetable-server export (--data-dir DIR | --emulator-host HOST:PORT)
            --project P --instance I (--table T | --all-tables) --output DIR
-           [--format avro|csv] [--codec deflate|null] [--part-rows N] [--resume]
+           [--format avro|parquet|csv] [--codec deflate|null] [--part-rows N] [--resume]
            [--start-row KEY] [--end-row KEY] [--prefix KEY] [--families A,B]
            [--start-time-micros T] [--end-time-micros T]
 
@@ -43,6 +44,9 @@ Writes a table (or every table of the instance) to files Cloud Bigtable's tools 
   avro  the Dataflow template \"Avro Files on Cloud Storage to Cloud Bigtable\" reads these
         (record com.google.cloud.teleport.bigtable.BigtableRow: key, cells of family,
         qualifier, timestamp in microseconds, value; every version of every cell)
+  parquet  the Dataflow template \"Parquet Files on Cloud Storage to Cloud Bigtable\" reads
+        these (that record as parquet-avro writes it: cells a two-level list, SNAPPY
+        pages, row groups of about 16 MB)
   csv   `cbt import T FILE timestamp=value-encoded` reads these (a family record, a
         qualifier record, then key,value@timestamp,...; one more record per extra version)
 
@@ -67,32 +71,34 @@ What to export (all of it goes into the read request):
 
 Output options:
   --output DIR                where the parts go (created if missing)
-  --format avro|csv           [default: avro]
-  --codec deflate|null        Avro block compression [default: deflate]
+  --format avro|parquet|csv   [default: avro]
+  --codec deflate|null        Avro block compression [default: deflate] (Parquet: SNAPPY)
   --part-rows N               rows per part file [default: 1000000]
   --resume                    continue the export DIR/T.progress records
   -h, --help                  print this help
 
 Progress goes to stderr while it is a terminal; a summary line is always printed.
-Parquet and SequenceFile are not written yet (see the README).";
+SequenceFile is not written yet (see the README).";
 
 /// `sparsetable-server import --help`.
 pub const IMPORT_USAGE: &str = "\
 Usage: sparsetable-server import (--data-dir DIR | --emulator-host HOST:PORT)
            --project P --instance I (--table T | --all-tables) --input PATH
-           [--format avro|csv] [--batch-rows N] [--progress FILE] [--resume]
+           [--format avro|parquet|csv] [--batch-rows N] [--progress FILE] [--resume]
            [--column-family F] [--timestamp value-encoded|now]
 
 Writes the rows of export files into an existing table: Avro files in the Dataflow
 templates' BigtableRow schema (from \"Cloud Bigtable to Avro\" or `sparsetable-server
-export`; null, deflate or snappy blocks) or CSV files as `cbt import` reads them.
+export`; null, deflate or snappy blocks), Parquet files in that record's layout (from
+\"Cloud Bigtable to Parquet\", `sparsetable-server export`, or pyarrow: two- or three-level
+cells list; uncompressed or SNAPPY) or CSV files as `cbt import` reads them.
 
 Input:
-  --input PATH                a file, or a directory: every *.avro (or *.csv) file in it
-                              whose name starts with T- (any name with --table and a
+  --input PATH                a file, or a directory: every *.avro (*.parquet, *.csv) file
+                              in it whose name starts with T- (any name with --table and a
                               directory holding no T- files), in name order
   --all-tables                import each T-* file set of the directory into table T
-  --format avro|csv           [default: from the file names, else avro]
+  --format avro|parquet|csv   [default: from the file names, else avro]
   --column-family F           CSV: no family record, every column is in F (cbt's
                               column-family=)
   --timestamp MODE            CSV: value-encoded (value@micros, as exports write it) or
@@ -231,6 +237,8 @@ impl Selection {
 pub enum Format {
     /// The Dataflow templates' Avro.
     Avro,
+    /// The Dataflow templates' Parquet.
+    Parquet,
     /// `cbt import`'s CSV.
     Csv,
 }
@@ -240,6 +248,7 @@ impl Format {
     pub fn ext(self) -> &'static str {
         match self {
             Format::Avro => "avro",
+            Format::Parquet => "parquet",
             Format::Csv => "csv",
         }
     }
@@ -248,11 +257,12 @@ impl Format {
         match text {
             "avro" => Ok(Format::Avro),
             "csv" => Ok(Format::Csv),
-            "parquet" | "sequencefile" => Err(custom(format!(
-                "--format {text}: not supported yet (avro or csv; see the README)"
+            "parquet" => Ok(Format::Parquet),
+            "sequencefile" => Err(custom(format!(
+                "--format {text}: not supported yet (avro, parquet or csv; see the README)"
             ))),
             other => Err(custom(format!(
-                "--format must be avro or csv, not {other:?}"
+                "--format must be avro, parquet or csv, not {other:?}"
             ))),
         }
     }

@@ -1,5 +1,5 @@
 //! `sparsetable-server export` and `import` through the real binary: a table with several
-//! families, versions, binary keys and values goes out as Avro and as CSV, from a running
+//! families, versions, binary keys and values goes out as Avro, as Parquet and as CSV, from a running
 //! server and from its data directory, comes back into another table (of another instance,
 //! on the server and in a data directory) and reads back equal, every version with its
 //! timestamp. An interrupted export or import resumes without a duplicate or a gap, and bad
@@ -167,7 +167,7 @@ fn tmp(tag: &str) -> PathBuf {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
+async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
     let dir = tmp("roundtrip");
     let dir_arg = dir.display().to_string();
     let server = Server::start(&["--data-dir", &dir_arg]);
@@ -176,13 +176,13 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
     let want = read_all(&server, "src", "t").await;
     assert_eq!(want.len(), 27);
     // Targets: on the server (instance dst) and, created now, in the data dir (instance disk).
-    for format in ["avro", "csv"] {
+    for format in ["avro", "parquet", "csv"] {
         create_table(&server, "dst", &format!("from-{format}"), &FAMILIES).await;
         create_table(&server, "disk", &format!("from-{format}"), &FAMILIES).await;
     }
 
     // From the running server, 10 rows a part; back into the server.
-    for format in ["avro", "csv"] {
+    for format in ["avro", "parquet", "csv"] {
         let out = dir.join(format!("server-{format}"));
         let out_arg = out.display().to_string();
         let summary = ok(&[
@@ -237,7 +237,7 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
 
     // With the server stopped: from its data directory, back into the data directory.
     drop(server);
-    for format in ["avro", "csv"] {
+    for format in ["avro", "parquet", "csv"] {
         let out = dir.join(format!("disk-{format}"));
         let out_arg = out.display().to_string();
         ok(&[
@@ -274,7 +274,7 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
         ]);
     }
     let server = Server::start(&["--data-dir", &dir_arg]);
-    for format in ["avro", "csv"] {
+    for format in ["avro", "parquet", "csv"] {
         let table = format!("from-{format}");
         assert_eq!(
             read_all(&server, "disk", &table).await,
@@ -283,7 +283,7 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
         );
     }
 
-    // Selections go into the read: a prefix, one family, a time range.
+    // Selections go into the read: a prefix, one family, a time range (through Parquet).
     let out = dir.join("selected");
     let out_arg = out.display().to_string();
     ok(&[
@@ -298,6 +298,8 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
         "t",
         "--output",
         &out_arg,
+        "--format",
+        "parquet",
         "--prefix",
         "k00",
         "--families",
@@ -342,7 +344,7 @@ async fn avro_and_csv_round_trip_through_a_server_and_a_data_dir() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Reads every row of the Avro parts in `dir` back through a fresh table.
+/// Reads every row of the parts in `dir` back through a fresh table.
 async fn rows_of_parts(server: &Server, dir: &Path, instance: &str) -> Vec<Row> {
     create_table(server, instance, "t", &FAMILIES).await;
     ok(&[
@@ -367,7 +369,37 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
     let server = Server::start(&[]);
     write_source(&server, "src", "t").await;
     let want = read_all(&server, "src", "t").await;
-    let out = dir.join("out");
+    for format in ["avro", "parquet"] {
+        export_resumes(&server, &dir, format, &want).await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The row keys of one part file, in file order.
+fn keys_of_part(path: &Path) -> Vec<Vec<u8>> {
+    if path.extension().is_some_and(|e| e == "parquet") {
+        let mut rows = sparsetable_server::migrate::parquet::ParquetRows::open(path).unwrap();
+        let mut keys = Vec::new();
+        while let Some(row) = rows.next_row().unwrap() {
+            keys.push(row.key);
+        }
+        return keys;
+    }
+    let file = std::fs::File::open(path).unwrap();
+    apache_avro::Reader::new(file)
+        .unwrap()
+        .map(|record| match record.unwrap() {
+            apache_avro::types::Value::Record(fields) => match &fields[0].1 {
+                apache_avro::types::Value::Bytes(k) => k.clone(),
+                other => panic!("key {other:?}"),
+            },
+            other => panic!("record {other:?}"),
+        })
+        .collect()
+}
+
+async fn export_resumes(server: &Server, dir: &Path, format: &str, want: &[Row]) {
+    let out = dir.join(format!("out-{format}"));
     let out_arg = out.display().to_string();
     let export = |resume: bool| {
         let mut args = vec![
@@ -384,6 +416,8 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
             &out_arg,
             "--part-rows",
             "4",
+            "--format",
+            format,
         ];
         if resume {
             args.push("--resume");
@@ -404,10 +438,10 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
     let kept: Vec<&str> = progress.lines().take(2 + 3).collect();
     std::fs::write(out.join("t.progress"), kept.join("\n") + "\n").unwrap();
     for i in 0..7 {
-        let done = out.join(format!("t-{i:05}-of-00007.avro"));
+        let done = out.join(format!("t-{i:05}-of-00007.{format}"));
         match i {
-            0..=3 => std::fs::rename(&done, out.join(format!("t-{i:05}.avro"))).unwrap(),
-            4 => std::fs::rename(&done, out.join("t-00004.avro.partial")).unwrap(),
+            0..=3 => std::fs::rename(&done, out.join(format!("t-{i:05}.{format}"))).unwrap(),
+            4 => std::fs::rename(&done, out.join(format!("t-00004.{format}.partial"))).unwrap(),
             _ => std::fs::remove_file(&done).unwrap(),
         }
     }
@@ -430,6 +464,8 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
         &out_arg,
         "--part-rows",
         "5",
+        "--format",
+        format,
         "--resume",
     ]);
     assert!(String::from_utf8_lossy(&other.stderr).contains("other options"));
@@ -444,28 +480,16 @@ async fn an_interrupted_export_resumes_with_every_row_once() {
     // Every row once, in key order, across the parts.
     let keys: Vec<Vec<u8>> = files(&out)
         .iter()
-        .filter(|n| n.ends_with(".avro"))
-        .flat_map(|n| {
-            let file = std::fs::File::open(out.join(n)).unwrap();
-            apache_avro::Reader::new(file)
-                .unwrap()
-                .map(|record| match record.unwrap() {
-                    apache_avro::types::Value::Record(fields) => match &fields[0].1 {
-                        apache_avro::types::Value::Bytes(k) => k.clone(),
-                        other => panic!("key {other:?}"),
-                    },
-                    other => panic!("record {other:?}"),
-                })
-                .collect::<Vec<_>>()
-        })
+        .filter(|n| n.ends_with(&format!(".{format}")))
+        .flat_map(|n| keys_of_part(&out.join(n)))
         .collect();
     assert_eq!(keys, want.iter().map(|r| r.key.clone()).collect::<Vec<_>>());
-    assert_eq!(rows_of_parts(&server, &out, "back").await, want);
+    let instance = format!("back-{format}");
+    assert_eq!(rows_of_parts(server, &out, &instance).await, want);
     // A second --resume of a complete export changes nothing.
     let before = files(&out);
     assert!(export(true).status.success());
     assert_eq!(files(&out), before);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -474,60 +498,69 @@ async fn an_interrupted_import_resumes_after_what_it_recorded() {
     let server = Server::start(&[]);
     write_source(&server, "src", "t").await;
     let want = read_all(&server, "src", "t").await;
-    let out = dir.join("out");
-    let out_arg = out.display().to_string();
-    ok(&[
-        "export",
-        "--emulator-host",
-        &server.addr,
-        "--project",
-        "p",
-        "--instance",
-        "src",
-        "--table",
-        "t",
-        "--output",
-        &out_arg,
-        "--part-rows",
-        "10",
-    ]);
-    // As if a run had applied part 0 and 3 rows of part 1, then died: the resumed run must
-    // not write those again (their rows stay absent here, which shows they were skipped) and
-    // must write everything after them.
-    let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
-    std::fs::write(
-        out.join("t.import-progress"),
-        format!(
-            "sparsetable-server import progress 1\noptions table=t column-family=- \
-             timestamp=value-encoded\nfile done 10 {}\nfile at 3 {}\n",
-            hex("t-00000-of-00003.avro"),
-            hex("t-00001-of-00003.avro")
-        ),
-    )
-    .unwrap();
-    create_table(&server, "dst", "t", &FAMILIES).await;
-    let import = |resume: bool| {
-        let mut args = vec![
-            "import",
+    for format in ["avro", "parquet"] {
+        let out = dir.join(format!("out-{format}"));
+        let out_arg = out.display().to_string();
+        ok(&[
+            "export",
             "--emulator-host",
             &server.addr,
             "--project",
             "p",
             "--instance",
-            "dst",
+            "src",
             "--table",
             "t",
-            "--input",
+            "--output",
             &out_arg,
-        ];
-        if resume {
-            args.push("--resume");
-        }
-        cli(&args)
-    };
-    assert!(String::from_utf8_lossy(&import(false).stderr).contains("pass --resume"));
-    assert!(import(true).status.success());
-    assert_eq!(read_all(&server, "dst", "t").await, want[13..].to_vec());
+            "--part-rows",
+            "10",
+            "--format",
+            format,
+        ]);
+        // As if a run had applied part 0 and 3 rows of part 1, then died: the resumed run must
+        // not write those again (their rows stay absent here, which shows they were skipped) and
+        // must write everything after them.
+        let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+        std::fs::write(
+            out.join("t.import-progress"),
+            format!(
+                "sparsetable-server import progress 1\noptions table=t column-family=- \
+             timestamp=value-encoded\nfile done 10 {}\nfile at 3 {}\n",
+                hex(&format!("t-00000-of-00003.{format}")),
+                hex(&format!("t-00001-of-00003.{format}"))
+            ),
+        )
+        .unwrap();
+        let instance = format!("dst-{format}");
+        create_table(&server, &instance, "t", &FAMILIES).await;
+        let import = |resume: bool| {
+            let mut args = vec![
+                "import",
+                "--emulator-host",
+                &server.addr,
+                "--project",
+                "p",
+                "--instance",
+                &instance,
+                "--table",
+                "t",
+                "--input",
+                &out_arg,
+            ];
+            if resume {
+                args.push("--resume");
+            }
+            cli(&args)
+        };
+        assert!(String::from_utf8_lossy(&import(false).stderr).contains("pass --resume"));
+        assert!(import(true).status.success());
+        assert_eq!(
+            read_all(&server, &instance, "t").await,
+            want[13..].to_vec(),
+            "{format}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -686,6 +719,83 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
         ],
     );
     assert!(e.contains("not the Dataflow template's BigtableRow"), "{e}");
+    // Parquet: not Parquet at all, cut short (the footer gone), a data page damaged. An error
+    // names the file; nothing of a batch that did not decode is written.
+    let pq = dir.join("pq");
+    let pq_arg = pq.display().to_string();
+    ok(&[
+        "export",
+        "--emulator-host",
+        &host,
+        "--project",
+        "p",
+        "--instance",
+        "src",
+        "--table",
+        "t",
+        "--output",
+        &pq_arg,
+        "--format",
+        "parquet",
+    ]);
+    create_table(&server, "dst", "pq", &FAMILIES).await;
+    std::fs::write(
+        bad.join("garbage.parquet"),
+        b"PAR1 this is not a parquet file PAR1",
+    )
+    .unwrap();
+    let e = run(
+        base("import"),
+        &[
+            "--instance",
+            "dst",
+            "--table",
+            "pq",
+            "--input",
+            &bad_arg("garbage.parquet"),
+        ],
+    );
+    assert!(
+        e.contains("garbage.parquet: not a readable Parquet file"),
+        "{e}"
+    );
+    let whole = std::fs::read(pq.join("t-00000-of-00001.parquet")).unwrap();
+    std::fs::write(bad.join("cut.parquet"), &whole[..whole.len() - 40]).unwrap();
+    let e = run(
+        base("import"),
+        &[
+            "--instance",
+            "dst",
+            "--table",
+            "pq",
+            "--input",
+            &bad_arg("cut.parquet"),
+        ],
+    );
+    assert!(
+        e.contains("cut.parquet: not a readable Parquet file"),
+        "{e}"
+    );
+    // The first column chunk (the keys) starts after the 4-byte magic; garble its page.
+    let mut damaged = whole.clone();
+    for b in &mut damaged[4..40] {
+        *b = 0xff;
+    }
+    std::fs::write(bad.join("damaged.parquet"), &damaged).unwrap();
+    let e = run(
+        base("import"),
+        &[
+            "--instance",
+            "dst",
+            "--table",
+            "pq",
+            "--input",
+            &bad_arg("damaged.parquet"),
+        ],
+    );
+    assert!(e.contains("damaged.parquet: at row 0"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    assert!(read_all(&server, "dst", "pq").await.is_empty());
     std::fs::write(bad.join("quote.csv"), ",cf1\n,q\nr1,ok\nr2,\"unclosed\n").unwrap();
     let e = run(
         base("import"),
@@ -711,7 +821,7 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
     // A malformed command line is status 2.
     assert_eq!(cli(&["export", "--bogus"]).status.code(), Some(2));
     assert_eq!(
-        cli(&["import", "--format", "parquet"]).status.code(),
+        cli(&["import", "--format", "sequencefile"]).status.code(),
         Some(2)
     );
     signal(&server, "-TERM");

@@ -5,6 +5,7 @@
 use crate::common;
 
 use common::Server;
+use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use prost::Message;
 
@@ -164,4 +165,116 @@ async fn queries_are_prepared_executed_and_resumed() {
         .await
         .unwrap_err();
     assert_eq!(foreign.code(), tonic::Code::InvalidArgument);
+}
+
+/// The `PREPARED_QUERY_EXPIRED` violation a status carries, if any.
+fn expired_violation(status: &tonic::Status) -> Option<String> {
+    use googleapis_tonic_google_bigtable_v2::google::rpc;
+    let details = rpc::Status::decode(status.details()).ok()?;
+    details
+        .details
+        .iter()
+        .filter(|any| any.type_url == "type.googleapis.com/google.rpc.PreconditionFailure")
+        .filter_map(|any| rpc::PreconditionFailure::decode(any.value.as_slice()).ok())
+        .flat_map(|f| f.violations)
+        .find(|v| v.r#type == "PREPARED_QUERY_EXPIRED")
+        .map(|v| v.description)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepared_queries_expire_after_an_hour_and_when_the_schema_changes() {
+    use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
+    use sparsetable_server::test_clock::AdvanceTimeRequest;
+    let server = Server::start(&["--clock-micros", "1700000000000000"]);
+    server.create_table_t().await;
+    let mut clock = TestClockClient::new(server.channel().await);
+    let prepared = prepare(&server, "SELECT * FROM t", &[]).await.unwrap();
+    let valid_until = prepared.valid_until.unwrap();
+    assert_eq!(
+        (valid_until.seconds, valid_until.nanos),
+        (1_700_000_000 + 3600, 0)
+    );
+    execute(&server, &prepared.prepared_query, &[], &[])
+        .await
+        .unwrap();
+
+    // A microsecond before `valid_until` it runs; at `valid_until` it has expired, with the
+    // violation Google's clients prepare again on.
+    clock
+        .advance_time(AdvanceTimeRequest {
+            delta_micros: 3_600_000_000 - 1,
+        })
+        .await
+        .unwrap();
+    execute(&server, &prepared.prepared_query, &[], &[])
+        .await
+        .unwrap();
+    clock
+        .advance_time(AdvanceTimeRequest { delta_micros: 1 })
+        .await
+        .unwrap();
+    let err = execute(&server, &prepared.prepared_query, &[], &[])
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), tonic::Code::FailedPrecondition, "{err:?}");
+    let why = expired_violation(&err).expect("a PREPARED_QUERY_EXPIRED violation");
+    assert!(why.contains("expired"), "{why}");
+
+    // Prepared again, it runs; a family added to the table makes `SELECT *` stale.
+    let fresh = prepare(&server, "SELECT * FROM t", &[]).await.unwrap();
+    execute(&server, &fresh.prepared_query, &[], &[])
+        .await
+        .unwrap();
+    server
+        .admin()
+        .await
+        .modify_column_families(admin_v2::ModifyColumnFamiliesRequest {
+            name: TABLE.into(),
+            modifications: vec![admin_v2::modify_column_families_request::Modification {
+                id: "extra".into(),
+                r#mod: Some(
+                    admin_v2::modify_column_families_request::modification::Mod::Create(
+                        admin_v2::ColumnFamily::default(),
+                    ),
+                ),
+                ..Default::default()
+            }],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let err = execute(&server, &fresh.prepared_query, &[], &[])
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), tonic::Code::FailedPrecondition);
+    assert!(expired_violation(&err).unwrap().contains("changed"));
+    // A query whose columns the change does not touch is still good.
+    let keys = prepare(&server, "SELECT _key FROM t", &[]).await.unwrap();
+    server
+        .admin()
+        .await
+        .modify_column_families(admin_v2::ModifyColumnFamiliesRequest {
+            name: TABLE.into(),
+            modifications: vec![admin_v2::modify_column_families_request::Modification {
+                id: "more".into(),
+                r#mod: Some(
+                    admin_v2::modify_column_families_request::modification::Mod::Create(
+                        admin_v2::ColumnFamily::default(),
+                    ),
+                ),
+                ..Default::default()
+            }],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    execute(&server, &keys.prepared_query, &[], &[])
+        .await
+        .unwrap();
+    // Other failures carry no such violation (clients must not retry them as expired).
+    let other = execute(&server, b"not a token", &[], &[])
+        .await
+        .unwrap_err();
+    assert_eq!(other.code(), tonic::Code::InvalidArgument);
+    assert!(expired_violation(&other).is_none());
 }

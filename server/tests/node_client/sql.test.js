@@ -54,3 +54,18 @@ test('aggregates, ORDER BY and an empty result come through the client', async (
   assert.equal(bad.status, 'rejected');
   assert.equal(bad.reason.code, 3); // INVALID_ARGUMENT
 });
+
+test('a prepared statement gone stale by a schema change is prepared again by the client', async () => {
+  // The server answers FAILED_PRECONDITION with a PREPARED_QUERY_EXPIRED violation; Google's
+  // client marks the statement expired, prepares it again and runs it, unseen by the caller.
+  const table = await filled();
+  const [statement] = await table.instance.prepareStatement('SELECT * FROM t');
+  const [before] = await table.instance.executeQuery(statement);
+  const names = row => row.values.map((_, i) => row.getFieldNameAtIndex(i));
+  assert.deepEqual(names(before[0]), ['_key', 'cf']);
+  await table.createFamily('extra');
+  await table.insert([{key: 'd', data: {extra: {q: {value: 'x', timestamp: ms(1)}}}}]);
+  const [after] = await table.instance.executeQuery(statement);
+  assert.equal(after.length, 4);
+  assert.deepEqual(names(after[0]), ['_key', 'cf', 'extra']);
+});

@@ -211,20 +211,19 @@ pub(super) fn python_read(table: &str, r: &ReadRowsRequest, google: bool) -> Str
     if r.filter != RowFilter::PassAll {
         args.push(format!("row_filter={}", py.filter_expr(&r.filter)));
     }
+    if r.reversed {
+        if google {
+            return python_reversed(table, r);
+        }
+        // Sparsetable's query takes the Data API's reversed flag (Google's data client does
+        // not), so the scan is a true reversed one: with a limit it keeps the last rows.
+        args.push("reversed=True".into());
+    }
     let mut body = format!(
         "table = client.get_table(\"my-instance\", {})\nquery = {q}({})\n",
         quoted(table, false),
         args.join(", ")
     );
-    if r.reversed {
-        return if google {
-            python_reversed(table, r)
-        } else {
-            // Reading forward and reversing would return other rows than a reversed scan
-            // with a limit, so the snippet says so instead.
-            "# sparsetable's Python API has no reversed scan yet (nor has Google's\n# google.cloud.bigtable.data: python-bigtable issue #1063); reading forward and\n# reversing would return other rows when a limit applies. Use Java, Go or cbt.\nraise NotImplementedError(\"reversed scans\")\n".into()
-        };
-    }
     body.push_str("for row in table.read_rows(query):\n    print(row.row_key, [(c.family, c.qualifier, c.value) for c in row.cells])\n");
     py.header(&body)
 }

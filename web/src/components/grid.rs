@@ -68,7 +68,7 @@ pub fn grid_view(props: &GridProps) -> Html {
                         { for grid.families.iter().map(|f| html! {
                             <th class="family" scope="colgroup" colspan={f.columns.len().max(1).to_string()}>{ &f.family }</th>
                         }) }
-                        <th rowspan="2" class="corner" scope="col"><span class="sr-only">{ "Actions" }</span></th>
+                        <th rowspan="2" class="corner actions" scope="col"><span class="sr-only">{ "Actions" }</span></th>
                     </tr>
                     <tr>
                         { for grid.families.iter().map(|f| if f.columns.is_empty() {

@@ -234,19 +234,30 @@ impl Playground {
         Ok(())
     }
 
-    /// Every uncollected cell of `table` (deletes excluded), read untracked in Background
-    /// mode; the mode is put back after.
-    fn stored_rows(&self, table: &str) -> Result<Vec<Row>, ShownError> {
+    /// Every uncollected cell of `table` (deletes excluded), or only `family`'s, read
+    /// untracked in Background mode; the mode is put back after. A preview reads one family:
+    /// the engine skips the others' cells instead of the playground building them.
+    fn stored_rows(&self, table: &str, family: Option<&str>) -> Result<Vec<Row>, ShownError> {
+        let request = ReadRowsRequest {
+            filter: family.map_or(RowFilter::PassAll, |f| {
+                RowFilter::FamilyNameRegex(regex_escape(f))
+            }),
+            ..ReadRowsRequest::default()
+        };
         let mut db = self.db.borrow_mut();
         let mode = db.gc_mode();
         db.set_gc_mode(GcMode::Background);
-        let rows = query::run(&db, table, &ReadRowsRequest::default(), false);
+        let rows = query::run(&db, table, &request, false);
         db.set_gc_mode(mode);
         rows.map(|(rows, _)| rows).map_err(super::shown)
     }
 
     fn stored_cell_count(&self, table: &str) -> Result<usize, ShownError> {
-        Ok(self.stored_rows(table)?.iter().map(|r| r.cells.len()).sum())
+        Ok(self
+            .stored_rows(table, None)?
+            .iter()
+            .map(|r| r.cells.len())
+            .sum())
     }
 
     /// Works out what setting `family`'s rule to `rule` would do ([`GcPreview`]).
@@ -283,7 +294,7 @@ impl Playground {
             kept_again: 0,
             newly: 0,
         };
-        for row in self.stored_rows(&table)? {
+        for row in self.stored_rows(&table, Some(&family))? {
             // Cells come per column, newest first: `i` counts the column's stored versions,
             // `kept` those the current rule keeps (Immediate mode's readable ones).
             let mut column: Option<&[u8]> = None;

@@ -9,7 +9,8 @@ an import::
 ``sparsetable.data`` mirrors ``google.cloud.bigtable.data`` module for module (sync and
 async clients, ``row_filters``, ``mutations``, ``read_modify_write_rules``, ``exceptions``);
 ``sparsetable.Client`` / ``sparsetable.column_family`` mirror the classic client of
-``google.cloud.bigtable`` that Google's samples use to create tables, and its data API
+``google.cloud.bigtable`` that Google's samples use to create tables, its Instance Admin
+(``Instance.create``, ``Cluster``, ``AppProfile``, ``sparsetable.enums``), and its data API
 (``Table.direct_row`` / ``read_rows``..., with ``sparsetable.row``, ``.row_set``,
 ``.row_data``, ``.batcher`` and ``.table`` as Google's modules of those names). Table administration
 is also on ``client.table_admin(instance)``. Errors derive from ``SparsetableError`` and carry
@@ -41,6 +42,7 @@ from sparsetable._native import (
     GCRuleUnion,
     GarbageCollectionRule,
     IncrementRule,
+    InstanceAdmin,
     InstanceControl,
     ManualClock,
     MaxAgeGCRule,
@@ -88,16 +90,21 @@ from sparsetable.exceptions import (
 from sparsetable._data import BigtableDataClient, MutationsBatcher, Table
 from sparsetable._data_async import BigtableDataClientAsync, MutationsBatcherAsync, TableAsync
 from sparsetable._query import ReadRowsQuery
-from sparsetable._classic import Client
+from sparsetable._classic import Client, Instance
+from sparsetable._instance_admin import AppProfile, Cluster, Operation
 from sparsetable.mutations import RowMutationEntry
 from sparsetable.row_filters import TimestampRange
-from sparsetable import column_family, data, exceptions, mutations, read_modify_write_rules, row_filters
+from sparsetable import column_family, data, enums, exceptions, mutations, read_modify_write_rules, row_filters
 from sparsetable._native import EmulatorServer as EmulatorServer  # the emulator: sparsetable.server
 
 __all__ = [
     "AddToCell",
+    "AppProfile",
     "BigtableDataClientAsync",
     "Client",
+    "Cluster",
+    "Instance",
+    "Operation",
     "LiteralValueFilter",
     "MutationsBatcher",
     "MutationsBatcherAsync",
@@ -106,6 +113,7 @@ __all__ = [
     "TimestampRange",
     "column_family",
     "data",
+    "enums",
     "exceptions",
     "mutations",
     "read_modify_write_rules",
@@ -135,6 +143,7 @@ __all__ = [
     "GCRuleUnion",
     "GarbageCollectionRule",
     "IncrementRule",
+    "InstanceAdmin",
     "InstanceControl",
     "InternalServerError",
     "InvalidArgument",

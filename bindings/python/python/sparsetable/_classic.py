@@ -2,6 +2,11 @@
 ``Instance``, ``Table``, ``ColumnFamily``) that Google's samples and tests use to set tables
 up, mirrored for the in-process engine.
 
+The classic Instance Admin (``Instance.create`` / ``reload`` / ``update`` / ``delete``,
+``Client.list_instances``, clusters and app profiles) forwards to the engine's instance model
+through ``_native.InstanceAdmin``; ``Cluster``, ``AppProfile`` and ``Operation`` are in
+``sparsetable._instance_admin``.
+
 ``Client(project=...)`` opens the same per-instance databases as ``BigtableDataClient`` with
 the same project (and ``clock`` / ``path`` / ``durability`` / ``gc_mode`` keywords, forwarded
 to the native client), so a table created here is the table the data client reads. Every admin call
@@ -20,9 +25,10 @@ in-process: an engine error is the answer).
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from sparsetable import _native
+from sparsetable import _native, enums
+from sparsetable._instance_admin import AppProfile, Cluster, Operation
 from sparsetable._data import _native_client
 from sparsetable._query import ReadRowsQuery
 from sparsetable.batcher import FLUSH_COUNT, MAX_MUTATION_SIZE, MutationsBatcher
@@ -75,8 +81,22 @@ class Client:
         return self._table_admin_client
 
     def instance(self, instance_id: str, display_name: Optional[str] = None, instance_type: Any = None, labels: Any = None) -> "Instance":
-        """A handle on an instance (instances exist implicitly in-process)."""
-        return Instance(instance_id, self, display_name=display_name)
+        """A handle on an instance (data calls work on any instance named; the Instance
+        Admin knows those created with ``Instance.create``)."""
+        return Instance(instance_id, self, display_name=display_name, instance_type=instance_type, labels=labels)
+
+    def list_instances(self) -> Tuple[List["Instance"], List[str]]:
+        """The project's instances created through the Instance Admin, by id, and the
+        failed locations (always empty)."""
+        return [Instance._from(d, self) for d in self._native._list_instances()], []
+
+    def list_clusters(self) -> Tuple[List[Cluster], List[str]]:
+        """The clusters of every instance of the project (by instance, then cluster id) and
+        the failed locations (always empty)."""
+        clusters: List[Cluster] = []
+        for instance in self.list_instances()[0]:
+            clusters.extend(instance.list_clusters()[0])
+        return clusters, []
 
     def close(self) -> None:
         """Ends the client's use; the native client's ``close`` runs when it has one."""
@@ -89,18 +109,161 @@ class Client:
 
 
 class Instance:
-    """``google.cloud.bigtable.instance.Instance``: its tables."""
+    """``google.cloud.bigtable.instance.Instance``: its tables, and the classic Instance
+    Admin (``create`` / ``exists`` / ``reload`` / ``update`` / ``delete``, its clusters and
+    app profiles; see ``sparsetable._instance_admin``). Data calls work on any instance
+    named, as an emulator's; the Instance Admin knows the instances created with
+    ``create`` (``exists`` is False for the others, and their admin calls raise
+    ``NotFound``)."""
 
-    def __init__(self, instance_id: str, client: Client, display_name: Optional[str] = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        instance_id: str,
+        client: Client,
+        display_name: Optional[str] = None,
+        instance_type: Any = None,
+        labels: Optional[Dict[str, str]] = None,
+        _state: Any = None,
+        **kwargs: Any,
+    ) -> None:
         self.instance_id = instance_id
         self.display_name = display_name or instance_id
+        self.type_ = instance_type
+        self.labels = labels
+        self._state = _state
         self._client = client
         self.name = f"{client.project_name}/instances/{instance_id}"
         self._admin = client._native.table_admin(instance_id)
+        self._iadmin = client._native._instance_admin(instance_id)
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any], client: Client) -> "Instance":
+        return cls(d["instance_id"], client)._update_from(d)
+
+    def _update_from(self, d: Dict[str, Any]) -> "Instance":
+        self.display_name = d["display_name"]
+        self.type_ = enums.Instance.Type(d["type"])
+        self.labels = dict(d["labels"])
+        self._state = enums.Instance.State.READY
+        return self
+
+    @property
+    def state(self) -> Any:
+        """``enums.Instance.State`` (READY once read)."""
+        return self._state
 
     def exists(self) -> bool:
-        """Always True: an in-process instance exists once named."""
-        return True
+        """Whether the instance was created through the Instance Admin."""
+        return bool(self._iadmin.exists())
+
+    def create(
+        self,
+        location_id: Optional[str] = None,
+        serve_nodes: Optional[int] = None,
+        default_storage_type: Any = None,
+        clusters: Optional[List[Cluster]] = None,
+        min_serve_nodes: Optional[int] = None,
+        max_serve_nodes: Optional[int] = None,
+        cpu_utilization_percent: Optional[int] = None,
+    ) -> Operation:
+        """Creates the instance with `clusters`, or with one cluster ``{instance_id}-cluster``
+        made of the other arguments (Google's shorthand; giving both is a ``ValueError``, as
+        there). ``AlreadyExists`` if it was created before."""
+        if clusters is None:
+            clusters = [
+                self.cluster(
+                    f"{self.instance_id}-cluster",
+                    location_id=location_id,
+                    serve_nodes=serve_nodes,
+                    default_storage_type=default_storage_type,
+                    min_serve_nodes=min_serve_nodes,
+                    max_serve_nodes=max_serve_nodes,
+                    cpu_utilization_percent=cpu_utilization_percent,
+                )
+            ]
+        elif any(
+            v is not None
+            for v in (location_id, serve_nodes, default_storage_type, min_serve_nodes, max_serve_nodes, cpu_utilization_percent)
+        ):
+            raise ValueError("clusters and one of location_id, serve_nodes, default_storage_type can not be set simultaneously.")
+        stored = self._iadmin.create_instance(
+            [c._fields() for c in clusters],
+            display_name=self.display_name,
+            instance_type=int(self.type_ or 0),
+            labels=self.labels,
+        )
+        self._update_from(stored)
+        return Operation(Instance._from(stored, self._client))
+
+    def reload(self) -> None:
+        """Reads display name, type and labels (``NotFound`` if not created)."""
+        self._update_from(self._iadmin.get_instance())
+
+    def update(self) -> Operation:
+        """Sends ``display_name``, ``type_`` and ``labels`` (those not None)."""
+        stored = self._iadmin.update_instance(
+            display_name=self.display_name,
+            instance_type=None if self.type_ is None else int(self.type_),
+            labels=self.labels,
+        )
+        return Operation(Instance._from(stored, self._client))
+
+    def delete(self) -> None:
+        """Deletes the instance and every table in it (``FailedPrecondition`` while a table
+        has deletion protection; nothing is deleted then)."""
+        self._iadmin.delete_instance()
+
+    def cluster(
+        self,
+        cluster_id: str,
+        location_id: Optional[str] = None,
+        serve_nodes: Optional[int] = None,
+        default_storage_type: Any = None,
+        kms_key_name: Optional[str] = None,
+        min_serve_nodes: Optional[int] = None,
+        max_serve_nodes: Optional[int] = None,
+        cpu_utilization_percent: Optional[int] = None,
+    ) -> Cluster:
+        """A handle on a cluster of this instance (it need not exist yet)."""
+        return Cluster(
+            cluster_id,
+            self,
+            location_id=location_id,
+            serve_nodes=serve_nodes,
+            default_storage_type=default_storage_type,
+            kms_key_name=kms_key_name,
+            min_serve_nodes=min_serve_nodes,
+            max_serve_nodes=max_serve_nodes,
+            cpu_utilization_percent=cpu_utilization_percent,
+        )
+
+    def list_clusters(self) -> Tuple[List[Cluster], List[str]]:
+        """The clusters, by id, and the failed locations (always empty)."""
+        return [Cluster._from(d, self) for d in self._iadmin.list_clusters()], []
+
+    def app_profile(
+        self,
+        app_profile_id: str,
+        routing_policy_type: Any = None,
+        description: Optional[str] = None,
+        cluster_id: Optional[str] = None,
+        multi_cluster_ids: Optional[List[str]] = None,
+        allow_transactional_writes: Optional[bool] = None,
+    ) -> AppProfile:
+        """A handle on an app profile of this instance (it need not exist yet)."""
+        return AppProfile(
+            app_profile_id,
+            self,
+            routing_policy_type=routing_policy_type,
+            description=description,
+            cluster_id=cluster_id,
+            multi_cluster_ids=multi_cluster_ids,
+            allow_transactional_writes=allow_transactional_writes,
+        )
+
+    def list_app_profiles(self) -> List[AppProfile]:
+        """The app profiles, by id, with the implied ``default``."""
+        return [AppProfile._from(d, self) for d in self._iadmin.list_app_profiles()]
 
     def table(self, table_id: str, mutation_timeout: Any = None, app_profile_id: Optional[str] = None) -> "Table":
         """A handle on a table of this instance (it need not exist yet)."""

@@ -32,6 +32,10 @@ class ReadRowsQuery(_native.ReadRowsQuery):
         (``AttributeError``, as Google's client)."""
         if self.limit is not None:
             raise AttributeError("Cannot shard query with a limit")
+        if self.reversed:
+            # The shards are read side by side and joined in key order, which a reversed
+            # query does not want; read it whole instead.
+            raise AttributeError("Cannot shard a reversed query")
         cuts = [key for key, _ in shard_keys if key]
         keys = list(self.row_keys)
         ranges = list(self.row_ranges)
@@ -61,6 +65,7 @@ class ReadRowsQuery(_native.ReadRowsQuery):
             and len(self.row_ranges) == len(other.row_ranges)
             and all(r in other.row_ranges for r in self.row_ranges)
             and self.limit == other.limit
+            and self.reversed == other.reversed
             and repr(self.filter) == repr(other.filter)
         )
 

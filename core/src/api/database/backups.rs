@@ -105,6 +105,35 @@ impl Database {
         self.write_manifest()
     }
 
+    /// DeleteInstance's data: every backup and every table, all or nothing. The admin
+    /// protos' `Table.deletion_protection` comment says a protected table forbids deleting
+    /// the instance that holds it, so every table is checked before anything is deleted.
+    ///
+    /// # Errors
+    /// `FailedPrecondition` naming the first table with deletion protection (nothing is
+    /// deleted); storage errors.
+    pub fn delete_all_tables(&mut self) -> Result<()> {
+        if let Some((name, _)) = self
+            .tables
+            .iter()
+            .find(|(_, t)| t.config.deletion_protection)
+        {
+            return Err(Error::failed_precondition(format!(
+                "table {} has deletion protection enabled; disable it before deleting the instance",
+                quoted(name)
+            )));
+        }
+        let backups: Vec<String> = self.backups.keys().cloned().collect();
+        for backup in backups {
+            self.delete_backup(&backup)?;
+        }
+        let tables: Vec<String> = self.tables.keys().cloned().collect();
+        for table in tables {
+            self.delete_table(&table)?;
+        }
+        Ok(())
+    }
+
     /// Creates table `table_id` holding a backup's data and schema.
     ///
     /// # Errors

@@ -14,6 +14,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::ops::Bound;
 
+use super::approx;
 use super::eval::{bad, eval, out_of_range, truthy, Ctx, PRESENCE_LABEL};
 use super::parse::{BinOp, Expr, ExprKind};
 use super::plan::{AggCall, OrderBy, Plan};
@@ -367,6 +368,11 @@ pub enum Acc {
     Logic(Option<bool>),
     /// BIT_AND / BIT_OR / BIT_XOR of INT64 (NULL until a non-NULL input arrives).
     Bits(Option<i64>),
+    /// HLL_COUNT.INIT / MERGE / MERGE_PARTIAL and APPROX_COUNT_DISTINCT (no sketch until a
+    /// non-NULL input arrives).
+    Sketch(Option<super::hll::Sketch>),
+    /// APPROX_TOP_COUNT / APPROX_TOP_SUM: each value's count or summed weight.
+    Tally(approx::Tally),
 }
 
 /// A group's accumulators and the DISTINCT values each has seen.
@@ -389,6 +395,9 @@ impl Group {
                 "ARRAY_AGG" | "STRING_AGG" => Acc::List(Vec::new()),
                 "LOGICAL_AND" | "LOGICAL_OR" => Acc::Logic(None),
                 "BIT_AND" | "BIT_OR" | "BIT_XOR" => Acc::Bits(None),
+                "APPROX_QUANTILES" => Acc::List(Vec::new()),
+                n if approx::is_sketch(n) => Acc::Sketch(None),
+                n if approx::is_tally(n) => Acc::Tally(approx::Tally::default()),
                 _ => Acc::Pick(SqlValue::Null),
             })
             .collect();
@@ -399,8 +408,9 @@ impl Group {
         }
     }
 
-    /// Adds one row. From the aggregate functions page: every aggregate but COUNT(*) and
-    /// ARRAY_AGG skips NULL inputs; SUM of INT64 overflowing is an error.
+    /// Adds one row. From the aggregate functions page: every aggregate but COUNT(*),
+    /// ARRAY_AGG, APPROX_TOP_COUNT and APPROX_TOP_SUM skips NULL inputs; SUM of INT64
+    /// overflowing is an error.
     pub fn add(&mut self, aggs: &[AggCall], ctx: &Ctx<'_>) -> Result<()> {
         for (i, a) in aggs.iter().enumerate() {
             let v = match &a.arg {
@@ -411,7 +421,7 @@ impl Group {
                 continue;
             }
             let acc = &mut self.accs[i];
-            if v.is_null() && a.name != "ARRAY_AGG" {
+            if v.is_null() && a.name != "ARRAY_AGG" && !approx::is_tally(&a.name) {
                 continue;
             }
             match (a.name.as_str(), acc) {
@@ -455,6 +465,8 @@ impl Group {
                         (Some(x), _) => x || b,
                     });
                 }
+                (_, Acc::Sketch(s)) => approx::add_sketch(a, s, &v, ctx)?,
+                (_, Acc::Tally(t)) => approx::add_tally(a, t, v, ctx)?,
                 (name, Acc::Bits(acc)) => {
                     if let SqlValue::Int64(x) = v {
                         *acc = Some(match (*acc, name) {
@@ -486,11 +498,16 @@ impl Group {
                 Acc::Pick(v) => v.clone(),
                 Acc::Logic(l) => l.map_or(SqlValue::Null, SqlValue::Bool),
                 Acc::Bits(b) => b.map_or(SqlValue::Null, SqlValue::Int64),
+                Acc::Sketch(s) => approx::finish_sketch(a, s),
+                Acc::Tally(t) => approx::finish_tally(a, t, ctx)?,
+                Acc::List(items) if a.name == "APPROX_QUANTILES" => {
+                    approx::quantiles(a, items, ctx)?
+                }
                 Acc::List(items) if a.name == "STRING_AGG" => {
                     if items.is_empty() {
                         SqlValue::Null
                     } else {
-                        let sep = match &a.extra {
+                        let sep = match a.extra.first() {
                             Some(e) => eval(e, ctx)?,
                             None => SqlValue::String(",".into()),
                         };

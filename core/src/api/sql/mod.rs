@@ -4,8 +4,10 @@
 //!
 //! The pieces: [`parse`] (text to a tree with positions), [`plan`] (types, GROUP BY
 //! rewriting, what to read), [`eval`] (expressions and operators), [`functions`] (scalar
-//! functions by family), [`unpack`] (the UNPACK table function) and [`exec`] (the read
-//! request, aggregation, ordering).
+//! functions by family), [`unpack`] (the UNPACK table function), [`exec`] (the read
+//! request, aggregation, ordering), [`approx`] (the approximate aggregates and HLL_COUNT's
+//! states) and [`hll`] (HyperLogLog++ sketches: our own byte format, not compatible with
+//! BigQuery's or Bigtable's sketches).
 //!
 //! What a query means, in our words, from Bigtable's SQL reference
 //! (cloud.google.com/bigtable/docs/reference/sql/query-syntax and the data model on
@@ -34,12 +36,14 @@
 //! reading anything, and reads the table once, through the core's one read path
 //! ([`Database::read_rows`]), with only the key ranges, cells and versions the plan needs.
 
+pub mod approx;
 pub mod ast;
 pub mod calendar;
 pub mod errors;
 pub mod eval;
 pub mod exec;
 pub mod functions;
+pub mod hll;
 pub mod lex;
 pub mod parse;
 pub mod plan;

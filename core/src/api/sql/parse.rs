@@ -831,13 +831,21 @@ impl Parser<'_> {
             _ => {}
         }
         if matches!(self.peek(), Tok::Sym("("))
-            || (upper == "SAFE" && matches!(self.peek(), Tok::Sym(".")))
+            || (matches!(upper.as_str(), "SAFE" | "HLL_COUNT")
+                && matches!(self.peek(), Tok::Sym(".")))
         {
             let mut name = upper.clone();
-            // `SAFE.FUNC(...)` and dotted names such as `HLL_COUNT.EXTRACT`.
+            // `SAFE.FUNC(...)` and dotted names such as `HLL_COUNT.EXTRACT` (whose last part
+            // may be a reserved word: EXTRACT).
             while self.sym(".") {
-                let part = self.name()?.to_ascii_uppercase();
-                name = format!("{name}.{part}");
+                let part = match self.bump() {
+                    Tok::Word(w) | Tok::Quoted(w) => w,
+                    _ => {
+                        self.at = self.at.saturating_sub(1);
+                        return Err(self.err(format!("expected a name but found {}", self.found())));
+                    }
+                };
+                name = format!("{name}.{}", part.to_ascii_uppercase());
             }
             self.expect_sym("(")?;
             if upper == "IF" || upper == "IN" {

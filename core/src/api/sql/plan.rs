@@ -22,6 +22,8 @@ use super::value::{SqlType, SqlValue};
 use super::SqlColumn;
 use crate::Result;
 
+mod aggregates;
+
 /// One aggregate of an aggregate query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AggCall {
@@ -29,8 +31,9 @@ pub struct AggCall {
     pub name: String,
     /// Its argument (`None` for COUNT(*)).
     pub arg: Option<Expr>,
-    /// A second argument (STRING_AGG's separator).
-    pub extra: Option<Expr>,
+    /// The further arguments (STRING_AGG's separator, HLL_COUNT.INIT's precision,
+    /// APPROX_TOP_SUM's weight, the APPROX functions' `number`).
+    pub extra: Vec<Expr>,
     /// `DISTINCT`.
     pub distinct: bool,
 }
@@ -517,6 +520,10 @@ impl<'a> Planner<'a> {
                         }
                     }
                 }
+                // HLL_COUNT.EXTRACT(NULL): the NULL is a NULL sketch.
+                if name == "HLL_COUNT.EXTRACT" && args.len() == 1 && is_null_lit(&args[0]) {
+                    types[0] = T::Bytes;
+                }
                 match functions::result_type(name, &types) {
                     None => return Err(self.err(e.pos, format!("function not found: {name}"))),
                     Some(Err(m)) => return Err(self.err(e.pos, m)),
@@ -590,79 +597,6 @@ impl<'a> Planner<'a> {
             self.rewrite(c, aggs, groups)?;
         }
         Ok(())
-    }
-
-    fn aggregate(
-        &mut self,
-        name: &str,
-        args: &mut [Expr],
-        distinct: bool,
-        star: bool,
-        pos: usize,
-    ) -> Result<AggCall> {
-        if star && name != "COUNT" {
-            return Err(self.err(pos, format!("{name}(*) is not allowed; only COUNT(*)")));
-        }
-        for a in args.iter_mut() {
-            if contains_aggregate(a) {
-                return Err(self.err(a.pos, "aggregates cannot nest"));
-            }
-        }
-        let want = match name {
-            "STRING_AGG" => 1..=2,
-            _ if star => 0..=0,
-            _ => 1..=1,
-        };
-        if !want.contains(&args.len()) {
-            return Err(self.err(pos, format!("{name} takes {} argument(s)", want.end())));
-        }
-        let arg = args.first().cloned();
-        if let Some(a) = &arg {
-            let t = self.ty(a)?;
-            let ok = match name {
-                "SUM" | "AVG" => t.is_numeric(),
-                "MIN" | "MAX" => t.is_orderable(),
-                "COUNTIF" | "LOGICAL_AND" | "LOGICAL_OR" => t == SqlType::Bool,
-                "BIT_AND" | "BIT_OR" | "BIT_XOR" => t == SqlType::Int64,
-                "STRING_AGG" => matches!(t, SqlType::String | SqlType::Bytes),
-                "ARRAY_AGG" => !matches!(t, SqlType::Array(_)),
-                _ => true,
-            };
-            if !ok || (distinct && !t.is_groupable()) {
-                return Err(self.err(a.pos, format!("no matching signature for {name}({t})")));
-            }
-        }
-        let extra = args.get(1).cloned();
-        if let Some(x) = &extra {
-            self.ty(x)?;
-        }
-        Ok(AggCall {
-            name: name.to_string(),
-            arg,
-            extra,
-            distinct,
-        })
-    }
-
-    fn agg_type(&mut self, call: &AggCall) -> Result<SqlType> {
-        let t = match &call.arg {
-            Some(a) => self.ty(a)?,
-            None => SqlType::Int64,
-        };
-        Ok(match call.name.as_str() {
-            "COUNT" | "COUNTIF" => SqlType::Int64,
-            "SUM" => {
-                if t == SqlType::Int64 {
-                    SqlType::Int64
-                } else {
-                    SqlType::Float64
-                }
-            }
-            "AVG" => SqlType::Float64,
-            "ARRAY_AGG" => SqlType::array(t),
-            "LOGICAL_AND" | "LOGICAL_OR" => SqlType::Bool,
-            _ => t,
-        })
     }
 
     /// Plans a parsed query; `families` is the table's schema (in creation order).
@@ -954,7 +888,7 @@ impl<'a> Planner<'a> {
             exprs.extend(agg.groups.iter_mut());
             for a in &mut agg.aggs {
                 exprs.extend(a.arg.as_mut());
-                exprs.extend(a.extra.as_mut());
+                exprs.extend(a.extra.iter_mut());
             }
         }
         for e in exprs {

@@ -43,6 +43,13 @@ pub const AGGREGATES: &[&str] = &[
     "BIT_AND",
     "BIT_OR",
     "BIT_XOR",
+    "HLL_COUNT.INIT",
+    "HLL_COUNT.MERGE",
+    "HLL_COUNT.MERGE_PARTIAL",
+    "APPROX_COUNT_DISTINCT",
+    "APPROX_QUANTILES",
+    "APPROX_TOP_COUNT",
+    "APPROX_TOP_SUM",
 ];
 
 /// Whether `name` is an aggregate function.
@@ -205,6 +212,11 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         _ if json::NAMES.contains(&name) => json::result_type(name, args),
         "TO_JSON_STRING" => to_json::result_type(args),
         "BIT_COUNT" => bits::result_type(args),
+        "HLL_COUNT.EXTRACT" => match args {
+            [T::Bytes] => Ok(T::Int64),
+            [t] => Err(format!("HLL_COUNT.EXTRACT takes BYTES, got {t}")),
+            _ => arity(1, 1, T::Int64),
+        },
         _ => return None,
     })
 }
@@ -226,6 +238,9 @@ pub fn apply(name: &str, values: &[SqlValue]) -> Result<SqlValue> {
     }
     if let Some(v) = time::call(name, values)? {
         return Ok(v);
+    }
+    if let ("HLL_COUNT.EXTRACT", [v]) = (name, values) {
+        return super::approx::extract(v);
     }
     for family in [hash::call, json::call, to_json::call, bits::call] {
         if let Some(v) = family(name, values)? {

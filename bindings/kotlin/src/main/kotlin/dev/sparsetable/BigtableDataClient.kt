@@ -313,6 +313,13 @@ class BigtableDataClient private constructor(
     }
 
     /**
+     * [executeQuery] on the client's pool: the whole [ResultSet] once the query has run (its
+     * rows are already read, so iterating it does not block). Errors complete the future
+     * exceptionally with the [ApiException] [executeQuery] throws.
+     */
+    fun executeQueryAsync(statement: Statement): CompletableFuture<ResultSet> = async { executeQuery(statement) }
+
+    /**
      * Checks [query] against the tables' schemas with parameters of [paramTypes], as Google's
      * `prepareStatement`; [PreparedStatement.bind] then sets the values. Executing it prepares
      * it again against the schema as it is then.

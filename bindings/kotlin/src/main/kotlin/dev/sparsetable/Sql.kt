@@ -127,10 +127,59 @@ sealed class SqlType {
 }
 
 /**
+ * Sets a statement's parameters, each with the type its setter names: the setters shared by
+ * [Statement.Builder] and [BoundStatement.Builder], each returning the builder itself ([B]);
+ * [build] makes the statement ([S]).
+ */
+abstract class ParamsBuilder<B : ParamsBuilder<B, S>, S : Statement> internal constructor(
+    internal val query: String,
+) {
+    internal val types = LinkedHashMap<String, SqlType>()
+    internal val values = LinkedHashMap<String, Any?>()
+
+    @Suppress("UNCHECKED_CAST")
+    private fun set(name: String, type: SqlType, value: Any?): B {
+        types[name] = type
+        values[name] = value
+        return this as B
+    }
+
+    /** Sets STRING parameter @[name] (null is NULL). */
+    fun setStringParam(name: String, value: String?): B = set(name, SqlType.string(), value)
+
+    /** Sets BYTES parameter @[name]. */
+    fun setBytesParam(name: String, value: ByteArray?): B = set(name, SqlType.bytes(), value)
+
+    /** Sets INT64 parameter @[name]. */
+    fun setLongParam(name: String, value: Long?): B = set(name, SqlType.int64(), value)
+
+    /** Sets FLOAT32 parameter @[name]. */
+    fun setFloatParam(name: String, value: Float?): B = set(name, SqlType.float32(), value)
+
+    /** Sets FLOAT64 parameter @[name]. */
+    fun setDoubleParam(name: String, value: Double?): B = set(name, SqlType.float64(), value)
+
+    /** Sets BOOL parameter @[name]. */
+    fun setBooleanParam(name: String, value: Boolean?): B = set(name, SqlType.bool(), value)
+
+    /** Sets TIMESTAMP parameter @[name]. */
+    fun setTimestampParam(name: String, value: Instant?): B = set(name, SqlType.timestamp(), value)
+
+    /** Sets DATE parameter @[name]. */
+    fun setDateParam(name: String, value: LocalDate?): B = set(name, SqlType.date(), value)
+
+    /** Sets ARRAY parameter @[name] of [type]; elements are values of its element type. */
+    fun setListParam(name: String, value: List<Any?>?, type: SqlType.Array): B = set(name, type, value)
+
+    /** The statement. */
+    abstract fun build(): S
+}
+
+/**
  * A SQL query with its typed parameters, as Google's `Statement`: built with [newBuilder]
  * and run by [BigtableDataClient.executeQuery].
  */
-class Statement private constructor(
+open class Statement internal constructor(
     /** The SQL text. */
     val query: String,
     internal val types: kotlin.collections.Map<String, SqlType>,
@@ -138,44 +187,9 @@ class Statement private constructor(
     internal val prepared: PreparedStatement?,
 ) {
     /** Sets the statement's parameters, each with the type its setter names. */
-    class Builder internal constructor(private val query: String, private val prepared: PreparedStatement? = null) {
-        private val types = LinkedHashMap<String, SqlType>()
-        private val values = LinkedHashMap<String, Any?>()
-
-        private fun set(name: String, type: SqlType, value: Any?) = apply {
-            types[name] = type
-            values[name] = value
-        }
-
-        /** Sets STRING parameter @[name] (null is NULL). */
-        fun setStringParam(name: String, value: String?) = set(name, SqlType.string(), value)
-
-        /** Sets BYTES parameter @[name]. */
-        fun setBytesParam(name: String, value: ByteArray?) = set(name, SqlType.bytes(), value)
-
-        /** Sets INT64 parameter @[name]. */
-        fun setLongParam(name: String, value: Long?) = set(name, SqlType.int64(), value)
-
-        /** Sets FLOAT32 parameter @[name]. */
-        fun setFloatParam(name: String, value: Float?) = set(name, SqlType.float32(), value)
-
-        /** Sets FLOAT64 parameter @[name]. */
-        fun setDoubleParam(name: String, value: Double?) = set(name, SqlType.float64(), value)
-
-        /** Sets BOOL parameter @[name]. */
-        fun setBooleanParam(name: String, value: Boolean?) = set(name, SqlType.bool(), value)
-
-        /** Sets TIMESTAMP parameter @[name]. */
-        fun setTimestampParam(name: String, value: Instant?) = set(name, SqlType.timestamp(), value)
-
-        /** Sets DATE parameter @[name]. */
-        fun setDateParam(name: String, value: LocalDate?) = set(name, SqlType.date(), value)
-
-        /** Sets ARRAY parameter @[name] of [type]; elements are values of its element type. */
-        fun setListParam(name: String, value: List<Any?>?, type: SqlType.Array) = set(name, type, value)
-
+    class Builder internal constructor(query: String) : ParamsBuilder<Builder, Statement>(query) {
         /** The statement. */
-        fun build(): Statement = Statement(query, LinkedHashMap(types), LinkedHashMap(values), prepared)
+        override fun build(): Statement = Statement(query, LinkedHashMap(types), LinkedHashMap(values), null)
     }
 
     /** Builders and shortcuts, named as Google's. */
@@ -185,6 +199,29 @@ class Statement private constructor(
 
         /** A statement of [query] without parameters. */
         @JvmStatic fun of(query: String): Statement = Builder(query).build()
+    }
+}
+
+/**
+ * A [PreparedStatement] with its parameters' values, as Google's `BoundStatement`: made by
+ * `preparedStatement.bind().setStringParam(...).build()` and run by
+ * [BigtableDataClient.executeQuery] or [BigtableDataClient.executeQueryAsync]. It must set
+ * exactly the parameters the statement was prepared with, with those types (checked when it
+ * runs: INVALID_ARGUMENT otherwise).
+ */
+class BoundStatement internal constructor(
+    /** The statement it binds. */
+    val preparedStatement: PreparedStatement,
+    types: kotlin.collections.Map<String, SqlType>,
+    values: kotlin.collections.Map<String, Any?>,
+) : Statement(preparedStatement.query, types, values, preparedStatement) {
+    /** Sets the bound statement's parameters, each with the type its setter names. */
+    class Builder internal constructor(
+        private val preparedStatement: PreparedStatement,
+    ) : ParamsBuilder<Builder, BoundStatement>(preparedStatement.query) {
+        /** The bound statement. */
+        override fun build(): BoundStatement =
+            BoundStatement(preparedStatement, LinkedHashMap(types), LinkedHashMap(values))
     }
 }
 
@@ -200,8 +237,8 @@ class PreparedStatement internal constructor(
     /** The result's columns. */
     val resultSetMetadata: ResultSetMetadata,
 ) {
-    /** A builder of a statement of this query; set exactly the declared parameters. */
-    fun bind(): Statement.Builder = Statement.Builder(query, this)
+    /** A builder of a [BoundStatement] of this query; set exactly the declared parameters. */
+    fun bind(): BoundStatement.Builder = BoundStatement.Builder(this)
 }
 
 /** One result column: its name and type, as Google's `ColumnMetadata`. */

@@ -72,6 +72,29 @@ class SqlApiTest {
     }
 
     @Test
+    fun `bind builds a BoundStatement, and executeQueryAsync runs one on the client's pool`() = withClient { client ->
+        val prepared = client.prepareStatement("SELECT _key, @n * 2 AS n FROM t WHERE _key >= @k", mapOf("k" to SqlType.string(), "n" to SqlType.int64()))
+        val bound: BoundStatement = prepared.bind().setStringParam("k", "r2").setLongParam("n", 21L).build()
+        assertTrue(bound.preparedStatement === prepared)
+        assertEquals(prepared.query, bound.query)
+        client.executeQueryAsync(bound).get().use { rs ->
+            assertTrue(rs.next())
+            assertEquals("r2", rs.getBytes("_key").decodeToString())
+            assertEquals(42L, rs.getLong("n"))
+            assertFalse(rs.next())
+        }
+        // A Statement runs asynchronously too; errors complete the future with the ApiException.
+        client.executeQueryAsync(Statement.of("SELECT HLL_COUNT.EXTRACT(HLL_COUNT.INIT(_key)) AS n FROM t")).get().use { rs ->
+            assertTrue(rs.next())
+            assertEquals(2L, rs.getLong("n"))
+        }
+        val missing = assertFailsWith<java.util.concurrent.ExecutionException> { client.executeQueryAsync(prepared.bind().setStringParam("k", "r1").build()).get() }
+        assertTrue(missing.cause is InvalidArgumentException, missing.cause.toString())
+        val running = assertFailsWith<java.util.concurrent.ExecutionException> { client.executeQueryAsync(Statement.of("SELECT 1 / 0 AS x")).get() }
+        assertTrue(running.cause is OutOfRangeException, running.cause.toString())
+    }
+
+    @Test
     fun `errors are the engine's, with their codes`() = withClient { client ->
         val e = assertFailsWith<InvalidArgumentException> { client.executeQuery(Statement.of("SELEC 1")) }
         assertTrue(e.message!!.contains("1:1"), e.message)

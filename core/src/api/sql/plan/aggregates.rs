@@ -1,0 +1,143 @@
+//! The planner's aggregate calls: which arguments each aggregate takes (the general ones and
+//! the approximate ones, HLL_COUNT's included) and the type it returns. Arguments are checked
+//! here at prepare time (types, and a literal precision or `number` in range); values that
+//! arrive as parameters are checked when the query runs ([`crate::api::sql::approx`]).
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::{contains_aggregate, is_null_lit, AggCall, Planner};
+use crate::api::sql::parse::{Expr, ExprKind};
+use crate::api::sql::value::{SqlType, SqlValue};
+use crate::Result;
+
+impl Planner<'_> {
+    pub(super) fn aggregate(
+        &mut self,
+        name: &str,
+        args: &mut [Expr],
+        distinct: bool,
+        star: bool,
+        pos: usize,
+    ) -> Result<AggCall> {
+        if star && name != "COUNT" {
+            return Err(self.err(pos, format!("{name}(*) is not allowed; only COUNT(*)")));
+        }
+        for a in args.iter_mut() {
+            if contains_aggregate(a) {
+                return Err(self.err(a.pos, "aggregates cannot nest"));
+            }
+        }
+        let want = match name {
+            "STRING_AGG" | "HLL_COUNT.INIT" => 1..=2,
+            "APPROX_QUANTILES" | "APPROX_TOP_COUNT" => 2..=2,
+            "APPROX_TOP_SUM" => 3..=3,
+            _ if star => 0..=0,
+            _ => 1..=1,
+        };
+        if !want.contains(&args.len()) {
+            return Err(self.err(pos, format!("{name} takes {} argument(s)", want.end())));
+        }
+        let arg = args.first().cloned();
+        if let Some(a) = &arg {
+            let t = self.ty(a)?;
+            let ok = match name {
+                "SUM" | "AVG" => t.is_numeric(),
+                "MIN" | "MAX" | "APPROX_QUANTILES" => t.is_orderable(),
+                "COUNTIF" | "LOGICAL_AND" | "LOGICAL_OR" => t == SqlType::Bool,
+                "BIT_AND" | "BIT_OR" | "BIT_XOR" => t == SqlType::Int64,
+                "STRING_AGG" => matches!(t, SqlType::String | SqlType::Bytes),
+                "ARRAY_AGG" => !matches!(t, SqlType::Array(_)),
+                "HLL_COUNT.INIT" => {
+                    matches!(t, SqlType::Int64 | SqlType::String | SqlType::Bytes)
+                }
+                "HLL_COUNT.MERGE" | "HLL_COUNT.MERGE_PARTIAL" => {
+                    t == SqlType::Bytes || is_null_lit(a)
+                }
+                "APPROX_COUNT_DISTINCT" => {
+                    t.is_groupable() && !matches!(t, SqlType::Array(_) | SqlType::Struct(_))
+                }
+                "APPROX_TOP_COUNT" | "APPROX_TOP_SUM" => t.is_groupable(),
+                _ => true,
+            };
+            if !ok || (distinct && !t.is_groupable()) {
+                return Err(self.err(a.pos, format!("no matching signature for {name}({t})")));
+            }
+        }
+        let extra: Vec<Expr> = args.iter().skip(1).cloned().collect();
+        for (i, x) in extra.iter().enumerate() {
+            let t = self.ty(x)?;
+            let literal = match &x.kind {
+                ExprKind::Lit(SqlValue::Int64(n), _) => Some(*n),
+                _ => None,
+            };
+            let problem: Option<String> = match (name, i) {
+                ("HLL_COUNT.INIT", _) if t != SqlType::Int64 => {
+                    Some("HLL_COUNT.INIT's precision is an INT64".into())
+                }
+                ("HLL_COUNT.INIT", _) => {
+                    literal.and_then(|p| crate::api::sql::hll::check_precision(p).err())
+                }
+                ("APPROX_TOP_SUM", 0) => (!t.is_numeric())
+                    .then(|| format!("APPROX_TOP_SUM's weight is a number, got {t}")),
+                ("APPROX_QUANTILES" | "APPROX_TOP_COUNT" | "APPROX_TOP_SUM", _) => {
+                    (t != SqlType::Int64 || literal.is_some_and(|n| n < 1))
+                        .then(|| format!("{name}'s number is a positive INT64"))
+                }
+                _ => None,
+            };
+            if let Some(m) = problem {
+                return Err(self.err(x.pos, m));
+            }
+        }
+        Ok(AggCall {
+            name: name.to_string(),
+            arg,
+            extra,
+            distinct,
+        })
+    }
+
+    pub(super) fn agg_type(&mut self, call: &AggCall) -> Result<SqlType> {
+        let t = match &call.arg {
+            Some(a) => self.ty(a)?,
+            None => SqlType::Int64,
+        };
+        Ok(match call.name.as_str() {
+            "COUNT" | "COUNTIF" => SqlType::Int64,
+            "SUM" => {
+                if t == SqlType::Int64 {
+                    SqlType::Int64
+                } else {
+                    SqlType::Float64
+                }
+            }
+            "AVG" => SqlType::Float64,
+            "ARRAY_AGG" | "APPROX_QUANTILES" => SqlType::array(t),
+            "HLL_COUNT.INIT" | "HLL_COUNT.MERGE_PARTIAL" => SqlType::Bytes,
+            "HLL_COUNT.MERGE" | "APPROX_COUNT_DISTINCT" => SqlType::Int64,
+            "APPROX_TOP_COUNT" => SqlType::array(SqlType::Struct(alloc::vec![
+                ("value".into(), t),
+                ("count".into(), SqlType::Int64)
+            ])),
+            "APPROX_TOP_SUM" => {
+                let w = match call.extra.first() {
+                    Some(w) => self.ty(w)?,
+                    None => SqlType::Int64,
+                };
+                let sum = if w == SqlType::Int64 {
+                    SqlType::Int64
+                } else {
+                    SqlType::Float64
+                };
+                SqlType::array(SqlType::Struct(alloc::vec![
+                    ("value".into(), t),
+                    ("sum".into(), sum)
+                ]))
+            }
+            "LOGICAL_AND" | "LOGICAL_OR" => SqlType::Bool,
+            _ => t,
+        })
+    }
+}
