@@ -185,6 +185,12 @@ impl<'a> Decoder<'a> {
         self.pos
     }
 
+    /// The input from offset `start` up to the current position (empty if `start` is past
+    /// it): the encoding of what was decoded since then.
+    pub fn consumed_since(&self, start: usize) -> &'a [u8] {
+        self.input.get(start..self.pos).unwrap_or_default()
+    }
+
     /// Bytes not yet consumed.
     pub fn remaining(&self) -> usize {
         self.input.len().saturating_sub(self.pos)
@@ -279,6 +285,14 @@ impl<'a> Decoder<'a> {
 
     /// Reads a canonical LEB128 varint of at most `max_bits` significant bits.
     fn varint(&mut self, max_bits: u32, what: &str) -> Result<u64> {
+        // Most varints (lengths, counts, tags' neighbours) are one byte: a byte without the
+        // continuation bit is always canonical and fits every width read here (>= 7 bits).
+        if let Some(&byte) = self.input.get(self.pos) {
+            if byte < 0x80 && max_bits >= 7 {
+                self.pos += 1;
+                return Ok(u64::from(byte));
+            }
+        }
         let start = self.pos;
         let mut value: u64 = 0;
         let mut shift: u32 = 0;
@@ -409,10 +423,18 @@ impl<'a> Decoder<'a> {
     /// # Errors
     /// As [`Decoder::bytes`], plus `DataLoss` if the bytes are not UTF-8.
     pub fn string(&mut self, what: &str) -> Result<String> {
+        self.str(what).map(String::from)
+    }
+
+    /// Reads a length-prefixed UTF-8 string, borrowed from the input.
+    ///
+    /// # Errors
+    /// As [`Decoder::string`].
+    pub fn str(&mut self, what: &str) -> Result<&'a str> {
         let start = self.pos;
         let bytes = self.bytes(what)?;
         match core::str::from_utf8(bytes) {
-            Ok(s) => Ok(String::from(s)),
+            Ok(s) => Ok(s),
             Err(e) => {
                 self.pos = start;
                 Err(self.error(format_args!("{what}: invalid UTF-8 ({e})")))

@@ -172,37 +172,156 @@ impl Encode for Mutation {
 
 impl Decode for Mutation {
     fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
+        MutationRef::decode_from(d).map(|m| m.to_mutation())
+    }
+}
+
+/// A decoded [`Mutation`] whose strings and bytes still point into the encoding: what
+/// validating a commit log record needs, without an allocation per field. The one decoder
+/// of the mutation encoding ([`Mutation`]'s own decodes through it), so both accept and
+/// reject exactly the same bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MutationRef<'a> {
+    /// [`Mutation::SetCell`].
+    SetCell {
+        /// Column family.
+        family: &'a str,
+        /// Column qualifier.
+        qualifier: &'a [u8],
+        /// Microseconds.
+        timestamp_micros: i64,
+        /// The value.
+        value: &'a [u8],
+    },
+    /// [`Mutation::AddToCell`].
+    AddToCell {
+        /// Column family.
+        family: &'a str,
+        /// Column qualifier.
+        qualifier: &'a [u8],
+        /// Microseconds.
+        timestamp_micros: i64,
+        /// The input to merge.
+        input: i64,
+    },
+    /// [`Mutation::MergeToCell`].
+    MergeToCell {
+        /// Column family.
+        family: &'a str,
+        /// Column qualifier.
+        qualifier: &'a [u8],
+        /// Microseconds.
+        timestamp_micros: i64,
+        /// The state to merge.
+        state: &'a [u8],
+    },
+    /// [`Mutation::DeleteFromColumn`].
+    DeleteFromColumn {
+        /// Column family.
+        family: &'a str,
+        /// Column qualifier.
+        qualifier: &'a [u8],
+        /// The range of timestamps deleted.
+        time_range: TimestampRange,
+    },
+    /// [`Mutation::DeleteFromFamily`].
+    DeleteFromFamily {
+        /// Column family.
+        family: &'a str,
+    },
+    /// [`Mutation::DeleteFromRow`].
+    DeleteFromRow,
+}
+
+impl<'a> MutationRef<'a> {
+    /// Reads one mutation (the grammar of docs/format/commit_log.md, "mutation").
+    ///
+    /// # Errors
+    /// `DataLoss` on malformed input.
+    pub fn decode_from(d: &mut Decoder<'a>) -> Result<Self> {
         use mutation_tag::*;
         Ok(match d.tag("mutation tag")? {
-            SET_CELL => Mutation::SetCell {
-                family: d.string("set_cell.family")?,
-                qualifier: d.byte_vec("set_cell.qualifier")?,
+            SET_CELL => MutationRef::SetCell {
+                family: d.str("set_cell.family")?,
+                qualifier: d.bytes("set_cell.qualifier")?,
                 timestamp_micros: d.varint_i64("set_cell.timestamp_micros")?,
-                value: d.byte_vec("set_cell.value")?,
+                value: d.bytes("set_cell.value")?,
             },
-            ADD_TO_CELL => Mutation::AddToCell {
-                family: d.string("add_to_cell.family")?,
-                qualifier: d.byte_vec("add_to_cell.qualifier")?,
+            ADD_TO_CELL => MutationRef::AddToCell {
+                family: d.str("add_to_cell.family")?,
+                qualifier: d.bytes("add_to_cell.qualifier")?,
                 timestamp_micros: d.varint_i64("add_to_cell.timestamp_micros")?,
                 input: d.varint_i64("add_to_cell.input")?,
             },
-            MERGE_TO_CELL => Mutation::MergeToCell {
-                family: d.string("merge_to_cell.family")?,
-                qualifier: d.byte_vec("merge_to_cell.qualifier")?,
+            MERGE_TO_CELL => MutationRef::MergeToCell {
+                family: d.str("merge_to_cell.family")?,
+                qualifier: d.bytes("merge_to_cell.qualifier")?,
                 timestamp_micros: d.varint_i64("merge_to_cell.timestamp_micros")?,
-                state: d.byte_vec("merge_to_cell.state")?,
+                state: d.bytes("merge_to_cell.state")?,
             },
-            DELETE_FROM_COLUMN => Mutation::DeleteFromColumn {
-                family: d.string("delete_from_column.family")?,
-                qualifier: d.byte_vec("delete_from_column.qualifier")?,
+            DELETE_FROM_COLUMN => MutationRef::DeleteFromColumn {
+                family: d.str("delete_from_column.family")?,
+                qualifier: d.bytes("delete_from_column.qualifier")?,
                 time_range: TimestampRange::decode_from(d)?,
             },
-            DELETE_FROM_FAMILY => Mutation::DeleteFromFamily {
-                family: d.string("delete_from_family.family")?,
+            DELETE_FROM_FAMILY => MutationRef::DeleteFromFamily {
+                family: d.str("delete_from_family.family")?,
             },
-            DELETE_FROM_ROW => Mutation::DeleteFromRow,
+            DELETE_FROM_ROW => MutationRef::DeleteFromRow,
             tag => return Err(d.unknown_tag(tag, "mutation")),
         })
+    }
+
+    /// The owned mutation (each field copied once).
+    pub fn to_mutation(&self) -> Mutation {
+        match *self {
+            MutationRef::SetCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                value,
+            } => Mutation::SetCell {
+                family: family.into(),
+                qualifier: qualifier.to_vec(),
+                timestamp_micros,
+                value: value.to_vec(),
+            },
+            MutationRef::AddToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input,
+            } => Mutation::AddToCell {
+                family: family.into(),
+                qualifier: qualifier.to_vec(),
+                timestamp_micros,
+                input,
+            },
+            MutationRef::MergeToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                state,
+            } => Mutation::MergeToCell {
+                family: family.into(),
+                qualifier: qualifier.to_vec(),
+                timestamp_micros,
+                state: state.to_vec(),
+            },
+            MutationRef::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } => Mutation::DeleteFromColumn {
+                family: family.into(),
+                qualifier: qualifier.to_vec(),
+                time_range,
+            },
+            MutationRef::DeleteFromFamily { family } => Mutation::DeleteFromFamily {
+                family: family.into(),
+            },
+            MutationRef::DeleteFromRow => Mutation::DeleteFromRow,
+        }
     }
 }
 

@@ -21,15 +21,13 @@
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
-use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::codec::encoding::{
-    data_loss, put_bytes, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode,
-    CRC32C,
+    put_bytes, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode, CRC32C,
 };
 use crate::model::mutation::Mutation;
-use crate::platform::storage::{RandomAccessFile, WritableFile};
+use crate::platform::storage::WritableFile;
 use crate::{Code, Error, Result};
 
 /// Bytes in a record header: crc32c (4), payload length (4), record type (1).
@@ -140,30 +138,9 @@ fn size_hint(m: &Mutation) -> usize {
 }
 
 impl Decode for WriteBatch {
+    /// Through [`BatchView`], the one decoder of the encoding (what replay validates with).
     fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
-        let sequence = d.varint64("batch.sequence")?;
-        // An entry is at least a table length, a row key length and a mutation count.
-        let n = d.count(3, "batch.entries count")?;
-        let mut entries = Vec::with_capacity(n);
-        for _ in 0..n {
-            let table = d.string("batch.entry.table")?;
-            let row_key = d.byte_vec("batch.entry.row_key")?;
-            let m = d.count(1, "batch.entry.mutations count")?;
-            let mut mutations = Vec::with_capacity(m);
-            for _ in 0..m {
-                mutations.push(Mutation::decode_from(d)?);
-            }
-            entries.push(BatchEntry {
-                table,
-                row_key,
-                mutations,
-            });
-        }
-        Ok(WriteBatch {
-            sequence,
-            entries,
-            commit_micros: None,
-        })
+        BatchView::decode_from(d, None, &mut Vec::new()).map(|b| b.to_batch())
     }
 }
 
@@ -374,245 +351,8 @@ impl LogWriter {
     }
 }
 
-/// How a replayed log ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplayEnd {
-    /// The file ended exactly after its last record.
-    Clean,
-    /// The file ends in a damaged record that nothing valid follows (a write torn by a
-    /// crash); it was discarded. The first `valid_bytes` bytes hold every complete record.
-    TornTail {
-        /// The length of the valid prefix of the file.
-        valid_bytes: u64,
-    },
-}
-
-/// A file of bytes held in memory, for [`LogReader::from_bytes`].
-struct Bytes(Vec<u8>);
-
-impl RandomAccessFile for Bytes {
-    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
-        let range = usize::try_from(offset)
-            .ok()
-            .and_then(|start| Some(start..start.checked_add(len)?));
-        match range.and_then(|r| self.0.get(r)) {
-            Some(bytes) => Ok(bytes.to_vec()),
-            None => Err(data_loss(format!(
-                "read of {len} bytes at offset {offset} runs past the end of a {}-byte log",
-                self.0.len()
-            ))),
-        }
-    }
-    fn len(&self) -> u64 {
-        self.0.len() as u64
-    }
-}
-
-enum Step {
-    Batch(WriteBatch),
-    End(ReplayEnd),
-}
-
-/// Reads a log's batches in order: an iterator of `Result<WriteBatch>` that stops after the
-/// last complete record, or after the first error (which is always the last item).
-///
-/// After the iterator returned `None`, [`LogReader::end`] tells whether the log ended cleanly
-/// or in a torn tail.
-pub struct LogReader {
-    file: Arc<dyn RandomAccessFile>,
-    len: u64,
-    pos: u64,
-    last_sequence: Option<u64>,
-    end: Option<ReplayEnd>,
-    failed: bool,
-}
-
-impl core::fmt::Debug for LogReader {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("LogReader")
-            .field("len", &self.len)
-            .field("pos", &self.pos)
-            .field("last_sequence", &self.last_sequence)
-            .field("end", &self.end)
-            .field("failed", &self.failed)
-            .finish()
-    }
-}
-
-impl LogReader {
-    /// A reader from the start of `file`.
-    pub fn new(file: Arc<dyn RandomAccessFile>) -> Self {
-        LogReader {
-            len: file.len(),
-            file,
-            pos: 0,
-            last_sequence: None,
-            end: None,
-            failed: false,
-        }
-    }
-
-    /// A reader over a log held in memory.
-    pub fn from_bytes(bytes: Vec<u8>) -> Self {
-        Self::new(Arc::new(Bytes(bytes)))
-    }
-
-    /// The offset just past the last record returned: the length of the valid prefix so far.
-    pub fn position(&self) -> u64 {
-        self.pos
-    }
-
-    /// The sequence number of the last batch returned.
-    pub fn last_sequence(&self) -> Option<u64> {
-        self.last_sequence
-    }
-
-    /// How the log ended; `None` until the iterator is exhausted, and after an error.
-    pub fn end(&self) -> Option<ReplayEnd> {
-        self.end
-    }
-
-    fn step(&mut self) -> Result<Step> {
-        let pos = self.pos;
-        let remaining = self.len.saturating_sub(pos);
-        if remaining == 0 {
-            return Ok(Step::End(ReplayEnd::Clean));
-        }
-        if remaining < HEADER_LEN as u64 {
-            return self.damaged(format!(
-                "the file ends inside the header of the record at offset {pos}"
-            ));
-        }
-        let header = self.file.read_at(pos, HEADER_LEN)?;
-        let (crc, len) = match (header.get(0..4), header.get(4..8)) {
-            (Some(c), Some(l)) => (le32(c), le32(l)),
-            _ => return Err(Error::new(Code::Internal, "short header read")),
-        };
-        let body_len = 5 + u64::from(len);
-        if body_len > remaining - 4 {
-            return self.damaged(format!(
-                "the record at offset {pos} claims {len} payload bytes but the file ends first"
-            ));
-        }
-        // `body_len <= remaining`, which came from the file's own length: safe to allocate.
-        let body_len = usize::try_from(body_len)
-            .map_err(|_| Error::new(Code::ResourceExhausted, "log record too large"))?;
-        let body = self.file.read_at(pos + 4, body_len)?;
-        if CRC32C.checksum(&body) != crc {
-            return self.damaged(format!("checksum mismatch in the record at offset {pos}"));
-        }
-        let (record_type, payload) = match body.get(4..) {
-            Some([t, payload @ ..]) => (*t, payload),
-            _ => return Err(Error::new(Code::Internal, "short record read")),
-        };
-        // The checksum held: these bytes are what a writer wrote, so a problem from here on
-        // is not a torn write.
-        let malformed = |e: Error| {
-            data_loss(format!(
-                "record at offset {pos}: malformed write batch: {}",
-                e.message()
-            ))
-        };
-        let batch = match record_type {
-            RECORD_TYPE_BATCH => WriteBatch::from_bytes(payload).map_err(malformed)?,
-            RECORD_TYPE_TIMED_BATCH => {
-                let mut d = Decoder::new(payload);
-                let commit = d.varint_i64("batch.commit_micros").map_err(malformed)?;
-                let mut batch = WriteBatch::decode_from(&mut d).map_err(malformed)?;
-                d.finish("write batch").map_err(malformed)?;
-                batch.commit_micros = Some(commit);
-                batch
-            }
-            _ => {
-                return Err(data_loss(format!(
-                    "record at offset {pos} has unsupported type {record_type}"
-                )))
-            }
-        };
-        if let Some(last) = self.last_sequence {
-            if batch.sequence <= last {
-                return Err(data_loss(format!(
-                    "record at offset {pos}: sequence {} is not greater than the previous batch's {last}",
-                    batch.sequence
-                )));
-            }
-        }
-        self.last_sequence = Some(batch.sequence);
-        self.pos = pos + 4 + body_len as u64;
-        Ok(Step::Batch(batch))
-    }
-
-    /// The record at `self.pos` is damaged. It is a torn tail if no valid record starts
-    /// anywhere after its first byte; otherwise acknowledged data was corrupted.
-    fn damaged(&self, why: String) -> Result<Step> {
-        let pos = self.pos;
-        let tail_len = usize::try_from(self.len - pos)
-            .map_err(|_| Error::new(Code::ResourceExhausted, "log tail too large to scan"))?;
-        let tail = self.file.read_at(pos, tail_len)?;
-        match (1..tail.len()).find(|&q| tail.get(q..).is_some_and(is_valid_record)) {
-            Some(q) => Err(data_loss(format!(
-                "{why}, and a valid record follows at offset {}: the log is corrupt",
-                pos + q as u64
-            ))),
-            None => Ok(Step::End(ReplayEnd::TornTail { valid_bytes: pos })),
-        }
-    }
-}
-
-fn le32(b: &[u8]) -> u32 {
-    let mut a = [0u8; 4];
-    a.copy_from_slice(b.get(..4).unwrap_or(&[0; 4]));
-    u32::from_le_bytes(a)
-}
-
-/// Whether `bytes` starts with a complete record whose checksum holds (whatever its type).
-fn is_valid_record(bytes: &[u8]) -> bool {
-    let (Some(crc), Some(len)) = (bytes.get(0..4), bytes.get(4..8)) else {
-        return false;
-    };
-    let Ok(len) = usize::try_from(le32(len)) else {
-        return false;
-    };
-    match len
-        .checked_add(HEADER_LEN)
-        .and_then(|end| bytes.get(4..end))
-    {
-        Some(body) => CRC32C.checksum(body) == le32(crc),
-        None => false,
-    }
-}
-
-impl Iterator for LogReader {
-    type Item = Result<WriteBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.end.is_some() || self.failed {
-            return None;
-        }
-        match self.step() {
-            Ok(Step::Batch(batch)) => Some(Ok(batch)),
-            Ok(Step::End(end)) => {
-                self.end = Some(end);
-                None
-            }
-            Err(e) => {
-                self.failed = true;
-                Some(Err(e))
-            }
-        }
-    }
-}
-
-/// Reads a whole log: its batches in order and how it ended.
-///
-/// # Errors
-/// `DataLoss` if the log is corrupt anywhere but in a torn tail; the file's read errors.
-pub fn replay(file: Arc<dyn RandomAccessFile>) -> Result<(Vec<WriteBatch>, ReplayEnd)> {
-    let mut reader = LogReader::new(file);
-    let batches = reader.by_ref().collect::<Result<Vec<_>>>()?;
-    let end = reader.end.unwrap_or(ReplayEnd::Clean);
-    Ok((batches, end))
-}
+mod reader;
+pub use reader::{replay, replay_views, BatchView, EntrySpan, EntryView, LogReader, ReplayEnd};
 
 #[cfg(test)]
 mod tests {

@@ -72,6 +72,17 @@ pub trait RandomAccessFile: Send + Sync {
     /// # Errors
     /// `DataLoss` if the range runs past the end of the file; `Unavailable` on I/O failure.
     fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>>;
+    /// Reads exactly `len` bytes at `offset` into `buf`, replacing what it held. A file
+    /// that can reuses `buf`'s allocation (a reader of many large chunks, like the commit
+    /// log's, then allocates and clears memory once, not per chunk); by default it is
+    /// [`RandomAccessFile::read_at`]. After an error `buf` holds unspecified bytes.
+    ///
+    /// # Errors
+    /// As [`RandomAccessFile::read_at`].
+    fn read_at_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+        *buf = self.read_at(offset, len)?;
+        Ok(())
+    }
     /// The file's length in bytes.
     fn len(&self) -> u64;
     /// Whether the file is empty.
@@ -440,6 +451,20 @@ mod file {
                 .read_exact_at(&mut buf, offset)
                 .map_err(|e| io("read", e))?;
             Ok(buf)
+        }
+        fn read_at_into(&self, offset: u64, len: usize, buf: &mut Vec<u8>) -> Result<()> {
+            if offset
+                .checked_add(len as u64)
+                .is_none_or(|end| end > self.len)
+            {
+                return Err(past_end(offset, len, self.len));
+            }
+            // Zero-fills only bytes beyond the buffer's previous length: a reader that asks
+            // for same-sized chunks clears its memory once.
+            buf.resize(len, 0);
+            self.file
+                .read_exact_at(buf, offset)
+                .map_err(|e| io("read", e))
         }
         fn len(&self) -> u64 {
             self.len

@@ -14,7 +14,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Backup, BackupInfo, Database};
-use crate::durability::commit_log::{replay, LogWriter, WriteBatch};
+use crate::durability::commit_log::{replay_views, BatchView, LogWriter};
 use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
 use crate::lsm::sstable::SstableOptions;
@@ -174,6 +174,9 @@ impl Database {
             Err(e) if e.code() == Code::NotFound => 0,
             Err(e) => return Err(e),
         };
+        // Whether any table keeps a change log: if none does (the usual case), replay
+        // never walks a batch for it.
+        let streams = db.tables.values().any(|t| t.change_log.is_some());
         for &n in &state.log_files {
             let name = log_file_name(n);
             let file = storage.open(&name).map_err(|e| {
@@ -182,14 +185,26 @@ impl Database {
                     format!("commit log {name} named by the manifest: {}", e.message()),
                 )
             })?;
-            let (batches, _end) = replay(file)
-                .map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
-            for batch in &batches {
-                if batch.sequence > changes_through {
-                    db.log_replayed_changes(batch, now)?;
+            // Each batch is applied as it is read, straight from the reader's buffer: a log
+            // of hundreds of megabytes is never held decoded, and rows the runs already
+            // hold are never copied. A corrupt record fails the open after the batches
+            // before it were applied to memtables that are then dropped: nothing reaches
+            // storage before the checkpoint below.
+            let mut apply_error = None;
+            let read = replay_views(file, |batch| {
+                if streams && batch.sequence > changes_through {
+                    if let Err(e) = db.log_replayed_changes(batch, now) {
+                        apply_error = Some(e);
+                        return Err(Error::new(Code::Aborted, "replay stopped"));
+                    }
                 }
                 db.replay_batch(batch, now);
+                Ok(())
+            });
+            if let Some(e) = apply_error {
+                return Err(e);
             }
+            read.map_err(|e| Error::new(e.code(), format!("{name}: {}", e.message())))?;
         }
         // A log to write to; the checkpoint below makes it the only one.
         let log_number = store.allocate();
@@ -252,25 +267,24 @@ impl Database {
     ///
     /// # Errors
     /// A run's error reading a deleted row (`DataLoss` for a corrupt block).
-    fn log_replayed_changes(&mut self, batch: &WriteBatch, now: i64) -> Result<()> {
+    fn log_replayed_changes(&mut self, batch: &BatchView<'_>, now: i64) -> Result<()> {
         let commit = batch.commit_micros.unwrap_or(now);
-        for entry in &batch.entries {
+        for entry in batch.entries() {
             let Some(table) = self
                 .tables
-                .get_mut(&entry.table)
+                .get_mut(entry.table)
                 .filter(|t| t.change_log.is_some())
             else {
                 continue;
             };
-            let mutations = if entry.mutations.contains(&Mutation::DeleteFromRow) {
-                row_delete_as_family_deletes(table, &entry.row_key, &entry.mutations, commit)?
-            } else {
-                entry.mutations.clone()
-            };
+            let mut mutations = entry.to_mutations();
+            if mutations.contains(&Mutation::DeleteFromRow) {
+                mutations = row_delete_as_family_deletes(table, entry.row_key, &mutations, commit)?;
+            }
             if let (Some(log), false) = (&mut table.change_log, mutations.is_empty()) {
                 log.push(
                     &[super::RowMutations {
-                        row_key: entry.row_key.clone(),
+                        row_key: entry.row_key.to_vec(),
                         mutations,
                     }],
                     commit,
@@ -314,22 +328,25 @@ impl Database {
     }
 
     /// Re-applies one logged batch, skipping rows whose tablet already holds it in runs.
-    pub(super) fn replay_batch(&mut self, batch: &WriteBatch, now: i64) {
+    /// A skipped row is never copied out of the log's buffer: after a crash most of a long
+    /// log is usually in runs already.
+    pub(super) fn replay_batch(&mut self, batch: &BatchView<'_>, now: i64) {
         let mut first = batch.sequence;
-        for entry in &batch.entries {
-            let n = entry.mutations.len() as u64;
-            if let Some(table) = self.tables.get_mut(&entry.table) {
+        for entry in batch.entries() {
+            let n = entry.len() as u64;
+            if let Some(table) = self.tables.get_mut(entry.table) {
                 let last = first + n.saturating_sub(1);
-                if last > table.flushed_sequence(&entry.row_key)
-                    && validate_row_mutations(&table.config, &entry.row_key, &entry.mutations)
-                        .is_ok()
-                {
-                    let mut seq = first - 1;
-                    // Logs hold resolved timestamps (`commit`); resolving again keeps
-                    // `Table::apply`'s requirement even for a log this engine did not write.
-                    let ts = server_timestamp(table.config.granularity, now);
-                    let mutations = resolve_server_time(&entry.mutations, ts);
-                    table.apply(&entry.row_key, &mutations, now, &mut seq);
+                if last > table.flushed_sequence(entry.row_key) {
+                    let mutations = entry.to_mutations();
+                    if validate_row_mutations(&table.config, entry.row_key, &mutations).is_ok() {
+                        let mut seq = first - 1;
+                        // Logs hold resolved timestamps (`commit`); resolving again keeps
+                        // `Table::apply`'s requirement even for a log this engine did not
+                        // write.
+                        let ts = server_timestamp(table.config.granularity, now);
+                        let mutations = resolve_server_time(&mutations, ts);
+                        table.apply(entry.row_key, &mutations, now, &mut seq);
+                    }
                 }
             }
             first += n;

@@ -99,15 +99,6 @@ pub fn finish_sketch(a: &AggCall, s: &Option<Sketch>) -> SqlValue {
     }
 }
 
-/// HLL_COUNT.EXTRACT: a sketch's estimate, 0 for NULL.
-pub fn extract(v: &SqlValue) -> Result<SqlValue> {
-    match v {
-        SqlValue::Null => Ok(SqlValue::Int64(0)),
-        SqlValue::Bytes(b) => Ok(SqlValue::Int64(Sketch::from_bytes(b)?.estimate())),
-        _ => Err(super::errors::bad("HLL_COUNT.EXTRACT takes BYTES")),
-    }
-}
-
 /// APPROX_TOP_COUNT's and APPROX_TOP_SUM's state: each value's count or summed weight.
 #[derive(Debug, Clone, Default)]
 pub struct Tally(BTreeMap<Key, SqlValue>);

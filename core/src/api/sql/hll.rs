@@ -556,6 +556,20 @@ fn tau(mut x: f64) -> f64 {
     }
 }
 
+/// HLL_COUNT.EXTRACT, the scalar: a sketch's estimate, 0 for NULL. It lives here rather than
+/// with the aggregates (`approx.rs`) because the scalar functions call it, and the aggregates
+/// import the evaluator that calls the scalar functions.
+///
+/// # Errors
+/// `InvalidArgument` for bytes that are not our sketch, or a value that is not BYTES.
+pub fn extract(v: &SqlValue) -> Result<SqlValue> {
+    match v {
+        SqlValue::Null => Ok(SqlValue::Int64(0)),
+        SqlValue::Bytes(b) => Ok(SqlValue::Int64(Sketch::from_bytes(b)?.estimate())),
+        _ => Err(bad("HLL_COUNT.EXTRACT takes BYTES")),
+    }
+}
+
 #[cfg(test)]
 #[path = "hll_tests.rs"]
 mod tests;

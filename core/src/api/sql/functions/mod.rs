@@ -240,7 +240,7 @@ pub fn apply(name: &str, values: &[SqlValue]) -> Result<SqlValue> {
         return Ok(v);
     }
     if let ("HLL_COUNT.EXTRACT", [v]) = (name, values) {
-        return super::approx::extract(v);
+        return super::hll::extract(v);
     }
     for family in [hash::call, json::call, to_json::call, bits::call] {
         if let Some(v) = family(name, values)? {
