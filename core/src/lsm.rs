@@ -10,6 +10,7 @@
 pub(crate) mod internal_key;
 pub(crate) mod memtable;
 pub(crate) mod persist;
+pub(crate) mod row_bloom;
 pub(crate) mod row_merge;
 pub(crate) mod runs;
 pub(crate) mod source;

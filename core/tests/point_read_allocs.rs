@@ -120,11 +120,11 @@ mod budget {
     pub const ROW: u64 = 5;
     /// A row held only by the memtable: one cursor.
     pub const MEMTABLE_HIT: u64 = ROW + 1;
-    /// A row held by an in-memory run: its cursor, the memtable layer's (the layer's key
-    /// range covers the row, so it is sought too), and one more for a run whose bloom
+    /// A row held by an in-memory run: its cursor, and one more for a run whose bloom
     /// filter lets the row through without holding it (deterministic for a given data set:
-    /// row 500 below meets one).
-    pub const MEMORY_RUN_HIT: u64 = ROW + 3;
+    /// row 500 below meets one). The memtable layer's key range covers the row, but its row
+    /// filter rules the row out, so it opens no cursor (it did before that filter: one more).
+    pub const MEMORY_RUN_HIT: u64 = ROW + 2;
     /// One data block read from a file: its buffer, the shared block, the block iterator's
     /// key buffer.
     pub const BLOCK: u64 = 3;

@@ -337,8 +337,8 @@ impl Source for SstableRun {
             file_number: self.meta.file_number,
         })
     }
-    fn may_contain_row(&self, row_key: &[u8]) -> bool {
-        self.table.may_contain(row_key)
+    fn may_contain_row(&self, row: &crate::lsm::source::RowProbe<'_>) -> bool {
+        self.table.may_contain_hash(row.hash)
     }
     fn key_range(&self) -> Option<(&[u8], &[u8])> {
         (self.meta.entries > 0).then_some((

@@ -30,6 +30,27 @@ pub struct RunMeta {
     pub max_sequence: u64,
 }
 
+/// A row a point read asks sources about: its key and the key's filter hash
+/// (`sstable::bloom::row_hash`), computed once for every source's filter rather than once per
+/// source (a tablet's memtable layers and several runs may each be asked).
+#[derive(Debug, Clone, Copy)]
+pub struct RowProbe<'a> {
+    /// The row key (unescaped).
+    pub key: &'a [u8],
+    /// `row_hash(key)`.
+    pub hash: u32,
+}
+
+impl<'a> RowProbe<'a> {
+    /// The probe of row `key`.
+    pub fn new(key: &'a [u8]) -> Self {
+        RowProbe {
+            key,
+            hash: crate::lsm::sstable::bloom::row_hash(key),
+        }
+    }
+}
+
 /// A sorted collection of LSM entries.
 pub trait Source: Send + Sync {
     /// Bytes of keys and values held.
@@ -45,9 +66,9 @@ pub trait Source: Send + Sync {
     /// A cursor over the entries, positioned nowhere until its first `seek` or
     /// `seek_before`.
     fn cursor(&self) -> Box<dyn SourceCursor<'_> + '_>;
-    /// False only if the source surely holds no entry of `row_key` (a bloom filter's
+    /// False only if the source surely holds no entry of `row.key` (a bloom filter's
     /// answer); a point read skips such sources. The default is always true.
-    fn may_contain_row(&self, _row_key: &[u8]) -> bool {
+    fn may_contain_row(&self, _row: &RowProbe<'_>) -> bool {
         true
     }
     /// The source's smallest and largest keys, where it knows them without a search

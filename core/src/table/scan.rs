@@ -32,7 +32,7 @@ use smallvec::SmallVec;
 use crate::lsm::internal_key::{self, row_prefix_len, KeyBuf};
 use crate::lsm::row_merge::{Feed, RowResolver, VisibleCell};
 use crate::lsm::runs::disjoint_levels;
-use crate::lsm::source::{Source, SourceCursor};
+use crate::lsm::source::{RowProbe, Source, SourceCursor};
 use crate::platform::bytes;
 use crate::{Error, Result};
 
@@ -290,6 +290,8 @@ impl<'a> TabletScan<'a> {
         let mut cursors = Cursors::new();
         let mut err = None;
         let mut ranged: Vec<Ranged<'a>> = Vec::new();
+        // The row hashed once for every source's filter (runs' and memtable layers').
+        let probe = point_row.map(RowProbe::new);
         let mut push = |mut c: Box<dyn SourceCursor<'a> + 'a>| {
             if reversed {
                 c.seek_before(upper);
@@ -314,7 +316,7 @@ impl<'a> TabletScan<'a> {
                 Some((first, last))
                     if bytes::less(last, lower)
                         || upper.is_some_and(|u| !bytes::less(first, u)) => {}
-                _ if point_row.is_some_and(|row| !s.may_contain_row(row)) => {}
+                _ if probe.as_ref().is_some_and(|row| !s.may_contain_row(row)) => {}
                 // A point read's sources all hold keys around its one row: none is
                 // disjoint from another inside the scan, so each takes its own cursor.
                 Some(_) if point_row.is_some() => push(s.cursor()),

@@ -40,6 +40,12 @@ fn filter_hash(key: &[u8]) -> u32 {
     hash(key, SEED)
 }
 
+/// The filter hash of a filter key (a row key): what [`Filter::may_contain_hash`] takes, so
+/// a point read hashes its row once for every run's filter and memtable layer's.
+pub(crate) fn row_hash(key: &[u8]) -> u32 {
+    filter_hash(key)
+}
+
 /// Collects filter-key hashes while a table is written, then lays out the filter.
 #[derive(Debug)]
 pub(crate) struct FilterBuilder {
@@ -131,11 +137,15 @@ impl Filter {
 
     /// False only if `key` was certainly never added.
     pub fn may_contain(&self, key: &[u8]) -> bool {
+        self.may_contain_hash(filter_hash(key))
+    }
+
+    /// [`may_contain`](Self::may_contain) given the key's [`row_hash`].
+    pub fn may_contain_hash(&self, mut h: u32) -> bool {
         let Filter::Bloom { bits, probes } = self else {
             return true;
         };
         let nbits = bits.len() as u64 * 8;
-        let mut h = filter_hash(key);
         let delta = h.rotate_right(17);
         for _ in 0..*probes {
             let pos = u64::from(h) % nbits;

@@ -155,6 +155,12 @@ impl Sstable {
         self.inner.filter.may_contain(filter_key)
     }
 
+    /// [`may_contain`](Self::may_contain) given the filter key's hash
+    /// (`bloom::row_hash`), computed once by a point read for all its sources.
+    pub(crate) fn may_contain_hash(&self, hash: u32) -> bool {
+        self.inner.filter.may_contain_hash(hash)
+    }
+
     /// The bytes of the data blocks (offset 0 up to the filter block): what opening does not
     /// read. The rest of the file (filter, meta, index, footer) is what it does.
     pub fn data_bytes(&self) -> u64 {
