@@ -71,12 +71,6 @@ impl Meter {
     }
 }
 
-/// The bytes of a row as the meter counts them: key, qualifiers and values.
-pub fn row_bytes(row: &sparsetable::Row) -> usize {
-    row.key.len()
-        + row
-            .cells
-            .iter()
-            .map(|c| c.qualifier.len() + c.value.len())
-            .sum::<usize>()
-}
+/// The bytes of a row as the meter counts them: key, qualifiers and values (the core's
+/// measure, the one a read batch is bounded by).
+pub use sparsetable::row_bytes;

@@ -181,6 +181,25 @@ fn expired_violation(status: &tonic::Status) -> Option<String> {
         .map(|v| v.description)
 }
 
+/// Adds an empty family `id` to table t.
+async fn add_family(server: &Server, id: &str) {
+    use admin_v2::modify_column_families_request::{modification::Mod, Modification};
+    server
+        .admin()
+        .await
+        .modify_column_families(admin_v2::ModifyColumnFamiliesRequest {
+            name: TABLE.into(),
+            modifications: vec![Modification {
+                id: id.into(),
+                r#mod: Some(Mod::Create(admin_v2::ColumnFamily::default())),
+                ..Default::default()
+            }],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prepared_queries_expire_after_an_hour_and_when_the_schema_changes() {
     use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
@@ -225,24 +244,7 @@ async fn prepared_queries_expire_after_an_hour_and_when_the_schema_changes() {
     execute(&server, &fresh.prepared_query, &[], &[])
         .await
         .unwrap();
-    server
-        .admin()
-        .await
-        .modify_column_families(admin_v2::ModifyColumnFamiliesRequest {
-            name: TABLE.into(),
-            modifications: vec![admin_v2::modify_column_families_request::Modification {
-                id: "extra".into(),
-                r#mod: Some(
-                    admin_v2::modify_column_families_request::modification::Mod::Create(
-                        admin_v2::ColumnFamily::default(),
-                    ),
-                ),
-                ..Default::default()
-            }],
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    add_family(&server, "extra").await;
     let err = execute(&server, &fresh.prepared_query, &[], &[])
         .await
         .unwrap_err();
@@ -250,24 +252,7 @@ async fn prepared_queries_expire_after_an_hour_and_when_the_schema_changes() {
     assert!(expired_violation(&err).unwrap().contains("changed"));
     // A query whose columns the change does not touch is still good.
     let keys = prepare(&server, "SELECT _key FROM t", &[]).await.unwrap();
-    server
-        .admin()
-        .await
-        .modify_column_families(admin_v2::ModifyColumnFamiliesRequest {
-            name: TABLE.into(),
-            modifications: vec![admin_v2::modify_column_families_request::Modification {
-                id: "more".into(),
-                r#mod: Some(
-                    admin_v2::modify_column_families_request::modification::Mod::Create(
-                        admin_v2::ColumnFamily::default(),
-                    ),
-                ),
-                ..Default::default()
-            }],
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    add_family(&server, "more").await;
     execute(&server, &keys.prepared_query, &[], &[])
         .await
         .unwrap();
