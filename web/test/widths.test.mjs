@@ -204,6 +204,14 @@ for (const width of WIDTHS) {
           .map((r) => `${r.key}: drawn ${Math.round(r.left)}..${Math.round(r.right)} of ${Math.round(r.full.left)}..${Math.round(r.full.right)}`);
       }, VISIBLE_RECT);
       expectNone(clipped, "every Delete button in view is whole");
+      // The table's actions: "Delete table" on one line beside the GC controls (at 1024 px it
+      // used to wrap into a two-line box), the controls clear of the panel's edge.
+      const delTable = await page.getByTestId("delete-table").boundingBox();
+      const collect = await page.getByTestId("collect-now").boundingBox();
+      assert.ok(delTable.height <= collect.height + 2, `"Delete table" on one line: ${delTable.height} px high`);
+      const panelLeft = (await page.locator("section.panel.data").boundingBox()).x;
+      const modeLeft = (await page.getByTestId("gc-controls").boundingBox()).x;
+      assert.ok(modeLeft - panelLeft >= 8, `the GC controls ${modeLeft - panelLeft} px from the panel's edge`);
 
       // The counters: int64 in the grid, as the drawer decodes them; the header toggles raw.
       const visits = page.locator("[data-testid=cell][data-column='cf:visits'] [data-testid=cell-value]");
@@ -253,6 +261,25 @@ for (const width of WIDTHS) {
       assert.ok(Math.max(...sizes) >= 20, `a lane of tens of tablets: ${sizes}`);
       await lanes.first().scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(OUT, `lesson-lanes-${width}.png`) });
+      // The Key Visualizer's key labels beside each lane's heatmap: none printed over another
+      // (with small cells a label per row overlapped its neighbours').
+      const heatOverlaps = await page.getByTestId("lab").locator("svg .heat-label").evaluateAll((els) => {
+        const byLane = new Map();
+        for (const el of els) {
+          const svg = el.ownerSVGElement;
+          if (!byLane.has(svg)) byLane.set(svg, []);
+          byLane.get(svg).push(el.getBoundingClientRect());
+        }
+        const out = [];
+        for (const boxes of byLane.values()) {
+          boxes.sort((a, b) => a.top - b.top);
+          for (let i = 1; i < boxes.length; i++) {
+            if (boxes[i].top < boxes[i - 1].bottom - 0.5) out.push(`${boxes[i - 1].bottom.toFixed(1)} > ${boxes[i].top.toFixed(1)}`);
+          }
+        }
+        return out.slice(0, 3);
+      });
+      expectNone(heatOverlaps, "heatmap key labels apart");
       let lessonCounts = 0;
       for (let i = 0; i < sizes.length; i++) {
         const at = await laneFindings(lanes.nth(i));

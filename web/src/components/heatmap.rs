@@ -103,7 +103,11 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
     let height = cells_h + if axis { AXIS_H } else { 0 };
     // A label every `every` columns, at least 64 px apart.
     let every = 64u32.div_ceil(cell).max(1) as usize;
-    let labels = outline_labels(&h.rows);
+    // A key label every `row_every` rows, at least 10 px apart (the labels are 9 px high):
+    // with small cells every row's label would print over its neighbours'. The outline
+    // (a label shows only what differs from the one above) is over the labelled rows.
+    let row_every = 10u32.div_ceil(cell).max(1) as usize;
+    let labels = outline_labels(h.rows.iter().step_by(row_every));
     let hot_rows = h.rows.iter().filter(|r| r.hot).count();
     let mut paths = vec![String::new(); LEVELS as usize + 1];
     for (ri, row) in h.rows.iter().enumerate() {
@@ -221,7 +225,7 @@ pub fn heatmap_view(props: &HeatmapProps) -> Html {
             } else {
                 <svg width={width.to_string()} height={height.to_string()} role="img" tabindex="0"
                     aria-label={format!("heatmap of {}: {keys_hint}", lane.table)} {onmousemove} {onclick} {onkeydown} ref={svg_ref}>
-                    { for labels.iter().zip(&h.rows).enumerate().map(|(ri, (label, row))| html! {
+                    { for labels.iter().zip(h.rows.iter().enumerate().step_by(row_every)).map(|(label, (ri, row))| html! {
                         <text x="0" y={(ri as u32 * cell + cell - 3).to_string()} class={classes!("heat-label", row.hot.then_some("hot"))}>{ label.clone() }</text>
                     }) }
                     { for paths.into_iter().enumerate().filter(|(_, d)| !d.is_empty()).map(|(l, d)| html! {

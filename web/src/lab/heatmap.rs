@@ -232,7 +232,7 @@ pub fn tablet_of<'a>(tablets: &'a [TabletInfo], key: &[u8]) -> Option<&'a Tablet
 
 /// The labels to print beside each row: a level is shown only where it differs from the row
 /// above (the hierarchy reads like an outline, as Key Visualizer's does).
-pub fn outline_labels(rows: &[HeatRow]) -> Vec<String> {
+pub fn outline_labels<'a>(rows: impl IntoIterator<Item = &'a HeatRow>) -> Vec<String> {
     let mut out = Vec::new();
     let mut prev: &[String] = &[];
     for r in rows {
