@@ -33,6 +33,7 @@ use sparsetable::api::sql::{self, PreparedQuery, SqlType, SqlValue};
 use sparsetable::codec::encoding::Crc32cDigest;
 use sparsetable::{Error, Result, SharedDatabase};
 
+use crate::convert::timestamp_to_proto;
 use crate::names::InstanceName;
 use crate::stubs::v2;
 use googleapis_tonic_google_bigtable_v2::google::r#type::Date;
@@ -92,14 +93,6 @@ pub fn expired_status(message: String) -> tonic::Status {
         message,
         status.encode_to_vec().into(),
     )
-}
-
-/// `micros` since the epoch as a protobuf timestamp.
-fn timestamp(micros: i64) -> prost_types::Timestamp {
-    prost_types::Timestamp {
-        seconds: micros.div_euclid(1_000_000),
-        nanos: (micros.rem_euclid(1_000_000) * 1000) as i32,
-    }
 }
 
 /// A `google.bigtable.v2.Type` as the core's type.
@@ -351,7 +344,7 @@ pub fn prepare(
     Ok(v2::PrepareQueryResponse {
         metadata: Some(metadata),
         prepared_query,
-        valid_until: Some(timestamp(valid_until_micros)),
+        valid_until: Some(timestamp_to_proto(valid_until_micros)),
     })
 }
 

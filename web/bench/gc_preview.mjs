@@ -4,29 +4,12 @@
 // $PLAYGROUND_DIST or web/dist/ (scripts/playground.sh --build-only), in Debian's Chromium:
 //   node web/bench/gc_preview.mjs
 // Prints the time from each edit of the max-versions field to the preview on screen.
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { settled, setup } from "../test/support.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const DIST = process.env.PLAYGROUND_DIST || path.join(ROOT, "web", "dist");
-const server = spawn("python3", [path.join(ROOT, "scripts", "serve_playground.py"), "--dir", DIST, "--port", "0"],
-  { stdio: ["ignore", "pipe", "inherit"] });
-const baseUrl = await new Promise((resolve) => {
-  let out = "";
-  server.stdout.on("data", (c) => {
-    out += c;
-    const m = out.match(/serving (http:\/\/\S+)/);
-    if (m) resolve(m[1]);
-  });
-});
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+// The shared Playwright setup of the browser tests: the build check, the server, Chromium.
+const pw = await setup({ timeout: 180_000 });
 try {
-  const p = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  const settled = () => p.locator("[data-testid=app][data-busy=false]").waitFor({ timeout: 180_000 });
-  await p.goto(baseUrl);
-  await p.getByTestId("app").waitFor();
+  const p = pw.page;
   await p.getByTestId("view-data").click();
   const form = p.getByTestId("create-table-form");
   await form.getByTestId("table-id").fill("big");
@@ -35,15 +18,15 @@ try {
   await form.getByTestId("create-table").click();
   await p.getByTestId("table-tab").filter({ hasText: "big" }).waitFor();
   await p.getByTestId("load-100k").click();
-  await p.getByTestId("notice").filter({ hasText: "Loaded 100000 rows" }).waitFor({ timeout: 180_000 });
-  await settled();
+  await p.getByTestId("notice").filter({ hasText: "Loaded 100000 rows" }).waitFor();
+  await settled(p);
   const gc = p.getByTestId("gc-cf");
   const times = [];
   for (const v of ["3", "1", "5", "1", "2", "1", "4"]) {
     const t0 = performance.now();
     await gc.getByTestId("gc-cf-versions").fill(v);
     if (v === "1") {
-      await settled(); // back to the rule itself: nothing to preview
+      await settled(p); // back to the rule itself: nothing to preview
       continue;
     }
     await gc.getByTestId("gc-preview").filter({ hasText: "If applied" }).waitFor({ timeout: 120_000 });
@@ -52,6 +35,5 @@ try {
   console.log(`GC-rule preview, 100,000 rows: ${times.map((t) => t.toFixed(0)).join(", ")} ms (median ${
     times.sort((a, b) => a - b)[times.length >> 1].toFixed(0)} ms)`);
 } finally {
-  await browser.close();
-  server.kill();
+  await pw.close();
 }
