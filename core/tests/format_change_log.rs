@@ -53,6 +53,7 @@ fn timed_batch() -> WriteBatch {
             mutations: vec![Mutation::DeleteFromRow],
         }],
         commit_micros: Some(1_700_000_000_000_005),
+        collected: false,
     }
 }
 

@@ -109,6 +109,10 @@ pub(super) struct Persistence {
     /// Under `SharedDatabase`: `Sync` writes leave the fsync to the caller, who shares it
     /// with every writer that appended before it (group commit).
     pub(super) group_commit: bool,
+    /// Garbage-collection records were appended to the current log and maybe not synced
+    /// yet: the next manifest write syncs first (but for `Durability::None`), so that a
+    /// manifest never names runs whose collection's records a crash could still lose.
+    pub(super) collected_unsynced: bool,
 }
 
 impl Database {
@@ -192,6 +196,15 @@ impl Database {
             // storage before the checkpoint below.
             let mut apply_error = None;
             let read = replay_views(file, |batch| {
+                if batch.collected {
+                    // Garbage collection's changes, for the change streams only: the
+                    // collection itself is in the runs, or a later one redoes it.
+                    if streams && batch.sequence > changes_through {
+                        db.log_replayed_collection(batch);
+                    }
+                    db.sequence = db.sequence.max(batch.sequence);
+                    return Ok(());
+                }
                 if streams && batch.sequence > changes_through {
                     if let Err(e) = db.log_replayed_changes(batch, now) {
                         apply_error = Some(e);
@@ -218,6 +231,7 @@ impl Database {
             options,
             last_sync_micros: now,
             group_commit: false,
+            collected_unsynced: false,
         });
         db.checkpoint()?;
         Ok(db)
@@ -324,7 +338,17 @@ impl Database {
         file.append(&bytes)?;
         file.sync()?;
         drop(file);
-        storage.rename(tmp, CHANGES_FILE)
+        storage.rename(tmp, CHANGES_FILE)?;
+        // Every garbage-collection record is in the file now.
+        for t in self.tables.values_mut() {
+            if let Some(log) = &mut t.change_log {
+                log.clear_unlogged();
+            }
+        }
+        if let Some(p) = &mut self.persist {
+            p.collected_unsynced = false;
+        }
+        Ok(())
     }
 
     /// Re-applies one logged batch, skipping rows whose tablet already holds it in runs.
@@ -389,6 +413,16 @@ impl Database {
                     ),
                 )
             })?;
+        }
+        // Garbage collection's records of this table go to the log before this write's, so
+        // recovery logs its changes in the order they were made.
+        if self
+            .tables
+            .get(table_id)
+            .and_then(|t| t.change_log.as_ref())
+            .is_some_and(|l| l.has_unlogged())
+        {
+            self.log_collected(Some(table_id))?;
         }
         if let Some(p) = &mut self.persist {
             // Encoded straight from the rows: a value is copied once, into the record (a row
@@ -522,6 +556,8 @@ impl Database {
         let syncer = file.syncer();
         let mut log = LogWriter::new(file);
         log.sync()?;
+        // The change log file below holds every garbage-collection record; the new log
+        // holds none.
         // Before the manifest stops naming the old log: once it does, the changes that log
         // held are only in this file.
         self.write_changes()?;
@@ -532,6 +568,7 @@ impl Database {
             p.syncer = syncer;
             p.log = log;
             p.log_number = n;
+            p.collected_unsynced = false;
         }
         Ok(())
     }
@@ -570,11 +607,23 @@ impl Database {
 
     /// Writes the manifest describing every table, run, backup and the current log, then
     /// deletes files it no longer names. A no-op in memory.
+    ///
+    /// The manifest may name runs a compaction left after collecting garbage: the change
+    /// records of that collection are appended to the current log first, and synced (but
+    /// for `Durability::None`), so the collection never becomes durable without them.
     pub(super) fn write_manifest(&mut self) -> Result<()> {
-        match &self.persist {
-            Some(p) => self.record_manifest(p.log_number),
-            None => Ok(()),
+        self.log_collected(None)?;
+        let now = self.now_micros();
+        let Some(p) = &mut self.persist else {
+            return Ok(());
+        };
+        if p.collected_unsynced && p.options.durability != Durability::None {
+            p.log.sync()?;
+            p.collected_unsynced = false;
+            p.last_sync_micros = now;
         }
+        let n = p.log_number;
+        self.record_manifest(n)
     }
 
     /// As [`Self::write_manifest`], naming `log_number` as the one commit log.
