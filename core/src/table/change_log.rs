@@ -27,7 +27,10 @@
 //!
 //! On storage the logs persist in one file (docs/format/change_log.md, [`encode_changes`]),
 //! which the database rewrites at each checkpoint; writes after it are logged again from the
-//! commit log on recovery, with the commit times their records carry.
+//! commit log on recovery, with the commit times their records carry, and so are the
+//! garbage-collection records after it, which the database puts in the commit log (record
+//! type 3) before a manifest names the runs their collection left (until then a log notes
+//! them as not durable: [`ChangeLog::unlogged`]).
 //!
 //! Invariants: sequence numbers grow by one per change in one log and are never reused (a
 //! log read back from its file continues after its `last_sequence`); the log holds changes
