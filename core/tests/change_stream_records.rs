@@ -357,11 +357,8 @@ mod on_storage {
     }
 
     /// Everything a reader can tell of the records: kind, sequence, time, row, mutations.
-    fn full(db: &Database) -> Vec<(ChangeKind, u64, i64, Vec<u8>, Vec<Mutation>)> {
+    fn full(db: &Database) -> Vec<ChangeRecord> {
         records(db)
-            .into_iter()
-            .map(|r| (r.kind, r.sequence, r.commit_micros, r.row_key, r.mutations))
-            .collect()
     }
 
     /// Garbage collection between two checkpoints, then a crash (the database dropped with
@@ -437,7 +434,7 @@ mod on_storage {
             assert_eq!(after.len(), before.len() + 2, "{durability:?}");
             assert_eq!(after[..before.len()], before[..]);
             assert_eq!(
-                after.iter().map(|r| r.1).collect::<Vec<_>>(),
+                after.iter().map(|r| r.sequence).collect::<Vec<_>>(),
                 (1..=after.len() as u64).collect::<Vec<_>>(),
                 "{durability:?}: sequences never reused"
             );
