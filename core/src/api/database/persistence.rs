@@ -35,6 +35,10 @@ use alloc::sync::Arc;
 pub const CHANGES_FILE: &str = "CHANGES";
 
 /// When a write is acknowledged relative to the disk.
+///
+/// The change-stream records of a garbage collection (commit log record type 3) are fsynced
+/// before a manifest names the runs the collection left, under `Sync` and `Interval` alike;
+/// under `None` they are not, and a power loss may lose them as it may lose writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
     /// Acknowledged only after its commit log record is fsynced.
@@ -414,14 +418,18 @@ impl Database {
                 )
             })?;
         }
-        // Garbage collection's records of this table go to the log before this write's, so
-        // recovery logs its changes in the order they were made.
-        if self
-            .tables
-            .get(table_id)
-            .and_then(|t| t.change_log.as_ref())
-            .is_some_and(|l| l.has_unlogged())
-        {
+        // On storage, whether the table has a change stream (then the record carries the
+        // commit time) and garbage-collection records not logged yet: those go to the log
+        // before this write's, so recovery logs its changes in the order they were made.
+        let stream = match &self.persist {
+            Some(_) => self
+                .tables
+                .get(table_id)
+                .and_then(|t| t.change_log.as_ref()),
+            None => None,
+        };
+        let timed = stream.is_some();
+        if stream.is_some_and(|l| l.has_unlogged()) {
             self.log_collected(Some(table_id))?;
         }
         if let Some(p) = &mut self.persist {
@@ -445,10 +453,7 @@ impl Database {
                     table_id,
                     &logged_rows,
                     // The commit time lets recovery log the change as it was committed.
-                    self.tables
-                        .get(table_id)
-                        .and_then(|t| t.change_log.as_ref())
-                        .map(|_| now),
+                    timed.then_some(now),
                 )
                 .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
             if let Err(e) = logged {
