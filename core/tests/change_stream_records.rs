@@ -485,6 +485,44 @@ mod on_storage {
         assert_eq!(full(&db), before);
     }
 
+    /// The one window docs/format/commit_log.md names: the process dies after the records
+    /// reached the log but before the manifest naming the compacted runs was written (here
+    /// that manifest's rename fails, then the crash). The records are not lost; the cells are
+    /// still in the old runs, and the next collection records them a second time.
+    #[test]
+    fn a_crash_between_the_records_and_the_manifest_loses_nothing_and_may_repeat() {
+        use sparsetable::platform::storage::faulty::{Fault, FaultyStorage, Op};
+        let storage = MemStorage::new();
+        let faulty = Arc::new(FaultyStorage::new(storage.clone()));
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = Database::open(faulty.clone(), OpenOptions::default(), clock.clone()).unwrap();
+        db.create_table(
+            "t",
+            config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+        )
+        .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        for ts in [1000, 2000] {
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                .unwrap();
+        }
+        clock.advance_micros(11);
+        faulty.inject(Fault::io_error(Op::Rename).on_files("MANIFEST").times(1));
+        assert!(
+            db.collect_garbage("t").is_err(),
+            "the manifest was not written"
+        );
+        let before = full(&db);
+        drop(db);
+        let mut db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before, "nothing lost");
+        assert_eq!(db.read_row_versions("t", b"a").unwrap().len(), 2);
+        db.collect_garbage("t").unwrap();
+        let cell = (b"a".to_vec(), b"q".to_vec(), 1000);
+        assert_eq!(collected(&records(&db)), vec![cell.clone(), cell]);
+    }
+
     /// A storage that remembers how much of each file was synced, so a power loss (what
     /// [`PowerLoss::after_power_loss`] leaves) keeps only that: the test of what each
     /// durability mode promises. A rename or removal is taken as durable at once.
