@@ -485,6 +485,44 @@ mod on_storage {
         assert_eq!(full(&db), before);
     }
 
+    /// The same on files in a directory: the process's end without a checkpoint (all a
+    /// kill -9 leaves) keeps the records; `open_dir` reads them back, twice alike.
+    #[cfg(unix)]
+    #[test]
+    fn garbage_collection_records_survive_in_a_directory() {
+        let dir = std::env::temp_dir().join(format!("sparsetable-gclog-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let open = || {
+            let storage = Arc::new(sparsetable::platform::storage::FileStorage::new(&dir).unwrap());
+            Database::open(
+                storage,
+                OpenOptions::default(),
+                ManualClock::new(50_000_000),
+            )
+        };
+        let mut db = open().unwrap();
+        db.create_table(
+            "t",
+            config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+        )
+        .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        for ts in [1000, 2000] {
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                .unwrap();
+        }
+        db.collect_garbage("t").unwrap();
+        let before = full(&db);
+        assert_eq!(collected(&before).len(), 1);
+        drop(db);
+        let db = open().unwrap();
+        assert_eq!(full(&db), before);
+        drop(db);
+        assert_eq!(full(&open().unwrap()), before);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// The one window docs/format/commit_log.md names: the process dies after the records
     /// reached the log but before the manifest naming the compacted runs was written (here
     /// that manifest's rename fails, then the crash). The records are not lost; the cells are
