@@ -523,6 +523,44 @@ mod on_storage {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A checkpoint that wrote the change log file (holding the GC records) but not the
+    /// manifest naming its new commit log, then a crash: the old log, still named, holds
+    /// the same records; recovery logs only those past the file's `through_sequence`, so
+    /// nothing twice, and a second recovery agrees.
+    #[test]
+    fn records_in_both_the_change_log_file_and_the_commit_log_are_logged_once() {
+        use sparsetable::platform::storage::faulty::{Fault, FaultyStorage, Op};
+        let storage = MemStorage::new();
+        let faulty = Arc::new(FaultyStorage::new(storage.clone()));
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = Database::open(faulty.clone(), OpenOptions::default(), clock.clone()).unwrap();
+        db.create_table(
+            "t",
+            config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+        )
+        .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        for ts in [1000, 2000, 3000] {
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                .unwrap();
+            clock.advance_micros(5);
+            db.collect_garbage("t").unwrap();
+        }
+        db.mutate_row("t", b"b", &[Mutation::set_cell("cf", b"q", 1000, "w")])
+            .unwrap();
+        let before = full(&db);
+        assert_eq!(collected(&before).len(), 2);
+        faulty.inject(Fault::io_error(Op::Rename).on_files("MANIFEST").times(1));
+        assert!(db.checkpoint().is_err());
+        drop(db);
+        let db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before);
+        drop(db);
+        let db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before);
+    }
+
     /// The one window docs/format/commit_log.md names: the process dies after the records
     /// reached the log but before the manifest naming the compacted runs was written (here
     /// that manifest's rename fails, then the crash). The records are not lost; the cells are
