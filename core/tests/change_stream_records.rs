@@ -561,6 +561,40 @@ mod on_storage {
         assert_eq!(full(&db), before);
     }
 
+    /// The log fails while the records are appended before a manifest: a checkpoint
+    /// writes them to the change log file instead (and the manifest, with a new log), so
+    /// the collection completes and a crash after it keeps them.
+    #[test]
+    fn a_log_failing_under_the_records_falls_back_to_a_checkpoint() {
+        use sparsetable::platform::storage::faulty::{Fault, FaultyStorage, Op};
+        let storage = MemStorage::new();
+        let faulty = Arc::new(FaultyStorage::new(storage.clone()));
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = Database::open(faulty.clone(), OpenOptions::default(), clock.clone()).unwrap();
+        db.create_table(
+            "t",
+            config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+        )
+        .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        for ts in [1000, 2000] {
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                .unwrap();
+        }
+        clock.advance_micros(11);
+        // The only log append of the collection is its records' (the flush writes runs).
+        faulty.inject(Fault::io_error(Op::Append).on_files(".log").times(1));
+        db.collect_garbage("t").unwrap();
+        assert_eq!(faulty.fired(), 1, "the records' append failed");
+        let before = full(&db);
+        assert_eq!(collected(&before).len(), 1);
+        drop(db);
+        let db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before);
+        assert_eq!(db.read_row_versions("t", b"a").unwrap().len(), 1);
+    }
+
     /// The one window docs/format/commit_log.md names: the process dies after the records
     /// reached the log but before the manifest naming the compacted runs was written (here
     /// that manifest's rename fails, then the crash). The records are not lost; the cells are

@@ -430,7 +430,15 @@ impl Database {
         };
         let timed = stream.is_some();
         if stream.is_some_and(|l| l.has_unlogged()) {
-            self.log_collected(Some(table_id))?;
+            if let Err(e) = self.log_collected(Some(table_id)) {
+                if self.persist.as_ref().is_some_and(|p| p.log.is_failed()) {
+                    // As for a write's record below: stop naming the broken log at once if
+                    // the disk allows (the checkpoint keeps the records in the change log
+                    // file); else the next write tries again.
+                    let _ = self.checkpoint();
+                }
+                return Err(e);
+            }
         }
         if let Some(p) = &mut self.persist {
             // Encoded straight from the rows: a value is copied once, into the record (a row
@@ -561,10 +569,8 @@ impl Database {
         let syncer = file.syncer();
         let mut log = LogWriter::new(file);
         log.sync()?;
-        // The change log file below holds every garbage-collection record; the new log
-        // holds none.
         // Before the manifest stops naming the old log: once it does, the changes that log
-        // held are only in this file.
+        // held (garbage collection's records among them) are only in this file.
         self.write_changes()?;
         // The new log becomes current only once a manifest names it: if that write fails,
         // writes go on appending to the log the durable manifest still names.
@@ -615,20 +621,36 @@ impl Database {
     ///
     /// The manifest may name runs a compaction left after collecting garbage: the change
     /// records of that collection are appended to the current log first, and synced (but
-    /// for `Durability::None`), so the collection never becomes durable without them.
+    /// for `Durability::None`), so the collection never becomes durable without them. If
+    /// the log fails doing so, a checkpoint writes them to the change log file instead (and
+    /// the manifest, naming a new log).
     pub(super) fn write_manifest(&mut self) -> Result<()> {
+        match self.log_collected_for_manifest() {
+            Ok(()) => {}
+            Err(_) if self.persist.as_ref().is_some_and(|p| p.log.is_failed()) => {
+                return self.checkpoint();
+            }
+            Err(e) => return Err(e),
+        }
+        match &self.persist {
+            Some(p) => self.record_manifest(p.log_number),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends the garbage-collection records not yet durable and syncs the log if any are
+    /// unsynced (not under `Durability::None`).
+    fn log_collected_for_manifest(&mut self) -> Result<()> {
         self.log_collected(None)?;
         let now = self.now_micros();
-        let Some(p) = &mut self.persist else {
-            return Ok(());
-        };
-        if p.collected_unsynced && p.options.durability != Durability::None {
-            p.log.sync()?;
-            p.collected_unsynced = false;
-            p.last_sync_micros = now;
+        if let Some(p) = &mut self.persist {
+            if p.collected_unsynced && p.options.durability != Durability::None {
+                p.log.sync()?;
+                p.collected_unsynced = false;
+                p.last_sync_micros = now;
+            }
         }
-        let n = p.log_number;
-        self.record_manifest(n)
+        Ok(())
     }
 
     /// As [`Self::write_manifest`], naming `log_number` as the one commit log.
