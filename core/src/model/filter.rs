@@ -672,11 +672,7 @@ fn is_selection(node: &Node) -> bool {
 fn select(node: &Node, key: &[u8], cells: &[Cell], kept: &mut Vec<usize>) {
     let cell = |i: &usize| &cells[*i];
     match node {
-        Node::RowKeyRegex(re) => {
-            if !re.is_full_match(key) {
-                kept.clear();
-            }
-        }
+        Node::RowKeyRegex(re) if !re.is_full_match(key) => kept.clear(),
         Node::BlockAll => kept.clear(),
         Node::FamilyRegex(re) => kept.retain(|i| re.is_full_match(cell(i).family.as_bytes())),
         Node::QualifierRegex(re) => kept.retain(|i| re.is_full_match(&cell(i).qualifier)),
@@ -712,7 +708,8 @@ fn select(node: &Node, key: &[u8], cells: &[Cell], kept: &mut Vec<usize>) {
             let v = &cell(i).value;
             v.len() == mask.len() && v.iter().zip(mask).all(|(b, m)| b & m == *m)
         }),
-        // Not selections (see `is_selection`); PassAll keeps everything.
+        // A matching row key, PassAll: everything stays. Not selections (`is_selection`):
+        // never given.
         _ => {}
     }
 }
