@@ -9,6 +9,7 @@
 //!
 //! - [`ids`]: the id, name, label and location rules.
 //! - [`record`]: [`InstanceRecord`] and its operations.
+//! - [`logical_views`]: the instance's logical views (saved SQL queries) and their operations.
 //! - [`file`]: the stored form (docs/format/instance.md, version 2).
 //!
 //! # The rules, and where they come from
@@ -40,13 +41,16 @@
 //!
 //! Invariants of an [`InstanceRecord`] (every operation keeps them, and a failed operation
 //! changes nothing): at least one cluster; clusters and app profiles sorted by id, ids
-//! unique and valid; every cluster an app profile names exists.
+//! unique and valid; every cluster an app profile names exists; logical views sorted by id,
+//! ids unique and valid.
 
 pub mod file;
 pub mod ids;
+pub mod logical_views;
 pub mod record;
 
 pub use file::{decode_file, encode_file, StoredInstance, INSTANCE_FILE, INSTANCE_FILE_MAGIC};
+pub use logical_views::{validate_logical_view_id, LogicalViewRecord, MAX_LOGICAL_VIEWS};
 pub use record::{
     AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, StorageType,
 };
