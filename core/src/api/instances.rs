@@ -9,7 +9,8 @@
 //!
 //! - [`ids`]: the id, name, label and location rules.
 //! - [`record`]: [`InstanceRecord`] and its operations.
-//! - [`logical_views`]: the instance's logical views (saved SQL queries) and their operations.
+//! - [`logical_views`]: the instance's logical views (saved SQL queries) and their rules;
+//!   [`logical_view_ops`] the operations on them.
 //! - [`file`]: the stored form (docs/format/instance.md, version 2).
 //!
 //! # The rules, and where they come from
@@ -46,6 +47,7 @@
 
 pub mod file;
 pub mod ids;
+pub mod logical_view_ops;
 pub mod logical_views;
 pub mod record;
 
