@@ -195,7 +195,19 @@ fn inline_at(
     }
     // The view's columns: (name, expression), `*` expanded to _key and every family.
     let families: Vec<String> = match &inner.table {
-        Some((t, _)) => db.get_table(t)?.config.families.keys().cloned().collect(),
+        Some((t, _)) => db
+            .get_table(t)
+            .map_err(|e| {
+                crate::Error::new(
+                    e.code(),
+                    format!("SQL: logical view {name} reads table {t}: {}", e.message()),
+                )
+            })?
+            .config
+            .families
+            .keys()
+            .cloned()
+            .collect(),
         None => Vec::new(),
     };
     let mut columns: Vec<(String, Expr)> = Vec::new();

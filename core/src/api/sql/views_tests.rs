@@ -156,3 +156,15 @@ fn tables_come_before_views_and_unknown_names_stay_not_found() {
     // Without views, prepare is unchanged.
     assert!(prepare(&db, "SELECT * FROM big", BTreeMap::new()).is_err());
 }
+
+#[test]
+fn a_view_whose_table_was_deleted_says_so() {
+    let mut db = db();
+    db.delete_table("t").unwrap();
+    let e = run(&db, "SELECT k FROM nums").unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    assert!(
+        e.message().contains("logical view nums reads table t"),
+        "{e}"
+    );
+}
