@@ -15,6 +15,7 @@ from google.cloud.bigtable.data import SetCell
 from support import ts
 
 
+@pytest.mark.beyond_emulator("Google's emulator answers UNIMPLEMENTED to logical views and PrepareQuery")
 def test_a_logical_view_is_managed_and_queried(client, instance, make_table, data_client, instance_id):
     table = make_table("t", {"cf": None, "secret": None})
     for key, n in ((b"a", b"1"), (b"b", b"2"), (b"c", b"3")):
