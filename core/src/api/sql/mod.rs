@@ -28,6 +28,8 @@
 //! - NULL rules, overflow and errors: see [`eval`] and [`functions`]. Errors found while
 //!   preparing are INVALID_ARGUMENT naming what was not understood and its `line:column`;
 //!   errors while running (overflow, division by zero, bad index) are OUT_OF_RANGE.
+//! - `FROM view` reads a logical view of the instance: see [`views`] for the rules and the
+//!   subset served ([`prepare_with_views`]).
 //! - Statements Bigtable's SQL leaves out (DML, DDL, JOIN, UNION, subqueries, WITH) are
 //!   INVALID_ARGUMENT naming the construct and its position.
 //!
@@ -49,6 +51,7 @@ pub mod parse;
 pub mod plan;
 pub mod unpack;
 pub mod value;
+pub mod views;
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
@@ -130,13 +133,27 @@ pub fn prepare(
     sql: &str,
     param_types: BTreeMap<String, SqlType>,
 ) -> Result<PreparedQuery> {
+    prepare_with_views(db, sql, param_types, &[])
+}
+
+/// [`prepare`] for an instance with logical views: a `FROM` that names one of `views` (and no
+/// table of `db`) reads that view ([`views`]).
+///
+/// # Errors
+/// As [`prepare`]; `InvalidArgument` for what [`views::inline_views`] refuses.
+pub fn prepare_with_views(
+    db: &Database,
+    sql: &str,
+    param_types: BTreeMap<String, SqlType>,
+    logical_views: &[crate::api::instances::LogicalViewRecord],
+) -> Result<PreparedQuery> {
     if sql.len() > MAX_QUERY_BYTES {
         return Err(Error::invalid_argument(format!(
             "SQL: the query is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
             sql.len()
         )));
     }
-    let parsed = parse::parse(sql)?;
+    let parsed = views::inline_views(sql, parse::parse(sql)?, db, logical_views)?;
     let families: Vec<(String, FamilyInfo)> = match &parsed.table {
         Some((table, _)) => db
             .get_table(table)?
@@ -537,3 +554,5 @@ impl QueryRows {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod views_tests;
