@@ -161,6 +161,77 @@ impl ReplicatedInstance {
         })
     }
 
+    /// A plane whose first cluster, `clusterId`, is `database` itself: its engine becomes
+    /// shared (the `Database` keeps working, now as that cluster's copy, every call on it
+    /// still the same), and the plane adds the other clusters, routing and replication on
+    /// the database's clock. The npm package's Node-client layer adopts each instance's
+    /// database so that its requests reach the cluster their app profile routes to.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for an empty cluster id; `FAILED_PRECONDITION` while another call
+    /// runs on `database`.
+    pub fn adopt(
+        database: &crate::Database,
+        #[wasm_bindgen(js_name = "clusterId", unchecked_param_type = "string")] cluster_id: JsValue,
+    ) -> JsResult<ReplicatedInstance> {
+        let cluster = args::id("clusterId", &cluster_id).map_err(err)?;
+        let (primary, clock) = database.share().map_err(err)?;
+        let plane = InstanceData::new(primary, &cluster, clock).map_err(err)?;
+        Ok(ReplicatedInstance {
+            plane,
+            manual_clock: database.manual_clock_handle(),
+        })
+    }
+
+    /// Routes one Data API request through `appProfileId` (`""`: the default profile) as the
+    /// core routes it: `rpc` is its method name (`ReadRows`, `SampleRowKeys`, `MutateRow`,
+    /// `MutateRows`, `CheckAndMutateRow`, `ReadModifyWriteRow`, `ExecuteQuery`), `rowKey`
+    /// the row it names (for row affinity; `""` or `undefined` for none). Returns the routed
+    /// cluster's copy as a `Database`: the caller runs the request on it, then calls
+    /// `afterWrite()` for a write, and waits out `latencyMicros`.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for an unknown `rpc`; the routing errors (`NOT_FOUND` unknown
+    /// profile, `FAILED_PRECONDITION` a transaction the profile does not allow or a write
+    /// through Data Boost, `UNAVAILABLE` no usable cluster up, an injected code).
+    #[wasm_bindgen(js_name = routeRequest)]
+    pub fn route_request(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId", unchecked_param_type = "string")]
+        app_profile_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] rpc: JsValue,
+        #[wasm_bindgen(
+            js_name = "rowKey",
+            unchecked_param_type = "Uint8Array | string | undefined"
+        )]
+        row_key: JsValue,
+    ) -> JsResult<RoutedRequest> {
+        let rpc = string_arg("rpc", &rpc).map_err(err)?;
+        // The Data API's methods by what they do (the core's RequestKind docs).
+        let kind = match rpc.as_str() {
+            "ReadRows" | "SampleRowKeys" | "ExecuteQuery" | "PrepareQuery" => RequestKind::Read,
+            "MutateRow" | "MutateRows" => RequestKind::Write,
+            "CheckAndMutateRow" | "ReadModifyWriteRow" => RequestKind::Transaction,
+            _ => {
+                return Err(err(conversion_error(
+                    "rpc",
+                    format!("{rpc:?} is not a routed Data API method"),
+                )))
+            }
+        };
+        let key = if row_key.is_undefined() || row_key.is_null() {
+            Vec::new()
+        } else {
+            b64_key("rowKey", &row_key).map_err(err)?
+        };
+        let routed = self.route(&app_profile_id, &rpc, kind, &key)?;
+        Ok(RoutedRequest {
+            database: routed.db.clone(),
+            manual_clock: self.manual_clock.clone(),
+            routed,
+        })
+    }
+
     /// Sets the instance's clusters (the first is the primary copy of the schema) and its app
     /// profiles (Instance Admin proto3 JSON: `{id, singleClusterRouting: {clusterId,
     /// allowTransactionalWrites}}` or `{id, multiClusterRoutingUseAny: {clusterIds,
@@ -186,6 +257,40 @@ impl ReplicatedInstance {
             .map(|p| profile("appProfiles", p).map(|r| r.to_app_profile()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(err)?;
+        self.plane.configure(ids, profiles).map_err(err)
+    }
+
+    /// DropRowRange at every cluster's copy (`{rowKeyPrefix}` or `{deleteAllDataFromTable:
+    /// true}`), forgetting the queued writes it covers (the core's rule).
+    ///
+    /// # Errors
+    /// As `Database.dropRowRange`.
+    #[wasm_bindgen(js_name = dropRowRange)]
+    pub fn drop_row_range(
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoDropRowRangeRequest")] request: JsValue,
+    ) -> JsResult<()> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let range = crate::proto::drop_range(&request).map_err(err)?;
+        self.plane.drop_row_range(&table_id, &range).map_err(err)
+    }
+
+    /// Brings the plane in line with an instance model's clusters and stored app profiles
+    /// (the core's records, converted by the core), as the server does after every Instance
+    /// Admin change.
+    ///
+    /// # Errors
+    /// As `configure`.
+    #[wasm_bindgen(js_name = configureFromModel)]
+    pub fn configure_from_model(&self, model: &crate::instances::InstanceModel) -> JsResult<()> {
+        let record = model.record();
+        let ids = record.clusters().iter().map(|c| c.id.clone()).collect();
+        let profiles = record
+            .app_profiles()
+            .iter()
+            .map(|p| p.to_app_profile())
+            .collect();
         self.plane.configure(ids, profiles).map_err(err)
     }
 
@@ -709,6 +814,46 @@ impl ReplicatedInstance {
             string_arg("appProfileId", app_profile_id).map_err(err)?
         };
         self.plane.route(&profile, rpc, kind, key).map_err(err)
+    }
+}
+
+/// Where `InstancePlane.routeRequest` sent a request: the cluster's copy to run it on, the
+/// cluster, the injected latency to wait out, and `afterWrite()` to call after a write.
+#[wasm_bindgen]
+pub struct RoutedRequest {
+    routed: Routed,
+    database: sparsetable::SharedDatabase,
+    manual_clock: Option<Arc<ManualClock>>,
+}
+
+#[wasm_bindgen]
+impl RoutedRequest {
+    /// The routed cluster's copy (calls on it are the cluster's; it stays the plane's).
+    #[wasm_bindgen(getter)]
+    pub fn database(&self) -> crate::Database {
+        crate::Database::shared(self.database.clone(), self.manual_clock.clone())
+    }
+
+    /// The routed cluster's id.
+    #[wasm_bindgen(getter, js_name = clusterId)]
+    pub fn cluster_id(&self) -> String {
+        self.routed.cluster_id.clone()
+    }
+
+    /// Injected latency to wait out before answering (microseconds; 0: none).
+    #[wasm_bindgen(getter, js_name = latencyMicros)]
+    pub fn latency_micros(&self) -> f64 {
+        self.routed.latency_micros as f64
+    }
+
+    /// Hands what the request wrote to replication and delivers what is due (call it after a
+    /// write, before acknowledging it).
+    ///
+    /// # Errors
+    /// Storage errors delivering due writes.
+    #[wasm_bindgen(js_name = afterWrite)]
+    pub fn after_write(&self) -> JsResult<()> {
+        self.routed.after_write().map_err(err)
     }
 }
 
