@@ -29,10 +29,9 @@ use crate::types::JsDatabaseOptions;
 /// copy, see `replication.rs`: `InstancePlane.adopt` turns a database into the first
 /// cluster of a plane, and `InstancePlane.route` hands out the routed cluster's copy).
 pub(crate) enum Backend {
-    Own(sparsetable::Database),
+    Own(Box<sparsetable::Database>),
     Shared(SharedDatabase),
-    /// Only while `adopt` moves the engine (a failed move leaves it here: every call then
-    /// fails with INTERNAL instead of reading a half-moved engine).
+    /// Only inside `share`, while the engine moves into its shared handle.
     Moved,
 }
 
@@ -73,14 +72,16 @@ impl Database {
             Some(start) => {
                 let clock = Arc::new(ManualClock::new(start));
                 Database {
-                    inner: RefCell::new(Backend::Own(sparsetable::Database::with_clock(
+                    inner: RefCell::new(Backend::Own(Box::new(sparsetable::Database::with_clock(
                         clock.clone(),
-                    ))),
+                    )))),
                     manual_clock: Some(clock),
                 }
             }
             None => Database {
-                inner: RefCell::new(Backend::Own(sparsetable::Database::with_clock(DateClock))),
+                inner: RefCell::new(Backend::Own(Box::new(sparsetable::Database::with_clock(
+                    DateClock,
+                )))),
                 manual_clock: None,
             },
         });
@@ -135,7 +136,7 @@ impl Database {
         if clock_value.is_undefined() {
             let db = sparsetable::Database::open(storage, open, DateClock).map_err(to_js_error)?;
             return Ok(Database {
-                inner: RefCell::new(Backend::Own(db)),
+                inner: RefCell::new(Backend::Own(Box::new(db))),
                 manual_clock: None,
             });
         }
@@ -143,7 +144,7 @@ impl Database {
         let clock = Arc::new(ManualClock::new(start));
         let db = sparsetable::Database::open(storage, open, clock.clone()).map_err(to_js_error)?;
         Ok(Database {
-            inner: RefCell::new(Backend::Own(db)),
+            inner: RefCell::new(Backend::Own(Box::new(db))),
             manual_clock: Some(clock),
         })
     }
@@ -293,7 +294,7 @@ impl Database {
     pub(crate) fn share(&self) -> Result<(SharedDatabase, Arc<dyn Clock>), sparsetable::Error> {
         let mut backend = self.inner.try_borrow_mut().map_err(|_| busy())?;
         let shared = match std::mem::replace(&mut *backend, Backend::Moved) {
-            Backend::Own(db) => SharedDatabase::new(db),
+            Backend::Own(db) => SharedDatabase::new(*db),
             Backend::Shared(db) => db,
             Backend::Moved => return Err(moved()),
         };
@@ -328,7 +329,8 @@ impl Database {
     }
 }
 
-/// The error of a database whose engine a failed `adopt` left behind.
+/// The error of a database whose engine is being moved (never seen: `share` moves it back
+/// before it returns).
 fn moved() -> sparsetable::Error {
     sparsetable::Error::new(
         Code::Internal,

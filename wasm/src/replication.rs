@@ -53,7 +53,6 @@ export interface AppProfileJson {
 export interface FaultSpec {
   rpc?: string; clusterId?: string; code?: string; count?: number; probability?: number; latencyMs?: number;
 }
-/** One instance's replication state. */
 /** `readChangeStream`'s request: a partition, then a start time (microseconds since the
  * epoch) or continuation tokens (or neither: from now), and an optional end time. */
 export interface ReadChangeStreamOptions {
@@ -62,11 +61,21 @@ export interface ReadChangeStreamOptions {
   continuationTokens?: { tokens: { partition: { rowRange: ProtoRowRange }; token: string }[] };
   endTimeMicros?: number;
 }
-/** One `ReadChangeStreamResponse` in proto3 JSON (timestamps as RFC 3339 strings). */
+/** One `MutationChunk`: a whole mutation, or (with `chunkInfo`) one piece of a SetCell value
+ * too large for one message (the first piece carries the family, qualifier and timestamp). */
+export interface ChangeChunk {
+  mutation: ProtoMutation;
+  chunkInfo?: { chunkedValueSize: number; chunkedValueOffset: number; lastChunk: boolean };
+}
+/** One `ReadChangeStreamResponse` in proto3 JSON (timestamps as RFC 3339 strings). A change
+ * larger than a message spans several `dataChange` responses: the first has `type`,
+ * `sourceClusterId`, `rowKey`, `commitTimestamp` and `tiebreaker`, the last `done: true`,
+ * `token` and `estimatedLowWatermark`. */
 export type ReadChangeStreamResponse =
-  | { dataChange: { type: "USER" | "GARBAGE_COLLECTION"; sourceClusterId?: string; rowKey: string; commitTimestamp: string; tiebreaker: number; chunks: { mutation: ProtoMutation }[]; done: true; token: string; estimatedLowWatermark: string } }
+  | { dataChange: { type?: "USER" | "GARBAGE_COLLECTION"; sourceClusterId?: string; rowKey?: string; commitTimestamp?: string; tiebreaker?: number; chunks: ChangeChunk[]; done?: true; token?: string; estimatedLowWatermark?: string } }
   | { heartbeat: { continuationToken: { partition: { rowRange: ProtoRowRange }; token: string }; estimatedLowWatermark: string } }
   | { closeStream: { status: { code: number }; continuationTokens: { partition: { rowRange: ProtoRowRange }; token: string }[]; newPartitions: { rowRange: ProtoRowRange }[] } };
+/** One instance's replication state. */
 export interface ReplicationStatus {
   clusters: { id: string; available: boolean }[]; lagMicros: number; inFlight: number; faults: number;
 }
