@@ -7,8 +7,10 @@
 //!
 //! Every parameter is a `JsValue` type-checked here (see `args.rs` for why a `&str` parameter
 //! could trap), and every method takes `&self`: the engine sits in a `RefCell` this file
-//! borrows only around the engine call, after the arguments are converted and before the
-//! result is. Converting calls JavaScript (getters, proxies) that may throw, and a JavaScript
+//! borrows only around the engine call (`engine(|e| ...)`, `engine_mut(|e| ...)`), after the
+//! arguments are converted and before the result is. The engine is the `Database`'s own, or,
+//! once an `InstancePlane` adopted it (or for the copy `InstancePlane.routeRequest` hands
+//! out), a `SharedDatabase` shared with the plane: the calls are the same either way. Converting calls JavaScript (getters, proxies) that may throw, and a JavaScript
 //! exception unwinds through wasm without running destructors; with `&mut self`, the borrow
 //! wasm-bindgen takes for the whole call would stay held and every later call would fail.
 //! Here such an exception leaks at most a shared borrow of the wrapper, which blocks nothing.

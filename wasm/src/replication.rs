@@ -15,6 +15,13 @@
 //! only converts them (through `instances.rs`'s `profile`) to the core's
 //! [`AppProfile`](sparsetable::AppProfile).
 //!
+//! The npm package's Node-client layer (`Bigtable`, `Table`, `Row`) uses the plane another
+//! way: `InstancePlane.adopt` makes the instance's existing `Database` the first cluster's
+//! copy, `configureFromModel` takes the clusters and profiles of the instance's
+//! `InstanceModel`, and `routeRequest` answers a `RoutedRequest` (the routed cluster's copy as
+//! a `Database`, its id, the injected latency, `afterWrite()`), so that layer keeps calling
+//! the `Database` methods it always called, on the copy the core chose.
+//!
 //! Invariants: a request reaches only the database the core routed it to; a write is handed
 //! to replication before its result is returned; the clock is the one every cluster's
 //! database runs on (a manual one when `clockMicros` is given).

@@ -38,7 +38,7 @@ export interface Route {
  * code) before running anything. */
 export async function routed<T>(route: Route, rpc: DataRpc, rowKey: Uint8Array | undefined, run: (db: Database) => T): Promise<T> {
   const r = call(() => route.plane.routeRequest(route.appProfileId, rpc, rowKey));
-  let latencyMicros = 0;
+  let latencyMicros: number;
   let value: T;
   try {
     latencyMicros = r.latencyMicros;
