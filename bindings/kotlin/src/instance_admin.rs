@@ -253,6 +253,28 @@ impl InstanceAdmin {
         })
     }
 
+    /// Sets cluster `id`'s autoscaling and keeps its node count, in one change (the core's
+    /// `set_cluster_autoscaling`).
+    ///
+    /// # Errors
+    /// `NOT_FOUND`, `INVALID_ARGUMENT`, as the record's `update_cluster`.
+    pub fn set_cluster_autoscaling(
+        &self,
+        id: String,
+        autoscaling: Option<AutoscalingConfig>,
+    ) -> Result<ClusterInfo> {
+        self.change(|r| {
+            r.set_cluster_autoscaling(&id, autoscaling.map(autoscaling_to_core))?;
+            Ok(r.cluster(&id).map(cluster_info))
+        })?
+        .ok_or_else(|| {
+            to_ffi(sparsetable::Error::new(
+                sparsetable::Code::Internal,
+                "the updated cluster is missing",
+            ))
+        })
+    }
+
     /// Removes cluster `id`.
     ///
     /// # Errors
