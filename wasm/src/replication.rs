@@ -180,7 +180,10 @@ impl ReplicatedInstance {
     /// A plane whose first cluster, `clusterId`, is `database` itself: its engine becomes
     /// shared (the `Database` keeps working, now as that cluster's copy, every call on it
     /// still the same), and the plane adds the other clusters, routing and replication on
-    /// the database's clock. The npm package's Node-client layer adopts each instance's
+    /// the database's clock. With `storage`, each other cluster's copy is opened on
+    /// `storage.replica(clusterId)` and the queue of writes on their way is kept on
+    /// `storage.queue()` (both `SyncStorage`s), so nothing acknowledged is lost on a restart;
+    /// without it they are in memory. The npm package's Node-client layer adopts each instance's
     /// database so that its requests reach the cluster their app profile routes to.
     ///
     /// # Errors
@@ -189,10 +192,42 @@ impl ReplicatedInstance {
     pub fn adopt(
         database: &crate::Database,
         #[wasm_bindgen(js_name = "clusterId", unchecked_param_type = "string")] cluster_id: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ replica(clusterId: string): SyncStorage; queue(): SyncStorage } | undefined"
+        )]
+        storage: Option<JsValue>,
     ) -> JsResult<ReplicatedInstance> {
         let cluster = args::id("clusterId", &cluster_id).map_err(err)?;
+        let openers = match storage.filter(|s| !s.is_undefined() && !s.is_null()) {
+            None => None,
+            Some(storage) => Some((
+                storage_fn(&storage, "replica").map_err(err)?,
+                storage_fn(&storage, "queue").map_err(err)?,
+            )),
+        };
         let (primary, clock) = database.share().map_err(err)?;
-        let plane = InstanceData::new(primary, &cluster, clock).map_err(err)?;
+        let gc_mode = primary.read(|d| Ok(d.gc_mode())).map_err(err)?;
+        let mut plane = InstanceData::new(primary, &cluster, clock.clone()).map_err(err)?;
+        if let Some((replica, queue)) = openers {
+            // As the server keeps a durable instance: each other cluster's copy on its own
+            // storage, and the queue of writes on their way on another.
+            plane = plane
+                .with_replica_opener(Box::new(move |cluster| {
+                    let target = replica.call(&cluster.into())?;
+                    let storage = crate::storage::JsStorage::new(target)?;
+                    let options = sparsetable::OpenOptions {
+                        gc_mode,
+                        ..Default::default()
+                    };
+                    Engine::open(Arc::new(storage), options, clock.clone())
+                }))
+                .with_queue_storage(Box::new(move || {
+                    let target = queue.call(&JsValue::UNDEFINED)?;
+                    let storage: Arc<dyn sparsetable::platform::storage::Storage> =
+                        Arc::new(crate::storage::JsStorage::new(target)?);
+                    Ok(storage)
+                }));
+        }
         Ok(ReplicatedInstance {
             plane,
             manual_clock: database.manual_clock_handle(),
@@ -831,6 +866,42 @@ impl ReplicatedInstance {
         };
         self.plane.route(&profile, rpc, kind, key).map_err(err)
     }
+}
+
+/// A JavaScript function the plane calls to open a storage (`storage.replica`,
+/// `storage.queue`).
+struct StorageFn(js_sys::Function);
+
+// SAFETY: as `storage.rs`'s `Js`: this crate is built for single-threaded wasm, where no
+// value crosses threads; the core's openers must be `Send + Sync` for its threaded builds.
+unsafe impl Send for StorageFn {}
+// SAFETY: as above.
+unsafe impl Sync for StorageFn {}
+
+impl StorageFn {
+    /// Calls it with `arg`; a JavaScript exception is UNAVAILABLE (a storage that could not
+    /// be opened, as `storage.rs` maps storage errors).
+    fn call(&self, arg: &JsValue) -> Result<JsValue, Error> {
+        self.0.call1(&JsValue::NULL, arg).map_err(|e| {
+            let message = js_sys::Reflect::get(&e, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+                .unwrap_or_else(|| "an exception".into());
+            Error::new(
+                Code::Unavailable,
+                format!("opening a cluster's storage: {message}"),
+            )
+        })
+    }
+}
+
+/// `storage[name]` as a function.
+fn storage_fn(storage: &JsValue, name: &str) -> Result<StorageFn, Error> {
+    js_sys::Reflect::get(storage, &name.into())
+        .ok()
+        .and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok())
+        .map(StorageFn)
+        .ok_or_else(|| conversion_error("storage", format!("expected a function {name}()")))
 }
 
 /// Where `InstancePlane.routeRequest` sent a request: the cluster's copy to run it on, the

@@ -6,7 +6,7 @@ import { settle } from "./callback.js";
 import type { Callback } from "./callback.js";
 import { BigtableError, call } from "./errors.js";
 import { Instance } from "./instance.js";
-import { databases, directoryOpener, instanceMeta, instanceStore, planes } from "./registry.js";
+import { databases, directoryOpener, instanceMeta, instanceStore, planes, storageOpener } from "./registry.js";
 import type { CreateInstanceOptions } from "./handles.js";
 
 /** `new Bigtable(options)`: `projectId` (default "sparsetable"), and Sparsetable's own
@@ -14,7 +14,9 @@ import type { CreateInstanceOptions } from "./handles.js";
  * `"background"`: collectable cells stay readable until `Database.collectGarbage`, as in
  * Cloud Bigtable; the instance's database is opened in it the first time a `Bigtable` names
  * the instance) and, in Node, `dataDir`: keep each instance's data durably in
- * `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve). `appProfileId`, as in
+ * `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve; an instance's other
+ * clusters' copies in its `replicas/` folder and the writes on their way to them in
+ * `replication/`). `appProfileId`, as in
  * the Node client, is the app profile every data request of this client goes through (none:
  * the instance's default profile); it routes each request to a cluster's copy as Bigtable
  * would (see the README's replication section). */
@@ -188,7 +190,13 @@ export class Bigtable {
     const model = recorded ?? new Instance(this, instanceId).defaults();
     try {
       const first = model.toJson().clusters[0]?.id ?? `${instanceId}-c1`;
-      const plane = call(() => InstancePlane.adopt(db, first));
+      // With dataDir, the other clusters' copies and the queue of writes on their way are on
+      // disk too, as the server keeps them: DIR/P/I/replicas/CLUSTER and DIR/P/I/replication.
+      const open = storageOpener;
+      const storage = instanceDir !== undefined && open
+        ? { replica: (cluster: string) => open(`${instanceDir}/replicas/${cluster}`), queue: () => open(`${instanceDir}/replication`) }
+        : undefined;
+      const plane = call(() => InstancePlane.adopt(db, first, storage));
       planes.set(key, plane);
       call(() => plane.configureFromModel(model));
     } finally {

@@ -3,7 +3,7 @@
 // instance, and the hooks the Node entry registers (durable directories, the
 // instance-metadata store). Also the plain view of an instance model.
 
-import type { InstanceModel, InstancePlane, Database } from "./wasm/sparsetable_wasm.js";
+import type { InstanceModel, InstancePlane, Database, SyncStorage } from "./wasm/sparsetable_wasm.js";
 
 /** One database per (project, instance) in this JavaScript realm, so two `Bigtable` objects
  * see the same data, as two clients of one server do. */
@@ -84,6 +84,15 @@ export let directoryOpener: DirectoryOpener | null = null;
 /** @internal The Node entry registers how to open a durable directory. */
 export function setDirectoryOpener(open: DirectoryOpener): void {
   directoryOpener = open;
+}
+
+/** How the Node build opens a folder as a `SyncStorage` (a durable instance's other
+ * clusters' copies and its replication queue); null in browsers. */
+export let storageOpener: ((dir: string) => SyncStorage) | null = null;
+
+/** @internal The Node entry registers it. */
+export function setStorageOpener(open: (dir: string) => SyncStorage): void {
+  storageOpener = open;
 }
 
 /** @internal Where the Node build keeps an instance's metadata beside its data: `dir` is the
