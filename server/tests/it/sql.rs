@@ -18,7 +18,7 @@ fn bytes_type() -> v2::Type {
     }
 }
 
-async fn prepare(
+pub(crate) async fn prepare(
     server: &Server,
     query: &str,
     param_types: &[(&str, v2::Type)],
@@ -40,7 +40,7 @@ async fn prepare(
 }
 
 /// Every value the stream carries, in order, and the last resume token.
-async fn execute(
+pub(crate) async fn execute(
     server: &Server,
     prepared: &[u8],
     params: &[(&str, v2::Value)],

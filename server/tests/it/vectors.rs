@@ -174,12 +174,17 @@ pub(crate) fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
         ValueType::Int64Sum => Some(Aggregator::Sum(Default::default())),
         ValueType::Int64Min => Some(Aggregator::Min(Default::default())),
         ValueType::Int64Max => Some(Aggregator::Max(Default::default())),
+        ValueType::HllUniqueCount => Some(Aggregator::HllppUniqueCount(Default::default())),
     };
+    let hll = f.value_type == ValueType::HllUniqueCount;
     let value_type = aggregator.map(|aggregator| admin_v2::Type {
         kind: Some(Kind::AggregateType(Box::new(Aggregate {
-            input_type: Some(Box::new(admin_v2::Type {
-                kind: Some(Kind::Int64Type(Int64::default())),
-            })),
+            // HyperLogLog++ takes raw bytes with no input type.
+            input_type: (!hll).then(|| {
+                Box::new(admin_v2::Type {
+                    kind: Some(Kind::Int64Type(Int64::default())),
+                })
+            }),
             state_type: None,
             aggregator: Some(aggregator),
         }))),
@@ -199,6 +204,7 @@ fn value_type_from_proto(t: Option<&admin_v2::Type>) -> ValueType {
             Some(Aggregator::Sum(_)) => ValueType::Int64Sum,
             Some(Aggregator::Min(_)) => ValueType::Int64Min,
             Some(Aggregator::Max(_)) => ValueType::Int64Max,
+            Some(Aggregator::HllppUniqueCount(_)) => ValueType::HllUniqueCount,
             ref other => panic!("unexpected aggregator {other:?}"),
         },
         Some(other) => panic!("unexpected value type {other:?}"),

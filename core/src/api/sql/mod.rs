@@ -58,6 +58,7 @@ use alloc::vec::Vec;
 
 use crate::api::database::Database;
 use crate::model::filter::CompiledFilter;
+use crate::model::schema::ValueType;
 use crate::table::read::RowStream;
 use crate::{Error, Result};
 use eval::{eval, truthy, Ctx, FamilyInfo};
@@ -145,7 +146,9 @@ pub fn prepare(
                 (
                     name.clone(),
                     FamilyInfo {
-                        aggregate: f.value_type.is_aggregate(),
+                        // A HyperLogLog++ family's cells read as their sketch's BYTES.
+                        aggregate: f.value_type.is_aggregate()
+                            && f.value_type != ValueType::HllUniqueCount,
                     },
                 )
             })
