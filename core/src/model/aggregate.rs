@@ -16,7 +16,7 @@
 //!   twice), its state is documented as "TBD", and its one special conversion is to Int64, the
 //!   estimate. Where the docs are silent we chose, and say so:
 //!   - The state is our HyperLogLog++ sketch of BYTES inputs ([`super::hll`], its bytes in
-//!     docs/format/sstable.md), which SQL's `HLL_COUNT.EXTRACT` and `HLL_COUNT.MERGE` read
+//!     docs/format/hll_sketch.md), which SQL's `HLL_COUNT.EXTRACT` and `HLL_COUNT.MERGE` read
 //!     (the Int64 conversion). It is not Google's sketch format (that one is unpublished).
 //!   - Inputs are hashed as raw bytes: a raw (bytes) input as itself, an int64 input as its
 //!     8-byte big-endian encoding (Bigtable's int64 encoding), so the int 7 and the bytes

@@ -152,3 +152,14 @@ proptest! {
         }
     }
 }
+
+/// The example of docs/format/hll_sketch.md: the cell after AddToCell of the int64 7.
+#[test]
+fn the_documented_example_bytes() {
+    let cell = merged_value(HLL, None, Input::Int64(7));
+    let mut want = b"STHL".to_vec();
+    want.extend_from_slice(&[1, 3, 15, 0, 1, 0, 0, 0, 0x03, 0x94, 0x75, 0x13]);
+    assert_eq!(cell, want);
+    // The entry: index 5101136 (the hash's top 25 bits), rank 3.
+    assert_eq!((0x1375_9403u32 >> 6, 0x1375_9403u32 & 63), (5_101_136, 3));
+}

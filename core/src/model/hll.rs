@@ -17,8 +17,8 @@
 //! Google's sketches are a protobuf (`HyperLogLogPlusUniqueStateProto`) over a hash we cannot
 //! reproduce or verify here, so a sketch made by BigQuery or by Bigtable cannot be merged or
 //! extracted by us, nor ours by them. Bytes that are not our sketch are INVALID_ARGUMENT, never
-//! a panic. The format (all integers little-endian; also in docs/format/sstable.md, "HyperLogLog++
-//! cells", since family cells reach disk):
+//! a panic. The format (all integers little-endian; specified in docs/format/hll_sketch.md,
+//! since family cells reach disk):
 //! - 8-byte header: `b"STHL"`, version `1`, input type (1 INT64, 2 STRING, 3 BYTES, 4 any
 //!   other: APPROX_COUNT_DISTINCT's, never returned), precision (10..=24), form (0 sparse,
 //!   1 dense);

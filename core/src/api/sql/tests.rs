@@ -368,11 +368,17 @@ fn ignore_and_respect_nulls() {
         SqlValue::Array(vec![b("a"), b("a"), b("c")])
     );
     assert_eq!(
-        one(&format!("SELECT APPROX_QUANTILES({x}, 2 IGNORE NULLS) FROM t")).unwrap(),
+        one(&format!(
+            "SELECT APPROX_QUANTILES({x}, 2 IGNORE NULLS) FROM t"
+        ))
+        .unwrap(),
         SqlValue::Array(vec![b("a"), b("a"), b("c")])
     );
     assert_eq!(
-        one(&format!("SELECT APPROX_QUANTILES({x}, 2 RESPECT NULLS) FROM t")).unwrap(),
+        one(&format!(
+            "SELECT APPROX_QUANTILES({x}, 2 RESPECT NULLS) FROM t"
+        ))
+        .unwrap(),
         SqlValue::Array(vec![SqlValue::Null, b("a"), b("c")])
     );
     for sql in [
