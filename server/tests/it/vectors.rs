@@ -176,15 +176,11 @@ pub(crate) fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
         ValueType::Int64Max => Some(Aggregator::Max(Default::default())),
         ValueType::HllUniqueCount => Some(Aggregator::HllppUniqueCount(Default::default())),
     };
-    let hll = f.value_type == ValueType::HllUniqueCount;
     let value_type = aggregator.map(|aggregator| admin_v2::Type {
         kind: Some(Kind::AggregateType(Box::new(Aggregate {
-            // HyperLogLog++ takes raw bytes with no input type.
-            input_type: (!hll).then(|| {
-                Box::new(admin_v2::Type {
-                    kind: Some(Kind::Int64Type(Int64::default())),
-                })
-            }),
+            input_type: Some(Box::new(admin_v2::Type {
+                kind: Some(Kind::Int64Type(Int64::default())),
+            })),
             state_type: None,
             aggregator: Some(aggregator),
         }))),
