@@ -216,6 +216,28 @@ fn clusters_come_and_go_by_the_rules() {
     )
     .unwrap();
     assert_eq!(r.cluster("my-instance-c0").unwrap().serve_nodes, 3);
+    // Autoscaling alone keeps the node count; refusals change nothing.
+    let wider = Autoscaling {
+        max_nodes: 9,
+        ..auto
+    };
+    r.set_cluster_autoscaling("my-instance-c0", Some(wider))
+        .unwrap();
+    let c0 = r.cluster("my-instance-c0").unwrap();
+    assert_eq!((c0.serve_nodes, c0.autoscaling), (3, Some(wider)));
+    let before = r.clone();
+    let e = r.set_cluster_autoscaling("nope", None).unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    assert_eq!(
+        r.set_cluster_autoscaling("my-instance-c0", Some(auto))
+            .unwrap_err()
+            .code(),
+        Code::InvalidArgument
+    );
+    assert_eq!(r, before);
+    r.set_cluster_autoscaling("my-instance-c0", None).unwrap();
+    let c0 = r.cluster("my-instance-c0").unwrap();
+    assert_eq!((c0.serve_nodes, c0.autoscaling), (3, None));
     r.create_app_profile(single("pinned", "my-instance-c1", false))
         .unwrap();
     r.create_app_profile(AppProfileRecord {

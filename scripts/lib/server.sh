@@ -1,5 +1,5 @@
 # Sourced by the suites that drive the real sparsetable-server with a client (node_client,
-# google_system): starts the debug binary the server suite built on 127.0.0.1 with --port 0
+# google_system): starts the debug binary the server suite built (or $SERVER_BIN) on 127.0.0.1 with --port 0
 # and waits (up to 30 s) for the line it prints once it listens.
 #
 #   start_server DIR [ARGS...]
@@ -14,7 +14,7 @@ start_server() {
   mkdir -p "$dir"
   out=$dir/server.stdout
   server_log=$dir/server.log
-  "$ROOT/target/debug/sparsetable-server" --host 127.0.0.1 --port 0 "$@" >"$out" 2>"$server_log" &
+  "${SERVER_BIN:-$ROOT/target/debug/sparsetable-server}" --host 127.0.0.1 --port 0 "$@" >"$out" 2>"$server_log" &
   server_pid=$!
   server_pids+=("$server_pid")
   trap 'for p in "${server_pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done' EXIT

@@ -23,8 +23,8 @@ Usage: sparsetable-server [--host HOST] [--port PORT] [--data-dir DIR] [--durabi
                           [--clock-micros MICROS] [--replication-lag DURATION]
                           [--gc-mode MODE] [--log-level LEVEL]
 
-Serves Cloud Bigtable's Data and Table Admin gRPC APIs (and the Instance Admin calls clients
-make at start-up), as an emulator: point clients at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
+Serves Cloud Bigtable's Data, Table Admin and Instance Admin gRPC APIs, as an emulator: point
+clients at it with BIGTABLE_EMULATOR_HOST=HOST:PORT.
 
 Options:
   --host HOST             address to listen on [default: 127.0.0.1]
@@ -62,7 +62,7 @@ Options:
 sparsetable-server control ... talks to a running server's control surface (cluster
 outages, replication lag, injected faults): see sparsetable-server control --help.
 sparsetable-server export ... and import ... move tables to and from Cloud Bigtable as
-Avro (the Dataflow templates' schema) or CSV (as cbt import reads it): see
+Avro or Parquet (the Dataflow templates' layouts) or CSV (as cbt import reads it): see
 sparsetable-server export --help and sparsetable-server import --help.";
 
 /// What the command line asked for (also what [`Server::bind`] takes).

@@ -10,6 +10,8 @@
 //! - [`ids`]: the id, name, label and location rules.
 //! - [`record`]: [`InstanceRecord`] and its operations.
 //! - [`file`]: the stored form (docs/format/instance.md, version 2).
+//! - `store` (std only): that file in an instance's folder, read and replaced atomically,
+//!   for every front-end with a directory (server, Python, Kotlin).
 //!
 //! # The rules, and where they come from
 //! From Bigtable's documentation ("Instances, clusters, and nodes", "Create an instance",
@@ -45,6 +47,8 @@
 pub mod file;
 pub mod ids;
 pub mod record;
+#[cfg(feature = "std")]
+pub mod store;
 
 pub use file::{decode_file, encode_file, StoredInstance, INSTANCE_FILE, INSTANCE_FILE_MAGIC};
 pub use record::{

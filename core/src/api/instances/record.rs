@@ -496,6 +496,23 @@ impl InstanceRecord {
         Ok(())
     }
 
+    /// Sets a cluster's autoscaling and keeps its node count (Google's Java client's
+    /// `updateClusterAutoscalingConfig`): the count is read and written back in this one
+    /// change, so a resize made between a read and a write elsewhere cannot be undone by it.
+    ///
+    /// # Errors
+    /// As [`InstanceRecord::update_cluster`].
+    pub fn set_cluster_autoscaling(
+        &mut self,
+        id: &str,
+        autoscaling: Option<Autoscaling>,
+    ) -> Result<()> {
+        match self.cluster(id).map(|c| c.serve_nodes) {
+            Some(nodes) => self.update_cluster(id, nodes, autoscaling),
+            None => Err(not_found("cluster", id, &self.name())),
+        }
+    }
+
     /// Removes a cluster (DeleteCluster); multi-cluster profiles that list it forget it.
     ///
     /// # Errors
