@@ -63,6 +63,7 @@ use core::ops::Bound;
 use crate::api::database::Database;
 use crate::model::filter::CompiledFilter;
 use crate::model::row_set::{RowRange, RowSet};
+use crate::model::schema::ValueType;
 use crate::table::read::RowStream;
 use crate::{Error, Result};
 use eval::{eval, truthy, Ctx, FamilyInfo};
@@ -164,7 +165,9 @@ pub fn prepare_with_views(
                 (
                     name.clone(),
                     FamilyInfo {
-                        aggregate: f.value_type.is_aggregate(),
+                        // A HyperLogLog++ family's cells read as their sketch's BYTES.
+                        aggregate: f.value_type.is_aggregate()
+                            && f.value_type != ValueType::HllUniqueCount,
                     },
                 )
             })
