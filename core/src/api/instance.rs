@@ -718,6 +718,63 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_added_while_writes_are_on_their_way_gets_each_of_them_once() {
+        use crate::model::schema::{ColumnFamily, ValueType};
+        let clock = Arc::new(ManualClock::new(1_000_000));
+        let i = instance(&clock);
+        let mut config = TableConfig::default();
+        config.families.insert(
+            "sum".into(),
+            ColumnFamily {
+                value_type: ValueType::Int64Sum,
+                ..ColumnFamily::default()
+            },
+        );
+        i.primary()
+            .write(|d| d.create_table("n", config).map(drop))
+            .unwrap();
+        i.set_delay_micros(2_000_000).unwrap();
+        let mut profiles = vec![single("to1", "c1", true), single("to2", "c2", true)];
+        i.configure(vec!["c1".into(), "c2".into()], profiles.clone())
+            .unwrap();
+        // A write at c2, on its way to c1; an increment at c1, on its way to c2.
+        let at2 = i
+            .route("to2", "MutateRow", RequestKind::Write, b"r")
+            .unwrap();
+        set(&at2, b"r", b"from-c2");
+        let at1 = i
+            .route("to1", "MutateRow", RequestKind::Write, b"k")
+            .unwrap();
+        let add = [Mutation::AddToCell {
+            family: "sum".into(),
+            qualifier: b"q".to_vec(),
+            timestamp_micros: 1000,
+            input: 5,
+        }];
+        at1.db.write(|d| d.mutate_row("n", b"k", &add)).unwrap();
+        at1.after_write().unwrap();
+        // c3 joins: its copy is c1's, which has the increment but not c2's write yet.
+        profiles.push(single("to3", "c3", true));
+        i.configure(vec!["c1".into(), "c2".into(), "c3".into()], profiles)
+            .unwrap();
+        clock.advance_micros(2_000_001);
+        let at3 = i.route("to3", "ReadRows", RequestKind::Read, b"").unwrap();
+        assert_eq!(rows(&at3), 1, "c2's write reached c3");
+        let sum = at3
+            .db
+            .read_row("n", b"k")
+            .unwrap()
+            .map(|row| row.cells[0].value.clone());
+        assert_eq!(
+            sum,
+            Some(5i64.to_be_bytes().to_vec()),
+            "the increment counted once"
+        );
+        let token = i.consistency_token("t").unwrap();
+        assert!(i.check_consistency("t", &token, false).unwrap());
+    }
+
+    #[test]
     fn drop_row_range_reaches_every_cluster_and_queued_writes_do_not_bring_rows_back() {
         use crate::api::database::DropRowRange;
         let clock = Arc::new(ManualClock::new(1_000_000));

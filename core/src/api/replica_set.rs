@@ -295,11 +295,28 @@ impl<D: ClusterDatabase> ReplicaSet<D> {
                     mutations: r
                         .cells
                         .into_iter()
-                        .map(|c| Mutation::SetCell {
-                            family: c.family,
-                            qualifier: c.qualifier,
-                            timestamp_micros: c.timestamp_micros,
-                            value: c.value,
+                        .map(|c| {
+                            // An aggregate family takes no SetCell: its cell is copied as a
+                            // merge of its state into an empty cell, which is that state.
+                            let aggregate = config
+                                .families
+                                .get(&c.family)
+                                .is_some_and(|f| f.value_type.is_aggregate());
+                            if aggregate {
+                                Mutation::MergeToCell {
+                                    family: c.family,
+                                    qualifier: c.qualifier,
+                                    timestamp_micros: c.timestamp_micros,
+                                    state: c.value,
+                                }
+                            } else {
+                                Mutation::SetCell {
+                                    family: c.family,
+                                    qualifier: c.qualifier,
+                                    timestamp_micros: c.timestamp_micros,
+                                    value: c.value,
+                                }
+                            }
                         })
                         .collect(),
                     row_key: r.key,

@@ -593,7 +593,8 @@ impl Replication {
 
     /// Restores a queue [`Replication::encode_queue`] wrote, mapping its clusters to this
     /// instance's by id: a cluster the instance no longer has is forgotten, and one the
-    /// file does not name has nothing pending (it is filled by copying whole tables).
+    /// file does not name (it joined since) still needs what the first cluster still needs:
+    /// it is filled by copying the first cluster's tables, which hold the rest.
     ///
     /// # Errors
     /// `DataLoss` for bytes that are not such a queue (wrong magic, checksum, truncation,
@@ -624,6 +625,13 @@ impl Replication {
         let here: Vec<Option<usize>> = ids
             .iter()
             .map(|id| self.clusters.iter().position(|c| &c.id == id))
+            .collect();
+        // Clusters the file does not name joined since it was written: their copy of the data
+        // is the first cluster's (see `ReplicaSet::pump`), so each still needs exactly the
+        // writes the first cluster still needs (one already applied there is in the copy;
+        // sending it again would count an AddToCell twice).
+        let joined: Vec<usize> = (0..self.clusters.len())
+            .filter(|i| !here.contains(&Some(*i)))
             .collect();
         let entries = d.count(2 + n, "queue length")?;
         let mut queue = Vec::with_capacity(entries);
@@ -663,6 +671,9 @@ impl Replication {
                 commit_micros: commit,
             };
             pending[source_here] = false;
+            for &i in &joined {
+                pending[i] = pending[0];
+            }
             queue.push(InFlight {
                 order: (commit, source_here, batch.sequence),
                 source: source_here,
