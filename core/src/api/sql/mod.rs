@@ -44,6 +44,7 @@ pub mod eval;
 pub mod exec;
 pub mod functions;
 pub mod hll;
+pub(crate) mod incremental;
 pub mod lex;
 pub mod parse;
 pub mod plan;
@@ -128,6 +129,21 @@ pub fn prepare(
     sql: &str,
     param_types: BTreeMap<String, SqlType>,
 ) -> Result<PreparedQuery> {
+    prepare_with(db, sql, param_types, false)
+}
+
+/// [`prepare`] for a materialized view's query, where `GROUP BY _key` names the SELECT item
+/// aliased `_key` (see `api::materialized_views`).
+pub(crate) fn prepare_view(db: &Database, sql: &str) -> Result<PreparedQuery> {
+    prepare_with(db, sql, BTreeMap::new(), true)
+}
+
+fn prepare_with(
+    db: &Database,
+    sql: &str,
+    param_types: BTreeMap<String, SqlType>,
+    view_key_alias: bool,
+) -> Result<PreparedQuery> {
     if sql.len() > MAX_QUERY_BYTES {
         return Err(Error::invalid_argument(format!(
             "SQL: the query is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
@@ -152,7 +168,9 @@ pub fn prepare(
             .collect(),
         None => Vec::new(),
     };
-    let (plan, columns) = plan::Planner::new(sql, &param_types).plan(parsed, families)?;
+    let mut planner = plan::Planner::new(sql, &param_types);
+    planner.view_key_alias = view_key_alias;
+    let (plan, columns) = planner.plan(parsed, families)?;
     // The read filter depends on parameters only through the table arguments; without
     // them it is compiled once, here.
     let literal = |e: &Option<parse::Expr>| {
