@@ -59,6 +59,7 @@ use crate::model::schema::{validate_family_name, validate_table_id};
 use crate::platform::random::SplitMix64;
 use crate::table::read::RowStream;
 use crate::{Error, Result};
+pub use view::encode_value;
 pub(crate) use view::View;
 
 /// The aggregates Bigtable allows in a continuous materialized view.

@@ -240,7 +240,7 @@ impl View {
 /// TIMESTAMP (microseconds) are 8-byte big-endian, as Bigtable's SQL reads integers from
 /// cells; FLOAT64 and FLOAT32 are their IEEE 754 bits big-endian; BOOL is one byte 0 or 1;
 /// STRING is its UTF-8; BYTES (HLL_COUNT sketches included) are themselves.
-pub(crate) fn encode_value(v: &SqlValue) -> Option<Vec<u8>> {
+pub fn encode_value(v: &SqlValue) -> Option<Vec<u8>> {
     Some(match v {
         SqlValue::Null => return None,
         SqlValue::Bytes(b) => b.clone(),
