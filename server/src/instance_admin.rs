@@ -19,7 +19,8 @@
 //! (ALREADY_EXISTS if it does); DeleteInstance deletes every table and backup in it (or nothing
 //! at all if a table has deletion protection) and the instance stops existing until named
 //! again. Routes not listed in `build.rs` answer UNIMPLEMENTED. App profiles live in
-//! [`app_profiles`] and ListHotTablets in [`hot_tablets`].
+//! [`app_profiles`], ListHotTablets in [`hot_tablets`] and continuous materialized views in
+//! [`materialized_views`].
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
 
 mod app_profiles;
 mod hot_tablets;
+pub(crate) mod materialized_views;
 
 /// The Instance Admin service.
 #[derive(Debug, Clone)]
@@ -238,6 +240,7 @@ impl InstanceAdminService {
                 backups: Vec::new(),
                 authorized_views: Vec::new(),
                 change_streams: Vec::new(),
+                materialized_views: Vec::new(),
             },
         )?;
         let metadata = admin_v2::CreateInstanceMetadata {
@@ -750,6 +753,50 @@ impl BigtableInstanceAdmin for InstanceAdminService {
         request: Request<admin_v2::ListHotTabletsRequest>,
     ) -> std::result::Result<Response<admin_v2::ListHotTabletsResponse>, Status> {
         self.list_hot_tablets_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+    async fn create_materialized_view(
+        &self,
+        request: Request<admin_v2::CreateMaterializedViewRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.create_materialized_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn get_materialized_view(
+        &self,
+        request: Request<admin_v2::GetMaterializedViewRequest>,
+    ) -> std::result::Result<Response<admin_v2::MaterializedView>, Status> {
+        self.get_materialized_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn list_materialized_views(
+        &self,
+        request: Request<admin_v2::ListMaterializedViewsRequest>,
+    ) -> std::result::Result<Response<admin_v2::ListMaterializedViewsResponse>, Status> {
+        self.list_materialized_views_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn update_materialized_view(
+        &self,
+        request: Request<admin_v2::UpdateMaterializedViewRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.update_materialized_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn delete_materialized_view(
+        &self,
+        request: Request<admin_v2::DeleteMaterializedViewRequest>,
+    ) -> std::result::Result<Response<()>, Status> {
+        self.delete_materialized_view_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
     }

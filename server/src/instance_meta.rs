@@ -72,6 +72,11 @@ pub struct InstanceMeta {
     /// The tables whose change stream is enabled, sorted by table id.
     #[prost(message, repeated, tag = "7")]
     pub change_streams: Vec<ChangeStreamSetting>,
+    /// Its continuous materialized views, sorted by full name (see
+    /// `crate::instance_admin::materialized_views`): created again on the database when the
+    /// registry opens it.
+    #[prost(message, repeated, tag = "9")]
+    pub materialized_views: Vec<admin_v2::MaterializedView>,
 }
 
 /// A table's change stream setting (CreateTable / UpdateTable `change_stream_config`).
@@ -122,6 +127,7 @@ impl InstanceMeta {
             backups: Vec::new(),
             authorized_views: Vec::new(),
             change_streams: Vec::new(),
+            materialized_views: Vec::new(),
         }
     }
 

@@ -89,7 +89,8 @@ pub struct Database {
     gc_mode: GcMode,
     /// Continuous materialized views over this database's tables (kept in memory, rebuilt
     /// when created; see `api::materialized_views`).
-    pub(crate) materialized_views: crate::api::materialized_views::Views,
+    /// (Type-erased: that module imports the SQL engine, which imports this one.)
+    pub(crate) materialized_views: Option<Box<dyn core::any::Any + Send + Sync>>,
 }
 
 impl core::fmt::Debug for Database {
@@ -129,7 +130,7 @@ impl Database {
             replaying: false,
             schema_epoch: 0,
             gc_mode: GcMode::Immediate,
-            materialized_views: Default::default(),
+            materialized_views: None,
         }
     }
 

@@ -44,10 +44,12 @@
 
 mod view;
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use core::any::Any;
 
 use super::database::Database;
 use super::sql::ast::ExprKind;
@@ -111,6 +113,39 @@ impl Views {
     fn next_etag(&mut self) -> String {
         self.generation += 1;
         format!("mv-{}", self.generation)
+    }
+}
+
+/// The views kept in `Database::materialized_views` (type-erased there, so the database's
+/// file does not import this module, which imports the SQL engine, which imports it).
+fn views_slot(slot: &mut Option<Box<dyn Any + Send + Sync>>) -> Option<&mut Views> {
+    slot.as_mut()?.downcast_mut()
+}
+
+/// No views: what a database that never made one reads.
+static NO_VIEWS: Views = Views {
+    entries: BTreeMap::new(),
+    generation: 0,
+};
+
+impl Database {
+    fn views(&self) -> &Views {
+        self.materialized_views
+            .as_ref()
+            .and_then(|b| b.downcast_ref())
+            .unwrap_or(&NO_VIEWS)
+    }
+
+    fn views_mut(&mut self) -> &mut Views {
+        let slot = &mut self.materialized_views;
+        if !slot.as_ref().is_some_and(|b| b.is::<Views>()) {
+            *slot = Some(Box::new(Views::default()));
+        }
+        // Just made sure it holds a `Views`; the fallback is never taken.
+        match views_slot(slot) {
+            Some(v) => v,
+            None => unreachable!("the slot holds the views"),
+        }
     }
 }
 
@@ -267,7 +302,7 @@ impl Database {
         deletion_protection: bool,
     ) -> Result<MaterializedViewInfo> {
         validate_table_id(id).map_err(|_| view_not_found(id))?;
-        if self.materialized_views.entries.contains_key(id) {
+        if self.views().entries.contains_key(id) {
             return Err(Error::already_exists(format!(
                 "materialized view {} already exists",
                 quoted(id)
@@ -289,10 +324,10 @@ impl Database {
             query: query.to_string(),
             source_table: source,
             deletion_protection,
-            etag: self.materialized_views.next_etag(),
+            etag: self.views_mut().next_etag(),
             columns,
         };
-        self.materialized_views
+        self.views_mut()
             .entries
             .insert(id.to_string(), (info.clone(), view));
         // From now on compactions of the source record the rows they collect from.
@@ -307,7 +342,7 @@ impl Database {
     /// # Errors
     /// `NotFound` for an unknown view.
     pub fn get_materialized_view(&self, id: &str) -> Result<MaterializedViewInfo> {
-        self.materialized_views
+        self.views()
             .entries
             .get(id)
             .map(|(info, _)| info.clone())
@@ -316,7 +351,7 @@ impl Database {
 
     /// Every view, in id order.
     pub fn list_materialized_views(&self) -> Vec<MaterializedViewInfo> {
-        self.materialized_views
+        self.views()
             .entries
             .values()
             .map(|(info, _)| info.clone())
@@ -344,9 +379,9 @@ impl Database {
                 ),
             ));
         }
-        let etag = self.materialized_views.next_etag();
+        let etag = self.views_mut().next_etag();
         let entry = self
-            .materialized_views
+            .views_mut()
             .entries
             .get_mut(id)
             .ok_or_else(|| view_not_found(id))?;
@@ -367,13 +402,13 @@ impl Database {
                 quoted(id)
             )));
         }
-        self.materialized_views.entries.remove(id);
+        self.views_mut().entries.remove(id);
         Ok(())
     }
 
     /// The views reading `table_id`, by id.
     pub fn materialized_views_of(&self, table_id: &str) -> Vec<String> {
-        self.materialized_views
+        self.views()
             .entries
             .iter()
             .filter(|(_, (_, v))| v.source == table_id)
@@ -388,7 +423,7 @@ impl Database {
     /// `NotFound` for an unknown view.
     pub fn materialized_view_status(&self, id: &str) -> Result<(usize, Option<Error>)> {
         let (_, view) = self
-            .materialized_views
+            .views()
             .entries
             .get(id)
             .ok_or_else(|| view_not_found(id))?;
@@ -400,12 +435,27 @@ impl Database {
     /// # Errors
     /// `NotFound` for an unknown view; as [`Database::read_rows`] for the request.
     pub fn read_materialized_view(&self, id: &str, request: &ReadRowsRequest) -> Result<RowStream> {
+        let filter = request.filter.compile()?;
+        self.read_materialized_view_compiled(id, request, &filter)
+    }
+
+    /// As [`Database::read_materialized_view`], applying `filter` in place of
+    /// `request.filter` (as [`Database::read_rows_compiled`]).
+    ///
+    /// # Errors
+    /// As [`Database::read_materialized_view`], apart from the filter's.
+    pub fn read_materialized_view_compiled(
+        &self,
+        id: &str,
+        request: &ReadRowsRequest,
+        filter: &crate::model::filter::CompiledFilter,
+    ) -> Result<RowStream> {
         let (_, view) = self
-            .materialized_views
+            .views()
             .entries
             .get(id)
             .ok_or_else(|| view_not_found(id))?;
-        let filter = request.filter.compile()?;
+        let filter = filter.clone();
         let rows_limit = limits::rows_limit(request.rows_limit)?;
         request.row_set.validate()?;
         let mut ranges = request.row_set.normalized_ranges();
@@ -436,13 +486,16 @@ impl Database {
         table_id: &str,
         keys: impl IntoIterator<Item = &'k [u8]>,
     ) {
-        if self.materialized_views.is_empty() {
+        if self.views().is_empty() {
             return;
         }
         let now = self.now_micros();
         if let Some(table) = self.tables.get(table_id) {
             let keys: Vec<&[u8]> = keys.into_iter().collect();
-            for (_, view) in self.materialized_views.entries.values_mut() {
+            for (_, view) in views_slot(&mut self.materialized_views)
+                .into_iter()
+                .flat_map(|v| v.entries.values_mut())
+            {
                 if view.source == table_id {
                     if let Err(e) = view.refresh(table, keys.iter().copied(), now) {
                         view.last_error = Some(e);
@@ -456,12 +509,15 @@ impl Database {
     /// The views of `table_id` are recomputed from scratch (a change too wide to follow
     /// row by row: every row dropped, families changed).
     pub(crate) fn views_rebuild(&mut self, table_id: &str) {
-        if self.materialized_views.is_empty() {
+        if self.views().is_empty() {
             return;
         }
         let now = self.now_micros();
         if let Some(table) = self.tables.get(table_id) {
-            for (_, view) in self.materialized_views.entries.values_mut() {
+            for (_, view) in views_slot(&mut self.materialized_views)
+                .into_iter()
+                .flat_map(|v| v.entries.values_mut())
+            {
                 if view.source == table_id {
                     if let Err(e) = view.rebuild(table, now) {
                         view.last_error = Some(e);
@@ -479,8 +535,10 @@ impl Database {
         for (name, table) in self.tables.iter_mut() {
             let has_views = self
                 .materialized_views
-                .entries
-                .values()
+                .as_ref()
+                .and_then(|b| b.downcast_ref::<Views>())
+                .into_iter()
+                .flat_map(|v| v.entries.values())
                 .any(|(_, v)| v.source == *name);
             table.track_collected = has_views;
             if !has_views {
@@ -493,7 +551,10 @@ impl Database {
             let mut keys = core::mem::take(&mut table.collected_rows);
             keys.sort();
             keys.dedup();
-            for (_, view) in self.materialized_views.entries.values_mut() {
+            for (_, view) in views_slot(&mut self.materialized_views)
+                .into_iter()
+                .flat_map(|v| v.entries.values_mut())
+            {
                 if view.source == *name {
                     if let Err(e) = view.refresh(table, keys.iter().map(Vec::as_slice), now) {
                         view.last_error = Some(e);
