@@ -19,6 +19,7 @@ mod console_vs_cbt;
 mod family_order;
 mod gc_mode;
 mod grpc;
+mod materialized_views;
 mod migrate;
 mod replication;
 mod replication_vectors;
