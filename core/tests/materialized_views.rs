@@ -180,7 +180,12 @@ fn check(db: &Database) -> Result<(), TestCaseError> {
 
 fn key(row: u8) -> Vec<u8> {
     // Rows a.. and b..: the WHERE of `by_group` keeps only the b rows.
-    format!("{}{:02}", if row % 2 == 0 { 'a' } else { 'b' }, row).into_bytes()
+    format!(
+        "{}{:02}",
+        if row.is_multiple_of(2) { 'a' } else { 'b' },
+        row
+    )
+    .into_bytes()
 }
 
 fn apply(db: &mut Database, clock: &ManualClock, op: &Op) {
@@ -200,7 +205,7 @@ fn apply(db: &mut Database, clock: &ManualClock, op: &Op) {
                 &key(row),
                 &[
                     Mutation::set_cell("cf", b"g", ts, g),
-                    Mutation::set_cell("cf", b"v", ts, &value.to_be_bytes()),
+                    Mutation::set_cell("cf", b"v", ts, value.to_be_bytes()),
                 ],
             )
             .unwrap();
@@ -209,7 +214,7 @@ fn apply(db: &mut Database, clock: &ManualClock, op: &Op) {
             .mutate_row(
                 "t",
                 &key(row),
-                &[Mutation::set_cell("cf", b"v", now, &value.to_be_bytes())],
+                &[Mutation::set_cell("cf", b"v", now, value.to_be_bytes())],
             )
             .unwrap(),
         Op::DeleteGroup { row } => db

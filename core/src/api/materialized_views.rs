@@ -406,6 +406,24 @@ impl Database {
         Ok(())
     }
 
+    /// `FailedPrecondition` naming a view with deletion protection, if any (DeleteInstance
+    /// deletes every view, all or nothing).
+    pub(crate) fn check_views_deletable(&self) -> Result<()> {
+        match self
+            .views()
+            .entries
+            .values()
+            .find(|(i, _)| i.deletion_protection)
+        {
+            Some((info, _)) => Err(Error::failed_precondition(format!(
+                "materialized view {} has deletion protection enabled; disable it before \
+                 deleting the instance",
+                quoted(&info.id)
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The views reading `table_id`, by id.
     pub fn materialized_views_of(&self, table_id: &str) -> Vec<String> {
         self.views()

@@ -26,14 +26,16 @@ fn put(db: &mut Database, row: &str, group: &str, v: i64) {
         row.as_bytes(),
         &[
             Mutation::set_cell("cf", b"g", 1000, group.as_bytes()),
-            Mutation::set_cell("cf", b"v", 1000, &v.to_be_bytes()),
+            Mutation::set_cell("cf", b"v", 1000, v.to_be_bytes()),
         ],
     )
     .unwrap();
 }
 
-/// The view's rows as (key, [(family, value)]).
-fn view(db: &Database, id: &str) -> Vec<(String, Vec<(String, Vec<u8>)>)> {
+/// A view's rows as (key, [(family, value)]).
+type ViewRows = Vec<(String, Vec<(String, Vec<u8>)>)>;
+
+fn view(db: &Database, id: &str) -> ViewRows {
     let mut s = db
         .read_materialized_view(id, &ReadRowsRequest::default())
         .unwrap();
