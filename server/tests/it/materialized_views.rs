@@ -190,7 +190,7 @@ async fn materialized_views_are_created_read_maintained_and_recovered() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(listed.materialized_views, [created.clone()]);
+    assert_eq!(listed.materialized_views, std::slice::from_ref(&created));
 
     // Writes and deletes of the source reach the view.
     put(&server, "r3", "x", 10).await;
