@@ -2,7 +2,9 @@
 //! and row deletes, DropRowRange, clock advances with garbage collection, tablet splits and
 //! merges (tiny tablet options) and crashes of a durable database (reopened from its log,
 //! the view created again from its definition as the server does), every view equals its
-//! query re-run from scratch through the SQL engine.
+//! query re-run from scratch through the SQL engine: views recomputing touched groups from
+//! their rows (`by_group`: MIN, MAX, AVG, HLL) and views on running totals (`totals`, `all`:
+//! COUNT and SUM only).
 //!
 //! Background GC mode: a view follows collection when a compaction removes cells, and reads
 //! keep collectable cells until then, so the view must match after every step. Immediate
@@ -27,7 +29,7 @@ const SECOND: i64 = 1_000_000;
 /// The views: (id, the view's query, the same query for the SQL engine as a plain SELECT).
 /// Plain SQL reads `GROUP BY _key` as the table's key, so the reference groups by the
 /// expression itself; `'*'` is grouped by the constant.
-const VIEWS: [(&str, &str, &str); 2] = [
+const VIEWS: [(&str, &str, &str); 3] = [
     (
         "by_group",
         "SELECT cf['g'] AS _key, COUNT(*) AS n, SUM(TO_INT64(cf['v'])) AS total, \
@@ -38,6 +40,13 @@ const VIEWS: [(&str, &str, &str); 2] = [
          MIN(TO_INT64(cf['v'])) AS lo, MAX(TO_INT64(cf['v'])) AS hi, \
          AVG(TO_INT64(cf['v'])) AS mean, BIT_XOR(TO_INT64(cf['v'])) AS x, \
          HLL_COUNT.INIT(cf['v']) AS sketch FROM t WHERE _key >= 'b' GROUP BY cf['g']",
+    ),
+    (
+        "totals",
+        "SELECT cf['g'] AS _key, COUNT(*) AS n, COUNT(cf['v']) AS nv, \
+         SUM(TO_INT64(cf['v'])) AS total FROM t GROUP BY _key",
+        "SELECT cf['g'] AS _key, COUNT(*) AS n, COUNT(cf['v']) AS nv, \
+         SUM(TO_INT64(cf['v'])) AS total FROM t GROUP BY cf['g']",
     ),
     (
         "all",

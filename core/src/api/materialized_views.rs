@@ -33,6 +33,10 @@
 //!   collection reaches a view when a compaction actually removes the cells (the database's
 //!   maintenance or `collect_garbage`), as Bigtable's own GC is asynchronous; in the
 //!   Immediate GC mode a view may count an expired cell until that collection.
+//! - Cost: a change touches only the groups its rows leave or join. With only COUNT and SUM
+//!   aggregates a group's row comes from running totals (the changed rows are read, nothing
+//!   else); with any other aggregate the touched group's rows are read again (a one-group
+//!   `MAX` view over a large table re-reads the table on every write).
 //! - Storage: views live in memory and are rebuilt from the source table (the backfill) when
 //!   created; the definitions are kept by the front-end (the server's instance metadata),
 //!   which creates them again after a restart, so a view is recovered by recomputation and
@@ -42,6 +46,7 @@
 //! equals its query re-run from scratch over the table as a full collection would leave it;
 //! a view exists only while its source table does (deleting that table is refused).
 
+mod totals;
 mod view;
 
 use alloc::boxed::Box;

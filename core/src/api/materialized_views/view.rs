@@ -10,16 +10,19 @@
 //!   the group's `_key` is NULL or empty, or evaluating it failed), and the hidden table
 //!   holds exactly the rows in `written`.
 //!
-//! Maintenance recomputes only the groups a change touched, from their member rows read
-//! again from the source table: every aggregate Bigtable allows (MIN and MAX included, which
-//! cannot be retracted from a running total) stays exact, at the cost of reading the
-//! affected groups' rows on each change.
+//! Maintenance touches only the groups a change touched. When every aggregate is COUNT or
+//! SUM, each group keeps running totals ([`Totals`]) and a change retracts the row's old
+//! inputs and adds its new ones, reading only the changed rows. Otherwise (MIN, MAX, AVG,
+//! HLL_COUNT, ...: values that cannot be retracted from a total) a touched group is
+//! recomputed from its member rows read again from the source table, which stays exact at
+//! the cost of reading the group's rows on each change.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::api::sql::incremental::{group_of, group_row};
+use super::totals::{self, Kind, Totals};
+use crate::api::sql::incremental::{agg_inputs, group_of, group_row, items_from_aggs};
 use crate::api::sql::value::Key;
 use crate::api::sql::{PreparedQuery, SqlValue};
 use crate::model::filter::CompiledFilter;
@@ -49,6 +52,11 @@ pub(crate) struct View {
     /// The view's rows.
     pub(crate) rows: Table,
     sequence: u64,
+    /// Running totals, when every aggregate is COUNT or SUM: each aggregate's kind, each
+    /// member row's inputs (`None`: they failed to evaluate), each group's totals.
+    kinds: Option<Vec<Kind>>,
+    inputs: BTreeMap<Vec<u8>, Option<Vec<SqlValue>>>,
+    totals: BTreeMap<Key, Totals>,
     /// The last error evaluating a group (its row is left out until a change fixes it).
     pub(crate) last_error: Option<Error>,
 }
@@ -71,7 +79,15 @@ impl View {
                 .collect::<Families>(),
             ..TableConfig::default()
         };
+        let kinds = query
+            .plan()
+            .agg
+            .as_ref()
+            .and_then(|a| totals::kinds(&a.aggs));
         View {
+            kinds,
+            inputs: BTreeMap::new(),
+            totals: BTreeMap::new(),
             source: source.into(),
             query,
             filter,
@@ -99,6 +115,8 @@ impl View {
         self.row_group.clear();
         self.members.clear();
         self.written.clear();
+        self.inputs.clear();
+        self.totals.clear();
         self.last_error = None;
         let mut by_group: BTreeMap<Key, Vec<Row>> = BTreeMap::new();
         let mut stream = crate::table::read::RowStream::new(
@@ -125,6 +143,16 @@ impl View {
             }
         }
         for (g, rows) in by_group {
+            if self.kinds.is_some() {
+                for row in &rows {
+                    if !self.add_inputs(&g, &row.key, row, now) {
+                        // A SUM of non-INT64 values: no totals for this view.
+                        self.kinds = None;
+                        self.inputs.clear();
+                        self.totals.clear();
+                    }
+                }
+            }
             self.write_group(g, &rows, now);
         }
         Ok(())
@@ -149,6 +177,7 @@ impl View {
                 if let Some(m) = self.members.get_mut(&old) {
                     m.remove(k);
                 }
+                self.retract_inputs(&old, k);
                 dirty.insert(old);
             }
             let Some(row) = read_one(source, k, now, &self.filter, &mut random)? else {
@@ -161,6 +190,11 @@ impl View {
                         .entry(g.clone())
                         .or_default()
                         .insert(k.to_vec());
+                    if self.kinds.is_some() && !self.add_inputs(&g, k, &row, now) {
+                        // A SUM of non-INT64 values: no totals for this view from now on.
+                        self.kinds = None;
+                        return self.rebuild(source, now);
+                    }
                     dirty.insert(g);
                 }
                 Ok(None) => {}
@@ -172,12 +206,22 @@ impl View {
                 Some(m) if !m.is_empty() => m.iter().cloned().collect(),
                 _ => {
                     self.members.remove(&g);
+                    self.totals.remove(&g);
                     if let Some(old) = self.written.remove(&g) {
                         self.delete_view_row(&old, now);
                     }
                     continue;
                 }
             };
+            let fast = match (&self.kinds, self.totals.get(&g)) {
+                (Some(kinds), Some(t)) => t.finish(kinds),
+                _ => None,
+            };
+            if let Some(aggs) = fast {
+                let items = items_from_aggs(&self.query, &g, &aggs, now);
+                self.write_items(g, items, now);
+                continue;
+            }
             let mut rows = Vec::with_capacity(keys.len());
             for k in &keys {
                 if let Some(row) = read_one(source, k, now, &self.filter, &mut random)? {
@@ -189,12 +233,56 @@ impl View {
         Ok(())
     }
 
+    /// Adds row `k`'s aggregate inputs to group `g`'s totals; false if the totals cannot
+    /// follow them.
+    fn add_inputs(&mut self, g: &Key, k: &[u8], row: &Row, now: i64) -> bool {
+        let Some(kinds) = &self.kinds else {
+            return true;
+        };
+        let totals = self.totals.entry(g.clone()).or_default();
+        match agg_inputs(&self.query, row, now) {
+            Ok(inputs) => {
+                if !totals.apply(kinds, &inputs, false) {
+                    return false;
+                }
+                self.inputs.insert(k.to_vec(), Some(inputs));
+            }
+            Err(_) => {
+                totals.mark_bad(false);
+                self.inputs.insert(k.to_vec(), None);
+            }
+        }
+        true
+    }
+
+    /// Removes row `k`'s inputs from group `g`'s totals.
+    fn retract_inputs(&mut self, g: &Key, k: &[u8]) {
+        let (Some(kinds), Some(inputs)) = (&self.kinds, self.inputs.remove(k)) else {
+            return;
+        };
+        if let Some(totals) = self.totals.get_mut(g) {
+            match inputs {
+                // These inputs were added, so retracting them cannot fail.
+                Some(inputs) => {
+                    totals.apply(kinds, &inputs, true);
+                }
+                None => totals.mark_bad(true),
+            }
+        }
+    }
+
     /// Replaces group `g`'s view row with its output over `rows`.
     fn write_group(&mut self, g: Key, rows: &[Row], now: i64) {
+        let items = group_row(&self.query, &g, rows, now);
+        self.write_items(g, items, now);
+    }
+
+    /// Replaces group `g`'s view row with `items` (or, on an error, leaves it out).
+    fn write_items(&mut self, g: Key, items: Result<Vec<SqlValue>>, now: i64) {
         if let Some(old) = self.written.remove(&g) {
             self.delete_view_row(&old, now);
         }
-        let items = match group_row(&self.query, &g, rows, now) {
+        let items = match items {
             Ok(items) => items,
             Err(e) => {
                 self.last_error = Some(e);

@@ -105,3 +105,52 @@ pub(crate) fn group_row(
     }
     Ok(items)
 }
+
+/// The inputs `row` gives the query's aggregates (COUNT(*)'s is TRUE), in order.
+///
+/// # Errors
+/// What evaluating an aggregate's argument raises.
+pub(crate) fn agg_inputs(
+    query: &PreparedQuery,
+    row: &Row,
+    now_micros: i64,
+) -> Result<Vec<SqlValue>> {
+    let plan = &query.plan;
+    let params = BTreeMap::new();
+    let ctx = row_ctx(plan, Some(row), &params, now_micros);
+    let Some(agg) = &plan.agg else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(agg.aggs.len());
+    for a in &agg.aggs {
+        out.push(match &a.arg {
+            Some(e) => eval(e, &ctx)?,
+            None => SqlValue::Bool(true),
+        });
+    }
+    Ok(out)
+}
+
+/// The output row of the group `key` whose aggregates are `aggs`.
+///
+/// # Errors
+/// What evaluating the items raises.
+pub(crate) fn items_from_aggs(
+    query: &PreparedQuery,
+    key: &Key,
+    aggs: &[SqlValue],
+    now_micros: i64,
+) -> Result<Vec<SqlValue>> {
+    let plan = &query.plan;
+    let params = BTreeMap::new();
+    let ctx = Ctx {
+        groups: &key.0,
+        aggs,
+        ..row_ctx(plan, None, &params, now_micros)
+    };
+    let mut items = Vec::with_capacity(plan.items.len());
+    for e in &plan.items {
+        items.push(eval(e, &ctx)?);
+    }
+    Ok(items)
+}
