@@ -202,17 +202,14 @@ impl View {
             }
         }
         for g in dirty {
-            let keys: Vec<Vec<u8>> = match self.members.get(&g) {
-                Some(m) if !m.is_empty() => m.iter().cloned().collect(),
-                _ => {
-                    self.members.remove(&g);
-                    self.totals.remove(&g);
-                    if let Some(old) = self.written.remove(&g) {
-                        self.delete_view_row(&old, now);
-                    }
-                    continue;
+            if self.members.get(&g).is_none_or(|m| m.is_empty()) {
+                self.members.remove(&g);
+                self.totals.remove(&g);
+                if let Some(old) = self.written.remove(&g) {
+                    self.delete_view_row(&old, now);
                 }
-            };
+                continue;
+            }
             let fast = match (&self.kinds, self.totals.get(&g)) {
                 (Some(kinds), Some(t)) => t.finish(kinds),
                 _ => None,
@@ -222,8 +219,10 @@ impl View {
                 self.write_items(g, items, now);
                 continue;
             }
-            let mut rows = Vec::with_capacity(keys.len());
-            for k in &keys {
+            // Recomputed from the group's rows (the member set is not copied on the fast
+            // path above: a one-group view would copy every key on each write).
+            let mut rows = Vec::new();
+            for k in self.members.get(&g).into_iter().flatten() {
                 if let Some(row) = read_one(source, k, now, &self.filter, &mut random)? {
                     rows.push(row);
                 }
