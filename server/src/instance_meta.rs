@@ -72,6 +72,10 @@ pub struct InstanceMeta {
     /// The tables whose change stream is enabled, sorted by table id.
     #[prost(message, repeated, tag = "7")]
     pub change_streams: Vec<ChangeStreamSetting>,
+    /// Its logical views, sorted by id (the core's record is authoritative for them; see
+    /// [`crate::instance_record`]).
+    #[prost(message, repeated, tag = "8")]
+    pub logical_views: Vec<admin_v2::LogicalView>,
     /// Its continuous materialized views, sorted by full name (see
     /// `crate::instance_admin::materialized_views`): created again on the database when the
     /// registry opens it.
@@ -127,6 +131,7 @@ impl InstanceMeta {
             backups: Vec::new(),
             authorized_views: Vec::new(),
             change_streams: Vec::new(),
+            logical_views: Vec::new(),
             materialized_views: Vec::new(),
         }
     }

@@ -27,7 +27,7 @@ impl PreparedQuery {
     /// The read filter compiled at prepare time; `None` when parameters or table
     /// arguments shape it (such queries are not maintained as views).
     pub(crate) fn compiled_filter(&self) -> Option<&CompiledFilter> {
-        self.filter.as_ref()
+        self.filter.as_deref()
     }
 }
 
