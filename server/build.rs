@@ -493,6 +493,36 @@ const INSTANCE_ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
         "bigtable::admin::v2::DeleteLogicalViewRequest",
         "Empty",
     ),
+    (
+        "create_materialized_view",
+        "CreateMaterializedView",
+        "bigtable::admin::v2::CreateMaterializedViewRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "get_materialized_view",
+        "GetMaterializedView",
+        "bigtable::admin::v2::GetMaterializedViewRequest",
+        "bigtable::admin::v2::MaterializedView",
+    ),
+    (
+        "list_materialized_views",
+        "ListMaterializedViews",
+        "bigtable::admin::v2::ListMaterializedViewsRequest",
+        "bigtable::admin::v2::ListMaterializedViewsResponse",
+    ),
+    (
+        "update_materialized_view",
+        "UpdateMaterializedView",
+        "bigtable::admin::v2::UpdateMaterializedViewRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "delete_materialized_view",
+        "DeleteMaterializedView",
+        "bigtable::admin::v2::DeleteMaterializedViewRequest",
+        "Empty",
+    ),
 ];
 
 /// `sparsetable.testing.v1.TestClock`, over the messages of `crate::test_clock`.

@@ -20,6 +20,7 @@ pub mod instance;
 pub mod instances;
 #[cfg(feature = "serde")]
 pub mod json;
+pub mod materialized_views;
 pub mod replica_set;
 #[cfg(feature = "std")]
 pub mod replicated;

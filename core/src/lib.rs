@@ -56,6 +56,7 @@ pub use api::instances::{
 };
 #[cfg(feature = "serde")]
 pub use api::json;
+pub use api::materialized_views::MaterializedViewInfo;
 pub use api::replica_set::{ClusterChange, ClusterDatabase, ReplicaSet};
 #[cfg(feature = "std")]
 pub use api::replicated::ReplicatedInstance;

@@ -6,8 +6,10 @@
 //! ReadModifyWriteRow and PingAndWarm, on a table or through one of its authorized views (the
 //! core's [`SubsetView`] rules: reads see the view's rows and cells, writes outside it are
 //! PERMISSION_DENIED, each MutateRows entry on its own); GenerateInitialChangeStreamPartitions
-//! and ReadChangeStream ([`crate::change_streams`]). Requests through a materialized view
-//! answer UNIMPLEMENTED; PrepareQuery and ExecuteQuery
+//! and ReadChangeStream ([`crate::change_streams`]). ReadRows and SampleRowKeys with a
+//! `materialized_view_name` read a continuous materialized view
+//! ([`crate::instance_admin::materialized_views`]) on the instance's database (the view is
+//! read-only: the write requests have no way to name one); PrepareQuery and ExecuteQuery
 //! serve the core's SQL subset ([`crate::sql`]). Every request is routed by its
 //! `app_profile_id` ([`Instances::route`]): on an instance with two or more clusters each
 //! cluster holds its own copy and the core's replication rules apply (lag, consistency,
@@ -42,7 +44,7 @@ use crate::names::{InstanceName, TableName};
 use crate::registry::Instances;
 use crate::scan::{Scan, ScanCounts};
 use crate::sql;
-use crate::status::{to_status, unimplemented};
+use crate::status::to_status;
 use crate::streaming::{Deadline, ResponseStream};
 use crate::stubs::data::bigtable_server::Bigtable;
 use crate::stubs::v2;
@@ -70,6 +72,8 @@ struct Target {
     /// The view the request goes through, if any: reads see only its rows and cells, and
     /// writes outside it are PERMISSION_DENIED (the core's rules).
     view: Option<SubsetView>,
+    /// `table.table_id` is a continuous materialized view's id, not a table's.
+    materialized: bool,
 }
 
 impl DataService {
@@ -85,7 +89,21 @@ impl DataService {
         materialized_view_name: &str,
     ) -> Result<Target> {
         if !materialized_view_name.is_empty() {
-            return Err(unimplemented("materialized_view_name (materialized views)"));
+            if !table_name.is_empty() || !authorized_view_name.is_empty() {
+                return Err(Error::invalid_argument(
+                    "materialized_view_name cannot be combined with table_name or \
+                     authorized_view_name",
+                ));
+            }
+            let (instance, table_id) = crate::instance_admin::materialized_views::parse_name(
+                "materialized_view_name",
+                materialized_view_name,
+            )?;
+            return Ok(Target {
+                table: TableName { instance, table_id },
+                view: None,
+                materialized: true,
+            });
         }
         if !authorized_view_name.is_empty() {
             let (table, view) = authorized_views::resolve(&self.instances, authorized_view_name)?;
@@ -97,6 +115,7 @@ impl DataService {
             return Ok(Target {
                 table,
                 view: Some(view),
+                materialized: false,
             });
         }
         if table_name.is_empty() {
@@ -105,6 +124,7 @@ impl DataService {
         Ok(Target {
             table: TableName::parse("table_name", table_name)?,
             view: None,
+            materialized: false,
         })
     }
 
@@ -274,13 +294,21 @@ impl DataService {
     ) -> Result<Vec<v2::SampleRowKeysResponse>> {
         // Through a view the samples are the table's: they say where its data is split, which
         // the view does not change.
-        let table = self
-            .target(
-                &req.table_name,
-                &req.authorized_view_name,
-                &req.materialized_view_name,
-            )?
-            .table;
+        let target = self.target(
+            &req.table_name,
+            &req.authorized_view_name,
+            &req.materialized_view_name,
+        )?;
+        if target.materialized {
+            // A view is one in-memory piece: one sample, the end of its key space.
+            let db = self.instances.database(&target.table.instance)?;
+            db.read(|d| d.get_materialized_view(&target.table.table_id))?;
+            return Ok(vec![v2::SampleRowKeysResponse {
+                row_key: Vec::new(),
+                offset_bytes: 0,
+            }]);
+        }
+        let table = target.table;
         let range = req.row_range.as_ref().map(row_range_from_proto);
         if let Some(range) = &range {
             range.validate()?;
@@ -336,6 +364,14 @@ impl DataService {
                     },
                     ..request
                 });
+        }
+        if target.materialized {
+            // Views live on the instance's database (the first cluster's copy), unrouted.
+            let db = self.instances.database(&target.table.instance)?;
+            return Ok((
+                Scan::of_materialized_view(target.table.table_id, request),
+                db,
+            ));
         }
         let first_key = request
             .row_set

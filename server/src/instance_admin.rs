@@ -20,7 +20,8 @@
 //! at all if a table has deletion protection) and the instance stops existing until named
 //! again. Routes not listed in `build.rs` answer UNIMPLEMENTED. App profiles live in
 //! [`app_profiles`], logical views (saved SQL queries that `FROM` may name) in
-//! [`logical_views`], and ListHotTablets in [`hot_tablets`].
+//! [`logical_views`], continuous materialized views in [`materialized_views`], and
+//! ListHotTablets in [`hot_tablets`].
 
 use std::sync::Arc;
 
@@ -45,6 +46,7 @@ use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
 mod app_profiles;
 mod hot_tablets;
 mod logical_views;
+pub(crate) mod materialized_views;
 
 /// The Instance Admin service.
 #[derive(Debug, Clone)]
@@ -241,6 +243,7 @@ impl InstanceAdminService {
                 authorized_views: Vec::new(),
                 change_streams: Vec::new(),
                 logical_views: Vec::new(),
+                materialized_views: Vec::new(),
             },
         )?;
         let metadata = admin_v2::CreateInstanceMetadata {
@@ -798,6 +801,50 @@ impl BigtableInstanceAdmin for InstanceAdminService {
         request: Request<admin_v2::ListHotTabletsRequest>,
     ) -> std::result::Result<Response<admin_v2::ListHotTabletsResponse>, Status> {
         self.list_hot_tablets_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+    async fn create_materialized_view(
+        &self,
+        request: Request<admin_v2::CreateMaterializedViewRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.create_materialized_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn get_materialized_view(
+        &self,
+        request: Request<admin_v2::GetMaterializedViewRequest>,
+    ) -> std::result::Result<Response<admin_v2::MaterializedView>, Status> {
+        self.get_materialized_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn list_materialized_views(
+        &self,
+        request: Request<admin_v2::ListMaterializedViewsRequest>,
+    ) -> std::result::Result<Response<admin_v2::ListMaterializedViewsResponse>, Status> {
+        self.list_materialized_views_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn update_materialized_view(
+        &self,
+        request: Request<admin_v2::UpdateMaterializedViewRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.update_materialized_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn delete_materialized_view(
+        &self,
+        request: Request<admin_v2::DeleteMaterializedViewRequest>,
+    ) -> std::result::Result<Response<()>, Status> {
+        self.delete_materialized_view_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
     }

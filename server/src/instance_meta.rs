@@ -76,6 +76,11 @@ pub struct InstanceMeta {
     /// [`crate::instance_record`]).
     #[prost(message, repeated, tag = "8")]
     pub logical_views: Vec<admin_v2::LogicalView>,
+    /// Its continuous materialized views, sorted by full name (see
+    /// `crate::instance_admin::materialized_views`): created again on the database when the
+    /// registry opens it.
+    #[prost(message, repeated, tag = "9")]
+    pub materialized_views: Vec<admin_v2::MaterializedView>,
 }
 
 /// A table's change stream setting (CreateTable / UpdateTable `change_stream_config`).
@@ -127,6 +132,7 @@ impl InstanceMeta {
             authorized_views: Vec::new(),
             change_streams: Vec::new(),
             logical_views: Vec::new(),
+            materialized_views: Vec::new(),
         }
     }
 

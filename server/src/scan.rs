@@ -61,6 +61,8 @@ pub struct Scan {
     pub counts: ScanCounts,
     /// The request's filter, compiled by the first batch.
     filter: Option<CompiledFilter>,
+    /// `table_id` names a continuous materialized view, not a table.
+    materialized_view: bool,
 }
 
 /// ReadRows' `ReadIterationStats`, as the scan counts them.
@@ -95,6 +97,16 @@ impl Scan {
             progress: None,
             counts: ScanCounts::default(),
             filter: None,
+            materialized_view: false,
+        }
+    }
+
+    /// A scan of the continuous materialized view `view_id` (its rows are read as a
+    /// table's are; see `sparsetable::api::materialized_views`).
+    pub fn of_materialized_view(view_id: String, request: ReadRowsRequest) -> Self {
+        Scan {
+            materialized_view: true,
+            ..Scan::new(view_id, request)
         }
     }
 
@@ -143,7 +155,11 @@ impl Scan {
             Some(filter) => filter,
             None => self.filter.insert(request.filter.compile()?),
         };
-        let mut stream = db.read_rows_stream_compiled(&self.table_id, &batch_request, filter)?;
+        let mut stream = if self.materialized_view {
+            db.read(|d| d.read_materialized_view_compiled(&self.table_id, &batch_request, filter))?
+        } else {
+            db.read_rows_stream_compiled(&self.table_id, &batch_request, filter)?
+        };
         stream.set_scan_budget(SCAN_BUDGET_CELLS, SCAN_BUDGET_BYTES);
         // A read that fails part-way (a run's block failed its checksum) fails the call:
         // ending short with OK would hand the client a wrong answer. The scan budget set

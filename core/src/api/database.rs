@@ -65,7 +65,7 @@ pub enum DropRowRange {
 /// A database of tables.
 pub struct Database {
     persist: Option<Persistence>,
-    tables: BTreeMap<String, Table>,
+    pub(crate) tables: BTreeMap<String, Table>,
     backups: BTreeMap<String, Backup>,
     clock: Box<dyn Clock>,
     /// The last sequence number given to a write; every mutation gets the next one.
@@ -87,6 +87,10 @@ pub struct Database {
     schema_epoch: u64,
     /// When collectable cells stop being readable (see [`GcMode`]); every table follows it.
     gc_mode: GcMode,
+    /// Continuous materialized views over this database's tables (kept in memory, rebuilt
+    /// when created; see `api::materialized_views`).
+    /// (Type-erased: that module imports the SQL engine, which imports this one.)
+    pub(crate) materialized_views: Option<Box<dyn core::any::Any + Send + Sync>>,
 }
 
 impl core::fmt::Debug for Database {
@@ -126,6 +130,7 @@ impl Database {
             replaying: false,
             schema_epoch: 0,
             gc_mode: GcMode::Immediate,
+            materialized_views: None,
         }
     }
 
@@ -222,6 +227,14 @@ impl Database {
             return Err(Error::failed_precondition(format!(
                 "table {} has deletion protection enabled",
                 quoted(table_id)
+            )));
+        }
+        let views = self.materialized_views_of(table_id);
+        if !views.is_empty() {
+            return Err(Error::failed_precondition(format!(
+                "table {} is the source of materialized views {}: delete them first",
+                quoted(table_id),
+                views.join(", ")
             )));
         }
         self.tables.remove(table_id);
@@ -332,6 +345,7 @@ impl Database {
             config: table.config.clone(),
         };
         self.schema_epoch += 1;
+        self.views_rebuild(table_id);
         if dropped.is_empty() {
             self.write_manifest()?;
         } else {
@@ -565,6 +579,7 @@ impl Database {
                     }
                 }
                 table.drop_all();
+                self.views_rebuild(table_id);
                 // The log may still hold the dropped writes: start a fresh one.
                 self.checkpoint()
             }

@@ -173,6 +173,11 @@ pub(crate) struct Table {
     /// The table's change stream, when enabled: the database logs each committed write
     /// here, and compactions the cells garbage collection removed.
     pub(crate) change_log: Option<crate::table::change_log::ChangeLog>,
+    /// Set while a materialized view reads this table: compactions then record in
+    /// `collected_rows` the rows whose cells garbage collection removed, for the views.
+    pub(crate) track_collected: bool,
+    /// Rows garbage collection changed since the views last looked (see above).
+    pub(crate) collected_rows: alloc::vec::Vec<alloc::vec::Vec<u8>>,
 }
 
 impl Clone for Tablet {
@@ -220,6 +225,8 @@ impl Table {
             compactions_due: BTreeSet::new(),
             applied: 0,
             change_log: None,
+            track_collected: false,
+            collected_rows: alloc::vec::Vec::new(),
         }
     }
 

@@ -21,6 +21,7 @@ mod gc_mode;
 mod grpc;
 mod hll_family;
 mod logical_views;
+mod materialized_views;
 mod migrate;
 mod replication;
 mod replication_vectors;

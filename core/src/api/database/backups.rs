@@ -123,10 +123,13 @@ impl Database {
                 quoted(name)
             )));
         }
+        // Materialized views go with the instance, unless one is protected.
+        self.check_views_deletable()?;
         let backups: Vec<String> = self.backups.keys().cloned().collect();
         for backup in backups {
             self.delete_backup(&backup)?;
         }
+        self.materialized_views = None;
         let tables: Vec<String> = self.tables.keys().cloned().collect();
         for table in tables {
             self.delete_table(&table)?;

@@ -143,6 +143,7 @@ impl Database {
     pub fn compact_table(&mut self, table_id: &str) -> Result<()> {
         let now = self.now()?;
         self.table_mut(table_id)?.compact_all(now)?;
+        self.views_after_collection();
         self.write_manifest()
     }
 

@@ -236,6 +236,8 @@ impl Database {
     /// The end of a maintenance pass: rotates a full log (a checkpoint) or records the
     /// structural changes in the manifest.
     pub(super) fn record_maintenance(&mut self) -> Result<()> {
+        // Maintenance may have collected garbage: the views of those tables follow.
+        self.views_after_collection();
         let rotate = self
             .persist
             .as_ref()

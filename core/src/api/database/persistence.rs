@@ -525,6 +525,7 @@ impl Database {
             // copied once for the record and once here, as before.
             table.apply(k, &resolve_server_time(ms, server_ts), now, sequence);
         }
+        self.views_after_write(table_id, rows.iter().map(|&(k, _)| k));
         self.after_write();
         Ok(())
     }

@@ -46,6 +46,7 @@ pub mod eval;
 pub mod exec;
 pub mod functions;
 pub mod hll;
+pub(crate) mod incremental;
 pub mod lex;
 pub mod parse;
 pub mod plan;
@@ -137,6 +138,12 @@ pub fn prepare(
     prepare_with_views(db, sql, param_types, &[])
 }
 
+/// [`prepare`] for a materialized view's query, where `GROUP BY _key` names the SELECT item
+/// aliased `_key` (see `api::materialized_views`). It reads a table, never a logical view.
+pub(crate) fn prepare_view(db: &Database, sql: &str) -> Result<PreparedQuery> {
+    prepare_inner(db, sql, BTreeMap::new(), &[], true)
+}
+
 /// [`prepare`] for an instance with logical views: a `FROM` that names one of `views` (and no
 /// table of `db`) reads that view ([`views`]).
 ///
@@ -147,6 +154,16 @@ pub fn prepare_with_views(
     sql: &str,
     param_types: BTreeMap<String, SqlType>,
     logical_views: &[crate::api::instances::LogicalViewRecord],
+) -> Result<PreparedQuery> {
+    prepare_inner(db, sql, param_types, logical_views, false)
+}
+
+fn prepare_inner(
+    db: &Database,
+    sql: &str,
+    param_types: BTreeMap<String, SqlType>,
+    logical_views: &[crate::api::instances::LogicalViewRecord],
+    view_key_alias: bool,
 ) -> Result<PreparedQuery> {
     if sql.len() > MAX_QUERY_BYTES {
         return Err(Error::invalid_argument(format!(
@@ -174,7 +191,9 @@ pub fn prepare_with_views(
             .collect(),
         None => Vec::new(),
     };
-    let (plan, columns) = plan::Planner::new(sql, &param_types).plan(parsed, families)?;
+    let mut planner = plan::Planner::new(sql, &param_types);
+    planner.view_key_alias = view_key_alias;
+    let (plan, columns) = planner.plan(parsed, families)?;
     // The read filter depends on parameters only through the table arguments; without
     // them it is compiled once, here.
     let literal = |e: &Option<parse::Expr>| {

@@ -100,6 +100,9 @@ pub(crate) struct Planner<'a> {
     pub params: &'a BTreeMap<String, SqlType>,
     pub plan: Plan,
     pub has_table: bool,
+    /// A materialized view's query: `GROUP BY _key` names the SELECT item aliased `_key`
+    /// (the view's row key, as Bigtable's view queries write it), not the table's key.
+    pub view_key_alias: bool,
     group_types: Vec<SqlType>,
     agg_types: Vec<SqlType>,
     item_types: Vec<SqlType>,
@@ -190,6 +193,7 @@ impl<'a> Planner<'a> {
                 unpack: None,
             },
             has_table: false,
+            view_key_alias: false,
             group_types: Vec::new(),
             agg_types: Vec::new(),
             item_types: Vec::new(),
@@ -728,7 +732,7 @@ impl<'a> Planner<'a> {
             for g in core::mem::take(&mut q.group_by) {
                 // GROUP BY an alias or a position means that SELECT item.
                 let g = match resolve_alias(&g, &items) {
-                    Some(i) if !matches!(&g.kind, ExprKind::Ident(n) if n == "_key" || self.plan.families.contains_key(n)) => {
+                    Some(i) if !matches!(&g.kind, ExprKind::Ident(n) if (n == "_key" && !self.view_key_alias) || self.plan.families.contains_key(n)) => {
                         items[i].0.clone()
                     }
                     _ => g,
@@ -880,6 +884,7 @@ impl<'a> Planner<'a> {
             params: self.params,
             plan: self.plan.clone(),
             has_table: self.has_table,
+            view_key_alias: self.view_key_alias,
             group_types: self.group_types.clone(),
             agg_types: self.agg_types.clone(),
             item_types: self.item_types.clone(),

@@ -253,7 +253,7 @@ impl Table {
                 epochs: self.epochs.clone(),
                 now_micros,
                 store: self.store.clone(),
-                log_collected: self.change_log.is_some(),
+                log_collected: self.change_log.is_some() || self.track_collected,
             });
         }
         first_error.map_or(Ok(()), Err)
@@ -268,6 +268,10 @@ impl Table {
         collected: Vec<(Vec<u8>, crate::model::mutation::Mutation)>,
         now_micros: i64,
     ) {
+        if self.track_collected {
+            self.collected_rows
+                .extend(collected.iter().map(|(k, _)| k.clone()));
+        }
         if let Some(log) = &mut self.change_log {
             if !collected.is_empty() {
                 let sequences = log.push_collected(collected, now_micros);
@@ -482,7 +486,7 @@ impl Table {
             u64::MAX
         };
         let mut collected = Vec::new();
-        let logging = self.change_log.is_some();
+        let logging = self.change_log.is_some() || self.track_collected;
         let size = self.tablets[ti].compact(
             &self.config,
             &self.epochs,
@@ -584,7 +588,7 @@ impl Table {
                 if !self.tablets[x].runs_within_bounds() {
                     let before = Self::info(&self.tablets[x]);
                     let mut collected = Vec::new();
-                    let logging = self.change_log.is_some();
+                    let logging = self.change_log.is_some() || self.track_collected;
                     self.tablets[x].compact(
                         &self.config,
                         &self.epochs,
