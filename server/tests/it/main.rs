@@ -23,6 +23,7 @@ mod migrate;
 mod replication;
 mod replication_vectors;
 mod restart;
+mod row_key_schema;
 mod robustness_data_dir;
 mod robustness_reads;
 mod robustness_requests;

@@ -29,7 +29,7 @@ use crate::Result;
 /// Most key ranges pushdown derives before it gives up and scans (a huge IN list).
 const MAX_RANGES: usize = 10_000;
 
-fn const_value(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<SqlValue> {
+pub(super) fn const_value(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<SqlValue> {
     match &e.kind {
         ExprKind::Lit(v, _) => Some(v.clone()),
         ExprKind::Param(p) => Some(params.get(p).cloned().unwrap_or(SqlValue::Null)),
@@ -77,6 +77,7 @@ fn const_eval(
     let ctx = Ctx {
         row: None,
         families: &plan.families,
+        key_schema: plan.key_schema.as_ref(),
         history: plan.history,
         params,
         groups: &[],
@@ -303,6 +304,17 @@ pub fn read_request(
         .as_ref()
         .and_then(|f| key_ranges(f, params))
         .or_else(|| inner.and_then(|f| key_ranges(f, params)));
+    // Equalities on the leading fields of a structured key fix a key prefix.
+    let fixed = plan
+        .key_schema
+        .as_ref()
+        .zip(plan.filter.as_ref())
+        .and_then(|(s, f)| super::key_fields::prefix_range(f, s, params));
+    let ranges = match (ranges, fixed) {
+        (Some(r), Some(p)) => Some(r.iter().filter_map(|x| x.intersect(&p)).collect()),
+        (None, Some(p)) => Some(alloc::vec![p]),
+        (r, None) => r,
+    };
     let row_set = match ranges {
         Some(r) if r.is_empty() => return Ok(None),
         Some(r) => RowSet {

@@ -44,6 +44,7 @@ pub mod eval;
 pub mod exec;
 pub mod functions;
 pub mod hll;
+pub mod key_fields;
 pub mod lex;
 pub mod parse;
 pub mod plan;
@@ -135,10 +136,12 @@ pub fn prepare(
         )));
     }
     let parsed = parse::parse(sql)?;
-    let families: Vec<(String, FamilyInfo)> = match &parsed.table {
-        Some((table, _)) => db
-            .get_table(table)?
-            .config
+    let config = match &parsed.table {
+        Some((table, _)) => Some(db.get_table(table)?.config),
+        None => None,
+    };
+    let families: Vec<(String, FamilyInfo)> = match &config {
+        Some(config) => config
             .families
             .iter()
             .map(|(name, f)| {
@@ -152,7 +155,10 @@ pub fn prepare(
             .collect(),
         None => Vec::new(),
     };
-    let (plan, columns) = plan::Planner::new(sql, &param_types).plan(parsed, families)?;
+    let key_schema = config.and_then(|c| c.row_key_schema);
+    let (plan, columns) = plan::Planner::new(sql, &param_types)
+        .with_key_schema(key_schema)
+        .plan(parsed, families)?;
     // The read filter depends on parameters only through the table arguments; without
     // them it is compiled once, here.
     let literal = |e: &Option<parse::Expr>| {
@@ -272,6 +278,7 @@ impl QueryRows {
         Ctx {
             row,
             families: &self.query.plan.families,
+            key_schema: self.query.plan.key_schema.as_ref(),
             history: self.query.plan.history,
             params: &self.params,
             groups: &[],
