@@ -605,7 +605,11 @@ fn row_key_schemas_survive_reopening() {
         .unwrap();
     drop(db);
     assert_eq!(
-        open(&storage).get_table("keyed").unwrap().config.row_key_schema,
+        open(&storage)
+            .get_table("keyed")
+            .unwrap()
+            .config
+            .row_key_schema,
         Some(schema)
     );
 }

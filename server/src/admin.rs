@@ -26,7 +26,6 @@ mod backups;
 mod iam;
 
 use crate::authorized_views;
-use crate::row_key_schema::row_key_schema_from_proto;
 use crate::convert::{
     change_stream_config, change_stream_retention, modifications_from_proto,
     table_config_from_proto, table_to_proto, timestamp_to_proto, TableView,
@@ -35,6 +34,7 @@ use crate::family_order::CreateTableRequestInOrder;
 use crate::names::{InstanceName, TableName};
 use crate::operations::pack;
 use crate::registry::Instances;
+use crate::row_key_schema::row_key_schema_from_proto;
 use crate::status::{to_status, unimplemented};
 use crate::stubs::admin::bigtable_table_admin_server::BigtableTableAdmin;
 use crate::stubs::admin_v2;

@@ -23,26 +23,33 @@ pub fn row_key_schema_from_proto(field: &str, s: &r#type::Struct) -> Result<RowK
         let at = format!("{field}.fields[{i}]");
         let kind = f.r#type.as_ref().and_then(|t| t.kind.as_ref());
         let field_type = match kind {
-            Some(r#type::Kind::BytesType(b)) => match b.encoding.as_ref().and_then(|e| e.encoding.as_ref()) {
-                Some(bytes::encoding::Encoding::Raw(_)) => KeyFieldType::Bytes,
-                None => return Err(no_encoding(&at)),
-            },
-            Some(r#type::Kind::StringType(s)) => match s.encoding.as_ref().and_then(|e| e.encoding.as_ref()) {
-                // Utf8Raw is the deprecated spelling of Utf8Bytes.
-                Some(string::encoding::Encoding::Utf8Bytes(_) | string::encoding::Encoding::Utf8Raw(_)) => {
-                    KeyFieldType::String
+            Some(r#type::Kind::BytesType(b)) => {
+                match b.encoding.as_ref().and_then(|e| e.encoding.as_ref()) {
+                    Some(bytes::encoding::Encoding::Raw(_)) => KeyFieldType::Bytes,
+                    None => return Err(no_encoding(&at)),
                 }
-                None => return Err(no_encoding(&at)),
-            },
-            Some(r#type::Kind::Int64Type(n)) => match n.encoding.as_ref().and_then(|e| e.encoding.as_ref()) {
-                Some(int64::encoding::Encoding::BigEndianBytes(_)) => {
-                    KeyFieldType::Int64(Int64Encoding::BigEndianBytes)
+            }
+            Some(r#type::Kind::StringType(s)) => {
+                match s.encoding.as_ref().and_then(|e| e.encoding.as_ref()) {
+                    // Utf8Raw is the deprecated spelling of Utf8Bytes.
+                    Some(
+                        string::encoding::Encoding::Utf8Bytes(_)
+                        | string::encoding::Encoding::Utf8Raw(_),
+                    ) => KeyFieldType::String,
+                    None => return Err(no_encoding(&at)),
                 }
-                Some(int64::encoding::Encoding::OrderedCodeBytes(_)) => {
-                    KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes)
+            }
+            Some(r#type::Kind::Int64Type(n)) => {
+                match n.encoding.as_ref().and_then(|e| e.encoding.as_ref()) {
+                    Some(int64::encoding::Encoding::BigEndianBytes(_)) => {
+                        KeyFieldType::Int64(Int64Encoding::BigEndianBytes)
+                    }
+                    Some(int64::encoding::Encoding::OrderedCodeBytes(_)) => {
+                        KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes)
+                    }
+                    None => return Err(no_encoding(&at)),
                 }
-                None => return Err(no_encoding(&at)),
-            },
+            }
             Some(_) => {
                 return Err(Error::invalid_argument(format!(
                     "{at}.type: a row key field must be BYTES, STRING or INT64 with an encoding"

@@ -585,11 +585,11 @@ pub fn decode_table_config(
 pub(crate) mod tests {
     use super::*;
     use crate::codec::encoding::Decoder;
-    use crate::Code;
-    use alloc::string::ToString;
     use crate::model::row_key_schema::{
         Int64Encoding, KeyField, KeyFieldType, RowKeySchema, StructEncoding,
     };
+    use crate::Code;
+    use alloc::string::ToString;
     use alloc::vec;
     use proptest::prelude::*;
 
@@ -651,14 +651,14 @@ pub(crate) mod tests {
         assert_eq!(decoded, config);
         assert_eq!(decoded.families.keys().collect::<Vec<_>>(), ["b", "a"]);
         // The older manifests' order rule refuses the same bytes...
-        let err =
-            decode_table_config(&mut Decoder::new(&bytes), FamilyOrder::NameAscending, true).unwrap_err();
+        let err = decode_table_config(&mut Decoder::new(&bytes), FamilyOrder::NameAscending, true)
+            .unwrap_err();
         assert_eq!(err.code(), Code::DataLoss);
         assert!(err.message().contains("strictly ascending"), "{err}");
         // ...and reads name order as the creation order.
         let sorted = TableConfig::with_families(["a", "b"]).to_bytes();
-        let old =
-            decode_table_config(&mut Decoder::new(&sorted), FamilyOrder::NameAscending, true).unwrap();
+        let old = decode_table_config(&mut Decoder::new(&sorted), FamilyOrder::NameAscending, true)
+            .unwrap();
         assert_eq!(old.families.keys().collect::<Vec<_>>(), ["a", "b"]);
         // A name listed twice is damage under either rule.
         let mut twice = bytes.clone();

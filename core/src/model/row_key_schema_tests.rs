@@ -36,7 +36,10 @@ fn validation_follows_bigtables_rules() {
     let mut cases = vec![
         (strings(0, StructEncoding::OrderedCodeBytes), "at least one"),
         (strings(2, StructEncoding::Singleton), "exactly one"),
-        (strings(1, StructEncoding::DelimitedBytes(vec![])), "delimiter"),
+        (
+            strings(1, StructEncoding::DelimitedBytes(vec![])),
+            "delimiter",
+        ),
         (
             strings(1, StructEncoding::DelimitedBytes(vec![b'#'; 51])),
             "delimiter",
@@ -81,7 +84,14 @@ fn ordered_code_struct_matches_the_protos_examples() {
         three.decode(b"A\0\x01\0\0\0\x01C").unwrap(),
         vec![s("A"), s(""), s("C")]
     );
-    for bad in [&b""[..], b"A\0", b"A\0\x02", b"A\0\x01", b"\0\0x", b"a\0\x01b\0\x01c\0\x01d"] {
+    for bad in [
+        &b""[..],
+        b"A\0",
+        b"A\0\x02",
+        b"A\0\x01",
+        b"\0\0x",
+        b"a\0\x01b\0\x01c\0\x01d",
+    ] {
         let err = three.decode(bad).unwrap_err();
         assert_eq!(err.code(), Code::FailedPrecondition, "{bad:?}");
     }
@@ -134,7 +144,9 @@ fn delimited_keys_decode_as_the_docs_sample() {
         Code::FailedPrecondition
     );
     assert_eq!(
-        schema.encode_prefix(&[KeyValue::Bytes(b"u".to_vec())]).unwrap(),
+        schema
+            .encode_prefix(&[KeyValue::Bytes(b"u".to_vec())])
+            .unwrap(),
         b"u#"
     );
     let err = schema
@@ -151,7 +163,10 @@ fn delimited_keys_decode_as_the_docs_sample() {
     };
     let key = ints.encode(&[KeyValue::Int64(0x23), s("x")]).unwrap();
     assert_eq!(key, b"\0\0\0\0\0\0\0\x23#x");
-    assert_eq!(ints.decode(&key).unwrap(), vec![KeyValue::Int64(0x23), s("x")]);
+    assert_eq!(
+        ints.decode(&key).unwrap(),
+        vec![KeyValue::Int64(0x23), s("x")]
+    );
 }
 
 fn arb_field_type() -> impl Strategy<Value = KeyFieldType> {
@@ -191,9 +206,12 @@ fn arb_schema() -> impl Strategy<Value = RowKeySchema> {
 
 fn arb_value(t: KeyFieldType) -> BoxedStrategy<KeyValue> {
     match t {
-        KeyFieldType::Bytes => proptest::collection::vec(prop_oneof![Just(0u8), Just(1), Just(0xff), any::<u8>()], 0..5)
-            .prop_map(KeyValue::Bytes)
-            .boxed(),
+        KeyFieldType::Bytes => proptest::collection::vec(
+            prop_oneof![Just(0u8), Just(1), Just(0xff), any::<u8>()],
+            0..5,
+        )
+        .prop_map(KeyValue::Bytes)
+        .boxed(),
         KeyFieldType::String => "[a-c\\x00#]{0,4}".prop_map(KeyValue::String).boxed(),
         KeyFieldType::Int64(_) => any::<i64>().prop_map(KeyValue::Int64).boxed(),
     }
@@ -201,7 +219,11 @@ fn arb_value(t: KeyFieldType) -> BoxedStrategy<KeyValue> {
 
 fn arb_schema_and_values() -> impl Strategy<Value = (RowKeySchema, Vec<KeyValue>)> {
     arb_schema().prop_flat_map(|schema| {
-        let values: Vec<_> = schema.fields.iter().map(|f| arb_value(f.field_type)).collect();
+        let values: Vec<_> = schema
+            .fields
+            .iter()
+            .map(|f| arb_value(f.field_type))
+            .collect();
         (Just(schema), values)
     })
 }

@@ -171,7 +171,12 @@ async fn schemas_are_set_read_removed_and_queried() {
     let cols: Vec<(&str, Option<&v2::r#type::Kind>)> = meta
         .columns
         .iter()
-        .map(|c| (c.name.as_str(), c.r#type.as_ref().and_then(|t| t.kind.as_ref())))
+        .map(|c| {
+            (
+                c.name.as_str(),
+                c.r#type.as_ref().and_then(|t| t.kind.as_ref()),
+            )
+        })
         .collect();
     assert_eq!(cols.len(), 4, "{cols:?}");
     assert_eq!(
@@ -194,7 +199,11 @@ async fn schemas_are_set_read_removed_and_queried() {
     while let Some(response) = stream.message().await.unwrap() {
         if let Some(v2::execute_query_response::Response::Results(r)) = response.response {
             if let Some(v2::partial_result_set::PartialRows::ProtoRowsBatch(b)) = r.partial_rows {
-                values.extend(v2::ProtoRows::decode(b.batch_data.as_slice()).unwrap().values);
+                values.extend(
+                    v2::ProtoRows::decode(b.batch_data.as_slice())
+                        .unwrap()
+                        .values,
+                );
             }
         }
     }

@@ -71,8 +71,12 @@ fn equalities(
                 (_, ExprKind::Ident(n)) if schema.position(n).is_some() => (n, l),
                 _ => return,
             };
-            let Some(i) = schema.position(field) else { return };
-            let Some(v) = super::exec::const_value(other, params) else { return };
+            let Some(i) = schema.position(field) else {
+                return;
+            };
+            let Some(v) = super::exec::const_value(other, params) else {
+                return;
+            };
             if let Some(v) = key_value(schema.fields[i].field_type, v) {
                 out.insert(i, v);
             }

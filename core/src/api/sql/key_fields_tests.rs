@@ -103,7 +103,11 @@ fn fields_filter_and_key_stays_a_pseudo_column() {
     let err = prepare(&db, "SELECT nope FROM sales", BTreeMap::new()).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
     // A STRING field does not compare with an INT64.
-    let err = prepare(&db, "SELECT 1 FROM sales WHERE purchase_date = 3", BTreeMap::new());
+    let err = prepare(
+        &db,
+        "SELECT 1 FROM sales WHERE purchase_date = 3",
+        BTreeMap::new(),
+    );
     assert_eq!(err.unwrap_err().code(), Code::InvalidArgument);
 }
 
@@ -113,7 +117,12 @@ fn a_key_that_does_not_conform_fails_queries_that_read_fields() {
     db.mutate_row(
         "sales",
         b"no-delimiters",
-        &[Mutation::set_cell("product", b"q".to_vec(), 1000, b"v".to_vec())],
+        &[Mutation::set_cell(
+            "product",
+            b"q".to_vec(),
+            1000,
+            b"v".to_vec(),
+        )],
     )
     .unwrap();
     let err = run(&db, "SELECT user_id FROM sales").unwrap_err();
@@ -164,7 +173,11 @@ fn equalities_on_leading_fields_narrow_the_read_to_a_prefix() {
     );
     // And the answers are those of the full scan.
     assert_eq!(
-        run(&db, "SELECT order_number FROM sales WHERE user_id = 'user1'").unwrap(),
+        run(
+            &db,
+            "SELECT order_number FROM sales WHERE user_id = 'user1'"
+        )
+        .unwrap(),
         vec![vec![s("abcd1233")], vec![s("abcd1235")]]
     );
 }
@@ -175,7 +188,10 @@ fn int64_fields_decode_and_compare_as_numbers() {
     let mut config = TableConfig::with_families(["cf"]);
     config.row_key_schema = Some(RowKeySchema {
         fields: vec![
-            field("shard", KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes)),
+            field(
+                "shard",
+                KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes),
+            ),
             field("name", KeyFieldType::String),
         ],
         encoding: StructEncoding::OrderedCodeBytes,
@@ -197,7 +213,11 @@ fn int64_fields_decode_and_compare_as_numbers() {
         .unwrap();
     }
     assert_eq!(
-        run(&db, "SELECT shard, name FROM t WHERE shard > 0 ORDER BY shard DESC").unwrap(),
+        run(
+            &db,
+            "SELECT shard, name FROM t WHERE shard > 0 ORDER BY shard DESC"
+        )
+        .unwrap(),
         vec![
             vec![SqlValue::Int64(300), s("c")],
             vec![SqlValue::Int64(3), s("b")]
