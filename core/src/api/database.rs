@@ -410,7 +410,7 @@ impl Database {
             _ => {}
         }
         if let Some(s) = &schema {
-            s.validate(&table.config.families)?;
+            s.validate(|n| table.config.families.contains_key(n))?;
         }
         table.config.row_key_schema = schema;
         let info = TableInfo {

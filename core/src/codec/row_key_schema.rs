@@ -95,7 +95,7 @@ pub fn decode_row_key_schema(
     };
     let schema = RowKeySchema { fields, encoding };
     schema
-        .validate(families)
+        .validate(|n| families.contains_key(n))
         .map_err(|e| d.error(format_args!("row_key_schema: {}", e.message())))?;
     Ok(Some(schema))
 }

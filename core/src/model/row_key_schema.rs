@@ -39,7 +39,6 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::error::quoted;
-use crate::model::schema::Families;
 use crate::{Error, Result};
 
 /// How an INT64 field is written in the key.
@@ -112,12 +111,12 @@ fn nonconforming(what: impl core::fmt::Display) -> Error {
 }
 
 impl RowKeySchema {
-    /// Checks the schema against Bigtable's rules (see the module doc), with the table's
-    /// families for name collisions.
+    /// Checks the schema against Bigtable's rules (see the module doc); `is_family` says
+    /// whether a name is one of the table's column families (a field may not take one).
     ///
     /// # Errors
     /// `InvalidArgument` naming the rule broken.
-    pub fn validate(&self, families: &Families) -> Result<()> {
+    pub fn validate(&self, is_family: impl Fn(&str) -> bool) -> Result<()> {
         if self.fields.is_empty() {
             return Err(Error::invalid_argument(
                 "row_key_schema must have at least one field",
@@ -135,7 +134,7 @@ impl RowKeySchema {
                     quoted(&f.name)
                 )));
             }
-            if families.contains_key(&f.name) {
+            if is_family(&f.name) {
                 return Err(Error::invalid_argument(format!(
                     "row_key_schema field name {} collides with a column family",
                     quoted(&f.name)

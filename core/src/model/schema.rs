@@ -414,7 +414,7 @@ impl TableConfig {
             return Err(Error::invalid_argument("max_value_bytes must be positive"));
         }
         if let Some(schema) = &self.row_key_schema {
-            schema.validate(&self.families)?;
+            schema.validate(|n| self.families.contains_key(n))?;
         }
         Ok(())
     }

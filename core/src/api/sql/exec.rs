@@ -29,7 +29,7 @@ use crate::Result;
 /// Most key ranges pushdown derives before it gives up and scans (a huge IN list).
 const MAX_RANGES: usize = 10_000;
 
-pub(super) fn const_value(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<SqlValue> {
+fn const_value(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<SqlValue> {
     match &e.kind {
         ExprKind::Lit(v, _) => Some(v.clone()),
         ExprKind::Param(p) => Some(params.get(p).cloned().unwrap_or(SqlValue::Null)),
@@ -309,7 +309,9 @@ pub fn read_request(
         .key_schema
         .as_ref()
         .zip(plan.filter.as_ref())
-        .and_then(|(s, f)| super::key_fields::prefix_range(f, s, params));
+        .and_then(|(s, f)| super::key_fields::fixed_prefix(f, s, &|e| const_value(e, params)))
+        // Every field fixed: exactly one key can match.
+        .map(|(p, whole)| if whole { point(p) } else { prefix_range(&p) });
     let ranges = match (ranges, fixed) {
         (Some(r), Some(p)) => Some(r.iter().filter_map(|x| x.intersect(&p)).collect()),
         (None, Some(p)) => Some(alloc::vec![p]),

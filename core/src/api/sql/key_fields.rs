@@ -16,7 +16,6 @@ use alloc::vec::Vec;
 use super::parse::{BinOp, Expr, ExprKind};
 use super::value::{SqlType, SqlValue};
 use crate::model::row_key_schema::{KeyFieldType, KeyValue, RowKeySchema};
-use crate::model::row_set::RowRange;
 use crate::{Result, Row};
 
 /// The SQL type of a key field.
@@ -53,17 +52,18 @@ fn key_value(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
     }
 }
 
-/// Collects `field = constant` conjuncts of `e` (an AND tree) into `out` by field index.
+/// Collects `field = constant` conjuncts of `e` (an AND tree) into `out` by field index;
+/// `constant` gives a row-independent operand's value (a literal or parameter).
 fn equalities(
     e: &Expr,
     schema: &RowKeySchema,
-    params: &BTreeMap<alloc::string::String, SqlValue>,
+    constant: &dyn Fn(&Expr) -> Option<SqlValue>,
     out: &mut BTreeMap<usize, KeyValue>,
 ) {
     match &e.kind {
         ExprKind::Bin(BinOp::And, l, r) => {
-            equalities(l, schema, params, out);
-            equalities(r, schema, params, out);
+            equalities(l, schema, constant, out);
+            equalities(r, schema, constant, out);
         }
         ExprKind::Bin(BinOp::Eq, l, r) => {
             let (field, other) = match (&l.kind, &r.kind) {
@@ -74,7 +74,7 @@ fn equalities(
             let Some(i) = schema.position(field) else {
                 return;
             };
-            let Some(v) = super::exec::const_value(other, params) else {
+            let Some(v) = constant(other) else {
                 return;
             };
             if let Some(v) = key_value(schema.fields[i].field_type, v) {
@@ -85,15 +85,16 @@ fn equalities(
     }
 }
 
-/// The key range that WHERE's equalities on the leading key fields confine rows to, or
-/// `None` when they fix no leading field.
-pub fn prefix_range(
+/// What WHERE's equalities on the leading key fields fix: the key prefix every matching row
+/// starts with, and whether it is the whole key (every field fixed). `None` when they fix no
+/// leading field.
+pub fn fixed_prefix(
     e: &Expr,
     schema: &RowKeySchema,
-    params: &BTreeMap<alloc::string::String, SqlValue>,
-) -> Option<RowRange> {
+    constant: &dyn Fn(&Expr) -> Option<SqlValue>,
+) -> Option<(Vec<u8>, bool)> {
     let mut fixed = BTreeMap::new();
-    equalities(e, schema, params, &mut fixed);
+    equalities(e, schema, constant, &mut fixed);
     let values: Vec<KeyValue> = (0..schema.fields.len())
         .map_while(|i| fixed.remove(&i))
         .collect();
@@ -101,14 +102,7 @@ pub fn prefix_range(
         return None;
     }
     let prefix = schema.encode_prefix(&values).ok()?;
-    if values.len() == schema.fields.len() {
-        // All fields fixed: exactly one key can match.
-        return Some(RowRange {
-            start: core::ops::Bound::Included(prefix.clone()),
-            end: core::ops::Bound::Included(prefix),
-        });
-    }
-    Some(super::exec::prefix_range(&prefix))
+    Some((prefix, values.len() == schema.fields.len()))
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@
 //!   BYTES>` (`MAP<BYTES, INT64>` for an aggregate family) from qualifier to the newest
 //!   cell's value, empty when the row has none. `family['q']` is one column's value (NULL if
 //!   absent). `SELECT *` is `_key` and then every family in creation order.
+//! - A table with a row-key schema also has one column per key field, of the field's type;
+//!   `SELECT *` lists those fields instead of `_key`, which stays selectable by name (see
+//!   `key_fields`).
 //! - `FROM t(with_history => TRUE)` makes each family a `MAP<BYTES, ARRAY<STRUCT<timestamp
 //!   TIMESTAMP, value ...>>>` of every version, newest first; `latest_n => n` keeps the
 //!   newest n versions per column, `after`, `after_or_equal`, `before`, `before_or_equal`
