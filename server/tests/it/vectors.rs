@@ -174,6 +174,7 @@ pub(crate) fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
         ValueType::Int64Sum => Some(Aggregator::Sum(Default::default())),
         ValueType::Int64Min => Some(Aggregator::Min(Default::default())),
         ValueType::Int64Max => Some(Aggregator::Max(Default::default())),
+        ValueType::HllUniqueCount => Some(Aggregator::HllppUniqueCount(Default::default())),
     };
     let value_type = aggregator.map(|aggregator| admin_v2::Type {
         kind: Some(Kind::AggregateType(Box::new(Aggregate {
@@ -199,6 +200,7 @@ fn value_type_from_proto(t: Option<&admin_v2::Type>) -> ValueType {
             Some(Aggregator::Sum(_)) => ValueType::Int64Sum,
             Some(Aggregator::Min(_)) => ValueType::Int64Min,
             Some(Aggregator::Max(_)) => ValueType::Int64Max,
+            Some(Aggregator::HllppUniqueCount(_)) => ValueType::HllUniqueCount,
             ref other => panic!("unexpected aggregator {other:?}"),
         },
         Some(other) => panic!("unexpected value type {other:?}"),
