@@ -228,3 +228,33 @@ fn int64_fields_decode_and_compare_as_numbers() {
         vec![vec![s("a")]]
     );
 }
+
+/// A logical view over a keyed table sees the key's fields as the table does: its `*` is
+/// the fields and the families, and the fields filter by name through the view.
+#[test]
+fn a_logical_view_over_a_keyed_table_reads_its_fields() {
+    let db = sales();
+    let views = [crate::api::instances::LogicalViewRecord {
+        id: "v".to_string(),
+        query: "SELECT * FROM sales".to_string(),
+        deletion_protection: false,
+        etag: alloc::string::String::new(),
+    }];
+    let q = prepare_with_views(
+        &db,
+        "SELECT order_number FROM v WHERE user_id = 'user2'",
+        BTreeMap::new(),
+        &views,
+    )
+    .unwrap();
+    assert_eq!(
+        execute(&db, &q, &BTreeMap::new()).unwrap(),
+        vec![vec![s("defg456")]]
+    );
+    let q = prepare_with_views(&db, "SELECT * FROM v", BTreeMap::new(), &views).unwrap();
+    let names: Vec<&str> = q.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["user_id", "purchase_date", "order_number", "product"]
+    );
+}
