@@ -5,4 +5,5 @@
 //! docs/format/. Imports: `model`, `platform` and the foundation.
 
 pub mod encoding;
+pub mod row_key_schema;
 pub mod values;

@@ -73,6 +73,9 @@ pub use model::mutation::{
 pub use model::read_modify_write::{ReadModifyWriteOp, ReadModifyWriteRule};
 pub use model::request::ReadRowsRequest;
 pub use model::row::{samples_in_range, Cell, Row, SampleRowKey};
+pub use model::row_key_schema::{
+    Int64Encoding, KeyField, KeyFieldType, KeyValue, RowKeySchema, StructEncoding,
+};
 pub use model::row_set::{RowRange, RowSet};
 pub use model::schema::{
     ColumnFamily, Families, FamilyModification, Granularity, TableConfig, TableInfo, TabletOptions,

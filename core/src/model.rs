@@ -17,5 +17,6 @@ pub mod read_modify_write;
 pub mod regex;
 pub mod request;
 pub mod row;
+pub mod row_key_schema;
 pub mod row_set;
 pub mod schema;

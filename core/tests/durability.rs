@@ -591,3 +591,45 @@ fn a_split_during_recovery_does_not_skip_the_rest_of_the_log() {
     );
     assert_eq!(summary(&db), before);
 }
+
+/// A row-key schema set at creation, removed and set again by UpdateTable's rules, is what a
+/// reopened database reports each time (it lives in the manifest's `table_config`).
+#[test]
+fn row_key_schemas_survive_reopening() {
+    use sparsetable::{KeyField, KeyFieldType, RowKeySchema, StructEncoding};
+    let schema = RowKeySchema {
+        fields: vec![KeyField {
+            name: "id".to_string(),
+            field_type: KeyFieldType::String,
+        }],
+        encoding: StructEncoding::Singleton,
+    };
+    let storage = MemStorage::new();
+    let mut db = open(&storage);
+    let mut c = config();
+    c.row_key_schema = Some(schema.clone());
+    db.create_table("keyed", c).unwrap();
+    drop(db);
+    let mut db = open(&storage);
+    assert_eq!(
+        db.get_table("keyed").unwrap().config.row_key_schema,
+        Some(schema.clone())
+    );
+    let err = db.set_row_key_schema("keyed", None, false).unwrap_err();
+    assert_eq!(err.code(), sparsetable::Code::InvalidArgument);
+    db.set_row_key_schema("keyed", None, true).unwrap();
+    drop(db);
+    let mut db = open(&storage);
+    assert_eq!(db.get_table("keyed").unwrap().config.row_key_schema, None);
+    db.set_row_key_schema("keyed", Some(schema.clone()), false)
+        .unwrap();
+    drop(db);
+    assert_eq!(
+        open(&storage)
+            .get_table("keyed")
+            .unwrap()
+            .config
+            .row_key_schema,
+        Some(schema)
+    );
+}

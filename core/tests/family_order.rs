@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use sparsetable::codec::encoding::Encode;
 use sparsetable::durability::manifest::{ManifestState, TableState, TabletState, MANIFEST_FILE};
 use sparsetable::platform::storage::MemStorage;
 use sparsetable::{
@@ -86,8 +87,9 @@ fn creation_order_survives_reopening_a_directory() {
 }
 
 /// A version 2 manifest of one empty table with families `a` and `c` (listed by name, as
-/// version 2 did): the bytes version 3 writes, with the version field set to 2 and the
-/// checksum resealed (the two versions share their grammar).
+/// version 2 did): the bytes version 4 writes less the `table_config`'s trailing row-key
+/// schema byte (`00`, none; versions 2 and 3 share the rest of the grammar), with the
+/// version field set to 2, the length and the checksum resealed.
 fn version_2_manifest() -> Vec<u8> {
     let state = ManifestState {
         next_file_number: 1,
@@ -103,7 +105,15 @@ fn version_2_manifest() -> Vec<u8> {
         }],
         backups: vec![],
     };
+    let config = state.tables[0].config.to_bytes();
     let mut bytes = state.encode();
+    let at = bytes
+        .windows(config.len())
+        .position(|w| w == config)
+        .expect("the table_config is in the manifest");
+    assert_eq!(bytes.remove(at + config.len() - 1), 0, "no row-key schema");
+    let payload_len = (bytes.len() - 20) as u32;
+    bytes[12..16].copy_from_slice(&payload_len.to_le_bytes());
     bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
     let crc = crc32c(&[&bytes[8..16], &bytes[20..]].concat());
     bytes[16..20].copy_from_slice(&crc.to_le_bytes());
@@ -147,7 +157,7 @@ fn a_version_2_directory_reads_families_by_name_and_adds_new_ones_last() {
     let row = db.read_row("t", b"r").unwrap().unwrap();
     assert_eq!(families_of(&row), ["a", "c", "b"]);
     drop(db);
-    // Rewritten as version 3, with the order kept.
+    // Rewritten as the current version, with the order kept.
     let db = open();
     assert_eq!(listed(&db), ["a", "c", "b"]);
     let row = db.read_row("t", b"r").unwrap().unwrap();

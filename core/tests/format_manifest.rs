@@ -1,7 +1,8 @@
 //! Compatibility test for the manifest format (docs/format/manifest.md), kept forever: the
-//! committed fixture `tests/fixtures/manifest/v3/MANIFEST` (the current version) must decode
+//! committed fixture `tests/fixtures/manifest/v4/MANIFEST` (the current version) must decode
 //! to the state below, and encoding that state must reproduce the fixture byte for byte.
-//! The version 2 fixture `tests/fixtures/manifest/v2/MANIFEST` must still decode, to the
+//! The version 3 fixture `tests/fixtures/manifest/v3/MANIFEST` must still decode, to the same
+//! state without the row-key schema (version 3 had none). The version 2 fixture `tests/fixtures/manifest/v2/MANIFEST` must still decode, to the
 //! same state with the families in name order (version 2 listed them by name, and that is
 //! read as their creation order); the version 1 fixture `tests/fixtures/manifest/MANIFEST`
 //! to the version 2 state with each tablet's `flushed_sequence` taken from its runs.
@@ -14,14 +15,41 @@ use sparsetable::durability::manifest::{
     MANIFEST_FILE,
 };
 use sparsetable::platform::storage::{read_all, MemStorage};
-use sparsetable::{ColumnFamily, GcRule, Granularity, TableConfig, ValueType};
+use sparsetable::{
+    ColumnFamily, GcRule, Granularity, Int64Encoding, KeyField, KeyFieldType, RowKeySchema,
+    StructEncoding, TableConfig, ValueType,
+};
 
-const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/manifest/v3/MANIFEST");
+const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/manifest/v4/MANIFEST");
+const FIXTURE_V3: &[u8] = include_bytes!("../../tests/fixtures/manifest/v3/MANIFEST");
 const FIXTURE_V2: &[u8] = include_bytes!("../../tests/fixtures/manifest/v2/MANIFEST");
 const FIXTURE_V1: &[u8] = include_bytes!("../../tests/fixtures/manifest/MANIFEST");
 
-/// The fixture's contents, as in the doc's worked example: family `n` created before `cf`.
+/// The fixture's contents: the version 3 state, its table (and backup) with a row-key schema
+/// `user_id` BYTES, `order` INT64 (ordered code), delimited by `#`.
 fn state() -> ManifestState {
+    let mut s = state_v3();
+    let schema = RowKeySchema {
+        fields: vec![
+            KeyField {
+                name: "user_id".to_string(),
+                field_type: KeyFieldType::Bytes,
+            },
+            KeyField {
+                name: "order".to_string(),
+                field_type: KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes),
+            },
+        ],
+        encoding: StructEncoding::DelimitedBytes(b"#".to_vec()),
+    };
+    s.tables[0].config.row_key_schema = Some(schema.clone());
+    s.backups[0].config.row_key_schema = Some(schema);
+    s
+}
+
+/// The version 3 fixture's contents, as in the doc's worked example: family `n` created
+/// before `cf`.
+fn state_v3() -> ManifestState {
     let mut config = TableConfig::with_families(["n"]);
     config.families.get_mut("n").unwrap().value_type = ValueType::Int64Sum;
     config.families.insert(
@@ -79,7 +107,7 @@ fn state() -> ManifestState {
 /// What the version 2 fixture decodes to: the same families, listed (and so created) by
 /// name, `cf` before `n`.
 fn state_v2() -> ManifestState {
-    let mut s = state();
+    let mut s = state_v3();
     let by_name = |c: &TableConfig| {
         let mut families: Vec<_> = c.families.clone().into_iter().collect();
         families.sort_by(|a, b| a.0.cmp(&b.0));
@@ -96,6 +124,14 @@ fn state_v1() -> ManifestState {
     let mut s = state_v2();
     s.tables[0].tablets[1].flushed_sequence = 0;
     s
+}
+
+#[test]
+fn version_3_fixture_still_decodes_without_a_row_key_schema() {
+    assert_eq!(ManifestState::decode(FIXTURE_V3).unwrap(), state_v3());
+    let storage = MemStorage::new();
+    storage.set_bytes(MANIFEST_FILE, FIXTURE_V3.to_vec());
+    assert_eq!(read_manifest(&storage).unwrap(), Some(state_v3()));
 }
 
 #[test]
@@ -135,7 +171,7 @@ fn encoding_the_state_reproduces_the_fixture() {
 
 #[test]
 fn every_damaged_byte_of_any_fixture_is_data_loss() {
-    for fixture in [FIXTURE, FIXTURE_V2, FIXTURE_V1] {
+    for fixture in [FIXTURE, FIXTURE_V3, FIXTURE_V2, FIXTURE_V1] {
         for i in 0..fixture.len() {
             let mut damaged = fixture.to_vec();
             damaged[i] ^= 0x04;
@@ -152,7 +188,7 @@ fn every_damaged_byte_of_any_fixture_is_data_loss() {
 fn write_current_fixture() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/manifest/v3/MANIFEST"
+        "/../tests/fixtures/manifest/v4/MANIFEST"
     );
     std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
     std::fs::write(path, state().encode()).unwrap();

@@ -34,6 +34,7 @@ use crate::family_order::CreateTableRequestInOrder;
 use crate::names::{InstanceName, TableName};
 use crate::operations::pack;
 use crate::registry::Instances;
+use crate::row_key_schema::row_key_schema_from_proto;
 use crate::status::{to_status, unimplemented};
 use crate::stubs::admin::bigtable_table_admin_server::BigtableTableAdmin;
 use crate::stubs::admin_v2;
@@ -175,9 +176,20 @@ impl AdminService {
             ));
         }
         let mut change_stream = None;
+        let mut row_key_schema = None;
         for path in paths {
             match path.as_str() {
                 "deletion_protection" => {}
+                // An absent schema in the request removes the table's (with ignore_warnings).
+                "row_key_schema" => {
+                    row_key_schema = Some(
+                        update
+                            .row_key_schema
+                            .as_ref()
+                            .map(|s| row_key_schema_from_proto("table.row_key_schema", s))
+                            .transpose()?,
+                    );
+                }
                 "change_stream_config" | "change_stream_config.retention_period" => {
                     change_stream = Some(change_stream_retention(
                         update.change_stream_config.as_ref(),
@@ -186,7 +198,6 @@ impl AdminService {
                 "automated_backup_policy"
                 | "automated_backup_policy.retention_period"
                 | "automated_backup_policy.frequency"
-                | "row_key_schema"
                 | "tiered_storage_config" => {
                     return Err(unimplemented(format!("UpdateTable of {path}")))
                 }
@@ -205,6 +216,11 @@ impl AdminService {
         }
         let protect = paths.iter().any(|p| p == "deletion_protection");
         let (info, now) = db.write(|db| {
+            // The schema first: it is the change that can be refused, and a refused request
+            // must change nothing.
+            if let Some(schema) = row_key_schema {
+                db.set_row_key_schema(&table.table_id, schema, req.ignore_warnings)?;
+            }
             let info = if protect {
                 db.set_deletion_protection(&table.table_id, update.deletion_protection)?
             } else {

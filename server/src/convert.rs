@@ -212,8 +212,7 @@ pub fn value_type_to_proto(value_type: ValueType) -> Option<admin_v2::Type> {
 ///
 /// # Errors
 /// `InvalidArgument` for an unknown granularity or a bad GC rule; UNIMPLEMENTED for table
-/// features the engine lacks (change streams, tiered storage, row key schemas, automated
-/// backups, aggregate families).
+/// features the engine lacks (tiered storage, automated backups).
 pub fn table_config_from_proto(
     table: Option<&admin_v2::Table>,
     initial_splits: &[admin_v2::create_table_request::Split],
@@ -231,7 +230,6 @@ pub fn table_config_from_proto(
             table.tiered_storage_config.is_some(),
             "table.tiered_storage_config",
         ),
-        (table.row_key_schema.is_some(), "table.row_key_schema"),
         (
             table.automated_backup_config.is_some(),
             "table.automated_backup_policy",
@@ -253,6 +251,12 @@ pub fn table_config_from_proto(
         }
     };
     config.deletion_protection = table.deletion_protection;
+    if let Some(schema) = &table.row_key_schema {
+        config.row_key_schema = Some(crate::row_key_schema::row_key_schema_from_proto(
+            "table.row_key_schema",
+            schema,
+        )?);
+    }
     // prost's HashMap keeps no order: sort by the request's.
     let rank = |name: &str| {
         family_order
@@ -356,6 +360,11 @@ pub fn table_to_proto(
             Granularity::Micros => table::TimestampGranularity::Unspecified as i32,
         };
         rest.deletion_protection = info.config.deletion_protection;
+        rest.row_key_schema = info
+            .config
+            .row_key_schema
+            .as_ref()
+            .map(crate::row_key_schema::row_key_schema_to_proto);
     }
     let mut cluster_states = Vec::new();
     if view.replication() || view.encryption() {

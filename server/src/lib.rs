@@ -58,6 +58,7 @@ pub mod names;
 pub mod operations;
 pub mod registry;
 pub mod replication_control;
+pub mod row_key_schema;
 pub mod scan;
 pub mod sql;
 pub mod status;

@@ -25,6 +25,7 @@ use crate::model::mutation::{
 use crate::model::read_modify_write::{self, ReadModifyWriteRule};
 use crate::model::request::ReadRowsRequest;
 use crate::model::row::{Row, SampleRowKey};
+use crate::model::row_key_schema::RowKeySchema;
 use crate::model::schema::{
     validate_family_name, validate_table_id, FamilyModification, TableConfig, TableInfo,
     TabletOptions,
@@ -278,6 +279,14 @@ impl Database {
                             quoted(name)
                         )));
                     }
+                    if let Some(schema) = &config.row_key_schema {
+                        if schema.position(name).is_some() {
+                            return Err(Error::invalid_argument(format!(
+                                "modifications[{i}]: column family {} collides with a row key schema field",
+                                quoted(name)
+                            )));
+                        }
+                    }
                     config.families.insert(name.clone(), family.clone());
                 }
                 FamilyModification::Update { name, family } => {
@@ -378,6 +387,46 @@ impl Database {
     pub fn set_deletion_protection(&mut self, table_id: &str, enabled: bool) -> Result<TableInfo> {
         let table = self.table_mut(table_id)?;
         table.config.deletion_protection = enabled;
+        let info = TableInfo {
+            name: table_id.to_string(),
+            config: table.config.clone(),
+        };
+        self.write_manifest()?;
+        Ok(info)
+    }
+
+    /// Sets or removes a table's row-key schema (Bigtable's UpdateTable of
+    /// `row_key_schema`): a table without one may get one; removing one needs
+    /// `ignore_warnings`, as it may break readers; replacing one by another is refused (see
+    /// `model::row_key_schema`).
+    ///
+    /// # Errors
+    /// `NotFound` if the table does not exist; `InvalidArgument` for an invalid schema, a
+    /// change of an existing schema, or a removal without `ignore_warnings`.
+    pub fn set_row_key_schema(
+        &mut self,
+        table_id: &str,
+        schema: Option<RowKeySchema>,
+        ignore_warnings: bool,
+    ) -> Result<TableInfo> {
+        let table = self.table_mut(table_id)?;
+        match (&table.config.row_key_schema, &schema) {
+            (Some(old), Some(new)) if old != new => {
+                return Err(Error::invalid_argument(
+                    "row_key_schema: an existing row key schema cannot be changed (remove it first)",
+                ))
+            }
+            (Some(_), None) if !ignore_warnings => {
+                return Err(Error::invalid_argument(
+                    "row_key_schema: removing a row key schema needs ignore_warnings, as it may break queries that read its fields",
+                ))
+            }
+            _ => {}
+        }
+        if let Some(s) = &schema {
+            s.validate(|n| table.config.families.contains_key(n))?;
+        }
+        table.config.row_key_schema = schema;
         let info = TableInfo {
             name: table_id.to_string(),
             config: table.config.clone(),

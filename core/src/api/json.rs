@@ -125,6 +125,7 @@ macro_rules! via {
 
 mod admin;
 mod data;
+mod row_key_schema;
 mod scalar;
 pub mod sql;
 

@@ -18,6 +18,7 @@ use crate::codec::encoding::{
     put_bool, put_bytes, put_len, put_str, put_u8, put_varint32, put_varint64, put_varint_i64,
     Decode, Decoder, Encode,
 };
+use crate::codec::row_key_schema::{decode_row_key_schema, put_row_key_schema};
 use crate::model::gc::GcRule;
 use crate::model::mutation::{Mutation, TimestampRange};
 use crate::model::schema::{
@@ -473,7 +474,8 @@ pub enum FamilyOrder {
 impl Encode for TableConfig {
     /// Family count, then (name, family) pairs in creation order; granularity;
     /// deletion protection (boolean byte); split count, then each split key as bytes;
-    /// `max_value_bytes` as a varint; the tablet options.
+    /// `max_value_bytes` as a varint; the tablet options; the optional row-key schema
+    /// (manifest version 4 on).
     fn encode_to(&self, out: &mut Vec<u8>) {
         put_len(out, self.families.len());
         for (name, family) in &self.families {
@@ -488,6 +490,7 @@ impl Encode for TableConfig {
         }
         put_len(out, self.max_value_bytes);
         self.tablet_options.encode_to(out);
+        put_row_key_schema(out, self.row_key_schema.as_ref());
     }
 }
 
@@ -518,16 +521,22 @@ impl Decode for TabletOptions {
 impl Decode for TableConfig {
     /// A `table_config` as this code writes it: families in creation order.
     fn decode_from(d: &mut Decoder<'_>) -> Result<Self> {
-        decode_table_config(d, FamilyOrder::Creation)
+        decode_table_config(d, FamilyOrder::Creation, true)
     }
 }
 
-/// Decodes a `table_config` whose families are listed as `order` says.
+/// Decodes a `table_config` whose families are listed as `order` says, ending in the
+/// optional row-key schema when `with_row_key_schema` (manifest version 4 on; older
+/// configs have none).
 ///
 /// # Errors
 /// `DataLoss` for a malformed value, a family named twice, or (with
 /// [`FamilyOrder::NameAscending`]) names out of ascending order.
-pub fn decode_table_config(d: &mut Decoder<'_>, order: FamilyOrder) -> Result<TableConfig> {
+pub fn decode_table_config(
+    d: &mut Decoder<'_>,
+    order: FamilyOrder,
+    with_row_key_schema: bool,
+) -> Result<TableConfig> {
     // A family is at least a name length, a GC rule tag and a value type tag.
     let n = d.count(3, "table_config.families count")?;
     let mut families = Families::new();
@@ -560,7 +569,13 @@ pub fn decode_table_config(d: &mut Decoder<'_>, order: FamilyOrder) -> Result<Ta
     }
     let max_value_bytes = d.usize("table_config.max_value_bytes")?;
     let tablet_options = TabletOptions::decode_from(d)?;
+    let row_key_schema = if with_row_key_schema {
+        decode_row_key_schema(d, &families)?
+    } else {
+        None
+    };
     Ok(TableConfig {
+        row_key_schema,
         families,
         granularity,
         deletion_protection,
@@ -574,6 +589,9 @@ pub fn decode_table_config(d: &mut Decoder<'_>, order: FamilyOrder) -> Result<Ta
 pub(crate) mod tests {
     use super::*;
     use crate::codec::encoding::Decoder;
+    use crate::model::row_key_schema::{
+        Int64Encoding, KeyField, KeyFieldType, RowKeySchema, StructEncoding,
+    };
     use crate::Code;
     use alloc::string::ToString;
     use alloc::vec;
@@ -637,20 +655,20 @@ pub(crate) mod tests {
         assert_eq!(decoded, config);
         assert_eq!(decoded.families.keys().collect::<Vec<_>>(), ["b", "a"]);
         // The older manifests' order rule refuses the same bytes...
-        let err =
-            decode_table_config(&mut Decoder::new(&bytes), FamilyOrder::NameAscending).unwrap_err();
+        let err = decode_table_config(&mut Decoder::new(&bytes), FamilyOrder::NameAscending, true)
+            .unwrap_err();
         assert_eq!(err.code(), Code::DataLoss);
         assert!(err.message().contains("strictly ascending"), "{err}");
         // ...and reads name order as the creation order.
         let sorted = TableConfig::with_families(["a", "b"]).to_bytes();
-        let old =
-            decode_table_config(&mut Decoder::new(&sorted), FamilyOrder::NameAscending).unwrap();
+        let old = decode_table_config(&mut Decoder::new(&sorted), FamilyOrder::NameAscending, true)
+            .unwrap();
         assert_eq!(old.families.keys().collect::<Vec<_>>(), ["a", "b"]);
         // A name listed twice is damage under either rule.
         let mut twice = bytes.clone();
         twice[6] = b'b';
         for order in [FamilyOrder::Creation, FamilyOrder::NameAscending] {
-            let err = decode_table_config(&mut Decoder::new(&twice), order).unwrap_err();
+            let err = decode_table_config(&mut Decoder::new(&twice), order, true).unwrap_err();
             assert_eq!(err.code(), Code::DataLoss);
         }
     }
@@ -739,9 +757,29 @@ pub(crate) mod tests {
                 any::<u64>(),
                 any::<u64>(),
             ),
+            0u8..4,
         )
             .prop_map(
-                |(families, micros, dp, splits, max, (m, r, s, g, l))| TableConfig {
+                |(families, micros, dp, splits, max, (m, r, s, g, l), key)| TableConfig {
+                    // Field names with a digit never collide with the families' names.
+                    row_key_schema: (key > 0).then(|| RowKeySchema {
+                        fields: vec![
+                            KeyField {
+                                name: "k0".to_string(),
+                                field_type: KeyFieldType::String,
+                            },
+                            KeyField {
+                                name: "k1".to_string(),
+                                field_type: KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes),
+                            },
+                        ][..if key == 1 { 1 } else { 2 }]
+                            .to_vec(),
+                        encoding: match key {
+                            1 => StructEncoding::Singleton,
+                            2 => StructEncoding::DelimitedBytes(b"#".to_vec()),
+                            _ => StructEncoding::OrderedCodeBytes,
+                        },
+                    }),
                     families,
                     granularity: if micros {
                         Granularity::Micros

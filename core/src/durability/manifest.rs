@@ -44,9 +44,11 @@ pub const MANIFEST_TMP_FILE: &str = "MANIFEST.tmp";
 /// The first eight bytes of every manifest.
 pub const MAGIC: [u8; 8] = *b"SPTMANIF";
 
-/// The format version this code writes. Version 3 lists each table's families in creation
-/// order; versions 1 and 2 listed them by name, which is read as their creation order.
-pub const FORMAT_VERSION: u32 = 3;
+/// The format version this code writes. Version 4 ends each `table_config` with the table's
+/// optional row-key schema (older versions have none). Version 3 lists each table's families
+/// in creation order; versions 1 and 2 listed them by name, which is read as their creation
+/// order.
+pub const FORMAT_VERSION: u32 = 4;
 
 /// The oldest format version this code reads. Version 1 lacks the tablets'
 /// `flushed_sequence`; it is taken to be the largest `max_sequence` of the tablet's runs,
@@ -208,7 +210,7 @@ impl TableState {
     /// A table as format `version` wrote it.
     fn decode_version(d: &mut Decoder<'_>, version: u32) -> Result<Self> {
         let id = d.string("table.id")?;
-        let config = decode_table_config(d, family_order(version))?;
+        let config = decode_table_config(d, family_order(version), version >= 4)?;
         let n = d.count(MIN_TABLET_BYTES, "table.tablets count")?;
         let mut tablets = Vec::with_capacity(n);
         for _ in 0..n {
@@ -248,7 +250,7 @@ impl BackupState {
             name: d.string("backup.name")?,
             table: d.string("backup.table")?,
             created_micros: d.varint_i64("backup.created_micros")?,
-            config: decode_table_config(d, family_order(version))?,
+            config: decode_table_config(d, family_order(version), version >= 4)?,
             runs: decode_runs(d)?,
         })
     }

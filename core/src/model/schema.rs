@@ -14,6 +14,7 @@ use alloc::vec::Vec;
 use crate::error::quoted;
 use crate::limits;
 use crate::model::gc::GcRule;
+use crate::model::row_key_schema::RowKeySchema;
 use crate::{Error, Result};
 
 /// The precision of timestamps a table accepts, as Bigtable's `TimestampGranularity`.
@@ -357,6 +358,8 @@ pub struct TableConfig {
     pub max_value_bytes: usize,
     /// Tablet flush, compaction, split and merge thresholds.
     pub tablet_options: TabletOptions,
+    /// The structure of the table's row keys, if declared (see [`RowKeySchema`]).
+    pub row_key_schema: Option<RowKeySchema>,
 }
 
 impl Default for TableConfig {
@@ -368,6 +371,7 @@ impl Default for TableConfig {
             initial_splits: Vec::new(),
             max_value_bytes: limits::DEFAULT_MAX_VALUE_BYTES,
             tablet_options: TabletOptions::default(),
+            row_key_schema: None,
         }
     }
 }
@@ -423,6 +427,9 @@ impl TableConfig {
         }
         if self.max_value_bytes == 0 {
             return Err(Error::invalid_argument("max_value_bytes must be positive"));
+        }
+        if let Some(schema) = &self.row_key_schema {
+            schema.validate(|n| self.families.contains_key(n))?;
         }
         Ok(())
     }

@@ -29,6 +29,7 @@ mod restart;
 mod robustness_data_dir;
 mod robustness_reads;
 mod robustness_requests;
+mod row_key_schema;
 mod sql;
 mod sql_vectors;
 mod vectors;

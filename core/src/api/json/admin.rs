@@ -327,6 +327,7 @@ message!(WTable {
     granularity: Granularity,
     deletion_protection | "deletion_protection": bool,
     initial_splits | "initial_splits": Vec<WSplit>,
+    row_key_schema | "row_key_schema": crate::RowKeySchema,
 });
 message!(WSplit { key: B64 });
 
@@ -340,6 +341,7 @@ via!(
         column_families: (!t.families.is_empty()).then(|| t.families.clone()),
         granularity: Some(t.granularity),
         deletion_protection: t.deletion_protection.then_some(true),
+        row_key_schema: t.row_key_schema.clone(),
         initial_splits: some_vec(
             t.initial_splits
                 .iter()
@@ -353,6 +355,7 @@ via!(
         families: w.column_families.unwrap_or_default(),
         granularity: w.granularity.unwrap_or_default(),
         deletion_protection: w.deletion_protection.unwrap_or(false),
+        row_key_schema: w.row_key_schema,
         initial_splits: w
             .initial_splits
             .unwrap_or_default()

@@ -792,3 +792,40 @@ fn a_message_written_as_an_array_is_a_wrong_type_not_a_default_message() {
         .expect("an object reads");
     assert_eq!(t.families.len(), 1);
 }
+
+/// `Table.rowKeySchema`: the docs' `sales` schema in proto3 JSON, both ways; a field type
+/// without an encoding, two encodings and a type other than BYTES/STRING/INT64 are refused.
+#[test]
+fn tables_carry_their_row_key_schema() {
+    use crate::{Int64Encoding, KeyField, KeyFieldType, RowKeySchema, StructEncoding};
+    let mut config = TableConfig::with_families(["cf"]);
+    config.row_key_schema = Some(RowKeySchema {
+        fields: vec![
+            KeyField {
+                name: "user_id".into(),
+                field_type: KeyFieldType::Bytes,
+            },
+            KeyField {
+                name: "day".into(),
+                field_type: KeyFieldType::String,
+            },
+            KeyField {
+                name: "n".into(),
+                field_type: KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes),
+            },
+        ],
+        encoding: StructEncoding::DelimitedBytes(b"#".to_vec()),
+    });
+    canonical(
+        r##"{"columnFamilies":{"cf":{}},"granularity":"MILLIS","rowKeySchema":{"fields":[{"fieldName":"user_id","type":{"bytesType":{"encoding":{"raw":{}}}}},{"fieldName":"day","type":{"stringType":{"encoding":{"utf8Bytes":{}}}}},{"fieldName":"n","type":{"int64Type":{"encoding":{"orderedCodeBytes":{}}}}}],"encoding":{"delimitedBytes":{"delimiter":"Iw=="}}}}"##,
+        config,
+    );
+    for bad in [
+        r#"{"rowKeySchema":{"fields":[{"fieldName":"a","type":{"stringType":{}}}],"encoding":{"singleton":{}}}}"#,
+        r#"{"rowKeySchema":{"fields":[{"fieldName":"a","type":{"bytesType":{"encoding":{"raw":{}}}}}],"encoding":{"singleton":{},"orderedCodeBytes":{}}}}"#,
+        r#"{"rowKeySchema":{"fields":[{"fieldName":"a","type":{"boolType":{}}}],"encoding":{"singleton":{}}}}"#,
+        r#"{"rowKeySchema":{"fields":[{"fieldName":"a","type":{"bytesType":{"encoding":{"raw":{}}}}}]}}"#,
+    ] {
+        rejected::<TableConfig>(bad);
+    }
+}

@@ -40,6 +40,8 @@ pub struct Ctx<'a> {
     pub row: Option<&'a Row>,
     /// The table's families.
     pub families: &'a BTreeMap<String, FamilyInfo>,
+    /// The table's row-key schema: its fields are columns.
+    pub key_schema: Option<&'a crate::model::row_key_schema::RowKeySchema>,
     /// `with_history => TRUE`: families read as maps to arrays of (timestamp, value).
     pub history: bool,
     /// The parameters.
@@ -157,7 +159,10 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
                 .map_or(SqlValue::Null, |c| {
                     SqlValue::timestamp_micros(c.timestamp_micros)
                 }),
-            Some(row) => family_map(ctx, row, name),
+            Some(row) => match ctx.key_schema.and_then(|s| Some((s, s.position(name)?))) {
+                Some((schema, i)) => super::key_fields::field_value(schema, row, i)?,
+                None => family_map(ctx, row, name),
+            },
             None => SqlValue::Null,
         },
         K::GroupRef(i) => ctx.groups.get(*i).cloned().unwrap_or(SqlValue::Null),

@@ -77,6 +77,7 @@ fn const_eval(
     let ctx = Ctx {
         row: None,
         families: &plan.families,
+        key_schema: plan.key_schema.as_ref(),
         history: plan.history,
         params,
         groups: &[],
@@ -303,6 +304,19 @@ pub fn read_request(
         .as_ref()
         .and_then(|f| key_ranges(f, params))
         .or_else(|| inner.and_then(|f| key_ranges(f, params)));
+    // Equalities on the leading fields of a structured key fix a key prefix.
+    let fixed = plan
+        .key_schema
+        .as_ref()
+        .zip(plan.filter.as_ref())
+        .and_then(|(s, f)| super::key_fields::fixed_prefix(f, s, &|e| const_value(e, params)))
+        // Every field fixed: exactly one key can match.
+        .map(|(p, whole)| if whole { point(p) } else { prefix_range(&p) });
+    let ranges = match (ranges, fixed) {
+        (Some(r), Some(p)) => Some(r.iter().filter_map(|x| x.intersect(&p)).collect()),
+        (None, Some(p)) => Some(alloc::vec![p]),
+        (r, None) => r,
+    };
     let row_set = match ranges {
         Some(r) if r.is_empty() => return Ok(None),
         Some(r) => RowSet {

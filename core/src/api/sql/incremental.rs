@@ -46,6 +46,7 @@ fn row_ctx<'a>(
         aggs: &[],
         items: &[],
         now_micros,
+        key_schema: plan.key_schema.as_ref(),
     }
 }
 

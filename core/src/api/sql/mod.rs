@@ -16,6 +16,9 @@
 //!   BYTES>` (`MAP<BYTES, INT64>` for an aggregate family) from qualifier to the newest
 //!   cell's value, empty when the row has none. `family['q']` is one column's value (NULL if
 //!   absent). `SELECT *` is `_key` and then every family in creation order.
+//! - A table with a row-key schema also has one column per key field, of the field's type;
+//!   `SELECT *` lists those fields instead of `_key`, which stays selectable by name (see
+//!   `key_fields`).
 //! - `FROM t(with_history => TRUE)` makes each family a `MAP<BYTES, ARRAY<STRUCT<timestamp
 //!   TIMESTAMP, value ...>>>` of every version, newest first; `latest_n => n` keeps the
 //!   newest n versions per column, `after`, `after_or_equal`, `before`, `before_or_equal`
@@ -47,6 +50,7 @@ pub mod exec;
 pub mod functions;
 pub mod hll;
 pub(crate) mod incremental;
+pub mod key_fields;
 pub mod lex;
 pub mod parse;
 pub mod plan;
@@ -172,10 +176,12 @@ fn prepare_inner(
         )));
     }
     let parsed = views::inline_views(sql, parse::parse(sql)?, db, logical_views)?;
-    let families: Vec<(String, FamilyInfo)> = match &parsed.table {
-        Some((table, _)) => db
-            .get_table(table)?
-            .config
+    let config = match &parsed.table {
+        Some((table, _)) => Some(db.get_table(table)?.config),
+        None => None,
+    };
+    let families: Vec<(String, FamilyInfo)> = match &config {
+        Some(config) => config
             .families
             .iter()
             .map(|(name, f)| {
@@ -191,7 +197,8 @@ fn prepare_inner(
             .collect(),
         None => Vec::new(),
     };
-    let mut planner = plan::Planner::new(sql, &param_types);
+    let key_schema = config.and_then(|c| c.row_key_schema);
+    let mut planner = plan::Planner::new(sql, &param_types).with_key_schema(key_schema);
     planner.view_key_alias = view_key_alias;
     let (plan, columns) = planner.plan(parsed, families)?;
     // The read filter depends on parameters only through the table arguments; without
@@ -345,6 +352,7 @@ impl QueryRows {
         Ctx {
             row,
             families: &self.query.plan.families,
+            key_schema: self.query.plan.key_schema.as_ref(),
             history: self.query.plan.history,
             params: &self.params,
             groups: &[],

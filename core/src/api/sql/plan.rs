@@ -20,6 +20,7 @@ use super::parse::{err_at, BinOp, Expr, ExprKind, IndexMode, Nulls, Query, Selec
 use super::unpack::{desugar, UnpackPlan};
 use super::value::{SqlType, SqlValue};
 use super::SqlColumn;
+use crate::model::row_key_schema::RowKeySchema;
 use crate::Result;
 
 mod aggregates;
@@ -93,6 +94,8 @@ pub struct Plan {
     pub distinct: bool,
     /// `FROM UNPACK(...)`: rows are split by cell timestamp after the inner WHERE.
     pub unpack: Option<UnpackPlan>,
+    /// The table's row-key schema: its fields are columns (see `key_fields`).
+    pub key_schema: Option<RowKeySchema>,
 }
 
 pub(crate) struct Planner<'a> {
@@ -191,6 +194,7 @@ impl<'a> Planner<'a> {
                 offset: None,
                 distinct: false,
                 unpack: None,
+                key_schema: None,
             },
             has_table: false,
             view_key_alias: false,
@@ -198,6 +202,19 @@ impl<'a> Planner<'a> {
             agg_types: Vec::new(),
             item_types: Vec::new(),
         }
+    }
+
+    /// Plans against a table whose row keys follow `schema`.
+    pub fn with_key_schema(mut self, schema: Option<RowKeySchema>) -> Self {
+        self.plan.key_schema = schema;
+        self
+    }
+
+    /// The index and type of the key field `name`, if the table has one.
+    fn key_field(&self, name: &str) -> Option<SqlType> {
+        let schema = self.plan.key_schema.as_ref()?;
+        let i = schema.position(name)?;
+        Some(super::key_fields::field_type(schema.fields[i].field_type))
     }
 
     fn err(&self, pos: usize, msg: impl core::fmt::Display) -> crate::Error {
@@ -236,6 +253,8 @@ impl<'a> Planner<'a> {
                 }
                 if name == "_key" {
                     T::Bytes
+                } else if let Some(t) = self.key_field(name) {
+                    t
                 } else if name == "_timestamp" && self.plan.unpack.is_some() {
                     T::Timestamp
                 } else if name == "_timestamp" {
@@ -675,13 +694,21 @@ impl<'a> Planner<'a> {
                     if !self.has_table {
                         return Err(self.err(pos, "SELECT * needs a FROM table"));
                     }
-                    items.push((
-                        Expr {
-                            kind: ExprKind::Ident("_key".into()),
-                            pos,
-                        },
-                        None,
-                    ));
+                    // With a row-key schema `_key` is a pseudo-column: the key's fields
+                    // stand in for it.
+                    let key_columns: Vec<String> = match &self.plan.key_schema {
+                        Some(s) => s.fields.iter().map(|f| f.name.clone()).collect(),
+                        None => alloc::vec!["_key".into()],
+                    };
+                    for name in key_columns {
+                        items.push((
+                            Expr {
+                                kind: ExprKind::Ident(name),
+                                pos,
+                            },
+                            None,
+                        ));
+                    }
                     for (f, _) in &families {
                         items.push((
                             Expr {
@@ -732,7 +759,7 @@ impl<'a> Planner<'a> {
             for g in core::mem::take(&mut q.group_by) {
                 // GROUP BY an alias or a position means that SELECT item.
                 let g = match resolve_alias(&g, &items) {
-                    Some(i) if !matches!(&g.kind, ExprKind::Ident(n) if (n == "_key" && !self.view_key_alias) || self.plan.families.contains_key(n)) => {
+                    Some(i) if !matches!(&g.kind, ExprKind::Ident(n) if (n == "_key" && !self.view_key_alias) || self.plan.families.contains_key(n) || self.key_field(n).is_some()) => {
                         items[i].0.clone()
                     }
                     _ => g,

@@ -193,28 +193,34 @@ fn inline_at(
             ),
         ));
     }
-    // The view's columns: (name, expression), `*` expanded to _key and every family.
-    let families: Vec<String> = match &inner.table {
-        Some((t, _)) => db
-            .get_table(t)
-            .map_err(|e| {
-                crate::Error::new(
-                    e.code(),
-                    format!("SQL: logical view {name} reads table {t}: {}", e.message()),
-                )
-            })?
-            .config
-            .families
-            .keys()
-            .cloned()
-            .collect(),
-        None => Vec::new(),
+    // The view's columns: (name, expression), `*` expanded to _key (or, with a row-key
+    // schema, the key's fields: `_key` is then a pseudo-column) and every family.
+    let star: Vec<String> = match &inner.table {
+        Some((t, _)) => {
+            let config = db
+                .get_table(t)
+                .map_err(|e| {
+                    crate::Error::new(
+                        e.code(),
+                        format!("SQL: logical view {name} reads table {t}: {}", e.message()),
+                    )
+                })?
+                .config;
+            let key: Vec<String> = match &config.row_key_schema {
+                Some(s) => s.fields.iter().map(|f| f.name.clone()).collect(),
+                None => alloc::vec!["_key".to_string()],
+            };
+            key.into_iter()
+                .chain(config.families.keys().cloned())
+                .collect()
+        }
+        None => alloc::vec!["_key".to_string()],
     };
     let mut columns: Vec<(String, Expr)> = Vec::new();
     for item in core::mem::take(&mut inner.items) {
         match item {
             SelectItem::Star(_) => {
-                for n in core::iter::once("_key".to_string()).chain(families.iter().cloned()) {
+                for n in star.iter().cloned() {
                     let e = Expr {
                         kind: ExprKind::Ident(n.clone()),
                         pos: 0,

@@ -92,7 +92,7 @@ fn state_round_trips() {
 fn header_layout_matches_the_spec() {
     let bytes = ManifestState::default().encode();
     assert_eq!(bytes[..8], *b"SPTMANIF");
-    assert_eq!(bytes[8..12], [3, 0, 0, 0]);
+    assert_eq!(bytes[8..12], [4, 0, 0, 0]);
     // Payload: next_file_number, last_sequence, three empty lists.
     assert_eq!(bytes[12..16], [5, 0, 0, 0]);
     assert_eq!(bytes[20..], [0, 0, 0, 0, 0]);
@@ -207,7 +207,7 @@ fn version_1_reads_flushed_sequence_from_the_runs() {
     put_len(&mut payload, s.tables.len());
     for table in &s.tables {
         put_str(&mut payload, &table.id);
-        table.config.encode_to(&mut payload);
+        put_config_v3(&mut payload, &table.config);
         put_len(&mut payload, table.tablets.len());
         for t in &table.tablets {
             put_varint64(&mut payload, t.id);
@@ -218,7 +218,11 @@ fn version_1_reads_flushed_sequence_from_the_runs() {
     }
     put_len(&mut payload, s.backups.len());
     for b in &s.backups {
-        b.encode_to(&mut payload);
+        put_str(&mut payload, &b.name);
+        put_str(&mut payload, &b.table);
+        put_varint_i64(&mut payload, b.created_micros);
+        put_config_v3(&mut payload, &b.config);
+        put_runs(&mut payload, &b.runs);
     }
     let mut bytes = MAGIC.to_vec();
     bytes.extend_from_slice(&1u32.to_le_bytes());
@@ -261,6 +265,16 @@ fn version_3_keeps_family_creation_order() {
     assert!(err.message().contains("strictly ascending"), "{err}");
 }
 
+/// A `table_config` as versions 1 to 3 wrote it: without the trailing row-key schema
+/// (version 4's encoding of a config without one, less its `00` presence byte).
+fn put_config_v3(out: &mut Vec<u8>, config: &TableConfig) {
+    assert!(config.row_key_schema.is_none());
+    let mut bytes = Vec::new();
+    config.encode_to(&mut bytes);
+    assert_eq!(bytes.pop(), Some(0));
+    out.extend_from_slice(&bytes);
+}
+
 /// `bytes` with its version field set to `version` and the checksum re-sealed, so only
 /// the version differs.
 fn with_version(mut bytes: Vec<u8>, version: u32) -> Vec<u8> {
@@ -274,7 +288,7 @@ fn with_version(mut bytes: Vec<u8>, version: u32) -> Vec<u8> {
 
 #[test]
 fn other_versions_and_magic_are_rejected() {
-    for version in [0, 4, 0x0100_0002] {
+    for version in [0, 5, 0x0100_0002] {
         let err = ManifestState::decode(&with_version(state().encode(), version)).unwrap_err();
         assert!(
             err.message()

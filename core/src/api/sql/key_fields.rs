@@ -1,0 +1,110 @@
+//! The fields of a structured row key as SQL columns (Bigtable's "Structured row key
+//! queries"): a table with a row-key schema has one column per key field, typed as the field
+//! (BYTES, STRING, INT64); `SELECT *` lists them, in key order, before the families, and
+//! leaves `_key` out (it stays readable by name as the raw BYTES key, a pseudo-column).
+//!
+//! Invariants: a field's value is decoded from the row's key by the schema each time it is
+//! read; a key that does not conform fails the query with `FailedPrecondition` (Bigtable:
+//! queries that select structured row key columns fail on such rows), and a query that reads
+//! no field never decodes. WHERE equalities on a leading run of fields narrow the read to
+//! the key prefix they fix; the WHERE is still evaluated on every row read, so the
+//! narrowing only ever drops rows that could not match.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use super::parse::{BinOp, Expr, ExprKind};
+use super::value::{SqlType, SqlValue};
+use crate::model::row_key_schema::{KeyFieldType, KeyValue, RowKeySchema};
+use crate::{Result, Row};
+
+/// The SQL type of a key field.
+pub fn field_type(t: KeyFieldType) -> SqlType {
+    match t {
+        KeyFieldType::Bytes => SqlType::Bytes,
+        KeyFieldType::String => SqlType::String,
+        KeyFieldType::Int64(_) => SqlType::Int64,
+    }
+}
+
+/// The value of field `index` of `row`'s key.
+///
+/// # Errors
+/// `FailedPrecondition` when the key does not conform to the schema.
+pub fn field_value(schema: &RowKeySchema, row: &Row, index: usize) -> Result<SqlValue> {
+    let mut values = schema.decode(&row.key)?;
+    Ok(match values.swap_remove(index) {
+        KeyValue::Bytes(b) => SqlValue::Bytes(b),
+        KeyValue::String(s) => SqlValue::String(s),
+        KeyValue::Int64(i) => SqlValue::Int64(i),
+    })
+}
+
+/// A constant as a value of key field type `t`, if it is one (string literals compare with
+/// BYTES fields, as with `_key`).
+fn key_value(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
+    match (t, v) {
+        (KeyFieldType::Bytes, SqlValue::Bytes(b)) => Some(KeyValue::Bytes(b)),
+        (KeyFieldType::Bytes, SqlValue::String(s)) => Some(KeyValue::Bytes(s.into_bytes())),
+        (KeyFieldType::String, SqlValue::String(s)) => Some(KeyValue::String(s)),
+        (KeyFieldType::Int64(_), SqlValue::Int64(i)) => Some(KeyValue::Int64(i)),
+        _ => None,
+    }
+}
+
+/// Collects `field = constant` conjuncts of `e` (an AND tree) into `out` by field index;
+/// `constant` gives a row-independent operand's value (a literal or parameter).
+fn equalities(
+    e: &Expr,
+    schema: &RowKeySchema,
+    constant: &dyn Fn(&Expr) -> Option<SqlValue>,
+    out: &mut BTreeMap<usize, KeyValue>,
+) {
+    match &e.kind {
+        ExprKind::Bin(BinOp::And, l, r) => {
+            equalities(l, schema, constant, out);
+            equalities(r, schema, constant, out);
+        }
+        ExprKind::Bin(BinOp::Eq, l, r) => {
+            let (field, other) = match (&l.kind, &r.kind) {
+                (ExprKind::Ident(n), _) if schema.position(n).is_some() => (n, r),
+                (_, ExprKind::Ident(n)) if schema.position(n).is_some() => (n, l),
+                _ => return,
+            };
+            let Some(i) = schema.position(field) else {
+                return;
+            };
+            let Some(v) = constant(other) else {
+                return;
+            };
+            if let Some(v) = key_value(schema.fields[i].field_type, v) {
+                out.insert(i, v);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What WHERE's equalities on the leading key fields fix: the key prefix every matching row
+/// starts with, and whether it is the whole key (every field fixed). `None` when they fix no
+/// leading field.
+pub fn fixed_prefix(
+    e: &Expr,
+    schema: &RowKeySchema,
+    constant: &dyn Fn(&Expr) -> Option<SqlValue>,
+) -> Option<(Vec<u8>, bool)> {
+    let mut fixed = BTreeMap::new();
+    equalities(e, schema, constant, &mut fixed);
+    let values: Vec<KeyValue> = (0..schema.fields.len())
+        .map_while(|i| fixed.remove(&i))
+        .collect();
+    if values.is_empty() {
+        return None;
+    }
+    let prefix = schema.encode_prefix(&values).ok()?;
+    Some((prefix, values.len() == schema.fields.len()))
+}
+
+#[cfg(test)]
+#[path = "key_fields_tests.rs"]
+mod tests;
