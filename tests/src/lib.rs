@@ -123,6 +123,8 @@ pub enum Op {
         spec: Value,
         /// The expected error code, if the op must fail.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Apply mutations to one row.
     MutateRow {
@@ -135,6 +137,8 @@ pub enum Op {
         mutations: Vec<Mutation>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Apply a batch of row mutations.
     MutateRows {
@@ -147,6 +151,8 @@ pub enum Op {
         expect_statuses: Option<Vec<String>>,
         /// The expected error code for the whole call.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Conditional mutation.
     CheckAndMutateRow {
@@ -167,6 +173,8 @@ pub enum Op {
         expect_matched: Option<bool>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Append/increment.
     ReadModifyWriteRow {
@@ -181,6 +189,8 @@ pub enum Op {
         expect_row: Option<Row>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Read one row.
     ReadRow {
@@ -196,6 +206,8 @@ pub enum Op {
         expect_row: Option<Row>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Read rows.
     ReadRows {
@@ -214,6 +226,8 @@ pub enum Op {
         expect_rows: Option<Vec<Row>>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// SampleRowKeys.
     SampleRowKeys {
@@ -224,6 +238,8 @@ pub enum Op {
         expect_keys: Option<Vec<Bytes>>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// DropRowRange.
     DropRowRange {
@@ -236,6 +252,8 @@ pub enum Op {
         delete_all_data_from_table: Option<bool>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// ModifyColumnFamilies.
     ModifyColumnFamilies {
@@ -246,6 +264,8 @@ pub enum Op {
         modifications: Vec<Value>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// GetTable.
     GetTable {
@@ -259,6 +279,8 @@ pub enum Op {
         expect_deletion_protection: Option<bool>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// ListTables.
     ListTables {
@@ -272,6 +294,8 @@ pub enum Op {
         table: String,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// UpdateTable (deletion protection).
     UpdateTable {
@@ -282,6 +306,8 @@ pub enum Op {
         deletion_protection: bool,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Moves the manual clock.
     AdvanceClock {
@@ -297,6 +323,8 @@ pub enum Op {
         table: String,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
 }
 
@@ -568,26 +596,120 @@ impl Op {
         }
     }
 
-    /// The error code the op must fail with, if any.
-    pub fn expect_error(&self) -> Option<&str> {
+    /// The error the op must fail with, if any: its code, and the core's message where the
+    /// vector pins it (`expect_message`).
+    pub fn expect_error(&self) -> Option<ExpectedError<'_>> {
         match self {
-            Op::CreateTable { expect_error, .. }
-            | Op::MutateRow { expect_error, .. }
-            | Op::MutateRows { expect_error, .. }
-            | Op::CheckAndMutateRow { expect_error, .. }
-            | Op::ReadModifyWriteRow { expect_error, .. }
-            | Op::ReadRow { expect_error, .. }
-            | Op::ReadRows { expect_error, .. }
-            | Op::SampleRowKeys { expect_error, .. }
-            | Op::DropRowRange { expect_error, .. }
-            | Op::ModifyColumnFamilies { expect_error, .. }
-            | Op::GetTable { expect_error, .. }
-            | Op::DeleteTable { expect_error, .. }
-            | Op::UpdateTable { expect_error, .. }
-            | Op::CollectGarbage { expect_error, .. } => expect_error.as_deref(),
+            Op::CreateTable {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::MutateRow {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::MutateRows {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::CheckAndMutateRow {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::ReadModifyWriteRow {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::ReadRow {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::ReadRows {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::SampleRowKeys {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::DropRowRange {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::ModifyColumnFamilies {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::GetTable {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::DeleteTable {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::UpdateTable {
+                expect_error,
+                expect_message,
+                ..
+            }
+            | Op::CollectGarbage {
+                expect_error,
+                expect_message,
+                ..
+            } => expect_error.as_deref().map(|code| ExpectedError {
+                code,
+                message: expect_message.as_deref(),
+            }),
             Op::ListTables { .. } | Op::AdvanceClock { .. } => None,
         }
     }
+
+    /// Whether the op pins a message without an error code to go with it (a broken vector).
+    pub fn message_without_error(&self) -> bool {
+        let message = match self {
+            Op::CreateTable { expect_message, .. }
+            | Op::MutateRow { expect_message, .. }
+            | Op::MutateRows { expect_message, .. }
+            | Op::CheckAndMutateRow { expect_message, .. }
+            | Op::ReadModifyWriteRow { expect_message, .. }
+            | Op::ReadRow { expect_message, .. }
+            | Op::ReadRows { expect_message, .. }
+            | Op::SampleRowKeys { expect_message, .. }
+            | Op::DropRowRange { expect_message, .. }
+            | Op::ModifyColumnFamilies { expect_message, .. }
+            | Op::GetTable { expect_message, .. }
+            | Op::DeleteTable { expect_message, .. }
+            | Op::UpdateTable { expect_message, .. }
+            | Op::CollectGarbage { expect_message, .. } => expect_message.is_some(),
+            Op::ListTables { .. } | Op::AdvanceClock { .. } => false,
+        };
+        message && self.expect_error().is_none()
+    }
+}
+
+/// The error an op must fail with: a gRPC code name, and the core's message word for word
+/// where the vector pins one. Messages are the core's own words (not Bigtable's), pinned so
+/// every front-end can be checked to report the core's error unchanged rather than its own copy
+/// of a rule (tests/vectors/README.md, "Messages").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExpectedError<'a> {
+    /// The gRPC code name (`INVALID_ARGUMENT`).
+    pub code: &'a str,
+    /// The message, if pinned.
+    pub message: Option<&'a str>,
 }
 
 /// The folder holding the vectors.
@@ -619,6 +741,11 @@ pub fn load_all() -> Vec<Vector> {
                 "duplicate vector name {}",
                 v.name
             );
+            assert!(
+                !v.ops.iter().any(Op::message_without_error),
+                "vector {}: expect_message needs expect_error",
+                v.name
+            );
             all.push(v);
         }
     }
@@ -634,17 +761,25 @@ pub type Outcome<T> = Result<T, (String, String)>;
 /// A description of the mismatch.
 pub fn check_outcome<T: std::fmt::Debug + PartialEq>(
     op_index: usize,
-    expect_error: Option<&str>,
+    expect_error: Option<ExpectedError<'_>>,
     outcome: Outcome<T>,
     expected: Option<T>,
 ) -> Result<(), String> {
     match (expect_error, outcome) {
-        (Some(code), Err((got, _))) if got == code => Ok(()),
-        (Some(code), Err((got, msg))) => Err(format!(
-            "op {op_index}: expected error {code}, got {got} ({msg})"
+        (Some(want), Err((got, msg))) if got == want.code => match want.message {
+            Some(m) if !says(&msg, m) => Err(format!(
+                "op {op_index}: expected {} with message {m:?}, got message {msg:?}",
+                want.code
+            )),
+            _ => Ok(()),
+        },
+        (Some(want), Err((got, msg))) => Err(format!(
+            "op {op_index}: expected error {}, got {got} ({msg})",
+            want.code
         )),
-        (Some(code), Ok(v)) => Err(format!(
-            "op {op_index}: expected error {code}, got success {v:?}"
+        (Some(want), Ok(v)) => Err(format!(
+            "op {op_index}: expected error {}, got success {v:?}",
+            want.code
         )),
         (None, Err((got, msg))) => Err(format!("op {op_index}: unexpected error {got} ({msg})")),
         (None, Ok(v)) => match expected {
@@ -652,6 +787,16 @@ pub fn check_outcome<T: std::fmt::Debug + PartialEq>(
             _ => Ok(()),
         },
     }
+}
+
+/// Whether an error's `message` says the rule's words `expected`: exactly, or after where in
+/// the request the error is (`mutations[0]: `, `column family "cf": `), a prefix ending in
+/// `": "`. The rule's own words must be the core's, whole and unchanged.
+pub fn says(message: &str, expected: &str) -> bool {
+    message == expected
+        || message
+            .strip_suffix(expected)
+            .is_some_and(|context| context.ends_with(": "))
 }
 
 fn code_of(e: sparsetable::Error) -> (String, String) {
