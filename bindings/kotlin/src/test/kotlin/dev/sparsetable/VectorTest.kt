@@ -139,7 +139,7 @@ object Vectors {
                     listOf("create", "update").forEach { k -> mod.obj(k)?.let { familyCaps(it, caps) } }
                 }
             }
-            OP_FIELDS[name]?.let { unknownFields(op, "op.$name", it + setOf("op", "table", "expect_error"), caps) }
+            OP_FIELDS[name]?.let { unknownFields(op, "op.$name", it + setOf("op", "table", "expect_error", "expect_message"), caps) }
         }
         return caps
     }
@@ -505,7 +505,15 @@ object Vectors {
                 if (failure != null && failure !is ApiException) throw failure
                 val code = failure?.statusCode?.name
                 val got = outcome.getOrNull()
+                val expectMessage = op["expect_message"]?.asString
                 when {
+                    expectError != null && code == expectError && expectMessage != null -> {
+                        // The exception's message is "CODE: " and the engine's words.
+                        val said = failure?.message?.removePrefix("$code: ")
+                        if (said == failure?.message || said == null || !says(said, expectMessage)) {
+                            fail("op $i: expected the core's message \"$expectMessage\" after \"$code: \", got \"${failure?.message}\"")
+                        }
+                    }
                     expectError != null && code == expectError -> {}
                     expectError != null -> fail("op $i: expected error $expectError, got ${code ?: "success $got"} (${failure?.message})")
                     failure != null -> fail("op $i: unexpected error ${failure.message}")
@@ -523,6 +531,13 @@ object Vectors {
             }
         }
     }
+
+    /**
+     * Whether [message] says the rule's words [expected]: exactly, or after where in the request
+     * the error is (a context ending in ": "), as the core runner's `says` (tests/src/lib.rs).
+     */
+    fun says(message: String, expected: String): Boolean =
+        message == expected || (message.endsWith(expected) && message.removeSuffix(expected).endsWith(": "))
 
     private fun checkResult(i: Int, name: String, op: JsonObject, got: Any?) {
         fun expect(want: Any?, what: String) {
