@@ -28,4 +28,5 @@ mod robustness_reads;
 mod robustness_requests;
 mod sql;
 mod sql_vectors;
+mod vector_specs;
 mod vectors;

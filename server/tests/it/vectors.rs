@@ -33,7 +33,8 @@ use sparsetable_server::replication_control::service::replication_control_client
 use sparsetable_server::replication_control::CollectGarbageRequest;
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::{AdvanceTimeRequest, SetTimeRequest};
-use sparsetable_test_vectors::{check_outcome, check_samples, table_config, Op, Outcome, Vector};
+use crate::vector_specs::{spec_config, spec_family};
+use sparsetable_test_vectors::{check_outcome, check_samples, Op, Outcome, Vector};
 use tonic::transport::Channel;
 
 /// What the server serves, in the vectors' capability names.
@@ -211,7 +212,7 @@ fn create_table_request(
     id: &str,
     spec: &Value,
 ) -> Result<admin_v2::CreateTableRequest, String> {
-    let config = table_config(spec).map_err(|e| format!("table spec: {e}"))?;
+    let config = spec_config(spec)?;
     // Vectors naming a granularity are skipped (INEXPRESSIBLE), so every table here is MILLIS,
     // sent as the proto's default like a client that leaves the field out.
     if config.granularity != Granularity::Millis {
@@ -224,8 +225,8 @@ fn create_table_request(
             column_families: config
                 .families
                 .iter()
-                .map(|(n, f)| (n.clone(), family_to_proto(f)))
-                .collect(),
+                .map(|(n, f)| Ok((n.clone(), spec_family(spec, n, f)?)))
+                .collect::<Result<_, String>>()?,
             deletion_protection: config.deletion_protection,
             granularity: admin_v2::table::TimestampGranularity::Unspecified as i32,
             ..Default::default()
@@ -515,17 +516,19 @@ fn row_set_to_proto(s: &RowSet) -> v2::RowSet {
 async fn create_vector_table(c: &mut Clients, id: &str, spec: &Value) -> Result<(), String> {
     use admin_v2::modify_column_families_request::{modification::Mod, Modification};
     let mut request = create_table_request(&c.parent, id, spec)?;
-    let config = table_config(spec).map_err(|e| format!("table spec: {e}"))?;
+    let config = spec_config(spec)?;
     let later: Vec<Modification> = config
         .families
         .iter()
         .skip(1)
-        .map(|(name, family)| Modification {
-            id: name.clone(),
-            r#mod: Some(Mod::Create(family_to_proto(family))),
-            ..Default::default()
+        .map(|(name, family)| {
+            Ok(Modification {
+                id: name.clone(),
+                r#mod: Some(Mod::Create(spec_family(spec, name, family)?)),
+                ..Default::default()
+            })
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     if let Some(table) = request.table.as_mut() {
         let first = config.families.keys().next();
         table.column_families.retain(|name, _| Some(name) == first);

@@ -427,6 +427,7 @@ fn float_text(f: f64, single: Option<f32>) -> String {
 #[cfg(test)]
 mod tests {
     use super::SqlType;
+    use alloc::string::ToString;
 
     #[test]
     fn each_scalar_is_named_as_it_prints() {
