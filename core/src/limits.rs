@@ -10,6 +10,10 @@ pub const MAX_QUALIFIER_BYTES: usize = 16 * 1024;
 pub const DEFAULT_MAX_VALUE_BYTES: usize = 100 * 1024 * 1024;
 /// Most mutations in one MutateRow, and in one MutateRows request in total.
 pub const MAX_MUTATIONS_PER_REQUEST: usize = 100_000;
+/// Largest request message a front-end accepts, in bytes: 256 MiB, so a cell of
+/// [`DEFAULT_MAX_VALUE_BYTES`] fits in one MutateRow with room to spare. The server's gRPC
+/// transport and the wasm build's JSON reader both take their limit from here.
+pub const MAX_REQUEST_BYTES: usize = 256 * 1024 * 1024;
 /// Longest column family name.
 pub const MAX_FAMILY_NAME_CHARS: usize = 64;
 /// Longest table id.

@@ -617,6 +617,36 @@ class VectorCoverageTest {
         assertTrue(Vectors.eligible.isNotEmpty(), "no eligible vector among ${Vectors.all.size}")
     }
 
+    /** The vectors pinning the core's words for a rule (tests/vectors/090_rule_messages.json). */
+    private val messageVectors = Vectors.all.filter { v -> v["ops"].asJsonArray.any { it.asJsonObject.has("expect_message") } }
+
+    @Test
+    fun everyRuleMessageVectorRunsHere() {
+        assertTrue(messageVectors.size >= 12, "only ${messageVectors.size} rule-message vectors")
+        val notEligible = messageVectors.filter { it !in Vectors.eligible }.map { it["name"].asString }
+        kotlin.test.assertEquals(emptyList(), notEligible)
+    }
+
+    @Test
+    fun aDriftedRuleMessageFails() {
+        // Each vector with one word of its pinned message changed must fail: the runner compares
+        // the words, not only the code.
+        for (v in messageVectors) {
+            val broken = v.deepCopy()
+            val op = broken["ops"].asJsonArray.map { it.asJsonObject }.first { it.has("expect_message") }
+            op.addProperty("expect_message", op["expect_message"].asString.replaceFirst(" ", " really "))
+            val e = kotlin.test.assertFailsWith<AssertionError>(v["name"].asString) { Vectors.replay(broken) }
+            assertTrue(e.message!!.contains("core's message"), e.message)
+        }
+    }
+
+    @Test
+    fun saysAllowsOnlyAContextBeforeTheWords() {
+        assertTrue(Vectors.says("row_key must be non-empty", "row_key must be non-empty"))
+        assertTrue(Vectors.says("mutations[0]: row_key must be non-empty", "row_key must be non-empty"))
+        kotlin.test.assertFalse(Vectors.says("the row_key must be non-empty", "row_key must be non-empty"))
+    }
+
     @Test
     fun capabilitiesFollowTheReadme() {
         val v = JsonParser.parseString(
