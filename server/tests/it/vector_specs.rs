@@ -57,7 +57,9 @@ fn pointer(name: &str) -> String {
 /// A proto3 JSON `GcRule` as the admin message, field by field, without limits of its own.
 fn gc_rule(v: &Value) -> Result<admin_v2::GcRule, String> {
     use admin_v2::gc_rule::{Intersection, Rule, Union};
-    let o = v.as_object().ok_or_else(|| format!("gc rule {v} is not an object"))?;
+    let o = v
+        .as_object()
+        .ok_or_else(|| format!("gc rule {v} is not an object"))?;
     let list = |body: &Value| -> Result<Vec<admin_v2::GcRule>, String> {
         body.get("rules")
             .and_then(Value::as_array)
@@ -89,7 +91,9 @@ fn duration(v: &Value) -> Result<prost_types::Duration, String> {
         .and_then(|s| s.strip_suffix('s'))
         .ok_or_else(|| format!("{v} is not a duration"))?;
     let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
-    let seconds: i64 = whole.parse().map_err(|_| format!("{v} is not a duration"))?;
+    let seconds: i64 = whole
+        .parse()
+        .map_err(|_| format!("{v} is not a duration"))?;
     let nanos = if frac.is_empty() {
         0
     } else {
@@ -98,6 +102,10 @@ fn duration(v: &Value) -> Result<prost_types::Duration, String> {
             .parse::<i32>()
             .map_err(|_| format!("{v} is not a duration"))?
     };
-    let nanos = if whole.starts_with('-') { -nanos } else { nanos };
+    let nanos = if whole.starts_with('-') {
+        -nanos
+    } else {
+        nanos
+    };
     Ok(prost_types::Duration { seconds, nanos })
 }

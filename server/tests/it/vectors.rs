@@ -25,6 +25,7 @@ use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use std::ops::Bound;
 
+use crate::vector_specs::{spec_config, spec_family};
 use serde_json::Value;
 use sparsetable::{
     ColumnFamily, GcRule, Granularity, Mutation as CoreMutation, Row, RowSet, ValueType,
@@ -33,7 +34,6 @@ use sparsetable_server::replication_control::service::replication_control_client
 use sparsetable_server::replication_control::CollectGarbageRequest;
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::{AdvanceTimeRequest, SetTimeRequest};
-use crate::vector_specs::{spec_config, spec_family};
 use sparsetable_test_vectors::{check_outcome, check_samples, Op, Outcome, Vector};
 use tonic::transport::Channel;
 
