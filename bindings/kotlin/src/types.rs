@@ -677,6 +677,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_oversized_value_is_refused_in_the_cores_words() {
+        assert_eq!(check_value_size(4, 4), Ok(()));
+        let e = check_value_size(5, 4).unwrap_err();
+        assert_eq!(e.code(), "INVALID_ARGUMENT");
+        assert_eq!(
+            e.reason(),
+            sparsetable::limits::value_too_large_message(5, 4)
+        );
+    }
+
+    #[test]
     fn gc_rule_round_trips_through_the_core() {
         use GcRuleNode::*;
         let rule = GcRule {
