@@ -3,14 +3,13 @@
 //! into the admin proto, as a client would build it. The model refuses a GC rule past the
 //! core's tree limits while it parses, and a rule the runner cannot read could not be sent: a
 //! vector whose rule is too deep or too big must reach the server, whose answer (code and the
-//! core's words) is what the vector checks.
+//! core's words) is what the vector checks. Also the model's families and GC rules as the
+//! admin proto, for this runner and the SQL vectors' (a leaf both import, no file circle).
 
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use serde_json::Value;
-use sparsetable::{ColumnFamily, TableConfig};
+use sparsetable::{ColumnFamily, GcRule, TableConfig, ValueType};
 use sparsetable_test_vectors::table_config;
-
-use crate::vectors::family_to_proto;
 
 /// The spec's configuration with every family's GC rule left out (see [`spec_family`]).
 ///
@@ -108,4 +107,48 @@ fn duration(v: &Value) -> Result<prost_types::Duration, String> {
         nanos
     };
     Ok(prost_types::Duration { seconds, nanos })
+}
+
+fn gc_rule_to_proto(rule: &GcRule) -> Option<admin_v2::GcRule> {
+    use admin_v2::gc_rule::{Intersection, Rule, Union};
+    let list = |r: &[GcRule]| {
+        r.iter()
+            .map(|r| gc_rule_to_proto(r).unwrap_or_default())
+            .collect()
+    };
+    let rule = match rule {
+        GcRule::Never => return None,
+        GcRule::MaxNumVersions(n) => Rule::MaxNumVersions(*n as i32),
+        GcRule::MaxAge { micros: m } => Rule::MaxAge(prost_types::Duration {
+            seconds: m / 1_000_000,
+            nanos: (m % 1_000_000) as i32 * 1000,
+        }),
+        GcRule::Intersection(r) => Rule::Intersection(Intersection { rules: list(r) }),
+        GcRule::Union(r) => Rule::Union(Union { rules: list(r) }),
+    };
+    Some(admin_v2::GcRule { rule: Some(rule) })
+}
+
+/// A family of the core's model as the admin proto (the vectors' and the SQL vectors' runners).
+pub(crate) fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
+    use admin_v2::r#type::{aggregate::Aggregator, Aggregate, Int64, Kind};
+    let aggregator = match f.value_type {
+        ValueType::Bytes => None,
+        ValueType::Int64Sum => Some(Aggregator::Sum(Default::default())),
+        ValueType::Int64Min => Some(Aggregator::Min(Default::default())),
+        ValueType::Int64Max => Some(Aggregator::Max(Default::default())),
+    };
+    let value_type = aggregator.map(|aggregator| admin_v2::Type {
+        kind: Some(Kind::AggregateType(Box::new(Aggregate {
+            input_type: Some(Box::new(admin_v2::Type {
+                kind: Some(Kind::Int64Type(Int64::default())),
+            })),
+            state_type: None,
+            aggregator: Some(aggregator),
+        }))),
+    });
+    admin_v2::ColumnFamily {
+        gc_rule: gc_rule_to_proto(&f.gc_rule),
+        value_type,
+    }
 }

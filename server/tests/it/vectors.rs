@@ -25,7 +25,7 @@ use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use std::ops::Bound;
 
-use crate::vector_specs::{spec_config, spec_family};
+use crate::vector_specs::{family_to_proto, spec_config, spec_family};
 use serde_json::Value;
 use sparsetable::{
     ColumnFamily, GcRule, Granularity, Mutation as CoreMutation, Row, RowSet, ValueType,
@@ -124,26 +124,6 @@ fn status<T>(r: Result<T, tonic::Status>) -> Outcome<T> {
     r.map_err(|s| (code_name(s.code()).to_string(), s.message().to_string()))
 }
 
-fn gc_rule_to_proto(rule: &GcRule) -> Option<admin_v2::GcRule> {
-    use admin_v2::gc_rule::{Intersection, Rule, Union};
-    let list = |r: &[GcRule]| {
-        r.iter()
-            .map(|r| gc_rule_to_proto(r).unwrap_or_default())
-            .collect()
-    };
-    let rule = match rule {
-        GcRule::Never => return None,
-        GcRule::MaxNumVersions(n) => Rule::MaxNumVersions(*n as i32),
-        GcRule::MaxAge { micros: m } => Rule::MaxAge(prost_types::Duration {
-            seconds: m / 1_000_000,
-            nanos: (m % 1_000_000) as i32 * 1000,
-        }),
-        GcRule::Intersection(r) => Rule::Intersection(Intersection { rules: list(r) }),
-        GcRule::Union(r) => Rule::Union(Union { rules: list(r) }),
-    };
-    Some(admin_v2::GcRule { rule: Some(rule) })
-}
-
 /// Reads a returned GC rule back, independently of the server's own conversion.
 fn gc_rule_from_proto(rule: Option<&admin_v2::GcRule>) -> GcRule {
     use admin_v2::gc_rule::Rule;
@@ -165,29 +145,6 @@ fn gc_rule_from_proto(rule: Option<&admin_v2::GcRule>) -> GcRule {
                 .map(|r| gc_rule_from_proto(Some(r)))
                 .collect(),
         ),
-    }
-}
-
-pub(crate) fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
-    use admin_v2::r#type::{aggregate::Aggregator, Aggregate, Int64, Kind};
-    let aggregator = match f.value_type {
-        ValueType::Bytes => None,
-        ValueType::Int64Sum => Some(Aggregator::Sum(Default::default())),
-        ValueType::Int64Min => Some(Aggregator::Min(Default::default())),
-        ValueType::Int64Max => Some(Aggregator::Max(Default::default())),
-    };
-    let value_type = aggregator.map(|aggregator| admin_v2::Type {
-        kind: Some(Kind::AggregateType(Box::new(Aggregate {
-            input_type: Some(Box::new(admin_v2::Type {
-                kind: Some(Kind::Int64Type(Int64::default())),
-            })),
-            state_type: None,
-            aggregator: Some(aggregator),
-        }))),
-    });
-    admin_v2::ColumnFamily {
-        gc_rule: gc_rule_to_proto(&f.gc_rule),
-        value_type,
     }
 }
 
