@@ -463,6 +463,36 @@ const INSTANCE_ADMIN_METHODS: &[(&str, &str, &str, &str)] = &[
         "bigtable::admin::v2::DeleteAppProfileRequest",
         "Empty",
     ),
+    (
+        "create_logical_view",
+        "CreateLogicalView",
+        "bigtable::admin::v2::CreateLogicalViewRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "get_logical_view",
+        "GetLogicalView",
+        "bigtable::admin::v2::GetLogicalViewRequest",
+        "bigtable::admin::v2::LogicalView",
+    ),
+    (
+        "list_logical_views",
+        "ListLogicalViews",
+        "bigtable::admin::v2::ListLogicalViewsRequest",
+        "bigtable::admin::v2::ListLogicalViewsResponse",
+    ),
+    (
+        "update_logical_view",
+        "UpdateLogicalView",
+        "bigtable::admin::v2::UpdateLogicalViewRequest",
+        "longrunning::Operation",
+    ),
+    (
+        "delete_logical_view",
+        "DeleteLogicalView",
+        "bigtable::admin::v2::DeleteLogicalViewRequest",
+        "Empty",
+    ),
 ];
 
 /// `sparsetable.testing.v1.TestClock`, over the messages of `crate::test_clock`.

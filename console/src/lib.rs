@@ -23,6 +23,7 @@ pub mod complete;
 pub mod csv;
 pub mod gc;
 pub mod help;
+pub mod instance;
 pub mod print;
 
 use std::collections::BTreeMap;
@@ -35,6 +36,7 @@ use sparsetable::{
 
 pub use args::split_args;
 pub use complete::{complete, complete_line, History};
+pub use instance::InstanceConsole;
 
 /// What one command printed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -9,6 +9,7 @@
 //! as it was. Front-ends use this layer (and the model types) and nothing below it.
 //! Imports: every layer below.
 
+pub mod change_chunks;
 pub mod change_stream;
 #[cfg(feature = "std")]
 pub mod change_stream_reader;

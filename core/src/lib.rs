@@ -51,7 +51,8 @@ pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
 #[cfg(feature = "std")]
 pub use api::instance::{InstanceData, Routed};
 pub use api::instances::{
-    AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, StorageType,
+    AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, LogicalViewRecord,
+    StorageType,
 };
 #[cfg(feature = "serde")]
 pub use api::json;

@@ -6,9 +6,12 @@
 //! layer means the same in memory, on disk and on the wire. Imports: `platform` and the
 //! foundation only.
 
+pub mod aggregate;
 pub mod authorized_view;
+pub mod farmhash;
 pub mod filter;
 pub mod gc;
+pub mod hll;
 pub mod mutation;
 pub mod read_modify_write;
 pub mod regex;

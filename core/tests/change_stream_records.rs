@@ -274,7 +274,10 @@ fn background_compactions_log_every_collected_cell_exactly_once() {
 mod on_storage {
     //! A change log on storage survives a restart: the records up to the last checkpoint
     //! from the change log file, the later ones from the commit log with the commit times
-    //! their records carry; a stream disabled stays disabled; a damaged file is DataLoss.
+    //! their records carry, garbage collection's included (record type 3: in every
+    //! durability mode after a crash, with `sync` and `interval` after a power loss, once
+    //! however many times the database is opened); a stream disabled stays disabled; a
+    //! damaged file is DataLoss.
 
     use super::*;
     use sparsetable::platform::storage::{read_all, MemStorage, Storage};
@@ -339,6 +342,441 @@ mod on_storage {
         drop(db);
         let db = open(&storage, &clock).unwrap();
         assert_eq!(records(&db).len(), 4);
+    }
+
+    fn open_with(
+        storage: &MemStorage,
+        clock: &Arc<ManualClock>,
+        durability: Durability,
+    ) -> sparsetable::Result<Database> {
+        Database::open(
+            Arc::new(storage.clone()),
+            OpenOptions {
+                durability,
+                ..OpenOptions::default()
+            },
+            clock.clone(),
+        )
+    }
+
+    /// Everything a reader can tell of the records: kind, sequence, time, row, mutations.
+    fn full(db: &Database) -> Vec<ChangeRecord> {
+        records(db)
+    }
+
+    /// Garbage collection between two checkpoints, then a crash (the database dropped with
+    /// no checkpoint, as a kill -9 leaves it): the GARBAGE_COLLECTION records come back from
+    /// the commit log with their sequences and times, in order among the writes around
+    /// them, in every durability mode; the collection itself stays done; opening again
+    /// logs nothing twice.
+    #[test]
+    fn garbage_collection_records_survive_a_crash_before_the_next_checkpoint() {
+        for durability in [
+            Durability::Sync,
+            Durability::Interval { micros: 1_000 },
+            Durability::None,
+        ] {
+            let storage = MemStorage::new();
+            let clock = Arc::new(ManualClock::new(50_000_000));
+            let mut db = open_with(&storage, &clock, durability).unwrap();
+            db.create_table(
+                "t",
+                config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+            )
+            .unwrap();
+            db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+                .unwrap();
+            for (row, ts) in [(b"a", 1000), (b"a", 2000), (b"b", 1000), (b"b", 3000)] {
+                db.mutate_row("t", row, &[Mutation::set_cell("cf", b"q", ts, "v")])
+                    .unwrap();
+            }
+            clock.advance_micros(11);
+            db.collect_garbage("t").unwrap();
+            clock.advance_micros(13);
+            db.mutate_row("t", b"c", &[Mutation::set_cell("cf", b"q", 5000, "w")])
+                .unwrap();
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", 4000, "x")])
+                .unwrap();
+            clock.advance_micros(17);
+            db.collect_garbage("t").unwrap();
+            let before = full(&db);
+            assert_eq!(
+                collected(&records(&db)),
+                vec![
+                    (b"a".to_vec(), b"q".to_vec(), 1000),
+                    (b"b".to_vec(), b"q".to_vec(), 1000),
+                    (b"a".to_vec(), b"q".to_vec(), 2000),
+                ],
+                "{durability:?}"
+            );
+            drop(db);
+            clock.advance_micros(1_000_000);
+            let db = open_with(&storage, &clock, durability).unwrap();
+            assert_eq!(full(&db), before, "{durability:?}: the same records");
+            let versions: Vec<i64> = db
+                .read_row_versions("t", b"a")
+                .unwrap()
+                .into_iter()
+                .map(|c| c.cell.timestamp_micros)
+                .collect();
+            assert_eq!(
+                versions,
+                [4000],
+                "{durability:?}: the collection stays done"
+            );
+            // Recovery twice: the first one's checkpoint wrote the records to the change
+            // log file; the second finds them there, and nothing more in the commit log.
+            drop(db);
+            let mut db = open_with(&storage, &clock, durability).unwrap();
+            assert_eq!(full(&db), before, "{durability:?}: opened twice");
+            // The log goes on after the records it read back, and a collection now is new.
+            db.mutate_row("t", b"c", &[Mutation::set_cell("cf", b"q", 6000, "y")])
+                .unwrap();
+            db.collect_garbage("t").unwrap();
+            let after = full(&db);
+            assert_eq!(after.len(), before.len() + 2, "{durability:?}");
+            assert_eq!(after[..before.len()], before[..]);
+            assert_eq!(
+                after.iter().map(|r| r.sequence).collect::<Vec<_>>(),
+                (1..=after.len() as u64).collect::<Vec<_>>(),
+                "{durability:?}: sequences never reused"
+            );
+            drop(db);
+            let db = open_with(&storage, &clock, durability).unwrap();
+            assert_eq!(full(&db), after, "{durability:?}: and again after that");
+        }
+    }
+
+    /// Collections made by a `SharedDatabase`'s maintenance thread (installed under the
+    /// lock, then a manifest) come back after a crash too, each cell once, in the order
+    /// they were logged among the writes.
+    #[test]
+    fn background_collections_survive_a_crash() {
+        let storage = MemStorage::new();
+        let clock = Arc::new(ManualClock::new(10_000_000));
+        let mut db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        let tiny = TabletOptions {
+            memtable_bytes: 300,
+            max_runs: 2,
+            split_bytes: 4_000,
+            merge_bytes: 200,
+            split_load_ops: 0,
+        };
+        db.create_table("t", config(GcRule::MaxNumVersions(2), tiny))
+            .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        let db = SharedDatabase::new(db);
+        for round in 1..=6i64 {
+            for row in 0..40 {
+                let key = format!("row{row:03}");
+                db.mutate_row(
+                    "t",
+                    key.as_bytes(),
+                    &[Mutation::set_cell("cf", b"q", round * 1000, "v")],
+                )
+                .unwrap();
+            }
+            clock.advance_micros(1);
+        }
+        db.wait_maintenance().unwrap();
+        let before = db.read(|d| Ok(full(d))).unwrap();
+        let gc = db.read(|d| Ok(collected(&records(d)))).unwrap();
+        assert!(!gc.is_empty(), "the maintenance thread collected cells");
+        drop(db);
+        let db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before);
+    }
+
+    /// The same on files in a directory: the process's end without a checkpoint (all a
+    /// kill -9 leaves) keeps the records; `open_dir` reads them back, twice alike.
+    #[cfg(unix)]
+    #[test]
+    fn garbage_collection_records_survive_in_a_directory() {
+        let dir = std::env::temp_dir().join(format!("sparsetable-gclog-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let open = || {
+            let storage = Arc::new(sparsetable::platform::storage::FileStorage::new(&dir).unwrap());
+            Database::open(
+                storage,
+                OpenOptions::default(),
+                ManualClock::new(50_000_000),
+            )
+        };
+        let mut db = open().unwrap();
+        db.create_table(
+            "t",
+            config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+        )
+        .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        for ts in [1000, 2000] {
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                .unwrap();
+        }
+        db.collect_garbage("t").unwrap();
+        let before = full(&db);
+        assert_eq!(collected(&before).len(), 1);
+        drop(db);
+        let db = open().unwrap();
+        assert_eq!(full(&db), before);
+        drop(db);
+        assert_eq!(full(&open().unwrap()), before);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A checkpoint that wrote the change log file (holding the GC records) but not the
+    /// manifest naming its new commit log, then a crash: the old log, still named, holds
+    /// the same records; recovery logs only those past the file's `through_sequence`, so
+    /// nothing twice, and a second recovery agrees.
+    #[test]
+    fn records_in_both_the_change_log_file_and_the_commit_log_are_logged_once() {
+        use sparsetable::platform::storage::faulty::{Fault, FaultyStorage, Op};
+        let storage = MemStorage::new();
+        let faulty = Arc::new(FaultyStorage::new(storage.clone()));
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = Database::open(faulty.clone(), OpenOptions::default(), clock.clone()).unwrap();
+        db.create_table(
+            "t",
+            config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+        )
+        .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        for ts in [1000, 2000, 3000] {
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                .unwrap();
+            clock.advance_micros(5);
+            db.collect_garbage("t").unwrap();
+        }
+        db.mutate_row("t", b"b", &[Mutation::set_cell("cf", b"q", 1000, "w")])
+            .unwrap();
+        let before = full(&db);
+        assert_eq!(collected(&before).len(), 2);
+        faulty.inject(Fault::io_error(Op::Rename).on_files("MANIFEST").times(1));
+        assert!(db.checkpoint().is_err());
+        drop(db);
+        let db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before);
+        drop(db);
+        let db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before);
+    }
+
+    /// The log fails while the records are appended before a manifest: a checkpoint
+    /// writes them to the change log file instead (and the manifest, with a new log), so
+    /// the collection completes and a crash after it keeps them.
+    #[test]
+    fn a_log_failing_under_the_records_falls_back_to_a_checkpoint() {
+        use sparsetable::platform::storage::faulty::{Fault, FaultyStorage, Op};
+        let storage = MemStorage::new();
+        let faulty = Arc::new(FaultyStorage::new(storage.clone()));
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = Database::open(faulty.clone(), OpenOptions::default(), clock.clone()).unwrap();
+        db.create_table(
+            "t",
+            config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+        )
+        .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        for ts in [1000, 2000] {
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                .unwrap();
+        }
+        clock.advance_micros(11);
+        // The only log append of the collection is its records' (the flush writes runs).
+        faulty.inject(Fault::io_error(Op::Append).on_files(".log").times(1));
+        db.collect_garbage("t").unwrap();
+        assert_eq!(faulty.fired(), 1, "the records' append failed");
+        let before = full(&db);
+        assert_eq!(collected(&before).len(), 1);
+        drop(db);
+        let db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before);
+        assert_eq!(db.read_row_versions("t", b"a").unwrap().len(), 1);
+    }
+
+    /// The one window docs/format/commit_log.md names: the process dies after the records
+    /// reached the log but before the manifest naming the compacted runs was written (here
+    /// that manifest's rename fails, then the crash). The records are not lost; the cells are
+    /// still in the old runs, and the next collection records them a second time.
+    #[test]
+    fn a_crash_between_the_records_and_the_manifest_loses_nothing_and_may_repeat() {
+        use sparsetable::platform::storage::faulty::{Fault, FaultyStorage, Op};
+        let storage = MemStorage::new();
+        let faulty = Arc::new(FaultyStorage::new(storage.clone()));
+        let clock = Arc::new(ManualClock::new(50_000_000));
+        let mut db = Database::open(faulty.clone(), OpenOptions::default(), clock.clone()).unwrap();
+        db.create_table(
+            "t",
+            config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+        )
+        .unwrap();
+        db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+            .unwrap();
+        for ts in [1000, 2000] {
+            db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                .unwrap();
+        }
+        clock.advance_micros(11);
+        faulty.inject(Fault::io_error(Op::Rename).on_files("MANIFEST").times(1));
+        assert!(
+            db.collect_garbage("t").is_err(),
+            "the manifest was not written"
+        );
+        let before = full(&db);
+        drop(db);
+        let mut db = open_with(&storage, &clock, Durability::Sync).unwrap();
+        assert_eq!(full(&db), before, "nothing lost");
+        assert_eq!(db.read_row_versions("t", b"a").unwrap().len(), 2);
+        db.collect_garbage("t").unwrap();
+        let cell = (b"a".to_vec(), b"q".to_vec(), 1000);
+        assert_eq!(collected(&records(&db)), vec![cell.clone(), cell]);
+    }
+
+    /// A storage that remembers how much of each file was synced, so a power loss (what
+    /// [`PowerLoss::after_power_loss`] leaves) keeps only that: the test of what each
+    /// durability mode promises. A rename or removal is taken as durable at once.
+    #[derive(Clone, Default)]
+    struct PowerLoss {
+        live: MemStorage,
+        synced: Arc<std::sync::Mutex<std::collections::BTreeMap<String, u64>>>,
+    }
+
+    struct Tracked {
+        name: String,
+        inner: Box<dyn sparsetable::platform::storage::WritableFile>,
+        synced: Arc<std::sync::Mutex<std::collections::BTreeMap<String, u64>>>,
+    }
+
+    impl sparsetable::platform::storage::WritableFile for Tracked {
+        fn append(&mut self, data: &[u8]) -> sparsetable::Result<()> {
+            self.inner.append(data)
+        }
+        fn sync(&mut self) -> sparsetable::Result<()> {
+            self.inner.sync()?;
+            let len = self.inner.len();
+            self.synced.lock().unwrap().insert(self.name.clone(), len);
+            Ok(())
+        }
+        fn len(&self) -> u64 {
+            self.inner.len()
+        }
+    }
+
+    impl Storage for PowerLoss {
+        fn create(
+            &self,
+            name: &str,
+        ) -> sparsetable::Result<Box<dyn sparsetable::platform::storage::WritableFile>> {
+            self.synced.lock().unwrap().insert(name.into(), 0);
+            Ok(Box::new(Tracked {
+                name: name.into(),
+                inner: self.live.create(name)?,
+                synced: self.synced.clone(),
+            }))
+        }
+        fn append_to(
+            &self,
+            name: &str,
+        ) -> sparsetable::Result<Box<dyn sparsetable::platform::storage::WritableFile>> {
+            Ok(Box::new(Tracked {
+                name: name.into(),
+                inner: self.live.append_to(name)?,
+                synced: self.synced.clone(),
+            }))
+        }
+        fn open(
+            &self,
+            name: &str,
+        ) -> sparsetable::Result<Arc<dyn sparsetable::platform::storage::RandomAccessFile>>
+        {
+            self.live.open(name)
+        }
+        fn rename(&self, from: &str, to: &str) -> sparsetable::Result<()> {
+            self.live.rename(from, to)?;
+            let mut synced = self.synced.lock().unwrap();
+            let n = synced.remove(from).unwrap_or(0);
+            synced.insert(to.into(), n);
+            Ok(())
+        }
+        fn remove(&self, name: &str) -> sparsetable::Result<()> {
+            self.synced.lock().unwrap().remove(name);
+            self.live.remove(name)
+        }
+        fn list(&self) -> sparsetable::Result<Vec<String>> {
+            self.live.list()
+        }
+        fn sync_dir(&self) -> sparsetable::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl PowerLoss {
+        /// What the disk holds after a power loss now: each file cut to what was synced.
+        fn after_power_loss(&self) -> MemStorage {
+            let out = MemStorage::new();
+            for (name, &n) in self.synced.lock().unwrap().iter() {
+                let bytes = read_all(&self.live, name).unwrap();
+                out.set_bytes(name, bytes[..n as usize].to_vec());
+            }
+            out
+        }
+    }
+
+    /// A power loss right after a collection between checkpoints: with `sync` and
+    /// `interval` durability the GARBAGE_COLLECTION records were synced before the manifest
+    /// naming the collected runs was written, so they come back; with `none` nothing of the
+    /// log was synced and they are lost, as that mode's writes are, but the database opens
+    /// and the collection stays done.
+    #[test]
+    fn garbage_collection_records_are_synced_before_the_manifest_names_the_collection() {
+        for durability in [
+            Durability::Sync,
+            Durability::Interval { micros: 1_000_000 },
+            Durability::None,
+        ] {
+            let storage = PowerLoss::default();
+            let clock = Arc::new(ManualClock::new(50_000_000));
+            let options = OpenOptions {
+                durability,
+                ..OpenOptions::default()
+            };
+            let mut db =
+                Database::open(Arc::new(storage.clone()), options.clone(), clock.clone()).unwrap();
+            db.create_table(
+                "t",
+                config(GcRule::MaxNumVersions(1), TabletOptions::default()),
+            )
+            .unwrap();
+            db.set_change_stream("t", Some(MIN_RETENTION_MICROS))
+                .unwrap();
+            for ts in [1000, 2000] {
+                db.mutate_row("t", b"a", &[Mutation::set_cell("cf", b"q", ts, "v")])
+                    .unwrap();
+            }
+            clock.advance_micros(11);
+            db.collect_garbage("t").unwrap();
+            let before = full(&db);
+            assert_eq!(collected(&records(&db)).len(), 1);
+            let disk = storage.after_power_loss();
+            drop(db);
+            let db = open_with(&disk, &clock, durability).unwrap();
+            let versions = db.read_row_versions("t", b"a").unwrap();
+            assert_eq!(
+                versions.len(),
+                1,
+                "{durability:?}: the collection stays done"
+            );
+            let gc = collected(&records(&db));
+            if durability == Durability::None {
+                assert!(gc.is_empty(), "none: the unsynced log is gone");
+            } else {
+                assert_eq!(full(&db), before, "{durability:?}");
+            }
+        }
     }
 
     #[test]

@@ -33,6 +33,13 @@ fn config() -> TableConfig {
         },
     );
     c.families.insert(
+        "h".into(),
+        ColumnFamily {
+            value_type: sparsetable::ValueType::HllUniqueCount,
+            ..ColumnFamily::default()
+        },
+    );
+    c.families.insert(
         "b".into(),
         ColumnFamily {
             gc_rule: GcRule::MaxNumVersions(2),
@@ -93,6 +100,19 @@ fn mutation() -> impl Strategy<Value = Mutation> {
             qualifier: format!("n{q}").into_bytes(),
             timestamp_micros: 0,
             input: n,
+        }),
+        // The HyperLogLog++ family: int64 inputs and raw inputs' one-value sketches.
+        1 => (0u8..2, 0i64..20).prop_map(|(q, n)| Mutation::AddToCell {
+            family: "h".into(),
+            qualifier: format!("u{q}").into_bytes(),
+            timestamp_micros: 0,
+            input: n,
+        }),
+        1 => (0u8..2, 0u8..20).prop_map(|(q, n)| Mutation::MergeToCell {
+            family: "h".into(),
+            qualifier: format!("u{q}").into_bytes(),
+            timestamp_micros: 0,
+            state: sparsetable::model::aggregate::raw_input_state(&[n]),
         }),
     ]
 }

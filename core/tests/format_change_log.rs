@@ -1,5 +1,6 @@
 //! Compatibility test for the change log file (docs/format/change_log.md) and the commit
-//! log's timed write batch record (docs/format/commit_log.md, record type 2), kept forever:
+//! log's timed write batch and garbage collection records (docs/format/commit_log.md, record
+//! types 2 and 3), kept forever:
 //! the committed fixtures must decode to the values below, and encoding those values must
 //! reproduce them byte for byte.
 //!
@@ -9,12 +10,14 @@
 
 use sparsetable::api::change_stream::{decode_changes, encode_changes, ChangeKind, ChangeLog};
 use sparsetable::durability::commit_log::{
-    encode_record, BatchEntry, LogReader, WriteBatch, RECORD_TYPE_TIMED_BATCH,
+    encode_record, BatchEntry, LogReader, WriteBatch, RECORD_TYPE_COLLECTED,
+    RECORD_TYPE_TIMED_BATCH,
 };
 use sparsetable::{Mutation, RowMutations, RowRange, TimestampRange};
 
 const CHANGES: &[u8] = include_bytes!("../../tests/fixtures/change_log/one_table.changes");
 const TIMED: &[u8] = include_bytes!("../../tests/fixtures/commit_log/timed_record.log");
+const COLLECTED: &[u8] = include_bytes!("../../tests/fixtures/commit_log/collected_record.log");
 
 /// The change log file's contents, as in the doc's worked example: table `users`, enabled
 /// at 1,700,000,000,000,000 with one day's retention, a user write and a garbage collection.
@@ -53,6 +56,29 @@ fn timed_batch() -> WriteBatch {
             mutations: vec![Mutation::DeleteFromRow],
         }],
         commit_micros: Some(1_700_000_000_000_005),
+        collected: false,
+    }
+}
+
+/// The garbage collection record of the doc's example: at 1,700,000,000,000,009, batch 4,
+/// table `users`, row `alice`: the cell `cf:q` @1000 collected.
+fn collected_batch() -> WriteBatch {
+    WriteBatch {
+        sequence: 4,
+        entries: vec![BatchEntry {
+            table: "users".into(),
+            row_key: b"alice".to_vec(),
+            mutations: vec![Mutation::DeleteFromColumn {
+                family: "cf".into(),
+                qualifier: b"q".to_vec(),
+                time_range: TimestampRange {
+                    start_micros: 1000,
+                    end_micros: Some(1001),
+                },
+            }],
+        }],
+        commit_micros: Some(1_700_000_000_000_009),
+        collected: true,
     }
 }
 
@@ -67,6 +93,11 @@ fn write_fixtures() {
         std::fs::write(
             format!("{root}commit_log/timed_record.log"),
             encode_record(&timed_batch()).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(
+            format!("{root}commit_log/collected_record.log"),
+            encode_record(&collected_batch()).unwrap(),
         )
         .unwrap();
     }
@@ -101,4 +132,22 @@ fn the_timed_record_fixture_decodes_and_encodes_byte_for_byte() {
         .unwrap();
     assert_eq!(batches, vec![timed_batch()]);
     assert_eq!(encode_record(&batches[0]).unwrap(), TIMED);
+}
+
+#[test]
+fn the_collected_record_fixture_decodes_and_encodes_byte_for_byte() {
+    write_fixtures();
+    assert_eq!(COLLECTED[8], RECORD_TYPE_COLLECTED);
+    let batches: Vec<WriteBatch> = LogReader::from_bytes(COLLECTED.to_vec())
+        .collect::<sparsetable::Result<_>>()
+        .unwrap();
+    assert_eq!(batches, vec![collected_batch()]);
+    assert_eq!(encode_record(&batches[0]).unwrap(), COLLECTED);
+    // A log of version-1 and timed records followed by it reads in order.
+    let mut log = TIMED.to_vec();
+    log.extend_from_slice(COLLECTED);
+    let batches: Vec<WriteBatch> = LogReader::from_bytes(log)
+        .collect::<sparsetable::Result<_>>()
+        .unwrap();
+    assert_eq!(batches, vec![timed_batch(), collected_batch()]);
 }

@@ -28,6 +28,7 @@ fn batches() -> Vec<WriteBatch> {
     vec![
         WriteBatch {
             commit_micros: None,
+            collected: false,
             sequence: 1,
             entries: vec![entry(
                 "alice",
@@ -41,6 +42,7 @@ fn batches() -> Vec<WriteBatch> {
         },
         WriteBatch {
             commit_micros: None,
+            collected: false,
             sequence: 2,
             entries: vec![
                 entry(
@@ -75,6 +77,7 @@ fn batches() -> Vec<WriteBatch> {
         },
         WriteBatch {
             commit_micros: None,
+            collected: false,
             sequence: 4,
             entries: vec![
                 entry(

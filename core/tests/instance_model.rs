@@ -216,6 +216,28 @@ fn clusters_come_and_go_by_the_rules() {
     )
     .unwrap();
     assert_eq!(r.cluster("my-instance-c0").unwrap().serve_nodes, 3);
+    // Autoscaling alone keeps the node count; refusals change nothing.
+    let wider = Autoscaling {
+        max_nodes: 9,
+        ..auto
+    };
+    r.set_cluster_autoscaling("my-instance-c0", Some(wider))
+        .unwrap();
+    let c0 = r.cluster("my-instance-c0").unwrap();
+    assert_eq!((c0.serve_nodes, c0.autoscaling), (3, Some(wider)));
+    let before = r.clone();
+    let e = r.set_cluster_autoscaling("nope", None).unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    assert_eq!(
+        r.set_cluster_autoscaling("my-instance-c0", Some(auto))
+            .unwrap_err()
+            .code(),
+        Code::InvalidArgument
+    );
+    assert_eq!(r, before);
+    r.set_cluster_autoscaling("my-instance-c0", None).unwrap();
+    let c0 = r.cluster("my-instance-c0").unwrap();
+    assert_eq!((c0.serve_nodes, c0.autoscaling), (3, None));
     r.create_app_profile(single("pinned", "my-instance-c1", false))
         .unwrap();
     r.create_app_profile(AppProfileRecord {
@@ -394,4 +416,41 @@ fn the_implied_default_profile_is_stored_by_its_first_update_and_no_other_id_is(
         two.update_app_profile(stale).unwrap_err().code(),
         Code::Aborted
     );
+}
+
+#[test]
+fn logical_views_are_stored_as_version_3_and_version_2_still_reads() {
+    use sparsetable::api::instances::file::INSTANCE_FILE_MAGIC_V3;
+    // Without views the file stays version 2 (readers of version 2 keep reading it).
+    let plain = rich();
+    let v2 = encode_file(&plain, b"ext");
+    assert!(v2.starts_with(INSTANCE_FILE_MAGIC));
+    assert!(decode_file(&v2).unwrap().record.logical_views().is_empty());
+    let mut r = rich();
+    r.create_logical_view("v1", "SELECT _key FROM t", true, |_, _| Ok(()))
+        .unwrap();
+    r.create_logical_view("a-view", "SELECT 1 AS one", false, |_, _| Ok(()))
+        .unwrap();
+    let bytes = encode_file(&r, b"ext");
+    assert!(bytes.starts_with(INSTANCE_FILE_MAGIC_V3));
+    let back = decode_file(&bytes).unwrap();
+    assert_eq!(back.record, r);
+    assert_eq!(back.extension, b"ext");
+    let v = back.record.logical_view("v1").unwrap();
+    assert_eq!(v.query, "SELECT _key FROM t");
+    assert!(v.deletion_protection);
+    // Damage in the views' part is DATA_LOSS, never a panic.
+    for len in 0..bytes.len() {
+        let e = decode_file(&bytes[..len]).unwrap_err();
+        assert_eq!(e.code(), Code::DataLoss, "truncated at {len}");
+    }
+    for i in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[i] ^= 0x41;
+        assert_eq!(
+            decode_file(&b).unwrap_err().code(),
+            Code::DataLoss,
+            "byte {i}"
+        );
+    }
 }

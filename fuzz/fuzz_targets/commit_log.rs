@@ -1,14 +1,18 @@
 //! The commit log reader and the value decoders under it, over arbitrary bytes. Never panics;
 //! every error is `DataLoss`; whatever decodes re-encodes to exactly the bytes it came from.
 //!
-//! The first byte picks what the rest is: 0 a raw log file; 1 a record payload, framed with a
-//! valid header so the write-batch decoder is reached; 2 a mutation, 3 a GC rule, 4 a table
-//! config (each encoding is canonical, so a successful decode must re-encode identically).
+//! The first byte picks what the rest is: 0 a raw log file; 1, 5 and 6 a record payload of
+//! type 1 (write batch), 2 (timed write batch) or 3 (garbage collection), framed with a valid
+//! header so the payload decoder is reached; 2 a mutation, 3 a GC rule, 4 a table config
+//! (each encoding is canonical, so a successful decode must re-encode identically).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use sparsetable::codec::encoding::{Decode, Encode, CRC32C};
-use sparsetable::durability::commit_log::{encode_record, LogReader, ReplayEnd, RECORD_TYPE_BATCH};
+use sparsetable::durability::commit_log::{
+    encode_record, LogReader, ReplayEnd, RECORD_TYPE_BATCH, RECORD_TYPE_COLLECTED,
+    RECORD_TYPE_TIMED_BATCH,
+};
 use sparsetable::{Code, GcRule, Mutation, TableConfig};
 
 fn replay(log: &[u8]) {
@@ -45,17 +49,20 @@ fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    match mode % 5 {
+    let framed = |record_type: u8| {
+        let mut record = vec![0; 4];
+        record.extend_from_slice(&(rest.len() as u32).to_le_bytes());
+        record.push(record_type);
+        record.extend_from_slice(rest);
+        let crc = CRC32C.checksum(&record[4..]);
+        record[..4].copy_from_slice(&crc.to_le_bytes());
+        replay(&record);
+    };
+    match mode % 7 {
         0 => replay(rest),
-        1 => {
-            let mut record = vec![0; 4];
-            record.extend_from_slice(&(rest.len() as u32).to_le_bytes());
-            record.push(RECORD_TYPE_BATCH);
-            record.extend_from_slice(rest);
-            let crc = CRC32C.checksum(&record[4..]);
-            record[..4].copy_from_slice(&crc.to_le_bytes());
-            replay(&record);
-        }
+        1 => framed(RECORD_TYPE_BATCH),
+        5 => framed(RECORD_TYPE_TIMED_BATCH),
+        6 => framed(RECORD_TYPE_COLLECTED),
         2 => canonical::<Mutation>(rest),
         3 => canonical::<GcRule>(rest),
         _ => canonical::<TableConfig>(rest),

@@ -9,6 +9,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use prost::Message;
+use sparsetable::api::change_chunks;
 use sparsetable::api::change_stream_reader::{
     self as reader, ChangeStreamReader, StreamEvent, StreamStart,
 };
@@ -123,94 +124,42 @@ fn mutation_to_proto(m: &sparsetable::Mutation) -> v2::Mutation {
 }
 
 /// How many bytes of mutations one ReadChangeStream message carries before a change is
-/// continued in the next: Bigtable's documentation gives no figure, so we keep each message
-/// well under gRPC's default 4 MiB receive limit (which Google's clients keep for this RPC).
-pub const CHANGE_CHUNK_BYTES: usize = 1 << 20;
+/// continued in the next: the core's figure (see `sparsetable::api::change_chunks`).
+pub const CHANGE_CHUNK_BYTES: usize = change_chunks::CHANGE_CHUNK_BYTES;
 
-/// One change as the messages ReadChangeStream sends, per the Data API protos: mutations go
-/// into messages of at most `chunk_bytes` of mutation bytes (a mutation is never split
-/// except a SetCell's value); a SetCell value larger than the room left is sent in pieces,
-/// each a SetCell with `chunk_info` (the whole value's size, the piece's offset, whether it
-/// is the last), the first piece carrying the family, qualifier and timestamp. `head`'s
-/// fields (type, source cluster, row key, commit time, tiebreaker) go in the first message
-/// only; `tail`'s (done, token, low watermark) in the last only.
+/// One change as the messages ReadChangeStream sends: cut by the core's rule
+/// ([`change_chunks::chunk_change`], each mutation measured by its encoded size), each piece
+/// of a split SetCell value with its `chunk_info`. `head`'s fields (type, source cluster, row
+/// key, commit time, tiebreaker) go in the first message only; `tail`'s (done, token, low
+/// watermark) in the last only.
 fn chunked(
     head: DataChange,
     tail: DataChange,
     mutations: &[sparsetable::Mutation],
     chunk_bytes: usize,
 ) -> Vec<DataChange> {
-    let chunk_bytes = chunk_bytes.max(1);
-    let mut out = vec![head];
-    let mut room = chunk_bytes;
-    let push = |out: &mut Vec<DataChange>, room: &mut usize, chunk: MutationChunk, size| {
-        if size > *room && !out.last().is_some_and(|d| d.chunks.is_empty()) {
-            out.push(DataChange::default());
-            *room = chunk_bytes;
-        }
-        *room = room.saturating_sub(size);
-        if let Some(last) = out.last_mut() {
-            last.chunks.push(chunk);
-        }
-    };
-    for m in mutations {
-        let proto = mutation_to_proto(m);
-        let value_len = match m {
-            sparsetable::Mutation::SetCell { value, .. } => value.len(),
-            _ => 0,
-        };
-        let size = proto.encoded_len();
-        if value_len <= chunk_bytes || size <= room {
-            push(
-                &mut out,
-                &mut room,
-                MutationChunk {
-                    chunk_info: None,
-                    mutation: Some(proto),
-                },
-                size,
-            );
-            continue;
-        }
-        let sparsetable::Mutation::SetCell {
-            family,
-            qualifier,
-            timestamp_micros,
-            value,
-        } = m
-        else {
-            continue;
-        };
-        let total = i32::try_from(value.len()).unwrap_or(i32::MAX);
-        let mut offset = 0;
-        while offset < value.len() {
-            let end = value.len().min(offset + chunk_bytes);
-            let first = offset == 0;
-            let piece = v2::Mutation {
-                mutation: Some(v2::mutation::Mutation::SetCell(v2::mutation::SetCell {
-                    family_name: if first { family.clone() } else { String::new() },
-                    column_qualifier: if first { qualifier.clone() } else { Vec::new() },
-                    timestamp_micros: if first { *timestamp_micros } else { 0 },
-                    value: value[offset..end].to_vec(),
-                })),
-            };
-            push(
-                &mut out,
-                &mut room,
-                MutationChunk {
-                    chunk_info: Some(v2::read_change_stream_response::mutation_chunk::ChunkInfo {
-                        chunked_value_size: total,
-                        chunked_value_offset: i32::try_from(offset).unwrap_or(i32::MAX),
-                        last_chunk: end == value.len(),
-                    }),
-                    mutation: Some(piece),
-                },
-                end - offset,
-            );
-            // A piece fills a message: the next piece starts a new one.
-            room = 0;
-            offset = end;
-        }
+    let messages = change_chunks::chunk_change(mutations, chunk_bytes, |m| {
+        mutation_to_proto(m).encoded_len()
+    });
+    let mut out: Vec<DataChange> = Vec::with_capacity(messages.len());
+    let mut head = Some(head);
+    for message in messages {
+        // The first message is `head`'s; the others start empty.
+        let mut change = head.take().unwrap_or_default();
+        change.chunks = message
+            .iter()
+            .map(|c| MutationChunk {
+                chunk_info: c.info.as_ref().map(|info| {
+                    v2::read_change_stream_response::mutation_chunk::ChunkInfo {
+                        chunked_value_size: i32::try_from(info.value_size).unwrap_or(i32::MAX),
+                        chunked_value_offset: i32::try_from(info.offset).unwrap_or(i32::MAX),
+                        last_chunk: info.last,
+                    }
+                }),
+                mutation: Some(mutation_to_proto(&c.mutation)),
+            })
+            .collect();
+        out.push(change);
     }
     if let Some(last) = out.last_mut() {
         last.done = tail.done;

@@ -13,6 +13,7 @@
 use std::ops::Bound;
 
 use sparsetable::error::quoted;
+use sparsetable::model::aggregate;
 use sparsetable::{
     Cell, ColumnFamily, Error, FamilyModification, GcRule, Granularity, Mutation,
     ReadModifyWriteRule, Result, Row, RowRange, RowSet, TableConfig, TableInfo, TimestampRange,
@@ -99,11 +100,12 @@ pub fn family_from_proto(field: &str, family: &admin_v2::ColumnFamily) -> Result
 }
 
 /// Converts a family's `value_type`: unset or `bytes_type` is a plain family; an aggregate of
-/// int64 inputs with a `sum`, `min` or `max` aggregator is an aggregate family.
+/// int64 inputs with a `sum`, `min` or `max` aggregator is an aggregate family, and the
+/// `hllpp_unique_count` aggregator (over raw, bytes or int64 inputs) a HyperLogLog++ family.
 ///
 /// # Errors
-/// `InvalidArgument` for an aggregate without an aggregator or over a non-int64 input;
-/// UNIMPLEMENTED for the HyperLogLog++ aggregator and for typed (non-aggregate) families.
+/// `InvalidArgument` for an aggregate without an aggregator or over an input it does not
+/// take; UNIMPLEMENTED for typed (non-aggregate) families.
 pub fn value_type_from_proto(
     field: &str,
     value_type: Option<&admin_v2::Type>,
@@ -127,9 +129,21 @@ pub fn value_type_from_proto(
             None | Some(r#type::Kind::Int64Type(_))
         )
     };
+    // HyperLogLog++ counts any input (unset: raw bytes); the core's rule in
+    // model::aggregate says which inputs AddToCell takes (bytes and int64).
+    let hll_input = |t: &Option<Box<admin_v2::Type>>| {
+        matches!(
+            t.as_deref().and_then(|t| t.kind.as_ref()),
+            None | Some(r#type::Kind::Int64Type(_) | r#type::Kind::BytesType(_))
+        )
+    };
     match &aggregate.aggregator {
-        Some(Aggregator::HllppUniqueCount(_)) => Err(unimplemented(format!(
-            "{field}.aggregate_type.hllpp_unique_count (HyperLogLog++ aggregates)"
+        Some(Aggregator::HllppUniqueCount(_)) if hll_input(&aggregate.input_type) => {
+            Ok(ValueType::HllUniqueCount)
+        }
+        Some(Aggregator::HllppUniqueCount(_)) => Err(Error::invalid_argument(format!(
+            "{field}.aggregate_type.input_type: hllpp_unique_count counts bytes or int64 \
+             inputs (or raw bytes, with input_type unset)"
         ))),
         None => Err(Error::invalid_argument(format!(
             "{field}.aggregate_type: an aggregator (sum, min or max) is required"
@@ -146,8 +160,25 @@ pub fn value_type_from_proto(
 /// A family's `value_type` message: unset for plain bytes; an aggregate of big-endian int64
 /// inputs and states otherwise (the encoding the engine stores).
 pub fn value_type_to_proto(value_type: ValueType) -> Option<admin_v2::Type> {
-    use r#type::aggregate::{Aggregator, Max, Min, Sum};
+    use r#type::aggregate::{Aggregator, HyperLogLogPlusPlusUniqueCount, Max, Min, Sum};
     use r#type::int64::{encoding, Encoding};
+    if value_type == ValueType::HllUniqueCount {
+        // Raw bytes in, the sketch's bytes out (model::aggregate).
+        let bytes = || {
+            Box::new(admin_v2::Type {
+                kind: Some(r#type::Kind::BytesType(r#type::Bytes::default())),
+            })
+        };
+        return Some(admin_v2::Type {
+            kind: Some(r#type::Kind::AggregateType(Box::new(r#type::Aggregate {
+                input_type: Some(bytes()),
+                state_type: Some(bytes()),
+                aggregator: Some(Aggregator::HllppUniqueCount(
+                    HyperLogLogPlusPlusUniqueCount {},
+                )),
+            }))),
+        });
+    }
     let aggregator = match value_type {
         ValueType::Int64Sum => Aggregator::Sum(Sum {}),
         ValueType::Int64Min => Aggregator::Min(Min {}),
@@ -453,18 +484,31 @@ pub fn mutation_from_proto(index: usize, m: &v2::Mutation) -> Result<Mutation> {
         Some(mutation::Mutation::DeleteFromRow(_)) => Mutation::DeleteFromRow,
         Some(mutation::Mutation::AddToCell(a)) => {
             let field = format!("mutations[{index}].add_to_cell");
-            Mutation::AddToCell {
-                family: a.family_name.clone(),
-                qualifier: raw_bytes(&field, "column_qualifier", a.column_qualifier.as_ref())?,
-                timestamp_micros: raw_timestamp(&field, a.timestamp.as_ref())?,
-                input: match a.input.as_ref().and_then(|v| v.kind.as_ref()) {
-                    Some(value::Kind::IntValue(n)) => *n,
-                    _ => {
-                        return Err(Error::invalid_argument(format!(
-                            "{field}.input must be an int_value"
-                        )))
-                    }
+            let family = a.family_name.clone();
+            let qualifier = raw_bytes(&field, "column_qualifier", a.column_qualifier.as_ref())?;
+            let timestamp_micros = raw_timestamp(&field, a.timestamp.as_ref())?;
+            match a.input.as_ref().and_then(|v| v.kind.as_ref()) {
+                Some(value::Kind::IntValue(n)) => Mutation::AddToCell {
+                    family,
+                    qualifier,
+                    timestamp_micros,
+                    input: *n,
                 },
+                // A raw input is a HyperLogLog++ family's: the core's one-value sketch for it.
+                Some(value::Kind::RawValue(b) | value::Kind::BytesValue(b)) => {
+                    Mutation::MergeToCell {
+                        family,
+                        qualifier,
+                        timestamp_micros,
+                        state: aggregate::raw_input_state(b),
+                    }
+                }
+                _ => {
+                    return Err(Error::invalid_argument(format!(
+                        "{field}.input must be an int_value, or a raw_value or bytes_value \
+                         for a HyperLogLog++ family"
+                    )))
+                }
             }
         }
         Some(mutation::Mutation::MergeToCell(m)) => {

@@ -727,8 +727,9 @@ impl Bigtable for DataService {
         let instances = self.instances.clone();
         let req = request.into_inner();
         blocking(move || {
-            let db = instances.database(&sql::instance_of(&req.instance_name)?)?;
-            sql::prepare(&db, &req)
+            let instance = sql::instance_of(&req.instance_name)?;
+            let db = instances.database(&instance)?;
+            sql::prepare(&db, &req, &logical_views(&instances, &instance)?)
         })
         .await
         .map(Response::new)
@@ -746,8 +747,13 @@ impl Bigtable for DataService {
         // Preparing (and opening the read) fails the call itself; then batches are made on
         // the blocking pool as the client takes them (the channel holds at most 4).
         let mut batches = blocking(move || {
-            let db = instances.database(&sql::instance_of(&req.instance_name)?)?;
-            Ok(sql::execute(&db, &req))
+            let instance = sql::instance_of(&req.instance_name)?;
+            let db = instances.database(&instance)?;
+            Ok(sql::execute(
+                &db,
+                &req,
+                &logical_views(&instances, &instance)?,
+            ))
         })
         .await??;
         let (tx, rx) = mpsc::channel(4);
@@ -764,4 +770,17 @@ impl Bigtable for DataService {
         });
         Ok(Response::new(ReceiverStream::new(rx)))
     }
+}
+
+/// The logical views of `instance`, which `FROM` may name in its SQL.
+fn logical_views(
+    instances: &Instances,
+    instance: &crate::names::InstanceName,
+) -> Result<Vec<sparsetable::LogicalViewRecord>> {
+    instances.with_meta(instance, |meta| {
+        meta.logical_views
+            .iter()
+            .map(crate::instance_record::view_record)
+            .collect()
+    })
 }

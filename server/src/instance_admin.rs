@@ -19,7 +19,8 @@
 //! (ALREADY_EXISTS if it does); DeleteInstance deletes every table and backup in it (or nothing
 //! at all if a table has deletion protection) and the instance stops existing until named
 //! again. Routes not listed in `build.rs` answer UNIMPLEMENTED. App profiles live in
-//! [`app_profiles`] and ListHotTablets in [`hot_tablets`].
+//! [`app_profiles`], logical views (saved SQL queries that `FROM` may name) in
+//! [`logical_views`], and ListHotTablets in [`hot_tablets`].
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
 
 mod app_profiles;
 mod hot_tablets;
+mod logical_views;
 
 /// The Instance Admin service.
 #[derive(Debug, Clone)]
@@ -238,6 +240,7 @@ impl InstanceAdminService {
                 backups: Vec::new(),
                 authorized_views: Vec::new(),
                 change_streams: Vec::new(),
+                logical_views: Vec::new(),
             },
         )?;
         let metadata = admin_v2::CreateInstanceMetadata {
@@ -741,6 +744,51 @@ impl BigtableInstanceAdmin for InstanceAdminService {
         request: Request<admin_v2::DeleteAppProfileRequest>,
     ) -> std::result::Result<Response<()>, Status> {
         self.delete_app_profile_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn create_logical_view(
+        &self,
+        request: Request<admin_v2::CreateLogicalViewRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.create_logical_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn get_logical_view(
+        &self,
+        request: Request<admin_v2::GetLogicalViewRequest>,
+    ) -> std::result::Result<Response<admin_v2::LogicalView>, Status> {
+        self.get_logical_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn list_logical_views(
+        &self,
+        request: Request<admin_v2::ListLogicalViewsRequest>,
+    ) -> std::result::Result<Response<admin_v2::ListLogicalViewsResponse>, Status> {
+        self.list_logical_views_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn update_logical_view(
+        &self,
+        request: Request<admin_v2::UpdateLogicalViewRequest>,
+    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
+        self.update_logical_view_inner(request.get_ref())
+            .map(Response::new)
+            .map_err(to_status)
+    }
+
+    async fn delete_logical_view(
+        &self,
+        request: Request<admin_v2::DeleteLogicalViewRequest>,
+    ) -> std::result::Result<Response<()>, Status> {
+        self.delete_logical_view_inner(request.get_ref())
             .map(Response::new)
             .map_err(to_status)
     }

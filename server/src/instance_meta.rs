@@ -72,6 +72,10 @@ pub struct InstanceMeta {
     /// The tables whose change stream is enabled, sorted by table id.
     #[prost(message, repeated, tag = "7")]
     pub change_streams: Vec<ChangeStreamSetting>,
+    /// Its logical views, sorted by id (the core's record is authoritative for them; see
+    /// [`crate::instance_record`]).
+    #[prost(message, repeated, tag = "8")]
+    pub logical_views: Vec<admin_v2::LogicalView>,
 }
 
 /// A table's change stream setting (CreateTable / UpdateTable `change_stream_config`).
@@ -122,6 +126,7 @@ impl InstanceMeta {
             backups: Vec::new(),
             authorized_views: Vec::new(),
             change_streams: Vec::new(),
+            logical_views: Vec::new(),
         }
     }
 

@@ -3,7 +3,8 @@
 //! core's (docs/format/instance.md, version 2): the record first, then the server's own
 //! protobuf [`InstanceMeta`] as the file's extension, which carries what only the server
 //! keeps (IAM policies, backup records, authorized views, change stream settings, and admin
-//! fields the model lacks, such as a profile's priority).
+//! fields the model lacks, such as a profile's priority). Logical views are the record's
+//! (the core's file stores them); the extension's copy is rewritten from the record.
 //!
 //! Invariant: the record is authoritative for what it models. A file another front-end
 //! rewrote (the npm package keeps the extension as it found it) may hold a record newer than
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 
 use sparsetable::{
     AppProfileRecord, Autoscaling, ClusterRecord, Error, InstanceRecord, InstanceType, Isolation,
-    Result, Routing, StorageType,
+    LogicalViewRecord, Result, Routing, StorageType,
 };
 
 use prost::Message;
@@ -78,7 +79,7 @@ pub fn to_record(meta: &InstanceMeta) -> Result<InstanceRecord> {
         .iter()
         .map(|p| profile_record(last_id(&p.name), p))
         .collect();
-    InstanceRecord::assemble(
+    let mut record = InstanceRecord::assemble(
         &name.project,
         &name.instance,
         &instance.display_name,
@@ -87,7 +88,29 @@ pub fn to_record(meta: &InstanceMeta) -> Result<InstanceRecord> {
         micros_of(instance.create_time.as_ref()),
         clusters,
         profiles,
-    )
+    )?;
+    record.set_logical_views(meta.logical_views.iter().map(view_record).collect())?;
+    Ok(record)
+}
+
+/// The core's form of a logical view proto (its id from its name).
+pub fn view_record(v: &admin_v2::LogicalView) -> LogicalViewRecord {
+    LogicalViewRecord {
+        id: last_id(&v.name).to_string(),
+        query: v.query.clone(),
+        deletion_protection: v.deletion_protection,
+        etag: v.etag.clone(),
+    }
+}
+
+/// The proto of a logical view of `instance`.
+pub fn view_proto(instance: &InstanceName, v: &LogicalViewRecord) -> admin_v2::LogicalView {
+    admin_v2::LogicalView {
+        name: format!("{instance}/logicalViews/{}", v.id),
+        query: v.query.clone(),
+        etag: v.etag.clone(),
+        deletion_protection: v.deletion_protection,
+    }
 }
 
 /// Makes `meta`'s instance, clusters and app profiles say what `record` says (see the
@@ -149,6 +172,12 @@ pub fn apply_record(meta: &mut InstanceMeta, record: &InstanceRecord) {
             }
             out
         })
+        .collect();
+
+    meta.logical_views = record
+        .logical_views()
+        .iter()
+        .map(|v| view_proto(&name, v))
         .collect();
 
     let old_profiles = std::mem::take(&mut meta.app_profiles);

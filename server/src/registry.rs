@@ -29,7 +29,7 @@ use sparsetable::{
 };
 
 use crate::clusters::{self, ClusterSpec, CLUSTERS_FILE};
-use crate::instance_meta::{InstanceMeta, INSTANCE_FILE};
+use crate::instance_meta::InstanceMeta;
 use crate::names::{check_id, InstanceName, EMULATOR_PROJECT_PLACEHOLDERS};
 use crate::operations::Operations;
 
@@ -485,10 +485,8 @@ impl Instances {
                 format!("reading {}: {e}", folder.join(file).display()),
             )
         };
-        match std::fs::read(folder.join(INSTANCE_FILE)) {
-            Ok(bytes) => return crate::instance_record::decode_meta(&bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(unreadable(INSTANCE_FILE, e)),
+        if let Some(bytes) = sparsetable::api::instances::store::read_bytes(&folder)? {
+            return crate::instance_record::decode_meta(&bytes);
         }
         match std::fs::read_to_string(folder.join(CLUSTERS_FILE)) {
             Ok(text) => Ok(InstanceMeta::from_clusters(
@@ -506,26 +504,10 @@ impl Instances {
         let Some(folder) = self.folder(instance)? else {
             return Ok(());
         };
-        let io = |e: std::io::Error| {
-            Error::new(
-                Code::Unavailable,
-                format!("writing {}: {e}", folder.join(INSTANCE_FILE).display()),
-            )
-        };
+        // The core's atomic replacement (tmp, sync, rename, sync the folder), the one
+        // every front-end with a directory uses.
         let bytes = crate::instance_record::encode_meta(meta)?;
-        std::fs::create_dir_all(&folder).map_err(io)?;
-        let tmp = folder.join(format!("{INSTANCE_FILE}.tmp"));
-        {
-            use std::io::Write;
-            let mut file = std::fs::File::create(&tmp).map_err(io)?;
-            file.write_all(&bytes).map_err(io)?;
-            file.sync_all().map_err(io)?;
-        }
-        std::fs::rename(&tmp, folder.join(INSTANCE_FILE)).map_err(io)?;
-        // The rename is durable once the folder is synced.
-        std::fs::File::open(&folder)
-            .and_then(|f| f.sync_all())
-            .map_err(io)
+        sparsetable::api::instances::store::replace_bytes(&folder, &bytes)
     }
 
     /// The folder of `instance` under the data directory (`None` in memory).

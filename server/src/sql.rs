@@ -6,7 +6,10 @@
 //! ExecuteQuery: [`PREPARED_MAGIC`] and then a [`PreparedToken`] message (the query text, its
 //! parameter types, when it stops being valid and the result metadata it was prepared with),
 //! so a prepared query survives a server restart and is prepared again against the table's
-//! current schema when executed.
+//! current schema when executed. A query may read a logical view of the instance (`FROM
+//! view`, the core's rules): the views are those the instance has when the query is
+//! prepared, and again when it is executed (a view whose query changed the result's columns
+//! makes the token stale, as a schema change does).
 //!
 //! A prepared query expires, as Bigtable's do: PrepareQuery's `valid_until` is
 //! [`PREPARED_VALID_MICROS`] after it was prepared (on the server's clock, so a test clock
@@ -31,7 +34,7 @@ use std::collections::BTreeMap;
 use prost::Message;
 use sparsetable::api::sql::{self, PreparedQuery, SqlType, SqlValue};
 use sparsetable::codec::encoding::Crc32cDigest;
-use sparsetable::{Error, Result, SharedDatabase};
+use sparsetable::{Error, LogicalViewRecord, Result, SharedDatabase};
 
 use crate::convert::timestamp_to_proto;
 use crate::names::InstanceName;
@@ -325,10 +328,15 @@ fn metadata(query: &PreparedQuery) -> v2::ResultSetMetadata {
 pub fn prepare(
     db: &SharedDatabase,
     req: &v2::PrepareQueryRequest,
+    views: &[LogicalViewRecord],
 ) -> Result<v2::PrepareQueryResponse> {
     let param_types = param_types_from_proto(&req.param_types)?;
-    let (query, now) =
-        db.read(|db| Ok((sql::prepare(db, &req.query, param_types)?, db.now_micros())))?;
+    let (query, now) = db.read(|db| {
+        Ok((
+            sql::prepare_with_views(db, &req.query, param_types, views)?,
+            db.now_micros(),
+        ))
+    })?;
     let metadata = metadata(&query);
     let valid_until_micros = now.saturating_add(PREPARED_VALID_MICROS);
     let token = PreparedToken {
@@ -369,8 +377,9 @@ pub fn instance_of(instance_name: &str) -> Result<InstanceName> {
 pub fn execute(
     db: &SharedDatabase,
     req: &v2::ExecuteQueryRequest,
+    views: &[LogicalViewRecord],
 ) -> std::result::Result<Batches, tonic::Status> {
-    match execute_token(db, req) {
+    match execute_token(db, req, views) {
         Ok(Ok(batches)) => Ok(batches),
         Ok(Err(expired)) => Err(expired_status(expired)),
         Err(e) => Err(crate::status::to_status(e)),
@@ -382,6 +391,7 @@ pub fn execute(
 fn execute_token(
     db: &SharedDatabase,
     req: &v2::ExecuteQueryRequest,
+    views: &[LogicalViewRecord],
 ) -> Result<std::result::Result<Batches, String>> {
     let token = if req.prepared_query.is_empty() {
         // The deprecated form: the query itself, with each parameter's type on its value.
@@ -446,7 +456,7 @@ fn execute_token(
                 now - token.valid_until_micros
             )));
         }
-        let query = sql::prepare(db, &token.query, param_types)?;
+        let query = sql::prepare_with_views(db, &token.query, param_types, views)?;
         if !token.metadata.is_empty() && metadata(&query).encode_to_vec() != token.metadata {
             return Ok(Err(
                 "the tables the prepared query reads have changed since it was prepared; \

@@ -1,4 +1,5 @@
-//! The shared SQL test vectors (tests/vectors/sql/*.json): their types, loading, the
+//! The shared SQL test vectors (tests/vectors/sql/*.json, and tests/vectors/sql_views/*.json
+//! for queries over logical views): their types, loading, the
 //! conversion of their JSON values and types to the core's, comparison of results, and a
 //! replay against the core engine. The format is in tests/vectors/sql/README.md.
 //!
@@ -13,7 +14,7 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::Value;
 use sparsetable::api::sql::{self, SqlType, SqlValue};
-use sparsetable::{Database, ManualClock, Mutation, TableConfig};
+use sparsetable::{Database, LogicalViewRecord, ManualClock, Mutation, TableConfig};
 
 use crate::Bytes;
 
@@ -43,6 +44,10 @@ pub struct SqlVector {
     pub rows: Vec<SqlRow>,
     /// The queries.
     pub queries: Vec<SqlQuery>,
+    /// Logical views `[id, query]` of the instance, created in order after the rows (only in
+    /// tests/vectors/sql_views, which the runners that serve views replay).
+    #[serde(default)]
+    pub logical_views: Vec<(String, String)>,
 }
 
 /// A row's cells.
@@ -99,9 +104,30 @@ pub struct SqlParam {
 /// # Panics
 /// On an unreadable or malformed file, or duplicate names.
 pub fn load_sql() -> Vec<SqlVector> {
-    let dir: PathBuf = crate::vectors_dir().join("sql");
+    let all = load_sql_dir("sql");
+    for v in &all {
+        assert!(
+            v.logical_views.is_empty(),
+            "vector {} has logical views: it belongs in tests/vectors/sql_views",
+            v.name
+        );
+    }
+    all
+}
+
+/// The SQL vectors that read logical views (tests/vectors/sql_views), replayed by the
+/// runners that serve views (the core and the server).
+///
+/// # Panics
+/// As [`load_sql`].
+pub fn load_sql_views() -> Vec<SqlVector> {
+    load_sql_dir("sql_views")
+}
+
+fn load_sql_dir(name: &str) -> Vec<SqlVector> {
+    let dir: PathBuf = crate::vectors_dir().join(name);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("read tests/vectors/sql")
+        .unwrap_or_else(|e| panic!("read tests/vectors/{name}: {e}"))
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
@@ -392,10 +418,22 @@ pub fn replay_sql_core(v: &SqlVector) -> Result<(), String> {
         db.mutate_row(&row.table, &row.key.0, &m)
             .map_err(|e| e.to_string())?;
     }
+    // The views, each checked as CreateLogicalView checks it (prepared with those before it).
+    let mut views: Vec<LogicalViewRecord> = Vec::new();
+    for (id, query) in &v.logical_views {
+        views.push(LogicalViewRecord {
+            id: id.clone(),
+            query: query.clone(),
+            deletion_protection: false,
+            etag: String::new(),
+        });
+        sql::prepare_with_views(&db, query, BTreeMap::new(), &views)
+            .map_err(|e| format!("logical view {id}: {e}"))?;
+    }
     let failures: Vec<String> = v
         .queries
         .iter()
-        .filter_map(|q| check_result(q, run_core(&db, q)).err())
+        .filter_map(|q| check_result(q, run_core(&db, q, &views)).err())
         .collect();
     if failures.is_empty() {
         Ok(())
@@ -410,7 +448,7 @@ pub fn replay_sql_core(v: &SqlVector) -> Result<(), String> {
     }
 }
 
-fn run_core(db: &Database, q: &SqlQuery) -> Answer {
+fn run_core(db: &Database, q: &SqlQuery, views: &[LogicalViewRecord]) -> Answer {
     // The code, then the message (runners compare only the code).
     let code = |e: sparsetable::Error| format!("{} {}", e.code().as_str(), e.message());
     let mut types = BTreeMap::new();
@@ -420,7 +458,7 @@ fn run_core(db: &Database, q: &SqlQuery) -> Answer {
         params.insert(name.clone(), sql_value(&p.value, &t)?);
         types.insert(name.clone(), t);
     }
-    let prepared = sql::prepare(db, &q.sql, types).map_err(code)?;
+    let prepared = sql::prepare_with_views(db, &q.sql, types, views).map_err(code)?;
     let rows = sql::execute(db, &prepared, &params).map_err(code)?;
     let columns = prepared
         .columns()

@@ -1,12 +1,18 @@
-//! Replays every shared SQL test vector (tests/vectors/sql) against the core engine, one
-//! test case per vector.
+//! Replays every shared SQL test vector (tests/vectors/sql, and the logical-view vectors of
+//! tests/vectors/sql_views) against the core engine, one test case per vector.
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
     let args = Arguments::from_args();
-    let vectors = sparsetable_test_vectors::sql::load_sql();
+    let mut vectors = sparsetable_test_vectors::sql::load_sql();
     assert!(!vectors.is_empty(), "no vectors found in tests/vectors/sql");
+    let views = sparsetable_test_vectors::sql::load_sql_views();
+    assert!(
+        !views.is_empty(),
+        "no vectors found in tests/vectors/sql_views"
+    );
+    vectors.extend(views);
     let queries: usize = vectors.iter().map(|v| v.queries.len()).sum();
     eprintln!("{} SQL vectors, {queries} queries", vectors.len());
     let trials = vectors

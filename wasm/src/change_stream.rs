@@ -9,12 +9,18 @@
 //! there now, and the npm package's async iterator (`bindings/js/src/change_streams.ts`)
 //! polls on a timer and asks for a heartbeat when nothing arrived for a while.
 //!
-//! Invariants: a change is returned once per `ChangeStream`; after a `closeStream` the stream
-//! returns nothing more.
+//! A change too large for one message spans several `{dataChange}` responses, cut as the
+//! server cuts them (the core's `change_chunks` rule, 1 MiB of mutations per message, a large
+//! value split into pieces with `chunkInfo`): the JavaScript stream shows Bigtable's wire
+//! form, as the GAPIC `readChangeStream` of Google's Node client does.
+//!
+//! Invariants: a change is returned once per `ChangeStream` (in one or more responses, the
+//! last with `done: true`); after a `closeStream` the stream returns nothing more.
 
 use std::cell::RefCell;
 
 use serde::Deserialize;
+use sparsetable::api::change_chunks::{approximate_size, chunk_change, CHANGE_CHUNK_BYTES};
 use sparsetable::api::change_stream_reader::{
     partitions, ChangeStreamReader, StreamEvent, StreamStart,
 };
@@ -90,7 +96,16 @@ pub(crate) fn timestamp(micros: i64) -> String {
     sparsetable::platform::calendar::rfc3339(micros)
 }
 
-fn event_json(e: StreamEvent, partition: &RowRange, now: i64) -> Result<serde_json::Value, Error> {
+/// One event as the responses ReadChangeStream sends: a change whose mutations do not fit
+/// one message (a value larger than [`CHANGE_CHUNK_BYTES`]) spans several `{dataChange}`
+/// responses, cut by the core's rule ([`chunk_change`]): the first carries the type, source
+/// cluster, row key, commit time and tiebreaker, the last `done`, the token and the low
+/// watermark, and a split value's pieces carry `chunkInfo`.
+fn event_json(
+    e: StreamEvent,
+    partition: &RowRange,
+    now: i64,
+) -> Result<Vec<serde_json::Value>, Error> {
     Ok(match e {
         StreamEvent::Change {
             record,
@@ -98,29 +113,47 @@ fn event_json(e: StreamEvent, partition: &RowRange, now: i64) -> Result<serde_js
             tiebreaker,
             token,
         } => {
-            let chunks = record
-                .mutations
-                .iter()
-                .map(|m| Ok(serde_json::json!({ "mutation": json::to_value(m)? })))
-                .collect::<Result<Vec<_>, Error>>()?;
-            let (kind, source) = match record.kind {
-                ChangeKind::User => ("USER", Some(source_cluster_id)),
-                ChangeKind::GarbageCollection => ("GARBAGE_COLLECTION", None),
-            };
-            let mut change = serde_json::json!({
-                "type": kind,
-                "rowKey": json::encode_base64(&record.row_key),
-                "commitTimestamp": timestamp(record.commit_micros),
-                "tiebreaker": tiebreaker,
-                "chunks": chunks,
-                "done": true,
-                "token": token,
-                "estimatedLowWatermark": timestamp(now),
-            });
-            if let Some(s) = source {
-                change["sourceClusterId"] = s.into();
+            let messages = chunk_change(&record.mutations, CHANGE_CHUNK_BYTES, approximate_size);
+            let last = messages.len() - 1;
+            let mut out = Vec::with_capacity(messages.len());
+            for (i, message) in messages.iter().enumerate() {
+                let chunks = message
+                    .iter()
+                    .map(|c| {
+                        let mut chunk =
+                            serde_json::json!({ "mutation": json::to_value(&c.mutation)? });
+                        if let Some(info) = &c.info {
+                            chunk["chunkInfo"] = serde_json::json!({
+                                "chunkedValueSize": info.value_size,
+                                "chunkedValueOffset": info.offset,
+                                "lastChunk": info.last,
+                            });
+                        }
+                        Ok(chunk)
+                    })
+                    .collect::<Result<Vec<_>, Error>>()?;
+                let mut change = serde_json::json!({ "chunks": chunks });
+                if i == 0 {
+                    let (kind, source) = match record.kind {
+                        ChangeKind::User => ("USER", Some(source_cluster_id.clone())),
+                        ChangeKind::GarbageCollection => ("GARBAGE_COLLECTION", None),
+                    };
+                    change["type"] = kind.into();
+                    change["rowKey"] = json::encode_base64(&record.row_key).into();
+                    change["commitTimestamp"] = timestamp(record.commit_micros).into();
+                    change["tiebreaker"] = tiebreaker.into();
+                    if let Some(s) = source {
+                        change["sourceClusterId"] = s.into();
+                    }
+                }
+                if i == last {
+                    change["done"] = true.into();
+                    change["token"] = token.clone().into();
+                    change["estimatedLowWatermark"] = timestamp(now).into();
+                }
+                out.push(serde_json::json!({ "dataChange": change }));
             }
-            serde_json::json!({ "dataChange": change })
+            out
         }
         StreamEvent::Close {
             continuation_tokens,
@@ -137,11 +170,11 @@ fn event_json(e: StreamEvent, partition: &RowRange, now: i64) -> Result<serde_js
                 .map(partition_json)
                 .collect::<Result<Vec<_>, Error>>()?;
             let _ = partition;
-            serde_json::json!({ "closeStream": {
+            vec![serde_json::json!({ "closeStream": {
                 "status": { "code": 0 },
                 "continuationTokens": tokens,
                 "newPartitions": parts,
-            }})
+            }})]
         }
     })
 }
@@ -176,11 +209,10 @@ impl ChangeStream {
         if matches!(events.last(), Some(StreamEvent::Close { .. })) {
             *guard = None;
         }
-        let out = events
-            .into_iter()
-            .map(|e| event_json(e, &self.partition, now))
-            .collect::<Result<Vec<_>, Error>>()
-            .map_err(err)?;
+        let mut out = Vec::new();
+        for e in events {
+            out.extend(event_json(e, &self.partition, now).map_err(err)?);
+        }
         parse_text(&serde_json::Value::Array(out).to_string()).map_err(err)
     }
 

@@ -7,16 +7,18 @@
 //!
 //! Every parameter is a `JsValue` type-checked here (see `args.rs` for why a `&str` parameter
 //! could trap), and every method takes `&self`: the engine sits in a `RefCell` this file
-//! borrows only around the engine call, after the arguments are converted and before the
-//! result is. Converting calls JavaScript (getters, proxies) that may throw, and a JavaScript
+//! borrows only around the engine call (`engine(|e| ...)`, `engine_mut(|e| ...)`), after the
+//! arguments are converted and before the result is. The engine is the `Database`'s own, or,
+//! once an `InstancePlane` adopted it (or for the copy `InstancePlane.routeRequest` hands
+//! out), a `SharedDatabase` shared with the plane: the calls are the same either way. Converting calls JavaScript (getters, proxies) that may throw, and a JavaScript
 //! exception unwinds through wasm without running destructors; with `&mut self`, the borrow
 //! wasm-bindgen takes for the whole call would stay held and every later call would fail.
 //! Here such an exception leaks at most a shared borrow of the wrapper, which blocks nothing.
 
-use std::cell::{Ref, RefCell, RefMut};
+use std::cell::RefCell;
 use std::sync::Arc;
 
-use sparsetable::{Clock, Code, ManualClock};
+use sparsetable::{Clock, Code, ManualClock, SharedDatabase};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
@@ -25,10 +27,20 @@ use crate::error::{conversion_error, to_js_error};
 use crate::micros::MAX_SAFE_INTEGER;
 use crate::types::JsDatabaseOptions;
 
+/// Where a `Database`'s engine is: its own, or shared with an instance plane (one cluster's
+/// copy, see `replication.rs`: `InstancePlane.adopt` turns a database into the first
+/// cluster of a plane, and `InstancePlane.route` hands out the routed cluster's copy).
+pub(crate) enum Backend {
+    Own(Box<sparsetable::Database>),
+    Shared(SharedDatabase),
+    /// Only inside `share`, while the engine moves into its shared handle.
+    Moved,
+}
+
 /// An in-memory Sparsetable database: tables of rows with Bigtable's data model.
 #[wasm_bindgen]
 pub struct Database {
-    inner: RefCell<sparsetable::Database>,
+    inner: RefCell<Backend>,
     /// Present when the database runs on a manual clock.
     manual_clock: Option<Arc<ManualClock>>,
 }
@@ -62,17 +74,25 @@ impl Database {
             Some(start) => {
                 let clock = Arc::new(ManualClock::new(start));
                 Database {
-                    inner: RefCell::new(sparsetable::Database::with_clock(clock.clone())),
+                    inner: RefCell::new(Backend::Own(Box::new(sparsetable::Database::with_clock(
+                        clock.clone(),
+                    )))),
                     manual_clock: Some(clock),
                 }
             }
             None => Database {
-                inner: RefCell::new(sparsetable::Database::with_clock(DateClock)),
+                inner: RefCell::new(Backend::Own(Box::new(sparsetable::Database::with_clock(
+                    DateClock,
+                )))),
                 manual_clock: None,
             },
         });
         if let Ok(db) = &db {
-            db.inner.borrow_mut().set_gc_mode(gc_mode);
+            db.engine_mut(|e| {
+                e.set_gc_mode(gc_mode);
+                Ok(())
+            })
+            .map_err(to_js_error)?;
         }
         db
     }
@@ -118,7 +138,7 @@ impl Database {
         if clock_value.is_undefined() {
             let db = sparsetable::Database::open(storage, open, DateClock).map_err(to_js_error)?;
             return Ok(Database {
-                inner: RefCell::new(db),
+                inner: RefCell::new(Backend::Own(Box::new(db))),
                 manual_clock: None,
             });
         }
@@ -126,7 +146,7 @@ impl Database {
         let clock = Arc::new(ManualClock::new(start));
         let db = sparsetable::Database::open(storage, open, clock.clone()).map_err(to_js_error)?;
         Ok(Database {
-            inner: RefCell::new(db),
+            inner: RefCell::new(Backend::Own(Box::new(db))),
             manual_clock: Some(clock),
         })
     }
@@ -183,12 +203,8 @@ impl Database {
     /// `"immediate"` or `"background"`: when collectable cells stop being readable.
     #[wasm_bindgen(getter, js_name = gcMode)]
     pub fn gc_mode(&self) -> JsResult<String> {
-        Ok(self
-            .engine()
-            .map_err(to_js_error)?
-            .gc_mode()
-            .as_str()
-            .to_string())
+        self.engine(|e| Ok(e.gc_mode().as_str().to_string()))
+            .map_err(to_js_error)
     }
 
     /// Runs garbage collection now on `tableId`, or on every table when it is omitted: in
@@ -208,11 +224,10 @@ impl Database {
         } else {
             Some(args::table_id(&table_id).map_err(to_js_error)?)
         };
-        let mut engine = self.engine_mut().map_err(to_js_error)?;
-        match table_id {
-            Some(t) => engine.collect_garbage(&t),
+        self.engine_mut(|engine| match &table_id {
+            Some(t) => engine.collect_garbage(t),
             None => engine.collect_all_garbage(),
-        }
+        })
         .map_err(to_js_error)
     }
 
@@ -227,9 +242,7 @@ impl Database {
         #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
     ) -> JsResult<()> {
         let table_id = args::table_id(&table_id).map_err(to_js_error)?;
-        self.engine_mut()
-            .map_err(to_js_error)?
-            .delete_table(&table_id)
+        self.engine_mut(|e| e.delete_table(&table_id))
             .map_err(to_js_error)
     }
 }
@@ -240,16 +253,64 @@ impl Database {
         args::value_limit()
     }
 
-    /// The engine for a read.
-    pub(crate) fn engine(&self) -> Result<Ref<'_, sparsetable::Database>, sparsetable::Error> {
-        self.inner.try_borrow().map_err(|_| busy())
+    /// Runs `f` on the engine for a read.
+    pub(crate) fn engine<R>(
+        &self,
+        f: impl FnOnce(&sparsetable::Database) -> Result<R, sparsetable::Error>,
+    ) -> Result<R, sparsetable::Error> {
+        let backend = self.inner.try_borrow().map_err(|_| busy())?;
+        match &*backend {
+            Backend::Own(db) => f(db),
+            Backend::Shared(db) => db.read(f),
+            Backend::Moved => Err(moved()),
+        }
     }
 
-    /// The engine for a change.
-    pub(crate) fn engine_mut(
+    /// Runs `f` on the engine for a change.
+    pub(crate) fn engine_mut<R>(
         &self,
-    ) -> Result<RefMut<'_, sparsetable::Database>, sparsetable::Error> {
-        self.inner.try_borrow_mut().map_err(|_| busy())
+        f: impl FnOnce(&mut sparsetable::Database) -> Result<R, sparsetable::Error>,
+    ) -> Result<R, sparsetable::Error> {
+        let mut backend = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        match &mut *backend {
+            Backend::Own(db) => f(db),
+            Backend::Shared(db) => db.write(f),
+            Backend::Moved => Err(moved()),
+        }
+    }
+
+    /// A `Database` over one cluster's copy of a plane (the copy stays the plane's too).
+    pub(crate) fn shared(db: SharedDatabase, manual_clock: Option<Arc<ManualClock>>) -> Database {
+        Database {
+            inner: RefCell::new(Backend::Shared(db)),
+            manual_clock,
+        }
+    }
+
+    /// Turns this database's own engine into a shared one (the first cluster of a plane) and
+    /// returns the shared handle and the clock it runs on; a database already shared gives
+    /// its handle again.
+    ///
+    /// # Errors
+    /// `FAILED_PRECONDITION` while another call runs on it.
+    pub(crate) fn share(&self) -> Result<(SharedDatabase, Arc<dyn Clock>), sparsetable::Error> {
+        let mut backend = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        let shared = match std::mem::replace(&mut *backend, Backend::Moved) {
+            Backend::Own(db) => SharedDatabase::new(*db),
+            Backend::Shared(db) => db,
+            Backend::Moved => return Err(moved()),
+        };
+        *backend = Backend::Shared(shared.clone());
+        let clock: Arc<dyn Clock> = match &self.manual_clock {
+            Some(c) => c.clone(),
+            None => Arc::new(DateClock),
+        };
+        Ok((shared, clock))
+    }
+
+    /// The manual clock, if the database runs on one.
+    pub(crate) fn manual_clock_handle(&self) -> Option<Arc<ManualClock>> {
+        self.manual_clock.clone()
     }
 
     /// The clock's time, without borrowing the engine (`nowMicros` must work while a call
@@ -268,6 +329,15 @@ impl Database {
             )
         })
     }
+}
+
+/// The error of a database whose engine is being moved (never seen: `share` moves it back
+/// before it returns).
+fn moved() -> sparsetable::Error {
+    sparsetable::Error::new(
+        Code::Internal,
+        "this Database's engine was lost while an InstancePlane adopted it; open it again",
+    )
 }
 
 /// Why the engine is already borrowed: a call re-entered from JavaScript the engine called

@@ -284,6 +284,13 @@ pub struct InstanceModel {
     extension: Vec<u8>,
 }
 
+impl InstanceModel {
+    /// The core's record (for the plane, which routes by its clusters and profiles).
+    pub(crate) fn record(&self) -> &InstanceRecord {
+        &self.record
+    }
+}
+
 #[wasm_bindgen]
 impl InstanceModel {
     /// A new instance (CreateInstance): `{displayName?, labels?, type?, clusters}`.

@@ -398,9 +398,11 @@ impl Database {
         let table_id = args::table_id(&table_id).map_err(err)?;
         let config: TableConfig = parse("table", &table, self.value_limit()).map_err(err)?;
         let info = {
-            let mut engine = self.engine_mut().map_err(err)?;
-            engine.create_table(&table_id, config).map_err(err)?;
-            engine.get_table(&table_id).map_err(err)?
+            self.engine_mut(|engine| {
+                engine.create_table(&table_id, config)?;
+                engine.get_table(&table_id)
+            })
+            .map_err(err)?
         };
         table_output(&info).map_err(err)
     }
@@ -415,11 +417,7 @@ impl Database {
         #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
     ) -> JsResult<JsValue> {
         let table_id = args::table_id(&table_id).map_err(err)?;
-        let info = self
-            .engine()
-            .map_err(err)?
-            .get_table(&table_id)
-            .map_err(err)?;
+        let info = self.engine(|e| e.get_table(&table_id)).map_err(err)?;
         table_output(&info).map_err(err)
     }
 
@@ -429,7 +427,7 @@ impl Database {
     /// `FAILED_PRECONDITION` if called from inside another call.
     #[wasm_bindgen(js_name = listTablesJson, unchecked_return_type = "ProtoTable[]")]
     pub fn list_tables_json(&self) -> JsResult<JsValue> {
-        let tables = self.engine().map_err(err)?.list_tables();
+        let tables = self.engine(|e| Ok(e.list_tables())).map_err(err)?;
         let out = js_sys::Array::new();
         for t in &tables {
             out.push(&table_output(t).map_err(err)?);
@@ -453,9 +451,7 @@ impl Database {
         let mods: Vec<FamilyModification> =
             parse_list("modifications", &modifications, self.value_limit()).map_err(err)?;
         let info = self
-            .engine_mut()
-            .map_err(err)?
-            .modify_column_families(&table_id, &mods)
+            .engine_mut(|e| e.modify_column_families(&table_id, &mods))
             .map_err(err)?;
         table_output(&info).map_err(err)
     }
@@ -475,9 +471,7 @@ impl Database {
             return Err(err(conversion_error("enabled", "expected a boolean")));
         };
         let info = self
-            .engine_mut()
-            .map_err(err)?
-            .set_deletion_protection(&table_id, enabled)
+            .engine_mut(|e| e.set_deletion_protection(&table_id, enabled))
             .map_err(err)?;
         table_output(&info).map_err(err)
     }
@@ -495,9 +489,7 @@ impl Database {
     ) -> JsResult<()> {
         let table_id = args::table_id(&table_id).map_err(err)?;
         let req: json::MutateRow = parse("request", &request, self.value_limit()).map_err(err)?;
-        self.engine_mut()
-            .map_err(err)?
-            .mutate_row(&table_id, &req.row_key, &req.mutations)
+        self.engine_mut(|e| e.mutate_row(&table_id, &req.row_key, &req.mutations))
             .map_err(err)
     }
 
@@ -517,9 +509,7 @@ impl Database {
         let table_id = args::table_id(&table_id).map_err(err)?;
         let req: json::MutateRows = parse("request", &request, self.value_limit()).map_err(err)?;
         let results = self
-            .engine_mut()
-            .map_err(err)?
-            .mutate_rows(&table_id, &req.entries)
+            .engine_mut(|e| e.mutate_rows(&table_id, &req.entries))
             .map_err(err)?;
         let statuses: Vec<StatusOut> = results
             .iter()
@@ -559,16 +549,16 @@ impl Database {
         let table_id = args::table_id(&table_id).map_err(err)?;
         let req: json::CheckAndMutateRow =
             parse("request", &request, self.value_limit()).map_err(err)?;
-        self.engine_mut()
-            .map_err(err)?
-            .check_and_mutate_row(
+        self.engine_mut(|e| {
+            e.check_and_mutate_row(
                 &table_id,
                 &req.row_key,
                 req.predicate_filter.as_ref(),
                 &req.true_mutations,
                 &req.false_mutations,
             )
-            .map_err(err)
+        })
+        .map_err(err)
     }
 
     /// Applies a `ReadModifyWriteRowRequest` body (`{rowKey, rules: [{familyName,
@@ -590,9 +580,7 @@ impl Database {
             parse("request", &request, self.value_limit()).map_err(err)?;
         let rules: &[ReadModifyWriteRule] = &req.rules;
         let row = self
-            .engine_mut()
-            .map_err(err)?
-            .read_modify_write_row(&table_id, &req.row_key, rules)
+            .engine_mut(|e| e.read_modify_write_row(&table_id, &req.row_key, rules))
             .map_err(err)?;
         output(&row).map_err(err)
     }
@@ -608,11 +596,7 @@ impl Database {
         #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
     ) -> JsResult<JsValue> {
         let table_id = args::table_id(&table_id).map_err(err)?;
-        let samples = self
-            .engine()
-            .map_err(err)?
-            .sample_row_keys(&table_id)
-            .map_err(err)?;
+        let samples = self.engine(|e| e.sample_row_keys(&table_id)).map_err(err)?;
         let out: Vec<SampleOut> = samples
             .iter()
             .map(|s| SampleOut {
@@ -641,23 +625,8 @@ impl Database {
         request: JsValue,
     ) -> JsResult<()> {
         let table_id = args::table_id(&table_id).map_err(err)?;
-        let body: DropRowRangeBody = parse("request", &request, self.value_limit()).map_err(err)?;
-        let range = match (body.row_key_prefix, body.delete_all_data_from_table) {
-            (Some(p), None | Some(false)) => DropRowRange::Prefix(
-                json::decode_base64(&p)
-                    .map_err(|e| err(conversion_error("rowKeyPrefix", e.message())))?,
-            ),
-            (None, Some(true)) => DropRowRange::All,
-            _ => {
-                return Err(err(conversion_error(
-                    "request",
-                    "set exactly one of rowKeyPrefix and deleteAllDataFromTable: true",
-                )))
-            }
-        };
-        self.engine_mut()
-            .map_err(err)?
-            .drop_row_range(&table_id, &range)
+        let range = drop_range(&request).map_err(err)?;
+        self.engine_mut(|e| e.drop_row_range(&table_id, &range))
             .map_err(err)
     }
 
@@ -682,9 +651,7 @@ impl Database {
             Some(r) => parse("request", &r, self.value_limit()).map_err(err)?,
         };
         let stream = self
-            .engine()
-            .map_err(err)?
-            .read_rows(&table_id, &request)
+            .engine(|e| e.read_rows(&table_id, &request))
             .map_err(err)?;
         let it: JsValue = RowIterator {
             stream: Some(stream),
@@ -714,13 +681,12 @@ impl Database {
             None => ReadRowBody { filter: None },
             Some(o) => parse("options", &o, self.value_limit()).map_err(err)?,
         };
-        let engine = self.engine().map_err(err)?;
-        let row = match &body.filter {
-            Some(f) => engine.read_row_filtered(&table_id, &key, f),
-            None => engine.read_row(&table_id, &key),
-        }
-        .map_err(err)?;
-        drop(engine);
+        let row = self
+            .engine(|engine| match &body.filter {
+                Some(f) => engine.read_row_filtered(&table_id, &key, f),
+                None => engine.read_row(&table_id, &key),
+            })
+            .map_err(err)?;
         match row {
             Some(r) => output(&r).map_err(err),
             None => Ok(JsValue::NULL),
@@ -741,9 +707,7 @@ impl Database {
         let table_id = args::table_id(&table_id).map_err(err)?;
         let backup_id = args::id("backupId", &backup_id).map_err(err)?;
         let info = self
-            .engine_mut()
-            .map_err(err)?
-            .create_backup(&table_id, &backup_id)
+            .engine_mut(|e| e.create_backup(&table_id, &backup_id))
             .map_err(err)?;
         backup_output(&info).map_err(err)
     }
@@ -758,11 +722,7 @@ impl Database {
         #[wasm_bindgen(js_name = "backupId", unchecked_param_type = "string")] backup_id: JsValue,
     ) -> JsResult<JsValue> {
         let backup_id = args::id("backupId", &backup_id).map_err(err)?;
-        let info = self
-            .engine()
-            .map_err(err)?
-            .get_backup(&backup_id)
-            .map_err(err)?;
+        let info = self.engine(|e| e.get_backup(&backup_id)).map_err(err)?;
         backup_output(&info).map_err(err)
     }
 
@@ -772,7 +732,7 @@ impl Database {
     /// `FAILED_PRECONDITION` if called from inside another call.
     #[wasm_bindgen(js_name = listBackups, unchecked_return_type = "BackupInfo[]")]
     pub fn list_backups(&self) -> JsResult<JsValue> {
-        let backups = self.engine().map_err(err)?.list_backups();
+        let backups = self.engine(|e| Ok(e.list_backups())).map_err(err)?;
         let out = js_sys::Array::new();
         for b in &backups {
             out.push(&backup_output(b).map_err(err)?);
@@ -790,9 +750,7 @@ impl Database {
         #[wasm_bindgen(js_name = "backupId", unchecked_param_type = "string")] backup_id: JsValue,
     ) -> JsResult<()> {
         let backup_id = args::id("backupId", &backup_id).map_err(err)?;
-        self.engine_mut()
-            .map_err(err)?
-            .delete_backup(&backup_id)
+        self.engine_mut(|e| e.delete_backup(&backup_id))
             .map_err(err)
     }
 
@@ -809,11 +767,25 @@ impl Database {
         let backup_id = args::id("backupId", &backup_id).map_err(err)?;
         let table_id = args::table_id(&table_id).map_err(err)?;
         let info = self
-            .engine_mut()
-            .map_err(err)?
-            .restore_table(&backup_id, &table_id)
+            .engine_mut(|e| e.restore_table(&backup_id, &table_id))
             .map_err(err)?;
         table_output(&info).map_err(err)
+    }
+}
+
+/// A `DropRowRangeRequest` body (`{rowKeyPrefix}` or `{deleteAllDataFromTable: true}`) as
+/// the core's range (also for `InstancePlane.dropRowRange`).
+pub(crate) fn drop_range(request: &JsValue) -> Result<DropRowRange, Error> {
+    let body: DropRowRangeBody = parse("request", request, args::value_limit())?;
+    match (body.row_key_prefix, body.delete_all_data_from_table) {
+        (Some(p), None | Some(false)) => Ok(DropRowRange::Prefix(
+            json::decode_base64(&p).map_err(|e| conversion_error("rowKeyPrefix", e.message()))?,
+        )),
+        (None, Some(true)) => Ok(DropRowRange::All),
+        _ => Err(conversion_error(
+            "request",
+            "set exactly one of rowKeyPrefix and deleteAllDataFromTable: true",
+        )),
     }
 }
 

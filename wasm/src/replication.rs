@@ -15,6 +15,13 @@
 //! only converts them (through `instances.rs`'s `profile`) to the core's
 //! [`AppProfile`](sparsetable::AppProfile).
 //!
+//! The npm package's Node-client layer (`Bigtable`, `Table`, `Row`) uses the plane another
+//! way: `InstancePlane.adopt` makes the instance's existing `Database` the first cluster's
+//! copy, `configureFromModel` takes the clusters and profiles of the instance's
+//! `InstanceModel`, and `routeRequest` answers a `RoutedRequest` (the routed cluster's copy as
+//! a `Database`, its id, the injected latency, `afterWrite()`), so that layer keeps calling
+//! the `Database` methods it always called, on the copy the core chose.
+//!
 //! Invariants: a request reaches only the database the core routed it to; a write is handed
 //! to replication before its result is returned; the clock is the one every cluster's
 //! database runs on (a manual one when `clockMicros` is given).
@@ -53,7 +60,6 @@ export interface AppProfileJson {
 export interface FaultSpec {
   rpc?: string; clusterId?: string; code?: string; count?: number; probability?: number; latencyMs?: number;
 }
-/** One instance's replication state. */
 /** `readChangeStream`'s request: a partition, then a start time (microseconds since the
  * epoch) or continuation tokens (or neither: from now), and an optional end time. */
 export interface ReadChangeStreamOptions {
@@ -62,11 +68,21 @@ export interface ReadChangeStreamOptions {
   continuationTokens?: { tokens: { partition: { rowRange: ProtoRowRange }; token: string }[] };
   endTimeMicros?: number;
 }
-/** One `ReadChangeStreamResponse` in proto3 JSON (timestamps as RFC 3339 strings). */
+/** One `MutationChunk`: a whole mutation, or (with `chunkInfo`) one piece of a SetCell value
+ * too large for one message (the first piece carries the family, qualifier and timestamp). */
+export interface ChangeChunk {
+  mutation: ProtoMutation;
+  chunkInfo?: { chunkedValueSize: number; chunkedValueOffset: number; lastChunk: boolean };
+}
+/** One `ReadChangeStreamResponse` in proto3 JSON (timestamps as RFC 3339 strings). A change
+ * larger than a message spans several `dataChange` responses: the first has `type`,
+ * `sourceClusterId`, `rowKey`, `commitTimestamp` and `tiebreaker`, the last `done: true`,
+ * `token` and `estimatedLowWatermark`. */
 export type ReadChangeStreamResponse =
-  | { dataChange: { type: "USER" | "GARBAGE_COLLECTION"; sourceClusterId?: string; rowKey: string; commitTimestamp: string; tiebreaker: number; chunks: { mutation: ProtoMutation }[]; done: true; token: string; estimatedLowWatermark: string } }
+  | { dataChange: { type?: "USER" | "GARBAGE_COLLECTION"; sourceClusterId?: string; rowKey?: string; commitTimestamp?: string; tiebreaker?: number; chunks: ChangeChunk[]; done?: true; token?: string; estimatedLowWatermark?: string } }
   | { heartbeat: { continuationToken: { partition: { rowRange: ProtoRowRange }; token: string }; estimatedLowWatermark: string } }
   | { closeStream: { status: { code: number }; continuationTokens: { partition: { rowRange: ProtoRowRange }; token: string }[]; newPartitions: { rowRange: ProtoRowRange }[] } };
+/** One instance's replication state. */
 export interface ReplicationStatus {
   clusters: { id: string; available: boolean }[]; lagMicros: number; inFlight: number; faults: number;
 }
@@ -161,6 +177,112 @@ impl ReplicatedInstance {
         })
     }
 
+    /// A plane whose first cluster, `clusterId`, is `database` itself: its engine becomes
+    /// shared (the `Database` keeps working, now as that cluster's copy, every call on it
+    /// still the same), and the plane adds the other clusters, routing and replication on
+    /// the database's clock. With `storage`, each other cluster's copy is opened on
+    /// `storage.replica(clusterId)` and the queue of writes on their way is kept on
+    /// `storage.queue()` (both `SyncStorage`s), so nothing acknowledged is lost on a restart;
+    /// without it they are in memory. The npm package's Node-client layer adopts each instance's
+    /// database so that its requests reach the cluster their app profile routes to.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for an empty cluster id; `FAILED_PRECONDITION` while another call
+    /// runs on `database`.
+    pub fn adopt(
+        database: &crate::Database,
+        #[wasm_bindgen(js_name = "clusterId", unchecked_param_type = "string")] cluster_id: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ replica(clusterId: string): SyncStorage; queue(): SyncStorage } | undefined"
+        )]
+        storage: Option<JsValue>,
+    ) -> JsResult<ReplicatedInstance> {
+        let cluster = args::id("clusterId", &cluster_id).map_err(err)?;
+        let openers = match storage.filter(|s| !s.is_undefined() && !s.is_null()) {
+            None => None,
+            Some(storage) => Some((
+                storage_fn(&storage, "replica").map_err(err)?,
+                storage_fn(&storage, "queue").map_err(err)?,
+            )),
+        };
+        let (primary, clock) = database.share().map_err(err)?;
+        let gc_mode = primary.read(|d| Ok(d.gc_mode())).map_err(err)?;
+        let mut plane = InstanceData::new(primary, &cluster, clock.clone()).map_err(err)?;
+        if let Some((replica, queue)) = openers {
+            // As the server keeps a durable instance: each other cluster's copy on its own
+            // storage, and the queue of writes on their way on another.
+            plane = plane
+                .with_replica_opener(Box::new(move |cluster| {
+                    let target = replica.call(&cluster.into())?;
+                    let storage = crate::storage::JsStorage::new(target)?;
+                    let options = sparsetable::OpenOptions {
+                        gc_mode,
+                        ..Default::default()
+                    };
+                    Engine::open(Arc::new(storage), options, clock.clone())
+                }))
+                .with_queue_storage(Box::new(move || {
+                    let target = queue.call(&JsValue::UNDEFINED)?;
+                    let storage: Arc<dyn sparsetable::platform::storage::Storage> =
+                        Arc::new(crate::storage::JsStorage::new(target)?);
+                    Ok(storage)
+                }));
+        }
+        Ok(ReplicatedInstance {
+            plane,
+            manual_clock: database.manual_clock_handle(),
+        })
+    }
+
+    /// Routes one Data API request through `appProfileId` (`""`: the default profile) as the
+    /// core routes it: `rpc` is its method name (`ReadRows`, `SampleRowKeys`, `MutateRow`,
+    /// `MutateRows`, `CheckAndMutateRow`, `ReadModifyWriteRow`, `ExecuteQuery`), `rowKey`
+    /// the row it names (for row affinity; `""` or `undefined` for none). Returns the routed
+    /// cluster's copy as a `Database`: the caller runs the request on it, then calls
+    /// `afterWrite()` for a write, and waits out `latencyMicros`.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for an unknown `rpc`; the routing errors (`NOT_FOUND` unknown
+    /// profile, `FAILED_PRECONDITION` a transaction the profile does not allow or a write
+    /// through Data Boost, `UNAVAILABLE` no usable cluster up, an injected code).
+    #[wasm_bindgen(js_name = routeRequest)]
+    pub fn route_request(
+        &self,
+        #[wasm_bindgen(js_name = "appProfileId", unchecked_param_type = "string")]
+        app_profile_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] rpc: JsValue,
+        #[wasm_bindgen(
+            js_name = "rowKey",
+            unchecked_param_type = "Uint8Array | string | undefined"
+        )]
+        row_key: JsValue,
+    ) -> JsResult<RoutedRequest> {
+        let rpc = string_arg("rpc", &rpc).map_err(err)?;
+        // The Data API's methods by what they do (the core's RequestKind docs).
+        let kind = match rpc.as_str() {
+            "ReadRows" | "SampleRowKeys" | "ExecuteQuery" | "PrepareQuery" => RequestKind::Read,
+            "MutateRow" | "MutateRows" => RequestKind::Write,
+            "CheckAndMutateRow" | "ReadModifyWriteRow" => RequestKind::Transaction,
+            _ => {
+                return Err(err(conversion_error(
+                    "rpc",
+                    format!("{rpc:?} is not a routed Data API method"),
+                )))
+            }
+        };
+        let key = if row_key.is_undefined() || row_key.is_null() {
+            Vec::new()
+        } else {
+            b64_key("rowKey", &row_key).map_err(err)?
+        };
+        let routed = self.route(&app_profile_id, &rpc, kind, &key)?;
+        Ok(RoutedRequest {
+            database: routed.db.clone(),
+            manual_clock: self.manual_clock.clone(),
+            routed,
+        })
+    }
+
     /// Sets the instance's clusters (the first is the primary copy of the schema) and its app
     /// profiles (Instance Admin proto3 JSON: `{id, singleClusterRouting: {clusterId,
     /// allowTransactionalWrites}}` or `{id, multiClusterRoutingUseAny: {clusterIds,
@@ -186,6 +308,40 @@ impl ReplicatedInstance {
             .map(|p| profile("appProfiles", p).map(|r| r.to_app_profile()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(err)?;
+        self.plane.configure(ids, profiles).map_err(err)
+    }
+
+    /// DropRowRange at every cluster's copy (`{rowKeyPrefix}` or `{deleteAllDataFromTable:
+    /// true}`), forgetting the queued writes it covers (the core's rule).
+    ///
+    /// # Errors
+    /// As `Database.dropRowRange`.
+    #[wasm_bindgen(js_name = dropRowRange)]
+    pub fn drop_row_range(
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoDropRowRangeRequest")] request: JsValue,
+    ) -> JsResult<()> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let range = crate::proto::drop_range(&request).map_err(err)?;
+        self.plane.drop_row_range(&table_id, &range).map_err(err)
+    }
+
+    /// Brings the plane in line with an instance model's clusters and stored app profiles
+    /// (the core's records, converted by the core), as the server does after every Instance
+    /// Admin change.
+    ///
+    /// # Errors
+    /// As `configure`.
+    #[wasm_bindgen(js_name = configureFromModel)]
+    pub fn configure_from_model(&self, model: &crate::instances::InstanceModel) -> JsResult<()> {
+        let record = model.record();
+        let ids = record.clusters().iter().map(|c| c.id.clone()).collect();
+        let profiles = record
+            .app_profiles()
+            .iter()
+            .map(|p| p.to_app_profile())
+            .collect();
         self.plane.configure(ids, profiles).map_err(err)
     }
 
@@ -709,6 +865,82 @@ impl ReplicatedInstance {
             string_arg("appProfileId", app_profile_id).map_err(err)?
         };
         self.plane.route(&profile, rpc, kind, key).map_err(err)
+    }
+}
+
+/// A JavaScript function the plane calls to open a storage (`storage.replica`,
+/// `storage.queue`).
+struct StorageFn(js_sys::Function);
+
+// SAFETY: as `storage.rs`'s `Js`: this crate is built for single-threaded wasm, where no
+// value crosses threads; the core's openers must be `Send + Sync` for its threaded builds.
+unsafe impl Send for StorageFn {}
+// SAFETY: as above.
+unsafe impl Sync for StorageFn {}
+
+impl StorageFn {
+    /// Calls it with `arg`; a JavaScript exception is UNAVAILABLE (a storage that could not
+    /// be opened, as `storage.rs` maps storage errors).
+    fn call(&self, arg: &JsValue) -> Result<JsValue, Error> {
+        self.0.call1(&JsValue::NULL, arg).map_err(|e| {
+            let message = js_sys::Reflect::get(&e, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+                .unwrap_or_else(|| "an exception".into());
+            Error::new(
+                Code::Unavailable,
+                format!("opening a cluster's storage: {message}"),
+            )
+        })
+    }
+}
+
+/// `storage[name]` as a function.
+fn storage_fn(storage: &JsValue, name: &str) -> Result<StorageFn, Error> {
+    js_sys::Reflect::get(storage, &name.into())
+        .ok()
+        .and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok())
+        .map(StorageFn)
+        .ok_or_else(|| conversion_error("storage", format!("expected a function {name}()")))
+}
+
+/// Where `InstancePlane.routeRequest` sent a request: the cluster's copy to run it on, the
+/// cluster, the injected latency to wait out, and `afterWrite()` to call after a write.
+#[wasm_bindgen]
+pub struct RoutedRequest {
+    routed: Routed,
+    database: sparsetable::SharedDatabase,
+    manual_clock: Option<Arc<ManualClock>>,
+}
+
+#[wasm_bindgen]
+impl RoutedRequest {
+    /// The routed cluster's copy (calls on it are the cluster's; it stays the plane's).
+    #[wasm_bindgen(getter)]
+    pub fn database(&self) -> crate::Database {
+        crate::Database::shared(self.database.clone(), self.manual_clock.clone())
+    }
+
+    /// The routed cluster's id.
+    #[wasm_bindgen(getter, js_name = clusterId)]
+    pub fn cluster_id(&self) -> String {
+        self.routed.cluster_id.clone()
+    }
+
+    /// Injected latency to wait out before answering (microseconds; 0: none).
+    #[wasm_bindgen(getter, js_name = latencyMicros)]
+    pub fn latency_micros(&self) -> f64 {
+        self.routed.latency_micros as f64
+    }
+
+    /// Hands what the request wrote to replication and delivers what is due (call it after a
+    /// write, before acknowledging it).
+    ///
+    /// # Errors
+    /// Storage errors delivering due writes.
+    #[wasm_bindgen(js_name = afterWrite)]
+    pub fn after_write(&self) -> JsResult<()> {
+        self.routed.after_write().map_err(err)
     }
 }
 

@@ -214,7 +214,7 @@ impl Database {
                 type_from_json(&format!("paramTypes[{name}]"), ty)?,
             );
         }
-        let prepared = sql::prepare(&*self.engine()?, &query, types)?;
+        let prepared = self.engine(|e| sql::prepare(e, &query, types))?;
         output(&serde_json::json!({"metadata": metadata(&prepared)}))
     }
 
@@ -251,9 +251,11 @@ impl Database {
 
     fn start_query(&self, request: &JsValue) -> Result<QueryRowIterator, Error> {
         let (query, types, values) = self.query_request(request)?;
-        let engine = self.engine()?;
-        let prepared = sql::prepare(&engine, &query, types)?;
-        let rows = sql::execute_stream(&engine, &prepared, &values)?;
+        let (prepared, rows) = self.engine(|engine| {
+            let prepared = sql::prepare(engine, &query, types)?;
+            let rows = sql::execute_stream(engine, &prepared, &values)?;
+            Ok((prepared, rows))
+        })?;
         Ok(QueryRowIterator {
             metadata: metadata(&prepared),
             rows: Some(rows),
@@ -262,12 +264,11 @@ impl Database {
 
     fn execute_query(&self, request: &JsValue) -> Result<JsValue, Error> {
         let (query, types, values) = self.query_request(request)?;
-        let (prepared, rows) = {
-            let engine = self.engine()?;
-            let prepared = sql::prepare(&engine, &query, types)?;
-            let rows = sql::execute(&engine, &prepared, &values)?;
-            (prepared, rows)
-        };
+        let (prepared, rows) = self.engine(|engine| {
+            let prepared = sql::prepare(engine, &query, types)?;
+            let rows = sql::execute(engine, &prepared, &values)?;
+            Ok((prepared, rows))
+        })?;
         let rows: Vec<Value> = rows
             .iter()
             .map(|r| Value::Array(r.iter().map(value_to_json).collect()))

@@ -13,4 +13,4 @@ const pkg = process.env.SPARSETABLE_WASM_PKG ?? path.join(ROOT, "target", "wasm-
 const npm = process.env.SPARSETABLE_NPM_ENTRY;
 const loaded = npm ? await import(pathToFileURL(path.resolve(npm)).href) : createRequire(import.meta.url)(pkg);
 
-export const { Database, InstancePlane, ChangeStream, wasmMemoryBytes } = loaded;
+export const { Database, InstancePlane, ChangeStream, InstanceModel, wasmMemoryBytes } = loaded;

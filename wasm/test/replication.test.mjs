@@ -3,7 +3,7 @@
 // the core's (core/src/api/replication.rs), checked here only as JavaScript sees them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { InstancePlane } from "./load.mjs";
+import { Database, InstanceModel, InstancePlane } from "./load.mjs";
 
 const CLOCK = 1_700_000_000_000_000;
 const LAG = 2_000_000;
@@ -127,4 +127,57 @@ test("Data Boost profiles read only; MutateRows routes as a write and answers pe
   assert.deepEqual(statuses.value.map((s) => s.code), ["OK", "NOT_FOUND"]);
   assert.equal(get(inst, "boost", "a"), "1", "Data Boost reads its cluster");
   assert.equal(get(inst, "to-c1", "a"), null);
+});
+
+test("adopt: an existing Database becomes the first cluster's copy and keeps working", () => {
+  const db = new Database({ clockMicros: CLOCK });
+  db.createTableJson("t", { columnFamilies: { cf: {} } });
+  db.mutateRowJson("t", { rowKey: b64("before"), mutations: [{ setCell: { familyName: "cf", columnQualifier: b64("q"), timestampMicros: "1000", value: b64("v") } }] });
+  const plane = InstancePlane.adopt(db, "c1");
+  plane.configure(["c1", "c2"], PROFILES);
+  plane.setReplicationLagMicros(LAG);
+  // The new cluster got a copy of the table, rows and all.
+  assert.notEqual(plane.readRowJson("to-c2", "t", b64("before")).value, null);
+  // A write on the adopted Database is the first cluster's, and replicates after the lag.
+  db.mutateRowJson("t", { rowKey: b64("direct"), mutations: [{ setCell: { familyName: "cf", columnQualifier: b64("q"), timestampMicros: "1000", value: b64("v") } }] });
+  assert.equal(plane.readRowJson("to-c2", "t", b64("direct")).value, null);
+  plane.advanceClock(LAG);
+  assert.notEqual(plane.readRowJson("to-c2", "t", b64("direct")).value, null);
+  assert.deepEqual(db.listTablesJson().map((t) => t.name), ["t"]);
+});
+
+test("routeRequest hands out the routed cluster's copy; afterWrite replicates what it wrote", () => {
+  const db = new Database({ clockMicros: CLOCK });
+  db.createTableJson("t", { columnFamilies: { cf: {} } });
+  const plane = InstancePlane.adopt(db, "c1");
+  plane.configure(["c1", "c2"], PROFILES);
+  plane.setReplicationLagMicros(LAG);
+  const r = plane.routeRequest("to-c2", "MutateRow", b64("k"));
+  assert.equal(r.clusterId, "c2");
+  assert.equal(r.latencyMicros, 0);
+  const copy = r.database;
+  copy.mutateRowJson("t", { rowKey: b64("k"), mutations: [{ setCell: { familyName: "cf", columnQualifier: b64("q"), timestampMicros: "1000", value: b64("at c2") } }] });
+  r.afterWrite();
+  copy.free();
+  r.free();
+  assert.equal(db.readRowJson("t", b64("k")), null, "not at c1 before the lag");
+  plane.advanceClock(LAG);
+  assert.notEqual(db.readRowJson("t", b64("k")), null);
+  // The core's routing rules and errors.
+  assert.equal(plane.routeRequest("", "ReadRows").clusterId, "c1");
+  assert.throws(() => plane.routeRequest("nope", "ReadRows"), { code: "NOT_FOUND" });
+  assert.throws(() => plane.routeRequest("multi", "ReadModifyWriteRow", b64("k")), { code: "FAILED_PRECONDITION" });
+  assert.throws(() => plane.routeRequest("to-c1", "DeleteTable"), { code: "INVALID_ARGUMENT" });
+  // DropRowRange at every cluster.
+  plane.dropRowRange("t", { deleteAllDataFromTable: true });
+  assert.deepEqual(plane.readRowsJson("to-c2", "t").value, []);
+});
+
+test("configureFromModel routes by an InstanceModel's clusters and app profiles", () => {
+  const model = InstanceModel.create("p", "inst-1", { clusters: [{ id: "east-1a" }, { id: "west-1a" }] }, CLOCK);
+  const db = new Database({ clockMicros: CLOCK });
+  const plane = InstancePlane.adopt(db, "east-1a");
+  plane.configureFromModel(model);
+  assert.deepEqual(plane.status().clusters.map((c) => c.id).sort(), ["east-1a", "west-1a"]);
+  assert.throws(() => plane.routeRequest("to-west", "ReadRows"), { code: "NOT_FOUND" });
 });

@@ -1,6 +1,7 @@
 // `admin` and `v2` as the Node client exports them: the generated clients, `GcRuleBuilder`,
 // and the handwritten `TableAdminClient` / `InstanceAdminClient`.
 
+import { sleep } from "./callback.js";
 import { showRule } from "./admin_common.js";
 import { BigtableError } from "./errors.js";
 import { BigtableInstanceAdminClient } from "./instance_admin.js";
@@ -65,10 +66,12 @@ export class GcRuleBuilder {
  * `waitForConsistency`. */
 export class TableAdminClient extends BigtableTableAdminClient {
   /** Resolves once table `name` is consistent for `consistencyToken` (one is generated when
-   * none is given): in process that is at once. NOT_FOUND for an unknown table. */
+   * none is given): CheckConsistency polled every 100 ms of real time (at once with one
+   * cluster; on a manual clock the lag passes only when the clock is advanced). NOT_FOUND
+   * for an unknown table. */
   async waitForConsistency(name: string, consistencyToken?: string): Promise<void> {
     const token = consistencyToken ?? (await this.generateConsistencyToken({ name }))[0].consistencyToken;
-    await this.checkConsistency({ name, consistencyToken: token });
+    while (!(await this.checkConsistency({ name, consistencyToken: token }))[0].consistent) await sleep(100);
   }
 }
 

@@ -29,7 +29,7 @@ export type { CellValue, RowDataOut, FilterMutations, RuleInput } from "./row.js
 export { RowStream, PullStream, setReadStreamWrapper } from "./row_stream.js";
 export { ExecuteQueryStream, setQueryStreamWrapper } from "./query_stream.js";
 export type { GetRowsOptions } from "./row_stream.js";
-export { metadataOf, setDirectoryOpener, setInstanceStore } from "./registry.js";
+export { metadataOf, setDirectoryOpener, setInstanceStore, setStorageOpener } from "./registry.js";
 export type { ClusterInfo, AppProfileInfo, InstanceMetadata, InstanceStore } from "./registry.js";
 export { Bigtable } from "./bigtable.js";
 export type { BigtableOptions } from "./bigtable.js";

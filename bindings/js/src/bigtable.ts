@@ -1,12 +1,12 @@
 // The entry point, `Bigtable`, as `new Bigtable()` in @google-cloud/bigtable: instances
 // of a project and the database behind each.
 
-import { Database, InstanceModel } from "./wasm/sparsetable_wasm.js";
+import { Database, InstanceModel, InstancePlane } from "./wasm/sparsetable_wasm.js";
 import { settle } from "./callback.js";
 import type { Callback } from "./callback.js";
 import { BigtableError, call } from "./errors.js";
 import { Instance } from "./instance.js";
-import { databases, directoryOpener, instanceMeta, instanceStore } from "./registry.js";
+import { databases, directoryOpener, instanceMeta, instanceStore, planes, storageOpener } from "./registry.js";
 import type { CreateInstanceOptions } from "./handles.js";
 
 /** `new Bigtable(options)`: `projectId` (default "sparsetable"), and Sparsetable's own
@@ -14,9 +14,15 @@ import type { CreateInstanceOptions } from "./handles.js";
  * `"background"`: collectable cells stay readable until `Database.collectGarbage`, as in
  * Cloud Bigtable; the instance's database is opened in it the first time a `Bigtable` names
  * the instance) and, in Node, `dataDir`: keep each instance's data durably in
- * `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve). */
+ * `dataDir/PROJECT/INSTANCE` (writes are fsynced before they resolve; an instance's other
+ * clusters' copies in its `replicas/` folder and the writes on their way to them in
+ * `replication/`). `appProfileId`, as in
+ * the Node client, is the app profile every data request of this client goes through (none:
+ * the instance's default profile); it routes each request to a cluster's copy as Bigtable
+ * would (see the README's replication section). */
 export interface BigtableOptions {
   projectId?: string;
+  appProfileId?: string;
   clockMicros?: number;
   gcMode?: "immediate" | "background";
   dataDir?: string;
@@ -26,10 +32,13 @@ export interface BigtableOptions {
 /** The entry point, as `new Bigtable()` in @google-cloud/bigtable. */
 export class Bigtable {
   projectId: string;
+  /** The app profile of this client's data requests (as the Node client's). */
+  appProfileId?: string;
   private options: BigtableOptions;
   constructor(options: BigtableOptions = {}) {
     this.options = options;
     this.projectId = options.projectId ?? "sparsetable";
+    this.appProfileId = options.appProfileId;
   }
 
   /** The instance `id` (it exists once used, or after `createInstance`). */
@@ -71,6 +80,10 @@ export class Bigtable {
     }
     const key = this.instanceKey(id);
     const old = instanceMeta.get(key);
+    // The plane follows the clusters and app profiles (the core refuses a bad list before
+    // anything changes, and the model was checked by the core already).
+    const plane = planes.get(key);
+    if (plane) call(() => plane.configureFromModel(model));
     instanceMeta.set(key, model);
     if (old && old !== model) old.free();
   }
@@ -80,6 +93,8 @@ export class Bigtable {
     const key = this.instanceKey(id);
     instanceMeta.get(key)?.free();
     instanceMeta.delete(key);
+    planes.get(key)?.free();
+    planes.delete(key);
     const dir = this.instanceDir(id);
     if (dir !== undefined && instanceStore) call(() => instanceStore!.remove(dir));
   }
@@ -137,6 +152,13 @@ export class Bigtable {
     }, cb);
   }
 
+  /** @internal Instance `instanceId`'s plane: it routes the layer's data requests by app
+   * profile to its clusters' copies (the database, adopted as the first cluster's). */
+  plane(instanceId: string): InstancePlane {
+    this.database(instanceId);
+    return planes.get(this.instanceKey(instanceId)) as InstancePlane;
+  }
+
   /** @internal */
   database(instanceId: string): Database {
     const key = this.instanceKey(instanceId);
@@ -156,6 +178,30 @@ export class Bigtable {
     // Kept before anything below can throw: a failure there must not drop the handle and
     // leave the directory locked by it.
     databases.set(key, db);
+    // The plane adopts the database as its first cluster's copy and takes the instance's
+    // clusters and app profiles from its model (an instance nobody created: the defaults).
+    let recorded: InstanceModel | undefined;
+    try {
+      recorded = this.recorded(instanceId);
+    } catch (e) {
+      // Unreadable metadata (see below) routes as the defaults until it is written again.
+      if ((e as BigtableError).status !== "DATA_LOSS") throw e;
+    }
+    const model = recorded ?? new Instance(this, instanceId).defaults();
+    try {
+      const first = model.toJson().clusters[0]?.id ?? `${instanceId}-c1`;
+      // With dataDir, the other clusters' copies and the queue of writes on their way are on
+      // disk too, as the server keeps them: DIR/P/I/replicas/CLUSTER and DIR/P/I/replication.
+      const open = storageOpener;
+      const storage = instanceDir !== undefined && open
+        ? { replica: (cluster: string) => open(`${instanceDir}/replicas/${cluster}`), queue: () => open(`${instanceDir}/replication`) }
+        : undefined;
+      const plane = call(() => InstancePlane.adopt(db, first, storage));
+      planes.set(key, plane);
+      call(() => plane.configureFromModel(model));
+    } finally {
+      if (!recorded) model.free();
+    }
     // An instance used without createInstance exists from then on, with the defaults: its
     // metadata goes on disk too, so a later process lists it. An unreadable metadata file is
     // left as it is (metadata calls report it as DATA_LOSS) and does not stop the data: the

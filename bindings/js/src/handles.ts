@@ -7,9 +7,10 @@
 // passes `this`, so `table.row(k).table` is still typed as the `Table` it came from. Types
 // only: this file compiles to nothing.
 
-import type { Database, InstanceModel } from "./wasm/sparsetable_wasm.js";
+import type { Database, InstanceModel, InstancePlane } from "./wasm/sparsetable_wasm.js";
 import type { Callback } from "./callback.js";
 import type { ClusterInfo, InstanceMetadata } from "./registry.js";
+import type { Route } from "./routing.js";
 
 /** `createInstance`'s options (and `instance.create`'s). */
 export interface CreateInstanceOptions {
@@ -22,6 +23,8 @@ export interface CreateInstanceOptions {
 /** What an `Instance` uses of its `Bigtable` (see bigtable.ts for each member). */
 export interface BigtableHandle {
   projectId: string;
+  appProfileId?: string;
+  plane(instanceId: string): InstancePlane;
   instanceKey(id: string): string;
   recorded(id: string): InstanceModel | undefined;
   record(id: string, model: InstanceModel): void;
@@ -32,10 +35,11 @@ export interface BigtableHandle {
 
 /** What a `Table`, `Cluster` or `AppProfile` uses of its `Instance` (see instance.ts). */
 export interface InstanceHandle {
-  bigtable: { projectId: string };
+  bigtable: { projectId: string; appProfileId?: string };
   id: string;
   name: string;
   readonly db: Database;
+  readonly plane: InstancePlane;
   existing(): InstanceMetadata;
   update(change: (model: InstanceModel) => void): InstanceMetadata;
 }
@@ -45,4 +49,6 @@ export interface TableHandle {
   id: string;
   name: string;
   readonly db: Database;
+  /** Where the table's data requests go (routing.ts). */
+  readonly route: Route;
 }

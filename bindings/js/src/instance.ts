@@ -2,7 +2,7 @@
 // (kept in the core's instance model).
 
 import { InstanceModel } from "./wasm/sparsetable_wasm.js";
-import type { Database, ProtoExecuteQuery, ProtoQueryResult, ProtoResultSetMetadata, ProtoTable } from "./wasm/sparsetable_wasm.js";
+import type { Database, InstancePlane, ProtoExecuteQuery, ProtoQueryResult, ProtoResultSetMetadata, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { AppProfile } from "./app_profile.js";
 import type { AppProfileOptions } from "./app_profile.js";
 import { settle } from "./callback.js";
@@ -17,6 +17,10 @@ import { PreparedStatement, QueryResultRow, inferType, metadataFromProto, typeTo
 import type { ExecuteQueryParameterValue, ResultSetMetadata, SqlType } from "./execute_query.js";
 import type { CreateTableOptions } from "./table.js";
 import { ExecuteQueryStream, queryStreamWrapper } from "./query_stream.js";
+import { replicationControl } from "./replication.js";
+import type { ReplicationControl } from "./replication.js";
+import { routed, routedOpen } from "./routing.js";
+import type { Route } from "./routing.js";
 
 /** What `executeQuery` and `createExecuteQueryStream` take: a prepared statement and its
  * parameters' values, or (Sparsetable) a query text with parameters whose types are given or
@@ -59,6 +63,31 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
   /** @internal */
   get db(): Database {
     return this.bigtable.database(this.id);
+  }
+
+  /** @internal The plane that routes this instance's data requests (routing.ts). */
+  get plane(): InstancePlane {
+    return this.bigtable.plane(this.id);
+  }
+
+  /** @internal Where this instance's SQL requests go: the client's app profile. */
+  private get route(): Route {
+    return { plane: this.plane, appProfileId: this.bigtable.appProfileId ?? "" };
+  }
+
+  /** Sparsetable's control surface for this instance's replication (the server's
+   * ReplicationControl): `setClusterAvailable`, `setReplicationLag(ms)`, `injectFault`,
+   * `clearFaults`, `status()`. */
+  replication(): ReplicationControl {
+    return replicationControl(this.plane);
+  }
+
+  /** Sparsetable: moves the instance's manual clock forward by `micros` (the `Bigtable`
+   * needs `clockMicros`; FAILED_PRECONDITION otherwise) and delivers what replication has
+   * due by then. */
+  advanceClock(micros: number): void {
+    const plane = this.plane;
+    call(() => plane.advanceClock(micros));
   }
 
   /** @internal Whether the instance exists: created or used in this realm or, with
@@ -109,8 +138,10 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     return this.describe();
   }
 
-  table(id: string): Table<this> {
-    return new Table(this, id);
+  /** Table `id`. Its data requests go through the client's `appProfileId` (as in the Node
+   * client) or, Sparsetable's own, `options.appProfileId` for this handle alone. */
+  table(id: string, options: { appProfileId?: string } = {}): Table<this> {
+    return new Table(this, id, options);
   }
 
   /** Creates this instance (see `Bigtable.createInstance`). */
@@ -230,10 +261,10 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
   /** Checks a SQL query against the tables' schemas (the engine's PrepareQuery): `[statement]`,
    * whose `metadata` are the result's columns. `parameterTypes` are `SqlTypes` types by name. */
   prepareStatement(options: { query: string; parameterTypes?: Record<string, SqlType> }, cb?: Callback<[PreparedStatement]>): Promise<[PreparedStatement]> {
-    return settle(() => {
+    return settle(async () => {
       const types = options.parameterTypes ?? {};
       const paramTypes = Object.fromEntries(Object.entries(types).map(([n, t]) => [n, typeToProto(t)]));
-      const out = call(() => this.db.prepareQueryJson({ query: options.query, paramTypes })) as { metadata: ProtoResultSetMetadata };
+      const out = (await routed(this.route, "PrepareQuery", undefined, (db) => db.prepareQueryJson({ query: options.query, paramTypes }))) as { metadata: ProtoResultSetMetadata };
       return [new PreparedStatement(options.query, { ...types }, metadataFromProto(out.metadata))] as [PreparedStatement];
     }, cb);
   }
@@ -247,9 +278,9 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     options: PreparedStatement | ExecuteQueryOptions,
     cb?: Callback<[QueryResultRow[], ResultSetMetadata]>,
   ): Promise<[QueryResultRow[], ResultSetMetadata]> {
-    return settle(() => {
+    return settle(async () => {
       const request = queryRequest(options instanceof PreparedStatement ? { preparedStatement: options } : options);
-      const out = call(() => this.db.executeQueryJson(request)) as ProtoQueryResult;
+      const out = (await routed(this.route, "ExecuteQuery", undefined, (db) => db.executeQueryJson(request))) as ProtoQueryResult;
       const metadata = metadataFromProto(out.metadata);
       const names = metadata.values.map((_, i) => metadata.getFieldNameAtIndex(i));
       const rows = out.rows.map((r) => new QueryResultRow(r.map((v, i) => valueFromProto(v, metadata.columns[i])), names));
@@ -274,7 +305,7 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     } catch (e) {
       failure = e;
     }
-    const rows = new ExecuteQueryStream(() => this.db, request, failure);
+    const rows = new ExecuteQueryStream((req) => routedOpen(this.route, "ExecuteQuery", (db) => db.executeQueryStreamJson(req)), request, failure);
     return queryStreamWrapper ? queryStreamWrapper(rows) : rows;
   }
 }

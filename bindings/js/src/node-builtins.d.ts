@@ -12,6 +12,7 @@ declare module "node:fs" {
   export function renameSync(from: string, to: string): void;
   export function unlinkSync(path: string): void;
   export function readdirSync(path: string): string[];
+  export function readdirSync(path: string, options: { withFileTypes: true }): { name: string; isFile(): boolean }[];
   export function ftruncateSync(fd: number, len: number): void;
   export function writeFileSync(path: string, data: string, options: { flag: string }): void;
   export function readFileSync(path: string, encoding: "utf8"): string;

@@ -8,12 +8,13 @@ initSync({ module: readFileSync(new URL("./wasm/sparsetable_wasm_bg.wasm", impor
 loadStatus();
 
 import { Readable } from "node:stream";
-import { setDirectoryOpener, setInstanceStore, setReadStreamWrapper, setQueryStreamWrapper, BigtableError } from "./api.js";
+import { setDirectoryOpener, setInstanceStore, setReadStreamWrapper, setQueryStreamWrapper, setStorageOpener, BigtableError } from "./api.js";
 import type { ExecuteQueryStream, PullStream, ResultSetMetadata } from "./api.js";
-import { openDirectory } from "./node_storage.js";
+import { NodeFileStorage, openDirectory } from "./node_storage.js";
 import { nodeInstanceStore } from "./node_instances.js";
 
 setDirectoryOpener(openDirectory);
+setStorageOpener((dir) => new NodeFileStorage(dir));
 setInstanceStore(nodeInstanceStore);
 
 /** `createReadStream` in Node: a real object-mode `stream.Readable` (so `pipe`, `pipeline`,

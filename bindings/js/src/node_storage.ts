@@ -134,8 +134,10 @@ export class NodeFileStorage implements SyncStorage {
     this.close(name);
     fs.unlinkSync(this.path(name));
   }
+  /** The files (not folders: an instance's folder holds its other clusters' copies in
+   * `replicas/` and its replication queue in `replication/`), as the core's FileStorage. */
   list(): string[] {
-    return fs.readdirSync(this.dir);
+    return fs.readdirSync(this.dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
   }
   syncDir(): void {
     const fd = fs.openSync(this.dir, "r");

@@ -7,7 +7,7 @@
 // running, arrives as the stream's `error` event, as the client's do), and what it means is
 // the engine's.
 
-import type { Database, ProtoExecuteQuery, ProtoResultSetMetadata, QueryRowIterator } from "./wasm/sparsetable_wasm.js";
+import type { ProtoExecuteQuery, ProtoResultSetMetadata, QueryRowIterator } from "./wasm/sparsetable_wasm.js";
 import { call } from "./errors.js";
 import { QueryResultRow, metadataFromProto, valueFromProto } from "./execute_query.js";
 import type { ResultSetMetadata } from "./execute_query.js";
@@ -23,10 +23,10 @@ export class ExecuteQueryStream extends PullStream<QueryResultRow> {
   private it: QueryRowIterator | null = null;
   private metadata: ResultSetMetadata | null = null;
   private names: (string | null)[] = [];
-  /** `db` is called at the first read; `failure`, an error found while building the
-   * request, is raised there. */
+  /** `open` starts the query at the first read (on the copy the request is routed to);
+   * `failure`, an error found while building the request, is raised there. */
   constructor(
-    private db: () => Database,
+    private open: (request: ProtoExecuteQuery) => QueryRowIterator,
     private request: ProtoExecuteQuery,
     private failure?: unknown,
   ) {
@@ -41,7 +41,7 @@ export class ExecuteQueryStream extends PullStream<QueryResultRow> {
   protected pull(): QueryResultRow[] {
     if (!this.it) {
       if (this.failure !== undefined) throw this.failure;
-      const it = call(() => this.db().executeQueryStreamJson(this.request));
+      const it = this.open(this.request);
       this.it = it;
       const metadata = metadataFromProto(call(() => it.metadata()) as ProtoResultSetMetadata);
       this.metadata = metadata;

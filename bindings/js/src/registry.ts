@@ -1,12 +1,18 @@
 // What this JavaScript realm holds: one database per (data dir, project, instance), the
-// core's model of each instance, and the hooks the Node entry registers (durable
-// directories, the instance-metadata store). Also the plain view of an instance model.
+// plane that routes its requests to its clusters' copies, the core's model of each
+// instance, and the hooks the Node entry registers (durable directories, the
+// instance-metadata store). Also the plain view of an instance model.
 
-import type { InstanceModel, Database } from "./wasm/sparsetable_wasm.js";
+import type { InstanceModel, InstancePlane, Database, SyncStorage } from "./wasm/sparsetable_wasm.js";
 
 /** One database per (project, instance) in this JavaScript realm, so two `Bigtable` objects
  * see the same data, as two clients of one server do. */
 export const databases = new Map<string, Database>();
+
+/** Each instance's data plane, by the same key as `databases`: the wasm `InstancePlane` that
+ * adopted the instance's database as its first cluster's copy and routes every data request
+ * of the Node-client layer by app profile (see routing.ts). */
+export const planes = new Map<string, InstancePlane>();
 
 /** A cluster as `createInstance` and `instance.getClusters()` describe it. */
 export interface ClusterInfo {
@@ -78,6 +84,15 @@ export let directoryOpener: DirectoryOpener | null = null;
 /** @internal The Node entry registers how to open a durable directory. */
 export function setDirectoryOpener(open: DirectoryOpener): void {
   directoryOpener = open;
+}
+
+/** How the Node build opens a folder as a `SyncStorage` (a durable instance's other
+ * clusters' copies and its replication queue); null in browsers. */
+export let storageOpener: ((dir: string) => SyncStorage) | null = null;
+
+/** @internal The Node entry registers it. */
+export function setStorageOpener(open: (dir: string) => SyncStorage): void {
+  storageOpener = open;
 }
 
 /** @internal Where the Node build keeps an instance's metadata beside its data: `dir` is the

@@ -5,9 +5,9 @@
 // latency with a timer (never a busy loop), and shapes the calls the way the Node client
 // names them (generateConsistencyToken, checkConsistency, waitForReplication).
 //
-// The app profile of a request is chosen as Google's Node client chooses it, per client:
-// `instance.table(id, { appProfileId })` here stands for `new Bigtable({ appProfileId })`
-// there (the Node client has no per-table option); "" is the default profile.
+// The app profile of a request is chosen per table handle here, `instance.table(id, {
+// appProfileId })`; "" is the default profile. (The Node-client layer, `Bigtable`, routes
+// the same way with the client's `appProfileId`: see routing.ts.)
 import { InstancePlane as Plane } from "./wasm/sparsetable_wasm.js";
 import type {
   AppProfileJson, EntryStatus, FaultSpec, ProtoCheckAndMutateRowRequest, ProtoMutateRowRequest, ProtoMutateRowsRequest,
@@ -60,6 +60,18 @@ export interface ReplicationControl {
   status(): ReplicationStatus;
 }
 
+/** @internal The control surface over a plane (a `ReplicatedInstance`'s, or an `Instance`'s
+ * of the Node-client layer). */
+export function replicationControl(plane: Plane): ReplicationControl {
+  return {
+    setClusterAvailable: (clusterId, available) => wasmCall(() => plane.setClusterAvailable(clusterId, available)),
+    setReplicationLag: (ms) => wasmCall(() => plane.setReplicationLagMicros(Math.round(ms * 1000))),
+    injectFault: (fault) => wasmCall(() => plane.injectFault(fault)),
+    clearFaults: (seed) => wasmCall(() => plane.clearFaults(seed)),
+    status: () => wasmCall(() => plane.status()),
+  };
+}
+
 /** One replicated instance in memory (see the module comment and the README). */
 export class ReplicatedInstance {
   /** @internal */
@@ -89,14 +101,7 @@ export class ReplicatedInstance {
 
   /** The control surface. */
   replication(): ReplicationControl {
-    const plane = this.plane;
-    return {
-      setClusterAvailable: (clusterId, available) => wasmCall(() => plane.setClusterAvailable(clusterId, available)),
-      setReplicationLag: (ms) => wasmCall(() => plane.setReplicationLagMicros(Math.round(ms * 1000))),
-      injectFault: (fault) => wasmCall(() => plane.injectFault(fault)),
-      clearFaults: (seed) => wasmCall(() => plane.clearFaults(seed)),
-      status: () => wasmCall(() => plane.status()),
-    };
+    return replicationControl(this.plane);
   }
 
   /** Moves the manual clock forward (FAILED_PRECONDITION without `clockMicros`). */

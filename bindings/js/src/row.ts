@@ -1,12 +1,13 @@
 // A row as the client's `Row` (get, save, read-modify-write, check-and-mutate, deletes)
 // and the `row.data` shape reads return: `{family: {qualifier: [cells, newest first]}}`.
 
-import type { Database, ProtoRow } from "./wasm/sparsetable_wasm.js";
+import type { ProtoRow } from "./wasm/sparsetable_wasm.js";
 import { decoder, fromBase64, toBytes } from "./bytes.js";
 import type { Data } from "./bytes.js";
 import { lastCallback, settle } from "./callback.js";
 import type { Callback } from "./callback.js";
-import { BigtableError, call } from "./errors.js";
+import { BigtableError } from "./errors.js";
+import { routed } from "./routing.js";
 import { toRowFilter } from "./filter.js";
 import type { Filter, FilterObject } from "./filter.js";
 import { deletes, entryMutations, parseColumn, setCells } from "./mutation.js";
@@ -73,23 +74,19 @@ export class Row<T extends TableHandle = TableHandle> {
     this.data = data;
   }
 
-  private get db(): Database {
-    return this.table.db;
-  }
-
   /** Writes data to this row (an insert of `{family: {qualifier: value}}`). */
   save(data: RowData, options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
-    return settle(() => {
-      call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(data) }));
+    return settle(async () => {
+      await routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(data) }));
       return [{}] as [unknown];
     }, cb);
   }
 
   /** Creates the row with `{entry: data}` (the client's `row.create`). */
   create(options?: { entry?: RowData }, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
-    return settle(() => {
-      call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(options?.entry ?? {}) }));
+    return settle(async () => {
+      await routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(options?.entry ?? {}) }));
       return [this, {}] as [this, unknown];
     }, cb);
   }
@@ -100,7 +97,7 @@ export class Row<T extends TableHandle = TableHandle> {
     cb = lastCallback([columns, options, cb]) as Callback<[unknown]> | undefined;
     const cols = Array.isArray(columns) ? columns : undefined;
     const opts = (!Array.isArray(columns) && typeof columns === "object" ? columns : typeof options === "object" ? options : {}) as { filter?: Filter; decode?: boolean };
-    return settle(() => {
+    return settle(async () => {
       const parts: Filter[] = [];
       if (cols && cols.length) {
         const byColumn: Filter[] = cols.map((c) => {
@@ -115,7 +112,7 @@ export class Row<T extends TableHandle = TableHandle> {
       if (opts.filter) parts.push(opts.filter);
       const filter = parts.flatMap((p) => (Array.isArray(p) ? p : [p]));
       const request = filter.length ? { filter: toRowFilter(filter) ?? undefined } : undefined;
-      const row = call(() => this.db.readRowJson(this.table.id, this.key, request)) as ProtoRow | null;
+      const row = await routed(this.table.route, "ReadRows", this.key, (db) => db.readRowJson(this.table.id, this.key, request)) as ProtoRow | null;
       if (!row) throw new BigtableError("NOT_FOUND", `Unknown row: ${this.id}.`);
       this.data = rowData(row, opts.decode !== false);
       return (cols ? [this.data] : [this]) as [unknown];
@@ -136,8 +133,8 @@ export class Row<T extends TableHandle = TableHandle> {
 
   exists(options?: unknown, cb?: Callback<[boolean]>): Promise<[boolean]> {
     cb = lastCallback([options, cb]) as Callback<[boolean]> | undefined;
-    return settle(() => {
-      const row = call(() => this.db.readRowJson(this.table.id, this.key, { filter: { chain: { filters: [{ cellsPerRowLimitFilter: 1 }, { stripValueTransformer: true }] } } }));
+    return settle(async () => {
+      const row = await routed(this.table.route, "ReadRows", this.key, (db) => db.readRowJson(this.table.id, this.key, { filter: { chain: { filters: [{ cellsPerRowLimitFilter: 1 }, { stripValueTransformer: true }] } } }));
       return [row !== null] as [boolean];
     }, cb);
   }
@@ -147,13 +144,13 @@ export class Row<T extends TableHandle = TableHandle> {
   createRules(rules: RuleInput | RuleInput[], options?: { decode?: boolean } | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
     const decode = typeof options === "object" && options !== null ? options.decode !== false : true;
-    return settle(() => {
+    return settle(async () => {
       const list = (Array.isArray(rules) ? rules : [rules]).map((r) => {
         const { family, qualifier } = parseColumn(r.column);
         const base = { familyName: family, columnQualifier: toBytes(qualifier ?? "") };
         return r.append !== undefined ? { ...base, appendValue: toBytes(r.append) } : { ...base, incrementAmount: String(r.increment ?? 0) };
       });
-      const row = call(() => this.db.readModifyWriteRow(this.table.id, { rowKey: this.key, rules: list })) as ProtoRow;
+      const row = await routed(this.table.route, "ReadModifyWriteRow", this.key, (db) => db.readModifyWriteRow(this.table.id, { rowKey: this.key, rules: list })) as ProtoRow;
       return [{ key: this.id, data: rowData(row, decode) }] as [unknown];
     }, cb);
   }
@@ -178,12 +175,12 @@ export class Row<T extends TableHandle = TableHandle> {
   /** Check-and-mutate: applies `onMatch` when `filter` yields a cell of this row, else
    * `onNoMatch` (each a list of `{method, data}` mutations); resolves to `[matched]`. */
   filter(filter: Filter, config: { onMatch?: FilterMutations; onNoMatch?: FilterMutations } = {}, cb?: Callback<[boolean, unknown]>): Promise<[boolean, unknown]> {
-    return settle(() => {
+    return settle(async () => {
       // One mutation object or a list, as the client takes (a `key` in them is ignored).
       const toMutations = (list?: FilterMutations) =>
         (list === undefined ? [] : Array.isArray(list) ? list : [list]).flatMap((m) => entryMutations({ ...m, key: this.key }));
       const predicate = toRowFilter(filter);
-      const matched = call(() => this.db.checkAndMutateRow(this.table.id, {
+      const matched = await routed(this.table.route, "CheckAndMutateRow", this.key, (db) => db.checkAndMutateRow(this.table.id, {
         rowKey: this.key,
         ...(predicate ? { predicateFilter: predicate } : {}),
         trueMutations: toMutations(config.onMatch),
@@ -196,8 +193,8 @@ export class Row<T extends TableHandle = TableHandle> {
   /** Deletes the whole row. */
   delete(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
-    return settle(() => {
-      call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: [{ deleteFromRow: {} }] }));
+    return settle(async () => {
+      await routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: [{ deleteFromRow: {} }] }));
       return [{}] as [unknown];
     }, cb);
   }
@@ -205,8 +202,8 @@ export class Row<T extends TableHandle = TableHandle> {
   /** Deletes columns (`"family:qualifier"`) or whole families (`"family"`). */
   deleteCells(columns: string[], options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
-    return settle(() => {
-      call(() => this.db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: deletes(columns) }));
+    return settle(async () => {
+      await routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: deletes(columns) }));
       return [{}] as [unknown];
     }, cb);
   }

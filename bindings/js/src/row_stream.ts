@@ -10,6 +10,7 @@ import { call } from "./errors.js";
 import { range, toRowFilter } from "./filter.js";
 import type { Bound, Filter } from "./filter.js";
 import { Row, rowData } from "./row.js";
+import { routedOpen } from "./routing.js";
 import type { TableHandle } from "./handles.js";
 
 /** Options of `getRows` and `createReadStream`, as the Node client takes them. */
@@ -174,7 +175,10 @@ export class RowStream<H extends TableHandle = TableHandle> extends PullStream<R
   }
 
   protected pull(): Row<H>[] {
-    if (!this.it) this.it = call(() => this.table.db.readRowsJson(this.table.id, readRequest(this.options)));
+    if (!this.it) {
+      const request = readRequest(this.options);
+      this.it = routedOpen(this.table.route, "ReadRows", (db) => db.readRowsJson(this.table.id, request));
+    }
     const it = this.it;
     const rows = call(() => it.nextBatch(64)) as ProtoRow[];
     return rows.map((r) => new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false)));

@@ -4,7 +4,7 @@
 import type { Database, ProtoGcRule, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { fromBase64, toBytes } from "./bytes.js";
 import type { Data } from "./bytes.js";
-import { lastCallback, settle } from "./callback.js";
+import { lastCallback, settle, sleep } from "./callback.js";
 import type { Callback } from "./callback.js";
 import { PartialFailureError, Status, call, lookupFinds } from "./errors.js";
 import { Family } from "./family.js";
@@ -15,6 +15,8 @@ import { entryMutations } from "./mutation.js";
 import type { MutationEntry } from "./mutation.js";
 import { Row } from "./row.js";
 import { RowStream, readStreamWrapper } from "./row_stream.js";
+import { routed } from "./routing.js";
+import type { Route } from "./routing.js";
 import type { GetRowsOptions } from "./row_stream.js";
 
 /** Table-creation options, as the client's `createTable` takes them. */
@@ -45,13 +47,22 @@ function tableSpec(options: CreateTableOptions = {}): ProtoTable {
 /** A table, as the client's `Table`. */
 export class Table<I extends InstanceHandle = InstanceHandle> {
   name: string;
-  constructor(public instance: I, public id: string) {
+  /** The app profile of this handle's data requests: `options.appProfileId` (Sparsetable's
+   * own), else the client's (`new Bigtable({appProfileId})`), else the default profile. */
+  appProfileId: string;
+  constructor(public instance: I, public id: string, options: { appProfileId?: string } = {}) {
     this.name = `projects/${instance.bigtable.projectId}/instances/${instance.id}/tables/${id}`;
+    this.appProfileId = options.appProfileId ?? instance.bigtable.appProfileId ?? "";
   }
 
-  /** @internal */
+  /** @internal The table's database (the instance's first cluster's copy: table admin). */
   get db(): Database {
     return this.instance.db;
+  }
+
+  /** @internal Where the table's data requests go. */
+  get route(): Route {
+    return { plane: this.instance.plane, appProfileId: this.appProfileId };
   }
 
   create(options?: CreateTableOptions | Callback<[this, unknown]>, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
@@ -134,13 +145,13 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
    * Rejects with a PartialFailureError listing the entries that failed. */
   mutate(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
     cb = lastCallback([options, cb]) as Callback<[]> | undefined;
-    return settle(() => {
+    return settle(async () => {
       // No entries is sent as it is (the engine refuses an empty MutateRows with
       // INVALID_ARGUMENT, as Bigtable refuses the Node client's request).
       const list = Array.isArray(entries) ? entries : [entries];
-      const statuses = call(() => this.db.mutateRows(this.id, {
-        entries: list.map((e) => ({ rowKey: toBytes(e.key), mutations: entryMutations(e) })),
-      })) as { index: number; code: string; message?: string }[];
+      const request = { entries: list.map((e) => ({ rowKey: toBytes(e.key), mutations: entryMutations(e) })) };
+      // One route for the request, by its first row (as the core's MutateRows routes).
+      const statuses = (await routed(this.route, "MutateRows", request.entries[0]?.rowKey, (db) => db.mutateRows(this.id, request))) as { index: number; code: string; message?: string }[];
       const errors = statuses.filter((s) => s.code !== "OK").map((s) => ({
         entry: list[s.index],
         code: Status[s.code as keyof typeof Status] ?? Status.UNKNOWN,
@@ -154,8 +165,8 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
 
   /** Row keys that split the table into chunks: `[{key, offset}]`. */
   sampleRowKeys(cb?: Callback<[{ key: Uint8Array; offset: string }[]]>): Promise<[{ key: Uint8Array; offset: string }[]]> {
-    return settle(() => {
-      const samples = call(() => this.db.sampleRowKeys(this.id)) as { rowKey?: string; offsetBytes: string }[];
+    return settle(async () => {
+      const samples = (await routed(this.route, "SampleRowKeys", undefined, (db) => db.sampleRowKeys(this.id))) as { rowKey?: string; offsetBytes: string }[];
       return [samples.map((s) => ({ key: fromBase64(s.rowKey), offset: s.offsetBytes }))] as [{ key: Uint8Array; offset: string }[]];
     }, cb);
   }
@@ -164,7 +175,9 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
   deleteRows(prefix: Data, options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
     return settle(() => {
-      call(() => this.db.dropRowRange(this.id, { rowKeyPrefix: toBytes(prefix) }));
+      // At every cluster's copy, with the queued writes it covers forgotten (the core's rule).
+      const plane = this.instance.plane;
+      call(() => plane.dropRowRange(this.id, { rowKeyPrefix: toBytes(prefix) }));
       return [{}] as [unknown];
     }, cb);
   }
@@ -173,8 +186,37 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
   truncate(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
     return settle(() => {
-      call(() => this.db.dropRowRange(this.id, { deleteAllDataFromTable: true }));
+      const plane = this.instance.plane;
+      call(() => plane.dropRowRange(this.id, { deleteAllDataFromTable: true }));
       return [{}] as [unknown];
+    }, cb);
+  }
+
+  /** `[token]`: a consistency token for the writes acknowledged so far (as the client's). */
+  generateConsistencyToken(cb?: Callback<[string]>): Promise<[string]> {
+    return settle(() => {
+      const plane = this.instance.plane;
+      return [call(() => plane.generateConsistencyToken(this.id))] as [string];
+    }, cb);
+  }
+
+  /** `[consistent]`: whether every write acknowledged before `token` reached every
+   * cluster (the core's CheckConsistency). */
+  checkConsistency(token: string, cb?: Callback<[boolean]>): Promise<[boolean]> {
+    return settle(() => {
+      const plane = this.instance.plane;
+      return [call(() => plane.checkConsistency(this.id, token))] as [boolean];
+    }, cb);
+  }
+
+  /** `[true]` once every write acknowledged before the call reached every cluster, as the
+   * client's `waitForReplication` (a token, then CheckConsistency polled; here every 100 ms
+   * of real time, so on a manual clock the lag passes only when the clock is advanced). */
+  waitForReplication(cb?: Callback<[boolean]>): Promise<[boolean]> {
+    return settle(async () => {
+      const [token] = await this.generateConsistencyToken();
+      while (!(await this.checkConsistency(token))[0]) await sleep(100);
+      return [true] as [boolean];
     }, cb);
   }
 }

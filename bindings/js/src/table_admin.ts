@@ -68,8 +68,6 @@ function modificationsFromClient<T>(mods: T): T {
   }) as T;
 }
 
-let consistencyTokens = 0;
-
 /** The part of the generated `BigtableTableAdminClient` (`require("@google-cloud/bigtable").v2`)
  * that Google's samples use, over the same in-process databases: requests and responses are
  * the admin protos in proto3 JSON form, and every method resolves to `[response]`. */
@@ -149,7 +147,9 @@ export class BigtableTableAdminClient {
     return settle(() => {
       const t = this.table(requestObject(request, "dropRowRange").name);
       const body = request.deleteAllDataFromTable ? { deleteAllDataFromTable: true as const } : { rowKeyPrefix: toBytes(request.rowKeyPrefix) };
-      call(() => t.db.dropRowRange(t.id, body));
+      // At every cluster's copy, through the instance's plane (the core's rule).
+      const plane = t.instance.plane;
+      call(() => plane.dropRowRange(t.id, body));
       return [{}] as [unknown];
     }, gapicCallback(rest) as Callback<[unknown]> | undefined);
   }
@@ -278,25 +278,27 @@ export class BigtableTableAdminClient {
 
   /** `[{consistencyToken}]` for table `name` (NOT_FOUND if it does not exist). */
   generateConsistencyToken(request: { name: string }, ...rest: unknown[]): Promise<[{ consistencyToken: string }]> {
-    return settle(() => {
+    return settle(async () => {
       const name = requiredString(requestObject(request, "generateConsistencyToken").name, "name");
       const t = this.table(name);
       call(() => t.db.getTableJson(t.id));
-      consistencyTokens += 1;
-      return [{ consistencyToken: `${t.name}#${consistencyTokens}` }] as [{ consistencyToken: string }];
+      // The instance's plane issues it (the core's token: the writes acknowledged so far).
+      const [token] = await t.generateConsistencyToken();
+      return [{ consistencyToken: token }] as [{ consistencyToken: string }];
     }, gapicCallback(rest) as Callback<[{ consistencyToken: string }]> | undefined);
   }
 
-  /** `[{consistent: true}]`: in process every write is visible to every read once it has
-   * returned. INVALID_ARGUMENT for a token not generated for this table. */
+  /** `[{consistent}]`: whether every write acknowledged before the token reached every
+   * cluster of the instance (the core's CheckConsistency; always true with one cluster).
+   * INVALID_ARGUMENT for a token the instance did not issue. */
   checkConsistency(request: { name: string; consistencyToken: string }, ...rest: unknown[]): Promise<[{ consistent: boolean }]> {
-    return settle(() => {
+    return settle(async () => {
       const req = requestObject(request, "checkConsistency");
       const t = this.table(requiredString(req.name, "name"));
       const token = requiredString(req.consistencyToken, "consistencyToken");
       call(() => t.db.getTableJson(t.id));
-      if (!token.startsWith(`${t.name}#`)) throw new BigtableError("INVALID_ARGUMENT", `consistencyToken was not generated for table ${t.name}`);
-      return [{ consistent: true }] as [{ consistent: boolean }];
+      const [consistent] = await t.checkConsistency(token);
+      return [{ consistent }] as [{ consistent: boolean }];
     }, gapicCallback(rest) as Callback<[{ consistent: boolean }]> | undefined);
   }
 }

@@ -253,3 +253,26 @@ test("a directory is locked while a database holds it, in another process or thi
   again.free();
   assert.ok(!fs.existsSync(path.join(dir, "LOCK")), "free() removes the lock file");
 });
+
+test("with dataDir, every cluster's copy and the writes on their way outlive the process", () => {
+  const dir = tmp();
+  const step = (body) => JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e",
+    `import { Bigtable } from "sparsetable";
+     const via = (p) => new Bigtable({ dataDir: ${JSON.stringify(dir)}, appProfileId: p }).instance("shop-1").table("t");
+     const out = await (async () => { ${body} })(); console.log(JSON.stringify(out ?? null));`],
+  { cwd: process.cwd(), encoding: "utf8" }));
+  step(`const [inst] = await new Bigtable({ dataDir: ${JSON.stringify(dir)} }).createInstance("shop-1", { clusters: [{ id: "shop-east" }, { id: "shop-west" }] });
+        await inst.createAppProfile("east", { routing: "shop-east", allowTransactionalWrites: true });
+        await inst.createAppProfile("west", { routing: "shop-west" });
+        await inst.createTable("t", { families: ["cf"] });
+        inst.replication().setReplicationLag(600_000);
+        await via("west").row("w").save({ cf: { q: "written at west" } });
+        await via("east").row("e").save({ cf: { q: "written at east" } });`);
+  // The process ended with each write at its own cluster only, the other copy waiting.
+  assert.ok(fs.existsSync(path.join(dir, "sparsetable", "shop-1", "replicas", "shop-west")));
+  assert.ok(fs.existsSync(path.join(dir, "sparsetable", "shop-1", "replication")));
+  // A new process (lag back to 0): both writes at both clusters.
+  const out = step(`const ids = async (p) => (await via(p).getRows())[0].map((r) => r.id);
+                    return [await ids("east"), await ids("west")];`);
+  assert.deepEqual(out, [["e", "w"], ["e", "w"]]);
+});

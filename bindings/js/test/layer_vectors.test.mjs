@@ -269,7 +269,6 @@ function bigtableExpress(vector) {
 
 const bigtableAdapter = {
   missing: new Map([
-    ["op:advance_clock", "the Bigtable layer starts a manual clock (clockMicros) but has no call that moves it"],
     ["op:collect_garbage", "the Bigtable layer has no garbage-collection pass"],
     ["mutation:add_to_cell", "the client's mutation syntax has insert and delete only"],
     ["mutation:merge_to_cell", "the client's mutation syntax has insert and delete only"],
@@ -316,6 +315,7 @@ const bigtableAdapter = {
         const table = instance.table(op.table ?? "t");
         switch (op.op) {
           case "create_table": await create(op.table, op.spec); return undefined;
+          case "advance_clock": instance.advanceClock(op.micros); return undefined;
           case "mutate_row": await mutateRow(table, opBytes(op.row_key), op.mutations); return undefined;
           case "read_row": {
             const options = { decode: false };

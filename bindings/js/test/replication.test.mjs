@@ -83,3 +83,47 @@ test("a change stream as an async iterator: both clusters' writes, then CloseStr
   assert.deepEqual(got.at(-1), { closeStream: { status: { code: 0 }, continuationTokens: [], newPartitions: [] } });
   assert.equal(stream.done, true);
 });
+
+test("a value larger than a message is streamed in chunks (Bigtable's ChunkInfo) that rebuild it", async () => {
+  const inst = instance();
+  const t1 = inst.table("t", { appProfileId: "to-c1" });
+  await t1.setChangeStreamRetention(86_400_000);
+  const [partition] = await t1.generateInitialChangeStreamPartitions();
+  const stream = t1.readChangeStream({ partition, startTime: CLOCK, endTime: CLOCK + 10, pollMs: 1 });
+  // 2.5 MiB: more than the 1 MiB of mutations one ReadChangeStream message carries.
+  const big = Buffer.alloc(2.5 * 1024 * 1024, 0);
+  for (let i = 0; i < big.length; i++) big[i] = i % 251;
+  await t1.mutateRow({ rowKey: b64("big"), mutations: [{ deleteFromFamily: { familyName: "cf" } }, { setCell: { familyName: "cf", columnQualifier: b64("q"), timestampMicros: "1000", value: big.toString("base64") } }] });
+  await t1.mutateRow(set("small", "s"));
+  inst.advanceClock(10);
+  const changes = [];
+  for await (const r of stream) if (r.dataChange) changes.push(r.dataChange);
+  // The big change spans several responses, then the small one is a response of its own.
+  const last = changes.findIndex((c) => c.done);
+  const parts = changes.slice(0, last + 1);
+  assert.ok(parts.length >= 3, `${parts.length} responses`);
+  assert.equal(text(parts[0].rowKey), "big");
+  assert.equal(parts[0].sourceClusterId, "c1");
+  assert.equal(parts[0].type, "USER");
+  for (const p of parts.slice(1)) assert.equal(p.rowKey, undefined, "only the first response names the change");
+  for (const p of parts.slice(0, -1)) assert.equal(p.done, undefined, "only the last response is done");
+  assert.ok(parts.at(-1).token && parts.at(-1).estimatedLowWatermark);
+  const chunks = parts.flatMap((p) => p.chunks);
+  assert.deepEqual(chunks[0], { mutation: { deleteFromFamily: { familyName: "cf" } } });
+  const pieces = chunks.slice(1);
+  assert.ok(pieces.length >= 3);
+  let offset = 0;
+  const rebuilt = [];
+  for (const [i, c] of pieces.entries()) {
+    assert.equal(c.chunkInfo.chunkedValueSize, big.length);
+    assert.equal(c.chunkInfo.chunkedValueOffset, offset);
+    assert.equal(c.chunkInfo.lastChunk, i === pieces.length - 1);
+    if (i === 0) assert.equal(c.mutation.setCell.familyName, "cf");
+    const bytes = Buffer.from(c.mutation.setCell.value, "base64");
+    assert.ok(bytes.length <= 1024 * 1024);
+    rebuilt.push(bytes);
+    offset += bytes.length;
+  }
+  assert.ok(Buffer.concat(rebuilt).equals(big), "the pieces rebuild the value");
+  assert.deepEqual(changes.slice(last + 1).map((c) => [text(c.rowKey), c.done, c.chunks.length]), [["small", true, 1]]);
+});

@@ -107,6 +107,9 @@ pub struct Database {
     /// writes are handed to replication ([`sparsetable::Routed::after_write`]) before they
     /// return, as the core requires, in the same FFI call.
     routed: Option<sparsetable::Routed>,
+    /// The directory a durable database was opened on (where the instance admin keeps the
+    /// instance's `INSTANCE` file); `None` in memory.
+    dir: Option<std::path::PathBuf>,
 }
 
 type Result<T> = std::result::Result<T, SparsetableError>;
@@ -153,8 +156,15 @@ impl Database {
             gc_mode: gc_mode.into(),
             ..Default::default()
         };
+        let dir = std::path::PathBuf::from(&path);
         sparsetable::Database::open_dir(path, options)
-            .map(Self::wrap)
+            .map(|db| {
+                Arc::new(Database {
+                    inner: SharedDatabase::new(db),
+                    routed: None,
+                    dir: Some(dir),
+                })
+            })
             .map_err(to_ffi)
     }
 
@@ -521,6 +531,7 @@ impl Database {
         Arc::new(Database {
             inner: routed.db.clone(),
             routed: Some(routed),
+            dir: None,
         })
     }
 
@@ -543,10 +554,16 @@ impl Database {
         &self.inner
     }
 
+    /// The directory this database was opened on, if durable.
+    pub(crate) fn dir(&self) -> Option<&std::path::Path> {
+        self.dir.as_deref()
+    }
+
     fn wrap(db: sparsetable::Database) -> Arc<Self> {
         Arc::new(Database {
             inner: SharedDatabase::new(db),
             routed: None,
+            dir: None,
         })
     }
 

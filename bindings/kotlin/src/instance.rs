@@ -146,16 +146,21 @@ pub struct RouteTarget {
 #[derive(Debug, uniffi::Object)]
 pub struct InstancePlane {
     pub(crate) plane: InstanceData,
+    /// The first database's directory, if durable (the instance admin's `INSTANCE` file).
+    pub(crate) dir: Option<std::path::PathBuf>,
 }
 
 #[uniffi::export]
 impl InstancePlane {
     /// An instance of one cluster, `cluster_id`, whose copy is `database`; the copies of
     /// clusters added later are in memory, on `clock` (the system clock when `None`; give the
-    /// database's own clock).
+    /// database's own clock). A durable database whose directory has an `INSTANCE` file (the
+    /// instance admin's, or the server's) starts with that file's clusters and profiles, so
+    /// data calls route by them before any admin call.
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for an empty cluster id.
+    /// `INVALID_ARGUMENT` for an empty cluster id; `DATA_LOSS` for a damaged `INSTANCE` file,
+    /// `UNAVAILABLE` for one that cannot be read.
     #[uniffi::constructor]
     pub fn new(
         database: Arc<Database>,
@@ -166,9 +171,18 @@ impl InstancePlane {
             Some(c) => c.inner.clone(),
             None => Arc::new(sparsetable::SystemClock),
         };
-        InstanceData::new(database.shared().clone(), &cluster_id, clock)
-            .map(|plane| Arc::new(InstancePlane { plane }))
-            .map_err(to_ffi)
+        let plane =
+            InstanceData::new(database.shared().clone(), &cluster_id, clock).map_err(to_ffi)?;
+        let dir = database.dir().map(std::path::Path::to_path_buf);
+        if let Some(dir) = &dir {
+            if let Some(stored) =
+                sparsetable::api::instances::store::read_file(dir).map_err(to_ffi)?
+            {
+                let (clusters, profiles) = stored.record.routing();
+                plane.configure(clusters, profiles).map_err(to_ffi)?;
+            }
+        }
+        Ok(Arc::new(InstancePlane { plane, dir }))
     }
 
     /// Sets the clusters (the first database keeps its cluster while it exists) and the app

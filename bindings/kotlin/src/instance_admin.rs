@@ -6,14 +6,26 @@
 //! [`InstancePlane`]: after each successful operation the plane's routing is set from the
 //! record, so the record is the one source of clusters and profiles.
 //!
+//! On a durable database (`Database::open`) the record is the directory's `INSTANCE` file,
+//! the one `sparsetable-server --data-dir` and the Python binding's `path=` keep
+//! (docs/format/instance.md, through the core's `api::instances::store`): read when the
+//! admin is made (its clusters and profiles then configure the plane), replaced atomically
+//! on every accepted change, with the extension another front-end left in it kept as found.
+//! A directory without the file is the instance its path names when that path is the
+//! server's layout, `DATA_DIR/{project}/{instance}` (both names valid ids), so the server
+//! reads a file written here under the right name; otherwise the ids given.
+//!
 //! Invariant: an operation applies to a copy of the record, hands the copy's routing to the
-//! plane and only then keeps the copy, so a failed operation (the record's refusal or the
-//! plane's) changes nothing. No exported function panics on any input.
+//! plane, writes the copy to the file (durable databases) and only then keeps the copy, so a
+//! failed operation (the record's refusal, the plane's or the disk's) changes nothing. No
+//! exported function panics on any input; a damaged file is `DATA_LOSS` naming it.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use sparsetable::api::instances::record::DEFAULT_ZONE;
+use sparsetable::api::instances::{ids, store as instance_store};
 use sparsetable::{
     AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, Isolation, Routing,
     StorageType,
@@ -144,6 +156,21 @@ fn missing(refused: sparsetable::Result<()>) -> SparsetableError {
 pub struct InstanceAdmin {
     plane: Arc<InstancePlane>,
     record: Mutex<InstanceRecord>,
+    /// The directory of a durable database (where the `INSTANCE` file is).
+    folder: Option<PathBuf>,
+    /// The bytes another front-end keeps in the file (the server's own records), kept as
+    /// read; empty when the file was not there.
+    extension: Vec<u8>,
+}
+
+/// `(project, instance)` named by `folder` when it is `DATA_DIR/{project}/{instance}` with
+/// valid ids (the server's layout), else `None`.
+fn ids_of_folder(folder: &Path) -> Option<(String, String)> {
+    let instance = folder.file_name()?.to_str()?;
+    let project = folder.parent()?.file_name()?.to_str()?;
+    ids::check_project_id("path", project).ok()?;
+    ids::check_id("path", "instance", instance).ok()?;
+    Some((project.to_string(), instance.to_string()))
 }
 
 impl InstanceAdmin {
@@ -167,6 +194,14 @@ impl InstanceAdmin {
             .plane
             .configure(clusters, profiles)
             .map_err(to_ffi)?;
+        if let Some(folder) = &self.folder {
+            if let Err(e) = instance_store::replace_file(folder, &next, &self.extension) {
+                // The old routing was accepted before; the write's error is the one to report.
+                let (clusters, profiles) = guard.routing();
+                let _ = self.plane.plane.configure(clusters, profiles);
+                return Err(to_ffi(e));
+            }
+        }
         *guard = next;
         Ok(out)
     }
@@ -176,9 +211,14 @@ impl InstanceAdmin {
 impl InstanceAdmin {
     /// The record of instance `projects/{project}/instances/{instance_id}` whose one cluster,
     /// `cluster_id`, is `plane`'s first; no app profile is stored (`default` is implied).
+    /// On a durable database, the record of the directory's `INSTANCE` file when it has one
+    /// (its clusters and profiles then configure `plane`), else one named after the directory
+    /// when that is `DATA_DIR/{project}/{instance}` (see the module docs).
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for a project or instance id requests may not name.
+    /// `INVALID_ARGUMENT` for a project or instance id requests may not name; `DATA_LOSS`
+    /// for a damaged `INSTANCE` file (or a version-1 one, which only the server reads),
+    /// `UNAVAILABLE` for one that cannot be read; the plane's refusal of the file's clusters.
     #[uniffi::constructor]
     pub fn new(
         plane: Arc<InstancePlane>,
@@ -186,6 +226,23 @@ impl InstanceAdmin {
         instance_id: String,
         cluster_id: String,
     ) -> Result<Arc<Self>> {
+        let folder = plane.dir.clone();
+        if let Some(dir) = &folder {
+            if let Some(stored) = instance_store::read_file(dir).map_err(to_ffi)? {
+                let (clusters, profiles) = stored.record.routing();
+                plane.plane.configure(clusters, profiles).map_err(to_ffi)?;
+                return Ok(Arc::new(InstanceAdmin {
+                    plane,
+                    record: Mutex::new(stored.record),
+                    folder,
+                    extension: stored.extension,
+                }));
+            }
+        }
+        let (project, instance_id) = folder
+            .as_deref()
+            .and_then(ids_of_folder)
+            .unwrap_or((project, instance_id));
         let record = InstanceRecord::assemble(
             &project,
             &instance_id,
@@ -200,6 +257,8 @@ impl InstanceAdmin {
         Ok(Arc::new(InstanceAdmin {
             plane,
             record: Mutex::new(record),
+            folder,
+            extension: Vec::new(),
         }))
     }
 
@@ -243,6 +302,28 @@ impl InstanceAdmin {
     ) -> Result<ClusterInfo> {
         self.change(|r| {
             r.update_cluster(&id, serve_nodes, autoscaling.map(autoscaling_to_core))?;
+            Ok(r.cluster(&id).map(cluster_info))
+        })?
+        .ok_or_else(|| {
+            to_ffi(sparsetable::Error::new(
+                sparsetable::Code::Internal,
+                "the updated cluster is missing",
+            ))
+        })
+    }
+
+    /// Sets cluster `id`'s autoscaling and keeps its node count, in one change (the core's
+    /// `set_cluster_autoscaling`).
+    ///
+    /// # Errors
+    /// `NOT_FOUND`, `INVALID_ARGUMENT`, as the record's `update_cluster`.
+    pub fn set_cluster_autoscaling(
+        &self,
+        id: String,
+        autoscaling: Option<AutoscalingConfig>,
+    ) -> Result<ClusterInfo> {
+        self.change(|r| {
+            r.set_cluster_autoscaling(&id, autoscaling.map(autoscaling_to_core))?;
             Ok(r.cluster(&id).map(cluster_info))
         })?
         .ok_or_else(|| {
@@ -319,5 +400,140 @@ impl InstanceAdmin {
     /// The record's `delete_app_profile`: `NOT_FOUND`.
     pub fn delete_app_profile(&self, id: String) -> Result<()> {
         self.change(|r| r.delete_app_profile(&id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::database::{Database, Durability};
+    use sparsetable::api::instances::{decode_file, INSTANCE_FILE};
+
+    const SERVER_WROTE: &[u8] = include_bytes!("../../../tests/fixtures/instance/INSTANCE");
+
+    fn temp_root(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "sparsetable-kotlin-instfile-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn admin_on(folder: &Path) -> Result<(Arc<InstanceAdmin>, Arc<InstancePlane>)> {
+        let db = Database::open(folder.to_string_lossy().into_owned(), Durability::None)?;
+        let plane = InstancePlane::new(db, "sparsetable-c1".into(), None)?;
+        let admin = InstanceAdmin::new(
+            plane.clone(),
+            "sparsetable".into(),
+            "sparsetable".into(),
+            "sparsetable-c1".into(),
+        )?;
+        Ok((admin, plane))
+    }
+
+    fn code(e: &SparsetableError) -> String {
+        format!("{e:?}")
+    }
+
+    #[test]
+    fn a_durable_instance_keeps_its_record_in_the_instance_file() {
+        let root = temp_root("durable");
+        let folder = root.join("my-project").join("my-instance");
+        let (admin, plane) = admin_on(&folder).unwrap();
+        assert!(!folder.join(INSTANCE_FILE).exists(), "nothing changed yet");
+        admin.add_cluster("second-cluster".into()).unwrap();
+        admin
+            .create_app_profile(AppProfileInfo {
+                id: "pinned".into(),
+                description: "to the second".into(),
+                etag: String::new(),
+                routing: ProfileRouting::SingleCluster {
+                    cluster_id: "second-cluster".into(),
+                    allow_transactional_writes: true,
+                },
+                data_boost: false,
+            })
+            .unwrap();
+        // A refused change writes nothing.
+        let before = std::fs::read(folder.join(INSTANCE_FILE)).unwrap();
+        assert!(admin.remove_cluster("second-cluster".into()).is_err());
+        assert_eq!(std::fs::read(folder.join(INSTANCE_FILE)).unwrap(), before);
+        // Named after the server's layout, so the server reads it under the right name.
+        let stored = decode_file(&before).unwrap();
+        assert_eq!(
+            (stored.record.project.as_str(), stored.record.id.as_str()),
+            ("my-project", "my-instance")
+        );
+        drop((admin, plane));
+        // Reopened (the directory lock went with the last handle), the record is read back
+        // and routes the plane.
+        let (admin, plane) = admin_on(&folder).unwrap();
+        let ids: Vec<String> = admin.clusters().into_iter().map(|c| c.id).collect();
+        assert_eq!(ids, ["second-cluster", "sparsetable-c1"]);
+        assert_eq!(
+            admin.app_profile("pinned".into()).unwrap().description,
+            "to the second"
+        );
+        let mut routed = plane.cluster_ids().unwrap();
+        routed.sort();
+        assert_eq!(routed, ids);
+        drop((admin, plane));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_folder_the_server_wrote_opens_with_its_clusters_and_keeps_its_extension() {
+        let root = temp_root("server");
+        let folder = root.join("fixture-project").join("fixture-inst");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(INSTANCE_FILE), SERVER_WROTE).unwrap();
+        let (admin, plane) = admin_on(&folder).unwrap();
+        let ids: Vec<String> = admin.clusters().into_iter().map(|c| c.id).collect();
+        assert_eq!(ids, ["fixture-c1", "fixture-c2"]);
+        assert_eq!(plane.cluster_ids().unwrap(), ["fixture-c1", "fixture-c2"]);
+        let profiles: Vec<String> = admin
+            .listed_app_profiles()
+            .into_iter()
+            .map(|p| p.id)
+            .collect();
+        assert_eq!(profiles, ["any", "default", "single"]);
+        admin.delete_app_profile("any".into()).unwrap();
+        let after = decode_file(&std::fs::read(folder.join(INSTANCE_FILE)).unwrap()).unwrap();
+        let before = decode_file(SERVER_WROTE).unwrap();
+        assert_eq!(
+            after.extension, before.extension,
+            "the server's records are kept"
+        );
+        assert_eq!(after.record.app_profiles().len(), 1);
+        drop((admin, plane));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_plane_alone_routes_by_the_file_before_any_admin_call() {
+        let root = temp_root("plane");
+        let folder = root.join("fixture-project").join("fixture-inst");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(INSTANCE_FILE), SERVER_WROTE).unwrap();
+        let db = Database::open(folder.to_string_lossy().into_owned(), Durability::None).unwrap();
+        let plane = InstancePlane::new(db, "sparsetable-c1".into(), None).unwrap();
+        assert_eq!(plane.cluster_ids().unwrap(), ["fixture-c1", "fixture-c2"]);
+        drop(plane);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_damaged_instance_file_is_data_loss() {
+        let root = temp_root("damaged");
+        let folder = root.join("p").join("inst");
+        std::fs::create_dir_all(&folder).unwrap();
+        for bytes in [&SERVER_WROTE[..SERVER_WROTE.len() / 2], b"garbage", b""] {
+            std::fs::write(folder.join(INSTANCE_FILE), bytes).unwrap();
+            let e = admin_on(&folder).map(|_| ()).unwrap_err();
+            assert!(code(&e).contains("DATA_LOSS"), "{e:?}");
+            assert!(code(&e).contains(INSTANCE_FILE), "{e:?}");
+        }
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -75,6 +75,8 @@ pub enum ValueType {
     Int64Min,
     /// An aggregate keeping the maximum int64 input.
     Int64Max,
+    /// Bigtable's HyperLogLog++ unique count aggregate: cells hold a sketch of the inputs.
+    HllUniqueCount,
 }
 
 /// A column family's settings.
@@ -367,6 +369,7 @@ impl From<ValueType> for sparsetable::ValueType {
             ValueType::Int64Sum => sparsetable::ValueType::Int64Sum,
             ValueType::Int64Min => sparsetable::ValueType::Int64Min,
             ValueType::Int64Max => sparsetable::ValueType::Int64Max,
+            ValueType::HllUniqueCount => sparsetable::ValueType::HllUniqueCount,
         }
     }
 }
@@ -378,6 +381,7 @@ impl From<sparsetable::ValueType> for ValueType {
             sparsetable::ValueType::Int64Sum => ValueType::Int64Sum,
             sparsetable::ValueType::Int64Min => ValueType::Int64Min,
             sparsetable::ValueType::Int64Max => ValueType::Int64Max,
+            sparsetable::ValueType::HllUniqueCount => ValueType::HllUniqueCount,
         }
     }
 }

@@ -201,37 +201,35 @@ impl BigtableDataClient {
         instance_id: String,
     ) -> PyResult<crate::instance_admin::InstanceAdmin> {
         let records = self.store.records().map_err(|e| to_py_err(py, e))?;
+        let project = self
+            .project
+            .clone()
+            .unwrap_or_else(|| DEFAULT_PROJECT.to_string());
+        let folder = self
+            .store
+            .instance_dir(&project, &instance_id)
+            .map_err(|e| to_py_err(py, e))?;
         Ok(crate::instance_admin::InstanceAdmin::new(
             records,
-            self.project
-                .clone()
-                .unwrap_or_else(|| DEFAULT_PROJECT.to_string()),
+            project,
             instance_id.clone(),
             self.plane(py, &instance_id)?,
             self.instance_db(py, &instance_id)?,
             self.clock.now_micros(),
+            folder,
         ))
     }
 
-    /// The instances of this client's project created through the Instance Admin, as
-    /// dicts (see `instance_admin::instance_to_py`), by id.
+    /// The instances of this client's project created through the Instance Admin (in a
+    /// directory: those with an `INSTANCE` file, whoever wrote it), as dicts (see
+    /// `instance_admin::instance_to_py`), by id.
     fn _list_instances<'py>(
         &self,
         py: Python<'py>,
     ) -> PyResult<Vec<Bound<'py, pyo3::types::PyDict>>> {
         let project = self.project.as_deref().unwrap_or(DEFAULT_PROJECT);
         let listed = py
-            .detach(|| {
-                let records = self.store.records()?;
-                let records = records.lock().map_err(|_| poisoned_error())?;
-                Ok::<_, sparsetable::Error>(
-                    records
-                        .iter()
-                        .filter(|((p, _), _)| p == project)
-                        .map(|(_, r)| r.clone())
-                        .collect::<Vec<_>>(),
-                )
-            })
+            .detach(|| self.store.listed_instances(project))
             .map_err(|e| to_py_err(py, e))?;
         listed
             .iter()

@@ -6,20 +6,26 @@
 //! Every rule is the record's or the database's; this module converts Python values (dicts
 //! shaped like the classic client's attributes, enums as Google's numbers) and errors only.
 //! Records live in the world of the client's store (`registry::Records`): an instance is
-//! there once created through this admin; one never created exists only implicitly (as
-//! requests name it) and the admin answers `NotFound` for it.
+//! there once created through this admin (or through `sparsetable-server`, in a directory
+//! both use); one never created exists only implicitly (as requests name it) and the admin
+//! answers `NotFound` for it.
 //!
 //! Invariant: an operation applies to a copy of the record, hands the copy's routing to the
-//! instance's data plane (`InstanceData::configure`) and only then stores the copy, all under
-//! the records' lock, so a refusal (the record's or the plane's) changes nothing and a data
-//! plane made later is configured from the stored record (`configure_from`).
+//! instance's data plane (`InstanceData::configure`), writes the copy to the folder's
+//! `INSTANCE` file when the store is a directory (the core's atomic replacement, with the
+//! extension another front-end left in the file kept as found) and only then stores the
+//! copy, all under the records' lock, so a refusal (the record's, the plane's or the
+//! disk's) changes nothing and a data plane made later is configured from the stored record
+//! (`configure_from`).
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::{Arc, MutexGuard};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sparsetable::api::instances::record::DEFAULT_ZONE;
+use sparsetable::api::instances::{store as instance_store, StoredInstance};
 use sparsetable::error::quoted;
 use sparsetable::{
     AppProfileRecord, Autoscaling, ClusterRecord, Code, Error, InstanceData, InstanceRecord,
@@ -54,8 +60,8 @@ pub fn configure_from(
         .lock()
         .map_err(|_| sparsetable::api::shared::poisoned())?;
     match records.get(&(project.to_string(), instance.to_string())) {
-        Some(record) => {
-            let (clusters, profiles) = record.routing();
+        Some(stored) => {
+            let (clusters, profiles) = stored.record.routing();
             plane.configure(clusters, profiles)
         }
         None => Ok(()),
@@ -252,11 +258,14 @@ pub struct InstanceAdmin {
     plane: Arc<InstanceData>,
     db: Arc<SharedDatabase>,
     now_micros: i64,
+    /// The instance's folder when the store is a directory (its `INSTANCE` file).
+    folder: Option<PathBuf>,
 }
 
 impl InstanceAdmin {
     /// The admin of `project`'s `instance_id`, whose data plane is `plane` and first
-    /// database `db`; `now_micros` is the engine clock's time (an instance's create time).
+    /// database `db`; `now_micros` is the engine clock's time (an instance's create time);
+    /// `folder` the instance's folder when the store is a directory.
     pub fn new(
         records: Arc<Records>,
         project: String,
@@ -264,6 +273,7 @@ impl InstanceAdmin {
         plane: Arc<InstanceData>,
         db: Arc<SharedDatabase>,
         now_micros: i64,
+        folder: Option<PathBuf>,
     ) -> Self {
         InstanceAdmin {
             records,
@@ -272,6 +282,15 @@ impl InstanceAdmin {
             plane,
             db,
             now_micros,
+            folder,
+        }
+    }
+
+    /// Writes `stored` to the folder's `INSTANCE` file (nothing in memory).
+    fn persist(&self, stored: &StoredInstance) -> Result<()> {
+        match &self.folder {
+            Some(folder) => instance_store::replace_file(folder, &stored.record, &stored.extension),
+            None => Ok(()),
         }
     }
 
@@ -279,7 +298,7 @@ impl InstanceAdmin {
         (self.project.clone(), self.instance_id.clone())
     }
 
-    fn lock(&self) -> Result<MutexGuard<'_, BTreeMap<(String, String), InstanceRecord>>> {
+    fn lock(&self) -> Result<MutexGuard<'_, BTreeMap<(String, String), StoredInstance>>> {
         self.records
             .lock()
             .map_err(|_| sparsetable::api::shared::poisoned())
@@ -299,22 +318,29 @@ impl InstanceAdmin {
     fn read<T>(&self, f: impl FnOnce(&InstanceRecord) -> Result<T>) -> Result<T> {
         let records = self.lock()?;
         match records.get(&self.key()) {
-            Some(r) => f(r),
+            Some(stored) => f(&stored.record),
             None => Err(self.instance_not_found()),
         }
     }
 
-    /// Applies `op` to a copy of the stored record, configures the plane from the copy, and
-    /// stores the copy; on any error nothing changes.
+    /// Applies `op` to a copy of the stored record, configures the plane from the copy,
+    /// writes the copy to disk (a directory store) and stores it; on any error nothing
+    /// changes (a failed write puts the plane back as it was).
     fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> Result<T>) -> Result<T> {
         let mut records = self.lock()?;
         let Some(current) = records.get(&self.key()) else {
             return Err(self.instance_not_found());
         };
         let mut next = current.clone();
-        let out = op(&mut next)?;
-        let (clusters, profiles) = next.routing();
+        let out = op(&mut next.record)?;
+        let (clusters, profiles) = next.record.routing();
         self.plane.configure(clusters, profiles)?;
+        if let Err(e) = self.persist(&next) {
+            let (clusters, profiles) = current.record.routing();
+            // The old routing was accepted before; the write's error is the one to report.
+            let _ = self.plane.configure(clusters, profiles);
+            return Err(e);
+        }
         records.insert(self.key(), next);
         Ok(out)
     }
@@ -385,7 +411,18 @@ impl InstanceAdmin {
                 )?;
                 let (ids, profiles) = record.routing();
                 self.plane.configure(ids, profiles)?;
-                records.insert(self.key(), record.clone());
+                let stored = StoredInstance {
+                    record,
+                    extension: Vec::new(),
+                };
+                if let Err(e) = self.persist(&stored) {
+                    let implicit = InstanceRecord::implicit(&self.project, &self.instance_id)?;
+                    let (ids, profiles) = implicit.routing();
+                    let _ = self.plane.configure(ids, profiles);
+                    return Err(e);
+                }
+                let record = stored.record.clone();
+                records.insert(self.key(), stored);
                 Ok(record)
             })
             .map_err(|e| to_py_err(py, e))?;
@@ -429,7 +466,8 @@ impl InstanceAdmin {
     }
 
     /// Deletes the instance (DeleteInstance): its tables and backups (all or nothing: the
-    /// core refuses while a table has deletion protection) and its record; the instance is
+    /// core refuses while a table has deletion protection) and its record (and, in a
+    /// directory, its `INSTANCE` file; the emptied database's files stay); the instance is
     /// then implicit again, with the one cluster `{instance}-c1`.
     fn delete_instance(&self, py: Python<'_>) -> PyResult<()> {
         py.detach(|| {
@@ -438,6 +476,9 @@ impl InstanceAdmin {
                 return Err(self.instance_not_found());
             }
             self.db.write(|d| d.delete_all_tables())?;
+            if let Some(folder) = &self.folder {
+                instance_store::remove_file(folder)?;
+            }
             let implicit = InstanceRecord::implicit(&self.project, &self.instance_id)?;
             let (ids, profiles) = implicit.routing();
             self.plane.configure(ids, profiles)?;

@@ -17,9 +17,12 @@
 //! - `project=None` is the project named [`DEFAULT_PROJECT`] everywhere.
 //! - Instances created through the classic Instance Admin (`instance_admin`) keep their
 //!   record (the core's `InstanceRecord`) beside the databases, in [`Records`]: per manual
-//!   clock's world, per directory, or for the process (system clock, in memory). A record
-//!   lives as long as its world (a directory's records last for the process; they are not
-//!   written to disk). A data plane made while a record exists is configured from it.
+//!   clock's world, per directory, or for the process (system clock, in memory). In memory a
+//!   record lives as long as its world. In a directory it is also the instance folder's
+//!   `INSTANCE` file (docs/format/instance.md, the server's file): read into [`Records`]
+//!   whenever the folder's database is opened (the file is the truth then: nobody else can
+//!   have the folder open), written through on every accepted admin change, and listed from
+//!   the files. A data plane made while a record exists is configured from it.
 //! - A database opens in the GC mode (`sparsetable::GcMode`) of the client that opens it
 //!   first; a client asking for a database already open in the other mode gets
 //!   `FailedPrecondition` (one database cannot both hide and show collectable cells).
@@ -28,6 +31,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use sparsetable::api::instances::{store as instance_store, StoredInstance};
 use sparsetable::error::quoted;
 use sparsetable::{
     Clock, Code, Database, Durability, Error, GcMode, OpenOptions, Result, SharedDatabase,
@@ -43,8 +47,10 @@ pub const PATH_ENV: &str = "SPARSETABLE_PATH";
 pub const DURABILITY_ENV: &str = "SPARSETABLE_DURABILITY";
 
 /// The instance records of one world by (project, instance): the instances created through
-/// the Instance Admin (one not here exists only implicitly, as requests name it).
-pub type Records = Mutex<BTreeMap<(String, String), sparsetable::InstanceRecord>>;
+/// the Instance Admin (one not here exists only implicitly, as requests name it), each with
+/// the extension its `INSTANCE` file carries for another front-end (the server's own
+/// records), kept as found when the file is rewritten (empty in memory).
+pub type Records = Mutex<BTreeMap<(String, String), StoredInstance>>;
 
 /// In-memory databases by (project, instance), held for as long as the owner lives.
 #[derive(Default)]
@@ -157,16 +163,63 @@ impl Store {
                 clock,
                 clock_id,
             } => {
-                let dir = root
-                    // The core's id rules (the server's `--data-dir` applies the same): an id
-                    // can never leave the directory.
-                    .join(sparsetable::api::instances::ids::check_project_id(
-                        "path", project,
-                    )?)
-                    .join(sparsetable::api::instances::ids::check_id(
-                        "path", "instance", instance,
-                    )?);
-                open_dir(&dir, *durability, clock, *clock_id, gc_mode)
+                let dir = instance_folder(root, project, instance)?;
+                let records = self.records()?;
+                open_dir(&dir, *durability, clock, *clock_id, gc_mode, || {
+                    // The folder was closed until now, so its file is the truth (the
+                    // server may have changed it); a damaged file fails the open.
+                    let stored = instance_store::read_file(&dir)?;
+                    let mut records = records
+                        .lock()
+                        .map_err(|_| sparsetable::api::shared::poisoned())?;
+                    let key = (project.to_string(), instance.to_string());
+                    match stored {
+                        Some(stored) => records.insert(key, stored),
+                        None => records.remove(&key),
+                    };
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    /// The folder of `project`'s `instance`, for a path-backed store (where its `INSTANCE`
+    /// file is kept).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for an id that cannot be a directory name.
+    pub fn instance_dir(&self, project: &str, instance: &str) -> Result<Option<PathBuf>> {
+        match self {
+            Store::Memory { .. } => Ok(None),
+            Store::Dir { root, .. } => instance_folder(root, project, instance).map(Some),
+        }
+    }
+
+    /// The records of `project`'s instances created through the Instance Admin, by id: in
+    /// memory those of the world, in a directory those of the `INSTANCE` files (written
+    /// through, so they agree with the records of instances open here).
+    ///
+    /// # Errors
+    /// A poisoned lock; in a directory, `DataLoss` for a damaged file and `Unavailable`
+    /// when the folder cannot be read.
+    pub fn listed_instances(&self, project: &str) -> Result<Vec<sparsetable::InstanceRecord>> {
+        match self {
+            Store::Memory { worlds, .. } => Ok(worlds
+                .records
+                .lock()
+                .map_err(|_| sparsetable::api::shared::poisoned())?
+                .iter()
+                .filter(|((p, _), _)| p == project)
+                .map(|(_, s)| s.record.clone())
+                .collect()),
+            Store::Dir { root, .. } => {
+                let folder = root.join(sparsetable::api::instances::ids::check_project_id(
+                    "path", project,
+                )?);
+                Ok(instance_store::read_project(&folder)?
+                    .into_iter()
+                    .map(|(_, s)| s.record)
+                    .collect())
             }
         }
     }
@@ -206,12 +259,27 @@ impl Store {
     }
 }
 
+/// `ROOT/{project}/{instance}`, with the core's id rules (the server's `--data-dir` applies
+/// the same), so an id can never leave the directory.
+fn instance_folder(root: &Path, project: &str, instance: &str) -> Result<PathBuf> {
+    Ok(root
+        .join(sparsetable::api::instances::ids::check_project_id(
+            "path", project,
+        )?)
+        .join(sparsetable::api::instances::ids::check_id(
+            "path", "instance", instance,
+        )?))
+}
+
+/// The database of `dir`: the one open in this process, else opened now, after which
+/// `on_open` runs before any other thread can get it (it loads the instance's record).
 fn open_dir(
     dir: &Path,
     durability: Durability,
     clock: &Arc<dyn Clock>,
     clock_id: usize,
     gc_mode: GcMode,
+    on_open: impl FnOnce() -> Result<()>,
 ) -> Result<Arc<SharedDatabase>> {
     // Held while opening, so two threads naming a new instance open it once.
     let mut dirs = open_dirs()
@@ -248,6 +316,7 @@ fn open_dir(
         options,
         clock.clone(),
     )?));
+    on_open()?;
     // Entries of closed databases go when their directory is next opened or another opens.
     dirs.retain(|_, open| open.db.strong_count() > 0);
     dirs.insert(

@@ -39,8 +39,9 @@ impl TableAdmin {
     /// Creates a table. `column_families` maps a family name to its GC rule (or `None`); the
     /// families are created in the dict's order, the order reads return them in;
     /// `granularity` is `"MILLIS"` (Bigtable's default) or `"MICROS"`. `value_types` gives a
-    /// family a value type other than bytes: `"int64_sum"`, `"int64_min"` or `"int64_max"`
-    /// make it an aggregate family, written with `AddToCell` (Bigtable's `value_type`).
+    /// family a value type other than bytes: `"int64_sum"`, `"int64_min"`, `"int64_max"` or
+    /// `"hllpp_unique_count"` (HyperLogLog++) make it an aggregate family, written with
+    /// `AddToCell` (Bigtable's `value_type`).
     #[pyo3(signature = (table_id, column_families = None, *, granularity = "MILLIS", deletion_protection = false, initial_splits = None, value_types = None))]
     #[allow(clippy::too_many_arguments)]
     fn create_table(
@@ -226,7 +227,7 @@ impl TableInfo {
     }
 
     /// Family name -> its value type (`"bytes"`, or an aggregate's `"int64_sum"`,
-    /// `"int64_min"`, `"int64_max"`), in creation order.
+    /// `"int64_min"`, `"int64_max"`, `"hllpp_unique_count"`), in creation order.
     #[getter]
     fn value_types<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);

@@ -134,3 +134,63 @@ with BigtableDataClient(project={PROJECT!r}) as c:
     # It flushed on the way out, and the library reads the directory.
     table = st.BigtableDataClient(project=PROJECT, path=tmp_path).get_table("cli", "t")
     assert table.read_row("k").cells[0].value == b"v"
+
+
+def test_the_server_and_the_library_share_instances_on_a_directory(tmp_path, bigtable_emulator_factory, monkeypatch):
+    """One INSTANCE file (docs/format/instance.md): what Google's admin client makes through
+    the server, the library's classic admin reads and changes on the same directory, and the
+    server then sees the library's changes with its own records (an IAM policy) kept."""
+    from google.cloud.bigtable import Client, enums
+    from google.cloud.bigtable.policy import BIGTABLE_READER_ROLE, Policy
+
+    server = bigtable_emulator_factory(data_dir=tmp_path)
+    monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", server.address)
+    google = Client(project=PROJECT, admin=True)
+    instance = google.instance("shared-inst", display_name="Made by the server", labels={"by": "server"})
+    instance.create(clusters=[instance.cluster("shared-c1", location_id="us-east1-b", serve_nodes=2)]).result(timeout=30)
+    instance.cluster(
+        "shared-c2", location_id="europe-west1-c", min_serve_nodes=1, max_serve_nodes=3, cpu_utilization_percent=40,
+        default_storage_type=enums.StorageType.HDD,
+    ).create().result(timeout=30)
+    instance.app_profile(
+        "pinned", routing_policy_type=enums.RoutingPolicyType.SINGLE, cluster_id="shared-c2", allow_transactional_writes=True
+    ).create(ignore_warnings=True)
+    instance.table("t").create(column_families={"cf": None})
+    policy = Policy()
+    policy[BIGTABLE_READER_ROLE] = [Policy.user("reader@example.com")]
+    instance.table("t").set_iam_policy(policy)
+    server.stop()
+
+    # The library, in a process of its own (the directory is free now the server stopped).
+    code = f"""
+import sparsetable as st
+from sparsetable import enums
+bt = st.Client(project={PROJECT!r}, admin=True, path={str(tmp_path)!r})
+instance = bt.instance("shared-inst")
+instance.reload()
+print(instance.display_name, instance.labels)
+print([(c.cluster_id, c.location_id, c.serve_nodes, c.min_serve_nodes, c.max_serve_nodes, c.cpu_utilization_percent, int(c.default_storage_type)) for c in instance.list_clusters()[0]])
+print([(p.app_profile_id, int(p.routing_policy_type), p.cluster_id, p.allow_transactional_writes) for p in instance.list_app_profiles()])
+instance.display_name = "Renamed by Python"
+instance.update().result()
+instance.app_profile("from-python", routing_policy_type=enums.RoutingPolicyType.ANY, multi_cluster_ids=["shared-c1"]).create()
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "Made by the server {'by': 'server'}",
+        "[('shared-c1', 'us-east1-b', 2, None, None, None, 1), ('shared-c2', 'europe-west1-c', 0, 1, 3, 40, 2)]",
+        "[('default', 1, None, None), ('pinned', 2, 'shared-c2', True)]",
+    ]
+
+    again = bigtable_emulator_factory(data_dir=tmp_path)
+    monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", again.address)
+    google = Client(project=PROJECT, admin=True)
+    instance = google.instance("shared-inst")
+    instance.reload()
+    assert instance.display_name == "Renamed by Python"
+    profiles = {p.name.rsplit("/", 1)[1]: p for p in instance.list_app_profiles()}
+    assert sorted(profiles) == ["default", "from-python", "pinned"]
+    assert profiles["from-python"].routing_policy_type == enums.RoutingPolicyType.ANY
+    # The server's own records, in the file's extension, survived the library's rewrite.
+    assert instance.table("t").get_iam_policy().bigtable_readers == frozenset({"user:reader@example.com"})

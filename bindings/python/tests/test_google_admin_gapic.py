@@ -127,10 +127,10 @@ def test_bad_requests_are_invalid_argument_and_create_nothing():
             admin.create_table(parent=bad_parent, table_id="t")
     with pytest.raises(bigtable.InvalidArgument):
         admin.get_table(name=parent)
-    # Value types the engine does not have: an HLL aggregate, a string sum, a bare int64.
-    hll = types.Type(aggregate_type=types.Type.Aggregate(input_type=types.Type(int64_type={}), hllpp_unique_count={}))
+    # Value types the engine does not have: an HLL aggregate of strings, a string sum, a bare int64.
+    string_hll = types.Type(aggregate_type={"input_type": {"string_type": {}}, "hllpp_unique_count": {}})
     string_sum = types.Type(aggregate_type={"input_type": {"string_type": {}}, "sum": {}})
-    for value_type in [hll, string_sum, types.Type(int64_type={})]:
+    for value_type in [string_hll, string_sum, types.Type(int64_type={})]:
         with pytest.raises(bigtable.InvalidArgument):
             admin.create_table(parent=parent, table_id="t",
                                table={"column_families": {"cf": types.ColumnFamily(value_type=value_type)}})
@@ -141,6 +141,13 @@ def test_bad_requests_are_invalid_argument_and_create_nothing():
         admin.create_table(parent=parent, table_id="bad name!")
     assert list(admin.list_tables(parent=parent)) == []
     admin.create_table(parent=parent, table_id="t")
+    # A HyperLogLog++ aggregate of int64 (or raw) inputs is the engine's hllpp_unique_count.
+    hll = types.Type(aggregate_type=types.Type.Aggregate(input_type=types.Type(int64_type={}), hllpp_unique_count={}))
+    admin.create_table(parent=parent, table_id="h",
+                       table={"column_families": {"u": types.ColumnFamily(value_type=hll)}})
+    got = admin.get_table(name=f"{parent}/tables/h").column_families["u"].value_type
+    assert types.value_type_name(got) == "hllpp_unique_count"
+    admin.delete_table(name=f"{parent}/tables/h")
     with pytest.raises(bigtable.AlreadyExists):
         admin.create_table(parent=parent, table_id="t")
     with pytest.raises(TypeError):

@@ -23,6 +23,7 @@ def test_readme_google_examples_run(capsys):
         "refused: FAILED_PRECONDITION",
         "['default', 'writer']",
         "False",
+        "True",
         "[0, 0, 0]",
         "phone#2 PQ2A.2 2024-01-01 00:00:00+00:00",
     ]

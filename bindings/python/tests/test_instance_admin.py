@@ -4,7 +4,15 @@ their updates and deletions, used as Google's samples (samples/instanceadmin) an
 tests use them. Every rule is the core's instance model; these tests check that the module
 reaches it, that refusals raise Google's exceptions and change nothing, and that a profile
 made through the admin routes data calls (a single-cluster profile's write reaches the other
-cluster only after the replication lag, on the manual clock)."""
+cluster only after the replication lag, on the manual clock). With ``path=`` the record is
+the instance folder's ``INSTANCE`` file (the server's; test_emulator.py shares one with it):
+written on every accepted change, read when the folder is opened, damage a ``DataLoss``."""
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -257,3 +265,101 @@ def test_a_data_plane_made_later_follows_the_record(clock):
     later.get_table("my-instance", "t", "to-cluster-two").mutate_row(b"r", SetCell("cf", b"q", b"v"))
     # Another project's instance of the same id is another instance.
     assert not st.Client(project="other", admin=True, clock=clock).instance("my-instance").exists()
+
+
+def run_child(code):
+    """Runs `code` in a new Python process (which opens the directory afresh) and returns
+    its stdout's lines; fails on a non-zero exit."""
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=dict(os.environ), timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def test_with_a_path_every_change_is_in_the_instance_file_and_reads_back(tmp_path):
+    bt = st.Client(project="proj", admin=True, path=tmp_path)
+    instance = make_instance(bt)
+    file = tmp_path / "proj" / "my-instance" / "INSTANCE"
+    assert file.read_bytes().startswith(b"sparsetable-instance 2\n")
+    written = file.read_bytes()
+    cluster = instance.cluster("cluster-two", min_serve_nodes=1, max_serve_nodes=4, cpu_utilization_percent=50)
+    cluster.update().result()
+    instance.app_profile(
+        "pinned", routing_policy_type=enums.RoutingPolicyType.SINGLE, cluster_id="cluster-two", allow_transactional_writes=True
+    ).create()
+    instance.app_profile("spread", routing_policy_type=enums.RoutingPolicyType.ANY, multi_cluster_ids=["cluster-two"]).create()
+    instance.display_name = "Kept on disk"
+    instance.update().result()
+    assert file.read_bytes() != written and not (file.parent / "INSTANCE.tmp").exists()
+    # A refused change writes nothing.
+    before = file.read_bytes()
+    with pytest.raises(exceptions.FailedPrecondition):
+        instance.cluster("cluster-two").delete()
+    assert file.read_bytes() == before
+    del bt, instance, cluster
+    gc.collect()
+    # A new process opens the folder and finds the instance as it was left.
+    lines = run_child(
+        f"""
+        import sparsetable as st
+        bt = st.Client(project="proj", admin=True, path={str(tmp_path)!r})
+        print([i.instance_id for i in bt.list_instances()[0]])
+        instance = bt.instance("my-instance")
+        instance.reload()
+        print(instance.display_name, instance.labels)
+        clusters, _ = instance.list_clusters()
+        print([(c.cluster_id, c.serve_nodes, c.min_serve_nodes, c.max_serve_nodes, c.cpu_utilization_percent) for c in clusters])
+        for p in instance.list_app_profiles():
+            print(p.app_profile_id, p.routing_policy_type, p.cluster_id, p.allow_transactional_writes, p.multi_cluster_ids)
+        # The data plane routes by the record read from the file.
+        data = st.BigtableDataClient(project="proj", path={str(tmp_path)!r})
+        print([c for c, _ in data.instance_control("my-instance").status()["clusters"]])
+        instance.app_profile("spread").delete(ignore_warnings=True)
+        """
+    )
+    assert lines == [
+        "['my-instance']",
+        "Kept on disk {'env': 'test'}",
+        "[('cluster-one', 3, None, None, None), ('cluster-two', 3, 1, 4, 50)]",
+        "default 1 None None []",
+        "pinned 2 cluster-two True None",
+        "spread 1 None None ['cluster-two']",
+        "['cluster-one', 'cluster-two']",
+    ]
+    # What the child deleted is gone for the next opener (this process's records are
+    # reread: nothing here has the folder open).
+    bt = st.Client(project="proj", admin=True, path=tmp_path)
+    assert [p.app_profile_id for p in bt.instance("my-instance").list_app_profiles()] == ["default", "pinned"]
+    # Deleting the instance removes its file; the folder's data files stay.
+    bt.instance("my-instance").app_profile("pinned").delete(ignore_warnings=True)
+    bt.instance("my-instance").delete()
+    assert not file.exists() and (file.parent / "MANIFEST").is_file()
+    assert bt.list_instances() == ([], [])
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty"])
+def test_a_damaged_instance_file_is_data_loss(tmp_path, damage):
+    bt = st.Client(project="proj", admin=True, path=tmp_path)
+    make_instance(bt)
+    file = tmp_path / "proj" / "my-instance" / "INSTANCE"
+    del bt
+    gc.collect()
+    good = file.read_bytes()
+    file.write_bytes(
+        {
+            "garbage": b"not an instance file",
+            "truncated": good[: len(good) // 2],
+            "flipped": good[:30] + bytes([good[30] ^ 1]) + good[31:],
+            "empty": b"",
+        }[damage]
+    )
+    bt = st.Client(project="proj", admin=True, path=tmp_path)
+    with pytest.raises(exceptions.DataLoss, match="INSTANCE"):
+        bt.instance("my-instance").exists()
+    with pytest.raises(exceptions.DataLoss, match="INSTANCE"):
+        bt.list_instances()
+    with pytest.raises(st.DataLoss):
+        st.BigtableDataClient(project="proj", path=tmp_path).get_table("my-instance", "t").read_row(b"r")
+    # The file is left as found, for whoever can mend it.
+    assert file.read_bytes() != good

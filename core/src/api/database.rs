@@ -603,9 +603,34 @@ impl Database {
         // checks in the same order, one read seed), straight to the row.
         let table = self.table(table_id)?;
         let filter = filter.compile()?;
+        self.read_one(table, row_key, &filter)
+    }
+
+    /// As [`Database::read_row_filtered`] with a filter the caller compiled once
+    /// ([`RowFilter::compile`]): a prepared SQL point query reads its row this way.
+    ///
+    /// # Errors
+    /// `NotFound` for an unknown table; `InvalidArgument` for a bad row key.
+    pub fn read_row_compiled(
+        &self,
+        table_id: &str,
+        row_key: &[u8],
+        filter: &CompiledFilter,
+    ) -> Result<Option<Row>> {
+        validate_row_key(row_key)?;
+        let table = self.table(table_id)?;
+        self.read_one(table, row_key, filter)
+    }
+
+    fn read_one(
+        &self,
+        table: &Table,
+        row_key: &[u8],
+        filter: &CompiledFilter,
+    ) -> Result<Option<Row>> {
         let now = self.now()?;
         let mut random = SplitMix64::new(self.next_read_seed());
-        crate::table::read::read_one(table, row_key, now, &filter, &mut random)
+        crate::table::read::read_one(table, row_key, now, filter, &mut random)
     }
 
     /// Streams the rows a request selects, in key order (or reversed), without

@@ -571,6 +571,7 @@ impl Replication {
             }
             WriteBatch {
                 commit_micros: None,
+                collected: false,
                 sequence: w.order.2,
                 entries: w
                     .write

@@ -71,6 +71,8 @@ pub mod value_type_tag {
     pub const INT64_MIN: u8 = 3;
     /// [`crate::ValueType::Int64Max`].
     pub const INT64_MAX: u8 = 4;
+    /// [`crate::ValueType::HllUniqueCount`].
+    pub const HLL_UNIQUE_COUNT: u8 = 5;
 }
 
 /// Stable one-byte tags of [`Granularity`]. Reach disk: never renumber.
@@ -397,6 +399,7 @@ impl Encode for ValueType {
                 ValueType::Int64Sum => INT64_SUM,
                 ValueType::Int64Min => INT64_MIN,
                 ValueType::Int64Max => INT64_MAX,
+                ValueType::HllUniqueCount => HLL_UNIQUE_COUNT,
             },
         );
     }
@@ -410,6 +413,7 @@ impl Decode for ValueType {
             INT64_SUM => ValueType::Int64Sum,
             INT64_MIN => ValueType::Int64Min,
             INT64_MAX => ValueType::Int64Max,
+            HLL_UNIQUE_COUNT => ValueType::HllUniqueCount,
             tag => return Err(d.unknown_tag(tag, "value_type")),
         })
     }
@@ -714,6 +718,7 @@ pub(crate) mod tests {
             Just(ValueType::Int64Sum),
             Just(ValueType::Int64Min),
             Just(ValueType::Int64Max),
+            Just(ValueType::HllUniqueCount),
         ];
         let family = (arb_gc_rule(), value_type).prop_map(|(gc_rule, value_type)| ColumnFamily {
             gc_rule,

@@ -42,6 +42,14 @@ pub const RECORD_TYPE_BATCH: u8 = 1;
 /// time it was committed. Reaches disk: never renumber.
 pub const RECORD_TYPE_TIMED_BATCH: u8 = 2;
 
+/// Record type of the changes garbage collection made to tables with a change stream: the
+/// commit time, then a write batch whose entries are the collected cells (one
+/// DeleteFromColumn of `[ts, ts + 1)` each). Recovery logs them in the change streams as
+/// GARBAGE_COLLECTION records and never applies them to the tables (the collection itself is
+/// in the run files the manifest names, or is redone by a later one). Reaches disk: never
+/// renumber.
+pub const RECORD_TYPE_COLLECTED: u8 = 3;
+
 /// Largest payload a record can hold (its length field is a u32).
 pub const MAX_PAYLOAD_LEN: usize = u32::MAX as usize;
 
@@ -70,6 +78,10 @@ pub struct WriteBatch {
     /// When the batch committed (microseconds, the engine clock), if its record says so
     /// (record type [`RECORD_TYPE_TIMED_BATCH`]); not part of the batch's own encoding.
     pub commit_micros: Option<i64>,
+    /// Whether the entries are cells garbage collection removed, for the change streams only
+    /// (record type [`RECORD_TYPE_COLLECTED`], which always has a commit time), rather than a
+    /// write to apply.
+    pub collected: bool,
 }
 
 impl Encode for WriteBatch {
@@ -185,12 +197,23 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
         })
         .sum::<usize>()
         + 20;
-    match batch.commit_micros {
-        None => framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out)),
-        Some(t) => framed(RECORD_TYPE_TIMED_BATCH, hint + 10, |out| {
-            put_varint_i64(out, t);
-            batch.encode_to(out);
-        }),
+    match (batch.commit_micros, batch.collected) {
+        (None, false) => framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out)),
+        (Some(t), collected) => framed(
+            if collected {
+                RECORD_TYPE_COLLECTED
+            } else {
+                RECORD_TYPE_TIMED_BATCH
+            },
+            hint + 10,
+            |out| {
+                put_varint_i64(out, t);
+                batch.encode_to(out);
+            },
+        ),
+        (None, true) => Err(Error::invalid_argument(
+            "a garbage collection record needs its commit time",
+        )),
     }
 }
 
@@ -218,6 +241,28 @@ pub fn encode_rows_record(
         if let Some(t) = commit_micros {
             put_varint_i64(out, t);
         }
+        put_batch(out, sequence, rows.iter().map(|&(k, ms)| (table, k, ms)))
+    })
+}
+
+/// The record [`LogWriter::append_collected`] writes: the bytes [`encode_record`] gives for
+/// the equivalent [`WriteBatch`] with `collected` set.
+///
+/// # Errors
+/// As [`encode_record`].
+pub fn encode_collected_record(
+    sequence: u64,
+    table: &str,
+    rows: &[(&[u8], &[Mutation])],
+    commit_micros: i64,
+) -> Result<Vec<u8>> {
+    let hint = rows
+        .iter()
+        .map(|(k, ms)| table.len() + k.len() + 30 + ms.iter().map(size_hint).sum::<usize>())
+        .sum::<usize>()
+        + 30;
+    framed(RECORD_TYPE_COLLECTED, hint, |out| {
+        put_varint_i64(out, commit_micros);
         put_batch(out, sequence, rows.iter().map(|&(k, ms)| (table, k, ms)))
     })
 }
@@ -284,6 +329,26 @@ impl LogWriter {
         self.append_record(
             sequence,
             &encode_rows_record(sequence, table, rows, commit_micros)?,
+        )
+    }
+
+    /// Appends the record (type [`RECORD_TYPE_COLLECTED`]) of the cells garbage collection
+    /// removed from `table` at `commit_micros`, `rows` in row order, as batch `sequence`.
+    /// Durable only after [`LogWriter::sync`].
+    ///
+    /// # Errors
+    /// As [`LogWriter::append`].
+    pub fn append_collected(
+        &mut self,
+        sequence: u64,
+        table: &str,
+        rows: &[(&[u8], &[Mutation])],
+        commit_micros: i64,
+    ) -> Result<u64> {
+        self.check_sequence(sequence)?;
+        self.append_record(
+            sequence,
+            &encode_collected_record(sequence, table, rows, commit_micros)?,
         )
     }
 
@@ -366,6 +431,7 @@ mod tests {
     fn batch(sequence: u64, rows: &[&str]) -> WriteBatch {
         WriteBatch {
             commit_micros: None,
+            collected: false,
             sequence,
             entries: rows
                 .iter()
@@ -449,6 +515,7 @@ mod tests {
             sequence: 5,
             entries: vec![],
             commit_micros: None,
+            collected: false,
         })
         .unwrap();
         assert_eq!(record[4..], [2, 0, 0, 0, RECORD_TYPE_BATCH, 5, 0]);
@@ -546,9 +613,14 @@ mod tests {
 
     #[test]
     fn a_checked_record_of_unknown_type_or_bad_payload_is_data_loss() {
-        let unknown = frame(3, &batch(1, &["a"]).to_bytes()).unwrap();
+        let unknown = frame(4, &batch(1, &["a"]).to_bytes()).unwrap();
         let err = read(&unknown).1.unwrap_err();
-        assert!(err.message().contains("unsupported type 3"), "{err}");
+        assert!(err.message().contains("unsupported type 4"), "{err}");
+        // A collected record whose time is missing.
+        let err = read(&frame(RECORD_TYPE_COLLECTED, &[]).unwrap())
+            .1
+            .unwrap_err();
+        assert!(err.message().contains("malformed write batch"), "{err}");
         // A timed batch whose time is missing.
         let err = read(&frame(RECORD_TYPE_TIMED_BATCH, &[]).unwrap())
             .1
@@ -591,6 +663,38 @@ mod tests {
         let (read, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
         assert_eq!(read, vec![b]);
         assert_eq!(end, Ok(ReplayEnd::Clean));
+    }
+
+    #[test]
+    fn a_collected_record_round_trips_and_needs_a_commit_time() {
+        let mut b = batch(9, &["a", "b"]);
+        b.commit_micros = Some(-3);
+        b.collected = true;
+        let rows: Vec<(&[u8], &[Mutation])> = b
+            .entries
+            .iter()
+            .map(|e| (e.row_key.as_slice(), e.mutations.as_slice()))
+            .collect();
+        let record = encode_collected_record(9, "t", &rows, -3).unwrap();
+        assert_eq!(record, encode_record(&b).unwrap());
+        assert_eq!(record[8], RECORD_TYPE_COLLECTED);
+        // The payload is a timed batch's: only the type byte (and so the checksum) differs.
+        let mut timed = b.clone();
+        timed.collected = false;
+        let timed = encode_record(&timed).unwrap();
+        assert_eq!(record[9..], timed[9..]);
+        assert_eq!(timed[8], RECORD_TYPE_TIMED_BATCH);
+        let storage = MemStorage::new();
+        let mut w = LogWriter::new(storage.create("log").unwrap());
+        w.append(&batch(8, &["x"])).unwrap();
+        w.append_collected(9, "t", &rows, -3).unwrap();
+        let err = w.append_collected(9, "t", &rows, -3).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        let (read, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
+        assert_eq!(read, vec![batch(8, &["x"]), b.clone()]);
+        assert_eq!(end, Ok(ReplayEnd::Clean));
+        b.commit_micros = None;
+        assert_eq!(encode_record(&b).unwrap_err().code(), Code::InvalidArgument);
     }
 
     struct FailingFile;
@@ -640,7 +744,9 @@ mod tests {
                     sequence: 10 * i as u64 + 1,
                     entries: vec![BatchEntry { table, row_key, mutations }],
                     // Both record types, and times of either sign.
-                    commit_micros: (i % 2 == 1).then_some(i as i64 * 1_000_003 - 5),
+                    commit_micros: (i % 3 != 0).then_some(i as i64 * 1_000_003 - 5),
+                    // All three record types.
+                    collected: i % 3 == 2,
                 })
                 .collect();
             let (bytes, _) = log_of(&batches);

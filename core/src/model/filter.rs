@@ -422,6 +422,11 @@ fn in_range(v: &[u8], start: &Bound<Vec<u8>>, end: &Bound<Vec<u8>>) -> bool {
 
 /// The families of a row's cells (grouped by family) in the order the row has them.
 fn family_order(cells: &[Cell]) -> Vec<String> {
+    // Cells of one family (a read that selects columns of one family, the common case) all
+    // rank alike whatever the order says, so none is made: no copy of the name per row.
+    if cells.windows(2).all(|w| w[0].family == w[1].family) {
+        return Vec::new();
+    }
     let mut order: Vec<String> = Vec::new();
     for c in cells {
         if order.last() != Some(&c.family) {
@@ -515,8 +520,14 @@ fn eval(
         Node::Interleave(members) => {
             let order = family_order(&cells);
             let mut out = Vec::new();
-            for m in members {
-                out.extend(eval(m, key, cells.clone(), random, sunk));
+            // Each member sees the whole row. All but the last see a copy, made of only the
+            // cells their leading selections keep (a column picked out of a wide row copies
+            // that column, not the row); the last takes the row itself.
+            if let Some((last, rest)) = members.split_last() {
+                for m in rest {
+                    out.extend(eval_copy(m, key, &cells, random, sunk));
+                }
+                out.extend(eval(last, key, cells, random, sunk));
             }
             // Stable: duplicates keep member order.
             sort_cells(&mut out, &order);
@@ -601,6 +612,108 @@ fn eval(
     }
 }
 
+/// `eval(node, key, cells.to_vec(), ..)`, copying only the cells that `node`'s leading
+/// selections keep (see [`select`]); the rest of the node runs on that copy.
+fn eval_copy(
+    node: &Node,
+    key: &[u8],
+    cells: &[Cell],
+    random: &mut dyn RandomSource,
+    sunk: &mut Vec<Cell>,
+) -> Vec<Cell> {
+    let (leading, rest): (&[Node], &[Node]) = match node {
+        Node::Chain(members) => {
+            let n = members.iter().take_while(|m| is_selection(m)).count();
+            members.split_at(n)
+        }
+        other if is_selection(other) => (core::slice::from_ref(other), &[]),
+        other => return eval(other, key, cells.to_vec(), random, sunk),
+    };
+    let mut kept: Vec<usize> = (0..cells.len()).collect();
+    for m in leading {
+        if kept.is_empty() {
+            return Vec::new();
+        }
+        select(m, key, cells, &mut kept);
+    }
+    let mut copy: Vec<Cell> = kept.iter().map(|&i| cells[i].clone()).collect();
+    for m in rest {
+        if copy.is_empty() {
+            break;
+        }
+        copy = eval(m, key, copy, random, sunk);
+    }
+    copy
+}
+
+/// Whether `node` only keeps or drops cells, by the row key and what each cell holds, in
+/// order, changing none and drawing no random number: [`select`] can apply it to indices.
+fn is_selection(node: &Node) -> bool {
+    matches!(
+        node,
+        Node::PassAll
+            | Node::BlockAll
+            | Node::RowKeyRegex(_)
+            | Node::FamilyRegex(_)
+            | Node::QualifierRegex(_)
+            | Node::ColumnRange(..)
+            | Node::TimestampRange(..)
+            | Node::ValueRegex(_)
+            | Node::ValueRange(..)
+            | Node::RowOffset(_)
+            | Node::RowLimit(_)
+            | Node::ColumnLimit(_)
+            | Node::Bitmask(_)
+    )
+}
+
+/// Applies a selection node ([`is_selection`]) to `kept`, indices into `cells` in order:
+/// afterwards it holds the indices of the cells `eval` of the node would return, in order.
+fn select(node: &Node, key: &[u8], cells: &[Cell], kept: &mut Vec<usize>) {
+    let cell = |i: &usize| &cells[*i];
+    match node {
+        Node::RowKeyRegex(re) if !re.is_full_match(key) => kept.clear(),
+        Node::BlockAll => kept.clear(),
+        Node::FamilyRegex(re) => kept.retain(|i| re.is_full_match(cell(i).family.as_bytes())),
+        Node::QualifierRegex(re) => kept.retain(|i| re.is_full_match(&cell(i).qualifier)),
+        Node::ColumnRange(family, start, end) => kept.retain(|i| {
+            let c = cell(i);
+            c.family == *family && in_range(&c.qualifier, start, end)
+        }),
+        Node::TimestampRange(start, end) => kept.retain(|i| {
+            let t = cell(i).timestamp_micros;
+            t >= *start && end.is_none_or(|e| t < e)
+        }),
+        Node::ValueRegex(re) => kept.retain(|i| re.is_full_match(&cell(i).value)),
+        Node::ValueRange(start, end) => kept.retain(|i| in_range(&cell(i).value, start, end)),
+        Node::RowOffset(n) => {
+            let n = (*n).min(kept.len());
+            kept.drain(..n);
+        }
+        Node::RowLimit(n) => kept.truncate(*n),
+        Node::ColumnLimit(n) => {
+            let mut seen = 0usize;
+            let mut prev: Option<&Cell> = None;
+            kept.retain(|i| {
+                let c = cell(i);
+                if !prev.is_some_and(|p| p.family == c.family && p.qualifier == c.qualifier) {
+                    seen = 0;
+                }
+                prev = Some(c);
+                seen += 1;
+                seen <= *n
+            });
+        }
+        Node::Bitmask(mask) => kept.retain(|i| {
+            let v = &cell(i).value;
+            v.len() == mask.len() && v.iter().zip(mask).all(|(b, m)| b & m == *m)
+        }),
+        // A matching row key, PassAll: everything stays. Not selections (`is_selection`):
+        // never given.
+        _ => {}
+    }
+}
+
 /// See [`CompiledFilter::column_limit`].
 fn column_limit(node: &Node) -> Option<usize> {
     match node {
@@ -632,6 +745,9 @@ fn keep(mut cells: Vec<Cell>, pred: impl Fn(&Cell) -> bool) -> Vec<Cell> {
     cells.retain(|c| pred(c));
     cells
 }
+
+#[cfg(test)]
+mod copy_tests;
 
 #[cfg(test)]
 mod tests {

@@ -135,7 +135,8 @@ pub enum Mutation {
         /// The input to merge.
         input: i64,
     },
-    /// Merges an aggregate state (for Sum/Min/Max: 8-byte big-endian int64) into the cell.
+    /// Merges an aggregate state (for Sum/Min/Max: 8-byte big-endian int64; for a
+    /// HyperLogLog++ family: a sketch, see `model::aggregate`) into the cell.
     MergeToCell {
         /// An aggregate column family.
         family: String,
@@ -143,7 +144,7 @@ pub enum Mutation {
         qualifier: Vec<u8>,
         /// Microseconds.
         timestamp_micros: i64,
-        /// The state to merge: exactly 8 bytes.
+        /// The state to merge: exactly 8 bytes, or a HyperLogLog++ family's sketch.
         state: Vec<u8>,
     },
     /// Deletes the cells of one column, optionally only those in a time range.
@@ -259,13 +260,7 @@ impl Mutation {
                     index,
                     "timestamp",
                 )?;
-                if state.len() != 8 {
-                    return Err(Error::invalid_argument(format!(
-                        "mutations[{index}]: input of {} bytes is not an 8-byte big-endian int64 state",
-                        state.len()
-                    )));
-                }
-                Ok(())
+                crate::model::aggregate::check_state(value_type, state, index)
             }
             Mutation::SetCell {
                 qualifier,

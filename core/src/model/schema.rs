@@ -38,12 +38,22 @@ pub enum ValueType {
     Int64Min,
     /// An aggregate keeping the maximum of the int64 inputs.
     Int64Max,
+    /// Bigtable's `HyperLogLogPlusPlusUniqueCount` aggregate: cells hold a HyperLogLog++
+    /// sketch of the inputs (see `model::aggregate`).
+    HllUniqueCount,
 }
 
 impl ValueType {
     /// The names front-ends use for the value types: `bytes`, `int64_sum`, `int64_min`,
-    /// `int64_max` (Bigtable's `Type`: bytes, or an int64 aggregate with a sum, min or max).
-    pub const NAMES: [&'static str; 4] = ["bytes", "int64_sum", "int64_min", "int64_max"];
+    /// `int64_max`, `hllpp_unique_count` (Bigtable's `Type`: bytes, an int64 aggregate with a
+    /// sum, min or max, or the HyperLogLog++ unique count aggregate).
+    pub const NAMES: [&'static str; 5] = [
+        "bytes",
+        "int64_sum",
+        "int64_min",
+        "int64_max",
+        "hllpp_unique_count",
+    ];
 
     /// The value type named `name` (one of [`ValueType::NAMES`]).
     ///
@@ -55,8 +65,10 @@ impl ValueType {
             "int64_sum" => Ok(ValueType::Int64Sum),
             "int64_min" => Ok(ValueType::Int64Min),
             "int64_max" => Ok(ValueType::Int64Max),
+            "hllpp_unique_count" => Ok(ValueType::HllUniqueCount),
             other => Err(Error::invalid_argument(format!(
-                "value type {} must be one of bytes, int64_sum, int64_min, int64_max",
+                "value type {} must be one of bytes, int64_sum, int64_min, int64_max, \
+                 hllpp_unique_count",
                 quoted(other)
             ))),
         }
@@ -69,6 +81,7 @@ impl ValueType {
             ValueType::Int64Sum => "int64_sum",
             ValueType::Int64Min => "int64_min",
             ValueType::Int64Max => "int64_max",
+            ValueType::HllUniqueCount => "hllpp_unique_count",
         }
     }
 
@@ -77,12 +90,14 @@ impl ValueType {
         self != ValueType::Bytes
     }
 
-    /// Merges an input into an aggregate's current value.
+    /// Merges an int64 input into an int64 aggregate's current value (a HyperLogLog++
+    /// family's cells are sketches: `model::aggregate::merged_value` merges those).
     pub fn merge(self, current: i64, input: i64) -> i64 {
         match self {
             ValueType::Bytes | ValueType::Int64Sum => current.wrapping_add(input),
             ValueType::Int64Min => current.min(input),
             ValueType::Int64Max => current.max(input),
+            ValueType::HllUniqueCount => current,
         }
     }
 }

@@ -27,7 +27,10 @@
 //!
 //! On storage the logs persist in one file (docs/format/change_log.md, [`encode_changes`]),
 //! which the database rewrites at each checkpoint; writes after it are logged again from the
-//! commit log on recovery, with the commit times their records carry.
+//! commit log on recovery, with the commit times their records carry, and so are the
+//! garbage-collection records after it, which the database puts in the commit log (record
+//! type 3) before a manifest names the runs their collection left (until then a log notes
+//! them as not durable: [`ChangeLog::unlogged`]).
 //!
 //! Invariants: sequence numbers grow by one per change in one log and are never reused (a
 //! log read back from its file continues after its `last_sequence`); the log holds changes
@@ -99,6 +102,10 @@ pub struct ChangeLog {
     enabled_micros: i64,
     records: VecDeque<ChangeRecord>,
     last_sequence: u64,
+    /// The sequences of garbage-collection records that are in neither the commit log nor
+    /// the change log file yet (on storage only): the database logs them before the
+    /// manifest names the runs the collection left (`Database::log_collected`). Not stored.
+    unlogged: Vec<u64>,
 }
 
 impl ChangeLog {
@@ -113,6 +120,7 @@ impl ChangeLog {
             enabled_micros: now,
             records: VecDeque::new(),
             last_sequence: 0,
+            unlogged: Vec::new(),
         })
     }
 
@@ -157,8 +165,13 @@ impl ChangeLog {
     }
 
     /// Logs the cells garbage collection removed, one record per row (`collected` is in
-    /// row order, each cell as a DeleteFromColumn of its one timestamp), at `now`.
-    pub fn push_collected(&mut self, collected: Vec<(Vec<u8>, Mutation)>, now: i64) {
+    /// row order, each cell as a DeleteFromColumn of its one timestamp), at `now`. Returns
+    /// the sequences the records were given.
+    pub fn push_collected(
+        &mut self,
+        collected: Vec<(Vec<u8>, Mutation)>,
+        now: i64,
+    ) -> core::ops::Range<u64> {
         let mut rows: Vec<(Vec<u8>, Vec<Mutation>)> = Vec::new();
         for (row_key, mutation) in collected {
             match rows.last_mut() {
@@ -166,6 +179,18 @@ impl ChangeLog {
                 _ => rows.push((row_key, alloc::vec![mutation])),
             }
         }
+        self.push_collected_rows(rows, now)
+    }
+
+    /// Logs one garbage-collection record per row of `rows` (row key, its collected cells),
+    /// at `now`: how recovery logs a garbage-collection record of the commit log, whose
+    /// entries are the records as first logged. Returns the sequences given.
+    pub fn push_collected_rows(
+        &mut self,
+        rows: Vec<(Vec<u8>, Vec<Mutation>)>,
+        now: i64,
+    ) -> core::ops::Range<u64> {
+        let first = self.last_sequence + 1;
         for (row_key, mutations) in rows {
             self.last_sequence += 1;
             self.records.push_back(ChangeRecord {
@@ -177,6 +202,34 @@ impl ChangeLog {
             });
         }
         self.prune(now);
+        first..self.last_sequence + 1
+    }
+
+    /// Notes that the records `sequences` are not durable yet (see the field's docs).
+    pub(crate) fn mark_unlogged(&mut self, sequences: core::ops::Range<u64>) {
+        self.unlogged.extend(sequences);
+    }
+
+    /// The records not durable yet, oldest first (those the retention already pruned are
+    /// gone and need no logging).
+    pub(crate) fn unlogged(&self) -> Vec<&ChangeRecord> {
+        self.unlogged
+            .iter()
+            .filter_map(|&s| {
+                let i = self.records.partition_point(|r| r.sequence < s);
+                self.records.get(i).filter(|r| r.sequence == s)
+            })
+            .collect()
+    }
+
+    /// Whether some record is not durable yet.
+    pub(crate) fn has_unlogged(&self) -> bool {
+        !self.unlogged.is_empty()
+    }
+
+    /// Forgets the records [`ChangeLog::unlogged`] named: they are durable now.
+    pub(crate) fn clear_unlogged(&mut self) {
+        self.unlogged.clear();
     }
 
     /// Drops changes committed before `now - retention`.
@@ -386,6 +439,7 @@ pub fn decode_changes(bytes: &[u8]) -> Result<(u64, Vec<(String, ChangeLog)>)> {
                 enabled_micros,
                 records,
                 last_sequence,
+                unlogged: Vec::new(),
             },
         ));
     }

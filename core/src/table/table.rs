@@ -27,6 +27,7 @@ use crate::durability::manifest::{RunMeta, TableState, TabletState};
 use crate::lsm::internal_key::{self, EntryKind, InternalKey};
 use crate::lsm::persist::RunStore;
 use crate::lsm::source::Source;
+use crate::model::aggregate;
 use crate::model::gc::GcMode;
 use crate::model::mutation::Mutation;
 use crate::model::row::SampleRowKey;
@@ -327,29 +328,27 @@ impl Table {
                     qualifier,
                     timestamp_micros,
                     input,
-                } => {
-                    self.merged_aggregate(ti, row_key, family, qualifier, *timestamp_micros, *input)
-                }
+                } => self.merged_aggregate(
+                    ti,
+                    row_key,
+                    family,
+                    qualifier,
+                    *timestamp_micros,
+                    aggregate::Input::Int64(*input),
+                ),
                 Mutation::MergeToCell {
                     family,
                     qualifier,
                     timestamp_micros,
                     state,
-                } => {
-                    // Validation guarantees 8 bytes.
-                    let mut b = [0u8; 8];
-                    if state.len() == 8 {
-                        b.copy_from_slice(state);
-                    }
-                    self.merged_aggregate(
-                        ti,
-                        row_key,
-                        family,
-                        qualifier,
-                        *timestamp_micros,
-                        i64::from_be_bytes(b),
-                    )
-                }
+                } => self.merged_aggregate(
+                    ti,
+                    row_key,
+                    family,
+                    qualifier,
+                    *timestamp_micros,
+                    aggregate::Input::State(state),
+                ),
                 Mutation::DeleteFromColumn {
                     family,
                     qualifier,
@@ -476,7 +475,7 @@ impl Table {
         family: &str,
         qualifier: &[u8],
         ts: i64,
-        input: i64,
+        input: aggregate::Input<'_>,
     ) -> (EntryKind, Vec<u8>) {
         let ty = self
             .config
@@ -492,16 +491,14 @@ impl Table {
             .find(|(c, _)| {
                 c.family == family && c.qualifier == qualifier && c.timestamp_micros == ts
             })
-            .and_then(|(c, _)| <[u8; 8]>::try_from(c.value.as_slice()).ok())
-            .map(i64::from_be_bytes);
-        let merged = current.map_or(input, |cur| ty.merge(cur, input));
+            .map(|(c, _)| c.value);
         (
             EntryKind::Cell {
                 family: family.into(),
                 qualifier: qualifier.to_vec(),
                 timestamp_micros: ts,
             },
-            merged.to_be_bytes().to_vec(),
+            aggregate::merged_value(ty, current.as_deref(), input),
         )
     }
 

@@ -269,25 +269,6 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
         tonic::Code::FailedPrecondition,
         "change_stream_config",
     );
-    use admin_v2::r#type::{aggregate::Aggregator, Aggregate, Kind};
-    let mut hll = create_table(parent, "hll", &[]);
-    hll.table.as_mut().unwrap().column_families.insert(
-        "u".into(),
-        admin_v2::ColumnFamily {
-            value_type: Some(admin_v2::Type {
-                kind: Some(Kind::AggregateType(Box::new(Aggregate {
-                    aggregator: Some(Aggregator::HllppUniqueCount(Default::default())),
-                    ..Default::default()
-                }))),
-            }),
-            ..Default::default()
-        },
-    );
-    assert_status(
-        admin.create_table(hll).await,
-        tonic::Code::Unimplemented,
-        "hllpp_unique_count",
-    );
     // A change stream's retention is 1 to 7 days.
     let update = admin_v2::UpdateTableRequest {
         table: Some(admin_v2::Table {

@@ -19,6 +19,8 @@ mod console_vs_cbt;
 mod family_order;
 mod gc_mode;
 mod grpc;
+mod hll_family;
+mod logical_views;
 mod migrate;
 mod replication;
 mod replication_vectors;

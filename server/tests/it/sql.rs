@@ -18,7 +18,7 @@ fn bytes_type() -> v2::Type {
     }
 }
 
-async fn prepare(
+pub(crate) async fn prepare(
     server: &Server,
     query: &str,
     param_types: &[(&str, v2::Type)],
@@ -40,7 +40,7 @@ async fn prepare(
 }
 
 /// Every value the stream carries, in order, and the last resume token.
-async fn execute(
+pub(crate) async fn execute(
     server: &Server,
     prepared: &[u8],
     params: &[(&str, v2::Value)],
@@ -83,7 +83,7 @@ async fn execute(
     Ok((values, token))
 }
 
-fn bytes(v: &v2::Value) -> &[u8] {
+pub(crate) fn bytes(v: &v2::Value) -> &[u8] {
     match &v.kind {
         Some(v2::value::Kind::BytesValue(b)) => b,
         other => panic!("not bytes: {other:?}"),

@@ -1,6 +1,6 @@
-//! Replays every shared SQL vector (tests/vectors/sql) through the real server: tables by
-//! CreateTable (then ModifyColumnFamilies, so families keep the vector's order), rows by
-//! MutateRow, queries by PrepareQuery and ExecuteQuery, results decoded from the checksummed
+//! Replays every shared SQL vector (tests/vectors/sql, and tests/vectors/sql_views) through
+//! the real server: tables by CreateTable (then ModifyColumnFamilies, so families keep the
+//! vector's order), rows by MutateRow, logical views by CreateLogicalView, queries by PrepareQuery and ExecuteQuery, results decoded from the checksummed
 //! ProtoRows batches with the prepared metadata's types. The comparison is the shared one
 //! (`sparsetable_test_vectors::sql::check_result`).
 
@@ -17,7 +17,8 @@ use sparsetable_server::sql::{type_from_proto, type_to_proto, value_from_proto, 
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::SetTimeRequest;
 use sparsetable_test_vectors::sql::{
-    check_result, load_sql, row_mutations, sql_type, sql_value, Answer, SqlQuery, SqlVector,
+    check_result, load_sql, load_sql_views, row_mutations, sql_type, sql_value, Answer, SqlQuery,
+    SqlVector,
 };
 use sparsetable_test_vectors::{table_config, DEFAULT_CLOCK_MICROS};
 
@@ -172,6 +173,23 @@ async fn replay(server: &Server, v: &SqlVector) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     }
+    if !v.logical_views.is_empty() {
+        use admin_v2::bigtable_instance_admin_client::BigtableInstanceAdminClient;
+        let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
+        for (id, query) in &v.logical_views {
+            instances
+                .create_logical_view(admin_v2::CreateLogicalViewRequest {
+                    parent: instance.clone(),
+                    logical_view_id: id.clone(),
+                    logical_view: Some(admin_v2::LogicalView {
+                        query: query.clone(),
+                        ..Default::default()
+                    }),
+                })
+                .await
+                .map_err(|e| format!("logical view {id}: {e}"))?;
+        }
+    }
     let mut failures = Vec::new();
     for q in &v.queries {
         if let Err(e) = check_result(q, run(server, &instance, q).await) {
@@ -192,8 +210,11 @@ async fn replay(server: &Server, v: &SqlVector) -> Result<(), String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_sql_vector_replays_through_grpc() {
-    let vectors = load_sql();
+    let mut vectors = load_sql();
     assert!(!vectors.is_empty(), "no SQL vectors found");
+    let views = load_sql_views();
+    assert!(!views.is_empty(), "no logical-view SQL vectors found");
+    vectors.extend(views);
     let server = Server::start(&["--clock-micros", "0"]);
     let mut failures = Vec::new();
     let mut queries = 0;

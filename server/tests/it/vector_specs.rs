@@ -137,6 +137,7 @@ pub(crate) fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
         ValueType::Int64Sum => Some(Aggregator::Sum(Default::default())),
         ValueType::Int64Min => Some(Aggregator::Min(Default::default())),
         ValueType::Int64Max => Some(Aggregator::Max(Default::default())),
+        ValueType::HllUniqueCount => Some(Aggregator::HllppUniqueCount(Default::default())),
     };
     let value_type = aggregator.map(|aggregator| admin_v2::Type {
         kind: Some(Kind::AggregateType(Box::new(Aggregate {

@@ -157,6 +157,7 @@ fn value_type_from_proto(t: Option<&admin_v2::Type>) -> ValueType {
             Some(Aggregator::Sum(_)) => ValueType::Int64Sum,
             Some(Aggregator::Min(_)) => ValueType::Int64Min,
             Some(Aggregator::Max(_)) => ValueType::Int64Max,
+            Some(Aggregator::HllppUniqueCount(_)) => ValueType::HllUniqueCount,
             ref other => panic!("unexpected aggregator {other:?}"),
         },
         Some(other) => panic!("unexpected value type {other:?}"),

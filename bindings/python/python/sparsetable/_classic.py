@@ -417,8 +417,9 @@ class Table:
         dict's order, split at `initial_split_keys`. ``AlreadyExists`` if it exists.
 
         `value_types` (a Sparsetable addition; Google's classic client cannot express it)
-        makes families aggregates: family id -> ``"int64_sum"``, ``"int64_min"`` or
-        ``"int64_max"``, written with ``AddToCell``, as Bigtable's ``value_type``."""
+        makes families aggregates: family id -> ``"int64_sum"``, ``"int64_min"``,
+        ``"int64_max"`` or ``"hllpp_unique_count"``, written with ``AddToCell``, as Bigtable's
+        ``value_type``."""
         families = {_family_id(k): v for k, v in (column_families or {}).items()}
         types = {_family_id(k): v for k, v in (value_types or {}).items()} or None
         self._admin.create_table(

@@ -3,14 +3,26 @@
 //! from another database, the change logs of tables with a change stream, and the schema
 //! epoch a replicated instance watches to keep its copies' schemas in line.
 //!
+//! On storage, the change records garbage collection makes (a compaction's, at any time) are
+//! written to the commit log as records of their own (docs/format/commit_log.md, type 3)
+//! before a manifest names the runs the collection left, so a crash before the next
+//! checkpoint (which writes the change log file) does not lose them; recovery logs them
+//! again in the change streams and applies nothing.
+//!
 //! Invariants: a captured write is taken once; a write applied from elsewhere is not this
-//! database's change (it is neither captured again nor logged in its change streams).
+//! database's change (it is neither captured again nor logged in its change streams); a
+//! table's garbage-collection records reach the commit log before any later write of that
+//! table does, so recovery logs a table's changes in the order they were made (and gives
+//! them the same sequences); a record is in the commit log or the change log file at most
+//! once after the last checkpoint, and recovery logs only those after the file's
+//! `through_sequence`, so opening twice logs nothing twice.
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Database, RowMutations};
+use crate::durability::commit_log::BatchView;
 use crate::error::quoted;
 use crate::model::mutation::{validate_row_mutations, Mutation};
 use crate::table::change_log::ChangeLog;
@@ -66,6 +78,66 @@ impl Database {
         // On storage the setting (and the log so far) is kept at once, so a restart keeps
         // the stream as it was set.
         self.write_changes()
+    }
+
+    /// Appends the garbage-collection records not yet durable (of table `only`, or of every
+    /// table) to the commit log, one record per table and commit time, each taking the next
+    /// database sequence number. Not synced here: a manifest write syncs them first
+    /// (`write_manifest`), a write's record after them is synced with them. In memory there
+    /// is nothing to do.
+    ///
+    /// # Errors
+    /// The log's errors (the records stay not durable; after an I/O error the checkpoint
+    /// that starts a new log writes them to the change log file instead).
+    pub(super) fn log_collected(&mut self, only: Option<&str>) -> Result<()> {
+        let Some(p) = &mut self.persist else {
+            return Ok(());
+        };
+        for (table_id, table) in &mut self.tables {
+            if only.is_some_and(|o| o != table_id) {
+                continue;
+            }
+            let Some(log) = &mut table.change_log else {
+                continue;
+            };
+            if !log.has_unlogged() {
+                continue;
+            }
+            let records = log.unlogged();
+            for group in records.chunk_by(|a, b| a.commit_micros == b.commit_micros) {
+                let rows: Vec<(&[u8], &[Mutation])> = group
+                    .iter()
+                    .map(|r| (r.row_key.as_slice(), r.mutations.as_slice()))
+                    .collect();
+                let commit = group.first().map_or(0, |r| r.commit_micros);
+                let sequence = self.sequence + 1;
+                p.log.append_collected(sequence, table_id, &rows, commit)?;
+                self.sequence = sequence;
+                p.collected_unsynced = true;
+            }
+            log.clear_unlogged();
+        }
+        Ok(())
+    }
+
+    /// Logs a replayed garbage-collection record (`batch.collected`) in the change logs of
+    /// its tables (those that have one), one change record per entry, at the commit time
+    /// the record carries. Applies nothing: the collection is in the runs, or its cells
+    /// are still there for a later collection.
+    pub(super) fn log_replayed_collection(&mut self, batch: &BatchView<'_>) {
+        let commit = batch.commit_micros.unwrap_or_default();
+        for entry in batch.entries() {
+            if let Some(log) = self
+                .tables
+                .get_mut(entry.table)
+                .and_then(|t| t.change_log.as_mut())
+            {
+                log.push_collected_rows(
+                    alloc::vec![(entry.row_key.to_vec(), entry.to_mutations())],
+                    commit,
+                );
+            }
+        }
     }
 
     /// A table's change log, if its change stream is enabled.

@@ -35,6 +35,10 @@ use alloc::sync::Arc;
 pub const CHANGES_FILE: &str = "CHANGES";
 
 /// When a write is acknowledged relative to the disk.
+///
+/// The change-stream records of a garbage collection (commit log record type 3) are fsynced
+/// before a manifest names the runs the collection left, under `Sync` and `Interval` alike;
+/// under `None` they are not, and a power loss may lose them as it may lose writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
     /// Acknowledged only after its commit log record is fsynced.
@@ -109,6 +113,10 @@ pub(super) struct Persistence {
     /// Under `SharedDatabase`: `Sync` writes leave the fsync to the caller, who shares it
     /// with every writer that appended before it (group commit).
     pub(super) group_commit: bool,
+    /// Garbage-collection records were appended to the current log and maybe not synced
+    /// yet: the next manifest write syncs first (but for `Durability::None`), so that a
+    /// manifest never names runs whose collection's records a crash could still lose.
+    pub(super) collected_unsynced: bool,
 }
 
 impl Database {
@@ -192,6 +200,15 @@ impl Database {
             // storage before the checkpoint below.
             let mut apply_error = None;
             let read = replay_views(file, |batch| {
+                if batch.collected {
+                    // Garbage collection's changes, for the change streams only: the
+                    // collection itself is in the runs, or a later one redoes it.
+                    if streams && batch.sequence > changes_through {
+                        db.log_replayed_collection(batch);
+                    }
+                    db.sequence = db.sequence.max(batch.sequence);
+                    return Ok(());
+                }
                 if streams && batch.sequence > changes_through {
                     if let Err(e) = db.log_replayed_changes(batch, now) {
                         apply_error = Some(e);
@@ -218,6 +235,7 @@ impl Database {
             options,
             last_sync_micros: now,
             group_commit: false,
+            collected_unsynced: false,
         });
         db.checkpoint()?;
         Ok(db)
@@ -324,7 +342,17 @@ impl Database {
         file.append(&bytes)?;
         file.sync()?;
         drop(file);
-        storage.rename(tmp, CHANGES_FILE)
+        storage.rename(tmp, CHANGES_FILE)?;
+        // Every garbage-collection record is in the file now.
+        for t in self.tables.values_mut() {
+            if let Some(log) = &mut t.change_log {
+                log.clear_unlogged();
+            }
+        }
+        if let Some(p) = &mut self.persist {
+            p.collected_unsynced = false;
+        }
+        Ok(())
     }
 
     /// Re-applies one logged batch, skipping rows whose tablet already holds it in runs.
@@ -390,6 +418,28 @@ impl Database {
                 )
             })?;
         }
+        // On storage, whether the table has a change stream (then the record carries the
+        // commit time) and garbage-collection records not logged yet: those go to the log
+        // before this write's, so recovery logs its changes in the order they were made.
+        let stream = match &self.persist {
+            Some(_) => self
+                .tables
+                .get(table_id)
+                .and_then(|t| t.change_log.as_ref()),
+            None => None,
+        };
+        let timed = stream.is_some();
+        if stream.is_some_and(|l| l.has_unlogged()) {
+            if let Err(e) = self.log_collected(Some(table_id)) {
+                if self.persist.as_ref().is_some_and(|p| p.log.is_failed()) {
+                    // As for a write's record below: stop naming the broken log at once if
+                    // the disk allows (the checkpoint keeps the records in the change log
+                    // file); else the next write tries again.
+                    let _ = self.checkpoint();
+                }
+                return Err(e);
+            }
+        }
         if let Some(p) = &mut self.persist {
             // Encoded straight from the rows: a value is copied once, into the record (a row
             // asking for server time is resolved into a copy first).
@@ -411,10 +461,7 @@ impl Database {
                     table_id,
                     &logged_rows,
                     // The commit time lets recovery log the change as it was committed.
-                    self.tables
-                        .get(table_id)
-                        .and_then(|t| t.change_log.as_ref())
-                        .map(|_| now),
+                    timed.then_some(now),
                 )
                 .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
             if let Err(e) = logged {
@@ -523,7 +570,7 @@ impl Database {
         let mut log = LogWriter::new(file);
         log.sync()?;
         // Before the manifest stops naming the old log: once it does, the changes that log
-        // held are only in this file.
+        // held (garbage collection's records among them) are only in this file.
         self.write_changes()?;
         // The new log becomes current only once a manifest names it: if that write fails,
         // writes go on appending to the log the durable manifest still names.
@@ -532,6 +579,7 @@ impl Database {
             p.syncer = syncer;
             p.log = log;
             p.log_number = n;
+            p.collected_unsynced = false;
         }
         Ok(())
     }
@@ -570,11 +618,39 @@ impl Database {
 
     /// Writes the manifest describing every table, run, backup and the current log, then
     /// deletes files it no longer names. A no-op in memory.
+    ///
+    /// The manifest may name runs a compaction left after collecting garbage: the change
+    /// records of that collection are appended to the current log first, and synced (but
+    /// for `Durability::None`), so the collection never becomes durable without them. If
+    /// the log fails doing so, a checkpoint writes them to the change log file instead (and
+    /// the manifest, naming a new log).
     pub(super) fn write_manifest(&mut self) -> Result<()> {
+        match self.log_collected_for_manifest() {
+            Ok(()) => {}
+            Err(_) if self.persist.as_ref().is_some_and(|p| p.log.is_failed()) => {
+                return self.checkpoint();
+            }
+            Err(e) => return Err(e),
+        }
         match &self.persist {
             Some(p) => self.record_manifest(p.log_number),
             None => Ok(()),
         }
+    }
+
+    /// Appends the garbage-collection records not yet durable and syncs the log if any are
+    /// unsynced (not under `Durability::None`).
+    fn log_collected_for_manifest(&mut self) -> Result<()> {
+        self.log_collected(None)?;
+        let now = self.now_micros();
+        if let Some(p) = &mut self.persist {
+            if p.collected_unsynced && p.options.durability != Durability::None {
+                p.log.sync()?;
+                p.collected_unsynced = false;
+                p.last_sync_micros = now;
+            }
+        }
+        Ok(())
     }
 
     /// As [`Self::write_manifest`], naming `log_number` as the one commit log.

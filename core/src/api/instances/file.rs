@@ -1,12 +1,14 @@
 //! The stored form of an [`InstanceRecord`]: the `INSTANCE` file of an instance's folder,
-//! version 2 (docs/format/instance.md). It carries the record and, after it, an extension:
+//! version 2, or version 3 when the instance has logical views (docs/format/instance.md):
+//! version 3 is version 2 with the logical views after the app profiles, so a file of an
+//! instance without views stays readable by readers of version 2. It carries the record and, after it, an extension:
 //! bytes the core keeps but does not read, in which a front-end stores what only it knows
 //! (the server: IAM policies, backup records, authorized views and the admin fields the
 //! model does not have). A front-end that rewrites a file another front-end wrote keeps the
 //! extension as it found it, so the npm package and the server can share a data directory.
 //!
 //! Invariants: [`decode_file`] never panics; it answers `DataLoss` for a file that is not a
-//! version-2 record (bad magic, checksum, truncation, trailing bytes, an enum out of range)
+//! version-2 or version-3 record (bad magic, checksum, truncation, trailing bytes, an enum out of range)
 //! or whose record breaks the model's invariants (no cluster, an id twice, a profile routing
 //! to a cluster the instance lacks). Version 1 (the server's protobuf form) is recognised by
 //! its magic ([`INSTANCE_FILE_MAGIC_V1`]) and left to the server, which wrote it.
@@ -14,6 +16,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
+use super::logical_views::LogicalViewRecord;
 use super::record::{
     AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, StorageType,
 };
@@ -28,6 +31,8 @@ use crate::{Code, Error, Result};
 pub const INSTANCE_FILE: &str = "INSTANCE";
 /// The first bytes of a version-2 file.
 pub const INSTANCE_FILE_MAGIC: &[u8] = b"sparsetable-instance 2\n";
+/// The first bytes of a version-3 file (version 2 with logical views).
+pub const INSTANCE_FILE_MAGIC_V3: &[u8] = b"sparsetable-instance 3\n";
 /// The first bytes of a version-1 file (the server's protobuf form, read by the server).
 pub const INSTANCE_FILE_MAGIC_V1: &[u8] = b"sparsetable-instance 1\n";
 /// Largest file accepted.
@@ -42,9 +47,15 @@ pub struct StoredInstance {
     pub extension: Vec<u8>,
 }
 
-/// The version-2 file for `record`, with `extension` after it.
+/// The file for `record`, with `extension` after it: version 2, or version 3 when the
+/// instance has logical views.
 pub fn encode_file(record: &InstanceRecord, extension: &[u8]) -> Vec<u8> {
-    let mut out = INSTANCE_FILE_MAGIC.to_vec();
+    let v3 = !record.logical_views.is_empty();
+    let mut out = if v3 {
+        INSTANCE_FILE_MAGIC_V3.to_vec()
+    } else {
+        INSTANCE_FILE_MAGIC.to_vec()
+    };
     put_str(&mut out, &record.project);
     put_str(&mut out, &record.id);
     put_str(&mut out, &record.display_name);
@@ -120,6 +131,15 @@ pub fn encode_file(record: &InstanceRecord, extension: &[u8]) -> Vec<u8> {
             },
         );
     }
+    if v3 {
+        put_len(&mut out, record.logical_views.len());
+        for v in &record.logical_views {
+            put_str(&mut out, &v.id);
+            put_str(&mut out, &v.query);
+            put_str(&mut out, &v.etag);
+            put_bool(&mut out, v.deletion_protection);
+        }
+    }
     put_bytes(&mut out, extension);
     let crc = CRC32C.checksum(&out);
     put_fixed32(&mut out, crc);
@@ -131,7 +151,7 @@ fn i32_field(d: &mut Decoder<'_>, what: &str) -> Result<i32> {
     i32::try_from(v).map_err(|_| d.error(alloc::format!("{what} {v} is out of range")))
 }
 
-/// Reads a version-2 file.
+/// Reads a version-2 or version-3 file.
 ///
 /// # Errors
 /// `DataLoss` naming what is wrong (see the module docs); for a version-1 file, `DataLoss`
@@ -153,7 +173,11 @@ pub fn decode_file(bytes: &[u8]) -> Result<StoredInstance> {
         .ok_or_else(|| bad("too short"))?;
     let (body, crc) = bytes.split_at(body_len);
     let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
-    let Some(rest) = body.strip_prefix(INSTANCE_FILE_MAGIC) else {
+    let (rest, v3) = if let Some(rest) = body.strip_prefix(INSTANCE_FILE_MAGIC) {
+        (rest, false)
+    } else if let Some(rest) = body.strip_prefix(INSTANCE_FILE_MAGIC_V3) {
+        (rest, true)
+    } else {
         return Err(bad("not an instance file (magic)"));
     };
     if CRC32C.checksum(body) != stored {
@@ -244,6 +268,18 @@ pub fn decode_file(bytes: &[u8]) -> Result<StoredInstance> {
             isolation,
         });
     }
+    let mut logical_views: Vec<LogicalViewRecord> = Vec::new();
+    if v3 {
+        let n = d.count(4, "logical view count").map_err(in_file)?;
+        for _ in 0..n {
+            logical_views.push(LogicalViewRecord {
+                id: d.string("logical view id").map_err(in_file)?,
+                query: d.string("logical view query").map_err(in_file)?,
+                etag: d.string("logical view etag").map_err(in_file)?,
+                deletion_protection: d.bool("deletion protection").map_err(in_file)?,
+            });
+        }
+    }
     let extension = d.byte_vec("extension").map_err(in_file)?;
     d.finish("instance file").map_err(in_file)?;
     let record = InstanceRecord {
@@ -255,6 +291,7 @@ pub fn decode_file(bytes: &[u8]) -> Result<StoredInstance> {
         create_time_micros,
         clusters,
         app_profiles,
+        logical_views,
         etag_counter,
     };
     record.check_invariants().map_err(|e| bad(e.message()))?;

@@ -168,6 +168,7 @@ pub struct InstanceRecord {
     pub create_time_micros: i64,
     pub(super) clusters: Vec<ClusterRecord>,
     pub(super) app_profiles: Vec<AppProfileRecord>,
+    pub(super) logical_views: Vec<super::logical_views::LogicalViewRecord>,
     /// The number the next etag is made from (kept, so etags never repeat across restarts).
     pub(super) etag_counter: u64,
 }
@@ -231,6 +232,7 @@ impl InstanceRecord {
             create_time_micros,
             clusters,
             app_profiles: Vec::new(),
+            logical_views: Vec::new(),
             etag_counter: 0,
         })
     }
@@ -253,6 +255,7 @@ impl InstanceRecord {
             create_time_micros: 0,
             clusters: alloc::vec![ClusterRecord::new(&format!("{id}-c1"), DEFAULT_ZONE)],
             app_profiles: Vec::new(),
+            logical_views: Vec::new(),
             etag_counter: 0,
         })
     }
@@ -298,6 +301,7 @@ impl InstanceRecord {
             create_time_micros,
             clusters,
             app_profiles,
+            logical_views: Vec::new(),
             etag_counter,
         };
         record.check_invariants()?;
@@ -309,6 +313,7 @@ impl InstanceRecord {
     /// # Errors
     /// `InvalidArgument` naming the first broken.
     pub(super) fn check_invariants(&self) -> Result<()> {
+        super::logical_views::check_views(&self.logical_views)?;
         if self.clusters.is_empty() {
             return Err(Error::invalid_argument("the instance has no cluster"));
         }
@@ -496,6 +501,23 @@ impl InstanceRecord {
         Ok(())
     }
 
+    /// Sets a cluster's autoscaling and keeps its node count (Google's Java client's
+    /// `updateClusterAutoscalingConfig`): the count is read and written back in this one
+    /// change, so a resize made between a read and a write elsewhere cannot be undone by it.
+    ///
+    /// # Errors
+    /// As [`InstanceRecord::update_cluster`].
+    pub fn set_cluster_autoscaling(
+        &mut self,
+        id: &str,
+        autoscaling: Option<Autoscaling>,
+    ) -> Result<()> {
+        match self.cluster(id).map(|c| c.serve_nodes) {
+            Some(nodes) => self.update_cluster(id, nodes, autoscaling),
+            None => Err(not_found("cluster", id, &self.name())),
+        }
+    }
+
     /// Removes a cluster (DeleteCluster); multi-cluster profiles that list it forget it.
     ///
     /// # Errors
@@ -564,7 +586,7 @@ impl InstanceRecord {
         }
     }
 
-    fn next_etag(&mut self) -> String {
+    pub(super) fn next_etag(&mut self) -> String {
         self.etag_counter += 1;
         format!("{}-{:x}", self.create_time_micros.max(0), self.etag_counter)
     }

@@ -162,6 +162,25 @@ fn into_value_type(w: WType) -> Result<ValueType, String> {
         ],
         true,
     )?;
+    if agg.hllpp_unique_count.is_some() {
+        // HyperLogLog++ takes any input, or omits it for raw bytes (model::aggregate); its
+        // state is our sketch, so a stateType given must be bytes.
+        let any_input = agg.input_type.as_ref().is_none_or(|t| {
+            t.aggregate_type.is_none() && (t.bytes_type.is_some() || is_big_endian_int64(t))
+        });
+        let bytes_state = agg
+            .state_type
+            .as_ref()
+            .is_none_or(|t| t.bytes_type.is_some() && t.aggregate_type.is_none());
+        if !any_input || !bytes_state {
+            return Err(
+                "valueType.aggregateType: hllppUniqueCount takes an int64Type or \
+                 bytesType input (or none, for raw bytes) and a bytesType state"
+                    .into(),
+            );
+        }
+        return Ok(ValueType::HllUniqueCount);
+    }
     // stateType is output only; when given it must agree with what the core stores.
     let ok_type =
         |t: &Option<WType>, required: bool| t.as_ref().map_or(!required, is_big_endian_int64);
@@ -174,10 +193,8 @@ fn into_value_type(w: WType) -> Result<ValueType, String> {
         Ok(ValueType::Int64Sum)
     } else if agg.min.is_some() {
         Ok(ValueType::Int64Min)
-    } else if agg.max.is_some() {
-        Ok(ValueType::Int64Max)
     } else {
-        Err("valueType.aggregateType: hllppUniqueCount is not supported".into())
+        Ok(ValueType::Int64Max)
     }
 }
 
@@ -194,6 +211,14 @@ fn from_value_type(v: ValueType) -> Option<WType> {
         ValueType::Int64Sum => agg.sum = Some(WEmpty {}),
         ValueType::Int64Min => agg.min = Some(WEmpty {}),
         ValueType::Int64Max => agg.max = Some(WEmpty {}),
+        ValueType::HllUniqueCount => {
+            // Raw bytes in (an int64 input is also taken), the sketch's bytes out.
+            agg.input_type = Some(WType {
+                bytes_type: Some(WBytesType::default()),
+                ..WType::default()
+            });
+            agg.hllpp_unique_count = Some(WEmpty {});
+        }
     }
     Some(WType {
         aggregate_type: Some(alloc::boxed::Box::new(agg)),

@@ -151,11 +151,27 @@ fn into_mutation(w: WMutation) -> Result<Mutation, String> {
             bytes(c.value),
         )
     } else if let Some(c) = w.add_to_cell {
-        Mutation::AddToCell {
-            family: c.family_name.unwrap_or_default(),
-            qualifier: value_bytes(c.column_qualifier, "addToCell.columnQualifier")?,
-            timestamp_micros: value_int(c.timestamp, "addToCell.timestamp")?,
-            input: value_int(c.input, "addToCell.input")?,
+        let family = c.family_name.unwrap_or_default();
+        let qualifier = value_bytes(c.column_qualifier, "addToCell.columnQualifier")?;
+        let timestamp_micros = value_int(c.timestamp, "addToCell.timestamp")?;
+        match c.input {
+            // A raw input is a HyperLogLog++ family's: the core's rule turns it into the
+            // one-value sketch it stands for (model::aggregate).
+            Some(v) if v.raw_value.is_some() || v.bytes_value.is_some() => Mutation::MergeToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                state: crate::model::aggregate::raw_input_state(&value_bytes(
+                    Some(v),
+                    "addToCell.input",
+                )?),
+            },
+            input => Mutation::AddToCell {
+                family,
+                qualifier,
+                timestamp_micros,
+                input: value_int(input, "addToCell.input")?,
+            },
         }
     } else if let Some(c) = w.merge_to_cell {
         Mutation::MergeToCell {

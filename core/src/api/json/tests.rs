@@ -110,6 +110,13 @@ fn parsers_accept_proto_names_numbers_for_int64_and_other_value_kinds() {
     let m: Mutation =
         from_str(r#"{"mergeToCell":{"familyName":"s","input":{"intValue":"7"}}}"#).unwrap();
     assert!(matches!(m, Mutation::MergeToCell { state, .. } if state == 7i64.to_be_bytes()));
+    // A raw AddToCell input (a HyperLogLog++ family's) is the one-value sketch it stands for.
+    let m: Mutation = from_str(
+        r#"{"addToCell":{"familyName":"h","timestamp":{"intValue":"0"},"input":{"rawValue":"dXNlcg=="}}}"#,
+    )
+    .unwrap();
+    assert!(matches!(&m, Mutation::MergeToCell { family, state, .. }
+            if family == "h" && *state == crate::model::aggregate::raw_input_state(b"user")));
     // An end of 0 is "no end", as in the proto.
     let m: Mutation = from_str(
         r#"{"deleteFromColumn":{"familyName":"cf","timeRange":{"endTimestampMicros":"0"}}}"#,
@@ -353,8 +360,17 @@ fn tables_families_value_types_and_modifications() {
     round_trip(micros);
     rejected::<TableConfig>(r#"{"granularity":"NANOS"}"#);
     rejected::<TableConfig>(r#"{"granularity":7}"#);
-    rejected::<ColumnFamily>(
+    // HyperLogLog++: any int64 or bytes input, or none (raw); reported with a bytes input.
+    for hll in [
         r#"{"valueType":{"aggregateType":{"inputType":{"int64Type":{}},"hllppUniqueCount":{}}}}"#,
+        r#"{"valueType":{"aggregateType":{"hllppUniqueCount":{}}}}"#,
+    ] {
+        let f: ColumnFamily = from_str(hll).unwrap();
+        assert_eq!(f.value_type, ValueType::HllUniqueCount);
+        round_trip(f);
+    }
+    rejected::<ColumnFamily>(
+        r#"{"valueType":{"aggregateType":{"inputType":{"aggregateType":{}},"hllppUniqueCount":{}}}}"#,
     );
     rejected::<ColumnFamily>(
         r#"{"valueType":{"aggregateType":{"inputType":{"stringType":{}},"sum":{}}}}"#,

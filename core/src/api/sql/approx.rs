@@ -7,9 +7,10 @@
 //! - `APPROX_COUNT_DISTINCT(x)`: about `COUNT(DISTINCT x)`; x of any type but ARRAY, STRUCT
 //!   (and MAP, which cannot be compared). Ours is a HyperLogLog++ sketch at precision 15:
 //!   exact up to 8,192 distinct values, then within about 0.57% (one standard error).
-//! - `APPROX_QUANTILES(x, number)`: `number + 1` boundaries, the minimum first and the maximum
-//!   last, NULLs ignored; NULL when no non-NULL input. `IGNORE NULLS` / `RESPECT NULLS` inside
-//!   the call are not parsed yet (the default, IGNORE NULLS, is what runs).
+//! - `APPROX_QUANTILES(x, number [{IGNORE | RESPECT} NULLS])`: `number + 1` boundaries, the
+//!   minimum first and the maximum last. NULLs are ignored by default (`IGNORE NULLS`); with
+//!   `RESPECT NULLS` they count, as the smallest values, so the result may hold NULLs (the
+//!   page's example: `[NULL, 4, 10]`). NULL when there is no input it counts.
 //! - `APPROX_TOP_COUNT(x, number)`: the `number` most frequent values as
 //!   `ARRAY<STRUCT<value, count INT64>>`, most frequent first; NULL is a value like any other.
 //! - `APPROX_TOP_SUM(x, weight, number)`: the `number` values with the largest summed weight as
@@ -156,7 +157,7 @@ pub fn finish_tally(a: &AggCall, Tally(tally): &Tally, ctx: &Ctx<'_>) -> Result<
     ))
 }
 
-/// APPROX_QUANTILES' result over the group's non-NULL values.
+/// APPROX_QUANTILES' result over the group's values it counts (NULLs only under RESPECT NULLS).
 pub fn quantiles(a: &AggCall, items: &[SqlValue], ctx: &Ctx<'_>) -> Result<SqlValue> {
     let number = number(a, ctx)?;
     if number > MAX_NUMBER {

@@ -81,6 +81,18 @@ impl PartialEq for Expr {
     }
 }
 
+/// An aggregate call's NULL handling, as GoogleSQL's `{IGNORE | RESPECT} NULLS` clause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Nulls {
+    /// No clause: the function's own default.
+    #[default]
+    Default,
+    /// `IGNORE NULLS`: NULL inputs are skipped.
+    Ignore,
+    /// `RESPECT NULLS`: NULL inputs count.
+    Respect,
+}
+
 /// The kinds of expression.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
@@ -107,6 +119,8 @@ pub enum ExprKind {
         args: Vec<Expr>,
         distinct: bool,
         star: bool,
+        /// `IGNORE NULLS` / `RESPECT NULLS` after the arguments (aggregates only).
+        nulls: Nulls,
     },
     Array(Vec<Expr>),
     Struct(Vec<(String, Expr)>),

@@ -29,7 +29,8 @@ use crate::Result;
 /// How a family of the table reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FamilyInfo {
-    /// An aggregate family: values are 8-byte big-endian INT64 states.
+    /// An int64 aggregate family: values are 8-byte big-endian INT64 states (a HyperLogLog++
+    /// family's cells are BYTES, the sketch HLL_COUNT.EXTRACT and HLL_COUNT.MERGE read).
     pub aggregate: bool,
 }
 

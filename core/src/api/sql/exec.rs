@@ -16,7 +16,7 @@ use core::ops::Bound;
 
 use super::approx;
 use super::eval::{bad, eval, out_of_range, truthy, Ctx, PRESENCE_LABEL};
-use super::parse::{BinOp, Expr, ExprKind};
+use super::parse::{BinOp, Expr, ExprKind, Nulls};
 use super::plan::{AggCall, OrderBy, Plan};
 use super::value::{Key, SqlValue};
 use crate::model::filter::RowFilter;
@@ -410,7 +410,8 @@ impl Group {
 
     /// Adds one row. From the aggregate functions page: every aggregate but COUNT(*),
     /// ARRAY_AGG, APPROX_TOP_COUNT and APPROX_TOP_SUM skips NULL inputs; SUM of INT64
-    /// overflowing is an error.
+    /// overflowing is an error. `IGNORE NULLS` makes ARRAY_AGG skip them too, and `RESPECT
+    /// NULLS` makes APPROX_QUANTILES count them (as the smallest values).
     pub fn add(&mut self, aggs: &[AggCall], ctx: &Ctx<'_>) -> Result<()> {
         for (i, a) in aggs.iter().enumerate() {
             let v = match &a.arg {
@@ -421,7 +422,12 @@ impl Group {
                 continue;
             }
             let acc = &mut self.accs[i];
-            if v.is_null() && a.name != "ARRAY_AGG" && !approx::is_tally(&a.name) {
+            let skips_null = match a.nulls {
+                Nulls::Ignore => true,
+                Nulls::Respect => false,
+                Nulls::Default => a.name != "ARRAY_AGG" && !approx::is_tally(&a.name),
+            };
+            if v.is_null() && skips_null {
                 continue;
             }
             match (a.name.as_str(), acc) {

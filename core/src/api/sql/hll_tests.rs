@@ -2,6 +2,7 @@
 //! distinct values, merges that do not depend on order, and decoding that never panics.
 
 use super::*;
+use alloc::vec;
 use proptest::prelude::*;
 
 fn sketch_of(kind_p: u8, values: impl IntoIterator<Item = i64>) -> Sketch {

@@ -28,6 +28,8 @@
 //! - NULL rules, overflow and errors: see [`eval`] and [`functions`]. Errors found while
 //!   preparing are INVALID_ARGUMENT naming what was not understood and its `line:column`;
 //!   errors while running (overflow, division by zero, bad index) are OUT_OF_RANGE.
+//! - `FROM view` reads a logical view of the instance: see [`views`] for the rules and the
+//!   subset served ([`prepare_with_views`]).
 //! - Statements Bigtable's SQL leaves out (DML, DDL, JOIN, UNION, subqueries, WITH) are
 //!   INVALID_ARGUMENT naming the construct and its position.
 //!
@@ -49,15 +51,19 @@ pub mod parse;
 pub mod plan;
 pub mod unpack;
 pub mod value;
+pub mod views;
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::ops::Bound;
 
 use crate::api::database::Database;
 use crate::model::filter::CompiledFilter;
+use crate::model::row_set::{RowRange, RowSet};
+use crate::model::schema::ValueType;
 use crate::table::read::RowStream;
 use crate::{Error, Result};
 use eval::{eval, truthy, Ctx, FamilyInfo};
@@ -81,14 +87,14 @@ pub struct SqlColumn {
 }
 
 /// A query checked against a table's schema and its parameters' types, ready to execute.
-/// Cloning it is cheap (the plan is shared), and each execution reuses the read filter
-/// compiled here when no parameter shapes it.
+/// Cloning it is cheap (everything in it is shared: each execution's stream holds a clone),
+/// and each execution reuses the read filter compiled here when no parameter shapes it.
 #[derive(Debug, Clone)]
 pub struct PreparedQuery {
     plan: Arc<plan::Plan>,
-    columns: Vec<SqlColumn>,
-    param_types: BTreeMap<String, SqlType>,
-    filter: Option<CompiledFilter>,
+    columns: Arc<[SqlColumn]>,
+    param_types: Arc<BTreeMap<String, SqlType>>,
+    filter: Option<Arc<CompiledFilter>>,
 }
 
 impl PartialEq for PreparedQuery {
@@ -128,13 +134,27 @@ pub fn prepare(
     sql: &str,
     param_types: BTreeMap<String, SqlType>,
 ) -> Result<PreparedQuery> {
+    prepare_with_views(db, sql, param_types, &[])
+}
+
+/// [`prepare`] for an instance with logical views: a `FROM` that names one of `views` (and no
+/// table of `db`) reads that view ([`views`]).
+///
+/// # Errors
+/// As [`prepare`]; `InvalidArgument` for what [`views::inline_views`] refuses.
+pub fn prepare_with_views(
+    db: &Database,
+    sql: &str,
+    param_types: BTreeMap<String, SqlType>,
+    logical_views: &[crate::api::instances::LogicalViewRecord],
+) -> Result<PreparedQuery> {
     if sql.len() > MAX_QUERY_BYTES {
         return Err(Error::invalid_argument(format!(
             "SQL: the query is {} bytes; at most {MAX_QUERY_BYTES} are accepted",
             sql.len()
         )));
     }
-    let parsed = parse::parse(sql)?;
+    let parsed = views::inline_views(sql, parse::parse(sql)?, db, logical_views)?;
     let families: Vec<(String, FamilyInfo)> = match &parsed.table {
         Some((table, _)) => db
             .get_table(table)?
@@ -145,7 +165,9 @@ pub fn prepare(
                 (
                     name.clone(),
                     FamilyInfo {
-                        aggregate: f.value_type.is_aggregate(),
+                        // A HyperLogLog++ family's cells read as their sketch's BYTES.
+                        aggregate: f.value_type.is_aggregate()
+                            && f.value_type != ValueType::HllUniqueCount,
                     },
                 )
             })
@@ -166,14 +188,14 @@ pub fn prepare(
     };
     Ok(PreparedQuery {
         plan: Arc::new(plan),
-        columns,
-        param_types,
-        filter,
+        columns: columns.into(),
+        param_types: Arc::new(param_types),
+        filter: filter.map(Arc::new),
     })
 }
 
 fn check_params(query: &PreparedQuery, params: &BTreeMap<String, SqlValue>) -> Result<()> {
-    for (name, ty) in &query.param_types {
+    for (name, ty) in query.param_types.iter() {
         match params.get(name) {
             Some(v) if v.fits(ty) => {}
             Some(_) => {
@@ -218,23 +240,33 @@ pub fn execute_stream(
     let plan = &query.plan;
     let limit = exec::count(&plan.limit, params)?;
     let offset = exec::count(&plan.offset, params)?.unwrap_or(0);
-    let stream = match &plan.table {
-        None => None,
-        Some(table) => {
-            match exec::read_request(plan, params, db.now_micros(), query.filter.is_none())? {
-                Some(request) => Some(match &query.filter {
-                    Some(filter) => db.read_rows_compiled(table, &request, filter)?,
-                    None => db.read_rows(table, &request)?,
-                }),
-                None => None,
+    let (mut stream, mut point) = (None, None);
+    if let Some(table) = &plan.table {
+        if let Some(request) =
+            exec::read_request(plan, params, db.now_micros(), query.filter.is_none())?
+        {
+            let compiled;
+            let filter = match &query.filter {
+                Some(filter) => &**filter,
+                None => {
+                    compiled = request.filter.compile()?;
+                    &compiled
+                }
+            };
+            match single_key(&request.row_set) {
+                // One row by its key (`WHERE _key = @k`): the point read ReadRow takes, not a
+                // stream over a one-key range; the same row either way.
+                Some(key) => point = db.read_row_compiled(table, key, filter)?,
+                None => stream = Some(db.read_rows_compiled(table, &request, filter)?),
             }
         }
-    };
+    }
     Ok(QueryRows {
         query: query.clone(),
         params: params.clone(),
         now_micros: db.now_micros(),
         stream,
+        point,
         from_table: plan.table.is_some(),
         buffered: None,
         seen: BTreeSet::new(),
@@ -245,12 +277,34 @@ pub fn execute_stream(
     })
 }
 
+/// The key of a row set that names exactly one row by a valid key (a range from the key to
+/// itself, both included, as `_key = x` plans it); `None` otherwise, and for a key a point
+/// read would refuse (the stream answers those as a scan does).
+fn single_key(rows: &RowSet) -> Option<&[u8]> {
+    let key = match (rows.row_keys.as_slice(), rows.row_ranges.as_slice()) {
+        ([key], []) => key.as_slice(),
+        (
+            [],
+            [RowRange {
+                start: Bound::Included(a),
+                end: Bound::Included(b),
+            }],
+        ) if a == b => a.as_slice(),
+        _ => return None,
+    };
+    crate::model::mutation::validate_row_key(key)
+        .is_ok()
+        .then_some(key)
+}
+
 /// A query's result rows, produced as the table is read.
 pub struct QueryRows {
     query: PreparedQuery,
     params: BTreeMap<String, SqlValue>,
     now_micros: i64,
     stream: Option<RowStream>,
+    /// The one row a point query read, not yet taken (then `stream` is `None`).
+    point: Option<crate::Row>,
     from_table: bool,
     /// Rows computed ahead (ORDER BY, GROUP BY, no FROM), reversed so `pop` yields in order.
     buffered: Option<Vec<Vec<SqlValue>>>,
@@ -281,17 +335,28 @@ impl QueryRows {
         }
     }
 
+    /// The next row read from the table (the point read's, else the stream's).
+    fn next_table_row(&mut self) -> Result<Option<crate::Row>> {
+        if let Some(row) = self.point.take() {
+            return Ok(Some(row));
+        }
+        let Some(stream) = self.stream.as_mut() else {
+            return Ok(None);
+        };
+        let row = stream.try_next()?;
+        if row.is_none() {
+            self.stream = None;
+        }
+        Ok(row)
+    }
+
     /// The next row of the table that passes WHERE, and its SELECT values.
     fn next_selected(&mut self) -> Result<Option<(crate::Row, Vec<SqlValue>)>> {
         loop {
             let row = if let Some(row) = self.unpacked.pop() {
                 row
             } else {
-                let Some(stream) = self.stream.as_mut() else {
-                    return Ok(None);
-                };
-                let Some(row) = stream.try_next()? else {
-                    self.stream = None;
+                let Some(row) = self.next_table_row()? else {
                     return Ok(None);
                 };
                 match &self.query.plan.unpack {
@@ -492,3 +557,5 @@ impl QueryRows {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod views_tests;

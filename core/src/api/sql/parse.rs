@@ -860,9 +860,11 @@ impl Parser<'_> {
                     args: Vec::new(),
                     distinct,
                     star: true,
+                    nulls: Nulls::Default,
                 });
             }
             let mut args = Vec::new();
+            let mut nulls = Nulls::Default;
             if !self.sym(")") {
                 loop {
                     // Named arguments (`x => v`) are accepted only where the function takes them.
@@ -881,11 +883,16 @@ impl Parser<'_> {
                         break;
                     }
                 }
-                if self.is_kw("ORDER")
-                    || self.is_kw("LIMIT")
-                    || self.is_kw("IGNORE")
-                    || self.is_kw("RESPECT")
-                {
+                // `{IGNORE | RESPECT} NULLS` after the last argument; the planner checks the
+                // function takes it.
+                if self.kw("IGNORE") {
+                    self.expect_kw("NULLS")?;
+                    nulls = Nulls::Ignore;
+                } else if self.kw("RESPECT") {
+                    self.expect_kw("NULLS")?;
+                    nulls = Nulls::Respect;
+                }
+                if self.is_kw("ORDER") || self.is_kw("LIMIT") {
                     return Err(self.err(format!(
                         "{} inside an aggregate call is not supported yet",
                         self.found()
@@ -903,6 +910,7 @@ impl Parser<'_> {
                 args,
                 distinct,
                 star: false,
+                nulls,
             });
         }
         if is_reserved(&w) {

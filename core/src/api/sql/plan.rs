@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 use super::ast::children_mut;
 use super::eval::FamilyInfo;
 use super::functions;
-use super::parse::{err_at, BinOp, Expr, ExprKind, IndexMode, Query, SelectItem};
+use super::parse::{err_at, BinOp, Expr, ExprKind, IndexMode, Nulls, Query, SelectItem};
 use super::unpack::{desugar, UnpackPlan};
 use super::value::{SqlType, SqlValue};
 use super::SqlColumn;
@@ -36,6 +36,8 @@ pub struct AggCall {
     pub extra: Vec<Expr>,
     /// `DISTINCT`.
     pub distinct: bool,
+    /// `IGNORE NULLS` / `RESPECT NULLS` (ARRAY_AGG and APPROX_QUANTILES only).
+    pub nulls: Nulls,
 }
 
 /// The grouping part of a plan.
@@ -493,11 +495,12 @@ impl<'a> Planner<'a> {
                 args,
                 star,
                 distinct,
+                nulls,
             } => {
                 if functions::is_aggregate(name) {
                     return Err(self.err(e.pos, format!("aggregate {name} is not allowed here")));
                 }
-                if *star || *distinct {
+                if *star || *distinct || *nulls != Nulls::Default {
                     return Err(self.err(e.pos, format!("{name} is not an aggregate")));
                 }
                 let mut types = Vec::with_capacity(args.len());
@@ -575,10 +578,11 @@ impl<'a> Planner<'a> {
             args,
             distinct,
             star,
+            nulls,
         } = &mut e.kind
         {
             if functions::is_aggregate(name) {
-                let call = self.aggregate(name, args, *distinct, *star, e.pos)?;
+                let call = self.aggregate(name, args, *distinct, *star, *nulls, e.pos)?;
                 let i = match aggs.iter().position(|a| *a == call) {
                     Some(i) => i,
                     None => {

@@ -343,3 +343,89 @@ fn errors_name_the_position() {
         "{err}"
     );
 }
+
+/// `{IGNORE | RESPECT} NULLS`: ARRAY_AGG respects NULLs by default (and an array cannot hold
+/// one), APPROX_QUANTILES ignores them by default and sorts them first when it respects them;
+/// other functions refuse the clause.
+#[test]
+fn ignore_and_respect_nulls() {
+    let db = db();
+    let one = |sql: &str| run(&db, sql).map(|rows| rows[0][0].clone());
+    let b = |s: &str| SqlValue::Bytes(s.as_bytes().to_vec());
+    let x = "IF(_key = 'b', NULL, _key)";
+    assert_eq!(
+        one(&format!("SELECT ARRAY_AGG({x} IGNORE NULLS) FROM t")).unwrap(),
+        SqlValue::Array(vec![b("a"), b("c")])
+    );
+    for sql in [
+        format!("SELECT ARRAY_AGG({x}) FROM t"),
+        format!("SELECT ARRAY_AGG({x} RESPECT NULLS) FROM t"),
+    ] {
+        assert_eq!(one(&sql).unwrap_err().code(), Code::OutOfRange, "{sql}");
+    }
+    assert_eq!(
+        one(&format!("SELECT APPROX_QUANTILES({x}, 2) FROM t")).unwrap(),
+        SqlValue::Array(vec![b("a"), b("a"), b("c")])
+    );
+    assert_eq!(
+        one(&format!(
+            "SELECT APPROX_QUANTILES({x}, 2 IGNORE NULLS) FROM t"
+        ))
+        .unwrap(),
+        SqlValue::Array(vec![b("a"), b("a"), b("c")])
+    );
+    assert_eq!(
+        one(&format!(
+            "SELECT APPROX_QUANTILES({x}, 2 RESPECT NULLS) FROM t"
+        ))
+        .unwrap(),
+        SqlValue::Array(vec![SqlValue::Null, b("a"), b("c")])
+    );
+    for sql in [
+        "SELECT SUM(sums['n'] IGNORE NULLS) FROM t",
+        "SELECT COUNT(_key RESPECT NULLS) FROM t",
+        "SELECT UPPER('a' IGNORE NULLS)",
+        "SELECT ARRAY_AGG(_key IGNORE) FROM t",
+        "SELECT ARRAY_AGG(_key IGNORE NULLS ORDER BY _key) FROM t",
+    ] {
+        let e = prepare(&db, sql, BTreeMap::new()).unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{sql}: {e}");
+    }
+}
+
+/// A HyperLogLog++ family's cells read as BYTES sketches that HLL_COUNT reads.
+#[test]
+fn hll_family_cells_are_sketches() {
+    let mut db = Database::new();
+    let mut config = TableConfig::with_families(["cf"]);
+    config.families.insert(
+        "u".into(),
+        ColumnFamily {
+            value_type: ValueType::HllUniqueCount,
+            ..Default::default()
+        },
+    );
+    db.create_table("h", config).unwrap();
+    for (key, inputs) in [("a", &[1i64, 2, 2, 3][..]), ("b", &[3, 4][..])] {
+        let m: Vec<Mutation> = inputs
+            .iter()
+            .map(|&n| Mutation::AddToCell {
+                family: "u".into(),
+                qualifier: b"q".to_vec(),
+                timestamp_micros: 0,
+                input: n,
+            })
+            .collect();
+        db.mutate_row("h", key.as_bytes(), &m).unwrap();
+    }
+    let q = prepare(&db, "SELECT u['q'] AS s FROM h", BTreeMap::new()).unwrap();
+    assert_eq!(q.columns()[0].ty, SqlType::Bytes);
+    assert_eq!(
+        run(&db, "SELECT HLL_COUNT.EXTRACT(u['q']) FROM h").unwrap(),
+        vec![vec![SqlValue::Int64(3)], vec![SqlValue::Int64(2)]]
+    );
+    assert_eq!(
+        run(&db, "SELECT HLL_COUNT.MERGE(u['q']) FROM h").unwrap(),
+        vec![vec![SqlValue::Int64(4)]]
+    );
+}

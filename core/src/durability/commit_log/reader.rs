@@ -24,7 +24,10 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use super::{BatchEntry, WriteBatch, HEADER_LEN, RECORD_TYPE_BATCH, RECORD_TYPE_TIMED_BATCH};
+use super::{
+    BatchEntry, WriteBatch, HEADER_LEN, RECORD_TYPE_BATCH, RECORD_TYPE_COLLECTED,
+    RECORD_TYPE_TIMED_BATCH,
+};
 use crate::codec::encoding::{data_loss, Decoder, CRC32C};
 use crate::codec::values::MutationRef;
 use crate::model::mutation::Mutation;
@@ -55,8 +58,11 @@ pub enum ReplayEnd {
 pub struct BatchView<'a> {
     /// The first sequence number of the batch.
     pub sequence: u64,
-    /// When the batch committed, for a timed record.
+    /// When the batch committed, for a timed record (and always for a collected one).
     pub commit_micros: Option<i64>,
+    /// Whether the entries are cells garbage collection removed (record type 3): logged in
+    /// the change streams, never applied.
+    pub collected: bool,
     /// Where each entry's parts are in `bytes`, found while validating, so walking the
     /// entries decodes nothing again.
     spans: &'a [EntrySpan],
@@ -124,12 +130,13 @@ impl<'a> BatchView<'a> {
         Ok(BatchView {
             sequence,
             commit_micros,
+            collected: false,
             spans,
             bytes: d.consumed_since(start),
         })
     }
 
-    /// Decodes a record's payload of type `record_type` (type 2 carries the commit time
+    /// Decodes a record's payload of type `record_type` (types 2 and 3 carry the commit time
     /// first); the payload must be consumed exactly.
     fn from_payload<'s: 'a>(
         record_type: u8,
@@ -138,10 +145,13 @@ impl<'a> BatchView<'a> {
     ) -> Result<Self> {
         let mut d = Decoder::new(payload);
         let commit = match record_type {
-            RECORD_TYPE_TIMED_BATCH => Some(d.varint_i64("batch.commit_micros")?),
+            RECORD_TYPE_TIMED_BATCH | RECORD_TYPE_COLLECTED => {
+                Some(d.varint_i64("batch.commit_micros")?)
+            }
             _ => None,
         };
-        let batch = BatchView::decode_from(&mut d, commit, spans)?;
+        let mut batch = BatchView::decode_from(&mut d, commit, spans)?;
+        batch.collected = record_type == RECORD_TYPE_COLLECTED;
         d.finish("write batch")?;
         Ok(batch)
     }
@@ -183,6 +193,7 @@ impl<'a> BatchView<'a> {
                 })
                 .collect(),
             commit_micros: self.commit_micros,
+            collected: self.collected,
         }
     }
 }
@@ -384,7 +395,10 @@ impl LogReader {
         };
         // The checksum held: these bytes are what a writer wrote, so a problem from here on
         // is not a torn write.
-        if record_type != RECORD_TYPE_BATCH && record_type != RECORD_TYPE_TIMED_BATCH {
+        if !matches!(
+            record_type,
+            RECORD_TYPE_BATCH | RECORD_TYPE_TIMED_BATCH | RECORD_TYPE_COLLECTED
+        ) {
             return Err(data_loss(format!(
                 "record at offset {pos} has unsupported type {record_type}"
             )));
@@ -556,16 +570,19 @@ mod tests {
             1u64..5,
             proptest::collection::vec(entry, 0..4),
             proptest::option::of(any::<i64>()),
+            any::<bool>(),
         );
         proptest::collection::vec(batch, 0..12).prop_map(|bs| {
             let mut sequence = 0;
             bs.into_iter()
-                .map(|(step, entries, commit_micros)| {
+                .map(|(step, entries, commit_micros, collected)| {
                     sequence += step;
                     WriteBatch {
                         sequence,
                         entries,
                         commit_micros,
+                        // Type 3 records (those need a commit time) among types 1 and 2.
+                        collected: collected && commit_micros.is_some(),
                     }
                 })
                 .collect()
@@ -646,6 +663,7 @@ mod tests {
                 },
             ],
             commit_micros: None,
+            collected: false,
         };
         let record = encode_record(&batch).unwrap();
         let mut spans = vec![];

@@ -260,7 +260,9 @@ impl Table {
     }
 
     /// Logs the cells a compaction's garbage collection removed in the table's change
-    /// stream (nothing without one), at `now_micros`.
+    /// stream (nothing without one), at `now_micros`. On storage the records are noted as
+    /// not durable yet: the database puts them in the commit log before a manifest names
+    /// the compaction's runs (`Database::log_collected`).
     pub(super) fn log_collected(
         &mut self,
         collected: Vec<(Vec<u8>, crate::model::mutation::Mutation)>,
@@ -268,7 +270,10 @@ impl Table {
     ) {
         if let Some(log) = &mut self.change_log {
             if !collected.is_empty() {
-                log.push_collected(collected, now_micros);
+                let sequences = log.push_collected(collected, now_micros);
+                if self.store.is_some() {
+                    log.mark_unlogged(sequences);
+                }
             }
         }
     }

@@ -130,6 +130,9 @@ def value_type_name(value_type: Any) -> str:
     aggregator = _set_kind(aggregate, ("sum", "min", "max", "hllpp_unique_count")) or "none"
     input_type = _get(aggregate, "input_type")
     input_kind = _set_kind(input_type, Type._fields) if input_type is not None else None
+    if aggregator == "hllpp_unique_count" and input_kind in (None, "bytes_type", "int64_type"):
+        # HyperLogLog++ counts raw (unset), bytes or int64 inputs: one engine type.
+        return "hllpp_unique_count"
     name = (input_kind or "unset_type")[: -len("_type")]
     if input_kind == "int64_type":
         encoding = _get(_get(input_type, "int64_type"), "encoding")
@@ -143,6 +146,8 @@ def value_type_of(name: str) -> Optional[Type]:
     """The ``Type`` message for one of the engine's value type names (None for bytes)."""
     if name == "bytes":
         return None
+    if name == "hllpp_unique_count":
+        return Type(aggregate_type=Type.Aggregate(hllpp_unique_count={}))
     input_name, _, aggregator = name.partition("_")
     if input_name != "int64" or aggregator not in ("sum", "min", "max"):
         return None

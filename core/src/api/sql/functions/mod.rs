@@ -12,7 +12,7 @@
 
 pub mod bits;
 pub mod collection;
-pub mod farmhash;
+pub use crate::model::farmhash;
 pub mod hash;
 pub mod json;
 pub mod math;

@@ -8,7 +8,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::{contains_aggregate, is_null_lit, AggCall, Planner};
-use crate::api::sql::parse::{Expr, ExprKind};
+use crate::api::sql::parse::{Expr, ExprKind, Nulls};
 use crate::api::sql::value::{SqlType, SqlValue};
 use crate::Result;
 
@@ -19,10 +19,23 @@ impl Planner<'_> {
         args: &mut [Expr],
         distinct: bool,
         star: bool,
+        nulls: Nulls,
         pos: usize,
     ) -> Result<AggCall> {
         if star && name != "COUNT" {
             return Err(self.err(pos, format!("{name}(*) is not allowed; only COUNT(*)")));
+        }
+        // GoogleSQL documents the clause for these two aggregates only.
+        if nulls != Nulls::Default && !matches!(name, "ARRAY_AGG" | "APPROX_QUANTILES") {
+            let clause = if nulls == Nulls::Ignore {
+                "IGNORE NULLS"
+            } else {
+                "RESPECT NULLS"
+            };
+            return Err(self.err(
+                pos,
+                format!("{clause} is accepted by ARRAY_AGG and APPROX_QUANTILES, not by {name}"),
+            ));
         }
         for a in args.iter_mut() {
             if contains_aggregate(a) {
@@ -96,6 +109,7 @@ impl Planner<'_> {
             arg,
             extra,
             distinct,
+            nulls,
         })
     }
 

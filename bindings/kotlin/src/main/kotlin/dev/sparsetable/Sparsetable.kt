@@ -146,10 +146,14 @@ class Sparsetable private constructor(
         /** The id of an instance's first cluster until [dev.sparsetable.admin.BigtableInstanceAdminClient] changes the clusters. */
         const val DEFAULT_CLUSTER_ID = "sparsetable-c1"
 
-        /** The project id the instance's admin errors name (`projects/{project}/instances/{instance}`). */
+        /**
+         * The project id the instance's admin errors name (`projects/{project}/instances/{instance}`):
+         * in memory, and on a directory that is not `DATA_DIR/{project}/{instance}` (the server's
+         * layout, whose names are used) or whose `INSTANCE` file names another instance.
+         */
         const val PROJECT_ID = "sparsetable"
 
-        /** The instance id the instance's admin errors name. */
+        /** The instance id the instance's admin errors name (as [PROJECT_ID]). */
         const val INSTANCE_ID = "sparsetable"
 
         /** An empty in-memory database on the system clock. */

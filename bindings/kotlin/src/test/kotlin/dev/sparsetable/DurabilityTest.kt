@@ -1,9 +1,14 @@
 // A durable instance (Sparsetable.open): data survives close and reopen, a second opener of
 // the same directory gets FailedPreconditionException, and a writer JVM killed with SIGKILL in
-// the middle of writing loses none of the writes it acknowledged.
+// the middle of writing loses none of the writes it acknowledged. Its clusters and app
+// profiles are kept in the directory's INSTANCE file (the server's and Python's).
 package dev.sparsetable
 
+import dev.sparsetable.admin.AppProfile
+import dev.sparsetable.admin.BigtableInstanceAdminClient
 import dev.sparsetable.admin.BigtableTableAdminClient
+import dev.sparsetable.admin.CreateAppProfileRequest
+import dev.sparsetable.admin.CreateClusterRequest
 import org.junit.Test
 import java.io.File
 import java.nio.file.Files
@@ -20,6 +25,36 @@ class DurabilityTest {
     @org.junit.After
     fun removeDirectories() {
         dirs.forEach { it.deleteRecursively() }
+    }
+
+    @Test
+    fun clustersAndProfilesSurviveCloseAndReopenInTheInstanceFile() {
+        val dir = File(tempDir(), "my-project/my-instance")
+        Sparsetable.open(dir).use { instance ->
+            BigtableInstanceAdminClient.create(instance).use { admin ->
+                admin.createCluster(CreateClusterRequest.of("second-c2"))
+                admin.createAppProfile(
+                    CreateAppProfileRequest.of("east").setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of("second-c2", true)),
+                )
+            }
+        }
+        assertTrue(File(dir, "INSTANCE").isFile)
+        Sparsetable.open(dir).use { instance ->
+            BigtableInstanceAdminClient.create(instance).use { admin ->
+                assertEquals(listOf("second-c2", Sparsetable.DEFAULT_CLUSTER_ID), admin.listClusters().map { it.id })
+                assertEquals(listOf("default", "east"), admin.listAppProfiles().map { it.id })
+                val east = admin.getAppProfile("east").policy as AppProfile.SingleClusterRoutingPolicy
+                assertEquals("second-c2" to true, east.clusterId to east.allowTransactionalWrites)
+                // Named after the server's layout: the errors name projects/my-project/instances/my-instance.
+                val e = assertFailsWith<NotFoundException> { admin.getCluster("missing-cluster") }
+                assertTrue("projects/my-project/instances/my-instance" in e.message!!, e.message)
+            }
+        }
+        // A damaged file is DATA_LOSS at the first admin call.
+        File(dir, "INSTANCE").writeBytes("not an instance file".toByteArray())
+        Sparsetable.open(dir).use { instance ->
+            assertFailsWith<DataLossException> { BigtableInstanceAdminClient.create(instance).use { it.listClusters() } }
+        }
     }
 
     @Test

@@ -113,6 +113,9 @@ class InstanceAdminTest {
         refused("NOT_FOUND: cluster \"nowhere\" not found in instance $inst") { admin.getCluster("nowhere") }
         refused("NOT_FOUND: cluster \"nowhere\" not found in instance $inst") { admin.resizeCluster("nowhere", 2) }
         refused("INVALID_ARGUMENT: cluster $c1: serve_nodes must not be negative") { admin.resizeCluster(c1, -1) }
+        refused("NOT_FOUND: cluster \"nowhere\" not found in instance $inst") {
+            admin.updateClusterAutoscalingConfig(ClusterAutoscalingConfig.of("nowhere").setMinNodes(1).setMaxNodes(2))
+        }
         refused("INVALID_ARGUMENT: autoscaling_limits: min_serve_nodes must be at least 1 and at most max_serve_nodes") {
             admin.updateClusterAutoscalingConfig(ClusterAutoscalingConfig.of(c1).setMinNodes(3).setMaxNodes(2))
         }

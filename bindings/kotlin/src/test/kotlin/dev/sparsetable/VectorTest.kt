@@ -249,7 +249,7 @@ object Vectors {
         f.obj("valueType")?.let(::valueType) ?: ValueType.BYTES,
     )
 
-    /** An admin Type: bytesType, or an int64 aggregate (Sum, Min, Max) as the API names them. */
+    /** An admin Type: bytesType, an int64 aggregate (Sum, Min, Max) or HyperLogLog++, as the API names them. */
     private fun valueType(t: JsonObject): ValueType {
         if (t.has("bytesType")) return ValueType.BYTES
         val aggregate = t.obj("aggregateType") ?: error("unsupported value type $t")
@@ -257,6 +257,7 @@ object Vectors {
             aggregate.has("sum") -> ValueType.INT64_SUM
             aggregate.has("min") -> ValueType.INT64_MIN
             aggregate.has("max") -> ValueType.INT64_MAX
+            aggregate.has("hllppUniqueCount") -> ValueType.HLLPP_UNIQUE_COUNT
             else -> error("unsupported aggregate $aggregate")
         }
     }

@@ -70,14 +70,14 @@ class BigtableInstanceAdminClient private constructor(
     fun disableClusterAutoscaling(clusterId: String, numServeNodes: Int): Cluster = resizeCluster(clusterId, numServeNodes)
 
     /**
-     * Sets a cluster's autoscaling (its node count stays).
+     * Sets a cluster's autoscaling; its node count stays (read and kept in the same change,
+     * so a resize from another thread is never undone).
      *
      * @throws dev.sparsetable.NotFoundException for an unknown cluster.
      * @throws dev.sparsetable.InvalidArgumentException for limits or targets the core refuses.
      */
     fun updateClusterAutoscalingConfig(config: ClusterAutoscalingConfig): Cluster {
-        val nodes = native { admin().cluster(config.clusterId) }.serveNodes
-        native { admin().updateCluster(config.clusterId, nodes, config.toNative()) }
+        native { admin().setClusterAutoscaling(config.clusterId, config.toNative()) }
         return getCluster(config.clusterId)
     }
 

@@ -21,6 +21,13 @@ enum class ValueType {
 
     /** An aggregate keeping the maximum int64 input. */
     INT64_MAX,
+
+    /**
+     * Bigtable's HyperLogLog++ unique count aggregate: addToCell inputs (and mergeToCell
+     * sketches) are counted approximately; a read returns the sketch, which SQL's
+     * `HLL_COUNT.EXTRACT` turns into the estimate.
+     */
+    HLLPP_UNIQUE_COUNT,
     ;
 
     internal fun toNative() = when (this) {
@@ -28,6 +35,7 @@ enum class ValueType {
         INT64_SUM -> NativeValueType.INT64_SUM
         INT64_MIN -> NativeValueType.INT64_MIN
         INT64_MAX -> NativeValueType.INT64_MAX
+        HLLPP_UNIQUE_COUNT -> NativeValueType.HLL_UNIQUE_COUNT
     }
 
     internal companion object {
@@ -36,6 +44,7 @@ enum class ValueType {
             NativeValueType.INT64_SUM -> INT64_SUM
             NativeValueType.INT64_MIN -> INT64_MIN
             NativeValueType.INT64_MAX -> INT64_MAX
+            NativeValueType.HLL_UNIQUE_COUNT -> HLLPP_UNIQUE_COUNT
         }
     }
 }

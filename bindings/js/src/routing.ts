@@ -1,0 +1,75 @@
+// App-profile routing for the Node-client layer (`Bigtable`, `Instance`, `Table`, `Row`):
+// each data request asks the instance's plane (the wasm `InstancePlane`, the core's
+// InstanceData) where its app profile sends it, runs on that cluster's copy, hands a write
+// to replication, and waits out any injected latency. Every rule (which cluster, refusing a
+// transaction through a multi-cluster profile, NOT_FOUND for an unknown profile, the lag) is
+// the core's; this file only passes the profile id and the request's method name.
+//
+// Invariants: the routed copy and the routing handle are freed after every call (they hold
+// a reference to the cluster's database, never its data); a write is handed to replication
+// before the call resolves; nothing here chooses a cluster.
+
+import type { Database, InstancePlane } from "./wasm/sparsetable_wasm.js";
+import { sleep } from "./callback.js";
+import { call } from "./errors.js";
+
+/** The Data API methods a request is routed as (the core's request kinds: reads, writes,
+ * single-row transactions). */
+export type DataRpc =
+  | "ReadRows"
+  | "SampleRowKeys"
+  | "MutateRow"
+  | "MutateRows"
+  | "CheckAndMutateRow"
+  | "ReadModifyWriteRow"
+  | "ExecuteQuery"
+  | "PrepareQuery";
+
+/** Where a table's data requests go: the instance's plane and the app profile (`""`: the
+ * default profile). */
+export interface Route {
+  readonly plane: InstancePlane;
+  readonly appProfileId: string;
+}
+
+/** Runs `run` on the copy `route`'s profile sends `rpc` to (`rowKey`: the row it names, for
+ * row affinity), then, for a write, hands it to replication, then waits out the injected
+ * latency. Throws the routing error (NOT_FOUND, FAILED_PRECONDITION, UNAVAILABLE, an injected
+ * code) before running anything. */
+export async function routed<T>(route: Route, rpc: DataRpc, rowKey: Uint8Array | undefined, run: (db: Database) => T): Promise<T> {
+  const r = call(() => route.plane.routeRequest(route.appProfileId, rpc, rowKey));
+  let latencyMicros: number;
+  let value: T;
+  try {
+    latencyMicros = r.latencyMicros;
+    const db = r.database;
+    try {
+      value = call(() => run(db));
+    } finally {
+      db.free();
+    }
+    if (rpc !== "ReadRows" && rpc !== "SampleRowKeys" && rpc !== "ExecuteQuery" && rpc !== "PrepareQuery") call(() => r.afterWrite());
+  } finally {
+    r.free();
+  }
+  if (latencyMicros > 0) await sleep(latencyMicros / 1000);
+  return value;
+}
+
+/** Opens `open` on the copy `route`'s profile sends a read to, for streams that pull later
+ * (a row read's snapshot, a query's rows): the value keeps what it needs; the routed copy is
+ * freed at once. A stream does not wait out an injected latency (it starts at once); an
+ * injected error arrives as its `error` event. */
+export function routedOpen<T>(route: Route, rpc: DataRpc, open: (db: Database) => T): T {
+  const r = call(() => route.plane.routeRequest(route.appProfileId, rpc, undefined));
+  try {
+    const db = r.database;
+    try {
+      return call(() => open(db));
+    } finally {
+      db.free();
+    }
+  } finally {
+    r.free();
+  }
+}

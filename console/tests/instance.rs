@@ -1,0 +1,189 @@
+//! The console on a replicated instance, on a manual clock: data commands routed by
+//! `app-profile=`, lag, outages and failover, injected faults, cbt's app-profile commands,
+//! and refusals that change nothing. The rules are the core's; these tests check that the
+//! console hands each command to them and prints what they decide.
+
+use std::sync::Arc;
+
+use sparsetable::{Database, ManualClock};
+use sparsetable_console::{InstanceConsole, Output};
+
+const T0: i64 = 1_700_000_000_000_000;
+
+fn instance(clusters: usize) -> (InstanceConsole, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let dbs = (1..=clusters)
+        .map(|i| (format!("console-c{i}"), Database::with_clock(clock.clone())))
+        .collect();
+    let mut console = InstanceConsole::new("p", "lesson", dbs).expect("instance");
+    for line in [
+        "createtable t families=cf",
+        "createappprofile lesson to-c1 first route-to=console-c1 transactional-writes",
+        "createappprofile lesson to-c2 second route-to=console-c2",
+        "lag 2s",
+    ] {
+        ok(&mut console, line);
+    }
+    (console, clock)
+}
+
+fn ok(console: &mut InstanceConsole, line: &str) -> String {
+    let out = console.run_line(line);
+    assert!(!out.failed, "{line}: {}", out.stderr);
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn fails(console: &mut InstanceConsole, line: &str) -> String {
+    let out: Output = console.run_line(line);
+    assert!(out.failed, "{line} should fail");
+    out.stderr
+}
+
+/// What `lookup t r` prints through `profile`: the value, or "" for no row.
+fn value(console: &mut InstanceConsole, profile: &str) -> String {
+    let printed = ok(console, &format!("lookup t r app-profile={profile}"));
+    printed
+        .lines()
+        .find_map(|l| l.trim().strip_prefix('"'))
+        .map(|v| v.trim_end_matches('"').to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_write_through_one_cluster_reaches_the_other_after_the_lag() {
+    let (mut c, clock) = instance(2);
+    ok(&mut c, "set t r app-profile=to-c1 cf:q=v1");
+    assert_eq!(value(&mut c, "to-c1"), "v1");
+    assert_eq!(
+        value(&mut c, "to-c2"),
+        "",
+        "c2 must not see it before the lag"
+    );
+    assert!(ok(&mut c, "status").contains("writes in flight: 1"));
+    clock.advance_micros(1_999_999);
+    assert_eq!(value(&mut c, "to-c2"), "");
+    clock.advance_micros(1);
+    assert_eq!(value(&mut c, "to-c2"), "v1");
+    assert!(ok(&mut c, "status").contains("writes in flight: 0"));
+}
+
+#[test]
+fn single_cluster_profiles_fail_while_their_cluster_is_down_and_multi_cluster_fails_over() {
+    let (mut c, clock) = instance(2);
+    ok(&mut c, "lag 0s");
+    ok(&mut c, "set t r cf:q=before");
+    let status = ok(&mut c, "down console-c1");
+    assert!(
+        status.contains("cluster console-c1: unavailable"),
+        "{status}"
+    );
+    let e = fails(&mut c, "lookup t r app-profile=to-c1");
+    assert!(
+        e.starts_with("Reading row: rpc error: code = Unavailable"),
+        "{e}"
+    );
+    // The default profile (two clusters: any cluster) fails over to c2.
+    ok(&mut c, "set t r cf:q=during");
+    assert_eq!(value(&mut c, ""), "during");
+    assert_eq!(value(&mut c, "to-c2"), "during");
+    // c1 catches up once it is back.
+    ok(&mut c, "up console-c1");
+    clock.advance_micros(1);
+    assert_eq!(value(&mut c, "to-c1"), "during");
+}
+
+#[test]
+fn an_injected_fault_fails_the_chosen_rpc_as_many_times_as_asked() {
+    let (mut c, _clock) = instance(2);
+    ok(&mut c, "set t r app-profile=to-c1 cf:q=v");
+    let status = ok(
+        &mut c,
+        "fault code=UNAVAILABLE rpc=ReadRows cluster=console-c1 count=1",
+    );
+    assert!(status.contains("fault: rpc ReadRows cluster console-c1 code UNAVAILABLE count 1"));
+    // A write is not a ReadRows; a read through c2 is not at c1.
+    ok(&mut c, "set t r2 app-profile=to-c1 cf:q=w");
+    assert_eq!(value(&mut c, "to-c2"), "");
+    let e = fails(&mut c, "read t app-profile=to-c1");
+    assert!(
+        e.starts_with("Reading rows: rpc error: code = Unavailable desc = "),
+        "{e}"
+    );
+    assert!(ok(&mut c, "read t app-profile=to-c1").contains("r2"));
+    assert!(!ok(&mut c, "status").contains("fault:"));
+    ok(&mut c, "fault code=14");
+    fails(&mut c, "count t");
+    ok(&mut c, "clear-faults seed=7");
+    // The default profile's nearest cluster is the first.
+    assert_eq!(ok(&mut c, "count t"), "2\n");
+}
+
+#[test]
+fn app_profiles_are_listed_read_and_deleted_through_the_instance_record() {
+    let (mut c, _clock) = instance(3);
+    let listed = ok(&mut c, "listappprofile lesson");
+    let ids: Vec<&str> = listed
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "projects/p/instances/lesson/appProfiles/default",
+            "projects/p/instances/lesson/appProfiles/to-c1",
+            "projects/p/instances/lesson/appProfiles/to-c2",
+        ]
+    );
+    assert!(listed.contains("single-cluster to console-c1, transactional writes allowed"));
+    ok(&mut c, "updateappprofile lesson to-c2 moved route-any");
+    assert!(ok(&mut c, "getappprofile lesson to-c2").contains("multi-cluster to any cluster"));
+    ok(&mut c, "deleteappprofile lesson to-c2");
+    let e = fails(&mut c, "lookup t r app-profile=to-c2");
+    assert!(
+        e.starts_with("Reading row: rpc error: code = NotFound"),
+        "{e}"
+    );
+    assert_eq!(
+        ok(&mut c, "listclusters"),
+        "Cluster Name\tZone\t\tState\n------------\t----\t\t-----\nconsole-c1\tlocal\t\tREADY\nconsole-c2\tlocal\t\tREADY\nconsole-c3\tlocal\t\tREADY\n"
+    );
+}
+
+#[test]
+fn every_refusal_is_the_cores_and_changes_nothing() {
+    let (mut c, _clock) = instance(2);
+    let before = (ok(&mut c, "status"), ok(&mut c, "listappprofile lesson"));
+    for (line, expected) in [
+        (
+            "createappprofile lesson -bad x route-any",
+            "INVALID_ARGUMENT: ",
+        ),
+        (
+            "createappprofile lesson to-c1 again route-any",
+            "ALREADY_EXISTS: app profile \"to-c1\" already exists in instance projects/p/instances/lesson",
+        ),
+        (
+            "createappprofile lesson far x route-to=nowhere-c9",
+            "INVALID_ARGUMENT: ",
+        ),
+        ("createappprofile other x y route-any", "NOT_FOUND: instance \"other\""),
+        ("deleteappprofile lesson nope", "NOT_FOUND: app profile \"nope\" not found"),
+        ("down nowhere", "NOT_FOUND: cluster \"nowhere\" not found"),
+        ("lag -1s", "INVALID_ARGUMENT: replication delay must not be negative"),
+        ("lag soon", "lag \"soon\": give a number and a unit"),
+        ("fault code=NOPE", "code \"NOPE\": use one of"),
+        ("fault code=UNAVAILABLE probability=2", "INVALID_ARGUMENT: fault probability must be between 0 and 1"),
+        ("fault code=UNAVAILABLE count=0", "INVALID_ARGUMENT: a fault's count must be at least 1"),
+        ("fault rpc=ReadRows latency=1s", "the console cannot wait out a latency"),
+        ("fault rpc=ReadRows", "usage: fault code=<CODE>"),
+        ("set t r app-profile=ghost cf:q=v", "Applying mutation: rpc error: code = NotFound"),
+    ] {
+        let e = fails(&mut c, line);
+        assert!(e.starts_with(expected), "{line}: {e}");
+    }
+    assert_eq!(
+        (ok(&mut c, "status"), ok(&mut c, "listappprofile lesson")),
+        before
+    );
+    assert_eq!(value(&mut c, "to-c1"), "");
+}
