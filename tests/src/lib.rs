@@ -8,8 +8,11 @@
 //! mirror types here. Parsing is strict (`deny_unknown_fields`, and the core's proto3 JSON
 //! refuses unknown fields too) so a typo in a vector fails loudly instead of testing less.
 
+mod expect;
 pub mod replication;
 pub mod sql;
+
+pub use expect::{check_outcome, says, ExpectedError, Outcome};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -595,121 +598,6 @@ impl Op {
             Op::CollectGarbage { .. } => "collect_garbage",
         }
     }
-
-    /// The error the op must fail with, if any: its code, and the core's message where the
-    /// vector pins it (`expect_message`).
-    pub fn expect_error(&self) -> Option<ExpectedError<'_>> {
-        match self {
-            Op::CreateTable {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::MutateRow {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::MutateRows {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::CheckAndMutateRow {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::ReadModifyWriteRow {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::ReadRow {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::ReadRows {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::SampleRowKeys {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::DropRowRange {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::ModifyColumnFamilies {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::GetTable {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::DeleteTable {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::UpdateTable {
-                expect_error,
-                expect_message,
-                ..
-            }
-            | Op::CollectGarbage {
-                expect_error,
-                expect_message,
-                ..
-            } => expect_error.as_deref().map(|code| ExpectedError {
-                code,
-                message: expect_message.as_deref(),
-            }),
-            Op::ListTables { .. } | Op::AdvanceClock { .. } => None,
-        }
-    }
-
-    /// Whether the op pins a message without an error code to go with it (a broken vector).
-    pub fn message_without_error(&self) -> bool {
-        let message = match self {
-            Op::CreateTable { expect_message, .. }
-            | Op::MutateRow { expect_message, .. }
-            | Op::MutateRows { expect_message, .. }
-            | Op::CheckAndMutateRow { expect_message, .. }
-            | Op::ReadModifyWriteRow { expect_message, .. }
-            | Op::ReadRow { expect_message, .. }
-            | Op::ReadRows { expect_message, .. }
-            | Op::SampleRowKeys { expect_message, .. }
-            | Op::DropRowRange { expect_message, .. }
-            | Op::ModifyColumnFamilies { expect_message, .. }
-            | Op::GetTable { expect_message, .. }
-            | Op::DeleteTable { expect_message, .. }
-            | Op::UpdateTable { expect_message, .. }
-            | Op::CollectGarbage { expect_message, .. } => expect_message.is_some(),
-            Op::ListTables { .. } | Op::AdvanceClock { .. } => false,
-        };
-        message && self.expect_error().is_none()
-    }
-}
-
-/// The error an op must fail with: a gRPC code name, and the core's message word for word
-/// where the vector pins one. Messages are the core's own words (not Bigtable's), pinned so
-/// every front-end can be checked to report the core's error unchanged rather than its own copy
-/// of a rule (tests/vectors/README.md, "Messages").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExpectedError<'a> {
-    /// The gRPC code name (`INVALID_ARGUMENT`).
-    pub code: &'a str,
-    /// The message, if pinned.
-    pub message: Option<&'a str>,
 }
 
 /// The folder holding the vectors.
@@ -750,53 +638,6 @@ pub fn load_all() -> Vec<Vector> {
         }
     }
     all
-}
-
-/// An op's outcome as a runner saw it: a value or an error code with its message.
-pub type Outcome<T> = Result<T, (String, String)>;
-
-/// Checks an op's outcome against its expectation.
-///
-/// # Errors
-/// A description of the mismatch.
-pub fn check_outcome<T: std::fmt::Debug + PartialEq>(
-    op_index: usize,
-    expect_error: Option<ExpectedError<'_>>,
-    outcome: Outcome<T>,
-    expected: Option<T>,
-) -> Result<(), String> {
-    match (expect_error, outcome) {
-        (Some(want), Err((got, msg))) if got == want.code => match want.message {
-            Some(m) if !says(&msg, m) => Err(format!(
-                "op {op_index}: expected {} with message {m:?}, got message {msg:?}",
-                want.code
-            )),
-            _ => Ok(()),
-        },
-        (Some(want), Err((got, msg))) => Err(format!(
-            "op {op_index}: expected error {}, got {got} ({msg})",
-            want.code
-        )),
-        (Some(want), Ok(v)) => Err(format!(
-            "op {op_index}: expected error {}, got success {v:?}",
-            want.code
-        )),
-        (None, Err((got, msg))) => Err(format!("op {op_index}: unexpected error {got} ({msg})")),
-        (None, Ok(v)) => match expected {
-            Some(e) if e != v => Err(format!("op {op_index}: expected {e:#?}\n got {v:#?}")),
-            _ => Ok(()),
-        },
-    }
-}
-
-/// Whether an error's `message` says the rule's words `expected`: exactly, or after where in
-/// the request the error is (`mutations[0]: `, `column family "cf": `), a prefix ending in
-/// `": "`. The rule's own words must be the core's, whole and unchanged.
-pub fn says(message: &str, expected: &str) -> bool {
-    message == expected
-        || message
-            .strip_suffix(expected)
-            .is_some_and(|context| context.ends_with(": "))
 }
 
 fn code_of(e: sparsetable::Error) -> (String, String) {
