@@ -10,6 +10,10 @@ pub const MAX_QUALIFIER_BYTES: usize = 16 * 1024;
 pub const DEFAULT_MAX_VALUE_BYTES: usize = 100 * 1024 * 1024;
 /// Most mutations in one MutateRow, and in one MutateRows request in total.
 pub const MAX_MUTATIONS_PER_REQUEST: usize = 100_000;
+/// Largest request message a front-end accepts, in bytes: 256 MiB, so a cell of
+/// [`DEFAULT_MAX_VALUE_BYTES`] fits in one MutateRow with room to spare. The server's gRPC
+/// transport and the wasm build's JSON reader both take their limit from here.
+pub const MAX_REQUEST_BYTES: usize = 256 * 1024 * 1024;
 /// Longest column family name.
 pub const MAX_FAMILY_NAME_CHARS: usize = 64;
 /// Longest table id.
@@ -135,6 +139,14 @@ impl TreeLimits {
     }
 }
 
+/// The words for a cell value of `len` bytes over its table's `limit` (the table's
+/// `max_value_bytes`, [`DEFAULT_MAX_VALUE_BYTES`] unless set): the core's validation says
+/// them after where the value is (`mutations[0]: `), and a front-end that refuses an
+/// oversized value before copying it across its FFI says them alone.
+pub fn value_too_large_message(len: usize, limit: usize) -> alloc::string::String {
+    alloc::format!("value of {len} bytes exceeds the limit of {limit} bytes")
+}
+
 /// ReadRows' `rows_limit` as the proto defines it: the most rows to return, where 0 (the
 /// proto default) means no limit. `None` is no limit.
 ///
@@ -180,6 +192,14 @@ mod tests {
         assert_eq!(
             GC_RULE_TREE.check(1, 1025).unwrap_err().message(),
             "gc_rule: more than 1024 rules"
+        );
+    }
+
+    #[test]
+    fn value_too_large_says_both_sizes() {
+        assert_eq!(
+            value_too_large_message(5, 4),
+            "value of 5 bytes exceeds the limit of 4 bytes"
         );
     }
 

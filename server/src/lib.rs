@@ -85,9 +85,9 @@ use stubs::instance_admin::bigtable_instance_admin_server::BigtableInstanceAdmin
 use stubs::operations::operations_server::OperationsServer;
 use test_clock::service::test_clock_server::TestClockServer;
 
-/// Largest gRPC message the server accepts or sends: Bigtable's own limit, so a 100 MiB cell
-/// can be written in one MutateRow.
-pub const MAX_MESSAGE_BYTES: usize = 256 * 1024 * 1024;
+/// Largest gRPC message the server accepts or sends: the core's request limit
+/// (`limits::MAX_REQUEST_BYTES`), so a 100 MiB cell can be written in one MutateRow.
+pub const MAX_MESSAGE_BYTES: usize = sparsetable::limits::MAX_REQUEST_BYTES;
 
 /// The Data API as a tonic service, with Bigtable's message size limits.
 pub fn data_server(instances: Arc<Instances>) -> BigtableServer<DataService> {

@@ -14,7 +14,9 @@
 //   sample_row_keys: [{key: hex, offset: bigint}]; get_table: {families, deletionProtection};
 //   list_tables: table ids.
 // A failed op throws; `adapter.errorCode(e)` names its gRPC code (undefined: not the
-// front-end's error, which fails the vector as it is).
+// front-end's error, which fails the vector as it is), and `adapter.errorMessage(e)` (default:
+// the error's `details`, the message without its code) what it says, which must be the core's
+// words where the op pins them (`expect_message`).
 
 export const DEFAULT_CLOCK_MICROS = 1_700_000_000_000_000;
 
@@ -151,15 +153,20 @@ export async function replay(vector, adapter) {
       const where = `op ${i} (${op.op})`;
       let result;
       let code;
+      let message;
       try {
         result = await session.run(op, i);
       } catch (e) {
         code = adapter.errorCode(e);
         if (code === undefined) throw new Error(`${where}: not an error of the front-end: ${e && e.stack ? e.stack : e}`);
+        message = adapter.errorMessage ? adapter.errorMessage(e) : e.details;
       }
       if (op.expect_error !== undefined) {
         if (code === undefined) throw new Error(`${where}: expected ${op.expect_error}, got success`);
         if (code !== op.expect_error) throw new Error(`${where}: expected ${op.expect_error}, got ${code}`);
+        if (op.expect_message !== undefined && !says(message, op.expect_message)) {
+          throw new Error(`${where}: expected the core's message ${JSON.stringify(op.expect_message)}, got ${JSON.stringify(message)}`);
+        }
         continue;
       }
       if (code !== undefined) throw new Error(`${where}: unexpected error ${code}`);
@@ -168,6 +175,14 @@ export async function replay(vector, adapter) {
   } finally {
     await session.close();
   }
+}
+
+/** Whether `message` says the rule's words `expected`: exactly, or after where in the request
+ * the error is (a context ending in ": "), as tests/src/lib.rs `says` (README, "Messages"). */
+export function says(message, expected) {
+  if (typeof message !== "string") return false;
+  if (message === expected) return true;
+  return message.endsWith(expected) && message.slice(0, message.length - expected.length).endsWith(": ");
 }
 
 function check(where, op, result) {
@@ -234,7 +249,8 @@ export function checkFields(op) {
   const known = FIELDS[op.op];
   if (!known) throw new Error(`unknown op ${op.op}`);
   for (const k of Object.keys(op)) {
-    if (k !== "op" && k !== "expect_error" && !known.includes(k)) throw new Error(`${op.op}: field ${k} is unknown to the runners`);
+    if (k === "expect_message" && op.expect_error === undefined) throw new Error(`${op.op}: expect_message needs expect_error`);
+    if (k !== "op" && k !== "expect_error" && k !== "expect_message" && !known.includes(k)) throw new Error(`${op.op}: field ${k} is unknown to the runners`);
   }
 }
 
@@ -323,7 +339,7 @@ export function databaseAdapter(openDb, missing = new Map()) {
  * `{value, latencyMicros}`) or of the package's `ReplicatedInstance` (`routed: true`: Promises
  * of the values, through `instance.table(id)`). `make(options)` gives a fresh one. Both have
  * the data API and table creation only; `missing` says what else. */
-export function planeAdapter(make, { replicated, errorCode }) {
+export function planeAdapter(make, { replicated, errorCode, errorMessage }) {
   const missing = new Map([
     ["gc_mode:background", "the instance has no GC mode option (its clusters run the default, immediate)"],
     ...["drop_row_range", "modify_column_families", "get_table", "list_tables", "delete_table", "update_table", "collect_garbage"]
@@ -332,6 +348,7 @@ export function planeAdapter(make, { replicated, errorCode }) {
   return {
     missing,
     errorCode,
+    errorMessage,
     async open(vector) {
       const inst = make({ clockMicros: vector.clock_micros ?? DEFAULT_CLOCK_MICROS });
       const create = (id, spec) => (replicated ? inst.createTable(id, spec) : inst.createTableJson(id, spec));

@@ -8,8 +8,11 @@
 //! mirror types here. Parsing is strict (`deny_unknown_fields`, and the core's proto3 JSON
 //! refuses unknown fields too) so a typo in a vector fails loudly instead of testing less.
 
+mod expect;
 pub mod replication;
 pub mod sql;
+
+pub use expect::{check_outcome, says, ExpectedError, Outcome};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -123,6 +126,8 @@ pub enum Op {
         spec: Value,
         /// The expected error code, if the op must fail.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Apply mutations to one row.
     MutateRow {
@@ -135,6 +140,8 @@ pub enum Op {
         mutations: Vec<Mutation>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Apply a batch of row mutations.
     MutateRows {
@@ -147,6 +154,8 @@ pub enum Op {
         expect_statuses: Option<Vec<String>>,
         /// The expected error code for the whole call.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Conditional mutation.
     CheckAndMutateRow {
@@ -167,6 +176,8 @@ pub enum Op {
         expect_matched: Option<bool>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Append/increment.
     ReadModifyWriteRow {
@@ -181,6 +192,8 @@ pub enum Op {
         expect_row: Option<Row>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Read one row.
     ReadRow {
@@ -196,6 +209,8 @@ pub enum Op {
         expect_row: Option<Row>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Read rows.
     ReadRows {
@@ -214,6 +229,8 @@ pub enum Op {
         expect_rows: Option<Vec<Row>>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// SampleRowKeys.
     SampleRowKeys {
@@ -224,6 +241,8 @@ pub enum Op {
         expect_keys: Option<Vec<Bytes>>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// DropRowRange.
     DropRowRange {
@@ -236,6 +255,8 @@ pub enum Op {
         delete_all_data_from_table: Option<bool>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// ModifyColumnFamilies.
     ModifyColumnFamilies {
@@ -246,6 +267,8 @@ pub enum Op {
         modifications: Vec<Value>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// GetTable.
     GetTable {
@@ -259,6 +282,8 @@ pub enum Op {
         expect_deletion_protection: Option<bool>,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// ListTables.
     ListTables {
@@ -272,6 +297,8 @@ pub enum Op {
         table: String,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// UpdateTable (deletion protection).
     UpdateTable {
@@ -282,6 +309,8 @@ pub enum Op {
         deletion_protection: bool,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
     /// Moves the manual clock.
     AdvanceClock {
@@ -297,6 +326,8 @@ pub enum Op {
         table: String,
         /// The expected error code.
         expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
     },
 }
 
@@ -567,27 +598,6 @@ impl Op {
             Op::CollectGarbage { .. } => "collect_garbage",
         }
     }
-
-    /// The error code the op must fail with, if any.
-    pub fn expect_error(&self) -> Option<&str> {
-        match self {
-            Op::CreateTable { expect_error, .. }
-            | Op::MutateRow { expect_error, .. }
-            | Op::MutateRows { expect_error, .. }
-            | Op::CheckAndMutateRow { expect_error, .. }
-            | Op::ReadModifyWriteRow { expect_error, .. }
-            | Op::ReadRow { expect_error, .. }
-            | Op::ReadRows { expect_error, .. }
-            | Op::SampleRowKeys { expect_error, .. }
-            | Op::DropRowRange { expect_error, .. }
-            | Op::ModifyColumnFamilies { expect_error, .. }
-            | Op::GetTable { expect_error, .. }
-            | Op::DeleteTable { expect_error, .. }
-            | Op::UpdateTable { expect_error, .. }
-            | Op::CollectGarbage { expect_error, .. } => expect_error.as_deref(),
-            Op::ListTables { .. } | Op::AdvanceClock { .. } => None,
-        }
-    }
 }
 
 /// The folder holding the vectors.
@@ -619,39 +629,15 @@ pub fn load_all() -> Vec<Vector> {
                 "duplicate vector name {}",
                 v.name
             );
+            assert!(
+                !v.ops.iter().any(Op::message_without_error),
+                "vector {}: expect_message needs expect_error",
+                v.name
+            );
             all.push(v);
         }
     }
     all
-}
-
-/// An op's outcome as a runner saw it: a value or an error code with its message.
-pub type Outcome<T> = Result<T, (String, String)>;
-
-/// Checks an op's outcome against its expectation.
-///
-/// # Errors
-/// A description of the mismatch.
-pub fn check_outcome<T: std::fmt::Debug + PartialEq>(
-    op_index: usize,
-    expect_error: Option<&str>,
-    outcome: Outcome<T>,
-    expected: Option<T>,
-) -> Result<(), String> {
-    match (expect_error, outcome) {
-        (Some(code), Err((got, _))) if got == code => Ok(()),
-        (Some(code), Err((got, msg))) => Err(format!(
-            "op {op_index}: expected error {code}, got {got} ({msg})"
-        )),
-        (Some(code), Ok(v)) => Err(format!(
-            "op {op_index}: expected error {code}, got success {v:?}"
-        )),
-        (None, Err((got, msg))) => Err(format!("op {op_index}: unexpected error {got} ({msg})")),
-        (None, Ok(v)) => match expected {
-            Some(e) if e != v => Err(format!("op {op_index}: expected {e:#?}\n got {v:#?}")),
-            _ => Ok(()),
-        },
-    }
 }
 
 fn code_of(e: sparsetable::Error) -> (String, String) {

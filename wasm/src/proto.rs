@@ -40,9 +40,9 @@ use crate::error::{conversion_error, to_js_error};
 type JsResult<T> = Result<T, JsValue>;
 
 /// Longest JSON text (in UTF-16 units) a request may be: a little over the base64 form of
-/// Bigtable's 256 MiB request limit. Longer text is `RESOURCE_EXHAUSTED`, refused before it
-/// is copied.
-pub const MAX_REQUEST_UNITS: usize = 256 * 1024 * 1024 / 3 * 4 + 1024 * 1024;
+/// the core's request limit (`limits::MAX_REQUEST_BYTES`, 256 MiB). Longer text is
+/// `RESOURCE_EXHAUSTED`, refused before it is copied.
+pub const MAX_REQUEST_UNITS: usize = sparsetable::limits::MAX_REQUEST_BYTES / 3 * 4 + 1024 * 1024;
 
 /// Most values (objects, arrays, strings, numbers, ...) a request object may hold: 2^24, far
 /// more than a request carries in practice (MutateRows takes at most 100,000 mutations), few

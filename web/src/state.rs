@@ -50,12 +50,14 @@ pub use views::{
 };
 
 /// The playground: an engine on a manual clock plus the views the UI renders.
-#[derive(Clone)]
+///
+/// It lives in the engine's Web Worker and is neither cloned nor compared: the page holds a
+/// copy of its views (`remote::Shown`), whose fields, and how each is read from here, are
+/// listed once in `remote.rs` (`shown_fields!`), which also names every field of this struct
+/// so a new one cannot be left out of the page's copy unnoticed.
 pub struct Playground {
-    // Shared, not cloned: a Yew reducer returns a new state value per action, and every one
-    // of them stands for the same database.
-    db: Rc<RefCell<Database>>,
-    clock: Arc<ManualClock>,
+    pub(crate) db: Rc<RefCell<Database>>,
+    pub(crate) clock: Arc<ManualClock>,
     /// The time the engine sees.
     pub now_micros: i64,
     /// Every table.
@@ -102,27 +104,6 @@ impl core::fmt::Debug for Playground {
             .field("selected", &self.selected)
             .field("error", &self.error)
             .finish_non_exhaustive()
-    }
-}
-
-impl PartialEq for Playground {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.db, &other.db)
-            && self.now_micros == other.now_micros
-            && self.tables == other.tables
-            && self.selected == other.selected
-            && self.view == other.view
-            && self.grid == other.grid
-            && self.drawer == other.drawer
-            && self.query == other.query
-            && self.last_write == other.last_write
-            && self.revision == other.revision
-            && self.notice == other.notice
-            && self.error == other.error
-            && self.lab == other.lab
-            && self.gc_background == other.gc_background
-            && self.gc_preview == other.gc_preview
-            && self.query_preset == other.query_preset
     }
 }
 

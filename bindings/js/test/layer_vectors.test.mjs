@@ -30,7 +30,14 @@ function errorCode(e) {
   return undefined;
 }
 
-runVectors("ReplicatedInstance", planeAdapter((options) => new ReplicatedInstance(options), { replicated: true, errorCode }), { root: ROOT, expectAtLeast: 200 });
+/** What a BigtableError says without its code (the core's words); the one failed entry's. */
+function errorMessage(e) {
+  if (e instanceof BigtableError) return e.details;
+  if (e instanceof PartialFailureError && e.errors.length === 1) return e.errors[0].message;
+  return undefined;
+}
+
+runVectors("ReplicatedInstance", planeAdapter((options) => new ReplicatedInstance(options), { replicated: true, errorCode, errorMessage }), { root: ROOT, expectAtLeast: 200 });
 
 // ---- the Bigtable layer ---------------------------------------------------------------------
 
@@ -269,6 +276,7 @@ const bigtableAdapter = {
   ]),
   express: bigtableExpress,
   errorCode,
+  errorMessage,
   async open(vector) {
     const options = { projectId: PROJECT, clockMicros: vector.clock_micros ?? DEFAULT_CLOCK_MICROS };
     if (vector.gc_mode !== undefined) options.gcMode = vector.gc_mode;

@@ -652,6 +652,24 @@ pub fn tree_limits() -> TreeLimits {
     }
 }
 
+/// Refuses a cell value of `len` bytes over a table's `limit` with the core's words, so the
+/// Kotlin API can check a large value before the FFI copies it and still say what the engine
+/// would.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` when `len > limit`.
+#[uniffi::export]
+pub fn check_value_size(len: u64, limit: u64) -> Result<(), crate::error::SparsetableError> {
+    if len <= limit {
+        return Ok(());
+    }
+    // Sizes beyond usize cannot be values in memory; saturate rather than assume.
+    let us = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    Err(crate::error::to_ffi(sparsetable::Error::invalid_argument(
+        sparsetable::limits::value_too_large_message(us(len), us(limit)),
+    )))
+}
+
 /// The range of every row key that starts with `prefix` (the core computes its end).
 #[uniffi::export]
 pub fn row_range_prefix(prefix: Vec<u8>) -> RowRange {
@@ -661,6 +679,17 @@ pub fn row_range_prefix(prefix: Vec<u8>) -> RowRange {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_oversized_value_is_refused_in_the_cores_words() {
+        assert_eq!(check_value_size(4, 4), Ok(()));
+        let e = check_value_size(5, 4).unwrap_err();
+        assert_eq!(e.code(), "INVALID_ARGUMENT");
+        assert_eq!(
+            e.reason(),
+            sparsetable::limits::value_too_large_message(5, 4)
+        );
+    }
 
     #[test]
     fn gc_rule_round_trips_through_the_core() {

@@ -16,17 +16,8 @@ use sparsetable::api::sql::{SqlType, SqlValue};
 /// A type tag as the core's type.
 pub fn type_from_py(tag: &Bound<'_, PyAny>) -> PyResult<SqlType> {
     if let Ok(name) = tag.extract::<String>() {
-        return Ok(match name.as_str() {
-            "BYTES" => SqlType::Bytes,
-            "STRING" => SqlType::String,
-            "INT64" => SqlType::Int64,
-            "FLOAT32" => SqlType::Float32,
-            "FLOAT64" => SqlType::Float64,
-            "BOOL" => SqlType::Bool,
-            "TIMESTAMP" => SqlType::Timestamp,
-            "DATE" => SqlType::Date,
-            other => return Err(PyTypeError::new_err(format!("unknown SQL type {other:?}"))),
-        });
+        return SqlType::scalar_named(&name)
+            .ok_or_else(|| PyTypeError::new_err(format!("unknown SQL type {name:?}")));
     }
     let tuple = tag.cast::<PyTuple>().map_err(|_| {
         PyTypeError::new_err("a SQL type tag is a name or a tuple (\"ARRAY\", t) / (\"MAP\", k, v)")
@@ -48,14 +39,14 @@ pub fn type_from_py(tag: &Bound<'_, PyAny>) -> PyResult<SqlType> {
 pub fn type_to_py(py: Python<'_>, ty: &SqlType) -> PyResult<Py<PyAny>> {
     let name = |s: &str| PyString::new(py, s).into_any().unbind();
     Ok(match ty {
-        SqlType::Bytes => name("BYTES"),
-        SqlType::String => name("STRING"),
-        SqlType::Int64 => name("INT64"),
-        SqlType::Float32 => name("FLOAT32"),
-        SqlType::Float64 => name("FLOAT64"),
-        SqlType::Bool => name("BOOL"),
-        SqlType::Timestamp => name("TIMESTAMP"),
-        SqlType::Date => name("DATE"),
+        SqlType::Bytes
+        | SqlType::String
+        | SqlType::Int64
+        | SqlType::Float32
+        | SqlType::Float64
+        | SqlType::Bool
+        | SqlType::Timestamp
+        | SqlType::Date => name(&ty.to_string()),
         SqlType::Array(e) => ("ARRAY", type_to_py(py, e)?).into_py_any(py)?,
         SqlType::Map(k, v) => ("MAP", type_to_py(py, k)?, type_to_py(py, v)?).into_py_any(py)?,
         SqlType::Struct(fields) => (

@@ -103,3 +103,31 @@ def test_runner_rejects_a_wrong_error_code():
     broken["ops"][i]["expect_error"] = "ALREADY_EXISTS" if vector["ops"][i]["expect_error"] != "ALREADY_EXISTS" else "NOT_FOUND"
     with pytest.raises(AssertionError):
         vs.replay(broken)
+
+
+# The rules whose words the core owns (tests/vectors/090_rule_messages.json): every one must
+# run here, so the Python binding is shown to report the core's message, not a copy of it.
+MESSAGE_VECTORS = [v for v in ALL if any("expect_message" in op for op in v["ops"])]
+
+
+def test_every_rule_message_vector_runs_here():
+    assert len(MESSAGE_VECTORS) >= 12, [v["name"] for v in MESSAGE_VECTORS]
+    assert [v["name"] for v in MESSAGE_VECTORS if v not in ELIGIBLE] == []
+
+
+@pytest.mark.parametrize("vector", MESSAGE_VECTORS, ids=[v["name"] for v in MESSAGE_VECTORS])
+def test_runner_rejects_a_drifted_rule_message(vector):
+    # The same vector with the rule's words changed by one word must fail: the check compares
+    # the words, not just the code.
+    broken = copy.deepcopy(vector)
+    op = next(op for op in broken["ops"] if "expect_message" in op)
+    op["expect_message"] = op["expect_message"].replace(" ", " really ", 1)
+    with pytest.raises(AssertionError, match="core's message"):
+        vs.replay(broken)
+
+
+def test_says_allows_only_a_context_before_the_words():
+    assert vs.says("row_key must be non-empty", "row_key must be non-empty")
+    assert vs.says("mutations[0]: row_key must be non-empty", "row_key must be non-empty")
+    assert not vs.says("row_key must be non-empty!", "row_key must be non-empty")
+    assert not vs.says("the row_key must be non-empty", "row_key must be non-empty")

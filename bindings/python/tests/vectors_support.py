@@ -69,23 +69,24 @@ SUPPORTED = frozenset(
 
 # Fields each op may carry that this runner understands (anything else -> a field: capability).
 KNOWN_OP_FIELDS = {
-    "create_table": {"table", "spec", "expect_error"},
-    "mutate_row": {"table", "row_key", "mutations", "expect_error"},
-    "read_row": {"table", "row_key", "filter", "expect_row", "expect_error"},
-    "read_rows": {"table", "row_set", "filter", "rows_limit", "reversed", "expect_rows", "expect_error"},
-    "modify_column_families": {"table", "modifications", "expect_error"},
-    "get_table": {"table", "expect_families", "expect_deletion_protection", "expect_error"},
-    "list_tables": {"expect_tables", "expect_error"},
-    "delete_table": {"table", "expect_error"},
+    "create_table": {"table", "spec", "expect_error", "expect_message"},
+    "mutate_row": {"table", "row_key", "mutations", "expect_error", "expect_message"},
+    "read_row": {"table", "row_key", "filter", "expect_row", "expect_error", "expect_message"},
+    "read_rows": {"table", "row_set", "filter", "rows_limit", "reversed", "expect_rows", "expect_error", "expect_message"},
+    "modify_column_families": {"table", "modifications", "expect_error", "expect_message"},
+    "get_table": {"table", "expect_families", "expect_deletion_protection", "expect_error", "expect_message"},
+    "list_tables": {"expect_tables", "expect_error", "expect_message"},
+    "delete_table": {"table", "expect_error", "expect_message"},
     "advance_clock": {"micros"},
-    "sample_row_keys": {"table", "expect_keys", "expect_error"},
-    "drop_row_range": {"table", "row_key_prefix", "delete_all_data_from_table", "expect_error"},
-    "update_table": {"table", "deletion_protection", "expect_error"},
+    "sample_row_keys": {"table", "expect_keys", "expect_error", "expect_message"},
+    "drop_row_range": {"table", "row_key_prefix", "delete_all_data_from_table", "expect_error", "expect_message"},
+    "update_table": {"table", "deletion_protection", "expect_error", "expect_message"},
     "check_and_mutate_row": {
         "table", "row_key", "predicate_filter", "true_mutations", "false_mutations", "expect_matched", "expect_error",
+        "expect_message",
     },
-    "read_modify_write_row": {"table", "row_key", "rules", "expect_row", "expect_error"},
-    "collect_garbage": {"table", "expect_error"},
+    "read_modify_write_row": {"table", "row_key", "rules", "expect_row", "expect_error", "expect_message"},
+    "collect_garbage": {"table", "expect_error", "expect_message"},
 }
 KNOWN_VECTOR_FIELDS = {"name", "description", "clock_micros", "gc_mode", "tables", "ops"}
 # Table specs, families, mutations, filters, row sets, rules and rows are proto3 JSON
@@ -436,6 +437,14 @@ def expected_row(spec: Any) -> Any:
 # ---------------------------------------------------------------- replay
 
 
+def says(message: str, expected: str) -> bool:
+    """Whether an error's message says the rule's words: exactly, or after where in the request
+    the error is (a context ending in ": "), as the core runner's `says` (tests/src/lib.rs)."""
+    if message == expected:
+        return True
+    return message.endswith(expected) and message[: len(message) - len(expected)].endswith(": ")
+
+
 def replay(vector: dict[str, Any]) -> None:
     """Runs every op of the vector; raises AssertionError at the first mismatch."""
     clock = st.ManualClock(vector.get("clock_micros", DEFAULT_CLOCK_MICROS))
@@ -453,6 +462,10 @@ def replay(vector: dict[str, Any]) -> None:
             assert expect_error is not None, f"{where}: unexpected error {e.code}: {e}"
             assert e.code == expect_error, f"{where}: expected {expect_error}, got {e.code}: {e}"
             assert type(e).code == expect_error, f"{where}: class {type(e).__name__} has code {type(e).code}"
+            if "expect_message" in op:
+                assert says(e.message, op["expect_message"]), (
+                    f"{where}: expected the core's message {op['expect_message']!r}, got {e.message!r}"
+                )
             continue
         assert expect_error is None, f"{where}: expected error {expect_error}, got success {result!r}"
         _check_result(where, op, result)

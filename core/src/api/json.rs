@@ -199,8 +199,24 @@ pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<serde_json::Value> {
     serde_json::to_value(value).map_err(|e| Error::new(crate::Code::Internal, format!("{e}")))
 }
 
+/// serde_json's error as `InvalidArgument`. serde_json puts the position after the message; a
+/// rule the model checks while parsing (a filter nested too deep, a bad family name) keeps its
+/// own words whole at the end instead, with the position before them as context
+/// (`json: line 1 column 513: filter: nesting deeper than 20 levels`), so every front-end
+/// reports the core's words the same way (tests/vectors/README.md, "Messages").
 fn invalid(e: serde_json::Error) -> Error {
-    Error::invalid_argument(format!("json: {e}"))
+    let text = format!("{e}");
+    if e.is_data() && e.line() > 0 {
+        let position = format!(" at line {} column {}", e.line(), e.column());
+        if let Some(words) = text.strip_suffix(position.as_str()) {
+            return Error::invalid_argument(format!(
+                "json: line {} column {}: {words}",
+                e.line(),
+                e.column()
+            ));
+        }
+    }
+    Error::invalid_argument(format!("json: {text}"))
 }
 
 fn too_deep() -> Error {

@@ -278,9 +278,8 @@ impl Mutation {
                 )?;
                 if value.len() > config.max_value_bytes {
                     return Err(Error::invalid_argument(format!(
-                        "mutations[{index}]: value of {} bytes exceeds the limit of {} bytes",
-                        value.len(),
-                        config.max_value_bytes
+                        "mutations[{index}]: {}",
+                        limits::value_too_large_message(value.len(), config.max_value_bytes)
                     )));
                 }
                 Ok(())

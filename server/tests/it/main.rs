@@ -32,4 +32,5 @@ mod robustness_requests;
 mod row_key_schema;
 mod sql;
 mod sql_vectors;
+mod vector_specs;
 mod vectors;

@@ -5,7 +5,8 @@
 //! (`sparsetable_test_vectors::sql::check_result`).
 
 use crate::common;
-use crate::vectors::{family_to_proto, mutation_to_proto};
+use crate::vector_specs::family_to_proto;
+use crate::vectors::mutation_to_proto;
 
 use common::{code_name, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;

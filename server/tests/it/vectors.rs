@@ -25,6 +25,7 @@ use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use std::ops::Bound;
 
+use crate::vector_specs::{family_to_proto, spec_config, spec_family};
 use serde_json::Value;
 use sparsetable::{
     ColumnFamily, GcRule, Granularity, Mutation as CoreMutation, Row, RowSet, ValueType,
@@ -33,7 +34,7 @@ use sparsetable_server::replication_control::service::replication_control_client
 use sparsetable_server::replication_control::CollectGarbageRequest;
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::{AdvanceTimeRequest, SetTimeRequest};
-use sparsetable_test_vectors::{check_outcome, check_samples, table_config, Op, Outcome, Vector};
+use sparsetable_test_vectors::{check_outcome, check_samples, Op, Outcome, Vector};
 use tonic::transport::Channel;
 
 /// What the server serves, in the vectors' capability names.
@@ -123,26 +124,6 @@ fn status<T>(r: Result<T, tonic::Status>) -> Outcome<T> {
     r.map_err(|s| (code_name(s.code()).to_string(), s.message().to_string()))
 }
 
-fn gc_rule_to_proto(rule: &GcRule) -> Option<admin_v2::GcRule> {
-    use admin_v2::gc_rule::{Intersection, Rule, Union};
-    let list = |r: &[GcRule]| {
-        r.iter()
-            .map(|r| gc_rule_to_proto(r).unwrap_or_default())
-            .collect()
-    };
-    let rule = match rule {
-        GcRule::Never => return None,
-        GcRule::MaxNumVersions(n) => Rule::MaxNumVersions(*n as i32),
-        GcRule::MaxAge { micros: m } => Rule::MaxAge(prost_types::Duration {
-            seconds: m / 1_000_000,
-            nanos: (m % 1_000_000) as i32 * 1000,
-        }),
-        GcRule::Intersection(r) => Rule::Intersection(Intersection { rules: list(r) }),
-        GcRule::Union(r) => Rule::Union(Union { rules: list(r) }),
-    };
-    Some(admin_v2::GcRule { rule: Some(rule) })
-}
-
 /// Reads a returned GC rule back, independently of the server's own conversion.
 fn gc_rule_from_proto(rule: Option<&admin_v2::GcRule>) -> GcRule {
     use admin_v2::gc_rule::Rule;
@@ -164,30 +145,6 @@ fn gc_rule_from_proto(rule: Option<&admin_v2::GcRule>) -> GcRule {
                 .map(|r| gc_rule_from_proto(Some(r)))
                 .collect(),
         ),
-    }
-}
-
-pub(crate) fn family_to_proto(f: &ColumnFamily) -> admin_v2::ColumnFamily {
-    use admin_v2::r#type::{aggregate::Aggregator, Aggregate, Int64, Kind};
-    let aggregator = match f.value_type {
-        ValueType::Bytes => None,
-        ValueType::Int64Sum => Some(Aggregator::Sum(Default::default())),
-        ValueType::Int64Min => Some(Aggregator::Min(Default::default())),
-        ValueType::Int64Max => Some(Aggregator::Max(Default::default())),
-        ValueType::HllUniqueCount => Some(Aggregator::HllppUniqueCount(Default::default())),
-    };
-    let value_type = aggregator.map(|aggregator| admin_v2::Type {
-        kind: Some(Kind::AggregateType(Box::new(Aggregate {
-            input_type: Some(Box::new(admin_v2::Type {
-                kind: Some(Kind::Int64Type(Int64::default())),
-            })),
-            state_type: None,
-            aggregator: Some(aggregator),
-        }))),
-    });
-    admin_v2::ColumnFamily {
-        gc_rule: gc_rule_to_proto(&f.gc_rule),
-        value_type,
     }
 }
 
@@ -213,7 +170,7 @@ fn create_table_request(
     id: &str,
     spec: &Value,
 ) -> Result<admin_v2::CreateTableRequest, String> {
-    let config = table_config(spec).map_err(|e| format!("table spec: {e}"))?;
+    let config = spec_config(spec)?;
     // Vectors naming a granularity are skipped (INEXPRESSIBLE), so every table here is MILLIS,
     // sent as the proto's default like a client that leaves the field out.
     if config.granularity != Granularity::Millis {
@@ -226,8 +183,8 @@ fn create_table_request(
             column_families: config
                 .families
                 .iter()
-                .map(|(n, f)| (n.clone(), family_to_proto(f)))
-                .collect(),
+                .map(|(n, f)| Ok((n.clone(), spec_family(spec, n, f)?)))
+                .collect::<Result<_, String>>()?,
             deletion_protection: config.deletion_protection,
             granularity: admin_v2::table::TimestampGranularity::Unspecified as i32,
             ..Default::default()
@@ -517,17 +474,19 @@ fn row_set_to_proto(s: &RowSet) -> v2::RowSet {
 async fn create_vector_table(c: &mut Clients, id: &str, spec: &Value) -> Result<(), String> {
     use admin_v2::modify_column_families_request::{modification::Mod, Modification};
     let mut request = create_table_request(&c.parent, id, spec)?;
-    let config = table_config(spec).map_err(|e| format!("table spec: {e}"))?;
+    let config = spec_config(spec)?;
     let later: Vec<Modification> = config
         .families
         .iter()
         .skip(1)
-        .map(|(name, family)| Modification {
-            id: name.clone(),
-            r#mod: Some(Mod::Create(family_to_proto(family))),
-            ..Default::default()
+        .map(|(name, family)| {
+            Ok(Modification {
+                id: name.clone(),
+                r#mod: Some(Mod::Create(spec_family(spec, name, family)?)),
+                ..Default::default()
+            })
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     if let Some(table) = request.table.as_mut() {
         let first = config.families.keys().next();
         table.column_families.retain(|name, _| Some(name) == first);

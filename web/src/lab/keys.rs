@@ -218,24 +218,27 @@ pub enum KeyWarning {
     UnpaddedNumber,
     /// A hash-like segment: writes spread, but related rows are no longer one range scan.
     HashedKey,
-    /// Longer than Bigtable's 4 KiB: the write is refused.
+    /// Longer than Bigtable's row-key limit ([`MAX_ROW_KEY_BYTES`]): the write is refused.
     TooLong,
 }
 
 impl KeyWarning {
-    /// A one-line explanation for the write form.
-    pub fn message(self) -> &'static str {
+    /// A one-line explanation for the write form. The row-key limit is the core's
+    /// ([`MAX_ROW_KEY_BYTES`]), not a number written here.
+    pub fn message(self) -> String {
         match self {
             KeyWarning::StartsWithTimestamp => {
-                "starts with a timestamp: every new row lands in the last tablet (a hotspot); put an entity first"
+                "starts with a timestamp: every new row lands in the last tablet (a hotspot); put an entity first".into()
             }
             KeyWarning::UnpaddedNumber => {
-                "holds a number without zero-padding: 10 sorts before 9; pad to a fixed width"
+                "holds a number without zero-padding: 10 sorts before 9; pad to a fixed width".into()
             }
             KeyWarning::HashedKey => {
-                "holds a hash: writes spread, but related rows can no longer be read with one range scan"
+                "holds a hash: writes spread, but related rows can no longer be read with one range scan".into()
             }
-            KeyWarning::TooLong => "is longer than 4 KiB: Bigtable refuses row keys over 4096 bytes",
+            KeyWarning::TooLong => format!(
+                "is longer than {MAX_ROW_KEY_BYTES} bytes: Bigtable refuses longer row keys"
+            ),
         }
     }
 
@@ -397,8 +400,11 @@ mod tests {
             key_warnings(b"PRODUCT#42/2497057062123/en/5/COMMENT#1"),
             [UnpaddedNumber]
         );
-        let long = alloc::vec![b'k'; 4097];
+        let long = alloc::vec![b'k'; MAX_ROW_KEY_BYTES + 1];
         assert_eq!(key_warnings(&long), [TooLong]);
-        assert_eq!(key_warnings(&long[..4096]), []);
+        assert_eq!(key_warnings(&long[..MAX_ROW_KEY_BYTES]), []);
+        assert!(TooLong
+            .message()
+            .contains(&alloc::format!("{MAX_ROW_KEY_BYTES} bytes")));
     }
 }

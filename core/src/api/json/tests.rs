@@ -829,3 +829,19 @@ fn tables_carry_their_row_key_schema() {
         rejected::<TableConfig>(bad);
     }
 }
+
+#[test]
+fn a_rule_checked_while_parsing_keeps_the_cores_words_last() {
+    // The position is context before the words, not a suffix after them, so the words read
+    // exactly as the core's everywhere (tests/vectors/README.md, "Messages").
+    let mut filter = String::from(r#"{"passAllFilter": true}"#);
+    for _ in 0..crate::limits::MAX_FILTER_DEPTH {
+        filter = alloc::format!(r#"{{"chain": {{"filters": [{filter}]}}}}"#);
+    }
+    let message = rejected::<ReadRowsRequest>(&alloc::format!(r#"{{"filter": {filter}}}"#));
+    let words = crate::limits::FILTER_TREE.too_deep_message();
+    assert!(message.starts_with("json: line 1 column "), "{message}");
+    assert!(message.ends_with(&alloc::format!(": {words}")), "{message}");
+    // A syntax error keeps serde_json's own form.
+    assert!(rejected::<RowFilter>("{").contains("at line 1"));
+}

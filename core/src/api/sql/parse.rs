@@ -954,15 +954,11 @@ impl Parser<'_> {
         let Tok::Word(w) = w else {
             return Err(err_at(self.sql, pos, "expected a type name"));
         };
-        Ok(match w.to_ascii_uppercase().as_str() {
-            "BYTES" => SqlType::Bytes,
-            "STRING" => SqlType::String,
-            "INT64" => SqlType::Int64,
-            "FLOAT32" => SqlType::Float32,
-            "FLOAT64" => SqlType::Float64,
-            "BOOL" => SqlType::Bool,
-            "TIMESTAMP" => SqlType::Timestamp,
-            "DATE" => SqlType::Date,
+        let upper = w.to_ascii_uppercase();
+        if let Some(scalar) = SqlType::scalar_named(&upper) {
+            return Ok(scalar);
+        }
+        Ok(match upper.as_str() {
             "ARRAY" => {
                 self.expect_sym("<")?;
                 let e = self.ty()?;

@@ -40,6 +40,27 @@ pub enum SqlType {
 }
 
 impl SqlType {
+    /// The scalar types by their GoogleSQL names, upper case: the one list the SQL parser and
+    /// every front-end's type tags read names with (ARRAY, MAP and STRUCT take parameters).
+    pub const SCALARS: [(&'static str, SqlType); 8] = [
+        ("BYTES", SqlType::Bytes),
+        ("STRING", SqlType::String),
+        ("INT64", SqlType::Int64),
+        ("FLOAT32", SqlType::Float32),
+        ("FLOAT64", SqlType::Float64),
+        ("BOOL", SqlType::Bool),
+        ("TIMESTAMP", SqlType::Timestamp),
+        ("DATE", SqlType::Date),
+    ];
+
+    /// The scalar type named `name` (upper case, as [`SqlType::SCALARS`]), if any.
+    pub fn scalar_named(name: &str) -> Option<SqlType> {
+        Self::SCALARS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t.clone())
+    }
+
     /// An ARRAY of `t`.
     pub fn array(t: SqlType) -> SqlType {
         SqlType::Array(Box::new(t))
@@ -400,5 +421,21 @@ fn float_text(f: f64, single: Option<f32>) -> String {
         format!("{s}")
     } else {
         format!("{f}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SqlType;
+    use alloc::string::ToString;
+
+    #[test]
+    fn each_scalar_is_named_as_it_prints() {
+        for (name, ty) in SqlType::SCALARS {
+            assert_eq!(ty.to_string(), name);
+            assert_eq!(SqlType::scalar_named(name), Some(ty));
+        }
+        assert_eq!(SqlType::scalar_named("ARRAY"), None);
+        assert_eq!(SqlType::scalar_named("int64"), None);
     }
 }

@@ -14,6 +14,7 @@ import dev.sparsetable.ffi.RequestKind
 import dev.sparsetable.ffi.RowModify
 import dev.sparsetable.ffi.RowRead
 import dev.sparsetable.ffi.RowWrite
+import dev.sparsetable.ffi.checkValueSize as coreCheckValueSize
 import java.util.concurrent.CancellationException
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ExecutorService
@@ -82,17 +83,14 @@ class BigtableDataClient private constructor(
     }
 
     /**
-     * Refuses a value over the table's limit before the FFI copies it. Values up to 1 MiB are
-     * left to the engine (a copy of that size costs little); larger ones cost one table lookup.
+     * Refuses a value over the table's limit before the FFI copies it, in the core's words
+     * (without the engine's `mutations[i]: `). Values up to 1 MiB are left to the engine (a copy
+     * of that size costs little); larger ones cost one table lookup.
      */
     private fun checkValueSize(tableId: String, largest: Int) {
         if (largest <= SMALL_VALUE_BYTES) return
         val limit = native { db().getTable(tableId) }.maxValueBytes
-        if (largest.toULong() > limit) {
-            throw InvalidArgumentException(
-                "INVALID_ARGUMENT: value of $largest bytes exceeds the limit of $limit bytes (checked before copying)",
-            )
-        }
+        native { coreCheckValueSize(largest.toULong(), limit) }
     }
 
     /**

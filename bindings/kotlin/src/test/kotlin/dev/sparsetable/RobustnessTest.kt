@@ -12,8 +12,10 @@ import kotlin.test.assertFailsWith
 import kotlin.test.assertTrue
 
 class RobustnessTest {
-    private val filterDepth = 20 // limits::MAX_FILTER_DEPTH
-    private val gcDepth = 32 // limits::MAX_GC_RULE_DEPTH
+    // The core's limits and words (limits::FILTER_TREE, GC_RULE_TREE), not copies of them.
+    private val limits = dev.sparsetable.ffi.treeLimits()
+    private val filterDepth = limits.maxFilterDepth.toInt()
+    private val gcDepth = limits.maxGcRuleDepth.toInt()
 
     private fun nestedFilter(levels: Int): Filter {
         var f: Filter = FILTERS.pass()
@@ -40,7 +42,7 @@ class RobustnessTest {
             val deep = nestedFilter(levels)
             val e = assertFailsWith<InvalidArgumentException>("$levels levels") { client.readRow("t", "r", deep) }
             // The core's words, exactly (limits::FILTER_TREE), whichever side counted.
-            assertEquals("INVALID_ARGUMENT: filter: nesting deeper than $filterDepth levels", e.message)
+            assertEquals("INVALID_ARGUMENT: ${limits.filterTooDeep}", e.message)
             assertFailsWith<InvalidArgumentException> { client.readRows("t") { filter(deep) } }
             assertFailsWith<InvalidArgumentException> {
                 client.checkAndMutateRow(ConditionalRowMutation.create("t", "r").condition(deep).then(Mutation.create().deleteRow()))
@@ -61,7 +63,7 @@ class RobustnessTest {
             shared = next
         }
         val e = assertFailsWith<InvalidArgumentException> { client.readRow("t", "r", shared) }
-        assertEquals("INVALID_ARGUMENT: filter: more than 1000 filters in one RowFilter", e.message)
+        assertEquals("INVALID_ARGUMENT: ${limits.filterTooMany}", e.message)
         assertStillWorks(client)
     }
 
@@ -71,7 +73,7 @@ class RobustnessTest {
         for (levels in listOf(gcDepth + 1, 1_100, 100_000)) {
             val deep = nestedRule(levels)
             val e = assertFailsWith<InvalidArgumentException>("$levels levels") { admin.createTable("deep") { addFamily("cf", deep) } }
-            assertEquals("INVALID_ARGUMENT: gc_rule: nested deeper than $gcDepth levels", e.message)
+            assertEquals("INVALID_ARGUMENT: ${limits.gcRuleTooDeep}", e.message)
             assertFailsWith<InvalidArgumentException> { admin.modifyFamilies("t") { updateFamily("cf", deep) } }
         }
         var shared: GCRule = GCRULES.maxVersions(1)

@@ -139,7 +139,7 @@ object Vectors {
                     listOf("create", "update").forEach { k -> mod.obj(k)?.let { familyCaps(it, caps) } }
                 }
             }
-            OP_FIELDS[name]?.let { unknownFields(op, "op.$name", it + setOf("op", "table", "expect_error"), caps) }
+            OP_FIELDS[name]?.let { unknownFields(op, "op.$name", it + setOf("op", "table", "expect_error", "expect_message"), caps) }
         }
         return caps
     }
@@ -506,7 +506,15 @@ object Vectors {
                 if (failure != null && failure !is ApiException) throw failure
                 val code = failure?.statusCode?.name
                 val got = outcome.getOrNull()
+                val expectMessage = op["expect_message"]?.asString
                 when {
+                    expectError != null && code == expectError && expectMessage != null -> {
+                        // The exception's message is "CODE: " and the engine's words.
+                        val said = failure?.message?.removePrefix("$code: ")
+                        if (said == failure?.message || said == null || !says(said, expectMessage)) {
+                            fail("op $i: expected the core's message \"$expectMessage\" after \"$code: \", got \"${failure?.message}\"")
+                        }
+                    }
                     expectError != null && code == expectError -> {}
                     expectError != null -> fail("op $i: expected error $expectError, got ${code ?: "success $got"} (${failure?.message})")
                     failure != null -> fail("op $i: unexpected error ${failure.message}")
@@ -524,6 +532,13 @@ object Vectors {
             }
         }
     }
+
+    /**
+     * Whether [message] says the rule's words [expected]: exactly, or after where in the request
+     * the error is (a context ending in ": "), as the core runner's `says` (tests/src/lib.rs).
+     */
+    fun says(message: String, expected: String): Boolean =
+        message == expected || (message.endsWith(expected) && message.removeSuffix(expected).endsWith(": "))
 
     private fun checkResult(i: Int, name: String, op: JsonObject, got: Any?) {
         fun expect(want: Any?, what: String) {
@@ -601,6 +616,36 @@ class VectorCoverageTest {
     @Test
     fun atLeastOneVectorIsEligible() {
         assertTrue(Vectors.eligible.isNotEmpty(), "no eligible vector among ${Vectors.all.size}")
+    }
+
+    /** The vectors pinning the core's words for a rule (tests/vectors/090_rule_messages.json). */
+    private val messageVectors = Vectors.all.filter { v -> v["ops"].asJsonArray.any { it.asJsonObject.has("expect_message") } }
+
+    @Test
+    fun everyRuleMessageVectorRunsHere() {
+        assertTrue(messageVectors.size >= 12, "only ${messageVectors.size} rule-message vectors")
+        val notEligible = messageVectors.filter { it !in Vectors.eligible }.map { it["name"].asString }
+        kotlin.test.assertEquals(emptyList(), notEligible)
+    }
+
+    @Test
+    fun aDriftedRuleMessageFails() {
+        // Each vector with one word of its pinned message changed must fail: the runner compares
+        // the words, not only the code.
+        for (v in messageVectors) {
+            val broken = v.deepCopy()
+            val op = broken["ops"].asJsonArray.map { it.asJsonObject }.first { it.has("expect_message") }
+            op.addProperty("expect_message", op["expect_message"].asString.replaceFirst(" ", " really "))
+            val e = kotlin.test.assertFailsWith<AssertionError>(v["name"].asString) { Vectors.replay(broken) }
+            assertTrue(e.message!!.contains("core's message"), e.message)
+        }
+    }
+
+    @Test
+    fun saysAllowsOnlyAContextBeforeTheWords() {
+        assertTrue(Vectors.says("row_key must be non-empty", "row_key must be non-empty"))
+        assertTrue(Vectors.says("mutations[0]: row_key must be non-empty", "row_key must be non-empty"))
+        kotlin.test.assertFalse(Vectors.says("the row_key must be non-empty", "row_key must be non-empty"))
     }
 
     @Test
