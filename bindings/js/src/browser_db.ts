@@ -44,11 +44,11 @@ export async function openBrowserDatabase(options: { name?: string; clockMicros?
       ready();
       return;
     }
-    const { id, result, error } = e.data as { id: number; result?: unknown; error?: { name: string; code: string; message: string } };
+    const { id, result, error } = e.data as { id: number; result?: unknown; error?: { name: string; code: string; message: string; details?: string } };
     const p = pending.get(id);
     if (!p) return;
     pending.delete(id);
-    if (error) p.reject(Object.assign(new Error(error.message), { name: error.name, code: error.code }));
+    if (error) p.reject(Object.assign(new Error(error.message), { name: error.name, code: error.code, details: error.details }));
     else p.resolve(result);
   };
   worker.onerror = (e: ErrorEvent) => {

@@ -54,8 +54,9 @@ async function open(options: { name?: string; clockMicros?: number; poolSize?: n
     }
     post({ id, result });
   } catch (err) {
-    const x = err as { name?: string; code?: string; message?: string };
-    post({ id, error: { name: x.name ?? "Error", code: x.code ?? "INTERNAL", message: x.message ?? String(err) } });
+    const x = err as { name?: string; code?: string; message?: string; details?: string };
+    // `details` (the core's message without its code) crosses too: callers match on it.
+    post({ id, error: { name: x.name ?? "Error", code: x.code ?? "INTERNAL", message: x.message ?? String(err), details: x.details } });
   }
 };
 
