@@ -171,21 +171,51 @@ fn view_not_found(id: &str) -> Error {
     }
 }
 
-/// Checks `query` against what views maintain; returns the `_key` item and the other items
-/// with their families.
-fn check_query(text: &str, query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)>)> {
-    let upper = text.to_ascii_uppercase();
-    for f in [
-        "CURRENT_TIMESTAMP",
-        "CURRENT_DATE",
-        "CURRENT_DATETIME",
-        "CURRENT_TIME",
-    ] {
-        if upper.contains(f) {
-            return Err(unsupported(&format!("the non-deterministic function {f}")));
+/// The functions whose value depends on when the query runs: a view maintained row by row
+/// would mix values of different moments.
+const TIME_DEPENDENT: [&str; 4] = [
+    "CURRENT_TIMESTAMP",
+    "CURRENT_DATE",
+    "CURRENT_DATETIME",
+    "CURRENT_TIME",
+];
+
+/// The first call to a [`TIME_DEPENDENT`] function anywhere in `plan`'s expressions (a name
+/// in a string literal or an alias is not a call).
+fn time_dependent_call(plan: &sql::plan::Plan) -> Option<String> {
+    let mut todo: Vec<sql::ast::Expr> = plan.items.clone();
+    todo.extend(plan.filter.clone());
+    if let Some(agg) = &plan.agg {
+        todo.extend(agg.groups.iter().cloned());
+        todo.extend(agg.having.clone());
+        for call in &agg.aggs {
+            todo.extend(call.arg.clone());
+            todo.extend(call.extra.iter().cloned());
         }
     }
+    while let Some(mut e) = todo.pop() {
+        if let ExprKind::Call { name, .. } = &e.kind {
+            let upper = name.to_ascii_uppercase();
+            if TIME_DEPENDENT.contains(&upper.as_str()) {
+                return Some(upper);
+            }
+        }
+        todo.extend(
+            sql::ast::children_mut(&mut e)
+                .into_iter()
+                .map(|c| c.clone()),
+        );
+    }
+    None
+}
+
+/// Checks `query` against what views maintain; returns the `_key` item and the other items
+/// with their families.
+fn check_query(query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)>)> {
     let plan = query.plan();
+    if let Some(f) = time_dependent_call(plan) {
+        return Err(unsupported(&format!("the non-deterministic function {f}")));
+    }
     if plan.table.is_none() {
         return Err(Error::invalid_argument(
             "materialized view query: it must read a table (FROM)",
@@ -314,7 +344,7 @@ impl Database {
             )));
         }
         let prepared = sql::prepare_view(self, query)?;
-        let (key_item, families) = check_query(query, &prepared)?;
+        let (key_item, families) = check_query(&prepared)?;
         let source = prepared.table().unwrap_or_default().to_string();
         let filter = prepared
             .compiled_filter()
