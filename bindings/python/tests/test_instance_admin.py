@@ -311,7 +311,7 @@ def test_with_a_path_every_change_is_in_the_instance_file_and_reads_back(tmp_pat
         clusters, _ = instance.list_clusters()
         print([(c.cluster_id, c.serve_nodes, c.min_serve_nodes, c.max_serve_nodes, c.cpu_utilization_percent) for c in clusters])
         for p in instance.list_app_profiles():
-            print(p.app_profile_id, p.routing_policy_type, p.cluster_id, p.allow_transactional_writes, p.multi_cluster_ids)
+            print(p.app_profile_id, int(p.routing_policy_type), p.cluster_id, p.allow_transactional_writes, p.multi_cluster_ids)
         # The data plane routes by the record read from the file.
         data = st.BigtableDataClient(project="proj", path={str(tmp_path)!r})
         print([c for c, _ in data.instance_control("my-instance").status()["clusters"]])
