@@ -193,7 +193,24 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
                 _ => T::String,
             },
         ),
+        "ARRAY_INCLUDES_ALL" | "ARRAY_INCLUDES_ANY" | "ARRAY_IS_DISTINCT" | "ARRAY_SLICE"
+        | "ARRAY_LAST_N" | "ARRAY_OFFSET" | "ARRAY_OFFSETS"
+            if !matches!(first, T::Array(_)) =>
+        {
+            Err(format!("{name} takes an ARRAY, got {first}"))
+        }
         "ARRAY_INCLUDES" => arity(2, 2, T::Bool),
+        "ARRAY_INCLUDES_ALL" | "ARRAY_INCLUDES_ANY" => match args.get(1) {
+            Some(t) if *t != first => Err(format!(
+                "{name} takes two arrays of one element type, got {first} and {t}"
+            )),
+            _ => arity(2, 2, T::Bool),
+        },
+        "ARRAY_IS_DISTINCT" => arity(1, 1, T::Bool),
+        "ARRAY_SLICE" => arity(3, 3, first.clone()),
+        "ARRAY_LAST_N" => arity(2, 2, first.clone()),
+        "ARRAY_OFFSET" => arity(2, 3, T::Int64),
+        "ARRAY_OFFSETS" => arity(2, 2, T::array(T::Int64)),
         "ARRAY_FIRST" | "ARRAY_LAST" => arity(
             1,
             1,
