@@ -204,7 +204,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
                     }
                 };
                 let mut hits = hits;
-                let hit = if last { hits.last() } else { hits.next() };
+                let hit = if last { hits.next_back() } else { hits.next() };
                 hit.map_or(V::Null, V::Int64)
             }
         }
