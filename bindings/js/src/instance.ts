@@ -92,6 +92,12 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     call(() => plane.advanceClock(micros));
   }
 
+  /** Sparsetable: the engine's time in microseconds since the epoch (the manual clock's with
+   * `clockMicros`), e.g. a change stream's `startTime`. */
+  nowMicros(): number {
+    return this.plane.nowMicros();
+  }
+
   /** @internal Whether the instance exists: created or used in this realm or, with
    * `dataDir`, by an earlier process. */
   private known(): boolean {

@@ -1,5 +1,7 @@
 // A table, as the client's `Table`: creation options, families, rows, reads, bulk
-// mutations, samples and range deletes.
+// mutations (retried as the client retries them: retry.ts), samples, range deletes,
+// consistency, and Sparsetable's change stream calls (routed by the table's app profile, over
+// the core's change stream reader: change_streams.ts).
 
 import type { Database, ProtoGcRule, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { fromBase64, toBytes } from "./bytes.js";
@@ -18,6 +20,9 @@ import { RowStream, readStreamWrapper } from "./row_stream.js";
 import { routed } from "./routing.js";
 import { dataPolicy, retryable, withRetries } from "./retry.js";
 import type { GaxOptions } from "./retry.js";
+import { ChangeStreamReader } from "./change_streams.js";
+import type { ReadChangeStreamRequest } from "./change_streams.js";
+import type { ProtoRowRange } from "./wasm/sparsetable_wasm.js";
 import type { Route } from "./routing.js";
 import type { GetRowsOptions } from "./row_stream.js";
 
@@ -238,6 +243,40 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
       const plane = this.instance.plane;
       return [call(() => plane.checkConsistency(this.id, token))] as [boolean];
     }, cb);
+  }
+
+  /** Sparsetable: enables the table's change stream, keeping `retentionMs` of changes (1 to
+   * 7 days, as Bigtable's `changeStreamConfig.retentionPeriod`), or (`null`) disables it, at
+   * every cluster's copy. */
+  setChangeStreamRetention(retentionMs: number | null, cb?: Callback<[]>): Promise<[]> {
+    return settle(() => {
+      const plane = this.instance.plane;
+      call(() => plane.setChangeStreamRetentionMicros(this.id, retentionMs === null ? undefined : Math.round(retentionMs * 1000)));
+      return [] as [];
+    }, cb);
+  }
+
+  /** Sparsetable (the Data API's GenerateInitialChangeStreamPartitions): `[partitions]`, one
+   * `{rowRange}` per tablet of the cluster the table's app profile routes to.
+   * FAILED_PRECONDITION if the change stream is not enabled; the routing errors (an unknown
+   * profile, an injected fault) as for every call. */
+  generateInitialChangeStreamPartitions(cb?: Callback<[{ rowRange: ProtoRowRange }[]]>): Promise<[{ rowRange: ProtoRowRange }[]]> {
+    return settle(() => {
+      const plane = this.instance.plane;
+      return [call(() => plane.generateInitialChangeStreamPartitions(this.appProfileId, this.id))] as [{ rowRange: ProtoRowRange }[]];
+    }, cb);
+  }
+
+  /** Sparsetable (the Data API's ReadChangeStream): reads one partition's changes, routed by
+   * the table's app profile, from `startTime` (a `Date` or microseconds) or from
+   * `continuationTokens` (or from now), up to an optional `endTime`. Gives an async iterator
+   * of `{dataChange}` (every cluster's writes, each once, with its source cluster),
+   * `{heartbeat}` and `{closeStream}` responses; a closeStream ends it: at the end time, or
+   * when the partition split or merged (its `continuationTokens` and `newPartitions` say
+   * where to read on). Errors (INVALID_ARGUMENT for a start outside the retention, and the
+   * routing errors) are thrown here, before the iterator. */
+  readChangeStream(request: ReadChangeStreamRequest): ChangeStreamReader {
+    return new ChangeStreamReader(this.instance.plane, this.appProfileId, this.id, request);
   }
 
   /** `[true]` once every write acknowledged before the call reached every cluster, as the
