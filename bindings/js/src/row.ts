@@ -71,9 +71,13 @@ export interface GetRowOptions {
   gaxOptions?: GaxOptions;
 }
 
-/** The `gaxOptions` of an options argument, if it has them. */
+/** The gax call options of an options argument: its `gaxOptions` (`get`, `create`), or the
+ * argument itself (`save`, `delete`, `deleteCells` and `exists` take gax's `CallOptions`
+ * there, as the client's do). */
 function gaxOf(options: unknown): GaxOptions | undefined {
-  return options && typeof options === "object" ? (options as { gaxOptions?: GaxOptions }).gaxOptions : undefined;
+  if (!options || typeof options !== "object") return undefined;
+  const o = options as GaxOptions & { gaxOptions?: GaxOptions };
+  return o.gaxOptions ?? (o.retry !== undefined || o.timeout !== undefined ? o : undefined);
 }
 
 /** A row, as the client's `Row`: `id`, `data` after `get()`. */

@@ -138,8 +138,9 @@ test("mutate, insert and row writes retry an injected UNAVAILABLE; with maxRetri
   await table.insert([{ key: "c", data: { cf: { q: "3" } } }], fast);
   control.injectFault({ rpc: "MutateRow", code: "UNAVAILABLE", count: 2 });
   await table.row("d").save({ cf: { q: "4" } }, fast);
+  // row.delete takes gax's CallOptions itself, as the client's does.
   control.injectFault({ rpc: "MutateRow", code: "DEADLINE_EXCEEDED", count: 1 });
-  await table.row("a").delete(fast);
+  await table.row("a").delete(fast.gaxOptions);
   const [rows] = await table.getRows();
   assert.deepEqual(rows.map((r) => r.id), ["b", "c", "d"]);
 
