@@ -261,9 +261,11 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
    * FAILED_PRECONDITION if the change stream is not enabled; the routing errors (an unknown
    * profile, an injected fault) as for every call. */
   generateInitialChangeStreamPartitions(cb?: Callback<[{ rowRange: ProtoRowRange }[]]>): Promise<[{ rowRange: ProtoRowRange }[]]> {
-    return settle(() => {
+    return settle(async () => {
       const plane = this.instance.plane;
-      return [call(() => plane.generateInitialChangeStreamPartitions(this.appProfileId, this.id))] as [{ rowRange: ProtoRowRange }[]];
+      const r = call(() => plane.generateInitialChangeStreamPartitions(this.appProfileId, this.id));
+      if (r.latencyMicros > 0) await sleep(r.latencyMicros / 1000);
+      return [r.value] as [{ rowRange: ProtoRowRange }[]];
     }, cb);
   }
 
@@ -274,7 +276,8 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
    * `{heartbeat}` and `{closeStream}` responses; a closeStream ends it: at the end time, or
    * when the partition split or merged (its `continuationTokens` and `newPartitions` say
    * where to read on). Errors (INVALID_ARGUMENT for a start outside the retention, and the
-   * routing errors) are thrown here, before the iterator. */
+   * routing errors) are thrown here, before the iterator; the iterator waits out an injected
+   * latency before its first response. */
   readChangeStream(request: ReadChangeStreamRequest): ChangeStreamReader {
     return new ChangeStreamReader(this.instance.plane, this.appProfileId, this.id, request);
   }

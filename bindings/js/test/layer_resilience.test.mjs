@@ -8,7 +8,8 @@
 //     or too few, the injected code reaches the caller; codes the client does not retry are
 //     never retried;
 //  3. change streams through the layer's `Table` (partitions, a split's CloseStream and its
-//     continuation tokens, routing errors) and Data Boost profiles (read-only; the metadata).
+//     continuation tokens, routing errors, injected latency) and Data Boost profiles
+//     (read-only; the metadata).
 // The rules (the faults, what a Data Boost profile may do, the streams) are the core's.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -198,6 +199,23 @@ test("a Data Boost profile serves reads only; its metadata says so; standardIsol
 });
 
 const text = (b) => Buffer.from(b ?? "", "base64").toString();
+
+test("the layer's change stream calls wait out an injected latency (partitions, then the stream's first response)", async () => {
+  const { instance, table, control } = await setUp();
+  await table.setChangeStreamRetention(DAY_MS);
+  control.injectFault({ rpc: "GenerateInitialChangeStreamPartitions", latencyMs: 60, count: 1 });
+  let start = Date.now();
+  const [[partition]] = await table.generateInitialChangeStreamPartitions();
+  assert.ok(Date.now() - start >= 55, `partitions after ${Date.now() - start} ms`);
+  control.injectFault({ rpc: "ReadChangeStream", latencyMs: 60, count: 1 });
+  const now = instance.nowMicros();
+  const stream = table.readChangeStream({ partition, startTime: now, endTime: now, pollMs: 1 });
+  start = Date.now();
+  const got = [];
+  for await (const r of stream) got.push(r);
+  assert.ok(Date.now() - start >= 55, `first response after ${Date.now() - start} ms`);
+  assert.ok(got.at(-1).closeStream, "then the stream closes at its end time");
+});
 
 test("change streams through the layer: routed by the table's profile, a split closes with tokens that continue", async () => {
   const { instance, table, via } = await setUp();
