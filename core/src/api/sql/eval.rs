@@ -310,7 +310,15 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
             }
             SqlValue::Struct(out)
         }
-        K::Extract(part, x) => functions::time::extract(part, &eval(x, ctx)?)?,
+        K::Extract(part, x, None) => functions::time::extract(part, &eval(x, ctx)?)?,
+        K::Extract(part, x, Some(z)) => match eval(z, ctx)? {
+            SqlValue::Null => SqlValue::Null,
+            SqlValue::String(z) => {
+                let zone = functions::zones::Zone::parse(&z)?;
+                functions::time::extract_in(part, &eval(x, ctx)?, &zone)?
+            }
+            _ => return Err(super::errors::bad("EXTRACT: the time zone is a STRING")),
+        },
     })
 }
 
@@ -644,9 +652,22 @@ fn call(name: &str, args: &[Expr], ctx: &Ctx<'_>) -> Result<SqlValue> {
         }
         "CURRENT_TIMESTAMP" => return Ok(SqlValue::timestamp_micros(ctx.now_micros)),
         "CURRENT_DATE" => {
+            // CURRENT_DATE([zone]): today's date on the zone's wall clock (UTC without one).
+            let zone = match args.first() {
+                None => functions::zones::Zone::UTC,
+                Some(z) => match eval(z, ctx)? {
+                    SqlValue::Null => return Ok(SqlValue::Null),
+                    SqlValue::String(z) => functions::zones::Zone::parse(&z)?,
+                    _ => {
+                        return Err(super::errors::bad(
+                            "CURRENT_DATE: the time zone is a STRING",
+                        ))
+                    }
+                },
+            };
             return Ok(functions::time::civil_from_days(
-                ctx.now_micros.div_euclid(86_400_000_000),
-            ))
+                zone.local(ctx.now_micros).div_euclid(86_400_000_000),
+            ));
         }
         _ => {}
     }
