@@ -24,6 +24,7 @@ use super::functions;
 use super::parse::{BinOp, Expr, ExprKind, IndexMode};
 use super::value::{to_text, SqlType, SqlValue};
 use crate::model::row::Row;
+use crate::platform::random::{RandomSource, SplitMix64};
 use crate::Result;
 
 /// How a family of the table reads.
@@ -435,6 +436,18 @@ pub fn like(v: &[u8], p: &[u8]) -> bool {
     q == pat.len()
 }
 
+/// The state of RAND(): one sequence for the process, behind a lock that works without std
+/// (64-bit atomics are missing on some no_std targets). RAND is the only function whose
+/// value is determined neither by its arguments nor by the engine's clock; nothing may depend
+/// on its sequence (materialized views refuse it), so tests check only its range.
+static RAND_STATE: spin::Mutex<SplitMix64> =
+    spin::Mutex::new(SplitMix64::new(0x853c_49e6_748f_ea9b));
+
+/// RAND(): a FLOAT64 uniformly drawn from [0, 1).
+fn rand() -> f64 {
+    RAND_STATE.lock().next_f64()
+}
+
 fn int_op(op: BinOp, a: i64, b: i64) -> Result<SqlValue> {
     let r = match op {
         BinOp::Add => a.checked_add(b),
@@ -651,6 +664,7 @@ fn call(name: &str, args: &[Expr], ctx: &Ctx<'_>) -> Result<SqlValue> {
             return Ok(SqlValue::Null);
         }
         "CURRENT_TIMESTAMP" => return Ok(SqlValue::timestamp_micros(ctx.now_micros)),
+        "RAND" => return Ok(SqlValue::Float64(rand())),
         "CURRENT_DATE" => {
             // CURRENT_DATE([zone]): today's date on the zone's wall clock (UTC without one).
             let zone = match args.first() {

@@ -132,6 +132,24 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         | "SAFE_DIVIDE" | "SIN" | "COS" | "TAN" | "ASIN" | "ACOS" | "ATAN" | "ATAN2" => {
             arity(1, 2, T::Float64)
         }
+        "SINH" | "COSH" | "TANH" | "ASINH" | "ACOSH" | "ATANH" | "COT" | "CSC" | "SEC" | "COTH"
+        | "CSCH" | "SECH" => arity(1, 1, T::Float64),
+        "SAFE_NEGATE" => arity(1, 1, first),
+        "SAFE_ADD" | "SAFE_SUBTRACT" | "SAFE_MULTIPLY" => {
+            let both = |t: &SqlType| args.iter().all(|a| a == t);
+            arity(
+                2,
+                2,
+                if both(&T::Int64) {
+                    T::Int64
+                } else if both(&T::Float32) {
+                    T::Float32
+                } else {
+                    T::Float64
+                },
+            )
+        }
+        "RAND" => arity(0, 0, T::Float64),
         "GREATEST" | "LEAST" => arity(1, usize::MAX, common()),
         "IS_NAN" | "IS_INF" => arity(1, 1, T::Bool),
         // Map and array.
