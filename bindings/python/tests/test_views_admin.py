@@ -166,3 +166,25 @@ def test_logical_view_errors_carry_bigtables_codes(bt, project):
     with pytest.raises(exceptions.InvalidArgument):  # a field the mask cannot name
         views.update_logical_view(logical_view={"name": name}, update_mask={"paths": ["etag"]})
     assert views.get_logical_view(name=name) == made
+
+
+def test_the_native_table_admin_takes_the_schema_as_a_dict(clock):
+    """`client.table_admin(...)`: the message as a dict (the proto's field names) both ways."""
+    client = st.BigtableDataClient(clock=clock)
+    admin = client.table_admin("native-instance")
+    schema = {"fields": [{"field_name": "id", "type": {"int64_type": {"encoding": {"big_endian_bytes": {}}}}}],
+              "encoding": {"singleton": {}}}
+    info = admin.create_table("t", {"cf": None}, row_key_schema=schema)
+    assert info.row_key_schema == schema
+    assert admin.get_table("t").row_key_schema == schema
+    assert admin.create_table("plain", {"cf": None}).row_key_schema is None
+    client.get_table("native-instance", "t").mutate_row((7).to_bytes(8, "big"), SetCell("cf", b"q", b"v", 1000))
+    assert [r["id"] for r in client.execute_query("SELECT id FROM t", "native-instance")] == [7]
+    with pytest.raises(exceptions.InvalidArgument, match="row_key_schema"):
+        admin.update_table("t", row_key_schema=schema, clear_row_key_schema=True)
+    with pytest.raises(exceptions.InvalidArgument, match="ignore_warnings"):
+        admin.update_table("t", clear_row_key_schema=True)
+    assert admin.update_table("t", clear_row_key_schema=True, ignore_warnings=True).row_key_schema is None
+    assert admin.update_table("plain", row_key_schema=schema).row_key_schema == schema
+    with pytest.raises(exceptions.InvalidArgument, match="row_key_schema.fields"):
+        admin.create_table("bad", {"cf": None}, row_key_schema={"fields": [{"field_name": "x"}], "encoding": {"singleton": {}}})
