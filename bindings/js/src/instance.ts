@@ -2,6 +2,7 @@
 // (kept in the core's instance model).
 
 import { InstanceModel } from "./wasm/sparsetable_wasm.js";
+import type { LogicalViewJson } from "./wasm/sparsetable_wasm.js";
 import type { Database, InstancePlane, ProtoExecuteQuery, ProtoQueryResult, ProtoResultSetMetadata, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { AppProfile } from "./app_profile.js";
 import type { AppProfileOptions } from "./app_profile.js";
@@ -140,6 +141,12 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     return this.metadata;
   }
 
+  /** @internal The instance's logical views, for a query that names one in `FROM` (none for
+   * an instance nobody recorded). */
+  logicalViews(): LogicalViewJson[] | undefined {
+    return this.bigtable.recorded(this.id)?.logicalViews();
+  }
+
   /** @internal */
   existing(): InstanceMetadata {
     if (!this.known()) throw new BigtableError("NOT_FOUND", `instance ${this.name} not found`);
@@ -272,7 +279,7 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     return settle(async () => {
       const types = options.parameterTypes ?? {};
       const paramTypes = Object.fromEntries(Object.entries(types).map(([n, t]) => [n, typeToProto(t)]));
-      const out = (await routed(this.route, "PrepareQuery", undefined, (db) => db.prepareQueryJson({ query: options.query, paramTypes }))) as { metadata: ProtoResultSetMetadata };
+      const out = (await routed(this.route, "PrepareQuery", undefined, (db) => db.prepareQueryJson({ query: options.query, paramTypes }, this.logicalViews()))) as { metadata: ProtoResultSetMetadata };
       return [new PreparedStatement(options.query, { ...types }, metadataFromProto(out.metadata))] as [PreparedStatement];
     }, cb);
   }
@@ -289,7 +296,7 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     return settle(async () => {
       const request = queryRequest(options instanceof PreparedStatement ? { preparedStatement: options } : options);
       const policy = queryPolicy(options instanceof PreparedStatement ? undefined : options.retryOptions);
-      const out = (await withRetries(policy, () => routed(this.route, "ExecuteQuery", undefined, (db) => db.executeQueryJson(request)))) as ProtoQueryResult;
+      const out = (await withRetries(policy, () => routed(this.route, "ExecuteQuery", undefined, (db) => db.executeQueryJson(request, this.logicalViews())))) as ProtoQueryResult;
       const metadata = metadataFromProto(out.metadata);
       const names = metadata.values.map((_, i) => metadata.getFieldNameAtIndex(i));
       const rows = out.rows.map((r) => new QueryResultRow(r.map((v, i) => valueFromProto(v, metadata.columns[i])), names));
@@ -317,7 +324,7 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
       failure = e;
     }
     const policy = queryPolicy(options.retryOptions);
-    const rows = new ExecuteQueryStream((req) => withRetries(policy, () => routedOpen(this.route, "ExecuteQuery", (db) => db.executeQueryStreamJson(req))), request, failure);
+    const rows = new ExecuteQueryStream((req) => withRetries(policy, () => routedOpen(this.route, "ExecuteQuery", (db) => db.executeQueryStreamJson(req, this.logicalViews()))), request, failure);
     return queryStreamWrapper ? queryStreamWrapper(rows) : rows;
   }
 }
