@@ -54,6 +54,7 @@ pub mod key_fields;
 pub mod lex;
 pub mod parse;
 pub mod plan;
+pub mod stats;
 pub mod unpack;
 pub mod value;
 pub mod views;
