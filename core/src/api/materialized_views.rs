@@ -66,8 +66,8 @@ use crate::model::schema::{validate_family_name, validate_table_id};
 use crate::platform::random::SplitMix64;
 use crate::table::read::RowStream;
 use crate::{Error, Result};
-pub use view::encode_value;
 pub(crate) use view::View;
+pub use view::{decode_value, encode_value};
 
 /// The aggregates Bigtable allows in a continuous materialized view.
 pub const ALLOWED_AGGREGATES: &[&str] = &[
@@ -618,5 +618,7 @@ impl Database {
     }
 }
 
+#[cfg(test)]
+mod sql_tests;
 #[cfg(test)]
 mod tests;
