@@ -32,7 +32,9 @@
 //!   preparing are INVALID_ARGUMENT naming what was not understood and its `line:column`;
 //!   errors while running (overflow, division by zero, bad index) are OUT_OF_RANGE.
 //! - `FROM view` reads a logical view of the instance: see [`views`] for the rules and the
-//!   subset served ([`prepare_with_views`]).
+//!   subset served ([`prepare_with_views`]); or a continuous materialized view of the
+//!   database, as a table of `_key` and the view's typed output columns
+//!   (`views::materialized_view_columns`).
 //! - Statements Bigtable's SQL leaves out (DML, DDL, JOIN, UNION, subqueries, WITH) are
 //!   INVALID_ARGUMENT naming the construct and its position.
 //!
