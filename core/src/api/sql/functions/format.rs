@@ -198,7 +198,7 @@ fn sign(negative: bool, spec: &Spec) -> &'static str {
 fn group(digits: &str, every: usize, sep: char) -> String {
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % every == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(every) {
             out.push(sep);
         }
         out.push(c);
