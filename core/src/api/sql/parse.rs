@@ -21,9 +21,9 @@ pub const MAX_DEPTH: usize = 64;
 
 pub use super::errors::{err_at, position};
 
+mod arguments;
 mod dates;
 mod keywords;
-mod lambdas;
 mod pipes;
 
 use dates::date_part_argument;

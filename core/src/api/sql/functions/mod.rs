@@ -121,6 +121,10 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         "REGEXP_INSTR" => arity(2, 5, T::Int64),
         "TRANSLATE" => arity(3, 3, string_or_bytes.clone()),
         "SOUNDEX" | "TO_BASE32" => arity(1, 1, T::String),
+        "NORMALIZE" | "NORMALIZE_AND_CASEFOLD" if first != T::String => {
+            Err(format!("{name} takes a STRING, got {first}"))
+        }
+        "NORMALIZE" | "NORMALIZE_AND_CASEFOLD" => arity(1, 2, T::String),
         "FROM_BASE32" => arity(1, 1, T::Bytes),
         "LOWER" | "UPPER" | "REVERSE" | "LTRIM" | "RTRIM" | "TRIM" | "SUBSTR" | "SUBSTRING"
         | "LEFT" | "RIGHT" | "REPLACE" | "REPEAT" | "LPAD" | "RPAD" | "REGEXP_REPLACE"

@@ -371,8 +371,17 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
     };
     let v = match name {
         "CONCAT" => concat(a)?,
-        "OCTET_LENGTH" | "INSTR" | "REGEXP_INSTR" | "REGEXP_SUBSTR" | "TRANSLATE" | "SOUNDEX"
-        | "UNICODE" | "TO_BASE32" | "FROM_BASE32"
+        "OCTET_LENGTH"
+        | "INSTR"
+        | "REGEXP_INSTR"
+        | "REGEXP_SUBSTR"
+        | "TRANSLATE"
+        | "SOUNDEX"
+        | "UNICODE"
+        | "TO_BASE32"
+        | "FROM_BASE32"
+        | "NORMALIZE"
+        | "NORMALIZE_AND_CASEFOLD"
             if null_in =>
         {
             V::Null
@@ -392,6 +401,11 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             int_or(4, 0)?,
         )?,
         "TRANSLATE" => text::translate(arg(0), arg(1), arg(2))?,
+        "NORMALIZE" | "NORMALIZE_AND_CASEFOLD" => V::String(text::normalize(
+            text(arg(0)).unwrap_or_default(),
+            a.get(1).and_then(text).unwrap_or("NFC"),
+            name == "NORMALIZE_AND_CASEFOLD",
+        )?),
         "SOUNDEX" => V::String(text::soundex(text(arg(0)).unwrap_or_default())),
         "UNICODE" => V::Int64(
             text(arg(0))

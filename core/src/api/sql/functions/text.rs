@@ -19,7 +19,11 @@
 //!   letter is left), the American Soundex rules: letters coded alike and adjacent (or
 //!   separated only by H or W) count once, vowels separate;
 //! - UNICODE is the first character's code point, 0 for an empty string;
-//! - base32 is RFC 4648's alphabet with `=` padding.
+//! - base32 is RFC 4648's alphabet with `=` padding;
+//! - NORMALIZE gives the Unicode normalization form its mode names (NFC when none);
+//!   NORMALIZE_AND_CASEFOLD also applies Unicode's full case folding (so `Straße` and
+//!   `STRASSE` become equal), which needs the `casefold` feature (on with `std`; the `caseless` crate's
+//!   tables); without it (the bare no_std build) the function is UNIMPLEMENTED.
 //!
 //! Errors: a zero or negative occurrence, a zero (INSTR) or non-positive (REGEXP_) position
 //! and a bad `occurrence_position` are OUT_OF_RANGE; NULL in gives NULL out.
@@ -287,6 +291,42 @@ pub fn soundex(s: &str) -> String {
         out.push('0');
     }
     out
+}
+
+/// NORMALIZE / NORMALIZE_AND_CASEFOLD(value[, mode]).
+///
+/// # Errors
+/// INVALID_ARGUMENT for another mode; UNIMPLEMENTED for case folding without `std`.
+pub fn normalize(s: &str, mode: &str, casefold: bool) -> Result<String> {
+    use unicode_normalization::UnicodeNormalization;
+    let form = |t: &str| -> Result<String> {
+        Ok(match mode {
+            "NFC" => t.nfc().collect(),
+            "NFKC" => t.nfkc().collect(),
+            "NFD" => t.nfd().collect(),
+            "NFKD" => t.nfkd().collect(),
+            other => {
+                return Err(bad(format!(
+                    "the normalization mode is NFC, NFKC, NFD or NFKD, got {other}"
+                )))
+            }
+        })
+    };
+    if !casefold {
+        return form(s);
+    }
+    #[cfg(feature = "casefold")]
+    {
+        // Fold, then normalize again: folding can leave a string out of the form.
+        form(&caseless::default_case_fold_str(&form(s)?))
+    }
+    #[cfg(not(feature = "casefold"))]
+    {
+        Err(crate::Error::new(
+            crate::Code::Unimplemented,
+            "SQL: NORMALIZE_AND_CASEFOLD needs the engine's casefold feature (case folding tables)",
+        ))
+    }
 }
 
 const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";

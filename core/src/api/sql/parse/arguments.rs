@@ -1,3 +1,8 @@
+//! Arguments written in a function's own syntax rather than as expressions.
+//!
+//! NORMALIZE's and NORMALIZE_AND_CASEFOLD's mode is a bare word, `NFC`, `NFKC`, `NFD` or
+//! `NFKD` (read as its name, so it never resolves as a column).
+//!
 //! Lambda arguments: `element -> body` or `(element, offset) -> body`, the second argument
 //! of ARRAY_FILTER, ARRAY_TRANSFORM and ARRAY_INCLUDES (GoogleSQL's "Lambdas" in the
 //! functions reference; Bigtable's array functions page uses them in those three). The body's
@@ -10,7 +15,8 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{children_mut, err_at, Expr, ExprKind, Parser, Tok};
+use super::{children_mut, err_at, lit, Expr, ExprKind, Parser, Tok};
+use crate::api::sql::value::SqlValue;
 use crate::Result;
 
 /// The functions whose second argument may be a lambda, with the most parameters it takes.
@@ -24,6 +30,21 @@ impl Parser<'_> {
     /// Argument `index` of function `name`: a lambda where the function takes one there,
     /// any expression otherwise.
     pub(super) fn argument(&mut self, name: &str, index: usize) -> Result<Expr> {
+        if matches!(name, "NORMALIZE" | "NORMALIZE_AND_CASEFOLD") && index == 1 {
+            if let Tok::Word(w) = self.peek().clone() {
+                let mode = w.to_ascii_uppercase();
+                if matches!(mode.as_str(), "NFC" | "NFKC" | "NFD" | "NFKD") {
+                    let pos = self.pos();
+                    self.at += 1;
+                    return Ok(lit(SqlValue::String(mode), pos));
+                }
+                return Err(err_at(
+                    self.sql,
+                    self.pos(),
+                    format!("{name}'s mode is NFC, NFKC, NFD or NFKD, got {w}"),
+                ));
+            }
+        }
         let most = LAMBDA_FUNCTIONS
             .iter()
             .find(|(n, _)| *n == name)
