@@ -29,6 +29,7 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            origin: None,
             sequence: 1,
             entries: vec![entry(
                 "alice",
@@ -43,6 +44,7 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            origin: None,
             sequence: 2,
             entries: vec![
                 entry(
@@ -78,6 +80,7 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            origin: None,
             sequence: 4,
             entries: vec![
                 entry(

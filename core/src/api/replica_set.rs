@@ -114,6 +114,18 @@ impl<D: ClusterDatabase> ReplicaSet<D> {
         &self.state
     }
 
+    /// Every cluster's replication marks ([`Database::replica_marks`]), in the instance's
+    /// order: what [`Replication::restore_queue_with`] takes.
+    ///
+    /// # Errors
+    /// The handles' errors.
+    pub fn replica_marks(&self) -> Result<Vec<alloc::collections::BTreeMap<String, u64>>> {
+        self.replicas
+            .iter()
+            .map(|db| db.read_db(|d| Ok(d.replica_marks().clone())))
+            .collect()
+    }
+
     /// The replication state, to change (profiles, delay, outages); call
     /// [`ReplicaSet::pump`] after a change that may make writes due.
     pub fn replication_mut(&mut self) -> &mut Replication {
@@ -187,11 +199,10 @@ impl<D: ClusterDatabase> ReplicaSet<D> {
         changed |= !deliveries.is_empty();
         for delivery in deliveries {
             self.replicas[delivery.cluster].write_db(|d| {
-                for w in &delivery.writes {
-                    // A row whose table or family is gone here is dropped, as Bigtable drops
-                    // the data of a deleted family.
-                    d.apply_committed(w)?;
-                }
+                // One atomic write with its origin, so a restart after it never applies it
+                // again (`Replication::restore_queue_with`). A row whose table or family is
+                // gone here is dropped, as Bigtable drops the data of a deleted family.
+                d.apply_delivery(&delivery.writes, delivery.origin)?;
                 Ok(())
             })?;
         }

@@ -77,7 +77,12 @@ impl ReplicatedInstance {
     /// `DataLoss` for a damaged queue file; storage errors.
     pub fn with_queue_storage(mut self, storage: Arc<dyn Storage>) -> Result<Self> {
         match read_all(storage.as_ref(), QUEUE_FILE) {
-            Ok(bytes) => self.set()?.replication_mut().restore_queue(&bytes)?,
+            Ok(bytes) => {
+                // Deliveries a cluster applied after the file was last written are skipped.
+                let mut set = self.set()?;
+                let applied = set.replica_marks()?;
+                set.replication_mut().restore_queue_with(&bytes, &applied)?;
+            }
             Err(e) if e.code() == crate::Code::NotFound => {}
             Err(e) => return Err(e),
         }

@@ -57,7 +57,7 @@
 //! once every cluster has applied it and every earlier write; `route` never returns an
 //! unavailable cluster.
 
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -67,7 +67,7 @@ use crate::codec::encoding::{
     put_bool, put_fixed32, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode,
     CRC32C,
 };
-use crate::durability::commit_log::{BatchEntry, WriteBatch};
+use crate::durability::commit_log::{BatchEntry, Origin, WriteBatch};
 use crate::error::quoted;
 use crate::model::mutation::Mutation;
 use crate::{Code, Error, Result};
@@ -176,6 +176,11 @@ pub struct Delivery {
     pub cluster: usize,
     /// The replicated write, then the later writes of its rows applied again.
     pub writes: Vec<CommittedWrite>,
+    /// The replicated write's source cluster (its id) and arrival number: a receiving
+    /// database that records it atomically with the writes
+    /// ([`crate::Database::apply_delivery`]) lets a restored queue skip this delivery
+    /// ([`Replication::restore_queue_with`]).
+    pub origin: Origin,
 }
 
 /// One instance's replication state (see the module docs).
@@ -186,6 +191,11 @@ pub struct Replication {
     delay_micros: i64,
     queue: Vec<InFlight>,
     arrivals: u64,
+    /// Per cluster, the latest commit time of a write it sent: a later write from it is
+    /// ordered no earlier (a clock stepped back cannot put it before one already sent, so
+    /// each source's writes reach each cluster in arrival order, which the replication
+    /// marks rely on).
+    last_commit: Vec<i64>,
 }
 
 impl Replication {
@@ -204,7 +214,9 @@ impl Replication {
         if unique.len() != cluster_ids.len() {
             return Err(Error::invalid_argument("cluster ids must be unique"));
         }
+        let n = cluster_ids.len();
         Ok(Replication {
+            last_commit: alloc::vec![i64::MIN; n],
             clusters: cluster_ids
                 .into_iter()
                 .map(|id| ClusterState {
@@ -391,10 +403,13 @@ impl Replication {
         if self.clusters.len() < 2 {
             return;
         }
-        for write in writes {
+        for mut write in writes {
             self.arrivals += 1;
             let mut pending = alloc::vec![true; self.clusters.len()];
             pending[source] = false;
+            // See `last_commit`: with a clock that only moves forward this changes nothing.
+            write.commit_micros = write.commit_micros.max(self.last_commit[source]);
+            self.last_commit[source] = write.commit_micros;
             let order = (write.commit_micros, source, self.arrivals);
             let at = self.queue.partition_point(|w| w.order < order);
             self.queue.insert(
@@ -428,9 +443,14 @@ impl Replication {
                 let mut writes = alloc::vec![self.queue[i].write.clone()];
                 writes.extend(self.reapply_after(i, target));
                 self.queue[i].pending[target] = false;
+                let w = &self.queue[i];
                 out.push(Delivery {
                     cluster: target,
                     writes,
+                    origin: Origin {
+                        source: self.clusters[w.source].id.clone(),
+                        arrival: w.order.2,
+                    },
                 });
             }
         }
@@ -572,6 +592,7 @@ impl Replication {
             WriteBatch {
                 commit_micros: None,
                 collected: false,
+                origin: None,
                 sequence: w.order.2,
                 entries: w
                     .write
@@ -600,6 +621,25 @@ impl Replication {
     /// `DataLoss` for bytes that are not such a queue (wrong magic, checksum, truncation,
     /// a source index out of range). Nothing changes on error.
     pub fn restore_queue(&mut self, bytes: &[u8]) -> Result<()> {
+        self.restore_queue_with(bytes, &[])
+    }
+
+    /// [`Replication::restore_queue`], skipping the deliveries the clusters' replication
+    /// marks say were applied: `applied[i]` is cluster `i`'s ([`crate::Database::replica_marks`]:
+    /// per source cluster id, the highest arrival number delivered there; a missing entry
+    /// marks nothing). A write a cluster applied just before the process stopped, whose
+    /// delivery the file does not record, is then not applied again (an AddToCell would
+    /// count twice). Each source's writes reach a cluster in arrival order, so every write
+    /// of that source up to the mark was delivered. The arrival counter continues above
+    /// every mark too, so a lost queue file cannot make a new write look delivered.
+    ///
+    /// # Errors
+    /// As [`Replication::restore_queue`].
+    pub fn restore_queue_with(
+        &mut self,
+        bytes: &[u8],
+        applied: &[BTreeMap<String, u64>],
+    ) -> Result<()> {
         let bad = |what: &str| Error::new(Code::DataLoss, format!("replication queue: {what}"));
         let body_len = bytes
             .len()
@@ -671,6 +711,16 @@ impl Replication {
                 commit_micros: commit,
             };
             pending[source_here] = false;
+            let source_id = &ids[source];
+            for (i, p) in pending.iter_mut().enumerate() {
+                let marked = applied
+                    .get(i)
+                    .and_then(|m| m.get(source_id))
+                    .is_some_and(|&m| m >= batch.sequence);
+                if marked {
+                    *p = false;
+                }
+            }
             for &i in &joined {
                 pending[i] = pending[0];
             }
@@ -683,8 +733,21 @@ impl Replication {
         }
         d.finish("replication queue")?;
         queue.sort_by_key(|w| w.order);
+        let mut last_commit = alloc::vec![i64::MIN; self.clusters.len()];
+        for w in &queue {
+            last_commit[w.source] = last_commit[w.source].max(w.order.0);
+        }
+        let marked = applied
+            .iter()
+            .flat_map(|m| m.values())
+            .copied()
+            .max()
+            .unwrap_or(0);
         self.queue = queue;
-        self.arrivals = self.arrivals.max(arrivals);
+        self.arrivals = self.arrivals.max(arrivals).max(marked);
+        for (kept, restored) in self.last_commit.iter_mut().zip(last_commit) {
+            *kept = (*kept).max(restored);
+        }
         Ok(())
     }
 }

@@ -50,6 +50,15 @@ pub const RECORD_TYPE_TIMED_BATCH: u8 = 2;
 /// renumber.
 pub const RECORD_TYPE_COLLECTED: u8 = 3;
 
+/// Record type of a write another cluster of a replicated instance committed, applied here
+/// by replication: the local commit time, the [`Origin`] (the source cluster and the
+/// write's arrival number in the replication queue, or an empty source and 0 for a write
+/// applied again or a table copy), then a write batch. Applied on replay like type 1, never
+/// logged in this database's change streams (the change is the source cluster's), and its
+/// origin becomes the database's replication mark for that source, atomically with the
+/// write (docs/format/commit_log.md, type 4). Reaches disk: never renumber.
+pub const RECORD_TYPE_REPLICATED: u8 = 4;
+
 /// Largest payload a record can hold (its length field is a u32).
 pub const MAX_PAYLOAD_LEN: usize = u32::MAX as usize;
 
@@ -82,6 +91,27 @@ pub struct WriteBatch {
     /// (record type [`RECORD_TYPE_COLLECTED`], which always has a commit time), rather than a
     /// write to apply.
     pub collected: bool,
+    /// For a write applied from another cluster (record type [`RECORD_TYPE_REPLICATED`],
+    /// which always has a commit time): where it came from.
+    pub origin: Option<Origin>,
+}
+
+/// Where a write applied by replication came from (record type [`RECORD_TYPE_REPLICATED`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// The id of the cluster that committed it; empty for a write that marks no delivery
+    /// (a later write applied again after a late one, a table copied whole).
+    pub source: String,
+    /// Its arrival number in the replication queue (docs/format/replication_queue.md); 0
+    /// with an empty source.
+    pub arrival: u64,
+}
+
+impl Origin {
+    /// Whether this origin names a delivery (a source and an arrival number).
+    pub fn is_mark(&self) -> bool {
+        self.arrival != 0
+    }
 }
 
 impl Encode for WriteBatch {
@@ -197,9 +227,20 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
         })
         .sum::<usize>()
         + 20;
-    match (batch.commit_micros, batch.collected) {
-        (None, false) => framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out)),
-        (Some(t), collected) => framed(
+    match (batch.commit_micros, batch.collected, &batch.origin) {
+        (Some(t), false, Some(origin)) => framed(RECORD_TYPE_REPLICATED, hint + 30, |out| {
+            put_varint_i64(out, t);
+            put_origin(out, origin);
+            batch.encode_to(out);
+        }),
+        (_, true, Some(_)) => Err(Error::invalid_argument(
+            "a garbage collection record has no origin",
+        )),
+        (None, _, Some(_)) => Err(Error::invalid_argument(
+            "a replicated write's record needs its commit time",
+        )),
+        (None, false, None) => framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out)),
+        (Some(t), collected, None) => framed(
             if collected {
                 RECORD_TYPE_COLLECTED
             } else {
@@ -211,10 +252,17 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
                 batch.encode_to(out);
             },
         ),
-        (None, true) => Err(Error::invalid_argument(
+        (None, true, None) => Err(Error::invalid_argument(
             "a garbage collection record needs its commit time",
         )),
     }
+}
+
+/// An [`Origin`]'s encoding in a type 4 record: the source id (string), the arrival
+/// (varint).
+fn put_origin(out: &mut Vec<u8>, origin: &Origin) {
+    put_str(out, &origin.source);
+    put_varint64(out, origin.arrival);
 }
 
 /// The record of the batch `sequence` that writes `rows` of table `table`: the bytes
@@ -228,18 +276,43 @@ pub fn encode_rows_record(
     rows: &[(&[u8], &[Mutation])],
     commit_micros: Option<i64>,
 ) -> Result<Vec<u8>> {
+    encode_rows_record_from(sequence, table, rows, commit_micros, None)
+}
+
+/// As [`encode_rows_record`], for a write applied from another cluster when `origin` is
+/// given (record type [`RECORD_TYPE_REPLICATED`], which needs `commit_micros`).
+///
+/// # Errors
+/// As [`encode_record`].
+pub fn encode_rows_record_from(
+    sequence: u64,
+    table: &str,
+    rows: &[(&[u8], &[Mutation])],
+    commit_micros: Option<i64>,
+    origin: Option<&Origin>,
+) -> Result<Vec<u8>> {
     let hint = rows
         .iter()
         .map(|(k, ms)| table.len() + k.len() + 30 + ms.iter().map(size_hint).sum::<usize>())
         .sum::<usize>()
         + 20;
-    let record_type = match commit_micros {
-        None => RECORD_TYPE_BATCH,
-        Some(_) => RECORD_TYPE_TIMED_BATCH,
+    let record_type = match (commit_micros, origin) {
+        (None, None) => RECORD_TYPE_BATCH,
+        (Some(_), None) => RECORD_TYPE_TIMED_BATCH,
+        (Some(_), Some(_)) => RECORD_TYPE_REPLICATED,
+        (None, Some(_)) => {
+            return Err(Error::invalid_argument(
+                "a replicated write's record needs its commit time",
+            ))
+        }
     };
-    framed(record_type, hint + 10, |out| {
+    let origin_hint = origin.map_or(0, |o| o.source.len() + 20);
+    framed(record_type, hint + 10 + origin_hint, |out| {
         if let Some(t) = commit_micros {
             put_varint_i64(out, t);
+        }
+        if let Some(o) = origin {
+            put_origin(out, o);
         }
         put_batch(out, sequence, rows.iter().map(|&(k, ms)| (table, k, ms)))
     })
@@ -325,10 +398,26 @@ impl LogWriter {
         rows: &[(&[u8], &[Mutation])],
         commit_micros: Option<i64>,
     ) -> Result<u64> {
+        self.append_rows_from(sequence, table, rows, commit_micros, None)
+    }
+
+    /// As [`LogWriter::append_rows`], for a write applied from another cluster when
+    /// `origin` is given ([`encode_rows_record_from`]).
+    ///
+    /// # Errors
+    /// As [`LogWriter::append`]; `InvalidArgument` for an origin without a commit time.
+    pub fn append_rows_from(
+        &mut self,
+        sequence: u64,
+        table: &str,
+        rows: &[(&[u8], &[Mutation])],
+        commit_micros: Option<i64>,
+        origin: Option<&Origin>,
+    ) -> Result<u64> {
         self.check_sequence(sequence)?;
         self.append_record(
             sequence,
-            &encode_rows_record(sequence, table, rows, commit_micros)?,
+            &encode_rows_record_from(sequence, table, rows, commit_micros, origin)?,
         )
     }
 
@@ -432,6 +521,7 @@ mod tests {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            origin: None,
             sequence,
             entries: rows
                 .iter()
@@ -516,6 +606,7 @@ mod tests {
             entries: vec![],
             commit_micros: None,
             collected: false,
+            origin: None,
         })
         .unwrap();
         assert_eq!(record[4..], [2, 0, 0, 0, RECORD_TYPE_BATCH, 5, 0]);
@@ -613,9 +704,23 @@ mod tests {
 
     #[test]
     fn a_checked_record_of_unknown_type_or_bad_payload_is_data_loss() {
-        let unknown = frame(4, &batch(1, &["a"]).to_bytes()).unwrap();
+        let unknown = frame(5, &batch(1, &["a"]).to_bytes()).unwrap();
         let err = read(&unknown).1.unwrap_err();
-        assert!(err.message().contains("unsupported type 4"), "{err}");
+        assert!(err.message().contains("unsupported type 5"), "{err}");
+        // A replicated write whose origin names a source without an arrival number.
+        let mut payload = vec![0];
+        put_origin(
+            &mut payload,
+            &Origin {
+                source: "c1".into(),
+                arrival: 0,
+            },
+        );
+        payload.extend(batch(1, &["a"]).to_bytes());
+        let err = read(&frame(RECORD_TYPE_REPLICATED, &payload).unwrap())
+            .1
+            .unwrap_err();
+        assert!(err.message().contains("batch.origin"), "{err}");
         // A collected record whose time is missing.
         let err = read(&frame(RECORD_TYPE_COLLECTED, &[]).unwrap())
             .1
@@ -663,6 +768,36 @@ mod tests {
         let (read, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
         assert_eq!(read, vec![b]);
         assert_eq!(end, Ok(ReplayEnd::Clean));
+    }
+
+    #[test]
+    fn a_replicated_record_carries_its_origin_and_needs_a_commit_time() {
+        let b = batch(7, &["a", "bb"]);
+        let rows: Vec<(&[u8], &[Mutation])> = b
+            .entries
+            .iter()
+            .map(|e| (e.row_key.as_slice(), e.mutations.as_slice()))
+            .collect();
+        let origin = Origin {
+            source: "west".into(),
+            arrival: 42,
+        };
+        let record = encode_rows_record_from(7, "t", &rows, Some(-9), Some(&origin)).unwrap();
+        assert_eq!(record[8], RECORD_TYPE_REPLICATED);
+        let mut want = b.clone();
+        want.commit_micros = Some(-9);
+        want.origin = Some(origin.clone());
+        assert_eq!(record, encode_record(&want).unwrap());
+        let (read_back, end) = read(&record);
+        assert_eq!(read_back, vec![want.clone()]);
+        assert_eq!(end, Ok(ReplayEnd::Clean));
+        let err = encode_rows_record_from(7, "t", &rows, None, Some(&origin)).unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        want.commit_micros = None;
+        assert_eq!(
+            encode_record(&want).unwrap_err().code(),
+            Code::InvalidArgument
+        );
     }
 
     #[test]
@@ -743,10 +878,15 @@ mod tests {
                 .map(|(i, (table, row_key, mutations))| WriteBatch {
                     sequence: 10 * i as u64 + 1,
                     entries: vec![BatchEntry { table, row_key, mutations }],
-                    // Both record types, and times of either sign.
-                    commit_micros: (i % 3 != 0).then_some(i as i64 * 1_000_003 - 5),
-                    // All three record types.
-                    collected: i % 3 == 2,
+                    // Every record type, and times of either sign.
+                    commit_micros: (i % 4 != 0).then_some(i as i64 * 1_000_003 - 5),
+                    collected: i % 4 == 2,
+                    // Type 4, marking a delivery or not.
+                    origin: (i % 4 == 3).then(|| if i % 8 == 3 {
+                        Origin { source: "c2".into(), arrival: i as u64 }
+                    } else {
+                        Origin::default()
+                    }),
                 })
                 .collect();
             let (bytes, _) = log_of(&batches);

@@ -22,7 +22,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Database, RowMutations};
-use crate::durability::commit_log::BatchView;
+use crate::durability::commit_log::{BatchView, Origin};
 use crate::error::quoted;
 use crate::model::mutation::{validate_row_mutations, Mutation};
 use crate::table::change_log::ChangeLog;
@@ -167,6 +167,17 @@ impl Database {
     /// # Errors
     /// Storage errors from the commit log.
     pub fn apply_committed(&mut self, write: &CommittedWrite) -> Result<Vec<Error>> {
+        self.apply_from(write, Origin::default())
+    }
+
+    /// [`Database::apply_committed`], logging the write (record type 4) as coming from
+    /// `origin`; a marking origin raises the database's replication mark for its source in
+    /// the same record (see [`Database::replica_marks`]).
+    pub(super) fn apply_from(
+        &mut self,
+        write: &CommittedWrite,
+        origin: Origin,
+    ) -> Result<Vec<Error>> {
         let mut refused = Vec::new();
         let Ok(table) = self.table(&write.table_id) else {
             refused.push(Error::not_found(format!(
@@ -183,10 +194,10 @@ impl Database {
             }
         }
         let keep = self.committed.take();
-        self.replaying = true;
+        self.replaying = Some(origin);
         let now = self.now();
         let result = now.and_then(|now| self.commit(&write.table_id, &rows, now));
-        self.replaying = false;
+        self.replaying = None;
         self.committed = keep;
         result.map(|()| refused)
     }

@@ -185,6 +185,8 @@ impl Database {
         // Whether any table keeps a change log: if none does (the usual case), replay
         // never walks a batch for it.
         let streams = db.tables.values().any(|t| t.change_log.is_some());
+        // The replication marks as of the last checkpoint; type 4 records raise them below.
+        db.read_replica_marks(&*storage)?;
         for &n in &state.log_files {
             let name = log_file_name(n);
             let file = storage.open(&name).map_err(|e| {
@@ -209,7 +211,11 @@ impl Database {
                     db.sequence = db.sequence.max(batch.sequence);
                     return Ok(());
                 }
-                if streams && batch.sequence > changes_through {
+                if let Some((source, arrival)) = batch.origin {
+                    // Another cluster's write: its delivery is marked whether or not the
+                    // runs already hold its rows, and it is not this copy's change.
+                    db.raise_replica_mark(source, arrival);
+                } else if streams && batch.sequence > changes_through {
                     if let Err(e) = db.log_replayed_changes(batch, now) {
                         apply_error = Some(e);
                         return Err(Error::new(Code::Aborted, "replay stopped"));
@@ -456,12 +462,16 @@ impl Database {
             };
             let logged = p
                 .log
-                .append_rows(
+                .append_rows_from(
                     self.sequence + 1,
                     table_id,
                     &logged_rows,
-                    // The commit time lets recovery log the change as it was committed.
-                    timed.then_some(now),
+                    // The commit time lets recovery log the change as it was committed (a
+                    // replicated write's record always has one).
+                    (timed || self.replaying.is_some()).then_some(now),
+                    // A write from another cluster says so, and which delivery it is: the
+                    // mark is durable exactly when the write is.
+                    self.replaying.as_ref(),
                 )
                 .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
             if let Err(e) = logged {
@@ -477,31 +487,32 @@ impl Database {
                 p.last_sync_micros = now;
             }
         }
-        if !self.replaying {
-            if let Some(table) = self
-                .tables
-                .get_mut(table_id)
-                .filter(|t| t.change_log.is_some())
-            {
-                let mut logged = Vec::with_capacity(rows.len());
-                for &(k, ms) in rows {
-                    let mutations = resolve_server_time(ms, server_ts);
-                    let mutations = if mutations.contains(&Mutation::DeleteFromRow) {
-                        row_delete_as_family_deletes(table, k, &mutations, now)?
-                    } else {
-                        mutations.into_owned()
-                    };
-                    // A row delete of a row with no data changes nothing worth a record.
-                    if !mutations.is_empty() {
-                        logged.push(super::RowMutations {
-                            row_key: k.to_vec(),
-                            mutations,
-                        });
-                    }
+        if let Some(origin) = self.replaying.take() {
+            self.raise_replica_mark(&origin.source, origin.arrival);
+            self.replaying = Some(origin);
+        } else if let Some(table) = self
+            .tables
+            .get_mut(table_id)
+            .filter(|t| t.change_log.is_some())
+        {
+            let mut logged = Vec::with_capacity(rows.len());
+            for &(k, ms) in rows {
+                let mutations = resolve_server_time(ms, server_ts);
+                let mutations = if mutations.contains(&Mutation::DeleteFromRow) {
+                    row_delete_as_family_deletes(table, k, &mutations, now)?
+                } else {
+                    mutations.into_owned()
+                };
+                // A row delete of a row with no data changes nothing worth a record.
+                if !mutations.is_empty() {
+                    logged.push(super::RowMutations {
+                        row_key: k.to_vec(),
+                        mutations,
+                    });
                 }
-                if let Some(log) = &mut table.change_log {
-                    log.push(&logged, now);
-                }
+            }
+            if let Some(log) = &mut table.change_log {
+                log.push(&logged, now);
             }
         }
         if let Some(kept) = &mut self.committed {
@@ -573,6 +584,8 @@ impl Database {
         // Before the manifest stops naming the old log: once it does, the changes that log
         // held (garbage collection's records among them) are only in this file.
         self.write_changes()?;
+        // Likewise the replication marks its type 4 records raised.
+        self.write_replica_marks()?;
         // The new log becomes current only once a manifest names it: if that write fails,
         // writes go on appending to the log the durable manifest still names.
         self.record_manifest(n)?;
