@@ -58,6 +58,7 @@ fn timed_batch() -> WriteBatch {
         commit_micros: Some(1_700_000_000_000_005),
         collected: false,
         origin: None,
+        outbound: None,
     }
 }
 
@@ -81,6 +82,7 @@ fn collected_batch() -> WriteBatch {
         commit_micros: Some(1_700_000_000_000_009),
         collected: true,
         origin: None,
+        outbound: None,
     }
 }
 

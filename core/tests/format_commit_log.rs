@@ -30,6 +30,7 @@ fn batches() -> Vec<WriteBatch> {
             commit_micros: None,
             collected: false,
             origin: None,
+            outbound: None,
             sequence: 1,
             entries: vec![entry(
                 "alice",
@@ -45,6 +46,7 @@ fn batches() -> Vec<WriteBatch> {
             commit_micros: None,
             collected: false,
             origin: None,
+            outbound: None,
             sequence: 2,
             entries: vec![
                 entry(
@@ -81,6 +83,7 @@ fn batches() -> Vec<WriteBatch> {
             commit_micros: None,
             collected: false,
             origin: None,
+            outbound: None,
             sequence: 4,
             entries: vec![
                 entry(

@@ -6,7 +6,11 @@
 
 use std::sync::Arc;
 
-use sparsetable::platform::storage::{read_all, MemStorage, Storage};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use sparsetable::platform::storage::{
+    read_all, MemStorage, RandomAccessFile, Storage, WritableFile,
+};
 use sparsetable::{
     ColumnFamily, Database, ManualClock, Mutation, OpenOptions, ReplicatedInstance, SharedDatabase,
     TableConfig, ValueType,
@@ -15,11 +19,50 @@ use sparsetable::{
 const START: i64 = 1_700_000_000_000_000;
 const SECOND: i64 = 1_000_000;
 
+/// The queue's storage, which can be made to refuse renames: the queue file is then never
+/// replaced, as if the process died just before (the writes of that pump were taken from
+/// their databases and applied, but not recorded on storage).
+#[derive(Clone, Default)]
+struct QueueDisk {
+    files: MemStorage,
+    frozen: Arc<AtomicBool>,
+}
+
+impl Storage for QueueDisk {
+    fn create(&self, name: &str) -> sparsetable::Result<Box<dyn WritableFile>> {
+        self.files.create(name)
+    }
+    fn append_to(&self, name: &str) -> sparsetable::Result<Box<dyn WritableFile>> {
+        self.files.append_to(name)
+    }
+    fn open(&self, name: &str) -> sparsetable::Result<Arc<dyn RandomAccessFile>> {
+        self.files.open(name)
+    }
+    fn rename(&self, from: &str, to: &str) -> sparsetable::Result<()> {
+        if self.frozen.load(Ordering::SeqCst) {
+            return Err(sparsetable::Error::new(
+                sparsetable::Code::Unavailable,
+                "the process died here",
+            ));
+        }
+        self.files.rename(from, to)
+    }
+    fn remove(&self, name: &str) -> sparsetable::Result<()> {
+        self.files.remove(name)
+    }
+    fn list(&self) -> sparsetable::Result<Vec<String>> {
+        self.files.list()
+    }
+    fn sync_dir(&self) -> sparsetable::Result<()> {
+        self.files.sync_dir()
+    }
+}
+
 /// Two clusters' storage and the queue's, on one manual clock.
 struct Disk {
     clock: Arc<ManualClock>,
     copies: [MemStorage; 2],
-    queue: MemStorage,
+    queue: QueueDisk,
 }
 
 impl Disk {
@@ -27,7 +70,7 @@ impl Disk {
         Disk {
             clock: Arc::new(ManualClock::new(START)),
             copies: [MemStorage::new(), MemStorage::new()],
-            queue: MemStorage::new(),
+            queue: QueueDisk::default(),
         }
     }
 
@@ -58,12 +101,12 @@ impl Disk {
     }
 
     fn queue_file(&self) -> Vec<u8> {
-        read_all(&self.queue, "REPLICATION").unwrap()
+        read_all(&self.queue.files, "REPLICATION").unwrap()
     }
 
     /// Puts the queue file back as it was (the later replacement never happened).
     fn put_queue_file(&self, bytes: &[u8]) {
-        let mut f = self.queue.create("REPLICATION").unwrap();
+        let mut f = self.queue.files.create("REPLICATION").unwrap();
         f.append(bytes).unwrap();
         f.sync().unwrap();
     }
@@ -148,4 +191,86 @@ fn an_add_to_cell_applied_just_before_a_crash_is_not_merged_again() {
         inst.pump().unwrap();
         assert_eq!((sum(&dbs[0]), sum(&dbs[1])), (Some(7), Some(7)));
     }
+}
+
+#[test]
+fn a_write_committed_before_its_queue_entry_was_written_reaches_every_cluster() {
+    // The process dies after c1 committed the increment of 2 and before the queue file
+    // recorded it: the write not yet taken from c1's database, taken but the file not yet
+    // replaced, and either with c1's log dropped by a checkpoint since.
+    for (taken, checkpoint) in [(false, false), (false, true), (true, false), (true, true)] {
+        let disk = Disk::new();
+        let (dbs, inst) = disk.open();
+        inst.primary()
+            .write(|d| d.create_table("t", counter_table()))
+            .unwrap();
+        inst.pump().unwrap();
+        dbs[0].mutate_row("t", b"r", &[add(5)]).unwrap();
+        inst.after_write(0).unwrap();
+        let before = disk.queue_file();
+        dbs[0].mutate_row("t", b"r", &[add(2)]).unwrap();
+        if taken {
+            // Taken from c1 and queued, and the process dies before the file is replaced.
+            disk.queue.frozen.store(true, Ordering::SeqCst);
+            inst.pump().unwrap_err();
+            assert_eq!(inst.in_flight().unwrap(), 2);
+            disk.queue.frozen.store(false, Ordering::SeqCst);
+        }
+        assert_eq!(disk.queue_file(), before, "the file lacks the write");
+        if checkpoint {
+            dbs[0].write(|d| d.checkpoint()).unwrap();
+        }
+        drop((dbs, inst));
+
+        let case = format!("taken {taken}, checkpoint {checkpoint}");
+        let (dbs, inst) = disk.open();
+        assert_eq!(sum(&dbs[0]), Some(7), "{case}");
+        disk.clock.advance_micros(2 * SECOND);
+        inst.pump().unwrap();
+        assert_eq!(
+            sum(&dbs[1]),
+            Some(7),
+            "both increments reached c2 once ({case})"
+        );
+        assert_eq!(inst.in_flight().unwrap(), 0, "{case}");
+        assert!(
+            dbs[0].read(|d| Ok(d.outbound().is_empty())).unwrap(),
+            "{case}"
+        );
+        // Restarting again records nothing a second time.
+        drop((dbs, inst));
+        let (dbs, inst) = disk.open();
+        disk.clock.advance_micros(2 * SECOND);
+        inst.pump().unwrap();
+        assert_eq!((sum(&dbs[0]), sum(&dbs[1])), (Some(7), Some(7)), "{case}");
+        assert_eq!(inst.in_flight().unwrap(), 0, "{case}");
+    }
+}
+
+#[test]
+fn an_outbound_write_survives_a_crash_during_the_restart_that_recovers_it() {
+    let disk = Disk::new();
+    let (dbs, inst) = disk.open();
+    inst.primary()
+        .write(|d| d.create_table("t", counter_table()))
+        .unwrap();
+    inst.pump().unwrap();
+    let empty_queue = disk.queue_file();
+    dbs[0].mutate_row("t", b"r", &[add(3)]).unwrap();
+    drop((dbs, inst));
+    // The next start dies right after opening c1 (whose open checkpoints, carrying the
+    // outbound write into its new log) and before the instance recorded it.
+    let db = Database::open(
+        Arc::new(disk.copies[0].clone()),
+        OpenOptions::default(),
+        disk.clock.clone(),
+    )
+    .unwrap();
+    assert_eq!(db.outbound().len(), 1);
+    drop(db);
+    disk.put_queue_file(&empty_queue);
+    let (dbs, inst) = disk.open();
+    disk.clock.advance_micros(2 * SECOND);
+    inst.pump().unwrap();
+    assert_eq!((sum(&dbs[0]), sum(&dbs[1])), (Some(3), Some(3)));
 }

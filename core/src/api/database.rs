@@ -41,6 +41,7 @@ mod changes;
 mod gc;
 mod inspection;
 mod maintenance;
+mod outbound;
 mod persistence;
 mod replica_marks;
 
@@ -83,6 +84,9 @@ pub struct Database {
     /// Committed writes kept for [`Database::take_committed`] while capture is on (a
     /// replicated instance forwards them to the other clusters); `None`: not kept.
     committed: Option<Vec<CommittedWrite>>,
+    /// Captured writes handed to replication and not yet confirmed recorded in its queue,
+    /// and those recovered from the log (see `outbound`), oldest first.
+    outbound: Vec<CommittedWrite>,
     /// Set while applying another database's writes: they are not this database's changes,
     /// and their log record (type 4) names where they came from.
     replaying: Option<crate::durability::commit_log::Origin>,
@@ -136,6 +140,7 @@ impl Database {
             reads: AtomicU32::new(0),
             background_maintenance: false,
             committed: None,
+            outbound: Vec::new(),
             replaying: None,
             replica_marks: BTreeMap::new(),
             replica_marks_dirty: false,

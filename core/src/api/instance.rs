@@ -230,6 +230,14 @@ impl InstanceData {
             plane.replicated = replicated;
             plane.cluster_ids = ordered;
         }
+        if plane.replicated.is_none() {
+            // Nothing replicates the first database's writes: it keeps none of them (nor
+            // outbound ones recovered from its log from when it had other clusters).
+            self.primary.write(|d| {
+                d.set_capture_committed(false);
+                Ok(())
+            })?;
+        }
         plane.single.set_profiles(profiles.clone());
         if let Some(rep) = &plane.replicated {
             rep.set_profiles(profiles.clone())?;

@@ -40,6 +40,10 @@ pub struct CommittedWrite {
     pub rows: Vec<RowMutations>,
     /// The database clock when it committed (microseconds since the epoch).
     pub commit_micros: i64,
+    /// The first sequence number of its batch at the database that committed it (0 for a
+    /// write built elsewhere): how a replicated instance's queue tells which of a cluster's
+    /// writes it has recorded (docs/format/replication_queue.md, `captured-through`).
+    pub sequence: u64,
 }
 
 impl Database {
@@ -147,8 +151,15 @@ impl Database {
 
     /// Starts (`true`) or stops keeping every committed write for
     /// [`Database::take_committed`]. Off by default: keeping costs a copy of each write.
+    /// Starting again while on keeps what is waiting; stopping also forgets the outbound
+    /// writes ([`Database::outbound`]): nothing will replicate them.
     pub fn set_capture_committed(&mut self, on: bool) {
-        self.committed = if on { Some(Vec::new()) } else { None };
+        if !on {
+            self.committed = None;
+            self.outbound.clear();
+        } else if self.committed.is_none() {
+            self.committed = Some(Vec::new());
+        }
     }
 
     /// The writes committed since the last call (oldest first) while capture is on.

@@ -14,7 +14,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Backup, BackupInfo, Database};
-use crate::durability::commit_log::{replay_views, BatchView, LogWriter};
+use crate::durability::commit_log::{replay_views, BatchView, LogWriter, Outbound};
 use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
 use crate::lsm::sstable::SstableOptions;
@@ -210,6 +210,15 @@ impl Database {
                     }
                     db.sequence = db.sequence.max(batch.sequence);
                     return Ok(());
+                }
+                if let Some(kind) = batch.outbound {
+                    // Kept until the replication queue confirms it has the write.
+                    db.recover_outbound(batch);
+                    if kind == Outbound::Carried {
+                        // Carried over a checkpoint: its rows are in the runs already.
+                        db.sequence = db.sequence.max(batch.sequence);
+                        return Ok(());
+                    }
                 }
                 if let Some((source, arrival)) = batch.origin {
                     // Another cluster's write: its delivery is marked whether or not the
@@ -460,18 +469,23 @@ impl Database {
                 Durability::Interval { micros } => now.saturating_sub(p.last_sync_micros) >= micros,
                 Durability::None => false,
             };
+            // A write of a database whose writes replicate stays outbound until the queue
+            // has it (record type 5; `outbound`).
+            let outbound = (self.replaying.is_none() && self.committed.is_some())
+                .then_some(Outbound::Captured);
             let logged = p
                 .log
-                .append_rows_from(
+                .append_rows_as(
                     self.sequence + 1,
                     table_id,
                     &logged_rows,
                     // The commit time lets recovery log the change as it was committed (a
-                    // replicated write's record always has one).
-                    (timed || self.replaying.is_some()).then_some(now),
+                    // replicated or outbound write's record always has one).
+                    (timed || self.replaying.is_some() || outbound.is_some()).then_some(now),
                     // A write from another cluster says so, and which delivery it is: the
                     // mark is durable exactly when the write is.
                     self.replaying.as_ref(),
+                    outbound,
                 )
                 .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
             if let Err(e) = logged {
@@ -526,6 +540,7 @@ impl Database {
                     })
                     .collect(),
                 commit_micros: now,
+                sequence: self.sequence + 1,
             });
         }
         let (table, sequence) = self.table_and_sequence(table_id)?;
@@ -580,6 +595,8 @@ impl Database {
         let file = p.store.storage.create(&log_file_name(n))?;
         let syncer = file.syncer();
         let mut log = LogWriter::new(file);
+        // Writes on their way to the replication queue stay durable in the new log.
+        self.carry_outbound(&mut log)?;
         log.sync()?;
         // Before the manifest stops naming the old log: once it does, the changes that log
         // held (garbage collection's records among them) are only in this file.

@@ -73,6 +73,7 @@ impl Database {
             table_id: first.table_id.clone(),
             rows: writes.iter().flat_map(|w| w.rows.iter().cloned()).collect(),
             commit_micros: first.commit_micros,
+            sequence: 0,
         };
         let refused = self.apply_from(&combined, origin.clone())?;
         // A delivery whose every row was refused wrote no record; it is marked anyway (in

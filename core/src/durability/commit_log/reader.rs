@@ -25,8 +25,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::{
-    BatchEntry, Origin, WriteBatch, HEADER_LEN, RECORD_TYPE_BATCH, RECORD_TYPE_COLLECTED,
-    RECORD_TYPE_REPLICATED, RECORD_TYPE_TIMED_BATCH,
+    BatchEntry, Origin, Outbound, WriteBatch, HEADER_LEN, RECORD_TYPE_BATCH, RECORD_TYPE_CAPTURED,
+    RECORD_TYPE_CARRIED, RECORD_TYPE_COLLECTED, RECORD_TYPE_REPLICATED, RECORD_TYPE_TIMED_BATCH,
 };
 use crate::codec::encoding::{data_loss, Decoder, CRC32C};
 use crate::codec::values::MutationRef;
@@ -66,6 +66,8 @@ pub struct BatchView<'a> {
     /// For a write applied from another cluster (record type 4): its source cluster's id
     /// (empty when it marks no delivery) and its arrival number in the replication queue.
     pub origin: Option<(&'a str, u64)>,
+    /// For a write on its way to the replication queue (record types 5 and 6): which.
+    pub outbound: Option<Outbound>,
     /// Where each entry's parts are in `bytes`, found while validating, so walking the
     /// entries decodes nothing again.
     spans: &'a [EntrySpan],
@@ -135,6 +137,7 @@ impl<'a> BatchView<'a> {
             commit_micros,
             collected: false,
             origin: None,
+            outbound: None,
             spans,
             bytes: d.consumed_since(start),
         })
@@ -149,9 +152,11 @@ impl<'a> BatchView<'a> {
     ) -> Result<Self> {
         let mut d = Decoder::new(payload);
         let commit = match record_type {
-            RECORD_TYPE_TIMED_BATCH | RECORD_TYPE_COLLECTED | RECORD_TYPE_REPLICATED => {
-                Some(d.varint_i64("batch.commit_micros")?)
-            }
+            RECORD_TYPE_TIMED_BATCH
+            | RECORD_TYPE_COLLECTED
+            | RECORD_TYPE_REPLICATED
+            | RECORD_TYPE_CAPTURED
+            | RECORD_TYPE_CARRIED => Some(d.varint_i64("batch.commit_micros")?),
             _ => None,
         };
         let origin = if record_type == RECORD_TYPE_REPLICATED {
@@ -171,6 +176,11 @@ impl<'a> BatchView<'a> {
         let mut batch = BatchView::decode_from(&mut d, commit, spans)?;
         batch.collected = record_type == RECORD_TYPE_COLLECTED;
         batch.origin = origin;
+        batch.outbound = match record_type {
+            RECORD_TYPE_CAPTURED => Some(Outbound::Captured),
+            RECORD_TYPE_CARRIED => Some(Outbound::Carried),
+            _ => None,
+        };
         d.finish("write batch")?;
         Ok(batch)
     }
@@ -217,6 +227,7 @@ impl<'a> BatchView<'a> {
                 source: source.into(),
                 arrival,
             }),
+            outbound: self.outbound,
         }
     }
 }
@@ -424,6 +435,8 @@ impl LogReader {
                 | RECORD_TYPE_TIMED_BATCH
                 | RECORD_TYPE_COLLECTED
                 | RECORD_TYPE_REPLICATED
+                | RECORD_TYPE_CAPTURED
+                | RECORD_TYPE_CARRIED
         ) {
             return Err(data_loss(format!(
                 "record at offset {pos} has unsupported type {record_type}"
@@ -616,6 +629,13 @@ mod tests {
                                 arrival: sequence,
                             },
                         ),
+                        // And types 5 and 6 (with a commit time, nothing else), every few.
+                        outbound: (!collected && commit_micros.is_some() && sequence % 3 != 0)
+                            .then_some(if sequence % 3 == 1 {
+                                Outbound::Captured
+                            } else {
+                                Outbound::Carried
+                            }),
                     }
                 })
                 .collect()
@@ -698,6 +718,7 @@ mod tests {
             commit_micros: None,
             collected: false,
             origin: None,
+            outbound: None,
         };
         let record = encode_record(&batch).unwrap();
         let mut spans = vec![];
