@@ -276,6 +276,18 @@ impl InstanceData {
             (None, Some(p)) => Some(p.encode_queue()?),
             _ => None,
         };
+        if storage.is_none() {
+            // No queue on storage: nothing will record the outbound writes a durable copy
+            // recovered from its log (the other copies, in memory, start from whole tables).
+            for i in 0..ids.len() {
+                if let Some(db) = rep.replica(i) {
+                    db.write(|d| {
+                        d.confirm_outbound(u64::MAX);
+                        Ok(())
+                    })?;
+                }
+            }
+        }
         let delay = previous.map_or(Ok(plane.delay_micros), |p| p.delay_micros())?;
         let rep = rep.with_state(|state| {
             state.set_profiles(plane.profiles.clone());

@@ -692,12 +692,12 @@ impl Replication {
         let mut file_through = Vec::with_capacity(n);
         for _ in 0..n {
             ids.push(d.string("cluster id")?);
-            // Version 1 did not say: its writers kept no outbound writes, so there are none
-            // to recover from such a cluster.
+            // Version 1 did not say (`None`): its writers kept no outbound writes, so there
+            // are none to recover from such a cluster.
             file_through.push(if version >= 2 {
-                d.varint64("captured-through")?
+                Some(d.varint64("captured-through")?)
             } else {
-                u64::MAX
+                None
             });
         }
         // Position in this instance of each cluster the file names.
@@ -784,11 +784,17 @@ impl Replication {
             .max()
             .unwrap_or(0);
         // Per cluster here, what the file says the queue recorded of its writes (a cluster
-        // the file does not name: nothing).
+        // the file does not name: nothing; a version 1 file: everything its database still
+        // holds as outbound, which such a writer never left).
         let mut through = alloc::vec![0u64; self.clusters.len()];
         for (slot, t) in here.iter().zip(&file_through) {
             if let Some(i) = slot {
-                through[*i] = *t;
+                through[*i] = t.unwrap_or_else(|| {
+                    outbound
+                        .get(*i)
+                        .and_then(|ws| ws.iter().map(|w| w.sequence).max())
+                        .unwrap_or(0)
+                });
             }
         }
         // The writes recorded since this state was built and the databases' outbound ones,

@@ -563,6 +563,13 @@ async fn after_kill_9_an_increment_counts_once_and_a_write_the_queue_lacked_stil
 
     let server = start_lagging(&["--data-dir", &dir_arg]);
     assert_eq!(sum_through(&server, "to-east", "c").await, Some(7));
+    // The restarted clock starts where the first one did; +2 was committed 2 s later.
+    advance(&server, 2_000_000).await;
+    assert_eq!(
+        sum_through(&server, "to-west", "c").await,
+        Some(5),
+        "not +5 again"
+    );
     advance(&server, 2_000_000).await;
     assert_eq!(
         sum_through(&server, "to-west", "c").await,
