@@ -390,3 +390,38 @@ fn a_sources_writes_reach_a_cluster_in_arrival_order_even_if_its_clock_stepped_b
     // Its commit time was raised to the first's: one mark per source covers a prefix.
     assert_eq!(delivered[1].writes[0].commit_micros, START + 10);
 }
+
+#[test]
+fn a_replicated_write_is_not_the_receiving_copys_change_after_recovery() {
+    let disk = Disk::new();
+    let (dbs, inst) = disk.open();
+    inst.primary()
+        .write(|d| d.create_table("t", counter_table()))
+        .unwrap();
+    inst.pump().unwrap();
+    for db in &dbs {
+        db.write(|d| d.set_change_stream("t", Some(24 * 3600 * SECOND)))
+            .unwrap();
+    }
+    dbs[0].mutate_row("t", b"r", &[add(5)]).unwrap();
+    inst.after_write(0).unwrap();
+    disk.clock.advance_micros(2 * SECOND);
+    inst.pump().unwrap();
+    let changes = |db: &SharedDatabase| {
+        db.read(|d| {
+            Ok(d.change_log("t")
+                .map_or(0, |l| l.since(0, None, &sparsetable::RowRange::all()).len()))
+        })
+        .unwrap()
+    };
+    assert_eq!((changes(&dbs[0]), changes(&dbs[1])), (1, 0));
+    // The process dies; c2 recovers the delivered write from its log (record type 4).
+    drop((dbs, inst));
+    let (dbs, _inst) = disk.open();
+    assert_eq!(sum(&dbs[1]), Some(5));
+    assert_eq!(
+        (changes(&dbs[0]), changes(&dbs[1])),
+        (1, 0),
+        "the change is c1's alone"
+    );
+}
