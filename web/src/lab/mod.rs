@@ -989,3 +989,5 @@ impl Lab {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod replication_console_tests;
