@@ -161,6 +161,45 @@ impl InstanceConsole {
                 .collect(),
             now,
         )?;
+        Self::from_record(record, clusters)
+    }
+
+    /// As [`InstanceConsole::new`], for a host whose cluster ids predate Bigtable's rule for
+    /// new clusters (6 to 30 characters): the playground's lesson names its clusters `c1`,
+    /// `c2`, `c3`. The record is assembled as the server assembles an instance it was handed
+    /// (the model's invariants checked, the id rule for new clusters not), as it does for an
+    /// instance named implicitly.
+    ///
+    /// # Errors
+    /// As [`InstanceConsole::new`], without the cluster id rule.
+    pub fn with_cluster_ids_as_given(
+        project: &str,
+        instance: &str,
+        mut clusters: Vec<(String, Database)>,
+    ) -> Result<Self, Error> {
+        clusters.sort_by(|a, b| a.0.cmp(&b.0));
+        let now = clusters.first().map_or(0, |(_, db)| db.now_micros());
+        let record = InstanceRecord::assemble(
+            project,
+            instance,
+            instance,
+            InstanceType::Production,
+            BTreeMap::new(),
+            now,
+            clusters
+                .iter()
+                .map(|(id, _)| ClusterRecord::new(id, ZONE))
+                .collect(),
+            Vec::new(),
+        )?;
+        Self::from_record(record, clusters)
+    }
+
+    /// The console over `record` and `clusters` (sorted by id, the record's clusters).
+    fn from_record(
+        record: InstanceRecord,
+        clusters: Vec<(String, Database)>,
+    ) -> Result<Self, Error> {
         let mut set = ReplicaSet::new(clusters)?;
         set.replication_mut().set_profiles(record.routing().1);
         Ok(InstanceConsole {

@@ -271,3 +271,22 @@ fn every_refusal_is_the_cores_and_changes_nothing() {
     );
     assert_eq!(value(&mut c, "to-c1"), "");
 }
+
+#[test]
+fn short_cluster_ids_are_refused_for_a_new_instance_and_kept_when_given() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let dbs = || {
+        ["c1", "c2"]
+            .iter()
+            .map(|id| (id.to_string(), Database::with_clock(clock.clone())))
+            .collect::<Vec<_>>()
+    };
+    let e = InstanceConsole::new("p", "lesson", dbs()).expect_err("c1 is too short");
+    assert!(e.message().contains("6 to 30 characters"), "{e}");
+    let mut c = InstanceConsole::with_cluster_ids_as_given("p", "lesson", dbs()).expect("given");
+    ok(&mut c, "createtable t families=cf");
+    ok(&mut c, "createappprofile lesson to-c2 second route-to=c2");
+    ok(&mut c, "set t r cf:q=v app-profile=to-c2");
+    assert_eq!(value(&mut c, "to-c2"), "v");
+    assert!(ok(&mut c, "status").contains("cluster c1: available"));
+}

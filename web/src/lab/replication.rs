@@ -289,7 +289,7 @@ impl ReplLab {
             .iter()
             .map(|id| (id.to_string(), Database::with_clock(clock.clone())))
             .collect();
-        let mut instance = InstanceConsole::new(PROJECT, INSTANCE, dbs).map_err(shown)?;
+        let mut instance = InstanceConsole::with_cluster_ids_as_given(PROJECT, INSTANCE, dbs).map_err(shown)?;
         // The profiles are the instance record's, made as a learner would make them.
         for line in PROFILE_LINES {
             let out = instance.run_line(line);
