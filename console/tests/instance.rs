@@ -122,7 +122,10 @@ fn an_injected_fault_fails_the_chosen_rpc_as_many_times_as_asked() {
 fn every_grpc_code_a_client_sees_can_be_injected_by_name_or_number() {
     let (mut c, _clock) = instance(2);
     for (line, expected) in [
-        ("fault code=UNAUTHENTICATED count=1", "code = Unauthenticated"),
+        (
+            "fault code=UNAUTHENTICATED count=1",
+            "code = Unauthenticated",
+        ),
         ("fault code=CANCELLED count=1", "code = Canceled"),
         ("fault code=unknown count=1", "code = Unknown"),
         ("fault code=16 count=1", "code = Unauthenticated"),
@@ -138,7 +141,10 @@ fn every_grpc_code_a_client_sees_can_be_injected_by_name_or_number() {
     }
     // OK is not an error to inject, nor is a number past gRPC's table.
     for line in ["fault code=OK", "fault code=0", "fault code=17"] {
-        assert!(fails(&mut c, line).contains("use one of CANCELLED, UNKNOWN"), "{line}");
+        assert!(
+            fails(&mut c, line).contains("use one of CANCELLED, UNKNOWN"),
+            "{line}"
+        );
     }
     ok(&mut c, "set t r cf:q=v");
 }
@@ -157,7 +163,10 @@ fn waiting_instance() -> (InstanceConsole, Arc<ManualClock>) {
 fn an_injected_latency_is_waited_out_on_the_engines_clock() {
     let (mut c, clock) = waiting_instance();
     ok(&mut c, "set t r app-profile=to-c1 cf:q=v1");
-    let status = ok(&mut c, "fault latency=2s rpc=ReadRows cluster=console-c2 count=1");
+    let status = ok(
+        &mut c,
+        "fault latency=2s rpc=ReadRows cluster=console-c2 count=1",
+    );
     assert!(
         status.contains("fault: rpc ReadRows cluster console-c2 code - count 1 probability 1 latency 2000000 us"),
         "{status}"
@@ -172,7 +181,8 @@ fn an_injected_latency_is_waited_out_on_the_engines_clock() {
     assert!(!out.failed, "{}", out.stderr);
     assert_eq!(clock.now_micros(), before + 2_000_000);
     assert!(
-        out.stderr.starts_with("(injected latency: answered 2000ms later by console-c2"),
+        out.stderr
+            .starts_with("(injected latency: answered 2000ms later by console-c2"),
         "{}",
         out.stderr
     );
@@ -185,7 +195,10 @@ fn an_injected_latency_is_waited_out_on_the_engines_clock() {
 #[test]
 fn a_latency_and_a_code_together_wait_then_fail() {
     let (mut c, clock) = waiting_instance();
-    ok(&mut c, "fault latency=250ms code=UNAUTHENTICATED rpc=MutateRow");
+    ok(
+        &mut c,
+        "fault latency=250ms code=UNAUTHENTICATED rpc=MutateRow",
+    );
     let before = clock.now_micros();
     let e = fails(&mut c, "set t r cf:q=v");
     assert_eq!(clock.now_micros(), before + 250_000);
@@ -194,8 +207,14 @@ fn a_latency_and_a_code_together_wait_then_fail() {
         "{e}"
     );
     for (line, expected) in [
-        ("fault latency=soon", "latency \"soon\": give a number and a unit"),
-        ("fault latency=-1s", "latency \"-1s\": give a number and a unit"),
+        (
+            "fault latency=soon",
+            "latency \"soon\": give a number and a unit",
+        ),
+        (
+            "fault latency=-1s",
+            "latency \"-1s\": give a number and a unit",
+        ),
     ] {
         let e = fails(&mut c, line);
         assert!(e.starts_with(expected), "{line}: {e}");

@@ -988,6 +988,6 @@ impl Lab {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod replication_console_tests;
+#[cfg(test)]
+mod tests;

@@ -289,7 +289,8 @@ impl ReplLab {
             .iter()
             .map(|id| (id.to_string(), Database::with_clock(clock.clone())))
             .collect();
-        let mut instance = InstanceConsole::with_cluster_ids_as_given(PROJECT, INSTANCE, dbs).map_err(shown)?;
+        let mut instance =
+            InstanceConsole::with_cluster_ids_as_given(PROJECT, INSTANCE, dbs).map_err(shown)?;
         // The profiles are the instance record's, made as a learner would make them.
         for line in PROFILE_LINES {
             let out = instance.run_line(line);
@@ -443,11 +444,10 @@ impl ReplLab {
                                 qualifier: qualifier.into_bytes(),
                                 op: ReadModifyWriteOp::IncrementAmount(1),
                             };
-                            let result = self
-                                .instance
-                                .replicas_mut()
-                                .replica_mut(i)
-                                .map(|db| db.read_modify_write_row(TABLE, row.as_bytes(), &[rule]));
+                            let result =
+                                self.instance.replicas_mut().replica_mut(i).map(|db| {
+                                    db.read_modify_write_row(TABLE, row.as_bytes(), &[rule])
+                                });
                             let _ = self.instance.replicas_mut().pump();
                             match result {
                                 Some(Ok(_)) => Outcome {
@@ -544,7 +544,7 @@ impl ReplLab {
             }
             ReplAction::SetLag(micros) => {
                 self.instance
-            .replicas_mut()
+                    .replicas_mut()
                     .replication_mut()
                     .set_delay_micros(micros)
                     .map_err(shown)?;
@@ -558,7 +558,7 @@ impl ReplLab {
             }
             ReplAction::SetAvailable { cluster, available } => {
                 self.instance
-            .replicas_mut()
+                    .replicas_mut()
                     .replication_mut()
                     .set_available(&cluster, available)
                     .map_err(shown)?;
@@ -581,7 +581,11 @@ impl ReplLab {
             }
             ReplAction::GenerateToken => {
                 let _ = self.instance.replicas_mut().pump();
-                let token = self.instance.replicas().replication().consistency_token(TABLE);
+                let token = self
+                    .instance
+                    .replicas()
+                    .replication()
+                    .consistency_token(TABLE);
                 self.code = code::snippets(&ReplOp::Token);
                 self.token = Some((token, clock.now_micros()));
             }

@@ -17,7 +17,8 @@ fn lab() -> (ReplLab, Arc<ManualClock>) {
 
 /// Runs `line` on the lesson's console and returns (stdout, stderr, failed).
 fn run(l: &mut ReplLab, clock: &ManualClock, line: &str) -> (String, String, bool) {
-    l.apply(clock, ReplAction::Console(line.into())).expect("console");
+    l.apply(clock, ReplAction::Console(line.into()))
+        .expect("console");
     let e = l.view().console.last().cloned().expect("an entry");
     assert_eq!(e.command, line);
     (e.stdout, e.stderr, e.failed)
@@ -26,7 +27,11 @@ fn run(l: &mut ReplLab, clock: &ManualClock, line: &str) -> (String, String, boo
 #[test]
 fn a_write_through_one_profile_is_a_stale_read_through_another_and_shows_in_the_clusters() {
     let (mut l, clock) = lab();
-    let (_, err, failed) = run(&mut l, &clock, "set users user#1 cf:name=Ada app-profile=to-c1");
+    let (_, err, failed) = run(
+        &mut l,
+        &clock,
+        "set users user#1 cf:name=Ada app-profile=to-c1",
+    );
     assert!(!failed, "{err}");
     // The lesson's view shows the console's write: at c1, not yet at c2.
     let v = l.view();
@@ -66,7 +71,10 @@ fn the_control_words_act_on_the_lessons_clusters() {
 fn injected_codes_fail_the_command_and_an_injected_latency_moves_the_clock() {
     let (mut l, clock) = lab();
     for (fault, expected) in [
-        ("fault code=UNAUTHENTICATED count=1", "code = Unauthenticated"),
+        (
+            "fault code=UNAUTHENTICATED count=1",
+            "code = Unauthenticated",
+        ),
         ("fault code=CANCELLED count=1", "code = Canceled"),
     ] {
         run(&mut l, &clock, fault);
@@ -74,11 +82,18 @@ fn injected_codes_fail_the_command_and_an_injected_latency_moves_the_clock() {
         assert!(failed && err.contains(expected), "{fault}: {err}");
     }
     run(&mut l, &clock, "set users r cf:q=v app-profile=to-c1");
-    run(&mut l, &clock, "fault latency=2s rpc=ReadRows cluster=c2 count=1");
+    run(
+        &mut l,
+        &clock,
+        "fault latency=2s rpc=ReadRows cluster=c2 count=1",
+    );
     let before = clock.now_micros();
     let (out, err, failed) = run(&mut l, &clock, "lookup users r app-profile=to-c2");
     assert!(!failed, "{err}");
-    assert!(err.starts_with("(injected latency: answered 2000ms later by c2"), "{err}");
+    assert!(
+        err.starts_with("(injected latency: answered 2000ms later by c2"),
+        "{err}"
+    );
     // Two seconds of the playground's clock passed (plus the console's tick), so the write
     // made through c1 had arrived when c2 answered.
     assert!(clock.now_micros() >= before + 2_000_000);
