@@ -180,6 +180,16 @@ test("reads of every kind through a profile see that cluster's copy (stale until
   assert.deepEqual(await west.waitForReplication(), [true]);
 });
 
+test("instance.replication().injectFault takes UNAUTHENTICATED and CANCELLED; the Node client's error carries the number", async () => {
+  const ctx = await twoClusters();
+  const east = ctx.table("to-east");
+  for (const [status, code] of [["UNAUTHENTICATED", 16], ["CANCELLED", 1]]) {
+    ctx.instance.replication().injectFault({ rpc: "MutateRow", clusterId: "east-1a", code: status, count: 1 });
+    await assert.rejects(east.row("k").save({ cf: { q: "v" } }), (e) => e.code === code && e.status === status);
+  }
+  await east.row("k").save({ cf: { q: "v" } });
+});
+
 test("SQL goes through the client's profile", async () => {
   const ctx = await twoClusters();
   await ctx.table("to-east").row("k").save({ cf: { q: "v" } });

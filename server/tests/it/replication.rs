@@ -419,6 +419,47 @@ async fn injected_faults_fail_the_rpc_they_name_then_clear() {
 }
 
 #[tokio::test]
+async fn every_non_ok_grpc_code_can_be_injected_and_reaches_the_client_as_that_status() {
+    let server = replicated_server().await;
+    let mut data = server.data().await;
+    let mut control = ReplicationControlClient::new(server.channel().await);
+    // CANCELLED (1), UNKNOWN (2) and UNAUTHENTICATED (16) included: Bigtable clients see
+    // all sixteen, so an application's handling of each can be tested.
+    for n in 1..=16 {
+        control
+            .inject_fault(InjectFaultRequest {
+                instance: INSTANCE.into(),
+                rpc: "MutateRow".into(),
+                code: n,
+                count: 1,
+                ..Default::default()
+            })
+            .await
+            .unwrap_or_else(|e| panic!("code {n}: {e:?}"));
+        let e = data
+            .mutate_row(v2::MutateRowRequest {
+                app_profile_id: "to-east".into(),
+                ..set_cell("r", "v")
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(e.code() as i32, n, "{e:?}");
+        assert!(e.message().contains("injected fault"), "{}", e.message());
+    }
+    // 17 is past gRPC's table.
+    let bad = control
+        .inject_fault(InjectFaultRequest {
+            instance: INSTANCE.into(),
+            code: 17,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+    assert!(bad.message().contains("1, 2, 3"), "{}", bad.message());
+}
+
+#[tokio::test]
 async fn list_hot_tablets_names_the_busy_tablet_of_a_cluster() {
     let server = replicated_server().await;
     let mut data = server.data().await;

@@ -17,6 +17,7 @@ __all__ = [
     "BigtableDataClient",
     "BlockAllFilter",
     "Cell",
+    "Cancelled",
     "CellsColumnLimitFilter",
     "CellsRowLimitFilter",
     "CellsRowOffsetFilter",
@@ -69,6 +70,8 @@ __all__ = [
     "TableAdmin",
     "TableInfo",
     "TimestampRangeFilter",
+    "Unauthenticated",
+    "Unknown",
     "ValueBitmaskFilter",
     "ValueRangeFilter",
     "ValueRegexFilter",
@@ -102,6 +105,9 @@ class InternalServerError(SparsetableError): ...
 class ServiceUnavailable(SparsetableError): ...
 class DataLoss(SparsetableError): ...
 class DeadlineExceeded(SparsetableError): ...
+class Cancelled(SparsetableError): ...
+class Unknown(SparsetableError): ...
+class Unauthenticated(SparsetableError): ...
 
 @final
 class ManualClock:
