@@ -144,7 +144,7 @@ fn profile_record(p: AppProfileInfo) -> AppProfileRecord {
 }
 
 /// The error of a lookup the record refused (its NOT_FOUND); an internal error should it not.
-fn missing(refused: sparsetable::Result<()>) -> SparsetableError {
+pub(crate) fn missing(refused: sparsetable::Result<()>) -> SparsetableError {
     to_ffi(refused.err().unwrap_or_else(|| {
         sparsetable::Error::new(sparsetable::Code::Internal, "a missing resource was found")
     }))
@@ -154,7 +154,7 @@ fn missing(refused: sparsetable::Result<()>) -> SparsetableError {
 /// routing of its [`InstancePlane`].
 #[derive(Debug, uniffi::Object)]
 pub struct InstanceAdmin {
-    plane: Arc<InstancePlane>,
+    pub(crate) plane: Arc<InstancePlane>,
     record: Mutex<InstanceRecord>,
     /// The directory of a durable database (where the `INSTANCE` file is).
     folder: Option<PathBuf>,
@@ -174,7 +174,7 @@ fn ids_of_folder(folder: &Path) -> Option<(String, String)> {
 }
 
 impl InstanceAdmin {
-    fn record(&self) -> MutexGuard<'_, InstanceRecord> {
+    pub(crate) fn record(&self) -> MutexGuard<'_, InstanceRecord> {
         // A panic cannot leave a half-changed record (changes are made on a copy and kept
         // whole), so a poisoned lock still guards a consistent record.
         self.record.lock().unwrap_or_else(|e| e.into_inner())
@@ -182,7 +182,7 @@ impl InstanceAdmin {
 
     /// Applies `op` to a copy of the record, sets the plane's routing from the copy, and keeps
     /// the copy; on any error nothing changes.
-    fn change<T>(
+    pub(crate) fn change<T>(
         &self,
         op: impl FnOnce(&mut InstanceRecord) -> sparsetable::Result<T>,
     ) -> Result<T> {

@@ -305,7 +305,9 @@ class BigtableDataClient private constructor(
         statement.prepared?.let { checkBound(statement, it) }
         val types = statement.types.mapValues { it.value.toNodes() }
         val values = statement.values.mapValues { (name, v) -> valueToNodes(name, v, statement.types.getValue(name)) }
-        val result = call("ExecuteQuery", RequestKind.READ, ByteArray(0)) { it.executeQuery(statement.query, types, values) }
+        val result = instance.viewsOrNull().let { views ->
+            call("ExecuteQuery", RequestKind.READ, ByteArray(0)) { it.executeQueryIn(statement.query, types, values, views) }
+        }
         val metadata = metadataOf(result.columns)
         return ResultSet(metadata, rowsOf(metadata, result.rows))
     }
@@ -328,7 +330,9 @@ class BigtableDataClient private constructor(
     fun prepareStatement(query: String, paramTypes: Map<String, SqlType>): PreparedStatement {
         db()
         val types = paramTypes.mapValues { it.value.toNodes() }
-        val columns = call("PrepareQuery", RequestKind.READ, ByteArray(0)) { it.prepareQuery(query, types) }
+        val columns = instance.viewsOrNull().let { views ->
+            call("PrepareQuery", RequestKind.READ, ByteArray(0)) { it.prepareQueryIn(query, types, views) }
+        }
         return PreparedStatement(query, LinkedHashMap(paramTypes), metadataOf(columns))
     }
 
