@@ -258,3 +258,51 @@ async fn materialized_views_are_created_read_maintained_and_recovered() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A data directory an older server wrote kept the view's definition in its own metadata
+/// (the `INSTANCE` file's extension, version 2); it moves into the instance record when the
+/// server reads the file, and the next admin change writes it there (version 4).
+#[tokio::test]
+async fn definitions_an_older_server_kept_move_into_the_instance_record() {
+    use sparsetable::api::instances::file::version_of;
+    use sparsetable::api::instances::store::{read_bytes, read_file, replace_file};
+    let dir = data_dir("mviews", "migrate");
+    let dir_arg = dir.display().to_string();
+    let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
+    let mut server = Server::start(&args);
+    server.create_table_t().await;
+    put(&server, "r1", "x", 5).await;
+    let created = create(&server, "by_group", QUERY).await.unwrap();
+    signal(&server, "-KILL");
+    server.wait_exit(10);
+
+    // The file as a server before version 4 left it: the record without the view.
+    let folder = dir.join("p").join("i");
+    let stored = read_file(&folder).unwrap().expect("an INSTANCE file");
+    assert_eq!(stored.record.materialized_views().len(), 1);
+    let mut record = stored.record.clone();
+    record.set_materialized_views(Vec::new()).unwrap();
+    replace_file(&folder, &record, &stored.extension).unwrap();
+    assert_eq!(version_of(&read_bytes(&folder).unwrap().unwrap()), Some(2));
+
+    let server = Server::start(&args);
+    assert_eq!(get(&server).await.unwrap(), created);
+    assert_eq!(view_rows(&server).await.unwrap(), [("x".into(), 1, 5)]);
+    // The etag the older server gave still guards the view.
+    assert_eq!(
+        set_protection(&server, "stale", true)
+            .await
+            .unwrap_err()
+            .code(),
+        tonic::Code::Aborted
+    );
+    let protected = set_protection(&server, &created.etag, true).await.unwrap();
+    let bytes = read_bytes(&folder).unwrap().unwrap();
+    assert_eq!(version_of(&bytes), Some(4));
+    let record = read_file(&folder).unwrap().unwrap().record;
+    let views = record.materialized_views();
+    assert_eq!(views.len(), 1);
+    assert_eq!(views[0].etag, protected.etag);
+    assert!(views[0].deletion_protection);
+    std::fs::remove_dir_all(&dir).ok();
+}
