@@ -1,5 +1,6 @@
 //! The exported instance metadata: the core's [`sparsetable::InstanceRecord`] (clusters, app
-//! profiles with etags, the implied `default` profile) for the Kotlin instance admin client.
+//! profiles with etags, the implied `default` profile; logical and materialized views in
+//! `logical_views.rs` and `materialized_views.rs`) for the Kotlin instance admin client.
 //!
 //! Every rule is the record's (ids, etags, what may be removed, the implied default profile);
 //! this module converts records and errors only. One [`InstanceAdmin`] belongs to one
@@ -231,6 +232,7 @@ impl InstanceAdmin {
             if let Some(stored) = instance_store::read_file(dir).map_err(to_ffi)? {
                 let (clusters, profiles) = stored.record.routing();
                 plane.plane.configure(clusters, profiles).map_err(to_ffi)?;
+                crate::materialized_views::recreate_views(&stored.record, plane.plane.primary());
                 return Ok(Arc::new(InstanceAdmin {
                     plane,
                     record: Mutex::new(stored.record),

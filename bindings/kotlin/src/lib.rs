@@ -23,6 +23,7 @@ pub mod filter;
 pub mod instance;
 pub mod instance_admin;
 pub mod logical_views;
+pub mod materialized_views;
 pub mod requests;
 pub mod row_key_schema;
 pub mod sql;

@@ -102,7 +102,9 @@ pub struct TableConfig {
     pub initial_splits: Vec<Vec<u8>>,
     /// Largest accepted value in bytes; `None` keeps the core's default (100 MiB).
     pub max_value_bytes: Option<u64>,
-    /// The row-key schema, if any (checked by the core against the families).
+    /// The row-key schema, if any (checked by the core against the families); defaults to
+    /// none, so Kotlin code that builds a config without it keeps compiling.
+    #[uniffi(default)]
     pub row_key_schema: Option<crate::row_key_schema::RowKeySchemaConfig>,
 }
 
