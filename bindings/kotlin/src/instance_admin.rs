@@ -336,12 +336,21 @@ impl InstanceAdmin {
         })
     }
 
-    /// Removes cluster `id`.
+    /// Removes cluster `id`. On a durable database its copy's folder (`replicas/{id}/`) goes
+    /// too, once the plane has let go of it, so no disk is kept for a copy no cluster uses
+    /// (a cluster added later under the same id gets the first cluster's tables either way).
     ///
     /// # Errors
     /// The record's `remove_cluster`: `NOT_FOUND`, `FAILED_PRECONDITION`.
     pub fn remove_cluster(&self, id: String) -> Result<()> {
-        self.change(|r| r.remove_cluster(&id))
+        self.change(|r| r.remove_cluster(&id))?;
+        if let Some(folder) = &self.folder {
+            if ids::check_id("cluster_id", "cluster", &id).is_ok() {
+                // Best effort: a folder left behind holds only a copy no cluster uses.
+                let _ = std::fs::remove_dir_all(folder.join("replicas").join(&id));
+            }
+        }
+        Ok(())
     }
 
     /// The app profiles ListAppProfiles shows, with the implied `default`, by id.

@@ -14,6 +14,7 @@ import org.junit.Test
 import java.io.File
 import java.nio.file.Files
 import kotlin.test.assertEquals
+import kotlin.test.assertFalse
 import kotlin.test.assertNull
 import kotlin.test.assertTrue
 
@@ -63,6 +64,16 @@ class DurableReplicasTest {
                 assertEquals("second", readAt(instance, first))
                 assertEquals("second", readAt(instance, "west-c2"))
                 assertNull(BigtableDataClient.create(instance, "at-west-c2").use { c -> c.readRow("t", "missing") })
+                // A deleted cluster's copy leaves the disk with it; added again, the cluster
+                // has the first cluster's tables as they are now.
+                val admin = BigtableInstanceAdminClient.create(instance)
+                admin.deleteAppProfile("at-west-c2")
+                BigtableDataClient.create(instance, "at-$first").use { c -> c.mutateRow("t", "r") { deleteRow(); setCell("cf", "q", 3000L, "third") } }
+                admin.deleteCluster("west-c2")
+                assertFalse(File(dir, "replicas/west-c2").exists(), "the deleted cluster's copy is gone")
+                admin.createCluster(CreateClusterRequest.of("west-c2"))
+                admin.createAppProfile(CreateAppProfileRequest.of("at-west-c2").setRoutingPolicy(AppProfile.SingleClusterRoutingPolicy.of("west-c2")))
+                assertEquals("third", readAt(instance, "west-c2"))
             }
         } finally {
             root.deleteRecursively()
