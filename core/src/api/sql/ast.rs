@@ -124,7 +124,8 @@ pub enum ExprKind {
     },
     Array(Vec<Expr>),
     Struct(Vec<(String, Expr)>),
-    Extract(String, Box<Expr>),
+    /// `EXTRACT(part FROM x [AT TIME ZONE zone])`.
+    Extract(String, Box<Expr>, Option<Box<Expr>>),
     /// Set by the planner: the i-th aggregate of the query.
     AggRef(usize),
     /// Set by the planner: the i-th GROUP BY key.
@@ -197,7 +198,8 @@ pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
         | K::IsNull(a, _)
         | K::IsBool(a, ..)
         | K::Cast(a, ..)
-        | K::Extract(_, a) => alloc::vec![&mut **a],
+        | K::Extract(_, a, None) => alloc::vec![&mut **a],
+        K::Extract(_, a, Some(z)) => alloc::vec![&mut **a, &mut **z],
         K::In(a, list, _) => {
             let mut v = alloc::vec![&mut **a];
             v.extend(list.iter_mut());

@@ -24,6 +24,7 @@ use super::functions;
 use super::parse::{BinOp, Expr, ExprKind, IndexMode};
 use super::value::{to_text, SqlType, SqlValue};
 use crate::model::row::Row;
+use crate::platform::random::{RandomSource, SplitMix64};
 use crate::Result;
 
 /// How a family of the table reads.
@@ -310,7 +311,15 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
             }
             SqlValue::Struct(out)
         }
-        K::Extract(part, x) => functions::time::extract(part, &eval(x, ctx)?)?,
+        K::Extract(part, x, None) => functions::time::extract(part, &eval(x, ctx)?)?,
+        K::Extract(part, x, Some(z)) => match eval(z, ctx)? {
+            SqlValue::Null => SqlValue::Null,
+            SqlValue::String(z) => {
+                let zone = functions::zones::Zone::parse(&z)?;
+                functions::time::extract_in(part, &eval(x, ctx)?, &zone)?
+            }
+            _ => return Err(super::errors::bad("EXTRACT: the time zone is a STRING")),
+        },
     })
 }
 
@@ -425,6 +434,18 @@ pub fn like(v: &[u8], p: &[u8]) -> bool {
         q += 1;
     }
     q == pat.len()
+}
+
+/// The state of RAND(): one sequence for the process, behind a lock that works without std
+/// (64-bit atomics are missing on some no_std targets). RAND is the only function whose
+/// value is determined neither by its arguments nor by the engine's clock; nothing may depend
+/// on its sequence (materialized views refuse it), so tests check only its range.
+static RAND_STATE: spin::Mutex<SplitMix64> =
+    spin::Mutex::new(SplitMix64::new(0x853c_49e6_748f_ea9b));
+
+/// RAND(): a FLOAT64 uniformly drawn from [0, 1).
+fn rand() -> f64 {
+    RAND_STATE.lock().next_f64()
 }
 
 fn int_op(op: BinOp, a: i64, b: i64) -> Result<SqlValue> {
@@ -643,10 +664,24 @@ fn call(name: &str, args: &[Expr], ctx: &Ctx<'_>) -> Result<SqlValue> {
             return Ok(SqlValue::Null);
         }
         "CURRENT_TIMESTAMP" => return Ok(SqlValue::timestamp_micros(ctx.now_micros)),
+        "RAND" => return Ok(SqlValue::Float64(rand())),
         "CURRENT_DATE" => {
+            // CURRENT_DATE([zone]): today's date on the zone's wall clock (UTC without one).
+            let zone = match args.first() {
+                None => functions::zones::Zone::UTC,
+                Some(z) => match eval(z, ctx)? {
+                    SqlValue::Null => return Ok(SqlValue::Null),
+                    SqlValue::String(z) => functions::zones::Zone::parse(&z)?,
+                    _ => {
+                        return Err(super::errors::bad(
+                            "CURRENT_DATE: the time zone is a STRING",
+                        ))
+                    }
+                },
+            };
             return Ok(functions::time::civil_from_days(
-                ctx.now_micros.div_euclid(86_400_000_000),
-            ))
+                zone.local(ctx.now_micros).div_euclid(86_400_000_000),
+            ));
         }
         _ => {}
     }

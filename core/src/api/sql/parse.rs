@@ -784,8 +784,15 @@ impl Parser<'_> {
                 }
                 self.expect_kw("FROM")?;
                 let e = self.expr()?;
+                let zone = if self.kw("AT") {
+                    self.expect_kw("TIME")?;
+                    self.expect_kw("ZONE")?;
+                    Some(Box::new(self.expr()?))
+                } else {
+                    None
+                };
                 self.expect_sym(")")?;
-                return mk(ExprKind::Extract(part, Box::new(e)));
+                return mk(ExprKind::Extract(part, Box::new(e), zone));
             }
             "ARRAY" if matches!(self.peek(), Tok::Sym("<" | "[")) => {
                 if self.sym("<") {

@@ -485,12 +485,21 @@ impl<'a> Planner<'a> {
                 self.ty(x)?;
                 ty.clone()
             }
-            K::Extract(part, x) => {
+            K::Extract(part, x, zone) => {
                 let t = self.ty(x)?;
                 if !matches!(t, T::Timestamp | T::Date) {
                     return Err(
                         self.err(e.pos, format!("EXTRACT takes a TIMESTAMP or DATE, not {t}"))
                     );
+                }
+                if let Some(z) = zone {
+                    if t != T::Timestamp {
+                        return Err(self.err(e.pos, "EXTRACT ... AT TIME ZONE takes a TIMESTAMP"));
+                    }
+                    let zt = self.ty(z)?;
+                    if !matches!(zt, T::String) {
+                        return Err(self.err(z.pos, format!("a time zone is a STRING, not {zt}")));
+                    }
                 }
                 if part == "DATE" {
                     T::Date

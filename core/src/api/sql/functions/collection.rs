@@ -16,6 +16,10 @@ use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
 
+/// The most elements a GENERATE_ARRAY, GENERATE_DATE_ARRAY or GENERATE_TIMESTAMP_ARRAY call
+/// returns: our bound (the reference names none), so one call cannot exhaust memory.
+pub const GENERATE_LIMIT: usize = 1 << 16;
+
 fn vector(name: &str, v: &SqlValue) -> Result<Vec<f64>> {
     let SqlValue::Array(items) = v else {
         return Err(bad(format!(
@@ -174,7 +178,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             let mut out = Vec::new();
             let mut x = *lo;
             while (step > 0 && x <= *hi) || (step < 0 && x >= *hi) {
-                if out.len() >= 1 << 16 {
+                if out.len() >= GENERATE_LIMIT {
                     return Err(out_of_range("GENERATE_ARRAY: too many elements"));
                 }
                 out.push(V::Int64(x));

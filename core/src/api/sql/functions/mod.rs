@@ -18,7 +18,9 @@ pub mod json;
 pub mod math;
 pub mod string;
 pub mod time;
+pub mod time_format;
 pub mod to_json;
+pub mod zones;
 
 use alloc::format;
 use alloc::string::String;
@@ -130,6 +132,24 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         | "SAFE_DIVIDE" | "SIN" | "COS" | "TAN" | "ASIN" | "ACOS" | "ATAN" | "ATAN2" => {
             arity(1, 2, T::Float64)
         }
+        "SINH" | "COSH" | "TANH" | "ASINH" | "ACOSH" | "ATANH" | "COT" | "CSC" | "SEC" | "COTH"
+        | "CSCH" | "SECH" => arity(1, 1, T::Float64),
+        "SAFE_NEGATE" => arity(1, 1, first),
+        "SAFE_ADD" | "SAFE_SUBTRACT" | "SAFE_MULTIPLY" => {
+            let both = |t: &SqlType| args.iter().all(|a| a == t);
+            arity(
+                2,
+                2,
+                if both(&T::Int64) {
+                    T::Int64
+                } else if both(&T::Float32) {
+                    T::Float32
+                } else {
+                    T::Float64
+                },
+            )
+        }
+        "RAND" => arity(0, 0, T::Float64),
         "GREATEST" | "LEAST" => arity(1, usize::MAX, common()),
         "IS_NAN" | "IS_INF" => arity(1, 1, T::Bool),
         // Map and array.
@@ -195,10 +215,27 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         | "TIMESTAMP_SECONDS"
         | "TIMESTAMP_FROM_UNIX_MICROS"
         | "TIMESTAMP_FROM_UNIX_MILLIS"
-        | "TIMESTAMP_FROM_UNIX_SECONDS"
-        | "TIMESTAMP" => arity(1, 1, T::Timestamp),
+        | "TIMESTAMP_FROM_UNIX_SECONDS" => arity(1, 1, T::Timestamp),
+        // TIMESTAMP(string | date [, zone]).
+        "TIMESTAMP" => arity(1, 2, T::Timestamp),
+        "STRING" => match args.first() {
+            Some(T::Timestamp) => arity(1, 2, T::String),
+            Some(t) => Err(format!("STRING takes a TIMESTAMP, got {t}")),
+            None => arity(1, 2, T::String),
+        },
+        "PARSE_TIMESTAMP" => arity(2, 3, T::Timestamp),
+        "PARSE_DATE" => arity(2, 2, T::Date),
+        // The parser reads `INTERVAL n PART` as two arguments.
+        "GENERATE_TIMESTAMP_ARRAY" => arity(4, 4, T::array(T::Timestamp)),
+        "GENERATE_DATE_ARRAY" => match n {
+            2 | 4 => Ok(T::array(T::Date)),
+            _ => Err(format!(
+                "GENERATE_DATE_ARRAY takes (start, end[, INTERVAL n part]), got {n} arguments"
+            )),
+        },
         "UNIX_MICROS" | "UNIX_MILLIS" | "UNIX_SECONDS" | "UNIX_DATE" => arity(1, 1, T::Int64),
-        "FORMAT_TIMESTAMP" | "FORMAT_DATE" => arity(2, 3, T::String),
+        "FORMAT_TIMESTAMP" => arity(2, 3, T::String),
+        "FORMAT_DATE" => arity(2, 2, T::String),
         "DATE" | "DATE_FROM_UNIX_DATE" => arity(1, 3, T::Date),
         // The parser reads `INTERVAL n PART` as two arguments and a bare PART as its name.
         "TIMESTAMP_ADD" | "TIMESTAMP_SUB" => arity(3, 3, T::Timestamp),
