@@ -184,9 +184,10 @@ class Sparsetable private constructor(
          * commit log); writes are then acknowledged as [durability] says. One process (one
          * open instance) holds a directory at a time. A directory with an `INSTANCE` file
          * (written by [dev.sparsetable.admin.BigtableInstanceAdminClient], or the server's) opens
-         * as the instance it records: its clusters, app profiles and logical views, and every
-         * other cluster's copy and queued replication write, kept under `replicas/` and
-         * `replication/` in the directory.
+         * as the instance it records: its clusters, app profiles, logical views and
+         * materialized views (recomputed from their tables), and every other cluster's copy
+         * and queued replication write, kept under `replicas/` and `replication/` in the
+         * directory.
          *
          * @throws FailedPreconditionException if another instance, in this process or another,
          * holds the directory (the message names the holder's pid).
@@ -199,7 +200,7 @@ class Sparsetable private constructor(
             val instance = Sparsetable(native { NativeDatabase.openWithGcMode(path, durability.native, gcMode.native) })
             // A directory an instance admin (or the server) changed is that instance again at
             // once: its clusters route data calls, its copies and queued writes are back, and
-            // its logical views can be queried.
+            // its views can be queried.
             if (File(path, "INSTANCE").isFile) {
                 try {
                     instance.admin()
