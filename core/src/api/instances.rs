@@ -12,7 +12,8 @@
 //! - [`logical_views`]: the instance's logical views (saved SQL queries) and their rules;
 //!   [`logical_view_ops`] the operations on them.
 //! - [`materialized_views`]: the definitions of the instance's continuous materialized views
-//!   (their rows are the database's, [`super::materialized_views`]) and the operations on them.
+//!   (their rows are the database's, [`super::materialized_views`]) and their rules;
+//!   [`materialized_view_ops`] the operations on them.
 //! - [`file`]: the stored form (docs/format/instance.md, versions 2 to 4).
 //! - `store` (std only): that file in an instance's folder, read and replaced atomically,
 //!   for every front-end with a directory (server, Python, Kotlin).
@@ -53,6 +54,7 @@ pub mod file;
 pub mod ids;
 pub mod logical_view_ops;
 pub mod logical_views;
+pub mod materialized_view_ops;
 pub mod materialized_views;
 pub mod record;
 #[cfg(feature = "std")]

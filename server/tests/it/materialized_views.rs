@@ -2,9 +2,12 @@
 //! (create with a backfill, get, list, update of deletion protection with etags, delete),
 //! a query views do not maintain refused with INVALID_ARGUMENT naming what, ReadRows with
 //! `materialized_view_name` following writes and deletes of the source table, the source
-//! table's deletion refused while a view reads it, and the view recovered after a SIGKILL.
+//! table's deletion refused while a view reads it, the view recovered after a SIGKILL, a
+//! data directory whose definitions an older server kept in its own metadata, and
+//! PrepareQuery/ExecuteQuery reading `FROM view`.
 
 use crate::common;
+use crate::sql::{bytes, execute, prepare};
 
 use common::{data_dir, read_rows, signal, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
@@ -305,4 +308,86 @@ async fn definitions_an_older_server_kept_move_into_the_instance_record() {
     assert_eq!(views[0].etag, protected.etag);
     assert!(views[0].deletion_protection);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+fn int(v: &v2::Value) -> i64 {
+    match &v.kind {
+        Some(v2::value::Kind::IntValue(i)) => *i,
+        other => panic!("not an int: {other:?}"),
+    }
+}
+
+/// The rows of `sql` through PrepareQuery and ExecuteQuery, as (key, n, total).
+async fn query(server: &Server, sql: &str) -> Result<Vec<(String, i64, i64)>, tonic::Status> {
+    let prepared = prepare(server, sql, &[]).await?;
+    let Some(v2::result_set_metadata::Schema::ProtoSchema(schema)) =
+        prepared.metadata.and_then(|m| m.schema)
+    else {
+        panic!("a proto schema");
+    };
+    let names: Vec<&str> = schema.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["_key", "n", "total"]);
+    let (values, _) = execute(server, &prepared.prepared_query, &[], &[]).await?;
+    Ok(values
+        .chunks(3)
+        .map(|r| {
+            (
+                String::from_utf8(bytes(&r[0]).to_vec()).unwrap(),
+                int(&r[1]),
+                int(&r[2]),
+            )
+        })
+        .collect())
+}
+
+/// SQL reads a view by its id, as a table of `_key` and the view's output columns, and
+/// follows the view as its table changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queries_read_a_materialized_view_by_name() {
+    let server = Server::start(&[]);
+    server.create_table_t().await;
+    put(&server, "r1", "x", 5).await;
+    put(&server, "r2", "x", 7).await;
+    put(&server, "r3", "y", 1).await;
+    create(&server, "by_group", QUERY).await.unwrap();
+    assert_eq!(
+        query(&server, "SELECT * FROM by_group").await.unwrap(),
+        [("x".into(), 2, 12), ("y".into(), 1, 1)]
+    );
+    assert_eq!(
+        query(
+            &server,
+            "SELECT _key, n, total FROM by_group WHERE total > 5 AND _key >= 'a'"
+        )
+        .await
+        .unwrap(),
+        [("x".into(), 2, 12)]
+    );
+    put(&server, "r4", "y", 10).await;
+    assert_eq!(
+        query(
+            &server,
+            "SELECT _key, n, total FROM by_group ORDER BY total DESC"
+        )
+        .await
+        .unwrap(),
+        [("x".into(), 2, 12), ("y".into(), 2, 11)]
+    );
+    let unknown = prepare(&server, "SELECT cf FROM by_group", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
+    assert!(
+        unknown.message().contains("materialized view by_group"),
+        "{}",
+        unknown.message()
+    );
+    delete(&server, "").await.unwrap();
+    assert_eq!(
+        prepare(&server, "SELECT * FROM by_group", &[])
+            .await
+            .unwrap_err()
+            .code(),
+        tonic::Code::NotFound
+    );
 }

@@ -23,6 +23,7 @@ pub use super::errors::{err_at, position};
 
 mod dates;
 mod keywords;
+mod lambdas;
 mod pipes;
 
 use dates::date_part_argument;
@@ -884,7 +885,7 @@ impl Parser<'_> {
                     if let Some(parts) = date_part_argument(&base, args.len()) {
                         self.date_part_argument(&base, parts, &mut args)?;
                     } else {
-                        args.push(self.expr()?);
+                        args.push(self.argument(&base, args.len())?);
                     }
                     if !self.sym(",") {
                         break;

@@ -17,6 +17,7 @@ pub mod hash;
 pub mod json;
 pub mod math;
 pub mod string;
+pub mod text;
 pub mod time;
 pub mod time_format;
 pub mod to_json;
@@ -106,14 +107,24 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         "COALESCE" => arity(1, usize::MAX, common()),
         // String and bytes.
         "CONCAT" => arity(1, usize::MAX, string_or_bytes),
-        "LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "BYTE_LENGTH" | "STRPOS" | "INSTR"
-        | "ASCII" | "UNICODE" => arity(1, 2, T::Int64),
+        "LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "BYTE_LENGTH" | "OCTET_LENGTH"
+        | "ASCII" | "UNICODE" => arity(1, 1, T::Int64),
+        "STRPOS" => arity(2, 2, T::Int64),
+        "INSTR" | "REGEXP_INSTR" if args.get(1).is_some_and(|t| *t != first) => Err(format!(
+            "{name} takes a value and a search value of one type, got {first} and {}",
+            args[1]
+        )),
+        "INSTR" => arity(2, 4, T::Int64),
+        "REGEXP_INSTR" => arity(2, 5, T::Int64),
+        "TRANSLATE" => arity(3, 3, string_or_bytes.clone()),
+        "SOUNDEX" | "TO_BASE32" => arity(1, 1, T::String),
+        "FROM_BASE32" => arity(1, 1, T::Bytes),
         "LOWER" | "UPPER" | "REVERSE" | "LTRIM" | "RTRIM" | "TRIM" | "SUBSTR" | "SUBSTRING"
         | "LEFT" | "RIGHT" | "REPLACE" | "REPEAT" | "LPAD" | "RPAD" | "REGEXP_REPLACE"
         | "INITCAP" => arity(1, 4, string_or_bytes),
         "STARTS_WITH" | "ENDS_WITH" | "REGEXP_CONTAINS" => arity(2, 2, T::Bool),
         "SPLIT" | "REGEXP_EXTRACT_ALL" => arity(1, 2, T::array(string_or_bytes)),
-        "REGEXP_EXTRACT" => arity(2, 4, string_or_bytes),
+        "REGEXP_EXTRACT" | "REGEXP_SUBSTR" => arity(2, 4, string_or_bytes),
         "CHR" | "TO_BASE64" | "TO_HEX" => arity(1, 1, T::String),
         "FROM_BASE64" | "FROM_HEX" => arity(1, 1, T::Bytes),
         "SAFE_CONVERT_BYTES_TO_STRING" => arity(1, 1, T::String),
@@ -193,7 +204,24 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
                 _ => T::String,
             },
         ),
+        "ARRAY_INCLUDES_ALL" | "ARRAY_INCLUDES_ANY" | "ARRAY_IS_DISTINCT" | "ARRAY_SLICE"
+        | "ARRAY_LAST_N" | "ARRAY_OFFSET" | "ARRAY_OFFSETS"
+            if !matches!(first, T::Array(_)) =>
+        {
+            Err(format!("{name} takes an ARRAY, got {first}"))
+        }
         "ARRAY_INCLUDES" => arity(2, 2, T::Bool),
+        "ARRAY_INCLUDES_ALL" | "ARRAY_INCLUDES_ANY" => match args.get(1) {
+            Some(t) if *t != first => Err(format!(
+                "{name} takes two arrays of one element type, got {first} and {t}"
+            )),
+            _ => arity(2, 2, T::Bool),
+        },
+        "ARRAY_IS_DISTINCT" => arity(1, 1, T::Bool),
+        "ARRAY_SLICE" => arity(3, 3, first.clone()),
+        "ARRAY_LAST_N" => arity(2, 2, first.clone()),
+        "ARRAY_OFFSET" => arity(2, 3, T::Int64),
+        "ARRAY_OFFSETS" => arity(2, 2, T::array(T::Int64)),
         "ARRAY_FIRST" | "ARRAY_LAST" => arity(
             1,
             1,
