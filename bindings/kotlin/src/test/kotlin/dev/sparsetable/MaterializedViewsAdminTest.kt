@@ -1,6 +1,6 @@
 // Continuous materialized views through the Kotlin admin client: created with
 // BigtableInstanceAdminClient, read back with readRows(Query.create(MaterializedViewId.of(id)))
-// and kept up to date by writes, recomputed when a durable directory is reopened (their
+// and with SQL (`FROM view`), kept up to date by writes, recomputed when a durable directory is reopened (their
 // definitions are in its INSTANCE file), and refused with Bigtable's codes (bad id, a query
 // the engine does not maintain, a taken id, unknown view or instance, stale etag, deletion
 // protection).
@@ -48,6 +48,11 @@ class MaterializedViewsAdminTest {
             put(client, "c", "y")
             put(client, "a", "y")
             assertEquals(listOf("x=1", "y=2"), counts(client, "by_group"))
+            // SQL reads the view by name too, its output columns typed as the query computes them.
+            val sql = client.executeQuery(Statement.of("SELECT SAFE_CONVERT_BYTES_TO_STRING(_key) AS g, n FROM by_group ORDER BY g")).use { rs ->
+                generateSequence { if (rs.next()) "${rs.getString("g")}=${rs.getLong("n")}" else null }.toList()
+            }
+            assertEquals(listOf("x=1", "y=2"), sql)
             assertEquals(listOf("by_group"), admin.listMaterializedViews(inst).map { it.id })
             admin.deleteMaterializedView(inst, "by_group")
             assertFailsWith<NotFoundException> { counts(client, "by_group") }
