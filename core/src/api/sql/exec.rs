@@ -387,6 +387,10 @@ pub enum Acc {
     Sketch(Option<super::hll::Sketch>),
     /// APPROX_TOP_COUNT / APPROX_TOP_SUM: each value's count or summed weight.
     Tally(approx::Tally),
+    /// The statistical aggregates (CORR, COVAR_*, STDDEV*, VAR*, VARIANCE).
+    Moments(super::stats::Moments),
+    /// ARRAY_CONCAT_AGG: the elements so far (`None` until a non-NULL array arrives).
+    Concat(Option<Vec<SqlValue>>),
 }
 
 /// A group's accumulators and the DISTINCT values each has seen.
@@ -412,6 +416,8 @@ impl Group {
                 "APPROX_QUANTILES" => Acc::List(Vec::new()),
                 n if approx::is_sketch(n) => Acc::Sketch(None),
                 n if approx::is_tally(n) => Acc::Tally(approx::Tally::default()),
+                n if super::stats::is_statistical(n) => Acc::Moments(Default::default()),
+                "ARRAY_CONCAT_AGG" => Acc::Concat(None),
                 _ => Acc::Pick(SqlValue::Null),
             })
             .collect();
@@ -487,6 +493,21 @@ impl Group {
                 }
                 (_, Acc::Sketch(s)) => approx::add_sketch(a, s, &v, ctx)?,
                 (_, Acc::Tally(t)) => approx::add_tally(a, t, v, ctx)?,
+                (name, Acc::Moments(m)) => {
+                    // CORR and COVAR_* take (X, Y): a pair with a NULL is skipped.
+                    let y = match a.extra.first() {
+                        Some(e) if super::stats::takes_pairs(name) => eval(e, ctx)?,
+                        _ => v.clone(),
+                    };
+                    if let (Some(x), Some(y)) = (v.as_f64(), y.as_f64()) {
+                        m.add(x, y);
+                    }
+                }
+                (_, Acc::Concat(items)) => {
+                    if let SqlValue::Array(more) = v {
+                        items.get_or_insert_with(Vec::new).extend(more);
+                    }
+                }
                 (name, Acc::Bits(acc)) => {
                     if let SqlValue::Int64(x) = v {
                         *acc = Some(match (*acc, name) {
@@ -520,6 +541,8 @@ impl Group {
                 Acc::Bits(b) => b.map_or(SqlValue::Null, SqlValue::Int64),
                 Acc::Sketch(s) => approx::finish_sketch(a, s),
                 Acc::Tally(t) => approx::finish_tally(a, t, ctx)?,
+                Acc::Moments(m) => m.finish(&a.name).map_or(SqlValue::Null, SqlValue::Float64),
+                Acc::Concat(items) => items.clone().map_or(SqlValue::Null, SqlValue::Array),
                 Acc::List(items) if a.name == "APPROX_QUANTILES" => {
                     approx::quantiles(a, items, ctx)?
                 }

@@ -54,6 +54,16 @@ pub const AGGREGATES: &[&str] = &[
     "APPROX_QUANTILES",
     "APPROX_TOP_COUNT",
     "APPROX_TOP_SUM",
+    "ARRAY_CONCAT_AGG",
+    "CORR",
+    "COVAR_POP",
+    "COVAR_SAMP",
+    "STDDEV",
+    "STDDEV_POP",
+    "STDDEV_SAMP",
+    "VARIANCE",
+    "VAR_POP",
+    "VAR_SAMP",
 ];
 
 /// Whether `name` is an aggregate function.

@@ -45,6 +45,7 @@ impl Planner<'_> {
         let want = match name {
             "STRING_AGG" | "HLL_COUNT.INIT" => 1..=2,
             "APPROX_QUANTILES" | "APPROX_TOP_COUNT" => 2..=2,
+            n if crate::api::sql::stats::takes_pairs(n) => 2..=2,
             "APPROX_TOP_SUM" => 3..=3,
             _ if star => 0..=0,
             _ => 1..=1,
@@ -57,6 +58,8 @@ impl Planner<'_> {
             let t = self.ty(a)?;
             let ok = match name {
                 "SUM" | "AVG" => t.is_numeric(),
+                n if crate::api::sql::stats::is_statistical(n) => t.is_numeric() || is_null_lit(a),
+                "ARRAY_CONCAT_AGG" => matches!(t, SqlType::Array(_)),
                 "MIN" | "MAX" | "APPROX_QUANTILES" => t.is_orderable(),
                 "COUNTIF" | "LOGICAL_AND" | "LOGICAL_OR" => t == SqlType::Bool,
                 "BIT_AND" | "BIT_OR" | "BIT_XOR" => t == SqlType::Int64,
@@ -92,6 +95,9 @@ impl Planner<'_> {
                 ("HLL_COUNT.INIT", _) => {
                     literal.and_then(|p| crate::api::sql::hll::check_precision(p).err())
                 }
+                (n, 0) if crate::api::sql::stats::takes_pairs(n) => (!t.is_numeric()
+                    && !is_null_lit(x))
+                .then(|| format!("{name}'s second argument is a number, got {t}")),
                 ("APPROX_TOP_SUM", 0) => (!t.is_numeric())
                     .then(|| format!("APPROX_TOP_SUM's weight is a number, got {t}")),
                 ("APPROX_QUANTILES" | "APPROX_TOP_COUNT" | "APPROX_TOP_SUM", _) => {
@@ -128,6 +134,7 @@ impl Planner<'_> {
                 }
             }
             "AVG" => SqlType::Float64,
+            n if crate::api::sql::stats::is_statistical(n) => SqlType::Float64,
             "ARRAY_AGG" | "APPROX_QUANTILES" => SqlType::array(t),
             "HLL_COUNT.INIT" | "HLL_COUNT.MERGE_PARTIAL" => SqlType::Bytes,
             "HLL_COUNT.MERGE" | "APPROX_COUNT_DISTINCT" => SqlType::Int64,
