@@ -314,16 +314,75 @@ impl RowKeySchema {
                     if e.is_empty() {
                         out.extend_from_slice(&[0, 0]);
                     }
-                    for &b in e {
-                        out.push(b);
-                        if b == 0 {
-                            out.push(0xff);
-                        }
-                    }
+                    escape_into(&mut out, e);
                 }
             }
         }
         Ok(out)
+    }
+
+    /// The exact bytes that come before field `fixed.len()` in every key whose first fields
+    /// equal `fixed` and in which that field is written out (for key-range pushdown of a
+    /// range on it): the fixed fields with their delimiters or `00 01` separators, an empty
+    /// ordered-code field as its `00 00` marker. Unlike [`RowKeySchema::encode_prefix`] it
+    /// ends with the separator, and keeps empty fields.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a value of the wrong type, as many values as fields (no field
+    /// follows), or a delimiter inside a delimited field.
+    pub fn encode_head(&self, fixed: &[KeyValue]) -> Result<Vec<u8>> {
+        if fixed.len() >= self.fields.len() {
+            return Err(Error::invalid_argument("no key field follows these values"));
+        }
+        match &self.encoding {
+            // Fewer values than fields: each is followed by its delimiter.
+            StructEncoding::Singleton | StructEncoding::DelimitedBytes(_) => {
+                self.encode_prefix(fixed)
+            }
+            StructEncoding::OrderedCodeBytes => {
+                let mut out = Vec::new();
+                for (f, v) in self.fields.iter().zip(fixed) {
+                    let e = encode_field(f, v)?;
+                    if e.is_empty() {
+                        out.extend_from_slice(&[0, 0]);
+                    }
+                    escape_into(&mut out, &e);
+                    out.extend_from_slice(&[0, 1]);
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Field `index`'s value as its bytes appear in a key (escaped in an ordered-code
+    /// struct; an empty value gives no bytes, whatever marker stands for it).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a value of another type than the field's.
+    pub fn encode_in_key(&self, index: usize, v: &KeyValue) -> Result<Vec<u8>> {
+        let f = self
+            .fields
+            .get(index)
+            .ok_or_else(|| Error::invalid_argument("no such key field"))?;
+        let e = encode_field(f, v)?;
+        Ok(match self.encoding {
+            StructEncoding::OrderedCodeBytes => {
+                let mut out = Vec::with_capacity(e.len());
+                escape_into(&mut out, &e);
+                out
+            }
+            _ => e,
+        })
+    }
+}
+
+/// Appends `e` with every `00` written `00 FF` (an ordered-code struct's field escaping).
+fn escape_into(out: &mut Vec<u8>, e: &[u8]) {
+    for &b in e {
+        out.push(b);
+        if b == 0 {
+            out.push(0xff);
+        }
     }
 }
 

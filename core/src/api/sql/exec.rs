@@ -41,7 +41,7 @@ fn is_key(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Ident(n) if n == "_key")
 }
 
-fn point(k: Vec<u8>) -> RowRange {
+pub(super) fn point(k: Vec<u8>) -> RowRange {
     RowRange {
         start: Bound::Included(k.clone()),
         end: Bound::Included(k),
@@ -176,7 +176,7 @@ pub fn key_ranges(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<Vec<R
     }
 }
 
-fn flip(op: BinOp) -> Option<BinOp> {
+pub(super) fn flip(op: BinOp) -> Option<BinOp> {
     Some(match op {
         BinOp::Eq => BinOp::Eq,
         BinOp::Lt => BinOp::Gt,
@@ -304,17 +304,20 @@ pub fn read_request(
         .as_ref()
         .and_then(|f| key_ranges(f, params))
         .or_else(|| inner.and_then(|f| key_ranges(f, params)));
-    // Equalities on the leading fields of a structured key fix a key prefix.
-    let fixed = plan
+    // Equalities on the leading fields of a structured key fix a key prefix, and
+    // comparisons on the field after them bound the rest.
+    let fields = plan
         .key_schema
         .as_ref()
         .zip(plan.filter.as_ref())
-        .and_then(|(s, f)| super::key_fields::fixed_prefix(f, s, &|e| const_value(e, params)))
-        // Every field fixed: exactly one key can match.
-        .map(|(p, whole)| if whole { point(p) } else { prefix_range(&p) });
-    let ranges = match (ranges, fixed) {
-        (Some(r), Some(p)) => Some(r.iter().filter_map(|x| x.intersect(&p)).collect()),
-        (None, Some(p)) => Some(alloc::vec![p]),
+        .and_then(|(s, f)| super::key_narrow::narrow(f, s, &|e| const_value(e, params)));
+    let ranges = match (ranges, fields) {
+        (Some(r), Some(p)) => Some(
+            r.iter()
+                .flat_map(|x| p.iter().filter_map(|y| x.intersect(y)))
+                .collect(),
+        ),
+        (None, Some(p)) => Some(p),
         (r, None) => r,
     };
     let row_set = match ranges {

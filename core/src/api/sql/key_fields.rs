@@ -6,17 +6,15 @@
 //! Invariants: a field's value is decoded from the row's key by the schema each time it is
 //! read; a key that does not conform fails the query with `FailedPrecondition` (Bigtable:
 //! queries that select structured row key columns fail on such rows), and a query that reads
-//! no field never decodes. WHERE equalities on a leading run of fields narrow the read to
-//! the key prefix they fix; the WHERE is still evaluated on every row read, so the
-//! narrowing only ever drops rows that could not match.
-
-use alloc::collections::BTreeMap;
-use alloc::vec::Vec;
+//! no field never decodes. WHERE equalities on a leading run of fields, and comparisons on
+//! the field after them, narrow the read's key range (`key_narrow.rs`); the WHERE is still
+//! evaluated on every row read, so the narrowing only ever drops rows that could not match.
 
 use super::parse::{BinOp, Expr, ExprKind};
 use super::value::{SqlType, SqlValue};
 use crate::model::row_key_schema::{KeyFieldType, KeyValue, RowKeySchema};
 use crate::{Result, Row};
+use alloc::collections::BTreeMap;
 
 /// The SQL type of a key field.
 pub fn field_type(t: KeyFieldType) -> SqlType {
@@ -42,7 +40,7 @@ pub fn field_value(schema: &RowKeySchema, row: &Row, index: usize) -> Result<Sql
 
 /// A constant as a value of key field type `t`, if it is one (string literals compare with
 /// BYTES fields, as with `_key`).
-fn key_value(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
+pub(super) fn key_value(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
     match (t, v) {
         (KeyFieldType::Bytes, SqlValue::Bytes(b)) => Some(KeyValue::Bytes(b)),
         (KeyFieldType::Bytes, SqlValue::String(s)) => Some(KeyValue::Bytes(s.into_bytes())),
@@ -54,7 +52,7 @@ fn key_value(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
 
 /// Collects `field = constant` conjuncts of `e` (an AND tree) into `out` by field index;
 /// `constant` gives a row-independent operand's value (a literal or parameter).
-fn equalities(
+pub(super) fn equalities(
     e: &Expr,
     schema: &RowKeySchema,
     constant: &dyn Fn(&Expr) -> Option<SqlValue>,
@@ -83,26 +81,6 @@ fn equalities(
         }
         _ => {}
     }
-}
-
-/// What WHERE's equalities on the leading key fields fix: the key prefix every matching row
-/// starts with, and whether it is the whole key (every field fixed). `None` when they fix no
-/// leading field.
-pub fn fixed_prefix(
-    e: &Expr,
-    schema: &RowKeySchema,
-    constant: &dyn Fn(&Expr) -> Option<SqlValue>,
-) -> Option<(Vec<u8>, bool)> {
-    let mut fixed = BTreeMap::new();
-    equalities(e, schema, constant, &mut fixed);
-    let values: Vec<KeyValue> = (0..schema.fields.len())
-        .map_while(|i| fixed.remove(&i))
-        .collect();
-    if values.is_empty() {
-        return None;
-    }
-    let prefix = schema.encode_prefix(&values).ok()?;
-    Some((prefix, values.len() == schema.fields.len()))
 }
 
 #[cfg(test)]
