@@ -37,6 +37,20 @@ fn const_value(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<SqlValue
     }
 }
 
+/// A constant for key-field pushdown: [`const_value`]'s, or a CAST of one (a `TIMESTAMP
+/// '...'` or `DATE '...'` literal parses as a cast of its string). A cast that fails gives
+/// none: nothing narrows on it, and WHERE reports the error as it evaluates.
+fn key_constant(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<SqlValue> {
+    match &e.kind {
+        ExprKind::Cast(x, ty, safe) => match super::eval::cast(&key_constant(x, params)?, ty) {
+            Ok(v) => Some(v),
+            Err(_) if *safe => Some(SqlValue::Null),
+            Err(_) => None,
+        },
+        _ => const_value(e, params),
+    }
+}
+
 fn is_key(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Ident(n) if n == "_key")
 }
@@ -310,7 +324,7 @@ pub fn read_request(
         .key_schema
         .as_ref()
         .zip(plan.filter.as_ref())
-        .and_then(|(s, f)| super::key_narrow::narrow(f, s, &|e| const_value(e, params)));
+        .and_then(|(s, f)| super::key_narrow::narrow(f, s, &|e| key_constant(e, params)));
     let ranges = match (ranges, fields) {
         (Some(r), Some(p)) => Some(
             r.iter()

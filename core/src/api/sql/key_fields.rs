@@ -1,6 +1,6 @@
 //! The fields of a structured row key as SQL columns (Bigtable's "Structured row key
 //! queries"): a table with a row-key schema has one column per key field, typed as the field
-//! (BYTES, STRING, INT64); `SELECT *` lists them, in key order, before the families, and
+//! (BYTES, STRING, INT64, TIMESTAMP); `SELECT *` lists them, in key order, before the families, and
 //! leaves `_key` out (it stays readable by name as the raw BYTES key, a pseudo-column).
 //!
 //! Invariants: a field's value is decoded from the row's key by the schema each time it is
@@ -22,6 +22,7 @@ pub fn field_type(t: KeyFieldType) -> SqlType {
         KeyFieldType::Bytes => SqlType::Bytes,
         KeyFieldType::String => SqlType::String,
         KeyFieldType::Int64(_) => SqlType::Int64,
+        KeyFieldType::Timestamp(_) => SqlType::Timestamp,
     }
 }
 
@@ -35,17 +36,27 @@ pub fn field_value(schema: &RowKeySchema, row: &Row, index: usize) -> Result<Sql
         KeyValue::Bytes(b) => SqlValue::Bytes(b),
         KeyValue::String(s) => SqlValue::String(s),
         KeyValue::Int64(i) => SqlValue::Int64(i),
+        KeyValue::Timestamp(micros) => SqlValue::timestamp_micros(micros),
     })
 }
 
 /// A constant as a value of key field type `t`, if it is one (string literals compare with
-/// BYTES fields, as with `_key`).
+/// BYTES fields, as with `_key`). A TIMESTAMP with nanoseconds below the microsecond is not:
+/// no key holds it, and its microseconds alone would bound a range on the wrong side.
 pub(super) fn key_value(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
     match (t, v) {
         (KeyFieldType::Bytes, SqlValue::Bytes(b)) => Some(KeyValue::Bytes(b)),
         (KeyFieldType::Bytes, SqlValue::String(s)) => Some(KeyValue::Bytes(s.into_bytes())),
         (KeyFieldType::String, SqlValue::String(s)) => Some(KeyValue::String(s)),
         (KeyFieldType::Int64(_), SqlValue::Int64(i)) => Some(KeyValue::Int64(i)),
+        (KeyFieldType::Timestamp(_), SqlValue::Timestamp { seconds, nanos })
+            if nanos % 1000 == 0 =>
+        {
+            let micros = seconds
+                .checked_mul(1_000_000)?
+                .checked_add(i64::from(nanos / 1000))?;
+            Some(KeyValue::Timestamp(micros))
+        }
         _ => None,
     }
 }

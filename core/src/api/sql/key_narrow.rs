@@ -14,7 +14,9 @@
 //!   order) and INT64 in ordered code sort as their values do. INT64 big-endian is two's
 //!   complement: the bytes keep the order among non-negative values and among negative
 //!   values, but every negative value sorts after every non-negative one; so a value range
-//!   that crosses zero becomes two key ranges, `[0, hi]` then `[lo, -1]`.
+//!   that crosses zero becomes two key ranges, `[0, hi]` then `[lo, -1]`. A TIMESTAMP is
+//!   its microseconds in one of those INT64 encodings, so it narrows as they do (a bound
+//!   with nanoseconds below the microsecond does not narrow: see `key_fields::key_value`).
 //! - What follows the field. In a *singleton* key, or as the *last field of a delimited* key,
 //!   the key ends with the field: its range is exact. INT64 fields are fixed-width or
 //!   self-delimiting, so "starts with the bytes of a value in `[lo, hi]`" is exact too. A
@@ -43,7 +45,9 @@ use super::key_fields::{equalities, key_value};
 use super::parse::{BinOp, Expr, ExprKind};
 use super::value::SqlValue;
 use crate::model::row_key_schema::StructEncoding;
-use crate::model::row_key_schema::{Int64Encoding, KeyFieldType, KeyValue, RowKeySchema};
+use crate::model::row_key_schema::{
+    Int64Encoding, KeyFieldType, KeyValue, RowKeySchema, TIMESTAMP_MICROS,
+};
 use crate::model::row_set::RowRange;
 
 /// A bound on one field's value: the value and whether it is included.
@@ -211,10 +215,15 @@ fn field_ranges(schema: &RowKeySchema, fixed: &[KeyValue], b: &Bounds) -> Option
         Some(key)
     };
     match schema.fields[k].field_type {
-        KeyFieldType::Int64(encoding) => {
+        KeyFieldType::Int64(encoding) | KeyFieldType::Timestamp(encoding) => {
+            // A TIMESTAMP is its microseconds, written as an INT64.
             let int = |v: &KeyValue| match v {
-                KeyValue::Int64(i) => Some(*i),
+                KeyValue::Int64(i) | KeyValue::Timestamp(i) => Some(*i),
                 _ => None,
+            };
+            let typed = |i: i64| match schema.fields[k].field_type {
+                KeyFieldType::Timestamp(_) => KeyValue::Timestamp(i),
+                _ => KeyValue::Int64(i),
             };
             // Integers: an excluded bound is the included one next to it.
             let lo = match &b.lo {
@@ -233,6 +242,15 @@ fn field_ranges(schema: &RowKeySchema, fixed: &[KeyValue], b: &Bounds) -> Option
                     None => return Some(Vec::new()),
                 },
             };
+            // A TIMESTAMP key holds only GoogleSQL's TIMESTAMP range (and encodes nothing
+            // outside it).
+            let (lo, hi) = match schema.fields[k].field_type {
+                KeyFieldType::Timestamp(_) => (
+                    lo.max(*TIMESTAMP_MICROS.start()),
+                    hi.min(*TIMESTAMP_MICROS.end()),
+                ),
+                _ => (lo, hi),
+            };
             if lo > hi {
                 return Some(Vec::new());
             }
@@ -246,8 +264,8 @@ fn field_ranges(schema: &RowKeySchema, fixed: &[KeyValue], b: &Bounds) -> Option
                 .into_iter()
                 .map(|(lo, hi)| {
                     Some(RowRange {
-                        start: Bound::Included(at(&KeyValue::Int64(lo))?),
-                        end: prefix_end(&at(&KeyValue::Int64(hi))?),
+                        start: Bound::Included(at(&typed(lo))?),
+                        end: prefix_end(&at(&typed(hi))?),
                     })
                 })
                 .collect()

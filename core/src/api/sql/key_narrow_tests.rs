@@ -51,6 +51,7 @@ fn to_sql(v: &KeyValue) -> SqlValue {
         KeyValue::Bytes(b) => SqlValue::Bytes(b.clone()),
         KeyValue::String(s) => SqlValue::String(s.clone()),
         KeyValue::Int64(i) => SqlValue::Int64(*i),
+        KeyValue::Timestamp(m) => SqlValue::timestamp_micros(*m),
     }
 }
 
@@ -66,6 +67,7 @@ fn keys_and_rows_read(
             let t = match v {
                 SqlValue::Bytes(_) => SqlType::Bytes,
                 SqlValue::String(_) => SqlType::String,
+                SqlValue::Timestamp { .. } => SqlType::Timestamp,
                 _ => SqlType::Int64,
             };
             (k.clone(), t)
@@ -270,6 +272,8 @@ fn field_type() -> impl Strategy<Value = KeyFieldType> {
         Just(KeyFieldType::String),
         Just(KeyFieldType::Int64(Int64Encoding::BigEndianBytes)),
         Just(KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes)),
+        Just(KeyFieldType::Timestamp(Int64Encoding::BigEndianBytes)),
+        Just(KeyFieldType::Timestamp(Int64Encoding::OrderedCodeBytes)),
     ]
 }
 
@@ -311,6 +315,19 @@ fn value(t: KeyFieldType) -> BoxedStrategy<KeyValue> {
         ]
         .prop_map(KeyValue::Int64)
         .boxed(),
+        KeyFieldType::Timestamp(_) => {
+            let (min, max) = (
+                *crate::model::row_key_schema::TIMESTAMP_MICROS.start(),
+                *crate::model::row_key_schema::TIMESTAMP_MICROS.end(),
+            );
+            prop_oneof![
+                prop::sample::select(vec![min, min + 1, -1, 0, 1, max - 1, max]),
+                -5i64..5,
+                min..=max,
+            ]
+            .prop_map(KeyValue::Timestamp)
+            .boxed()
+        }
     }
 }
 
