@@ -601,6 +601,9 @@ impl QueryRows {
 }
 
 #[cfg(test)]
+#[path = "agg_order_tests.rs"]
+mod agg_order_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod views_tests;
