@@ -93,6 +93,21 @@ pub enum Nulls {
     Respect,
 }
 
+impl BinOp {
+    /// The comparison with its operands swapped (`a < b` is `b > a`); `None` for operators
+    /// that are not comparisons.
+    pub fn mirrored(self) -> Option<BinOp> {
+        Some(match self {
+            BinOp::Eq => BinOp::Eq,
+            BinOp::Lt => BinOp::Gt,
+            BinOp::Le => BinOp::Ge,
+            BinOp::Gt => BinOp::Lt,
+            BinOp::Ge => BinOp::Le,
+            _ => return None,
+        })
+    }
+}
+
 /// The kinds of expression.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]

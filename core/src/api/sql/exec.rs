@@ -55,7 +55,7 @@ fn is_key(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Ident(n) if n == "_key")
 }
 
-pub(super) fn point(k: Vec<u8>) -> RowRange {
+fn point(k: Vec<u8>) -> RowRange {
     RowRange {
         start: Bound::Included(k.clone()),
         end: Bound::Included(k),
@@ -190,15 +190,8 @@ pub fn key_ranges(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<Vec<R
     }
 }
 
-pub(super) fn flip(op: BinOp) -> Option<BinOp> {
-    Some(match op {
-        BinOp::Eq => BinOp::Eq,
-        BinOp::Lt => BinOp::Gt,
-        BinOp::Le => BinOp::Ge,
-        BinOp::Gt => BinOp::Lt,
-        BinOp::Ge => BinOp::Le,
-        _ => return None,
-    })
+fn flip(op: BinOp) -> Option<BinOp> {
+    op.mirrored()
 }
 
 /// A family name as an exact-match regex (names are `[-_.a-zA-Z0-9]+`).

@@ -40,7 +40,6 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::ops::Bound;
 
-use super::exec::{flip, point, prefix_range};
 use super::key_fields::{equalities, key_value};
 use super::parse::{BinOp, Expr, ExprKind};
 use super::value::SqlValue;
@@ -109,7 +108,7 @@ fn collect(
             let (op, other) = if is_field(l) {
                 (*op, r)
             } else if is_field(r) {
-                match flip(*op) {
+                match op.mirrored() {
                     Some(op) => (op, l),
                     None => return,
                 }
@@ -166,9 +165,12 @@ pub fn narrow(
         let p = schema.encode_prefix(&values).ok()?;
         // Every field fixed: exactly one key can match.
         Some(if values.len() == n {
-            point(p)
+            RowRange {
+                start: Bound::Included(p.clone()),
+                end: Bound::Included(p),
+            }
         } else {
-            prefix_range(&p)
+            RowRange::prefix(p)
         })
     };
     if values.len() == n {
@@ -190,7 +192,7 @@ pub fn narrow(
 
 /// The end of the range of keys starting with `prefix`.
 fn prefix_end(prefix: &[u8]) -> Bound<Vec<u8>> {
-    prefix_range(prefix).end
+    RowRange::prefix(prefix).end
 }
 
 /// The later of two exclusive ends (`Unbounded` is the latest).
