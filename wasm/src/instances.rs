@@ -289,6 +289,11 @@ impl InstanceModel {
     pub(crate) fn record(&self) -> &InstanceRecord {
         &self.record
     }
+
+    /// The core's record, to change (the logical view operations, `logical_views.rs`).
+    pub(crate) fn record_mut(&mut self) -> &mut InstanceRecord {
+        &mut self.record
+    }
 }
 
 #[wasm_bindgen]

@@ -171,13 +171,14 @@ fn view_not_found(id: &str) -> Error {
     }
 }
 
-/// The functions whose value depends on when the query runs: a view maintained row by row
-/// would mix values of different moments.
-const TIME_DEPENDENT: [&str; 4] = [
+/// The functions whose value depends on when the query runs (a view maintained row by row
+/// would mix values of different moments) or on nothing at all (RAND).
+const TIME_DEPENDENT: [&str; 5] = [
     "CURRENT_TIMESTAMP",
     "CURRENT_DATE",
     "CURRENT_DATETIME",
     "CURRENT_TIME",
+    "RAND",
 ];
 
 /// The first call to a [`TIME_DEPENDENT`] function anywhere in `plan`'s expressions (a name

@@ -24,6 +24,7 @@ pub use super::errors::{err_at, position};
 mod agg_clauses;
 mod dates;
 mod keywords;
+mod lambdas;
 mod pipes;
 
 use dates::date_part_argument;
@@ -785,8 +786,15 @@ impl Parser<'_> {
                 }
                 self.expect_kw("FROM")?;
                 let e = self.expr()?;
+                let zone = if self.kw("AT") {
+                    self.expect_kw("TIME")?;
+                    self.expect_kw("ZONE")?;
+                    Some(Box::new(self.expr()?))
+                } else {
+                    None
+                };
                 self.expect_sym(")")?;
-                return mk(ExprKind::Extract(part, Box::new(e)));
+                return mk(ExprKind::Extract(part, Box::new(e), zone));
             }
             "ARRAY" if matches!(self.peek(), Tok::Sym("<" | "[")) => {
                 if self.sym("<") {
@@ -880,7 +888,7 @@ impl Parser<'_> {
                     if let Some(parts) = date_part_argument(&base, args.len()) {
                         self.date_part_argument(&base, parts, &mut args)?;
                     } else {
-                        args.push(self.expr()?);
+                        args.push(self.argument(&base, args.len())?);
                     }
                     if !self.sym(",") {
                         break;

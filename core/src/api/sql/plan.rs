@@ -24,6 +24,7 @@ use crate::model::row_key_schema::RowKeySchema;
 use crate::Result;
 
 mod aggregates;
+mod lambdas;
 
 /// One aggregate of an aggregate query.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +114,8 @@ pub(crate) struct Planner<'a> {
     group_types: Vec<SqlType>,
     agg_types: Vec<SqlType>,
     item_types: Vec<SqlType>,
+    /// The parameter types of the lambda whose body is being typed (empty outside one).
+    lambda_types: Vec<SqlType>,
 }
 
 fn contains_aggregate(e: &mut Expr) -> bool {
@@ -205,6 +208,7 @@ impl<'a> Planner<'a> {
             group_types: Vec::new(),
             agg_types: Vec::new(),
             item_types: Vec::new(),
+            lambda_types: Vec::new(),
         }
     }
 
@@ -489,12 +493,21 @@ impl<'a> Planner<'a> {
                 self.ty(x)?;
                 ty.clone()
             }
-            K::Extract(part, x) => {
+            K::Extract(part, x, zone) => {
                 let t = self.ty(x)?;
                 if !matches!(t, T::Timestamp | T::Date) {
                     return Err(
                         self.err(e.pos, format!("EXTRACT takes a TIMESTAMP or DATE, not {t}"))
                     );
+                }
+                if let Some(z) = zone {
+                    if t != T::Timestamp {
+                        return Err(self.err(e.pos, "EXTRACT ... AT TIME ZONE takes a TIMESTAMP"));
+                    }
+                    let zt = self.ty(z)?;
+                    if !matches!(zt, T::String) {
+                        return Err(self.err(z.pos, format!("a time zone is a STRING, not {zt}")));
+                    }
                 }
                 if part == "DATE" {
                     T::Date
@@ -517,6 +530,16 @@ impl<'a> Planner<'a> {
                 }
                 T::Struct(out)
             }
+            K::Call { name, args, .. }
+                if matches!(args.get(1).map(|a| &a.kind), Some(K::Lambda(..))) =>
+            {
+                self.lambda_call_type(e, name, args)?
+            }
+            K::Lambda(..) => return Err(self.err(
+                e.pos,
+                "a lambda is an argument of ARRAY_FILTER, ARRAY_TRANSFORM or ARRAY_INCLUDES only",
+            )),
+            K::LambdaVar(i) => self.lambda_var_type(e, *i)?,
             K::Call {
                 name,
                 args,
@@ -924,6 +947,7 @@ impl<'a> Planner<'a> {
             group_types: self.group_types.clone(),
             agg_types: self.agg_types.clone(),
             item_types: self.item_types.clone(),
+            lambda_types: Vec::new(),
         };
         let mut exprs: Vec<&mut Expr> = self.plan.items.iter_mut().collect();
         exprs.extend(self.plan.filter.as_mut());
