@@ -33,6 +33,10 @@ pub struct FamilyInfo {
     /// An int64 aggregate family: values are 8-byte big-endian INT64 states (a HyperLogLog++
     /// family's cells are BYTES, the sketch HLL_COUNT.EXTRACT and HLL_COUNT.MERGE read).
     pub aggregate: bool,
+    /// A continuous materialized view's output column of this type: the family holds one
+    /// cell (empty qualifier) with the value as `materialized_views::encode_value` wrote it,
+    /// and the name reads as that value (NULL without the cell), not as a map.
+    pub column: Option<SqlType>,
 }
 
 /// What an expression is evaluated against.
@@ -79,6 +83,15 @@ fn data_cells<'r>(
     row.cells
         .iter()
         .filter(move |c| c.family == family && c.labels.is_empty())
+}
+
+/// A materialized view's output column `family` of type `ty` in `row` (see
+/// [`FamilyInfo::column`]); NULL when the row has no cell for it.
+fn view_column(row: &Row, family: &str, ty: &SqlType) -> SqlValue {
+    data_cells(row, family)
+        .find(|c| c.qualifier.is_empty())
+        .and_then(|c| crate::api::materialized_views::decode_value(ty, &c.value))
+        .unwrap_or(SqlValue::Null)
 }
 
 /// The map a family reads as in `row`.
@@ -162,7 +175,10 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
                 }),
             Some(row) => match ctx.key_schema.and_then(|s| Some((s, s.position(name)?))) {
                 Some((schema, i)) => super::key_fields::field_value(schema, row, i)?,
-                None => family_map(ctx, row, name),
+                None => match ctx.families.get(name).and_then(|f| f.column.as_ref()) {
+                    Some(ty) => view_column(row, name, ty),
+                    None => family_map(ctx, row, name),
+                },
             },
             None => SqlValue::Null,
         },

@@ -71,8 +71,11 @@ pub struct OrderBy {
 /// A checked query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
-    /// The FROM table.
+    /// The FROM table (or materialized view, see `view`).
     pub table: Option<String>,
+    /// `table` names a continuous materialized view: its rows are the view's, and each
+    /// family is an output column ([`FamilyInfo::column`]).
+    pub view: bool,
     /// Every family of the table.
     pub families: BTreeMap<String, FamilyInfo>,
     /// Families read: `None` = the whole family, else these qualifiers.
@@ -111,6 +114,8 @@ pub(crate) struct Planner<'a> {
     /// A materialized view's query: `GROUP BY _key` names the SELECT item aliased `_key`
     /// (the view's row key, as Bigtable's view queries write it), not the table's key.
     pub view_key_alias: bool,
+    /// FROM names a continuous materialized view (see [`Plan::view`]).
+    pub reads_view: bool,
     group_types: Vec<SqlType>,
     agg_types: Vec<SqlType>,
     item_types: Vec<SqlType>,
@@ -188,6 +193,7 @@ impl<'a> Planner<'a> {
             params,
             plan: Plan {
                 table: None,
+                view: false,
                 families: BTreeMap::new(),
                 used: BTreeMap::new(),
                 history: false,
@@ -205,6 +211,7 @@ impl<'a> Planner<'a> {
             },
             has_table: false,
             view_key_alias: false,
+            reads_view: false,
             group_types: Vec::new(),
             agg_types: Vec::new(),
             item_types: Vec::new(),
@@ -269,12 +276,16 @@ impl<'a> Planner<'a> {
                     return Err(self.err(e.pos, "_timestamp exists only under UNPACK"));
                 } else if let Some(info) = self.plan.families.get(name).cloned() {
                     self.plan.used.insert(name.clone(), None);
-                    T::map(T::Bytes, family_value(&info, self.plan.history))
+                    match info.column {
+                        Some(t) => t,
+                        None => T::map(T::Bytes, family_value(&info, self.plan.history)),
+                    }
                 } else {
-                    return Err(self.err(
-                        e.pos,
-                        format!("unrecognized name {name}: not _key and not a column family of the table"),
-                    ));
+                    let what = match (&self.plan.table, self.plan.view) {
+                        (Some(v), true) => format!("not a column of materialized view {v}"),
+                        _ => "not _key and not a column family of the table".to_string(),
+                    };
+                    return Err(self.err(e.pos, format!("unrecognized name {name}: {what}")));
                 }
             }
             K::GroupRef(i) => self.group_types.get(*i).cloned().unwrap_or(T::Int64),
@@ -286,7 +297,7 @@ impl<'a> Planner<'a> {
                     if let (Some(info), Some(q)) =
                         (self.plan.families.get(f).cloned(), q.as_bytes())
                     {
-                        if self.has_table && *mode == IndexMode::Offset {
+                        if self.has_table && *mode == IndexMode::Offset && info.column.is_none() {
                             let entry = self
                                 .plan
                                 .used
@@ -667,6 +678,7 @@ impl<'a> Planner<'a> {
         let unpack = desugar(self.sql, &mut q, &families)?;
         self.has_table = q.table.is_some();
         self.plan.table = q.table.as_ref().map(|(t, _)| t.clone());
+        self.plan.view = self.reads_view;
         self.plan.families = families.iter().cloned().collect();
         self.plan.distinct = q.distinct;
         for (name, value) in core::mem::take(&mut q.table_args) {
@@ -944,6 +956,7 @@ impl<'a> Planner<'a> {
             plan: self.plan.clone(),
             has_table: self.has_table,
             view_key_alias: self.view_key_alias,
+            reads_view: self.reads_view,
             group_types: self.group_types.clone(),
             agg_types: self.agg_types.clone(),
             item_types: self.item_types.clone(),

@@ -12,6 +12,7 @@
 
 pub mod bits;
 pub mod collection;
+pub mod format;
 pub use crate::model::farmhash;
 pub mod hash;
 pub mod json;
@@ -107,6 +108,8 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         "COALESCE" => arity(1, usize::MAX, common()),
         // String and bytes.
         "CONCAT" => arity(1, usize::MAX, string_or_bytes),
+        "FORMAT" if first != T::String => Err(format!("FORMAT's format is a STRING, not {first}")),
+        "FORMAT" => arity(1, usize::MAX, T::String),
         "LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "BYTE_LENGTH" | "OCTET_LENGTH"
         | "ASCII" | "UNICODE" => arity(1, 1, T::Int64),
         "STRPOS" => arity(2, 2, T::Int64),
@@ -292,6 +295,12 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
 /// # Errors
 /// As the function: OUT_OF_RANGE or INVALID_ARGUMENT; INVALID_ARGUMENT for an unknown name.
 pub fn apply(name: &str, values: &[SqlValue]) -> Result<SqlValue> {
+    if name == "FORMAT" {
+        return match values.split_first() {
+            Some((SqlValue::String(f), rest)) => format::format_sql(f, rest),
+            _ => Ok(SqlValue::Null),
+        };
+    }
     if let Some(v) = string::call(name, values)? {
         return Ok(v);
     }
