@@ -7,14 +7,14 @@ use sparsetable::{
     Error, Int64Encoding, KeyField, KeyFieldType, Result, RowKeySchema, StructEncoding,
 };
 
-use crate::stubs::admin_v2::r#type::{self, bytes, int64, r#struct, string};
+use crate::stubs::admin_v2::r#type::{self, bytes, int64, r#struct, string, timestamp};
 use crate::stubs::admin_v2::Type;
 
 /// The core's schema for `table.row_key_schema`.
 ///
 /// # Errors
 /// `InvalidArgument` naming the field: a field without a type, a type other than BYTES,
-/// STRING or INT64, a type or struct without an encoding.
+/// STRING, INT64 or TIMESTAMP, a type or struct without an encoding.
 // `Utf8Raw` is deprecated in the protos but still accepted, as Bigtable does.
 #[allow(deprecated)]
 pub fn row_key_schema_from_proto(field: &str, s: &r#type::Struct) -> Result<RowKeySchema> {
@@ -41,18 +41,24 @@ pub fn row_key_schema_from_proto(field: &str, s: &r#type::Struct) -> Result<RowK
             }
             Some(r#type::Kind::Int64Type(n)) => {
                 match n.encoding.as_ref().and_then(|e| e.encoding.as_ref()) {
-                    Some(int64::encoding::Encoding::BigEndianBytes(_)) => {
-                        KeyFieldType::Int64(Int64Encoding::BigEndianBytes)
-                    }
-                    Some(int64::encoding::Encoding::OrderedCodeBytes(_)) => {
-                        KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes)
-                    }
+                    Some(e) => KeyFieldType::Int64(int64_from_proto(e)),
+                    None => return Err(no_encoding(&at)),
+                }
+            }
+            // TIMESTAMP: microseconds since the epoch in an INT64 encoding.
+            Some(r#type::Kind::TimestampType(t)) => {
+                let int = t.encoding.as_ref().and_then(|e| match &e.encoding {
+                    Some(timestamp::encoding::Encoding::UnixMicrosInt64(i)) => i.encoding.as_ref(),
+                    None => None,
+                });
+                match int {
+                    Some(e) => KeyFieldType::Timestamp(int64_from_proto(e)),
                     None => return Err(no_encoding(&at)),
                 }
             }
             Some(_) => {
                 return Err(Error::invalid_argument(format!(
-                    "{at}.type: a row key field must be BYTES, STRING or INT64 with an encoding"
+                    "{at}.type: a row key field must be BYTES, STRING, INT64 or TIMESTAMP with an encoding"
                 )))
             }
             None => return Err(Error::invalid_argument(format!("{at}.type is required"))),
@@ -71,6 +77,26 @@ pub fn row_key_schema_from_proto(field: &str, s: &r#type::Struct) -> Result<RowK
         None => return Err(no_encoding(field)),
     };
     Ok(RowKeySchema { fields, encoding })
+}
+
+fn int64_from_proto(e: &int64::encoding::Encoding) -> Int64Encoding {
+    match e {
+        int64::encoding::Encoding::BigEndianBytes(_) => Int64Encoding::BigEndianBytes,
+        int64::encoding::Encoding::OrderedCodeBytes(_) => Int64Encoding::OrderedCodeBytes,
+    }
+}
+
+fn int64_to_proto(e: Int64Encoding) -> int64::Encoding {
+    int64::Encoding {
+        encoding: Some(match e {
+            Int64Encoding::BigEndianBytes => {
+                int64::encoding::Encoding::BigEndianBytes(Default::default())
+            }
+            Int64Encoding::OrderedCodeBytes => {
+                int64::encoding::Encoding::OrderedCodeBytes(Default::default())
+            }
+        }),
+    }
 }
 
 fn no_encoding(at: &str) -> Error {
@@ -95,15 +121,13 @@ pub fn row_key_schema_to_proto(schema: &RowKeySchema) -> r#type::Struct {
                     }),
                 }),
                 KeyFieldType::Int64(e) => r#type::Kind::Int64Type(r#type::Int64 {
-                    encoding: Some(int64::Encoding {
-                        encoding: Some(match e {
-                            Int64Encoding::BigEndianBytes => {
-                                int64::encoding::Encoding::BigEndianBytes(Default::default())
-                            }
-                            Int64Encoding::OrderedCodeBytes => {
-                                int64::encoding::Encoding::OrderedCodeBytes(Default::default())
-                            }
-                        }),
+                    encoding: Some(int64_to_proto(e)),
+                }),
+                KeyFieldType::Timestamp(e) => r#type::Kind::TimestampType(r#type::Timestamp {
+                    encoding: Some(timestamp::Encoding {
+                        encoding: Some(timestamp::encoding::Encoding::UnixMicrosInt64(
+                            int64_to_proto(e),
+                        )),
                     }),
                 }),
             };

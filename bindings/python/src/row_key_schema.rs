@@ -9,7 +9,9 @@
 //! ```
 //!
 //! A field's type is `bytes_type` (`raw`), `string_type` (`utf8_bytes`, or the deprecated
-//! `utf8_raw`) or `int64_type` (`big_endian_bytes` or `ordered_code_bytes`); the struct's
+//! `utf8_raw`), `int64_type` (`big_endian_bytes` or `ordered_code_bytes`) or
+//! `timestamp_type` (`unix_micros_int64`, itself an `int64_type` encoding:
+//! `{"unix_micros_int64": {"big_endian_bytes": {}}}`); the struct's
 //! encoding is `singleton`, `delimited_bytes` or `ordered_code_bytes`. A field's type key may
 //! also be spelt `type_`, as proto-plus names the attribute.
 //!
@@ -80,12 +82,13 @@ fn one_of<'py>(
 
 /// A field's type message as the core's field type.
 fn field_type(t: &Bound<'_, PyDict>, at: &str) -> PyResult<Result<KeyFieldType, Error>> {
-    let (kind, body) = match one_of(t, &["bytes_type", "string_type", "int64_type"], at)? {
+    let kinds = ["bytes_type", "string_type", "int64_type", "timestamp_type"];
+    let (kind, body) = match one_of(t, &kinds, at)? {
         Ok(k) => k,
         Err(e) => return Ok(Err(e)),
     };
     let at = format!("{at}.{kind}");
-    let Some(encoding) = (match member(&body, "encoding", &at)? {
+    let Some(mut encoding) = (match member(&body, "encoding", &at)? {
         Ok(e) => e,
         Err(e) => return Ok(Err(e)),
     }) else {
@@ -93,18 +96,30 @@ fn field_type(t: &Bound<'_, PyDict>, at: &str) -> PyResult<Result<KeyFieldType, 
             "{at}: an encoding is required"
         ))));
     };
-    let at = format!("{at}.encoding");
+    let mut at = format!("{at}.encoding");
+    // A TIMESTAMP is its microseconds in an INT64 encoding: one level more.
+    if kind == "timestamp_type" {
+        encoding = match one_of(&encoding, &["unix_micros_int64"], &at)? {
+            Ok((_, int)) => int,
+            Err(e) => return Ok(Err(e)),
+        };
+        at = format!("{at}.unix_micros_int64");
+    }
     let names: &[&'static str] = match kind {
         "bytes_type" => &["raw"],
         "string_type" => &["utf8_bytes", "utf8_raw"],
         _ => &["big_endian_bytes", "ordered_code_bytes"],
     };
+    let int = |e| match kind {
+        "timestamp_type" => KeyFieldType::Timestamp(e),
+        _ => KeyFieldType::Int64(e),
+    };
     Ok(
         one_of(&encoding, names, &at)?.map(|(chosen, _)| match chosen {
             "raw" => KeyFieldType::Bytes,
             "utf8_bytes" | "utf8_raw" => KeyFieldType::String,
-            "big_endian_bytes" => KeyFieldType::Int64(Int64Encoding::BigEndianBytes),
-            _ => KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes),
+            "big_endian_bytes" => int(Int64Encoding::BigEndianBytes),
+            _ => int(Int64Encoding::OrderedCodeBytes),
         }),
     )
 }
@@ -197,22 +212,22 @@ pub fn schema_to_py<'py>(py: Python<'py>, schema: &RowKeySchema) -> PyResult<Bou
     };
     let fields = PyList::empty(py);
     for f in &schema.fields {
+        let int = |e| match e {
+            Int64Encoding::BigEndianBytes => "big_endian_bytes",
+            Int64Encoding::OrderedCodeBytes => "ordered_code_bytes",
+        };
         let (kind, encoding) = match f.field_type {
-            KeyFieldType::Bytes => ("bytes_type", "raw"),
-            KeyFieldType::String => ("string_type", "utf8_bytes"),
-            KeyFieldType::Int64(Int64Encoding::BigEndianBytes) => {
-                ("int64_type", "big_endian_bytes")
-            }
-            KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes) => {
-                ("int64_type", "ordered_code_bytes")
-            }
+            KeyFieldType::Bytes => ("bytes_type", wrap("raw", empty())?),
+            KeyFieldType::String => ("string_type", wrap("utf8_bytes", empty())?),
+            KeyFieldType::Int64(e) => ("int64_type", wrap(int(e), empty())?),
+            KeyFieldType::Timestamp(e) => (
+                "timestamp_type",
+                wrap("unix_micros_int64", wrap(int(e), empty())?)?,
+            ),
         };
         let field = PyDict::new(py);
         field.set_item("field_name", &f.name)?;
-        field.set_item(
-            "type",
-            wrap(kind, wrap("encoding", wrap(encoding, empty())?)?)?,
-        )?;
+        field.set_item("type", wrap(kind, wrap("encoding", encoding)?)?)?;
         fields.append(field)?;
     }
     let encoding = match &schema.encoding {

@@ -42,6 +42,31 @@ def sales_schema(delimiter=b"#"):
     )
 
 
+def test_a_timestamp_key_field_round_trips_and_reads_as_a_timestamp(bt, project):
+    """A TIMESTAMP field: microseconds since the epoch in an INT64 encoding (`unix_micros_int64`)."""
+    schema = types.Type.Struct(
+        fields=[
+            types.Type.Struct.Field(field_name="user_id", type_=types.Type(string_type={"encoding": {"utf8_bytes": {}}})),
+            types.Type.Struct.Field(field_name="at", type_=types.Type(
+                timestamp_type={"encoding": {"unix_micros_int64": {"big_endian_bytes": {}}}})),
+        ],
+        encoding=types.Type.Struct.Encoding(delimited_bytes=types.Type.Struct.Encoding.DelimitedBytes(delimiter=b"#")),
+    )
+    admin = bt.table_admin_client
+    parent = f"projects/{project}/instances/my-instance"
+    table = admin.create_table(request={"parent": parent, "table_id": "events",
+                                        "table": {"column_families": {"cf": {}}, "row_key_schema": schema}})
+    assert table.row_key_schema == schema
+    assert admin.get_table(name=f"{parent}/tables/events").row_key_schema == schema
+    with BigtableDataClient(project=project) as data:
+        t = data.get_table("my-instance", "events")
+        for micros in (0, 1_704_067_200_000_000):  # the epoch, 2024-01-01 UTC
+            t.mutate_row(b"alice#" + micros.to_bytes(8, "big"), SetCell("cf", b"q", b"x", 1000))
+        rows = list(data.execute_query(
+            "SELECT user_id FROM events WHERE at >= TIMESTAMP '2024-01-01 00:00:00+00'", "my-instance"))
+        assert [r["user_id"] for r in rows] == ["alice"]
+
+
 def test_a_row_key_schema_table_reads_its_key_fields_as_columns(bt, project):
     admin = bt.table_admin_client
     parent = f"projects/{project}/instances/my-instance"

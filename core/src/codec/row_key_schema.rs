@@ -22,6 +22,8 @@ mod field_tag {
     pub const STRING_UTF8: u8 = 2;
     pub const INT64_BIG_ENDIAN: u8 = 3;
     pub const INT64_ORDERED_CODE: u8 = 4;
+    pub const TIMESTAMP_BIG_ENDIAN: u8 = 5;
+    pub const TIMESTAMP_ORDERED_CODE: u8 = 6;
 }
 
 /// Tags of the struct encoding.
@@ -46,6 +48,12 @@ pub fn put_row_key_schema(out: &mut Vec<u8>, schema: Option<&RowKeySchema>) {
                 KeyFieldType::Int64(Int64Encoding::BigEndianBytes) => field_tag::INT64_BIG_ENDIAN,
                 KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes) => {
                     field_tag::INT64_ORDERED_CODE
+                }
+                KeyFieldType::Timestamp(Int64Encoding::BigEndianBytes) => {
+                    field_tag::TIMESTAMP_BIG_ENDIAN
+                }
+                KeyFieldType::Timestamp(Int64Encoding::OrderedCodeBytes) => {
+                    field_tag::TIMESTAMP_ORDERED_CODE
                 }
             },
         );
@@ -81,6 +89,12 @@ pub fn decode_row_key_schema(
             field_tag::STRING_UTF8 => KeyFieldType::String,
             field_tag::INT64_BIG_ENDIAN => KeyFieldType::Int64(Int64Encoding::BigEndianBytes),
             field_tag::INT64_ORDERED_CODE => KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes),
+            field_tag::TIMESTAMP_BIG_ENDIAN => {
+                KeyFieldType::Timestamp(Int64Encoding::BigEndianBytes)
+            }
+            field_tag::TIMESTAMP_ORDERED_CODE => {
+                KeyFieldType::Timestamp(Int64Encoding::OrderedCodeBytes)
+            }
             tag => return Err(d.unknown_tag(tag, "row_key_schema field type")),
         };
         fields.push(KeyField { name, field_type });

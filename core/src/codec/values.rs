@@ -770,7 +770,11 @@ pub(crate) mod tests {
                             },
                             KeyField {
                                 name: "k1".to_string(),
-                                field_type: KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes),
+                                field_type: if key == 3 {
+                                    KeyFieldType::Timestamp(Int64Encoding::BigEndianBytes)
+                                } else {
+                                    KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes)
+                                },
                             },
                         ][..if key == 1 { 1 } else { 2 }]
                             .to_vec(),

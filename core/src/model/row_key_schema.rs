@@ -8,9 +8,12 @@
 //! - A schema has at least one field. Every field has a non-empty name, unique in the schema,
 //!   that is neither `_key` nor `_timestamp` nor the name of one of the table's column
 //!   families. Every field's type is a scalar type *with an encoding*: BYTES (raw), STRING
-//!   (UTF-8 bytes) or INT64 (8-byte big-endian, or Google's variable-length "ordered code").
-//!   Struct, array, map and aggregate types are refused, and so are the types whose protos
-//!   carry no encoding (BOOL, FLOAT32/64, DATE).
+//!   (UTF-8 bytes), INT64 (8-byte big-endian, or Google's variable-length "ordered code"),
+//!   or TIMESTAMP over an INT64 encoding (`Type.Timestamp.Encoding.unix_micros_int64` in
+//!   types.proto: the microseconds since the Unix epoch, written as that INT64 encoding
+//!   writes them; the proto asks for microsecond-aligned values, which is all a key can
+//!   hold). Struct, array, map and aggregate types are refused, and so are the types whose
+//!   protos carry no encoding (BOOL, FLOAT32/64, DATE).
 //! - The struct's encoding joins the fields into the key:
 //!   - *singleton*: exactly one field; the key is that field's encoding.
 //!   - *delimited bytes*: the fields' encodings joined by a delimiter of 1 to 50 bytes.
@@ -21,7 +24,9 @@
 //! - Field encodings: BYTES raw is the bytes; STRING is its UTF-8; INT64 big-endian is 8
 //!   bytes two's complement (in sorted mode only non-negative values keep their order);
 //!   INT64 ordered code is 1 to 10 bytes whose first bits give the length and sign, so that
-//!   byte order is numeric order for every value.
+//!   byte order is numeric order for every value. A TIMESTAMP is its microseconds as INT64;
+//!   a key whose microseconds fall outside GoogleSQL's TIMESTAMP range (years 1 to 9999)
+//!   does not conform (our rule: SQL has no such TIMESTAMP to give).
 //! - A schema is set at CreateTable, or by UpdateTable on a table that has none. Removing it
 //!   needs UpdateTable's `ignore_warnings` (INVALID_ARGUMENT without); changing an existing
 //!   schema is refused.
@@ -59,7 +64,24 @@ pub enum KeyFieldType {
     String,
     /// INT64 with its encoding.
     Int64(Int64Encoding),
+    /// TIMESTAMP: microseconds since the Unix epoch, in this INT64 encoding.
+    Timestamp(Int64Encoding),
 }
+
+impl KeyFieldType {
+    /// The INT64 encoding of an INT64 or TIMESTAMP field.
+    pub fn int64_encoding(self) -> Option<Int64Encoding> {
+        match self {
+            KeyFieldType::Int64(e) | KeyFieldType::Timestamp(e) => Some(e),
+            KeyFieldType::Bytes | KeyFieldType::String => None,
+        }
+    }
+}
+
+/// GoogleSQL's TIMESTAMP range in microseconds since the epoch: 0001-01-01 00:00:00 to
+/// 9999-12-31 23:59:59.999999 UTC.
+pub const TIMESTAMP_MICROS: core::ops::RangeInclusive<i64> =
+    -62_135_596_800_000_000..=253_402_300_799_999_999;
 
 /// One field of a row-key schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +121,8 @@ pub enum KeyValue {
     String(String),
     /// An INT64 field.
     Int64(i64),
+    /// A TIMESTAMP field: microseconds since the Unix epoch.
+    Timestamp(i64),
 }
 
 /// The longest delimiter Bigtable accepts.
@@ -208,17 +232,17 @@ impl RowKeySchema {
         let mut rest = key;
         for (i, f) in self.fields.iter().enumerate() {
             let last = i + 1 == self.fields.len();
-            let len = match f.field_type {
+            let len = match f.field_type.int64_encoding() {
                 _ if last => rest.len(),
-                KeyFieldType::Int64(Int64Encoding::BigEndianBytes) => 8.min(rest.len()),
-                KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes) => {
+                Some(Int64Encoding::BigEndianBytes) => 8.min(rest.len()),
+                Some(Int64Encoding::OrderedCodeBytes) => {
                     // A length past the key's end is a malformed number: the decode
                     // of the whole remainder then fails.
                     ordered_code_len(rest)
                         .filter(|&l| l <= rest.len())
                         .unwrap_or(rest.len())
                 }
-                _ => find(rest, d).ok_or_else(|| {
+                None => find(rest, d).ok_or_else(|| {
                     nonconforming(format!("no delimiter after field {}", quoted(&f.name)))
                 })?,
             };
@@ -314,16 +338,75 @@ impl RowKeySchema {
                     if e.is_empty() {
                         out.extend_from_slice(&[0, 0]);
                     }
-                    for &b in e {
-                        out.push(b);
-                        if b == 0 {
-                            out.push(0xff);
-                        }
-                    }
+                    escape_into(&mut out, e);
                 }
             }
         }
         Ok(out)
+    }
+
+    /// The exact bytes that come before field `fixed.len()` in every key whose first fields
+    /// equal `fixed` and in which that field is written out (for key-range pushdown of a
+    /// range on it): the fixed fields with their delimiters or `00 01` separators, an empty
+    /// ordered-code field as its `00 00` marker. Unlike [`RowKeySchema::encode_prefix`] it
+    /// ends with the separator, and keeps empty fields.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a value of the wrong type, as many values as fields (no field
+    /// follows), or a delimiter inside a delimited field.
+    pub fn encode_head(&self, fixed: &[KeyValue]) -> Result<Vec<u8>> {
+        if fixed.len() >= self.fields.len() {
+            return Err(Error::invalid_argument("no key field follows these values"));
+        }
+        match &self.encoding {
+            // Fewer values than fields: each is followed by its delimiter.
+            StructEncoding::Singleton | StructEncoding::DelimitedBytes(_) => {
+                self.encode_prefix(fixed)
+            }
+            StructEncoding::OrderedCodeBytes => {
+                let mut out = Vec::new();
+                for (f, v) in self.fields.iter().zip(fixed) {
+                    let e = encode_field(f, v)?;
+                    if e.is_empty() {
+                        out.extend_from_slice(&[0, 0]);
+                    }
+                    escape_into(&mut out, &e);
+                    out.extend_from_slice(&[0, 1]);
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Field `index`'s value as its bytes appear in a key (escaped in an ordered-code
+    /// struct; an empty value gives no bytes, whatever marker stands for it).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a value of another type than the field's.
+    pub fn encode_in_key(&self, index: usize, v: &KeyValue) -> Result<Vec<u8>> {
+        let f = self
+            .fields
+            .get(index)
+            .ok_or_else(|| Error::invalid_argument("no such key field"))?;
+        let e = encode_field(f, v)?;
+        Ok(match self.encoding {
+            StructEncoding::OrderedCodeBytes => {
+                let mut out = Vec::with_capacity(e.len());
+                escape_into(&mut out, &e);
+                out
+            }
+            _ => e,
+        })
+    }
+}
+
+/// Appends `e` with every `00` written `00 FF` (an ordered-code struct's field escaping).
+fn escape_into(out: &mut Vec<u8>, e: &[u8]) {
+    for &b in e {
+        out.push(b);
+        if b == 0 {
+            out.push(0xff);
+        }
     }
 }
 
@@ -385,12 +468,40 @@ fn decode_field(f: &KeyField, part: Vec<u8>) -> Result<KeyValue> {
         KeyFieldType::String => String::from_utf8(part)
             .map(KeyValue::String)
             .map_err(|_| nonconforming(format!("field {} is not UTF-8", name()))),
-        KeyFieldType::Int64(Int64Encoding::BigEndianBytes) => <[u8; 8]>::try_from(&part[..])
-            .map(|b| KeyValue::Int64(i64::from_be_bytes(b)))
-            .map_err(|_| nonconforming(format!("field {} is not 8 bytes", name()))),
-        KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes) => decode_ordered_int(&part)
-            .map(KeyValue::Int64)
-            .ok_or_else(|| nonconforming(format!("field {} is not an ordered-code INT64", name()))),
+        KeyFieldType::Int64(e) => decode_int(f, e, &part).map(KeyValue::Int64),
+        KeyFieldType::Timestamp(e) => {
+            let micros = decode_int(f, e, &part)?;
+            if !TIMESTAMP_MICROS.contains(&micros) {
+                return Err(nonconforming(format!(
+                    "field {} is outside the TIMESTAMP range",
+                    name()
+                )));
+            }
+            Ok(KeyValue::Timestamp(micros))
+        }
+    }
+}
+
+/// An INT64 (or a TIMESTAMP's microseconds) in encoding `e`.
+fn decode_int(f: &KeyField, e: Int64Encoding, part: &[u8]) -> Result<i64> {
+    match e {
+        Int64Encoding::BigEndianBytes => <[u8; 8]>::try_from(part)
+            .map(i64::from_be_bytes)
+            .map_err(|_| nonconforming(format!("field {} is not 8 bytes", quoted(&f.name)))),
+        Int64Encoding::OrderedCodeBytes => decode_ordered_int(part).ok_or_else(|| {
+            nonconforming(format!(
+                "field {} is not an ordered-code INT64",
+                quoted(&f.name)
+            ))
+        }),
+    }
+}
+
+/// A TIMESTAMP field's INT64 twin, whose bytes it shares.
+fn int_field(f: &KeyField, e: Int64Encoding) -> KeyField {
+    KeyField {
+        name: f.name.clone(),
+        field_type: KeyFieldType::Int64(e),
     }
 }
 
@@ -403,6 +514,15 @@ fn encode_field(f: &KeyField, v: &KeyValue) -> Result<Vec<u8>> {
         }
         (KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes), KeyValue::Int64(i)) => {
             encode_ordered_int(*i)
+        }
+        (KeyFieldType::Timestamp(e), KeyValue::Timestamp(micros)) => {
+            if !TIMESTAMP_MICROS.contains(micros) {
+                return Err(Error::invalid_argument(format!(
+                    "key field {} is outside the TIMESTAMP range",
+                    quoted(&f.name)
+                )));
+            }
+            encode_field(&int_field(f, e), &KeyValue::Int64(*micros))?
         }
         _ => {
             return Err(Error::invalid_argument(format!(

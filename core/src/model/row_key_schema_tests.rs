@@ -170,12 +170,54 @@ fn delimited_keys_decode_as_the_docs_sample() {
     );
 }
 
+/// A TIMESTAMP field is its microseconds in an INT64 encoding; microseconds outside
+/// GoogleSQL's TIMESTAMP range neither decode nor encode.
+#[test]
+fn timestamp_fields_are_microseconds_in_an_int64_encoding() {
+    for e in [
+        Int64Encoding::BigEndianBytes,
+        Int64Encoding::OrderedCodeBytes,
+    ] {
+        let ts = RowKeySchema {
+            fields: vec![field("at", KeyFieldType::Timestamp(e))],
+            encoding: StructEncoding::Singleton,
+        };
+        let int = RowKeySchema {
+            fields: vec![field("n", KeyFieldType::Int64(e))],
+            encoding: StructEncoding::Singleton,
+        };
+        for micros in [
+            *TIMESTAMP_MICROS.start(),
+            -1,
+            0,
+            1_700_000_000_000_000,
+            *TIMESTAMP_MICROS.end(),
+        ] {
+            let key = ts.encode(&[KeyValue::Timestamp(micros)]).unwrap();
+            assert_eq!(key, int.encode(&[KeyValue::Int64(micros)]).unwrap());
+            assert_eq!(ts.decode(&key).unwrap(), [KeyValue::Timestamp(micros)]);
+        }
+        for micros in [TIMESTAMP_MICROS.start() - 1, TIMESTAMP_MICROS.end() + 1] {
+            let key = int.encode(&[KeyValue::Int64(micros)]).unwrap();
+            let err = ts.decode(&key).unwrap_err();
+            assert_eq!(err.code(), crate::Code::FailedPrecondition);
+            assert!(err.message().contains("TIMESTAMP range"), "{err}");
+            let err = ts.encode(&[KeyValue::Timestamp(micros)]).unwrap_err();
+            assert_eq!(err.code(), crate::Code::InvalidArgument);
+        }
+        // An INT64 value is not a TIMESTAMP.
+        assert!(ts.encode(&[KeyValue::Int64(0)]).is_err());
+    }
+}
+
 fn arb_field_type() -> impl Strategy<Value = KeyFieldType> {
     prop_oneof![
         Just(KeyFieldType::Bytes),
         Just(KeyFieldType::String),
         Just(KeyFieldType::Int64(Int64Encoding::BigEndianBytes)),
         Just(KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes)),
+        Just(KeyFieldType::Timestamp(Int64Encoding::BigEndianBytes)),
+        Just(KeyFieldType::Timestamp(Int64Encoding::OrderedCodeBytes)),
     ]
 }
 
@@ -215,6 +257,7 @@ fn arb_value(t: KeyFieldType) -> BoxedStrategy<KeyValue> {
         .boxed(),
         KeyFieldType::String => "[a-c\\x00#]{0,4}".prop_map(KeyValue::String).boxed(),
         KeyFieldType::Int64(_) => any::<i64>().prop_map(KeyValue::Int64).boxed(),
+        KeyFieldType::Timestamp(_) => TIMESTAMP_MICROS.prop_map(KeyValue::Timestamp).boxed(),
     }
 }
 

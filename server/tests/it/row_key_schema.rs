@@ -1,6 +1,7 @@
 //! Row-key schemas through the real server: CreateTable with `row_key_schema`, GetTable
 //! returning it, UpdateTable's removal (refused without `ignore_warnings`) and re-adding, and
-//! ExecuteQuery typing the key's fields as columns (`SELECT *` lists them, not `_key`).
+//! ExecuteQuery typing the key's fields as columns (`SELECT *` lists them, not `_key`), a
+//! TIMESTAMP field included.
 
 use crate::common;
 
@@ -230,4 +231,57 @@ async fn schemas_are_set_read_removed_and_queried() {
     // And a table without one may get one.
     update(&server, Some(schema()), false).await.unwrap();
     assert_eq!(get(&server).await.row_key_schema, Some(schema()));
+}
+
+/// A TIMESTAMP field (`unix_micros_int64` over an INT64 encoding) is kept by CreateTable,
+/// returned by GetTable, and typed TIMESTAMP by PrepareQuery.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timestamp_fields_are_kept_and_typed() {
+    let server = Server::start(&[]);
+    let mut with_time = schema();
+    with_time.fields[2] = field(
+        "at",
+        ty::Kind::TimestampType(ty::Timestamp {
+            encoding: Some(ty::timestamp::Encoding {
+                encoding: Some(ty::timestamp::encoding::Encoding::UnixMicrosInt64(
+                    ty::int64::Encoding {
+                        encoding: Some(ty::int64::encoding::Encoding::BigEndianBytes(
+                            Default::default(),
+                        )),
+                    },
+                )),
+            }),
+        }),
+    );
+    // Without its INT64 encoding the field is refused.
+    let mut bare = with_time.clone();
+    bare.fields[2] = field("at", ty::Kind::TimestampType(ty::Timestamp::default()));
+    let err = create(&server, bare).await.unwrap_err();
+    assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
+    let created = create(&server, with_time.clone()).await.unwrap();
+    assert_eq!(created.row_key_schema, Some(with_time.clone()));
+    assert_eq!(get(&server).await.row_key_schema, Some(with_time));
+    let prepared = server
+        .data()
+        .await
+        .prepare_query(v2::PrepareQueryRequest {
+            instance_name: INSTANCE.into(),
+            query: "SELECT at FROM sales WHERE at >= TIMESTAMP '2024-01-01 00:00:00+00'".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(v2::result_set_metadata::Schema::ProtoSchema(meta)) =
+        prepared.metadata.unwrap().schema
+    else {
+        panic!("a proto schema")
+    };
+    assert!(matches!(
+        meta.columns[0]
+            .r#type
+            .as_ref()
+            .and_then(|t| t.kind.as_ref()),
+        Some(v2::r#type::Kind::TimestampType(_))
+    ));
 }

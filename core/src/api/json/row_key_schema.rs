@@ -1,5 +1,6 @@
 //! `Table.rowKeySchema` in proto3 JSON: a `Type.Struct` of key fields (BYTES raw, STRING
-//! UTF-8, INT64 big-endian or ordered code) and its encoding (singleton, delimitedBytes with
+//! UTF-8, INT64 big-endian or ordered code, TIMESTAMP as `unixMicrosInt64` over either INT64
+//! encoding) and its encoding (singleton, delimitedBytes with
 //! a base64 delimiter, orderedCodeBytes). Shapes only: the schema's rules are the model's
 //! (`model::row_key_schema`), checked when the table is created.
 
@@ -24,6 +25,13 @@ message!(WKeyType {
     bytes_type | "bytes_type": WKeyBytes,
     string_type | "string_type": WKeyString,
     int64_type | "int64_type": WKeyInt64,
+    timestamp_type | "timestamp_type": WKeyTimestamp,
+});
+message!(WKeyTimestamp {
+    encoding: WKeyTimestampEncoding,
+});
+message!(WKeyTimestampEncoding {
+    unix_micros_int64 | "unix_micros_int64": WKeyInt64Encoding,
 });
 message!(WKeyBytes {
     encoding: WKeyBytesEncoding,
@@ -60,6 +68,7 @@ fn field_type(at: &str, t: WKeyType) -> Result<KeyFieldType, String> {
             ("bytesType", t.bytes_type.is_some()),
             ("stringType", t.string_type.is_some()),
             ("int64Type", t.int64_type.is_some()),
+            ("timestampType", t.timestamp_type.is_some()),
         ],
         true,
     )?;
@@ -78,21 +87,44 @@ fn field_type(at: &str, t: WKeyType) -> Result<KeyFieldType, String> {
             true,
         )?;
         Ok(KeyFieldType::String)
+    } else if let Some(ts) = t.timestamp_type {
+        let e = ts
+            .encoding
+            .and_then(|e| e.unix_micros_int64)
+            .ok_or_else(missing)?;
+        Ok(KeyFieldType::Timestamp(int64_encoding(at, e)?))
     } else {
         let e = t.int64_type.and_then(|i| i.encoding).ok_or_else(missing)?;
-        check_oneof(
-            at,
-            &[
-                ("bigEndianBytes", e.big_endian_bytes.is_some()),
-                ("orderedCodeBytes", e.ordered_code_bytes.is_some()),
-            ],
-            true,
-        )?;
-        Ok(KeyFieldType::Int64(if e.big_endian_bytes.is_some() {
-            Int64Encoding::BigEndianBytes
-        } else {
-            Int64Encoding::OrderedCodeBytes
-        }))
+        Ok(KeyFieldType::Int64(int64_encoding(at, e)?))
+    }
+}
+
+fn int64_encoding(at: &str, e: WKeyInt64Encoding) -> Result<Int64Encoding, String> {
+    check_oneof(
+        at,
+        &[
+            ("bigEndianBytes", e.big_endian_bytes.is_some()),
+            ("orderedCodeBytes", e.ordered_code_bytes.is_some()),
+        ],
+        true,
+    )?;
+    Ok(if e.big_endian_bytes.is_some() {
+        Int64Encoding::BigEndianBytes
+    } else {
+        Int64Encoding::OrderedCodeBytes
+    })
+}
+
+fn int64_wire(e: Int64Encoding) -> WKeyInt64Encoding {
+    match e {
+        Int64Encoding::BigEndianBytes => WKeyInt64Encoding {
+            big_endian_bytes: Some(WKeyBigEndian::default()),
+            ordered_code_bytes: None,
+        },
+        Int64Encoding::OrderedCodeBytes => WKeyInt64Encoding {
+            big_endian_bytes: None,
+            ordered_code_bytes: Some(WEmpty {}),
+        },
     }
 }
 
@@ -118,15 +150,14 @@ fn to_wire(t: KeyFieldType) -> WKeyType {
         },
         KeyFieldType::Int64(e) => WKeyType {
             int64_type: Some(WKeyInt64 {
-                encoding: Some(match e {
-                    Int64Encoding::BigEndianBytes => WKeyInt64Encoding {
-                        big_endian_bytes: Some(WKeyBigEndian::default()),
-                        ordered_code_bytes: None,
-                    },
-                    Int64Encoding::OrderedCodeBytes => WKeyInt64Encoding {
-                        big_endian_bytes: None,
-                        ordered_code_bytes: Some(WEmpty {}),
-                    },
+                encoding: Some(int64_wire(e)),
+            }),
+            ..WKeyType::default()
+        },
+        KeyFieldType::Timestamp(e) => WKeyType {
+            timestamp_type: Some(WKeyTimestamp {
+                encoding: Some(WKeyTimestampEncoding {
+                    unix_micros_int64: Some(int64_wire(e)),
                 }),
             }),
             ..WKeyType::default()

@@ -828,6 +828,31 @@ fn tables_carry_their_row_key_schema() {
     ] {
         rejected::<TableConfig>(bad);
     }
+    // TIMESTAMP over an INT64 encoding (`unixMicrosInt64`), both encodings.
+    let mut config = TableConfig::with_families(["cf"]);
+    config.row_key_schema = Some(RowKeySchema {
+        fields: vec![
+            KeyField {
+                name: "at".into(),
+                field_type: KeyFieldType::Timestamp(Int64Encoding::BigEndianBytes),
+            },
+            KeyField {
+                name: "seen".into(),
+                field_type: KeyFieldType::Timestamp(Int64Encoding::OrderedCodeBytes),
+            },
+        ],
+        encoding: StructEncoding::OrderedCodeBytes,
+    });
+    canonical(
+        r#"{"columnFamilies":{"cf":{}},"granularity":"MILLIS","rowKeySchema":{"fields":[{"fieldName":"at","type":{"timestampType":{"encoding":{"unixMicrosInt64":{"bigEndianBytes":{}}}}}},{"fieldName":"seen","type":{"timestampType":{"encoding":{"unixMicrosInt64":{"orderedCodeBytes":{}}}}}}],"encoding":{"orderedCodeBytes":{}}}}"#,
+        config,
+    );
+    for bad in [
+        r#"{"rowKeySchema":{"fields":[{"fieldName":"a","type":{"timestampType":{}}}],"encoding":{"singleton":{}}}}"#,
+        r#"{"rowKeySchema":{"fields":[{"fieldName":"a","type":{"timestampType":{"encoding":{"unixMicrosInt64":{}}}}}],"encoding":{"singleton":{}}}}"#,
+    ] {
+        rejected::<TableConfig>(bad);
+    }
 }
 
 #[test]

@@ -93,6 +93,21 @@ pub enum Nulls {
     Respect,
 }
 
+impl BinOp {
+    /// The comparison with its operands swapped (`a < b` is `b > a`); `None` for operators
+    /// that are not comparisons.
+    pub fn mirrored(self) -> Option<BinOp> {
+        Some(match self {
+            BinOp::Eq => BinOp::Eq,
+            BinOp::Lt => BinOp::Gt,
+            BinOp::Le => BinOp::Ge,
+            BinOp::Gt => BinOp::Lt,
+            BinOp::Ge => BinOp::Le,
+            _ => return None,
+        })
+    }
+}
+
 /// The kinds of expression.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
@@ -121,6 +136,8 @@ pub enum ExprKind {
         star: bool,
         /// `IGNORE NULLS` / `RESPECT NULLS` after the arguments (aggregates only).
         nulls: Nulls,
+        /// `ORDER BY` / `LIMIT` before the `)` (aggregates only).
+        clauses: Option<Box<AggClauses>>,
     },
     Array(Vec<Expr>),
     Struct(Vec<(String, Expr)>),
@@ -149,8 +166,18 @@ pub enum SelectItem {
     Expr(Expr, Option<String>),
 }
 
+/// `ORDER BY` and `LIMIT` inside an aggregate call: the order of the values it collects and
+/// how many it keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AggClauses {
+    /// The ORDER BY keys, over the row (empty: the order rows come in).
+    pub order: Vec<OrderKey>,
+    /// LIMIT's count.
+    pub limit: Option<Expr>,
+}
+
 /// One ORDER BY key.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OrderKey {
     /// The key.
     pub expr: Expr,
@@ -231,7 +258,16 @@ pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
             }
             v
         }
-        K::Call { args, .. } | K::Array(args) => args.iter_mut().collect(),
+        K::Call { args, clauses, .. } => {
+            let mut v: Vec<&mut Expr> = args.iter_mut().collect();
+            if let Some(c) = clauses {
+                let AggClauses { order, limit } = &mut **c;
+                v.extend(order.iter_mut().map(|k| &mut k.expr));
+                v.extend(limit.as_mut());
+            }
+            v
+        }
+        K::Array(args) => args.iter_mut().collect(),
         K::Struct(fields) => fields.iter_mut().map(|(_, e)| e).collect(),
     }
 }

@@ -37,6 +37,20 @@ fn const_value(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<SqlValue
     }
 }
 
+/// A constant for key-field pushdown: [`const_value`]'s, or a CAST of one (a `TIMESTAMP
+/// '...'` or `DATE '...'` literal parses as a cast of its string). A cast that fails gives
+/// none: nothing narrows on it, and WHERE reports the error as it evaluates.
+fn key_constant(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<SqlValue> {
+    match &e.kind {
+        ExprKind::Cast(x, ty, safe) => match super::eval::cast(&key_constant(x, params)?, ty) {
+            Ok(v) => Some(v),
+            Err(_) if *safe => Some(SqlValue::Null),
+            Err(_) => None,
+        },
+        _ => const_value(e, params),
+    }
+}
+
 fn is_key(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Ident(n) if n == "_key")
 }
@@ -177,14 +191,7 @@ pub fn key_ranges(e: &Expr, params: &BTreeMap<String, SqlValue>) -> Option<Vec<R
 }
 
 fn flip(op: BinOp) -> Option<BinOp> {
-    Some(match op {
-        BinOp::Eq => BinOp::Eq,
-        BinOp::Lt => BinOp::Gt,
-        BinOp::Le => BinOp::Ge,
-        BinOp::Gt => BinOp::Lt,
-        BinOp::Ge => BinOp::Le,
-        _ => return None,
-    })
+    op.mirrored()
 }
 
 /// A family name as an exact-match regex (names are `[-_.a-zA-Z0-9]+`).
@@ -304,17 +311,20 @@ pub fn read_request(
         .as_ref()
         .and_then(|f| key_ranges(f, params))
         .or_else(|| inner.and_then(|f| key_ranges(f, params)));
-    // Equalities on the leading fields of a structured key fix a key prefix.
-    let fixed = plan
+    // Equalities on the leading fields of a structured key fix a key prefix, and
+    // comparisons on the field after them bound the rest.
+    let fields = plan
         .key_schema
         .as_ref()
         .zip(plan.filter.as_ref())
-        .and_then(|(s, f)| super::key_fields::fixed_prefix(f, s, &|e| const_value(e, params)))
-        // Every field fixed: exactly one key can match.
-        .map(|(p, whole)| if whole { point(p) } else { prefix_range(&p) });
-    let ranges = match (ranges, fixed) {
-        (Some(r), Some(p)) => Some(r.iter().filter_map(|x| x.intersect(&p)).collect()),
-        (None, Some(p)) => Some(alloc::vec![p]),
+        .and_then(|(s, f)| super::key_narrow::narrow(f, s, &|e| key_constant(e, params)));
+    let ranges = match (ranges, fields) {
+        (Some(r), Some(p)) => Some(
+            r.iter()
+                .flat_map(|x| p.iter().filter_map(|y| x.intersect(y)))
+                .collect(),
+        ),
+        (None, Some(p)) => Some(p),
         (r, None) => r,
     };
     let row_set = match ranges {
@@ -378,6 +388,9 @@ pub enum Acc {
     Pick(SqlValue),
     /// ARRAY_AGG / STRING_AGG.
     List(Vec<SqlValue>),
+    /// ARRAY_AGG / STRING_AGG with ORDER BY: each value after its sort keys, in arrival
+    /// order (sorted when the group finishes).
+    Ordered(Vec<(Vec<SqlValue>, SqlValue)>),
     /// LOGICAL_AND / LOGICAL_OR.
     Logic(Option<bool>),
     /// BIT_AND / BIT_OR / BIT_XOR of INT64 (NULL until a non-NULL input arrives).
@@ -410,6 +423,7 @@ impl Group {
                 "COUNT" | "COUNTIF" => Acc::Count(0),
                 "SUM" => Acc::SumInt(None),
                 "AVG" => Acc::SumFloat(None, 0),
+                "ARRAY_AGG" | "STRING_AGG" if !a.order.is_empty() => Acc::Ordered(Vec::new()),
                 "ARRAY_AGG" | "STRING_AGG" => Acc::List(Vec::new()),
                 "LOGICAL_AND" | "LOGICAL_OR" => Acc::Logic(None),
                 "BIT_AND" | "BIT_OR" | "BIT_XOR" => Acc::Bits(None),
@@ -476,12 +490,16 @@ impl Group {
                     }
                 }
                 (_, Acc::List(items)) => {
-                    if a.name == "ARRAY_AGG" && v.is_null() {
-                        return Err(out_of_range(
-                            "ARRAY_AGG: an array cannot hold NULL (filter NULLs out first)",
-                        ));
-                    }
+                    no_null_element(a, &v)?;
                     items.push(v);
+                }
+                (_, Acc::Ordered(items)) => {
+                    no_null_element(a, &v)?;
+                    let mut keys = Vec::with_capacity(a.order.len());
+                    for k in &a.order {
+                        keys.push(eval(&k.expr, ctx)?);
+                    }
+                    items.push((keys, v));
                 }
                 (name, Acc::Logic(l)) => {
                     let b = truthy(&v);
@@ -546,35 +564,67 @@ impl Group {
                 Acc::List(items) if a.name == "APPROX_QUANTILES" => {
                     approx::quantiles(a, items, ctx)?
                 }
-                Acc::List(items) if a.name == "STRING_AGG" => {
-                    if items.is_empty() {
-                        SqlValue::Null
-                    } else {
-                        let sep = match a.extra.first() {
-                            Some(e) => eval(e, ctx)?,
-                            None => SqlValue::String(",".into()),
-                        };
-                        let mut parts = Vec::new();
-                        for (i, v) in items.iter().enumerate() {
-                            if i > 0 {
-                                parts.push(sep.clone());
-                            }
-                            parts.push(v.clone());
-                        }
-                        super::functions::string::concat(&parts)?
-                    }
-                }
-                Acc::List(items) => {
-                    if items.is_empty() {
-                        SqlValue::Null
-                    } else {
-                        SqlValue::Array(items.clone())
-                    }
+                Acc::List(items) => list_result(a, items.clone(), ctx)?,
+                Acc::Ordered(items) => {
+                    // A stable sort: rows equal on every key keep their arrival order.
+                    let mut ranked: Vec<((Vec<SqlValue>, u64), &SqlValue)> = items
+                        .iter()
+                        .zip(0u64..)
+                        .map(|((keys, v), i)| ((keys.clone(), i), v))
+                        .collect();
+                    ranked.sort_by(|x, y| order_cmp(&a.order, &x.0, &y.0));
+                    list_result(a, ranked.into_iter().map(|(_, v)| v.clone()).collect(), ctx)?
                 }
             });
         }
         Ok(out)
     }
+}
+
+/// ARRAY_AGG refuses a NULL element (`IGNORE NULLS` skips them before they get here).
+fn no_null_element(a: &AggCall, v: &SqlValue) -> Result<()> {
+    if a.name == "ARRAY_AGG" && v.is_null() {
+        return Err(out_of_range(
+            "ARRAY_AGG: an array cannot hold NULL (filter NULLs out first)",
+        ));
+    }
+    Ok(())
+}
+
+/// ARRAY_AGG's array or STRING_AGG's string of a group's values (in their final order),
+/// after the call's LIMIT; NULL when no value is left.
+fn list_result(a: &AggCall, mut items: Vec<SqlValue>, ctx: &Ctx<'_>) -> Result<SqlValue> {
+    if let Some(limit) = &a.limit {
+        match eval(limit, ctx)? {
+            SqlValue::Int64(n) if n >= 0 => {
+                items.truncate(usize::try_from(n).unwrap_or(usize::MAX))
+            }
+            _ => {
+                return Err(bad(alloc::format!(
+                    "{}: LIMIT must be a non-negative INT64, not NULL",
+                    a.name
+                )))
+            }
+        }
+    }
+    if items.is_empty() {
+        return Ok(SqlValue::Null);
+    }
+    if a.name != "STRING_AGG" {
+        return Ok(SqlValue::Array(items));
+    }
+    let sep = match a.extra.first() {
+        Some(e) => eval(e, ctx)?,
+        None => SqlValue::String(",".into()),
+    };
+    let mut parts = Vec::with_capacity(items.len() * 2);
+    for (i, v) in items.into_iter().enumerate() {
+        if i > 0 {
+            parts.push(sep.clone());
+        }
+        parts.push(v);
+    }
+    super::functions::string::concat(&parts)
 }
 
 /// Compares two ORDER BY key lists by the plan's directions, then by arrival.

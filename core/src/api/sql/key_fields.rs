@@ -1,22 +1,20 @@
 //! The fields of a structured row key as SQL columns (Bigtable's "Structured row key
 //! queries"): a table with a row-key schema has one column per key field, typed as the field
-//! (BYTES, STRING, INT64); `SELECT *` lists them, in key order, before the families, and
+//! (BYTES, STRING, INT64, TIMESTAMP); `SELECT *` lists them, in key order, before the families, and
 //! leaves `_key` out (it stays readable by name as the raw BYTES key, a pseudo-column).
 //!
 //! Invariants: a field's value is decoded from the row's key by the schema each time it is
 //! read; a key that does not conform fails the query with `FailedPrecondition` (Bigtable:
 //! queries that select structured row key columns fail on such rows), and a query that reads
-//! no field never decodes. WHERE equalities on a leading run of fields narrow the read to
-//! the key prefix they fix; the WHERE is still evaluated on every row read, so the
-//! narrowing only ever drops rows that could not match.
-
-use alloc::collections::BTreeMap;
-use alloc::vec::Vec;
+//! no field never decodes. WHERE equalities on a leading run of fields, and comparisons on
+//! the field after them, narrow the read's key range (`key_narrow.rs`); the WHERE is still
+//! evaluated on every row read, so the narrowing only ever drops rows that could not match.
 
 use super::parse::{BinOp, Expr, ExprKind};
 use super::value::{SqlType, SqlValue};
 use crate::model::row_key_schema::{KeyFieldType, KeyValue, RowKeySchema};
 use crate::{Result, Row};
+use alloc::collections::BTreeMap;
 
 /// The SQL type of a key field.
 pub fn field_type(t: KeyFieldType) -> SqlType {
@@ -24,6 +22,7 @@ pub fn field_type(t: KeyFieldType) -> SqlType {
         KeyFieldType::Bytes => SqlType::Bytes,
         KeyFieldType::String => SqlType::String,
         KeyFieldType::Int64(_) => SqlType::Int64,
+        KeyFieldType::Timestamp(_) => SqlType::Timestamp,
     }
 }
 
@@ -37,24 +36,34 @@ pub fn field_value(schema: &RowKeySchema, row: &Row, index: usize) -> Result<Sql
         KeyValue::Bytes(b) => SqlValue::Bytes(b),
         KeyValue::String(s) => SqlValue::String(s),
         KeyValue::Int64(i) => SqlValue::Int64(i),
+        KeyValue::Timestamp(micros) => SqlValue::timestamp_micros(micros),
     })
 }
 
 /// A constant as a value of key field type `t`, if it is one (string literals compare with
-/// BYTES fields, as with `_key`).
-fn key_value(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
+/// BYTES fields, as with `_key`). A TIMESTAMP with nanoseconds below the microsecond is not:
+/// no key holds it, and its microseconds alone would bound a range on the wrong side.
+pub(super) fn key_value(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
     match (t, v) {
         (KeyFieldType::Bytes, SqlValue::Bytes(b)) => Some(KeyValue::Bytes(b)),
         (KeyFieldType::Bytes, SqlValue::String(s)) => Some(KeyValue::Bytes(s.into_bytes())),
         (KeyFieldType::String, SqlValue::String(s)) => Some(KeyValue::String(s)),
         (KeyFieldType::Int64(_), SqlValue::Int64(i)) => Some(KeyValue::Int64(i)),
+        (KeyFieldType::Timestamp(_), SqlValue::Timestamp { seconds, nanos })
+            if nanos % 1000 == 0 =>
+        {
+            let micros = seconds
+                .checked_mul(1_000_000)?
+                .checked_add(i64::from(nanos / 1000))?;
+            Some(KeyValue::Timestamp(micros))
+        }
         _ => None,
     }
 }
 
 /// Collects `field = constant` conjuncts of `e` (an AND tree) into `out` by field index;
 /// `constant` gives a row-independent operand's value (a literal or parameter).
-fn equalities(
+pub(super) fn equalities(
     e: &Expr,
     schema: &RowKeySchema,
     constant: &dyn Fn(&Expr) -> Option<SqlValue>,
@@ -83,26 +92,6 @@ fn equalities(
         }
         _ => {}
     }
-}
-
-/// What WHERE's equalities on the leading key fields fix: the key prefix every matching row
-/// starts with, and whether it is the whole key (every field fixed). `None` when they fix no
-/// leading field.
-pub fn fixed_prefix(
-    e: &Expr,
-    schema: &RowKeySchema,
-    constant: &dyn Fn(&Expr) -> Option<SqlValue>,
-) -> Option<(Vec<u8>, bool)> {
-    let mut fixed = BTreeMap::new();
-    equalities(e, schema, constant, &mut fixed);
-    let values: Vec<KeyValue> = (0..schema.fields.len())
-        .map_while(|i| fixed.remove(&i))
-        .collect();
-    if values.is_empty() {
-        return None;
-    }
-    let prefix = schema.encode_prefix(&values).ok()?;
-    Some((prefix, values.len() == schema.fields.len()))
 }
 
 #[cfg(test)]

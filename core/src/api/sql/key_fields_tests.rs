@@ -258,3 +258,98 @@ fn a_logical_view_over_a_keyed_table_reads_its_fields() {
         ["user_id", "purchase_date", "order_number", "product"]
     );
 }
+
+/// A TIMESTAMP field (microseconds in an INT64 encoding) reads as a TIMESTAMP, compares with
+/// TIMESTAMP constants, and its ranges narrow the read in both encodings.
+#[test]
+fn timestamp_fields_read_compare_and_narrow() {
+    for encoding in [
+        Int64Encoding::BigEndianBytes,
+        Int64Encoding::OrderedCodeBytes,
+    ] {
+        let mut db = Database::new();
+        let mut config = TableConfig::with_families(["cf"]);
+        config.row_key_schema = Some(RowKeySchema {
+            fields: vec![
+                field("device", KeyFieldType::String),
+                field("at", KeyFieldType::Timestamp(encoding)),
+            ],
+            encoding: StructEncoding::DelimitedBytes(b"#".to_vec()),
+        });
+        db.create_table("t", config.clone()).unwrap();
+        let schema = config.row_key_schema.unwrap();
+        // 1969-12-31 23:59:59, the epoch, 2024-01-01, 2024-01-02 (UTC).
+        let times = [
+            -1_000_000i64,
+            0,
+            1_704_067_200_000_000,
+            1_704_153_600_000_000,
+        ];
+        for device in ["d1", "d2"] {
+            for &at in &times {
+                let key = schema
+                    .encode(&[
+                        crate::KeyValue::String(device.to_string()),
+                        crate::KeyValue::Timestamp(at),
+                    ])
+                    .unwrap();
+                db.mutate_row(
+                    "t",
+                    &key,
+                    &[Mutation::set_cell("cf", b"q".to_vec(), 1000, b"v".to_vec())],
+                )
+                .unwrap();
+            }
+        }
+        let q = prepare(&db, "SELECT * FROM t", BTreeMap::new()).unwrap();
+        assert_eq!(q.columns()[1].ty, SqlType::Timestamp);
+        let sql = "SELECT at FROM t WHERE device = 'd2' AND at >= TIMESTAMP '1970-01-01 00:00:00+00' AND at < TIMESTAMP '2024-01-02 00:00:00+00' ORDER BY at";
+        assert_eq!(
+            run(&db, sql).unwrap(),
+            vec![
+                vec![SqlValue::timestamp_micros(0)],
+                vec![SqlValue::timestamp_micros(1_704_067_200_000_000)]
+            ],
+            "{encoding:?}"
+        );
+        let q = prepare(&db, sql, BTreeMap::new()).unwrap();
+        let mut rows = execute_stream(&db, &q, &BTreeMap::new()).unwrap();
+        while rows.try_next().unwrap().is_some() {}
+        assert_eq!(
+            rows.rows_scanned(),
+            2,
+            "{encoding:?}: only the two rows are read"
+        );
+        // Before the epoch, and the whole range with no equality.
+        assert_eq!(
+            run(
+                &db,
+                "SELECT device FROM t WHERE at < TIMESTAMP '1970-01-01 00:00:00+00'"
+            )
+            .unwrap(),
+            vec![vec![s("d1")], vec![s("d2")]],
+            "{encoding:?}"
+        );
+        // A bound with nanoseconds below the microsecond (a parameter can hold one) compares
+        // exactly (no narrowing): the epoch is before it, though not before its microseconds.
+        let types = BTreeMap::from([("t".to_string(), SqlType::Timestamp)]);
+        let params = BTreeMap::from([(
+            "t".to_string(),
+            SqlValue::Timestamp {
+                seconds: 0,
+                nanos: 500,
+            },
+        )]);
+        let q = prepare(
+            &db,
+            "SELECT COUNT(*) FROM t WHERE device = 'd1' AND at < @t",
+            types,
+        )
+        .unwrap();
+        assert_eq!(
+            execute(&db, &q, &params).map(|r| r[0][0].clone()),
+            Ok(SqlValue::Int64(2)),
+            "{encoding:?}"
+        );
+    }
+}

@@ -53,6 +53,7 @@ pub mod functions;
 pub mod hll;
 pub(crate) mod incremental;
 pub mod key_fields;
+pub mod key_narrow;
 pub mod lex;
 pub mod parse;
 pub mod plan;
@@ -323,6 +324,7 @@ pub fn execute_stream(
         left: limit,
         started: false,
         unpacked: Vec::new(),
+        scanned: 0,
     })
 }
 
@@ -363,12 +365,27 @@ pub struct QueryRows {
     started: bool,
     /// UNPACK: the rest of the current table row's per-timestamp rows, oldest first.
     unpacked: Vec<crate::Row>,
+    /// Rows examined by the point read and by the stream once it has been dropped.
+    scanned: u64,
 }
 
 impl QueryRows {
     /// The result's columns.
     pub fn columns(&self) -> &[SqlColumn] {
         &self.query.columns
+    }
+
+    /// How many stored rows the query's read has examined so far (returned or filtered
+    /// out): what key-range pushdown saves shows here.
+    pub fn rows_scanned(&self) -> u64 {
+        self.scanned + self.stream.as_ref().map_or(0, RowStream::rows_scanned)
+    }
+
+    /// Drops the stream, keeping its count of rows examined.
+    fn end_stream(&mut self) {
+        if let Some(s) = self.stream.take() {
+            self.scanned += s.rows_scanned();
+        }
     }
 
     fn ctx<'a>(&'a self, row: Option<&'a crate::Row>) -> Ctx<'a> {
@@ -388,6 +405,7 @@ impl QueryRows {
     /// The next row read from the table (the point read's, else the stream's).
     fn next_table_row(&mut self) -> Result<Option<crate::Row>> {
         if let Some(row) = self.point.take() {
+            self.scanned += 1;
             return Ok(Some(row));
         }
         let Some(stream) = self.stream.as_mut() else {
@@ -395,7 +413,7 @@ impl QueryRows {
         };
         let row = stream.try_next()?;
         if row.is_none() {
-            self.stream = None;
+            self.end_stream();
         }
         Ok(row)
     }
@@ -574,7 +592,7 @@ impl QueryRows {
         }
         loop {
             if self.left == Some(0) {
-                self.stream = None;
+                self.end_stream();
                 self.buffered = None;
                 return Ok(None);
             }
@@ -605,6 +623,9 @@ impl QueryRows {
     }
 }
 
+#[cfg(test)]
+#[path = "agg_order_tests.rs"]
+mod agg_order_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

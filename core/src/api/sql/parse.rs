@@ -21,6 +21,7 @@ pub const MAX_DEPTH: usize = 64;
 
 pub use super::errors::{err_at, position};
 
+mod agg_clauses;
 mod arguments;
 mod dates;
 mod keywords;
@@ -869,10 +870,12 @@ impl Parser<'_> {
                     distinct,
                     star: true,
                     nulls: Nulls::Default,
+                    clauses: None,
                 });
             }
             let mut args = Vec::new();
             let mut nulls = Nulls::Default;
+            let mut clauses = None;
             if !self.sym(")") {
                 loop {
                     // Named arguments (`x => v`) are accepted only where the function takes them.
@@ -900,12 +903,7 @@ impl Parser<'_> {
                     self.expect_kw("NULLS")?;
                     nulls = Nulls::Respect;
                 }
-                if self.is_kw("ORDER") || self.is_kw("LIMIT") {
-                    return Err(self.err(format!(
-                        "{} inside an aggregate call is not supported yet",
-                        self.found()
-                    )));
-                }
+                clauses = self.agg_clauses()?;
                 self.expect_sym(")")?;
             }
             if self.is_kw("OVER") {
@@ -919,6 +917,7 @@ impl Parser<'_> {
                 distinct,
                 star: false,
                 nulls,
+                clauses,
             });
         }
         if is_reserved(&w) {

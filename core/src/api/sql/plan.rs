@@ -40,6 +40,10 @@ pub struct AggCall {
     pub distinct: bool,
     /// `IGNORE NULLS` / `RESPECT NULLS` (ARRAY_AGG and APPROX_QUANTILES only).
     pub nulls: Nulls,
+    /// `ORDER BY` inside the call, over the row (ARRAY_AGG and STRING_AGG only).
+    pub order: Vec<OrderBy>,
+    /// `LIMIT` inside the call: a constant INT64.
+    pub limit: Option<Expr>,
 }
 
 /// The grouping part of a plan.
@@ -553,11 +557,12 @@ impl<'a> Planner<'a> {
                 star,
                 distinct,
                 nulls,
+                clauses,
             } => {
                 if functions::is_aggregate(name) {
                     return Err(self.err(e.pos, format!("aggregate {name} is not allowed here")));
                 }
-                if *star || *distinct || *nulls != Nulls::Default {
+                if *star || *distinct || *nulls != Nulls::Default || clauses.is_some() {
                     return Err(self.err(e.pos, format!("{name} is not an aggregate")));
                 }
                 let mut types = Vec::with_capacity(args.len());
@@ -636,10 +641,14 @@ impl<'a> Planner<'a> {
             distinct,
             star,
             nulls,
+            clauses,
         } = &mut e.kind
         {
             if functions::is_aggregate(name) {
-                let call = self.aggregate(name, args, *distinct, *star, *nulls, e.pos)?;
+                let mut call = self.aggregate(name, args, *distinct, *star, *nulls, e.pos)?;
+                if let Some(c) = clauses {
+                    self.agg_clauses(&mut call, c, e.pos)?;
+                }
                 let i = match aggs.iter().position(|a| *a == call) {
                     Some(i) => i,
                     None => {

@@ -386,7 +386,8 @@ fn ignore_and_respect_nulls() {
         "SELECT COUNT(_key RESPECT NULLS) FROM t",
         "SELECT UPPER('a' IGNORE NULLS)",
         "SELECT ARRAY_AGG(_key IGNORE) FROM t",
-        "SELECT ARRAY_AGG(_key IGNORE NULLS ORDER BY _key) FROM t",
+        // The NULLs clause comes before ORDER BY (agg_order_tests.rs serves the clauses).
+        "SELECT ARRAY_AGG(_key ORDER BY _key IGNORE NULLS) FROM t",
     ] {
         let e = prepare(&db, sql, BTreeMap::new()).unwrap_err();
         assert_eq!(e.code(), Code::InvalidArgument, "{sql}: {e}");

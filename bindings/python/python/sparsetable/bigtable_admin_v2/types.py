@@ -186,9 +186,14 @@ def row_key_schema_of(plain: Optional[Dict[str, Any]]) -> Optional["Type.Struct"
     fields = []
     for f in plain["fields"]:
         (kind, body), = f["type"].items()
-        outer, encoding = kinds[kind]
-        fields.append(Type.Struct.Field(field_name=f["field_name"],
-                                        type_=Type(**{kind: outer(encoding=encoding(**body["encoding"]))})))
+        if kind == "timestamp_type":
+            # A TIMESTAMP field (microseconds in an INT64 encoding): its Type.Timestamp stands
+            # as the dict proto-plus also accepts.
+            type_ = Type(timestamp_type={"encoding": body["encoding"]})
+        else:
+            outer, encoding = kinds[kind]
+            type_ = Type(**{kind: outer(encoding=encoding(**body["encoding"]))})
+        fields.append(Type.Struct.Field(field_name=f["field_name"], type_=type_))
     (how, body), = plain["encoding"].items()
     if how == "delimited_bytes":
         body = Type.Struct.Encoding.DelimitedBytes(**body)

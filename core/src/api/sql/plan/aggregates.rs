@@ -7,8 +7,8 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::{contains_aggregate, is_null_lit, AggCall, Planner};
-use crate::api::sql::parse::{Expr, ExprKind, Nulls};
+use super::{contains_aggregate, is_null_lit, AggCall, OrderBy, Planner};
+use crate::api::sql::parse::{AggClauses, Expr, ExprKind, Nulls};
 use crate::api::sql::value::{SqlType, SqlValue};
 use crate::Result;
 
@@ -116,7 +116,77 @@ impl Planner<'_> {
             extra,
             distinct,
             nulls,
+            order: Vec::new(),
+            limit: None,
         })
+    }
+
+    /// Checks an aggregate call's `ORDER BY` / `LIMIT` and adds them to `call`. GoogleSQL's
+    /// aggregate call syntax (the "Aggregate function calls" reference page): the clauses
+    /// belong to the aggregates whose result depends on the order of their input, here
+    /// ARRAY_AGG and STRING_AGG; a key sorts ASC unless DESC, with NULL the smallest value
+    /// (first ascending, last descending) and no NULLS FIRST / LAST; keys must be orderable;
+    /// with DISTINCT the keys must be the aggregated expression itself; LIMIT is a constant
+    /// INT64 (a literal or a parameter), not negative.
+    pub(super) fn agg_clauses(
+        &mut self,
+        call: &mut AggCall,
+        clauses: &mut AggClauses,
+        pos: usize,
+    ) -> Result<()> {
+        let name = call.name.as_str();
+        if !matches!(name, "ARRAY_AGG" | "STRING_AGG") {
+            let clause = if clauses.order.is_empty() {
+                "LIMIT"
+            } else {
+                "ORDER BY"
+            };
+            return Err(self.err(
+                pos,
+                format!("{clause} inside an aggregate call is accepted by ARRAY_AGG and STRING_AGG, not by {name}"),
+            ));
+        }
+        for k in clauses.order.iter_mut() {
+            if contains_aggregate(&mut k.expr) {
+                return Err(self.err(k.expr.pos, "aggregates cannot nest"));
+            }
+            if k.nulls_first.is_some() {
+                return Err(self.err(
+                    k.expr.pos,
+                    "NULLS FIRST / NULLS LAST is not accepted inside an aggregate call",
+                ));
+            }
+            let t = self.ty(&k.expr)?;
+            if !t.is_orderable() {
+                return Err(self.err(k.expr.pos, format!("ORDER BY does not sort {t} values")));
+            }
+            if call.distinct && call.arg.as_ref() != Some(&k.expr) {
+                return Err(self.err(
+                    k.expr.pos,
+                    format!("{name}(DISTINCT ...) can be ordered only by its argument"),
+                ));
+            }
+            call.order.push(OrderBy {
+                expr: k.expr.clone(),
+                desc: k.desc,
+                nulls_first: !k.desc,
+            });
+        }
+        if let Some(n) = &clauses.limit {
+            let ok = match &n.kind {
+                ExprKind::Lit(SqlValue::Int64(v), _) => *v >= 0,
+                ExprKind::Param(_) => self.ty(n)? == SqlType::Int64,
+                _ => false,
+            };
+            if !ok {
+                return Err(self.err(
+                    n.pos,
+                    "LIMIT inside an aggregate call takes a non-negative INT64 literal or parameter",
+                ));
+            }
+            call.limit = Some(n.clone());
+        }
+        Ok(())
     }
 
     pub(super) fn agg_type(&mut self, call: &AggCall) -> Result<SqlType> {
