@@ -232,7 +232,7 @@ impl InstanceAdmin {
             if let Some(stored) = instance_store::read_file(dir).map_err(to_ffi)? {
                 let (clusters, profiles) = stored.record.routing();
                 plane.plane.configure(clusters, profiles).map_err(to_ffi)?;
-                crate::materialized_views::recreate_views(&stored.record, plane.plane.primary());
+                recreate_views(&stored.record, plane.plane.primary());
                 return Ok(Arc::new(InstanceAdmin {
                     plane,
                     record: Mutex::new(stored.record),
@@ -411,6 +411,17 @@ impl InstanceAdmin {
     /// The record's `delete_app_profile`: `NOT_FOUND`.
     pub fn delete_app_profile(&self, id: String) -> Result<()> {
         self.change(|r| r.delete_app_profile(&id))
+    }
+}
+
+/// Makes every view `record` defines in `db` again (recomputed from its table); a view
+/// whose table is gone is left out, its definition kept for Delete, as the server does.
+fn recreate_views(record: &InstanceRecord, db: &sparsetable::SharedDatabase) {
+    for v in record.materialized_views() {
+        let _ = db.write(|d| {
+            d.create_materialized_view(&v.id, &v.query, v.deletion_protection)
+                .map(|_| ())
+        });
     }
 }
 

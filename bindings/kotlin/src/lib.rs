@@ -26,6 +26,7 @@ pub mod logical_views;
 pub mod materialized_views;
 pub mod requests;
 pub mod row_key_schema;
+pub mod schema_update;
 pub mod sql;
 pub mod stream;
 mod tree;

@@ -9,7 +9,7 @@
 //! the record then could not be kept; Update and Delete change the record first, then the
 //! database's copy of the deletion protection (or its rows). A durable instance's record is
 //! its `INSTANCE` file, and the views it records are made again, by recomputation, when the
-//! admin reads the file (`recreate_views`): the rows are never stored.
+//! admin reads the file (`instance_admin.rs`'s `recreate_views`): the rows are never stored.
 //!
 //! Invariant: every rule is the core's; this module converts and orders calls only. No
 //! exported function panics on any input.
@@ -17,7 +17,7 @@
 use std::cell::Cell;
 use std::sync::Arc;
 
-use sparsetable::{Code, InstanceRecord, SharedDatabase};
+use sparsetable::{Code, SharedDatabase};
 
 use crate::database::Database;
 use crate::error::{to_ffi, SparsetableError};
@@ -46,17 +46,6 @@ fn view_info(v: &sparsetable::api::instances::MaterializedViewRecord) -> Materia
         query: v.query.clone(),
         deletion_protection: v.deletion_protection,
         etag: v.etag.clone(),
-    }
-}
-
-/// Makes every view `record` defines in `db` again (recomputed from its table); a view
-/// whose table is gone is left out, its definition kept for Delete, as the server does.
-pub(crate) fn recreate_views(record: &InstanceRecord, db: &SharedDatabase) {
-    for v in record.materialized_views() {
-        let _ = db.write(|d| {
-            d.create_materialized_view(&v.id, &v.query, v.deletion_protection)
-                .map(|_| ())
-        });
     }
 }
 

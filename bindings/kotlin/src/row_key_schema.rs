@@ -4,16 +4,12 @@
 //!
 //! Every rule (which field types and encodings exist, field names, delimiters, when a schema
 //! may be set, changed or removed, how SQL reads the fields) is the core's; this module
-//! converts only. Invariant: converting a core schema to the record and back gives it back,
+//! converts only (the UpdateTable call that sets one is `schema_update.rs`). Invariant: converting a core schema to the record and back gives it back,
 //! and no exported function panics on any input.
 
 use sparsetable::model::row_key_schema::{
     Int64Encoding, KeyField, KeyFieldType, RowKeySchema, StructEncoding,
 };
-
-use crate::database::Database;
-use crate::error::SparsetableError;
-use crate::types::TableInfo;
 
 /// A key field's type with its encoding (`Type.Bytes`/`String`/`Int64` with theirs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
@@ -26,6 +22,10 @@ pub enum KeyFieldKind {
     Int64BigEndian,
     /// INT64 in Google's order-preserving ordered code.
     Int64OrderedCode,
+    /// TIMESTAMP as microseconds since the epoch, 8 big-endian bytes.
+    TimestampBigEndian,
+    /// TIMESTAMP as microseconds since the epoch, in ordered code.
+    TimestampOrderedCode,
 }
 
 /// One field of a row-key schema.
@@ -77,6 +77,12 @@ impl From<RowKeySchemaConfig> for RowKeySchema {
                         KeyFieldKind::Int64OrderedCode => {
                             KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes)
                         }
+                        KeyFieldKind::TimestampBigEndian => {
+                            KeyFieldType::Timestamp(Int64Encoding::BigEndianBytes)
+                        }
+                        KeyFieldKind::TimestampOrderedCode => {
+                            KeyFieldType::Timestamp(Int64Encoding::OrderedCodeBytes)
+                        }
                     },
                 })
                 .collect(),
@@ -108,6 +114,12 @@ impl From<RowKeySchema> for RowKeySchemaConfig {
                         KeyFieldType::Int64(Int64Encoding::OrderedCodeBytes) => {
                             KeyFieldKind::Int64OrderedCode
                         }
+                        KeyFieldType::Timestamp(Int64Encoding::BigEndianBytes) => {
+                            KeyFieldKind::TimestampBigEndian
+                        }
+                        KeyFieldType::Timestamp(Int64Encoding::OrderedCodeBytes) => {
+                            KeyFieldKind::TimestampOrderedCode
+                        }
                     },
                 })
                 .collect(),
@@ -122,25 +134,6 @@ impl From<RowKeySchema> for RowKeySchemaConfig {
     }
 }
 
-#[uniffi::export]
-impl Database {
-    /// Sets (`Some`) or removes (`None`) a table's row-key schema (UpdateTable of
-    /// `row_key_schema`), the core's `set_row_key_schema`.
-    ///
-    /// # Errors
-    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for a schema the core refuses, a
-    /// change of an existing schema, or a removal without `ignore_warnings`.
-    pub fn set_row_key_schema(
-        &self,
-        table_id: String,
-        schema: Option<RowKeySchemaConfig>,
-        ignore_warnings: bool,
-    ) -> Result<TableInfo, SparsetableError> {
-        self.write(|db| db.set_row_key_schema(&table_id, schema.map(Into::into), ignore_warnings))
-            .map(Into::into)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +145,8 @@ mod tests {
             KeyFieldKind::String,
             KeyFieldKind::Int64BigEndian,
             KeyFieldKind::Int64OrderedCode,
+            KeyFieldKind::TimestampBigEndian,
+            KeyFieldKind::TimestampOrderedCode,
         ];
         let encodings = [
             RowKeyEncoding::Singleton,

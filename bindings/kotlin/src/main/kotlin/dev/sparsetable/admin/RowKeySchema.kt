@@ -54,6 +54,12 @@ class RowKeySchema private constructor(
 
         /** INT64 in ordered code: 1 to 10 bytes whose byte order is numeric order. */
         INT64_ORDERED_CODE,
+
+        /** TIMESTAMP: microseconds since the epoch as 8 big-endian bytes (`unix_micros_int64`). */
+        TIMESTAMP_BIG_ENDIAN,
+
+        /** TIMESTAMP: microseconds since the epoch in ordered code (`unix_micros_int64`). */
+        TIMESTAMP_ORDERED_CODE,
     }
 
     /** How the fields are joined (the proto's `Type.Struct.Encoding`). */
@@ -120,6 +126,8 @@ private fun RowKeySchema.FieldType.toNative() = when (this) {
     RowKeySchema.FieldType.STRING -> KeyFieldKind.STRING
     RowKeySchema.FieldType.INT64_BIG_ENDIAN -> KeyFieldKind.INT64_BIG_ENDIAN
     RowKeySchema.FieldType.INT64_ORDERED_CODE -> KeyFieldKind.INT64_ORDERED_CODE
+    RowKeySchema.FieldType.TIMESTAMP_BIG_ENDIAN -> KeyFieldKind.TIMESTAMP_BIG_ENDIAN
+    RowKeySchema.FieldType.TIMESTAMP_ORDERED_CODE -> KeyFieldKind.TIMESTAMP_ORDERED_CODE
 }
 
 private fun fieldTypeOf(k: KeyFieldKind) = when (k) {
@@ -127,4 +135,6 @@ private fun fieldTypeOf(k: KeyFieldKind) = when (k) {
     KeyFieldKind.STRING -> RowKeySchema.FieldType.STRING
     KeyFieldKind.INT64_BIG_ENDIAN -> RowKeySchema.FieldType.INT64_BIG_ENDIAN
     KeyFieldKind.INT64_ORDERED_CODE -> RowKeySchema.FieldType.INT64_ORDERED_CODE
+    KeyFieldKind.TIMESTAMP_BIG_ENDIAN -> RowKeySchema.FieldType.TIMESTAMP_BIG_ENDIAN
+    KeyFieldKind.TIMESTAMP_ORDERED_CODE -> RowKeySchema.FieldType.TIMESTAMP_ORDERED_CODE
 }
