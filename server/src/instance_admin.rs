@@ -35,7 +35,8 @@ use crate::clusters::{check_location, validate_cluster_id};
 use crate::convert::timestamp_to_proto;
 use crate::instance_meta::{not_found, InstanceMeta};
 use crate::instance_record::{cluster_record, profile_record, with_record};
-use crate::names::{check_new_id, InstanceName};
+use crate::names::InstanceName;
+use sparsetable::api::instances::ids;
 use crate::operations::pack;
 use crate::registry::Instances;
 use crate::status::to_status;
@@ -69,17 +70,6 @@ fn project_of(field: &str, name: &str) -> Result<String> {
             "{field} {name:?} must have the form projects/{{project}}"
         ))),
     }
-}
-
-/// Cloud Bigtable's rule for a new instance id ([`check_new_id`] with at most 33
-/// characters). Instances named implicitly by other requests are not held to it, as in
-/// Google's emulator.
-fn validate_new_instance_id(id: &str) -> Result<()> {
-    check_new_id(
-        "instance_id",
-        id,
-        sparsetable::api::instances::ids::MAX_INSTANCE_ID_CHARS,
-    )
 }
 
 /// The core's rules for an instance's labels.
@@ -185,7 +175,11 @@ impl InstanceAdminService {
         req: &admin_v2::CreateInstanceRequest,
     ) -> Result<longrunning::Operation> {
         let project = project_of("parent", &req.parent)?;
-        validate_new_instance_id(&req.instance_id)?;
+        // The core's rules, in the core's order and words (`InstanceRecord::create`): the
+        // project id, then the new instance's id (Cloud Bigtable's rule; instances named
+        // implicitly by other requests are held only to `check_id`, as in Google's emulator).
+        ids::check_project_id("parent", &project)?;
+        ids::validate_new_instance_id(&req.instance_id)?;
         let Some(instance) = &req.instance else {
             return Err(Error::invalid_argument("instance is required"));
         };
