@@ -19,7 +19,6 @@ use sparsetable::{Code, Error, FamilySubset, Result, SubsetView};
 use crate::convert::timestamp_to_proto;
 use crate::instance_meta::{next_etag, InstanceMeta};
 use crate::names::{check_id, AuthorizedViewName, TableName};
-use crate::operations::pack;
 use crate::registry::Instances;
 use crate::stubs::admin_v2;
 use admin_v2::authorized_view::{self as av, ResponseView};
@@ -182,18 +181,12 @@ pub fn create(
             }
         }
     })?;
-    let metadata = admin_v2::CreateAuthorizedViewMetadata {
-        original_request: Some(req.clone()),
-        request_time: Some(request_time),
-        finish_time: Some(request_time),
-    };
-    Ok(instances.operations().finished(
+    Ok(instances.operations().finished_request::<admin_v2::CreateAuthorizedViewMetadata>(
         &name.to_string(),
-        pack(
-            "google.bigtable.admin.v2.CreateAuthorizedViewMetadata",
-            &metadata,
-        ),
-        pack("google.bigtable.admin.v2.AuthorizedView", &stored),
+        req,
+        Some(request_time),
+        "google.bigtable.admin.v2.AuthorizedView",
+        &stored,
     ))
 }
 
@@ -319,18 +312,12 @@ pub fn update(
         stored.etag = next_etag();
         Ok(stored.clone())
     })?;
-    let metadata = admin_v2::UpdateAuthorizedViewMetadata {
-        original_request: Some(req.clone()),
-        request_time: Some(request_time),
-        finish_time: Some(request_time),
-    };
-    Ok(instances.operations().finished(
+    Ok(instances.operations().finished_request::<admin_v2::UpdateAuthorizedViewMetadata>(
         &full_name,
-        pack(
-            "google.bigtable.admin.v2.UpdateAuthorizedViewMetadata",
-            &metadata,
-        ),
-        pack("google.bigtable.admin.v2.AuthorizedView", &updated),
+        req,
+        Some(request_time),
+        "google.bigtable.admin.v2.AuthorizedView",
+        &updated,
     ))
 }
 

@@ -240,15 +240,12 @@ impl InstanceAdminService {
                 materialized_views: Vec::new(),
             },
         )?;
-        let metadata = admin_v2::CreateInstanceMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::CreateInstanceMetadata>(
             &name.to_string(),
-            pack("google.bigtable.admin.v2.CreateInstanceMetadata", &metadata),
-            pack("google.bigtable.admin.v2.Instance", &record),
+            req,
+            now,
+            "google.bigtable.admin.v2.Instance",
+            &record,
         ))
     }
 
@@ -362,15 +359,12 @@ impl InstanceAdminService {
             Ok(record)
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::UpdateInstanceMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::UpdateInstanceMetadata>(
             &instance.to_string(),
-            pack("google.bigtable.admin.v2.UpdateInstanceMetadata", &metadata),
-            pack("google.bigtable.admin.v2.Instance", &record),
+            req,
+            now,
+            "google.bigtable.admin.v2.Instance",
+            &record,
         ))
     }
 
@@ -395,16 +389,12 @@ impl InstanceAdminService {
             Ok(cluster)
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::CreateClusterMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-            ..Default::default()
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::CreateClusterMetadata>(
             &created.name,
-            pack("google.bigtable.admin.v2.CreateClusterMetadata", &metadata),
-            pack("google.bigtable.admin.v2.Cluster", &created),
+            req,
+            now,
+            "google.bigtable.admin.v2.Cluster",
+            &created,
         ))
     }
 
@@ -423,15 +413,12 @@ impl InstanceAdminService {
             Ok(next)
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::UpdateClusterMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::UpdateClusterMetadata>(
             &updated.name,
-            pack("google.bigtable.admin.v2.UpdateClusterMetadata", &metadata),
-            pack("google.bigtable.admin.v2.Cluster", &updated),
+            req,
+            now,
+            "google.bigtable.admin.v2.Cluster",
+            &updated,
         ))
     }
 
@@ -458,18 +445,12 @@ impl InstanceAdminService {
             Ok(next)
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::PartialUpdateClusterMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::PartialUpdateClusterMetadata>(
             &updated.name,
-            pack(
-                "google.bigtable.admin.v2.PartialUpdateClusterMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.Cluster", &updated),
+            req,
+            now,
+            "google.bigtable.admin.v2.Cluster",
+            &updated,
         ))
     }
 

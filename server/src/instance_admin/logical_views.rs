@@ -46,18 +46,12 @@ impl InstanceAdminService {
             Ok(view_proto(&instance, &stored))
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::CreateLogicalViewMetadata {
-            original_request: Some(req.clone()),
-            start_time: now,
-            end_time: now,
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::CreateLogicalViewMetadata>(
             &created.name,
-            pack(
-                "google.bigtable.admin.v2.CreateLogicalViewMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.LogicalView", &created),
+            req,
+            now,
+            "google.bigtable.admin.v2.LogicalView",
+            &created,
         ))
     }
 
@@ -149,18 +143,12 @@ impl InstanceAdminService {
             Ok(view_proto(&instance, &stored))
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::UpdateLogicalViewMetadata {
-            original_request: Some(req.clone()),
-            start_time: now,
-            end_time: now,
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::UpdateLogicalViewMetadata>(
             &updated.name,
-            pack(
-                "google.bigtable.admin.v2.UpdateLogicalViewMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.LogicalView", &updated),
+            req,
+            now,
+            "google.bigtable.admin.v2.LogicalView",
+            &updated,
         ))
     }
 

@@ -81,18 +81,12 @@ impl InstanceAdminService {
             return Err(e);
         }
         let now = self.now(&instance)?;
-        let metadata = admin_v2::CreateMaterializedViewMetadata {
-            original_request: Some(req.clone()),
-            start_time: now,
-            end_time: now,
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::CreateMaterializedViewMetadata>(
             &stored.name,
-            pack(
-                "google.bigtable.admin.v2.CreateMaterializedViewMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.MaterializedView", &stored),
+            req,
+            now,
+            "google.bigtable.admin.v2.MaterializedView",
+            &stored,
         ))
     }
 
@@ -153,18 +147,12 @@ impl InstanceAdminService {
             Ok(v.clone())
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::UpdateMaterializedViewMetadata {
-            original_request: Some(req.clone()),
-            start_time: now,
-            end_time: now,
-        };
-        Ok(self.instances.operations().finished(
+        Ok(self.instances.operations().finished_request::<admin_v2::UpdateMaterializedViewMetadata>(
             &updated.name,
-            pack(
-                "google.bigtable.admin.v2.UpdateMaterializedViewMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.MaterializedView", &updated),
+            req,
+            now,
+            "google.bigtable.admin.v2.MaterializedView",
+            &updated,
         ))
     }
 

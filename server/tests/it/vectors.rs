@@ -912,17 +912,12 @@ async fn replay(c: &mut Clients, vector: &Vector) -> Result<(), String> {
                 instance_id,
                 ..
             } => {
-                let cluster = admin_v2::Cluster {
-                    location: format!("projects/{project}/locations/{VECTOR_CLUSTER_ZONE}"),
-                    serve_nodes: 1,
-                    ..Default::default()
-                };
-                let request = admin_v2::CreateInstanceRequest {
-                    parent: format!("projects/{project}"),
-                    instance_id: instance_id.clone(),
-                    instance: Some(admin_v2::Instance::default()),
-                    clusters: [(VECTOR_CLUSTER_ID.to_string(), cluster)].into(),
-                };
+                let request = common::create_instance_request(
+                    project,
+                    instance_id,
+                    &[(VECTOR_CLUSTER_ID, VECTOR_CLUSTER_ZONE)],
+                    1,
+                );
                 let outcome = status(c.instances.create_instance(request).await).map(|_| ());
                 check_outcome(i, expect_error, outcome, None)?;
             }

@@ -184,7 +184,7 @@ impl Playground {
                 .selected_table()
                 .map(|t| t.gc_rules.clone())
                 .unwrap_or_default(),
-            now_micros: self.db.borrow().now_micros(),
+            now_micros: self.db.now_micros(),
         }
     }
 
@@ -195,7 +195,7 @@ impl Playground {
         } else {
             GcMode::Immediate
         };
-        self.db.borrow_mut().set_gc_mode(mode);
+        self.db.set_gc_mode(mode);
         self.gc_background = background;
         self.gc_preview = None;
         self.revision += 1;
@@ -219,7 +219,6 @@ impl Playground {
         })?;
         let before = self.stored_cell_count(&table)?;
         self.db
-            .borrow_mut()
             .collect_garbage(&table)
             .map_err(super::shown)?;
         let after = self.stored_cell_count(&table)?;
@@ -244,7 +243,7 @@ impl Playground {
             }),
             ..ReadRowsRequest::default()
         };
-        let mut db = self.db.borrow_mut();
+        let db = &mut self.db;
         let mode = db.gc_mode();
         db.set_gc_mode(GcMode::Background);
         let rows = query::run(&db, table, &request, false);
@@ -282,7 +281,7 @@ impl Playground {
                 code: "NOT_FOUND".into(),
                 message: format!("no family {family:?} in table {table}"),
             })?;
-        let now = self.db.borrow().now_micros();
+        let now = self.db.now_micros();
         let background = self.gc_background;
         let mut preview = GcPreview {
             table: table.clone(),
@@ -335,7 +334,7 @@ impl Playground {
             code: "FAILED_PRECONDITION".into(),
             message: "create a table first".into(),
         })?;
-        let now = self.db.borrow().now_micros();
+        let now = self.db.now_micros();
         let filter = mirror_filter(&t.families, &t.gc_rules, now).ok_or_else(|| ShownError {
             code: "FAILED_PRECONDITION".into(),
             message: format!(
