@@ -604,7 +604,6 @@ impl Playground {
                 name: t.name,
             })
             .collect();
-        drop(db);
         if let Some(s) = &self.selected {
             if !self.tables.iter().any(|t| &t.name == s) {
                 self.selected = None;
@@ -628,7 +627,7 @@ impl Playground {
         let data = match &self.selected {
             Some(table) => {
                 let db = &self.db;
-                match query::run(&db, table, &ReadRowsRequest::default(), false) {
+                match query::run(db, table, &ReadRowsRequest::default(), false) {
                     Ok((rows, _)) => GridData::build_with_gc(&families, self.grid_gc(), rows),
                     Err(_) => GridData::new(&families),
                 }

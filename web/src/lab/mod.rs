@@ -556,7 +556,6 @@ impl Lab {
             return;
         }
         if !inner.generated {
-            drop(inner);
             self.scripted_load(db, clock, ticks);
             return;
         }

@@ -236,7 +236,7 @@ impl Playground {
     /// Every uncollected cell of `table` (deletes excluded), or only `family`'s, read
     /// untracked in Background mode; the mode is put back after. A preview reads one family:
     /// the engine skips the others' cells instead of the playground building them.
-    fn stored_rows(&self, table: &str, family: Option<&str>) -> Result<Vec<Row>, ShownError> {
+    fn stored_rows(&mut self, table: &str, family: Option<&str>) -> Result<Vec<Row>, ShownError> {
         let request = ReadRowsRequest {
             filter: family.map_or(RowFilter::PassAll, |f| {
                 RowFilter::FamilyNameRegex(regex_escape(f))
@@ -246,12 +246,12 @@ impl Playground {
         let db = &mut self.db;
         let mode = db.gc_mode();
         db.set_gc_mode(GcMode::Background);
-        let rows = query::run(&db, table, &request, false);
+        let rows = query::run(db, table, &request, false);
         db.set_gc_mode(mode);
         rows.map(|(rows, _)| rows).map_err(super::shown)
     }
 
-    fn stored_cell_count(&self, table: &str) -> Result<usize, ShownError> {
+    fn stored_cell_count(&mut self, table: &str) -> Result<usize, ShownError> {
         Ok(self
             .stored_rows(table, None)?
             .iter()
