@@ -300,7 +300,11 @@ const bigtableAdapter = {
         const row = table.row(key);
         if (entry.method === "insert") await row.save(entry.data);
         else if (entry.data === undefined) await row.delete();
-        else await table.mutate({ key, method: "delete", data: entry.data });
+        // Columns and families without a time range are one MutateRow (row.deleteCells);
+        // the client has a time range only in a MutateRows entry.
+        else if (entry.data.every((d) => typeof d === "string" || d.time === undefined)) {
+          await row.deleteCells(entry.data.map((d) => (typeof d === "string" ? d : d.column)));
+        } else await table.mutate({ key, method: "delete", data: entry.data });
       };
       const one = oneEntry(list);
       if (one !== undefined) return write(one);
