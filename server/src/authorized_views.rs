@@ -181,13 +181,15 @@ pub fn create(
             }
         }
     })?;
-    Ok(instances.operations().finished_request::<admin_v2::CreateAuthorizedViewMetadata>(
-        &name.to_string(),
-        req,
-        Some(request_time),
-        "google.bigtable.admin.v2.AuthorizedView",
-        &stored,
-    ))
+    Ok(instances
+        .operations()
+        .finished_request::<admin_v2::CreateAuthorizedViewMetadata>(
+            &name.to_string(),
+            req,
+            Some(request_time),
+            "google.bigtable.admin.v2.AuthorizedView",
+            &stored,
+        ))
 }
 
 /// GetAuthorizedView (BASIC unless the request asks otherwise).
@@ -312,13 +314,15 @@ pub fn update(
         stored.etag = next_etag();
         Ok(stored.clone())
     })?;
-    Ok(instances.operations().finished_request::<admin_v2::UpdateAuthorizedViewMetadata>(
-        &full_name,
-        req,
-        Some(request_time),
-        "google.bigtable.admin.v2.AuthorizedView",
-        &updated,
-    ))
+    Ok(instances
+        .operations()
+        .finished_request::<admin_v2::UpdateAuthorizedViewMetadata>(
+            &full_name,
+            req,
+            Some(request_time),
+            "google.bigtable.admin.v2.AuthorizedView",
+            &updated,
+        ))
 }
 
 /// DeleteAuthorizedView.

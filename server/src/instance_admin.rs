@@ -36,13 +36,13 @@ use crate::convert::timestamp_to_proto;
 use crate::instance_meta::{not_found, InstanceMeta};
 use crate::instance_record::{cluster_record, profile_record, with_record};
 use crate::names::InstanceName;
-use sparsetable::api::instances::ids;
 use crate::operations::pack;
 use crate::registry::Instances;
 use crate::status::to_status;
 use crate::stubs::admin_v2;
 use crate::stubs::instance_admin::bigtable_instance_admin_server::BigtableInstanceAdmin;
 use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
+use sparsetable::api::instances::ids;
 
 mod app_profiles;
 mod hot_tablets;
@@ -240,13 +240,16 @@ impl InstanceAdminService {
                 materialized_views: Vec::new(),
             },
         )?;
-        Ok(self.instances.operations().finished_request::<admin_v2::CreateInstanceMetadata>(
-            &name.to_string(),
-            req,
-            now,
-            "google.bigtable.admin.v2.Instance",
-            &record,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::CreateInstanceMetadata>(
+                &name.to_string(),
+                req,
+                now,
+                "google.bigtable.admin.v2.Instance",
+                &record,
+            ))
     }
 
     fn list_instances_inner(
@@ -359,13 +362,16 @@ impl InstanceAdminService {
             Ok(record)
         })?;
         let now = self.now(&instance)?;
-        Ok(self.instances.operations().finished_request::<admin_v2::UpdateInstanceMetadata>(
-            &instance.to_string(),
-            req,
-            now,
-            "google.bigtable.admin.v2.Instance",
-            &record,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::UpdateInstanceMetadata>(
+                &instance.to_string(),
+                req,
+                now,
+                "google.bigtable.admin.v2.Instance",
+                &record,
+            ))
     }
 
     fn create_cluster_inner(
@@ -389,13 +395,16 @@ impl InstanceAdminService {
             Ok(cluster)
         })?;
         let now = self.now(&instance)?;
-        Ok(self.instances.operations().finished_request::<admin_v2::CreateClusterMetadata>(
-            &created.name,
-            req,
-            now,
-            "google.bigtable.admin.v2.Cluster",
-            &created,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::CreateClusterMetadata>(
+                &created.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.Cluster",
+                &created,
+            ))
     }
 
     fn update_cluster_inner(&self, req: &admin_v2::Cluster) -> Result<longrunning::Operation> {
@@ -413,13 +422,16 @@ impl InstanceAdminService {
             Ok(next)
         })?;
         let now = self.now(&instance)?;
-        Ok(self.instances.operations().finished_request::<admin_v2::UpdateClusterMetadata>(
-            &updated.name,
-            req,
-            now,
-            "google.bigtable.admin.v2.Cluster",
-            &updated,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::UpdateClusterMetadata>(
+                &updated.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.Cluster",
+                &updated,
+            ))
     }
 
     fn partial_update_cluster_inner(
@@ -445,13 +457,16 @@ impl InstanceAdminService {
             Ok(next)
         })?;
         let now = self.now(&instance)?;
-        Ok(self.instances.operations().finished_request::<admin_v2::PartialUpdateClusterMetadata>(
-            &updated.name,
-            req,
-            now,
-            "google.bigtable.admin.v2.Cluster",
-            &updated,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::PartialUpdateClusterMetadata>(
+                &updated.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.Cluster",
+                &updated,
+            ))
     }
 
     fn delete_cluster_inner(&self, req: &admin_v2::DeleteClusterRequest) -> Result<()> {

@@ -373,7 +373,12 @@ fn generate(mutations: &mut Vec<Mutation>, repeat: Option<usize>, value_size: Op
     }
     if let Some(times) = repeat {
         let one = std::mem::take(mutations);
-        *mutations = one.iter().cycle().take(one.len() * times).cloned().collect();
+        *mutations = one
+            .iter()
+            .cycle()
+            .take(one.len() * times)
+            .cloned()
+            .collect();
     }
 }
 

@@ -194,7 +194,9 @@ fn stringify_error(argument: &str, e: &JsValue, limit: usize) -> Error {
             // A cell value (SetCell's `value`) over the limit is the core's rule, in its words
             // (the limit is the largest any table may hold, so the table's own check would say
             // the same after the copy this guard avoids).
-            let field = Reflect::get(e, &"field".into()).ok().and_then(|f| f.as_string());
+            let field = Reflect::get(e, &"field".into())
+                .ok()
+                .and_then(|f| f.as_string());
             if field.as_deref() == Some("value") {
                 return conversion_error(
                     argument,

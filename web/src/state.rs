@@ -380,9 +380,7 @@ impl Playground {
             .iter()
             .map(|(name, f)| (name.clone(), f.gc_rule.clone()))
             .collect();
-        self.db
-            .create_table(table_id, config)
-            .map_err(shown)?;
+        self.db.create_table(table_id, config).map_err(shown)?;
         // Admin operations are shown as code too.
         self.last_write = Some(codegen::admin_snippets(&codegen::AdminOp::CreateTable {
             table: table_id,
@@ -501,8 +499,7 @@ impl Playground {
         })?;
         let request = spec.to_request();
         // A person's query is traffic: it counts in the access statistics.
-        let (rows, explain) =
-            query::run(&self.db, &table, &request, true).map_err(shown)?;
+        let (rows, explain) = query::run(&self.db, &table, &request, true).map_err(shown)?;
         self.hits = Rc::new(rows.iter().map(|r| r.key.clone()).collect());
         self.query = Some(QueryResult {
             code: codegen::read_snippets(&table, &request),
@@ -549,10 +546,7 @@ impl Playground {
                 ],
             });
             if batch.len() == 10_000 || i + 1 == rows {
-                let statuses = self
-                    .db
-                    .mutate_rows(&table, &batch)
-                    .map_err(shown)?;
+                let statuses = self.db.mutate_rows(&table, &batch).map_err(shown)?;
                 statuses.into_iter().try_for_each(|s| s.map_err(shown))?;
                 batch.clear();
             }

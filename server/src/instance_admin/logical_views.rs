@@ -46,13 +46,16 @@ impl InstanceAdminService {
             Ok(view_proto(&instance, &stored))
         })?;
         let now = self.now(&instance)?;
-        Ok(self.instances.operations().finished_request::<admin_v2::CreateLogicalViewMetadata>(
-            &created.name,
-            req,
-            now,
-            "google.bigtable.admin.v2.LogicalView",
-            &created,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::CreateLogicalViewMetadata>(
+                &created.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.LogicalView",
+                &created,
+            ))
     }
 
     pub(super) fn get_logical_view_inner(
@@ -143,13 +146,16 @@ impl InstanceAdminService {
             Ok(view_proto(&instance, &stored))
         })?;
         let now = self.now(&instance)?;
-        Ok(self.instances.operations().finished_request::<admin_v2::UpdateLogicalViewMetadata>(
-            &updated.name,
-            req,
-            now,
-            "google.bigtable.admin.v2.LogicalView",
-            &updated,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::UpdateLogicalViewMetadata>(
+                &updated.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.LogicalView",
+                &updated,
+            ))
     }
 
     pub(super) fn delete_logical_view_inner(

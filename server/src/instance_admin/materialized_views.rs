@@ -81,13 +81,16 @@ impl InstanceAdminService {
             return Err(e);
         }
         let now = self.now(&instance)?;
-        Ok(self.instances.operations().finished_request::<admin_v2::CreateMaterializedViewMetadata>(
-            &stored.name,
-            req,
-            now,
-            "google.bigtable.admin.v2.MaterializedView",
-            &stored,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::CreateMaterializedViewMetadata>(
+                &stored.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.MaterializedView",
+                &stored,
+            ))
     }
 
     pub(super) fn get_materialized_view_inner(
@@ -147,13 +150,16 @@ impl InstanceAdminService {
             Ok(v.clone())
         })?;
         let now = self.now(&instance)?;
-        Ok(self.instances.operations().finished_request::<admin_v2::UpdateMaterializedViewMetadata>(
-            &updated.name,
-            req,
-            now,
-            "google.bigtable.admin.v2.MaterializedView",
-            &updated,
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::UpdateMaterializedViewMetadata>(
+                &updated.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.MaterializedView",
+                &updated,
+            ))
     }
 
     pub(super) fn delete_materialized_view_inner(

@@ -176,9 +176,17 @@ async fn create_instance_keeps_the_requested_clusters() {
     let server = Server::start(&[]);
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
     let mut admin = server.admin().await;
-    let clusters = [("east-cluster", "us-east1-b"), ("west-cluster", "us-west1-a")];
+    let clusters = [
+        ("east-cluster", "us-east1-b"),
+        ("west-cluster", "us-west1-a"),
+    ];
     instances
-        .create_instance(common::create_instance_request("p", "made-here", &clusters, 3))
+        .create_instance(common::create_instance_request(
+            "p",
+            "made-here",
+            &clusters,
+            3,
+        ))
         .await
         .unwrap();
     let instance = "projects/p/instances/made-here";

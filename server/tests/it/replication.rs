@@ -44,9 +44,17 @@ fn start_lagging(extra: &[&str]) -> Server {
 /// Makes the instance, its profiles and table `t` (see [`replicated_server`]).
 async fn make_instance(server: &Server) {
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
-    let clusters = [("east-cluster", "us-east1-b"), ("west-cluster", "us-west1-a")];
+    let clusters = [
+        ("east-cluster", "us-east1-b"),
+        ("west-cluster", "us-west1-a"),
+    ];
     instances
-        .create_instance(common::create_instance_request("p", "replicated", &clusters, 1))
+        .create_instance(common::create_instance_request(
+            "p",
+            "replicated",
+            &clusters,
+            1,
+        ))
         .await
         .unwrap();
     let profiles = [

@@ -379,11 +379,7 @@ fn rows_between(rows: &[GridRow], start: &[u8], end: &[u8]) -> usize {
 impl Lab {
     /// The lanes' table names.
     fn lane_tables(&self) -> Vec<String> {
-        self.inner
-            .lanes
-            .iter()
-            .map(|l| l.table.clone())
-            .collect()
+        self.inner.lanes.iter().map(|l| l.table.clone()).collect()
     }
 
     /// The lanes' tables, or FAILED_PRECONDITION (`what` says why they are needed) when no

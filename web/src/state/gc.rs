@@ -218,9 +218,7 @@ impl Playground {
             message: "create a table first".into(),
         })?;
         let before = self.stored_cell_count(&table)?;
-        self.db
-            .collect_garbage(&table)
-            .map_err(super::shown)?;
+        self.db.collect_garbage(&table).map_err(super::shown)?;
         let after = self.stored_cell_count(&table)?;
         self.revision += 1;
         self.gc_preview = None;
