@@ -20,8 +20,11 @@
 //!   does; the others follow at the next delivery.
 //! - Every command first delivers what is due on the clock (a manual clock makes a session
 //!   exact), and `status` shows the writes still on their way.
-//! - An injected latency cannot be waited out here (the playground links this code and has no
-//!   thread to sleep), so `fault` takes a code only; the server's control takes both.
+//! - An injected latency (`fault latency=250ms`) is waited out on the engine's clock by the
+//!   host's [`LatencyWait`] before the command runs: the playground and a test advance their
+//!   manual clock (the playground has no thread to sleep on), the native console on the system
+//!   clock sleeps. Without one (`InstanceConsole::new` alone) `fault` refuses a latency. The
+//!   command's stderr says how long it waited, so the delay is seen.
 //!
 //! The output of the instance commands is ours (the real cbt's wording for them is not
 //! compared: `server/tests/it/console_vs_cbt.rs` covers the table and data commands).
@@ -43,12 +46,17 @@ use crate::{rpc, text, Console, Output};
 /// The zone the console's clusters claim (the record needs one; nothing depends on it).
 const ZONE: &str = "local";
 
+/// Waits out an injected latency of the given microseconds on the engine's clock: advances a
+/// manual clock, or sleeps while a system clock runs.
+pub type LatencyWait = Box<dyn FnMut(u64)>;
+
 /// A console over a replicated instance (see the module docs).
 pub struct InstanceConsole {
     console: Console,
     record: InstanceRecord,
     set: ReplicaSet<Database>,
     faults: FaultInjector,
+    wait: Option<LatencyWait>,
 }
 
 impl core::fmt::Debug for InstanceConsole {
@@ -102,6 +110,24 @@ fn app_profile(args: &[Vec<u8>]) -> String {
         .unwrap_or_default()
 }
 
+/// The line a delayed command's stderr starts with.
+fn waited_note((micros, cluster): &(u64, String)) -> String {
+    let shown = if micros % 1000 == 0 {
+        format!("{}ms", micros / 1000)
+    } else {
+        format!("{micros}us")
+    };
+    format!("(injected latency: answered {shown} later by {cluster}, on the engine's clock)\n")
+}
+
+/// A failed command's message after the latency it waited, if any.
+fn with_wait(message: String, waited: Option<&(u64, String)>) -> String {
+    match waited {
+        Some(w) => format!("{}{message}", waited_note(w)),
+        None => message,
+    }
+}
+
 /// A core error as the console prints an instance command's refusal.
 fn refused(e: &Error) -> String {
     format!("{}: {}", e.code().as_str(), e.message())
@@ -135,6 +161,45 @@ impl InstanceConsole {
                 .collect(),
             now,
         )?;
+        Self::from_record(record, clusters)
+    }
+
+    /// As [`InstanceConsole::new`], for a host whose cluster ids predate Bigtable's rule for
+    /// new clusters (6 to 30 characters): the playground's lesson names its clusters `c1`,
+    /// `c2`, `c3`. The record is assembled as the server assembles an instance it was handed
+    /// (the model's invariants checked, the id rule for new clusters not), as it does for an
+    /// instance named implicitly.
+    ///
+    /// # Errors
+    /// As [`InstanceConsole::new`], without the cluster id rule.
+    pub fn with_cluster_ids_as_given(
+        project: &str,
+        instance: &str,
+        mut clusters: Vec<(String, Database)>,
+    ) -> Result<Self, Error> {
+        clusters.sort_by(|a, b| a.0.cmp(&b.0));
+        let now = clusters.first().map_or(0, |(_, db)| db.now_micros());
+        let record = InstanceRecord::assemble(
+            project,
+            instance,
+            instance,
+            InstanceType::Production,
+            BTreeMap::new(),
+            now,
+            clusters
+                .iter()
+                .map(|(id, _)| ClusterRecord::new(id, ZONE))
+                .collect(),
+            Vec::new(),
+        )?;
+        Self::from_record(record, clusters)
+    }
+
+    /// The console over `record` and `clusters` (sorted by id, the record's clusters).
+    fn from_record(
+        record: InstanceRecord,
+        clusters: Vec<(String, Database)>,
+    ) -> Result<Self, Error> {
         let mut set = ReplicaSet::new(clusters)?;
         set.replication_mut().set_profiles(record.routing().1);
         Ok(InstanceConsole {
@@ -142,7 +207,25 @@ impl InstanceConsole {
             record,
             set,
             faults: FaultInjector::default(),
+            wait: None,
         })
+    }
+
+    /// Lets `fault` take a latency, waited out by `wait` (see [`LatencyWait`]).
+    pub fn set_latency_wait(&mut self, wait: LatencyWait) {
+        self.wait = Some(wait);
+    }
+
+    /// The replica set, mutably, for a host that runs its own requests on the same instance
+    /// (the playground's replication lesson). Its profiles stay the record's: change them
+    /// through the cbt app-profile commands.
+    pub fn replicas_mut(&mut self) -> &mut ReplicaSet<Database> {
+        &mut self.set
+    }
+
+    /// The instance's metadata (clusters, app profiles).
+    pub fn record(&self) -> &InstanceRecord {
+        &self.record
     }
 
     /// The console's own state (files registered for `import`).
@@ -193,6 +276,7 @@ impl InstanceConsole {
 
     /// A data command on its routed cluster, anything else on the first cluster.
     fn routed(&mut self, command: &str, words: &[Vec<u8>]) -> Result<Output, String> {
+        let mut waited = None;
         let cluster = match routable(command, &words[1..]) {
             Some(r) => {
                 let profile = app_profile(&words[1..]);
@@ -201,8 +285,18 @@ impl InstanceConsole {
                     .route(&profile, r.kind, r.row)
                     .map_err(|e| rpc(r.context, &e))?;
                 let id = &self.record.clusters()[i].id;
-                if let Some(e) = self.faults.check(r.rpc, id).error {
-                    return Err(rpc(r.context, &e));
+                let outcome = self.faults.check(r.rpc, id);
+                if outcome.latency_micros > 0 {
+                    if let Some(wait) = self.wait.as_mut() {
+                        wait(outcome.latency_micros);
+                    }
+                    // What became due while the request was held back reaches its cluster
+                    // first, as it would at a server that answers late.
+                    self.set.pump().map_err(|e| refused(&e))?;
+                    waited = Some((outcome.latency_micros, id.clone()));
+                }
+                if let Some(e) = outcome.error {
+                    return Err(with_wait(rpc(r.context, &e), waited.as_ref()));
                 }
                 i
             }
@@ -212,7 +306,11 @@ impl InstanceConsole {
             .set
             .replica_mut(cluster)
             .ok_or_else(|| format!("cluster {cluster} is missing"))?;
-        Ok(self.console.run(db, words))
+        let mut out = self.console.run(db, words);
+        if let Some(note) = waited.as_ref().map(waited_note) {
+            out.stderr.insert_str(0, &note);
+        }
+        Ok(out)
     }
 
     /// The instance commands; `None` for the others.
@@ -430,10 +528,10 @@ impl InstanceConsole {
         out
     }
 
-    /// `fault [rpc=<name>] [cluster=<id>] code=<CODE> [count=<n>] [probability=<p>]`.
+    /// `fault (code=<CODE> | latency=<duration>)... [rpc=<name>] [cluster=<id>] [count=<n>]
+    /// [probability=<p>]`: a code, a latency, or both.
     fn fault(&mut self, args: &[&str]) -> Result<Output, String> {
-        let usage =
-            "usage: fault code=<CODE> [rpc=<name>] [cluster=<id>] [count=<n>] [probability=<p>]";
+        let usage = "usage: fault code=<CODE> | latency=<duration> [rpc=<name>] [cluster=<id>] [count=<n>] [probability=<p>]";
         let mut rule = FaultRule {
             rpc: None,
             cluster_id: None,
@@ -474,12 +572,21 @@ impl InstanceConsole {
                         .map_err(|_| format!("probability {value:?}: a number from 0 to 1"))?;
                 }
                 "latency" => {
-                    return Err("the console cannot wait out a latency (it has no thread to sleep on); inject latency through sparsetable-server control fault --latency".into());
+                    if self.wait.is_none() {
+                        return Err("this console has no clock to wait out a latency on; inject latency through sparsetable-server control fault --latency".into());
+                    }
+                    let micros = crate::gc::parse_duration(value)
+                        .ok()
+                        .and_then(|m| u64::try_from(m).ok())
+                        .ok_or_else(|| {
+                            format!("latency {value:?}: give a number and a unit (ms, s, m, h or d), e.g. 250ms")
+                        })?;
+                    rule.latency_micros = micros;
                 }
                 _ => return Err(usage.into()),
             }
         }
-        if rule.code.is_none() {
+        if rule.code.is_none() && rule.latency_micros == 0 {
             return Err(usage.into());
         }
         self.faults.add(rule).map_err(|e| refused(&e))?;
@@ -504,13 +611,14 @@ impl InstanceConsole {
         for rule in self.faults.rules() {
             let _ = writeln!(
                 s,
-                "  fault: rpc {} cluster {} code {} count {} probability {}",
+                "  fault: rpc {} cluster {} code {} count {} probability {} latency {} us",
                 rule.rpc.as_deref().unwrap_or("*"),
                 rule.cluster_id.as_deref().unwrap_or("*"),
                 rule.code.map_or("-", Code::as_str),
                 rule.remaining
                     .map_or_else(|| "unlimited".to_string(), |n| n.to_string()),
-                rule.probability
+                rule.probability,
+                rule.latency_micros
             );
         }
         let mut out = Output::default();

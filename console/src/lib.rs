@@ -36,7 +36,7 @@ use sparsetable::{
 
 pub use args::split_args;
 pub use complete::{complete, complete_line, History};
-pub use instance::InstanceConsole;
+pub use instance::{InstanceConsole, LatencyWait};
 
 /// What one command printed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -8,7 +8,9 @@
 //! are reproducible; otherwise the system clock runs. `--clusters N` (2 to 8) runs an
 //! instance of N clusters instead of one database (see [`sparsetable_console::instance`]:
 //! `app-profile=` routes each data command, and `status`, `down`, `up`, `lag`, `fault`
-//! control the instance); `--lag DURATION` sets its replication lag from the start.
+//! control the instance); `--lag DURATION` sets its replication lag from the start. An
+//! injected latency (`fault latency=250ms`) moves the frozen clock by that much, or sleeps
+//! while the system clock runs.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -79,6 +81,14 @@ fn target(args: &[String]) -> Option<Target> {
             if let Some(micros) = lag {
                 instance.set_lag_micros(micros).ok()?;
             }
+            instance.set_latency_wait(match manual {
+                Some(clock) => Box::new(move |micros| {
+                    clock.advance_micros(i64::try_from(micros).unwrap_or(i64::MAX));
+                }),
+                None => Box::new(|micros| {
+                    std::thread::sleep(std::time::Duration::from_micros(micros));
+                }),
+            });
             Some(Target::Instance(instance))
         }
     }

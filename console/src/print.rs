@@ -201,6 +201,9 @@ pub fn go_code_name(code: Code) -> &'static str {
         Code::Unavailable => "Unavailable",
         Code::DataLoss => "DataLoss",
         Code::PermissionDenied => "PermissionDenied",
+        Code::DeadlineExceeded => "DeadlineExceeded",
+        Code::Cancelled => "Canceled",
+        Code::Unauthenticated => "Unauthenticated",
         _ => "Unknown",
     }
 }

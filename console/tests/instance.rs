@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use sparsetable::{Database, ManualClock};
+use sparsetable::{Clock, Database, ManualClock};
 use sparsetable_console::{InstanceConsole, Output};
 
 const T0: i64 = 1_700_000_000_000_000;
@@ -119,6 +119,109 @@ fn an_injected_fault_fails_the_chosen_rpc_as_many_times_as_asked() {
 }
 
 #[test]
+fn every_grpc_code_a_client_sees_can_be_injected_by_name_or_number() {
+    let (mut c, _clock) = instance(2);
+    for (line, expected) in [
+        (
+            "fault code=UNAUTHENTICATED count=1",
+            "code = Unauthenticated",
+        ),
+        ("fault code=CANCELLED count=1", "code = Canceled"),
+        ("fault code=unknown count=1", "code = Unknown"),
+        ("fault code=16 count=1", "code = Unauthenticated"),
+        ("fault code=1 count=1", "code = Canceled"),
+        ("fault code=4 count=1", "code = DeadlineExceeded"),
+    ] {
+        ok(&mut c, line);
+        let e = fails(&mut c, "set t r cf:q=v");
+        assert!(
+            e.starts_with(&format!("Applying mutation: rpc error: {expected} desc = ")),
+            "{line}: {e}"
+        );
+    }
+    // OK is not an error to inject, nor is a number past gRPC's table.
+    for line in ["fault code=OK", "fault code=0", "fault code=17"] {
+        assert!(
+            fails(&mut c, line).contains("use one of CANCELLED, UNKNOWN"),
+            "{line}"
+        );
+    }
+    ok(&mut c, "set t r cf:q=v");
+}
+
+/// An instance whose injected latencies move its manual clock, as the playground's does.
+fn waiting_instance() -> (InstanceConsole, Arc<ManualClock>) {
+    let (mut c, clock) = instance(2);
+    let moved = clock.clone();
+    c.set_latency_wait(Box::new(move |micros| {
+        moved.advance_micros(i64::try_from(micros).expect("latency"));
+    }));
+    (c, clock)
+}
+
+#[test]
+fn an_injected_latency_is_waited_out_on_the_engines_clock() {
+    let (mut c, clock) = waiting_instance();
+    ok(&mut c, "set t r app-profile=to-c1 cf:q=v1");
+    let status = ok(
+        &mut c,
+        "fault latency=2s rpc=ReadRows cluster=console-c2 count=1",
+    );
+    assert!(
+        status.contains("fault: rpc ReadRows cluster console-c2 code - count 1 probability 1 latency 2000000 us"),
+        "{status}"
+    );
+    // Reads at c1 are not held back.
+    let before = clock.now_micros();
+    assert_eq!(value(&mut c, "to-c1"), "v1");
+    assert_eq!(clock.now_micros(), before);
+    // The read at c2 answers two seconds of the engine's clock later, by when the write
+    // (lag 2s) has arrived there: the delayed read is not stale.
+    let out = c.run_line("lookup t r app-profile=to-c2");
+    assert!(!out.failed, "{}", out.stderr);
+    assert_eq!(clock.now_micros(), before + 2_000_000);
+    assert!(
+        out.stderr
+            .starts_with("(injected latency: answered 2000ms later by console-c2"),
+        "{}",
+        out.stderr
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"v1\""));
+    // The rule was counted: the next read at c2 is immediate.
+    assert_eq!(value(&mut c, "to-c2"), "v1");
+    assert_eq!(clock.now_micros(), before + 2_000_000);
+}
+
+#[test]
+fn a_latency_and_a_code_together_wait_then_fail() {
+    let (mut c, clock) = waiting_instance();
+    ok(
+        &mut c,
+        "fault latency=250ms code=UNAUTHENTICATED rpc=MutateRow",
+    );
+    let before = clock.now_micros();
+    let e = fails(&mut c, "set t r cf:q=v");
+    assert_eq!(clock.now_micros(), before + 250_000);
+    assert!(
+        e.starts_with("(injected latency: answered 250ms later by console-c1, on the engine's clock)\nApplying mutation: rpc error: code = Unauthenticated"),
+        "{e}"
+    );
+    for (line, expected) in [
+        (
+            "fault latency=soon",
+            "latency \"soon\": give a number and a unit",
+        ),
+        (
+            "fault latency=-1s",
+            "latency \"-1s\": give a number and a unit",
+        ),
+    ] {
+        let e = fails(&mut c, line);
+        assert!(e.starts_with(expected), "{line}: {e}");
+    }
+}
+
+#[test]
 fn app_profiles_are_listed_read_and_deleted_through_the_instance_record() {
     let (mut c, _clock) = instance(3);
     let listed = ok(&mut c, "listappprofile lesson");
@@ -174,8 +277,8 @@ fn every_refusal_is_the_cores_and_changes_nothing() {
         ("fault code=NOPE", "code \"NOPE\": use one of"),
         ("fault code=UNAVAILABLE probability=2", "INVALID_ARGUMENT: fault probability must be between 0 and 1"),
         ("fault code=UNAVAILABLE count=0", "INVALID_ARGUMENT: a fault's count must be at least 1"),
-        ("fault rpc=ReadRows latency=1s", "the console cannot wait out a latency"),
-        ("fault rpc=ReadRows", "usage: fault code=<CODE>"),
+        ("fault rpc=ReadRows latency=1s", "this console has no clock to wait out a latency on"),
+        ("fault rpc=ReadRows", "usage: fault code=<CODE> | latency=<duration>"),
         ("set t r app-profile=ghost cf:q=v", "Applying mutation: rpc error: code = NotFound"),
     ] {
         let e = fails(&mut c, line);
@@ -186,4 +289,23 @@ fn every_refusal_is_the_cores_and_changes_nothing() {
         before
     );
     assert_eq!(value(&mut c, "to-c1"), "");
+}
+
+#[test]
+fn short_cluster_ids_are_refused_for_a_new_instance_and_kept_when_given() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let dbs = || {
+        ["c1", "c2"]
+            .iter()
+            .map(|id| (id.to_string(), Database::with_clock(clock.clone())))
+            .collect::<Vec<_>>()
+    };
+    let e = InstanceConsole::new("p", "lesson", dbs()).expect_err("c1 is too short");
+    assert!(e.message().contains("6 to 30 characters"), "{e}");
+    let mut c = InstanceConsole::with_cluster_ids_as_given("p", "lesson", dbs()).expect("given");
+    ok(&mut c, "createtable t families=cf");
+    ok(&mut c, "createappprofile lesson to-c2 second route-to=c2");
+    ok(&mut c, "set t r cf:q=v app-profile=to-c2");
+    assert_eq!(value(&mut c, "to-c2"), "v");
+    assert!(ok(&mut c, "status").contains("cluster c1: available"));
 }

@@ -18,6 +18,12 @@ use core::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Code {
+    /// The call was cancelled, typically by its caller. The engine never raises it by itself:
+    /// it exists so a test can inject it (a client sees it when its call is cancelled).
+    Cancelled = 1,
+    /// An error with no better code. Like [`Code::Cancelled`], only injected: the engine
+    /// gives every failure of its own a specific code.
+    Unknown = 2,
     /// The caller gave a malformed request: a broken limit, a bad timestamp, a bad regex.
     InvalidArgument = 3,
     /// The call ran past its deadline (the engine raises it only when a test injects it:
@@ -46,6 +52,9 @@ pub enum Code {
     Unavailable = 14,
     /// Stored bytes failed a checksum or could not be decoded.
     DataLoss = 15,
+    /// The request has no valid credentials. Only injected (the engine has no callers to
+    /// authenticate), so an application's handling of an expired token can be tested.
+    Unauthenticated = 16,
 }
 
 impl Code {
@@ -53,6 +62,8 @@ impl Code {
     /// spelling used by the shared test vectors.
     pub fn as_str(self) -> &'static str {
         match self {
+            Code::Cancelled => "CANCELLED",
+            Code::Unknown => "UNKNOWN",
             Code::InvalidArgument => "INVALID_ARGUMENT",
             Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
             Code::NotFound => "NOT_FOUND",
@@ -66,6 +77,7 @@ impl Code {
             Code::Internal => "INTERNAL",
             Code::Unavailable => "UNAVAILABLE",
             Code::DataLoss => "DATA_LOSS",
+            Code::Unauthenticated => "UNAUTHENTICATED",
         }
     }
 
@@ -74,8 +86,11 @@ impl Code {
         self as i32
     }
 
-    /// Every code, for front-ends that build one exception class per code.
-    pub const ALL: [Code; 13] = [
+    /// Every code (all of gRPC's but `OK`), in number order, for front-ends that build one
+    /// exception class per code.
+    pub const ALL: [Code; 16] = [
+        Code::Cancelled,
+        Code::Unknown,
         Code::InvalidArgument,
         Code::DeadlineExceeded,
         Code::NotFound,
@@ -89,6 +104,7 @@ impl Code {
         Code::Internal,
         Code::Unavailable,
         Code::DataLoss,
+        Code::Unauthenticated,
     ];
 
     /// Parses the canonical upper-case name back (used by test vectors).
@@ -97,14 +113,14 @@ impl Code {
     }
 }
 
-/// gRPC's whole status table, by canonical name and number, in number order: the engine's
-/// [`Code`]s plus the statuses only a transport or a client reports (`OK`, `CANCELLED`,
-/// `UNKNOWN`, `UNAUTHENTICATED`). Front-ends that mirror a client library's status enum (the
+/// gRPC's whole status table, by canonical name and number, in number order: `OK` and the
+/// engine's [`Code`]s (`CANCELLED`, `UNKNOWN` and `UNAUTHENTICATED` among them, which only an
+/// injected fault, a transport or a client reports). Front-ends that mirror a client library's status enum (the
 /// JavaScript package's `Status`) take it from here instead of keeping their own copy.
 pub const GRPC_STATUS_CODES: [(&str, i32); 17] = [
     ("OK", 0),
-    ("CANCELLED", 1),
-    ("UNKNOWN", 2),
+    ("CANCELLED", Code::Cancelled as i32),
+    ("UNKNOWN", Code::Unknown as i32),
     ("INVALID_ARGUMENT", Code::InvalidArgument as i32),
     ("DEADLINE_EXCEEDED", Code::DeadlineExceeded as i32),
     ("NOT_FOUND", Code::NotFound as i32),
@@ -118,7 +134,7 @@ pub const GRPC_STATUS_CODES: [(&str, i32); 17] = [
     ("INTERNAL", Code::Internal as i32),
     ("UNAVAILABLE", Code::Unavailable as i32),
     ("DATA_LOSS", Code::DataLoss as i32),
-    ("UNAUTHENTICATED", 16),
+    ("UNAUTHENTICATED", Code::Unauthenticated as i32),
 ];
 
 impl fmt::Display for Code {
@@ -269,5 +285,16 @@ mod tests {
         for (i, (name, n)) in GRPC_STATUS_CODES.iter().enumerate() {
             assert_eq!(*n, i as i32, "{name}");
         }
+    }
+
+    #[test]
+    fn every_grpc_status_but_ok_is_a_code_that_parses_back() {
+        // A fault may inject any status a Bigtable client can see: all sixteen non-OK ones.
+        for (name, n) in &GRPC_STATUS_CODES[1..] {
+            let code = Code::from_name(name).unwrap_or_else(|| panic!("{name} is no Code"));
+            assert_eq!(code.grpc_code(), *n, "{name}");
+        }
+        assert_eq!(Code::from_name("OK"), None);
+        assert_eq!(Code::ALL.len(), GRPC_STATUS_CODES.len() - 1);
     }
 }

@@ -52,7 +52,7 @@ pub use api::faults::{FaultInjector, FaultOutcome, FaultRule};
 pub use api::instance::{InstanceData, Routed};
 pub use api::instances::{
     AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, LogicalViewRecord,
-    StorageType,
+    MaterializedViewRecord, StorageType,
 };
 #[cfg(feature = "serde")]
 pub use api::json;

@@ -57,6 +57,8 @@ fn timed_batch() -> WriteBatch {
         }],
         commit_micros: Some(1_700_000_000_000_005),
         collected: false,
+        origin: None,
+        outbound: None,
     }
 }
 
@@ -79,6 +81,8 @@ fn collected_batch() -> WriteBatch {
         }],
         commit_micros: Some(1_700_000_000_000_009),
         collected: true,
+        origin: None,
+        outbound: None,
     }
 }
 

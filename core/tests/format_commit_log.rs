@@ -29,6 +29,8 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            origin: None,
+            outbound: None,
             sequence: 1,
             entries: vec![entry(
                 "alice",
@@ -43,6 +45,8 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            origin: None,
+            outbound: None,
             sequence: 2,
             entries: vec![
                 entry(
@@ -78,6 +82,8 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            origin: None,
+            outbound: None,
             sequence: 4,
             entries: vec![
                 entry(

@@ -76,9 +76,10 @@ pub struct InstanceMeta {
     /// [`crate::instance_record`]).
     #[prost(message, repeated, tag = "8")]
     pub logical_views: Vec<admin_v2::LogicalView>,
-    /// Its continuous materialized views, sorted by full name (see
-    /// `crate::instance_admin::materialized_views`): created again on the database when the
-    /// registry opens it.
+    /// Its continuous materialized views, sorted by full name (the core's record is
+    /// authoritative for them, as for logical views; servers before `INSTANCE` version 4 kept
+    /// them here alone, see [`crate::instance_record::decode_meta`]): created again on the
+    /// database when the registry opens it.
     #[prost(message, repeated, tag = "9")]
     pub materialized_views: Vec<admin_v2::MaterializedView>,
 }

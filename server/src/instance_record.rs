@@ -1,10 +1,13 @@
 //! The server's instance metadata ([`InstanceMeta`], the admin protos) and the core's
 //! instance model ([`InstanceRecord`]) converted both ways, so that the `INSTANCE` file is the
-//! core's (docs/format/instance.md, version 2): the record first, then the server's own
+//! core's (docs/format/instance.md, versions 2 to 4): the record first, then the server's own
 //! protobuf [`InstanceMeta`] as the file's extension, which carries what only the server
 //! keeps (IAM policies, backup records, authorized views, change stream settings, and admin
-//! fields the model lacks, such as a profile's priority). Logical views are the record's
-//! (the core's file stores them); the extension's copy is rewritten from the record.
+//! fields the model lacks, such as a profile's priority). Logical views and the definitions
+//! of continuous materialized views are the record's (the core's file stores them, versions 3
+//! and 4); the extension's copies are rewritten from the record. Servers before version 4
+//! kept materialized views in the extension alone: [`decode_meta`] moves them into the
+//! record when it reads such a file, and the next admin change writes them as version 4.
 //!
 //! Invariant: the record is authoritative for what it models. A file another front-end
 //! rewrote (the npm package keeps the extension as it found it) may hold a record newer than
@@ -15,7 +18,7 @@ use std::collections::BTreeMap;
 
 use sparsetable::{
     AppProfileRecord, Autoscaling, ClusterRecord, Error, InstanceRecord, InstanceType, Isolation,
-    LogicalViewRecord, Result, Routing, StorageType,
+    LogicalViewRecord, MaterializedViewRecord, Result, Routing, StorageType,
 };
 
 use prost::Message;
@@ -90,7 +93,36 @@ pub fn to_record(meta: &InstanceMeta) -> Result<InstanceRecord> {
         profiles,
     )?;
     record.set_logical_views(meta.logical_views.iter().map(view_record).collect())?;
+    record.set_materialized_views(
+        meta.materialized_views
+            .iter()
+            .map(materialized_view_record)
+            .collect(),
+    )?;
     Ok(record)
+}
+
+/// The core's form of a materialized view proto (its id from its name).
+pub fn materialized_view_record(v: &admin_v2::MaterializedView) -> MaterializedViewRecord {
+    MaterializedViewRecord {
+        id: last_id(&v.name).to_string(),
+        query: v.query.clone(),
+        deletion_protection: v.deletion_protection,
+        etag: v.etag.clone(),
+    }
+}
+
+/// The proto of a materialized view of `instance`, as GetMaterializedView returns it.
+pub fn materialized_view_proto(
+    instance: &InstanceName,
+    v: &MaterializedViewRecord,
+) -> admin_v2::MaterializedView {
+    admin_v2::MaterializedView {
+        name: format!("{instance}/materializedViews/{}", v.id),
+        query: v.query.clone(),
+        etag: v.etag.clone(),
+        deletion_protection: v.deletion_protection,
+    }
 }
 
 /// The core's form of a logical view proto (its id from its name).
@@ -178,6 +210,11 @@ pub fn apply_record(meta: &mut InstanceMeta, record: &InstanceRecord) {
         .logical_views()
         .iter()
         .map(|v| view_proto(&name, v))
+        .collect();
+    meta.materialized_views = record
+        .materialized_views()
+        .iter()
+        .map(|v| materialized_view_proto(&name, v))
         .collect();
 
     let old_profiles = std::mem::take(&mut meta.app_profiles);
@@ -337,7 +374,7 @@ pub fn listed_profiles(meta: &InstanceMeta) -> Result<Vec<admin_v2::AppProfile>>
         .collect())
 }
 
-/// The bytes of the `INSTANCE` file for `meta`: the core's version-2 file, the record first
+/// The bytes of the `INSTANCE` file for `meta`: the core's file (version 2 to 4), the record first
 /// and `meta`'s protobuf encoding as its extension.
 ///
 /// # Errors
@@ -351,8 +388,8 @@ pub fn encode_meta(meta: &InstanceMeta) -> Result<Vec<u8>> {
     ))
 }
 
-/// Reads an `INSTANCE` file: version 2 (the core's; [`encode_meta`]) or version 1 (written by
-/// earlier servers, [`InstanceMeta::decode_version_1`]; rewritten as version 2 by the next
+/// Reads an `INSTANCE` file: versions 2 to 4 (the core's; [`encode_meta`]) or version 1
+/// (written by earlier servers, [`InstanceMeta::decode_version_1`]; rewritten by the next
 /// admin change).
 ///
 /// # Errors
@@ -375,7 +412,27 @@ pub fn decode_meta(bytes: &[u8]) -> Result<InstanceMeta> {
             )
         })?
     };
-    apply_record(&mut meta, &stored.record);
+    let mut record = stored.record;
+    let before_v4 = sparsetable::api::instances::file::version_of(bytes).is_some_and(|v| v < 4);
+    if before_v4 && !meta.materialized_views.is_empty() {
+        // An older server kept the definitions in its extension alone: they move into the
+        // record (and the next admin change writes them as version 4).
+        let views = meta
+            .materialized_views
+            .iter()
+            .map(materialized_view_record)
+            .collect();
+        record.set_materialized_views(views).map_err(|e| {
+            Error::new(
+                sparsetable::Code::DataLoss,
+                format!(
+                    "the {INSTANCE_FILE} file's materialized views are damaged: {}",
+                    e.message()
+                ),
+            )
+        })?;
+    }
+    apply_record(&mut meta, &record);
     InstanceMeta::check_decoded(meta)
 }
 
@@ -515,6 +572,59 @@ mod tests {
         });
         let back = decode_meta(&encode_meta(&meta).unwrap()).unwrap();
         assert_eq!(back, meta);
+    }
+
+    #[test]
+    fn materialized_views_live_in_the_record_and_an_older_servers_move_into_it() {
+        use sparsetable::api::instances::{decode_file, encode_file, INSTANCE_FILE_MAGIC};
+        let mut meta = InstanceMeta::default_for(&instance());
+        meta.materialized_views.push(admin_v2::MaterializedView {
+            name: "projects/p/instances/inst/materializedViews/mv".into(),
+            query: "SELECT cf['g'] AS _key, COUNT(*) AS n FROM t GROUP BY _key".into(),
+            etag: "5f3a9c".into(),
+            deletion_protection: true,
+        });
+        // What a server before version 4 wrote: a record without the view, the view in the
+        // extension alone.
+        let mut bare = to_record(&meta).unwrap();
+        bare.set_materialized_views(Vec::new()).unwrap();
+        let old = encode_file(&bare, &meta.encode_to_vec());
+        assert!(old.starts_with(INSTANCE_FILE_MAGIC), "version 2");
+        let back = decode_meta(&old).unwrap();
+        assert_eq!(back.materialized_views, meta.materialized_views);
+        // Written again, the record holds it (version 4), with its etag and protection.
+        let new = encode_meta(&back).unwrap();
+        assert!(new.starts_with(b"sparsetable-instance 4\n"));
+        let stored = decode_file(&new).unwrap();
+        let views = stored.record.materialized_views();
+        assert_eq!(views.len(), 1);
+        assert_eq!(
+            (views[0].id.as_str(), views[0].etag.as_str()),
+            ("mv", "5f3a9c")
+        );
+        assert!(views[0].deletion_protection);
+        assert_eq!(decode_meta(&new).unwrap(), back);
+        // The core's rules apply through the record; deleting the last view leaves no copy
+        // in the extension that a later read could take for an older server's.
+        let mut gone = back.clone();
+        let e = with_record(&mut gone, |r| r.delete_materialized_view("mv", "")).unwrap_err();
+        assert_eq!(e.code(), Code::FailedPrecondition);
+        with_record(&mut gone, |r| {
+            r.update_materialized_view("mv", false, "5f3a9c")?;
+            r.delete_materialized_view("mv", "")
+        })
+        .unwrap();
+        let written = encode_meta(&gone).unwrap();
+        assert!(
+            written.starts_with(INSTANCE_FILE_MAGIC),
+            "back to version 2"
+        );
+        assert!(decode_meta(&written).unwrap().materialized_views.is_empty());
+        // An older server's views with an id the rules refuse make the file damaged.
+        let mut bad = meta.clone();
+        bad.materialized_views[0].name = "projects/p/instances/inst/materializedViews/-x".into();
+        let e = decode_meta(&encode_file(&bare, &bad.encode_to_vec())).unwrap_err();
+        assert_eq!(e.code(), Code::DataLoss, "{e}");
     }
 
     #[test]

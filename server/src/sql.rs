@@ -9,7 +9,9 @@
 //! current schema when executed. A query may read a logical view of the instance (`FROM
 //! view`, the core's rules): the views are those the instance has when the query is
 //! prepared, and again when it is executed (a view whose query changed the result's columns
-//! makes the token stale, as a schema change does).
+//! makes the token stale, as a schema change does). It may also read a continuous
+//! materialized view by its id: those live on the instance's database (the one queries run
+//! on), created there from the instance record, and the core's engine finds them.
 //!
 //! A prepared query expires, as Bigtable's do: PrepareQuery's `valid_until` is
 //! [`PREPARED_VALID_MICROS`] after it was prepared (on the server's clock, so a test clock

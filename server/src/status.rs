@@ -26,6 +26,9 @@ pub fn to_status(error: Error) -> Status {
         Code::Unavailable => tonic::Code::Unavailable,
         Code::PermissionDenied => tonic::Code::PermissionDenied,
         Code::DataLoss => tonic::Code::DataLoss,
+        Code::Cancelled => tonic::Code::Cancelled,
+        Code::Unknown => tonic::Code::Unknown,
+        Code::Unauthenticated => tonic::Code::Unauthenticated,
         // `Code` is non-exhaustive; its values are gRPC's numbers, so a code added later
         // still maps to the right status.
         other => tonic::Code::from_i32(other.grpc_code()),

@@ -7,7 +7,10 @@
 //!
 //! A poll never waits (wasm cannot block the JavaScript thread): `poll()` answers what is
 //! there now, and the npm package's async iterator (`bindings/js/src/change_streams.ts`)
-//! polls on a timer and asks for a heartbeat when nothing arrived for a while.
+//! polls on a timer and asks for a heartbeat when nothing arrived for a while. Injected
+//! latency is answered, not slept, as for every routed call: partitions come as `{value,
+//! clusterId, latencyMicros}` and a stream has `latencyMicros`, which the iterator waits out
+//! before its first response.
 //!
 //! A change too large for one message spans several `{dataChange}` responses, cut as the
 //! server cuts them (the core's `change_chunks` rule, 1 MiB of mutations per message, a large
@@ -31,7 +34,7 @@ use wasm_bindgen::prelude::*;
 use crate::args;
 use crate::error::{conversion_error, to_js_error};
 use crate::proto::parse_text;
-use crate::replication::ReplicatedInstance;
+use crate::replication::{answer, ReplicatedInstance};
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -184,10 +187,19 @@ fn event_json(
 pub struct ChangeStream {
     reader: RefCell<Option<ChangeStreamReader>>,
     partition: RowRange,
+    /// The injected latency of the ReadChangeStream call that opened it.
+    latency_micros: u64,
 }
 
 #[wasm_bindgen]
 impl ChangeStream {
+    /// Injected latency (microseconds; 0: none) the caller waits out before the first
+    /// response, as for every routed call (a poll never waits: wasm cannot sleep).
+    #[wasm_bindgen(getter, js_name = latencyMicros)]
+    pub fn latency_micros(&self) -> f64 {
+        self.latency_micros as f64
+    }
+
     /// The responses available now, in commit order: `{dataChange}` records, then a
     /// `{closeStream}` if the stream ended (at its end time, or when its partition split or
     /// merged). An empty array when nothing is new or after the close.
@@ -262,14 +274,15 @@ impl ChangeStream {
 #[wasm_bindgen(js_class = InstancePlane)]
 impl ReplicatedInstance {
     /// GenerateInitialChangeStreamPartitions: one `{rowRange}` per tablet of the cluster the
-    /// profile routes to.
+    /// profile routes to, as `{value, clusterId, latencyMicros}` like every routed call (the
+    /// caller waits out the injected latency).
     ///
     /// # Errors
     /// The routing errors; `NOT_FOUND` for an unknown table; `FAILED_PRECONDITION` if its
     /// change stream is not enabled.
     #[wasm_bindgen(
         js_name = generateInitialChangeStreamPartitions,
-        unchecked_return_type = "{ rowRange: ProtoRowRange }[]"
+        unchecked_return_type = "Routed<{ rowRange: ProtoRowRange }[]>"
     )]
     pub fn generate_initial_change_stream_partitions(
         &self,
@@ -288,12 +301,14 @@ impl ReplicatedInstance {
             .map(partition_json)
             .collect::<Result<Vec<_>, Error>>()
             .map_err(err)?;
-        parse_text(&serde_json::Value::Array(out).to_string()).map_err(err)
+        let value = parse_text(&serde_json::Value::Array(out).to_string()).map_err(err)?;
+        answer(&routed, value)
     }
 
     /// ReadChangeStream: opens a read of `{partition: {rowRange}, startTimeMicros?,
     /// continuationTokens?: {tokens: [{partition, token}]}, endTimeMicros?}` (no start: from
-    /// now) over every cluster's copy, partitions of the routed cluster.
+    /// now) over every cluster's copy, partitions of the routed cluster. The stream's
+    /// `latencyMicros` is the injected latency the caller waits out before its first response.
     ///
     /// # Errors
     /// The routing errors; `NOT_FOUND` for an unknown table; `FAILED_PRECONDITION` if its
@@ -346,6 +361,7 @@ impl ReplicatedInstance {
         Ok(ChangeStream {
             reader: RefCell::new(Some(reader)),
             partition,
+            latency_micros: routed.latency_micros,
         })
     }
 }

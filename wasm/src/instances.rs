@@ -1,6 +1,6 @@
 //! `InstanceModel`: the core's instance model ([`sparsetable::InstanceRecord`]) for
 //! JavaScript. The npm package keeps each instance's metadata in one of these and stores its
-//! bytes (`encode`, `InstanceModel.decode`: the core's `INSTANCE` file, version 2,
+//! bytes (`encode`, `InstanceModel.decode`: the core's `INSTANCE` file, versions 2 to 4,
 //! docs/format/instance.md) beside the instance's data, so the rules and the file format
 //! are the core's alone.
 //!
@@ -288,6 +288,11 @@ impl InstanceModel {
     /// The core's record (for the plane, which routes by its clusters and profiles).
     pub(crate) fn record(&self) -> &InstanceRecord {
         &self.record
+    }
+
+    /// The core's record, to change (the logical view operations, `logical_views.rs`).
+    pub(crate) fn record_mut(&mut self) -> &mut InstanceRecord {
+        &mut self.record
     }
 }
 

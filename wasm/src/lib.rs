@@ -26,6 +26,7 @@ pub mod clock;
 pub mod database;
 pub mod error;
 pub mod instances;
+pub mod logical_views;
 mod micros;
 pub mod panic;
 pub mod proto;

@@ -489,6 +489,33 @@ impl Database {
         table_output(&info).map_err(err)
     }
 
+    /// Sets or removes a table's row-key schema (`UpdateTable` of `row_key_schema`):
+    /// `schema` is a `Type.Struct` in proto3 JSON (`Table.rowKeySchema`'s form), or `null`
+    /// to remove it, which needs `ignoreWarnings` (the core's rules).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown table; `INVALID_ARGUMENT` for bad JSON, an invalid schema,
+    /// a change of an existing one or a removal without `ignoreWarnings`.
+    #[wasm_bindgen(js_name = setRowKeySchemaJson, unchecked_return_type = "ProtoTable")]
+    pub fn set_row_key_schema_json(
+        &self,
+        #[wasm_bindgen(js_name = "tableId", unchecked_param_type = "string")] table_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ProtoRowKeySchema | string | null")] schema: JsValue,
+        #[wasm_bindgen(js_name = "ignoreWarnings")] ignore_warnings: bool,
+    ) -> JsResult<JsValue> {
+        let table_id = args::table_id(&table_id).map_err(err)?;
+        let schema: Option<sparsetable::RowKeySchema> = if schema.is_null() || schema.is_undefined()
+        {
+            None
+        } else {
+            Some(parse("rowKeySchema", &schema, self.value_limit()).map_err(err)?)
+        };
+        let info = self
+            .engine_mut(|e| e.set_row_key_schema(&table_id, schema, ignore_warnings))
+            .map_err(err)?;
+        table_output(&info).map_err(err)
+    }
+
     /// Applies a `MutateRowRequest` body (`{rowKey, mutations}`; every mutation kind,
     /// aggregates included) atomically.
     ///

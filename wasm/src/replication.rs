@@ -945,7 +945,7 @@ impl RoutedRequest {
 }
 
 /// `{value, clusterId, latencyMicros}`.
-fn answer(routed: &Routed, value: JsValue) -> JsResult<JsValue> {
+pub(crate) fn answer(routed: &Routed, value: JsValue) -> JsResult<JsValue> {
     let out = js_sys::Object::new();
     let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&out, &k.into(), v);
     set("value", &value)?;

@@ -1,4 +1,5 @@
-//! Bigtable's SQL on the `Database` class: `prepareQueryJson` and `executeQueryJson`, with
+//! Bigtable's SQL on the `Database` class: `prepareQueryJson` and `executeQueryJson` (each
+//! with the instance's logical views, `InstanceModel.logicalViews()`, for `FROM view`), with
 //! requests and results in the proto3 JSON of `PrepareQueryRequest`, `ExecuteQueryRequest`
 //! (its `params`, each value carrying its `type`), `ResultSetMetadata` and `Value`.
 //!
@@ -14,11 +15,12 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 use sparsetable::api::json::sql::{type_from_json, type_to_json, value_from_json, value_to_json};
 use sparsetable::api::sql::{self, PreparedQuery, QueryRows, SqlType};
-use sparsetable::Error;
+use sparsetable::{Error, LogicalViewRecord};
 use wasm_bindgen::prelude::*;
 
 use crate::database::Database;
 use crate::error::to_js_error;
+use crate::logical_views::views_from_js;
 use crate::proto::{parse, parse_text};
 
 type JsResult<T> = Result<T, JsValue>;
@@ -100,8 +102,10 @@ impl Database {
     pub fn prepare_query_json(
         &self,
         #[wasm_bindgen(unchecked_param_type = "ProtoPrepareQuery | string")] request: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "LogicalViewJson[] | undefined")] views: JsValue,
     ) -> JsResult<JsValue> {
-        self.prepare_query(&request).map_err(to_js_error)
+        self.prepare_query(&request, &views_from_js(views).map_err(to_js_error)?)
+            .map_err(to_js_error)
     }
 
     /// Runs a SQL query (`ExecuteQueryRequest` in proto3 JSON: `{query, params: {name:
@@ -116,8 +120,10 @@ impl Database {
     pub fn execute_query_json(
         &self,
         #[wasm_bindgen(unchecked_param_type = "ProtoExecuteQuery | string")] request: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "LogicalViewJson[] | undefined")] views: JsValue,
     ) -> JsResult<JsValue> {
-        self.execute_query(&request).map_err(to_js_error)
+        self.execute_query(&request, &views_from_js(views).map_err(to_js_error)?)
+            .map_err(to_js_error)
     }
 
     /// Starts a SQL query (the same request as `executeQueryJson`) and returns an iterator of
@@ -132,8 +138,10 @@ impl Database {
     pub fn execute_query_stream_json(
         &self,
         #[wasm_bindgen(unchecked_param_type = "ProtoExecuteQuery | string")] request: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "LogicalViewJson[] | undefined")] views: JsValue,
     ) -> JsResult<QueryRowIterator> {
-        self.start_query(&request).map_err(to_js_error)
+        self.start_query(&request, &views_from_js(views).map_err(to_js_error)?)
+            .map_err(to_js_error)
     }
 }
 
@@ -199,7 +207,11 @@ impl QueryRowIterator {
 }
 
 impl Database {
-    fn prepare_query(&self, request: &JsValue) -> Result<JsValue, Error> {
+    fn prepare_query(
+        &self,
+        request: &JsValue,
+        views: &[LogicalViewRecord],
+    ) -> Result<JsValue, Error> {
         let body: Map<String, Value> = parse("request", request, self.value_limit())?;
         members("request", &body, &["query", "paramTypes", "param_types"])?;
         let query = query_text(&body)?;
@@ -214,7 +226,7 @@ impl Database {
                 type_from_json(&format!("paramTypes[{name}]"), ty)?,
             );
         }
-        let prepared = self.engine(|e| sql::prepare(e, &query, types))?;
+        let prepared = self.engine(|e| sql::prepare_with_views(e, &query, types, views))?;
         output(&serde_json::json!({"metadata": metadata(&prepared)}))
     }
 
@@ -249,10 +261,14 @@ impl Database {
         Ok((query, types, values))
     }
 
-    fn start_query(&self, request: &JsValue) -> Result<QueryRowIterator, Error> {
+    fn start_query(
+        &self,
+        request: &JsValue,
+        views: &[LogicalViewRecord],
+    ) -> Result<QueryRowIterator, Error> {
         let (query, types, values) = self.query_request(request)?;
         let (prepared, rows) = self.engine(|engine| {
-            let prepared = sql::prepare(engine, &query, types)?;
+            let prepared = sql::prepare_with_views(engine, &query, types, views)?;
             let rows = sql::execute_stream(engine, &prepared, &values)?;
             Ok((prepared, rows))
         })?;
@@ -262,10 +278,14 @@ impl Database {
         })
     }
 
-    fn execute_query(&self, request: &JsValue) -> Result<JsValue, Error> {
+    fn execute_query(
+        &self,
+        request: &JsValue,
+        views: &[LogicalViewRecord],
+    ) -> Result<JsValue, Error> {
         let (query, types, values) = self.query_request(request)?;
         let (prepared, rows) = self.engine(|engine| {
-            let prepared = sql::prepare(engine, &query, types)?;
+            let prepared = sql::prepare_with_views(engine, &query, types, views)?;
             let rows = sql::execute(engine, &prepared, &values)?;
             Ok((prepared, rows))
         })?;

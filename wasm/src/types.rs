@@ -71,6 +71,15 @@ export interface ProtoTable {
   granularity?: "MILLIS" | "MICROS" | "TIMESTAMP_GRANULARITY_UNSPECIFIED";
   deletionProtection?: boolean;
   initialSplits?: { key: ProtoBytesIn }[];
+  /** The row-key schema: key fields read as SQL columns. */
+  rowKeySchema?: ProtoRowKeySchema;
+}
+/** A table's row-key schema (`Table.rowKeySchema`, a `Type.Struct`): BYTES (`raw`), STRING
+ * (`utf8Bytes`) or INT64 (`bigEndianBytes` / `orderedCodeBytes`) fields, joined by one
+ * encoding (the delimiter as bytes or base64). */
+export interface ProtoRowKeySchema {
+  fields?: { fieldName?: string; type?: Record<string, unknown> }[];
+  encoding?: { singleton?: Record<string, never>; delimitedBytes?: { delimiter?: ProtoBytesIn }; orderedCodeBytes?: Record<string, never> };
 }
 
 /** `ModifyColumnFamiliesRequest.Modification`. */

@@ -30,7 +30,7 @@ const changes = (events) => events.filter((e) => e.dataChange).map((e) => e.data
 
 test("a change stream returns the writes of both clusters, with their source cluster", () => {
   const inst = instance();
-  const parts = inst.generateInitialChangeStreamPartitions("", "t");
+  const parts = inst.generateInitialChangeStreamPartitions("", "t").value;
   assert.equal(parts.length, 1);
   const stream = inst.readChangeStream("to-c1", "t", { partition: parts[0], startTimeMicros: CLOCK });
   put(inst, "to-c1", "a", "from-c1");
@@ -56,7 +56,7 @@ test("a change stream returns the writes of both clusters, with their source clu
 
 test("a split closes the stream; its new partitions continue without loss or repeat", () => {
   const inst = instance();
-  const [part] = inst.generateInitialChangeStreamPartitions("to-c1", "t");
+  const [part] = inst.generateInitialChangeStreamPartitions("to-c1", "t").value;
   const stream = inst.readChangeStream("to-c1", "t", { partition: part, startTimeMicros: CLOCK });
   const written = new Set();
   const seen = [];
@@ -88,11 +88,24 @@ test("a split closes the stream; its new partitions continue without loss or rep
   assert.deepEqual(new Set(seen), written, "no change lost");
 });
 
+test("the change stream calls answer their injected latency for the caller to wait out", () => {
+  const inst = instance();
+  assert.equal(inst.generateInitialChangeStreamPartitions("", "t").latencyMicros, 0);
+  inst.injectFault({ rpc: "GenerateInitialChangeStreamPartitions", latencyMs: 7, count: 1 });
+  const routed = inst.generateInitialChangeStreamPartitions("to-c2", "t");
+  assert.equal(routed.latencyMicros, 7000);
+  assert.equal(routed.clusterId, "c2");
+  inst.injectFault({ rpc: "ReadChangeStream", latencyMs: 3, count: 1 });
+  const stream = inst.readChangeStream("", "t", { partition: routed.value[0], startTimeMicros: CLOCK });
+  assert.equal(stream.latencyMicros, 3000);
+  assert.equal(inst.readChangeStream("", "t", { partition: routed.value[0], startTimeMicros: CLOCK }).latencyMicros, 0);
+});
+
 test("change stream bad input: not enabled, malformed token, bad retention, both start and tokens", () => {
   const inst = instance();
   inst.createTableJson("plain", { columnFamilies: { cf: {} } });
   assert.throws(() => inst.generateInitialChangeStreamPartitions("", "plain"), { code: "FAILED_PRECONDITION" });
-  const [part] = inst.generateInitialChangeStreamPartitions("", "t");
+  const [part] = inst.generateInitialChangeStreamPartitions("", "t").value;
   assert.throws(() => inst.readChangeStream("", "t", { partition: part, continuationTokens: { tokens: [{ partition: part, token: "junk" }] } }), { code: "INVALID_ARGUMENT" });
   assert.throws(() => inst.readChangeStream("", "t", { partition: part, startTimeMicros: CLOCK, continuationTokens: { tokens: [] } }), { code: "INVALID_ARGUMENT" });
   assert.throws(() => inst.readChangeStream("", "t", { partition: part, startTimeMicros: CLOCK - 2 * DAY }), { code: "INVALID_ARGUMENT" });

@@ -78,7 +78,7 @@ function run(inst, tokens, step) {
       const start = tokens.get(`mark:${step.token}`);
       const now = inst.nowMicros();
       const lines = [];
-      for (const partition of inst.generateInitialChangeStreamPartitions(p, "t")) {
+      for (const partition of inst.generateInitialChangeStreamPartitions(p, "t").value) {
         // The end time is now, so one poll returns everything and the close.
         const stream = inst.readChangeStream(p, "t", { partition, startTimeMicros: start, endTimeMicros: now });
         for (const e of stream.poll()) {

@@ -5,7 +5,8 @@
 // UNAVAILABLE while a multi-cluster write fails over, and it catches up when it returns;
 // conflicting writes converge on one value everywhere; the change stream lists the writes;
 // every action comes as code; the Key Visualizer has a time axis, a colour legend, metric
-// families, diagnostics, drill-down and hot tablets. axe-core finds no serious violation in
+// families, diagnostics, drill-down and hot tablets. The lesson's console runs cbt lines and
+// the control words (faults with codes and latency) on the lesson's instance. axe-core finds no serious violation in
 // the lesson. Screenshots go to target/replication-*.png. Any console or page error fails it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -131,6 +132,50 @@ test("conflicting writes converge on one value in every cluster", async () => {
   assert.deepEqual(now, ["c1: from-c2", "c2: from-c2", "c3: from-c2"]);
   assert.match(await view.getByTestId("repl-conflict-winner").textContent(), /Winner: from-c2 \(every cluster converged\)/);
   await repl().screenshot({ path: path.join(SHOTS, "replication-converged.png") });
+});
+
+const lessonConsole = () => repl().getByTestId("repl-console");
+
+/** Types `line` into the lesson's console and returns its entry's text, stdout and stderr. */
+async function typed(line) {
+  const before = await lessonConsole().getByTestId("console-entry").count();
+  const input = lessonConsole().getByTestId("console-input");
+  await input.fill(line);
+  await input.press("Enter");
+  const entries = lessonConsole().getByTestId("console-entry");
+  await entries.nth(before).waitFor();
+  await settled();
+  const entry = entries.nth(before);
+  const text = async (id) => (await entry.getByTestId(id).count()) ? await entry.getByTestId(id).textContent() : "";
+  return { failed: (await entry.getAttribute("class")).includes("failed"), stdout: await text("console-stdout"), stderr: await text("console-stderr") };
+}
+
+test("the lesson's console runs on the lesson's instance: app profiles, control words, faults", async () => {
+  assert.match((await typed("lag 2s")).stdout, /replication lag: 2000000 us/);
+  assert.equal((await typed("set users user#9 cf:name=Grace app-profile=to-c1")).failed, false);
+  // The console's write is drawn in the clusters: at c1, stale at c2.
+  const row9 = (c) => cells(c).filter({ hasText: "user#9" }).first();
+  assert.equal(await row9("c1").getAttribute("data-state"), "pending");
+  assert.equal(await row9("c2").getAttribute("data-state"), "stale");
+  assert.doesNotMatch((await typed("lookup users user#9 app-profile=to-c2")).stdout, /Grace/, "a stale read at c2");
+  assert.match((await typed("lookup users user#9 app-profile=to-c1")).stdout, /"Grace"/);
+  await typed("fault code=UNAUTHENTICATED count=1");
+  const refused = await typed("set users user#9 cf:name=X app-profile=to-c1");
+  assert.equal(refused.failed, true);
+  assert.match(refused.stderr, /rpc error: code = Unauthenticated desc = /);
+  await typed("fault code=CANCELLED count=1");
+  assert.match((await typed("read users app-profile=to-c1")).stderr, /code = Canceled/);
+  // A latency at c2 is waited out on the playground's clock: by the time c2 answers, the
+  // write has arrived there.
+  await typed("fault latency=2s rpc=ReadRows cluster=c2 count=1");
+  const late = await typed("lookup users user#9 app-profile=to-c2");
+  assert.match(late.stderr, /injected latency: answered 2000ms later by c2/);
+  assert.match(late.stdout, /"Grace"/);
+  assert.equal(await row9("c2").getAttribute("data-state"), "everywhere");
+  assert.match((await typed("down c3")).stdout, /cluster c3: unavailable/);
+  assert.equal(await page.getByTestId("repl-cluster-c3").getAttribute("class"), "repl-cluster down");
+  await typed("up c3");
+  await typed("clear-faults");
 });
 
 test("axe-core finds no serious violation in the lesson", async () => {

@@ -11,12 +11,18 @@ import type { AppProfileInfo } from "./registry.js";
 /** What `AppProfile.create` and `setMetadata` take, as the client does: `routing` is
  * `"any"` (every cluster), a list of clusters (multi-cluster routing to those, nearest
  * first) or one `Cluster` (or its id); `allowTransactionalWrites` needs single-cluster
- * routing. */
+ * routing. Isolation, by the Instance Admin API's field names (Google's Node client has no
+ * option for it; its admin client takes the `AppProfile` message with these fields):
+ * `dataBoostIsolationReadOnly` makes a Data Boost profile (read-only: the core refuses writes
+ * and transactions through it), `standardIsolation` a standard one; neither keeps what the
+ * profile had (standard for a new one). */
 export interface AppProfileOptions {
   routing?: "any" | Cluster | string | (Cluster | string)[];
   allowTransactionalWrites?: boolean;
   description?: string;
   ignoreWarnings?: boolean;
+  dataBoostIsolationReadOnly?: { computeBillingOwner?: "HOST_PAYS" | "COMPUTE_BILLING_OWNER_UNSPECIFIED" };
+  standardIsolation?: { priority?: string };
 }
 
 /** An app profile as the client's `getMetadata` describes it. */
@@ -26,11 +32,14 @@ export interface AppProfileMetadata {
   etag: string;
   multiClusterRoutingUseAny?: { clusterIds: string[] };
   singleClusterRouting?: { clusterId: string; allowTransactionalWrites: boolean };
+  /** Present (empty: the model keeps no billing owner) for a Data Boost profile. */
+  dataBoostIsolationReadOnly?: Record<string, never>;
 }
 
 /** An app profile of an instance, as the client's `AppProfile`. It is kept in the core's
- * instance model, which applies every rule (its id, and the clusters it routes to). Routing
- * data requests by profile is `ReplicatedInstance`'s. */
+ * instance model, which applies every rule (its id, the clusters it routes to, Data Boost's
+ * read-only isolation); the instance's plane routes each table's data requests by it
+ * (routing.ts). */
 export class AppProfile<I extends InstanceHandle = InstanceHandle> {
   name: string;
   /** Set by `get`/`getMetadata`/`getAppProfiles`. */
@@ -41,9 +50,11 @@ export class AppProfile<I extends InstanceHandle = InstanceHandle> {
 
   /** @internal */
   describe(info: AppProfileInfo): AppProfileMetadata {
-    return info.cluster === "any"
+    const metadata: AppProfileMetadata = info.cluster === "any"
       ? { name: this.name, description: info.description, etag: info.etag, multiClusterRoutingUseAny: { clusterIds: [...info.clusterIds] } }
       : { name: this.name, description: info.description, etag: info.etag, singleClusterRouting: { clusterId: info.cluster, allowTransactionalWrites: info.allowTransactionalWrites } };
+    if (info.dataBoost) metadata.dataBoostIsolationReadOnly = {};
+    return metadata;
   }
 
   private info(): AppProfileInfo {
@@ -78,7 +89,12 @@ export class AppProfile<I extends InstanceHandle = InstanceHandle> {
     } else {
       spec.singleClusterRouting = { clusterId: idOf(routing), allowTransactionalWrites: options.allowTransactionalWrites ?? false };
     }
-    if (previous?.dataBoost) spec.dataBoostIsolationReadOnly = {};
+    if (options.dataBoostIsolationReadOnly && options.standardIsolation) {
+      throw new BigtableError("INVALID_ARGUMENT", "an app profile has one isolation: dataBoostIsolationReadOnly or standardIsolation, not both");
+    }
+    const dataBoost = options.dataBoostIsolationReadOnly ? true : options.standardIsolation ? false : previous?.dataBoost ?? false;
+    // Passed as given: the core's model decides what a Data Boost profile may do.
+    if (dataBoost) spec.dataBoostIsolationReadOnly = {};
     return spec;
   }
 

@@ -37,6 +37,17 @@ export function fromBase64(text: string | undefined): Uint8Array {
   return out;
 }
 
+/** Standard base64 with padding, as proto3 JSON writes `bytes`. */
+export function toBase64(bytes: Uint8Array): string {
+  if (hasBuffer) {
+    const B = (globalThis as unknown as { Buffer: { from(b: Uint8Array): { toString(e: string): string } } }).Buffer;
+    return B.from(bytes).toString("base64");
+  }
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return Object.prototype.toString.call(v) === "[object Object]";
 }

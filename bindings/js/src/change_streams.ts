@@ -4,7 +4,9 @@
 // chunks, token, low watermark), `{heartbeat}` and `{closeStream}`. A wasm poll never
 // blocks, so this file polls on a timer and sends a heartbeat when nothing arrived for
 // `heartbeatMs`; the iterator ends after a closeStream (an end time reached, or the
-// partition split or merged: read `newPartitions` from `continuationTokens`).
+// partition split or merged: read `newPartitions` from `continuationTokens`). The iterator
+// first waits out the injected latency of the call that opened the stream (`poll()` does
+// not: it answers at once), as every routed call does.
 import type { ChangeStream, ProtoRowRange, ReadChangeStreamResponse, InstancePlane as Plane } from "./wasm/sparsetable_wasm.js";
 import { sleep } from "./callback.js";
 import { call as wasmCall } from "./errors.js";
@@ -58,6 +60,8 @@ export class ChangeStreamReader implements AsyncIterable<ReadChangeStreamRespons
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<ReadChangeStreamResponse> {
+    const latencyMicros = this.stream.latencyMicros;
+    if (latencyMicros > 0) await sleep(latencyMicros / 1000);
     let quietSince = Date.now();
     while (!this.stream.done) {
       const got = this.poll();

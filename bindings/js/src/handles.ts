@@ -51,4 +51,7 @@ export interface TableHandle {
   readonly db: Database;
   /** Where the table's data requests go (routing.ts). */
   readonly route: Route;
+  /** Retries of a read or a `mutate` after a retryable error (retry.ts; unset: the
+   * client's defaults, reads 10, writes 3). */
+  maxRetries?: number;
 }

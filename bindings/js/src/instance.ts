@@ -2,6 +2,7 @@
 // (kept in the core's instance model).
 
 import { InstanceModel } from "./wasm/sparsetable_wasm.js";
+import type { LogicalViewJson } from "./wasm/sparsetable_wasm.js";
 import type { Database, InstancePlane, ProtoExecuteQuery, ProtoQueryResult, ProtoResultSetMetadata, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { AppProfile } from "./app_profile.js";
 import type { AppProfileOptions } from "./app_profile.js";
@@ -20,6 +21,8 @@ import { ExecuteQueryStream, queryStreamWrapper } from "./query_stream.js";
 import { replicationControl } from "./replication.js";
 import type { ReplicationControl } from "./replication.js";
 import { routed, routedOpen } from "./routing.js";
+import { queryPolicy, withRetries } from "./retry.js";
+import type { RetryOptions } from "./retry.js";
 import type { Route } from "./routing.js";
 
 /** What `executeQuery` and `createExecuteQueryStream` take: a prepared statement and its
@@ -90,6 +93,12 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     call(() => plane.advanceClock(micros));
   }
 
+  /** Sparsetable: the engine's time in microseconds since the epoch (the manual clock's with
+   * `clockMicros`), e.g. a change stream's `startTime`. */
+  nowMicros(): number {
+    return this.plane.nowMicros();
+  }
+
   /** @internal Whether the instance exists: created or used in this realm or, with
    * `dataDir`, by an earlier process. */
   private known(): boolean {
@@ -130,6 +139,12 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     }
     this.metadata = metadataOf(next);
     return this.metadata;
+  }
+
+  /** @internal The instance's logical views, for a query that names one in `FROM` (none for
+   * an instance nobody recorded). */
+  logicalViews(): LogicalViewJson[] | undefined {
+    return this.bigtable.recorded(this.id)?.logicalViews();
   }
 
   /** @internal */
@@ -264,7 +279,7 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     return settle(async () => {
       const types = options.parameterTypes ?? {};
       const paramTypes = Object.fromEntries(Object.entries(types).map(([n, t]) => [n, typeToProto(t)]));
-      const out = (await routed(this.route, "PrepareQuery", undefined, (db) => db.prepareQueryJson({ query: options.query, paramTypes }))) as { metadata: ProtoResultSetMetadata };
+      const out = (await routed(this.route, "PrepareQuery", undefined, (db) => db.prepareQueryJson({ query: options.query, paramTypes }, this.logicalViews()))) as { metadata: ProtoResultSetMetadata };
       return [new PreparedStatement(options.query, { ...types }, metadataFromProto(out.metadata))] as [PreparedStatement];
     }, cb);
   }
@@ -275,12 +290,13 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
    * parameterTypes}` (types of parameters left out are inferred from their values, as the
    * client infers them). */
   executeQuery(
-    options: PreparedStatement | ExecuteQueryOptions,
+    options: PreparedStatement | (ExecuteQueryOptions & { retryOptions?: { retry?: RetryOptions } }),
     cb?: Callback<[QueryResultRow[], ResultSetMetadata]>,
   ): Promise<[QueryResultRow[], ResultSetMetadata]> {
     return settle(async () => {
       const request = queryRequest(options instanceof PreparedStatement ? { preparedStatement: options } : options);
-      const out = (await routed(this.route, "ExecuteQuery", undefined, (db) => db.executeQueryJson(request))) as ProtoQueryResult;
+      const policy = queryPolicy(options instanceof PreparedStatement ? undefined : options.retryOptions);
+      const out = (await withRetries(policy, () => routed(this.route, "ExecuteQuery", undefined, (db) => db.executeQueryJson(request, this.logicalViews())))) as ProtoQueryResult;
       const metadata = metadataFromProto(out.metadata);
       const names = metadata.values.map((_, i) => metadata.getFieldNameAtIndex(i));
       const rows = out.rows.map((r) => new QueryResultRow(r.map((v, i) => valueFromProto(v, metadata.columns[i])), names));
@@ -294,9 +310,11 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
    * has started the query (`null` before). Rows are produced as the table is read and as the
    * consumer reads (an ORDER BY or GROUP BY computes its result before the first row). Every
    * error, parameters included, arrives as the stream's `error` event. Takes what
-   * `executeQuery` takes; the client's `retryOptions` and `encoding` are accepted and unused
-   * (nothing is retried in-process). */
-  createExecuteQueryStream(options: ExecuteQueryOptions & { retryOptions?: unknown; encoding?: unknown }): ExecuteQueryStream {
+   * `executeQuery` takes, and the client's `retryOptions` (`{retry: {retryCodes,
+   * backoffSettings}}`: a query that fails before its first row with a retryable code is
+   * started again, see retry.ts); `encoding` is accepted and unused. The stream waits out an
+   * injected latency before its first row, as a unary call does. */
+  createExecuteQueryStream(options: ExecuteQueryOptions & { retryOptions?: { retry?: RetryOptions }; encoding?: unknown }): ExecuteQueryStream {
     // Errors wait for the first read, as the client's arrive on the stream.
     let request: ProtoExecuteQuery = { query: "", params: {} };
     let failure: unknown;
@@ -305,7 +323,8 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     } catch (e) {
       failure = e;
     }
-    const rows = new ExecuteQueryStream((req) => routedOpen(this.route, "ExecuteQuery", (db) => db.executeQueryStreamJson(req)), request, failure);
+    const policy = queryPolicy(options.retryOptions);
+    const rows = new ExecuteQueryStream((req) => withRetries(policy, () => routedOpen(this.route, "ExecuteQuery", (db) => db.executeQueryStreamJson(req, this.logicalViews()))), request, failure);
     return queryStreamWrapper ? queryStreamWrapper(rows) : rows;
   }
 }

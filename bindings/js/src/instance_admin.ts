@@ -1,4 +1,4 @@
-// The generated `BigtableInstanceAdminClient` (instances, clusters, app profiles) over the
+// The generated `BigtableInstanceAdminClient` (instances, clusters, app profiles, logical views) over the
 // same in-process instance admin as `Bigtable`.
 
 import { childName, gapicCallback, longRunning, maskPaths, onePage, requestObject, requiredString, resourceName } from "./admin_common.js";
@@ -11,6 +11,7 @@ import type { Cluster } from "./cluster.js";
 import { BigtableError } from "./errors.js";
 import type { Instance } from "./instance.js";
 import type { ClusterInfo, InstanceMetadata } from "./registry.js";
+import type { LogicalViewJson } from "./wasm/sparsetable_wasm.js";
 
 /** `listInstances`' whole response (that method is not paginated in the generated client). */
 export type InstanceList = { instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string };
@@ -51,6 +52,22 @@ function appProfileOptions(profile: Record<string, unknown>): AppProfileOptions 
     options.allowTransactionalWrites = single.allowTransactionalWrites === true;
   }
   return options;
+}
+
+/** A `google.bigtable.admin.v2.LogicalView` in proto3 JSON. */
+export type LogicalViewProto = { name: string; query: string; etag: string; deletionProtection: boolean };
+
+/** The proto of a logical view of `instance`. */
+function logicalViewProto(instance: Instance, v: LogicalViewJson): LogicalViewProto {
+  return { name: `${instance.name}/logicalViews/${v.id}`, query: v.query, etag: v.etag, deletionProtection: v.deletionProtection };
+}
+
+/** A string field of a request, "" when unset (the core says what an empty one means);
+ * INVALID_ARGUMENT for a value that is not a string. */
+function stringField(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value !== "string") throw new BigtableError("INVALID_ARGUMENT", `expected a string, got ${typeof value}`);
+  return value;
 }
 
 /** The cluster proto (`google.bigtable.admin.v2.Cluster`) of a recorded cluster. */
@@ -339,6 +356,84 @@ export class BigtableInstanceAdminClient {
       const [m] = await profile.getMetadata();
       return longRunning(profile.name, { ...m });
     }, gapicCallback(rest) as Callback<LongRunning> | undefined);
+  }
+
+  logicalViewPath(project: string, instance: string, logicalView: string): string {
+    return `projects/${project}/instances/${instance}/logicalViews/${logicalView}`;
+  }
+
+  /** Creates logical view `logicalViewId` in instance `parent` with `logicalView.query`
+   * (prepared now against the instance's tables and views) and `deletionProtection`.
+   * Long-running: the operation resolves to the view (with its `etag`). The rules are the
+   * core's instance record's. */
+  createLogicalView(request: { parent: string; logicalViewId: string; logicalView: { query?: string; deletionProtection?: boolean } }, ...rest: unknown[]): Promise<LongRunning> {
+    return settle(() => {
+      const req = requestObject(request, "createLogicalView");
+      const instance = this.instance(requiredString(req.parent, "parent"));
+      const spec = requestObject(req.logicalView, "createLogicalView (logicalView)");
+      let made: LogicalViewJson | undefined;
+      instance.update((model) => {
+        made = model.createLogicalView(stringField(req.logicalViewId), stringField(spec.query), spec.deletionProtection === true, instance.db);
+      });
+      const view = logicalViewProto(instance, made!);
+      return longRunning(view.name, view, { originalRequest: req });
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
+  }
+
+  getLogicalView(request: { name: string }, ...rest: unknown[]): Promise<[LogicalViewProto]> {
+    return settle(() => {
+      const n = childName(requestObject(request, "getLogicalView").name, "logicalViews", "name");
+      const instance = this.instance(n.instance);
+      instance.existing();
+      const view = (instance.logicalViews() ?? []).find((v) => v.id === n.id);
+      if (!view) throw new BigtableError("NOT_FOUND", `logical view ${JSON.stringify(n.id)} not found in instance ${n.instance}`);
+      return [logicalViewProto(instance, view)] as [LogicalViewProto];
+    }, gapicCallback(rest) as Callback<[LogicalViewProto]> | undefined);
+  }
+
+  /** `[logicalViews, null, rawResponse]`, by id, as the generated client's auto-paginated lists. */
+  listLogicalViews(request: { parent: string }, ...rest: unknown[]): Promise<[LogicalViewProto[], null, Record<string, unknown>]> {
+    return settle(() => {
+      const instance = this.instance(requiredString(requestObject(request, "listLogicalViews").parent, "parent"));
+      instance.existing();
+      return onePage((instance.logicalViews() ?? []).map((v) => logicalViewProto(instance, v)), "logicalViews");
+    }, gapicCallback(rest) as Callback<[LogicalViewProto[], null, Record<string, unknown>]> | undefined);
+  }
+
+  /** Changes the fields of `logicalView` that `updateMask` names (`query`,
+   * `deletion_protection`); a non-empty `etag` must be the view's current one (ABORTED).
+   * Long-running: the operation resolves to the view with its new etag. */
+  updateLogicalView(request: { logicalView: { name: string; query?: string; deletionProtection?: boolean; etag?: string }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<LongRunning> {
+    return settle(() => {
+      const req = requestObject(request, "updateLogicalView");
+      const spec = requestObject(req.logicalView, "updateLogicalView (logicalView)");
+      const n = childName(spec.name, "logicalViews", "logicalView.name");
+      const paths = maskPaths(req.updateMask, ["query", "deletion_protection"]);
+      const instance = this.instance(n.instance);
+      let changed: LogicalViewJson | undefined;
+      instance.update((model) => {
+        changed = model.updateLogicalView(
+          n.id,
+          paths.includes("query") ? stringField(spec.query) : undefined,
+          paths.includes("deletion_protection") ? spec.deletionProtection === true : undefined,
+          stringField(spec.etag),
+          instance.db,
+        );
+      });
+      const view = logicalViewProto(instance, changed!);
+      return longRunning(view.name, view, { originalRequest: req });
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
+  }
+
+  /** Deletes logical view `name`; a non-empty `etag` must be its current one (ABORTED), and a
+   * view with deletion protection is FAILED_PRECONDITION. */
+  deleteLogicalView(request: { name: string; etag?: string }, ...rest: unknown[]): Promise<[Record<string, never>]> {
+    return settle(() => {
+      const req = requestObject(request, "deleteLogicalView");
+      const n = childName(req.name, "logicalViews", "name");
+      this.instance(n.instance).update((model) => model.deleteLogicalView(n.id, stringField(req.etag)));
+      return [{}] as [Record<string, never>];
+    }, gapicCallback(rest) as Callback<[Record<string, never>]> | undefined);
   }
 
   deleteAppProfile(request: { name: string; ignoreWarnings?: boolean }, ...rest: unknown[]): Promise<[Record<string, never>]> {

@@ -23,10 +23,11 @@ export class ExecuteQueryStream extends PullStream<QueryResultRow> {
   private it: QueryRowIterator | null = null;
   private metadata: ResultSetMetadata | null = null;
   private names: (string | null)[] = [];
-  /** `open` starts the query at the first read (on the copy the request is routed to);
-   * `failure`, an error found while building the request, is raised there. */
+  /** `open` starts the query at the first read (on the copy the request is routed to,
+   * after its injected latency and any retries); `failure`, an error found while building
+   * the request, is raised there. */
   constructor(
-    private open: (request: ProtoExecuteQuery) => QueryRowIterator,
+    private open: (request: ProtoExecuteQuery) => Promise<QueryRowIterator>,
     private request: ProtoExecuteQuery,
     private failure?: unknown,
   ) {
@@ -38,16 +39,26 @@ export class ExecuteQueryStream extends PullStream<QueryResultRow> {
     return this.metadata;
   }
 
-  protected pull(): QueryResultRow[] {
-    if (!this.it) {
-      if (this.failure !== undefined) throw this.failure;
-      const it = this.open(this.request);
-      this.it = it;
-      const metadata = metadataFromProto(call(() => it.metadata()) as ProtoResultSetMetadata);
-      this.metadata = metadata;
-      this.names = metadata.values.map((_, i) => metadata.getFieldNameAtIndex(i));
+  protected pull(): QueryResultRow[] | Promise<QueryResultRow[]> {
+    return this.it ? this.next(this.it) : this.start();
+  }
+
+  /** The first read: starts the query, then gives the first batch. */
+  private async start(): Promise<QueryResultRow[]> {
+    if (this.failure !== undefined) throw this.failure;
+    const it = await this.open(this.request);
+    if (this.ended) {
+      it.free();
+      return [];
     }
-    const it = this.it;
+    this.it = it;
+    const metadata = metadataFromProto(call(() => it.metadata()) as ProtoResultSetMetadata);
+    this.metadata = metadata;
+    this.names = metadata.values.map((_, i) => metadata.getFieldNameAtIndex(i));
+    return this.next(it);
+  }
+
+  private next(it: QueryRowIterator): QueryResultRow[] {
     const metadata = this.metadata as ResultSetMetadata;
     const rows = call(() => it.nextBatch(BATCH)) as Record<string, unknown>[][];
     return rows.map((r) => new QueryResultRow(r.map((v, i) => valueFromProto(v, metadata.columns[i])), this.names));

@@ -188,7 +188,7 @@ export class ReplicatedTable {
 
   /** GenerateInitialChangeStreamPartitions: one `{rowRange}` per tablet. */
   async generateInitialChangeStreamPartitions(): Promise<{ rowRange: ProtoRowRange }[]> {
-    return wasmCall(() => this.plane.generateInitialChangeStreamPartitions(this.appProfileId, this.id));
+    return settle(wasmCall(() => this.plane.generateInitialChangeStreamPartitions(this.appProfileId, this.id)));
   }
 
   /** ReadChangeStream: an async iterator of `{dataChange}`, `{heartbeat}` and

@@ -1,9 +1,10 @@
 // App-profile routing for the Node-client layer (`Bigtable`, `Instance`, `Table`, `Row`):
 // each data request asks the instance's plane (the wasm `InstancePlane`, the core's
 // InstanceData) where its app profile sends it, runs on that cluster's copy, hands a write
-// to replication, and waits out any injected latency. Every rule (which cluster, refusing a
-// transaction through a multi-cluster profile, NOT_FOUND for an unknown profile, the lag) is
-// the core's; this file only passes the profile id and the request's method name.
+// to replication, and waits out any injected latency (a stream too, before its first rows).
+// Every rule (which cluster, refusing a transaction through a multi-cluster profile,
+// NOT_FOUND for an unknown profile, the lag) is the core's; this file only passes the
+// profile id and the request's method name.
 //
 // Invariants: the routed copy and the routing handle are freed after every call (they hold
 // a reference to the cluster's database, never its data); a write is handed to replication
@@ -58,18 +59,23 @@ export async function routed<T>(route: Route, rpc: DataRpc, rowKey: Uint8Array |
 
 /** Opens `open` on the copy `route`'s profile sends a read to, for streams that pull later
  * (a row read's snapshot, a query's rows): the value keeps what it needs; the routed copy is
- * freed at once. A stream does not wait out an injected latency (it starts at once); an
- * injected error arrives as its `error` event. */
-export function routedOpen<T>(route: Route, rpc: DataRpc, open: (db: Database) => T): T {
+ * freed at once. Like a unary call, the stream then waits out the injected latency before
+ * its first rows (the value is opened first, so it reads what the copy held when routed). */
+export async function routedOpen<T>(route: Route, rpc: DataRpc, open: (db: Database) => T): Promise<T> {
   const r = call(() => route.plane.routeRequest(route.appProfileId, rpc, undefined));
+  let latencyMicros: number;
+  let value: T;
   try {
+    latencyMicros = r.latencyMicros;
     const db = r.database;
     try {
-      return call(() => open(db));
+      value = call(() => open(db));
     } finally {
       db.free();
     }
   } finally {
     r.free();
   }
+  if (latencyMicros > 0) await sleep(latencyMicros / 1000);
+  return value;
 }

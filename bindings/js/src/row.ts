@@ -1,13 +1,15 @@
 // A row as the client's `Row` (get, save, read-modify-write, check-and-mutate, deletes)
 // and the `row.data` shape reads return: `{family: {qualifier: [cells, newest first]}}`.
 
-import type { ProtoRow } from "./wasm/sparsetable_wasm.js";
+import type { Database, ProtoMutation, ProtoRow } from "./wasm/sparsetable_wasm.js";
 import { decoder, fromBase64, toBytes } from "./bytes.js";
 import type { Data } from "./bytes.js";
 import { lastCallback, settle } from "./callback.js";
 import type { Callback } from "./callback.js";
 import { BigtableError } from "./errors.js";
 import { routed } from "./routing.js";
+import { dataPolicy, withRetries } from "./retry.js";
+import type { GaxOptions } from "./retry.js";
 import { toRowFilter } from "./filter.js";
 import type { Filter, FilterObject } from "./filter.js";
 import { deletes, entryMutations, parseColumn, setCells } from "./mutation.js";
@@ -61,6 +63,23 @@ export interface RuleInput {
   increment?: number;
 }
 
+/** `row.get`'s options: a filter, whether to decode values, and gax's call options
+ * (`retry`, `timeout`: retry.ts). */
+export interface GetRowOptions {
+  filter?: Filter;
+  decode?: boolean;
+  gaxOptions?: GaxOptions;
+}
+
+/** The gax call options of an options argument: its `gaxOptions` (`get`, `create`), or the
+ * argument itself (`save`, `delete`, `deleteCells` and `exists` take gax's `CallOptions`
+ * there, as the client's do). */
+function gaxOf(options: unknown): GaxOptions | undefined {
+  if (!options || typeof options !== "object") return undefined;
+  const o = options as GaxOptions & { gaxOptions?: GaxOptions };
+  return o.gaxOptions ?? (o.retry !== undefined || o.timeout !== undefined ? o : undefined);
+}
+
 /** A row, as the client's `Row`: `id`, `data` after `get()`. */
 export class Row<T extends TableHandle = TableHandle> {
   id: string;
@@ -74,29 +93,41 @@ export class Row<T extends TableHandle = TableHandle> {
     this.data = data;
   }
 
+  /** A MutateRow of `mutations`, retried as the client retries a `mutate` (retry.ts). */
+  private write(mutations: ProtoMutation[], options: unknown): Promise<unknown> {
+    const policy = dataPolicy("mutate", this.table.maxRetries, gaxOf(options));
+    return withRetries(policy, () => routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations })));
+  }
+
+  /** A read of this row, retried as the client retries a read (retry.ts). */
+  private read(request: Parameters<Database["readRowJson"]>[2], options: unknown): Promise<ProtoRow | null> {
+    const policy = dataPolicy("read", this.table.maxRetries, gaxOf(options));
+    return withRetries(policy, () => routed(this.table.route, "ReadRows", this.key, (db) => db.readRowJson(this.table.id, this.key, request) as ProtoRow | null));
+  }
+
   /** Writes data to this row (an insert of `{family: {qualifier: value}}`). */
   save(data: RowData, options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
     return settle(async () => {
-      await routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(data) }));
+      await this.write(setCells(data), options);
       return [{}] as [unknown];
     }, cb);
   }
 
   /** Creates the row with `{entry: data}` (the client's `row.create`). */
-  create(options?: { entry?: RowData }, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
+  create(options?: { entry?: RowData; gaxOptions?: GaxOptions }, cb?: Callback<[this, unknown]>): Promise<[this, unknown]> {
     return settle(async () => {
-      await routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: setCells(options?.entry ?? {}) }));
+      await this.write(setCells(options?.entry ?? {}), options);
       return [this, {}] as [this, unknown];
     }, cb);
   }
 
   /** Reads the row (`[row]`), or only `columns` (`["family:qualifier", "family"]`, giving
    * `[data]`). NOT_FOUND if nothing is left, as the client does. */
-  get(columns?: string[] | { filter?: Filter; decode?: boolean } | Callback<[unknown]>, options?: { filter?: Filter; decode?: boolean } | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
+  get(columns?: string[] | GetRowOptions | Callback<[unknown]>, options?: GetRowOptions | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([columns, options, cb]) as Callback<[unknown]> | undefined;
     const cols = Array.isArray(columns) ? columns : undefined;
-    const opts = (!Array.isArray(columns) && typeof columns === "object" ? columns : typeof options === "object" ? options : {}) as { filter?: Filter; decode?: boolean };
+    const opts = (!Array.isArray(columns) && typeof columns === "object" ? columns : typeof options === "object" ? options : {}) as GetRowOptions;
     return settle(async () => {
       const parts: Filter[] = [];
       if (cols && cols.length) {
@@ -112,7 +143,7 @@ export class Row<T extends TableHandle = TableHandle> {
       if (opts.filter) parts.push(opts.filter);
       const filter = parts.flatMap((p) => (Array.isArray(p) ? p : [p]));
       const request = filter.length ? { filter: toRowFilter(filter) ?? undefined } : undefined;
-      const row = await routed(this.table.route, "ReadRows", this.key, (db) => db.readRowJson(this.table.id, this.key, request)) as ProtoRow | null;
+      const row = await this.read(request, opts);
       if (!row) throw new BigtableError("NOT_FOUND", `Unknown row: ${this.id}.`);
       this.data = rowData(row, opts.decode !== false);
       return (cols ? [this.data] : [this]) as [unknown];
@@ -122,7 +153,7 @@ export class Row<T extends TableHandle = TableHandle> {
   /** As the client's `getMetadata`: reads the row (NOT_FOUND if it has no cells; `filter` and
    * `decode` as in `get`) and resolves to `[row.metadata]`, which a row read from a table does
    * not carry (undefined there too). */
-  getMetadata(options?: { filter?: Filter; decode?: boolean } | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
+  getMetadata(options?: GetRowOptions | Callback<[unknown]>, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
     const opts = typeof options === "object" ? options : {};
     return settle(async () => {
@@ -134,7 +165,7 @@ export class Row<T extends TableHandle = TableHandle> {
   exists(options?: unknown, cb?: Callback<[boolean]>): Promise<[boolean]> {
     cb = lastCallback([options, cb]) as Callback<[boolean]> | undefined;
     return settle(async () => {
-      const row = await routed(this.table.route, "ReadRows", this.key, (db) => db.readRowJson(this.table.id, this.key, { filter: { chain: { filters: [{ cellsPerRowLimitFilter: 1 }, { stripValueTransformer: true }] } } }));
+      const row = await this.read({ filter: { chain: { filters: [{ cellsPerRowLimitFilter: 1 }, { stripValueTransformer: true }] } } }, options);
       return [row !== null] as [boolean];
     }, cb);
   }
@@ -194,7 +225,7 @@ export class Row<T extends TableHandle = TableHandle> {
   delete(options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
     return settle(async () => {
-      await routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: [{ deleteFromRow: {} }] }));
+      await this.write([{ deleteFromRow: {} }], options);
       return [{}] as [unknown];
     }, cb);
   }
@@ -203,7 +234,7 @@ export class Row<T extends TableHandle = TableHandle> {
   deleteCells(columns: string[], options?: unknown, cb?: Callback<[unknown]>): Promise<[unknown]> {
     cb = lastCallback([options, cb]) as Callback<[unknown]> | undefined;
     return settle(async () => {
-      await routed(this.table.route, "MutateRow", this.key, (db) => db.mutateRowJson(this.table.id, { rowKey: this.key, mutations: deletes(columns) }));
+      await this.write(deletes(columns), options);
       return [{}] as [unknown];
     }, cb);
   }

@@ -1,6 +1,7 @@
 // Reads: `getRows` / `createReadStream` options as the Node client takes them, turned into a
 // proto3 JSON `ReadRowsRequest`, and `RowStream`, which pulls rows from the engine's
-// iterator in batches as they are consumed.
+// iterator in batches as they are consumed. The read is routed at the first pull, which
+// waits out injected latency and retries a retryable failure (retry.ts) before any row.
 
 import { prefixSuccessor } from "./wasm/sparsetable_wasm.js";
 import type { Database, ProtoRow, ProtoRowFilter, ProtoRowRange } from "./wasm/sparsetable_wasm.js";
@@ -11,6 +12,8 @@ import { range, toRowFilter } from "./filter.js";
 import type { Bound, Filter } from "./filter.js";
 import { Row, rowData } from "./row.js";
 import { routedOpen } from "./routing.js";
+import { dataPolicy, withRetries } from "./retry.js";
+import type { GaxOptions } from "./retry.js";
 import type { TableHandle } from "./handles.js";
 
 /** Options of `getRows` and `createReadStream`, as the Node client takes them. */
@@ -26,6 +29,8 @@ export interface GetRowsOptions {
   decode?: boolean;
   /** Sparsetable: rows in descending key order (Bigtable's `reversed`). */
   reversed?: boolean;
+  /** gax's call options: `retry` (`retryCodes`, `backoffSettings`) and `timeout` (ms). */
+  gaxOptions?: GaxOptions;
 }
 
 
@@ -56,21 +61,30 @@ type Listener = (...args: unknown[]) => void;
 
 /** The events of a Node object-mode Readable (`data`, `end`, `error`, `close`),
  * `pause`/`resume`/`end`, and `for await` iteration over items an engine iterator gives in
- * batches: `pull()` returns the next batch (empty when done), `release()` frees the iterator.
- * Items are pulled as they are consumed, never all at once. */
+ * batches: `pull()` returns the next batch (empty when done), or a promise of it (the first
+ * pull, which routes the request, waits out injected latency and retries), `release()` frees
+ * the iterator. Items are pulled as they are consumed, never all at once. */
 export abstract class PullStream<T> implements AsyncIterable<T> {
   private listeners = new Map<string, Listener[]>();
   private started = false;
   private paused = false;
   private done = false;
+  /** Whether a `flow()` loop is running (a resume while it awaits a batch starts no other). */
+  private flowing = false;
 
-  /** The next batch; empty when there is no more. */
-  protected abstract pull(): T[];
+  /** The next batch (or a promise of it); empty when there is no more. */
+  protected abstract pull(): T[] | Promise<T[]>;
   /** Frees the engine's iterator (called once, at the end, on error or on `end()`). */
   protected abstract release(): void;
 
-  private batch(): T[] {
+  private batch(): T[] | Promise<T[]> {
     const items = this.pull();
+    if (items instanceof Promise) {
+      return items.then((got) => {
+        if (got.length === 0) this.finish();
+        return got;
+      });
+    }
     if (items.length === 0) this.finish();
     return items;
   }
@@ -80,6 +94,11 @@ export abstract class PullStream<T> implements AsyncIterable<T> {
     this.done = true;
   }
 
+  /** Whether the stream has ended (a pull that opened something after it ended frees it). */
+  protected get ended(): boolean {
+    return this.done;
+  }
+
   on(event: string, listener: Listener): this {
     const list = this.listeners.get(event) ?? [];
     list.push(listener);
@@ -87,7 +106,7 @@ export abstract class PullStream<T> implements AsyncIterable<T> {
     if (event === "data" && !this.started) {
       this.started = true;
       // Asynchronously, as a Readable does: listeners attached in the same turn see every item.
-      setTimeout(() => this.flow(), 0);
+      setTimeout(() => void this.flow(), 0);
     }
     return this;
   }
@@ -113,16 +132,23 @@ export abstract class PullStream<T> implements AsyncIterable<T> {
     for (const l of [...(this.listeners.get(event) ?? [])]) l(...args);
   }
 
-  private flow() {
+  private async flow() {
+    if (this.flowing) return;
+    this.flowing = true;
     try {
       while (!this.done && !this.paused) {
-        for (const item of this.batch()) this.emit("data", item);
+        // Synchronous batches stay synchronous: only a promised batch is awaited.
+        const got = this.batch();
+        const items = got instanceof Promise ? await got : got;
+        for (const item of items) this.emit("data", item);
       }
     } catch (e) {
       this.finish();
       this.emit("error", e);
       this.emit("close");
       return;
+    } finally {
+      this.flowing = false;
     }
     if (this.done && !this.paused) {
       this.emit("end");
@@ -138,7 +164,7 @@ export abstract class PullStream<T> implements AsyncIterable<T> {
   resume(): this {
     if (this.paused) {
       this.paused = false;
-      setTimeout(() => this.flow(), 0);
+      setTimeout(() => void this.flow(), 0);
     }
     return this;
   }
@@ -157,7 +183,7 @@ export abstract class PullStream<T> implements AsyncIterable<T> {
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     try {
       while (!this.done) {
-        for (const item of this.batch()) yield item;
+        for (const item of await this.batch()) yield item;
       }
     } finally {
       this.finish();
@@ -174,12 +200,25 @@ export class RowStream<H extends TableHandle = TableHandle> extends PullStream<R
     super();
   }
 
-  protected pull(): Row<H>[] {
-    if (!this.it) {
-      const request = readRequest(this.options);
-      this.it = routedOpen(this.table.route, "ReadRows", (db) => db.readRowsJson(this.table.id, request));
+  protected pull(): Row<H>[] | Promise<Row<H>[]> {
+    return this.it ? this.next(this.it) : this.open();
+  }
+
+  /** The first pull: routes the read (retried as the client retries a read that fails
+   * before its first row), waits out injected latency, then gives the first batch. */
+  private async open(): Promise<Row<H>[]> {
+    const request = readRequest(this.options);
+    const policy = dataPolicy("read", this.table.maxRetries, this.options.gaxOptions);
+    const it = await withRetries(policy, () => routedOpen(this.table.route, "ReadRows", (db) => db.readRowsJson(this.table.id, request)));
+    if (this.ended) {
+      it.free();
+      return [];
     }
-    const it = this.it;
+    this.it = it;
+    return this.next(it);
+  }
+
+  private next(it: ReturnType<Database["readRowsJson"]>): Row<H>[] {
     const rows = call(() => it.nextBatch(64)) as ProtoRow[];
     return rows.map((r) => new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false)));
   }

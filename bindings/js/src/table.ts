@@ -1,5 +1,7 @@
 // A table, as the client's `Table`: creation options, families, rows, reads, bulk
-// mutations, samples and range deletes.
+// mutations (retried as the client retries them: retry.ts), samples, range deletes,
+// consistency, and Sparsetable's change stream calls (routed by the table's app profile, over
+// the core's change stream reader: change_streams.ts).
 
 import type { Database, ProtoGcRule, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { fromBase64, toBytes } from "./bytes.js";
@@ -16,6 +18,11 @@ import type { MutationEntry } from "./mutation.js";
 import { Row } from "./row.js";
 import { RowStream, readStreamWrapper } from "./row_stream.js";
 import { routed } from "./routing.js";
+import { dataPolicy, retryable, withRetries } from "./retry.js";
+import type { GaxOptions } from "./retry.js";
+import { ChangeStreamReader } from "./change_streams.js";
+import type { ReadChangeStreamRequest } from "./change_streams.js";
+import type { ProtoRowRange } from "./wasm/sparsetable_wasm.js";
 import type { Route } from "./routing.js";
 import type { GetRowsOptions } from "./row_stream.js";
 
@@ -50,6 +57,9 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
   /** The app profile of this handle's data requests: `options.appProfileId` (Sparsetable's
    * own), else the client's (`new Bigtable({appProfileId})`), else the default profile. */
   appProfileId: string;
+  /** As the client's `table.maxRetries`: how many times a read or a `mutate` is tried again
+   * after a retryable error (unset: reads 10, writes 3; 0: never). See retry.ts. */
+  maxRetries?: number;
   constructor(public instance: I, public id: string, options: { appProfileId?: string } = {}) {
     this.name = `projects/${instance.bigtable.projectId}/instances/${instance.id}/tables/${id}`;
     this.appProfileId = options.appProfileId ?? instance.bigtable.appProfileId ?? "";
@@ -136,29 +146,55 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
   }
 
   /** Writes rows: `[{key, data: {family: {qualifier: value}}}]`. */
-  insert(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
+  insert(entries: MutationEntry | MutationEntry[], options?: { gaxOptions?: GaxOptions } | Callback<[]>, cb?: Callback<[]>): Promise<[]> {
     const list = (Array.isArray(entries) ? entries : [entries]).map((e) => ({ ...e, method: "insert" as const }));
     return this.mutate(list, options, cb);
   }
 
   /** Applies entries of `{key, method: "insert" | "delete", data}`; each entry is atomic.
-   * Rejects with a PartialFailureError listing the entries that failed. */
-  mutate(entries: MutationEntry | MutationEntry[], options?: unknown, cb?: Callback<[]>): Promise<[]> {
+   * Rejects with a PartialFailureError listing the entries that failed. As the client does,
+   * a failed request, or entries that failed with a retryable code, are sent again (only the
+   * entries not yet applied) up to `maxRetries` times; `options.gaxOptions` gives the
+   * backoff, the codes and the timeout (retry.ts). */
+  mutate(entries: MutationEntry | MutationEntry[], options?: { gaxOptions?: GaxOptions } | Callback<[]>, cb?: Callback<[]>): Promise<[]> {
     cb = lastCallback([options, cb]) as Callback<[]> | undefined;
+    const gax = typeof options === "object" ? options?.gaxOptions : undefined;
     return settle(async () => {
       // No entries is sent as it is (the engine refuses an empty MutateRows with
       // INVALID_ARGUMENT, as Bigtable refuses the Node client's request).
       const list = Array.isArray(entries) ? entries : [entries];
-      const request = { entries: list.map((e) => ({ rowKey: toBytes(e.key), mutations: entryMutations(e) })) };
-      // One route for the request, by its first row (as the core's MutateRows routes).
-      const statuses = (await routed(this.route, "MutateRows", request.entries[0]?.rowKey, (db) => db.mutateRows(this.id, request))) as { index: number; code: string; message?: string }[];
-      const errors = statuses.filter((s) => s.code !== "OK").map((s) => ({
-        entry: list[s.index],
-        code: Status[s.code as keyof typeof Status] ?? Status.UNKNOWN,
-        status: s.code,
-        message: s.message ?? "",
-      }));
-      if (errors.length) throw new PartialFailureError(errors);
+      const all = list.map((e) => ({ rowKey: toBytes(e.key), mutations: entryMutations(e) }));
+      const policy = dataPolicy("mutate", this.maxRetries, gax);
+      // Indexes into `list` of the entries still to apply, and each one's last failure.
+      let pending = all.map((_, i) => i);
+      const failed = new Map<number, { code: number; status: string; message: string }>();
+      type EntryStatus = { index: number; code: string; message?: string };
+      await withRetries(policy, async () => {
+        const request = { entries: pending.map((i) => all[i]) };
+        // One route for the request, by its first row (as the core's MutateRows routes).
+        const statuses = (await routed(this.route, "MutateRows", request.entries[0]?.rowKey, (db) => db.mutateRows(this.id, request))) as EntryStatus[];
+        const next: number[] = [];
+        for (const s of statuses) {
+          const index = pending[s.index];
+          if (s.code === "OK") {
+            failed.delete(index);
+            continue;
+          }
+          const error = { code: Status[s.code as keyof typeof Status] ?? Status.UNKNOWN, status: s.code, message: s.message ?? "" };
+          failed.set(index, error);
+          if (retryable(policy, error)) next.push(index);
+        }
+        pending = next;
+        // Entries that may succeed when sent again make the attempt fail retryably.
+        if (next.length) throw failed.get(next[0]);
+      }).catch((e: unknown) => {
+        // The request itself failed (nothing applied): that error, or the entries' errors.
+        if (failed.size === 0) throw e;
+      });
+      if (failed.size) {
+        const errors = [...failed.entries()].sort(([a], [b]) => a - b).map(([i, f]) => ({ entry: list[i], ...f }));
+        throw new PartialFailureError(errors);
+      }
       return [] as [];
     }, cb);
   }
@@ -207,6 +243,43 @@ export class Table<I extends InstanceHandle = InstanceHandle> {
       const plane = this.instance.plane;
       return [call(() => plane.checkConsistency(this.id, token))] as [boolean];
     }, cb);
+  }
+
+  /** Sparsetable: enables the table's change stream, keeping `retentionMs` of changes (1 to
+   * 7 days, as Bigtable's `changeStreamConfig.retentionPeriod`), or (`null`) disables it, at
+   * every cluster's copy. */
+  setChangeStreamRetention(retentionMs: number | null, cb?: Callback<[]>): Promise<[]> {
+    return settle(() => {
+      const plane = this.instance.plane;
+      call(() => plane.setChangeStreamRetentionMicros(this.id, retentionMs === null ? undefined : Math.round(retentionMs * 1000)));
+      return [] as [];
+    }, cb);
+  }
+
+  /** Sparsetable (the Data API's GenerateInitialChangeStreamPartitions): `[partitions]`, one
+   * `{rowRange}` per tablet of the cluster the table's app profile routes to.
+   * FAILED_PRECONDITION if the change stream is not enabled; the routing errors (an unknown
+   * profile, an injected fault) as for every call. */
+  generateInitialChangeStreamPartitions(cb?: Callback<[{ rowRange: ProtoRowRange }[]]>): Promise<[{ rowRange: ProtoRowRange }[]]> {
+    return settle(async () => {
+      const plane = this.instance.plane;
+      const r = call(() => plane.generateInitialChangeStreamPartitions(this.appProfileId, this.id));
+      if (r.latencyMicros > 0) await sleep(r.latencyMicros / 1000);
+      return [r.value] as [{ rowRange: ProtoRowRange }[]];
+    }, cb);
+  }
+
+  /** Sparsetable (the Data API's ReadChangeStream): reads one partition's changes, routed by
+   * the table's app profile, from `startTime` (a `Date` or microseconds) or from
+   * `continuationTokens` (or from now), up to an optional `endTime`. Gives an async iterator
+   * of `{dataChange}` (every cluster's writes, each once, with its source cluster),
+   * `{heartbeat}` and `{closeStream}` responses; a closeStream ends it: at the end time, or
+   * when the partition split or merged (its `continuationTokens` and `newPartitions` say
+   * where to read on). Errors (INVALID_ARGUMENT for a start outside the retention, and the
+   * routing errors) are thrown here, before the iterator; the iterator waits out an injected
+   * latency before its first response. */
+  readChangeStream(request: ReadChangeStreamRequest): ChangeStreamReader {
+    return new ChangeStreamReader(this.instance.plane, this.appProfileId, this.id, request);
   }
 
   /** `[true]` once every write acknowledged before the call reached every cluster, as the

@@ -1,12 +1,12 @@
 // The generated `BigtableTableAdminClient` (tables, backups, consistency) over the in-process
 // databases, with the protobufjs forms of GC rules its callers pass.
 
-import type { Database, ProtoTable } from "./wasm/sparsetable_wasm.js";
+import type { Database, ProtoRowKeySchema, ProtoTable } from "./wasm/sparsetable_wasm.js";
 import { backupName, childName, gapicCallback, instanceNamed, longRunning, maskPaths, onePage, requestObject, requiredString, resourceName, showRule, timestampMicros } from "./admin_common.js";
 import type { LongRunning } from "./admin_common.js";
 import { backupKey, backupProto, backupRecords, findBackup, publicBackup } from "./backup.js";
 import { Bigtable } from "./bigtable.js";
-import { toBytes } from "./bytes.js";
+import { isPlainObject, toBase64, toBytes } from "./bytes.js";
 import type { Data } from "./bytes.js";
 import { settle } from "./callback.js";
 import type { Callback } from "./callback.js";
@@ -45,14 +45,29 @@ function gcRuleFromClient(rule: unknown): unknown {
   return out;
 }
 
-/** `gcRuleFromClient` on the families of a `Table` (createTable). */
+/** A `Table.rowKeySchema` (a `Type.Struct`) as the generated client takes it, in proto3 JSON:
+ * the delimiter of `encoding.delimitedBytes` may be bytes (a `Uint8Array`/`Buffer`, as
+ * protobufjs takes it) or a string (taken as base64, as proto3 JSON writes bytes). Shapes and
+ * rules are the engine's. */
+function rowKeySchemaFromClient(schema: unknown): unknown {
+  if (!isPlainObject(schema) || !isPlainObject(schema.encoding)) return schema;
+  const delimited = schema.encoding.delimitedBytes;
+  if (!isPlainObject(delimited) || !(delimited.delimiter instanceof Uint8Array)) return schema;
+  return { ...schema, encoding: { ...schema.encoding, delimitedBytes: { ...delimited, delimiter: toBase64(delimited.delimiter) } } };
+}
+
+/** `gcRuleFromClient` on the families of a `Table` (createTable), and its row-key schema's
+ * delimiter as base64. */
 function tableFromClient(table: ProtoTable | undefined): ProtoTable {
-  if (!table || !table.columnFamilies) return table ?? {};
+  if (!table) return {};
+  const out: Record<string, unknown> = { ...table };
+  if (table.rowKeySchema !== undefined) out.rowKeySchema = rowKeySchemaFromClient(table.rowKeySchema) as ProtoRowKeySchema;
+  if (!table.columnFamilies) return out as ProtoTable;
   const columnFamilies: Record<string, unknown> = {};
   for (const [name, fam] of Object.entries(table.columnFamilies as Record<string, { gcRule?: unknown } | null>)) {
     columnFamilies[name] = fam && fam.gcRule !== undefined ? { ...fam, gcRule: gcRuleFromClient(fam.gcRule) } : fam ?? {};
   }
-  return { ...table, columnFamilies } as ProtoTable;
+  return { ...out, columnFamilies } as ProtoTable;
 }
 
 /** `gcRuleFromClient` on the `create`/`update` of column-family modifications. */
@@ -128,16 +143,22 @@ export class BigtableTableAdminClient {
     }, gapicCallback(rest) as Callback<[unknown]> | undefined);
   }
 
-  /** UpdateTable: changes `table.deletionProtection`, the one field `updateMask` may name here
-   * (`deletion_protection`; absent is false, as in proto3). Long-running, as in the client: the
-   * operation is already done and resolves to the table. */
-  updateTable(request: { table: { name: string; deletionProtection?: boolean }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<LongRunning> {
+  /** UpdateTable: changes the fields of `table` that `updateMask` names:
+   * `deletion_protection` (absent is false, as in proto3) and `row_key_schema` (set on a table
+   * without one; left unset it removes the schema, which needs the request's
+   * `ignoreWarnings`: the engine's rules). Long-running, as in the client: the operation is
+   * already done and resolves to the table. */
+  updateTable(request: { table: { name: string; deletionProtection?: boolean; rowKeySchema?: unknown }; updateMask: { paths: string[] }; ignoreWarnings?: boolean }, ...rest: unknown[]): Promise<LongRunning> {
     return settle(() => {
       const req = requestObject(request, "updateTable");
       const spec = requestObject(req.table, "updateTable (table)");
-      maskPaths(req.updateMask, ["deletion_protection"]);
+      const paths = maskPaths(req.updateMask, ["deletion_protection", "row_key_schema"]);
       const t = this.table(requiredString(spec.name, "table.name"));
-      call(() => t.db.setDeletionProtection(t.id, (spec.deletionProtection ?? false) as boolean));
+      if (paths.includes("row_key_schema")) {
+        const schema = spec.rowKeySchema ?? null;
+        call(() => t.db.setRowKeySchemaJson(t.id, rowKeySchemaFromClient(schema) as ProtoRowKeySchema | null, req.ignoreWarnings === true));
+      }
+      if (paths.includes("deletion_protection")) call(() => t.db.setDeletionProtection(t.id, (spec.deletionProtection ?? false) as boolean));
       const table = { ...(call(() => t.db.getTableJson(t.id)) as ProtoTable), name: t.name };
       return longRunning(t.name, table, { name: t.name });
     }, gapicCallback(rest) as Callback<LongRunning> | undefined);

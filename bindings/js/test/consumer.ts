@@ -53,6 +53,18 @@ async function main(): Promise<void> {
   for await (const row of queryStream) console.log(row.get("n"), queryStream.getMetadata()?.columns.length);
   const [again] = await instance.executeQuery(statement);
   console.log(again.length);
+  // Data Boost, retries and the layer's change stream calls.
+  await instance.createAppProfile("boost", { routing: cluster, dataBoostIsolationReadOnly: { computeBillingOwner: "HOST_PAYS" } });
+  const boosted: Record<string, never> | undefined = (await instance.appProfile("boost").getMetadata())[0].dataBoostIsolationReadOnly;
+  table.maxRetries = 0;
+  await table.insert([{ key: "r3", data: { cf: { q: "v" } } }], { gaxOptions: { retry: { retryCodes: [14], backoffSettings: { initialRetryDelayMillis: 1 } }, timeout: 1000 } });
+  await table.row("r3").get({ gaxOptions: { timeout: 1000 } });
+  await instance.executeQuery({ query: "SELECT 1 AS one", retryOptions: { retry: { backoffSettings: { maxRetries: 2 } } } });
+  await table.setChangeStreamRetention(86_400_000);
+  const [partitions] = await table.generateInitialChangeStreamPartitions();
+  const layerStream: ChangeStreamReader = table.readChangeStream({ partition: partitions[0], startTime: instance.nowMicros(), pollMs: 5 });
+  layerStream.cancel();
+  console.log(boosted);
   console.log(value, matched, n, toRowFilter({ family: "cf" }), platform, clusterMeta.serveNodes, profileMeta?.name);
 }
 

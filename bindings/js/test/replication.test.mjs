@@ -4,7 +4,7 @@
 // The rules are the core's; the wasm-level tests (wasm/test/replication.test.mjs) cover more.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ReplicatedInstance, BigtableError } from "sparsetable";
+import { ReplicatedInstance, BigtableError, Status } from "sparsetable";
 
 const CLOCK = 1_700_000_000_000_000;
 const b64 = (s) => Buffer.from(s).toString("base64");
@@ -52,6 +52,17 @@ test("errors are BigtableErrors with the core's code and message", async () => {
   await assert.rejects(inst.table("t", { appProfileId: "nope" }).readRows(), { status: "NOT_FOUND" });
   assert.throws(() => inst.replication().injectFault({ clusterId: "c9", code: "UNAVAILABLE" }), { status: "NOT_FOUND" });
   await assert.rejects(multi.setChangeStreamRetention(1000), { status: "INVALID_ARGUMENT" });
+});
+
+test("every code a client sees can be injected: UNAUTHENTICATED and CANCELLED carry their numbers", async () => {
+  const inst = instance();
+  const t = inst.table("t", { appProfileId: "to-c1" });
+  for (const [status, code] of [["UNAUTHENTICATED", 16], ["CANCELLED", 1], ["UNKNOWN", 2]]) {
+    inst.replication().injectFault({ rpc: "MutateRow", code: status, count: 1 });
+    await assert.rejects(t.mutateRow(set("r", "v")), (e) =>
+      e instanceof BigtableError && e.status === status && e.code === code && e.code === Status[status] && /injected fault/.test(e.details));
+  }
+  await t.mutateRow(set("r", "v"));
 });
 
 test("injected latency is awaited on a timer, not a busy loop", async () => {

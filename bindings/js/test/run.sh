@@ -6,8 +6,10 @@
 #     every shared SQL vector through its instance.executeQuery (test/sql_vectors.test.mjs),
 #     and every shared vector the Bigtable layer and ReplicatedInstance can express
 #     (test/layer_vectors.test.mjs; the vectors they cannot are listed with the reason), and
-#     app-profile routing in the Bigtable layer with every shared replication vector it can
-#     express (test/routing.test.mjs);
+#     app-profile routing in the Bigtable layer with every shared replication vector
+#     (test/routing.test.mjs), and the layer under the control surface: streams waiting out
+#     injected latency, retries, Data Boost profiles, change streams
+#     (test/layer_resilience.test.mjs);
 #  2. type-checks a TypeScript consumer with `tsc --strict`, after checking that no source
 #     file imports another in a circle (test/cycles.mjs, type-only imports included);
 #  3. runs the README's examples (extracted from the installed README.md);
@@ -21,7 +23,7 @@ status=0
 tarball=${TARBALL:-$("$here/build.sh" | tail -n 1)}
 [ -f "$tarball" ] || { echo "FAILED: no tarball ($tarball)"; exit 1; }
 rm -rf "$scratch" && mkdir -p "$scratch"
-cp "$here/test/node.test.mjs" "$here/test/durable.test.mjs" "$here/test/replication.test.mjs" "$here/test/testing.test.mjs" "$here/test/sql.test.mjs" "$here/test/sql_vectors.test.mjs" "$here/test/layer_vectors.test.mjs" "$here/test/routing.test.mjs" "$here/test/consumer.ts" "$here/test/browser.test.mjs" "$scratch/"
+cp "$here/test/node.test.mjs" "$here/test/durable.test.mjs" "$here/test/replication.test.mjs" "$here/test/testing.test.mjs" "$here/test/sql.test.mjs" "$here/test/views_admin.test.mjs" "$here/test/sql_vectors.test.mjs" "$here/test/layer_vectors.test.mjs" "$here/test/routing.test.mjs" "$here/test/layer_resilience.test.mjs" "$here/test/consumer.ts" "$here/test/browser.test.mjs" "$scratch/"
 # sparsetable/testing starts the real server: the debug build the server suite uses (built here
 # if it is not yet: the same command, so the server suite then compiles nothing).
 if [ -z "${SPARSETABLE_SERVER_BIN:-}" ]; then
@@ -33,7 +35,7 @@ cat > "$scratch/package.json" <<'JSON'
 JSON
 (cd "$scratch" && npm install --no-audit --no-fund --loglevel=error --offline "$tarball") || { echo "FAILED: npm install of $tarball"; exit 1; }
 echo "--- node tests (installed package)"
-(cd "$scratch" && SPARSETABLE_ROOT=$root node --test node.test.mjs durable.test.mjs replication.test.mjs routing.test.mjs testing.test.mjs sql.test.mjs) || status=1
+(cd "$scratch" && SPARSETABLE_ROOT=$root node --test node.test.mjs durable.test.mjs replication.test.mjs routing.test.mjs layer_resilience.test.mjs testing.test.mjs sql.test.mjs views_admin.test.mjs) || status=1
 echo "--- every shared SQL vector through the installed package's instance.executeQuery"
 (cd "$scratch" && SPARSETABLE_ROOT=$root node --test sql_vectors.test.mjs | grep -E '^# (pass|fail)|^not ok' ; [ "${PIPESTATUS[0]}" -eq 0 ]) || status=1
 echo "--- every shared vector the Bigtable layer and ReplicatedInstance can express (the rest listed by name, with the reason)"

@@ -108,8 +108,9 @@ pub struct Database {
     /// return, as the core requires, in the same FFI call.
     routed: Option<sparsetable::Routed>,
     /// The directory a durable database was opened on (where the instance admin keeps the
-    /// instance's `INSTANCE` file); `None` in memory.
-    dir: Option<std::path::PathBuf>,
+    /// instance's `INSTANCE` file) and the options it was opened with (the other clusters'
+    /// copies open with them); `None` in memory.
+    dir: Option<(std::path::PathBuf, sparsetable::OpenOptions)>,
 }
 
 type Result<T> = std::result::Result<T, SparsetableError>;
@@ -156,7 +157,7 @@ impl Database {
             gc_mode: gc_mode.into(),
             ..Default::default()
         };
-        let dir = std::path::PathBuf::from(&path);
+        let dir = (std::path::PathBuf::from(&path), options.clone());
         sparsetable::Database::open_dir(path, options)
             .map(|db| {
                 Arc::new(Database {
@@ -556,7 +557,12 @@ impl Database {
 
     /// The directory this database was opened on, if durable.
     pub(crate) fn dir(&self) -> Option<&std::path::Path> {
-        self.dir.as_deref()
+        self.dir.as_ref().map(|(dir, _)| dir.as_path())
+    }
+
+    /// The options a durable database was opened with.
+    pub(crate) fn open_options(&self) -> Option<&sparsetable::OpenOptions> {
+        self.dir.as_ref().map(|(_, options)| options)
     }
 
     fn wrap(db: sparsetable::Database) -> Arc<Self> {
@@ -574,7 +580,7 @@ impl Database {
         self.inner.read(f).map_err(to_ffi)
     }
 
-    fn write<T>(
+    pub(crate) fn write<T>(
         &self,
         f: impl FnOnce(&mut sparsetable::Database) -> sparsetable::Result<T>,
     ) -> Result<T> {
@@ -621,6 +627,7 @@ mod tests {
             deletion_protection: false,
             initial_splits: vec![],
             max_value_bytes: None,
+            row_key_schema: None,
         }
     }
 

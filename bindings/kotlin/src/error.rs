@@ -49,8 +49,10 @@ pub enum SparsetableError {
         /// What was exhausted or unavailable.
         reason: String,
     },
-    /// Nothing the caller can fix (`INTERNAL`, `DATA_LOSS`, `UNIMPLEMENTED`, or a code this
-    /// binding does not know yet): report it.
+    /// Nothing the caller can fix here (`INTERNAL`, `DATA_LOSS`, `UNIMPLEMENTED`; `CANCELLED`,
+    /// `UNKNOWN` and `UNAUTHENTICATED`, which only an injected fault raises; or a code this
+    /// binding does not know yet): report it. The Kotlin layer still raises the exception of
+    /// the exact code.
     Internal {
         /// gRPC's upper-case code name.
         code: String,
@@ -108,9 +110,12 @@ pub fn to_ffi(error: sparsetable::Error) -> SparsetableError {
         Code::ResourceExhausted | Code::Aborted | Code::Unavailable | Code::DeadlineExceeded => {
             SparsetableError::Retryable { code, reason }
         }
-        Code::Internal | Code::DataLoss | Code::Unimplemented => {
-            SparsetableError::Internal { code, reason }
-        }
+        Code::Internal
+        | Code::DataLoss
+        | Code::Unimplemented
+        | Code::Cancelled
+        | Code::Unknown
+        | Code::Unauthenticated => SparsetableError::Internal { code, reason },
         // Code is non-exhaustive: a code added to the core later is reported with its own
         // name, as an error the caller cannot fix, until this binding learns about it.
         _ => SparsetableError::Internal { code, reason },

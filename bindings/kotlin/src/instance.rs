@@ -11,6 +11,10 @@
 //! injected latency is handed back, for the JVM to wait out with its own (interruptible)
 //! sleep.
 //!
+//! On a durable database the other clusters' copies and the replication queue are on disk
+//! next to it, in the server's layout (`replicas/CLUSTER/`, `replication/`; see `on_disk`),
+//! so a reopened directory keeps every copy and every write still on its way.
+//!
 //! Invariant: no exported function panics on any input; bad input is the core's typed error.
 
 use std::sync::Arc;
@@ -150,6 +154,33 @@ pub struct InstancePlane {
     pub(crate) dir: Option<std::path::PathBuf>,
 }
 
+/// Keeps the copies of the clusters after the first, and the replication queue, in
+/// `folder` as the server keeps a durable instance's (docs/format/replication_queue.md):
+/// cluster `C`'s copy in `folder/replicas/C/` (a database opened with `options`, on `clock`),
+/// the queue of writes on their way in `folder/replication/`. A reopened instance then finds
+/// its copies as they were and delivers what was queued before it closed.
+fn on_disk(
+    plane: InstanceData,
+    folder: &std::path::Path,
+    options: sparsetable::OpenOptions,
+    clock: Arc<dyn sparsetable::Clock>,
+) -> InstanceData {
+    use sparsetable::platform::storage::{FileStorage, Storage};
+    let (replicas, queue) = (folder.join("replicas"), folder.join("replication"));
+    plane
+        .with_replica_opener(Box::new(move |cluster| {
+            // A cluster id names a directory: only an id the record's rule accepts (no
+            // separators, no leading dot) may.
+            let id = sparsetable::api::instances::ids::check_id("cluster_id", "cluster", cluster)?;
+            let storage = Arc::new(FileStorage::new(replicas.join(id))?);
+            sparsetable::Database::open(storage, options.clone(), clock.clone())
+        }))
+        .with_queue_storage(Box::new(move || {
+            let storage: Arc<dyn Storage> = Arc::new(FileStorage::new(&queue)?);
+            Ok(storage)
+        }))
+}
+
 #[uniffi::export]
 impl InstancePlane {
     /// An instance of one cluster, `cluster_id`, whose copy is `database`; the copies of
@@ -171,8 +202,11 @@ impl InstancePlane {
             Some(c) => c.inner.clone(),
             None => Arc::new(sparsetable::SystemClock),
         };
-        let plane =
-            InstanceData::new(database.shared().clone(), &cluster_id, clock).map_err(to_ffi)?;
+        let mut plane = InstanceData::new(database.shared().clone(), &cluster_id, clock.clone())
+            .map_err(to_ffi)?;
+        if let (Some(dir), Some(options)) = (database.dir(), database.open_options()) {
+            plane = on_disk(plane, dir, options.clone(), clock);
+        }
         let dir = database.dir().map(std::path::Path::to_path_buf);
         if let Some(dir) = &dir {
             if let Some(stored) =
@@ -455,6 +489,7 @@ mod tests {
                 deletion_protection: false,
                 initial_splits: vec![],
                 max_value_bytes: None,
+                row_key_schema: None,
             },
         )
         .unwrap();

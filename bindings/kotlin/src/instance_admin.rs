@@ -1,5 +1,6 @@
 //! The exported instance metadata: the core's [`sparsetable::InstanceRecord`] (clusters, app
-//! profiles with etags, the implied `default` profile) for the Kotlin instance admin client.
+//! profiles with etags, the implied `default` profile; logical and materialized views in
+//! `logical_views.rs` and `materialized_views.rs`) for the Kotlin instance admin client.
 //!
 //! Every rule is the record's (ids, etags, what may be removed, the implied default profile);
 //! this module converts records and errors only. One [`InstanceAdmin`] belongs to one
@@ -144,7 +145,7 @@ fn profile_record(p: AppProfileInfo) -> AppProfileRecord {
 }
 
 /// The error of a lookup the record refused (its NOT_FOUND); an internal error should it not.
-fn missing(refused: sparsetable::Result<()>) -> SparsetableError {
+pub(crate) fn missing(refused: sparsetable::Result<()>) -> SparsetableError {
     to_ffi(refused.err().unwrap_or_else(|| {
         sparsetable::Error::new(sparsetable::Code::Internal, "a missing resource was found")
     }))
@@ -154,7 +155,7 @@ fn missing(refused: sparsetable::Result<()>) -> SparsetableError {
 /// routing of its [`InstancePlane`].
 #[derive(Debug, uniffi::Object)]
 pub struct InstanceAdmin {
-    plane: Arc<InstancePlane>,
+    pub(crate) plane: Arc<InstancePlane>,
     record: Mutex<InstanceRecord>,
     /// The directory of a durable database (where the `INSTANCE` file is).
     folder: Option<PathBuf>,
@@ -174,7 +175,7 @@ fn ids_of_folder(folder: &Path) -> Option<(String, String)> {
 }
 
 impl InstanceAdmin {
-    fn record(&self) -> MutexGuard<'_, InstanceRecord> {
+    pub(crate) fn record(&self) -> MutexGuard<'_, InstanceRecord> {
         // A panic cannot leave a half-changed record (changes are made on a copy and kept
         // whole), so a poisoned lock still guards a consistent record.
         self.record.lock().unwrap_or_else(|e| e.into_inner())
@@ -182,7 +183,7 @@ impl InstanceAdmin {
 
     /// Applies `op` to a copy of the record, sets the plane's routing from the copy, and keeps
     /// the copy; on any error nothing changes.
-    fn change<T>(
+    pub(crate) fn change<T>(
         &self,
         op: impl FnOnce(&mut InstanceRecord) -> sparsetable::Result<T>,
     ) -> Result<T> {
@@ -231,6 +232,7 @@ impl InstanceAdmin {
             if let Some(stored) = instance_store::read_file(dir).map_err(to_ffi)? {
                 let (clusters, profiles) = stored.record.routing();
                 plane.plane.configure(clusters, profiles).map_err(to_ffi)?;
+                crate::materialized_views::recreate_views(&stored.record, plane.plane.primary());
                 return Ok(Arc::new(InstanceAdmin {
                     plane,
                     record: Mutex::new(stored.record),
@@ -334,12 +336,21 @@ impl InstanceAdmin {
         })
     }
 
-    /// Removes cluster `id`.
+    /// Removes cluster `id`. On a durable database its copy's folder (`replicas/{id}/`) goes
+    /// too, once the plane has let go of it, so no disk is kept for a copy no cluster uses
+    /// (a cluster added later under the same id gets the first cluster's tables either way).
     ///
     /// # Errors
     /// The record's `remove_cluster`: `NOT_FOUND`, `FAILED_PRECONDITION`.
     pub fn remove_cluster(&self, id: String) -> Result<()> {
-        self.change(|r| r.remove_cluster(&id))
+        self.change(|r| r.remove_cluster(&id))?;
+        if let Some(folder) = &self.folder {
+            if ids::check_id("cluster_id", "cluster", &id).is_ok() {
+                // Best effort: a folder left behind holds only a copy no cluster uses.
+                let _ = std::fs::remove_dir_all(folder.join("replicas").join(&id));
+            }
+        }
+        Ok(())
     }
 
     /// The app profiles ListAppProfiles shows, with the implied `default`, by id.

@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use sparsetable::api::sql::{self, PreparedQuery, SqlColumn, SqlType, SqlValue};
-use sparsetable::Error;
+use sparsetable::{Error, LogicalViewRecord};
 
 use crate::database::Database;
 use crate::error::{to_ffi, SparsetableError};
@@ -367,9 +367,7 @@ impl Database {
         query: String,
         param_types: HashMap<String, Vec<SqlTypeNode>>,
     ) -> Result<Vec<SqlColumnInfo>, SparsetableError> {
-        let types = param_types_ffi(&param_types)?;
-        self.read(|db| sql::prepare(db, &query, types))
-            .map(|q| columns(&q))
+        self.prepare_query_with(query, param_types, &[])
     }
 
     /// Runs a SQL query with typed parameters and returns its columns and every row.
@@ -383,6 +381,31 @@ impl Database {
         query: String,
         param_types: HashMap<String, Vec<SqlTypeNode>>,
         params: HashMap<String, Vec<SqlValueNode>>,
+    ) -> Result<SqlResult, SparsetableError> {
+        self.execute_query_with(query, param_types, params, &[])
+    }
+}
+
+impl Database {
+    /// [`prepare_query`](Database::prepare_query) with the instance's logical `views`.
+    pub(crate) fn prepare_query_with(
+        &self,
+        query: String,
+        param_types: HashMap<String, Vec<SqlTypeNode>>,
+        views: &[LogicalViewRecord],
+    ) -> Result<Vec<SqlColumnInfo>, SparsetableError> {
+        let types = param_types_ffi(&param_types)?;
+        self.read(|db| sql::prepare_with_views(db, &query, types, views))
+            .map(|q| columns(&q))
+    }
+
+    /// [`execute_query`](Database::execute_query) with the instance's logical `views`.
+    pub(crate) fn execute_query_with(
+        &self,
+        query: String,
+        param_types: HashMap<String, Vec<SqlTypeNode>>,
+        params: HashMap<String, Vec<SqlValueNode>>,
+        views: &[LogicalViewRecord],
     ) -> Result<SqlResult, SparsetableError> {
         let types = param_types_ffi(&param_types)?;
         let mut values = BTreeMap::new();
@@ -398,7 +421,7 @@ impl Database {
             );
         }
         self.read(|db| {
-            let prepared = sql::prepare(db, &query, types)?;
+            let prepared = sql::prepare_with_views(db, &query, types, views)?;
             let rows = sql::execute(db, &prepared, &values)?;
             Ok(SqlResult {
                 columns: columns(&prepared),

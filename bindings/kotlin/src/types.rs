@@ -102,6 +102,10 @@ pub struct TableConfig {
     pub initial_splits: Vec<Vec<u8>>,
     /// Largest accepted value in bytes; `None` keeps the core's default (100 MiB).
     pub max_value_bytes: Option<u64>,
+    /// The row-key schema, if any (checked by the core against the families); defaults to
+    /// none, so Kotlin code that builds a config without it keeps compiling.
+    #[uniffi(default)]
+    pub row_key_schema: Option<crate::row_key_schema::RowKeySchemaConfig>,
 }
 
 /// A column family as a table reports it.
@@ -128,6 +132,8 @@ pub struct TableInfo {
     pub initial_splits: Vec<Vec<u8>>,
     /// Largest accepted value in bytes.
     pub max_value_bytes: u64,
+    /// The row-key schema, if any.
+    pub row_key_schema: Option<crate::row_key_schema::RowKeySchemaConfig>,
 }
 
 /// One change to a table's column families.
@@ -432,6 +438,7 @@ impl TryFrom<TableConfig> for sparsetable::TableConfig {
             deletion_protection: config.deletion_protection,
             initial_splits: config.initial_splits,
             max_value_bytes,
+            row_key_schema: config.row_key_schema.map(Into::into),
             ..defaults
         })
     }
@@ -455,6 +462,7 @@ impl From<sparsetable::TableInfo> for TableInfo {
             initial_splits: config.initial_splits,
             // usize fits u64 on every platform Rust supports.
             max_value_bytes: config.max_value_bytes as u64,
+            row_key_schema: config.row_key_schema.map(Into::into),
         }
     }
 }

@@ -271,8 +271,17 @@ impl BigtableDataClient {
             types.insert(name, ty);
         }
         let db = self.instance_db(py, &instance_id)?;
+        // The instance's logical views, for a query that names one in FROM (the records'
+        // lock is let go before the database's is taken).
+        let project = self.project.as_deref().unwrap_or(DEFAULT_PROJECT);
+        let views = py
+            .detach(|| {
+                let records = self.store.records()?;
+                crate::instance_admin::logical_views_of(&records, project, &instance_id)
+            })
+            .map_err(|e| to_py_err(py, e))?;
         let (columns, rows) = crate::convert::with_db(py, &db, |db| {
-            let prepared = sql::prepare(db, &query, types)?;
+            let prepared = sql::prepare_with_views(db, &query, types, &views)?;
             let rows = sql::execute(db, &prepared, &values)?;
             Ok((prepared.columns().to_vec(), rows))
         })?;

@@ -97,6 +97,24 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     sparsetable,
+    Cancelled,
+    SparsetableError,
+    "CANCELLED: the call was cancelled (raised only by an injected fault)."
+);
+pyo3::create_exception!(
+    sparsetable,
+    Unknown,
+    SparsetableError,
+    "UNKNOWN: an error with no better code (raised only by an injected fault)."
+);
+pyo3::create_exception!(
+    sparsetable,
+    Unauthenticated,
+    SparsetableError,
+    "UNAUTHENTICATED: the request has no valid credentials (raised only by an injected fault)."
+);
+pyo3::create_exception!(
+    sparsetable,
     DataLoss,
     SparsetableError,
     "DATA_LOSS: stored bytes failed a checksum."
@@ -119,6 +137,9 @@ pub fn exception_type(py: Python<'_>, code: Code) -> Bound<'_, PyType> {
         Code::DataLoss => py.get_type::<DataLoss>(),
         Code::DeadlineExceeded => py.get_type::<DeadlineExceeded>(),
         Code::PermissionDenied => py.get_type::<PermissionDenied>(),
+        Code::Cancelled => py.get_type::<Cancelled>(),
+        Code::Unknown => py.get_type::<Unknown>(),
+        Code::Unauthenticated => py.get_type::<Unauthenticated>(),
         // `Code` is non-exhaustive: a code added to the core later still raises a typed error
         // (the base class) with the right `.code`, until it gets a class of its own here.
         _ => py.get_type::<SparsetableError>(),

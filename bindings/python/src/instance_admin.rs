@@ -3,6 +3,11 @@
 //! profiles with etags, the implied `default` profile, id rules) for the Python module's
 //! `sparsetable.Instance` / `Cluster` / `AppProfile`, shaped like `google.cloud.bigtable`'s.
 //!
+//! Logical views are the record's too (`create_logical_view` ... `delete_logical_view`): a
+//! view's query is checked by preparing it against the instance's first database with the
+//! views the instance would then have (as the server checks one), and `_execute_query`
+//! reads the stored views when a query names one in `FROM`.
+//!
 //! Every rule is the record's or the database's; this module converts Python values (dicts
 //! shaped like the classic client's attributes, enums as Google's numbers) and errors only.
 //! Records live in the world of the client's store (`registry::Records`): an instance is
@@ -29,7 +34,7 @@ use sparsetable::api::instances::{store as instance_store, StoredInstance};
 use sparsetable::error::quoted;
 use sparsetable::{
     AppProfileRecord, Autoscaling, ClusterRecord, Code, Error, InstanceData, InstanceRecord,
-    InstanceType, Isolation, Result, Routing, SharedDatabase, StorageType,
+    InstanceType, Isolation, LogicalViewRecord, Result, Routing, SharedDatabase, StorageType,
 };
 
 use crate::errors::to_py_err;
@@ -247,6 +252,43 @@ pub fn instance_to_py<'py>(py: Python<'py>, r: &InstanceRecord) -> PyResult<Boun
     d.set_item("labels", r.labels.clone())?;
     d.set_item("create_time_micros", r.create_time_micros)?;
     Ok(d)
+}
+
+/// A logical view as a dict: `logical_view_id`, `query`, `deletion_protection`, `etag`.
+fn view_to_py<'py>(py: Python<'py>, v: &LogicalViewRecord) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("logical_view_id", &v.id)?;
+    d.set_item("query", &v.query)?;
+    d.set_item("deletion_protection", v.deletion_protection)?;
+    d.set_item("etag", &v.etag)?;
+    Ok(d)
+}
+
+/// Prepares `query` as a view's query: against `db`, with `views` (the views the instance
+/// would have), as the server's CreateLogicalView checks one.
+fn check_view_query(db: &SharedDatabase, query: &str, views: &[LogicalViewRecord]) -> Result<()> {
+    db.read(|d| {
+        sparsetable::api::sql::prepare_with_views(d, query, BTreeMap::new(), views).map(|_| ())
+    })
+}
+
+/// The logical views of `project`'s `instance` (none for an instance never created through
+/// the admin), for a query to read.
+///
+/// # Errors
+/// A poisoned lock.
+pub fn logical_views_of(
+    records: &Records,
+    project: &str,
+    instance: &str,
+) -> Result<Vec<LogicalViewRecord>> {
+    let records = records
+        .lock()
+        .map_err(|_| sparsetable::api::shared::poisoned())?;
+    Ok(records
+        .get(&(project.to_string(), instance.to_string()))
+        .map(|stored| stored.record.logical_views().to_vec())
+        .unwrap_or_default())
 }
 
 /// The admin of one instance's metadata (see the module docs).
@@ -630,6 +672,96 @@ impl InstanceAdmin {
     /// Removes a stored app profile (DeleteAppProfile).
     fn delete_app_profile(&self, py: Python<'_>, app_profile_id: &str) -> PyResult<()> {
         py.detach(|| self.change(|r| r.delete_app_profile(app_profile_id)))
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Stores a new logical view (CreateLogicalView) whose `query` must prepare against the
+    /// instance's tables and views; returns the view dict (see `view_to_py`) with its etag.
+    #[pyo3(signature = (logical_view_id, query, deletion_protection = false))]
+    fn create_logical_view<'py>(
+        &self,
+        py: Python<'py>,
+        logical_view_id: &str,
+        query: &str,
+        deletion_protection: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| {
+                self.change(|r| {
+                    r.create_logical_view(logical_view_id, query, deletion_protection, |q, v| {
+                        check_view_query(&self.db, q, v)
+                    })
+                    .cloned()
+                })
+            })
+            .map_err(|e| to_py_err(py, e))?;
+        view_to_py(py, &view)
+    }
+
+    /// Logical view `logical_view_id`'s dict (GetLogicalView); `NotFound` if unknown.
+    fn get_logical_view<'py>(
+        &self,
+        py: Python<'py>,
+        logical_view_id: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| {
+                self.read(|r| match r.logical_view(logical_view_id) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(missing(r.clone().delete_logical_view(logical_view_id, ""))),
+                })
+            })
+            .map_err(|e| to_py_err(py, e))?;
+        view_to_py(py, &view)
+    }
+
+    /// The logical views (ListLogicalViews), by id, as dicts.
+    fn list_logical_views<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let views = py
+            .detach(|| self.read(|r| Ok(r.logical_views().to_vec())))
+            .map_err(|e| to_py_err(py, e))?;
+        views.iter().map(|v| view_to_py(py, v)).collect()
+    }
+
+    /// Changes a logical view (UpdateLogicalView): its `query` and/or its
+    /// `deletion_protection`, whichever is not `None`; a non-empty `etag` must be the current
+    /// one (else `Aborted`). Returns the view dict with its new etag.
+    #[pyo3(signature = (logical_view_id, query = None, deletion_protection = None, etag = ""))]
+    fn update_logical_view<'py>(
+        &self,
+        py: Python<'py>,
+        logical_view_id: &str,
+        query: Option<&str>,
+        deletion_protection: Option<bool>,
+        etag: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| {
+                self.change(|r| {
+                    r.update_logical_view(
+                        logical_view_id,
+                        query,
+                        deletion_protection,
+                        etag,
+                        |q, v| check_view_query(&self.db, q, v),
+                    )
+                    .cloned()
+                })
+            })
+            .map_err(|e| to_py_err(py, e))?;
+        view_to_py(py, &view)
+    }
+
+    /// Removes a logical view (DeleteLogicalView); a non-empty `etag` must be the current
+    /// one, and a view with deletion protection is `FailedPrecondition`.
+    #[pyo3(signature = (logical_view_id, etag = ""))]
+    fn delete_logical_view(
+        &self,
+        py: Python<'_>,
+        logical_view_id: &str,
+        etag: &str,
+    ) -> PyResult<()> {
+        py.detach(|| self.change(|r| r.delete_logical_view(logical_view_id, etag)))
             .map_err(|e| to_py_err(py, e))
     }
 

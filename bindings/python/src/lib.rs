@@ -21,6 +21,7 @@ mod query;
 mod read_modify_write;
 mod registry;
 mod row;
+mod row_key_schema;
 mod server;
 mod sql;
 mod table_admin;

@@ -1,6 +1,6 @@
 //! The table administration of one instance (`client.table_admin(instance_id)`), with the
 //! method names of Bigtable's table admin API: create, get, list, modify and delete tables,
-//! drop row ranges, deletion protection. Converts Python values and errors; the rules are the
+//! drop row ranges, deletion protection, row-key schemas. Converts Python values and errors; the rules are the
 //! core's `Database` table-admin calls, run on the instance's first cluster (the primary copy
 //! of the schema, which the other clusters follow), except DropRowRange, which the core's
 //! `InstanceData` applies at every cluster's copy.
@@ -16,6 +16,7 @@ use sparsetable::{
 };
 
 use crate::gc_rule::{extract_gc_rule, gc_rule_to_py};
+use crate::row_key_schema::{schema_from_py, schema_to_py};
 
 use crate::convert::{bytes_or_str, with_db, with_db_mut};
 use crate::errors::{invalid_argument, to_py_err};
@@ -41,8 +42,10 @@ impl TableAdmin {
     /// `granularity` is `"MILLIS"` (Bigtable's default) or `"MICROS"`. `value_types` gives a
     /// family a value type other than bytes: `"int64_sum"`, `"int64_min"`, `"int64_max"` or
     /// `"hllpp_unique_count"` (HyperLogLog++) make it an aggregate family, written with
-    /// `AddToCell` (Bigtable's `value_type`).
-    #[pyo3(signature = (table_id, column_families = None, *, granularity = "MILLIS", deletion_protection = false, initial_splits = None, value_types = None))]
+    /// `AddToCell` (Bigtable's `value_type`). `row_key_schema` structures the row keys (a
+    /// `Type.Struct` dict, see `row_key_schema.rs`): SQL then reads the key's fields as
+    /// columns.
+    #[pyo3(signature = (table_id, column_families = None, *, granularity = "MILLIS", deletion_protection = false, initial_splits = None, value_types = None, row_key_schema = None))]
     #[allow(clippy::too_many_arguments)]
     fn create_table(
         &self,
@@ -53,6 +56,7 @@ impl TableAdmin {
         deletion_protection: bool,
         initial_splits: Option<&Bound<'_, PyList>>,
         value_types: Option<&Bound<'_, PyDict>>,
+        row_key_schema: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<TableInfo> {
         let mut config = TableConfig {
             granularity: match granularity {
@@ -94,6 +98,9 @@ impl TableAdmin {
                 family.value_type = value_type;
             }
         }
+        if let Some(schema) = row_key_schema.filter(|s| !s.is_none()) {
+            config.row_key_schema = Some(schema_from_py(schema)?.map_err(|e| to_py_err(py, e))?);
+        }
         if let Some(splits) = initial_splits {
             for key in splits.iter() {
                 config
@@ -128,16 +135,48 @@ impl TableAdmin {
         with_db_mut(py, &self.db, |db| db.delete_table(&table_id))
     }
 
-    /// Turns deletion protection on or off; returns the new schema.
-    #[pyo3(signature = (table_id, *, deletion_protection))]
+    /// Changes what is given (Bigtable's UpdateTable): `deletion_protection` turns it on or
+    /// off; `row_key_schema` sets a schema on a table without one, and
+    /// `clear_row_key_schema=True` removes the schema, which needs `ignore_warnings=True` (the
+    /// core's rules). Returns the new schema.
+    #[pyo3(signature = (table_id, *, deletion_protection = None, row_key_schema = None, clear_row_key_schema = false, ignore_warnings = false))]
     fn update_table(
         &self,
         py: Python<'_>,
         table_id: String,
-        deletion_protection: bool,
+        deletion_protection: Option<bool>,
+        row_key_schema: Option<&Bound<'_, PyAny>>,
+        clear_row_key_schema: bool,
+        ignore_warnings: bool,
     ) -> PyResult<TableInfo> {
+        let schema = match (
+            row_key_schema.filter(|s| !s.is_none()),
+            clear_row_key_schema,
+        ) {
+            (Some(_), true) => {
+                return Err(invalid_argument(
+                    py,
+                    "update_table: give row_key_schema or clear_row_key_schema=True, not both",
+                ))
+            }
+            (Some(s), false) => Some(Some(schema_from_py(s)?.map_err(|e| to_py_err(py, e))?)),
+            (None, true) => Some(None),
+            (None, false) => None,
+        };
         let inner = with_db_mut(py, &self.db, |db| {
-            db.set_deletion_protection(&table_id, deletion_protection)
+            // The schema first: it is the change that may be refused, and then nothing
+            // changes (the core checks before it writes).
+            let mut info = match schema {
+                Some(schema) => Some(db.set_row_key_schema(&table_id, schema, ignore_warnings)?),
+                None => None,
+            };
+            if let Some(on) = deletion_protection {
+                info = Some(db.set_deletion_protection(&table_id, on)?);
+            }
+            match info {
+                Some(info) => Ok(info),
+                None => db.get_table(&table_id),
+            }
         })?;
         Ok(TableInfo { inner })
     }
@@ -249,6 +288,17 @@ impl TableInfo {
     #[getter]
     fn deletion_protection(&self) -> bool {
         self.inner.config.deletion_protection
+    }
+
+    /// The row-key schema as a `Type.Struct` dict (`None` when the table has none).
+    #[getter]
+    fn row_key_schema<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.inner
+            .config
+            .row_key_schema
+            .as_ref()
+            .map(|s| schema_to_py(py, s))
+            .transpose()
     }
 
     fn __repr__(&self) -> String {

@@ -48,7 +48,11 @@ CLASSIC_METHODS = {
     ("google.cloud.bigtable.client", "Client", "sparsetable._classic", "Client"): ["instance", "list_instances", "list_clusters"],
     # The generated table admin client's calls that the samples' helper uses to set tables up.
     ("google.cloud.bigtable_admin_v2", "BigtableTableAdminClient", "sparsetable.bigtable_admin_v2", "BigtableTableAdminClient"):
-        ["create_table", "get_table", "list_tables", "delete_table"],
+        ["create_table", "get_table", "list_tables", "update_table", "delete_table"],
+    # The generated instance admin client's logical view calls.
+    ("google.cloud.bigtable_admin_v2", "BigtableInstanceAdminClient", "sparsetable.bigtable_admin_v2", "BigtableInstanceAdminClient"):
+        ["create_logical_view", "get_logical_view", "list_logical_views", "update_logical_view", "delete_logical_view",
+         "logical_view_path", "instance_path"],
 }
 DUNDERS = {"__enter__", "__exit__", "__aenter__", "__aexit__", "__getitem__", "__contains__", "__int__",
            "__lt__", "__iter__", "__len__", "__str__"}
@@ -103,7 +107,6 @@ MISSING = {
     "column_family.GCRuleUnion.to_pb": "no protobufs in-process",
     "column_family.MaxAgeGCRule.to_pb": "no protobufs in-process",
     "column_family.MaxVersionsGCRule.to_pb": "no protobufs in-process",
-    "Client.instance_admin_client": "the generated instance admin client is not mirrored: use the classic Instance, Cluster and AppProfile",
     "row.Cell.from_pb": "no protobufs in-process",
 }
 # The classic filters' to_pb (deprecated by Google: filters are passed as objects).

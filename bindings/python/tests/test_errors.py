@@ -19,6 +19,9 @@ EXPECTED = {
     "DataLoss": ("DATA_LOSS", 15),
     "DeadlineExceeded": ("DEADLINE_EXCEEDED", 4),
     "PermissionDenied": ("PERMISSION_DENIED", 7),
+    "Cancelled": ("CANCELLED", 1),
+    "Unknown": ("UNKNOWN", 2),
+    "Unauthenticated": ("UNAUTHENTICATED", 16),
 }
 
 

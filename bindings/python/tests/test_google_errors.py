@@ -27,6 +27,9 @@ PAIRS = {
     "DataLoss": api_core.DataLoss,
     "DeadlineExceeded": api_core.DeadlineExceeded,
     "PermissionDenied": api_core.PermissionDenied,
+    "Cancelled": api_core.Cancelled,
+    "Unknown": api_core.Unknown,
+    "Unauthenticated": api_core.Unauthenticated,
 }
 
 

@@ -1,5 +1,5 @@
 """The README's `py` examples (the Google-shaped client, the classic admin surface, the
-classic Instance Admin and the classic data API) run as written against the installed wheel, with the output they claim."""
+classic Instance Admin, logical views and row-key schemas, and the classic data API) run as written against the installed wheel, with the output they claim."""
 
 import re
 from pathlib import Path
@@ -9,7 +9,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 def test_readme_google_examples_run(capsys):
     blocks = re.findall(r"```py\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     for i, block in enumerate(blocks):
         exec(compile(block, f"{README}#py{i}", "exec"), {"__name__": f"readme_google_{i}"})
     out = capsys.readouterr().out.splitlines()
@@ -24,6 +24,7 @@ def test_readme_google_examples_run(capsys):
         "['default', 'writer']",
         "False",
         "True",
+        "[('1', b'12'), ('3', b'30')]",
         "[0, 0, 0]",
         "phone#2 PQ2A.2 2024-01-01 00:00:00+00:00",
     ]

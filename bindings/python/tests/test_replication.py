@@ -115,6 +115,26 @@ def test_injected_faults_fail_the_named_call_by_count_and_wait_out_latency(clien
     assert value(table, b"f") == b"v"
 
 
+@pytest.mark.parametrize(
+    "code,cls,google",
+    [
+        ("UNAUTHENTICATED", "Unauthenticated", "Unauthenticated"),
+        ("CANCELLED", "Cancelled", "Cancelled"),
+        ("UNKNOWN", "Unknown", "Unknown"),
+    ],
+)
+def test_codes_only_a_client_sees_can_be_injected_and_raise_google_exceptions(client, control, code, cls, google):
+    api_core = pytest.importorskip("google.api_core.exceptions")
+    table = client.get_table("inst", "t", app_profile_id="to-c1")
+    control.inject_fault(rpc="MutateRow", code=code, count=1)
+    with pytest.raises(getattr(api_core, google)) as info:
+        table.mutate_row(b"a", SetCell("cf", b"q", b"v"))
+    assert isinstance(info.value, getattr(exceptions, cls))
+    assert (info.value.code, info.value.grpc_code) == (code, getattr(exceptions, cls).grpc_code)
+    assert "injected fault" in info.value.message
+    table.mutate_row(b"a", SetCell("cf", b"q", b"v"))  # the count of one is used up
+
+
 def test_bad_input_gets_the_engines_codes(client, control):
     with pytest.raises(exceptions.InvalidArgument):
         control.set_replication_lag_micros(-1)

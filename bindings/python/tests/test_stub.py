@@ -17,8 +17,9 @@ def test_stub_and_marker_ship_in_the_installed_package():
 # Native classes the package replaces with Google-shaped Python classes over them
 # (sparsetable._data, _query, exceptions): the package's object wraps or subclasses the native.
 WRAPPED = {"BigtableDataClient", "Table", "ReadRowsQuery"}
-ERRORS = {"Aborted", "AlreadyExists", "DataLoss", "DeadlineExceeded", "FailedPrecondition", "InternalServerError", "InvalidArgument",
-          "MethodNotImplemented", "NotFound", "OutOfRange", "PermissionDenied", "ResourceExhausted", "ServiceUnavailable"}
+ERRORS = {"Aborted", "AlreadyExists", "Cancelled", "DataLoss", "DeadlineExceeded", "FailedPrecondition", "InternalServerError", "InvalidArgument",
+          "MethodNotImplemented", "NotFound", "OutOfRange", "PermissionDenied", "ResourceExhausted", "ServiceUnavailable",
+          "Unauthenticated", "Unknown"}
 
 
 def test_every_stub_name_exists_at_runtime_and_is_reexported():

@@ -41,12 +41,15 @@ mod changes;
 mod gc;
 mod inspection;
 mod maintenance;
+mod outbound;
 mod persistence;
+mod replica_marks;
 
 #[cfg(feature = "std")]
 pub(crate) use persistence::verify_runs;
 use persistence::Persistence;
 pub use persistence::{Durability, OpenOptions, VerifyReport};
+pub use replica_marks::MARKS_FILE;
 
 pub use crate::model::mutation::RowMutations;
 use backups::Backup;
@@ -81,8 +84,17 @@ pub struct Database {
     /// Committed writes kept for [`Database::take_committed`] while capture is on (a
     /// replicated instance forwards them to the other clusters); `None`: not kept.
     committed: Option<Vec<CommittedWrite>>,
-    /// Set while applying another database's writes: they are not this database's changes.
-    replaying: bool,
+    /// Captured writes handed to replication and not yet confirmed recorded in its queue,
+    /// and those recovered from the log (see `outbound`), oldest first.
+    outbound: Vec<CommittedWrite>,
+    /// Set while applying another database's writes: they are not this database's changes,
+    /// and their log record (type 4) names where they came from.
+    replaying: Option<crate::durability::commit_log::Origin>,
+    /// Per source cluster, the highest arrival number of a write replication delivered here
+    /// (see `replica_marks`): durable with the write that raised it.
+    replica_marks: BTreeMap<String, u64>,
+    /// Whether the marks changed since the marks file was last written.
+    replica_marks_dirty: bool,
     /// Counts changes of the set of tables and of their families (see
     /// [`Database::schema_epoch`]).
     schema_epoch: u64,
@@ -128,7 +140,10 @@ impl Database {
             reads: AtomicU32::new(0),
             background_maintenance: false,
             committed: None,
-            replaying: false,
+            outbound: Vec::new(),
+            replaying: None,
+            replica_marks: BTreeMap::new(),
+            replica_marks_dirty: false,
             schema_epoch: 0,
             gc_mode: GcMode::Immediate,
             materialized_views: None,

@@ -230,6 +230,14 @@ impl InstanceData {
             plane.replicated = replicated;
             plane.cluster_ids = ordered;
         }
+        if plane.replicated.is_none() {
+            // Nothing replicates the first database's writes: it keeps none of them (nor
+            // outbound ones recovered from its log from when it had other clusters).
+            self.primary.write(|d| {
+                d.set_capture_committed(false);
+                Ok(())
+            })?;
+        }
         plane.single.set_profiles(profiles.clone());
         if let Some(rep) = &plane.replicated {
             rep.set_profiles(profiles.clone())?;
@@ -268,6 +276,18 @@ impl InstanceData {
             (None, Some(p)) => Some(p.encode_queue()?),
             _ => None,
         };
+        if storage.is_none() {
+            // No queue on storage: nothing will record the outbound writes a durable copy
+            // recovered from its log (the other copies, in memory, start from whole tables).
+            for i in 0..ids.len() {
+                if let Some(db) = rep.replica(i) {
+                    db.write(|d| {
+                        d.confirm_outbound(u64::MAX);
+                        Ok(())
+                    })?;
+                }
+            }
+        }
         let delay = previous.map_or(Ok(plane.delay_micros), |p| p.delay_micros())?;
         let rep = rep.with_state(|state| {
             state.set_profiles(plane.profiles.clone());

@@ -11,7 +11,10 @@
 //! - [`record`]: [`InstanceRecord`] and its operations.
 //! - [`logical_views`]: the instance's logical views (saved SQL queries) and their rules;
 //!   [`logical_view_ops`] the operations on them.
-//! - [`file`]: the stored form (docs/format/instance.md, version 2).
+//! - [`materialized_views`]: the definitions of the instance's continuous materialized views
+//!   (their rows are the database's, [`super::materialized_views`]) and their rules;
+//!   [`materialized_view_ops`] the operations on them.
+//! - [`file`]: the stored form (docs/format/instance.md, versions 2 to 4).
 //! - `store` (std only): that file in an instance's folder, read and replaced atomically,
 //!   for every front-end with a directory (server, Python, Kotlin).
 //!
@@ -44,19 +47,22 @@
 //!
 //! Invariants of an [`InstanceRecord`] (every operation keeps them, and a failed operation
 //! changes nothing): at least one cluster; clusters and app profiles sorted by id, ids
-//! unique and valid; every cluster an app profile names exists; logical views sorted by id,
-//! ids unique and valid.
+//! unique and valid; every cluster an app profile names exists; logical views and
+//! materialized views each sorted by id, ids unique and valid.
 
 pub mod file;
 pub mod ids;
 pub mod logical_view_ops;
 pub mod logical_views;
+pub mod materialized_view_ops;
+pub mod materialized_views;
 pub mod record;
 #[cfg(feature = "std")]
 pub mod store;
 
 pub use file::{decode_file, encode_file, StoredInstance, INSTANCE_FILE, INSTANCE_FILE_MAGIC};
 pub use logical_views::{validate_logical_view_id, LogicalViewRecord, MAX_LOGICAL_VIEWS};
+pub use materialized_views::{validate_materialized_view_id, MaterializedViewRecord};
 pub use record::{
     AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, StorageType,
 };

@@ -38,9 +38,15 @@
 //!   else); with any other aggregate the touched group's rows are read again (a one-group
 //!   `MAX` view over a large table re-reads the table on every write).
 //! - Storage: views live in memory and are rebuilt from the source table (the backfill) when
-//!   created; the definitions are kept by the front-end (the server's instance metadata),
-//!   which creates them again after a restart, so a view is recovered by recomputation and
-//!   never from a stored copy that could disagree with its table.
+//!   created; the definitions are the instance record's
+//!   ([`crate::api::instances::materialized_views`], stored in the `INSTANCE` file), from
+//!   which a front-end creates them again after a restart, so a view is recovered by
+//!   recomputation and never from a stored copy that could disagree with its table. The
+//!   settings kept here (deletion protection, an etag) serve a database used without an
+//!   instance record, and DeleteInstance's check; a front-end with a record keeps them in
+//!   step with it.
+//! - SQL reads a view by its id (`FROM view`, [`crate::api::sql::views`]): `_key` and the
+//!   output columns, each cell decoded by [`decode_value`].
 //!
 //! Invariants: after every call that changes a source table returns, each of its views
 //! equals its query re-run from scratch over the table as a full collection would leave it;
@@ -66,8 +72,8 @@ use crate::model::schema::{validate_family_name, validate_table_id};
 use crate::platform::random::SplitMix64;
 use crate::table::read::RowStream;
 use crate::{Error, Result};
-pub use view::encode_value;
 pub(crate) use view::View;
+pub use view::{decode_value, encode_value};
 
 /// The aggregates Bigtable allows in a continuous materialized view.
 pub const ALLOWED_AGGREGATES: &[&str] = &[
@@ -171,13 +177,14 @@ fn view_not_found(id: &str) -> Error {
     }
 }
 
-/// The functions whose value depends on when the query runs: a view maintained row by row
-/// would mix values of different moments.
-const TIME_DEPENDENT: [&str; 4] = [
+/// The functions whose value depends on when the query runs (a view maintained row by row
+/// would mix values of different moments) or on nothing at all (RAND).
+const TIME_DEPENDENT: [&str; 5] = [
     "CURRENT_TIMESTAMP",
     "CURRENT_DATE",
     "CURRENT_DATETIME",
     "CURRENT_TIME",
+    "RAND",
 ];
 
 /// The first call to a [`TIME_DEPENDENT`] function anywhere in `plan`'s expressions (a name
@@ -618,5 +625,7 @@ impl Database {
     }
 }
 
+#[cfg(test)]
+mod sql_tests;
 #[cfg(test)]
 mod tests;

@@ -82,6 +82,10 @@ pub struct ReplicaSet<D> {
     state: Replication,
     /// Per cluster, the first cluster's schema epoch it was last brought in line with.
     synced: Vec<Option<u64>>,
+    /// Whether the databases keep the writes taken from them as outbound until
+    /// [`ReplicaSet::confirm_recorded`] (a caller that keeps the queue on storage); else
+    /// they are forgotten once taken.
+    hold_outbound: bool,
 }
 
 impl<D: ClusterDatabase> ReplicaSet<D> {
@@ -104,6 +108,7 @@ impl<D: ClusterDatabase> ReplicaSet<D> {
             replicas,
             state,
             synced,
+            hold_outbound: false,
         };
         set.pump()?;
         Ok(set)
@@ -112,6 +117,56 @@ impl<D: ClusterDatabase> ReplicaSet<D> {
     /// The replication state (routing, delay, outages, the queue).
     pub fn replication(&self) -> &Replication {
         &self.state
+    }
+
+    /// Makes the databases keep the writes taken from them as outbound (see
+    /// [`crate::Database::outbound`]) until [`ReplicaSet::confirm_recorded`]: for a caller
+    /// that keeps the queue on storage.
+    pub fn set_hold_outbound(&mut self, hold: bool) {
+        self.hold_outbound = hold;
+    }
+
+    /// The queue, as it now is, is durable: every database stops keeping as outbound the
+    /// writes of its own the queue has recorded.
+    ///
+    /// # Errors
+    /// The handles' errors.
+    pub fn confirm_recorded(&mut self) -> Result<()> {
+        for (i, db) in self.replicas.iter_mut().enumerate() {
+            if db.read_db(|d| Ok(d.outbound().is_empty()))? {
+                continue;
+            }
+            let through = self.state.captured_through(i);
+            db.write_db(|d| {
+                d.confirm_outbound(through);
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Every cluster's outbound writes ([`crate::Database::outbound`]), in the instance's
+    /// order: what [`Replication::restore_queue_with`] takes.
+    ///
+    /// # Errors
+    /// The handles' errors.
+    pub fn outbound(&self) -> Result<Vec<Vec<CommittedWrite>>> {
+        self.replicas
+            .iter()
+            .map(|db| db.read_db(|d| Ok(d.outbound().to_vec())))
+            .collect()
+    }
+
+    /// Every cluster's replication marks ([`Database::replica_marks`]), in the instance's
+    /// order: what [`Replication::restore_queue_with`] takes.
+    ///
+    /// # Errors
+    /// The handles' errors.
+    pub fn replica_marks(&self) -> Result<Vec<alloc::collections::BTreeMap<String, u64>>> {
+        self.replicas
+            .iter()
+            .map(|db| db.read_db(|d| Ok(d.replica_marks().clone())))
+            .collect()
     }
 
     /// The replication state, to change (profiles, delay, outages); call
@@ -169,7 +224,14 @@ impl<D: ClusterDatabase> ReplicaSet<D> {
             if !db.read_db(|d| Ok(d.has_committed()))? {
                 continue;
             }
-            let writes = db.write_db(|d| Ok(d.take_committed()))?;
+            let hold = self.hold_outbound;
+            let writes = db.write_db(|d| {
+                Ok(if hold {
+                    d.take_committed_held()
+                } else {
+                    d.take_committed()
+                })
+            })?;
             if !writes.is_empty() {
                 self.state.record(i, writes);
                 changed = true;
@@ -187,11 +249,10 @@ impl<D: ClusterDatabase> ReplicaSet<D> {
         changed |= !deliveries.is_empty();
         for delivery in deliveries {
             self.replicas[delivery.cluster].write_db(|d| {
-                for w in &delivery.writes {
-                    // A row whose table or family is gone here is dropped, as Bigtable drops
-                    // the data of a deleted family.
-                    d.apply_committed(w)?;
-                }
+                // One atomic write with its origin, so a restart after it never applies it
+                // again (`Replication::restore_queue_with`). A row whose table or family is
+                // gone here is dropped, as Bigtable drops the data of a deleted family.
+                d.apply_delivery(&delivery.writes, delivery.origin)?;
                 Ok(())
             })?;
         }
@@ -324,6 +385,7 @@ impl<D: ClusterDatabase> ReplicaSet<D> {
                 .filter(|r| !r.mutations.is_empty())
                 .collect(),
             commit_micros: 0,
+            sequence: 0,
         };
         self.replicas[i].write_db(|d| {
             d.create_table(table, config)?;

@@ -76,13 +76,38 @@ impl ReplicatedInstance {
     /// # Errors
     /// `DataLoss` for a damaged queue file; storage errors.
     pub fn with_queue_storage(mut self, storage: Arc<dyn Storage>) -> Result<Self> {
-        match read_all(storage.as_ref(), QUEUE_FILE) {
-            Ok(bytes) => self.set()?.replication_mut().restore_queue(&bytes)?,
-            Err(e) if e.code() == crate::Code::NotFound => {}
-            Err(e) => return Err(e),
+        {
+            let mut set = self.set()?;
+            // Writes taken from now on stay outbound in their databases until the queue
+            // file that records them is written.
+            set.set_hold_outbound(true);
+            let outbound = set.outbound()?;
+            match read_all(storage.as_ref(), QUEUE_FILE) {
+                Ok(bytes) => {
+                    // Deliveries a cluster applied after the file was last written are
+                    // skipped; writes committed before it that it lacks are recorded.
+                    let applied = set.replica_marks()?;
+                    set.replication_mut()
+                        .restore_queue_with(&bytes, &applied, &outbound)?;
+                }
+                Err(e) if e.code() == crate::Code::NotFound => {
+                    // No queue yet: whatever a database still holds as outbound was never
+                    // recorded.
+                    for (i, writes) in outbound.into_iter().enumerate() {
+                        set.replication_mut().record(i, writes);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
         }
         // No pump here: the caller sets the delay first, so restored writes wait for it.
+        // The restored queue is made durable at once, so the databases can let go of what
+        // it recovered.
         self.queue_storage = Some(storage);
+        let mut set = self.set()?;
+        self.save_queue(set.replication())?;
+        set.confirm_recorded()?;
+        drop(set);
         Ok(self)
     }
 
@@ -112,7 +137,8 @@ impl ReplicatedInstance {
         }
         // A prefix drop's deletions are captured as writes at each copy and replicate like
         // any write: applied in commit order they change nothing the drop did not.
-        self.save_queue(set.replication())
+        self.save_queue(set.replication())?;
+        set.confirm_recorded()
     }
 
     /// The queue of writes on their way, encoded as [`Replication::encode_queue`] does: for
@@ -288,6 +314,9 @@ impl ReplicatedInstance {
         let mut set = self.set()?;
         if set.pump()? {
             self.save_queue(set.replication())?;
+            if self.queue_storage.is_some() {
+                set.confirm_recorded()?;
+            }
         }
         Ok(())
     }

@@ -57,7 +57,7 @@
 //! once every cluster has applied it and every earlier write; `route` never returns an
 //! unavailable cluster.
 
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -67,7 +67,7 @@ use crate::codec::encoding::{
     put_bool, put_fixed32, put_len, put_str, put_varint64, put_varint_i64, Decode, Decoder, Encode,
     CRC32C,
 };
-use crate::durability::commit_log::{BatchEntry, WriteBatch};
+use crate::durability::commit_log::{BatchEntry, Origin, WriteBatch};
 use crate::error::quoted;
 use crate::model::mutation::Mutation;
 use crate::{Code, Error, Result};
@@ -176,6 +176,11 @@ pub struct Delivery {
     pub cluster: usize,
     /// The replicated write, then the later writes of its rows applied again.
     pub writes: Vec<CommittedWrite>,
+    /// The replicated write's source cluster (its id) and arrival number: a receiving
+    /// database that records it atomically with the writes
+    /// ([`crate::Database::apply_delivery`]) lets a restored queue skip this delivery
+    /// ([`Replication::restore_queue_with`]).
+    pub origin: Origin,
 }
 
 /// One instance's replication state (see the module docs).
@@ -186,6 +191,15 @@ pub struct Replication {
     delay_micros: i64,
     queue: Vec<InFlight>,
     arrivals: u64,
+    /// Per cluster, the latest commit time of a write it sent: a later write from it is
+    /// ordered no earlier (a clock stepped back cannot put it before one already sent, so
+    /// each source's writes reach each cluster in arrival order, which the replication
+    /// marks rely on).
+    last_commit: Vec<i64>,
+    /// Per cluster, the highest sequence (at its database) of a write of its that the
+    /// queue has recorded: kept in the queue file, so a restart knows which of the writes
+    /// a cluster's database still holds as outbound the queue lacks.
+    captured_through: Vec<u64>,
 }
 
 impl Replication {
@@ -204,7 +218,10 @@ impl Replication {
         if unique.len() != cluster_ids.len() {
             return Err(Error::invalid_argument("cluster ids must be unique"));
         }
+        let n = cluster_ids.len();
         Ok(Replication {
+            last_commit: alloc::vec![i64::MIN; n],
+            captured_through: alloc::vec![0; n],
             clusters: cluster_ids
                 .into_iter()
                 .map(|id| ClusterState {
@@ -391,10 +408,14 @@ impl Replication {
         if self.clusters.len() < 2 {
             return;
         }
-        for write in writes {
+        for mut write in writes {
             self.arrivals += 1;
             let mut pending = alloc::vec![true; self.clusters.len()];
             pending[source] = false;
+            // See `last_commit`: with a clock that only moves forward this changes nothing.
+            write.commit_micros = write.commit_micros.max(self.last_commit[source]);
+            self.last_commit[source] = write.commit_micros;
+            self.captured_through[source] = self.captured_through[source].max(write.sequence);
             let order = (write.commit_micros, source, self.arrivals);
             let at = self.queue.partition_point(|w| w.order < order);
             self.queue.insert(
@@ -428,9 +449,14 @@ impl Replication {
                 let mut writes = alloc::vec![self.queue[i].write.clone()];
                 writes.extend(self.reapply_after(i, target));
                 self.queue[i].pending[target] = false;
+                let w = &self.queue[i];
                 out.push(Delivery {
                     cluster: target,
                     writes,
+                    origin: Origin {
+                        source: self.clusters[w.source].id.clone(),
+                        arrival: w.order.2,
+                    },
                 });
             }
         }
@@ -479,6 +505,7 @@ impl Replication {
                     table_id: later.write.table_id.clone(),
                     rows: cut,
                     commit_micros: later.write.commit_micros,
+                    sequence: later.write.sequence,
                 });
             }
         }
@@ -495,6 +522,13 @@ impl Replication {
             }
         }
         self.queue.retain(|w| !w.write.rows.is_empty());
+    }
+
+    /// The highest sequence (at cluster `i`'s database) of a write of cluster `i` this queue
+    /// has recorded: once the queue is durable, the database may stop keeping those writes
+    /// as outbound ([`crate::Database::confirm_outbound`]).
+    pub fn captured_through(&self, i: usize) -> u64 {
+        self.captured_through.get(i).copied().unwrap_or(0)
     }
 
     /// Writes still on their way somewhere.
@@ -548,8 +582,12 @@ impl Replication {
     }
 }
 
-/// The first bytes of an encoded queue (docs/format/replication_queue.md).
-pub const QUEUE_MAGIC: &[u8] = b"sparsetable-replication 1\n";
+/// The first bytes of an encoded queue (docs/format/replication_queue.md), version 2: each
+/// cluster id is followed by its `captured-through` sequence.
+pub const QUEUE_MAGIC: &[u8] = b"sparsetable-replication 2\n";
+
+/// The first bytes of a version 1 queue (no `captured-through`), still read.
+pub const QUEUE_MAGIC_V1: &[u8] = b"sparsetable-replication 1\n";
 
 impl Replication {
     /// The queue of writes on their way, and the arrival counter, in the format of
@@ -559,8 +597,9 @@ impl Replication {
         let mut out = QUEUE_MAGIC.to_vec();
         put_varint64(&mut out, self.arrivals);
         put_len(&mut out, self.clusters.len());
-        for c in &self.clusters {
+        for (c, through) in self.clusters.iter().zip(&self.captured_through) {
             put_str(&mut out, &c.id);
+            put_varint64(&mut out, *through);
         }
         put_len(&mut out, self.queue.len());
         for w in &self.queue {
@@ -572,6 +611,8 @@ impl Replication {
             WriteBatch {
                 commit_micros: None,
                 collected: false,
+                origin: None,
+                outbound: None,
                 sequence: w.order.2,
                 entries: w
                     .write
@@ -600,6 +641,32 @@ impl Replication {
     /// `DataLoss` for bytes that are not such a queue (wrong magic, checksum, truncation,
     /// a source index out of range). Nothing changes on error.
     pub fn restore_queue(&mut self, bytes: &[u8]) -> Result<()> {
+        self.restore_queue_with(bytes, &[], &[])
+    }
+
+    /// [`Replication::restore_queue`], skipping the deliveries the clusters' replication
+    /// marks say were applied: `applied[i]` is cluster `i`'s ([`crate::Database::replica_marks`]:
+    /// per source cluster id, the highest arrival number delivered there; a missing entry
+    /// marks nothing). A write a cluster applied just before the process stopped, whose
+    /// delivery the file does not record, is then not applied again (an AddToCell would
+    /// count twice). Each source's writes reach a cluster in arrival order, so every write
+    /// of that source up to the mark was delivered. The arrival counter continues above
+    /// every mark too, so a lost queue file cannot make a new write look delivered.
+    ///
+    /// `outbound[i]` are the writes cluster `i`'s database still holds as outbound
+    /// ([`crate::Database::outbound`]): those committed after the file's `captured-through`
+    /// for that cluster were never recorded (the process stopped between the commit and the
+    /// file), and are recorded now, after the file's writes, so every cluster receives them.
+    /// Writes recorded since this state was built are treated the same way.
+    ///
+    /// # Errors
+    /// As [`Replication::restore_queue`].
+    pub fn restore_queue_with(
+        &mut self,
+        bytes: &[u8],
+        applied: &[BTreeMap<String, u64>],
+        outbound: &[Vec<CommittedWrite>],
+    ) -> Result<()> {
         let bad = |what: &str| Error::new(Code::DataLoss, format!("replication queue: {what}"));
         let body_len = bytes
             .len()
@@ -611,15 +678,27 @@ impl Replication {
         if CRC32C.checksum(body) != stored {
             return Err(bad("checksum mismatch"));
         }
-        let Some(rest) = body.strip_prefix(QUEUE_MAGIC) else {
+        let (rest, version) = if let Some(rest) = body.strip_prefix(QUEUE_MAGIC) {
+            (rest, 2)
+        } else if let Some(rest) = body.strip_prefix(QUEUE_MAGIC_V1) {
+            (rest, 1)
+        } else {
             return Err(bad("not a replication queue (magic)"));
         };
         let mut d = Decoder::new(rest);
         let arrivals = d.varint64("arrivals")?;
         let n = d.count(1, "cluster count")?;
         let mut ids = Vec::with_capacity(n);
+        let mut file_through = Vec::with_capacity(n);
         for _ in 0..n {
             ids.push(d.string("cluster id")?);
+            // Version 1 did not say (`None`): its writers kept no outbound writes, so there
+            // are none to recover from such a cluster.
+            file_through.push(if version >= 2 {
+                Some(d.varint64("captured-through")?)
+            } else {
+                None
+            });
         }
         // Position in this instance of each cluster the file names.
         let here: Vec<Option<usize>> = ids
@@ -669,8 +748,19 @@ impl Replication {
                     })
                     .collect(),
                 commit_micros: commit,
+                sequence: 0,
             };
             pending[source_here] = false;
+            let source_id = &ids[source];
+            for (i, p) in pending.iter_mut().enumerate() {
+                let marked = applied
+                    .get(i)
+                    .and_then(|m| m.get(source_id))
+                    .is_some_and(|&m| m >= batch.sequence);
+                if marked {
+                    *p = false;
+                }
+            }
             for &i in &joined {
                 pending[i] = pending[0];
             }
@@ -683,8 +773,64 @@ impl Replication {
         }
         d.finish("replication queue")?;
         queue.sort_by_key(|w| w.order);
+        let mut last_commit = alloc::vec![i64::MIN; self.clusters.len()];
+        for w in &queue {
+            last_commit[w.source] = last_commit[w.source].max(w.order.0);
+        }
+        let marked = applied
+            .iter()
+            .flat_map(|m| m.values())
+            .copied()
+            .max()
+            .unwrap_or(0);
+        // Per cluster here, what the file says the queue recorded of its writes (a cluster
+        // the file does not name: nothing; a version 1 file: everything its database still
+        // holds as outbound, which such a writer never left).
+        let mut through = alloc::vec![0u64; self.clusters.len()];
+        for (slot, t) in here.iter().zip(&file_through) {
+            if let Some(i) = slot {
+                through[*i] = t.unwrap_or_else(|| {
+                    outbound
+                        .get(*i)
+                        .and_then(|ws| ws.iter().map(|w| w.sequence).max())
+                        .unwrap_or(0)
+                });
+            }
+        }
+        // The writes recorded since this state was built and the databases' outbound ones,
+        // once each, in each source's commit order: those the file lacks are recorded anew.
+        let mut missing: Vec<(usize, CommittedWrite)> = core::mem::take(&mut self.queue)
+            .into_iter()
+            .map(|w| (w.source, w.write))
+            .chain(
+                outbound
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, ws)| ws.iter().map(move |w| (i, w.clone()))),
+            )
+            .filter(|(i, w)| *i < self.clusters.len() && w.sequence > through[*i])
+            .collect();
+        missing.sort_by_key(|(i, w)| (*i, w.sequence));
+        missing.dedup_by_key(|(i, w)| (*i, w.sequence));
         self.queue = queue;
-        self.arrivals = self.arrivals.max(arrivals);
+        self.arrivals = self.arrivals.max(arrivals).max(marked);
+        for (kept, restored) in self.last_commit.iter_mut().zip(last_commit) {
+            *kept = (*kept).max(restored);
+        }
+        for (kept, restored) in self.captured_through.iter_mut().zip(through) {
+            *kept = (*kept).max(restored);
+        }
+        for (source, write) in missing {
+            self.record(source, alloc::vec![write]);
+            // A cluster the file does not name holds a copy of the first cluster's tables.
+            if source == 0 {
+                if let Some(last) = self.queue.iter_mut().find(|w| w.order.2 == self.arrivals) {
+                    for &j in &joined {
+                        last.pending[j] = false;
+                    }
+                }
+            }
+        }
         Ok(())
     }
 }

@@ -50,6 +50,36 @@ pub const RECORD_TYPE_TIMED_BATCH: u8 = 2;
 /// renumber.
 pub const RECORD_TYPE_COLLECTED: u8 = 3;
 
+/// Record type of a write another cluster of a replicated instance committed, applied here
+/// by replication: the local commit time, the [`Origin`] (the source cluster and the
+/// write's arrival number in the replication queue, or an empty source and 0 for a write
+/// applied again or a table copy), then a write batch. Applied on replay like type 1, never
+/// logged in this database's change streams (the change is the source cluster's), and its
+/// origin becomes the database's replication mark for that source, atomically with the
+/// write (docs/format/commit_log.md, type 4). Reaches disk: never renumber.
+pub const RECORD_TYPE_REPLICATED: u8 = 4;
+
+/// Record type of a write committed here while the database's writes replicate (it
+/// captures them for a replicated instance's queue): type 2's layout, applied on replay as
+/// type 2 is, and also kept as outbound (see [`Outbound`]) until the replication queue has
+/// recorded it. Reaches disk: never renumber.
+pub const RECORD_TYPE_CAPTURED: u8 = 5;
+
+/// Record type of an outbound write carried over a checkpoint: type 2's layout, with the
+/// write's own sequence; never applied (its rows are in the runs the checkpoint wrote), only
+/// kept as outbound again on replay. Reaches disk: never renumber.
+pub const RECORD_TYPE_CARRIED: u8 = 6;
+
+/// A record that holds a write on its way to the replication queue (record types 5 and 6,
+/// which always have a commit time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outbound {
+    /// Type 5: a write committed here; applied on replay.
+    Captured,
+    /// Type 6: a write a checkpoint carried over; never applied.
+    Carried,
+}
+
 /// Largest payload a record can hold (its length field is a u32).
 pub const MAX_PAYLOAD_LEN: usize = u32::MAX as usize;
 
@@ -82,6 +112,31 @@ pub struct WriteBatch {
     /// (record type [`RECORD_TYPE_COLLECTED`], which always has a commit time), rather than a
     /// write to apply.
     pub collected: bool,
+    /// For a write applied from another cluster (record type [`RECORD_TYPE_REPLICATED`],
+    /// which always has a commit time): where it came from.
+    pub origin: Option<Origin>,
+    /// For a write on its way to the replication queue (record types
+    /// [`RECORD_TYPE_CAPTURED`] and [`RECORD_TYPE_CARRIED`], which always have a commit
+    /// time): which of the two.
+    pub outbound: Option<Outbound>,
+}
+
+/// Where a write applied by replication came from (record type [`RECORD_TYPE_REPLICATED`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// The id of the cluster that committed it; empty for a write that marks no delivery
+    /// (a later write applied again after a late one, a table copied whole).
+    pub source: String,
+    /// Its arrival number in the replication queue (docs/format/replication_queue.md); 0
+    /// with an empty source.
+    pub arrival: u64,
+}
+
+impl Origin {
+    /// Whether this origin names a delivery (a source and an arrival number).
+    pub fn is_mark(&self) -> bool {
+        self.arrival != 0
+    }
 }
 
 impl Encode for WriteBatch {
@@ -197,9 +252,34 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
         })
         .sum::<usize>()
         + 20;
-    match (batch.commit_micros, batch.collected) {
-        (None, false) => framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out)),
-        (Some(t), collected) => framed(
+    if let Some(kind) = batch.outbound {
+        let Some(t) = batch
+            .commit_micros
+            .filter(|_| !batch.collected && batch.origin.is_none())
+        else {
+            return Err(Error::invalid_argument(
+                "an outbound write's record has a commit time and is nothing else",
+            ));
+        };
+        return framed(outbound_type(kind), hint + 10, |out| {
+            put_varint_i64(out, t);
+            batch.encode_to(out);
+        });
+    }
+    match (batch.commit_micros, batch.collected, &batch.origin) {
+        (Some(t), false, Some(origin)) => framed(RECORD_TYPE_REPLICATED, hint + 30, |out| {
+            put_varint_i64(out, t);
+            put_origin(out, origin);
+            batch.encode_to(out);
+        }),
+        (_, true, Some(_)) => Err(Error::invalid_argument(
+            "a garbage collection record has no origin",
+        )),
+        (None, _, Some(_)) => Err(Error::invalid_argument(
+            "a replicated write's record needs its commit time",
+        )),
+        (None, false, None) => framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out)),
+        (Some(t), collected, None) => framed(
             if collected {
                 RECORD_TYPE_COLLECTED
             } else {
@@ -211,10 +291,25 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
                 batch.encode_to(out);
             },
         ),
-        (None, true) => Err(Error::invalid_argument(
+        (None, true, None) => Err(Error::invalid_argument(
             "a garbage collection record needs its commit time",
         )),
     }
+}
+
+/// The record type of an outbound write.
+fn outbound_type(kind: Outbound) -> u8 {
+    match kind {
+        Outbound::Captured => RECORD_TYPE_CAPTURED,
+        Outbound::Carried => RECORD_TYPE_CARRIED,
+    }
+}
+
+/// An [`Origin`]'s encoding in a type 4 record: the source id (string), the arrival
+/// (varint).
+fn put_origin(out: &mut Vec<u8>, origin: &Origin) {
+    put_str(out, &origin.source);
+    put_varint64(out, origin.arrival);
 }
 
 /// The record of the batch `sequence` that writes `rows` of table `table`: the bytes
@@ -228,18 +323,66 @@ pub fn encode_rows_record(
     rows: &[(&[u8], &[Mutation])],
     commit_micros: Option<i64>,
 ) -> Result<Vec<u8>> {
+    encode_rows_record_from(sequence, table, rows, commit_micros, None)
+}
+
+/// As [`encode_rows_record`], for a write applied from another cluster when `origin` is
+/// given (record type [`RECORD_TYPE_REPLICATED`], which needs `commit_micros`).
+///
+/// # Errors
+/// As [`encode_record`].
+pub fn encode_rows_record_from(
+    sequence: u64,
+    table: &str,
+    rows: &[(&[u8], &[Mutation])],
+    commit_micros: Option<i64>,
+    origin: Option<&Origin>,
+) -> Result<Vec<u8>> {
+    encode_rows_record_as(sequence, table, rows, commit_micros, origin, None)
+}
+
+/// As [`encode_rows_record_from`], for an outbound write when `outbound` is given (record
+/// type 5 or 6, which needs `commit_micros` and no origin).
+///
+/// # Errors
+/// As [`encode_record`]; `InvalidArgument` for an outbound write with an origin or without
+/// a commit time.
+pub fn encode_rows_record_as(
+    sequence: u64,
+    table: &str,
+    rows: &[(&[u8], &[Mutation])],
+    commit_micros: Option<i64>,
+    origin: Option<&Origin>,
+    outbound: Option<Outbound>,
+) -> Result<Vec<u8>> {
     let hint = rows
         .iter()
         .map(|(k, ms)| table.len() + k.len() + 30 + ms.iter().map(size_hint).sum::<usize>())
         .sum::<usize>()
         + 20;
-    let record_type = match commit_micros {
-        None => RECORD_TYPE_BATCH,
-        Some(_) => RECORD_TYPE_TIMED_BATCH,
+    let record_type = match (commit_micros, origin, outbound) {
+        (None, None, None) => RECORD_TYPE_BATCH,
+        (Some(_), None, None) => RECORD_TYPE_TIMED_BATCH,
+        (Some(_), Some(_), None) => RECORD_TYPE_REPLICATED,
+        (Some(_), None, Some(kind)) => outbound_type(kind),
+        (None, Some(_), _) => {
+            return Err(Error::invalid_argument(
+                "a replicated write's record needs its commit time",
+            ))
+        }
+        (_, _, Some(_)) => {
+            return Err(Error::invalid_argument(
+                "an outbound write's record has a commit time and no origin",
+            ))
+        }
     };
-    framed(record_type, hint + 10, |out| {
+    let origin_hint = origin.map_or(0, |o| o.source.len() + 20);
+    framed(record_type, hint + 10 + origin_hint, |out| {
         if let Some(t) = commit_micros {
             put_varint_i64(out, t);
+        }
+        if let Some(o) = origin {
+            put_origin(out, o);
         }
         put_batch(out, sequence, rows.iter().map(|&(k, ms)| (table, k, ms)))
     })
@@ -325,10 +468,43 @@ impl LogWriter {
         rows: &[(&[u8], &[Mutation])],
         commit_micros: Option<i64>,
     ) -> Result<u64> {
+        self.append_rows_from(sequence, table, rows, commit_micros, None)
+    }
+
+    /// As [`LogWriter::append_rows`], for a write applied from another cluster when
+    /// `origin` is given ([`encode_rows_record_from`]).
+    ///
+    /// # Errors
+    /// As [`LogWriter::append`]; `InvalidArgument` for an origin without a commit time.
+    pub fn append_rows_from(
+        &mut self,
+        sequence: u64,
+        table: &str,
+        rows: &[(&[u8], &[Mutation])],
+        commit_micros: Option<i64>,
+        origin: Option<&Origin>,
+    ) -> Result<u64> {
+        self.append_rows_as(sequence, table, rows, commit_micros, origin, None)
+    }
+
+    /// As [`LogWriter::append_rows_from`], for an outbound write when `outbound` is given
+    /// ([`encode_rows_record_as`]).
+    ///
+    /// # Errors
+    /// As [`encode_rows_record_as`] and [`LogWriter::append`].
+    pub fn append_rows_as(
+        &mut self,
+        sequence: u64,
+        table: &str,
+        rows: &[(&[u8], &[Mutation])],
+        commit_micros: Option<i64>,
+        origin: Option<&Origin>,
+        outbound: Option<Outbound>,
+    ) -> Result<u64> {
         self.check_sequence(sequence)?;
         self.append_record(
             sequence,
-            &encode_rows_record(sequence, table, rows, commit_micros)?,
+            &encode_rows_record_as(sequence, table, rows, commit_micros, origin, outbound)?,
         )
     }
 
@@ -420,353 +596,4 @@ mod reader;
 pub use reader::{replay, replay_views, BatchView, EntrySpan, EntryView, LogReader, ReplayEnd};
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::platform::storage::{MemStorage, Storage};
-    use crate::TimestampRange;
-    use alloc::string::ToString;
-    use alloc::vec;
-    use proptest::prelude::*;
-
-    fn batch(sequence: u64, rows: &[&str]) -> WriteBatch {
-        WriteBatch {
-            commit_micros: None,
-            collected: false,
-            sequence,
-            entries: rows
-                .iter()
-                .map(|r| BatchEntry {
-                    table: "t".to_string(),
-                    row_key: r.as_bytes().to_vec(),
-                    mutations: vec![
-                        Mutation::set_cell("cf", b"q".to_vec(), 1000, r.as_bytes().to_vec()),
-                        Mutation::DeleteFromColumn {
-                            family: "cf".to_string(),
-                            qualifier: b"old".to_vec(),
-                            time_range: TimestampRange::default(),
-                        },
-                    ],
-                })
-                .collect(),
-        }
-    }
-
-    fn three() -> Vec<WriteBatch> {
-        vec![batch(1, &["a"]), batch(2, &["b", "c"]), batch(4, &["d"])]
-    }
-
-    /// The log bytes and the end offset of each record.
-    fn log_of(batches: &[WriteBatch]) -> (Vec<u8>, Vec<usize>) {
-        let storage = MemStorage::new();
-        let mut w = LogWriter::new(storage.create("log").unwrap());
-        let mut ends = Vec::new();
-        let mut total = 0;
-        for b in batches {
-            total += w.append(b).unwrap() as usize;
-            ends.push(total);
-        }
-        w.sync().unwrap();
-        assert_eq!(w.len(), total as u64);
-        let bytes = crate::platform::storage::read_all(&storage, "log").unwrap();
-        (bytes, ends)
-    }
-
-    /// Replays all of `bytes`: the batches read before the end or error, and the outcome.
-    fn read(bytes: &[u8]) -> (Vec<WriteBatch>, Result<ReplayEnd>) {
-        let mut reader = LogReader::from_bytes(bytes.to_vec());
-        let mut out = Vec::new();
-        for item in reader.by_ref() {
-            match item {
-                Ok(b) => out.push(b),
-                Err(e) => {
-                    assert!(reader.next().is_none(), "an error ends the iteration");
-                    return (out, Err(e));
-                }
-            }
-        }
-        (out, Ok(reader.end().unwrap()))
-    }
-
-    #[test]
-    fn batches_round_trip_through_storage() {
-        let batches = three();
-        let storage = MemStorage::new();
-        let mut w = LogWriter::new(storage.create("000001.log").unwrap());
-        for b in &batches {
-            w.append(b).unwrap();
-        }
-        w.sync().unwrap();
-        let (read, end) = replay(storage.open("000001.log").unwrap()).unwrap();
-        assert_eq!(read, batches);
-        assert_eq!(end, ReplayEnd::Clean);
-    }
-
-    #[test]
-    fn an_empty_log_ends_cleanly() {
-        assert_eq!(read(&[]), (vec![], Ok(ReplayEnd::Clean)));
-        let (batches, end) = read(&encode_record(&WriteBatch::default()).unwrap());
-        assert_eq!(batches, [WriteBatch::default()]);
-        assert_eq!(end, Ok(ReplayEnd::Clean));
-    }
-
-    #[test]
-    fn header_layout_matches_the_spec() {
-        let record = encode_record(&WriteBatch {
-            sequence: 5,
-            entries: vec![],
-            commit_micros: None,
-            collected: false,
-        })
-        .unwrap();
-        assert_eq!(record[4..], [2, 0, 0, 0, RECORD_TYPE_BATCH, 5, 0]);
-        let crc = CRC32C.checksum(&record[4..]);
-        assert_eq!(record[..4], crc.to_le_bytes());
-    }
-
-    #[test]
-    fn every_truncation_replays_exactly_the_complete_records() {
-        let batches = three();
-        let (bytes, ends) = log_of(&batches);
-        for cut in 0..=bytes.len() {
-            let complete = ends.iter().filter(|&&e| e <= cut).count();
-            let valid = if complete == 0 { 0 } else { ends[complete - 1] };
-            let (read, end) = read(&bytes[..cut]);
-            assert_eq!(read, batches[..complete], "cut at {cut}");
-            let expected = if valid == cut {
-                ReplayEnd::Clean
-            } else {
-                ReplayEnd::TornTail {
-                    valid_bytes: valid as u64,
-                }
-            };
-            assert_eq!(end, Ok(expected), "cut at {cut}");
-        }
-    }
-
-    #[test]
-    fn a_damaged_record_before_a_valid_one_is_data_loss() {
-        let batches = three();
-        let (bytes, ends) = log_of(&batches);
-        for i in 0..ends[1] {
-            for mask in [0x01u8, 0x80, 0xff] {
-                let mut damaged = bytes.clone();
-                damaged[i] ^= mask;
-                let (read, end) = read(&damaged);
-                let err = end.unwrap_err();
-                assert_eq!(err.code(), Code::DataLoss, "byte {i} ^ {mask:#x}");
-                // Only records before the damaged one were returned.
-                let damaged_record = ends.iter().position(|&e| i < e).unwrap();
-                assert_eq!(read, batches[..damaged_record], "byte {i}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_damaged_last_record_is_a_torn_tail() {
-        let batches = three();
-        let (bytes, ends) = log_of(&batches);
-        for i in ends[1]..bytes.len() {
-            for mask in [0x01u8, 0x80, 0xff] {
-                let mut damaged = bytes.clone();
-                damaged[i] ^= mask;
-                let (read, end) = read(&damaged);
-                assert_eq!(read, batches[..2], "byte {i} ^ {mask:#x}");
-                assert_eq!(
-                    end,
-                    Ok(ReplayEnd::TornTail {
-                        valid_bytes: ends[1] as u64
-                    })
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn zeros_or_garbage_after_the_last_record_are_a_torn_tail() {
-        let batches = three();
-        let (bytes, ends) = log_of(&batches);
-        for tail in [vec![0u8; 100], vec![0xa5; 3], (0..=255u8).collect()] {
-            let mut log = bytes.clone();
-            log.extend_from_slice(&tail);
-            let (read, end) = read(&log);
-            assert_eq!(read, batches);
-            assert_eq!(
-                end,
-                Ok(ReplayEnd::TornTail {
-                    valid_bytes: ends[2] as u64
-                })
-            );
-        }
-        assert_ne!(CRC32C.checksum(&[0; 5]), 0, "a zeroed header never checks");
-    }
-
-    #[test]
-    fn decreasing_sequences_are_data_loss() {
-        let mut log = encode_record(&batch(5, &["a"])).unwrap();
-        log.extend(encode_record(&batch(5, &["b"])).unwrap());
-        let (read, end) = read(&log);
-        assert_eq!(read.len(), 1);
-        let err = end.unwrap_err();
-        assert_eq!(err.code(), Code::DataLoss);
-        assert!(err.message().contains("sequence 5"), "{err}");
-    }
-
-    #[test]
-    fn a_checked_record_of_unknown_type_or_bad_payload_is_data_loss() {
-        let unknown = frame(4, &batch(1, &["a"]).to_bytes()).unwrap();
-        let err = read(&unknown).1.unwrap_err();
-        assert!(err.message().contains("unsupported type 4"), "{err}");
-        // A collected record whose time is missing.
-        let err = read(&frame(RECORD_TYPE_COLLECTED, &[]).unwrap())
-            .1
-            .unwrap_err();
-        assert!(err.message().contains("malformed write batch"), "{err}");
-        // A timed batch whose time is missing.
-        let err = read(&frame(RECORD_TYPE_TIMED_BATCH, &[]).unwrap())
-            .1
-            .unwrap_err();
-        assert!(err.message().contains("malformed write batch"), "{err}");
-        let mut payload = batch(1, &["a"]).to_bytes();
-        payload.push(0);
-        let err = read(&frame(RECORD_TYPE_BATCH, &payload).unwrap())
-            .1
-            .unwrap_err();
-        assert_eq!(err.code(), Code::DataLoss);
-        assert!(err.message().contains("malformed write batch"), "{err}");
-    }
-
-    #[test]
-    fn the_writer_refuses_sequences_that_do_not_increase() {
-        let storage = MemStorage::new();
-        let mut w = LogWriter::new(storage.create("log").unwrap());
-        w.append(&batch(3, &["a"])).unwrap();
-        let err = w.append(&batch(3, &["b"])).unwrap_err();
-        assert_eq!(err.code(), Code::InvalidArgument);
-        w.append(&batch(4, &["b"])).unwrap();
-    }
-
-    #[test]
-    fn a_record_encoded_from_borrowed_rows_is_the_batch_record() {
-        let b = batch(7, &["a", "bb", "ccc"]);
-        let rows: Vec<(&[u8], &[Mutation])> = b
-            .entries
-            .iter()
-            .map(|e| (e.row_key.as_slice(), e.mutations.as_slice()))
-            .collect();
-        let record = encode_rows_record(7, "t", &rows, None).unwrap();
-        assert_eq!(record, encode_record(&b).unwrap());
-        let storage = MemStorage::new();
-        let mut w = LogWriter::new(storage.create("log").unwrap());
-        w.append_rows(7, "t", &rows, None).unwrap();
-        let err = w.append_rows(7, "t", &rows, None).unwrap_err();
-        assert_eq!(err.code(), Code::InvalidArgument);
-        let (read, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
-        assert_eq!(read, vec![b]);
-        assert_eq!(end, Ok(ReplayEnd::Clean));
-    }
-
-    #[test]
-    fn a_collected_record_round_trips_and_needs_a_commit_time() {
-        let mut b = batch(9, &["a", "b"]);
-        b.commit_micros = Some(-3);
-        b.collected = true;
-        let rows: Vec<(&[u8], &[Mutation])> = b
-            .entries
-            .iter()
-            .map(|e| (e.row_key.as_slice(), e.mutations.as_slice()))
-            .collect();
-        let record = encode_collected_record(9, "t", &rows, -3).unwrap();
-        assert_eq!(record, encode_record(&b).unwrap());
-        assert_eq!(record[8], RECORD_TYPE_COLLECTED);
-        // The payload is a timed batch's: only the type byte (and so the checksum) differs.
-        let mut timed = b.clone();
-        timed.collected = false;
-        let timed = encode_record(&timed).unwrap();
-        assert_eq!(record[9..], timed[9..]);
-        assert_eq!(timed[8], RECORD_TYPE_TIMED_BATCH);
-        let storage = MemStorage::new();
-        let mut w = LogWriter::new(storage.create("log").unwrap());
-        w.append(&batch(8, &["x"])).unwrap();
-        w.append_collected(9, "t", &rows, -3).unwrap();
-        let err = w.append_collected(9, "t", &rows, -3).unwrap_err();
-        assert_eq!(err.code(), Code::InvalidArgument);
-        let (read, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
-        assert_eq!(read, vec![batch(8, &["x"]), b.clone()]);
-        assert_eq!(end, Ok(ReplayEnd::Clean));
-        b.commit_micros = None;
-        assert_eq!(encode_record(&b).unwrap_err().code(), Code::InvalidArgument);
-    }
-
-    struct FailingFile;
-    impl WritableFile for FailingFile {
-        fn append(&mut self, _: &[u8]) -> Result<()> {
-            Err(Error::new(Code::Unavailable, "disk full"))
-        }
-        fn sync(&mut self) -> Result<()> {
-            Ok(())
-        }
-        fn len(&self) -> u64 {
-            0
-        }
-    }
-
-    #[test]
-    fn a_writer_is_unusable_after_an_io_error() {
-        let mut w = LogWriter::new(Box::new(FailingFile));
-        assert_eq!(
-            w.append(&batch(1, &["a"])).unwrap_err().code(),
-            Code::Unavailable
-        );
-        assert!(w.is_failed());
-        assert_eq!(
-            w.append(&batch(2, &["a"])).unwrap_err().code(),
-            Code::Unavailable
-        );
-        assert_eq!(w.sync().unwrap_err().code(), Code::Unavailable);
-    }
-
-    proptest! {
-        #[test]
-        fn random_batches_round_trip(
-            batches in proptest::collection::vec(
-                (
-                    "[a-z]{1,4}",
-                    proptest::collection::vec(any::<u8>(), 0..8),
-                    proptest::collection::vec(crate::codec::values::tests::arb_mutation(), 0..4),
-                ),
-                0..6,
-            )
-        ) {
-            let batches: Vec<WriteBatch> = batches
-                .into_iter()
-                .enumerate()
-                .map(|(i, (table, row_key, mutations))| WriteBatch {
-                    sequence: 10 * i as u64 + 1,
-                    entries: vec![BatchEntry { table, row_key, mutations }],
-                    // Both record types, and times of either sign.
-                    commit_micros: (i % 3 != 0).then_some(i as i64 * 1_000_003 - 5),
-                    // All three record types.
-                    collected: i % 3 == 2,
-                })
-                .collect();
-            let (bytes, _) = log_of(&batches);
-            let (read, end) = read(&bytes);
-            prop_assert_eq!(read, batches);
-            prop_assert_eq!(end, Ok(ReplayEnd::Clean));
-        }
-
-        #[test]
-        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
-            let (read, end) = read(&bytes);
-            if let Err(e) = end {
-                prop_assert_eq!(e.code(), Code::DataLoss);
-            }
-            // Whatever was returned re-encodes to a prefix of the input.
-            let mut prefix = Vec::new();
-            for b in &read {
-                prefix.extend(encode_record(b).unwrap());
-            }
-            prop_assert!(bytes.starts_with(&prefix));
-        }
-    }
-}
+mod tests;

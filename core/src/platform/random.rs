@@ -1,4 +1,4 @@
-//! Randomness as the engine sees it: only `row_sample` filters draw from it.
+//! Randomness as the engine sees it: `row_sample` filters and SQL's RAND() draw from it.
 //!
 //! Reached through [`RandomSource`] so tests and vectors are reproducible from a seed.
 
@@ -16,7 +16,7 @@ pub struct SplitMix64 {
 
 impl SplitMix64 {
     /// A generator starting from `seed`.
-    pub fn new(seed: u64) -> Self {
+    pub const fn new(seed: u64) -> Self {
         SplitMix64 { state: seed }
     }
 

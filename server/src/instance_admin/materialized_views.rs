@@ -1,20 +1,23 @@
 //! Continuous materialized views on the Instance Admin API: Create, Get, List, Update (only
-//! `deletion_protection`) and Delete, over the core's views
-//! (`sparsetable::api::materialized_views`, which checks the query and maintains the view).
+//! `deletion_protection`) and Delete.
 //!
-//! The model: a view lives on the instance's database (the first cluster's copy on a
-//! replicated instance; reads of the view go there, unrouted). Its definition is recorded
-//! with the instance's metadata ([`InstanceMeta::materialized_views`]), which is what the
-//! Get and List calls return (name, query, etag, deletion protection); with a data
-//! directory the registry creates the views again when it opens the database, so a restart
-//! (or a crash) recovers each view by recomputing it from its table. Create and Update
-//! answer finished long-running operations, as the other admin calls here do. An update or
-//! delete naming an etag other than the stored one is ABORTED.
-//!
-//! [`InstanceMeta::materialized_views`]: crate::instance_meta::InstanceMeta
+//! The rules (the id, a taken or unknown id, etags, deletion protection) and the record of
+//! each view's definition are the core's instance record
+//! (`sparsetable::api::instances::materialized_views`, stored in the instance's `INSTANCE`
+//! file), applied here through [`with_record`]; the view's rows are the core's database's
+//! (`sparsetable::api::materialized_views`, which checks the query, backfills the view and
+//! maintains it). A view lives on the instance's database (the first cluster's copy on a
+//! replicated instance; reads of the view go there, unrouted); with a data directory the
+//! registry creates each recorded view again when it opens the database, so a restart (or a
+//! crash) recovers each view by recomputing it from its table. The database keeps a copy of
+//! each view's deletion protection (DeleteInstance refuses while one is set), set here after
+//! the record changes. Create and Update answer finished long-running operations, as the
+//! other admin calls here do.
+
+use std::cell::Cell;
 
 use super::*;
-use crate::instance_meta::{last_id, next_etag};
+use crate::instance_record::materialized_view_proto;
 
 /// `projects/P/instances/I/materializedViews/V` split into its instance and view id.
 ///
@@ -33,10 +36,12 @@ impl InstanceAdminService {
     fn stored_view(&self, instance: &InstanceName, id: &str) -> Result<admin_v2::MaterializedView> {
         let name = full_name(instance, id);
         self.instances
-            .meta_of(instance)?
-            .materialized_views
-            .into_iter()
-            .find(|v| v.name == name)
+            .with_meta(instance, |meta| {
+                meta.materialized_views
+                    .iter()
+                    .find(|v| v.name == name)
+                    .cloned()
+            })?
             .ok_or_else(|| not_found("materialized view", id, instance))
     }
 
@@ -48,48 +53,49 @@ impl InstanceAdminService {
         let Some(view) = &req.materialized_view else {
             return Err(Error::invalid_argument("materialized_view is required"));
         };
-        if view.query.is_empty() {
-            return Err(Error::invalid_argument(
-                "materialized_view.query is required",
-            ));
-        }
         let id = &req.materialized_view_id;
+        // Opened before the metadata lock is taken (opening reads the metadata).
         let db = self.instances.database(&instance)?;
-        // The core checks the id and the query, backfills, and refuses a taken id.
-        db.write(|d| {
-            d.create_materialized_view(id, &view.query, view.deletion_protection)
-                .map(|_| ())
-        })?;
-        let stored = admin_v2::MaterializedView {
-            name: full_name(&instance, id),
-            query: view.query.clone(),
-            etag: next_etag(),
-            deletion_protection: view.deletion_protection,
-        };
-        let recorded = self.instances.update_meta(&instance, |meta| {
-            meta.materialized_views.retain(|v| v.name != stored.name);
-            meta.materialized_views.push(stored.clone());
-            meta.materialized_views.sort_by(|a, b| a.name.cmp(&b.name));
-            Ok(())
+        let made = Cell::new(false);
+        let created = self.instances.update_meta(&instance, |meta| {
+            let stored = with_record(meta, |r| {
+                r.create_materialized_view(id, &view.query, view.deletion_protection, |q| {
+                    // The database checks the query and backfills the view.
+                    db.write(|d| {
+                        d.create_materialized_view(id, q, view.deletion_protection)
+                            .map(|_| ())
+                    })?;
+                    made.set(true);
+                    Ok(())
+                })
+                .cloned()
+            })?;
+            Ok(materialized_view_proto(&instance, &stored))
         });
-        if let Err(e) = recorded {
-            // Not recorded: the view must not outlive this call unannounced.
-            let _ = db.write(|d| {
-                d.update_materialized_view(id, false, None)?;
-                d.delete_materialized_view(id)
-            });
-            return Err(e);
-        }
+        let created = match created {
+            Ok(created) => created,
+            Err(e) => {
+                if made.get() {
+                    // Made but not recorded (the file could not be written): the view must
+                    // not outlive this call unannounced.
+                    let _ = db.write(|d| {
+                        d.update_materialized_view(id, false, None)?;
+                        d.delete_materialized_view(id)
+                    });
+                }
+                return Err(e);
+            }
+        };
         let now = self.now(&instance)?;
         Ok(self
             .instances
             .operations()
             .finished_request::<admin_v2::CreateMaterializedViewMetadata>(
-                &stored.name,
+                &created.name,
                 req,
                 now,
                 "google.bigtable.admin.v2.MaterializedView",
-                &stored,
+                &created,
             ))
     }
 
@@ -108,7 +114,9 @@ impl InstanceAdminService {
     ) -> Result<admin_v2::ListMaterializedViewsResponse> {
         let instance = self.existing("parent", &req.parent)?;
         Ok(admin_v2::ListMaterializedViewsResponse {
-            materialized_views: self.instances.meta_of(&instance)?.materialized_views,
+            materialized_views: self
+                .instances
+                .with_meta(&instance, |meta| meta.materialized_views.clone())?,
             next_page_token: String::new(),
         })
     }
@@ -130,25 +138,21 @@ impl InstanceAdminService {
                 )));
             }
         }
-        let stored = self.stored_view(&instance, &id)?;
-        check_etag(&stored, &update.etag)?;
         let db = self.instances.database(&instance)?;
-        db.write(|d| {
-            d.update_materialized_view(&id, update.deletion_protection, None)
-                .map(|_| ())
-        })?;
         let updated = self.instances.update_meta(&instance, |meta| {
-            let Some(v) = meta
-                .materialized_views
-                .iter_mut()
-                .find(|v| v.name == stored.name)
-            else {
-                return Err(not_found("materialized view", &id, &instance));
-            };
-            v.deletion_protection = update.deletion_protection;
-            v.etag = next_etag();
-            Ok(v.clone())
+            let stored = with_record(meta, |r| {
+                r.update_materialized_view(&id, update.deletion_protection, &update.etag)
+                    .cloned()
+            })?;
+            Ok(materialized_view_proto(&instance, &stored))
         })?;
+        // The database's copy of the setting (a view whose table is gone is not there).
+        db.write(
+            |d| match d.update_materialized_view(&id, update.deletion_protection, None) {
+                Err(e) if e.code() == Code::NotFound => Ok(()),
+                other => other.map(|_| ()),
+            },
+        )?;
         let now = self.now(&instance)?;
         Ok(self
             .instances
@@ -168,32 +172,19 @@ impl InstanceAdminService {
     ) -> Result<()> {
         let (instance, id) = parse_name("name", &req.name)?;
         let instance = self.existing("name", &instance.to_string())?;
-        let stored = self.stored_view(&instance, &id)?;
-        check_etag(&stored, &req.etag)?;
-        // The core refuses a protected view (FAILED_PRECONDITION).
         let db = self.instances.database(&instance)?;
-        db.write(|d| match d.delete_materialized_view(&id) {
-            Err(e) if e.code() == Code::NotFound => Ok(()),
-            other => other,
-        })?;
         self.instances.update_meta(&instance, |meta| {
-            meta.materialized_views.retain(|v| last_id(&v.name) != id);
-            Ok(())
+            with_record(meta, |r| r.delete_materialized_view(&id, &req.etag))
+        })?;
+        // The record allowed it (no deletion protection there): the rows go too.
+        db.write(|d| {
+            let gone = d
+                .update_materialized_view(&id, false, None)
+                .and_then(|_| d.delete_materialized_view(&id));
+            match gone {
+                Err(e) if e.code() == Code::NotFound => Ok(()),
+                other => other,
+            }
         })
     }
-}
-
-/// ABORTED when `etag` is given and is not the stored view's.
-fn check_etag(stored: &admin_v2::MaterializedView, etag: &str) -> Result<()> {
-    if !etag.is_empty() && etag != stored.etag {
-        return Err(Error::new(
-            Code::Aborted,
-            format!(
-                "materialized view {} changed since etag {} was read",
-                stored.name,
-                quoted(etag)
-            ),
-        ));
-    }
-    Ok(())
 }

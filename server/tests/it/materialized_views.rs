@@ -2,9 +2,12 @@
 //! (create with a backfill, get, list, update of deletion protection with etags, delete),
 //! a query views do not maintain refused with INVALID_ARGUMENT naming what, ReadRows with
 //! `materialized_view_name` following writes and deletes of the source table, the source
-//! table's deletion refused while a view reads it, and the view recovered after a SIGKILL.
+//! table's deletion refused while a view reads it, the view recovered after a SIGKILL, a
+//! data directory whose definitions an older server kept in its own metadata, and
+//! PrepareQuery/ExecuteQuery reading `FROM view`.
 
 use crate::common;
+use crate::sql::{bytes, execute, prepare};
 
 use common::{data_dir, read_rows, signal, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
@@ -257,4 +260,134 @@ async fn materialized_views_are_created_read_maintained_and_recovered() {
         tonic::Code::NotFound
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A data directory an older server wrote kept the view's definition in its own metadata
+/// (the `INSTANCE` file's extension, version 2); it moves into the instance record when the
+/// server reads the file, and the next admin change writes it there (version 4).
+#[tokio::test]
+async fn definitions_an_older_server_kept_move_into_the_instance_record() {
+    use sparsetable::api::instances::file::version_of;
+    use sparsetable::api::instances::store::{read_bytes, read_file, replace_file};
+    let dir = data_dir("mviews", "migrate");
+    let dir_arg = dir.display().to_string();
+    let args = ["--data-dir", dir_arg.as_str(), "--durability", "sync"];
+    let mut server = Server::start(&args);
+    server.create_table_t().await;
+    put(&server, "r1", "x", 5).await;
+    let created = create(&server, "by_group", QUERY).await.unwrap();
+    signal(&server, "-KILL");
+    server.wait_exit(10);
+
+    // The file as a server before version 4 left it: the record without the view.
+    let folder = dir.join("p").join("i");
+    let stored = read_file(&folder).unwrap().expect("an INSTANCE file");
+    assert_eq!(stored.record.materialized_views().len(), 1);
+    let mut record = stored.record.clone();
+    record.set_materialized_views(Vec::new()).unwrap();
+    replace_file(&folder, &record, &stored.extension).unwrap();
+    assert_eq!(version_of(&read_bytes(&folder).unwrap().unwrap()), Some(2));
+
+    let server = Server::start(&args);
+    assert_eq!(get(&server).await.unwrap(), created);
+    assert_eq!(view_rows(&server).await.unwrap(), [("x".into(), 1, 5)]);
+    // The etag the older server gave still guards the view.
+    assert_eq!(
+        set_protection(&server, "stale", true)
+            .await
+            .unwrap_err()
+            .code(),
+        tonic::Code::Aborted
+    );
+    let protected = set_protection(&server, &created.etag, true).await.unwrap();
+    let bytes = read_bytes(&folder).unwrap().unwrap();
+    assert_eq!(version_of(&bytes), Some(4));
+    let record = read_file(&folder).unwrap().unwrap().record;
+    let views = record.materialized_views();
+    assert_eq!(views.len(), 1);
+    assert_eq!(views[0].etag, protected.etag);
+    assert!(views[0].deletion_protection);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn int(v: &v2::Value) -> i64 {
+    match &v.kind {
+        Some(v2::value::Kind::IntValue(i)) => *i,
+        other => panic!("not an int: {other:?}"),
+    }
+}
+
+/// The rows of `sql` through PrepareQuery and ExecuteQuery, as (key, n, total).
+async fn query(server: &Server, sql: &str) -> Result<Vec<(String, i64, i64)>, tonic::Status> {
+    let prepared = prepare(server, sql, &[]).await?;
+    let Some(v2::result_set_metadata::Schema::ProtoSchema(schema)) =
+        prepared.metadata.and_then(|m| m.schema)
+    else {
+        panic!("a proto schema");
+    };
+    let names: Vec<&str> = schema.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["_key", "n", "total"]);
+    let (values, _) = execute(server, &prepared.prepared_query, &[], &[]).await?;
+    Ok(values
+        .chunks(3)
+        .map(|r| {
+            (
+                String::from_utf8(bytes(&r[0]).to_vec()).unwrap(),
+                int(&r[1]),
+                int(&r[2]),
+            )
+        })
+        .collect())
+}
+
+/// SQL reads a view by its id, as a table of `_key` and the view's output columns, and
+/// follows the view as its table changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queries_read_a_materialized_view_by_name() {
+    let server = Server::start(&[]);
+    server.create_table_t().await;
+    put(&server, "r1", "x", 5).await;
+    put(&server, "r2", "x", 7).await;
+    put(&server, "r3", "y", 1).await;
+    create(&server, "by_group", QUERY).await.unwrap();
+    assert_eq!(
+        query(&server, "SELECT * FROM by_group").await.unwrap(),
+        [("x".into(), 2, 12), ("y".into(), 1, 1)]
+    );
+    assert_eq!(
+        query(
+            &server,
+            "SELECT _key, n, total FROM by_group WHERE total > 5 AND _key >= 'a'"
+        )
+        .await
+        .unwrap(),
+        [("x".into(), 2, 12)]
+    );
+    put(&server, "r4", "y", 10).await;
+    assert_eq!(
+        query(
+            &server,
+            "SELECT _key, n, total FROM by_group ORDER BY total DESC"
+        )
+        .await
+        .unwrap(),
+        [("x".into(), 2, 12), ("y".into(), 2, 11)]
+    );
+    let unknown = prepare(&server, "SELECT cf FROM by_group", &[])
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
+    assert!(
+        unknown.message().contains("materialized view by_group"),
+        "{}",
+        unknown.message()
+    );
+    delete(&server, "").await.unwrap();
+    assert_eq!(
+        prepare(&server, "SELECT * FROM by_group", &[])
+            .await
+            .unwrap_err()
+            .code(),
+        tonic::Code::NotFound
+    );
 }

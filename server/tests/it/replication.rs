@@ -41,7 +41,8 @@ fn start_lagging(extra: &[&str]) -> Server {
     Server::start(&args)
 }
 
-/// Makes the instance, its profiles and table `t` (see [`replicated_server`]).
+/// Makes the instance, its profiles and table `t` (see [`replicated_server`]), which also
+/// has the Int64Sum family `n`.
 async fn make_instance(server: &Server) {
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
     let clusters = [
@@ -98,7 +99,17 @@ async fn make_instance(server: &Server) {
             parent: INSTANCE.into(),
             table_id: "t".into(),
             table: Some(admin_v2::Table {
-                column_families: [("cf".to_string(), admin_v2::ColumnFamily::default())].into(),
+                column_families: [
+                    ("cf".to_string(), admin_v2::ColumnFamily::default()),
+                    (
+                        "n".to_string(),
+                        crate::vector_specs::family_to_proto(&sparsetable::ColumnFamily {
+                            value_type: sparsetable::ValueType::Int64Sum,
+                            ..Default::default()
+                        }),
+                    ),
+                ]
+                .into(),
                 ..Default::default()
             }),
             initial_splits: vec![],
@@ -399,6 +410,47 @@ async fn injected_faults_fail_the_rpc_they_name_then_clear() {
 }
 
 #[tokio::test]
+async fn every_non_ok_grpc_code_can_be_injected_and_reaches_the_client_as_that_status() {
+    let server = replicated_server().await;
+    let mut data = server.data().await;
+    let mut control = ReplicationControlClient::new(server.channel().await);
+    // CANCELLED (1), UNKNOWN (2) and UNAUTHENTICATED (16) included: Bigtable clients see
+    // all sixteen, so an application's handling of each can be tested.
+    for n in 1..=16 {
+        control
+            .inject_fault(InjectFaultRequest {
+                instance: INSTANCE.into(),
+                rpc: "MutateRow".into(),
+                code: n,
+                count: 1,
+                ..Default::default()
+            })
+            .await
+            .unwrap_or_else(|e| panic!("code {n}: {e:?}"));
+        let e = data
+            .mutate_row(v2::MutateRowRequest {
+                app_profile_id: "to-east".into(),
+                ..set_cell("r", "v")
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(e.code() as i32, n, "{e:?}");
+        assert!(e.message().contains("injected fault"), "{}", e.message());
+    }
+    // 17 is past gRPC's table.
+    let bad = control
+        .inject_fault(InjectFaultRequest {
+            instance: INSTANCE.into(),
+            code: 17,
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument);
+    assert!(bad.message().contains("1, 2, 3"), "{}", bad.message());
+}
+
+#[tokio::test]
 async fn list_hot_tablets_names_the_busy_tablet_of_a_cluster() {
     let server = replicated_server().await;
     let mut data = server.data().await;
@@ -482,6 +534,79 @@ async fn kill_9_loses_no_acknowledged_write_and_replication_resumes_after_restar
         value_through(&server, "to-west", "r").await,
         Some(b"acknowledged".to_vec()),
         "replication resumed"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An increment of `n:q` in `row` through the profile `to-east`.
+fn add_through_east(row: &str, input: i64) -> v2::MutateRowRequest {
+    v2::MutateRowRequest {
+        table_name: TABLE.into(),
+        app_profile_id: "to-east".into(),
+        row_key: row.as_bytes().to_vec(),
+        mutations: vec![v2::Mutation {
+            mutation: Some(v2::mutation::Mutation::AddToCell(v2::mutation::AddToCell {
+                family_name: "n".into(),
+                column_qualifier: Some(v2::Value {
+                    kind: Some(v2::value::Kind::RawValue(b"q".to_vec())),
+                    ..Default::default()
+                }),
+                timestamp: Some(v2::Value {
+                    kind: Some(v2::value::Kind::RawTimestampMicros(0)),
+                    ..Default::default()
+                }),
+                input: Some(v2::Value {
+                    kind: Some(v2::value::Kind::IntValue(input)),
+                    ..Default::default()
+                }),
+            })),
+        }],
+        ..Default::default()
+    }
+}
+
+/// The counter `row` holds as read through `profile`.
+async fn sum_through(server: &Server, profile: &str, row: &str) -> Option<i64> {
+    let bytes = value_through(server, profile, row).await?;
+    Some(i64::from_be_bytes(bytes.try_into().unwrap()))
+}
+
+#[tokio::test]
+async fn after_kill_9_an_increment_counts_once_and_a_write_the_queue_lacked_still_replicates() {
+    let dir = common::data_dir("server", "replication-windows");
+    let dir_arg = dir.to_str().unwrap().to_string();
+    let queue = dir.join("p/replicated/replication/REPLICATION");
+    let server = start_lagging(&["--data-dir", &dir_arg]);
+    make_instance(&server).await;
+    let mut data = server.data().await;
+    data.mutate_row(add_through_east("c", 5)).await.unwrap();
+    // The queue file while +5 is on its way to west.
+    let on_its_way = std::fs::read(&queue).unwrap();
+    advance(&server, 2_000_000).await;
+    assert_eq!(sum_through(&server, "to-west", "c").await, Some(5));
+    data.mutate_row(add_through_east("c", 2)).await.unwrap();
+    common::signal(&server, "-KILL");
+    drop(server);
+    // The file as it was before +5 reached west: it says west has yet to apply +5 (as if the
+    // process had died between west's write and the file's replacement) and it lacks +2 (as
+    // if it had died between east's commit and the file recording it).
+    std::fs::write(&queue, &on_its_way).unwrap();
+
+    let server = start_lagging(&["--data-dir", &dir_arg]);
+    assert_eq!(sum_through(&server, "to-east", "c").await, Some(7));
+    // The restarted clock starts where the first one did; +2 was committed 2 s later.
+    advance(&server, 2_000_000).await;
+    assert_eq!(
+        sum_through(&server, "to-west", "c").await,
+        Some(5),
+        "not +5 again"
+    );
+    advance(&server, 2_000_000).await;
+    assert_eq!(
+        sum_through(&server, "to-west", "c").await,
+        Some(7),
+        "+5 merged once at west, and +2 reached it"
     );
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,11 +1,14 @@
 //! The console: a cbt command line in the page. Enter runs the line, arrow keys walk the
 //! history, Tab completes commands, tables and options; the scrollback shows exactly what
 //! `cbt` prints (stdout, then its log messages). A small form registers CSV text as a file
-//! for `import`.
+//! for `import`. In the replication lesson the same console runs on the lesson's instance
+//! ([`ConsoleProps::lesson`]): cbt commands routed by `app-profile=`, and the instance's
+//! control words.
 
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use crate::lab::replication::ReplAction;
 use crate::lab::{ConsoleEntry, LabAction};
 use crate::state::Action;
 use sparsetable_console::{complete, complete::complete_line, History};
@@ -21,6 +24,18 @@ pub struct ConsoleProps {
     pub files: Vec<String>,
     /// Receives lab actions.
     pub on_action: Callback<Action>,
+    /// Runs on the replication lesson's instance instead of the playground's database.
+    #[prop_or_default]
+    pub lesson: bool,
+}
+
+/// The action that runs `line` on the console's target.
+fn run_action(lesson: bool, line: String) -> Action {
+    Action::Lab(if lesson {
+        LabAction::Replication(ReplAction::Console(line))
+    } else {
+        LabAction::Console(line)
+    })
 }
 
 /// The console.
@@ -40,6 +55,7 @@ pub fn console_view(props: &ConsoleProps) -> Html {
             props.tables.clone(),
         );
         let on_action = props.on_action.clone();
+        let lesson = props.lesson;
         Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
             "Enter" => {
                 e.prevent_default();
@@ -47,7 +63,7 @@ pub fn console_view(props: &ConsoleProps) -> Html {
                 history.borrow_mut().push(&line);
                 input.set(String::new());
                 hint.set(String::new());
-                on_action.emit(Action::Lab(LabAction::Console(line)));
+                on_action.emit(run_action(lesson, line));
             }
             "ArrowUp" => {
                 e.prevent_default();
@@ -89,7 +105,14 @@ pub fn console_view(props: &ConsoleProps) -> Html {
     };
     let clear = {
         let on_action = props.on_action.clone();
-        Callback::from(move |_| on_action.emit(Action::Lab(LabAction::ClearConsole)))
+        let lesson = props.lesson;
+        Callback::from(move |_| {
+            on_action.emit(Action::Lab(if lesson {
+                LabAction::Replication(ReplAction::ClearConsole)
+            } else {
+                LabAction::ClearConsole
+            }))
+        })
     };
     let add_file = {
         let (name, text, on_action) = (
@@ -122,8 +145,12 @@ pub fn console_view(props: &ConsoleProps) -> Html {
     };
 
     html! {
-        <div class="console card" data-testid="console">
-            <h2>{ "Console " }<span class="muted">{ "cbt commands; Tab completes, ↑/↓ history" }</span></h2>
+        <div class="console card" data-testid={if props.lesson { "repl-console" } else { "console" }}>
+            if props.lesson {
+                <h2>{ "Console on the lesson's instance " }<span class="muted">{ "cbt commands with app-profile=; status, down, up, lag, fault, clear-faults" }</span></h2>
+            } else {
+                <h2>{ "Console " }<span class="muted">{ "cbt commands; Tab completes, ↑/↓ history" }</span></h2>
+            }
             // A log (read politely as it grows), in the tab order so the keyboard can scroll it.
             <div class="console-output" data-testid="console-output" role="log" aria-label="Console output" tabindex="0">
                 { for props.entries.iter().map(|e| html! {
@@ -141,6 +168,7 @@ pub fn console_view(props: &ConsoleProps) -> Html {
                 <button type="button" class="ghost" onclick={clear}>{ "Clear" }</button>
             </div>
             if !hint.is_empty() { <div class="muted console-hint" data-testid="console-hint">{ (*hint).clone() }</div> }
+            if !props.lesson {
             <details class="console-files">
                 <summary>{ format!("Files for import: {}", props.files.join(", ")) }</summary>
                 <form onsubmit={add_file}>
@@ -151,6 +179,7 @@ pub fn console_view(props: &ConsoleProps) -> Html {
                     <button type="submit">{ "Add file" }</button>
                 </form>
             </details>
+            }
         </div>
     }
 }

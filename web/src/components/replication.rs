@@ -9,7 +9,8 @@ use yew::prelude::*;
 
 use super::clock::iso;
 use super::code_tabs::CodeTabs;
-use crate::lab::replication::{CellState, ReplAction, ReplView, PROFILES};
+use super::console::ConsoleView;
+use crate::lab::replication::{CellState, ReplAction, ReplView, PROFILES, TABLE};
 use crate::lab::LabAction;
 use crate::state::{duration, Action};
 
@@ -30,6 +31,7 @@ const STEPS: &[&str] = &[
     "Increment a counter: a single-row transaction. Only a single-cluster profile that allows transactional writes may do it (to-c1); to-c2 and multi are refused with FAILED_PRECONDITION.",
     "Make a conflict: the same cell at the same timestamp written at c1 and c2 at once. Each cluster first keeps its own value; after the lag every cluster holds the same one, chosen by the same rule everywhere.",
     "Take c2 down. A write through to-c2 answers UNAVAILABLE (single-cluster routing fails over only by hand); through multi it goes to the next available cluster. Bring c2 back and it catches up on what it missed.",
+    "Use the console at the bottom: it runs cbt on this same instance. Write through one profile and read through another (app-profile=to-c1, then app-profile=to-c2), inject an error (fault code=UNAUTHENTICATED) or a latency (fault latency=2s cluster=c2: the read answers two seconds of the clock later, by when the write has arrived).",
 ];
 
 fn emit(on_action: &Callback<Action>, a: ReplAction) {
@@ -248,6 +250,9 @@ pub fn replication_view(props: &ReplicationProps) -> Html {
             if !view.code.is_empty() {
                 <CodeTabs snippets={view.code.clone()} title="The last lesson action as code" />
             }
+            <p class="muted">{ "The console below runs on this instance: route a cbt command with app-profile= (set users user#1 cf:name=Ada app-profile=to-c1, then lookup users user#1 app-profile=to-c2 for a stale read), and use status, down c2, up c2, lag 5s, fault code=UNAVAILABLE rpc=MutateRow count=1, fault latency=2s cluster=c2 (waited on the playground's clock) and clear-faults." }</p>
+            <ConsoleView entries={view.console.clone()} tables={vec![TABLE.to_string()]} files={Vec::<String>::new()}
+                on_action={on_action.clone()} lesson={true} />
         </section>
     }
 }

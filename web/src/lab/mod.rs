@@ -972,4 +972,6 @@ impl Lab {
 }
 
 #[cfg(test)]
+mod replication_console_tests;
+#[cfg(test)]
 mod tests;

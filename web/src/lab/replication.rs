@@ -4,6 +4,13 @@
 //! consistency tokens, conflicts, outages and the change stream are the core's rules
 //! (`docs/replication.md`), shown here, not re-implemented.
 //!
+//! The instance is the console crate's [`InstanceConsole`] (the instance mode of
+//! `sparsetable-console --clusters`): its record holds the app profiles, made by cbt's
+//! `createappprofile`, and the lesson's console runs its lines on it, so a line typed there
+//! (`set users user#1 cf:name=Ada app-profile=to-c1`, `lookup users user#1 app-profile=to-c2`,
+//! `down c2`, `fault code=UNAVAILABLE rpc=MutateRow`, `fault latency=2s cluster=c2`) acts on
+//! the very clusters drawn. An injected latency moves the playground's clock.
+//!
 //! Invariants:
 //! - every view is rebuilt by [`ReplLab::view`] after [`ReplLab::pump`], so a clock move made
 //!   anywhere in the playground delivers what became due before anything is shown;
@@ -15,11 +22,13 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use sparsetable::{
-    AppProfile, Clock, Database, Isolation, ManualClock, Mutation, ReadModifyWriteOp,
-    ReadModifyWriteRule, ReadRowsRequest, ReplicaSet, RequestKind, Routing, RowSet, TableConfig,
+    Clock, Database, ManualClock, Mutation, ReadModifyWriteOp, ReadModifyWriteRule,
+    ReadRowsRequest, RequestKind, RowSet, TableConfig,
 };
+use sparsetable_console::InstanceConsole;
 
 use super::replication_code::{self as code, ReplOp};
+use super::ConsoleEntry;
 use crate::codegen::Snippet;
 use crate::state::{display_bytes, ShownError};
 
@@ -31,6 +40,18 @@ pub use super::replication_code::{FAMILY, TABLE};
 pub const START_LAG_MICROS: i64 = 2_000_000;
 /// Change-stream lines kept in the tail.
 const TAIL: usize = 40;
+
+/// The lesson instance's project and id (what cbt's app-profile commands name).
+pub const PROJECT: &str = "playground";
+/// See [`PROJECT`].
+pub const INSTANCE: &str = "lesson";
+
+/// The cbt lines that make the lesson's app profiles (see [`PROFILES`]).
+const PROFILE_LINES: [&str; 3] = [
+    "createappprofile lesson to-c1 single-cluster route-to=c1 transactional-writes",
+    "createappprofile lesson to-c2 single-cluster route-to=c2",
+    "createappprofile lesson multi multi-cluster route-any",
+];
 
 /// The lesson's app profiles: id, what it does.
 pub const PROFILES: [(&str, &str); 3] = [
@@ -99,6 +120,12 @@ pub enum ReplAction {
     },
     /// Generates a consistency token (GenerateConsistencyToken); the view checks it.
     GenerateToken,
+    /// Runs a console line on the lesson's instance: a cbt command routed by its
+    /// `app-profile=`, cbt's app-profile commands, or a control word (`status`, `down`, `up`,
+    /// `lag`, `fault`, `clear-faults`), as `sparsetable-console --clusters` takes them.
+    Console(String),
+    /// Clears the lesson console's scrollback.
+    ClearConsole,
 }
 
 /// How a cell of one cluster's copy stands against the other copies.
@@ -211,6 +238,8 @@ pub struct ReplView {
     pub tail: Vec<ChangeLine>,
     /// The last action as code.
     pub code: Vec<Snippet>,
+    /// The lesson console's scrollback, oldest first (the newest 200).
+    pub console: Vec<ConsoleEntry>,
 }
 
 /// A cell of one copy: row key, `family:qualifier`, timestamp, value (displayed).
@@ -222,7 +251,11 @@ type Conflict = (String, Vec<u8>, i64, Vec<(String, String)>);
 /// The lesson's state (see the module docs).
 #[derive(Debug)]
 pub struct ReplLab {
-    set: ReplicaSet<Database>,
+    /// The instance: its replica set, its record (clusters, app profiles) and the console
+    /// that runs cbt lines and the control words on it.
+    instance: InstanceConsole,
+    /// The lesson console's scrollback, oldest first.
+    console: Vec<ConsoleEntry>,
     outcome: Option<Outcome>,
     token: Option<(String, i64)>,
     conflict: Option<Conflict>,
@@ -237,29 +270,6 @@ fn shown(e: sparsetable::Error) -> ShownError {
         code: e.code().as_str().into(),
         message: e.message().into(),
     }
-}
-
-fn profiles() -> Vec<AppProfile> {
-    let single = |id: &str, cluster: &str, tx: bool| AppProfile {
-        id: id.into(),
-        routing: Routing::SingleCluster {
-            cluster_id: cluster.into(),
-            allow_transactional_writes: tx,
-        },
-        isolation: Isolation::Standard,
-    };
-    alloc::vec![
-        single("to-c1", "c1", true),
-        single("to-c2", "c2", false),
-        AppProfile {
-            id: "multi".into(),
-            routing: Routing::MultiCluster {
-                cluster_ids: Vec::new(),
-                row_affinity: false,
-            },
-            isolation: Isolation::Standard,
-        },
-    ]
 }
 
 impl ReplLab {
@@ -279,12 +289,27 @@ impl ReplLab {
             .iter()
             .map(|id| (id.to_string(), Database::with_clock(clock.clone())))
             .collect();
-        let mut set = ReplicaSet::new(dbs).map_err(shown)?;
+        let mut instance =
+            InstanceConsole::with_cluster_ids_as_given(PROJECT, INSTANCE, dbs).map_err(shown)?;
+        // The profiles are the instance record's, made as a learner would make them.
+        for line in PROFILE_LINES {
+            let out = instance.run_line(line);
+            if out.failed {
+                return Err(ShownError {
+                    code: "INTERNAL".into(),
+                    message: format!("{line}: {}", out.stderr),
+                });
+            }
+        }
+        let moved = clock.clone();
+        instance.set_latency_wait(Box::new(move |micros| {
+            moved.advance_micros(i64::try_from(micros).unwrap_or(i64::MAX));
+        }));
+        let set = instance.replicas_mut();
         if let Some(c1) = set.replica_mut(0) {
             c1.create_table(TABLE, TableConfig::with_families([FAMILY]))
                 .map_err(shown)?;
         }
-        set.replication_mut().set_profiles(profiles());
         set.replication_mut()
             .set_delay_micros(START_LAG_MICROS)
             .map_err(shown)?;
@@ -300,7 +325,8 @@ impl ReplLab {
             }
         }
         Ok(ReplLab {
-            set,
+            instance,
+            console: Vec::new(),
             outcome: None,
             token: None,
             conflict: None,
@@ -312,7 +338,7 @@ impl ReplLab {
 
     /// Delivers what is due at the clock's time and adds new changes to the tail.
     pub fn pump(&mut self) {
-        if let Err(e) = self.set.pump() {
+        if let Err(e) = self.instance.replicas_mut().pump() {
             self.outcome = Some(Outcome {
                 action: "replication".into(),
                 cluster: None,
@@ -320,7 +346,7 @@ impl ReplLab {
                 message: e.message().into(),
             });
         }
-        if let Ok(changes) = self.set.changes(TABLE, &self.seen) {
+        if let Ok(changes) = self.instance.replicas_mut().changes(TABLE, &self.seen) {
             for c in changes {
                 self.seen[c.cluster] = self.seen[c.cluster].max(c.record.sequence);
                 self.tail.push(ChangeLine {
@@ -347,7 +373,8 @@ impl ReplLab {
     }
 
     fn routed(&mut self, profile: &str, kind: RequestKind, row: &str) -> Result<usize, Outcome> {
-        self.set
+        self.instance
+            .replicas_mut()
             .route(profile, kind, row.as_bytes())
             .map_err(|e| Outcome {
                 action: String::new(),
@@ -417,11 +444,11 @@ impl ReplLab {
                                 qualifier: qualifier.into_bytes(),
                                 op: ReadModifyWriteOp::IncrementAmount(1),
                             };
-                            let result = self
-                                .set
-                                .replica_mut(i)
-                                .map(|db| db.read_modify_write_row(TABLE, row.as_bytes(), &[rule]));
-                            let _ = self.set.pump();
+                            let result =
+                                self.instance.replicas_mut().replica_mut(i).map(|db| {
+                                    db.read_modify_write_row(TABLE, row.as_bytes(), &[rule])
+                                });
+                            let _ = self.instance.replicas_mut().pump();
                             match result {
                                 Some(Ok(_)) => Outcome {
                                     action,
@@ -516,7 +543,8 @@ impl ReplLab {
                 clock.advance_micros(crate::state::WRITE_TICK_MICROS);
             }
             ReplAction::SetLag(micros) => {
-                self.set
+                self.instance
+                    .replicas_mut()
                     .replication_mut()
                     .set_delay_micros(micros)
                     .map_err(shown)?;
@@ -529,7 +557,8 @@ impl ReplLab {
                 });
             }
             ReplAction::SetAvailable { cluster, available } => {
-                self.set
+                self.instance
+                    .replicas_mut()
                     .replication_mut()
                     .set_available(&cluster, available)
                     .map_err(shown)?;
@@ -551,11 +580,31 @@ impl ReplLab {
                 });
             }
             ReplAction::GenerateToken => {
-                let _ = self.set.pump();
-                let token = self.set.replication().consistency_token(TABLE);
+                let _ = self.instance.replicas_mut().pump();
+                let token = self
+                    .instance
+                    .replicas()
+                    .replication()
+                    .consistency_token(TABLE);
                 self.code = code::snippets(&ReplOp::Token);
                 self.token = Some((token, clock.now_micros()));
             }
+            ReplAction::Console(line) => {
+                // The instance console pumps before and after the command and waits out an
+                // injected latency by moving the clock.
+                let out = self.instance.run_line(&line);
+                self.console.push(ConsoleEntry {
+                    command: line,
+                    stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                    stderr: out.stderr,
+                    failed: out.failed,
+                });
+                let excess = self.console.len().saturating_sub(200);
+                self.console.drain(..excess);
+                // Time passes between two commands, as on the playground's console.
+                clock.advance_micros(crate::state::WRITE_TICK_MICROS);
+            }
+            ReplAction::ClearConsole => self.console.clear(),
         }
         self.pump();
         Ok(())
@@ -567,10 +616,11 @@ impl ReplLab {
             Err(o) => Outcome { action, ..o },
             Ok(i) => {
                 let result = self
-                    .set
+                    .instance
+                    .replicas_mut()
                     .replica_mut(i)
                     .map(|db| db.mutate_row(TABLE, row.as_bytes(), ms));
-                let _ = self.set.pump();
+                let _ = self.instance.replicas_mut().pump();
                 match result {
                     Some(Ok(())) => Outcome {
                         action,
@@ -597,7 +647,7 @@ impl ReplLab {
 
     /// Cluster `i`'s cells (of one row, or all): key, column, timestamp, value; untracked.
     fn cells(&self, i: usize, row: Option<&[u8]>) -> Vec<CopyCell> {
-        let Some(db) = self.set.replica(i) else {
+        let Some(db) = self.instance.replicas().replica(i) else {
             return Vec::new();
         };
         let request = ReadRowsRequest {
@@ -627,13 +677,13 @@ impl ReplLab {
 
     /// What the lesson shows now.
     pub fn view(&self) -> ReplView {
-        let n = self.set.len();
+        let n = self.instance.replicas().len();
         let copies: Vec<Vec<CopyCell>> = (0..n).map(|i| self.cells(i, None)).collect();
         let mut union: Vec<CopyCell> = copies.iter().flatten().cloned().collect();
         union.sort();
         union.dedup();
         let available: Vec<bool> = (0..n)
-            .map(|i| self.set.replication().is_available(i))
+            .map(|i| self.instance.replicas().replication().is_available(i))
             .collect();
         let clusters = (0..n)
             .map(|i| ClusterView {
@@ -665,7 +715,7 @@ impl ReplLab {
                     .collect(),
             })
             .collect();
-        let r = self.set.replication();
+        let r = self.instance.replicas().replication();
         ReplView {
             clusters,
             lag_micros: r.delay_micros(),
@@ -682,6 +732,7 @@ impl ReplLab {
                 .map(|(row, q, ts, writes)| self.conflict_view(row, q, *ts, writes, &copies)),
             tail: self.tail.clone(),
             code: self.code.clone(),
+            console: self.console.clone(),
         }
     }
 

@@ -75,6 +75,7 @@ from sparsetable._native import AddToCell, LiteralValueFilter
 from sparsetable.exceptions import (
     Aborted,
     AlreadyExists,
+    Cancelled,
     DataLoss,
     DeadlineExceeded,
     FailedPrecondition,
@@ -86,6 +87,8 @@ from sparsetable.exceptions import (
     PermissionDenied,
     ResourceExhausted,
     ServiceUnavailable,
+    Unauthenticated,
+    Unknown,
 )
 from sparsetable._data import BigtableDataClient, MutationsBatcher, Table
 from sparsetable._data_async import BigtableDataClientAsync, MutationsBatcherAsync, TableAsync
@@ -125,6 +128,7 @@ __all__ = [
     "BigtableDataClient",
     "BlockAllFilter",
     "Cell",
+    "Cancelled",
     "CellsColumnLimitFilter",
     "CellsRowLimitFilter",
     "CellsRowOffsetFilter",
@@ -178,6 +182,8 @@ __all__ = [
     "TableAdmin",
     "TableInfo",
     "TimestampRangeFilter",
+    "Unauthenticated",
+    "Unknown",
     "ValueBitmaskFilter",
     "ValueRangeFilter",
     "ValueRegexFilter",

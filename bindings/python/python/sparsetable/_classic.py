@@ -69,6 +69,7 @@ class Client:
         self._admin = admin
         self._native = _native_client(project, kwargs)
         self._table_admin_client: Any = None
+        self._instance_admin_client: Any = None
 
     @property
     def table_admin_client(self) -> Any:
@@ -79,6 +80,17 @@ class Client:
 
             self._table_admin_client = BigtableTableAdminClient(_client=self)
         return self._table_admin_client
+
+    @property
+    def instance_admin_client(self) -> Any:
+        """The generated instance admin client (``sparsetable.bigtable_admin_v2``; its
+        logical view calls) on this client's databases, as Google's
+        ``Client.instance_admin_client``."""
+        if self._instance_admin_client is None:
+            from sparsetable.bigtable_admin_v2 import BigtableInstanceAdminClient
+
+            self._instance_admin_client = BigtableInstanceAdminClient(_client=self)
+        return self._instance_admin_client
 
     def instance(self, instance_id: str, display_name: Optional[str] = None, instance_type: Any = None, labels: Any = None) -> "Instance":
         """A handle on an instance (data calls work on any instance named; the Instance

@@ -40,6 +40,9 @@ _CLASSES = {
     "DataLoss": ("DATA_LOSS", "DataLoss"),
     "DeadlineExceeded": ("DEADLINE_EXCEEDED", "DeadlineExceeded"),
     "PermissionDenied": ("PERMISSION_DENIED", "PermissionDenied"),
+    "Cancelled": ("CANCELLED", "Cancelled"),
+    "Unknown": ("UNKNOWN", "Unknown"),
+    "Unauthenticated": ("UNAUTHENTICATED", "Unauthenticated"),
 }
 
 
@@ -90,6 +93,9 @@ ServiceUnavailable = _chosen["ServiceUnavailable"]
 DataLoss = _chosen["DataLoss"]
 DeadlineExceeded = _chosen["DeadlineExceeded"]
 PermissionDenied = _chosen["PermissionDenied"]
+Cancelled = _chosen["Cancelled"]
+Unknown = _chosen["Unknown"]
+Unauthenticated = _chosen["Unauthenticated"]
 
 
 # --- The exception groups of google.cloud.bigtable.data.exceptions --------------------------
@@ -249,6 +255,7 @@ __all__ = [
     "API_CORE",
     "Aborted",
     "AlreadyExists",
+    "Cancelled",
     "DataLoss",
     "DeadlineExceeded",
     "FailedMutationEntryError",
@@ -268,4 +275,6 @@ __all__ = [
     "ServiceUnavailable",
     "ShardedReadRowsExceptionGroup",
     "SparsetableError",
+    "Unauthenticated",
+    "Unknown",
 ]

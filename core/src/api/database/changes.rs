@@ -22,7 +22,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Database, RowMutations};
-use crate::durability::commit_log::BatchView;
+use crate::durability::commit_log::{BatchView, Origin};
 use crate::error::quoted;
 use crate::model::mutation::{validate_row_mutations, Mutation};
 use crate::table::change_log::ChangeLog;
@@ -40,6 +40,10 @@ pub struct CommittedWrite {
     pub rows: Vec<RowMutations>,
     /// The database clock when it committed (microseconds since the epoch).
     pub commit_micros: i64,
+    /// The first sequence number of its batch at the database that committed it (0 for a
+    /// write built elsewhere): how a replicated instance's queue tells which of a cluster's
+    /// writes it has recorded (docs/format/replication_queue.md, `captured-through`).
+    pub sequence: u64,
 }
 
 impl Database {
@@ -147,8 +151,15 @@ impl Database {
 
     /// Starts (`true`) or stops keeping every committed write for
     /// [`Database::take_committed`]. Off by default: keeping costs a copy of each write.
+    /// Starting again while on keeps what is waiting; stopping also forgets the outbound
+    /// writes ([`Database::outbound`]): nothing will replicate them.
     pub fn set_capture_committed(&mut self, on: bool) {
-        self.committed = if on { Some(Vec::new()) } else { None };
+        if !on {
+            self.committed = None;
+            self.outbound.clear();
+        } else if self.committed.is_none() {
+            self.committed = Some(Vec::new());
+        }
     }
 
     /// The writes committed since the last call (oldest first) while capture is on.
@@ -167,6 +178,17 @@ impl Database {
     /// # Errors
     /// Storage errors from the commit log.
     pub fn apply_committed(&mut self, write: &CommittedWrite) -> Result<Vec<Error>> {
+        self.apply_from(write, Origin::default())
+    }
+
+    /// [`Database::apply_committed`], logging the write (record type 4) as coming from
+    /// `origin`; a marking origin raises the database's replication mark for its source in
+    /// the same record (see [`Database::replica_marks`]).
+    pub(super) fn apply_from(
+        &mut self,
+        write: &CommittedWrite,
+        origin: Origin,
+    ) -> Result<Vec<Error>> {
         let mut refused = Vec::new();
         let Ok(table) = self.table(&write.table_id) else {
             refused.push(Error::not_found(format!(
@@ -183,10 +205,10 @@ impl Database {
             }
         }
         let keep = self.committed.take();
-        self.replaying = true;
+        self.replaying = Some(origin);
         let now = self.now();
         let result = now.and_then(|now| self.commit(&write.table_id, &rows, now));
-        self.replaying = false;
+        self.replaying = None;
         self.committed = keep;
         result.map(|()| refused)
     }

@@ -14,7 +14,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Backup, BackupInfo, Database};
-use crate::durability::commit_log::{replay_views, BatchView, LogWriter};
+use crate::durability::commit_log::{replay_views, BatchView, LogWriter, Outbound};
 use crate::durability::manifest::{read_manifest, write_manifest, BackupState, ManifestState};
 use crate::lsm::persist::{log_file_name, parse_file_name, RunStore};
 use crate::lsm::sstable::SstableOptions;
@@ -185,6 +185,8 @@ impl Database {
         // Whether any table keeps a change log: if none does (the usual case), replay
         // never walks a batch for it.
         let streams = db.tables.values().any(|t| t.change_log.is_some());
+        // The replication marks as of the last checkpoint; type 4 records raise them below.
+        db.read_replica_marks(&*storage)?;
         for &n in &state.log_files {
             let name = log_file_name(n);
             let file = storage.open(&name).map_err(|e| {
@@ -209,7 +211,20 @@ impl Database {
                     db.sequence = db.sequence.max(batch.sequence);
                     return Ok(());
                 }
-                if streams && batch.sequence > changes_through {
+                if let Some(kind) = batch.outbound {
+                    // Kept until the replication queue confirms it has the write.
+                    db.recover_outbound(batch);
+                    if kind == Outbound::Carried {
+                        // Carried over a checkpoint: its rows are in the runs already.
+                        db.sequence = db.sequence.max(batch.sequence);
+                        return Ok(());
+                    }
+                }
+                if let Some((source, arrival)) = batch.origin {
+                    // Another cluster's write: its delivery is marked whether or not the
+                    // runs already hold its rows, and it is not this copy's change.
+                    db.raise_replica_mark(source, arrival);
+                } else if streams && batch.sequence > changes_through {
                     if let Err(e) = db.log_replayed_changes(batch, now) {
                         apply_error = Some(e);
                         return Err(Error::new(Code::Aborted, "replay stopped"));
@@ -454,14 +469,23 @@ impl Database {
                 Durability::Interval { micros } => now.saturating_sub(p.last_sync_micros) >= micros,
                 Durability::None => false,
             };
+            // A write of a database whose writes replicate stays outbound until the queue
+            // has it (record type 5; `outbound`).
+            let outbound = (self.replaying.is_none() && self.committed.is_some())
+                .then_some(Outbound::Captured);
             let logged = p
                 .log
-                .append_rows(
+                .append_rows_as(
                     self.sequence + 1,
                     table_id,
                     &logged_rows,
-                    // The commit time lets recovery log the change as it was committed.
-                    timed.then_some(now),
+                    // The commit time lets recovery log the change as it was committed (a
+                    // replicated or outbound write's record always has one).
+                    (timed || self.replaying.is_some() || outbound.is_some()).then_some(now),
+                    // A write from another cluster says so, and which delivery it is: the
+                    // mark is durable exactly when the write is.
+                    self.replaying.as_ref(),
+                    outbound,
                 )
                 .and_then(|_| if sync { p.log.sync() } else { Ok(()) });
             if let Err(e) = logged {
@@ -477,31 +501,32 @@ impl Database {
                 p.last_sync_micros = now;
             }
         }
-        if !self.replaying {
-            if let Some(table) = self
-                .tables
-                .get_mut(table_id)
-                .filter(|t| t.change_log.is_some())
-            {
-                let mut logged = Vec::with_capacity(rows.len());
-                for &(k, ms) in rows {
-                    let mutations = resolve_server_time(ms, server_ts);
-                    let mutations = if mutations.contains(&Mutation::DeleteFromRow) {
-                        row_delete_as_family_deletes(table, k, &mutations, now)?
-                    } else {
-                        mutations.into_owned()
-                    };
-                    // A row delete of a row with no data changes nothing worth a record.
-                    if !mutations.is_empty() {
-                        logged.push(super::RowMutations {
-                            row_key: k.to_vec(),
-                            mutations,
-                        });
-                    }
+        if let Some(origin) = self.replaying.take() {
+            self.raise_replica_mark(&origin.source, origin.arrival);
+            self.replaying = Some(origin);
+        } else if let Some(table) = self
+            .tables
+            .get_mut(table_id)
+            .filter(|t| t.change_log.is_some())
+        {
+            let mut logged = Vec::with_capacity(rows.len());
+            for &(k, ms) in rows {
+                let mutations = resolve_server_time(ms, server_ts);
+                let mutations = if mutations.contains(&Mutation::DeleteFromRow) {
+                    row_delete_as_family_deletes(table, k, &mutations, now)?
+                } else {
+                    mutations.into_owned()
+                };
+                // A row delete of a row with no data changes nothing worth a record.
+                if !mutations.is_empty() {
+                    logged.push(super::RowMutations {
+                        row_key: k.to_vec(),
+                        mutations,
+                    });
                 }
-                if let Some(log) = &mut table.change_log {
-                    log.push(&logged, now);
-                }
+            }
+            if let Some(log) = &mut table.change_log {
+                log.push(&logged, now);
             }
         }
         if let Some(kept) = &mut self.committed {
@@ -515,6 +540,7 @@ impl Database {
                     })
                     .collect(),
                 commit_micros: now,
+                sequence: self.sequence + 1,
             });
         }
         let (table, sequence) = self.table_and_sequence(table_id)?;
@@ -569,10 +595,14 @@ impl Database {
         let file = p.store.storage.create(&log_file_name(n))?;
         let syncer = file.syncer();
         let mut log = LogWriter::new(file);
+        // Writes on their way to the replication queue stay durable in the new log.
+        self.carry_outbound(&mut log)?;
         log.sync()?;
         // Before the manifest stops naming the old log: once it does, the changes that log
         // held (garbage collection's records among them) are only in this file.
         self.write_changes()?;
+        // Likewise the replication marks its type 4 records raised.
+        self.write_replica_marks()?;
         // The new log becomes current only once a manifest names it: if that write fails,
         // writes go on appending to the log the durable manifest still names.
         self.record_manifest(n)?;

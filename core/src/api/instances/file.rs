@@ -1,22 +1,26 @@
-//! The stored form of an [`InstanceRecord`]: the `INSTANCE` file of an instance's folder,
-//! version 2, or version 3 when the instance has logical views (docs/format/instance.md):
-//! version 3 is version 2 with the logical views after the app profiles, so a file of an
-//! instance without views stays readable by readers of version 2. It carries the record and, after it, an extension:
+//! The stored form of an [`InstanceRecord`]: the `INSTANCE` file of an instance's folder
+//! (docs/format/instance.md). Version 2 is the base; version 3 adds the logical views after
+//! the app profiles; version 4 adds the continuous materialized views' definitions after
+//! those. A writer writes the lowest version that holds the record (an instance without
+//! views stays version 2, readable by readers of version 2); a reader reads all three. It
+//! carries the record and, after it, an extension:
 //! bytes the core keeps but does not read, in which a front-end stores what only it knows
 //! (the server: IAM policies, backup records, authorized views and the admin fields the
 //! model does not have). A front-end that rewrites a file another front-end wrote keeps the
 //! extension as it found it, so the npm package and the server can share a data directory.
 //!
 //! Invariants: [`decode_file`] never panics; it answers `DataLoss` for a file that is not a
-//! version-2 or version-3 record (bad magic, checksum, truncation, trailing bytes, an enum out of range)
-//! or whose record breaks the model's invariants (no cluster, an id twice, a profile routing
-//! to a cluster the instance lacks). Version 1 (the server's protobuf form) is recognised by
-//! its magic ([`INSTANCE_FILE_MAGIC_V1`]) and left to the server, which wrote it.
+//! version-2, -3 or -4 record (bad magic, checksum, truncation, trailing bytes, an enum out
+//! of range) or whose record breaks the model's invariants (no cluster, an id twice, a
+//! profile routing to a cluster the instance lacks). Version 1 (the server's protobuf form)
+//! is recognised by its magic ([`INSTANCE_FILE_MAGIC_V1`]) and left to the server, which
+//! wrote it.
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 use super::logical_views::LogicalViewRecord;
+use super::materialized_views::MaterializedViewRecord;
 use super::record::{
     AppProfileRecord, Autoscaling, ClusterRecord, InstanceRecord, InstanceType, StorageType,
 };
@@ -33,6 +37,8 @@ pub const INSTANCE_FILE: &str = "INSTANCE";
 pub const INSTANCE_FILE_MAGIC: &[u8] = b"sparsetable-instance 2\n";
 /// The first bytes of a version-3 file (version 2 with logical views).
 pub const INSTANCE_FILE_MAGIC_V3: &[u8] = b"sparsetable-instance 3\n";
+/// The first bytes of a version-4 file (version 3 with materialized views).
+pub const INSTANCE_FILE_MAGIC_V4: &[u8] = b"sparsetable-instance 4\n";
 /// The first bytes of a version-1 file (the server's protobuf form, read by the server).
 pub const INSTANCE_FILE_MAGIC_V1: &[u8] = b"sparsetable-instance 1\n";
 /// Largest file accepted.
@@ -47,14 +53,37 @@ pub struct StoredInstance {
     pub extension: Vec<u8>,
 }
 
-/// The file for `record`, with `extension` after it: version 2, or version 3 when the
-/// instance has logical views.
-pub fn encode_file(record: &InstanceRecord, extension: &[u8]) -> Vec<u8> {
-    let v3 = !record.logical_views.is_empty();
-    let mut out = if v3 {
-        INSTANCE_FILE_MAGIC_V3.to_vec()
+/// The version of the file [`encode_file`] writes for `record`: the lowest that holds it.
+pub fn file_version(record: &InstanceRecord) -> u8 {
+    if !record.materialized_views.is_empty() {
+        4
+    } else if !record.logical_views.is_empty() {
+        3
     } else {
-        INSTANCE_FILE_MAGIC.to_vec()
+        2
+    }
+}
+
+/// The version of a file by its magic (1 to 4); `None` for bytes that are no instance file.
+pub fn version_of(bytes: &[u8]) -> Option<u8> {
+    [
+        (INSTANCE_FILE_MAGIC_V1, 1),
+        (INSTANCE_FILE_MAGIC, 2),
+        (INSTANCE_FILE_MAGIC_V3, 3),
+        (INSTANCE_FILE_MAGIC_V4, 4),
+    ]
+    .into_iter()
+    .find(|(magic, _)| bytes.starts_with(magic))
+    .map(|(_, v)| v)
+}
+
+/// The file for `record`, with `extension` after it, in the version [`file_version`] says.
+pub fn encode_file(record: &InstanceRecord, extension: &[u8]) -> Vec<u8> {
+    let version = file_version(record);
+    let mut out = match version {
+        4 => INSTANCE_FILE_MAGIC_V4.to_vec(),
+        3 => INSTANCE_FILE_MAGIC_V3.to_vec(),
+        _ => INSTANCE_FILE_MAGIC.to_vec(),
     };
     put_str(&mut out, &record.project);
     put_str(&mut out, &record.id);
@@ -131,9 +160,18 @@ pub fn encode_file(record: &InstanceRecord, extension: &[u8]) -> Vec<u8> {
             },
         );
     }
-    if v3 {
+    if version >= 3 {
         put_len(&mut out, record.logical_views.len());
         for v in &record.logical_views {
+            put_str(&mut out, &v.id);
+            put_str(&mut out, &v.query);
+            put_str(&mut out, &v.etag);
+            put_bool(&mut out, v.deletion_protection);
+        }
+    }
+    if version >= 4 {
+        put_len(&mut out, record.materialized_views.len());
+        for v in &record.materialized_views {
             put_str(&mut out, &v.id);
             put_str(&mut out, &v.query);
             put_str(&mut out, &v.etag);
@@ -151,7 +189,7 @@ fn i32_field(d: &mut Decoder<'_>, what: &str) -> Result<i32> {
     i32::try_from(v).map_err(|_| d.error(alloc::format!("{what} {v} is out of range")))
 }
 
-/// Reads a version-2 or version-3 file.
+/// Reads a version-2, -3 or -4 file.
 ///
 /// # Errors
 /// `DataLoss` naming what is wrong (see the module docs); for a version-1 file, `DataLoss`
@@ -173,12 +211,9 @@ pub fn decode_file(bytes: &[u8]) -> Result<StoredInstance> {
         .ok_or_else(|| bad("too short"))?;
     let (body, crc) = bytes.split_at(body_len);
     let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
-    let (rest, v3) = if let Some(rest) = body.strip_prefix(INSTANCE_FILE_MAGIC) {
-        (rest, false)
-    } else if let Some(rest) = body.strip_prefix(INSTANCE_FILE_MAGIC_V3) {
-        (rest, true)
-    } else {
-        return Err(bad("not an instance file (magic)"));
+    let (rest, version) = match version_of(body) {
+        Some(v @ 2..=4) => (&body[INSTANCE_FILE_MAGIC.len()..], v),
+        _ => return Err(bad("not an instance file (magic)")),
     };
     if CRC32C.checksum(body) != stored {
         return Err(bad("checksum mismatch"));
@@ -269,13 +304,25 @@ pub fn decode_file(bytes: &[u8]) -> Result<StoredInstance> {
         });
     }
     let mut logical_views: Vec<LogicalViewRecord> = Vec::new();
-    if v3 {
+    if version >= 3 {
         let n = d.count(4, "logical view count").map_err(in_file)?;
         for _ in 0..n {
             logical_views.push(LogicalViewRecord {
                 id: d.string("logical view id").map_err(in_file)?,
                 query: d.string("logical view query").map_err(in_file)?,
                 etag: d.string("logical view etag").map_err(in_file)?,
+                deletion_protection: d.bool("deletion protection").map_err(in_file)?,
+            });
+        }
+    }
+    let mut materialized_views: Vec<MaterializedViewRecord> = Vec::new();
+    if version >= 4 {
+        let n = d.count(4, "materialized view count").map_err(in_file)?;
+        for _ in 0..n {
+            materialized_views.push(MaterializedViewRecord {
+                id: d.string("materialized view id").map_err(in_file)?,
+                query: d.string("materialized view query").map_err(in_file)?,
+                etag: d.string("materialized view etag").map_err(in_file)?,
                 deletion_protection: d.bool("deletion protection").map_err(in_file)?,
             });
         }
@@ -292,6 +339,7 @@ pub fn decode_file(bytes: &[u8]) -> Result<StoredInstance> {
         clusters,
         app_profiles,
         logical_views,
+        materialized_views,
         etag_counter,
     };
     record.check_invariants().map_err(|e| bad(e.message()))?;

@@ -34,14 +34,7 @@ impl InstanceRecord {
     pub fn set_logical_views(&mut self, mut views: Vec<LogicalViewRecord>) -> Result<()> {
         views.sort_by(|a, b| a.id.cmp(&b.id));
         check_views(&views)?;
-        let prefix = format!("{}-", self.create_time_micros.max(0));
-        let made = views
-            .iter()
-            .filter_map(|v| v.etag.strip_prefix(prefix.as_str()))
-            .filter_map(|hex| u64::from_str_radix(hex, 16).ok())
-            .max()
-            .unwrap_or(0);
-        self.etag_counter = self.etag_counter.max(made);
+        self.absorb_etags(views.iter().map(|v| v.etag.as_str()));
         self.logical_views = views;
         Ok(())
     }

@@ -169,6 +169,7 @@ pub struct InstanceRecord {
     pub(super) clusters: Vec<ClusterRecord>,
     pub(super) app_profiles: Vec<AppProfileRecord>,
     pub(super) logical_views: Vec<super::logical_views::LogicalViewRecord>,
+    pub(super) materialized_views: Vec<super::materialized_views::MaterializedViewRecord>,
     /// The number the next etag is made from (kept, so etags never repeat across restarts).
     pub(super) etag_counter: u64,
 }
@@ -233,6 +234,7 @@ impl InstanceRecord {
             clusters,
             app_profiles: Vec::new(),
             logical_views: Vec::new(),
+            materialized_views: Vec::new(),
             etag_counter: 0,
         })
     }
@@ -256,6 +258,7 @@ impl InstanceRecord {
             clusters: alloc::vec![ClusterRecord::new(&format!("{id}-c1"), DEFAULT_ZONE)],
             app_profiles: Vec::new(),
             logical_views: Vec::new(),
+            materialized_views: Vec::new(),
             etag_counter: 0,
         })
     }
@@ -302,6 +305,7 @@ impl InstanceRecord {
             clusters,
             app_profiles,
             logical_views: Vec::new(),
+            materialized_views: Vec::new(),
             etag_counter,
         };
         record.check_invariants()?;
@@ -314,6 +318,7 @@ impl InstanceRecord {
     /// `InvalidArgument` naming the first broken.
     pub(super) fn check_invariants(&self) -> Result<()> {
         super::logical_views::check_views(&self.logical_views)?;
+        super::materialized_views::check_views(&self.materialized_views)?;
         if self.clusters.is_empty() {
             return Err(Error::invalid_argument("the instance has no cluster"));
         }
@@ -584,6 +589,18 @@ impl InstanceRecord {
             ))),
             None => Ok(()),
         }
+    }
+
+    /// Moves the etag counter past any of `etags` this record's counter made (etags handed
+    /// over with views or profiles), so the next change gets an etag none has had.
+    pub(super) fn absorb_etags<'a>(&mut self, etags: impl Iterator<Item = &'a str>) {
+        let prefix = format!("{}-", self.create_time_micros.max(0));
+        let made = etags
+            .filter_map(|e| e.strip_prefix(prefix.as_str()))
+            .filter_map(|hex| u64::from_str_radix(hex, 16).ok())
+            .max()
+            .unwrap_or(0);
+        self.etag_counter = self.etag_counter.max(made);
     }
 
     pub(super) fn next_etag(&mut self) -> String {

@@ -81,8 +81,8 @@ pub fn replace_bytes(folder: &Path, bytes: &[u8]) -> Result<()> {
     sync_folder(folder).map_err(io)
 }
 
-/// Replaces `folder`'s `INSTANCE` file with `record` and `extension` (the version-2 form,
-/// [`encode_file`]) atomically.
+/// Replaces `folder`'s `INSTANCE` file with `record` and `extension` atomically (in the
+/// lowest version that holds the record, [`encode_file`]).
 ///
 /// # Errors
 /// As [`replace_bytes`].

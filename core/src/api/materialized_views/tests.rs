@@ -198,6 +198,10 @@ fn queries_views_do_not_maintain_are_refused_naming_what() {
             "CURRENT_TIMESTAMP",
         ),
         (
+            "SELECT cf['g'] AS _key, COUNT(*) AS n FROM t WHERE RAND() < 0.5 GROUP BY _key",
+            "RAND",
+        ),
+        (
             "SELECT cf['g'] AS _key, COUNT(*) AS n FROM t GROUP BY _key HAVING n > 1",
             "HAVING",
         ),

@@ -24,7 +24,7 @@ use alloc::vec::Vec;
 use super::totals::{self, Kind, Totals};
 use crate::api::sql::incremental::{agg_inputs, group_of, group_row, items_from_aggs};
 use crate::api::sql::value::Key;
-use crate::api::sql::{PreparedQuery, SqlValue};
+use crate::api::sql::{PreparedQuery, SqlType, SqlValue};
 use crate::model::filter::CompiledFilter;
 use crate::model::mutation::Mutation;
 use crate::model::schema::{ColumnFamily, Families, TableConfig};
@@ -342,6 +342,29 @@ pub fn encode_value(v: &SqlValue) -> Option<Vec<u8>> {
             .to_be_bytes()
             .to_vec(),
         // Refused at create time: a view's columns are scalar, and never DATE.
+        _ => return None,
+    })
+}
+
+/// The value of a view cell written by [`encode_value`] for an output column of type `ty`
+/// (how SQL reads a view, `FROM view`); `None` for bytes no value of `ty` encodes to (a
+/// view never writes such a cell; a reader answers NULL rather than fail or panic).
+pub fn decode_value(ty: &SqlType, bytes: &[u8]) -> Option<SqlValue> {
+    let eight = || <[u8; 8]>::try_from(bytes).ok();
+    Some(match ty {
+        SqlType::Bytes => SqlValue::Bytes(bytes.to_vec()),
+        SqlType::String => SqlValue::String(String::from_utf8(bytes.to_vec()).ok()?),
+        SqlType::Int64 => SqlValue::Int64(i64::from_be_bytes(eight()?)),
+        SqlType::Float64 => SqlValue::Float64(f64::from_bits(u64::from_be_bytes(eight()?))),
+        SqlType::Float32 => {
+            SqlValue::Float32(f32::from_bits(u32::from_be_bytes(bytes.try_into().ok()?)))
+        }
+        SqlType::Bool => match bytes {
+            [0] => SqlValue::Bool(false),
+            [1] => SqlValue::Bool(true),
+            _ => return None,
+        },
+        SqlType::Timestamp => SqlValue::timestamp_micros(i64::from_be_bytes(eight()?)),
         _ => return None,
     })
 }

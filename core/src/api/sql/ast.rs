@@ -124,13 +124,20 @@ pub enum ExprKind {
     },
     Array(Vec<Expr>),
     Struct(Vec<(String, Expr)>),
-    Extract(String, Box<Expr>),
+    /// `EXTRACT(part FROM x [AT TIME ZONE zone])`.
+    Extract(String, Box<Expr>, Option<Box<Expr>>),
     /// Set by the planner: the i-th aggregate of the query.
     AggRef(usize),
     /// Set by the planner: the i-th GROUP BY key.
     GroupRef(usize),
     /// Set by the planner: the i-th SELECT item (ORDER BY a name or a position).
     ItemRef(usize),
+    /// A lambda argument (`e -> body`, `(e, i) -> body`) of ARRAY_FILTER, ARRAY_TRANSFORM
+    /// or ARRAY_INCLUDES: its parameter count and its body, in which the parameters are
+    /// [`ExprKind::LambdaVar`]s.
+    Lambda(usize, Box<Expr>),
+    /// The i-th parameter of the enclosing lambda (0: the element, 1: its offset).
+    LambdaVar(usize),
 }
 
 /// One SELECT item.
@@ -184,9 +191,14 @@ pub struct Query {
 pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
     use ExprKind as K;
     match &mut e.kind {
-        K::Lit(..) | K::Param(_) | K::Ident(_) | K::AggRef(_) | K::GroupRef(_) | K::ItemRef(_) => {
-            Vec::new()
-        }
+        K::Lambda(_, body) => alloc::vec![&mut **body],
+        K::Lit(..)
+        | K::Param(_)
+        | K::Ident(_)
+        | K::AggRef(_)
+        | K::GroupRef(_)
+        | K::ItemRef(_)
+        | K::LambdaVar(_) => Vec::new(),
         K::Index(a, b, _) | K::Bin(_, a, b) | K::Like(a, b, _) | K::InUnnest(a, b, _) => {
             alloc::vec![&mut **a, &mut **b]
         }
@@ -197,7 +209,8 @@ pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
         | K::IsNull(a, _)
         | K::IsBool(a, ..)
         | K::Cast(a, ..)
-        | K::Extract(_, a) => alloc::vec![&mut **a],
+        | K::Extract(_, a, None) => alloc::vec![&mut **a],
+        K::Extract(_, a, Some(z)) => alloc::vec![&mut **a, &mut **z],
         K::In(a, list, _) => {
             let mut v = alloc::vec![&mut **a];
             v.extend(list.iter_mut());

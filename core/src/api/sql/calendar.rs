@@ -20,11 +20,19 @@ pub const WEEKDAYS: [&str; 7] = [
     "SATURDAY",
 ];
 
-/// A TIMESTAMP's canonical text, `YYYY-MM-DD HH:MM:SS[.ffffff]+00` (the fraction without
-/// trailing zeros, none when whole): what FORMAT_TIMESTAMP's `%Y-%m-%d %H:%M:%E*S%Ez` gives.
+/// A TIMESTAMP's canonical text in UTC, `YYYY-MM-DD HH:MM:SS[.ffffff]+00` (the fraction
+/// without trailing zeros, none when whole).
 pub fn timestamp_text(micros: i64) -> String {
-    let (year, month, day) = ymd_from_days(micros.div_euclid(DAY_MICROS));
-    let tod = micros.rem_euclid(DAY_MICROS);
+    timestamp_text_with_offset(micros, 0)
+}
+
+/// A TIMESTAMP's canonical text on a wall clock `offset_seconds` from UTC (STRING(ts, zone)):
+/// the civil time there and the offset as `+HH`, or `+HH:MM` when it has minutes
+/// (`2008-12-25 07:30:00-08`, `2008-12-25 21:00:00+05:30`).
+pub fn timestamp_text_with_offset(micros: i64, offset_seconds: i64) -> String {
+    let local = micros.saturating_add(offset_seconds * 1_000_000);
+    let (year, month, day) = ymd_from_days(local.div_euclid(DAY_MICROS));
+    let tod = local.rem_euclid(DAY_MICROS);
     let (h, mi, s, us) = (
         tod / 3_600_000_000,
         tod / 60_000_000 % 60,
@@ -40,7 +48,12 @@ pub fn timestamp_text(micros: i64) -> String {
         out.push('.');
         out.push_str(&f);
     }
-    out.push_str("+00");
+    let sign = if offset_seconds < 0 { '-' } else { '+' };
+    let minutes = offset_seconds.unsigned_abs() / 60;
+    out.push_str(&format!("{sign}{:02}", minutes / 60));
+    if !minutes.is_multiple_of(60) {
+        out.push_str(&format!(":{:02}", minutes % 60));
+    }
     out
 }
 
@@ -53,5 +66,13 @@ mod tests {
         assert_eq!(timestamp_text(0), "1970-01-01 00:00:00+00");
         assert_eq!(timestamp_text(1_500), "1970-01-01 00:00:00.0015+00");
         assert_eq!(timestamp_text(-1), "1969-12-31 23:59:59.999999+00");
+        assert_eq!(
+            timestamp_text_with_offset(0, -8 * 3600),
+            "1969-12-31 16:00:00-08"
+        );
+        assert_eq!(
+            timestamp_text_with_offset(0, 5 * 3600 + 1800),
+            "1970-01-01 05:30:00+05:30"
+        );
     }
 }

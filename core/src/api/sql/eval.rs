@@ -24,6 +24,7 @@ use super::functions;
 use super::parse::{BinOp, Expr, ExprKind, IndexMode};
 use super::value::{to_text, SqlType, SqlValue};
 use crate::model::row::Row;
+use crate::platform::random::{RandomSource, SplitMix64};
 use crate::Result;
 
 /// How a family of the table reads.
@@ -32,6 +33,10 @@ pub struct FamilyInfo {
     /// An int64 aggregate family: values are 8-byte big-endian INT64 states (a HyperLogLog++
     /// family's cells are BYTES, the sketch HLL_COUNT.EXTRACT and HLL_COUNT.MERGE read).
     pub aggregate: bool,
+    /// A continuous materialized view's output column of this type: the family holds one
+    /// cell (empty qualifier) with the value as `materialized_views::encode_value` wrote it,
+    /// and the name reads as that value (NULL without the cell), not as a map.
+    pub column: Option<SqlType>,
 }
 
 /// What an expression is evaluated against.
@@ -78,6 +83,15 @@ fn data_cells<'r>(
     row.cells
         .iter()
         .filter(move |c| c.family == family && c.labels.is_empty())
+}
+
+/// A materialized view's output column `family` of type `ty` in `row` (see
+/// [`FamilyInfo::column`]); NULL when the row has no cell for it.
+fn view_column(row: &Row, family: &str, ty: &SqlType) -> SqlValue {
+    data_cells(row, family)
+        .find(|c| c.qualifier.is_empty())
+        .and_then(|c| crate::api::materialized_views::decode_value(ty, &c.value))
+        .unwrap_or(SqlValue::Null)
 }
 
 /// The map a family reads as in `row`.
@@ -161,13 +175,21 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
                 }),
             Some(row) => match ctx.key_schema.and_then(|s| Some((s, s.position(name)?))) {
                 Some((schema, i)) => super::key_fields::field_value(schema, row, i)?,
-                None => family_map(ctx, row, name),
+                None => match ctx.families.get(name).and_then(|f| f.column.as_ref()) {
+                    Some(ty) => view_column(row, name, ty),
+                    None => family_map(ctx, row, name),
+                },
             },
             None => SqlValue::Null,
         },
         K::GroupRef(i) => ctx.groups.get(*i).cloned().unwrap_or(SqlValue::Null),
         K::AggRef(i) => ctx.aggs.get(*i).cloned().unwrap_or(SqlValue::Null),
         K::ItemRef(i) => ctx.items.get(*i).cloned().unwrap_or(SqlValue::Null),
+        // The planner lets a lambda appear only as its function's argument, which `call`
+        // evaluates with the parameters substituted.
+        K::Lambda(..) | K::LambdaVar(_) => {
+            return Err(super::errors::bad("a lambda outside its function"))
+        }
         K::Index(base, idx, mode) => {
             // `family['q']` reads the one column without building the family's map.
             if let (K::Ident(f), Some(row)) = (&base.kind, ctx.row) {
@@ -310,7 +332,15 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
             }
             SqlValue::Struct(out)
         }
-        K::Extract(part, x) => functions::time::extract(part, &eval(x, ctx)?)?,
+        K::Extract(part, x, None) => functions::time::extract(part, &eval(x, ctx)?)?,
+        K::Extract(part, x, Some(z)) => match eval(z, ctx)? {
+            SqlValue::Null => SqlValue::Null,
+            SqlValue::String(z) => {
+                let zone = functions::zones::Zone::parse(&z)?;
+                functions::time::extract_in(part, &eval(x, ctx)?, &zone)?
+            }
+            _ => return Err(super::errors::bad("EXTRACT: the time zone is a STRING")),
+        },
     })
 }
 
@@ -425,6 +455,57 @@ pub fn like(v: &[u8], p: &[u8]) -> bool {
         q += 1;
     }
     q == pat.len()
+}
+
+/// ARRAY_FILTER, ARRAY_TRANSFORM or ARRAY_INCLUDES with a lambda: the body evaluated once
+/// per element, with the element and its offset in place of the parameters. NULL for a NULL
+/// array; FILTER keeps the elements whose body is TRUE (FALSE and NULL drop them).
+fn lambda_call(name: &str, array: &Expr, body: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
+    let items = match eval(array, ctx)? {
+        SqlValue::Array(items) => items,
+        _ => return Ok(SqlValue::Null),
+    };
+    let base = name.strip_prefix("SAFE.").unwrap_or(name);
+    let mut out = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let mut bound = body.clone();
+        substitute(&mut bound, &[item.clone(), SqlValue::Int64(i as i64)]);
+        let v = eval(&bound, ctx)?;
+        match base {
+            "ARRAY_TRANSFORM" => out.push(v),
+            "ARRAY_FILTER" if v == SqlValue::Bool(true) => out.push(item),
+            "ARRAY_INCLUDES" if v == SqlValue::Bool(true) => return Ok(SqlValue::Bool(true)),
+            _ => {}
+        }
+    }
+    Ok(if base == "ARRAY_INCLUDES" {
+        SqlValue::Bool(false)
+    } else {
+        SqlValue::Array(out)
+    })
+}
+
+/// Replaces lambda parameter `i` with the literal `values[i]` throughout `e`.
+fn substitute(e: &mut Expr, values: &[SqlValue]) {
+    if let ExprKind::LambdaVar(i) = e.kind {
+        e.kind = ExprKind::Lit(values.get(i).cloned().unwrap_or(SqlValue::Null), None);
+        return;
+    }
+    for c in super::ast::children_mut(e) {
+        substitute(c, values);
+    }
+}
+
+/// The state of RAND(): one sequence for the process, behind a lock that works without std
+/// (64-bit atomics are missing on some no_std targets). RAND is the only function whose
+/// value is determined neither by its arguments nor by the engine's clock; nothing may depend
+/// on its sequence (materialized views refuse it), so tests check only its range.
+static RAND_STATE: spin::Mutex<SplitMix64> =
+    spin::Mutex::new(SplitMix64::new(0x853c_49e6_748f_ea9b));
+
+/// RAND(): a FLOAT64 uniformly drawn from [0, 1).
+fn rand() -> f64 {
+    RAND_STATE.lock().next_f64()
 }
 
 fn int_op(op: BinOp, a: i64, b: i64) -> Result<SqlValue> {
@@ -625,6 +706,13 @@ pub fn describe(v: &SqlValue) -> String {
 /// # Errors
 /// As the function: OUT_OF_RANGE or INVALID_ARGUMENT; with `SAFE.` never (NULL instead).
 fn call(name: &str, args: &[Expr], ctx: &Ctx<'_>) -> Result<SqlValue> {
+    if let Some(Expr {
+        kind: ExprKind::Lambda(_, body),
+        ..
+    }) = args.get(1)
+    {
+        return lambda_call(name, &args[0], body, ctx);
+    }
     if let Some(inner) = name.strip_prefix("SAFE.") {
         return Ok(call(inner, args, ctx).unwrap_or(SqlValue::Null));
     }
@@ -643,10 +731,24 @@ fn call(name: &str, args: &[Expr], ctx: &Ctx<'_>) -> Result<SqlValue> {
             return Ok(SqlValue::Null);
         }
         "CURRENT_TIMESTAMP" => return Ok(SqlValue::timestamp_micros(ctx.now_micros)),
+        "RAND" => return Ok(SqlValue::Float64(rand())),
         "CURRENT_DATE" => {
+            // CURRENT_DATE([zone]): today's date on the zone's wall clock (UTC without one).
+            let zone = match args.first() {
+                None => functions::zones::Zone::UTC,
+                Some(z) => match eval(z, ctx)? {
+                    SqlValue::Null => return Ok(SqlValue::Null),
+                    SqlValue::String(z) => functions::zones::Zone::parse(&z)?,
+                    _ => {
+                        return Err(super::errors::bad(
+                            "CURRENT_DATE: the time zone is a STRING",
+                        ))
+                    }
+                },
+            };
             return Ok(functions::time::civil_from_days(
-                ctx.now_micros.div_euclid(86_400_000_000),
-            ))
+                zone.local(ctx.now_micros).div_euclid(86_400_000_000),
+            ));
         }
         _ => {}
     }

@@ -32,7 +32,9 @@
 //!   preparing are INVALID_ARGUMENT naming what was not understood and its `line:column`;
 //!   errors while running (overflow, division by zero, bad index) are OUT_OF_RANGE.
 //! - `FROM view` reads a logical view of the instance: see [`views`] for the rules and the
-//!   subset served ([`prepare_with_views`]).
+//!   subset served ([`prepare_with_views`]); or a continuous materialized view of the
+//!   database, as a table of `_key` and the view's typed output columns
+//!   (`views::materialized_view_columns`).
 //! - Statements Bigtable's SQL leaves out (DML, DDL, JOIN, UNION, subqueries, WITH) are
 //!   INVALID_ARGUMENT naming the construct and its position.
 //!
@@ -54,6 +56,7 @@ pub mod key_fields;
 pub mod lex;
 pub mod parse;
 pub mod plan;
+pub mod stats;
 pub mod unpack;
 pub mod value;
 pub mod views;
@@ -176,8 +179,22 @@ fn prepare_inner(
         )));
     }
     let parsed = views::inline_views(sql, parse::parse(sql)?, db, logical_views)?;
+    let mut view_columns = None;
     let config = match &parsed.table {
-        Some((table, _)) => Some(db.get_table(table)?.config),
+        Some((table, pos)) => match db.get_table(table) {
+            Ok(t) => Some(t.config),
+            Err(e) => {
+                view_columns = Some(views::materialized_view_columns(
+                    sql,
+                    &parsed,
+                    db,
+                    (table, *pos),
+                    view_key_alias,
+                    e,
+                )?);
+                None
+            }
+        },
         None => None,
     };
     let families: Vec<(String, FamilyInfo)> = match &config {
@@ -191,15 +208,17 @@ fn prepare_inner(
                         // A HyperLogLog++ family's cells read as their sketch's BYTES.
                         aggregate: f.value_type.is_aggregate()
                             && f.value_type != ValueType::HllUniqueCount,
+                        column: None,
                     },
                 )
             })
             .collect(),
-        None => Vec::new(),
+        None => view_columns.clone().unwrap_or_default(),
     };
     let key_schema = config.and_then(|c| c.row_key_schema);
     let mut planner = plan::Planner::new(sql, &param_types).with_key_schema(key_schema);
     planner.view_key_alias = view_key_alias;
+    planner.reads_view = view_columns.is_some();
     let (plan, columns) = planner.plan(parsed, families)?;
     // The read filter depends on parameters only through the table arguments; without
     // them it is compiled once, here.
@@ -280,6 +299,10 @@ pub fn execute_stream(
                 }
             };
             match single_key(&request.row_set) {
+                // A materialized view's rows are the view's own (no point read path).
+                _ if plan.view => {
+                    stream = Some(db.read_materialized_view_compiled(table, &request, filter)?)
+                }
                 // One row by its key (`WHERE _key = @k`): the point read ReadRow takes, not a
                 // stream over a one-key range; the same row either way.
                 Some(key) => point = db.read_row_compiled(table, key, filter)?,

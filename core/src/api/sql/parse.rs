@@ -21,6 +21,7 @@ pub const MAX_DEPTH: usize = 64;
 
 pub use super::errors::{err_at, position};
 
+mod arguments;
 mod dates;
 mod keywords;
 mod pipes;
@@ -784,8 +785,15 @@ impl Parser<'_> {
                 }
                 self.expect_kw("FROM")?;
                 let e = self.expr()?;
+                let zone = if self.kw("AT") {
+                    self.expect_kw("TIME")?;
+                    self.expect_kw("ZONE")?;
+                    Some(Box::new(self.expr()?))
+                } else {
+                    None
+                };
                 self.expect_sym(")")?;
-                return mk(ExprKind::Extract(part, Box::new(e)));
+                return mk(ExprKind::Extract(part, Box::new(e), zone));
             }
             "ARRAY" if matches!(self.peek(), Tok::Sym("<" | "[")) => {
                 if self.sym("<") {
@@ -877,7 +885,7 @@ impl Parser<'_> {
                     if let Some(parts) = date_part_argument(&base, args.len()) {
                         self.date_part_argument(&base, parts, &mut args)?;
                     } else {
-                        args.push(self.expr()?);
+                        args.push(self.argument(&base, args.len())?);
                     }
                     if !self.sym(",") {
                         break;

@@ -24,6 +24,7 @@ use crate::model::row_key_schema::RowKeySchema;
 use crate::Result;
 
 mod aggregates;
+mod lambdas;
 
 /// One aggregate of an aggregate query.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,8 +67,11 @@ pub struct OrderBy {
 /// A checked query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
-    /// The FROM table.
+    /// The FROM table (or materialized view, see `view`).
     pub table: Option<String>,
+    /// `table` names a continuous materialized view: its rows are the view's, and each
+    /// family is an output column ([`FamilyInfo::column`]).
+    pub view: bool,
     /// Every family of the table.
     pub families: BTreeMap<String, FamilyInfo>,
     /// Families read: `None` = the whole family, else these qualifiers.
@@ -106,9 +110,13 @@ pub(crate) struct Planner<'a> {
     /// A materialized view's query: `GROUP BY _key` names the SELECT item aliased `_key`
     /// (the view's row key, as Bigtable's view queries write it), not the table's key.
     pub view_key_alias: bool,
+    /// FROM names a continuous materialized view (see [`Plan::view`]).
+    pub reads_view: bool,
     group_types: Vec<SqlType>,
     agg_types: Vec<SqlType>,
     item_types: Vec<SqlType>,
+    /// The parameter types of the lambda whose body is being typed (empty outside one).
+    lambda_types: Vec<SqlType>,
 }
 
 fn contains_aggregate(e: &mut Expr) -> bool {
@@ -181,6 +189,7 @@ impl<'a> Planner<'a> {
             params,
             plan: Plan {
                 table: None,
+                view: false,
                 families: BTreeMap::new(),
                 used: BTreeMap::new(),
                 history: false,
@@ -198,9 +207,11 @@ impl<'a> Planner<'a> {
             },
             has_table: false,
             view_key_alias: false,
+            reads_view: false,
             group_types: Vec::new(),
             agg_types: Vec::new(),
             item_types: Vec::new(),
+            lambda_types: Vec::new(),
         }
     }
 
@@ -261,12 +272,16 @@ impl<'a> Planner<'a> {
                     return Err(self.err(e.pos, "_timestamp exists only under UNPACK"));
                 } else if let Some(info) = self.plan.families.get(name).cloned() {
                     self.plan.used.insert(name.clone(), None);
-                    T::map(T::Bytes, family_value(&info, self.plan.history))
+                    match info.column {
+                        Some(t) => t,
+                        None => T::map(T::Bytes, family_value(&info, self.plan.history)),
+                    }
                 } else {
-                    return Err(self.err(
-                        e.pos,
-                        format!("unrecognized name {name}: not _key and not a column family of the table"),
-                    ));
+                    let what = match (&self.plan.table, self.plan.view) {
+                        (Some(v), true) => format!("not a column of materialized view {v}"),
+                        _ => "not _key and not a column family of the table".to_string(),
+                    };
+                    return Err(self.err(e.pos, format!("unrecognized name {name}: {what}")));
                 }
             }
             K::GroupRef(i) => self.group_types.get(*i).cloned().unwrap_or(T::Int64),
@@ -278,7 +293,7 @@ impl<'a> Planner<'a> {
                     if let (Some(info), Some(q)) =
                         (self.plan.families.get(f).cloned(), q.as_bytes())
                     {
-                        if self.has_table && *mode == IndexMode::Offset {
+                        if self.has_table && *mode == IndexMode::Offset && info.column.is_none() {
                             let entry = self
                                 .plan
                                 .used
@@ -485,12 +500,21 @@ impl<'a> Planner<'a> {
                 self.ty(x)?;
                 ty.clone()
             }
-            K::Extract(part, x) => {
+            K::Extract(part, x, zone) => {
                 let t = self.ty(x)?;
                 if !matches!(t, T::Timestamp | T::Date) {
                     return Err(
                         self.err(e.pos, format!("EXTRACT takes a TIMESTAMP or DATE, not {t}"))
                     );
+                }
+                if let Some(z) = zone {
+                    if t != T::Timestamp {
+                        return Err(self.err(e.pos, "EXTRACT ... AT TIME ZONE takes a TIMESTAMP"));
+                    }
+                    let zt = self.ty(z)?;
+                    if !matches!(zt, T::String) {
+                        return Err(self.err(z.pos, format!("a time zone is a STRING, not {zt}")));
+                    }
                 }
                 if part == "DATE" {
                     T::Date
@@ -513,6 +537,16 @@ impl<'a> Planner<'a> {
                 }
                 T::Struct(out)
             }
+            K::Call { name, args, .. }
+                if matches!(args.get(1).map(|a| &a.kind), Some(K::Lambda(..))) =>
+            {
+                self.lambda_call_type(e, name, args)?
+            }
+            K::Lambda(..) => return Err(self.err(
+                e.pos,
+                "a lambda is an argument of ARRAY_FILTER, ARRAY_TRANSFORM or ARRAY_INCLUDES only",
+            )),
+            K::LambdaVar(i) => self.lambda_var_type(e, *i)?,
             K::Call {
                 name,
                 args,
@@ -635,6 +669,7 @@ impl<'a> Planner<'a> {
         let unpack = desugar(self.sql, &mut q, &families)?;
         self.has_table = q.table.is_some();
         self.plan.table = q.table.as_ref().map(|(t, _)| t.clone());
+        self.plan.view = self.reads_view;
         self.plan.families = families.iter().cloned().collect();
         self.plan.distinct = q.distinct;
         for (name, value) in core::mem::take(&mut q.table_args) {
@@ -912,9 +947,11 @@ impl<'a> Planner<'a> {
             plan: self.plan.clone(),
             has_table: self.has_table,
             view_key_alias: self.view_key_alias,
+            reads_view: self.reads_view,
             group_types: self.group_types.clone(),
             agg_types: self.agg_types.clone(),
             item_types: self.item_types.clone(),
+            lambda_types: Vec::new(),
         };
         let mut exprs: Vec<&mut Expr> = self.plan.items.iter_mut().collect();
         exprs.extend(self.plan.filter.as_mut());

@@ -43,6 +43,7 @@ use alloc::vec::Vec;
 
 use super::ast::{children_mut, Expr, ExprKind, Query, SelectItem};
 use super::errors::err_at;
+use super::eval::FamilyInfo;
 use super::functions;
 use super::parse;
 use crate::api::database::Database;
@@ -196,6 +197,18 @@ fn inline_at(
     // The view's columns: (name, expression), `*` expanded to _key (or, with a row-key
     // schema, the key's fields: `_key` is then a pseudo-column) and every family.
     let star: Vec<String> = match &inner.table {
+        // A materialized view read by a logical view: its `_key` and output columns.
+        Some((t, _)) if db.get_table(t).is_err() && db.get_materialized_view(t).is_ok() => {
+            let info = db.get_materialized_view(t)?;
+            core::iter::once("_key".to_string())
+                .chain(
+                    info.columns
+                        .into_iter()
+                        .map(|c| c.name)
+                        .filter(|n| n != "_key"),
+                )
+                .collect()
+        }
         Some((t, _)) => {
             let config = db
                 .get_table(t)
@@ -349,4 +362,68 @@ impl Rewrite<'_> {
         }
         Ok(())
     }
+}
+
+/// The columns a query reads when its `FROM` names `view`, a continuous materialized view of
+/// `db` rather than one of its tables (the table lookup failed with `not_table`): each output
+/// column but `_key`, in the view query's order, as a family holding its typed value
+/// ([`FamilyInfo::column`]); `_key` is the view's row key. What Bigtable documents, in our
+/// words ("Continuous materialized views"): a view is a table of precomputed rows, with a
+/// schema of its own (the query's output columns), read with SQL as a table is. Our
+/// choices: `_key` reads as BYTES as a table's does; a table, then a logical view, then a
+/// materialized view is what a name finds.
+///
+/// # Errors
+/// `not_table` when `view` is no materialized view either; INVALID_ARGUMENT (at the name) for
+/// table arguments or UNPACK over a view, and for a materialized view's own query
+/// (`defining`) that reads a view.
+pub(crate) fn materialized_view_columns(
+    sql: &str,
+    q: &Query,
+    db: &Database,
+    (view, pos): (&str, usize),
+    defining: bool,
+    not_table: crate::Error,
+) -> Result<Vec<(String, FamilyInfo)>> {
+    if not_table.code() != crate::Code::NotFound {
+        return Err(not_table);
+    }
+    let Ok(info) = db.get_materialized_view(view) else {
+        return Err(not_table);
+    };
+    if defining {
+        return Err(err_at(
+            sql,
+            pos,
+            format!("a materialized view's query must read a table, not materialized view {view}"),
+        ));
+    }
+    if q.unpack.is_some() {
+        return Err(err_at(
+            sql,
+            pos,
+            format!("UNPACK over materialized view {view} is not supported"),
+        ));
+    }
+    if let Some((_, arg)) = q.table_args.first() {
+        return Err(err_at(
+            sql,
+            arg.pos,
+            format!("materialized view {view} takes no table arguments"),
+        ));
+    }
+    Ok(info
+        .columns
+        .into_iter()
+        .filter(|c| c.name != "_key")
+        .map(|c| {
+            (
+                c.name,
+                FamilyInfo {
+                    aggregate: false,
+                    column: Some(c.ty),
+                },
+            )
+        })
+        .collect())
 }

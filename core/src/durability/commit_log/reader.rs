@@ -25,8 +25,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::{
-    BatchEntry, WriteBatch, HEADER_LEN, RECORD_TYPE_BATCH, RECORD_TYPE_COLLECTED,
-    RECORD_TYPE_TIMED_BATCH,
+    BatchEntry, Origin, Outbound, WriteBatch, HEADER_LEN, RECORD_TYPE_BATCH, RECORD_TYPE_CAPTURED,
+    RECORD_TYPE_CARRIED, RECORD_TYPE_COLLECTED, RECORD_TYPE_REPLICATED, RECORD_TYPE_TIMED_BATCH,
 };
 use crate::codec::encoding::{data_loss, Decoder, CRC32C};
 use crate::codec::values::MutationRef;
@@ -63,6 +63,11 @@ pub struct BatchView<'a> {
     /// Whether the entries are cells garbage collection removed (record type 3): logged in
     /// the change streams, never applied.
     pub collected: bool,
+    /// For a write applied from another cluster (record type 4): its source cluster's id
+    /// (empty when it marks no delivery) and its arrival number in the replication queue.
+    pub origin: Option<(&'a str, u64)>,
+    /// For a write on its way to the replication queue (record types 5 and 6): which.
+    pub outbound: Option<Outbound>,
     /// Where each entry's parts are in `bytes`, found while validating, so walking the
     /// entries decodes nothing again.
     spans: &'a [EntrySpan],
@@ -131,13 +136,15 @@ impl<'a> BatchView<'a> {
             sequence,
             commit_micros,
             collected: false,
+            origin: None,
+            outbound: None,
             spans,
             bytes: d.consumed_since(start),
         })
     }
 
-    /// Decodes a record's payload of type `record_type` (types 2 and 3 carry the commit time
-    /// first); the payload must be consumed exactly.
+    /// Decodes a record's payload of type `record_type` (types 2, 3 and 4 carry the commit
+    /// time first, type 4 then its origin); the payload must be consumed exactly.
     fn from_payload<'s: 'a>(
         record_type: u8,
         payload: &'s [u8],
@@ -145,13 +152,35 @@ impl<'a> BatchView<'a> {
     ) -> Result<Self> {
         let mut d = Decoder::new(payload);
         let commit = match record_type {
-            RECORD_TYPE_TIMED_BATCH | RECORD_TYPE_COLLECTED => {
-                Some(d.varint_i64("batch.commit_micros")?)
-            }
+            RECORD_TYPE_TIMED_BATCH
+            | RECORD_TYPE_COLLECTED
+            | RECORD_TYPE_REPLICATED
+            | RECORD_TYPE_CAPTURED
+            | RECORD_TYPE_CARRIED => Some(d.varint_i64("batch.commit_micros")?),
             _ => None,
+        };
+        let origin = if record_type == RECORD_TYPE_REPLICATED {
+            let source = d.str("batch.origin.source")?;
+            let arrival = d.varint64("batch.origin.arrival")?;
+            // One encoding per meaning: a delivery names both, a write that marks none
+            // neither.
+            if source.is_empty() != (arrival == 0) {
+                return Err(data_loss(
+                    "batch.origin: a source without an arrival number, or the reverse",
+                ));
+            }
+            Some((source, arrival))
+        } else {
+            None
         };
         let mut batch = BatchView::decode_from(&mut d, commit, spans)?;
         batch.collected = record_type == RECORD_TYPE_COLLECTED;
+        batch.origin = origin;
+        batch.outbound = match record_type {
+            RECORD_TYPE_CAPTURED => Some(Outbound::Captured),
+            RECORD_TYPE_CARRIED => Some(Outbound::Carried),
+            _ => None,
+        };
         d.finish("write batch")?;
         Ok(batch)
     }
@@ -194,6 +223,11 @@ impl<'a> BatchView<'a> {
                 .collect(),
             commit_micros: self.commit_micros,
             collected: self.collected,
+            origin: self.origin.map(|(source, arrival)| Origin {
+                source: source.into(),
+                arrival,
+            }),
+            outbound: self.outbound,
         }
     }
 }
@@ -397,7 +431,12 @@ impl LogReader {
         // is not a torn write.
         if !matches!(
             record_type,
-            RECORD_TYPE_BATCH | RECORD_TYPE_TIMED_BATCH | RECORD_TYPE_COLLECTED
+            RECORD_TYPE_BATCH
+                | RECORD_TYPE_TIMED_BATCH
+                | RECORD_TYPE_COLLECTED
+                | RECORD_TYPE_REPLICATED
+                | RECORD_TYPE_CAPTURED
+                | RECORD_TYPE_CARRIED
         ) {
             return Err(data_loss(format!(
                 "record at offset {pos} has unsupported type {record_type}"
@@ -583,6 +622,20 @@ mod tests {
                         commit_micros,
                         // Type 3 records (those need a commit time) among types 1 and 2.
                         collected: collected && commit_micros.is_some(),
+                        // And type 4 (also with a commit time), every few.
+                        origin: (!collected && commit_micros.is_some() && sequence % 3 == 0).then(
+                            || Origin {
+                                source: "c1".into(),
+                                arrival: sequence,
+                            },
+                        ),
+                        // And types 5 and 6 (with a commit time, nothing else), every few.
+                        outbound: (!collected && commit_micros.is_some() && sequence % 3 != 0)
+                            .then_some(if sequence % 3 == 1 {
+                                Outbound::Captured
+                            } else {
+                                Outbound::Carried
+                            }),
                     }
                 })
                 .collect()
@@ -664,6 +717,8 @@ mod tests {
             ],
             commit_micros: None,
             collected: false,
+            origin: None,
+            outbound: None,
         };
         let record = encode_record(&batch).unwrap();
         let mut spans = vec![];

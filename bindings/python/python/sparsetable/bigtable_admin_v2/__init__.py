@@ -1,9 +1,10 @@
 """``google.cloud.bigtable_admin_v2`` for the in-process engine: the generated table admin
 client's calls that set tables up (``create_table``, ``get_table``, ``list_tables``,
-``delete_table``), ``drop_row_range``, the consistency calls (``generate_consistency_token``,
+``update_table``, ``delete_table``; a table's ``row_key_schema`` too), ``drop_row_range``, the consistency calls (``generate_consistency_token``,
 ``check_consistency``: on an instance made replicated with ``client.instance_control``, true
 only once every earlier write reached every cluster) and the messages they take
-(:mod:`sparsetable.bigtable_admin_v2.types`).
+(:mod:`sparsetable.bigtable_admin_v2.types`). The generated instance admin client
+(``BigtableInstanceAdminClient``) has the logical view calls.
 
 Google's samples create their tables this way (``client.table_admin_client.create_table(
 request={"parent": ..., "table_id": ..., "table": {"column_families": {...}}})``), so the
@@ -23,6 +24,7 @@ import re
 from typing import Any, Dict, Iterator, List, Optional
 
 from sparsetable import _native
+from sparsetable._instance_admin import Operation
 from sparsetable.bigtable_admin_v2 import types
 from sparsetable.exceptions import InvalidArgument
 
@@ -127,12 +129,14 @@ class BigtableTableAdminClient:
             },
             granularity=info.granularity,
             deletion_protection=info.deletion_protection,
+            row_key_schema=types.row_key_schema_of(info.row_key_schema),
         )
 
     def create_table(self, request: Any = None, *, parent: Optional[str] = None, table_id: Optional[str] = None, table: Any = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> types.Table:
         """Creates `table_id` in `parent` with the table's ``column_families`` (family id ->
-        ``ColumnFamily`` with ``gc_rule`` and ``value_type``), in key order, and
-        ``initial_splits`` (``[{"key": b"..."}]``). ``AlreadyExists`` if it exists."""
+        ``ColumnFamily`` with ``gc_rule`` and ``value_type``), in key order, its
+        ``row_key_schema`` (a ``Type.Struct``) and ``initial_splits`` (``[{"key": b"..."}]``).
+        ``AlreadyExists`` if it exists."""
         project, instance_id = self._parent(_field(request, "parent", parent))
         table_id = _field(request, "table_id", table_id)
         table = _field(request, "table", table) or {}
@@ -151,8 +155,37 @@ class BigtableTableAdminClient:
                 if types._get(cf, "value_type") is not None
             }
             or None,
+            row_key_schema=types.row_key_schema_plain(types._get(table, "row_key_schema")),
         )
         return self._table(project, instance_id, info)
+
+    def update_table(self, request: Any = None, *, table: Any = None, update_mask: Any = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> Operation:
+        """Changes the fields of ``table`` (its ``name`` picks it) that ``update_mask``
+        names: ``deletion_protection`` and ``row_key_schema`` (set on a table without one; the
+        field left unset removes it, which needs the request's ``ignore_warnings``). A done
+        operation whose ``result()`` is the table."""
+        table = _field(request, "table", table)
+        if table is None:
+            raise InvalidArgument("table is required")
+        project, instance_id, table_id = self._name(types._get(table, "name"))
+        paths = types._get(_field(request, "update_mask", update_mask), "paths") or []
+        if not paths:
+            raise InvalidArgument("update_mask is required (deletion_protection, row_key_schema)")
+        changes: Dict[str, Any] = {}
+        for path in paths:
+            if path == "deletion_protection":
+                changes["deletion_protection"] = bool(types._get(table, "deletion_protection"))
+            elif path == "row_key_schema":
+                schema = types.row_key_schema_plain(types._get(table, "row_key_schema"))
+                if schema is None:
+                    changes["clear_row_key_schema"] = True
+                else:
+                    changes["row_key_schema"] = schema
+            else:
+                raise InvalidArgument(f"update_mask: field {path!r} of a table cannot be updated here (deletion_protection and row_key_schema can)")
+        ignore_warnings = bool(_field(request, "ignore_warnings", None))
+        info = self._admin(project, instance_id).update_table(table_id, ignore_warnings=ignore_warnings, **changes)
+        return Operation(self._table(project, instance_id, info))
 
     def get_table(self, request: Any = None, *, name: Optional[str] = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> types.Table:
         """The table `name` (``NotFound`` if it does not exist)."""
@@ -205,4 +238,6 @@ class BigtableTableAdminClient:
         return types.CheckConsistencyResponse(consistent=consistent)
 
 
-__all__ = ["BigtableTableAdminClient", "gc_rule", "types"]
+from sparsetable.bigtable_admin_v2._instance_client import BigtableInstanceAdminClient  # noqa: E402
+
+__all__ = ["BigtableInstanceAdminClient", "BigtableTableAdminClient", "gc_rule", "types"]

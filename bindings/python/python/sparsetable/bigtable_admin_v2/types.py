@@ -1,5 +1,6 @@
 """The admin messages of ``google.cloud.bigtable_admin_v2.types`` that set tables up:
-``Table``, ``ColumnFamily``, ``Type`` (with ``Type.Aggregate``) and ``GcRule``.
+``Table``, ``ColumnFamily``, ``Type`` (with ``Type.Aggregate``, and ``Type.Struct`` for a
+table's ``row_key_schema``), ``GcRule``, and the instance's ``LogicalView``.
 
 They hold what they are given, as proto-plus messages do: keyword fields, nested values as
 messages or plain dicts (``Type(int64_type={"encoding": {"big_endian_bytes": {}}})``). An
@@ -58,10 +59,58 @@ class Type(_Message):
 
         _fields = ("input_type", "sum", "min", "max", "hllpp_unique_count")
 
+    class Bytes(_Message):
+        """``Type.Bytes`` (its ``encoding``)."""
+
+        _fields = ("encoding",)
+
+        class Encoding(_Message):
+            """``Type.Bytes.Encoding``: ``raw``."""
+
+            _fields = ("raw",)
+
+    class String(_Message):
+        """``Type.String`` (its ``encoding``)."""
+
+        _fields = ("encoding",)
+
+        class Encoding(_Message):
+            """``Type.String.Encoding``: ``utf8_bytes`` (or the deprecated ``utf8_raw``)."""
+
+            _fields = ("utf8_raw", "utf8_bytes")
+
     class Int64(_Message):
         """``Type.Int64`` (its ``encoding``)."""
 
         _fields = ("encoding",)
+
+        class Encoding(_Message):
+            """``Type.Int64.Encoding``: ``big_endian_bytes`` or ``ordered_code_bytes``."""
+
+            _fields = ("big_endian_bytes", "ordered_code_bytes")
+
+    class Struct(_Message):
+        """``Type.Struct``: named ``fields`` and the ``encoding`` that joins them (a table's
+        ``row_key_schema``)."""
+
+        _fields = ("fields", "encoding")
+
+        class Field(_Message):
+            """``Type.Struct.Field``: ``field_name`` and ``type_`` (proto-plus's name for the
+            proto's ``type``)."""
+
+            _fields = ("field_name", "type_")
+
+        class Encoding(_Message):
+            """``Type.Struct.Encoding``: ``singleton``, ``delimited_bytes`` or
+            ``ordered_code_bytes``."""
+
+            _fields = ("singleton", "delimited_bytes", "ordered_code_bytes")
+
+            class DelimitedBytes(_Message):
+                """``Type.Struct.Encoding.DelimitedBytes``: the ``delimiter`` bytes."""
+
+                _fields = ("delimiter",)
 
 
 class ColumnFamily(_Message):
@@ -74,7 +123,13 @@ class ColumnFamily(_Message):
 class Table(_Message):
     """``google.bigtable.admin.v2.Table`` as the table admin client takes and returns it."""
 
-    _fields = ("name", "column_families", "granularity", "deletion_protection")
+    _fields = ("name", "column_families", "granularity", "deletion_protection", "row_key_schema")
+
+
+class LogicalView(_Message):
+    """``google.bigtable.admin.v2.LogicalView``: an instance's saved query, read in ``FROM``."""
+
+    _fields = ("name", "query", "etag", "deletion_protection")
 
 
 class GenerateConsistencyTokenResponse(_Message):
@@ -113,6 +168,31 @@ def _set_kind(value: Any, kinds: Tuple[str, ...]) -> Optional[str]:
         if _get(value, kind) is not None:
             return kind
     return None
+
+
+def row_key_schema_plain(schema: Any) -> Any:
+    """A ``Type.Struct`` message (or the dict standing for one) as the nested dict the engine
+    reads (see ``TableAdmin.create_table``); None stays None. A conversion only: the engine
+    checks the shape and the schema's rules."""
+    return None if schema is None else _plain(schema)
+
+
+def row_key_schema_of(plain: Optional[Dict[str, Any]]) -> Optional["Type.Struct"]:
+    """The ``Type.Struct`` message for the engine's schema dict (None for none)."""
+    if plain is None:
+        return None
+    kinds = {"bytes_type": (Type.Bytes, Type.Bytes.Encoding), "string_type": (Type.String, Type.String.Encoding),
+             "int64_type": (Type.Int64, Type.Int64.Encoding)}
+    fields = []
+    for f in plain["fields"]:
+        (kind, body), = f["type"].items()
+        outer, encoding = kinds[kind]
+        fields.append(Type.Struct.Field(field_name=f["field_name"],
+                                        type_=Type(**{kind: outer(encoding=encoding(**body["encoding"]))})))
+    (how, body), = plain["encoding"].items()
+    if how == "delimited_bytes":
+        body = Type.Struct.Encoding.DelimitedBytes(**body)
+    return Type.Struct(fields=fields, encoding=Type.Struct.Encoding(**{how: body}))
 
 
 def value_type_name(value_type: Any) -> str:
@@ -156,6 +236,6 @@ def value_type_of(name: str) -> Optional[Type]:
 
 
 __all__ = [
-    "CheckConsistencyResponse", "ColumnFamily", "GcRule", "GenerateConsistencyTokenResponse", "Table", "Type",
-    "value_type_name", "value_type_of",
+    "CheckConsistencyResponse", "ColumnFamily", "GcRule", "GenerateConsistencyTokenResponse", "LogicalView", "Table",
+    "Type", "row_key_schema_of", "row_key_schema_plain", "value_type_name", "value_type_of",
 ]

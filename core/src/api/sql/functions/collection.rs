@@ -16,6 +16,10 @@ use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
 
+/// The most elements a GENERATE_ARRAY, GENERATE_DATE_ARRAY or GENERATE_TIMESTAMP_ARRAY call
+/// returns: our bound (the reference names none), so one call cannot exhaust memory.
+pub const GENERATE_LIMIT: usize = 1 << 16;
+
 fn vector(name: &str, v: &SqlValue) -> Result<Vec<f64>> {
     let SqlValue::Array(items) = v else {
         return Err(bad(format!(
@@ -129,6 +133,81 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             }
             _ => V::Null,
         },
+        // A search value is found when an element equals it; a NULL search value equals
+        // nothing (our reading: the page defines equality, and NULL = x is never TRUE).
+        "ARRAY_INCLUDES_ALL" | "ARRAY_INCLUDES_ANY" => match (arg(0), arg(1)) {
+            (V::Array(items), V::Array(search)) => {
+                let found = |s: &V| items.iter().any(|x| x.sql_eq(s) == Some(true));
+                V::Bool(if name == "ARRAY_INCLUDES_ALL" {
+                    search.iter().all(found)
+                } else {
+                    search.iter().any(found)
+                })
+            }
+            _ => V::Null,
+        },
+        // DISTINCT's equality: NULLs are equal to each other (and NaNs to NaNs).
+        "ARRAY_IS_DISTINCT" => match arg(0) {
+            V::Array(items) => {
+                let mut sorted: Vec<&V> = items.iter().collect();
+                sorted.sort_by(|x, y| x.total_cmp(y));
+                V::Bool(sorted.windows(2).all(|w| w[0].total_cmp(w[1]).is_ne()))
+            }
+            _ => V::Null,
+        },
+        "ARRAY_SLICE" => match (arg(0), arg(1), arg(2)) {
+            (V::Array(items), V::Int64(start), V::Int64(end)) => {
+                let len = items.len() as i64;
+                // A negative offset counts from the end; out-of-bounds offsets are clamped.
+                let place = |o: i64| if o < 0 { len.saturating_add(o) } else { o };
+                let (s, e) = (place(*start).max(0), place(*end).min(len - 1));
+                if items.is_empty() || s > e {
+                    V::Array(Vec::new())
+                } else {
+                    V::Array(items[s as usize..=e as usize].to_vec())
+                }
+            }
+            _ => V::Null,
+        },
+        "ARRAY_LAST_N" => match (arg(0), arg(1)) {
+            (V::Array(items), V::Int64(n)) => {
+                if *n < 0 {
+                    return Err(out_of_range(format!("ARRAY_LAST_N: n is negative ({n})")));
+                }
+                let keep = (*n).min(items.len() as i64) as usize;
+                V::Array(items[items.len() - keep..].to_vec())
+            }
+            _ => V::Null,
+        },
+        "ARRAY_OFFSET" | "ARRAY_OFFSETS" => {
+            let (V::Array(items), target) = (arg(0), arg(1)) else {
+                return Ok(Some(V::Null));
+            };
+            if target.is_null() {
+                return Ok(Some(V::Null));
+            }
+            let hits = items
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| x.sql_eq(target) == Some(true))
+                .map(|(i, _)| i as i64);
+            if name == "ARRAY_OFFSETS" {
+                V::Array(hits.map(V::Int64).collect())
+            } else {
+                let last = match a.get(2) {
+                    None => false,
+                    Some(V::String(m)) if m.eq_ignore_ascii_case("FIRST") => false,
+                    Some(V::String(m)) if m.eq_ignore_ascii_case("LAST") => true,
+                    Some(V::Null) => return Ok(Some(V::Null)),
+                    Some(_) => {
+                        return Err(bad("ARRAY_OFFSET: the mode is 'FIRST' or 'LAST'"));
+                    }
+                };
+                let mut hits = hits;
+                let hit = if last { hits.next_back() } else { hits.next() };
+                hit.map_or(V::Null, V::Int64)
+            }
+        }
         "ARRAY_TO_STRING" => {
             let (V::Array(items), Some(sep)) = (arg(0), arg(1).as_bytes()) else {
                 return Ok(Some(V::Null));
@@ -174,7 +253,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             let mut out = Vec::new();
             let mut x = *lo;
             while (step > 0 && x <= *hi) || (step < 0 && x >= *hi) {
-                if out.len() >= 1 << 16 {
+                if out.len() >= GENERATE_LIMIT {
                     return Err(out_of_range("GENERATE_ARRAY: too many elements"));
                 }
                 out.push(V::Int64(x));

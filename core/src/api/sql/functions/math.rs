@@ -3,6 +3,14 @@
 //! SQRT and LN/LOG of a negative number are errors (OUT_OF_RANGE), while FLOAT64 arithmetic
 //! otherwise follows IEEE 754 (IEEE_DIVIDE gives inf and NaN instead of failing); SAFE_DIVIDE
 //! gives NULL for a zero divisor. ROUND rounds halves away from zero.
+//!
+//! The trigonometric and hyperbolic functions follow the page's tables: a finite argument
+//! outside a function's domain is OUT_OF_RANGE (ACOSH below 1, ATANH outside (-1, 1)), as is a
+//! pole (COT, CSC, COTH, CSCH of 0) and an overflow (COSH, SINH of a large finite argument);
+//! infinite and NaN arguments give what IEEE 754 gives (COTH(+inf) is 1, COT(+inf) NaN).
+//! SAFE_ADD, SAFE_SUBTRACT, SAFE_MULTIPLY and SAFE_NEGATE are their operators with NULL
+//! instead of an overflow (an INT64 result out of range, or a FLOAT result that becomes
+//! infinite from finite arguments).
 
 use alloc::format;
 
@@ -90,7 +98,9 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
         "ABS" | "SIGN" | "MOD" | "DIV" | "ROUND" | "TRUNC" | "FLOOR" | "CEIL" | "CEILING"
         | "SQRT" | "POW" | "POWER" | "EXP" | "LN" | "LOG" | "LOG10" | "IEEE_DIVIDE"
         | "SAFE_DIVIDE" | "IS_NAN" | "IS_INF" | "SIN" | "COS" | "TAN" | "ASIN" | "ACOS"
-        | "ATAN" | "ATAN2"
+        | "ATAN" | "ATAN2" | "SINH" | "COSH" | "TANH" | "ASINH" | "ACOSH" | "ATANH" | "COT"
+        | "CSC" | "SEC" | "COTH" | "CSCH" | "SECH" | "SAFE_ADD" | "SAFE_SUBTRACT"
+        | "SAFE_MULTIPLY" | "SAFE_NEGATE"
             if any_null =>
         {
             V::Null
@@ -204,6 +214,79 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
         "ACOS" => V::Float64(finite("ACOS", libm::acos(f(arg(0))?))?),
         "ATAN" => V::Float64(libm::atan(f(arg(0))?)),
         "ATAN2" => V::Float64(libm::atan2(f(arg(0))?, f(arg(1))?)),
+        "SINH" | "COSH" => {
+            let x = f(arg(0))?;
+            let r = if name == "SINH" {
+                libm::sinh(x)
+            } else {
+                libm::cosh(x)
+            };
+            if r.is_infinite() && x.is_finite() {
+                return Err(out_of_range(format!("{name}({x}) overflows")));
+            }
+            V::Float64(r)
+        }
+        "TANH" => V::Float64(libm::tanh(f(arg(0))?)),
+        "ASINH" => V::Float64(libm::asinh(f(arg(0))?)),
+        "ACOSH" => {
+            let x = f(arg(0))?;
+            if x < 1.0 && x.is_finite() {
+                return Err(out_of_range(format!("ACOSH of a number below 1: {x}")));
+            }
+            V::Float64(libm::acosh(x))
+        }
+        "ATANH" => {
+            let x = f(arg(0))?;
+            if x.is_finite() && x.abs() >= 1.0 {
+                return Err(out_of_range(format!("ATANH outside (-1, 1): {x}")));
+            }
+            V::Float64(libm::atanh(x))
+        }
+        "COT" | "CSC" | "COTH" | "CSCH" => {
+            let x = f(arg(0))?;
+            if x == 0.0 {
+                return Err(out_of_range(format!("{name}(0) is a division by zero")));
+            }
+            V::Float64(match name {
+                "COT" => 1.0 / libm::tan(x),
+                "CSC" => 1.0 / libm::sin(x),
+                "COTH" => 1.0 / libm::tanh(x),
+                _ => 1.0 / libm::sinh(x),
+            })
+        }
+        "SEC" => V::Float64(1.0 / libm::cos(f(arg(0))?)),
+        "SECH" => V::Float64(1.0 / libm::cosh(f(arg(0))?)),
+        "SAFE_NEGATE" => match arg(0) {
+            V::Int64(i) => i.checked_neg().map_or(V::Null, V::Int64),
+            x => like_float(x, -f(x)?),
+        },
+        "SAFE_ADD" | "SAFE_SUBTRACT" | "SAFE_MULTIPLY" => match (arg(0), arg(1)) {
+            (V::Int64(x), V::Int64(y)) => match name {
+                "SAFE_ADD" => x.checked_add(*y),
+                "SAFE_SUBTRACT" => x.checked_sub(*y),
+                _ => x.checked_mul(*y),
+            }
+            .map_or(V::Null, V::Int64),
+            (x, y) => {
+                let (p, q) = (f(x)?, f(y)?);
+                let r = match name {
+                    "SAFE_ADD" => p + q,
+                    "SAFE_SUBTRACT" => p - q,
+                    _ => p * q,
+                };
+                let both32 = matches!((x, y), (V::Float32(_), V::Float32(_)));
+                let overflow = p.is_finite()
+                    && q.is_finite()
+                    && (r.is_infinite() || (both32 && (r as f32).is_infinite()));
+                if overflow {
+                    V::Null
+                } else if both32 {
+                    V::Float32(r as f32)
+                } else {
+                    V::Float64(r)
+                }
+            }
+        },
         _ => return Ok(None),
     };
     Ok(Some(v))

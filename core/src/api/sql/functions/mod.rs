@@ -12,13 +12,17 @@
 
 pub mod bits;
 pub mod collection;
+pub mod format;
 pub use crate::model::farmhash;
 pub mod hash;
 pub mod json;
 pub mod math;
 pub mod string;
+pub mod text;
 pub mod time;
+pub mod time_format;
 pub mod to_json;
+pub mod zones;
 
 use alloc::format;
 use alloc::string::String;
@@ -104,14 +108,30 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         "COALESCE" => arity(1, usize::MAX, common()),
         // String and bytes.
         "CONCAT" => arity(1, usize::MAX, string_or_bytes),
-        "LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "BYTE_LENGTH" | "STRPOS" | "INSTR"
-        | "ASCII" | "UNICODE" => arity(1, 2, T::Int64),
+        "FORMAT" if first != T::String => Err(format!("FORMAT's format is a STRING, not {first}")),
+        "FORMAT" => arity(1, usize::MAX, T::String),
+        "LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "BYTE_LENGTH" | "OCTET_LENGTH"
+        | "ASCII" | "UNICODE" => arity(1, 1, T::Int64),
+        "STRPOS" => arity(2, 2, T::Int64),
+        "INSTR" | "REGEXP_INSTR" if args.get(1).is_some_and(|t| *t != first) => Err(format!(
+            "{name} takes a value and a search value of one type, got {first} and {}",
+            args[1]
+        )),
+        "INSTR" => arity(2, 4, T::Int64),
+        "REGEXP_INSTR" => arity(2, 5, T::Int64),
+        "TRANSLATE" => arity(3, 3, string_or_bytes.clone()),
+        "SOUNDEX" | "TO_BASE32" => arity(1, 1, T::String),
+        "NORMALIZE" | "NORMALIZE_AND_CASEFOLD" if first != T::String => {
+            Err(format!("{name} takes a STRING, got {first}"))
+        }
+        "NORMALIZE" | "NORMALIZE_AND_CASEFOLD" => arity(1, 2, T::String),
+        "FROM_BASE32" => arity(1, 1, T::Bytes),
         "LOWER" | "UPPER" | "REVERSE" | "LTRIM" | "RTRIM" | "TRIM" | "SUBSTR" | "SUBSTRING"
         | "LEFT" | "RIGHT" | "REPLACE" | "REPEAT" | "LPAD" | "RPAD" | "REGEXP_REPLACE"
         | "INITCAP" => arity(1, 4, string_or_bytes),
         "STARTS_WITH" | "ENDS_WITH" | "REGEXP_CONTAINS" => arity(2, 2, T::Bool),
         "SPLIT" | "REGEXP_EXTRACT_ALL" => arity(1, 2, T::array(string_or_bytes)),
-        "REGEXP_EXTRACT" => arity(2, 4, string_or_bytes),
+        "REGEXP_EXTRACT" | "REGEXP_SUBSTR" => arity(2, 4, string_or_bytes),
         "CHR" | "TO_BASE64" | "TO_HEX" => arity(1, 1, T::String),
         "FROM_BASE64" | "FROM_HEX" => arity(1, 1, T::Bytes),
         "SAFE_CONVERT_BYTES_TO_STRING" => arity(1, 1, T::String),
@@ -130,6 +150,24 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         | "SAFE_DIVIDE" | "SIN" | "COS" | "TAN" | "ASIN" | "ACOS" | "ATAN" | "ATAN2" => {
             arity(1, 2, T::Float64)
         }
+        "SINH" | "COSH" | "TANH" | "ASINH" | "ACOSH" | "ATANH" | "COT" | "CSC" | "SEC" | "COTH"
+        | "CSCH" | "SECH" => arity(1, 1, T::Float64),
+        "SAFE_NEGATE" => arity(1, 1, first),
+        "SAFE_ADD" | "SAFE_SUBTRACT" | "SAFE_MULTIPLY" => {
+            let both = |t: &SqlType| args.iter().all(|a| a == t);
+            arity(
+                2,
+                2,
+                if both(&T::Int64) {
+                    T::Int64
+                } else if both(&T::Float32) {
+                    T::Float32
+                } else {
+                    T::Float64
+                },
+            )
+        }
+        "RAND" => arity(0, 0, T::Float64),
         "GREATEST" | "LEAST" => arity(1, usize::MAX, common()),
         "IS_NAN" | "IS_INF" => arity(1, 1, T::Bool),
         // Map and array.
@@ -173,7 +211,24 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
                 _ => T::String,
             },
         ),
+        "ARRAY_INCLUDES_ALL" | "ARRAY_INCLUDES_ANY" | "ARRAY_IS_DISTINCT" | "ARRAY_SLICE"
+        | "ARRAY_LAST_N" | "ARRAY_OFFSET" | "ARRAY_OFFSETS"
+            if !matches!(first, T::Array(_)) =>
+        {
+            Err(format!("{name} takes an ARRAY, got {first}"))
+        }
         "ARRAY_INCLUDES" => arity(2, 2, T::Bool),
+        "ARRAY_INCLUDES_ALL" | "ARRAY_INCLUDES_ANY" => match args.get(1) {
+            Some(t) if *t != first => Err(format!(
+                "{name} takes two arrays of one element type, got {first} and {t}"
+            )),
+            _ => arity(2, 2, T::Bool),
+        },
+        "ARRAY_IS_DISTINCT" => arity(1, 1, T::Bool),
+        "ARRAY_SLICE" => arity(3, 3, first.clone()),
+        "ARRAY_LAST_N" => arity(2, 2, first.clone()),
+        "ARRAY_OFFSET" => arity(2, 3, T::Int64),
+        "ARRAY_OFFSETS" => arity(2, 2, T::array(T::Int64)),
         "ARRAY_FIRST" | "ARRAY_LAST" => arity(
             1,
             1,
@@ -195,10 +250,27 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
         | "TIMESTAMP_SECONDS"
         | "TIMESTAMP_FROM_UNIX_MICROS"
         | "TIMESTAMP_FROM_UNIX_MILLIS"
-        | "TIMESTAMP_FROM_UNIX_SECONDS"
-        | "TIMESTAMP" => arity(1, 1, T::Timestamp),
+        | "TIMESTAMP_FROM_UNIX_SECONDS" => arity(1, 1, T::Timestamp),
+        // TIMESTAMP(string | date [, zone]).
+        "TIMESTAMP" => arity(1, 2, T::Timestamp),
+        "STRING" => match args.first() {
+            Some(T::Timestamp) => arity(1, 2, T::String),
+            Some(t) => Err(format!("STRING takes a TIMESTAMP, got {t}")),
+            None => arity(1, 2, T::String),
+        },
+        "PARSE_TIMESTAMP" => arity(2, 3, T::Timestamp),
+        "PARSE_DATE" => arity(2, 2, T::Date),
+        // The parser reads `INTERVAL n PART` as two arguments.
+        "GENERATE_TIMESTAMP_ARRAY" => arity(4, 4, T::array(T::Timestamp)),
+        "GENERATE_DATE_ARRAY" => match n {
+            2 | 4 => Ok(T::array(T::Date)),
+            _ => Err(format!(
+                "GENERATE_DATE_ARRAY takes (start, end[, INTERVAL n part]), got {n} arguments"
+            )),
+        },
         "UNIX_MICROS" | "UNIX_MILLIS" | "UNIX_SECONDS" | "UNIX_DATE" => arity(1, 1, T::Int64),
-        "FORMAT_TIMESTAMP" | "FORMAT_DATE" => arity(2, 3, T::String),
+        "FORMAT_TIMESTAMP" => arity(2, 3, T::String),
+        "FORMAT_DATE" => arity(2, 2, T::String),
         "DATE" | "DATE_FROM_UNIX_DATE" => arity(1, 3, T::Date),
         // The parser reads `INTERVAL n PART` as two arguments and a bare PART as its name.
         "TIMESTAMP_ADD" | "TIMESTAMP_SUB" => arity(3, 3, T::Timestamp),
@@ -227,6 +299,12 @@ pub fn result_type(name: &str, args: &[SqlType]) -> Option<core::result::Result<
 /// # Errors
 /// As the function: OUT_OF_RANGE or INVALID_ARGUMENT; INVALID_ARGUMENT for an unknown name.
 pub fn apply(name: &str, values: &[SqlValue]) -> Result<SqlValue> {
+    if name == "FORMAT" {
+        return match values.split_first() {
+            Some((SqlValue::String(f), rest)) => format::format_sql(f, rest),
+            _ => Ok(SqlValue::Null),
+        };
+    }
     if let Some(v) = string::call(name, values)? {
         return Ok(v);
     }

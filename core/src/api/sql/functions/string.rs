@@ -14,6 +14,7 @@ use regex_automata::meta::Regex;
 use regex_automata::util::syntax;
 use regex_automata::Input;
 
+use super::text;
 use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::model::regex::MAX_PATTERN_BYTES;
@@ -363,8 +364,59 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
     use SqlValue as V;
     let arg = |i: usize| a.get(i).unwrap_or(&V::Null);
     let null_in = a.iter().any(V::is_null);
+    let int_or = |i: usize, default: i64| match a.get(i) {
+        None => Ok(default),
+        Some(V::Int64(n)) => Ok(*n),
+        Some(_) => Err(bad(format!("{name}: argument {} is INT64", i + 1))),
+    };
     let v = match name {
         "CONCAT" => concat(a)?,
+        "OCTET_LENGTH"
+        | "INSTR"
+        | "REGEXP_INSTR"
+        | "REGEXP_SUBSTR"
+        | "TRANSLATE"
+        | "SOUNDEX"
+        | "UNICODE"
+        | "TO_BASE32"
+        | "FROM_BASE32"
+        | "NORMALIZE"
+        | "NORMALIZE_AND_CASEFOLD"
+            if null_in =>
+        {
+            V::Null
+        }
+        "REGEXP_EXTRACT" if null_in && a.len() > 2 => V::Null,
+        "OCTET_LENGTH" => V::Int64(arg(0).as_bytes().map_or(0, <[u8]>::len) as i64),
+        "INSTR" => text::instr(arg(0), arg(1), int_or(2, 1)?, int_or(3, 1)?)?,
+        "REGEXP_EXTRACT" | "REGEXP_SUBSTR" if a.len() > 2 || name == "REGEXP_SUBSTR" => {
+            text::regexp_extract_at(arg(0), &regex(arg(1))?, int_or(2, 1)?, int_or(3, 1)?)?
+        }
+        "REGEXP_INSTR" => text::regexp_instr(
+            arg(0),
+            &regex(arg(1))?,
+            arg(1).as_bytes().is_some_and(<[u8]>::is_empty),
+            int_or(2, 1)?,
+            int_or(3, 1)?,
+            int_or(4, 0)?,
+        )?,
+        "TRANSLATE" => text::translate(arg(0), arg(1), arg(2))?,
+        "NORMALIZE" | "NORMALIZE_AND_CASEFOLD" => V::String(text::normalize(
+            text(arg(0)).unwrap_or_default(),
+            a.get(1).and_then(text).unwrap_or("NFC"),
+            name == "NORMALIZE_AND_CASEFOLD",
+        )?),
+        "SOUNDEX" => V::String(text::soundex(text(arg(0)).unwrap_or_default())),
+        "UNICODE" => V::Int64(
+            text(arg(0))
+                .and_then(|s| s.chars().next())
+                .map_or(0, |c| i64::from(u32::from(c))),
+        ),
+        "TO_BASE32" => V::String(text::to_base32(arg(0).as_bytes().unwrap_or_default())),
+        "FROM_BASE32" => V::Bytes(
+            text::from_base32(text(arg(0)).unwrap_or_default())
+                .ok_or_else(|| bad("FROM_BASE32: not base32"))?,
+        ),
         "STARTS_WITH"
         | "ENDS_WITH"
         | "LENGTH"
@@ -384,7 +436,6 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
         | "REPLACE"
         | "REPEAT"
         | "STRPOS"
-        | "INSTR"
         | "SPLIT"
         | "REGEXP_CONTAINS"
         | "REGEXP_EXTRACT"
@@ -520,7 +571,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
                 from_units(arg(0), &all)
             }
         }
-        "STRPOS" | "INSTR" => {
+        "STRPOS" => {
             let (h, n) = (chars_of(arg(0)), chars_of(arg(1)));
             let at = if n.is_empty() {
                 Some(0)

@@ -1,5 +1,7 @@
-//! DATE and TIMESTAMP functions, all in UTC (time zone arguments other than "UTC" are
-//! refused: we carry no time zone database). TIMESTAMPs compute in microseconds, as
+//! DATE and TIMESTAMP functions. A function that turns a TIMESTAMP into civil parts or back
+//! (DATE, TIMESTAMP, EXTRACT, TIMESTAMP_TRUNC, FORMAT_TIMESTAMP, PARSE_TIMESTAMP, STRING,
+//! CURRENT_DATE) takes an optional time zone, UTC without one (`zones.rs` holds the zone
+//! rules, `time_format.rs` the format elements). TIMESTAMPs compute in microseconds, as
 //! Bigtable's cell timestamps are; CURRENT_TIMESTAMP reads the engine's clock, so tests
 //! with a manual clock see a fixed time. Date arithmetic uses the proleptic Gregorian
 //! calendar (days-from-civil, after Howard Hinnant's public-domain algorithm, written anew).
@@ -7,7 +9,10 @@
 use alloc::format;
 use alloc::string::String;
 
-use crate::api::sql::calendar::WEEKDAYS;
+use super::collection::GENERATE_LIMIT;
+use super::time_format;
+use super::zones::Zone;
+use crate::api::sql::calendar::{timestamp_text_with_offset, WEEKDAYS};
 use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
@@ -63,49 +68,62 @@ pub fn parse_date(s: &str) -> Option<SqlValue> {
     })
 }
 
-/// `YYYY-MM-DD[( |T)HH:MM:SS[.ffffff]][Z|+HH:MM|UTC]` as a TIMESTAMP.
+/// `YYYY-[M]M-[D]D[( |T)[H]H:[M]M:[S]S[.ffffff]][zone]` as a TIMESTAMP, in UTC when the
+/// text names no zone.
 pub fn parse_timestamp(s: &str) -> Option<SqlValue> {
+    parse_timestamp_in(s, &Zone::UTC)
+}
+
+/// As [`parse_timestamp`], the civil time read in `default` when the text names no zone. A
+/// zone follows the time: an offset with no space (`12:30:00-8:00`, `12:30:00Z`), a tz
+/// database name after a space (`12:30:00 America/Los_Angeles`), or `UTC`.
+pub fn parse_timestamp_in(s: &str, default: &Zone) -> Option<SqlValue> {
     let s = s.trim();
     let (date, rest) = match s.find([' ', 'T', 't']) {
         Some(i) => (&s[..i], s[i + 1..].trim()),
         None => (s, ""),
     };
     let days = days_from_civil(&parse_date(date)?)?;
-    let mut micros = days * DAY_MICROS;
-    if rest.is_empty() {
-        return Some(SqlValue::timestamp_micros(micros));
-    }
-    let (clock, zone) = match rest.find(['Z', 'z', '+', '-', ' ', 'U']) {
-        Some(i) => (&rest[..i], rest[i..].trim()),
-        None => (rest, ""),
-    };
-    let mut hms = clock.splitn(3, ':');
-    let h: i64 = hms.next()?.parse().ok()?;
-    let mi: i64 = hms.next()?.parse().ok()?;
-    let sec = hms.next().unwrap_or("0");
-    let (whole, frac) = sec.split_once('.').unwrap_or((sec, ""));
-    let sec: i64 = whole.parse().ok()?;
-    if h > 23 || mi > 59 || sec > 59 || frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let mut f = String::from(frac);
-    while f.len() < 6 {
-        f.push('0');
-    }
-    let fm: i64 = f[..6].parse().ok()?;
-    micros += ((h * 60 + mi) * 60 + sec) * 1_000_000 + fm;
-    match zone {
-        "" | "Z" | "z" | "UTC" | "+00" | "+00:00" => {}
-        z if z.starts_with(['+', '-']) => {
-            let sign = if z.starts_with('-') { -1 } else { 1 };
-            let (zh, zm) = z[1..].split_once(':').unwrap_or((&z[1..], "0"));
-            let off = (zh.parse::<i64>().ok()? * 60 + zm.parse::<i64>().ok()?) * 60_000_000;
-            micros -= sign * off;
+    let mut local = days * DAY_MICROS;
+    // A date followed by a zone name alone is midnight there.
+    let (clock, zone) = if rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_digit()) {
+        ("", rest)
+    } else {
+        match rest.find(['Z', 'z', '+', '-', ' ', 'U']) {
+            Some(i) => (&rest[..i], rest[i..].trim()),
+            None => (rest, ""),
         }
-        _ => return None,
+    };
+    if !clock.is_empty() {
+        let mut hms = clock.splitn(3, ':');
+        let h: i64 = hms.next()?.parse().ok()?;
+        let mi: i64 = hms.next()?.parse().ok()?;
+        let sec = hms.next().unwrap_or("0");
+        let (whole, frac) = sec.split_once('.').unwrap_or((sec, ""));
+        let sec: i64 = whole.parse().ok()?;
+        if h > 23
+            || mi > 59
+            || sec > 59
+            || frac.len() > 9
+            || !frac.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let mut f = String::from(frac);
+        while f.len() < 6 {
+            f.push('0');
+        }
+        let fm: i64 = f[..6].parse().ok()?;
+        local += ((h * 60 + mi) * 60 + sec) * 1_000_000 + fm;
     }
-    Some(SqlValue::timestamp_micros(micros))
+    let micros = if zone.is_empty() {
+        default.utc(local)
+    } else {
+        Zone::parse(zone).ok()?.utc(local)
+    };
+    (MIN_MICROS..=MAX_MICROS)
+        .contains(&micros)
+        .then(|| SqlValue::timestamp_micros(micros))
 }
 
 fn micros_of(v: &SqlValue) -> Result<i64> {
@@ -117,82 +135,6 @@ fn checked_ts(micros: Option<i64>) -> Result<SqlValue> {
         Some(m) if (MIN_MICROS..=MAX_MICROS).contains(&m) => Ok(SqlValue::timestamp_micros(m)),
         _ => Err(out_of_range("the TIMESTAMP is out of range")),
     }
-}
-
-/// FORMAT_TIMESTAMP for the common specifiers (`%Y %m %d %H %M %S %F %T %E*S %Ez %Z %s %j %%`).
-///
-/// # Errors
-/// INVALID_ARGUMENT for a specifier outside that list.
-pub fn format_timestamp(v: &SqlValue, fmt: &str) -> Result<String> {
-    let micros = match v {
-        SqlValue::Date { .. } => days_from_civil(v).unwrap_or(0) * DAY_MICROS,
-        other => micros_of(other)?,
-    };
-    let days = micros.div_euclid(DAY_MICROS);
-    let tod = micros.rem_euclid(DAY_MICROS);
-    let SqlValue::Date { year, month, day } = civil_from_days(days) else {
-        return Err(bad("bad date"));
-    };
-    let (h, mi, s, us) = (
-        tod / 3_600_000_000,
-        tod / 60_000_000 % 60,
-        tod / 1_000_000 % 60,
-        tod % 1_000_000,
-    );
-    let mut out = String::new();
-    let mut it = fmt.chars().peekable();
-    while let Some(c) = it.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('Y') => out.push_str(&format!("{year:04}")),
-            Some('m') => out.push_str(&format!("{month:02}")),
-            Some('d') => out.push_str(&format!("{day:02}")),
-            Some('H') => out.push_str(&format!("{h:02}")),
-            Some('M') => out.push_str(&format!("{mi:02}")),
-            Some('S') => out.push_str(&format!("{s:02}")),
-            Some('F') => out.push_str(&format!("{year:04}-{month:02}-{day:02}")),
-            Some('T') => out.push_str(&format!("{h:02}:{mi:02}:{s:02}")),
-            Some('s') => out.push_str(&format!("{}", micros.div_euclid(1_000_000))),
-            Some('j') => {
-                let jan1 = days_from_civil(&SqlValue::Date {
-                    year,
-                    month: 1,
-                    day: 1,
-                })
-                .unwrap_or(0);
-                out.push_str(&format!("{:03}", days - jan1 + 1));
-            }
-            Some('Z') => out.push_str("UTC"),
-            Some('z') => out.push_str("+0000"),
-            Some('%') => out.push('%'),
-            Some('E') => match (it.next(), it.peek().copied()) {
-                (Some('z'), _) => out.push_str("+00"),
-                (Some('*'), Some('S')) => {
-                    it.next();
-                    out.push_str(&format!("{s:02}"));
-                    if us != 0 {
-                        let mut f = format!("{us:06}");
-                        while f.ends_with('0') {
-                            f.pop();
-                        }
-                        out.push('.');
-                        out.push_str(&f);
-                    }
-                }
-                _ => return Err(bad("FORMAT_TIMESTAMP: unsupported %E specifier")),
-            },
-            other => {
-                return Err(bad(format!(
-                    "FORMAT_TIMESTAMP: unsupported specifier %{}",
-                    other.unwrap_or(' ')
-                )))
-            }
-        }
-    }
-    Ok(out)
 }
 
 fn part_micros(part: &SqlValue) -> Result<i64> {
@@ -295,6 +237,15 @@ fn checked_date(days: i64) -> Result<SqlValue> {
 /// # Errors
 /// INVALID_ARGUMENT for a part the value has not.
 pub fn extract(part: &str, v: &SqlValue) -> Result<SqlValue> {
+    extract_in(part, v, &Zone::UTC)
+}
+
+/// EXTRACT(part FROM value AT TIME ZONE zone): a TIMESTAMP's parts on `zone`'s wall clock
+/// (a DATE has no zone: `zone` does not apply to it).
+///
+/// # Errors
+/// As [`extract`].
+pub fn extract_in(part: &str, v: &SqlValue, zone: &Zone) -> Result<SqlValue> {
     if v.is_null() {
         return Ok(SqlValue::Null);
     }
@@ -308,7 +259,7 @@ pub fn extract(part: &str, v: &SqlValue) -> Result<SqlValue> {
             }
             days_from_civil(v).unwrap_or(0) * DAY_MICROS
         }
-        other => micros_of(other)?,
+        other => zone.local(micros_of(other)?),
     };
     let days = micros.div_euclid(DAY_MICROS);
     let tod = micros.rem_euclid(DAY_MICROS);
@@ -362,8 +313,14 @@ pub fn extract(part: &str, v: &SqlValue) -> Result<SqlValue> {
 pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
     use SqlValue as V;
     let arg = |i: usize| a.get(i).unwrap_or(&V::Null);
-    if a.iter().any(V::is_null) && name != "FORMAT_TIMESTAMP" {
+    if a.iter().any(V::is_null) {
         let known = [
+            "FORMAT_TIMESTAMP",
+            "PARSE_TIMESTAMP",
+            "PARSE_DATE",
+            "STRING",
+            "GENERATE_TIMESTAMP_ARRAY",
+            "GENERATE_DATE_ARRAY",
             "TIMESTAMP_MICROS",
             "TIMESTAMP_MILLIS",
             "TIMESTAMP_SECONDS",
@@ -394,6 +351,16 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
         V::Int64(n) => Ok(*n),
         _ => Err(bad(format!("{name} takes INT64"))),
     };
+    // The optional time zone argument at `i` (UTC when absent).
+    let zone = |i: usize| match a.get(i) {
+        None => Ok(Zone::UTC),
+        Some(V::String(z)) => Zone::parse(z),
+        Some(_) => Err(bad(format!("{name}: the time zone is a STRING"))),
+    };
+    let text = |i: usize| match arg(i) {
+        V::String(s) => Ok(s.as_str()),
+        _ => Err(bad(format!("{name} takes a STRING as argument {}", i + 1))),
+    };
     let v = match name {
         "TIMESTAMP_MICROS" | "TIMESTAMP_FROM_UNIX_MICROS" => checked_ts(Some(int(0)?))?,
         "TIMESTAMP_MILLIS" | "TIMESTAMP_FROM_UNIX_MILLIS" => checked_ts(int(0)?.checked_mul(1000))?,
@@ -404,13 +371,84 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
         "UNIX_MILLIS" => V::Int64(micros_of(arg(0))?.div_euclid(1000)),
         "UNIX_SECONDS" => V::Int64(micros_of(arg(0))?.div_euclid(1_000_000)),
         "TIMESTAMP" => match arg(0) {
-            V::String(s) => {
-                parse_timestamp(s).ok_or_else(|| bad(format!("bad TIMESTAMP {s:?}")))?
+            V::String(s) => parse_timestamp_in(s, &zone(1)?)
+                .ok_or_else(|| bad(format!("bad TIMESTAMP {s:?}")))?,
+            V::Date { .. } => {
+                let midnight = days_from_civil(arg(0)).map(|d| d * DAY_MICROS);
+                let z = zone(1)?;
+                checked_ts(midnight.map(|m| z.utc(m)))?
             }
-            V::Date { .. } => checked_ts(days_from_civil(arg(0)).map(|d| d * DAY_MICROS))?,
-            V::Timestamp { .. } => arg(0).clone(),
+            V::Timestamp { .. } if a.len() == 1 => arg(0).clone(),
+            V::Timestamp { .. } => return Err(bad("TIMESTAMP of a TIMESTAMP takes no time zone")),
             _ => return Err(bad("TIMESTAMP takes a STRING or DATE")),
         },
+        "STRING" => {
+            let t = micros_of(arg(0))?;
+            let z = zone(1)?;
+            V::String(timestamp_text_with_offset(
+                t,
+                z.offset_micros(t) / 1_000_000,
+            ))
+        }
+        "PARSE_TIMESTAMP" => checked_ts(Some(time_format::parse_timestamp(
+            text(0)?,
+            text(1)?,
+            &zone(2)?,
+        )?))?,
+        "PARSE_DATE" => checked_date(time_format::parse_date(text(0)?, text(1)?)?)?,
+        "GENERATE_TIMESTAMP_ARRAY" => {
+            let (start, end) = (micros_of(arg(0))?, micros_of(arg(1))?);
+            let step = int(2)?
+                .checked_mul(part_micros(arg(3))?)
+                .ok_or_else(|| out_of_range("GENERATE_TIMESTAMP_ARRAY: the step overflows"))?;
+            V::Array(
+                generate(start, end, step, name, |t| {
+                    Ok(Some(t.checked_add(step).unwrap_or(i64::MAX)))
+                })?
+                .into_iter()
+                .map(SqlValue::timestamp_micros)
+                .collect(),
+            )
+        }
+        "GENERATE_DATE_ARRAY" => {
+            let days = |v: &V| days_from_civil(v).ok_or_else(|| bad(format!("{name} takes DATEs")));
+            let (start, end) = (days(arg(0))?, days(arg(1))?);
+            let (n, part) = if a.len() > 2 {
+                (int(2)?, part_name(arg(3))?)
+            } else {
+                (1, "DAY")
+            };
+            let step_days = match part {
+                "DAY" => Some(n),
+                "WEEK" => n.checked_mul(7),
+                _ => None,
+            };
+            let months = match part {
+                "MONTH" => Some(n),
+                "QUARTER" => n.checked_mul(3),
+                "YEAR" => n.checked_mul(12),
+                _ => None,
+            };
+            let step = step_days
+                .or(months)
+                .ok_or_else(|| out_of_range(format!("{name}: the step overflows")))?;
+            // Months are counted from the start (2008-01-31 plus one month is 2008-02-29,
+            // plus two 2008-03-31), as DATE_ADD does.
+            let mut k = 0i64;
+            V::Array(
+                generate(start, end, step, name, |_| {
+                    k += 1;
+                    Ok(match (step_days, months) {
+                        (Some(d), _) => d.checked_mul(k).and_then(|x| start.checked_add(x)),
+                        (None, Some(m)) => m.checked_mul(k).and_then(|x| add_months(start, x).ok()),
+                        _ => None,
+                    })
+                })?
+                .into_iter()
+                .map(civil_from_days)
+                .collect(),
+            )
+        }
         "DATE" => match (arg(0), a.len()) {
             (V::Int64(y), 3) => {
                 let (y, m, d) = (*y, int(1)?, int(2)?);
@@ -424,7 +462,9 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
                     day: d,
                 }
             }
-            (V::Timestamp { .. }, _) => civil_from_days(micros_of(arg(0))?.div_euclid(DAY_MICROS)),
+            (V::Timestamp { .. }, 1 | 2) => {
+                civil_from_days(zone(1)?.local(micros_of(arg(0))?).div_euclid(DAY_MICROS))
+            }
             (V::String(s), _) => parse_date(s).ok_or_else(|| bad(format!("bad DATE {s:?}")))?,
             (V::Date { .. }, _) => arg(0).clone(),
             _ => {
@@ -458,17 +498,18 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             V::Int64(diff / unit)
         }
         "TIMESTAMP_TRUNC" => {
-            if let Some(z) = a.get(2) {
-                if !matches!(z, V::String(z) if z.eq_ignore_ascii_case("UTC")) {
-                    return Err(bad("only the UTC time zone is supported"));
-                }
-            }
+            let z = zone(2)?;
             let t = micros_of(arg(0))?;
+            let local = z.local(t);
             match part_micros(arg(1)) {
-                Ok(unit) => checked_ts(Some(t.div_euclid(unit) * unit))?,
+                // Up to HOUR: the civil time's minutes, seconds... in the zone are taken off
+                // the instant (so a repeated hour at a daylight saving change keeps its own
+                // offset). DAY and longer: the civil boundary, read back in the zone.
+                Ok(unit) if unit < DAY_MICROS => checked_ts(Some(t - local.rem_euclid(unit)))?,
+                Ok(_) => checked_ts(Some(z.utc(local.div_euclid(DAY_MICROS) * DAY_MICROS)))?,
                 Err(_) => {
-                    let days = trunc_days(t.div_euclid(DAY_MICROS), part_name(arg(1))?)?;
-                    checked_ts(days.checked_mul(DAY_MICROS))?
+                    let days = trunc_days(local.div_euclid(DAY_MICROS), part_name(arg(1))?)?;
+                    checked_ts(days.checked_mul(DAY_MICROS).map(|m| z.utc(m)))?
                 }
             }
         }
@@ -550,17 +591,53 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             if arg(0).is_null() || arg(1).is_null() {
                 return Ok(Some(V::Null));
             }
-            if let Some(z) = a.get(2) {
-                if !matches!(z, V::String(z) if z.eq_ignore_ascii_case("UTC")) {
-                    return Err(bad("only the UTC time zone is supported"));
-                }
-            }
             let V::String(f) = arg(0) else {
                 return Err(bad(format!("{name}: the format is a STRING")));
             };
-            V::String(format_timestamp(arg(1), f)?)
+            let (utc, z) = match arg(1) {
+                // A DATE has no zone: its midnight, written as in UTC.
+                d @ V::Date { .. } if a.len() == 2 => {
+                    (days_from_civil(d).unwrap_or(0) * DAY_MICROS, Zone::UTC)
+                }
+                V::Date { .. } => return Err(bad(format!("{name} of a DATE takes no time zone"))),
+                t => (micros_of(t)?, zone(2)?),
+            };
+            V::String(time_format::format(f, utc, &z)?)
         }
         _ => return Ok(None),
     };
     Ok(Some(v))
+}
+
+/// The values from `start` to `end` (both included when reached) by `step`, each next one
+/// from `next` (given the last); an empty array when `start > end` (for a positive step). A
+/// zero step is OUT_OF_RANGE, as is an array longer than [`GENERATE_LIMIT`].
+fn generate(
+    start: i64,
+    end: i64,
+    step: i64,
+    name: &str,
+    mut next: impl FnMut(i64) -> Result<Option<i64>>,
+) -> Result<alloc::vec::Vec<i64>> {
+    if step == 0 {
+        return Err(out_of_range(format!("{name}: the step is zero")));
+    }
+    let mut out = alloc::vec::Vec::new();
+    if (step > 0 && start > end) || (step < 0 && start < end) {
+        return Ok(out);
+    }
+    let mut v = start;
+    loop {
+        if out.len() >= GENERATE_LIMIT {
+            return Err(out_of_range(format!(
+                "{name}: more than {GENERATE_LIMIT} elements"
+            )));
+        }
+        out.push(v);
+        match next(v)? {
+            Some(n) if (step > 0 && n <= end && n > v) || (step < 0 && n >= end && n < v) => v = n,
+            _ => break,
+        }
+    }
+    Ok(out)
 }

@@ -12,8 +12,16 @@ use super::{err_at, lit, Expr, Parser, SqlValue, Tok};
 use crate::api::sql::calendar::WEEKDAYS;
 use crate::Result;
 
-/// Date functions whose second argument is `INTERVAL n PART`.
-const INTERVAL_FUNCTIONS: [&str; 4] = ["TIMESTAMP_ADD", "TIMESTAMP_SUB", "DATE_ADD", "DATE_SUB"];
+/// Date functions with an `INTERVAL n PART` argument (the second, or the third for the
+/// GENERATE_ functions).
+const INTERVAL_FUNCTIONS: [&str; 6] = [
+    "TIMESTAMP_ADD",
+    "TIMESTAMP_SUB",
+    "DATE_ADD",
+    "DATE_SUB",
+    "GENERATE_TIMESTAMP_ARRAY",
+    "GENERATE_DATE_ARRAY",
+];
 const TIME_PARTS: &[&str] = &[
     "MICROSECOND",
     "MILLISECOND",
@@ -47,6 +55,8 @@ pub(super) fn date_part_argument(name: &str, index: usize) -> Option<&'static [&
     match (name, index) {
         ("TIMESTAMP_ADD" | "TIMESTAMP_SUB", 1) => Some(TIME_PARTS),
         ("DATE_ADD" | "DATE_SUB", 1) => Some(DATE_ADD_PARTS),
+        ("GENERATE_TIMESTAMP_ARRAY", 2) => Some(TIME_PARTS),
+        ("GENERATE_DATE_ARRAY", 2) => Some(DATE_ADD_PARTS),
         ("TIMESTAMP_DIFF", 2) => Some(TIME_PARTS),
         ("DATE_DIFF", 2) => Some(DATE_PARTS),
         ("TIMESTAMP_TRUNC", 1) => Some(TRUNC_PARTS),
@@ -70,7 +80,8 @@ impl Parser<'_> {
         if takes_interval {
             if !self.kw("INTERVAL") {
                 return Err(self.err(format!(
-                    "{name} takes INTERVAL <count> <date part> as its second argument, got {}",
+                    "{name} takes INTERVAL <count> <date part> as its argument {}, got {}",
+                    args.len() + 1,
                     self.found()
                 )));
             }

@@ -6,13 +6,17 @@ package dev.sparsetable
 
 import dev.sparsetable.ffi.SparsetableException
 
-/** gRPC's status codes that Sparsetable reports, with their wire numbers. */
+/** gRPC's status codes that Sparsetable reports, with their wire numbers (every one but OK). */
 enum class StatusCode(val value: Int) {
+    /** The call was cancelled (with Sparsetable: an injected fault). */
+    CANCELLED(1),
     INVALID_ARGUMENT(3),
     DEADLINE_EXCEEDED(4),
     NOT_FOUND(5),
     ALREADY_EXISTS(6),
     RESOURCE_EXHAUSTED(8),
+    /** The caller may not do this (a request outside an authorized view). */
+    PERMISSION_DENIED(7),
     FAILED_PRECONDITION(9),
     ABORTED(10),
     OUT_OF_RANGE(11),
@@ -21,7 +25,13 @@ enum class StatusCode(val value: Int) {
     UNAVAILABLE(14),
     DATA_LOSS(15),
 
-    /** A code this version of the binding does not know; the exception's message names it. */
+    /** The request has no valid credentials (with Sparsetable: an injected fault). */
+    UNAUTHENTICATED(16),
+
+    /**
+     * An error with no better code (with Sparsetable: an injected fault), or a code this
+     * version of the binding does not know; the exception's message names it.
+     */
     UNKNOWN(2),
 }
 
@@ -73,8 +83,17 @@ class UnavailableException(message: String) : ApiException(message, StatusCode.U
 /** Stored data failed a checksum or could not be decoded. */
 class DataLossException(message: String) : ApiException(message, StatusCode.DATA_LOSS, false)
 
-/** A code this binding does not know yet (the engine gained one). */
+/** UNKNOWN (an injected fault), or a code this binding does not know yet (the engine gained one). */
 class UnknownException(message: String) : ApiException(message, StatusCode.UNKNOWN, false)
+
+/** The call was cancelled (with Sparsetable: only an injected fault), as gax's `CancelledException`. */
+class CancelledException(message: String) : ApiException(message, StatusCode.CANCELLED, false)
+
+/** The request has no valid credentials (with Sparsetable: only an injected fault), as gax's `UnauthenticatedException`. */
+class UnauthenticatedException(message: String) : ApiException(message, StatusCode.UNAUTHENTICATED, false)
+
+/** The caller may not do this: a request reaching outside an authorized view, as gax's `PermissionDeniedException`. */
+class PermissionDeniedException(message: String) : ApiException(message, StatusCode.PERMISSION_DENIED, false)
 
 /** One entry of a [bulkMutateRows][BigtableDataClient.bulkMutateRows] call that failed. */
 class FailedMutation internal constructor(
@@ -125,6 +144,9 @@ internal fun toApiException(code: String, reason: String): ApiException {
         "INTERNAL" -> InternalException(message)
         "UNAVAILABLE" -> UnavailableException(message)
         "DATA_LOSS" -> DataLossException(message)
+        "CANCELLED" -> CancelledException(message)
+        "UNAUTHENTICATED" -> UnauthenticatedException(message)
+        "PERMISSION_DENIED" -> PermissionDeniedException(message)
         else -> UnknownException(message)
     }
 }

@@ -204,15 +204,22 @@ class BigtableDataClient private constructor(
      * The rows [query] selects, in key order (descending if reversed), as a stream that pulls
      * them from the engine as it is iterated, [ServerStream.BATCH] rows at a time, from a
      * snapshot taken now. No lock is held while the caller iterates; close it (or `use {}`)
-     * to stop early.
+     * to stop early. A query of a [MaterializedViewId] reads the view's rows (one family per
+     * output column).
      *
-     * @throws NotFoundException for an unknown table (here, before any row).
+     * @throws NotFoundException for an unknown table or view (here, before any row).
      * @throws InvalidArgumentException for a negative limit, a range whose start is after its
      * end, or a bad filter.
      */
     fun readRows(query: Query): ServerStream<Row> {
-        db()
-        val stream = call("ReadRows", RequestKind.READ, ByteArray(0)) { it.readRowsStream(query.tableId, query.toNative()) }
+        val db = db()
+        val stream = if (query.targetId is MaterializedViewId) {
+            // A view lives on the first cluster's database; its reads go there, unrouted (as
+            // the server's).
+            native { db.readMaterializedViewStream(query.tableId, query.toNative()) }
+        } else {
+            call("ReadRows", RequestKind.READ, ByteArray(0)) { it.readRowsStream(query.tableId, query.toNative()) }
+        }
         return ServerStream(stream) { it.toRow() }
     }
 
@@ -305,7 +312,9 @@ class BigtableDataClient private constructor(
         statement.prepared?.let { checkBound(statement, it) }
         val types = statement.types.mapValues { it.value.toNodes() }
         val values = statement.values.mapValues { (name, v) -> valueToNodes(name, v, statement.types.getValue(name)) }
-        val result = call("ExecuteQuery", RequestKind.READ, ByteArray(0)) { it.executeQuery(statement.query, types, values) }
+        val result = instance.viewsOrNull().let { views ->
+            call("ExecuteQuery", RequestKind.READ, ByteArray(0)) { it.executeQueryIn(statement.query, types, values, views) }
+        }
         val metadata = metadataOf(result.columns)
         return ResultSet(metadata, rowsOf(metadata, result.rows))
     }
@@ -328,7 +337,9 @@ class BigtableDataClient private constructor(
     fun prepareStatement(query: String, paramTypes: Map<String, SqlType>): PreparedStatement {
         db()
         val types = paramTypes.mapValues { it.value.toNodes() }
-        val columns = call("PrepareQuery", RequestKind.READ, ByteArray(0)) { it.prepareQuery(query, types) }
+        val columns = instance.viewsOrNull().let { views ->
+            call("PrepareQuery", RequestKind.READ, ByteArray(0)) { it.prepareQueryIn(query, types, views) }
+        }
         return PreparedStatement(query, LinkedHashMap(paramTypes), metadataOf(columns))
     }
 

@@ -73,8 +73,45 @@ class ByteStringRange private constructor(internal var start: ByteBound, interna
     }
 }
 
-/** A read of [tableId]: which rows, how many, in which order. */
-class Query private constructor(val tableId: String) {
+/** What a read targets, as the Java client's `TargetId`: a [TableId] or a [MaterializedViewId]. */
+sealed interface TargetId {
+    /** The table's or view's id. */
+    val id: String
+}
+
+/** A table, as a read's target. */
+class TableId private constructor(override val id: String) : TargetId {
+    override fun toString() = "TableId($id)"
+
+    companion object {
+        /** Table [tableId]. */
+        @JvmStatic
+        fun of(tableId: String) = TableId(tableId)
+    }
+}
+
+/**
+ * A continuous materialized view, as a read's target: its rows are read like a table's (one
+ * family per output column), from the instance's first cluster.
+ */
+class MaterializedViewId private constructor(override val id: String) : TargetId {
+    override fun toString() = "MaterializedViewId($id)"
+
+    companion object {
+        /** Materialized view [materializedViewId]. */
+        @JvmStatic
+        fun of(materializedViewId: String) = MaterializedViewId(materializedViewId)
+    }
+}
+
+/** A read of [tableId] (or of the materialized view [targetId] names): which rows, how many, in which order. */
+class Query private constructor(
+    /** What the query reads. */
+    val targetId: TargetId,
+) {
+    /** The id of the table (or materialized view) read. */
+    val tableId: String get() = targetId.id
+
     private val rowKeys = mutableListOf<ByteArray>()
     private val ranges = mutableListOf<ByteStringRange>()
     private var limit = 0L
@@ -129,6 +166,10 @@ class Query private constructor(val tableId: String) {
     companion object {
         /** A query over the whole of [tableId]. */
         @JvmStatic
-        fun create(tableId: String) = Query(tableId)
+        fun create(tableId: String) = Query(TableId.of(tableId))
+
+        /** A query over the whole of [targetId] (a table or a materialized view). */
+        @JvmStatic
+        fun create(targetId: TargetId) = Query(targetId)
     }
 }

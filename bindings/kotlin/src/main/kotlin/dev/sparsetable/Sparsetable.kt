@@ -97,6 +97,12 @@ class Sparsetable private constructor(
         adminRef ?: native { dev.sparsetable.ffi.InstanceAdmin(plane(), PROJECT_ID, INSTANCE_ID, DEFAULT_CLUSTER_ID) }.also { adminRef = it }
     }
 
+    /**
+     * The instance record whose logical views a query may read: the admin once made (a
+     * directory with an `INSTANCE` file makes it when opened); null while there can be no view.
+     */
+    internal fun viewsOrNull(): dev.sparsetable.ffi.InstanceAdmin? = adminRef
+
     /** The time the database sees, in microseconds since the epoch. */
     val nowMicros: Long get() = native { database.nowMicros() }
 
@@ -176,7 +182,12 @@ class Sparsetable private constructor(
          * Opens the durable database in directory [path], creating it if needed, on the system
          * clock. Opening recovers every write the previous process acknowledged (replaying the
          * commit log); writes are then acknowledged as [durability] says. One process (one
-         * open instance) holds a directory at a time.
+         * open instance) holds a directory at a time. A directory with an `INSTANCE` file
+         * (written by [dev.sparsetable.admin.BigtableInstanceAdminClient], or the server's) opens
+         * as the instance it records: its clusters, app profiles, logical views and
+         * materialized views (recomputed from their tables), and every other cluster's copy
+         * and queued replication write, kept under `replicas/` and `replication/` in the
+         * directory.
          *
          * @throws FailedPreconditionException if another instance, in this process or another,
          * holds the directory (the message names the holder's pid).
@@ -185,8 +196,21 @@ class Sparsetable private constructor(
          */
         @JvmStatic
         @JvmOverloads
-        fun open(path: String, durability: Durability = Durability.SYNC, gcMode: GcMode = GcMode.IMMEDIATE): Sparsetable =
-            Sparsetable(native { NativeDatabase.openWithGcMode(path, durability.native, gcMode.native) })
+        fun open(path: String, durability: Durability = Durability.SYNC, gcMode: GcMode = GcMode.IMMEDIATE): Sparsetable {
+            val instance = Sparsetable(native { NativeDatabase.openWithGcMode(path, durability.native, gcMode.native) })
+            // A directory an instance admin (or the server) changed is that instance again at
+            // once: its clusters route data calls, its copies and queued writes are back, and
+            // its views can be queried.
+            if (File(path, "INSTANCE").isFile) {
+                try {
+                    instance.admin()
+                } catch (e: Throwable) {
+                    instance.close()
+                    throw e
+                }
+            }
+            return instance
+        }
 
         /** [open] of a [File] directory. */
         @JvmStatic

@@ -147,6 +147,24 @@ class ReplicationTest {
     }
 
     @Test
+    fun codesOnlyAClientSeesCanBeInjectedAsGaxNamesThem() = replicated {
+        control.injectFault(code = "UNAUTHENTICATED", rpc = "MutateRow", count = 1)
+        val e = assertFailsWith<UnauthenticatedException> { write("to-c1", "r", "v") }
+        assertEquals(StatusCode.UNAUTHENTICATED, e.statusCode)
+        assertEquals(16, e.statusCode.value)
+        assertTrue(e.message!!.startsWith("UNAUTHENTICATED: "), e.message)
+        control.injectFault(code = "CANCELLED", rpc = "ReadRows", count = 1)
+        val c = assertFailsWith<CancelledException> { read("to-c1", "r") }
+        assertEquals(1, c.statusCode.value)
+        control.injectFault(code = "UNKNOWN", rpc = "ReadRows", count = 1)
+        assertEquals(StatusCode.UNKNOWN, assertFailsWith<UnknownException> { read("to-c1", "r") }.statusCode)
+        control.injectFault(code = "PERMISSION_DENIED", rpc = "ReadRows", count = 1)
+        assertFailsWith<PermissionDeniedException> { read("to-c1", "r") }
+        write("to-c1", "r", "v")
+        assertEquals("v", read("to-c1", "r"))
+    }
+
+    @Test
     fun anUnknownProfileIsNotFoundAndTheDefaultProfileRoutes() = replicated {
         assertFailsWith<NotFoundException> { read("nope", "r") }
         // A client without a profile (the default one) on a replicated instance is routed too.

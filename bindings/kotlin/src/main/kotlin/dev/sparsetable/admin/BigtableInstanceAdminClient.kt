@@ -1,7 +1,8 @@
 // The instance admin client, shaped like `com.google.cloud.bigtable.admin.v2
-// .BigtableInstanceAdminClient`: create, list, get, update and delete the clusters and app
-// profiles of one embedded instance. Two or more clusters make the instance replicated: each
-// keeps its own copy of every table, and data clients are routed by their app profile.
+// .BigtableInstanceAdminClient`: create, list, get, update and delete the clusters, app
+// profiles, logical views (saved queries its SQL reads) and continuous materialized views of
+// one embedded instance. Two or more clusters make the instance replicated: each keeps its own
+// copy of every table, and data clients are routed by their app profile.
 // Every rule (ids, ALREADY_EXISTS / NOT_FOUND, etags, the implied `default` profile, what may
 // be removed) is the core's InstanceRecord, reached through the native InstanceAdmin, which
 // also configures the data plane from the record after each change it accepts and changes
@@ -128,6 +129,102 @@ class BigtableInstanceAdminClient private constructor(
         native { admin().deleteAppProfile(appProfileId) }
     }
 
+    /** The admin of [instanceId], which must be this instance's id (NOT_FOUND otherwise). */
+    private fun adminOf(instanceId: String) = admin().also { a -> native { a.checkInstance(instanceId) } }
+
+    /**
+     * Creates a logical view; its query is prepared against the instance's tables and views
+     * first.
+     *
+     * @throws dev.sparsetable.NotFoundException for another instance's id.
+     * @throws dev.sparsetable.InvalidArgumentException for a bad id, an empty query or one that
+     * does not prepare (the SQL error's text).
+     * @throws dev.sparsetable.AlreadyExistsException if the id is taken.
+     */
+    fun createLogicalView(request: CreateLogicalViewRequest): LogicalView {
+        val a = adminOf(request.instanceId)
+        val v = native { a.createLogicalView(request.logicalViewId, request.query, request.deletionProtection) }
+        return LogicalView.fromNative(v, request.instanceId)
+    }
+
+    /** One logical view. @throws dev.sparsetable.NotFoundException for an unknown view or instance. */
+    fun getLogicalView(instanceId: String, logicalViewId: String): LogicalView =
+        LogicalView.fromNative(native { adminOf(instanceId).logicalView(logicalViewId) }, instanceId)
+
+    /** Every logical view of the instance, by id. @throws dev.sparsetable.NotFoundException for another instance's id. */
+    fun listLogicalViews(instanceId: String): List<LogicalView> =
+        native { adminOf(instanceId).logicalViews() }.map { LogicalView.fromNative(it, instanceId) }
+
+    /**
+     * Changes a logical view: what [request] sets is changed. A request made of a view read
+     * before carries its etag, which must still be the view's.
+     *
+     * @throws dev.sparsetable.NotFoundException for an unknown view or instance.
+     * @throws dev.sparsetable.AbortedException for a stale etag.
+     * @throws dev.sparsetable.InvalidArgumentException for a query that does not prepare.
+     */
+    fun updateLogicalView(request: UpdateLogicalViewRequest): LogicalView {
+        val a = adminOf(request.instanceId)
+        val v = native { a.updateLogicalView(request.logicalViewId, request.query, request.deletionProtection, request.etag) }
+        return LogicalView.fromNative(v, request.instanceId)
+    }
+
+    /**
+     * Deletes a logical view (a view that reads it then fails when queried).
+     *
+     * @throws dev.sparsetable.NotFoundException for an unknown view or instance.
+     * @throws dev.sparsetable.FailedPreconditionException while it has deletion protection.
+     */
+    fun deleteLogicalView(instanceId: String, logicalViewId: String) {
+        native { adminOf(instanceId).deleteLogicalView(logicalViewId, "") }
+    }
+
+    /**
+     * Creates a continuous materialized view: the engine checks its query, computes it from its
+     * table, and keeps it up to date with every write.
+     *
+     * @throws dev.sparsetable.NotFoundException for another instance's id, or the query's unknown table.
+     * @throws dev.sparsetable.InvalidArgumentException for a bad id, an empty query or one the
+     * engine does not maintain (the message names what).
+     * @throws dev.sparsetable.AlreadyExistsException if the id is taken.
+     */
+    fun createMaterializedView(request: CreateMaterializedViewRequest): MaterializedView {
+        val a = adminOf(request.instanceId)
+        val v = native { a.createMaterializedView(request.materializedViewId, request.query, request.deletionProtection) }
+        return MaterializedView.fromNative(v, request.instanceId)
+    }
+
+    /** One materialized view. @throws dev.sparsetable.NotFoundException for an unknown view or instance. */
+    fun getMaterializedView(instanceId: String, materializedViewId: String): MaterializedView =
+        MaterializedView.fromNative(native { adminOf(instanceId).materializedView(materializedViewId) }, instanceId)
+
+    /** Every materialized view of the instance, by id. @throws dev.sparsetable.NotFoundException for another instance's id. */
+    fun listMaterializedViews(instanceId: String): List<MaterializedView> =
+        native { adminOf(instanceId).materializedViews() }.map { MaterializedView.fromNative(it, instanceId) }
+
+    /**
+     * Changes a materialized view's deletion protection. A request made of a view read before
+     * carries its etag, which must still be the view's.
+     *
+     * @throws dev.sparsetable.NotFoundException for an unknown view or instance.
+     * @throws dev.sparsetable.AbortedException for a stale etag.
+     */
+    fun updateMaterializedView(request: UpdateMaterializedViewRequest): MaterializedView {
+        val a = adminOf(request.instanceId)
+        val v = native { a.updateMaterializedView(request.materializedViewId, request.deletionProtection, request.etag) }
+        return MaterializedView.fromNative(v, request.instanceId)
+    }
+
+    /**
+     * Deletes a materialized view and its rows.
+     *
+     * @throws dev.sparsetable.NotFoundException for an unknown view or instance.
+     * @throws dev.sparsetable.FailedPreconditionException while it has deletion protection.
+     */
+    fun deleteMaterializedView(instanceId: String, materializedViewId: String) {
+        native { adminOf(instanceId).deleteMaterializedView(materializedViewId, "") }
+    }
+
     // The Java client's ...Async variants: the same calls on the common ForkJoin pool, as
     // BigtableTableAdminClient's (CompletableFuture is the binding's future).
     private fun <T> async(block: () -> T): CompletableFuture<T> = CompletableFuture.supplyAsync(block)
@@ -169,6 +266,42 @@ class BigtableInstanceAdminClient private constructor(
 
     /** [deleteAppProfile], asynchronously. */
     fun deleteAppProfileAsync(appProfileId: String): CompletableFuture<Void?> = async { deleteAppProfile(appProfileId); null }
+
+    /** [createLogicalView], asynchronously. */
+    fun createLogicalViewAsync(request: CreateLogicalViewRequest): CompletableFuture<LogicalView> = async { createLogicalView(request) }
+
+    /** [getLogicalView], asynchronously. */
+    fun getLogicalViewAsync(instanceId: String, logicalViewId: String): CompletableFuture<LogicalView> =
+        async { getLogicalView(instanceId, logicalViewId) }
+
+    /** [listLogicalViews], asynchronously. */
+    fun listLogicalViewsAsync(instanceId: String): CompletableFuture<List<LogicalView>> = async { listLogicalViews(instanceId) }
+
+    /** [updateLogicalView], asynchronously. */
+    fun updateLogicalViewAsync(request: UpdateLogicalViewRequest): CompletableFuture<LogicalView> = async { updateLogicalView(request) }
+
+    /** [deleteLogicalView], asynchronously. */
+    fun deleteLogicalViewAsync(instanceId: String, logicalViewId: String): CompletableFuture<Void?> =
+        async { deleteLogicalView(instanceId, logicalViewId); null }
+
+    /** [createMaterializedView], asynchronously. */
+    fun createMaterializedViewAsync(request: CreateMaterializedViewRequest): CompletableFuture<MaterializedView> =
+        async { createMaterializedView(request) }
+
+    /** [getMaterializedView], asynchronously. */
+    fun getMaterializedViewAsync(instanceId: String, materializedViewId: String): CompletableFuture<MaterializedView> =
+        async { getMaterializedView(instanceId, materializedViewId) }
+
+    /** [listMaterializedViews], asynchronously. */
+    fun listMaterializedViewsAsync(instanceId: String): CompletableFuture<List<MaterializedView>> = async { listMaterializedViews(instanceId) }
+
+    /** [updateMaterializedView], asynchronously. */
+    fun updateMaterializedViewAsync(request: UpdateMaterializedViewRequest): CompletableFuture<MaterializedView> =
+        async { updateMaterializedView(request) }
+
+    /** [deleteMaterializedView], asynchronously. */
+    fun deleteMaterializedViewAsync(instanceId: String, materializedViewId: String): CompletableFuture<Void?> =
+        async { deleteMaterializedView(instanceId, materializedViewId); null }
 
     /** Closes the client (the instance stays open). Idempotent. */
     override fun close() {

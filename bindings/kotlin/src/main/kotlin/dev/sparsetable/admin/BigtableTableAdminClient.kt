@@ -88,9 +88,15 @@ class BigtableTableAdminClient private constructor(val instance: Sparsetable) : 
      * Applies [request]'s option changes and returns the table.
      *
      * @throws NotFoundException if the table does not exist.
+     * @throws dev.sparsetable.InvalidArgumentException for a row-key schema the core refuses,
+     * a change of an existing one, or a removal without [UpdateTableRequest.setIgnoreWarnings].
      */
     fun updateTable(request: UpdateTableRequest): Table {
         val db = db()
+        // First, as the change most likely refused (then nothing else is applied).
+        request.rowKeySchema?.let { change ->
+            native { db.setRowKeySchema(request.tableId, change.orElse(null)?.toNative(), request.ignoreWarnings) }
+        }
         request.changeStream?.let { change ->
             val retention = change.orElse(null)
             // On a replicated instance the retention applies to every cluster's copy.

@@ -50,6 +50,14 @@ class CreateTableRequest private constructor(val tableId: String) {
     /** The largest value a cell may hold (the engine's default is 100 MiB). */
     fun setMaxValueBytes(bytes: Long): CreateTableRequest = apply { maxValueBytes = bytes }
 
+    private var rowKeySchema: RowKeySchema? = null
+
+    /**
+     * Describes the row keys as [schema]'s fields, which SQL then reads as columns (the
+     * table's `row_key_schema`; field names may not be `_key`, `_timestamp` or a family's).
+     */
+    fun setRowKeySchema(schema: RowKeySchema): CreateTableRequest = apply { rowKeySchema = schema }
+
     internal fun toNative(): TableConfig {
         // u64 on the native side: a negative size must fail as the engine's
         // INVALID_ARGUMENT, not wrap around to a huge one.
@@ -59,7 +67,7 @@ class CreateTableRequest private constructor(val tableId: String) {
         }
         return TableConfig(
             families.values.map { dev.sparsetable.ffi.ColumnFamily(it.id, settings(it.gcRule, it.valueType)) },
-            granularity.toNative(), deletionProtection, splits.toList(), max)
+            granularity.toNative(), deletionProtection, splits.toList(), max, rowKeySchema?.toNative())
     }
 
     companion object {
@@ -85,6 +93,23 @@ class UpdateTableRequest private constructor(val tableId: String) {
 
     /** Disables the table's change stream. */
     fun disableChangeStreamRetention(): UpdateTableRequest = apply { changeStream = Optional.empty() }
+
+    /** The row-key schema change: absent (no change), a schema, or empty (remove it). */
+    internal var rowKeySchema: Optional<RowKeySchema>? = null
+
+    internal var ignoreWarnings = false
+
+    /**
+     * Gives the table a row-key schema. A table that has one keeps it: changing it is
+     * INVALID_ARGUMENT (remove it first).
+     */
+    fun setRowKeySchema(schema: RowKeySchema): UpdateTableRequest = apply { rowKeySchema = Optional.of(schema) }
+
+    /** Removes the table's row-key schema; needs [setIgnoreWarnings] (queries of its fields may break). */
+    fun clearRowKeySchema(): UpdateTableRequest = apply { rowKeySchema = Optional.empty() }
+
+    /** Accepts changes that may break readers (removing a row-key schema), as the proto's `ignore_warnings`. */
+    fun setIgnoreWarnings(ignore: Boolean): UpdateTableRequest = apply { ignoreWarnings = ignore }
 
     companion object {
         /** A request to update [tableId]. */

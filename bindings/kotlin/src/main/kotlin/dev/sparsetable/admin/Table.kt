@@ -95,6 +95,9 @@ class Table internal constructor(info: TableInfo) {
     /** The largest value a cell may hold, in bytes. */
     val maxValueBytes: Long = info.maxValueBytes.toLong()
 
+    /** The row-key schema, if the table has one (see [RowKeySchema]). */
+    val rowKeySchema: RowKeySchema? = info.rowKeySchema?.let { RowKeySchema.fromNative(it) }
+
     /** Whether a family named [family] exists. */
     fun hasFamily(family: String) = columnFamilies.any { it.id == family }
 
