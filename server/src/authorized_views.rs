@@ -19,7 +19,6 @@ use sparsetable::{Code, Error, FamilySubset, Result, SubsetView};
 use crate::convert::timestamp_to_proto;
 use crate::instance_meta::{next_etag, InstanceMeta};
 use crate::names::{check_id, AuthorizedViewName, TableName};
-use crate::operations::pack;
 use crate::registry::Instances;
 use crate::stubs::admin_v2;
 use admin_v2::authorized_view::{self as av, ResponseView};
@@ -182,19 +181,15 @@ pub fn create(
             }
         }
     })?;
-    let metadata = admin_v2::CreateAuthorizedViewMetadata {
-        original_request: Some(req.clone()),
-        request_time: Some(request_time),
-        finish_time: Some(request_time),
-    };
-    Ok(instances.operations().finished(
-        &name.to_string(),
-        pack(
-            "google.bigtable.admin.v2.CreateAuthorizedViewMetadata",
-            &metadata,
-        ),
-        pack("google.bigtable.admin.v2.AuthorizedView", &stored),
-    ))
+    Ok(instances
+        .operations()
+        .finished_request::<admin_v2::CreateAuthorizedViewMetadata>(
+            &name.to_string(),
+            req,
+            Some(request_time),
+            "google.bigtable.admin.v2.AuthorizedView",
+            &stored,
+        ))
 }
 
 /// GetAuthorizedView (BASIC unless the request asks otherwise).
@@ -319,19 +314,15 @@ pub fn update(
         stored.etag = next_etag();
         Ok(stored.clone())
     })?;
-    let metadata = admin_v2::UpdateAuthorizedViewMetadata {
-        original_request: Some(req.clone()),
-        request_time: Some(request_time),
-        finish_time: Some(request_time),
-    };
-    Ok(instances.operations().finished(
-        &full_name,
-        pack(
-            "google.bigtable.admin.v2.UpdateAuthorizedViewMetadata",
-            &metadata,
-        ),
-        pack("google.bigtable.admin.v2.AuthorizedView", &updated),
-    ))
+    Ok(instances
+        .operations()
+        .finished_request::<admin_v2::UpdateAuthorizedViewMetadata>(
+            &full_name,
+            req,
+            Some(request_time),
+            "google.bigtable.admin.v2.AuthorizedView",
+            &updated,
+        ))
 }
 
 /// DeleteAuthorizedView.

@@ -445,6 +445,25 @@ mod tests {
         }
     }
 
+    /// A reader of the table's one initial partition (a new table's stream has exactly one,
+    /// covering every key).
+    fn whole_table_reader(instances: &Arc<Instances>) -> Reader {
+        let parts = initial_partitions(
+            instances,
+            &v2::GenerateInitialChangeStreamPartitionsRequest {
+                table_name: T.into(),
+                app_profile_id: String::new(),
+            },
+        )
+        .unwrap();
+        assert_eq!(parts.len(), 1);
+        Reader::open(
+            instances.clone(),
+            &request(parts[0].partition.clone().unwrap()),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn collected_cells_arrive_as_a_garbage_collection_record_without_a_source_cluster() {
         let (clock, instances, db) = setup();
@@ -462,19 +481,7 @@ mod tests {
             .map(drop)
         })
         .unwrap();
-        let parts = initial_partitions(
-            &instances,
-            &v2::GenerateInitialChangeStreamPartitionsRequest {
-                table_name: T.into(),
-                app_profile_id: String::new(),
-            },
-        )
-        .unwrap();
-        let mut reader = Reader::open(
-            instances.clone(),
-            &request(parts[0].partition.clone().unwrap()),
-        )
-        .unwrap();
+        let mut reader = whole_table_reader(&instances);
         for ts in [1000, 2000] {
             db.mutate_row("t", b"r", &[Mutation::set_cell("cf", "q", ts, "v")])
                 .unwrap();
@@ -514,19 +521,7 @@ mod tests {
     #[test]
     fn a_large_value_arrives_in_chunks_that_reassemble_and_small_changes_stay_whole() {
         let (_clock, instances, db) = setup();
-        let parts = initial_partitions(
-            &instances,
-            &v2::GenerateInitialChangeStreamPartitionsRequest {
-                table_name: T.into(),
-                app_profile_id: String::new(),
-            },
-        )
-        .unwrap();
-        let mut reader = Reader::open(
-            instances.clone(),
-            &request(parts[0].partition.clone().unwrap()),
-        )
-        .unwrap();
+        let mut reader = whole_table_reader(&instances);
         reader.chunk_bytes = 1000;
         let big: Vec<u8> = (0..2500u32).map(|i| (i % 251) as u8).collect();
         db.mutate_row(
@@ -590,20 +585,7 @@ mod tests {
     #[test]
     fn a_stream_follows_a_split_without_losing_or_repeating_a_change() {
         let (clock, instances, db) = setup();
-        let parts = initial_partitions(
-            &instances,
-            &v2::GenerateInitialChangeStreamPartitionsRequest {
-                table_name: T.into(),
-                app_profile_id: String::new(),
-            },
-        )
-        .unwrap();
-        assert_eq!(parts.len(), 1);
-        let mut reader = Reader::open(
-            instances.clone(),
-            &request(parts[0].partition.clone().unwrap()),
-        )
-        .unwrap();
+        let mut reader = whole_table_reader(&instances);
         let mut written = BTreeSet::new();
         for i in 0..20 {
             let k = format!("row{i:04}");

@@ -35,13 +35,14 @@ use crate::clusters::{check_location, validate_cluster_id};
 use crate::convert::timestamp_to_proto;
 use crate::instance_meta::{not_found, InstanceMeta};
 use crate::instance_record::{cluster_record, profile_record, with_record};
-use crate::names::{check_new_id, InstanceName};
+use crate::names::InstanceName;
 use crate::operations::pack;
 use crate::registry::Instances;
 use crate::status::to_status;
 use crate::stubs::admin_v2;
 use crate::stubs::instance_admin::bigtable_instance_admin_server::BigtableInstanceAdmin;
 use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
+use sparsetable::api::instances::ids;
 
 mod app_profiles;
 mod hot_tablets;
@@ -69,17 +70,6 @@ fn project_of(field: &str, name: &str) -> Result<String> {
             "{field} {name:?} must have the form projects/{{project}}"
         ))),
     }
-}
-
-/// Cloud Bigtable's rule for a new instance id ([`check_new_id`] with at most 33
-/// characters). Instances named implicitly by other requests are not held to it, as in
-/// Google's emulator.
-fn validate_new_instance_id(id: &str) -> Result<()> {
-    check_new_id(
-        "instance_id",
-        id,
-        sparsetable::api::instances::ids::MAX_INSTANCE_ID_CHARS,
-    )
 }
 
 /// The core's rules for an instance's labels.
@@ -185,7 +175,11 @@ impl InstanceAdminService {
         req: &admin_v2::CreateInstanceRequest,
     ) -> Result<longrunning::Operation> {
         let project = project_of("parent", &req.parent)?;
-        validate_new_instance_id(&req.instance_id)?;
+        // The core's rules, in the core's order and words (`InstanceRecord::create`): the
+        // project id, then the new instance's id (Cloud Bigtable's rule; instances named
+        // implicitly by other requests are held only to `check_id`, as in Google's emulator).
+        ids::check_project_id("parent", &project)?;
+        ids::validate_new_instance_id(&req.instance_id)?;
         let Some(instance) = &req.instance else {
             return Err(Error::invalid_argument("instance is required"));
         };
@@ -246,16 +240,16 @@ impl InstanceAdminService {
                 materialized_views: Vec::new(),
             },
         )?;
-        let metadata = admin_v2::CreateInstanceMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-        };
-        Ok(self.instances.operations().finished(
-            &name.to_string(),
-            pack("google.bigtable.admin.v2.CreateInstanceMetadata", &metadata),
-            pack("google.bigtable.admin.v2.Instance", &record),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::CreateInstanceMetadata>(
+                &name.to_string(),
+                req,
+                now,
+                "google.bigtable.admin.v2.Instance",
+                &record,
+            ))
     }
 
     fn list_instances_inner(
@@ -368,16 +362,16 @@ impl InstanceAdminService {
             Ok(record)
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::UpdateInstanceMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-        };
-        Ok(self.instances.operations().finished(
-            &instance.to_string(),
-            pack("google.bigtable.admin.v2.UpdateInstanceMetadata", &metadata),
-            pack("google.bigtable.admin.v2.Instance", &record),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::UpdateInstanceMetadata>(
+                &instance.to_string(),
+                req,
+                now,
+                "google.bigtable.admin.v2.Instance",
+                &record,
+            ))
     }
 
     fn create_cluster_inner(
@@ -401,17 +395,16 @@ impl InstanceAdminService {
             Ok(cluster)
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::CreateClusterMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-            ..Default::default()
-        };
-        Ok(self.instances.operations().finished(
-            &created.name,
-            pack("google.bigtable.admin.v2.CreateClusterMetadata", &metadata),
-            pack("google.bigtable.admin.v2.Cluster", &created),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::CreateClusterMetadata>(
+                &created.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.Cluster",
+                &created,
+            ))
     }
 
     fn update_cluster_inner(&self, req: &admin_v2::Cluster) -> Result<longrunning::Operation> {
@@ -429,16 +422,16 @@ impl InstanceAdminService {
             Ok(next)
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::UpdateClusterMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-        };
-        Ok(self.instances.operations().finished(
-            &updated.name,
-            pack("google.bigtable.admin.v2.UpdateClusterMetadata", &metadata),
-            pack("google.bigtable.admin.v2.Cluster", &updated),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::UpdateClusterMetadata>(
+                &updated.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.Cluster",
+                &updated,
+            ))
     }
 
     fn partial_update_cluster_inner(
@@ -464,19 +457,16 @@ impl InstanceAdminService {
             Ok(next)
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::PartialUpdateClusterMetadata {
-            original_request: Some(req.clone()),
-            request_time: now,
-            finish_time: now,
-        };
-        Ok(self.instances.operations().finished(
-            &updated.name,
-            pack(
-                "google.bigtable.admin.v2.PartialUpdateClusterMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.Cluster", &updated),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::PartialUpdateClusterMetadata>(
+                &updated.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.Cluster",
+                &updated,
+            ))
     }
 
     fn delete_cluster_inner(&self, req: &admin_v2::DeleteClusterRequest) -> Result<()> {

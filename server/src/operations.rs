@@ -17,8 +17,60 @@ use sparsetable::{Error, Result};
 use tonic::{Request, Response, Status};
 
 use crate::status::to_status;
+use crate::stubs::admin_v2;
 use crate::stubs::operations::operations_server;
 use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
+
+/// The metadata message of an admin request answered with a finished operation: Google's
+/// `{Request}Metadata`, which carries the request and when it started and finished. Here both
+/// times are the same instant (every operation is finished when its call returns), so one
+/// constructor serves every such message, and [`Operations::finished_request`] packs it.
+pub trait RequestMetadata: Message + Sized {
+    /// The request the metadata carries.
+    type Request;
+    /// The message's full protobuf name (its `Any` type).
+    const NAME: &'static str;
+    /// The metadata of `request`, started and finished at `now`.
+    fn finished_at(request: &Self::Request, now: Option<prost_types::Timestamp>) -> Self;
+}
+
+/// Implements [`RequestMetadata`] for admin v2 metadata messages whose two times are named
+/// `$start` and `$end`: `Metadata(Request)`, ...
+macro_rules! request_metadata {
+    ($start:ident, $end:ident: $($meta:ident($request:ident)),* $(,)?) => {$(
+        impl RequestMetadata for admin_v2::$meta {
+            type Request = admin_v2::$request;
+            const NAME: &'static str = concat!("google.bigtable.admin.v2.", stringify!($meta));
+            // Some of these messages carry more fields (CreateClusterMetadata's tables),
+            // left at their defaults.
+            #[allow(clippy::needless_update)]
+            fn finished_at(request: &admin_v2::$request, now: Option<prost_types::Timestamp>) -> Self {
+                admin_v2::$meta {
+                    original_request: Some(request.clone()),
+                    $start: now,
+                    $end: now,
+                    ..Default::default()
+                }
+            }
+        }
+    )*};
+}
+
+request_metadata!(request_time, finish_time:
+    CreateInstanceMetadata(CreateInstanceRequest),
+    UpdateInstanceMetadata(PartialUpdateInstanceRequest),
+    CreateClusterMetadata(CreateClusterRequest),
+    UpdateClusterMetadata(Cluster),
+    PartialUpdateClusterMetadata(PartialUpdateClusterRequest),
+    CreateAuthorizedViewMetadata(CreateAuthorizedViewRequest),
+    UpdateAuthorizedViewMetadata(UpdateAuthorizedViewRequest),
+);
+request_metadata!(start_time, end_time:
+    CreateLogicalViewMetadata(CreateLogicalViewRequest),
+    UpdateLogicalViewMetadata(UpdateLogicalViewRequest),
+    CreateMaterializedViewMetadata(CreateMaterializedViewRequest),
+    UpdateMaterializedViewMetadata(UpdateMaterializedViewRequest),
+);
 
 /// How many finished operations GetOperation can still find.
 pub const KEPT_OPERATIONS: usize = 1000;
@@ -47,6 +99,24 @@ impl Operations {
     /// No operations yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// [`Operations::finished`] for a request whose metadata is an `M`
+    /// ([`RequestMetadata`], started and finished at `now`) and whose answer is `response`,
+    /// packed as `response_type` (a full protobuf name).
+    pub fn finished_request<M: RequestMetadata>(
+        &self,
+        resource: &str,
+        request: &M::Request,
+        now: Option<prost_types::Timestamp>,
+        response_type: &str,
+        response: &impl Message,
+    ) -> longrunning::Operation {
+        self.finished(
+            resource,
+            pack(M::NAME, &M::finished_at(request, now)),
+            pack(response_type, response),
+        )
     }
 
     /// Records a finished operation on `resource` and returns it: `response` is the packed

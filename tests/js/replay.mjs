@@ -145,11 +145,31 @@ function same(what, got, want) {
   if (g !== w) throw new Error(`${what}: got ${g}, want ${w}`);
 }
 
+/** The one cluster a create_instance op gives its instance (README, "Ops"). */
+export const VECTOR_CLUSTER = { id: "cluster-1", zone: "us-central1-b" };
+
+/** The op with its generated values expanded (README, "Generated values"): a mutate_row's
+ * `value_size` becomes every SetCell's value (that many bytes of `v`, in base64) and its
+ * `mutations_repeat` the list sent that many times over, so an adapter passes its API what a
+ * user would. Other ops are returned as they are. */
+export function expandOp(op) {
+  if (op.op !== "mutate_row" || (op.value_size === undefined && op.mutations_repeat === undefined)) return op;
+  const { value_size: size, mutations_repeat: repeat = 1, ...rest } = op;
+  let mutations = op.mutations;
+  if (size !== undefined) {
+    // "vvv" is "dnZ2" in base64, so the value's text is built without encoding 100 MiB.
+    const value = "dnZ2".repeat(Math.floor(size / 3)) + btoa("v".repeat(size % 3));
+    mutations = mutations.map((m) => (m.setCell ? { setCell: { ...m.setCell, value } } : m));
+  }
+  return { ...rest, mutations: Array.from({ length: repeat }, () => mutations).flat() };
+}
+
 /** Replays `vector` through `adapter`; throws an Error saying what differed. */
 export async function replay(vector, adapter) {
   const session = await adapter.open(vector);
   try {
-    for (const [i, op] of vector.ops.entries()) {
+    for (const [i, vectorOp] of vector.ops.entries()) {
+      const op = expandOp(vectorOp);
       const where = `op ${i} (${op.op})`;
       let result;
       let code;
@@ -227,7 +247,7 @@ function check(where, op, result) {
  * field must be taught to every runner, not ignored). */
 const FIELDS = {
   create_table: ["table", "spec"],
-  mutate_row: ["table", "row_key", "mutations"],
+  mutate_row: ["table", "row_key", "mutations", "mutations_repeat", "value_size"],
   read_row: ["table", "row_key", "filter", "expect_row"],
   read_rows: ["table", "row_set", "filter", "rows_limit", "reversed", "expect_rows"],
   mutate_rows: ["table", "entries", "expect_statuses"],
@@ -242,6 +262,7 @@ const FIELDS = {
   update_table: ["table", "deletion_protection"],
   advance_clock: ["micros"],
   collect_garbage: ["table"],
+  create_instance: ["project", "instance_id"],
 };
 
 /** Throws on an op or op field no runner knows. */
@@ -277,7 +298,10 @@ export function checkAndMutateRequest(op) {
  * Promise-based `AsyncDatabase` of openBrowserDatabase: every call is awaited).
  * `openDb(options)` opens a fresh database for a vector (`{clockMicros, gcMode?}`) and
  * returns `{db, close}`; `missing` lists what the front-end cannot do. */
-export function databaseAdapter(openDb, missing = new Map()) {
+export function databaseAdapter(openDb, missing = new Map(), createInstance = undefined) {
+  if (createInstance === undefined && !missing.has("op:create_instance")) {
+    missing = new Map([...missing, ["op:create_instance", "no instance model was given to this adapter"]]);
+  }
   return {
     missing,
     errorCode: (e) => (e && e.name === "SparsetableError" && typeof e.code === "string" ? e.code : undefined),
@@ -327,6 +351,7 @@ export function databaseAdapter(openDb, missing = new Map()) {
             case "update_table": await db.setDeletionProtection(table, op.deletion_protection); return undefined;
             case "advance_clock": await db.advanceClockMicros(op.micros); return undefined;
             case "collect_garbage": await db.collectGarbage(table); return undefined;
+            case "create_instance": await createInstance(op.project, op.instance_id, VECTOR_CLUSTER); return undefined;
             default: throw new Error(`unknown op ${op.op}`);
           }
         },
@@ -344,6 +369,7 @@ export function planeAdapter(make, { replicated, errorCode, errorMessage }) {
     ["gc_mode:background", "the instance has no GC mode option (its clusters run the default, immediate)"],
     ...["drop_row_range", "modify_column_families", "get_table", "list_tables", "delete_table", "update_table", "collect_garbage"]
       .map((o) => [`op:${o}`, "a table admin call the replicated instance does not have (it creates tables only)"]),
+    ["op:create_instance", "an instance's data plane is given its instance, it does not create one"],
   ]);
   return {
     missing,

@@ -77,6 +77,11 @@ impl Op {
                 expect_error: e,
                 expect_message: m,
                 ..
+            }
+            | Op::CreateInstance {
+                expect_error: e,
+                expect_message: m,
+                ..
             } => (e.as_ref(), m.as_ref()),
             Op::ListTables { .. } | Op::AdvanceClock { .. } => (None, None),
         }

@@ -138,6 +138,14 @@ pub enum Op {
         row_key: Bytes,
         /// The mutations.
         mutations: Vec<Mutation>,
+        /// Send `mutations` this many times over (README, "Generated values"); the loader
+        /// expands it, so runners see the whole list.
+        #[serde(default)]
+        mutations_repeat: Option<usize>,
+        /// Every SetCell's value is this many bytes (README, "Generated values"); the loader
+        /// expands it.
+        #[serde(default)]
+        value_size: Option<usize>,
         /// The expected error code.
         expect_error: Option<String>,
         /// The core's message for the expected error, word for word, if the vector pins it.
@@ -312,6 +320,18 @@ pub enum Op {
         /// The core's message for the expected error, word for word, if the vector pins it.
         expect_message: Option<String>,
     },
+    /// CreateInstance of `instance_id` in `project`, with one cluster (`cluster-1` in
+    /// [`VECTOR_CLUSTER_ZONE`]): the id rules of the instance model.
+    CreateInstance {
+        /// The project id.
+        project: String,
+        /// The new instance's id.
+        instance_id: String,
+        /// The expected error code.
+        expect_error: Option<String>,
+        /// The core's message for the expected error, word for word, if the vector pins it.
+        expect_message: Option<String>,
+    },
     /// Moves the manual clock.
     AdvanceClock {
         /// Microseconds to add.
@@ -329,6 +349,53 @@ pub enum Op {
         /// The core's message for the expected error, word for word, if the vector pins it.
         expect_message: Option<String>,
     },
+}
+
+/// The id of the one cluster a `create_instance` op gives its instance.
+pub const VECTOR_CLUSTER_ID: &str = "cluster-1";
+/// The zone of that cluster.
+pub const VECTOR_CLUSTER_ZONE: &str = "us-central1-b";
+
+/// The value bytes `value_size` stands for: `n` bytes of `v` (README, "Generated values").
+pub fn generated_value(n: usize) -> Vec<u8> {
+    vec![b'v'; n]
+}
+
+/// `mutations` as a generated op sends them: repeated `repeat` times over, each SetCell's
+/// value `value_size` bytes of `v` (README, "Generated values").
+fn generate(mutations: &mut Vec<Mutation>, repeat: Option<usize>, value_size: Option<usize>) {
+    if let Some(n) = value_size {
+        for m in mutations.iter_mut() {
+            if let Mutation::SetCell { value, .. } = m {
+                *value = generated_value(n);
+            }
+        }
+    }
+    if let Some(times) = repeat {
+        let one = std::mem::take(mutations);
+        *mutations = one
+            .iter()
+            .cycle()
+            .take(one.len() * times)
+            .cloned()
+            .collect();
+    }
+}
+
+impl Op {
+    /// Expands the op's generated values (`mutations_repeat`, `value_size`) into the values
+    /// themselves, so every runner passes its API what a user would.
+    pub fn expand(&mut self) {
+        if let Op::MutateRow {
+            mutations,
+            mutations_repeat,
+            value_size,
+            ..
+        } = self
+        {
+            generate(mutations, mutations_repeat.take(), value_size.take());
+        }
+    }
 }
 
 fn default_table() -> String {
@@ -569,7 +636,8 @@ impl Vector {
                 | Op::ListTables { .. }
                 | Op::DeleteTable { .. }
                 | Op::UpdateTable { .. }
-                | Op::CollectGarbage { .. } => {}
+                | Op::CollectGarbage { .. }
+                | Op::CreateInstance { .. } => {}
             }
         }
         caps
@@ -596,6 +664,7 @@ impl Op {
             Op::UpdateTable { .. } => "update_table",
             Op::AdvanceClock { .. } => "advance_clock",
             Op::CollectGarbage { .. } => "collect_garbage",
+            Op::CreateInstance { .. } => "create_instance",
         }
     }
 }
@@ -623,7 +692,8 @@ pub fn load_all() -> Vec<Vector> {
         let text = std::fs::read_to_string(&f).expect("read vector file");
         let file: VectorFile =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        for v in file.vectors {
+        for mut v in file.vectors {
+            v.ops.iter_mut().for_each(Op::expand);
             assert!(
                 names.insert(v.name.clone()),
                 "duplicate vector name {}",
@@ -915,6 +985,26 @@ pub fn replay_core_in(vector: &Vector, mode: GcMode) -> Result<(), String> {
             Op::AdvanceClock { micros } => clock.advance_micros(*micros),
             Op::CollectGarbage { table, .. } => {
                 let outcome = db.collect_garbage(table).map_err(code_of);
+                check_outcome(i, expect_error, outcome, None)?;
+            }
+            Op::CreateInstance {
+                project,
+                instance_id,
+                ..
+            } => {
+                use sparsetable::api::instances::{ClusterRecord, InstanceRecord, InstanceType};
+                use sparsetable::Clock as _;
+                let outcome = InstanceRecord::create(
+                    project,
+                    instance_id,
+                    None,
+                    InstanceType::Production,
+                    BTreeMap::new(),
+                    vec![ClusterRecord::new(VECTOR_CLUSTER_ID, VECTOR_CLUSTER_ZONE)],
+                    clock.now_micros(),
+                )
+                .map(|_| ())
+                .map_err(code_of);
                 check_outcome(i, expect_error, outcome, None)?;
             }
         }

@@ -53,8 +53,9 @@ pub const MAX_REQUEST_VALUES: usize = 1 << 24;
 
 /// The replacer factory's source: `(limit, textLimit) => replacer`. The replacer turns bytes
 /// into base64 (reading the holder's own property, so a Node `Buffer`'s `toJSON` does not hide
-/// it) and `bigint`s into decimal strings, and throws `{sparsetableTooLarge: n}` for bytes
-/// or a string longer than any field may be, before encoding or copying them, and
+/// it) and `bigint`s into decimal strings, and throws `{sparsetableTooLarge: n, field?}` for
+/// bytes (`field`: the property holding them) or a string longer than any field may be,
+/// before encoding or copying them, and
 /// `{sparsetableRefused: detail}` for a value JSON would silently change: an object that is
 /// neither plain nor an array, NaN or an infinity, a symbol, a function or a nested `null`; and
 /// `{sparsetableTooMany: n}` past [`MAX_REQUEST_VALUES`] values (counted per request).
@@ -96,7 +97,7 @@ const replacer = function (key, value) {
   const raw = this[key];
   if (raw instanceof Uint8Array || raw instanceof ArrayBuffer) {
     const u = raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw;
-    if (u.length > limit) throw { sparsetableTooLarge: u.length };
+    if (u.length > limit) throw { sparsetableTooLarge: u.length, field: key };
     return b64(u);
   }
   // A message is a plain object and a list an array: a Map, a Set, another typed array or a
@@ -190,6 +191,18 @@ fn request_text(argument: &str, value: &JsValue, limit: usize) -> Result<String,
 fn stringify_error(argument: &str, e: &JsValue, limit: usize) -> Error {
     if let Ok(n) = Reflect::get(e, &"sparsetableTooLarge".into()) {
         if let Some(n) = n.as_f64() {
+            // A cell value (SetCell's `value`) over the limit is the core's rule, in its words
+            // (the limit is the largest any table may hold, so the table's own check would say
+            // the same after the copy this guard avoids).
+            let field = Reflect::get(e, &"field".into())
+                .ok()
+                .and_then(|f| f.as_string());
+            if field.as_deref() == Some("value") {
+                return conversion_error(
+                    argument,
+                    sparsetable::limits::value_too_large_message(n as usize, limit),
+                );
+            }
             return conversion_error(
                 argument,
                 format_args!(

@@ -22,7 +22,6 @@
 use alloc::collections::BTreeSet;
 use alloc::rc::Rc;
 use alloc::sync::Arc;
-use core::cell::{Ref, RefCell};
 
 use sparsetable::{
     ColumnFamily, Database, FamilyModification, GcRule, ManualClock, Mutation, ReadRowsRequest,
@@ -56,7 +55,7 @@ pub use views::{
 /// listed once in `remote.rs` (`shown_fields!`), which also names every field of this struct
 /// so a new one cannot be left out of the page's copy unnoticed.
 pub struct Playground {
-    pub(crate) db: Rc<RefCell<Database>>,
+    pub(crate) db: Database,
     pub(crate) clock: Arc<ManualClock>,
     /// The time the engine sees.
     pub now_micros: i64,
@@ -122,7 +121,7 @@ impl Playground {
         // A playground that teaches Bigtable collects garbage as Bigtable does (`state::gc`).
         db.set_gc_mode(sparsetable::GcMode::Background);
         let mut p = Playground {
-            db: Rc::new(RefCell::new(db)),
+            db,
             clock,
             now_micros: start_micros,
             tables: Vec::new(),
@@ -149,8 +148,8 @@ impl Playground {
 
     /// The engine, for reads a view makes itself (the lab's views). Reads for display must
     /// be untracked: `RowStream::set_access_stats(false)`.
-    pub fn database(&self) -> Ref<'_, Database> {
-        self.db.borrow()
+    pub fn database(&self) -> &Database {
+        &self.db
     }
 
     /// The selected table's families, in creation order.
@@ -168,7 +167,7 @@ impl Playground {
     /// # Errors
     /// The JSON layer's.
     pub fn export_json(&self) -> Result<String, ShownError> {
-        session::to_json(&session::capture(&self.db.borrow())?)
+        session::to_json(&session::capture(&self.db)?)
     }
 
     /// Reads `table` with a request in the proto3 JSON model (untracked) and returns the row
@@ -178,7 +177,7 @@ impl Playground {
     /// `INVALID_ARGUMENT` for bad JSON; the engine's errors.
     pub fn read_keys_json(&self, table: &str, request: &str) -> Result<Vec<String>, ShownError> {
         let request: ReadRowsRequest = sparsetable::json::from_str(request).map_err(shown)?;
-        let (rows, _) = query::run(&self.db.borrow(), table, &request, false).map_err(shown)?;
+        let (rows, _) = query::run(&self.db, table, &request, false).map_err(shown)?;
         Ok(rows.iter().map(|r| display_bytes(&r.key)).collect())
     }
 
@@ -187,7 +186,7 @@ impl Playground {
     /// # Errors
     /// The engine's.
     pub fn export_csv(&self) -> Result<String, ShownError> {
-        Ok(session::to_csv(&session::capture(&self.db.borrow())?))
+        Ok(session::to_csv(&session::capture(&self.db)?))
     }
 
     /// Runs one action: on success the views show the new data, on failure they stay as they
@@ -312,7 +311,7 @@ impl Playground {
                 let names: Vec<String> = self.tables.iter().map(|t| t.name.clone()).collect();
                 self.delete_tables(&names)
             }
-            Action::Lab(a) => self.lab.apply(&mut self.db.borrow_mut(), &self.clock, a),
+            Action::Lab(a) => self.lab.apply(&mut self.db, &self.clock, a),
         };
         if let Err(e) = result {
             self.error = Some(e);
@@ -336,13 +335,13 @@ impl Playground {
             }
             self.revision += 1;
         }
-        self.now_micros = self.db.borrow().now_micros();
+        self.now_micros = self.db.now_micros();
         // An import may bring its session's mode.
-        self.gc_background = self.db.borrow().gc_mode() == sparsetable::GcMode::Background;
+        self.gc_background = self.db.gc_mode() == sparsetable::GcMode::Background;
         let selected = self.selected.clone();
         let grid = self.grid.data.borrow().clone();
         self.lab
-            .observe(&mut self.db.borrow_mut(), selected.as_deref(), &grid.rows);
+            .observe(&mut self.db, selected.as_deref(), &grid.rows);
     }
 
     fn create_table(
@@ -381,10 +380,7 @@ impl Playground {
             .iter()
             .map(|(name, f)| (name.clone(), f.gc_rule.clone()))
             .collect();
-        self.db
-            .borrow_mut()
-            .create_table(table_id, config)
-            .map_err(shown)?;
+        self.db.create_table(table_id, config).map_err(shown)?;
         // Admin operations are shown as code too.
         self.last_write = Some(codegen::admin_snippets(&codegen::AdminOp::CreateTable {
             table: table_id,
@@ -415,7 +411,7 @@ impl Playground {
     /// shows the delete as code when it is one table.
     fn delete_tables(&mut self, names: &[String]) -> Result<(), ShownError> {
         for name in names {
-            self.db.borrow_mut().delete_table(name).map_err(shown)?;
+            self.db.delete_table(name).map_err(shown)?;
             self.revision += 1;
         }
         self.last_write = match names {
@@ -435,9 +431,8 @@ impl Playground {
             code: "FAILED_PRECONDITION".into(),
             message: "create a table first".into(),
         })?;
-        let now = self.db.borrow().now_micros();
+        let now = self.db.now_micros();
         self.db
-            .borrow_mut()
             .mutate_row(&table, &key, &mutations)
             .map_err(shown)?;
         // The code shows the time the engine gave a server-time cell.
@@ -473,7 +468,6 @@ impl Playground {
             message: "create a table first".into(),
         })?;
         self.db
-            .borrow_mut()
             .modify_column_families(
                 &table,
                 &[FamilyModification::Update {
@@ -505,8 +499,7 @@ impl Playground {
         })?;
         let request = spec.to_request();
         // A person's query is traffic: it counts in the access statistics.
-        let (rows, explain) =
-            query::run(&self.db.borrow(), &table, &request, true).map_err(shown)?;
+        let (rows, explain) = query::run(&self.db, &table, &request, true).map_err(shown)?;
         self.hits = Rc::new(rows.iter().map(|r| r.key.clone()).collect());
         self.query = Some(QueryResult {
             code: codegen::read_snippets(&table, &request),
@@ -531,7 +524,7 @@ impl Playground {
                 code: "FAILED_PRECONDITION".into(),
                 message: "the table has no column family".into(),
             })?;
-        let now = self.db.borrow().now_micros();
+        let now = self.db.now_micros();
         let mut batch = Vec::new();
         for i in 0..rows {
             batch.push(RowMutations {
@@ -553,11 +546,7 @@ impl Playground {
                 ],
             });
             if batch.len() == 10_000 || i + 1 == rows {
-                let statuses = self
-                    .db
-                    .borrow_mut()
-                    .mutate_rows(&table, &batch)
-                    .map_err(shown)?;
+                let statuses = self.db.mutate_rows(&table, &batch).map_err(shown)?;
                 statuses.into_iter().try_for_each(|s| s.map_err(shown))?;
                 batch.clear();
             }
@@ -570,9 +559,9 @@ impl Playground {
     }
 
     fn import(&mut self, s: &session::Session) -> Result<(), ShownError> {
-        let result = session::restore(&mut self.db.borrow_mut(), s);
+        let result = session::restore(&mut self.db, s);
         // Time never goes back: cells keep their timestamps and new writes come after them.
-        let behind = s.now_micros - self.db.borrow().now_micros();
+        let behind = s.now_micros - self.db.now_micros();
         if behind > 0 {
             self.clock.advance_micros(behind);
         }
@@ -594,7 +583,7 @@ impl Playground {
     /// Re-reads the table list; if the selection changed, the grid too.
     fn refresh_tables(&mut self) {
         let before = self.selected.clone();
-        let db = self.db.borrow();
+        let db = &self.db;
         self.tables = db
             .list_tables()
             .into_iter()
@@ -609,7 +598,6 @@ impl Playground {
                 name: t.name,
             })
             .collect();
-        drop(db);
         if let Some(s) = &self.selected {
             if !self.tables.iter().any(|t| &t.name == s) {
                 self.selected = None;
@@ -632,8 +620,8 @@ impl Playground {
         let families = self.selected_families().to_vec();
         let data = match &self.selected {
             Some(table) => {
-                let db = self.db.borrow();
-                match query::run(&db, table, &ReadRowsRequest::default(), false) {
+                let db = &self.db;
+                match query::run(db, table, &ReadRowsRequest::default(), false) {
                     Ok((rows, _)) => GridData::build_with_gc(&families, self.grid_gc(), rows),
                     Err(_) => GridData::new(&families),
                 }
@@ -649,7 +637,7 @@ impl Playground {
             row_set: RowSet::single(key.to_vec()),
             ..ReadRowsRequest::default()
         };
-        let row = query::run(&self.db.borrow(), table, &request, false)
+        let row = query::run(&self.db, table, &request, false)
             .ok()
             .and_then(|(rows, _)| rows.into_iter().next());
         self.grid.upsert_rows(alloc::vec![(key.to_vec(), row)]);
@@ -670,7 +658,7 @@ impl Playground {
             },
             ..ReadRowsRequest::default()
         };
-        let Ok((rows, _)) = query::run(&self.db.borrow(), table, &request, false) else {
+        let Ok((rows, _)) = query::run(&self.db, table, &request, false) else {
             self.rebuild_grid();
             return;
         };
@@ -695,7 +683,7 @@ impl Playground {
             self.drawer = None;
             return;
         };
-        let db = self.db.borrow();
+        let db = &self.db;
         let hides = db.gc_mode().hides_collectable();
         let stored = db
             .read_row_versions(table, &drawer.row_key)

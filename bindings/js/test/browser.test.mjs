@@ -170,10 +170,10 @@ test("OPFS sync access handles are refused outside a Worker: the pool says ENOTS
 // BrowserDatabase (openBrowserDatabase: the database in a dedicated Worker, on OPFS) replays
 // every shared data vector it can express, in the page, through the same replayer as every
 // other front-end (tests/js/replay.mjs databaseAdapter: each call awaited). Each vector gets
-// its own database (a Worker and an OPFS directory). It can express all of them: the list of
-// what it cannot (BROWSER_CANNOT, by capability) is empty, and a vector skipped for another
-// reason fails.
-const BROWSER_CANNOT = new Map([]);
+// its own database (a Worker and an OPFS directory). It can express all of them but
+// CreateInstance (BROWSER_CANNOT, by capability: it is one database, the instance model is the
+// Node-client layer's), and a vector skipped for another reason fails.
+const BROWSER_CANNOT = new Map([["op:create_instance", "BrowserDatabase is one database; it has no instance model"]]);
 
 // Each vector starts a Worker (instantiating the module), about 0.3 s apiece on a loaded
 // 2-core machine: the whole set took 90-100 s there. CI replays every fourth vector (a fixed
@@ -220,8 +220,9 @@ test("BrowserDatabase replays the shared vectors (every fourth; all with SPARSET
   console.log(`BrowserDatabase vectors: ${results.length - failed.length} replayed, ${skipped.length} not expressible (of ${vectors.length})`);
   for (const [name, why] of skipped) console.log(`  BrowserDatabase cannot express ${name}: ${why}`);
   assert.deepEqual(failed, []);
-  assert.deepEqual(skipped, []);
-  assert.equal(results.length, vectors.length);
+  // Skipped only for the calls BROWSER_CANNOT names.
+  assert.deepEqual(skipped.filter(([, why]) => !why.startsWith("op:create_instance:")), []);
+  assert.equal(results.length + skipped.length, vectors.length);
   assert.ok(vectors.length >= 75, `${vectors.length} vectors`);
   assert.deepEqual(problems, []);
 });

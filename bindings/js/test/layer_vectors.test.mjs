@@ -20,7 +20,7 @@ import { Bigtable, BigtableError, PartialFailureError, ReplicatedInstance, Table
 
 const ROOT = process.env.SPARSETABLE_ROOT ?? path.resolve(process.cwd(), "..", "..");
 const shared = (file) => import(pathToFileURL(path.join(ROOT, "tests", "js", file)).href);
-const { DEFAULT_CLOCK_MICROS, b64Bytes, checkFields, hex, opBytes, planeAdapter } = await shared("replay.mjs");
+const { DEFAULT_CLOCK_MICROS, VECTOR_CLUSTER, b64Bytes, checkFields, hex, opBytes, planeAdapter } = await shared("replay.mjs");
 const { runVectors } = await shared("node_runner.mjs");
 
 /** A BigtableError's code name; the one failed entry's for a PartialFailureError. */
@@ -300,7 +300,11 @@ const bigtableAdapter = {
         const row = table.row(key);
         if (entry.method === "insert") await row.save(entry.data);
         else if (entry.data === undefined) await row.delete();
-        else await table.mutate({ key, method: "delete", data: entry.data });
+        // Columns and families without a time range are one MutateRow (row.deleteCells);
+        // the client has a time range only in a MutateRows entry.
+        else if (entry.data.every((d) => typeof d === "string" || d.time === undefined)) {
+          await row.deleteCells(entry.data.map((d) => (typeof d === "string" ? d : d.column)));
+        } else await table.mutate({ key, method: "delete", data: entry.data });
       };
       const one = oneEntry(list);
       if (one !== undefined) return write(one);
@@ -316,6 +320,12 @@ const bigtableAdapter = {
         switch (op.op) {
           case "create_table": await create(op.table, op.spec); return undefined;
           case "advance_clock": instance.advanceClock(op.micros); return undefined;
+          case "create_instance": {
+            // As a user creates one: a client of the op's project, one cluster.
+            const client = new Bigtable({ projectId: op.project, clockMicros: vector.clock_micros ?? DEFAULT_CLOCK_MICROS });
+            await client.createInstance(op.instance_id, { clusters: [{ id: VECTOR_CLUSTER.id, location: VECTOR_CLUSTER.zone, nodes: 1 }] });
+            return undefined;
+          }
           case "mutate_row": await mutateRow(table, opBytes(op.row_key), op.mutations); return undefined;
           case "read_row": {
             const options = { decode: false };

@@ -38,6 +38,7 @@ SUPPORTED = frozenset(
         "op:drop_row_range",
         "op:update_table",
         "op:collect_garbage",
+        "op:create_instance",
         "gc_mode:background",
         "mutation:set_cell",
         "mutation:delete_from_column",
@@ -70,7 +71,7 @@ SUPPORTED = frozenset(
 # Fields each op may carry that this runner understands (anything else -> a field: capability).
 KNOWN_OP_FIELDS = {
     "create_table": {"table", "spec", "expect_error", "expect_message"},
-    "mutate_row": {"table", "row_key", "mutations", "expect_error", "expect_message"},
+    "mutate_row": {"table", "row_key", "mutations", "mutations_repeat", "value_size", "expect_error", "expect_message"},
     "read_row": {"table", "row_key", "filter", "expect_row", "expect_error", "expect_message"},
     "read_rows": {"table", "row_set", "filter", "rows_limit", "reversed", "expect_rows", "expect_error", "expect_message"},
     "modify_column_families": {"table", "modifications", "expect_error", "expect_message"},
@@ -87,7 +88,10 @@ KNOWN_OP_FIELDS = {
     },
     "read_modify_write_row": {"table", "row_key", "rules", "expect_row", "expect_error", "expect_message"},
     "collect_garbage": {"table", "expect_error", "expect_message"},
+    "create_instance": {"project", "instance_id", "expect_error", "expect_message"},
 }
+# The one cluster a create_instance op gives its instance (README, "Ops").
+VECTOR_CLUSTER = ("cluster-1", "us-central1-b")
 KNOWN_VECTOR_FIELDS = {"name", "description", "clock_micros", "gc_mode", "tables", "ops"}
 # Table specs, families, mutations, filters, row sets, rules and rows are proto3 JSON
 # (lowerCamelCase names, bytes in base64, int64 as decimal strings).
@@ -105,6 +109,17 @@ def load_vectors() -> list[dict[str, Any]]:
             names.add(v["name"])
             vectors.append(v)
     return vectors
+
+
+def mutate_row_mutations(op: dict[str, Any]) -> list[st.Mutation]:
+    """A mutate_row op's mutations as the API takes them, with its generated values
+    (README, "Generated values"): every SetCell's value ``value_size`` bytes of ``v``, and
+    the list sent ``mutations_repeat`` times over."""
+    specs = op["mutations"]
+    if "value_size" in op:
+        value = base64.b64encode(b"v" * op["value_size"]).decode()
+        specs = [{"setCell": {**m["setCell"], "value": value}} if "setCell" in m else m for m in specs]
+    return [mutation(m) for m in specs] * op.get("mutations_repeat", 1)
 
 
 def to_bytes(value: Any) -> bytes:
@@ -479,7 +494,7 @@ def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.Manua
         create_table(admin, table_id, op["spec"])
         return None
     if name == "mutate_row":
-        table.mutate_row(to_bytes(op["row_key"]), [mutation(m) for m in op["mutations"]])
+        table.mutate_row(to_bytes(op["row_key"]), mutate_row_mutations(op))
         return None
     if name == "read_row":
         f = row_filter(op["filter"]) if "filter" in op else None
@@ -534,6 +549,13 @@ def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.Manua
         return None
     if name == "collect_garbage":
         admin.collect_garbage(table_id)
+        return None
+    if name == "create_instance":
+        # Google's classic Instance Admin, as a user creates an instance: the project is the
+        # client's, the instance a handle on the client, its cluster a handle on the instance.
+        instance = st.Client(project=op["project"], admin=True, clock=clock).instance(op["instance_id"])
+        cluster_id, zone = VECTOR_CLUSTER
+        instance.create(clusters=[instance.cluster(cluster_id, location_id=zone, serve_nodes=1)])
         return None
     raise AssertionError(f"op {name} is not supported by this runner")
 

@@ -46,19 +46,16 @@ impl InstanceAdminService {
             Ok(view_proto(&instance, &stored))
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::CreateLogicalViewMetadata {
-            original_request: Some(req.clone()),
-            start_time: now,
-            end_time: now,
-        };
-        Ok(self.instances.operations().finished(
-            &created.name,
-            pack(
-                "google.bigtable.admin.v2.CreateLogicalViewMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.LogicalView", &created),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::CreateLogicalViewMetadata>(
+                &created.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.LogicalView",
+                &created,
+            ))
     }
 
     pub(super) fn get_logical_view_inner(
@@ -149,19 +146,16 @@ impl InstanceAdminService {
             Ok(view_proto(&instance, &stored))
         })?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::UpdateLogicalViewMetadata {
-            original_request: Some(req.clone()),
-            start_time: now,
-            end_time: now,
-        };
-        Ok(self.instances.operations().finished(
-            &updated.name,
-            pack(
-                "google.bigtable.admin.v2.UpdateLogicalViewMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.LogicalView", &updated),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::UpdateLogicalViewMetadata>(
+                &updated.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.LogicalView",
+                &updated,
+            ))
     }
 
     pub(super) fn delete_logical_view_inner(

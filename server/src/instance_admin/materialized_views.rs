@@ -87,19 +87,16 @@ impl InstanceAdminService {
             }
         };
         let now = self.now(&instance)?;
-        let metadata = admin_v2::CreateMaterializedViewMetadata {
-            original_request: Some(req.clone()),
-            start_time: now,
-            end_time: now,
-        };
-        Ok(self.instances.operations().finished(
-            &created.name,
-            pack(
-                "google.bigtable.admin.v2.CreateMaterializedViewMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.MaterializedView", &created),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::CreateMaterializedViewMetadata>(
+                &created.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.MaterializedView",
+                &created,
+            ))
     }
 
     pub(super) fn get_materialized_view_inner(
@@ -157,19 +154,16 @@ impl InstanceAdminService {
             },
         )?;
         let now = self.now(&instance)?;
-        let metadata = admin_v2::UpdateMaterializedViewMetadata {
-            original_request: Some(req.clone()),
-            start_time: now,
-            end_time: now,
-        };
-        Ok(self.instances.operations().finished(
-            &updated.name,
-            pack(
-                "google.bigtable.admin.v2.UpdateMaterializedViewMetadata",
-                &metadata,
-            ),
-            pack("google.bigtable.admin.v2.MaterializedView", &updated),
-        ))
+        Ok(self
+            .instances
+            .operations()
+            .finished_request::<admin_v2::UpdateMaterializedViewMetadata>(
+                &updated.name,
+                req,
+                now,
+                "google.bigtable.admin.v2.MaterializedView",
+                &updated,
+            ))
     }
 
     pub(super) fn delete_materialized_view_inner(

@@ -176,26 +176,17 @@ async fn create_instance_keeps_the_requested_clusters() {
     let server = Server::start(&[]);
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
     let mut admin = server.admin().await;
-    let cluster = |zone: &str| admin_v2::Cluster {
-        location: format!("projects/p/locations/{zone}"),
-        serve_nodes: 3,
-        ..Default::default()
-    };
+    let clusters = [
+        ("east-cluster", "us-east1-b"),
+        ("west-cluster", "us-west1-a"),
+    ];
     instances
-        .create_instance(admin_v2::CreateInstanceRequest {
-            parent: "projects/p".into(),
-            instance_id: "made-here".into(),
-            instance: Some(admin_v2::Instance {
-                display_name: "made here".into(),
-                ..Default::default()
-            }),
-            clusters: [
-                ("east-cluster".to_string(), cluster("us-east1-b")),
-                ("west-cluster".to_string(), cluster("us-west1-a")),
-            ]
-            .into_iter()
-            .collect(),
-        })
+        .create_instance(common::create_instance_request(
+            "p",
+            "made-here",
+            &clusters,
+            3,
+        ))
         .await
         .unwrap();
     let instance = "projects/p/instances/made-here";

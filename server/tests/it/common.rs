@@ -278,3 +278,30 @@ pub async fn read_rows(
     );
     Ok((rows, chunks))
 }
+
+/// A CreateInstance request for instance `id` of `project` (no display name: the server
+/// shows the id) with `clusters`, each `(cluster id, zone)` with `serve_nodes` nodes: the one
+/// fixture the tests that create instances share.
+pub fn create_instance_request(
+    project: &str,
+    id: &str,
+    clusters: &[(&str, &str)],
+    serve_nodes: i32,
+) -> admin_v2::CreateInstanceRequest {
+    admin_v2::CreateInstanceRequest {
+        parent: format!("projects/{project}"),
+        instance_id: id.into(),
+        instance: Some(admin_v2::Instance::default()),
+        clusters: clusters
+            .iter()
+            .map(|(cluster, zone)| {
+                let cluster_proto = admin_v2::Cluster {
+                    location: format!("projects/{project}/locations/{zone}"),
+                    serve_nodes,
+                    ..Default::default()
+                };
+                (cluster.to_string(), cluster_proto)
+            })
+            .collect(),
+    }
+}

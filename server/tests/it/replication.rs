@@ -45,26 +45,17 @@ fn start_lagging(extra: &[&str]) -> Server {
 /// has the Int64Sum family `n`.
 async fn make_instance(server: &Server) {
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
-    let cluster = |zone: &str| admin_v2::Cluster {
-        location: format!("projects/p/locations/{zone}"),
-        serve_nodes: 1,
-        ..Default::default()
-    };
+    let clusters = [
+        ("east-cluster", "us-east1-b"),
+        ("west-cluster", "us-west1-a"),
+    ];
     instances
-        .create_instance(admin_v2::CreateInstanceRequest {
-            parent: "projects/p".into(),
-            instance_id: "replicated".into(),
-            instance: Some(admin_v2::Instance {
-                display_name: "replicated".into(),
-                ..Default::default()
-            }),
-            clusters: [
-                ("east-cluster".to_string(), cluster("us-east1-b")),
-                ("west-cluster".to_string(), cluster("us-west1-a")),
-            ]
-            .into_iter()
-            .collect(),
-        })
+        .create_instance(common::create_instance_request(
+            "p",
+            "replicated",
+            &clusters,
+            1,
+        ))
         .await
         .unwrap();
     let profiles = [

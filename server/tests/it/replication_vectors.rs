@@ -33,28 +33,15 @@ async fn make_instance(server: &Server, id: &str, v: &ReplicationVector) {
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
     let parent = format!("projects/p/instances/{id}");
     instances
-        .create_instance(admin_v2::CreateInstanceRequest {
-            parent: "projects/p".into(),
-            instance_id: id.into(),
-            instance: Some(admin_v2::Instance {
-                display_name: id.into(),
-                ..Default::default()
-            }),
-            clusters: v
-                .clusters
+        .create_instance(common::create_instance_request(
+            "p",
+            id,
+            &v.clusters
                 .iter()
-                .map(|c| {
-                    (
-                        c.clone(),
-                        admin_v2::Cluster {
-                            location: "projects/p/locations/us-east1-b".into(),
-                            serve_nodes: 1,
-                            ..Default::default()
-                        },
-                    )
-                })
-                .collect(),
-        })
+                .map(|c| (c.as_str(), "us-east1-b"))
+                .collect::<Vec<_>>(),
+            1,
+        ))
         .await
         .unwrap();
     for p in &v.app_profiles {

@@ -179,20 +179,12 @@ async fn an_instances_requested_clusters_survive_a_restart() {
     let mut server = Server::start(&args);
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
     instances
-        .create_instance(admin_v2::CreateInstanceRequest {
-            parent: "projects/p".into(),
-            instance_id: "kept-here".into(),
-            instance: Some(admin_v2::Instance::default()),
-            clusters: [(
-                "east-cluster".to_string(),
-                admin_v2::Cluster {
-                    location: "projects/p/locations/us-east1-b".into(),
-                    serve_nodes: 3,
-                    ..Default::default()
-                },
-            )]
-            .into(),
-        })
+        .create_instance(common::create_instance_request(
+            "p",
+            "kept-here",
+            &[("east-cluster", "us-east1-b")],
+            3,
+        ))
         .await
         .unwrap();
     let expected = vec![(

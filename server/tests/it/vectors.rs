@@ -19,6 +19,7 @@ use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use admin_v2::bigtable_instance_admin_client::BigtableInstanceAdminClient;
 use common::{code_name, read_rows, BigtableClient, BigtableTableAdminClient, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_admin_v2::google::longrunning;
@@ -34,7 +35,9 @@ use sparsetable_server::replication_control::service::replication_control_client
 use sparsetable_server::replication_control::CollectGarbageRequest;
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::{AdvanceTimeRequest, SetTimeRequest};
-use sparsetable_test_vectors::{check_outcome, check_samples, Op, Outcome, Vector};
+use sparsetable_test_vectors::{
+    check_outcome, check_samples, Op, Outcome, Vector, VECTOR_CLUSTER_ID, VECTOR_CLUSTER_ZONE,
+};
 use tonic::transport::Channel;
 
 /// What the server serves, in the vectors' capability names.
@@ -55,6 +58,7 @@ const SERVED: &[&str] = &[
     "op:update_table",
     "op:advance_clock",
     "op:collect_garbage",
+    "op:create_instance",
     "gc_mode:background",
     "mutation:set_cell",
     "mutation:add_to_cell",
@@ -107,6 +111,8 @@ const INEXPRESSIBLE: &[(&str, &str)] = &[
 struct Clients {
     data: BigtableClient<Channel>,
     admin: BigtableTableAdminClient<Channel>,
+    /// The Instance Admin (`create_instance`).
+    instances: BigtableInstanceAdminClient<Channel>,
     /// Present when the server runs on a frozen clock.
     clock: Option<TestClockClient<Channel>>,
     /// The control surface (`collect_garbage`).
@@ -901,6 +907,20 @@ async fn replay(c: &mut Clients, vector: &Vector) -> Result<(), String> {
                 .map(|_| ());
                 check_outcome(i, expect_error, outcome, None)?;
             }
+            Op::CreateInstance {
+                project,
+                instance_id,
+                ..
+            } => {
+                let request = common::create_instance_request(
+                    project,
+                    instance_id,
+                    &[(VECTOR_CLUSTER_ID, VECTOR_CLUSTER_ZONE)],
+                    1,
+                );
+                let outcome = status(c.instances.create_instance(request).await).map(|_| ());
+                check_outcome(i, expect_error, outcome, None)?;
+            }
         }
     }
     Ok(())
@@ -981,6 +1001,7 @@ async fn every_eligible_vector_replays_through_grpc() {
             let mut clients = Clients {
                 data: server.data().await,
                 admin: server.admin().await,
+                instances: BigtableInstanceAdminClient::new(server.channel().await),
                 clock,
                 control: ReplicationControlClient::new(server.channel().await),
                 parent: format!("projects/vectors/instances/{}", v.name),

@@ -11,9 +11,8 @@
 //!   holds, never from reading rows; row sizes likewise count what the lab wrote;
 //! - a table shown in the lab splits at the lab's small thresholds: lesson tables are made
 //!   with them, and a user's table still on the engine's defaults gets them when first shown;
-//! - the heavy state (keys written, recent writes, the console's files, the generator) sits
-//!   behind one `Rc<RefCell<_>>`, like the database, so a Yew reducer's clone of the
-//!   playground costs only the small views;
+//! - the heavy state (keys written, recent writes, the console's files, the generator) stays
+//!   in the engine's Web Worker with the database; the page is sent only the views;
 //! - a scenario recreates its tables, so running it again starts it over.
 
 pub mod heatmap;
@@ -27,11 +26,9 @@ pub mod scenarios;
 pub mod tablets;
 
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
-use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::cell::RefCell;
 use core::ops::Bound;
 
 use crate::grid_data::GridRow;
@@ -295,23 +292,17 @@ impl Inner {
     }
 }
 
-/// The lab's state: shared heavy state plus the views.
-#[derive(Debug, Clone)]
+/// The lab's state: its heavy state plus the views. It lives in the engine's Web Worker
+/// beside the database and is neither cloned nor compared: the page holds only `view` and
+/// `events` (`remote::Shown`).
+#[derive(Debug)]
 pub struct Lab {
-    inner: Rc<RefCell<Inner>>,
+    inner: Inner,
     /// What the lab components render.
     pub view: LabView,
     /// Tablet events, oldest first (the newest 200): apart from the view, so the page is
     /// sent them only when they change, not with every lane update.
     pub events: Vec<EventLine>,
-}
-
-impl PartialEq for Lab {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.inner, &other.inner)
-            && self.view == other.view
-            && self.events == other.events
-    }
 }
 
 impl Default for Lab {
@@ -328,7 +319,7 @@ impl Default for Lab {
             b",name,city\nuser#0001,Ada,London\nuser#0002,Grace,Arlington\nuser#0003,Edsger,Nuenen\n".to_vec(),
         );
         Lab {
-            inner: Rc::new(RefCell::new(inner)),
+            inner,
             view,
             events: Vec::new(),
         }
@@ -388,12 +379,7 @@ fn rows_between(rows: &[GridRow], start: &[u8], end: &[u8]) -> usize {
 impl Lab {
     /// The lanes' table names.
     fn lane_tables(&self) -> Vec<String> {
-        self.inner
-            .borrow()
-            .lanes
-            .iter()
-            .map(|l| l.table.clone())
-            .collect()
+        self.inner.lanes.iter().map(|l| l.table.clone()).collect()
     }
 
     /// The lanes' tables, or FAILED_PRECONDITION (`what` says why they are needed) when no
@@ -431,7 +417,7 @@ impl Lab {
     /// The rows of `table` the last [`LabAction::Load`] wrote (sorted, each once); `None` if it
     /// wrote none there. What a [`LabEffect::Rows`] asks the grid to re-read.
     pub fn written_rows(&self, table: &str) -> Option<BTreeSet<Vec<u8>>> {
-        self.inner.borrow().last_written.get(table).cloned()
+        self.inner.last_written.get(table).cloned()
     }
 
     /// Runs one lab action.
@@ -446,7 +432,7 @@ impl Lab {
     ) -> Result<(), ShownError> {
         match action {
             LabAction::Replication(a) => {
-                let mut inner = self.inner.borrow_mut();
+                let inner = &mut self.inner;
                 if let replication::ReplAction::Start { clusters } = a {
                     inner.repl = Some(replication::ReplLab::new(clusters, clock)?);
                 }
@@ -469,7 +455,6 @@ impl Lab {
                     return Err(err("INVALID_ARGUMENT", "name the file"));
                 }
                 self.inner
-                    .borrow_mut()
                     .console
                     .files
                     .insert(name.clone(), text.into_bytes());
@@ -524,7 +509,7 @@ impl Lab {
     }
 
     fn console(&mut self, db: &mut Database, line: &str) {
-        let out = self.inner.borrow_mut().console.run_line(db, line);
+        let out = self.inner.console.run_line(db, line);
         if !out.failed {
             self.track_console(line);
         }
@@ -543,7 +528,7 @@ impl Lab {
         let Ok(words) = sparsetable_console::split_args(line) else {
             return;
         };
-        let mut inner = self.inner.borrow_mut();
+        let inner = &mut self.inner;
         match words.as_slice() {
             [cmd, table, row, ..] if cmd.as_slice() == b"set" => {
                 let t = String::from_utf8_lossy(table).into_owned();
@@ -561,13 +546,12 @@ impl Lab {
     }
 
     fn load(&mut self, db: &mut Database, clock: &ManualClock, ticks: u32) {
-        let mut inner = self.inner.borrow_mut();
+        let inner = &mut self.inner;
         inner.last_written.clear();
         if inner.lanes.is_empty() {
             return;
         }
         if !inner.generated {
-            drop(inner);
             self.scripted_load(db, clock, ticks);
             return;
         }
@@ -619,7 +603,7 @@ impl Lab {
                     let (mut main, mut index) = (Vec::new(), Vec::new());
                     for i in 0..COMMENTS_PER_TICK {
                         let id = {
-                            let mut inner = self.inner.borrow_mut();
+                            let inner = &mut self.inner;
                             inner.next_comment += 1;
                             inner.next_comment - 1
                         };
@@ -642,7 +626,7 @@ impl Lab {
     }
 
     fn set_lanes(&mut self, lanes: Vec<Lane>, generated: bool) {
-        let mut inner = self.inner.borrow_mut();
+        let inner = &mut self.inner;
         for lane in &lanes {
             inner.keys.remove(&lane.table);
             inner.row_bytes.remove(&lane.table);
@@ -667,7 +651,7 @@ impl Lab {
         for (key, mutations) in rows {
             db.mutate_row(table, key, mutations).map_err(shown)?;
         }
-        let mut inner = self.inner.borrow_mut();
+        let inner = &mut self.inner;
         for (key, mutations) in rows {
             let bytes = mutations.iter().map(cell_bytes).sum();
             inner.count_write(table, key, bytes, mutations.len() as u64);
@@ -795,7 +779,7 @@ impl Lab {
                     main.push(m);
                     index.push(x);
                 }
-                self.inner.borrow_mut().next_comment = 130;
+                self.inner.next_comment = 130;
                 self.write_rows(db, "comments", &main)?;
                 self.write_rows(db, "comment_index", &index)?;
                 self.page(db, false, String::new())?;
@@ -878,7 +862,7 @@ impl Lab {
         selected: Option<&str>,
         selected_rows: &[GridRow],
     ) {
-        let mut inner = self.inner.borrow_mut();
+        let inner = &mut self.inner;
         // The lesson's instance runs on the same clock: a clock move delivers what is due.
         if let Some(repl) = inner.repl.as_mut() {
             repl.pump();

@@ -184,7 +184,7 @@ impl Playground {
                 .selected_table()
                 .map(|t| t.gc_rules.clone())
                 .unwrap_or_default(),
-            now_micros: self.db.borrow().now_micros(),
+            now_micros: self.db.now_micros(),
         }
     }
 
@@ -195,7 +195,7 @@ impl Playground {
         } else {
             GcMode::Immediate
         };
-        self.db.borrow_mut().set_gc_mode(mode);
+        self.db.set_gc_mode(mode);
         self.gc_background = background;
         self.gc_preview = None;
         self.revision += 1;
@@ -218,10 +218,7 @@ impl Playground {
             message: "create a table first".into(),
         })?;
         let before = self.stored_cell_count(&table)?;
-        self.db
-            .borrow_mut()
-            .collect_garbage(&table)
-            .map_err(super::shown)?;
+        self.db.collect_garbage(&table).map_err(super::shown)?;
         let after = self.stored_cell_count(&table)?;
         self.revision += 1;
         self.gc_preview = None;
@@ -237,22 +234,22 @@ impl Playground {
     /// Every uncollected cell of `table` (deletes excluded), or only `family`'s, read
     /// untracked in Background mode; the mode is put back after. A preview reads one family:
     /// the engine skips the others' cells instead of the playground building them.
-    fn stored_rows(&self, table: &str, family: Option<&str>) -> Result<Vec<Row>, ShownError> {
+    fn stored_rows(&mut self, table: &str, family: Option<&str>) -> Result<Vec<Row>, ShownError> {
         let request = ReadRowsRequest {
             filter: family.map_or(RowFilter::PassAll, |f| {
                 RowFilter::FamilyNameRegex(regex_escape(f))
             }),
             ..ReadRowsRequest::default()
         };
-        let mut db = self.db.borrow_mut();
+        let db = &mut self.db;
         let mode = db.gc_mode();
         db.set_gc_mode(GcMode::Background);
-        let rows = query::run(&db, table, &request, false);
+        let rows = query::run(db, table, &request, false);
         db.set_gc_mode(mode);
         rows.map(|(rows, _)| rows).map_err(super::shown)
     }
 
-    fn stored_cell_count(&self, table: &str) -> Result<usize, ShownError> {
+    fn stored_cell_count(&mut self, table: &str) -> Result<usize, ShownError> {
         Ok(self
             .stored_rows(table, None)?
             .iter()
@@ -282,7 +279,7 @@ impl Playground {
                 code: "NOT_FOUND".into(),
                 message: format!("no family {family:?} in table {table}"),
             })?;
-        let now = self.db.borrow().now_micros();
+        let now = self.db.now_micros();
         let background = self.gc_background;
         let mut preview = GcPreview {
             table: table.clone(),
@@ -335,7 +332,7 @@ impl Playground {
             code: "FAILED_PRECONDITION".into(),
             message: "create a table first".into(),
         })?;
-        let now = self.db.borrow().now_micros();
+        let now = self.db.now_micros();
         let filter = mirror_filter(&t.families, &t.gc_rules, now).ok_or_else(|| ShownError {
             code: "FAILED_PRECONDITION".into(),
             message: format!(

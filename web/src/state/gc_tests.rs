@@ -301,8 +301,7 @@ fn reading_with_the_mirroring_filter_returns_what_immediate_mode_reads() {
     assert!(p.query_preset.is_some());
     let filtered = p.query.clone().unwrap().rows;
     p.apply(Action::SetGcMode { background: false });
-    let (immediate, _) =
-        query::run(&p.database(), "t", &ReadRowsRequest::default(), false).unwrap();
+    let (immediate, _) = query::run(p.database(), "t", &ReadRowsRequest::default(), false).unwrap();
     assert_eq!(filtered, immediate);
     assert_eq!(
         filtered.iter().map(|r| r.cells.len()).collect::<Vec<_>>(),

@@ -2,6 +2,7 @@
 //! drawer, a query's result, the grid's handle, and the words for GC rules and durations.
 
 use super::*;
+use core::cell::{Ref, RefCell};
 
 /// A table in the list.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
