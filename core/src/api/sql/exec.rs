@@ -402,8 +402,6 @@ pub enum Acc {
     Tally(approx::Tally),
     /// The statistical aggregates (CORR, COVAR_*, STDDEV*, VAR*, VARIANCE).
     Moments(super::stats::Moments),
-    /// ARRAY_CONCAT_AGG: the elements so far (`None` until a non-NULL array arrives).
-    Concat(Option<Vec<SqlValue>>),
 }
 
 /// A group's accumulators and the DISTINCT values each has seen.
@@ -423,15 +421,16 @@ impl Group {
                 "COUNT" | "COUNTIF" => Acc::Count(0),
                 "SUM" => Acc::SumInt(None),
                 "AVG" => Acc::SumFloat(None, 0),
-                "ARRAY_AGG" | "STRING_AGG" if !a.order.is_empty() => Acc::Ordered(Vec::new()),
-                "ARRAY_AGG" | "STRING_AGG" => Acc::List(Vec::new()),
+                "ARRAY_AGG" | "STRING_AGG" | "ARRAY_CONCAT_AGG" if !a.order.is_empty() => {
+                    Acc::Ordered(Vec::new())
+                }
+                "ARRAY_AGG" | "STRING_AGG" | "ARRAY_CONCAT_AGG" => Acc::List(Vec::new()),
                 "LOGICAL_AND" | "LOGICAL_OR" => Acc::Logic(None),
                 "BIT_AND" | "BIT_OR" | "BIT_XOR" => Acc::Bits(None),
                 "APPROX_QUANTILES" => Acc::List(Vec::new()),
                 n if approx::is_sketch(n) => Acc::Sketch(None),
                 n if approx::is_tally(n) => Acc::Tally(approx::Tally::default()),
                 n if super::stats::is_statistical(n) => Acc::Moments(Default::default()),
-                "ARRAY_CONCAT_AGG" => Acc::Concat(None),
                 _ => Acc::Pick(SqlValue::Null),
             })
             .collect();
@@ -521,11 +520,6 @@ impl Group {
                         m.add(x, y);
                     }
                 }
-                (_, Acc::Concat(items)) => {
-                    if let SqlValue::Array(more) = v {
-                        items.get_or_insert_with(Vec::new).extend(more);
-                    }
-                }
                 (name, Acc::Bits(acc)) => {
                     if let SqlValue::Int64(x) = v {
                         *acc = Some(match (*acc, name) {
@@ -560,7 +554,6 @@ impl Group {
                 Acc::Sketch(s) => approx::finish_sketch(a, s),
                 Acc::Tally(t) => approx::finish_tally(a, t, ctx)?,
                 Acc::Moments(m) => m.finish(&a.name).map_or(SqlValue::Null, SqlValue::Float64),
-                Acc::Concat(items) => items.clone().map_or(SqlValue::Null, SqlValue::Array),
                 Acc::List(items) if a.name == "APPROX_QUANTILES" => {
                     approx::quantiles(a, items, ctx)?
                 }
@@ -591,8 +584,9 @@ fn no_null_element(a: &AggCall, v: &SqlValue) -> Result<()> {
     Ok(())
 }
 
-/// ARRAY_AGG's array or STRING_AGG's string of a group's values (in their final order),
-/// after the call's LIMIT; NULL when no value is left.
+/// ARRAY_AGG's array, ARRAY_CONCAT_AGG's concatenation or STRING_AGG's string of a group's
+/// values (in their final order), after the call's LIMIT (for ARRAY_CONCAT_AGG, of arrays);
+/// NULL when no value is left (ARRAY_CONCAT_AGG of only empty arrays is an empty array).
 fn list_result(a: &AggCall, mut items: Vec<SqlValue>, ctx: &Ctx<'_>) -> Result<SqlValue> {
     if let Some(limit) = &a.limit {
         match eval(limit, ctx)? {
@@ -609,6 +603,15 @@ fn list_result(a: &AggCall, mut items: Vec<SqlValue>, ctx: &Ctx<'_>) -> Result<S
     }
     if items.is_empty() {
         return Ok(SqlValue::Null);
+    }
+    if a.name == "ARRAY_CONCAT_AGG" {
+        let mut all = Vec::new();
+        for v in items {
+            if let SqlValue::Array(more) = v {
+                all.extend(more);
+            }
+        }
+        return Ok(SqlValue::Array(all));
     }
     if a.name != "STRING_AGG" {
         return Ok(SqlValue::Array(items));

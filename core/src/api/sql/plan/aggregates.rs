@@ -135,7 +135,7 @@ impl Planner<'_> {
         pos: usize,
     ) -> Result<()> {
         let name = call.name.as_str();
-        if !matches!(name, "ARRAY_AGG" | "STRING_AGG") {
+        if !matches!(name, "ARRAY_AGG" | "STRING_AGG" | "ARRAY_CONCAT_AGG") {
             let clause = if clauses.order.is_empty() {
                 "LIMIT"
             } else {
@@ -143,7 +143,7 @@ impl Planner<'_> {
             };
             return Err(self.err(
                 pos,
-                format!("{clause} inside an aggregate call is accepted by ARRAY_AGG and STRING_AGG, not by {name}"),
+                format!("{clause} inside an aggregate call is accepted by ARRAY_AGG, ARRAY_CONCAT_AGG and STRING_AGG, not by {name}"),
             ));
         }
         for k in clauses.order.iter_mut() {
