@@ -1,12 +1,13 @@
 //! SQL's own calendar text: a TIMESTAMP's canonical form, on the core's calendar
 //! (`platform::calendar`), so that a value's text (`value`) and the date and time functions
 //! (`functions::time`) share it without depending on each other; the weekday names the
-//! parser reads in `WEEK(<WEEKDAY>)` and the date functions compute with.
+//! parser reads in `WEEK(<WEEKDAY>)` and the date functions compute with; the ISO 8601 week
+//! year the date functions and the format elements share.
 
 use alloc::format;
 use alloc::string::String;
 
-use crate::platform::calendar::{ymd_from_days, DAY_MICROS};
+use crate::platform::calendar::{days_from_ymd, ymd_from_days, DAY_MICROS};
 
 /// The weekdays of `WEEK(<WEEKDAY>)` date parts, Sunday first: a weekday's index is its
 /// number in the date functions (1970-01-01, day 0, was a Thursday, index 4).
@@ -55,6 +56,18 @@ pub fn timestamp_text_with_offset(micros: i64, offset_seconds: i64) -> String {
         out.push_str(&format!(":{:02}", minutes % 60));
     }
     out
+}
+
+/// The ISO 8601 week-numbering year of a day: the year of the Thursday of its ISO week.
+pub fn iso_year(days: i64) -> i32 {
+    let monday = days - (days + 3).rem_euclid(7);
+    ymd_from_days(monday + 3).0
+}
+
+/// The first day of ISO year `year`: the Monday of the week that holds January 4.
+pub fn iso_year_start(year: i32) -> i64 {
+    let jan4 = days_from_ymd(year, 1, 4);
+    jan4 - (jan4 + 3).rem_euclid(7)
 }
 
 #[cfg(test)]

@@ -374,7 +374,7 @@ fn readable(v: &SqlValue) -> Result<String> {
                 float_text(v)
             }
         }
-        SqlValue::Bytes(b) => escape_bytes(b),
+        SqlValue::Bytes(b) => escape_bytes(b, false),
         SqlValue::Timestamp { .. } => timestamp_text(v.as_micros().unwrap_or(0)),
         SqlValue::Array(items) => {
             let parts = items.iter().map(readable).collect::<Result<Vec<_>>>()?;
@@ -399,7 +399,7 @@ fn literal(v: &SqlValue) -> Result<String> {
             format!("CAST(\"{}\" AS FLOAT32)", readable(v)?)
         }
         SqlValue::String(s) => quote(s),
-        SqlValue::Bytes(b) => format!("b\"{}\"", escape_bytes_quoted(b)),
+        SqlValue::Bytes(b) => format!("b\"{}\"", escape_bytes(b, true)),
         SqlValue::Date { .. } => format!("DATE \"{}\"", readable(v)?),
         SqlValue::Timestamp { .. } => format!("TIMESTAMP \"{}\"", readable(v)?),
         SqlValue::Array(items) => {
@@ -444,24 +444,16 @@ fn float_text(v: &SqlValue) -> String {
     }
 }
 
-fn escape_bytes(b: &[u8]) -> String {
-    let mut out = String::new();
-    for &c in b {
-        if (0x20..0x7f).contains(&c) {
-            out.push(c as char);
-        } else {
-            out.push_str(&format!("\\x{c:02x}"));
-        }
-    }
-    out
-}
-
-fn escape_bytes_quoted(b: &[u8]) -> String {
+/// Bytes as text: printable ASCII as is, the rest `\xNN`; inside a quoted literal
+/// (`quoted`) also `"` and `\` escaped.
+fn escape_bytes(b: &[u8], quoted: bool) -> String {
     let mut out = String::new();
     for &c in b {
         match c {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
+            b'"' | b'\\' if quoted => {
+                out.push('\\');
+                out.push(c as char);
+            }
             0x20..0x7f => out.push(c as char),
             _ => out.push_str(&format!("\\x{c:02x}")),
         }

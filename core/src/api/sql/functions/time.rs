@@ -12,7 +12,7 @@ use alloc::string::String;
 use super::collection::GENERATE_LIMIT;
 use super::time_format;
 use super::zones::Zone;
-use crate::api::sql::calendar::{timestamp_text_with_offset, WEEKDAYS};
+use crate::api::sql::calendar::{iso_year, iso_year_start, timestamp_text_with_offset, WEEKDAYS};
 use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
@@ -189,18 +189,6 @@ fn week_start(part: &str) -> Option<i64> {
             WEEKDAYS.iter().position(|w| *w == day).map(|i| i as i64)
         }
     }
-}
-
-/// The ISO 8601 week-numbering year of a day: the year of the Thursday of its ISO week.
-fn iso_year(days: i64) -> i32 {
-    let monday = days - (days + 3).rem_euclid(7);
-    ymd_from_days(monday + 3).0
-}
-
-/// The first day of ISO year `year`: the Monday of the week that holds January 4.
-fn iso_year_start(year: i32) -> i64 {
-    let jan4 = days_from_ymd(year, 1, 4);
-    jan4 - (jan4 + 3).rem_euclid(7)
 }
 
 /// `days` moved by `months` calendar months; a day past the end of the new month becomes its

@@ -35,6 +35,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::zones::{offset_text, Zone};
+use crate::api::sql::calendar::{iso_year, iso_year_start};
 use crate::api::sql::errors::{bad, out_of_range};
 use crate::platform::calendar::{days_from_ymd, ymd_from_days, DAY_MICROS};
 use crate::Result;
@@ -106,11 +107,8 @@ impl Civil {
 
 /// The ISO 8601 week-numbering year and week of day `days`.
 fn iso_week(days: i64) -> (i32, i64) {
-    // The Thursday of the day's ISO week decides its year.
-    let thursday = days - (days + 3).rem_euclid(7) + 3;
-    let (year, _, _) = ymd_from_days(thursday);
-    let week = (thursday - days_from_ymd(year, 1, 1)) / 7 + 1;
-    (year, week)
+    let year = iso_year(days);
+    (year, (days - iso_year_start(year)) / 7 + 1)
 }
 
 /// FORMAT_TIMESTAMP / FORMAT_DATE: `utc` (microseconds since the epoch) written through

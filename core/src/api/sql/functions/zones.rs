@@ -36,7 +36,7 @@ use alloc::format;
 use alloc::string::String;
 
 use crate::api::sql::errors::bad;
-use crate::platform::calendar::{days_from_ymd, ymd_from_days, DAY_MICROS};
+use crate::platform::calendar::{ymd_from_days, DAY_MICROS};
 use crate::Result;
 
 /// The largest offset accepted from UTC, in minutes (14 hours).
@@ -209,22 +209,17 @@ fn civil(local_micros: i64) -> Option<jiff::civil::DateTime> {
     .ok()
 }
 
-/// Days since 1970-01-01 of the civil date of `local_micros`.
-pub fn local_days(local_micros: i64) -> i64 {
-    local_micros.div_euclid(DAY_MICROS)
-}
-
-/// Microseconds since 1970-01-01 of midnight starting civil date (y, m, d).
-pub fn midnight(y: i32, m: i32, d: i32) -> i64 {
-    days_from_ymd(y, m, d) * DAY_MICROS
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::platform::calendar::days_from_ymd;
     use alloc::string::ToString;
 
     const HOUR: i64 = 3_600_000_000;
+
+    fn midnight(y: i32, m: i32, d: i32) -> i64 {
+        days_from_ymd(y, m, d) * DAY_MICROS
+    }
 
     fn at(y: i32, m: i32, d: i32, h: i64, mi: i64) -> i64 {
         midnight(y, m, d) + h * HOUR + mi * 60_000_000
