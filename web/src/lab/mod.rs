@@ -936,6 +936,8 @@ impl Lab {
 }
 
 #[cfg(test)]
+mod main_console_tests;
+#[cfg(test)]
 mod replication_console_tests;
 #[cfg(test)]
 mod tests;
