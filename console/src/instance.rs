@@ -128,7 +128,7 @@ impl Waited {
     /// The line a delayed command's stderr starts with (and the lesson shows).
     pub fn note(&self) -> String {
         let micros = self.micros;
-        let shown = if micros % 1000 == 0 {
+        let shown = if micros.is_multiple_of(1000) {
             format!("{}ms", micros / 1000)
         } else {
             format!("{micros}us")
