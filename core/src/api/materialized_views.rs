@@ -20,8 +20,10 @@
 //! What this module maintains (a subset; everything else is INVALID_ARGUMENT at create time,
 //! naming what is not supported):
 //! - GROUP BY views with exactly one GROUP BY expression, selected as `_key` (BYTES or
-//!   STRING), and the aggregates above. ORDER BY (secondary-index) views and multi-column
-//!   keys are refused as not supported yet.
+//!   STRING), and the aggregates above; multi-column GROUP BY keys are refused as not
+//!   supported yet.
+//! - ORDER BY (secondary-index) views, keyed by their ORDER BY columns, one view row per
+//!   source row: [`index`] states their rules, key and layout.
 //! - Layout of a view row (Bigtable's pages do not say how ReadRows presents a view, so
 //!   this is our choice): the row key is the `_key` value; every other output column is a
 //!   column family named by its alias holding one cell, empty qualifier, timestamp 0, the
@@ -33,7 +35,8 @@
 //!   collection reaches a view when a compaction actually removes the cells (the database's
 //!   maintenance or `collect_garbage`), as Bigtable's own GC is asynchronous; in the
 //!   Immediate GC mode a view may count an expired cell until that collection.
-//! - Cost: a change touches only the groups its rows leave or join. With only COUNT and SUM
+//! - Cost: a change touches only the groups its rows leave or join (an index: only the
+//!   changed rows' own view rows). With only COUNT and SUM
 //!   aggregates a group's row comes from running totals (the changed rows are read, nothing
 //!   else); with any other aggregate the touched group's rows are read again (a one-group
 //!   `MAX` view over a large table re-reads the table on every write).
@@ -662,6 +665,8 @@ impl Database {
     }
 }
 
+#[cfg(test)]
+mod index_tests;
 #[cfg(test)]
 mod sql_tests;
 #[cfg(test)]

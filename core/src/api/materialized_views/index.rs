@@ -24,7 +24,11 @@
 //!   are ordered-code bytes with INT64 and TIMESTAMP in ordered code, so byte order of the
 //!   keys is the ascending order of the columns, left to right. A key column needs an
 //!   alias other than `_key` (`_key AS original_key`): `_key` names the raw key.
-//! - The other columns are stored as a GROUP BY view's are: one family per alias, one cell.
+//! - Every column, the key columns too, is stored as a GROUP BY view's output is: one
+//!   family per alias holding one cell. A key column is thus in the key and in a cell: a
+//!   row with no cell does not exist (an index of only key columns, or whose other columns
+//!   are NULL, would have none), and ReadRows readers get the values without decoding the
+//!   key. SQL reads a key column from the key.
 //! - A source row whose key columns cannot make a key (a NULL, a TIMESTAMP finer than the
 //!   microsecond, an encoded key longer than 4 KiB) is left out of the index, as Bigtable
 //!   leaves out rows it cannot key; a row whose columns fail to evaluate is left out and the
@@ -51,6 +55,7 @@ use crate::model::mutation::Mutation;
 use crate::model::row_key_schema::{
     Int64Encoding, KeyField, KeyFieldType, RowKeySchema, StructEncoding,
 };
+use crate::model::schema::validate_family_name;
 use crate::platform::random::SplitMix64;
 use crate::table::read::{read_one, RowStream};
 use crate::table::table::Table;
@@ -80,7 +85,9 @@ pub(crate) fn check_index(query: &PreparedQuery) -> Result<IndexKey> {
     let mut items: Vec<usize> = Vec::new();
     for o in &plan.order {
         if o.desc {
-            return Err(unsupported("DESC sort in the output (an index is ascending)"));
+            return Err(unsupported(
+                "DESC sort in the output (an index is ascending)",
+            ));
         }
         if !o.nulls_first {
             return Err(unsupported("NULLS LAST in ORDER BY"));
@@ -111,7 +118,7 @@ pub(crate) fn check_index(query: &PreparedQuery) -> Result<IndexKey> {
     let mut fields = Vec::with_capacity(items.len());
     for &i in &items {
         let c = &columns[i];
-        if c.name == "_key" || c.name.starts_with('$') {
+        if c.name == "_key" || validate_family_name(&c.name).is_err() {
             return Err(invalid(format!(
                 "row key column {} needs an alias other than `_key` (for example `_key AS \
                  original_key`)",
@@ -154,7 +161,12 @@ pub(crate) fn check_index(query: &PreparedQuery) -> Result<IndexKey> {
 impl View {
     /// The index row of source row `row`: its key and its cells, or `None` when the row is
     /// left out (WHERE, a key that cannot be made, an error kept as `last_error`).
-    fn index_row(&mut self, index: &IndexKey, row: &Row, now: i64) -> Option<(Vec<u8>, Vec<Mutation>)> {
+    fn index_row(
+        &mut self,
+        index: &IndexKey,
+        row: &Row,
+        now: i64,
+    ) -> Option<(Vec<u8>, Vec<Mutation>)> {
         let items = match row_items(&self.query, row, now) {
             Ok(Some(items)) => items,
             Ok(None) => return None,
@@ -172,8 +184,14 @@ impl View {
             return None;
         }
         let mut mutations = alloc::vec![Mutation::DeleteFromRow];
-        for (i, family) in &self.families {
-            if let Some(value) = items.get(*i).and_then(encode_value) {
+        let key_columns = index
+            .items
+            .iter()
+            .zip(&index.schema.fields)
+            .map(|(i, f)| (*i, &f.name));
+        let other_columns = self.families.iter().map(|(i, f)| (*i, f));
+        for (i, family) in key_columns.chain(other_columns) {
+            if let Some(value) = items.get(i).and_then(encode_value) {
                 mutations.push(Mutation::SetCell {
                     family: family.clone(),
                     qualifier: Vec::new(),
@@ -194,7 +212,12 @@ impl View {
     }
 
     /// [`View::rebuild`] for an index: every row of `source` again.
-    pub(super) fn rebuild_index(&mut self, index: &IndexKey, source: &Table, now: i64) -> Result<()> {
+    pub(super) fn rebuild_index(
+        &mut self,
+        index: &IndexKey,
+        source: &Table,
+        now: i64,
+    ) -> Result<()> {
         for key in core::mem::take(&mut self.index_rows).into_values() {
             self.delete_view_row(&key, now);
         }

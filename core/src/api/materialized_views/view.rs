@@ -2,7 +2,10 @@
 //! row is in, and its output rows, kept as a hidden in-memory [`Table`] so reading the view
 //! is the one read path of tables (row sets, filters, limits, reversed scans).
 //!
-//! Invariants, after every [`View::refresh`]:
+//! A secondary-index view (`index` set) keeps one view row per source row instead of
+//! groups; its maintenance is in `super::index`, and the group state below stays empty.
+//!
+//! Invariants of a GROUP BY view, after every [`View::refresh`]:
 //! - `row_group[k] == g` exactly when source row `k`, read through the query's read
 //!   filter, passes WHERE and has GROUP BY key `g`; `members[g]` is the set of such rows
 //!   (never empty: an emptied group is removed);
@@ -82,10 +85,14 @@ impl View {
             Shape::Grouped { key_item } => (key_item, None),
             Shape::Index(index) => (0, Some(index)),
         };
+        // An index stores its key columns as families too (see `index`).
+        let key_families = index
+            .iter()
+            .flat_map(|i| i.schema.fields.iter().map(|f| &f.name));
         let config = TableConfig {
-            families: families
-                .iter()
-                .map(|(_, f)| (f.clone(), ColumnFamily::default()))
+            families: key_families
+                .chain(families.iter().map(|(_, f)| f))
+                .map(|f| (f.clone(), ColumnFamily::default()))
                 .collect::<Families>(),
             row_key_schema: index.as_ref().map(|i| i.schema.clone()),
             ..TableConfig::default()
