@@ -218,9 +218,13 @@ fn prepare_inner(
                 )
             })
             .collect(),
-        None => view_columns.clone().unwrap_or_default(),
+        None => view_columns.clone().map(|(f, _)| f).unwrap_or_default(),
     };
-    let key_schema = config.and_then(|c| c.row_key_schema);
+    let key_schema = match (config, &view_columns) {
+        (Some(c), _) => c.row_key_schema,
+        (None, Some((_, schema))) => schema.clone(),
+        (None, None) => None,
+    };
     let mut planner = plan::Planner::new(sql, &param_types).with_key_schema(key_schema);
     planner.view_key_alias = view_key_alias;
     planner.reads_view = view_columns.is_some();
