@@ -56,6 +56,7 @@
 //! a view exists only while its source table does (deleting that table is refused).
 
 mod index;
+mod index_key;
 mod totals;
 mod view;
 

@@ -45,6 +45,7 @@
 use alloc::format;
 use alloc::vec::Vec;
 
+pub(crate) use super::index_key::IndexKey;
 use super::unsupported;
 use super::view::{encode_value, View, MAX_VIEW_KEY};
 use crate::api::sql::ast::ExprKind;
@@ -60,16 +61,6 @@ use crate::platform::random::SplitMix64;
 use crate::table::read::{read_one, RowStream};
 use crate::table::table::Table;
 use crate::{Error, Result, Row};
-
-/// A secondary-index view's key: the SELECT items that form it, in ORDER BY order, and the
-/// schema that encodes them.
-#[derive(Debug, Clone)]
-pub(crate) struct IndexKey {
-    /// The key's SELECT items, in key order.
-    pub(crate) items: Vec<usize>,
-    /// The view table's row-key schema.
-    pub(crate) schema: RowKeySchema,
-}
 
 fn invalid(what: impl core::fmt::Display) -> Error {
     Error::invalid_argument(format!("materialized view query: {what}"))

@@ -24,7 +24,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::index::IndexKey;
+use super::index_key::IndexKey;
 use super::totals::{self, Kind, Totals};
 use super::Shape;
 use crate::api::sql::incremental::{agg_inputs, group_of, group_row, items_from_aggs};
