@@ -104,6 +104,10 @@ pub struct Database {
     /// when created; see `api::materialized_views`).
     /// (Type-erased: that module imports the SQL engine, which imports this one.)
     pub(crate) materialized_views: Option<Box<dyn core::any::Any + Send + Sync>>,
+    /// Called at the end of every successful checkpoint while views exist: stores each
+    /// view's copy stamped with its table's durable state (`api::materialized_views`; a
+    /// function pointer for the same reason as above).
+    pub(crate) after_checkpoint: Option<fn(&mut Database)>,
 }
 
 impl core::fmt::Debug for Database {
@@ -147,6 +151,7 @@ impl Database {
             schema_epoch: 0,
             gc_mode: GcMode::Immediate,
             materialized_views: None,
+            after_checkpoint: None,
         }
     }
 

@@ -57,6 +57,7 @@
 
 mod index;
 mod index_key;
+mod stored;
 mod totals;
 mod view;
 
@@ -157,6 +158,8 @@ impl Database {
         if !slot.as_ref().is_some_and(|b| b.is::<Views>()) {
             *slot = Some(Box::new(Views::default()));
         }
+        // Checkpoints store the views' copies from now on.
+        self.after_checkpoint = Some(store_views);
         // Just made sure it holds a `Views`; the fallback is never taken.
         match views_slot(slot) {
             Some(v) => v,
@@ -391,7 +394,11 @@ impl Database {
         let columns = prepared.columns().to_vec();
         let mut view = View::new(id, &source, prepared, filter, shape, families);
         let now = self.checked_now_micros()?;
-        view.rebuild(self.source_table(&source)?, now)?;
+        let table = self.source_table(&source)?;
+        if !self.load_stored_view(id, query, &mut view, now) {
+            view.rebuild(table, now)?;
+        }
+        view.followed = Some(table.applied_sequence());
         let info = MaterializedViewInfo {
             id: id.to_string(),
             query: query.to_string(),
@@ -476,7 +483,58 @@ impl Database {
             )));
         }
         self.views_mut().entries.remove(id);
+        if let Some((storage, _)) = self.storage() {
+            // Left behind, the copy would still only ever load for its own query and table
+            // state (see `stored`); removed so no file outlives its view.
+            let _ = storage.remove(&stored::file_name(id));
+        }
         Ok(())
+    }
+
+    /// Drops every view and its stored copy (DeleteInstance, after
+    /// [`Database::check_views_deletable`]).
+    pub(crate) fn drop_all_materialized_views(&mut self) {
+        let ids: Vec<String> = self.views().entries.keys().cloned().collect();
+        if let Some((storage, _)) = self.storage() {
+            for id in &ids {
+                let _ = storage.remove(&stored::file_name(id));
+            }
+        }
+        self.materialized_views = None;
+        self.after_checkpoint = None;
+    }
+
+    /// Loads view `id`'s stored copy into `view` (fresh) if one was stored for `query` over
+    /// the source table as it is now; false (the caller recomputes) otherwise, and for a
+    /// copy that cannot be read or is corrupt (the copy is derived data: recomputing is
+    /// always correct).
+    fn load_stored_view(&self, id: &str, query: &str, view: &mut View, now: i64) -> bool {
+        let Some((storage, _)) = self.storage() else {
+            return false;
+        };
+        // The stamp names runs only: a table holding writes outside them is not the
+        // stamped table.
+        if !self
+            .tables
+            .get(&view.source)
+            .is_some_and(|t| t.memtables_empty())
+        {
+            return false;
+        }
+        let Some(stamp) = self.table_state_bytes(&view.source) else {
+            return false;
+        };
+        let Ok(Some(bytes)) = stored::read_file(&*storage, id) else {
+            return false;
+        };
+        match stored::load(&bytes, view, query, &stamp, now) {
+            Ok(true) => {
+                view.stored_stamp = Some(stamp);
+                view.changed = false;
+                true
+            }
+            Ok(false) | Err(_) => false,
+        }
     }
 
     /// `FailedPrecondition` naming a view with deletion protection, if any (DeleteInstance
@@ -598,8 +656,10 @@ impl Database {
                 .flat_map(|v| v.entries.values_mut())
             {
                 if view.source == table_id {
+                    view.followed = Some(table.applied_sequence());
                     if let Err(e) = view.refresh(table, keys.iter().copied(), now) {
                         view.last_error = Some(e);
+                        view.followed = None;
                     }
                 }
             }
@@ -620,8 +680,10 @@ impl Database {
                 .flat_map(|v| v.entries.values_mut())
             {
                 if view.source == table_id {
+                    view.followed = Some(table.applied_sequence());
                     if let Err(e) = view.rebuild(table, now) {
                         view.last_error = Some(e);
+                        view.followed = None;
                     }
                 }
             }
@@ -659,9 +721,55 @@ impl Database {
                 if view.source == *name {
                     if let Err(e) = view.refresh(table, keys.iter().map(Vec::as_slice), now) {
                         view.last_error = Some(e);
+                        view.followed = None;
                     }
                 }
             }
+        }
+    }
+}
+
+/// The checkpoint hook ([`Database::after_checkpoint`]): stores the copy of every view
+/// that changed or whose table's state did, when the view is in step with a table that is
+/// exactly its durable runs (see [`stored`]). A view not in step, or a failure to write,
+/// leaves its previous copy, whose stamp then no longer matches: it is recomputed on open.
+fn store_views(db: &mut Database) {
+    let Some((storage, sync)) = db.storage() else {
+        return;
+    };
+    let now = db.now_micros();
+    let mut stamps: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for (name, table) in &db.tables {
+        if table.memtables_empty() && !table.dirty && table.collected_rows.is_empty() {
+            if let Some(stamp) = db.table_state_bytes(name) {
+                stamps.insert(name.clone(), stamp);
+            }
+        }
+    }
+    let applied: BTreeMap<String, u64> = db
+        .tables
+        .iter()
+        .map(|(n, t)| (n.clone(), t.applied_sequence()))
+        .collect();
+    for (info, view) in views_slot(&mut db.materialized_views)
+        .into_iter()
+        .flat_map(|v| v.entries.values_mut())
+    {
+        let Some(stamp) = stamps.get(&view.source) else {
+            continue;
+        };
+        if view.followed.is_none() || view.followed != applied.get(&view.source).copied() {
+            continue;
+        }
+        if !view.changed && view.stored_stamp.as_ref() == Some(stamp) {
+            continue;
+        }
+        let Some(bytes) = stored::encode(view, &info.query, stamp, now) else {
+            continue;
+        };
+        if stored::write_file(&*storage, &info.id, &bytes, sync).is_ok() {
+            view.stored_stamp = Some(stamp.clone());
+            view.changed = false;
         }
     }
 }

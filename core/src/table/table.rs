@@ -637,6 +637,18 @@ impl Table {
             .unwrap_or(0)
     }
 
+    /// Every write to the table up to this sequence has been applied (see `applied`): a
+    /// materialized view notes it when it follows the table, to tell it is in step.
+    pub(crate) fn applied_sequence(&self) -> u64 {
+        self.applied
+    }
+
+    /// Whether no tablet holds writes outside its runs: the table's rows are then exactly
+    /// its runs' (what a stored materialized view copy may be stamped with).
+    pub(crate) fn memtables_empty(&self) -> bool {
+        self.tablets.iter().all(|t| t.memtable.is_empty())
+    }
+
     /// The sequence through which the tablet holding `row` has every write in its runs:
     /// recovery replays only later records of that row.
     pub(crate) fn flushed_sequence(&self, row: &[u8]) -> u64 {

@@ -129,7 +129,7 @@ impl Database {
         for backup in backups {
             self.delete_backup(&backup)?;
         }
-        self.materialized_views = None;
+        self.drop_all_materialized_views();
         let tables: Vec<String> = self.tables.keys().cloned().collect();
         for table in tables {
             self.delete_table(&table)?;

@@ -612,7 +612,32 @@ impl Database {
             p.log_number = n;
             p.collected_unsynced = false;
         }
+        // Every table is now exactly its runs, as the durable manifest names them.
+        if let Some(after) = self.after_checkpoint {
+            after(self);
+        }
         Ok(())
+    }
+
+    /// The storage and whether files are to be fsynced (all but `Durability::None`); `None`
+    /// in memory. For the files other modules keep beside the tables (stored views).
+    pub(crate) fn storage(&self) -> Option<(Arc<dyn Storage>, bool)> {
+        self.persist.as_ref().map(|p| {
+            (
+                p.store.storage.clone(),
+                p.options.durability != Durability::None,
+            )
+        })
+    }
+
+    /// The manifest's record of `table_id` as its bytes: equal only for equal tablets,
+    /// runs (immutable files whose numbers are never reused once a manifest named them),
+    /// flush marks and schema.
+    pub(crate) fn table_state_bytes(&self, table_id: &str) -> Option<Vec<u8>> {
+        use crate::codec::encoding::Encode;
+        let mut out = Vec::new();
+        self.tables.get(table_id)?.to_state().encode_to(&mut out);
+        Some(out)
     }
 
     /// Where the current log stands after its fsync failed outside the lock (group commit):

@@ -55,19 +55,27 @@ pub(crate) struct View {
     pub(super) index_rows: BTreeMap<Vec<u8>, Vec<u8>>,
     /// The other SELECT items and the family each is stored in.
     pub(super) families: Vec<(usize, String)>,
-    row_group: BTreeMap<Vec<u8>, Key>,
-    members: BTreeMap<Key, BTreeSet<Vec<u8>>>,
-    written: BTreeMap<Key, Vec<u8>>,
+    pub(super) row_group: BTreeMap<Vec<u8>, Key>,
+    pub(super) members: BTreeMap<Key, BTreeSet<Vec<u8>>>,
+    pub(super) written: BTreeMap<Key, Vec<u8>>,
     /// The view's rows.
     pub(crate) rows: Table,
     pub(super) sequence: u64,
     /// Running totals, when every aggregate is COUNT or SUM: each aggregate's kind, each
     /// member row's inputs (`None`: they failed to evaluate), each group's totals.
-    kinds: Option<Vec<Kind>>,
-    inputs: BTreeMap<Vec<u8>, Option<Vec<SqlValue>>>,
-    totals: BTreeMap<Key, Totals>,
+    pub(super) kinds: Option<Vec<Kind>>,
+    pub(super) inputs: BTreeMap<Vec<u8>, Option<Vec<SqlValue>>>,
+    pub(super) totals: BTreeMap<Key, Totals>,
     /// The last error evaluating a group (its row is left out until a change fixes it).
     pub(crate) last_error: Option<Error>,
+    /// The source table's applied sequence when the view last followed it without an
+    /// error (`None`: never, or a follow failed): a stored copy is written only while this
+    /// equals the table's, so the copy holds every change the table does.
+    pub(super) followed: Option<u64>,
+    /// Changed since its copy was last stored ([`super::stored`]).
+    pub(super) changed: bool,
+    /// The stamp of the stored copy, if this process stored or loaded one.
+    pub(super) stored_stamp: Option<Vec<u8>>,
 }
 
 impl View {
@@ -119,6 +127,9 @@ impl View {
             rows: Table::new(id, config),
             sequence: 0,
             last_error: None,
+            followed: None,
+            changed: true,
+            stored_stamp: None,
         }
     }
 
@@ -128,6 +139,7 @@ impl View {
     /// # Errors
     /// The source's read errors.
     pub(crate) fn rebuild(&mut self, source: &Table, now: i64) -> Result<()> {
+        self.changed = true;
         if let Some(index) = self.index.clone() {
             return self.rebuild_index(&index, source, now);
         }
@@ -193,6 +205,7 @@ impl View {
         keys: impl IntoIterator<Item = &'k [u8]>,
         now: i64,
     ) -> Result<()> {
+        self.changed = true;
         if let Some(index) = self.index.clone() {
             return self.refresh_index(&index, source, keys, now);
         }
