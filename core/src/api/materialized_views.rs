@@ -737,6 +737,8 @@ fn store_views(db: &mut Database) {
     let Some((storage, sync)) = db.storage() else {
         return;
     };
+    // A flush may have collected garbage (a compaction): the views follow it first.
+    db.views_after_collection();
     let now = db.now_micros();
     let mut stamps: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     for (name, table) in &db.tables {
