@@ -781,4 +781,6 @@ mod index_tests;
 #[cfg(test)]
 mod sql_tests;
 #[cfg(test)]
+mod stored_tests;
+#[cfg(test)]
 mod tests;
