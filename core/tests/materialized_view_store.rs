@@ -18,8 +18,13 @@ use sparsetable::{
 
 const T0: i64 = 1_700_000_000_000_000;
 
-/// A view on running totals, a view re-reading its groups, and a secondary index.
-const VIEWS: [(&str, &str); 3] = [
+/// A view on running totals, a view re-reading its groups, a view whose groups but one have
+/// only NULL outputs (so no row: `x` is written in group 1 only), and a secondary index.
+const VIEWS: [(&str, &str); 4] = [
+    (
+        "sparse",
+        "SELECT cf['g'] AS _key, MAX(cf['x']) AS x FROM t GROUP BY _key",
+    ),
     (
         "totals",
         "SELECT cf['g'] AS _key, COUNT(*) AS n, SUM(TO_INT64(cf['v'])) AS total \
@@ -114,16 +119,26 @@ fn rows_scanned(db: &Database) -> u64 {
         .sum()
 }
 
+/// Row `row` in group `group` with value `value` (and, in group 1 only, an `x` cell).
+fn put_row(db: &mut Database, row: u32, group: u32, value: i64) -> sparsetable::Result<()> {
+    let mut m = vec![
+        Mutation::set_cell("cf", b"g", 0, format!("g{group}").into_bytes()),
+        Mutation::set_cell("cf", b"v", 0, value.to_be_bytes().to_vec()),
+    ];
+    if group == 1 {
+        m.push(Mutation::set_cell("cf", b"x", 0, value.to_be_bytes().to_vec()));
+    } else {
+        m.push(Mutation::DeleteFromColumn {
+            family: "cf".into(),
+            qualifier: b"x".to_vec(),
+            time_range: Default::default(),
+        });
+    }
+    db.mutate_row("t", format!("r{row:02}").as_bytes(), &m)
+}
+
 fn put(db: &mut Database, row: u32, group: u32, value: i64) {
-    db.mutate_row(
-        "t",
-        format!("r{row:02}").as_bytes(),
-        &[
-            Mutation::set_cell("cf", b"g", 0, format!("g{group}").into_bytes()),
-            Mutation::set_cell("cf", b"v", 0, value.to_be_bytes().to_vec()),
-        ],
-    )
-    .unwrap();
+    put_row(db, row, group, value).unwrap();
 }
 
 fn filled(storage: &MemStorage) -> Database {
@@ -286,14 +301,7 @@ fn fault_op(op: u8) -> FaultOp {
 
 fn apply(db: &mut Database, s: &Step) -> sparsetable::Result<()> {
     match *s {
-        Step::Put { row, group, value } => db.mutate_row(
-            "t",
-            format!("r{row:02}").as_bytes(),
-            &[
-                Mutation::set_cell("cf", b"g", 0, format!("g{group}").into_bytes()),
-                Mutation::set_cell("cf", b"v", 0, value.to_be_bytes().to_vec()),
-            ],
-        ),
+        Step::Put { row, group, value } => put_row(db, row, group, value),
         Step::Delete { row } => {
             db.mutate_row("t", format!("r{row:02}").as_bytes(), &[Mutation::DeleteFromRow])
         }
