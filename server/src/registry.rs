@@ -559,8 +559,9 @@ impl Instances {
             let _ = db
                 .write(|d| d.set_change_stream(&setting.table_id, Some(setting.retention_micros)));
         }
-        // Materialized views are in memory too: each recorded one is recomputed from its
-        // table (a view whose table is gone is left out; its record stays for Delete).
+        // Materialized views are in memory too: each recorded one is created again, loaded
+        // from its stored copy when that matches its table, else recomputed from the table
+        // (a view whose table is gone is left out; its record stays for Delete).
         for view in self.meta_of(instance)?.materialized_views {
             let id = crate::instance_meta::last_id(&view.name).to_string();
             let _ = db.write(|d| {

@@ -40,14 +40,16 @@
 //!   aggregates a group's row comes from running totals (the changed rows are read, nothing
 //!   else); with any other aggregate the touched group's rows are read again (a one-group
 //!   `MAX` view over a large table re-reads the table on every write).
-//! - Storage: views live in memory and are rebuilt from the source table (the backfill) when
-//!   created; the definitions are the instance record's
+//! - Storage: views live in memory; the definitions are the instance record's
 //!   ([`crate::api::instances::materialized_views`], stored in the `INSTANCE` file), from
-//!   which a front-end creates them again after a restart, so a view is recovered by
-//!   recomputation and never from a stored copy that could disagree with its table. The
-//!   settings kept here (deletion protection, an etag) serve a database used without an
-//!   instance record, and DeleteInstance's check; a front-end with a record keeps them in
-//!   step with it.
+//!   which a front-end creates them again after a restart. On a database on storage each
+//!   checkpoint also stores every view's state in `VIEW-<id>`, stamped with its table's
+//!   durable state ([`stored`], docs/format/materialized_view.md), and creating the view
+//!   loads that copy, reading no row of the table, exactly when the table after opening is
+//!   the stamped one; otherwise (no copy, writes since the copy, another query, a corrupt
+//!   file) the view is backfilled from the table as on first creation. The settings kept
+//!   here (deletion protection, an etag) serve a database used without an instance record,
+//!   and DeleteInstance's check; a front-end with a record keeps them in step with it.
 //! - SQL reads a view by its id (`FROM view`, [`crate::api::sql::views`]): `_key` and the
 //!   output columns, each cell decoded by [`decode_value`].
 //!

@@ -5,8 +5,8 @@
 //! kept in the instance's stored record (docs/format/instance.md, version 4); the view's
 //! rows are the database's, which computes and maintains them
 //! ([`crate::api::materialized_views`], which also checks the query) and which a front-end
-//! asks to create each recorded view again when it opens the data (a view is recovered by
-//! recomputation, never from a stored copy).
+//! asks to create each recorded view again when it opens the data (loading the view's
+//! stored copy when it matches its table's durable state, else recomputing it).
 //!
 //! The rules, in our words, from Bigtable's "Create and manage continuous materialized views"
 //! and the admin API's `MaterializedView` message (google/bigtable/admin/v2/instance.proto):
