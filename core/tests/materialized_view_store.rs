@@ -126,7 +126,12 @@ fn put_row(db: &mut Database, row: u32, group: u32, value: i64) -> sparsetable::
         Mutation::set_cell("cf", b"v", 0, value.to_be_bytes().to_vec()),
     ];
     if group == 1 {
-        m.push(Mutation::set_cell("cf", b"x", 0, value.to_be_bytes().to_vec()));
+        m.push(Mutation::set_cell(
+            "cf",
+            b"x",
+            0,
+            value.to_be_bytes().to_vec(),
+        ));
     } else {
         m.push(Mutation::DeleteFromColumn {
             family: "cf".into(),
@@ -158,10 +163,17 @@ fn reopening_after_a_checkpoint_loads_every_view_without_reading_its_table() {
     assert!(before.iter().all(|v| !v.is_empty()));
     drop(db);
     for (id, _) in VIEWS {
-        assert!(read_all(&storage, &format!("VIEW-{id}")).is_ok(), "{id} stored");
+        assert!(
+            read_all(&storage, &format!("VIEW-{id}")).is_ok(),
+            "{id} stored"
+        );
     }
     let mut db = open(Arc::new(storage.clone())).unwrap();
-    assert_eq!(rows_scanned(&db), 0, "the views were loaded, not recomputed");
+    assert_eq!(
+        rows_scanned(&db),
+        0,
+        "the views were loaded, not recomputed"
+    );
     let after: Vec<ViewRows> = VIEWS.iter().map(|(id, _)| view_rows(&db, id)).collect();
     assert_eq!(before, after);
     check_fresh(&mut db).unwrap();
@@ -215,7 +227,10 @@ fn a_corrupt_copy_is_recomputed_never_loaded() {
     db.checkpoint().unwrap();
     drop(db);
     let good = read_all(&storage, "VIEW-extremes").unwrap();
-    let mut damaged: Vec<Vec<u8>> = (0..good.len()).step_by(7).map(|n| good[..n].to_vec()).collect();
+    let mut damaged: Vec<Vec<u8>> = (0..good.len())
+        .step_by(7)
+        .map(|n| good[..n].to_vec())
+        .collect();
     for i in (0..good.len()).step_by(5) {
         let mut b = good.clone();
         b[i] ^= 0x41;
@@ -267,13 +282,22 @@ fn deleting_a_view_removes_its_copy() {
 
 #[derive(Debug, Clone)]
 enum Step {
-    Put { row: u32, group: u32, value: i64 },
-    Delete { row: u32 },
+    Put {
+        row: u32,
+        group: u32,
+        value: i64,
+    },
+    Delete {
+        row: u32,
+    },
     Checkpoint,
     Compact,
     /// A storage fault of this kind after this many matching operations, then the steps
     /// go on until one fails, and the database is dropped without shutdown work.
-    Crash { op: u8, after: u8 },
+    Crash {
+        op: u8,
+        after: u8,
+    },
     /// A clean reopen (after a checkpoint, as a server's shutdown makes).
     Reopen,
 }
@@ -302,9 +326,11 @@ fn fault_op(op: u8) -> FaultOp {
 fn apply(db: &mut Database, s: &Step) -> sparsetable::Result<()> {
     match *s {
         Step::Put { row, group, value } => put_row(db, row, group, value),
-        Step::Delete { row } => {
-            db.mutate_row("t", format!("r{row:02}").as_bytes(), &[Mutation::DeleteFromRow])
-        }
+        Step::Delete { row } => db.mutate_row(
+            "t",
+            format!("r{row:02}").as_bytes(),
+            &[Mutation::DeleteFromRow],
+        ),
         Step::Checkpoint => db.checkpoint(),
         Step::Compact => db.collect_all_garbage(),
         _ => Ok(()),

@@ -30,8 +30,8 @@ use super::view::{View, MAX_VIEW_KEY};
 use crate::api::sql::value::Key;
 use crate::api::sql::SqlValue;
 use crate::codec::encoding::{
-    put_bytes, put_fixed32, put_fixed64, put_str, put_u8, put_varint64, put_varint_i64,
-    Decoder, CRC32C,
+    put_bytes, put_fixed32, put_fixed64, put_str, put_u8, put_varint64, put_varint_i64, Decoder,
+    CRC32C,
 };
 use crate::model::filter::RowFilter;
 use crate::model::mutation::Mutation;
@@ -215,11 +215,14 @@ fn checksum(version_and_len: &[u8], payload: &[u8]) -> u32 {
     digest.finalize()
 }
 
+/// A view row as stored: its key and its (family, value) cells.
+type StoredRow = (Vec<u8>, Vec<(String, Vec<u8>)>);
+
 /// A view's state as decoded, before it is installed.
 struct Decoded {
     grouped: Option<Grouped>,
     index_rows: BTreeMap<Vec<u8>, Vec<u8>>,
-    rows: Vec<(Vec<u8>, Vec<(String, Vec<u8>)>)>,
+    rows: Vec<StoredRow>,
 }
 
 struct Grouped {
@@ -249,7 +252,8 @@ pub(crate) fn load(
     if header[..4] != MAGIC {
         return Err(corrupt("bad magic"));
     }
-    let field = |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
+    let field =
+        |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
     let (version, len, crc) = (field(4), field(8), field(12));
     let payload = &bytes[HEADER_LEN..];
     if usize::try_from(len).ok() != Some(payload.len()) {

@@ -96,6 +96,9 @@ fn damaged_payloads_with_valid_checksums_never_panic() {
         }
         // Most damage is refused; a flipped cell value or key byte can still be a valid
         // state, which loads (the checksum, not the decoder, guards against the disk).
-        assert!(loaded < payload.len(), "{id}: {loaded} damaged copies loaded");
+        assert!(
+            loaded < payload.len(),
+            "{id}: {loaded} damaged copies loaded"
+        );
     }
 }
