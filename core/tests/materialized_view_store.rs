@@ -270,6 +270,33 @@ fn a_directory_without_stored_views_opens_and_recomputes_them() {
     assert_eq!(rows_scanned(&db), 0);
 }
 
+/// The checkpoints the engine makes when its log rotates store no copy (their cost would
+/// grow with the views, under the lock); the explicit one does.
+#[test]
+fn only_an_explicit_checkpoint_stores_the_views() {
+    let storage = MemStorage::new();
+    let logs = |s: &MemStorage| -> Vec<String> {
+        let mut v: Vec<String> = s
+            .list()
+            .unwrap()
+            .into_iter()
+            .filter(|n| n.ends_with(".log"))
+            .collect();
+        v.sort();
+        v
+    };
+    let mut db = open(Arc::new(storage.clone())).unwrap();
+    let first = logs(&storage);
+    for i in 0..200 {
+        put(&mut db, i % 40, i % 4, i64::from(i));
+    }
+    assert_ne!(logs(&storage), first, "the log rotated");
+    let stored = |s: &MemStorage| s.list().unwrap().iter().any(|n| n.starts_with("VIEW-"));
+    assert!(!stored(&storage));
+    db.checkpoint().unwrap();
+    assert!(stored(&storage));
+}
+
 #[test]
 fn deleting_a_view_removes_its_copy() {
     let storage = MemStorage::new();

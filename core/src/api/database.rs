@@ -104,7 +104,7 @@ pub struct Database {
     /// when created; see `api::materialized_views`).
     /// (Type-erased: that module imports the SQL engine, which imports this one.)
     pub(crate) materialized_views: Option<Box<dyn core::any::Any + Send + Sync>>,
-    /// Called at the end of every successful checkpoint while views exist: stores each
+    /// Called at the end of every successful [`Database::checkpoint`] while views exist: stores each
     /// view's copy stamped with its table's durable state (`api::materialized_views`; a
     /// function pointer for the same reason as above).
     pub(crate) after_checkpoint: Option<fn(&mut Database)>,
@@ -262,7 +262,7 @@ impl Database {
         self.schema_epoch += 1;
         // The log may hold writes to this table; a table of the same name created later
         // must not receive them on recovery.
-        self.checkpoint()
+        self.rotate_checkpoint()
     }
 
     /// Creates, updates or drops column families, in order and all or nothing. Dropping a
@@ -378,7 +378,7 @@ impl Database {
         if dropped.is_empty() {
             self.write_manifest()?;
         } else {
-            self.checkpoint()?;
+            self.rotate_checkpoint()?;
         }
         Ok(info)
     }
@@ -650,7 +650,7 @@ impl Database {
                 table.drop_all();
                 self.views_rebuild(table_id);
                 // The log may still hold the dropped writes: start a fresh one.
-                self.checkpoint()
+                self.rotate_checkpoint()
             }
         }
     }

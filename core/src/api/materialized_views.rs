@@ -43,7 +43,8 @@
 //! - Storage: views live in memory; the definitions are the instance record's
 //!   ([`crate::api::instances::materialized_views`], stored in the `INSTANCE` file), from
 //!   which a front-end creates them again after a restart. On a database on storage each
-//!   checkpoint also stores every view's state in `VIEW-<id>`, stamped with its table's
+//!   explicit checkpoint (`Database::checkpoint`, as at a front-end's shutdown; not the
+//!   engine's own at log rotation) also stores every view's state in `VIEW-<id>`, stamped with its table's
 //!   durable state ([`stored`], docs/format/materialized_view.md), and creating the view
 //!   loads that copy, reading no row of the table, exactly when the table after opening is
 //!   the stamped one; otherwise (no copy, writes since the copy, another query, a corrupt
@@ -731,7 +732,7 @@ impl Database {
     }
 }
 
-/// The checkpoint hook ([`Database::after_checkpoint`]): stores the copy of every view
+/// The hook of [`Database::checkpoint`] (`Database::after_checkpoint`): stores the copy of every view
 /// that changed or whose table's state did, when the view is in step with a table that is
 /// exactly its durable runs (see [`stored`]). A view not in step, or a failure to write,
 /// leaves its previous copy, whose stamp then no longer matches: it is recomputed on open.

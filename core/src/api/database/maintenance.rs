@@ -243,7 +243,7 @@ impl Database {
             .as_ref()
             .is_some_and(|p| p.log.len() > p.options.log_rotate_bytes);
         if rotate {
-            self.checkpoint()
+            self.rotate_checkpoint()
         } else if self.tables.values().any(|t| t.dirty) {
             self.write_manifest()
         } else {

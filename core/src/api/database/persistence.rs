@@ -252,7 +252,7 @@ impl Database {
             group_commit: false,
             collected_unsynced: false,
         });
-        db.checkpoint()?;
+        db.rotate_checkpoint()?;
         Ok(db)
     }
 
@@ -423,7 +423,7 @@ impl Database {
         // first (by a checkpoint, so the broken one stops being named). Until the disk lets
         // that succeed every write fails here, retryably, and none is wedged after it does.
         if self.persist.as_ref().is_some_and(|p| p.log.is_failed()) {
-            self.checkpoint().map_err(|e| {
+            self.rotate_checkpoint().map_err(|e| {
                 Error::new(
                     Code::Unavailable,
                     format!(
@@ -450,7 +450,7 @@ impl Database {
                     // As for a write's record below: stop naming the broken log at once if
                     // the disk allows (the checkpoint keeps the records in the change log
                     // file); else the next write tries again.
-                    let _ = self.checkpoint();
+                    let _ = self.rotate_checkpoint();
                 }
                 return Err(e);
             }
@@ -493,7 +493,7 @@ impl Database {
                     // The log may now end in this record, torn or whole. Stop naming it
                     // at once if the disk allows, so a crash cannot replay the record this
                     // call reports as failed; else the next write tries again.
-                    let _ = self.checkpoint();
+                    let _ = self.rotate_checkpoint();
                 }
                 return Err(e);
             }
@@ -570,18 +570,38 @@ impl Database {
             p.options.log_rotate_bytes
         };
         if p.log.len() > rotate_at {
-            let _ = self.checkpoint();
+            let _ = self.rotate_checkpoint();
         } else if self.tables.values().any(|t| t.dirty) {
             let _ = self.write_manifest();
         }
     }
 
     /// Flushes every memtable, starts a fresh commit log and records it all in the manifest;
-    /// then removes the old logs and unreferenced run files. A no-op in memory.
+    /// then removes the old logs and unreferenced run files, and stores a copy of every
+    /// materialized view that changed (docs/format/materialized_view.md), so the next open
+    /// loads the views instead of recomputing them: what a front-end calls at shutdown. A
+    /// no-op in memory.
     ///
     /// # Errors
-    /// The storage's errors (the previous manifest and logs stay valid).
+    /// The storage's errors (the previous manifest and logs stay valid). Failing to store a
+    /// view's copy is not an error: the view is then recomputed on open.
     pub fn checkpoint(&mut self) -> Result<()> {
+        self.rotate_checkpoint()?;
+        // Every table is now exactly its runs, as the durable manifest names them.
+        if let Some(after) = self.after_checkpoint {
+            after(self);
+        }
+        Ok(())
+    }
+
+    /// The checkpoint the engine makes on its own (a full log, a dropped row range or
+    /// family, a failed log sync, the end of opening): as [`Database::checkpoint`] without
+    /// storing the views, whose cost grows with their size and which would otherwise be
+    /// paid under the lock at every log rotation.
+    ///
+    /// # Errors
+    /// As [`Database::checkpoint`].
+    pub(crate) fn rotate_checkpoint(&mut self) -> Result<()> {
         if self.persist.is_none() {
             return Ok(());
         }
@@ -611,10 +631,6 @@ impl Database {
             p.log = log;
             p.log_number = n;
             p.collected_unsynced = false;
-        }
-        // Every table is now exactly its runs, as the durable manifest names them.
-        if let Some(after) = self.after_checkpoint {
-            after(self);
         }
         Ok(())
     }
@@ -658,7 +674,7 @@ impl Database {
             return Ok(p.log_number);
         }
         p.log.mark_failed();
-        match self.checkpoint() {
+        match self.rotate_checkpoint() {
             Ok(()) => Ok(self.persist.as_ref().map_or(0, |p| p.log_number)),
             Err(e) => Err(Error::new(
                 Code::Unavailable,
@@ -684,7 +700,7 @@ impl Database {
         match self.log_collected_for_manifest() {
             Ok(()) => {}
             Err(_) if self.persist.as_ref().is_some_and(|p| p.log.is_failed()) => {
-                return self.checkpoint();
+                return self.rotate_checkpoint();
             }
             Err(e) => return Err(e),
         }

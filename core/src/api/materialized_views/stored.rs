@@ -3,7 +3,8 @@
 //! creating its views again loads them instead of recomputing them from their tables.
 //!
 //! Why a copy can be trusted (option "stamp", as opposed to logging view rows with the
-//! source's writes): a copy is written only at the end of a checkpoint, when its source
+//! source's writes): a copy is written only at the end of an explicit checkpoint
+//! ([`crate::Database::checkpoint`], as at a front-end's shutdown), when its source
 //! table's memtables are empty (the table's rows are exactly the runs the durable manifest
 //! now names) and the view has followed every write and garbage collection the table holds.
 //! It is stamped with the manifest's record of the table (tablets, run files, flush marks,
