@@ -59,6 +59,8 @@ pub mod materialized_views;
 pub mod record;
 #[cfg(feature = "std")]
 pub mod store;
+mod view_ops;
+mod views;
 
 pub use file::{decode_file, encode_file, StoredInstance, INSTANCE_FILE, INSTANCE_FILE_MAGIC};
 pub use logical_views::{validate_logical_view_id, LogicalViewRecord, MAX_LOGICAL_VIEWS};
