@@ -92,22 +92,8 @@ impl InstanceRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::instances::ClusterRecord;
+    use crate::api::instances::view_ops::tests::record;
     use crate::{Code, Error};
-    use alloc::collections::BTreeMap;
-
-    fn record() -> InstanceRecord {
-        InstanceRecord::create(
-            "p",
-            "instance-1",
-            None,
-            super::super::InstanceType::Production,
-            BTreeMap::new(),
-            alloc::vec![ClusterRecord::new("cluster-1", "local")],
-            1_000,
-        )
-        .unwrap()
-    }
 
     fn ok(_: &str, _: &[LogicalViewRecord]) -> Result<()> {
         Ok(())

@@ -133,22 +133,24 @@ impl InstanceRecord {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::api::instances::{ClusterRecord, InstanceType};
     use crate::Code;
     use alloc::collections::BTreeMap;
     use alloc::string::{String, ToString};
 
-    fn record() -> InstanceRecord {
+    /// The instance the views' tests work in (`projects/p/instances/instance-1`, created at
+    /// 1000 µs, so its etags are `1000-1`, `1000-2`...).
+    pub(in crate::api::instances) fn record() -> InstanceRecord {
         InstanceRecord::create(
             "p",
-            "inst-1",
+            "instance-1",
             None,
             InstanceType::Production,
             BTreeMap::new(),
             alloc::vec![ClusterRecord::new("cluster-1", "local")],
-            7,
+            1_000,
         )
         .unwrap()
     }
@@ -169,12 +171,15 @@ mod tests {
             .unwrap()
             .etag()
             .to_string();
-        assert_eq!(etag, "7-1");
+        assert_eq!(etag, "1000-1");
         note(r.create_view::<V>("v", "Q", false, |_| Ok(())).unwrap_err());
         note(r.update_view::<V>("w", "", |_, _| Ok(())).unwrap_err());
-        note(r.update_view::<V>("v", "7-0", |_, _| Ok(())).unwrap_err());
+        note(
+            r.update_view::<V>("v", "1000-0", |_, _| Ok(()))
+                .unwrap_err(),
+        );
         note(r.delete_view::<V>("w", "").unwrap_err());
-        note(r.delete_view::<V>("v", "7-0").unwrap_err());
+        note(r.delete_view::<V>("v", "1000-0").unwrap_err());
         note(r.delete_view::<V>("v", &etag).unwrap_err());
         let v = V::new("v", "Q", false);
         note(r.set_views(alloc::vec![v.clone(), v]).unwrap_err());
@@ -193,23 +198,23 @@ mod tests {
             (Code::InvalidArgument, lv_id),
             (
                 Code::AlreadyExists,
-                "logical view \"v\" already exists in instance projects/p/instances/inst-1",
+                "logical view \"v\" already exists in instance projects/p/instances/instance-1",
             ),
             (
                 Code::NotFound,
-                "logical view \"w\" not found in instance projects/p/instances/inst-1",
+                "logical view \"w\" not found in instance projects/p/instances/instance-1",
             ),
             (
                 Code::Aborted,
-                "logical view \"v\" changed since it was read (etag \"7-0\" is not the current one)",
+                "logical view \"v\" changed since it was read (etag \"1000-0\" is not the current one)",
             ),
             (
                 Code::NotFound,
-                "logical view \"w\" not found in instance projects/p/instances/inst-1",
+                "logical view \"w\" not found in instance projects/p/instances/instance-1",
             ),
             (
                 Code::Aborted,
-                "logical view \"v\" changed since it was read (etag \"7-0\" is not the current one)",
+                "logical view \"v\" changed since it was read (etag \"1000-0\" is not the current one)",
             ),
             (
                 Code::FailedPrecondition,
@@ -228,19 +233,19 @@ mod tests {
             (Code::AlreadyExists, "materialized view \"v\" already exists"),
             (
                 Code::NotFound,
-                "materialized view \"w\" not found in instance projects/p/instances/inst-1",
+                "materialized view \"w\" not found in instance projects/p/instances/instance-1",
             ),
             (
                 Code::Aborted,
-                "materialized view projects/p/instances/inst-1/materializedViews/v changed since etag \"7-0\" was read",
+                "materialized view projects/p/instances/instance-1/materializedViews/v changed since etag \"1000-0\" was read",
             ),
             (
                 Code::NotFound,
-                "materialized view \"w\" not found in instance projects/p/instances/inst-1",
+                "materialized view \"w\" not found in instance projects/p/instances/instance-1",
             ),
             (
                 Code::Aborted,
-                "materialized view projects/p/instances/inst-1/materializedViews/v changed since etag \"7-0\" was read",
+                "materialized view projects/p/instances/instance-1/materializedViews/v changed since etag \"1000-0\" was read",
             ),
             (
                 Code::FailedPrecondition,
@@ -282,10 +287,11 @@ mod tests {
         assert_eq!(e.code(), Code::InvalidArgument);
         assert_eq!(r, before);
         let next = r
-            .update_view::<MaterializedViewRecord>("b", "7-1", |_, _| Ok(()))
+            .update_view::<MaterializedViewRecord>("b", "1000-1", |_, _| Ok(()))
             .unwrap();
-        assert_eq!(next.etag, "7-2");
-        r.delete_view::<MaterializedViewRecord>("b", "7-2").unwrap();
+        assert_eq!(next.etag, "1000-2");
+        r.delete_view::<MaterializedViewRecord>("b", "1000-2")
+            .unwrap();
         assert!(r.materialized_views().is_empty());
         assert!(r.logical_views().is_empty());
     }
