@@ -6,7 +6,9 @@
 //! Logical views are the record's too (`create_logical_view` ... `delete_logical_view`): a
 //! view's query is checked by preparing it against the instance's first database with the
 //! views the instance would then have (as the server checks one), and `_execute_query`
-//! reads the stored views when a query names one in `FROM`.
+//! reads the stored views when a query names one in `FROM`. Continuous materialized views
+//! (`create_materialized_view` ... `delete_materialized_view`) are recorded here and made in
+//! the instance's first database by [`crate::materialized_views`].
 //!
 //! Every rule is the record's or the database's; this module converts Python values (dicts
 //! shaped like the classic client's attributes, enums as Google's numbers) and errors only.
@@ -38,6 +40,7 @@ use sparsetable::{
 };
 
 use crate::errors::to_py_err;
+use crate::materialized_views::view_to_py as mv_to_py;
 use crate::registry::Records;
 
 /// Google's `enums.Instance.Type` numbers.
@@ -356,6 +359,11 @@ impl InstanceAdmin {
         )
     }
 
+    /// The instance's first database (where a materialized view's rows are).
+    pub(crate) fn db(&self) -> &SharedDatabase {
+        &self.db
+    }
+
     /// The stored record, read.
     fn read<T>(&self, f: impl FnOnce(&InstanceRecord) -> Result<T>) -> Result<T> {
         let records = self.lock()?;
@@ -368,7 +376,7 @@ impl InstanceAdmin {
     /// Applies `op` to a copy of the stored record, configures the plane from the copy,
     /// writes the copy to disk (a directory store) and stores it; on any error nothing
     /// changes (a failed write puts the plane back as it was).
-    fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> Result<T>) -> Result<T> {
+    pub(crate) fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> Result<T>) -> Result<T> {
         let mut records = self.lock()?;
         let Some(current) = records.get(&self.key()) else {
             return Err(self.instance_not_found());
@@ -762,6 +770,81 @@ impl InstanceAdmin {
         etag: &str,
     ) -> PyResult<()> {
         py.detach(|| self.change(|r| r.delete_logical_view(logical_view_id, etag)))
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Records a new continuous materialized view (CreateMaterializedView) and makes it in
+    /// the instance's database, which checks `query` and backfills the view; returns the view
+    /// dict (see `materialized_views::view_to_py`) with its etag.
+    #[pyo3(signature = (materialized_view_id, query, deletion_protection = false))]
+    fn create_materialized_view<'py>(
+        &self,
+        py: Python<'py>,
+        materialized_view_id: &str,
+        query: &str,
+        deletion_protection: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| self.create_view(materialized_view_id, query, deletion_protection))
+            .map_err(|e| to_py_err(py, e))?;
+        mv_to_py(py, &view)
+    }
+
+    /// Materialized view `materialized_view_id`'s dict (GetMaterializedView); `NotFound` if
+    /// unknown.
+    fn get_materialized_view<'py>(
+        &self,
+        py: Python<'py>,
+        materialized_view_id: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| {
+                self.read(|r| match r.materialized_view(materialized_view_id) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(missing(
+                        r.clone().delete_materialized_view(materialized_view_id, ""),
+                    )),
+                })
+            })
+            .map_err(|e| to_py_err(py, e))?;
+        mv_to_py(py, &view)
+    }
+
+    /// The materialized views (ListMaterializedViews), by id, as dicts.
+    fn list_materialized_views<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let views = py
+            .detach(|| self.read(|r| Ok(r.materialized_views().to_vec())))
+            .map_err(|e| to_py_err(py, e))?;
+        views.iter().map(|v| mv_to_py(py, v)).collect()
+    }
+
+    /// Sets or clears a materialized view's `deletion_protection` (UpdateMaterializedView,
+    /// the one field it changes); a non-empty `etag` must be the current one (else
+    /// `Aborted`). Returns the view dict with its new etag.
+    #[pyo3(signature = (materialized_view_id, deletion_protection, etag = ""))]
+    fn update_materialized_view<'py>(
+        &self,
+        py: Python<'py>,
+        materialized_view_id: &str,
+        deletion_protection: bool,
+        etag: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| self.update_view(materialized_view_id, deletion_protection, etag))
+            .map_err(|e| to_py_err(py, e))?;
+        mv_to_py(py, &view)
+    }
+
+    /// Removes a materialized view and its rows (DeleteMaterializedView); a non-empty `etag`
+    /// must be the current one, and a view with deletion protection is `FailedPrecondition`.
+    #[pyo3(signature = (materialized_view_id, etag = ""))]
+    fn delete_materialized_view(
+        &self,
+        py: Python<'_>,
+        materialized_view_id: &str,
+        etag: &str,
+    ) -> PyResult<()> {
+        py.detach(|| self.delete_view(materialized_view_id, etag))
             .map_err(|e| to_py_err(py, e))
     }
 

@@ -1,5 +1,6 @@
 """The README's `py` examples (the Google-shaped client, the classic admin surface, the
-classic Instance Admin, logical views and row-key schemas, and the classic data API) run as written against the installed wheel, with the output they claim."""
+classic Instance Admin, logical and materialized views and row-key schemas, and the classic
+data API) run as written against the installed wheel, with the output they claim."""
 
 import re
 from pathlib import Path
@@ -25,6 +26,7 @@ def test_readme_google_examples_run(capsys):
         "False",
         "True",
         "[('1', b'12'), ('3', b'30')]",
+        "[3]",
         "[0, 0, 0]",
         "phone#2 PQ2A.2 2024-01-01 00:00:00+00:00",
     ]
