@@ -40,7 +40,7 @@ use sparsetable::{
 };
 
 use crate::errors::to_py_err;
-use crate::materialized_views::view_to_py as mv_to_py;
+use crate::materialized_views::{self as mv, view_to_py as mv_to_py, RecordAdmin};
 use crate::registry::Records;
 
 /// Google's `enums.Instance.Type` numbers.
@@ -359,11 +359,6 @@ impl InstanceAdmin {
         )
     }
 
-    /// The instance's first database (where a materialized view's rows are).
-    pub(crate) fn db(&self) -> &SharedDatabase {
-        &self.db
-    }
-
     /// The stored record, read.
     fn read<T>(&self, f: impl FnOnce(&InstanceRecord) -> Result<T>) -> Result<T> {
         let records = self.lock()?;
@@ -376,7 +371,7 @@ impl InstanceAdmin {
     /// Applies `op` to a copy of the stored record, configures the plane from the copy,
     /// writes the copy to disk (a directory store) and stores it; on any error nothing
     /// changes (a failed write puts the plane back as it was).
-    pub(crate) fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> Result<T>) -> Result<T> {
+    fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> Result<T>) -> Result<T> {
         let mut records = self.lock()?;
         let Some(current) = records.get(&self.key()) else {
             return Err(self.instance_not_found());
@@ -393,6 +388,16 @@ impl InstanceAdmin {
         }
         records.insert(self.key(), next);
         Ok(out)
+    }
+}
+
+impl RecordAdmin for InstanceAdmin {
+    fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> Result<T>) -> Result<T> {
+        InstanceAdmin::change(self, op)
+    }
+
+    fn db(&self) -> &SharedDatabase {
+        &self.db
     }
 }
 
@@ -785,7 +790,7 @@ impl InstanceAdmin {
         deletion_protection: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let view = py
-            .detach(|| self.create_view(materialized_view_id, query, deletion_protection))
+            .detach(|| mv::create(self, materialized_view_id, query, deletion_protection))
             .map_err(|e| to_py_err(py, e))?;
         mv_to_py(py, &view)
     }
@@ -830,7 +835,7 @@ impl InstanceAdmin {
         etag: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let view = py
-            .detach(|| self.update_view(materialized_view_id, deletion_protection, etag))
+            .detach(|| mv::update(self, materialized_view_id, deletion_protection, etag))
             .map_err(|e| to_py_err(py, e))?;
         mv_to_py(py, &view)
     }
@@ -844,7 +849,7 @@ impl InstanceAdmin {
         materialized_view_id: &str,
         etag: &str,
     ) -> PyResult<()> {
-        py.detach(|| self.delete_view(materialized_view_id, etag))
+        py.detach(|| mv::delete(self, materialized_view_id, etag))
             .map_err(|e| to_py_err(py, e))
     }
 

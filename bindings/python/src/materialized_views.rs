@@ -23,7 +23,18 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sparsetable::{Code, InstanceRecord, MaterializedViewRecord, Result, SharedDatabase};
 
-use crate::instance_admin::InstanceAdmin;
+/// What the steps here need of an instance's admin (`instance_admin::InstanceAdmin`, which
+/// calls them; a trait, so this file does not import that one, which imports this).
+pub trait RecordAdmin {
+    /// Applies `op` to a copy of the stored record and keeps the copy only if everything
+    /// after it (the plane, the `INSTANCE` file) accepts it too.
+    ///
+    /// # Errors
+    /// `op`'s; the instance's absence; the plane's or the disk's refusal.
+    fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> Result<T>) -> Result<T>;
+    /// The instance's first database (where a view's rows are).
+    fn db(&self) -> &SharedDatabase;
+}
 
 /// A materialized view as a dict: `materialized_view_id`, `query`, `deletion_protection`,
 /// `etag`.
@@ -64,66 +75,64 @@ fn forget(db: &SharedDatabase, id: &str) -> Result<()> {
     })
 }
 
-impl InstanceAdmin {
-    /// CreateMaterializedView: the record's checks, then the database makes the view.
-    ///
-    /// # Errors
-    /// The record's (`InvalidArgument`, `AlreadyExists`, `NotFound` for an instance never
-    /// created) and the database's (a query views do not maintain, an unknown table).
-    pub(crate) fn create_view(
-        &self,
-        id: &str,
-        query: &str,
-        deletion_protection: bool,
-    ) -> Result<MaterializedViewRecord> {
-        let made = Cell::new(false);
-        let created = self.change(|r| {
-            r.create_materialized_view(id, query, deletion_protection, |q| {
-                self.db().write(|d| {
-                    d.create_materialized_view(id, q, deletion_protection)
-                        .map(|_| ())
-                })?;
-                made.set(true);
-                Ok(())
-            })
+/// CreateMaterializedView: the record's checks, then the database makes the view.
+///
+/// # Errors
+/// The record's (`InvalidArgument`, `AlreadyExists`, `NotFound` for an instance never
+/// created) and the database's (a query views do not maintain, an unknown table).
+pub fn create(
+    admin: &impl RecordAdmin,
+    id: &str,
+    query: &str,
+    deletion_protection: bool,
+) -> Result<MaterializedViewRecord> {
+    let made = Cell::new(false);
+    let created = admin.change(|r| {
+        r.create_materialized_view(id, query, deletion_protection, |q| {
+            admin.db().write(|d| {
+                d.create_materialized_view(id, q, deletion_protection)
+                    .map(|_| ())
+            })?;
+            made.set(true);
+            Ok(())
+        })
+        .cloned()
+    });
+    if created.is_err() && made.get() {
+        // Made but not recorded: the view must not outlive the refused call.
+        let _ = forget(admin.db(), id);
+    }
+    created
+}
+
+/// UpdateMaterializedView: the record's deletion protection, then the database's copy.
+///
+/// # Errors
+/// The record's (`NotFound`, `Aborted` for a stale etag).
+pub fn update(
+    admin: &impl RecordAdmin,
+    id: &str,
+    deletion_protection: bool,
+    etag: &str,
+) -> Result<MaterializedViewRecord> {
+    let updated = admin.change(|r| {
+        r.update_materialized_view(id, deletion_protection, etag)
             .cloned()
-        });
-        if created.is_err() && made.get() {
-            // Made but not recorded: the view must not outlive the refused call.
-            let _ = forget(self.db(), id);
-        }
-        created
-    }
+    })?;
+    admin.db().write(
+        |d| match d.update_materialized_view(id, deletion_protection, None) {
+            Err(e) if e.code() == Code::NotFound => Ok(()),
+            other => other.map(|_| ()),
+        },
+    )?;
+    Ok(updated)
+}
 
-    /// UpdateMaterializedView: the record's deletion protection, then the database's copy.
-    ///
-    /// # Errors
-    /// The record's (`NotFound`, `Aborted` for a stale etag).
-    pub(crate) fn update_view(
-        &self,
-        id: &str,
-        deletion_protection: bool,
-        etag: &str,
-    ) -> Result<MaterializedViewRecord> {
-        let updated = self.change(|r| {
-            r.update_materialized_view(id, deletion_protection, etag)
-                .cloned()
-        })?;
-        self.db().write(
-            |d| match d.update_materialized_view(id, deletion_protection, None) {
-                Err(e) if e.code() == Code::NotFound => Ok(()),
-                other => other.map(|_| ()),
-            },
-        )?;
-        Ok(updated)
-    }
-
-    /// DeleteMaterializedView: the record's checks, then the view's rows go.
-    ///
-    /// # Errors
-    /// The record's (`NotFound`, `Aborted`, `FailedPrecondition` for deletion protection).
-    pub(crate) fn delete_view(&self, id: &str, etag: &str) -> Result<()> {
-        self.change(|r| r.delete_materialized_view(id, etag))?;
-        forget(self.db(), id)
-    }
+/// DeleteMaterializedView: the record's checks, then the view's rows go.
+///
+/// # Errors
+/// The record's (`NotFound`, `Aborted`, `FailedPrecondition` for deletion protection).
+pub fn delete(admin: &impl RecordAdmin, id: &str, etag: &str) -> Result<()> {
+    admin.change(|r| r.delete_materialized_view(id, etag))?;
+    forget(admin.db(), id)
 }
