@@ -1,7 +1,7 @@
 //! The Instance Admin API's operations on an instance's logical views (the rules are in the
 //! module docs of [`super::logical_views`]): each checks its whole input first and changes
 //! nothing when it fails, as the record's other operations. The steps are those of every
-//! view ([`super::view_ops`]); what is a logical view's own here is how a query is checked
+//! view (`view_ops.rs`); what is a logical view's own here is how a query is checked
 //! (prepared, a failure becoming INVALID_ARGUMENT) and that Update may change it.
 
 use alloc::string::ToString;

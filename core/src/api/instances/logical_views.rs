@@ -2,7 +2,8 @@
 //! [`InstanceView`]: its checks and its words). The Instance Admin API's Create, Update and
 //! Delete on an [`super::InstanceRecord`] are in [`super::logical_view_ops`] (apart, so the
 //! record can hold views without importing its operations), written once for both kinds of
-//! view in [`super::view_ops`]. How a query reads a view is the SQL engine's ([`crate::api::sql::views`]).
+//! view in `view_ops.rs`. How a query reads a view is the SQL engine's
+//! ([`crate::api::sql::views`]).
 //!
 //! The rules, in our words, from Bigtable's "Create and manage logical views" and the admin
 //! API's `LogicalView` message (google/bigtable/admin/v2/instance.proto):

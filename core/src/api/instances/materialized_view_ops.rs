@@ -1,7 +1,7 @@
 //! The Instance Admin API's operations on an instance's continuous materialized views (the
 //! rules are in the module docs of [`super::materialized_views`]): each checks its whole
 //! input first and changes nothing when it fails, as the record's other operations. The steps
-//! are those of every view ([`super::view_ops`]); what is a materialized view's own here is
+//! are those of every view (`view_ops.rs`); what is a materialized view's own here is
 //! that the database makes the view's rows before it is recorded, and that Update changes
 //! only its deletion protection.
 

@@ -2,9 +2,9 @@
 //! rules (as an [`InstanceView`]: its checks and its words). The Instance Admin API's Create,
 //! Update and Delete on an [`super::InstanceRecord`] are in [`super::materialized_view_ops`]
 //! (apart, so the record can hold views without importing its operations), written once for
-//! both kinds of view in [`super::view_ops`]. This is the definition only (id, query, etag,
-//! deletion protection), kept in the instance's stored record (docs/format/instance.md, version 4); the view's
-//! rows are the database's, which computes and maintains them
+//! both kinds of view in `view_ops.rs`. This is the definition only (id, query, etag,
+//! deletion protection), kept in the instance's stored record (docs/format/instance.md,
+//! version 4); the view's rows are the database's, which computes and maintains them
 //! ([`crate::api::materialized_views`], which also checks the query) and which a front-end
 //! asks to create each recorded view again when it opens the data (a view is recovered by
 //! recomputation, never from a stored copy).

@@ -3,7 +3,7 @@
 //! record. [`InstanceView`] says what differs between the kinds (the order of a create
 //! request's checks, the limit on their number, and the words of each error, which stay those
 //! each kind has always given, since clients and the shared vectors compare them); the
-//! Create / Update / Delete steps written once over it are in [`super::view_ops`].
+//! Create / Update / Delete steps written once over it are in `view_ops.rs`.
 //!
 //! This file knows nothing of [`super::InstanceRecord`] (the record imports it to check its
 //! invariants), so the record's file and this one never import each other.
