@@ -803,14 +803,7 @@ impl InstanceAdmin {
         materialized_view_id: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         let view = py
-            .detach(|| {
-                self.read(|r| match r.materialized_view(materialized_view_id) {
-                    Some(v) => Ok(v.clone()),
-                    None => Err(missing(
-                        r.clone().delete_materialized_view(materialized_view_id, ""),
-                    )),
-                })
-            })
+            .detach(|| self.read(|r| r.get_materialized_view(materialized_view_id).cloned()))
             .map_err(|e| to_py_err(py, e))?;
         mv_to_py(py, &view)
     }

@@ -22,6 +22,14 @@ impl InstanceRecord {
         self.view(id)
     }
 
+    /// Materialized view `id` (GetMaterializedView).
+    ///
+    /// # Errors
+    /// `NotFound` for an id the instance lacks.
+    pub fn get_materialized_view(&self, id: &str) -> Result<&MaterializedViewRecord> {
+        self.get_view(id)
+    }
+
     /// Replaces the materialized views, as a front-end that kept its own copy hands them over
     /// (an older server's metadata, migrated): sorted here; etags are kept, and the etag
     /// counter moves past any this record made.

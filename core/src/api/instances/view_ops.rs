@@ -48,6 +48,14 @@ impl InstanceRecord {
         V::list(self).iter().find(|v| v.id() == id)
     }
 
+    /// View `id` of kind `V`.
+    ///
+    /// # Errors
+    /// [`InstanceView::not_found`].
+    pub(super) fn get_view<V: Listed>(&self, id: &str) -> Result<&V> {
+        self.view(id).ok_or_else(|| V::not_found(id, &self.name()))
+    }
+
     /// Replaces the views of kind `V` (sorted here; etags kept, and the etag counter moved
     /// past any this record made).
     ///
