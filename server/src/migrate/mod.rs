@@ -510,6 +510,9 @@ fn parse_import(
     }))
 }
 
+/// A parsed command line, ready to run (export's and import's as one type).
+type Command = Box<dyn FnOnce() -> Result<(), String>>;
+
 /// Runs `export ARGS` (`export` is true) or `import ARGS` and returns the exit code.
 pub fn run(export: bool, args: impl IntoIterator<Item = OsString>) -> u8 {
     let (name, usage) = if export {
@@ -517,29 +520,23 @@ pub fn run(export: bool, args: impl IntoIterator<Item = OsString>) -> u8 {
     } else {
         ("import", IMPORT_USAGE)
     };
-    let outcome = if export {
-        match parse_export(args) {
-            Ok(Some(options)) => export::run(&options),
-            Ok(None) => {
-                println!("{usage}");
-                return 0;
-            }
-            Err(e) => {
-                eprintln!("sparsetable-server {name}: {e}\n\n{usage}");
-                return 2;
-            }
-        }
+    // The command line is read whole first, so help and a bad line answer before any work.
+    let parsed: Result<Option<Command>, lexopt::Error> = if export {
+        parse_export(args)
+            .map(|o| o.map(|options| Box::new(move || export::run(&options)) as Command))
     } else {
-        match parse_import(args) {
-            Ok(Some(options)) => import::run(&options),
-            Ok(None) => {
-                println!("{usage}");
-                return 0;
-            }
-            Err(e) => {
-                eprintln!("sparsetable-server {name}: {e}\n\n{usage}");
-                return 2;
-            }
+        parse_import(args)
+            .map(|o| o.map(|options| Box::new(move || import::run(&options)) as Command))
+    };
+    let outcome = match parsed {
+        Ok(Some(command)) => command(),
+        Ok(None) => {
+            println!("{usage}");
+            return 0;
+        }
+        Err(e) => {
+            eprintln!("sparsetable-server {name}: {e}\n\n{usage}");
+            return 2;
         }
     };
     match outcome {

@@ -695,3 +695,38 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn help_prints_the_usage_and_a_bad_count_is_a_command_line_error() {
+    for (verb, usage) in [
+        ("export", "Usage: sparsetable-server export"),
+        ("import", "Usage: sparsetable-server import"),
+    ] {
+        for help in ["-h", "--help"] {
+            // Help answers even after shared options, before anything is checked or run.
+            let out = cli(&[verb, "--project", "p", help]);
+            assert_eq!(out.status.code(), Some(0), "{verb} {help}");
+            assert!(
+                String::from_utf8_lossy(&out.stdout).starts_with(usage),
+                "{verb} {help}"
+            );
+        }
+    }
+    for (verb, flag) in [("export", "--part-rows"), ("import", "--batch-rows")] {
+        for value in ["0", "-1", "many"] {
+            let out = cli(&[verb, flag, value]);
+            assert_eq!(out.status.code(), Some(2), "{verb} {flag} {value}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if value == "0" {
+                assert!(
+                    stderr.contains(&format!("{flag} must be at least 1")),
+                    "{stderr}"
+                );
+            }
+        }
+    }
+    // A shared option's value is taken as the option's, not read as a command's own.
+    let out = cli(&["export", "--table", "--part-rows"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--output DIR is required"));
+}
