@@ -556,6 +556,18 @@ mod tests {
             others
         }
 
+        /// A started pair whose table `t` (family `cf`) holds the sample's first `rows` rows.
+        fn with_sample(rows: u32) -> Self {
+            let mut pair = Pair::start(None);
+            pair.act(Action::CreateTable {
+                table_id: "t".into(),
+                families: "cf".into(),
+                max_versions: String::new(),
+            });
+            pair.act(Action::LoadSample(rows));
+            pair
+        }
+
         fn act(&mut self, action: Action) {
             assert!(self.send(Request::Act(action)).is_empty());
         }
@@ -690,13 +702,7 @@ mod tests {
 
     #[test]
     fn a_write_to_a_large_table_sends_its_row_not_the_table() {
-        let mut pair = Pair::start(None);
-        pair.act(Action::CreateTable {
-            table_id: "t".into(),
-            families: "cf".into(),
-            max_versions: String::new(),
-        });
-        pair.act(Action::LoadSample(5_000));
+        let mut pair = Pair::with_sample(5_000);
         let bulk = *pair.sizes.last().unwrap();
         pair.act(write("user#002500", "changed"));
         let one = *pair.sizes.last().unwrap();
@@ -721,13 +727,7 @@ mod tests {
 
     #[test]
     fn the_page_changes_its_grid_in_place_while_older_states_hold_it() {
-        let mut pair = Pair::start(None);
-        pair.act(Action::CreateTable {
-            table_id: "t".into(),
-            families: "cf".into(),
-            max_versions: String::new(),
-        });
-        pair.act(Action::LoadSample(1_000));
+        let mut pair = Pair::with_sample(1_000);
         // The Yew reducer clones the page's state for each update while the previous state
         // (and the grid component's props) still hold it, as this copy does.
         let before = pair.page.clone();
