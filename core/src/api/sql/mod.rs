@@ -308,7 +308,17 @@ pub fn execute_stream(
     let limit = exec::count(&plan.limit, params)?;
     let offset = exec::count(&plan.offset, params)?.unwrap_or(0);
     let (mut stream, mut point) = (None, None);
-    if let Some(table) = &plan.table {
+    // `WHERE _key = @k` (and more): the pinned row alone, read with the data filter, with no
+    // row set built for it.
+    let pinned = match (&plan.table, &plan.filter, &query.point_filter) {
+        (Some(table), Some(f), Some(data)) if !plan.view => exec::pinned_key(f, params)
+            .filter(|k| crate::model::mutation::validate_row_key(k).is_ok())
+            .map(|k| (table, k, data)),
+        _ => None,
+    };
+    if let Some((table, key, data)) = pinned {
+        point = db.read_row_present_compiled(table, key, data)?;
+    } else if let Some(table) = &plan.table {
         if let Some(request) =
             exec::read_request(plan, params, db.now_micros(), query.filter.is_none())?
         {
