@@ -249,6 +249,9 @@ fn check_query(query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)
     if agg.having.is_some() {
         return Err(unsupported("HAVING, not yet"));
     }
+    if !plan.unnest.is_empty() {
+        return Err(unsupported("UNNEST in FROM, not yet"));
+    }
     if plan.unpack.is_some() || plan.history || plan.latest_n.is_some() {
         return Err(unsupported(
             "a table argument (with_history, latest_n, UNPACK), not yet",

@@ -86,6 +86,17 @@ pub const MAX_QUERY_BYTES: usize = 256 * 1024;
 /// Most groups one GROUP BY keeps (memory bound).
 pub const MAX_GROUPS: usize = 1_000_000;
 
+/// Most rows the UNNESTs of FROM may make of one table row (RESOURCE_EXHAUSTED beyond).
+pub const MAX_UNNEST_ROWS: usize = 1_000_000;
+
+/// The one row `FROM UNNEST(...)` without a table expands (it has no key and no cells).
+fn empty_row() -> crate::Row {
+    crate::Row {
+        key: Vec::new(),
+        cells: Vec::new(),
+    }
+}
+
 /// One column of a query's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SqlColumn {
@@ -311,19 +322,25 @@ pub fn execute_stream(
             }
         }
     }
+    if plan.table.is_none() && !plan.unnest.is_empty() {
+        point = Some(empty_row());
+    }
     Ok(QueryRows {
         query: query.clone(),
         params: params.clone(),
         now_micros: db.now_micros(),
         stream,
         point,
-        from_table: plan.table.is_some(),
+        from_table: plan.table.is_some() || !plan.unnest.is_empty(),
         buffered: None,
         seen: BTreeSet::new(),
         skip: offset,
         left: limit,
         started: false,
         unpacked: Vec::new(),
+        unnest_row: None,
+        unnested: Vec::new(),
+        slots: Vec::new(),
         scanned: 0,
     })
 }
@@ -365,6 +382,11 @@ pub struct QueryRows {
     started: bool,
     /// UNPACK: the rest of the current table row's per-timestamp rows, oldest first.
     unpacked: Vec<crate::Row>,
+    /// UNNEST: the row being expanded and the rest of its slot values, last first.
+    unnest_row: Option<crate::Row>,
+    unnested: Vec<Vec<SqlValue>>,
+    /// UNNEST: the slot values of the current row (see `plan::unnest`).
+    slots: Vec<SqlValue>,
     /// Rows examined by the point read and by the stream once it has been dropped.
     scanned: u64,
 }
@@ -398,6 +420,7 @@ impl QueryRows {
             groups: &[],
             aggs: &[],
             items: &[],
+            unnest: &self.slots,
             now_micros: self.now_micros,
         }
     }
@@ -421,6 +444,14 @@ impl QueryRows {
     /// The next row of the table that passes WHERE, and its SELECT values.
     fn next_selected(&mut self) -> Result<Option<(crate::Row, Vec<SqlValue>)>> {
         loop {
+            if let Some(slots) = self.unnested.pop() {
+                self.slots = slots;
+                let row = self.unnest_row.clone().unwrap_or_else(empty_row);
+                if let Some(values) = self.select(&row)? {
+                    return Ok(Some((row, values)));
+                }
+                continue;
+            }
             let row = if let Some(row) = self.unpacked.pop() {
                 row
             } else {
@@ -447,21 +478,69 @@ impl QueryRows {
                     }
                 }
             };
-            let ctx = self.ctx(Some(&row));
-            if let Some(f) = &self.query.plan.filter {
-                if !truthy(&eval(f, &ctx)?) {
+            if !self.query.plan.unnest.is_empty() {
+                let mut expanded = self.expand(&row)?;
+                expanded.reverse();
+                self.unnested = expanded;
+                self.unnest_row = Some(row);
+                continue;
+            }
+            if let Some(values) = self.select(&row)? {
+                return Ok(Some((row, values)));
+            }
+        }
+    }
+
+    /// WHERE over `row` (with the current UNNEST slots): `None` when it fails, else the
+    /// SELECT values (none in an aggregate query, which evaluates per group).
+    fn select(&self, row: &crate::Row) -> Result<Option<Vec<SqlValue>>> {
+        let ctx = self.ctx(Some(row));
+        if let Some(f) = &self.query.plan.filter {
+            if !truthy(&eval(f, &ctx)?) {
+                return Ok(None);
+            }
+        }
+        if self.query.plan.agg.is_some() {
+            return Ok(Some(Vec::new()));
+        }
+        let mut values = Vec::with_capacity(self.query.plan.items.len());
+        for e in &self.query.plan.items {
+            values.push(eval(e, &ctx)?);
+        }
+        Ok(Some(values))
+    }
+
+    /// The UNNEST slot values `row` expands to: the cross product of its arrays' elements,
+    /// each array evaluated with the slots of the UNNESTs before it (a NULL or empty array
+    /// gives no rows).
+    fn expand(&self, row: &crate::Row) -> Result<Vec<Vec<SqlValue>>> {
+        let mut out: Vec<Vec<SqlValue>> = alloc::vec![Vec::new()];
+        for array in &self.query.plan.unnest {
+            let mut next = Vec::new();
+            for slots in &out {
+                let ctx = Ctx {
+                    unnest: slots,
+                    ..self.ctx(Some(row))
+                };
+                let SqlValue::Array(elements) = eval(array, &ctx)? else {
                     continue;
+                };
+                if next.len().saturating_add(elements.len()) > MAX_UNNEST_ROWS {
+                    return Err(Error::new(
+                        crate::Code::ResourceExhausted,
+                        format!("SQL: UNNEST made more than {MAX_UNNEST_ROWS} rows of one row"),
+                    ));
+                }
+                for (i, e) in elements.into_iter().enumerate() {
+                    let mut s = slots.clone();
+                    s.push(e);
+                    s.push(SqlValue::Int64(i64::try_from(i).unwrap_or(i64::MAX)));
+                    next.push(s);
                 }
             }
-            if self.query.plan.agg.is_some() {
-                return Ok(Some((row, Vec::new())));
-            }
-            let mut values = Vec::with_capacity(self.query.plan.items.len());
-            for e in &self.query.plan.items {
-                values.push(eval(e, &ctx)?);
-            }
-            return Ok(Some((row, values)));
+            out = next;
         }
+        Ok(out)
     }
 
     /// Computes the whole result when it must be (aggregation, ORDER BY, no FROM).

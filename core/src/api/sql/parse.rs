@@ -172,6 +172,8 @@ impl Parser<'_> {
             limit: None,
             offset: None,
             unpack: None,
+            table_alias: None,
+            unnest: Vec::new(),
         };
         if from_first {
             // Pipe syntax: `FROM t` alone is every column of the table, and pipe operators

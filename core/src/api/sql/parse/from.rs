@@ -1,10 +1,12 @@
 //! The FROM clause: one table (or view) with its named arguments and an alias, or UNPACK over
-//! an inner query. Bigtable's SQL has one table per query, so joins of tables are refused by
-//! name at their position.
+//! an inner query, then any number of `, UNNEST(array) [AS x] [WITH OFFSET [AS o]]` items
+//! (GoogleSQL's UNNEST operator; `FROM UNNEST(...)` alone reads no table). Bigtable's SQL has
+//! one table per query, so joins of tables are refused by name at their position.
 
 use alloc::format;
+use alloc::string::String;
 
-use super::{is_reserved, Parser, Query, Tok, MAX_DEPTH};
+use super::{is_reserved, Expr, ExprKind, Parser, Query, Tok, Unnest, MAX_DEPTH};
 use crate::Result;
 
 impl Parser<'_> {
@@ -14,7 +16,8 @@ impl Parser<'_> {
             return Err(self.err("a subquery in FROM is not supported by GoogleSQL for Bigtable"));
         }
         if self.is_kw("UNNEST") {
-            return Err(self.err("UNNEST in FROM is not supported yet"));
+            self.unnest_item(q)?;
+            return self.more_unnest(q);
         }
         if self.is_kw("UNPACK") && matches!(self.peek_at(1), Tok::Sym("(")) {
             // `UNPACK((query))` or `UNPACK(query)`: the planner checks what the query may be.
@@ -35,9 +38,20 @@ impl Parser<'_> {
         } else {
             self.named_table(q)?;
         }
-        // A table alias changes nothing: there is one table.
+        // A table alias names the one table: a path in UNNEST may start with it.
         if self.kw("AS") || matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
-            self.name()?;
+            q.table_alias = Some(self.name()?);
+        }
+        self.more_unnest(q)
+    }
+
+    /// `, UNNEST(...)` items after the first FROM item; any other join is refused by name.
+    fn more_unnest(&mut self, q: &mut Query) -> Result<()> {
+        while matches!(self.peek(), Tok::Sym(","))
+            && matches!(self.peek_at(1), Tok::Word(w) if w.eq_ignore_ascii_case("UNNEST"))
+        {
+            self.at += 1;
+            self.unnest_item(q)?;
         }
         for (word, what) in [
             (",", "a comma join"),
@@ -52,6 +66,43 @@ impl Parser<'_> {
                 return Err(self.err(format!("{what} is not supported by GoogleSQL for Bigtable")));
             }
         }
+        Ok(())
+    }
+
+    /// `UNNEST(array) [[AS] alias] [WITH OFFSET [[AS] alias]]` (at `UNNEST`).
+    fn unnest_item(&mut self, q: &mut Query) -> Result<()> {
+        let pos = self.pos();
+        self.expect_kw("UNNEST")?;
+        if q.unnest.len() >= 16 {
+            return Err(self.err("a FROM clause may have at most 16 UNNEST items"));
+        }
+        self.expect_sym("(")?;
+        let array = self.expr()?;
+        self.expect_sym(")")?;
+        let alias = if self.kw("AS") || matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
+            Some(self.name()?)
+        } else {
+            None
+        };
+        let offset = if self.kw("WITH") {
+            self.expect_kw("OFFSET")?;
+            if self.kw("AS") || matches!(self.peek(), Tok::Word(w) if !is_reserved(w)) {
+                Some(self.name()?)
+            } else {
+                Some(String::from("offset"))
+            }
+        } else {
+            None
+        };
+        // Without an alias, a path's last name names the element (GoogleSQL's implicit
+        // alias); any other array's element is anonymous (empty: no name reaches it).
+        let alias = alias.or_else(|| path_name(&array)).unwrap_or_default();
+        q.unnest.push(Unnest {
+            array,
+            alias,
+            offset,
+            pos,
+        });
         Ok(())
     }
 
@@ -73,5 +124,14 @@ impl Parser<'_> {
             self.expect_sym(")")?;
         }
         Ok(())
+    }
+}
+
+/// The last name of a column path (`a`, `t.a`, `a.b`), GoogleSQL's implicit UNNEST alias.
+fn path_name(e: &Expr) -> Option<String> {
+    match &e.kind {
+        ExprKind::Ident(n) => Some(n.clone()),
+        ExprKind::Field(base, n) if path_name(base).is_some() => Some(n.clone()),
+        _ => None,
     }
 }
