@@ -1,7 +1,8 @@
 //! STRUCT field access by position: values do not carry their fields' names, so once a
 //! query is typed each `s.name` whose `s` is a STRUCT becomes [`ExprKind::FieldAt`], the
 //! field's position in that STRUCT type (GoogleSQL matches field names without regard to
-//! case). A `.name` whose base cannot be typed here (inside a lambda body) keeps its name.
+//! case), in lambda bodies too. A `.name` whose base does not type as a STRUCT keeps its
+//! name (the executor then knows only `.timestamp`, `.key` and `.value`).
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -84,6 +85,22 @@ fn rewrite(e: &mut Expr, typer: &mut Planner<'_>) {
                 );
                 e.kind = ExprKind::FieldAt(Box::new(base), i);
             }
+        }
+    }
+    // A lambda's body is typed with its parameters bound to the array's element and offset.
+    if let ExprKind::Call { args, .. } = &mut e.kind {
+        if let [array, Expr {
+            kind: ExprKind::Lambda(_, body),
+            ..
+        }] = args.as_mut_slice()
+        {
+            rewrite(array, typer);
+            if let Ok(SqlType::Array(element)) = typer.ty(array) {
+                typer.lambda_types = alloc::vec![*element, SqlType::Int64];
+                rewrite(body, typer);
+                typer.lambda_types.clear();
+            }
+            return;
         }
     }
     for c in children_mut(e) {
