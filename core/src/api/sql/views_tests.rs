@@ -190,6 +190,14 @@ fn unnest_over_views_is_refused_and_a_view_may_unnest() {
     let e = run(&db, "SELECT x FROM nums, UNNEST([1]) AS x").unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
     assert!(e.message().contains("UNNEST over logical view nums"), "{e}");
+    // UNNEST with UNPACK, outside or inside its query, is refused by name.
+    for sql in [
+        "SELECT _key FROM UNPACK((SELECT * FROM t(with_history => TRUE))), UNNEST([1, 2]) AS x",
+        "SELECT _key FROM UNPACK((SELECT * FROM t(with_history => TRUE), UNNEST(MAP_KEYS(cf)) AS q))",
+    ] {
+        let e = run(&db, sql).unwrap_err();
+        assert!(e.message().contains("UNNEST"), "{e}");
+    }
     // A continuous materialized view does not maintain an UNNEST query.
     let e = db
         .create_materialized_view(

@@ -30,7 +30,7 @@ impl Planner<'_> {
         if q.unnest.is_empty() {
             return Ok(star);
         }
-        if q.unpack.is_some() {
+        if self.plan.unpack.is_some() {
             let pos = q.unnest[0].pos;
             return Err(self.err(pos, "UNNEST after UNPACK is not supported"));
         }
