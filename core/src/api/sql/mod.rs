@@ -70,7 +70,7 @@ use alloc::vec::Vec;
 use core::ops::Bound;
 
 use crate::api::database::Database;
-use crate::model::filter::CompiledFilter;
+use crate::model::filter::{CompiledFilter, RowFilter};
 use crate::model::row_set::{RowRange, RowSet};
 use crate::model::schema::ValueType;
 use crate::table::read::RowStream;
@@ -115,6 +115,10 @@ pub struct PreparedQuery {
     columns: Arc<[SqlColumn]>,
     param_types: Arc<BTreeMap<String, SqlType>>,
     filter: Option<Arc<CompiledFilter>>,
+    /// For a query that may read one row by its key: `filter` without its presence branch
+    /// (see `exec::data_filter`), compiled with it; `None` where `filter` is, and for UNPACK
+    /// (whose per-timestamp rows come from the cells read, presence cell included).
+    point_filter: Option<Arc<CompiledFilter>>,
 }
 
 impl PartialEq for PreparedQuery {
@@ -225,9 +229,13 @@ fn prepare_inner(
                 )
             })
             .collect(),
-        None => view_columns.clone().unwrap_or_default(),
+        None => view_columns.clone().map(|(f, _)| f).unwrap_or_default(),
     };
-    let key_schema = config.and_then(|c| c.row_key_schema);
+    let key_schema = match (config, &view_columns) {
+        (Some(c), _) => c.row_key_schema,
+        (None, Some((_, schema))) => schema.clone(),
+        (None, None) => None,
+    };
     let mut planner = plan::Planner::new(sql, &param_types).with_key_schema(key_schema);
     planner.view_key_alias = view_key_alias;
     planner.reads_view = view_columns.is_some();
@@ -238,16 +246,29 @@ fn prepare_inner(
         e.as_ref()
             .is_none_or(|e| matches!(e.kind, parse::ExprKind::Lit(..)))
     };
-    let filter = if plan.table.is_some() && plan.time_bounds.is_empty() && literal(&plan.latest_n) {
-        Some(exec::read_filter(&plan, &BTreeMap::new(), db.now_micros())?.compile()?)
+    let compile_now =
+        plan.table.is_some() && plan.time_bounds.is_empty() && literal(&plan.latest_n);
+    let (filter, point_filter) = if compile_now {
+        let none = BTreeMap::new();
+        let filter = exec::read_filter(&plan, &none, db.now_micros())?.compile()?;
+        let point = match plan.unpack {
+            Some(_) => None,
+            None => Some(
+                exec::data_filter(&plan, &none, db.now_micros())?
+                    .unwrap_or(RowFilter::BlockAll)
+                    .compile()?,
+            ),
+        };
+        (Some(filter), point)
     } else {
-        None
+        (None, None)
     };
     Ok(PreparedQuery {
         plan: Arc::new(plan),
         columns: columns.into(),
         param_types: Arc::new(param_types),
         filter: filter.map(Arc::new),
+        point_filter: point_filter.map(Arc::new),
     })
 }
 
@@ -317,7 +338,14 @@ pub fn execute_stream(
                 }
                 // One row by its key (`WHERE _key = @k`): the point read ReadRow takes, not a
                 // stream over a one-key range; the same row either way.
-                Some(key) => point = db.read_row_compiled(table, key, filter)?,
+                // With the data filter alone when there is one: the read itself says
+                // whether the row exists, so no presence cell is needed.
+                Some(key) => {
+                    point = match &query.point_filter {
+                        Some(data) => db.read_row_present_compiled(table, key, data)?,
+                        None => db.read_row_compiled(table, key, filter)?,
+                    }
+                }
                 None => stream = Some(db.read_rows_compiled(table, &request, filter)?),
             }
         }
