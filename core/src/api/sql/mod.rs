@@ -86,9 +86,6 @@ pub const MAX_QUERY_BYTES: usize = 256 * 1024;
 /// Most groups one GROUP BY keeps (memory bound).
 pub const MAX_GROUPS: usize = 1_000_000;
 
-/// Most rows the UNNESTs of FROM may make of one table row (RESOURCE_EXHAUSTED beyond).
-pub const MAX_UNNEST_ROWS: usize = 1_000_000;
-
 /// The one row `FROM UNNEST(...)` without a table expands (it has no key and no cells).
 fn empty_row() -> crate::Row {
     crate::Row {
@@ -367,7 +364,8 @@ pub fn execute_stream(
         started: false,
         unpacked: Vec::new(),
         unnest_row: None,
-        unnested: Vec::new(),
+        levels: Vec::new(),
+        descend: false,
         slots: Vec::new(),
         scanned: 0,
     })
@@ -412,7 +410,10 @@ pub struct QueryRows {
     unpacked: Vec<crate::Row>,
     /// UNNEST: the row being expanded and the rest of its slot values, last first.
     unnest_row: Option<crate::Row>,
-    unnested: Vec<Vec<SqlValue>>,
+    /// UNNEST: per UNNEST entered so far, its array's elements and the next one to take.
+    levels: Vec<(Vec<SqlValue>, usize)>,
+    /// UNNEST: the next step evaluates the array of the UNNEST after the last level.
+    descend: bool,
     /// UNNEST: the slot values of the current row (see `plan::unnest`).
     slots: Vec<SqlValue>,
     /// Rows examined by the point read and by the stream once it has been dropped.
@@ -472,11 +473,14 @@ impl QueryRows {
     /// The next row of the table that passes WHERE, and its SELECT values.
     fn next_selected(&mut self) -> Result<Option<(crate::Row, Vec<SqlValue>)>> {
         loop {
-            if let Some(slots) = self.unnested.pop() {
-                self.slots = slots;
-                let row = self.unnest_row.clone().unwrap_or_else(empty_row);
-                if let Some(values) = self.select(&row)? {
-                    return Ok(Some((row, values)));
+            if let Some(row) = self.unnest_row.take() {
+                if !self.advance(&row)? {
+                    continue;
+                }
+                let values = self.select(&row)?;
+                self.unnest_row = Some(row);
+                if let (Some(values), Some(row)) = (values, &self.unnest_row) {
+                    return Ok(Some((row.clone(), values)));
                 }
                 continue;
             }
@@ -507,9 +511,9 @@ impl QueryRows {
                 }
             };
             if !self.query.plan.unnest.is_empty() {
-                let mut expanded = self.expand(&row)?;
-                expanded.reverse();
-                self.unnested = expanded;
+                self.levels.clear();
+                self.slots.clear();
+                self.descend = true;
                 self.unnest_row = Some(row);
                 continue;
             }
@@ -538,37 +542,45 @@ impl QueryRows {
         Ok(Some(values))
     }
 
-    /// The UNNEST slot values `row` expands to: the cross product of its arrays' elements,
-    /// each array evaluated with the slots of the UNNESTs before it (a NULL or empty array
-    /// gives no rows).
-    fn expand(&self, row: &crate::Row) -> Result<Vec<Vec<SqlValue>>> {
-        let mut out: Vec<Vec<SqlValue>> = alloc::vec![Vec::new()];
-        for array in &self.query.plan.unnest {
-            let mut next = Vec::new();
-            for slots in &out {
+    /// Steps `row`'s UNNEST slots to its next combination, or `false` when it has no more:
+    /// the cross product of the arrays' elements in order, each array evaluated with the
+    /// slots of the UNNESTs before it (a NULL or empty array gives nothing). One array per
+    /// UNNEST is held at a time, so the rows stream whatever the product's size.
+    fn advance(&mut self, row: &crate::Row) -> Result<bool> {
+        let n = self.query.plan.unnest.len();
+        loop {
+            let depth = self.levels.len();
+            if self.descend && depth < n {
                 let ctx = Ctx {
-                    unnest: slots,
+                    unnest: &self.slots,
                     ..self.ctx(Some(row))
                 };
-                let SqlValue::Array(elements) = eval(array, &ctx)? else {
-                    continue;
+                let elements = match eval(&self.query.plan.unnest[depth], &ctx)? {
+                    SqlValue::Array(elements) => elements,
+                    _ => Vec::new(),
                 };
-                if next.len().saturating_add(elements.len()) > MAX_UNNEST_ROWS {
-                    return Err(Error::new(
-                        crate::Code::ResourceExhausted,
-                        format!("SQL: UNNEST made more than {MAX_UNNEST_ROWS} rows of one row"),
-                    ));
-                }
-                for (i, e) in elements.into_iter().enumerate() {
-                    let mut s = slots.clone();
-                    s.push(e);
-                    s.push(SqlValue::Int64(i64::try_from(i).unwrap_or(i64::MAX)));
-                    next.push(s);
-                }
+                self.levels.push((elements, 0));
             }
-            out = next;
+            let j = self.levels.len();
+            let Some((elements, next)) = self.levels.last_mut() else {
+                return Ok(false);
+            };
+            if let Some(e) = elements.get(*next) {
+                let offset = SqlValue::Int64(i64::try_from(*next).unwrap_or(i64::MAX));
+                *next += 1;
+                self.slots.truncate(2 * (j - 1));
+                self.slots.push(e.clone());
+                self.slots.push(offset);
+                if j == n {
+                    return Ok(true);
+                }
+                self.descend = true;
+            } else {
+                self.levels.pop();
+                self.slots.truncate(2 * self.levels.len());
+                self.descend = false;
+            }
         }
-        Ok(out)
     }
 
     /// Computes the whole result when it must be (aggregation, ORDER BY, no FROM).
