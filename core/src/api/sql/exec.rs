@@ -124,6 +124,7 @@ fn const_eval(
         groups: &[],
         aggs: &[],
         items: &[],
+        unnest: &[],
         now_micros,
     };
     eval(e, &ctx)
