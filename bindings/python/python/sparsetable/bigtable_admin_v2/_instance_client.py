@@ -47,6 +47,17 @@ def _match(pattern: "re.Pattern[str]", value: Any, what: str, shape: str) -> Tup
     return match.groups()
 
 
+def _view_message(message: Any, collection: str, view_id: str, project: str, instance_id: str, d: Dict[str, Any]) -> Any:
+    """A view's message (``LogicalView`` or ``MaterializedView``) from the native dict: both
+    kinds have the same fields, named under their own collection."""
+    return message(
+        name=f"projects/{project}/instances/{instance_id}/{collection}/{view_id}",
+        query=d["query"],
+        etag=d["etag"],
+        deletion_protection=d["deletion_protection"],
+    )
+
+
 class BigtableInstanceAdminClient:
     """The generated instance admin client's view calls over the in-process
     instances. The request's ``parent`` or ``name`` picks the project and instance; a client
@@ -74,12 +85,7 @@ class BigtableInstanceAdminClient:
 
     @staticmethod
     def _view(project: str, instance_id: str, d: Dict[str, Any]) -> types.LogicalView:
-        return types.LogicalView(
-            name=f"projects/{project}/instances/{instance_id}/logicalViews/{d['logical_view_id']}",
-            query=d["query"],
-            etag=d["etag"],
-            deletion_protection=d["deletion_protection"],
-        )
+        return _view_message(types.LogicalView, "logicalViews", d["logical_view_id"], project, instance_id, d)
 
     def create_logical_view(self, request: Any = None, *, parent: Optional[str] = None, logical_view: Any = None, logical_view_id: Optional[str] = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> Operation:
         """Creates ``logical_view_id`` in instance ``parent`` with the ``logical_view``'s
@@ -141,12 +147,7 @@ class BigtableInstanceAdminClient:
 
     @staticmethod
     def _mview(project: str, instance_id: str, d: Dict[str, Any]) -> types.MaterializedView:
-        return types.MaterializedView(
-            name=f"projects/{project}/instances/{instance_id}/materializedViews/{d['materialized_view_id']}",
-            query=d["query"],
-            etag=d["etag"],
-            deletion_protection=d["deletion_protection"],
-        )
+        return _view_message(types.MaterializedView, "materializedViews", d["materialized_view_id"], project, instance_id, d)
 
     def create_materialized_view(self, request: Any = None, *, parent: Optional[str] = None, materialized_view: Any = None, materialized_view_id: Optional[str] = None, retry: Any = None, timeout: Any = None, metadata: Any = ()) -> Operation:
         """Creates ``materialized_view_id`` in instance ``parent`` with the
