@@ -274,7 +274,7 @@ fn background_compactions_log_every_collected_cell_exactly_once() {
 mod on_storage {
     //! A change log on storage survives a restart: the records up to the last checkpoint
     //! from the change log file, the later ones from the commit log with the commit times
-    //! their records carry, garbage collection's included (record type 3: in every
+    //! their records carry, garbage collection's included (record type 7: in every
     //! durability mode after a crash, with `sync` and `interval` after a power loss, once
     //! however many times the database is opened); a stream disabled stays disabled; a
     //! damaged file is DataLoss.

@@ -178,8 +178,11 @@ fn table(rule: GcRule) -> TableConfig {
     config
 }
 
+/// A collected cell: its row and timestamp (in `cf:q`).
+type Cell = (Vec<u8>, i64);
+
 /// Every (row, timestamp) of `cf:q` the table's GARBAGE_COLLECTION records name, in order.
-fn collected(db: &Database) -> Vec<(Vec<u8>, i64)> {
+fn collected(db: &Database) -> Vec<Cell> {
     let records = db.change_log("t").unwrap().since(0, None, &RowRange::all());
     let mut out = Vec::new();
     for r in records
@@ -229,10 +232,7 @@ fn setup(disk: &CrashDisk, clock: &Arc<ManualClock>, durability: Durability) -> 
 
 /// What a crash after `budget` storage changes of a collection leaves: the events that
 /// happened before it, and the GC records after a restart and a second collection.
-fn crash_during_collection(
-    budget: u64,
-    durability: Durability,
-) -> (Vec<Event>, u64, Vec<(Vec<u8>, i64)>) {
+fn crash_during_collection(budget: u64, durability: Durability) -> (Vec<Event>, u64, Vec<Cell>) {
     let disk = CrashDisk::new();
     let clock = Arc::new(ManualClock::new(50_000_000));
     let mut db = setup(&disk, &clock, durability);
@@ -240,7 +240,10 @@ fn crash_during_collection(
     let finished = db.collect_garbage("t").is_ok();
     let used = disk.used.load(Ordering::SeqCst);
     let events = disk.events();
-    assert!(finished || used == budget, "budget {budget}: died when it ran out");
+    assert!(
+        finished || used == budget,
+        "budget {budget}: died when it ran out"
+    );
     drop(db);
     disk.arm(u64::MAX);
     clock.advance_micros(100);
@@ -268,7 +271,7 @@ fn crash_during_collection(
 /// after that manifest) each happened at some point.
 #[test]
 fn each_collected_cell_is_recorded_once_whatever_point_the_process_dies_at() {
-    let cells: Vec<(Vec<u8>, i64)> = [b"a", b"b", b"c"]
+    let cells: Vec<Cell> = [b"a", b"b", b"c"]
         .iter()
         .map(|r| (r.to_vec(), 1000))
         .collect();

@@ -325,7 +325,8 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
 
 /// The number of cells a garbage collection record of type [`RECORD_TYPE_COLLECTED_CELLS`]
 /// with these entries' mutations names, each of which must be a DeleteFromColumn of one
-/// timestamp: the sequences the record takes.
+/// timestamp (`[ts, ts + 1)`, the end saturating at `i64::MAX` as the compaction writes it):
+/// the sequences the record takes.
 ///
 /// # Errors
 /// `InvalidArgument` naming the first other mutation.
@@ -334,7 +335,7 @@ fn collected_cells<'a>(entries: impl Iterator<Item = &'a [Mutation]>) -> Result<
     for m in entries.flatten() {
         match m {
             Mutation::DeleteFromColumn { time_range, .. }
-                if time_range.end_micros == time_range.start_micros.checked_add(1) =>
+                if time_range.end_micros == Some(time_range.start_micros.saturating_add(1)) =>
             {
                 cells += 1;
             }

@@ -488,8 +488,8 @@ impl Table {
         now_micros: i64,
     ) {
         let ti = self.tablet_index(row);
-        let mut seq = first;
-        for cell in cells {
+        // Each cell takes its sequence whether or not its family is still here.
+        for (seq, cell) in (first..).zip(cells) {
             if let crate::codec::values::MutationRef::DeleteFromColumn {
                 family,
                 qualifier,
@@ -497,16 +497,17 @@ impl Table {
             } = cell
             {
                 if self.config.families.get(family).is_some() {
+                    // The cell at the range's start (its end is `start + 1`, saturating at
+                    // `i64::MAX`, which the u64 form need not).
+                    let start = time_range.start_micros.max(0) as u64;
                     let key = InternalKey {
                         row_key: row.to_vec(),
                         sequence: seq,
                         kind: EntryKind::DeleteColumn {
                             family: family.into(),
                             qualifier: qualifier.to_vec(),
-                            start_micros: time_range.start_micros.max(0) as u64,
-                            end_micros: time_range
-                                .end_micros
-                                .map_or(u64::MAX, |e| e.max(0) as u64),
+                            start_micros: start,
+                            end_micros: start + 1,
                         },
                     };
                     self.tablets[ti]
@@ -515,7 +516,6 @@ impl Table {
                     self.applied = self.applied.max(seq);
                 }
             }
-            seq += 1;
         }
         self.maintain(ti, now_micros);
     }

@@ -4,10 +4,12 @@
 //! epoch a replicated instance watches to keep its copies' schemas in line.
 //!
 //! On storage, the change records garbage collection makes (a compaction's, at any time) are
-//! written to the commit log as records of their own (docs/format/commit_log.md, type 3)
+//! written to the commit log as records of their own (docs/format/commit_log.md, type 7)
 //! before a manifest names the runs the collection left, so a crash before the next
 //! checkpoint (which writes the change log file) does not lose them; recovery logs them
-//! again in the change streams and applies nothing.
+//! again in the change streams and deletes their cells again where the runs may still hold
+//! them (the manifest it found predates the record), so no later collection records them
+//! a second time.
 //!
 //! Invariants: a captured write is taken once; a write applied from elsewhere is not this
 //! database's change (it is neither captured again nor logged in its change streams); a
@@ -15,7 +17,9 @@
 //! table does, so recovery logs a table's changes in the order they were made (and gives
 //! them the same sequences); a record is in the commit log or the change log file at most
 //! once after the last checkpoint, and recovery logs only those after the file's
-//! `through_sequence`, so opening twice logs nothing twice.
+//! `through_sequence`, so opening twice logs nothing twice; a garbage-collection record
+//! takes one sequence per cell, so the deletes recovery makes of them never tie with a later
+//! write.
 
 use alloc::format;
 use alloc::string::String;

@@ -36,7 +36,7 @@ pub const CHANGES_FILE: &str = "CHANGES";
 
 /// When a write is acknowledged relative to the disk.
 ///
-/// The change-stream records of a garbage collection (commit log record type 3) are fsynced
+/// The change-stream records of a garbage collection (commit log record type 7) are fsynced
 /// before a manifest names the runs the collection left, under `Sync` and `Interval` alike;
 /// under `None` they are not, and a power loss may lose them as it may lose writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

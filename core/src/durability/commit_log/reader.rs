@@ -190,7 +190,7 @@ impl<'a> BatchView<'a> {
             // Applied on replay as deletes of single cells: nothing else may be here.
             let point = |m: MutationRef<'_>| {
                 matches!(m, MutationRef::DeleteFromColumn { time_range, .. }
-                    if time_range.end_micros == time_range.start_micros.checked_add(1))
+                    if time_range.end_micros == Some(time_range.start_micros.saturating_add(1)))
             };
             if !batch.entries().all(|e| e.mutations().all(point)) {
                 return Err(data_loss(

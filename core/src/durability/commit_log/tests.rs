@@ -388,7 +388,10 @@ fn a_collected_record_takes_a_sequence_per_cell_and_needs_a_commit_time() {
     assert!(err.message().contains("last sequence 12"), "{err}");
     w.append(&batch(13, &["y"])).unwrap();
     let (read_back, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
-    assert_eq!(read_back, vec![batch(8, &["x"]), b.clone(), batch(13, &["y"])]);
+    assert_eq!(
+        read_back,
+        vec![batch(8, &["x"]), b.clone(), batch(13, &["y"])]
+    );
     assert_eq!(end, Ok(ReplayEnd::Clean));
     // A reader refuses a record inside the cells' sequences (it would tie with one of
     // them when both are applied); after a type 3 record the next sequence is enough.
@@ -399,13 +402,19 @@ fn a_collected_record_takes_a_sequence_per_cell_and_needs_a_commit_time() {
     assert!(err.message().contains("last sequence 12"), "{err}");
     let mut log = old_record.clone();
     log.extend(encode_record(&batch(10, &["y"])).unwrap());
-    assert_eq!(read(&log), (vec![old.clone(), batch(10, &["y"])], Ok(ReplayEnd::Clean)));
+    assert_eq!(
+        read(&log),
+        (vec![old.clone(), batch(10, &["y"])], Ok(ReplayEnd::Clean))
+    );
     // Type 7 names cells and nothing else: the writer refuses anything more
     // (InvalidArgument), a reader finding it is DataLoss; type 3 takes its mutations as
     // they are.
     let mut bad = b.clone();
     bad.entries[1].mutations.push(Mutation::DeleteFromRow);
-    assert_eq!(encode_record(&bad).unwrap_err().code(), Code::InvalidArgument);
+    assert_eq!(
+        encode_record(&bad).unwrap_err().code(),
+        Code::InvalidArgument
+    );
     bad.entries[1].mutations[2] = Mutation::DeleteFromColumn {
         family: "cf".to_string(),
         qualifier: b"q".to_vec(),
@@ -414,7 +423,10 @@ fn a_collected_record_takes_a_sequence_per_cell_and_needs_a_commit_time() {
             end_micros: Some(7),
         },
     };
-    assert_eq!(encode_record(&bad).unwrap_err().code(), Code::InvalidArgument);
+    assert_eq!(
+        encode_record(&bad).unwrap_err().code(),
+        Code::InvalidArgument
+    );
     bad.one_sequence = true;
     let as_old = encode_record(&bad).unwrap();
     assert_eq!(read(&as_old).0, vec![bad.clone()]);
@@ -423,10 +435,27 @@ fn a_collected_record_takes_a_sequence_per_cell_and_needs_a_commit_time() {
         .unwrap_err();
     assert_eq!(err.code(), Code::DataLoss);
     assert!(err.message().contains("one timestamp"), "{err}");
+    // A compaction's record of a cell at `i64::MAX` ends there (`ts + 1` saturates): still
+    // that one cell.
+    let mut top = collected_batch(20, &["z"]);
+    top.entries[0].mutations = vec![Mutation::DeleteFromColumn {
+        family: "cf".to_string(),
+        qualifier: b"q".to_vec(),
+        time_range: TimestampRange {
+            start_micros: i64::MAX,
+            end_micros: Some(i64::MAX),
+        },
+    }];
+    let top_record = encode_record(&top).unwrap();
+    assert_eq!(top_record[8], RECORD_TYPE_COLLECTED_CELLS);
+    assert_eq!(read(&top_record).0, vec![top]);
     // Sharing one sequence is for garbage collection's records only.
     let mut shared = batch(1, &["a"]);
     shared.one_sequence = true;
-    assert_eq!(encode_record(&shared).unwrap_err().code(), Code::InvalidArgument);
+    assert_eq!(
+        encode_record(&shared).unwrap_err().code(),
+        Code::InvalidArgument
+    );
     b.commit_micros = None;
     assert_eq!(encode_record(&b).unwrap_err().code(), Code::InvalidArgument);
 }
