@@ -3,7 +3,8 @@
 //! Completion looks at the word under the cursor (the line's last word): the first word
 //! completes to a command, the second to a table for commands that take one, later words to
 //! the command's `key=` options. It returns every candidate; the caller inserts the longest
-//! common prefix (as a shell does) and may list the rest.
+//! common prefix (as a shell does) and may list the rest. Global flags before the command
+//! (`-instance lesson`) are passed over.
 
 use crate::{options_of, COMMANDS};
 
@@ -16,6 +17,21 @@ pub fn complete(line: &str, tables: &[String]) -> Vec<String> {
     } else {
         words.pop().unwrap_or("")
     };
+    // cbt's global flags (`-instance lesson`, see [`crate::flags`]) come before the command:
+    // completion starts after them, and offers nothing for a flag's value.
+    if words.first() == Some(&"cbt") {
+        words.remove(0);
+    }
+    while let Some(flag) = words.first().filter(|w| w.starts_with('-')) {
+        let takes_value = !flag.contains('=') && *flag != "--";
+        words.remove(0);
+        if takes_value {
+            if words.is_empty() {
+                return Vec::new();
+            }
+            words.remove(0);
+        }
+    }
     let pool: Vec<String> = match words.len() {
         0 => COMMANDS.iter().map(|c| c.to_string()).collect(),
         1 => {
@@ -137,6 +153,24 @@ mod tests {
             ["columns=", "count=", "cells-per-column="]
         );
         assert_eq!(complete_line("nosuch x", &tables), "nosuch x");
+    }
+
+    #[test]
+    fn global_flags_before_the_command_are_passed_over() {
+        let tables = vec!["users".to_string()];
+        assert_eq!(
+            complete_line("-instance lesson rea", &tables),
+            "-instance lesson read "
+        );
+        assert_eq!(
+            complete_line("cbt --instance=lesson lookup u", &tables),
+            "cbt --instance=lesson lookup users "
+        );
+        assert_eq!(
+            complete("-instance lesson lookup users r app", &tables),
+            ["app-profile="]
+        );
+        assert!(complete("-instance le", &tables).is_empty());
     }
 
     #[test]

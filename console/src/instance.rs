@@ -26,6 +26,11 @@
 //!   clock sleeps. Without one (`InstanceConsole::new` alone) `fault` refuses a latency. The
 //!   command's stderr says how long it waited, so the delay is seen.
 //!
+//! - [`InstanceConsole::admit`] is that path (delivery, routing, faults, latency) on its own,
+//!   for a host that runs its own requests on the instance: the playground's replication
+//!   lesson sends its buttons' writes, reads and increments through it, so a fault typed at
+//!   the console acts on them as on the console's commands.
+//!
 //! The output of the instance commands is ours (the real cbt's wording for them is not
 //! compared: `server/tests/it/console_vs_cbt.rs` covers the table and data commands).
 //!
@@ -110,20 +115,78 @@ fn app_profile(args: &[Vec<u8>]) -> String {
         .unwrap_or_default()
 }
 
-/// The line a delayed command's stderr starts with.
-fn waited_note((micros, cluster): &(u64, String)) -> String {
-    let shown = if micros % 1000 == 0 {
-        format!("{}ms", micros / 1000)
-    } else {
-        format!("{micros}us")
-    };
-    format!("(injected latency: answered {shown} later by {cluster}, on the engine's clock)\n")
+/// An injected latency a request waited out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waited {
+    /// How long, in microseconds of the engine's clock.
+    pub micros: u64,
+    /// The cluster that answered late.
+    pub cluster_id: String,
+}
+
+impl Waited {
+    /// The line a delayed command's stderr starts with (and the lesson shows).
+    pub fn note(&self) -> String {
+        let micros = self.micros;
+        let shown = if micros.is_multiple_of(1000) {
+            format!("{}ms", micros / 1000)
+        } else {
+            format!("{micros}us")
+        };
+        format!(
+            "(injected latency: answered {shown} later by {}, on the engine's clock)\n",
+            self.cluster_id
+        )
+    }
+}
+
+/// What routing and the injected faults decided for one request
+/// ([`InstanceConsole::admit`]).
+#[derive(Debug)]
+pub struct Admission {
+    /// The cluster (its position in the instance) that serves the request, or the error the
+    /// request answers with: a routing refusal (`NOT_FOUND`, `FAILED_PRECONDITION`,
+    /// `UNAVAILABLE`) or an injected fault.
+    pub cluster: Result<usize, Error>,
+    /// The injected latency waited out first, if a rule added one.
+    pub waited: Option<Waited>,
+}
+
+impl Admission {
+    fn refused(e: Error, waited: Option<Waited>) -> Self {
+        Admission {
+            cluster: Err(e),
+            waited,
+        }
+    }
+}
+
+/// The commands of an instance that a single database has not: the control words and cbt's
+/// cluster and app-profile commands (for a host that tells a user where they run).
+pub const INSTANCE_COMMANDS: [&str; 12] = [
+    "status",
+    "down",
+    "up",
+    "lag",
+    "fault",
+    "clear-faults",
+    "listclusters",
+    "createappprofile",
+    "updateappprofile",
+    "getappprofile",
+    "listappprofile",
+    "deleteappprofile",
+];
+
+/// Whether `command` is a data command routed by its `app-profile=` option.
+pub fn routes_by_profile(command: &str) -> bool {
+    routable(command, &[]).is_some()
 }
 
 /// A failed command's message after the latency it waited, if any.
-fn with_wait(message: String, waited: Option<&(u64, String)>) -> String {
+fn with_wait(message: String, waited: Option<&Waited>) -> String {
     match waited {
-        Some(w) => format!("{}{message}", waited_note(w)),
+        Some(w) => format!("{}{message}", w.note()),
         None => message,
     }
 }
@@ -274,31 +337,76 @@ impl InstanceConsole {
         }
     }
 
+    /// What routing and the injected faults decide for one request of `rpc` (`ReadRows`,
+    /// `MutateRow`, `ReadModifyWriteRow`, ...) of `kind` through `profile` ("" for the
+    /// default profile) to `row` (empty for a scan): the path every data command of this
+    /// console takes, open to a host that runs its own requests on the instance (the
+    /// playground's replication lesson), so an injected fault acts on them alike.
+    ///
+    /// First delivers what is due; routes by the core's rules; checks the fault rules for the
+    /// RPC at the cluster reached; waits out an injected latency (moving a manual clock) and
+    /// delivers what became due meanwhile, as a server that answers late would.
+    pub fn admit(&mut self, rpc: &str, profile: &str, kind: RequestKind, row: &[u8]) -> Admission {
+        if let Err(e) = self.set.pump() {
+            return Admission::refused(e, None);
+        }
+        match self.set.route(profile, kind, row) {
+            Ok(i) => self.checked(rpc, i),
+            Err(e) => Admission::refused(e, None),
+        }
+    }
+
+    /// As [`InstanceConsole::admit`] for a table admin RPC (`GenerateConsistencyToken`, say):
+    /// no app profile routes it; it is served by the first cluster, which holds the schema
+    /// (see the module docs), so the fault rules are checked there.
+    pub fn admit_table_admin(&mut self, rpc: &str) -> Admission {
+        if let Err(e) = self.set.pump() {
+            return Admission::refused(e, None);
+        }
+        self.checked(rpc, 0)
+    }
+
+    /// The fault rules for `rpc` at cluster `i`, an injected latency waited out.
+    fn checked(&mut self, rpc: &str, i: usize) -> Admission {
+        let Some(id) = self.record.clusters().get(i).map(|c| c.id.clone()) else {
+            return Admission::refused(
+                Error::new(Code::Internal, format!("cluster {i} is missing")),
+                None,
+            );
+        };
+        let outcome = self.faults.check(rpc, &id);
+        let mut waited = None;
+        if outcome.latency_micros > 0 {
+            if let Some(wait) = self.wait.as_mut() {
+                wait(outcome.latency_micros);
+            }
+            waited = Some(Waited {
+                micros: outcome.latency_micros,
+                cluster_id: id,
+            });
+            // What became due while the request was held back reaches its cluster first.
+            if let Err(e) = self.set.pump() {
+                return Admission::refused(e, waited);
+            }
+        }
+        Admission {
+            cluster: outcome.error.map_or(Ok(i), Err),
+            waited,
+        }
+    }
+
     /// A data command on its routed cluster, anything else on the first cluster.
     fn routed(&mut self, command: &str, words: &[Vec<u8>]) -> Result<Output, String> {
         let mut waited = None;
         let cluster = match routable(command, &words[1..]) {
             Some(r) => {
                 let profile = app_profile(&words[1..]);
-                let i = self
-                    .set
-                    .route(&profile, r.kind, r.row)
-                    .map_err(|e| rpc(r.context, &e))?;
-                let id = &self.record.clusters()[i].id;
-                let outcome = self.faults.check(r.rpc, id);
-                if outcome.latency_micros > 0 {
-                    if let Some(wait) = self.wait.as_mut() {
-                        wait(outcome.latency_micros);
-                    }
-                    // What became due while the request was held back reaches its cluster
-                    // first, as it would at a server that answers late.
-                    self.set.pump().map_err(|e| refused(&e))?;
-                    waited = Some((outcome.latency_micros, id.clone()));
+                let admission = self.admit(r.rpc, &profile, r.kind, r.row);
+                waited = admission.waited;
+                match admission.cluster {
+                    Ok(i) => i,
+                    Err(e) => return Err(with_wait(rpc(r.context, &e), waited.as_ref())),
                 }
-                if let Some(e) = outcome.error {
-                    return Err(with_wait(rpc(r.context, &e), waited.as_ref()));
-                }
-                i
             }
             None => 0,
         };
@@ -307,8 +415,8 @@ impl InstanceConsole {
             .replica_mut(cluster)
             .ok_or_else(|| format!("cluster {cluster} is missing"))?;
         let mut out = self.console.run(db, words);
-        if let Some(note) = waited.as_ref().map(waited_note) {
-            out.stderr.insert_str(0, &note);
+        if let Some(w) = waited.as_ref() {
+            out.stderr.insert_str(0, &w.note());
         }
         Ok(out)
     }

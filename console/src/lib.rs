@@ -21,6 +21,7 @@
 pub mod args;
 pub mod complete;
 pub mod csv;
+pub mod flags;
 pub mod gc;
 pub mod help;
 pub mod instance;
@@ -36,7 +37,8 @@ use sparsetable::{
 
 pub use args::split_args;
 pub use complete::{complete, complete_line, History};
-pub use instance::{InstanceConsole, LatencyWait};
+pub use flags::{global_flags, with_app_profile, GlobalFlags};
+pub use instance::{Admission, InstanceConsole, LatencyWait, Waited, INSTANCE_COMMANDS};
 
 /// What one command printed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

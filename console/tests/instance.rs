@@ -309,3 +309,50 @@ fn short_cluster_ids_are_refused_for_a_new_instance_and_kept_when_given() {
     assert_eq!(value(&mut c, "to-c2"), "v");
     assert!(ok(&mut c, "status").contains("cluster c1: available"));
 }
+
+#[test]
+fn admit_is_the_commands_path_for_a_hosts_own_requests() {
+    use sparsetable::{Code, RequestKind};
+    let (mut console, clock) = instance(2);
+    let moved = clock.clone();
+    console.set_latency_wait(Box::new(move |micros| {
+        moved.advance_micros(i64::try_from(micros).expect("micros"));
+    }));
+    // Routing: the profile's cluster, or its refusal.
+    let a = console.admit("MutateRow", "to-c2", RequestKind::Write, b"r");
+    assert_eq!((a.cluster.ok(), a.waited), (Some(1), None));
+    let a = console.admit("MutateRow", "nosuch", RequestKind::Write, b"r");
+    assert_eq!(a.cluster.map_err(|e| e.code()), Err(Code::NotFound));
+    // A fault typed at the console fires for the host's request of that RPC and cluster.
+    ok(
+        &mut console,
+        "fault code=UNAVAILABLE rpc=ReadModifyWriteRow count=1",
+    );
+    let a = console.admit(
+        "ReadModifyWriteRow",
+        "to-c1",
+        RequestKind::Transaction,
+        b"r",
+    );
+    assert_eq!(a.cluster.map_err(|e| e.code()), Err(Code::Unavailable));
+    let a = console.admit(
+        "ReadModifyWriteRow",
+        "to-c1",
+        RequestKind::Transaction,
+        b"r",
+    );
+    assert_eq!(a.cluster.ok(), Some(0), "the count is spent");
+    // A latency is waited out on the clock and reported with the cluster that answered.
+    ok(
+        &mut console,
+        "fault latency=250ms cluster=console-c1 count=1",
+    );
+    let before = clock.now_micros();
+    let a = console.admit_table_admin("GenerateConsistencyToken");
+    assert_eq!(clock.now_micros(), before + 250_000);
+    let w = a.waited.expect("waited");
+    assert_eq!((w.micros, w.cluster_id.as_str()), (250_000, "console-c1"));
+    assert!(w
+        .note()
+        .starts_with("(injected latency: answered 250ms later by console-c1"));
+}

@@ -27,6 +27,7 @@ pub mod database;
 pub mod error;
 pub mod instances;
 pub mod logical_views;
+pub mod materialized_views;
 mod micros;
 pub mod panic;
 pub mod proto;

@@ -59,6 +59,8 @@ export interface AppProfileJson {
 /** An injected fault: no `code` injects latency only; `probability` defaults to 1. */
 export interface FaultSpec {
   rpc?: string; clusterId?: string; code?: string; count?: number; probability?: number; latencyMs?: number;
+  /** ReadRows only, with a code: the stream delivers this many rows, then fails. */
+  afterRows?: number;
 }
 /** `readChangeStream`'s request: a partition, then a start time (microseconds since the
  * epoch) or continuation tokens (or neither: from now), and an optional end time. */
@@ -108,6 +110,8 @@ struct FaultJs {
     probability: Option<f64>,
     #[serde(default)]
     latency_ms: Option<f64>,
+    #[serde(default)]
+    after_rows: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -275,7 +279,7 @@ impl ReplicatedInstance {
         } else {
             b64_key("rowKey", &row_key).map_err(err)?
         };
-        let routed = self.route(&app_profile_id, &rpc, kind, &key)?;
+        let routed = self.route_stream(&app_profile_id, &rpc, kind, &key)?;
         Ok(RoutedRequest {
             database: routed.db.clone(),
             manual_clock: self.manual_clock.clone(),
@@ -659,8 +663,9 @@ impl ReplicatedInstance {
         self.plane.set_delay_micros(micros as i64).map_err(err)
     }
 
-    /// Adds a fault rule: `{rpc?, clusterId?, code?, count?, probability?, latencyMs?}`
-    /// (no code: latency only; probability defaults to 1).
+    /// Adds a fault rule: `{rpc?, clusterId?, code?, count?, probability?, latencyMs?,
+    /// afterRows?}` (no code: latency only; probability defaults to 1; `afterRows`: a
+    /// ReadRows stream delivers that many rows, then fails with the code).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for an unknown code or a bad rule; `NOT_FOUND` for an unknown
@@ -695,7 +700,10 @@ impl ReplicatedInstance {
             probability: f.probability.unwrap_or(1.0),
             latency_micros: (latency * 1000.0) as u64,
         };
-        self.plane.add_fault(rule).map_err(err)
+        match f.after_rows {
+            Some(n) => self.plane.add_mid_stream_fault(rule, n).map_err(err),
+            None => self.plane.add_fault(rule).map_err(err),
+        }
     }
 
     /// Removes every fault rule and reseeds their random draws with `seed` (default 0), so a
@@ -852,7 +860,23 @@ impl ReplicatedInstance {
         self.route(app_profile_id, rpc, kind, &[])
     }
 
+    /// Routes a call that answers at once: a mid-stream fault fails it before any answer.
     fn route(
+        &self,
+        app_profile_id: &JsValue,
+        rpc: &str,
+        kind: RequestKind,
+        key: &[u8],
+    ) -> JsResult<Routed> {
+        let mut routed = self.route_stream(app_profile_id, rpc, kind, key)?;
+        match routed.stream_fault.take() {
+            Some((_, e)) => Err(err(e)),
+            None => Ok(routed),
+        }
+    }
+
+    /// Routes a call whose caller streams (and so ends its stream at a mid-stream fault).
+    fn route_stream(
         &self,
         app_profile_id: &JsValue,
         rpc: &str,
@@ -931,6 +955,25 @@ impl RoutedRequest {
     #[wasm_bindgen(getter, js_name = latencyMicros)]
     pub fn latency_micros(&self) -> f64 {
         self.routed.latency_micros as f64
+    }
+
+    /// A mid-stream fault: the rows the stream delivers before `streamFault()` ends it
+    /// (`undefined`: none).
+    #[wasm_bindgen(getter, js_name = streamFaultAfterRows)]
+    pub fn stream_fault_after_rows(&self) -> Option<f64> {
+        self.routed.stream_fault.as_ref().map(|(n, _)| *n as f64)
+    }
+
+    /// Throws the mid-stream fault's error (the core's code and words); nothing if none.
+    ///
+    /// # Errors
+    /// The injected error.
+    #[wasm_bindgen(js_name = streamFault)]
+    pub fn stream_fault(&self) -> JsResult<()> {
+        match &self.routed.stream_fault {
+            Some((_, e)) => Err(err(e.clone())),
+            None => Ok(()),
+        }
     }
 
     /// Hands what the request wrote to replication and delivers what is due (call it after a

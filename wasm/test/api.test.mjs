@@ -117,6 +117,24 @@ test("gRPC's status numbers and a prefix's key range come from the core", () => 
   refused(() => glue.prefixSuccessor("a"), "a string prefix");
 });
 
+test("the read a client re-issues after a stream failed mid-way comes from the core", () => {
+  const key = (s) => new Uint8Array(Buffer.from(s));
+  const request = { rows: { rowKeys: [b64("a"), b64("m")], rowRanges: [{ startKeyClosed: b64("p"), endKeyOpen: b64("t") }] }, rowsLimit: "5" };
+  // Cut past "m": the key "a" and "m" are done, the range and the limit go on.
+  assert.deepEqual(glue.resumeReadRows(request, key("m"), 2), { rows: { rowRanges: [{ startKeyClosed: b64("p"), endKeyOpen: b64("t") }] }, rowsLimit: "3" });
+  // Reversed reads resume before the last key.
+  assert.deepEqual(glue.resumeReadRows({ reversed: true }, key("k"), 4), { rows: { rowRanges: [{ endKeyOpen: b64("k") }] }, reversed: true });
+  // Nothing before the first row: the same read.
+  assert.deepEqual(glue.resumeReadRows(request, null, 0), { rows: { rowKeys: [b64("a"), b64("m")], rowRanges: [{ startKeyClosed: b64("p"), endKeyOpen: b64("t") }] }, rowsLimit: "5" });
+  // The limit reached, or the row set used up: nothing is left.
+  assert.equal(glue.resumeReadRows(request, key("q"), 5), null);
+  assert.equal(glue.resumeReadRows({ rows: { rowKeys: [b64("a")] } }, key("a"), 1), null);
+  refused(() => glue.resumeReadRows(request, key("m"), -1), "a negative row count");
+  refused(() => glue.resumeReadRows(request, key("m"), 1.5), "a fractional row count");
+  refused(() => glue.resumeReadRows({ rowsLimit: "-1", nope: 1 }, null, 0), "an unknown field");
+  refused(() => glue.resumeReadRows(request, 42, 0), "a number as the key");
+});
+
 test("gcMode: background keeps extra versions readable until collectGarbage; immediate is the default", () => {
   const versions = (db) => db.readRowJson("t", "cg==").families[0].columns[0].cells.map((c) => Number(c.timestampMicros));
   for (const gcMode of [undefined, "immediate", "background"]) {

@@ -181,3 +181,23 @@ test("configureFromModel routes by an InstanceModel's clusters and app profiles"
   assert.deepEqual(plane.status().clusters.map((c) => c.id).sort(), ["east-1a", "west-1a"]);
   assert.throws(() => plane.routeRequest("to-west", "ReadRows"), { code: "NOT_FOUND" });
 });
+
+test("a mid-stream fault (afterRows): routeRequest carries it for a stream; a read answered at once fails", () => {
+  const inst = instance();
+  for (const k of ["a", "b", "c"]) put(inst, "to-c1", k, "v");
+  inst.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count: 1, afterRows: 2 });
+  const routed = inst.routeRequest("to-c1", "ReadRows", undefined);
+  assert.equal(routed.streamFaultAfterRows, 2);
+  assert.throws(() => routed.streamFault(), { code: "UNAVAILABLE", message: /injected fault: UNAVAILABLE on ReadRows at cluster c1/ });
+  routed.free();
+  const clean = inst.routeRequest("to-c1", "ReadRows", undefined);
+  assert.equal(clean.streamFaultAfterRows, undefined, "a count of one was used");
+  clean.streamFault();
+  clean.free();
+  inst.injectFault({ rpc: "ReadRows", code: "ABORTED", count: 1, afterRows: 1 });
+  assert.throws(() => inst.readRowsJson("to-c1", "t"), { code: "ABORTED" });
+  assert.equal(inst.readRowsJson("to-c1", "t").value.length, 3);
+  assert.throws(() => inst.injectFault({ rpc: "MutateRow", code: "ABORTED", afterRows: 1 }), { code: "INVALID_ARGUMENT", message: /for ReadRows only/ });
+  assert.throws(() => inst.injectFault({ rpc: "ReadRows", afterRows: 1 }), { code: "INVALID_ARGUMENT", message: /needs a code/ });
+  assert.throws(() => inst.injectFault({ rpc: "ReadRows", code: "ABORTED", afterRows: -1 }), { code: "INVALID_ARGUMENT" });
+});

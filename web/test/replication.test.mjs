@@ -6,7 +6,9 @@
 // conflicting writes converge on one value everywhere; the change stream lists the writes;
 // every action comes as code; the Key Visualizer has a time axis, a colour legend, metric
 // families, diagnostics, drill-down and hot tablets. The lesson's console runs cbt lines and
-// the control words (faults with codes and latency) on the lesson's instance. axe-core finds no serious violation in
+// the control words (faults with codes and latency) on the lesson's instance, and a fault
+// typed there refuses or delays the lesson's buttons too; the Console tab runs
+// `-instance lesson` lines on the same instance. axe-core finds no serious violation in
 // the lesson. Screenshots go to target/replication-*.png. Any console or page error fails it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -176,6 +178,54 @@ test("the lesson's console runs on the lesson's instance: app profiles, control 
   assert.equal(await page.getByTestId("repl-cluster-c3").getAttribute("class"), "repl-cluster down");
   await typed("up c3");
   await typed("clear-faults");
+});
+
+test("a fault typed at the console acts on the lesson's buttons: a code refuses, a latency is shown", async () => {
+  await typed("fault code=UNAVAILABLE rpc=MutateRow count=1");
+  await write("to-c1", "user#3", "Alan");
+  let o = await outcome();
+  assert.equal(o.code, "UNAVAILABLE");
+  assert.match(o.text, /injected fault: UNAVAILABLE on MutateRow at cluster c1/);
+  await write("to-c1", "user#3", "Alan");
+  assert.equal((await outcome()).code, "OK", "the count is spent");
+  await typed("fault latency=2s rpc=ReadRows cluster=c2 count=1");
+  await repl().getByTestId("repl-profile").selectOption("to-c2");
+  await act("repl-read");
+  o = await outcome();
+  assert.equal(o.code, "OK");
+  // c2 answered two seconds of the clock later, by when the write had arrived.
+  assert.match(o.text, /c2 answered: cf:name=Alan/);
+  assert.match(await repl().getByTestId("repl-outcome-waited").textContent(), /injected latency: answered 2000ms later by c2/);
+});
+
+const mainConsole = () => page.getByTestId("console");
+
+/** Types `line` into the Console tab and returns its entry's failed flag, stdout and stderr. */
+async function mainTyped(line) {
+  await page.getByTestId("lab-tab-console").click();
+  const before = await mainConsole().getByTestId("console-entry").count();
+  const input = mainConsole().getByTestId("console-input");
+  await input.fill(line);
+  await input.press("Enter");
+  const entry = mainConsole().getByTestId("console-entry").nth(before);
+  await entry.waitFor();
+  await settled();
+  const text = async (id) => (await entry.getByTestId(id).count()) ? await entry.getByTestId(id).textContent() : "";
+  return { failed: (await entry.getAttribute("class")).includes("failed"), stdout: await text("console-stdout"), stderr: await text("console-stderr") };
+}
+
+test("the Console tab runs -instance lesson lines on the lesson's instance, others on the database", async () => {
+  const w = await mainTyped("-instance lesson -app-profile to-c1 set users user#4 cf:name=Edsger");
+  assert.equal(w.failed, false, w.stderr);
+  assert.doesNotMatch((await mainTyped("cbt -instance lesson lookup users user#4 app-profile=to-c2")).stdout, /Edsger/, "stale at c2");
+  assert.match((await mainTyped("-instance lesson status")).stdout, /writes in flight: [1-9]/);
+  assert.match((await mainTyped("listinstances")).stdout, /lesson/);
+  assert.match((await mainTyped("-instance nosuch ls")).stderr, /NOT_FOUND/);
+  assert.match((await mainTyped("status")).stderr, /-instance lesson status/);
+  await page.getByTestId("lab-tab-replication").click();
+  const row4 = (c) => cells(c).filter({ hasText: "user#4" }).first();
+  assert.equal(await row4("c1").getAttribute("data-state"), "pending");
+  assert.equal(await row4("c2").getAttribute("data-state"), "stale");
 });
 
 test("axe-core finds no serious violation in the lesson", async () => {

@@ -54,10 +54,10 @@ export function requiredString(value: unknown, field: string): string {
 }
 
 /** A resource name `projects/P/instances/I/<collection>/<id>`: the instance's name and the id. */
-export function childName(name: unknown, collection: "clusters" | "appProfiles" | "logicalViews", field: string): { instance: string; id: string } {
+export function childName(name: unknown, collection: "clusters" | "appProfiles" | "logicalViews" | "materializedViews", field: string): { instance: string; id: string } {
   const text = requiredString(name, field);
   const m = new RegExp(`^(projects/[^/]+/instances/[^/]+)/${collection}/([^/]+)$`).exec(text);
-  const kind = { clusters: "cluster", appProfiles: "app profile", logicalViews: "logical view" }[collection];
+  const kind = { clusters: "cluster", appProfiles: "app profile", logicalViews: "logical view", materializedViews: "materialized view" }[collection];
   if (!m) throw new BigtableError("INVALID_ARGUMENT", `${field}: not a ${kind} name: ${text.slice(0, 200)}`);
   return { instance: m[1], id: m[2] };
 }

@@ -199,6 +199,8 @@ export class Bigtable {
       const plane = call(() => InstancePlane.adopt(db, first, storage));
       planes.set(key, plane);
       call(() => plane.configureFromModel(model));
+      // Materialized views are in memory: the recorded ones are recomputed from their tables.
+      if (recorded) call(() => model.applyMaterializedViews(db));
     } finally {
       if (!recorded) model.free();
     }

@@ -1,15 +1,29 @@
 // The main thread's side of a durable browser database: a Promise-based client of the
-// dedicated Worker in opfs_worker.ts, which owns the OPFS files.
-import type { Database } from "./wasm/sparsetable_wasm.js";
+// dedicated Worker in opfs_worker.ts, which owns the OPFS files and the database's logical
+// views (queries read them in `FROM`, as the Node-client layer's do).
+import type { Database, LogicalViewJson, ProtoResultSetMetadata, ProtoSqlValue } from "./wasm/sparsetable_wasm.js";
 
 type Methods = {
   [K in keyof Database as Database[K] extends (...a: never[]) => unknown ? K : never]: Database[K];
 };
-/** Every `Database` method, answered asynchronously; `readRowsJson` resolves to an array. */
+/** Every `Database` method, answered asynchronously; `readRowsJson` resolves to an array,
+ * `executeQueryStreamJson` to the result's metadata and every row. The queries'
+ * `views` argument defaults to the database's logical views. Besides them, the database's
+ * logical views (kept with its data; every rule the core's, as the Instance Admin's
+ * CreateLogicalView etc.): `listLogicalViews`, `createLogicalView(id, query,
+ * deletionProtection?)`, `updateLogicalView(id, {query?, deletionProtection?}, etag?)`,
+ * `deleteLogicalView(id, etag?)`. */
 export type AsyncDatabase = {
-  [K in Exclude<keyof Methods, "readRowsJson" | "free">]: Methods[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<R> : never;
+  [K in Exclude<keyof Methods, "readRowsJson" | "executeQueryStreamJson" | "prepareQueryJson" | "executeQueryJson" | "free">]: Methods[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<R> : never;
 } & {
   readRowsJson(...a: Parameters<Database["readRowsJson"]>): Promise<import("./wasm/sparsetable_wasm.js").ProtoRow[]>;
+  prepareQueryJson(request: Parameters<Database["prepareQueryJson"]>[0], views?: LogicalViewJson[]): Promise<ReturnType<Database["prepareQueryJson"]>>;
+  executeQueryJson(request: Parameters<Database["executeQueryJson"]>[0], views?: LogicalViewJson[]): Promise<ReturnType<Database["executeQueryJson"]>>;
+  executeQueryStreamJson(request: Parameters<Database["executeQueryStreamJson"]>[0], views?: LogicalViewJson[]): Promise<{ metadata: ProtoResultSetMetadata; rows: ProtoSqlValue[][] }>;
+  listLogicalViews(): Promise<LogicalViewJson[]>;
+  createLogicalView(id: string, query: string, deletionProtection?: boolean): Promise<LogicalViewJson>;
+  updateLogicalView(id: string, changes: { query?: string; deletionProtection?: boolean }, etag?: string): Promise<LogicalViewJson>;
+  deleteLogicalView(id: string, etag?: string): Promise<void>;
 };
 
 /** A database in a dedicated Worker, on OPFS when the browser has it. */

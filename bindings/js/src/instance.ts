@@ -141,6 +141,14 @@ export class Instance<B extends BigtableHandle = BigtableHandle> {
     return this.metadata;
   }
 
+  /** @internal Brings the instance's database's materialized views in line with its record
+   * (the core's rule, `InstanceModel.applyMaterializedViews`): after a view is created,
+   * updated or deleted, and when the database opens (views are in memory: recomputed). */
+  applyMaterializedViews(): void {
+    const recorded = this.bigtable.recorded(this.id);
+    if (recorded) call(() => recorded.applyMaterializedViews(this.db));
+  }
+
   /** @internal The instance's logical views, for a query that names one in `FROM` (none for
    * an instance nobody recorded). */
   logicalViews(): LogicalViewJson[] | undefined {

@@ -8,10 +8,10 @@ import { Bigtable } from "./bigtable.js";
 import { settle } from "./callback.js";
 import type { Callback } from "./callback.js";
 import type { Cluster } from "./cluster.js";
-import { BigtableError } from "./errors.js";
+import { BigtableError, call } from "./errors.js";
 import type { Instance } from "./instance.js";
 import type { ClusterInfo, InstanceMetadata } from "./registry.js";
-import type { LogicalViewJson } from "./wasm/sparsetable_wasm.js";
+import type { LogicalViewJson, MaterializedViewJson } from "./wasm/sparsetable_wasm.js";
 
 /** `listInstances`' whole response (that method is not paginated in the generated client). */
 export type InstanceList = { instances: Record<string, unknown>[]; failedLocations: string[]; nextPageToken: string };
@@ -64,6 +64,13 @@ function logicalViewProto(instance: Instance, v: LogicalViewJson): LogicalViewPr
 
 /** A string field of a request, "" when unset (the core says what an empty one means);
  * INVALID_ARGUMENT for a value that is not a string. */
+/** A `google.bigtable.admin.v2.MaterializedView` in proto3 JSON. */
+export type MaterializedViewProto = { name: string; query: string; etag: string; deletionProtection: boolean };
+
+function materializedViewProto(instance: Instance, v: MaterializedViewJson): MaterializedViewProto {
+  return { name: `${instance.name}/materializedViews/${v.id}`, query: v.query, etag: v.etag, deletionProtection: v.deletionProtection };
+}
+
 function stringField(value: unknown): string {
   if (value === undefined || value === null) return "";
   if (typeof value !== "string") throw new BigtableError("INVALID_ARGUMENT", `expected a string, got ${typeof value}`);
@@ -104,14 +111,18 @@ function clusterInfo(id: string, spec?: { location?: string; serveNodes?: number
  * `[response]`. */
 export class BigtableInstanceAdminClient {
   private projectId: string;
-  constructor(options: { projectId?: string } = {}) {
+  private dataDir?: string;
+  /** `projectId`, and Sparsetable's `dataDir` (Node): the instances of `new Bigtable({dataDir})`
+   * with that directory, rather than those in memory. */
+  constructor(options: { projectId?: string; dataDir?: string } = {}) {
     this.projectId = options.projectId ?? "sparsetable";
+    this.dataDir = options.dataDir;
   }
 
   private instance(name: unknown): Instance {
     const r = resourceName(name);
     if (r.table) throw new BigtableError("INVALID_ARGUMENT", `not an instance name: ${String(name).slice(0, 200)}`);
-    return new Bigtable({ projectId: r.project }).instance(r.instance);
+    return new Bigtable(this.dataDir === undefined ? { projectId: r.project } : { projectId: r.project, dataDir: this.dataDir }).instance(r.instance);
   }
 
   private cluster(name: unknown): Cluster {
@@ -432,6 +443,93 @@ export class BigtableInstanceAdminClient {
       const req = requestObject(request, "deleteLogicalView");
       const n = childName(req.name, "logicalViews", "name");
       this.instance(n.instance).update((model) => model.deleteLogicalView(n.id, stringField(req.etag)));
+      return [{}] as [Record<string, never>];
+    }, gapicCallback(rest) as Callback<[Record<string, never>]> | undefined);
+  }
+
+  materializedViewPath(project: string, instance: string, materializedView: string): string {
+    return `projects/${project}/instances/${instance}/materializedViews/${materializedView}`;
+  }
+
+  /** Creates continuous materialized view `materializedViewId` in instance `parent` of
+   * `materializedView.query` (checked, then backfilled from its table, by the core's
+   * database, which then maintains it on every write; queries read it in `FROM`) with
+   * `deletionProtection`. Long-running: the operation resolves to the view (with its
+   * `etag`). The rules are the core's instance record's and database's. */
+  createMaterializedView(request: { parent: string; materializedViewId: string; materializedView: { query?: string; deletionProtection?: boolean } }, ...rest: unknown[]): Promise<LongRunning> {
+    return settle(() => {
+      const req = requestObject(request, "createMaterializedView");
+      const instance = this.instance(requiredString(req.parent, "parent"));
+      const spec = requestObject(req.materializedView, "createMaterializedView (materializedView)");
+      let made: MaterializedViewJson | undefined;
+      try {
+        instance.update((model) => {
+          made = model.createMaterializedView(stringField(req.materializedViewId), stringField(spec.query), spec.deletionProtection === true, instance.db);
+        });
+      } catch (e) {
+        // Rows made for a view that could not be recorded must not outlive the call.
+        if (made) instance.applyMaterializedViews();
+        throw e;
+      }
+      const view = materializedViewProto(instance, made!);
+      return longRunning(view.name, view, { originalRequest: req });
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
+  }
+
+  getMaterializedView(request: { name: string }, ...rest: unknown[]): Promise<[MaterializedViewProto]> {
+    return settle(() => {
+      const n = childName(requestObject(request, "getMaterializedView").name, "materializedViews", "name");
+      const instance = this.instance(n.instance);
+      instance.existing();
+      const recorded = instance.bigtable.recorded(instance.id);
+      const model = recorded ?? instance.defaults();
+      try {
+        return [materializedViewProto(instance, call(() => model.materializedView(n.id)))] as [MaterializedViewProto];
+      } finally {
+        if (!recorded) model.free();
+      }
+    }, gapicCallback(rest) as Callback<[MaterializedViewProto]> | undefined);
+  }
+
+  /** `[materializedViews, null, rawResponse]`, by id, as the generated client's auto-paginated lists. */
+  listMaterializedViews(request: { parent: string }, ...rest: unknown[]): Promise<[MaterializedViewProto[], null, Record<string, unknown>]> {
+    return settle(() => {
+      const instance = this.instance(requiredString(requestObject(request, "listMaterializedViews").parent, "parent"));
+      instance.existing();
+      const views = instance.bigtable.recorded(instance.id)?.materializedViews() ?? [];
+      return onePage(views.map((v) => materializedViewProto(instance, v)), "materializedViews");
+    }, gapicCallback(rest) as Callback<[MaterializedViewProto[], null, Record<string, unknown>]> | undefined);
+  }
+
+  /** Changes `deletion_protection`, the one field `updateMask` may name (as Bigtable: a
+   * view's query is fixed); a non-empty `etag` must be the view's current one (ABORTED).
+   * Long-running: the operation resolves to the view with its new etag. */
+  updateMaterializedView(request: { materializedView: { name: string; deletionProtection?: boolean; etag?: string }; updateMask: { paths: string[] } }, ...rest: unknown[]): Promise<LongRunning> {
+    return settle(() => {
+      const req = requestObject(request, "updateMaterializedView");
+      const spec = requestObject(req.materializedView, "updateMaterializedView (materializedView)");
+      const n = childName(spec.name, "materializedViews", "materializedView.name");
+      maskPaths(req.updateMask, ["deletion_protection"]);
+      const instance = this.instance(n.instance);
+      let changed: MaterializedViewJson | undefined;
+      instance.update((model) => {
+        changed = model.updateMaterializedView(n.id, spec.deletionProtection === true, stringField(spec.etag));
+      });
+      instance.applyMaterializedViews();
+      const view = materializedViewProto(instance, changed!);
+      return longRunning(view.name, view, { originalRequest: req });
+    }, gapicCallback(rest) as Callback<LongRunning> | undefined);
+  }
+
+  /** Deletes materialized view `name` and its rows; a non-empty `etag` must be its current
+   * one (ABORTED), and a view with deletion protection is FAILED_PRECONDITION. */
+  deleteMaterializedView(request: { name: string; etag?: string }, ...rest: unknown[]): Promise<[Record<string, never>]> {
+    return settle(() => {
+      const req = requestObject(request, "deleteMaterializedView");
+      const n = childName(req.name, "materializedViews", "name");
+      const instance = this.instance(n.instance);
+      instance.update((model) => model.deleteMaterializedView(n.id, stringField(req.etag)));
+      instance.applyMaterializedViews();
       return [{}] as [Record<string, never>];
     }, gapicCallback(rest) as Callback<[Record<string, never>]> | undefined);
   }

@@ -52,7 +52,8 @@ export interface ReplicationControl {
   setClusterAvailable(clusterId: string, available: boolean): void;
   /** Sets the replication lag, in milliseconds of the engine's clock. */
   setReplicationLag(ms: number): void;
-  /** Adds a fault rule: `{rpc?, clusterId?, code?, count?, probability?, latencyMs?}`. */
+  /** Adds a fault rule: `{rpc?, clusterId?, code?, count?, probability?, latencyMs?,
+   * afterRows?}` (`afterRows`: a ReadRows stream delivers that many rows, then fails). */
   injectFault(fault: FaultSpec): void;
   /** Removes every rule and reseeds the probability draws (`seed` default 0). */
   clearFaults(seed?: number): void;

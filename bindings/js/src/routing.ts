@@ -43,6 +43,8 @@ export async function routed<T>(route: Route, rpc: DataRpc, rowKey: Uint8Array |
   let value: T;
   try {
     latencyMicros = r.latencyMicros;
+    // A unary call answers at once: a mid-stream fault fails it before anything runs.
+    call(() => r.streamFault());
     const db = r.database;
     try {
       value = call(() => run(db));
@@ -57,16 +59,44 @@ export async function routed<T>(route: Route, rpc: DataRpc, rowKey: Uint8Array |
   return value;
 }
 
+/** A mid-stream fault the core decided for a routed stream: deliver `afterRows` rows, then
+ * fail with `error` (the core's BigtableError). */
+export interface StreamFault {
+  afterRows: number;
+  error: unknown;
+}
+
 /** Opens `open` on the copy `route`'s profile sends a read to, for streams that pull later
  * (a row read's snapshot, a query's rows): the value keeps what it needs; the routed copy is
  * freed at once. Like a unary call, the stream then waits out the injected latency before
  * its first rows (the value is opened first, so it reads what the copy held when routed). */
 export async function routedOpen<T>(route: Route, rpc: DataRpc, open: (db: Database) => T): Promise<T> {
+  const { value, fault } = await routedStream(route, rpc, open);
+  // Streams that do not resume fail at once on a mid-stream fault (only ReadRows has one).
+  if (fault) {
+    if (typeof (value as { free?: unknown }).free === "function") (value as { free(): void }).free();
+    throw fault.error;
+  }
+  return value;
+}
+
+/** As `routedOpen`, and the mid-stream fault the core decided for this request, if any: the
+ * caller delivers `afterRows` rows, then ends its stream with the fault's error. */
+export async function routedStream<T>(route: Route, rpc: DataRpc, open: (db: Database) => T): Promise<{ value: T; fault?: StreamFault }> {
   const r = call(() => route.plane.routeRequest(route.appProfileId, rpc, undefined));
   let latencyMicros: number;
   let value: T;
+  let fault: StreamFault | undefined;
   try {
     latencyMicros = r.latencyMicros;
+    const afterRows = r.streamFaultAfterRows;
+    if (afterRows !== undefined) {
+      try {
+        call(() => r.streamFault());
+      } catch (error) {
+        fault = { afterRows, error };
+      }
+    }
     const db = r.database;
     try {
       value = call(() => open(db));
@@ -77,5 +107,5 @@ export async function routedOpen<T>(route: Route, rpc: DataRpc, open: (db: Datab
     r.free();
   }
   if (latencyMicros > 0) await sleep(latencyMicros / 1000);
-  return value;
+  return fault ? { value, fault } : { value };
 }

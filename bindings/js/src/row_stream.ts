@@ -1,19 +1,23 @@
 // Reads: `getRows` / `createReadStream` options as the Node client takes them, turned into a
 // proto3 JSON `ReadRowsRequest`, and `RowStream`, which pulls rows from the engine's
 // iterator in batches as they are consumed. The read is routed at the first pull, which
-// waits out injected latency and retries a retryable failure (retry.ts) before any row.
+// waits out injected latency; a retryable failure, before the first row or mid-stream, is
+// retried (retry.ts) by re-issuing the read for the rows not yet delivered (the core's
+// resumeReadRows), as Google's Node client resumes a read stream.
 
-import { prefixSuccessor } from "./wasm/sparsetable_wasm.js";
-import type { Database, ProtoRow, ProtoRowFilter, ProtoRowRange } from "./wasm/sparsetable_wasm.js";
+import { prefixSuccessor, resumeReadRows } from "./wasm/sparsetable_wasm.js";
+import type { Database, ProtoReadRowsRequest, ProtoRow, ProtoRowFilter, ProtoRowRange } from "./wasm/sparsetable_wasm.js";
 import { fromBase64, toBytes } from "./bytes.js";
 import type { Data } from "./bytes.js";
 import { call } from "./errors.js";
 import { range, toRowFilter } from "./filter.js";
 import type { Bound, Filter } from "./filter.js";
 import { Row, rowData } from "./row.js";
-import { routedOpen } from "./routing.js";
-import { dataPolicy, withRetries } from "./retry.js";
-import type { GaxOptions } from "./retry.js";
+import { routedStream } from "./routing.js";
+import type { StreamFault } from "./routing.js";
+import { backoffMs, dataPolicy, retryable } from "./retry.js";
+import type { GaxOptions, RetryPolicy } from "./retry.js";
+import { sleep } from "./callback.js";
 import type { TableHandle } from "./handles.js";
 
 /** Options of `getRows` and `createReadStream`, as the Node client takes them. */
@@ -193,33 +197,93 @@ export abstract class PullStream<T> implements AsyncIterable<T> {
 
 /** What `createReadStream` returns: the events of a Node object-mode Readable (`data`, `end`,
  * `error`, `close`), `pause`/`resume`/`end`, and `for await` iteration. Rows are read from
- * the engine's stream in small batches as they are consumed, never all at once. */
+ * the engine's stream in small batches as they are consumed, never all at once.
+ *
+ * A retryable failure (before the first row or in the middle of the stream) re-issues the
+ * read for what is left, as Google's Node client does: the core's `resumeReadRows` cuts the
+ * row set past the last row delivered (in the read's direction) and lowers `rowsLimit` by
+ * the rows delivered, so no row comes twice and none is lost. Retries count consecutive
+ * failures (a delivered row resets the count) up to the table's `maxRetries`, with the
+ * call's backoff and timeout (retry.ts). */
 export class RowStream<H extends TableHandle = TableHandle> extends PullStream<Row<H>> {
   private it: ReturnType<Database["readRowsJson"]> | null = null;
+  /** The read as the caller asked for it; every attempt is derived from it. */
+  private base: ProtoReadRowsRequest | null = null;
+  private policy: RetryPolicy;
+  private delivered = 0;
+  private lastKey: Uint8Array | null = null;
+  /** Failures since the last delivered row. */
+  private failures = 0;
+  private startedAt = 0;
+  /** The current attempt's mid-stream fault (the core's decision) and its rows so far. */
+  private fault: StreamFault | undefined;
+  private attemptRows = 0;
+
   constructor(private table: H, private options: GetRowsOptions) {
     super();
+    this.policy = dataPolicy("read", table.maxRetries, options.gaxOptions);
   }
 
   protected pull(): Row<H>[] | Promise<Row<H>[]> {
-    return this.it ? this.next(this.it) : this.open();
+    if (!this.it) return this.attempt(undefined);
+    try {
+      return this.next(this.it);
+    } catch (e) {
+      return this.attempt(e);
+    }
   }
 
-  /** The first pull: routes the read (retried as the client retries a read that fails
-   * before its first row), waits out injected latency, then gives the first batch. */
-  private async open(): Promise<Row<H>[]> {
-    const request = readRequest(this.options);
-    const policy = dataPolicy("read", this.table.maxRetries, this.options.gaxOptions);
-    const it = await withRetries(policy, () => routedOpen(this.table.route, "ReadRows", (db) => db.readRowsJson(this.table.id, request)));
-    if (this.ended) {
-      it.free();
-      return [];
+  /** Opens an attempt: the first (`error` undefined), or after `error`, if the policy
+   * retries it, the read of what is left; waits out injected latency, then gives a batch. */
+  private async attempt(error: unknown): Promise<Row<H>[]> {
+    if (this.base === null) {
+      this.base = readRequest(this.options) as ProtoReadRowsRequest;
+      this.startedAt = Date.now();
     }
-    this.it = it;
-    return this.next(it);
+    let request: ProtoReadRowsRequest | null = this.base;
+    for (let failed = error !== undefined; ; failed = true) {
+      if (failed) {
+        this.release();
+        const late = this.policy.timeoutMs !== undefined && Date.now() - this.startedAt >= this.policy.timeoutMs;
+        if (this.failures >= this.policy.maxRetries || late || !retryable(this.policy, error)) throw error;
+        this.failures += 1;
+        await sleep(backoffMs(this.policy, this.failures));
+        const base = this.base;
+        request = call(() => resumeReadRows(base, this.lastKey, this.delivered));
+        // Nothing is left to read (the row set is used up or the limit reached).
+        if (request === null) return [];
+      }
+      try {
+        const req: ProtoReadRowsRequest = request;
+        const opened = await routedStream(this.table.route, "ReadRows", (db) => db.readRowsJson(this.table.id, req));
+        if (this.ended) {
+          opened.value.free();
+          return [];
+        }
+        this.it = opened.value;
+        this.fault = opened.fault;
+        this.attemptRows = 0;
+        return this.next(this.it);
+      } catch (e) {
+        error = e;
+      }
+    }
   }
 
   private next(it: ReturnType<Database["readRowsJson"]>): Row<H>[] {
-    const rows = call(() => it.nextBatch(64)) as ProtoRow[];
+    let want = 64;
+    if (this.fault) {
+      // The core's mid-stream fault: this attempt delivers its rows, then fails there.
+      want = Math.min(want, this.fault.afterRows - this.attemptRows);
+      if (want <= 0) throw this.fault.error;
+    }
+    const rows = call(() => it.nextBatch(want)) as ProtoRow[];
+    if (rows.length) {
+      this.attemptRows += rows.length;
+      this.delivered += rows.length;
+      this.lastKey = fromBase64(rows[rows.length - 1].key);
+      this.failures = 0;
+    }
     return rows.map((r) => new Row(this.table, fromBase64(r.key), rowData(r, this.options.decode !== false)));
   }
 

@@ -151,6 +151,74 @@ test("OPFS: a Worker terminated mid-write loses no acknowledged write", async ()
   await page.close();
 });
 
+test("BrowserDatabase queries read FROM a logical view as the Node-client layer's do; views persist on OPFS", async () => {
+  const page = await browser.newPage();
+  page.on("pageerror", (e) => problems.push(e.message));
+  await page.goto(base);
+  const r = await page.evaluate(async () => {
+    const { openBrowserDatabase, Bigtable, v2 } = await import("sparsetable");
+    const VIEW = "SELECT _key AS id, CAST(CAST(o['total'] AS STRING) AS INT64) AS total FROM orders WHERE STARTS_WITH(_key, b'alice')";
+    const QUERY = "SELECT id, total FROM alices WHERE total > 5";
+    const ORDERS = [["alice#1", "12"], ["bob#2", "7"], ["alice#3", "30"]];
+    const b64 = (bytes) => btoa(String.fromCharCode(...bytes));
+    // The Node-client layer (here in the page, in memory): a view made through the admin client.
+    const projectId = "views-page";
+    const [instance] = await new Bigtable({ projectId }).createInstance("shop-instance", { clusters: [{ id: "shop-cluster-1" }] });
+    const [table] = await instance.createTable("orders", { families: ["o"] });
+    await table.insert(ORDERS.map(([key, total]) => ({ key, data: { o: { total } } })));
+    const [op] = await new v2.BigtableInstanceAdminClient({ projectId }).createLogicalView({ parent: instance.name, logicalViewId: "alices", logicalView: { query: VIEW } });
+    await op.promise();
+    const [layerRows] = await instance.executeQuery({ query: QUERY });
+    const layer = layerRows.map((row) => [b64(row.get("id")), String(row.get("total"))]);
+    // The same view and query through the Worker.
+    const name = `views-${Date.now()}`;
+    const b = await openBrowserDatabase({ name });
+    await b.db.createTableJson("orders", { columnFamilies: { o: {} } });
+    for (const [key, total] of ORDERS) await b.db.mutateRowJson("orders", { rowKey: btoa(key), mutations: [{ setCell: { familyName: "o", columnQualifier: btoa("total"), timestampMicros: "-1", value: btoa(total) } }] });
+    const made = await b.db.createLogicalView("alices", VIEW);
+    const plain = (rows) => rows.map(([id, total]) => [id.bytesValue, total.intValue]);
+    const worker = plain((await b.db.executeQueryJson({ query: QUERY })).rows);
+    const streamed = await b.db.executeQueryStreamJson({ query: QUERY });
+    const prepared = await b.db.prepareQueryJson({ query: QUERY });
+    const refused = async (f) => f().then(() => "accepted", (e) => ({ code: e.code, message: e.message }));
+    const duplicate = await refused(() => b.db.createLogicalView("alices", VIEW));
+    const badQuery = await refused(() => b.db.createLogicalView("broken", "SELECT nope FROM missing"));
+    const staleEtag = await refused(() => b.db.deleteLogicalView("alices", "not-the-etag"));
+    await b.close();
+    // Reopened (as after a reload): the view was kept with the data.
+    const again = await openBrowserDatabase({ name });
+    const views = await again.db.listLogicalViews();
+    const reopened = plain((await again.db.executeQueryJson({ query: QUERY })).rows);
+    const updated = await again.db.updateLogicalView("alices", { query: VIEW.replace("alice", "bob") }, views[0].etag);
+    const afterUpdate = plain((await again.db.executeQueryJson({ query: QUERY })).rows);
+    await again.db.deleteLogicalView("alices", updated.etag);
+    const gone = await refused(() => again.db.executeQueryJson({ query: QUERY }));
+    await again.close();
+    return {
+      persistent: b.persistent, layer, worker, made, reopened, afterUpdate, gone, duplicate, badQuery, staleEtag,
+      streamed: plain(streamed.rows), columns: streamed.metadata.protoSchema.columns.map((c) => c.name),
+      preparedColumns: prepared.metadata.protoSchema.columns.map((c) => c.name), views: views.map((v) => v.id),
+    };
+  });
+  assert.equal(r.persistent, true);
+  const expected = [[btoa("alice#1"), "12"], [btoa("alice#3"), "30"]];
+  assert.deepEqual(r.layer, expected, "the Node-client layer");
+  assert.deepEqual(r.worker, expected, "the same query through the Worker");
+  assert.deepEqual(r.streamed, expected);
+  assert.deepEqual(r.columns, ["id", "total"]);
+  assert.deepEqual(r.preparedColumns, ["id", "total"]);
+  assert.equal(r.made.id, "alices");
+  assert.deepEqual(r.views, ["alices"]);
+  assert.deepEqual(r.reopened, expected, "after reopening");
+  assert.deepEqual(r.afterUpdate, [[btoa("bob#2"), "7"]]);
+  assert.equal(r.duplicate.code, "ALREADY_EXISTS");
+  assert.equal(r.badQuery.code, "INVALID_ARGUMENT");
+  assert.equal(r.staleEtag.code, "ABORTED");
+  assert.equal(r.gone.code, "NOT_FOUND", "a dropped view is unknown again");
+  assert.match(r.gone.message, /"alices" not found/);
+  await page.close();
+});
+
 test("OPFS sync access handles are refused outside a Worker: the pool says ENOTSUP", async () => {
   const page = await browser.newPage();
   await page.goto(base);

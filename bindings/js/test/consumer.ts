@@ -1,6 +1,7 @@
 // A TypeScript consumer of the installed package, compiled with `tsc --strict` (run.sh): every
 // public shape must type-check as a user writes it.
-import { Bigtable, Database, BigtableError, PartialFailureError, ReplicatedInstance, toRowFilter, platform } from "sparsetable";
+import { Bigtable, Database, BigtableError, PartialFailureError, ReplicatedInstance, toRowFilter, platform, v2 } from "sparsetable";
+import type { AsyncDatabase, LogicalViewJson, MaterializedViewJson } from "sparsetable";
 import type { ChangeStreamReader, ReadChangeStreamResponse, ReplicatedTable, ReplicationControl, ReplicationStatus } from "sparsetable";
 import { SqlTypes, PreciseDate, BigtableDate, QueryResultRow, ResultSetMetadata } from "sparsetable";
 import type { ExecuteQueryStream, SqlValue } from "sparsetable";
@@ -81,6 +82,7 @@ async function replicated(): Promise<void> {
   const [consistent]: [boolean] = await table.checkConsistency(token);
   const control: ReplicationControl = inst.replication();
   control.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count: 1, probability: 0.5, latencyMs: 10 });
+  control.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count: 2, afterRows: 3 });
   const status: ReplicationStatus = control.status();
   const [partition] = await table.generateInitialChangeStreamPartitions();
   const reader: ChangeStreamReader = table.readChangeStream({ partition, startTime: new Date() });
@@ -91,5 +93,25 @@ async function replicated(): Promise<void> {
   console.log(consistent, status.inFlight);
 }
 
+async function views(worker: AsyncDatabase): Promise<void> {
+  const admin = new v2.BigtableInstanceAdminClient({ projectId: "p", dataDir: "/tmp/x" });
+  const parent = "projects/p/instances/my-instance";
+  const [operation] = await admin.createMaterializedView({ parent, materializedViewId: "mv", materializedView: { query: "SELECT cf['g'] AS _key, COUNT(*) AS n FROM t GROUP BY _key", deletionProtection: false } });
+  await operation.promise();
+  const name: string = admin.materializedViewPath("p", "my-instance", "mv");
+  const [view] = await admin.getMaterializedView({ name });
+  const [list] = await admin.listMaterializedViews({ parent });
+  await admin.updateMaterializedView({ materializedView: { name, deletionProtection: true, etag: view.etag }, updateMask: { paths: ["deletion_protection"] } });
+  await admin.deleteMaterializedView({ name, etag: "" });
+  const made: LogicalViewJson = await worker.createLogicalView("lv", "SELECT _key FROM t");
+  const all: LogicalViewJson[] = await worker.listLogicalViews();
+  await worker.updateLogicalView("lv", { deletionProtection: false }, made.etag);
+  const streamed = await worker.executeQueryStreamJson({ query: "SELECT _key FROM lv" });
+  await worker.deleteLogicalView("lv");
+  const mv: MaterializedViewJson | undefined = undefined;
+  console.log(list.length, all.length, streamed.rows.length, mv);
+}
+
 void main();
 void replicated();
+void views;

@@ -276,3 +276,30 @@ test("with dataDir, every cluster's copy and the writes on their way outlive the
                     return [await ids("east"), await ids("west")];`);
   assert.deepEqual(out, [["e", "w"], ["e", "w"]]);
 });
+
+test("with dataDir, a materialized view is recorded and recomputed by the next process", () => {
+  const dir = tmp();
+  const step = (body) => JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e",
+    `import { Bigtable, v2 } from "sparsetable"; const bt = new Bigtable({ projectId: "p", dataDir: ${JSON.stringify(dir)} });
+     const admin = new v2.BigtableInstanceAdminClient({ projectId: "p", dataDir: ${JSON.stringify(dir)} });
+     const counts = async (inst) => (await inst.executeQuery({ query: "SELECT _key, n FROM per_customer" }))[0].map((r) => [Buffer.from(r.get("_key")).toString(), Number(r.get("n"))]);
+     const out = await (async () => { ${body} })(); console.log(JSON.stringify(out ?? null));`],
+  { cwd: process.cwd(), encoding: "utf8" }));
+  const first = step(`const [inst] = await bt.createInstance("shop-instance", { clusters: [{ id: "shop-c1" }] });
+    const [t] = await inst.createTable("orders", { families: ["o"] });
+    await t.insert([{ key: "1", data: { o: { customer: "alice" } } }, { key: "2", data: { o: { customer: "bob" } } }]);
+    await admin.createMaterializedView({ parent: inst.name, materializedViewId: "per_customer",
+      materializedView: { query: "SELECT o['customer'] AS _key, COUNT(*) AS n FROM orders GROUP BY _key", deletionProtection: true } });
+    return counts(inst);`);
+  assert.deepEqual(first, [["alice", 1], ["bob", 1]]);
+  // The next process: the view is recorded, recomputed from the table, and maintained.
+  const second = step(`const inst = bt.instance("shop-instance");
+    await inst.table("orders").insert([{ key: "3", data: { o: { customer: "alice" } } }]);
+    const [views] = await admin.listMaterializedViews({ parent: inst.name });
+    let refused = null;
+    try { await inst.delete(); } catch (e) { refused = e.code; }
+    return { views: views.map((v) => [v.name.split("/").pop(), v.deletionProtection]), counts: await counts(inst), refused };`);
+  assert.deepEqual(second.views, [["per_customer", true]]);
+  assert.deepEqual(second.counts, [["alice", 2], ["bob", 1]]);
+  assert.equal(second.refused, 9, "the recomputed view keeps its deletion protection (FAILED_PRECONDITION)");
+});

@@ -6,7 +6,9 @@
 //  2. retries as Google's Node client makes them: a fault injected for N calls goes away and
 //     the retried call succeeds; with retries off (`table.maxRetries = 0`, `retryCodes: []`)
 //     or too few, the injected code reaches the caller; codes the client does not retry are
-//     never retried;
+//     never retried; a read stream that fails mid-way (the core's `afterRows` fault) resumes
+//     with the rows not yet delivered, each row exactly once, under ranges, keys, prefixes,
+//     limits and reversed reads;
 //  3. change streams through the layer's `Table` (partitions, a split's CloseStream and its
 //     continuation tokens, routing errors, injected latency) and Data Boost profiles
 //     (read-only; the metadata).
@@ -113,6 +115,84 @@ test("reads retry an injected UNAVAILABLE until it goes away; with retries off i
   control.injectFault({ rpc: "ReadRows", code: "DEADLINE_EXCEEDED", count: 3 });
   const error = await new Promise((resolve) => table.createReadStream(fast).on("error", resolve).on("data", () => {}));
   assert.equal(error.status, "DEADLINE_EXCEEDED");
+});
+
+/** Rows `k00`..`k19` (beside `a` and `b`), for reads that fail mid-way. */
+async function twentyRows(table) {
+  const rows = Array.from({ length: 20 }, (_, i) => ({ key: `k${String(i).padStart(2, "0")}`, data: { cf: { q: String(i) } } }));
+  await table.insert(rows);
+  return rows.map((r) => r.key);
+}
+
+/** Every row key `createReadStream(options)` emits, and the error it ends with (if any). */
+function drain(table, options) {
+  return new Promise((resolve) => {
+    const ids = [];
+    table
+      .createReadStream(options)
+      .on("data", (row) => ids.push(row.id))
+      .on("error", (error) => resolve({ ids, error }))
+      .on("end", () => resolve({ ids }));
+  });
+}
+
+test("a read stream that fails mid-way resumes after its last row: every row once, in order", async () => {
+  const { table, control } = await setUp();
+  const keys = await twentyRows(table);
+  const fast = { gaxOptions: { retry: { backoffSettings: { initialRetryDelayMillis: 1, retryDelayMultiplier: 1 } } } };
+  const cases = [
+    // [what, options, afterRows, count, expected ids]
+    ["the whole table", {}, 4, 3, ["a", "b", ...keys]],
+    ["ranges and keys", { ranges: [{ start: "k02", end: "k06" }, { start: "k10", end: { value: "k14", inclusive: false } }], keys: ["a", "k18"] }, 2, 4, ["a", "k02", "k03", "k04", "k05", "k06", "k10", "k11", "k12", "k13", "k18"]],
+    ["a prefix", { prefix: "k1" }, 3, 2, keys.slice(10)],
+    ["a limit", { limit: 7 }, 3, 2, ["a", "b", ...keys.slice(0, 5)]],
+    ["a limit reached as it fails", { limit: 4 }, 4, 1, ["a", "b", "k00", "k01"]],
+    ["a reversed read", { reversed: true }, 5, 3, ["a", "b", ...keys].reverse()],
+    ["a reversed read of ranges with a limit", { reversed: true, ranges: [{ start: "k03", end: "k08" }, { start: "k15" }], limit: 9 }, 2, 3, ["k19", "k18", "k17", "k16", "k15", "k08", "k07", "k06", "k05"]],
+  ];
+  for (const [what, options, afterRows, count, expected] of cases) {
+    control.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count, afterRows });
+    const { ids, error } = await drain(table, { ...options, ...fast });
+    assert.equal(error, undefined, what);
+    assert.deepEqual(ids, expected, what);
+    assert.equal(control.status().faults, 0, `${what}: every failure was met and resumed`);
+  }
+  // getRows resumes the same way.
+  control.injectFault({ rpc: "ReadRows", code: "ABORTED", count: 2, afterRows: 6 });
+  const [rows] = await table.getRows({ ranges: [{ start: "k00" }], ...fast });
+  assert.deepEqual(rows.map((r) => r.id), keys);
+});
+
+test("a mid-stream failure the client does not retry, or one too many, ends the stream after the rows it delivered", async () => {
+  const { table, control } = await setUp();
+  const keys = await twentyRows(table);
+  const fast = { gaxOptions: { retry: { backoffSettings: { initialRetryDelayMillis: 1, retryDelayMultiplier: 1 } } } };
+  control.injectFault({ rpc: "ReadRows", code: "INTERNAL", count: 1, afterRows: 3 });
+  let { ids, error } = await drain(table, fast);
+  assert.deepEqual(ids, ["a", "b", "k00"]);
+  assert.equal(error.code, 13);
+  assert.match(error.message, /injected fault: INTERNAL on ReadRows/);
+  // Retries count consecutive failures, as the client's: rows in between reset the count, so
+  // one retry is enough for failures that each come after new rows...
+  table.maxRetries = 1;
+  control.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count: 3, afterRows: 5 });
+  ({ ids, error } = await drain(table, fast));
+  assert.equal(error, undefined);
+  assert.deepEqual(ids, ["a", "b", ...keys]);
+  // ...but not for a failure mid-way followed by one before any new row.
+  control.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count: 1, afterRows: 5 });
+  control.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count: 1 });
+  ({ ids, error } = await drain(table, fast));
+  assert.deepEqual(ids, ["a", "b", "k00", "k01", "k02"]);
+  assert.equal(error.status, "UNAVAILABLE");
+  // A read answered at once (row.get) fails on a mid-stream fault before any answer.
+  table.maxRetries = 0;
+  control.injectFault({ rpc: "ReadRows", code: "UNAVAILABLE", count: 1, afterRows: 1 });
+  await assert.rejects(table.row("a").get(), { code: UNAVAILABLE });
+  // Bad rules get the core's words.
+  assert.throws(() => control.injectFault({ rpc: "MutateRows", code: "UNAVAILABLE", afterRows: 2 }), { code: 3, message: /afterRows\) is for ReadRows only/ });
+  assert.throws(() => control.injectFault({ rpc: "ReadRows", afterRows: 2 }), { status: "INVALID_ARGUMENT", message: /needs a code/ });
+  assert.throws(() => control.injectFault({ rpc: "ReadRows", code: "ABORTED", afterRows: 0 }), { code: 3 });
 });
 
 test("row.get and row.exists retry as reads; codes the client does not retry are not retried", async () => {

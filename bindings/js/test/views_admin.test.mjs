@@ -104,3 +104,71 @@ test("v2.BigtableInstanceAdminClient: logical view errors carry Bigtable's codes
   await assert.rejects(client.updateLogicalView({ logicalView: { name }, updateMask: { paths: ["etag"] } }), { code: INVALID_ARGUMENT });
   assert.deepEqual((await client.getLogicalView({ name }))[0], view);
 });
+
+/** An instance with table `orders` (family `o`, each row's `customer`), and its admin client. */
+async function shop(projectId) {
+  const [instance] = await new Bigtable({ projectId }).createInstance("shop-instance", { clusters: [{ id: "shop-cluster-1" }] });
+  const [table] = await instance.createTable("orders", { families: ["o"] });
+  await table.insert([{ key: "1", data: { o: { customer: "alice" } } }, { key: "2", data: { o: { customer: "bob" } } }, { key: "3", data: { o: { customer: "alice" } } }]);
+  return { instance, table, admin: new v2.BigtableInstanceAdminClient({ projectId }) };
+}
+const PER_CUSTOMER = "SELECT o['customer'] AS _key, COUNT(*) AS n FROM orders GROUP BY _key";
+const counts = async (instance) => {
+  const [rows] = await instance.executeQuery({ query: "SELECT _key, n FROM per_customer" });
+  return rows.map((r) => [Buffer.from(r.get("_key")).toString(), Number(r.get("n"))]);
+};
+
+test("v2.BigtableInstanceAdminClient: a materialized view is created, read in FROM, maintained, updated, listed and deleted", async () => {
+  const projectId = "p-mv";
+  const { instance, table, admin } = await shop(projectId);
+  const name = admin.materializedViewPath(projectId, "shop-instance", "per_customer");
+  assert.equal(name, `${instance.name}/materializedViews/per_customer`);
+  const [operation] = await admin.createMaterializedView({ parent: instance.name, materializedViewId: "per_customer", materializedView: { query: PER_CUSTOMER } });
+  const [made] = await operation.promise();
+  assert.deepEqual({ ...made, etag: undefined }, { name, query: PER_CUSTOMER, etag: undefined, deletionProtection: false });
+  assert.deepEqual(await counts(instance), [["alice", 2], ["bob", 1]], "backfilled from the table");
+  // Maintained by every write and delete.
+  await table.insert([{ key: "4", data: { o: { customer: "bob" } } }, { key: "5", data: { o: { customer: "carol" } } }]);
+  await table.row("1").delete();
+  assert.deepEqual(await counts(instance), [["alice", 1], ["bob", 2], ["carol", 1]]);
+  const [got] = await admin.getMaterializedView({ name });
+  assert.equal(got.etag, made.etag);
+  const [listed, next, raw] = await admin.listMaterializedViews({ parent: instance.name });
+  assert.deepEqual(listed.map((v) => v.name), [name]);
+  assert.equal(next, null);
+  assert.equal(raw.materializedViews.length, 1);
+  // Deletion protection, by updateMask, with the etag.
+  const [op2] = await admin.updateMaterializedView({ materializedView: { name, deletionProtection: true, etag: got.etag }, updateMask: { paths: ["deletion_protection"] } });
+  const [protectedView] = await op2.promise();
+  assert.equal(protectedView.deletionProtection, true);
+  assert.notEqual(protectedView.etag, got.etag);
+  await assert.rejects(admin.deleteMaterializedView({ name }), { code: FAILED_PRECONDITION, message: /deletion protection/ });
+  await admin.updateMaterializedView({ materializedView: { name, deletionProtection: false }, updateMask: { paths: ["deletionProtection"] } });
+  await admin.deleteMaterializedView({ name });
+  assert.deepEqual((await admin.listMaterializedViews({ parent: instance.name }))[0], []);
+  await assert.rejects(instance.executeQuery({ query: "SELECT _key FROM per_customer" }), { code: NOT_FOUND }, "its rows went with it");
+  // The id is free again, and a view is made afresh from the table.
+  await admin.createMaterializedView({ parent: instance.name, materializedViewId: "per_customer", materializedView: { query: PER_CUSTOMER } });
+  assert.deepEqual(await counts(instance), [["alice", 1], ["bob", 2], ["carol", 1]]);
+});
+
+test("v2.BigtableInstanceAdminClient: materialized view errors carry Bigtable's codes and the core's words", async () => {
+  const { instance, admin } = await shop("p-mv-errors");
+  const create = (materializedViewId, query) => admin.createMaterializedView({ parent: instance.name, materializedViewId, materializedView: { query } });
+  await assert.rejects(create("plain", "SELECT * FROM orders"), { code: INVALID_ARGUMENT, message: /must have a GROUP BY clause/ });
+  await assert.rejects(create("gone", "SELECT o['x'] AS _key, COUNT(*) AS n FROM nowhere GROUP BY _key"), { code: NOT_FOUND });
+  await assert.rejects(create("bad id!", PER_CUSTOMER), { code: INVALID_ARGUMENT, message: /materialized_view_id "bad id!" must match/ });
+  await assert.rejects(create("empty", ""), { code: INVALID_ARGUMENT, message: /query is required/ });
+  assert.deepEqual((await admin.listMaterializedViews({ parent: instance.name }))[0], [], "a refused create records nothing");
+  await create("per_customer", PER_CUSTOMER);
+  await assert.rejects(create("per_customer", PER_CUSTOMER), { code: ALREADY_EXISTS });
+  const name = `${instance.name}/materializedViews/per_customer`;
+  await assert.rejects(admin.getMaterializedView({ name: `${instance.name}/materializedViews/nope` }), { code: NOT_FOUND, message: /materialized view "nope" not found in instance/ });
+  await assert.rejects(admin.getMaterializedView({ name: "not/a/name" }), { code: INVALID_ARGUMENT, message: /not a materialized view name/ });
+  await assert.rejects(admin.updateMaterializedView({ materializedView: { name, query: "x" }, updateMask: { paths: ["query"] } }), { code: INVALID_ARGUMENT });
+  await assert.rejects(admin.updateMaterializedView({ materializedView: { name, deletionProtection: true, etag: "stale" }, updateMask: { paths: ["deletion_protection"] } }), { code: ABORTED });
+  await assert.rejects(admin.deleteMaterializedView({ name, etag: "stale" }), { code: ABORTED });
+  await assert.rejects(admin.deleteMaterializedView({ name: `${instance.name}/materializedViews/nope` }), { code: NOT_FOUND });
+  // A view is read-only for writes.
+  assert.deepEqual(await counts(instance), [["alice", 2], ["bob", 1]]);
+});

@@ -701,15 +701,40 @@ impl Database {
         self.read_one(table, row_key, filter)
     }
 
+    /// As [`Database::read_row_compiled`], but a row that exists and whose cells the filter
+    /// all drops comes back as a row with no cells instead of `None` (SQL's point query:
+    /// every stored row is a result row, whatever the columns it selects).
+    pub(crate) fn read_row_present_compiled(
+        &self,
+        table_id: &str,
+        row_key: &[u8],
+        filter: &CompiledFilter,
+    ) -> Result<Option<Row>> {
+        validate_row_key(row_key)?;
+        let table = self.table(table_id)?;
+        self.read_one_as(table, row_key, filter, true)
+    }
+
     fn read_one(
         &self,
         table: &Table,
         row_key: &[u8],
         filter: &CompiledFilter,
     ) -> Result<Option<Row>> {
+        self.read_one_as(table, row_key, filter, false)
+    }
+
+    /// One row's read; `keep_present` as in `table::read::read_one_as`.
+    fn read_one_as(
+        &self,
+        table: &Table,
+        row_key: &[u8],
+        filter: &CompiledFilter,
+        keep_present: bool,
+    ) -> Result<Option<Row>> {
         let now = self.now()?;
         let mut random = SplitMix64::new(self.next_read_seed());
-        crate::table::read::read_one(table, row_key, now, filter, &mut random)
+        crate::table::read::read_one_as(table, row_key, now, filter, &mut random, keep_present)
     }
 
     /// Streams the rows a request selects, in key order (or reversed), without

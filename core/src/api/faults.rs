@@ -8,8 +8,16 @@
 //! a request's outcome. Google's emulator can fail only ReadRows and MutateRows; front-ends
 //! check these rules on every RPC they route.
 //!
+//! A mid-stream rule ([`FaultInjector::add_mid_stream`]) fails a ReadRows stream after it
+//! has delivered a chosen number of rows, the way a connection drops in the middle of a long
+//! scan: the request is routed and answers those rows first, and the front-end that streams
+//! them ends the stream with the rule's error there ([`FaultOutcome::after_rows`]). Clients
+//! that resume reads (Google's Node and Java clients re-issue the read for the rows not yet
+//! delivered) can be tested with it; a front-end that answers a read all at once fails it.
+//!
 //! Invariants: a counted rule never fires more often than its count; a rule's probability
-//! is within 0 to 1 (checked when it is added).
+//! is within 0 to 1 (checked when it is added); a mid-stream rule has a code and is for
+//! ReadRows only.
 
 use alloc::format;
 use alloc::string::String;
@@ -43,12 +51,22 @@ pub struct FaultOutcome {
     pub latency_micros: u64,
     /// The error to answer with, if any.
     pub error: Option<Error>,
+    /// With `error`: a stream delivers this many rows first, then ends with `error`
+    /// (`None`: the request fails before answering anything).
+    pub after_rows: Option<u64>,
+}
+
+/// A rule as it is kept: mid-stream rules carry the rows their stream delivers first.
+#[derive(Debug, Clone)]
+struct Armed {
+    rule: FaultRule,
+    after_rows: Option<u64>,
 }
 
 /// One instance's fault rules and the generator their probabilities draw from.
 #[derive(Debug, Clone)]
 pub struct FaultInjector {
-    rules: Vec<FaultRule>,
+    rules: Vec<Armed>,
     rng: SplitMix64,
 }
 
@@ -84,7 +102,41 @@ impl FaultInjector {
                 "a fault's rpc and cluster, when given, must not be empty",
             ));
         }
-        self.rules.push(rule);
+        self.rules.push(Armed {
+            rule,
+            after_rows: None,
+        });
+        Ok(())
+    }
+
+    /// Adds a mid-stream rule after the others: a matching ReadRows delivers `after_rows`
+    /// rows, then fails with the rule's code (see the module docs).
+    ///
+    /// # Errors
+    /// As [`FaultInjector::add`], and `InvalidArgument` for a rule without a code, for an RPC
+    /// other than ReadRows (the only stream that resumes), or for `after_rows` 0 (a failure
+    /// before any row is an ordinary rule).
+    pub fn add_mid_stream(&mut self, rule: FaultRule, after_rows: u64) -> Result<()> {
+        if rule.code.is_none() {
+            return Err(Error::invalid_argument(
+                "a mid-stream fault needs a code (afterRows fails the stream with it)",
+            ));
+        }
+        if rule.rpc.as_deref() != Some("ReadRows") {
+            return Err(Error::invalid_argument(format!(
+                "a mid-stream fault (afterRows) is for ReadRows only, got {}",
+                rule.rpc.as_deref().unwrap_or("every RPC")
+            )));
+        }
+        if after_rows == 0 {
+            return Err(Error::invalid_argument(
+                "a mid-stream fault's afterRows must be at least 1 (leave it unset to fail before the first row)",
+            ));
+        }
+        self.add(rule)?;
+        if let Some(last) = self.rules.last_mut() {
+            last.after_rows = Some(after_rows);
+        }
         Ok(())
     }
 
@@ -95,8 +147,13 @@ impl FaultInjector {
     }
 
     /// The rules still in force (a counted rule leaves once used up).
-    pub fn rules(&self) -> &[FaultRule] {
-        &self.rules
+    pub fn rules(&self) -> impl Iterator<Item = &FaultRule> {
+        self.rules.iter().map(|a| &a.rule)
+    }
+
+    /// How many rules are in force.
+    pub fn len(&self) -> usize {
+        self.rules.len()
     }
 
     /// Whether no rule is in force (front-ends skip the check then).
@@ -107,7 +164,7 @@ impl FaultInjector {
     /// What the rules do to one request of `rpc` served by `cluster_id`.
     pub fn check(&mut self, rpc: &str, cluster_id: &str) -> FaultOutcome {
         for k in 0..self.rules.len() {
-            let rule = &self.rules[k];
+            let rule = &self.rules[k].rule;
             let matches = rule.rpc.as_deref().is_none_or(|r| r == rpc)
                 && rule.cluster_id.as_deref().is_none_or(|c| c == cluster_id);
             if !matches {
@@ -121,8 +178,10 @@ impl FaultInjector {
             if !fires {
                 continue;
             }
-            let rule = &mut self.rules[k];
+            let after_rows = self.rules[k].after_rows;
+            let rule = &mut self.rules[k].rule;
             let outcome = FaultOutcome {
+                after_rows,
                 latency_micros: rule.latency_micros,
                 error: rule.code.map(|code| {
                     Error::new(
@@ -214,5 +273,40 @@ mod tests {
             assert_eq!(f.add(bad).unwrap_err().code(), Code::InvalidArgument);
         }
         assert!(f.is_empty());
+    }
+
+    #[test]
+    fn mid_stream_rules_carry_their_row_count_and_need_a_read_with_a_code() {
+        let mut f = FaultInjector::default();
+        f.add_mid_stream(rule(Some(Code::Unavailable), Some(1), 1.0), 3)
+            .unwrap();
+        let out = f.check("ReadRows", "c1");
+        assert_eq!(out.error.unwrap().code(), Code::Unavailable);
+        assert_eq!(out.after_rows, Some(3));
+        assert!(f.is_empty(), "a count of one is used up");
+        f.add(rule(Some(Code::Unavailable), Some(1), 1.0)).unwrap();
+        assert_eq!(f.check("ReadRows", "c1").after_rows, None);
+        for (bad, after) in [
+            (rule(None, None, 1.0), 2),
+            (rule(Some(Code::Aborted), None, 1.0), 0),
+            (
+                FaultRule {
+                    rpc: Some("MutateRows".into()),
+                    ..rule(Some(Code::Aborted), None, 1.0)
+                },
+                2,
+            ),
+            (
+                FaultRule {
+                    rpc: None,
+                    ..rule(Some(Code::Aborted), None, 1.0)
+                },
+                2,
+            ),
+        ] {
+            let e = f.add_mid_stream(bad, after).unwrap_err();
+            assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+        }
+        assert_eq!(f.len(), 0);
     }
 }

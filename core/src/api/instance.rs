@@ -14,7 +14,8 @@
 //! - Faults ([`FaultInjector`]): checked once per routed request, for its RPC and the cluster
 //!   it reached. An injected latency is returned in [`Routed::latency_micros`], never slept
 //!   here: a front-end waits it out the way its runtime waits (an async timer, a blocking
-//!   pool, a released interpreter lock).
+//!   pool, a released interpreter lock). A mid-stream fault is returned in
+//!   [`Routed::stream_fault`] for the front-end to end its stream with, after the rows it names.
 //! - Change streams: the retention set per table is applied to every cluster's copy, and to
 //!   copies made later (a cluster added).
 //!
@@ -58,6 +59,9 @@ pub struct Routed {
     pub cluster_id: String,
     /// Injected latency the front-end waits out before answering (0: none).
     pub latency_micros: u64,
+    /// A mid-stream fault: a streaming read delivers this many rows, then ends with the
+    /// error (a front-end answering all at once fails with it).
+    pub stream_fault: Option<(u64, Error)>,
     replicated: Option<Arc<ReplicatedInstance>>,
 }
 
@@ -386,14 +390,17 @@ impl InstanceData {
             }
         };
         let mut latency_micros = 0;
+        let mut stream_fault = None;
         if self.any_faults.load(Ordering::Acquire) {
             let outcome = self
                 .faults
                 .lock()
                 .map_err(|_| poisoned())?
                 .check(rpc, &cluster_id);
-            if let Some(e) = outcome.error {
-                return Err(e);
+            match (outcome.error, outcome.after_rows) {
+                (Some(e), Some(n)) => stream_fault = Some((n, e)),
+                (Some(e), None) => return Err(e),
+                (None, _) => {}
             }
             latency_micros = outcome.latency_micros;
         }
@@ -402,6 +409,7 @@ impl InstanceData {
             cluster,
             cluster_id,
             latency_micros,
+            stream_fault,
             replicated,
         })
     }
@@ -412,16 +420,32 @@ impl InstanceData {
     /// # Errors
     /// `InvalidArgument` for a bad rule; `NotFound` for an unknown cluster; a poisoned lock.
     pub fn add_fault(&self, rule: FaultRule) -> Result<()> {
+        self.add_rule(rule, None)
+    }
+
+    /// Adds a mid-stream fault: a routed ReadRows gets [`Routed::stream_fault`] (see
+    /// [`FaultInjector::add_mid_stream`]).
+    ///
+    /// # Errors
+    /// As [`InstanceData::add_fault`] and [`FaultInjector::add_mid_stream`].
+    pub fn add_mid_stream_fault(&self, rule: FaultRule, after_rows: u64) -> Result<()> {
+        self.add_rule(rule, Some(after_rows))
+    }
+
+    fn add_rule(&self, rule: FaultRule, after_rows: Option<u64>) -> Result<()> {
         if let Some(c) = &rule.cluster_id {
             if !self.plane()?.cluster_ids.iter().any(|id| id == c) {
+                let c = quoted(c);
                 return Err(Error::not_found(format!(
-                    "cluster {} not found in this instance",
-                    quoted(c)
+                    "cluster {c} not found in this instance"
                 )));
             }
         }
         let mut faults = self.faults.lock().map_err(|_| poisoned())?;
-        faults.add(rule)?;
+        match after_rows {
+            Some(n) => faults.add_mid_stream(rule, n)?,
+            None => faults.add(rule)?,
+        }
         self.any_faults.store(true, Ordering::Release);
         Ok(())
     }
@@ -442,7 +466,7 @@ impl InstanceData {
     /// # Errors
     /// A poisoned lock.
     pub fn fault_count(&self) -> Result<usize> {
-        Ok(self.faults.lock().map_err(|_| poisoned())?.rules().len())
+        Ok(self.faults.lock().map_err(|_| poisoned())?.len())
     }
 
     /// Sets the replication delay in microseconds of the engine's clock (kept for a later

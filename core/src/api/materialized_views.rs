@@ -20,8 +20,10 @@
 //! What this module maintains (a subset; everything else is INVALID_ARGUMENT at create time,
 //! naming what is not supported):
 //! - GROUP BY views with exactly one GROUP BY expression, selected as `_key` (BYTES or
-//!   STRING), and the aggregates above. ORDER BY (secondary-index) views and multi-column
-//!   keys are refused as not supported yet.
+//!   STRING), and the aggregates above; multi-column GROUP BY keys are refused as not
+//!   supported yet.
+//! - ORDER BY (secondary-index) views, keyed by their ORDER BY columns, one view row per
+//!   source row: [`index`] states their rules, key and layout.
 //! - Layout of a view row (Bigtable's pages do not say how ReadRows presents a view, so
 //!   this is our choice): the row key is the `_key` value; every other output column is a
 //!   column family named by its alias holding one cell, empty qualifier, timestamp 0, the
@@ -33,7 +35,8 @@
 //!   collection reaches a view when a compaction actually removes the cells (the database's
 //!   maintenance or `collect_garbage`), as Bigtable's own GC is asynchronous; in the
 //!   Immediate GC mode a view may count an expired cell until that collection.
-//! - Cost: a change touches only the groups its rows leave or join. With only COUNT and SUM
+//! - Cost: a change touches only the groups its rows leave or join (an index: only the
+//!   changed rows' own view rows). With only COUNT and SUM
 //!   aggregates a group's row comes from running totals (the changed rows are read, nothing
 //!   else); with any other aggregate the touched group's rows are read again (a one-group
 //!   `MAX` view over a large table re-reads the table on every write).
@@ -52,6 +55,8 @@
 //! equals its query re-run from scratch over the table as a full collection would leave it;
 //! a view exists only while its source table does (deleting that table is refused).
 
+mod index;
+mod index_key;
 mod totals;
 mod view;
 
@@ -216,9 +221,20 @@ fn time_dependent_call(plan: &sql::plan::Plan) -> Option<String> {
     None
 }
 
-/// Checks `query` against what views maintain; returns the `_key` item and the other items
-/// with their families.
-fn check_query(query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)>)> {
+/// What a checked view query's rows are keyed by.
+pub(crate) enum Shape {
+    /// A GROUP BY view: one row per group, keyed by the SELECT item `key_item` (`_key`).
+    Grouped {
+        /// The SELECT item that is the view's row key.
+        key_item: usize,
+    },
+    /// A secondary-index (ORDER BY) view: one row per source row ([`index`]).
+    Index(index::IndexKey),
+}
+
+/// Checks `query` against what views maintain; returns how its rows are keyed and the
+/// items stored as families, with their families.
+fn check_query(query: &sql::PreparedQuery) -> Result<(Shape, Vec<(usize, String)>)> {
     let plan = query.plan();
     if let Some(f) = time_dependent_call(plan) {
         return Err(unsupported(&format!("the non-deterministic function {f}")));
@@ -228,26 +244,14 @@ fn check_query(query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)
             "materialized view query: it must read a table (FROM)",
         ));
     }
-    let Some(agg) = &plan.agg else {
-        return Err(if plan.order.is_empty() {
-            Error::invalid_argument("materialized view query: it must have a GROUP BY clause")
-        } else {
-            unsupported("an ORDER BY (asynchronous secondary index) query, not yet")
-        });
-    };
-    if !plan.order.is_empty() {
-        return Err(Error::invalid_argument(
-            "materialized view query: it may have GROUP BY or ORDER BY, not both",
-        ));
-    }
     if plan.limit.is_some() || plan.offset.is_some() {
         return Err(unsupported("LIMIT/OFFSET"));
     }
     if plan.distinct {
         return Err(unsupported("SELECT DISTINCT"));
     }
-    if agg.having.is_some() {
-        return Err(unsupported("HAVING, not yet"));
+    if !plan.unnest.is_empty() {
+        return Err(unsupported("UNNEST in FROM, not yet"));
     }
     if plan.unpack.is_some() || plan.history || plan.latest_n.is_some() {
         return Err(unsupported(
@@ -256,6 +260,25 @@ fn check_query(query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)
     }
     if !plan.time_bounds.is_empty() || query.compiled_filter().is_none() {
         return Err(unsupported("a time-bounded read, not yet"));
+    }
+    let Some(agg) = &plan.agg else {
+        if plan.order.is_empty() {
+            return Err(Error::invalid_argument(
+                "materialized view query: it must have a GROUP BY clause (or, for a secondary \
+                 index, an ORDER BY clause)",
+            ));
+        }
+        let key = index::check_index(query)?;
+        let families = family_columns(query, &key.items)?;
+        return Ok((Shape::Index(key), families));
+    };
+    if !plan.order.is_empty() {
+        return Err(Error::invalid_argument(
+            "materialized view query: it may have GROUP BY or ORDER BY, not both",
+        ));
+    }
+    if agg.having.is_some() {
+        return Err(unsupported("HAVING, not yet"));
     }
     if agg.groups.is_empty() {
         return Err(Error::invalid_argument(
@@ -296,14 +319,23 @@ fn check_query(query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)
             columns[key_item].ty
         )));
     }
+    let families = family_columns(query, &[key_item])?;
+    Ok((Shape::Grouped { key_item }, families))
+}
+
+/// The SELECT items other than the key items `keys`, each with the family that stores it
+/// (named by the item's alias), checked to be values a family can hold.
+fn family_columns(query: &sql::PreparedQuery, keys: &[usize]) -> Result<Vec<(usize, String)>> {
+    let columns = query.columns();
     let mut families = Vec::new();
     for (i, c) in columns.iter().enumerate() {
-        if i == key_item {
+        if keys.contains(&i) {
             continue;
         }
         if c.name == "_key" {
             return Err(Error::invalid_argument(
-                "materialized view query: `_key` is selected twice",
+                "materialized view query: `_key` names the view's row key; give this column \
+                 another alias",
             ));
         }
         validate_family_name(&c.name).map_err(|_| {
@@ -320,7 +352,9 @@ fn check_query(query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)
             SqlType::Struct(_) => return Err(unsupported("a STRUCT output column")),
             _ => {}
         }
-        if families.iter().any(|(_, f): &(usize, String)| *f == c.name) {
+        let taken = families.iter().any(|(_, f): &(usize, String)| *f == c.name)
+            || keys.iter().any(|k| columns[*k].name == c.name);
+        if taken {
             return Err(Error::invalid_argument(format!(
                 "materialized view query: output column {} appears twice",
                 quoted(&c.name)
@@ -328,7 +362,7 @@ fn check_query(query: &sql::PreparedQuery) -> Result<(usize, Vec<(usize, String)
         }
         families.push((i, c.name.clone()));
     }
-    Ok((key_item, families))
+    Ok(families)
 }
 
 impl Database {
@@ -351,14 +385,14 @@ impl Database {
             )));
         }
         let prepared = sql::prepare_view(self, query)?;
-        let (key_item, families) = check_query(&prepared)?;
+        let (shape, families) = check_query(&prepared)?;
         let source = prepared.table().unwrap_or_default().to_string();
         let filter = prepared
             .compiled_filter()
             .cloned()
             .ok_or_else(|| unsupported("a time-bounded read"))?;
         let columns = prepared.columns().to_vec();
-        let mut view = View::new(id, &source, prepared, filter, key_item, families);
+        let mut view = View::new(id, &source, prepared, filter, shape, families);
         let now = self.checked_now_micros()?;
         view.rebuild(self.source_table(&source)?, now)?;
         let info = MaterializedViewInfo {
@@ -488,6 +522,16 @@ impl Database {
             .get(id)
             .ok_or_else(|| view_not_found(id))?;
         Ok((view.row_count(), view.last_error.clone()))
+    }
+
+    /// A secondary-index view's row-key schema (its key columns); `None` for a GROUP BY
+    /// view or an unknown id.
+    pub(crate) fn materialized_view_key_schema(
+        &self,
+        id: &str,
+    ) -> Option<crate::model::row_key_schema::RowKeySchema> {
+        let (_, view) = self.views().entries.get(id)?;
+        view.index.as_ref().map(|i| i.schema.clone())
     }
 
     /// Streams a view's rows as [`Database::read_rows`] streams a table's.
@@ -625,6 +669,8 @@ impl Database {
     }
 }
 
+#[cfg(test)]
+mod index_tests;
 #[cfg(test)]
 mod sql_tests;
 #[cfg(test)]

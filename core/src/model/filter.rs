@@ -579,18 +579,19 @@ fn eval(
             cells
         }
         Node::ColumnLimit(n) => {
-            let mut seen = 0usize;
-            let mut prev: Option<(String, Vec<u8>)> = None;
-            cells.retain(|c| {
-                let same = prev
-                    .as_ref()
-                    .is_some_and(|(f, q)| *f == c.family && *q == c.qualifier);
-                if !same {
-                    prev = Some((c.family.clone(), c.qualifier.clone()));
-                    seen = 0;
-                }
-                seen += 1;
-                seen <= *n
+            // Which cells to keep is decided against each cell's predecessor in the input
+            // (cells of a column are adjacent), before any is removed: no copy of a column's
+            // name per column, which a scan of wide rows would pay on every column.
+            // Rows whose columns hold no more than `n` cells (one version each, the common
+            // case under a limit of 1) pass without the mask's allocation.
+            if column_limit_keeps(&cells, *n).all(|k| k) {
+                return cells;
+            }
+            let keep_mask: Vec<bool> = column_limit_keeps(&cells, *n).collect();
+            let mut at = 0usize;
+            cells.retain(|_| {
+                at += 1;
+                keep_mask[at - 1]
             });
             cells
         }
@@ -739,6 +740,20 @@ fn keeps_whole_columns(node: &Node) -> bool {
         Node::Chain(members) => members.iter().all(keeps_whole_columns),
         _ => false,
     }
+}
+
+/// For each cell in order, whether a limit of `n` cells per column keeps it: the cells of a
+/// column are adjacent, so each is compared with its predecessor only.
+fn column_limit_keeps(cells: &[Cell], n: usize) -> impl Iterator<Item = bool> + '_ {
+    let mut seen = 0usize;
+    cells.iter().enumerate().map(move |(i, c)| {
+        let same = i > 0 && {
+            let p = &cells[i - 1];
+            p.family == c.family && p.qualifier == c.qualifier
+        };
+        seen = if same { seen + 1 } else { 1 };
+        seen <= n
+    })
 }
 
 fn keep(mut cells: Vec<Cell>, pred: impl Fn(&Cell) -> bool) -> Vec<Cell> {

@@ -849,6 +849,22 @@ pub(crate) fn read_one(
     filter: &CompiledFilter,
     random: &mut SplitMix64,
 ) -> Result<Option<Row>> {
+    read_one_as(table, key, now_micros, filter, random, false)
+}
+
+/// As [`read_one`]; with `keep_present`, a row that exists (has a visible cell) is returned
+/// even when the filter keeps none of its cells, as a row with no cells. SQL's point query
+/// reads this way: its result has a row for every stored row, so it must know the row is
+/// there, and asking here costs nothing where a filter that keeps one extra cell per row for
+/// the purpose (what a scan needs) costs a second pass over the row.
+pub(crate) fn read_one_as(
+    table: &Table,
+    key: &[u8],
+    now_micros: i64,
+    filter: &CompiledFilter,
+    random: &mut SplitMix64,
+    keep_present: bool,
+) -> Result<Option<Row>> {
     let Some((tablet, mut cells)) = table.point_cells(key, now_micros, filter.column_limit())?
     else {
         return Ok(None);
@@ -857,7 +873,8 @@ pub(crate) fn read_one(
     if !cells.is_empty() && !filter.is_pass_all() {
         cells = filter.apply(key, cells, random);
     }
-    let row = (!cells.is_empty()).then(|| Row {
+    let present = !cells.is_empty() || (keep_present && scanned > 0);
+    let row = present.then(|| Row {
         key: key.to_vec(),
         cells,
     });

@@ -149,7 +149,7 @@ pub fn console_view(props: &ConsoleProps) -> Html {
             if props.lesson {
                 <h2>{ "Console on the lesson's instance " }<span class="muted">{ "cbt commands with app-profile=; status, down, up, lag, fault, clear-faults" }</span></h2>
             } else {
-                <h2>{ "Console " }<span class="muted">{ "cbt commands; Tab completes, ↑/↓ history" }</span></h2>
+                <h2>{ "Console " }<span class="muted">{ "cbt commands (-instance lesson runs them on the replication lesson's instance); Tab completes, ↑/↓ history" }</span></h2>
             }
             // A log (read politely as it grows), in the tab order so the keyboard can scroll it.
             <div class="console-output" data-testid="console-output" role="log" aria-label="Console output" tabindex="0">

@@ -31,7 +31,7 @@ const STEPS: &[&str] = &[
     "Increment a counter: a single-row transaction. Only a single-cluster profile that allows transactional writes may do it (to-c1); to-c2 and multi are refused with FAILED_PRECONDITION.",
     "Make a conflict: the same cell at the same timestamp written at c1 and c2 at once. Each cluster first keeps its own value; after the lag every cluster holds the same one, chosen by the same rule everywhere.",
     "Take c2 down. A write through to-c2 answers UNAVAILABLE (single-cluster routing fails over only by hand); through multi it goes to the next available cluster. Bring c2 back and it catches up on what it missed.",
-    "Use the console at the bottom: it runs cbt on this same instance. Write through one profile and read through another (app-profile=to-c1, then app-profile=to-c2), inject an error (fault code=UNAUTHENTICATED) or a latency (fault latency=2s cluster=c2: the read answers two seconds of the clock later, by when the write has arrived).",
+    "Use the console at the bottom: it runs cbt on this same instance (so does the Console tab with -instance lesson in front of a command). Write through one profile and read through another (app-profile=to-c1, then app-profile=to-c2), inject an error (fault code=UNAUTHENTICATED) or a latency (fault latency=2s cluster=c2: the read answers two seconds of the clock later, by when the write has arrived). The buttons above take the same path as the console's commands, so a fault acts on them too.",
 ];
 
 fn emit(on_action: &Callback<Action>, a: ReplAction) {
@@ -177,6 +177,9 @@ pub fn replication_view(props: &ReplicationProps) -> Html {
                 <p class={classes!("repl-outcome", if o.code == "OK" { "ok" } else { "failed" })} role="status"
                     data-testid="repl-outcome" data-code={o.code.clone()}>
                     <strong>{ &o.action }</strong>{ " → " }<code>{ &o.code }</code>{ " " }{ &o.message }
+                    if let Some(w) = &o.waited {
+                        { " " }<span class="badge warn" data-testid="repl-outcome-waited">{ w }</span>
+                    }
                 </p>
             }
             <div class="repl-clusters">

@@ -15,6 +15,7 @@
 //!   in the engine's Web Worker with the database; the page is sent only the views;
 //! - a scenario recreates its tables, so running it again starts it over.
 
+mod console;
 pub mod heatmap;
 pub mod keys;
 pub mod keyvis;
@@ -508,43 +509,6 @@ impl Lab {
         Ok(())
     }
 
-    fn console(&mut self, db: &mut Database, line: &str) {
-        let out = self.inner.console.run_line(db, line);
-        if !out.failed {
-            self.track_console(line);
-        }
-        self.view.console.push(ConsoleEntry {
-            command: line.to_string(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: out.stderr,
-            failed: out.failed,
-        });
-        let excess = self.view.console.len().saturating_sub(200);
-        self.view.console.drain(..excess);
-    }
-
-    /// Keeps the row counts right after console writes and deletes.
-    fn track_console(&mut self, line: &str) {
-        let Ok(words) = sparsetable_console::split_args(line) else {
-            return;
-        };
-        let inner = &mut self.inner;
-        match words.as_slice() {
-            [cmd, table, row, ..] if cmd.as_slice() == b"set" => {
-                let t = String::from_utf8_lossy(table).into_owned();
-                inner.keys.entry(t).or_default().insert(row.clone());
-            }
-            [cmd, table, row, ..] if cmd.as_slice() == b"deleterow" => {
-                let t = String::from_utf8_lossy(table).into_owned();
-                inner.keys.entry(t).or_default().remove(row);
-            }
-            [cmd, table] if cmd.as_slice() == b"deletetable" => {
-                inner.keys.remove(&*String::from_utf8_lossy(table));
-            }
-            _ => {}
-        }
-    }
-
     fn load(&mut self, db: &mut Database, clock: &ManualClock, ticks: u32) {
         let inner = &mut self.inner;
         inner.last_written.clear();
@@ -971,6 +935,8 @@ impl Lab {
     }
 }
 
+#[cfg(test)]
+mod main_console_tests;
 #[cfg(test)]
 mod replication_console_tests;
 #[cfg(test)]

@@ -25,7 +25,7 @@ use sparsetable::{
     Clock, Database, ManualClock, Mutation, ReadModifyWriteOp, ReadModifyWriteRule,
     ReadRowsRequest, RequestKind, RowSet, TableConfig,
 };
-use sparsetable_console::InstanceConsole;
+use sparsetable_console::{Admission, InstanceConsole};
 
 use super::replication_code::{self as code, ReplOp};
 use super::ConsoleEntry;
@@ -178,6 +178,8 @@ pub struct Outcome {
     pub code: String,
     /// What happened.
     pub message: String,
+    /// The injected latency the request waited out first, in words, if any.
+    pub waited: Option<String>,
 }
 
 /// The last consistency token and whether it is consistent now.
@@ -344,6 +346,7 @@ impl ReplLab {
                 cluster: None,
                 code: e.code().as_str().into(),
                 message: e.message().into(),
+                waited: None,
             });
         }
         if let Ok(changes) = self.instance.replicas_mut().changes(TABLE, &self.seen) {
@@ -367,21 +370,77 @@ impl ReplLab {
         }
     }
 
+    /// Runs one command (the global flags taken off) from the playground's main console on
+    /// this instance, as the lesson's console runs a line (its scrollback is the caller's).
+    pub fn run_words(&mut self, words: &[Vec<u8>]) -> sparsetable_console::Output {
+        let out = self.instance.run(words);
+        self.pump();
+        out
+    }
+
+    /// How many clusters the instance has.
+    pub fn cluster_count(&self) -> usize {
+        self.instance.replicas().len()
+    }
+
     /// The cluster id at position `i`.
     fn id(i: usize) -> String {
         CLUSTERS.get(i).copied().unwrap_or("?").into()
     }
 
-    fn routed(&mut self, profile: &str, kind: RequestKind, row: &str) -> Result<usize, Outcome> {
-        self.instance
-            .replicas_mut()
-            .route(profile, kind, row.as_bytes())
-            .map_err(|e| Outcome {
-                action: String::new(),
-                cluster: None,
-                code: e.code().as_str().into(),
-                message: e.message().into(),
-            })
+    /// Runs `op` at the cluster a request of `rpc` through `profile` reaches, on the
+    /// instance's own path (delivery, routing, injected faults and latency:
+    /// [`InstanceConsole::admit`], as the console's commands), and says what happened; `ok`
+    /// words a success from the serving cluster's id and `op`'s answer.
+    fn served<T>(
+        &mut self,
+        action: String,
+        (rpc, profile, kind, row): (&str, &str, RequestKind, &str),
+        op: impl FnOnce(&mut Database) -> Result<T, sparsetable::Error>,
+        ok: impl FnOnce(&str, T) -> String,
+    ) -> Outcome {
+        let admission = self.instance.admit(rpc, profile, kind, row.as_bytes());
+        self.finish(action, admission, op, ok)
+    }
+
+    /// The outcome of an admitted (or refused) request: `op` at its cluster if admitted.
+    fn finish<T>(
+        &mut self,
+        action: String,
+        admission: Admission,
+        op: impl FnOnce(&mut Database) -> Result<T, sparsetable::Error>,
+        ok: impl FnOnce(&str, T) -> String,
+    ) -> Outcome {
+        let waited = admission
+            .waited
+            .as_ref()
+            .map(|w| w.note().trim_end().to_string());
+        let (cluster, result) = match admission.cluster {
+            Err(e) => (None, Err(e)),
+            Ok(i) => (
+                Some(Self::id(i)),
+                match self.instance.replicas_mut().replica_mut(i) {
+                    Some(db) => op(db),
+                    None => Err(sparsetable::Error::new(
+                        sparsetable::Code::Internal,
+                        "no such cluster",
+                    )),
+                },
+            ),
+        };
+        // A write starts on its way at once.
+        let _ = self.instance.replicas_mut().pump();
+        let (code, message) = match result {
+            Ok(t) => ("OK".into(), ok(cluster.as_deref().unwrap_or("?"), t)),
+            Err(e) => (e.code().as_str().into(), e.message().into()),
+        };
+        Outcome {
+            action,
+            cluster,
+            code,
+            message,
+            waited,
+        }
     }
 
     /// Runs one action; the outcome (refusals included) is part of the view, so only
@@ -435,43 +494,23 @@ impl ReplLab {
                     qualifier: &qualifier,
                 });
                 let action = format!("increment {row} {FAMILY}:{qualifier} via {profile}");
-                self.outcome = Some(
-                    match self.routed(&profile, RequestKind::Transaction, &row) {
-                        Err(o) => Outcome { action, ..o },
-                        Ok(i) => {
-                            let rule = ReadModifyWriteRule {
-                                family: FAMILY.into(),
-                                qualifier: qualifier.into_bytes(),
-                                op: ReadModifyWriteOp::IncrementAmount(1),
-                            };
-                            let result =
-                                self.instance.replicas_mut().replica_mut(i).map(|db| {
-                                    db.read_modify_write_row(TABLE, row.as_bytes(), &[rule])
-                                });
-                            let _ = self.instance.replicas_mut().pump();
-                            match result {
-                                Some(Ok(_)) => Outcome {
-                                    action,
-                                    cluster: Some(Self::id(i)),
-                                    code: "OK".into(),
-                                    message: format!("applied at {}", Self::id(i)),
-                                },
-                                Some(Err(e)) => Outcome {
-                                    action,
-                                    cluster: Some(Self::id(i)),
-                                    code: e.code().as_str().into(),
-                                    message: e.message().into(),
-                                },
-                                None => Outcome {
-                                    action,
-                                    cluster: None,
-                                    code: "INTERNAL".into(),
-                                    message: "no such cluster".into(),
-                                },
-                            }
-                        }
-                    },
-                );
+                let rule = ReadModifyWriteRule {
+                    family: FAMILY.into(),
+                    qualifier: qualifier.into_bytes(),
+                    op: ReadModifyWriteOp::IncrementAmount(1),
+                };
+                let key = row.as_bytes().to_vec();
+                self.outcome = Some(self.served(
+                    action,
+                    (
+                        "ReadModifyWriteRow",
+                        &profile,
+                        RequestKind::Transaction,
+                        &row,
+                    ),
+                    |db| db.read_modify_write_row(TABLE, &key, &[rule]),
+                    |c, _| format!("applied at {c}"),
+                ));
                 clock.advance_micros(crate::state::WRITE_TICK_MICROS);
             }
             ReplAction::Read { profile, row } => {
@@ -481,10 +520,12 @@ impl ReplLab {
                     row: &row,
                 });
                 let action = format!("read {row} via {profile}");
-                self.outcome = Some(match self.routed(&profile, RequestKind::Read, &row) {
-                    Err(o) => Outcome { action, ..o },
-                    Ok(i) => {
-                        let cells = self.cells(i, Some(row.as_bytes()));
+                let key = row.as_bytes().to_vec();
+                self.outcome = Some(self.served(
+                    action,
+                    ("ReadRows", &profile, RequestKind::Read, &row),
+                    |db| Ok(copy_cells(db, Some(&key))),
+                    |c, cells| {
                         let text = if cells.is_empty() {
                             "no such row (yet) at this cluster".to_string()
                         } else {
@@ -494,14 +535,9 @@ impl ReplLab {
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         };
-                        Outcome {
-                            action,
-                            cluster: Some(Self::id(i)),
-                            code: "OK".into(),
-                            message: format!("{} answered: {text}", Self::id(i)),
-                        }
-                    }
-                });
+                        format!("{c} answered: {text}")
+                    },
+                ));
             }
             ReplAction::Conflict { row, qualifier } => {
                 empty(&row, "the row key")?;
@@ -515,6 +551,7 @@ impl ReplLab {
                 });
                 let mut writes = Vec::new();
                 let mut outcomes = Vec::new();
+                let mut waits = Vec::new();
                 for (profile, value) in [("to-c1", "from-c1"), ("to-c2", "from-c2")] {
                     let m = Mutation::set_cell(
                         FAMILY,
@@ -527,6 +564,7 @@ impl ReplLab {
                         writes.push((o.cluster.clone().unwrap_or_default(), value.to_string()));
                     }
                     outcomes.push(format!("{profile}: {} {}", o.code, o.message));
+                    waits.extend(o.waited);
                 }
                 self.outcome = Some(Outcome {
                     action: format!("conflicting writes of {row} {FAMILY}:{qualifier} @{ts}"),
@@ -538,6 +576,7 @@ impl ReplLab {
                     }
                     .into(),
                     message: outcomes.join("; "),
+                    waited: (!waits.is_empty()).then(|| waits.join(" ")),
                 });
                 self.conflict = Some((row, qualifier.into_bytes(), ts, writes));
                 clock.advance_micros(crate::state::WRITE_TICK_MICROS);
@@ -554,6 +593,7 @@ impl ReplLab {
                     cluster: None,
                     code: "OK".into(),
                     message: "writes reach the other clusters this long after their commit".into(),
+                    waited: None,
                 });
             }
             ReplAction::SetAvailable { cluster, available } => {
@@ -577,17 +617,28 @@ impl ReplLab {
                     } else {
                         format!("{cluster} is down: it neither serves nor receives; single-cluster profiles to it answer UNAVAILABLE, multi-cluster ones fail over")
                     },
+                    waited: None,
                 });
             }
             ReplAction::GenerateToken => {
-                let _ = self.instance.replicas_mut().pump();
-                let token = self
-                    .instance
-                    .replicas()
-                    .replication()
-                    .consistency_token(TABLE);
                 self.code = code::snippets(&ReplOp::Token);
-                self.token = Some((token, clock.now_micros()));
+                // A table admin RPC: no profile routes it; the faults are checked at the
+                // first cluster, as the instance serves table admin there.
+                let admission = self.instance.admit_table_admin("GenerateConsistencyToken");
+                let outcome = self.finish(
+                    "consistency token for users".into(),
+                    admission,
+                    |_| Ok(()),
+                    |_, ()| "generated: it turns true once every earlier write has reached every cluster".into(),
+                );
+                if outcome.code == "OK" {
+                    let r = self.instance.replicas().replication();
+                    self.token = Some((r.consistency_token(TABLE), clock.now_micros()));
+                }
+                self.outcome = Some(Outcome {
+                    cluster: None,
+                    ..outcome
+                });
             }
             ReplAction::Console(line) => {
                 // The instance console pumps before and after the command and waits out an
@@ -612,67 +663,21 @@ impl ReplLab {
 
     /// Routes a write through `profile` and applies it at the cluster chosen.
     fn write(&mut self, profile: &str, row: &str, ms: &[Mutation], action: String) -> Outcome {
-        match self.routed(profile, RequestKind::Write, row) {
-            Err(o) => Outcome { action, ..o },
-            Ok(i) => {
-                let result = self
-                    .instance
-                    .replicas_mut()
-                    .replica_mut(i)
-                    .map(|db| db.mutate_row(TABLE, row.as_bytes(), ms));
-                let _ = self.instance.replicas_mut().pump();
-                match result {
-                    Some(Ok(())) => Outcome {
-                        action,
-                        cluster: Some(Self::id(i)),
-                        code: "OK".into(),
-                        message: format!("acknowledged by {}", Self::id(i)),
-                    },
-                    Some(Err(e)) => Outcome {
-                        action,
-                        cluster: Some(Self::id(i)),
-                        code: e.code().as_str().into(),
-                        message: e.message().into(),
-                    },
-                    None => Outcome {
-                        action,
-                        cluster: None,
-                        code: "INTERNAL".into(),
-                        message: "no such cluster".into(),
-                    },
-                }
-            }
-        }
+        self.served(
+            action,
+            ("MutateRow", profile, RequestKind::Write, row),
+            |db| db.mutate_row(TABLE, row.as_bytes(), ms),
+            |c, ()| format!("acknowledged by {c}"),
+        )
     }
 
-    /// Cluster `i`'s cells (of one row, or all): key, column, timestamp, value; untracked.
+    /// Cluster `i`'s cells (of one row, or all); see [`copy_cells`].
     fn cells(&self, i: usize, row: Option<&[u8]>) -> Vec<CopyCell> {
-        let Some(db) = self.instance.replicas().replica(i) else {
-            return Vec::new();
-        };
-        let request = ReadRowsRequest {
-            row_set: RowSet {
-                row_keys: row.map(|r| alloc::vec![r.to_vec()]).unwrap_or_default(),
-                row_ranges: Vec::new(),
-            },
-            ..ReadRowsRequest::default()
-        };
-        let Ok(mut stream) = db.read_rows(TABLE, &request) else {
-            return Vec::new();
-        };
-        stream.set_access_stats(false);
-        let mut out = Vec::new();
-        for r in stream.by_ref() {
-            for c in r.cells {
-                out.push((
-                    r.key.clone(),
-                    format!("{}:{}", c.family, display_bytes(&c.qualifier)),
-                    c.timestamp_micros,
-                    display_bytes(&c.value),
-                ));
-            }
-        }
-        out
+        self.instance
+            .replicas()
+            .replica(i)
+            .map(|db| copy_cells(db, row))
+            .unwrap_or_default()
     }
 
     /// What the lesson shows now.
@@ -772,6 +777,33 @@ impl ReplLab {
             now,
         }
     }
+}
+
+/// One copy's cells (of one row, or all): key, column, timestamp, value; untracked.
+fn copy_cells(db: &Database, row: Option<&[u8]>) -> Vec<CopyCell> {
+    let request = ReadRowsRequest {
+        row_set: RowSet {
+            row_keys: row.map(|r| alloc::vec![r.to_vec()]).unwrap_or_default(),
+            row_ranges: Vec::new(),
+        },
+        ..ReadRowsRequest::default()
+    };
+    let Ok(mut stream) = db.read_rows(TABLE, &request) else {
+        return Vec::new();
+    };
+    stream.set_access_stats(false);
+    let mut out = Vec::new();
+    for r in stream.by_ref() {
+        for c in r.cells {
+            out.push((
+                r.key.clone(),
+                format!("{}:{}", c.family, display_bytes(&c.qualifier)),
+                c.timestamp_micros,
+                display_bytes(&c.value),
+            ));
+        }
+    }
+    out
 }
 
 /// A mutation in words, for the tail.

@@ -101,3 +101,126 @@ fn injected_codes_fail_the_command_and_an_injected_latency_moves_the_clock() {
     l.apply(&clock, ReplAction::ClearConsole).expect("clear");
     assert!(l.view().console.is_empty());
 }
+
+/// The lesson's write button through `profile`; returns the outcome.
+fn write_button(
+    l: &mut ReplLab,
+    clock: &ManualClock,
+    profile: &str,
+    value: &str,
+) -> super::replication::Outcome {
+    l.apply(
+        clock,
+        ReplAction::Write {
+            profile: profile.into(),
+            row: "user#1".into(),
+            qualifier: "name".into(),
+            value: value.into(),
+        },
+    )
+    .expect("write");
+    l.view().outcome.expect("an outcome")
+}
+
+#[test]
+fn an_injected_code_fails_the_lessons_buttons_as_it_fails_console_commands() {
+    let (mut l, clock) = lab();
+    run(
+        &mut l,
+        &clock,
+        "fault code=UNAVAILABLE rpc=MutateRow count=1",
+    );
+    let o = write_button(&mut l, &clock, "to-c1", "Ada");
+    assert_eq!(o.code, "UNAVAILABLE", "{o:?}");
+    assert!(o.message.contains("injected fault"), "{o:?}");
+    assert!(
+        l.view().clusters[0].cells.is_empty(),
+        "a refused write is not applied"
+    );
+    // The count is spent: the next write goes through, and a rule for c2 spares c1.
+    run(&mut l, &clock, "fault code=PERMISSION_DENIED cluster=c2");
+    let o = write_button(&mut l, &clock, "to-c1", "Ada");
+    assert_eq!(
+        (o.code.as_str(), o.waited.as_deref()),
+        ("OK", None),
+        "{o:?}"
+    );
+    assert_eq!(
+        write_button(&mut l, &clock, "to-c2", "x").code,
+        "PERMISSION_DENIED"
+    );
+    let read = |profile: &str| ReplAction::Read {
+        profile: profile.into(),
+        row: "user#1".into(),
+    };
+    l.apply(&clock, read("to-c2")).expect("read");
+    assert_eq!(l.view().outcome.expect("read").code, "PERMISSION_DENIED");
+    run(&mut l, &clock, "clear-faults");
+    run(
+        &mut l,
+        &clock,
+        "fault code=ABORTED rpc=ReadModifyWriteRow count=1",
+    );
+    let inc = ReplAction::Increment {
+        profile: "to-c1".into(),
+        row: "user#1".into(),
+        qualifier: "visits".into(),
+    };
+    l.apply(&clock, inc.clone()).expect("increment");
+    assert_eq!(l.view().outcome.expect("inc").code, "ABORTED");
+    l.apply(&clock, inc).expect("increment");
+    assert_eq!(l.view().outcome.expect("inc").code, "OK");
+    // The token button's GenerateConsistencyToken: refused, no token shown.
+    run(
+        &mut l,
+        &clock,
+        "fault code=RESOURCE_EXHAUSTED rpc=GenerateConsistencyToken count=1",
+    );
+    l.apply(&clock, ReplAction::GenerateToken).expect("token");
+    let v = l.view();
+    assert_eq!(v.outcome.expect("token").code, "RESOURCE_EXHAUSTED");
+    assert!(v.token.is_none());
+    l.apply(&clock, ReplAction::GenerateToken).expect("token");
+    assert!(l.view().token.is_some());
+}
+
+#[test]
+fn an_injected_latency_delays_a_lesson_read_on_the_engines_clock_and_is_shown() {
+    let (mut l, clock) = lab();
+    assert_eq!(write_button(&mut l, &clock, "to-c1", "Ada").code, "OK");
+    run(
+        &mut l,
+        &clock,
+        "fault latency=2s rpc=ReadRows cluster=c2 count=1",
+    );
+    let before = clock.now_micros();
+    l.apply(
+        &clock,
+        ReplAction::Read {
+            profile: "to-c2".into(),
+            row: "user#1".into(),
+        },
+    )
+    .expect("read");
+    let o = l.view().outcome.expect("read");
+    assert!(clock.now_micros() >= before + 2_000_000);
+    assert_eq!(o.code, "OK");
+    assert!(
+        o.waited
+            .as_deref()
+            .is_some_and(|w| w.starts_with("(injected latency: answered 2000ms later by c2")),
+        "{o:?}"
+    );
+    // By the time c2 answered, the write made through c1 had arrived there.
+    assert_eq!(o.message, "c2 answered: cf:name=Ada", "{o:?}");
+    // The count is spent: the next read answers at once, with no latency shown.
+    l.apply(
+        &clock,
+        ReplAction::Read {
+            profile: "to-c2".into(),
+            row: "user#1".into(),
+        },
+    )
+    .expect("read");
+    assert_eq!(l.view().outcome.expect("read").waited, None);
+}

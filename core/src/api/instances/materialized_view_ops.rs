@@ -24,6 +24,15 @@ impl InstanceRecord {
         self.materialized_views.iter().find(|v| v.id == id)
     }
 
+    /// Materialized view `id` (GetMaterializedView).
+    ///
+    /// # Errors
+    /// `NotFound` for an id the instance lacks.
+    pub fn get_materialized_view(&self, id: &str) -> Result<&MaterializedViewRecord> {
+        self.materialized_view(id)
+            .ok_or_else(|| not_found(id, &self.name()))
+    }
+
     /// Replaces the materialized views, as a front-end that kept its own copy hands them over
     /// (an older server's metadata, migrated): sorted here; etags are kept, and the etag
     /// counter moves past any this record made.

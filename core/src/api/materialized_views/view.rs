@@ -2,7 +2,10 @@
 //! row is in, and its output rows, kept as a hidden in-memory [`Table`] so reading the view
 //! is the one read path of tables (row sets, filters, limits, reversed scans).
 //!
-//! Invariants, after every [`View::refresh`]:
+//! A secondary-index view (`index` set) keeps one view row per source row instead of
+//! groups; its maintenance is in `super::index`, and the group state below stays empty.
+//!
+//! Invariants of a GROUP BY view, after every [`View::refresh`]:
 //! - `row_group[k] == g` exactly when source row `k`, read through the query's read
 //!   filter, passes WHERE and has GROUP BY key `g`; `members[g]` is the set of such rows
 //!   (never empty: an emptied group is removed);
@@ -21,7 +24,9 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::index_key::IndexKey;
 use super::totals::{self, Kind, Totals};
+use super::Shape;
 use crate::api::sql::incremental::{agg_inputs, group_of, group_row, items_from_aggs};
 use crate::api::sql::value::Key;
 use crate::api::sql::{PreparedQuery, SqlType, SqlValue};
@@ -34,24 +39,28 @@ use crate::table::table::Table;
 use crate::{Error, Result, Row};
 
 /// Longest view row key kept (Bigtable's row key limit); a longer `_key` excludes the group.
-const MAX_VIEW_KEY: usize = 4096;
+pub(super) const MAX_VIEW_KEY: usize = 4096;
 
 /// A view's maintained state.
 pub(crate) struct View {
     /// The source table's id.
     pub(crate) source: String,
-    query: PreparedQuery,
-    filter: CompiledFilter,
-    /// The SELECT item that is the view's row key.
+    pub(super) query: PreparedQuery,
+    pub(super) filter: CompiledFilter,
+    /// The SELECT item that is the view's row key (a GROUP BY view's).
     key_item: usize,
+    /// A secondary-index view's key ([`super::index`]); `None` for a GROUP BY view.
+    pub(super) index: Option<IndexKey>,
+    /// A secondary index's rows: each source row's view key.
+    pub(super) index_rows: BTreeMap<Vec<u8>, Vec<u8>>,
     /// The other SELECT items and the family each is stored in.
-    families: Vec<(usize, String)>,
+    pub(super) families: Vec<(usize, String)>,
     row_group: BTreeMap<Vec<u8>, Key>,
     members: BTreeMap<Key, BTreeSet<Vec<u8>>>,
     written: BTreeMap<Key, Vec<u8>>,
     /// The view's rows.
     pub(crate) rows: Table,
-    sequence: u64,
+    pub(super) sequence: u64,
     /// Running totals, when every aggregate is COUNT or SUM: each aggregate's kind, each
     /// member row's inputs (`None`: they failed to evaluate), each group's totals.
     kinds: Option<Vec<Kind>>,
@@ -62,21 +71,30 @@ pub(crate) struct View {
 }
 
 impl View {
-    /// An empty view of `query` (already checked), its output stored in one family per
-    /// entry of `families`.
+    /// An empty view of `query` (already checked), keyed as `shape` says, its output stored
+    /// in one family per entry of `families`.
     pub(crate) fn new(
         id: &str,
         source: &str,
         query: PreparedQuery,
         filter: CompiledFilter,
-        key_item: usize,
+        shape: Shape,
         families: Vec<(usize, String)>,
     ) -> Self {
+        let (key_item, index) = match shape {
+            Shape::Grouped { key_item } => (key_item, None),
+            Shape::Index(index) => (0, Some(index)),
+        };
+        // An index stores its key columns as families too (see `index`).
+        let key_families = index
+            .iter()
+            .flat_map(|i| i.schema.fields.iter().map(|f| &f.name));
         let config = TableConfig {
-            families: families
-                .iter()
-                .map(|(_, f)| (f.clone(), ColumnFamily::default()))
+            families: key_families
+                .chain(families.iter().map(|(_, f)| f))
+                .map(|f| (f.clone(), ColumnFamily::default()))
                 .collect::<Families>(),
+            row_key_schema: index.as_ref().map(|i| i.schema.clone()),
             ..TableConfig::default()
         };
         let kinds = query
@@ -92,6 +110,8 @@ impl View {
             query,
             filter,
             key_item,
+            index,
+            index_rows: BTreeMap::new(),
             families,
             row_group: BTreeMap::new(),
             members: BTreeMap::new(),
@@ -108,6 +128,9 @@ impl View {
     /// # Errors
     /// The source's read errors.
     pub(crate) fn rebuild(&mut self, source: &Table, now: i64) -> Result<()> {
+        if let Some(index) = self.index.clone() {
+            return self.rebuild_index(&index, source, now);
+        }
         let keys: Vec<Vec<u8>> = self.written.values().cloned().collect();
         for k in keys {
             self.delete_view_row(&k, now);
@@ -170,6 +193,9 @@ impl View {
         keys: impl IntoIterator<Item = &'k [u8]>,
         now: i64,
     ) -> Result<()> {
+        if let Some(index) = self.index.clone() {
+            return self.refresh_index(&index, source, keys, now);
+        }
         let mut random = SplitMix64::new(0);
         let mut dirty: BTreeSet<Key> = BTreeSet::new();
         for k in keys {
@@ -312,14 +338,17 @@ impl View {
         self.written.insert(g, key);
     }
 
-    fn delete_view_row(&mut self, key: &[u8], now: i64) {
+    pub(super) fn delete_view_row(&mut self, key: &[u8], now: i64) {
         self.rows
             .apply(key, &[Mutation::DeleteFromRow], now, &mut self.sequence);
     }
 
-    /// How many groups the view holds rows for.
+    /// How many rows the view holds (groups, or indexed source rows).
     pub(crate) fn row_count(&self) -> usize {
-        self.written.len()
+        match self.index {
+            Some(_) => self.index_rows.len(),
+            None => self.written.len(),
+        }
     }
 }
 

@@ -55,6 +55,33 @@ fn is_key(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Ident(n) if n == "_key")
 }
 
+/// The row key a WHERE clause pins with `_key = x` (x a BYTES literal or parameter) among its
+/// top-level AND terms, borrowed: a point query reads that one row without building a row
+/// set. Reading only that row is exact because WHERE is still evaluated on it (a second
+/// `_key = y` with another key then keeps nothing, as it should).
+pub fn pinned_key<'a>(e: &'a Expr, params: &'a BTreeMap<String, SqlValue>) -> Option<&'a [u8]> {
+    match &e.kind {
+        ExprKind::Bin(BinOp::And, l, r) => pinned_key(l, params).or_else(|| pinned_key(r, params)),
+        ExprKind::Bin(BinOp::Eq, l, r) => {
+            let other = match (is_key(l), is_key(r)) {
+                (true, _) => r,
+                (_, true) => l,
+                _ => return None,
+            };
+            let value = match &other.kind {
+                ExprKind::Lit(v, _) => v,
+                ExprKind::Param(p) => params.get(p)?,
+                _ => return None,
+            };
+            match value {
+                SqlValue::Bytes(b) => Some(b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn point(k: Vec<u8>) -> RowRange {
     RowRange {
         start: Bound::Included(k.clone()),
@@ -97,6 +124,7 @@ fn const_eval(
         groups: &[],
         aggs: &[],
         items: &[],
+        unnest: &[],
         now_micros,
     };
     eval(e, &ctx)
@@ -229,6 +257,26 @@ pub fn read_filter(
     params: &BTreeMap<String, SqlValue>,
     now_micros: i64,
 ) -> Result<RowFilter> {
+    let presence = RowFilter::Chain(alloc::vec![
+        RowFilter::CellsPerRowLimit(1),
+        RowFilter::StripValue,
+        RowFilter::ApplyLabel(PRESENCE_LABEL.into()),
+    ]);
+    Ok(match data_filter(plan, params, now_micros)? {
+        None => presence,
+        Some(cells) => RowFilter::Interleave(alloc::vec![cells, presence]),
+    })
+}
+
+/// The data part of [`read_filter`]: the cells the query looks at, without the presence
+/// cell, or `None` when it looks at none (`SELECT _key`, `COUNT(*)`). A point query reads
+/// with it and learns that its row exists from the read itself
+/// (`Database::read_row_present_compiled`), which costs less than the presence branch.
+pub fn data_filter(
+    plan: &Plan,
+    params: &BTreeMap<String, SqlValue>,
+    now_micros: i64,
+) -> Result<Option<RowFilter>> {
     let mut data = Vec::new();
     for (family, quals) in &plan.used {
         match quals {
@@ -244,13 +292,8 @@ pub fn read_filter(
             }
         }
     }
-    let presence = RowFilter::Chain(alloc::vec![
-        RowFilter::CellsPerRowLimit(1),
-        RowFilter::StripValue,
-        RowFilter::ApplyLabel(PRESENCE_LABEL.into()),
-    ]);
     if data.is_empty() {
-        return Ok(presence);
+        return Ok(None);
     }
     let mut cells = alloc::vec![interleave(data)];
     if plan.history || plan.unpack.is_some() {
@@ -293,7 +336,7 @@ pub fn read_filter(
     } else {
         cells.push(RowFilter::CellsPerColumnLimit(1));
     }
-    Ok(RowFilter::Interleave(alloc::vec![chain(cells), presence]))
+    Ok(Some(chain(cells)))
 }
 
 /// The ReadRows request a plan makes, or `None` when no row can match. Without

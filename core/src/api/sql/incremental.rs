@@ -1,6 +1,7 @@
-//! The pieces of a GROUP BY query that a continuous materialized view
-//! (`api::materialized_views`) runs one group at a time: which group a source row falls
-//! in, and a group's output row computed from its member rows.
+//! The pieces of a query that a continuous materialized view (`api::materialized_views`)
+//! runs a part at a time: for a GROUP BY view, which group a source row falls in and a
+//! group's output row computed from its member rows; for a secondary-index (ORDER BY) view,
+//! one source row's output row.
 //!
 //! Invariant: both use the same plan, read filter and evaluator as a full execution
 //! ([`super::execute`]), so a group recomputed here equals that group's row in the query
@@ -16,6 +17,7 @@ use super::plan::Plan;
 use super::value::Key;
 use super::{PreparedQuery, SqlValue};
 use crate::model::filter::CompiledFilter;
+use crate::model::row_key_schema::{KeyFieldType, KeyValue};
 use crate::{Result, Row};
 
 impl PreparedQuery {
@@ -45,6 +47,7 @@ fn row_ctx<'a>(
         groups: &[],
         aggs: &[],
         items: &[],
+        unnest: &[],
         now_micros,
         key_schema: plan.key_schema.as_ref(),
     }
@@ -154,4 +157,36 @@ pub(crate) fn items_from_aggs(
         items.push(eval(e, &ctx)?);
     }
     Ok(items)
+}
+
+/// The output row (the SELECT items) of `row` under a query without aggregation (a
+/// secondary-index view's), or `None` when WHERE rejects it.
+///
+/// # Errors
+/// What evaluating WHERE or an item raises.
+pub(crate) fn row_items(
+    query: &PreparedQuery,
+    row: &Row,
+    now_micros: i64,
+) -> Result<Option<Vec<SqlValue>>> {
+    let plan = &query.plan;
+    let params = BTreeMap::new();
+    let ctx = row_ctx(plan, Some(row), &params, now_micros);
+    if let Some(f) = &plan.filter {
+        if !truthy(&eval(f, &ctx)?) {
+            return Ok(None);
+        }
+    }
+    let mut items = Vec::with_capacity(plan.items.len());
+    for e in &plan.items {
+        items.push(eval(e, &ctx)?);
+    }
+    Ok(Some(items))
+}
+
+/// `v` as a value of key field type `t`: `None` for NULL, or a TIMESTAMP finer than the
+/// microsecond (no key can hold it). The field's type is the item's own, so no other
+/// mismatch arises.
+pub(crate) fn key_value_of(t: KeyFieldType, v: SqlValue) -> Option<KeyValue> {
+    super::key_fields::key_value(t, v)
 }

@@ -67,6 +67,9 @@ fn non_projection(q: &mut Query) -> Option<&'static str> {
     if q.unpack.is_some() {
         return Some("UNPACK");
     }
+    if !q.unnest.is_empty() {
+        return Some("UNNEST");
+    }
     if !q.group_by.is_empty() {
         return Some("GROUP BY");
     }
@@ -104,6 +107,7 @@ fn is_select_star(q: &Query) -> bool {
         && q.limit.is_none()
         && q.offset.is_none()
         && q.unpack.is_none()
+        && q.unnest.is_empty()
 }
 
 /// Every position in `e` becomes `pos`.
@@ -160,6 +164,13 @@ fn inline_at(
             sql,
             table_pos,
             format!("UNPACK over logical view {name} is not supported"),
+        ));
+    }
+    if !q.unnest.is_empty() {
+        return Err(err_at(
+            sql,
+            table_pos,
+            format!("UNNEST over logical view {name} is not supported"),
         ));
     }
     if let Some((_, arg)) = q.table_args.first() {
@@ -364,10 +375,18 @@ impl Rewrite<'_> {
     }
 }
 
+/// A materialized view's families (output columns) and, for a secondary index, its key schema.
+pub(crate) type ViewColumns = (
+    Vec<(String, FamilyInfo)>,
+    Option<crate::model::row_key_schema::RowKeySchema>,
+);
+
 /// The columns a query reads when its `FROM` names `view`, a continuous materialized view of
 /// `db` rather than one of its tables (the table lookup failed with `not_table`): each output
 /// column but `_key`, in the view query's order, as a family holding its typed value
-/// ([`FamilyInfo::column`]); `_key` is the view's row key. What Bigtable documents, in our
+/// ([`FamilyInfo::column`]); `_key` is the view's row key. A secondary-index view also
+/// gives its row-key schema: its key columns are that schema's fields, not families. What
+/// Bigtable documents, in our
 /// words ("Continuous materialized views"): a view is a table of precomputed rows, with a
 /// schema of its own (the query's output columns), read with SQL as a table is. Our
 /// choices: `_key` reads as BYTES as a table's does; a table, then a logical view, then a
@@ -384,7 +403,7 @@ pub(crate) fn materialized_view_columns(
     (view, pos): (&str, usize),
     defining: bool,
     not_table: crate::Error,
-) -> Result<Vec<(String, FamilyInfo)>> {
+) -> Result<ViewColumns> {
     if not_table.code() != crate::Code::NotFound {
         return Err(not_table);
     }
@@ -405,6 +424,13 @@ pub(crate) fn materialized_view_columns(
             format!("UNPACK over materialized view {view} is not supported"),
         ));
     }
+    if !q.unnest.is_empty() {
+        return Err(err_at(
+            sql,
+            pos,
+            format!("UNNEST over materialized view {view} is not supported"),
+        ));
+    }
     if let Some((_, arg)) = q.table_args.first() {
         return Err(err_at(
             sql,
@@ -412,10 +438,12 @@ pub(crate) fn materialized_view_columns(
             format!("materialized view {view} takes no table arguments"),
         ));
     }
-    Ok(info
+    let schema = db.materialized_view_key_schema(view);
+    let is_key = |n: &str| schema.as_ref().is_some_and(|s| s.position(n).is_some());
+    let families = info
         .columns
         .into_iter()
-        .filter(|c| c.name != "_key")
+        .filter(|c| c.name != "_key" && !is_key(&c.name))
         .map(|c| {
             (
                 c.name,
@@ -425,5 +453,6 @@ pub(crate) fn materialized_view_columns(
                 },
             )
         })
-        .collect())
+        .collect();
+    Ok((families, schema))
 }

@@ -210,8 +210,15 @@ proptest! {
         let back = parse_timestamp(fmt, &text, &zone("Asia/Tokyo"));
         // A named zone's abbreviation (`%Z`, `CET`) is not always a zone name; `%c %z` keeps
         // the offset. Only the abbreviation case may fail to read back.
+        // Some abbreviations are also zone names with rules of their own ("CET" is linked
+        // to Europe/Brussels, which kept summer time in years Berlin did not): the text is
+        // then read in that zone, as a name, and may name another instant.
+        let abbreviation = text.rsplit(' ').next().unwrap_or_default();
+        let abbreviation_is_a_zone = matches!(Zone::parse(abbreviation), Ok(Zone::Named(_)));
         if which == 1 && matches!(z, Zone::Named(_)) {
-            if let Ok(b) = back { prop_assert_eq!(b, t, "{} {}", fmt, text); }
+            if let (Ok(b), false) = (back, abbreviation_is_a_zone) {
+                prop_assert_eq!(b, t, "{} {}", fmt, text);
+            }
         } else {
             prop_assert_eq!(back.unwrap(), t, "{} {}", fmt, text);
         }
