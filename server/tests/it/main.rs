@@ -25,6 +25,7 @@ mod materialized_views;
 mod migrate;
 mod replication;
 mod replication_vectors;
+mod resume;
 mod restart;
 mod robustness_data_dir;
 mod robustness_reads;
