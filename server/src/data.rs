@@ -394,7 +394,7 @@ impl DataService {
         )?;
         let fault = routed
             .stream_fault
-            .map(|(after_rows, e)| MidStreamFault::new(after_rows, to_status(e)));
+            .map(|(after_rows, e)| MidStreamFault::new(after_rows, e));
         Ok((Scan::new(target.table.table_id, request), routed.db, fault))
     }
 }

@@ -103,15 +103,16 @@ impl<T: Unpin> Stream for ResponseStream<T> {
 #[derive(Debug)]
 pub struct MidStreamFault {
     left: u64,
-    status: Option<Status>,
+    error: Option<sparsetable::Error>,
 }
 
 impl MidStreamFault {
-    /// A fault that lets `after_rows` rows through, then ends the stream with `status`.
-    pub fn new(after_rows: u64, status: Status) -> Self {
+    /// A fault that lets `after_rows` rows through, then ends the stream with `error` (made a
+    /// status, and logged as a failed request, only if the stream gets that far).
+    pub fn new(after_rows: u64, error: sparsetable::Error) -> Self {
         MidStreamFault {
             left: after_rows,
-            status: Some(status),
+            error: Some(error),
         }
     }
 
@@ -127,7 +128,7 @@ impl MidStreamFault {
         }
         rows.truncate(usize::try_from(self.left).unwrap_or(usize::MAX));
         self.left = 0;
-        self.status.take()
+        self.error.take().map(crate::status::to_status)
     }
 }
 
@@ -184,6 +185,7 @@ fn parse_grpc_timeout(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sparsetable::{Code, Error};
     use tokio_stream::StreamExt;
 
     #[test]
@@ -202,16 +204,18 @@ mod tests {
 
     #[test]
     fn a_mid_stream_fault_lets_its_rows_through_then_ends_the_stream_once() {
-        let mut fault = MidStreamFault::new(5, Status::unavailable("dropped"));
+        let mut fault = MidStreamFault::new(5, Error::new(Code::Unavailable, "dropped"));
         let mut batch = vec![1, 2, 3];
         assert!(fault.cut(&mut batch).is_none());
         assert_eq!(batch, [1, 2, 3]);
         let mut batch = vec![4, 5, 6, 7];
-        let status = fault.cut(&mut batch).expect("the fifth row ends the stream");
+        let status = fault
+            .cut(&mut batch)
+            .expect("the fifth row ends the stream");
         assert_eq!(status.code(), tonic::Code::Unavailable);
         assert_eq!(batch, [4, 5]);
         // Exactly at the count: the whole batch goes, then the status.
-        let mut exact = MidStreamFault::new(2, Status::aborted("dropped"));
+        let mut exact = MidStreamFault::new(2, Error::new(Code::Aborted, "dropped"));
         let mut batch = vec![1, 2];
         assert!(exact.cut(&mut batch).is_some());
         assert_eq!(batch, [1, 2]);

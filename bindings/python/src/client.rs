@@ -24,10 +24,10 @@ use crate::filters::extract_filter;
 use crate::mutations::extract_mutations;
 use crate::query::ReadRowsQuery;
 use crate::read_modify_write::extract_rules as extract_rmw_rules;
-use crate::resume::{ResumingRead, RetryPolicy};
 use crate::registry::{
     parse_durability, parse_gc_mode, resolve_root, Store, Worlds, DEFAULT_PROJECT,
 };
+use crate::resume::{ResumingRead, RetryPolicy};
 use crate::row::{row_to_py, Row};
 use crate::table_admin::TableAdmin;
 use sparsetable::api::shared::poisoned as poisoned_error;
@@ -788,7 +788,10 @@ fn retry_policy(
         .iter()
         .map(|name| {
             sparsetable::Code::from_name(name).ok_or_else(|| {
-                invalid_argument(py, format!("retryable code {name:?} is not a gRPC code name"))
+                invalid_argument(
+                    py,
+                    format!("retryable code {name:?} is not a gRPC code name"),
+                )
             })
         })
         .collect::<PyResult<Vec<_>>>()?;

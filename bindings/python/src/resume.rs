@@ -36,16 +36,6 @@ pub struct RetryPolicy {
     pub operation_timeout: Option<Duration>,
 }
 
-impl RetryPolicy {
-    /// No retries: the first failure ends the read.
-    pub fn none() -> Self {
-        RetryPolicy {
-            retryable: Vec::new(),
-            operation_timeout: None,
-        }
-    }
-}
-
 /// Google's client's first backoff, its growth and its bound.
 const INITIAL_BACKOFF: Duration = Duration::from_millis(10);
 const BACKOFF_MULTIPLIER: u32 = 2;
@@ -229,7 +219,10 @@ impl ResumingRead {
             }
             // A stream that reached its fault's rows fails on the next call even if it ended
             // there, as the server's stream does.
-            let faulted = attempt.fault.as_ref().is_some_and(|(a, _)| attempt.rows >= *a);
+            let faulted = attempt
+                .fault
+                .as_ref()
+                .is_some_and(|(a, _)| attempt.rows >= *a);
             if !batch.more && !faulted {
                 self.attempt = None;
                 self.done = true;

@@ -9,7 +9,6 @@ with the error."""
 
 import pytest
 
-import sparsetable as st
 from sparsetable import exceptions
 from sparsetable.data import BigtableDataClientAsync, ReadRowsQuery, RowMutationEntry, RowRange, SetCell
 from sparsetable.data.row_filters import CellsRowLimitFilter

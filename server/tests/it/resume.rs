@@ -55,7 +55,10 @@ async fn server_with_rows() -> Server {
         .unwrap()
         .into_inner();
     while let Some(r) = stream.message().await.unwrap() {
-        assert!(r.entries.iter().all(|e| e.status.as_ref().unwrap().code == 0));
+        assert!(r
+            .entries
+            .iter()
+            .all(|e| e.status.as_ref().unwrap().code == 0));
     }
     server
 }
@@ -230,7 +233,11 @@ async fn a_resuming_client_reads_every_row_once_under_ranges_keys_limits_and_rev
         end: Bound::Excluded(key(b)),
     };
     let cases: Vec<(&str, ReadRowsRequest, Vec<usize>)> = vec![
-        ("full table", ReadRowsRequest::default(), (0..ROWS).collect()),
+        (
+            "full table",
+            ReadRowsRequest::default(),
+            (0..ROWS).collect(),
+        ),
         (
             "limit",
             ReadRowsRequest {
@@ -304,7 +311,10 @@ fn control_cli(server: &Server, words: &[&str]) -> (i32, String) {
 async fn the_control_command_line_injects_a_mid_stream_fault_and_refuses_bad_ones() {
     let server = server_with_rows().await;
     let fault = ["fault", "--rpc", "ReadRows", "--code", "UNAVAILABLE"];
-    let (code, err) = control_cli(&server, &[&fault[..], &["--count", "1", "--after-rows", "5"]].concat());
+    let (code, err) = control_cli(
+        &server,
+        &[&fault[..], &["--count", "1", "--after-rows", "5"]].concat(),
+    );
     assert_eq!(code, 0, "{err}");
     let (keys, status) = attempt(
         &mut server.data().await,
@@ -319,11 +329,27 @@ async fn the_control_command_line_injects_a_mid_stream_fault_and_refuses_bad_one
     // The core's rules: ReadRows only, a code, at least one row.
     for (words, why) in [
         (
-            &["fault", "--rpc", "MutateRow", "--code", "UNAVAILABLE", "--after-rows", "5"][..],
+            &[
+                "fault",
+                "--rpc",
+                "MutateRow",
+                "--code",
+                "UNAVAILABLE",
+                "--after-rows",
+                "5",
+            ][..],
             "ReadRows only",
         ),
         (
-            &["fault", "--rpc", "ReadRows", "--latency", "1ms", "--after-rows", "5"][..],
+            &[
+                "fault",
+                "--rpc",
+                "ReadRows",
+                "--latency",
+                "1ms",
+                "--after-rows",
+                "5",
+            ][..],
             "needs a code",
         ),
     ] {

@@ -21,7 +21,7 @@ from sparsetable._data import (
     Table,
     _check_timeouts,
 )
-from sparsetable._query import ReadRowsQuery, RowKeySamples, ShardedQuery, _as_query
+from sparsetable._query import ReadRowsQuery, RowKeySamples, ShardedQuery
 from sparsetable.mutations import RowMutationEntry
 
 # Rows fetched per worker-thread hop by an async stream: one hop per row would cost a
