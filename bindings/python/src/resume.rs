@@ -231,17 +231,3 @@ impl ResumingRead {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_backoff_doubles_from_ten_milliseconds_up_to_a_minute() {
-        assert_eq!(backoff(1), Duration::from_millis(10));
-        assert_eq!(backoff(2), Duration::from_millis(20));
-        assert_eq!(backoff(4), Duration::from_millis(80));
-        assert_eq!(backoff(14), Duration::from_secs(60));
-        assert_eq!(backoff(400), Duration::from_secs(60));
-    }
-}

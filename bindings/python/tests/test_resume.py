@@ -88,10 +88,13 @@ def test_codes_not_retried_end_the_read_with_the_error(filled, control):
 
 
 def test_a_fault_that_never_goes_away_ends_at_the_operation_timeout(filled, control):
-    control.inject_fault(rpc="ReadRows", code="UNAVAILABLE", after_rows=5)
-    # Backoffs of 10, 20, 40 ms fit in 0.1 s; the fourth (80 ms) would not.
-    with pytest.raises(exceptions.DeadlineExceeded, match="operation_timeout of 0.1s exceeded"):
-        filled.read_rows(ReadRowsQuery(), operation_timeout=0.1)
+    control.inject_fault(rpc="ReadRows", code="UNAVAILABLE", count=100, after_rows=5)
+    # The backoffs double from 10 ms: 10, 20, 40, 80, 160 and 320 ms (630 in all) fit in one
+    # second, the seventh (640 ms) would not, so the read makes 7 attempts and gives up. (The
+    # margin for the attempts themselves is 370 ms.)
+    with pytest.raises(exceptions.DeadlineExceeded, match="operation_timeout of 1.0s exceeded after 7 failed"):
+        filled.read_rows(ReadRowsQuery(), operation_timeout=1.0)
+    assert control.status()["faults"] == 1
     control.clear_faults()
 
 
