@@ -7,6 +7,8 @@ received (the engine's ``ReadRowsRequest::resume_after_rows``) when the code is 
 limits and filters as asked. A code it does not retry, or an operation timeout, ends the read
 with the error."""
 
+import re
+
 import pytest
 
 from sparsetable import exceptions
@@ -90,10 +92,13 @@ def test_codes_not_retried_end_the_read_with_the_error(filled, control):
 def test_a_fault_that_never_goes_away_ends_at_the_operation_timeout(filled, control):
     control.inject_fault(rpc="ReadRows", code="UNAVAILABLE", count=100, after_rows=5)
     # The backoffs double from 10 ms: 10, 20, 40, 80, 160 and 320 ms (630 in all) fit in one
-    # second, the seventh (640 ms) would not, so the read makes 7 attempts and gives up. (The
-    # margin for the attempts themselves is 370 ms.)
-    with pytest.raises(exceptions.DeadlineExceeded, match="operation_timeout of 1.0s exceeded after 7 failed"):
+    # second, the seventh (640 ms) would not, so the read makes at most 7 attempts and gives
+    # up. Fewer on a loaded machine (the attempts themselves take time), never more: the
+    # count is bounded, not timed.
+    with pytest.raises(exceptions.DeadlineExceeded, match="operation_timeout of 1.0s exceeded after") as e:
         filled.read_rows(ReadRowsQuery(), operation_timeout=1.0)
+    attempts = int(re.search(r"after (\d+) failed", str(e.value)).group(1))
+    assert 1 <= attempts <= 7
     assert control.status()["faults"] == 1
     control.clear_faults()
 
