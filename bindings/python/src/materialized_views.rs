@@ -64,15 +64,7 @@ pub fn recreate(db: &SharedDatabase, record: &InstanceRecord) {
 /// Removes view `id`'s rows from `db`, whatever its deletion protection there; a view the
 /// database does not have is no error (its table was gone when the database was opened).
 fn forget(db: &SharedDatabase, id: &str) -> Result<()> {
-    db.write(|d| {
-        let gone = d
-            .update_materialized_view(id, false, None)
-            .and_then(|_| d.delete_materialized_view(id));
-        match gone {
-            Err(e) if e.code() == Code::NotFound => Ok(()),
-            other => other,
-        }
-    })
+    db.write(|d| d.forget_materialized_view(id))
 }
 
 /// CreateMaterializedView: the record's checks, then the database makes the view.
