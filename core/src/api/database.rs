@@ -701,9 +701,7 @@ impl Database {
         row_key: &[u8],
         filter: &CompiledFilter,
     ) -> Result<Option<Row>> {
-        validate_row_key(row_key)?;
-        let table = self.table(table_id)?;
-        self.read_one(table, row_key, filter)
+        self.read_row_as(table_id, row_key, filter, false)
     }
 
     /// As [`Database::read_row_compiled`], but a row that exists and whose cells the filter
@@ -715,11 +713,19 @@ impl Database {
         row_key: &[u8],
         filter: &CompiledFilter,
     ) -> Result<Option<Row>> {
+        self.read_row_as(table_id, row_key, filter, true)
+    }
+
+    fn read_row_as(
+        &self,
+        table_id: &str,
+        row_key: &[u8],
+        filter: &CompiledFilter,
+        keep_present: bool,
+    ) -> Result<Option<Row>> {
         validate_row_key(row_key)?;
         let table = self.table(table_id)?;
-        let now = self.now()?;
-        let mut random = SplitMix64::new(self.next_read_seed());
-        crate::table::read::read_one_present(table, row_key, now, filter, &mut random)
+        self.read_one_as(table, row_key, filter, keep_present)
     }
 
     fn read_one(
@@ -728,9 +734,20 @@ impl Database {
         row_key: &[u8],
         filter: &CompiledFilter,
     ) -> Result<Option<Row>> {
+        self.read_one_as(table, row_key, filter, false)
+    }
+
+    /// One row's read; `keep_present` as in `table::read::read_one_as`.
+    fn read_one_as(
+        &self,
+        table: &Table,
+        row_key: &[u8],
+        filter: &CompiledFilter,
+        keep_present: bool,
+    ) -> Result<Option<Row>> {
         let now = self.now()?;
         let mut random = SplitMix64::new(self.next_read_seed());
-        crate::table::read::read_one(table, row_key, now, filter, &mut random)
+        crate::table::read::read_one_as(table, row_key, now, filter, &mut random, keep_present)
     }
 
     /// Streams the rows a request selects, in key order (or reversed), without

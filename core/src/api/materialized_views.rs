@@ -256,6 +256,9 @@ fn check_query(query: &sql::PreparedQuery) -> Result<(Shape, Vec<(usize, String)
     if plan.distinct {
         return Err(unsupported("SELECT DISTINCT"));
     }
+    if !plan.unnest.is_empty() {
+        return Err(unsupported("UNNEST in FROM, not yet"));
+    }
     if plan.unpack.is_some() || plan.history || plan.latest_n.is_some() {
         return Err(unsupported(
             "a table argument (with_history, latest_n, UNPACK), not yet",
@@ -537,6 +540,23 @@ impl Database {
                 true
             }
             Ok(false) | Err(_) => false,
+        }
+    }
+
+    /// Removes this database's copy of view `id` whatever its deletion protection here, and
+    /// is no error for a view the database does not have (its table was gone when the
+    /// database was opened). For a front-end whose instance record (the authority on
+    /// protection) has just allowed the view's deletion, or never recorded the view.
+    ///
+    /// # Errors
+    /// Storage errors only.
+    pub fn forget_materialized_view(&mut self, id: &str) -> Result<()> {
+        match self
+            .update_materialized_view(id, false, None)
+            .and_then(|_| self.delete_materialized_view(id))
+        {
+            Err(e) if e.code() == crate::Code::NotFound => Ok(()),
+            other => other,
         }
     }
 

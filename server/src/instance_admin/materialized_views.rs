@@ -78,25 +78,18 @@ impl InstanceAdminService {
                 if made.get() {
                     // Made but not recorded (the file could not be written): the view must
                     // not outlive this call unannounced.
-                    let _ = db.write(|d| {
-                        d.update_materialized_view(id, false, None)?;
-                        d.delete_materialized_view(id)
-                    });
+                    let _ = db.write(|d| d.forget_materialized_view(id));
                 }
                 return Err(e);
             }
         };
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::CreateMaterializedViewMetadata>(
-                &created.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.MaterializedView",
-                &created,
-            ))
+        self.finished::<admin_v2::CreateMaterializedViewMetadata>(
+            &instance,
+            &created.name,
+            req,
+            "google.bigtable.admin.v2.MaterializedView",
+            &created,
+        )
     }
 
     pub(super) fn get_materialized_view_inner(
@@ -153,17 +146,13 @@ impl InstanceAdminService {
                 other => other.map(|_| ()),
             },
         )?;
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::UpdateMaterializedViewMetadata>(
-                &updated.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.MaterializedView",
-                &updated,
-            ))
+        self.finished::<admin_v2::UpdateMaterializedViewMetadata>(
+            &instance,
+            &updated.name,
+            req,
+            "google.bigtable.admin.v2.MaterializedView",
+            &updated,
+        )
     }
 
     pub(super) fn delete_materialized_view_inner(
@@ -177,14 +166,6 @@ impl InstanceAdminService {
             with_record(meta, |r| r.delete_materialized_view(&id, &req.etag))
         })?;
         // The record allowed it (no deletion protection there): the rows go too.
-        db.write(|d| {
-            let gone = d
-                .update_materialized_view(&id, false, None)
-                .and_then(|_| d.delete_materialized_view(&id));
-            match gone {
-                Err(e) if e.code() == Code::NotFound => Ok(()),
-                other => other,
-            }
-        })
+        db.write(|d| d.forget_materialized_view(&id))
     }
 }
