@@ -414,7 +414,8 @@ impl InstanceAdmin {
     }
 }
 
-/// Makes every view `record` defines in `db` again (recomputed from its table); a view
+/// Makes every view `record` defines in `db` again (the core loads the copy its last
+/// checkpoint stored if the table is unchanged since, else recomputes it); a view
 /// whose table is gone is left out, its definition kept for Delete, as the server does.
 fn recreate_views(record: &InstanceRecord, db: &sparsetable::SharedDatabase) {
     for v in record.materialized_views() {

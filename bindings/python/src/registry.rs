@@ -177,7 +177,8 @@ impl Store {
                     let key = (project.to_string(), instance.to_string());
                     match stored {
                         Some(stored) => {
-                            // Views live in memory: each recorded one is recomputed.
+                            // Each recorded view is made again: loaded from the copy the last
+                            // checkpoint stored if its table is unchanged, else recomputed.
                             crate::materialized_views::recreate(db, &stored.record);
                             records.insert(key, stored)
                         }

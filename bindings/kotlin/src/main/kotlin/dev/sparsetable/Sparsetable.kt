@@ -185,7 +185,8 @@ class Sparsetable private constructor(
          * open instance) holds a directory at a time. A directory with an `INSTANCE` file
          * (written by [dev.sparsetable.admin.BigtableInstanceAdminClient], or the server's) opens
          * as the instance it records: its clusters, app profiles, logical views and
-         * materialized views (recomputed from their tables), and every other cluster's copy
+         * materialized views (loaded from the copy the last checkpoint stored when their table
+         * has not changed since, else recomputed from it), and every other cluster's copy
          * and queued replication write, kept under `replicas/` and `replication/` in the
          * directory.
          *
