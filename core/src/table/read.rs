@@ -56,7 +56,7 @@ use crate::model::schema::Families;
 use crate::platform::random::SplitMix64;
 use crate::table::scan::{RowGather, TabletScan};
 use crate::table::stats::StatsBatch;
-use crate::table::table::{next_visible_row, Table, TableView};
+use crate::table::table::{next_visible_row, PointRead, Table, TableView};
 use crate::{Error, Result};
 
 /// Most rows a stream reads ahead in one walk of a tablet's merge.
@@ -663,6 +663,10 @@ impl RowStream {
         // A filter that keeps only the newest cells of each column lets the merge seek past
         // the rest (`CompiledFilter::column_limit`).
         resolver.set_column_limit(filter.column_limit());
+        // Columns the filter leaves out are sought past, never built
+        // (`CompiledFilter::column_selection`).
+        let filter = &*filter;
+        resolver.set_columns(filter.column_selection());
         let mut buf = Vec::new();
         let mut bytes = 0usize;
         // Rows that need no filter are packed (see `PackedRows`), except a point read's one
@@ -753,7 +757,8 @@ impl RowStream {
                 continue;
             };
             let mut cells = core::mem::take(&mut buf);
-            let scanned = cells.len();
+            // A column left out counts the one cell examined of it.
+            let scanned = cells.len() + resolver.unselected();
             *examined_rows += 1;
             *examined_cells += scanned as u64;
             *examined_bytes += cells
@@ -875,11 +880,23 @@ fn read_one_as(
     random: &mut SplitMix64,
     keep_present: bool,
 ) -> Result<Option<Row>> {
-    let Some((tablet, mut cells)) = table.point_cells(key, now_micros, filter.column_limit())?
+    let (found, _) = table.point_read(
+        key,
+        now_micros,
+        filter.column_limit(),
+        filter.column_selection(),
+    );
+    let Some(PointRead {
+        tablet,
+        mut cells,
+        unselected,
+    }) = found?
     else {
         return Ok(None);
     };
-    let scanned = cells.len();
+    // A column the filter leaves out counts the one cell examined of it (the rest was
+    // sought past, as versions a column limit drops are).
+    let scanned = cells.len() + unselected;
     if !cells.is_empty() && !filter.is_pass_all() {
         cells = filter.apply(key, cells, random);
     }
