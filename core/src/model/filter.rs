@@ -477,7 +477,9 @@ impl CompiledFilter {
     /// past every other column without building its cells (`row_merge::RowResolver`).
     /// `None` when the filter's columns are not known (or are all of them).
     ///
-    /// Known: a family, qualifier or column-range filter; a chain's leading members that
+    /// Known: a family, qualifier or column-range filter (and BlockAll: no column, which
+    /// lets a read that only asks whether rows exist, SQL's `COUNT(*)`, build nothing); a
+    /// chain's leading members that
     /// keep or drop whole columns (see [`column_limit`](Self::column_limit)) together with
     /// the selection of the first member that does not; an interleave every branch of which
     /// has one (the union). Why that is exact: restricting the input to selected columns
@@ -750,7 +752,9 @@ fn column_limit(node: &Node) -> Option<usize> {
 /// [`CompiledFilter::column_selection`]).
 fn selective(node: &Node) -> bool {
     match node {
-        Node::FamilyRegex(_) | Node::QualifierRegex(_) | Node::ColumnRange(..) => true,
+        Node::BlockAll | Node::FamilyRegex(_) | Node::QualifierRegex(_) | Node::ColumnRange(..) => {
+            true
+        }
         Node::Chain(members) => {
             for m in members {
                 if selective(m) {
@@ -771,6 +775,7 @@ fn selective(node: &Node) -> bool {
 /// column; `true` for a node with none.
 fn keeps_column(node: &Node, family: &str, qualifier: &[u8]) -> bool {
     match node {
+        Node::BlockAll => false,
         Node::FamilyRegex(re) => re.is_full_match(family.as_bytes()),
         Node::QualifierRegex(re) => re.is_full_match(qualifier),
         Node::ColumnRange(f, start, end) => f == family && in_range(qualifier, start, end),

@@ -2,7 +2,9 @@
 //!
 //! A read never materialises the table: [`RowStream`] walks the row set's disjoint ranges one
 //! at a time, hides GC-collectable cells, applies the compiled filter, and stops at the row
-//! limit. Rows filtered to nothing are skipped and do not count toward the limit.
+//! limit. Rows filtered to nothing are skipped and do not count toward the limit (unless the
+//! stream keeps present rows, [`RowStream::set_keep_present`]: then a row holding a visible
+//! cell is yielded with no cells, and counts).
 //!
 //! A stream owns its view of the table (`table::TableView`): clones of the tablets its
 //! ranges touch, whose runs are shared and whose memtable layers are frozen (see
@@ -19,7 +21,9 @@
 //! A filter that keeps only the newest `n` cells of each column (`CompiledFilter::
 //! column_limit`) is pushed down: the merge stops each column after `n` visible cells and
 //! seeks past the rest of it, so such a read does not cost what the column's other versions
-//! would.
+//! would. So is a filter's column selection (`CompiledFilter::column_selection`): a column
+//! it leaves out is sought past at its first visible cell, whose cell is never built;
+//! `cells_scanned` counts that one cell of it.
 //!
 //! Counters follow Bigtable's ReadRows statistics: `rows_scanned` and `cells_scanned` count
 //! what the read examined before filtering (returned or not), `last_scanned_key` is the
@@ -284,6 +288,9 @@ pub struct RowStream {
     now_micros: i64,
     filter: CompiledFilter,
     random: SplitMix64,
+    /// A row that holds a visible cell but whose cells the filter all drops is yielded with
+    /// no cells (see [`RowStream::set_keep_present`]).
+    keep_present: bool,
     /// Counters as of the last row examined (read ahead or not).
     examined_rows: u64,
     examined_cells: u64,
@@ -352,6 +359,7 @@ impl RowStream {
             now_micros,
             filter,
             random,
+            keep_present: false,
             examined_rows: 0,
             examined_cells: 0,
             last_examined: None,
@@ -377,6 +385,15 @@ impl RowStream {
     /// counters are the same either way. Set it before the first row is taken.
     pub fn set_access_stats(&mut self, on: bool) {
         self.track_stats = on;
+    }
+
+    /// Yields a row that exists (holds a visible cell) even when the filter keeps none of
+    /// its cells, as a row with no cells: SQL's scans read this way with the data filter
+    /// alone, where a presence branch in the filter would stop its column selection from
+    /// being pushed down (`CompiledFilter::column_selection`) and cost a second pass over
+    /// every row. Set it before the first row is taken.
+    pub(crate) fn set_keep_present(&mut self, on: bool) {
+        self.keep_present = on;
     }
 
     /// How many tablets the read has walked so far (read ahead included): the "tablets
@@ -623,6 +640,7 @@ impl RowStream {
             now_micros,
             filter,
             random,
+            keep_present,
             examined_rows,
             examined_cells,
             last_examined,
@@ -769,7 +787,7 @@ impl RowStream {
             if !cells.is_empty() && !filter.is_pass_all() {
                 cells = filter.apply(&key, cells, random);
             }
-            if cells.is_empty() {
+            if cells.is_empty() && !(*keep_present && scanned > 0) {
                 if *track_stats {
                     let counters = Table::read_counters(scanned, None);
                     stats.add(&view.stats, *now_micros, &key, tablet.id, &counters);
