@@ -137,7 +137,7 @@ type Entered<'c> = (Cow<'c, str>, u64, Option<&'c GcRule>);
 /// and looks at nothing outside the columns `s` accepts, see
 /// `CompiledFilter::column_selection`), the cells of any other column are never emitted
 /// (never built by the reader): once the resolver has found such a column's first visible
-/// cell it reports [`Feed::SkipColumn`] and counts the column
+/// cell it reports [`Feed::SkipColumn`] at the column's next entry and counts the column
 /// ([`unselected`](Self::unselected)): a reader that must know whether the row exists
 /// (SQL's reads) needs no more of it, and the count is what the read examined of it. Deleted and GC-collectable cells of the column are
 /// walked past as in any column, so that is exact.
@@ -369,10 +369,13 @@ impl<'c> RowResolver<'c> {
                 .iter()
                 .any(|(dseq, start, end)| *dseq > seq && ts >= *start && ts < *end);
         if !deleted && self.column_unselected {
-            // The row exists; nothing else of the column matters to the reader.
+            // The row exists; nothing else of the column matters to the reader. The skip is
+            // reported at the column's next entry, if it has one (`column_done`): most
+            // columns hold one version, and a seek target built and compared per cursor for
+            // each of them cost about what building the cell would have.
             self.unselected += 1;
             self.column_done = true;
-            return Ok(Feed::SkipColumn);
+            return Ok(Feed::Next);
         }
         if !deleted {
             emit(VisibleCell {
@@ -541,6 +544,58 @@ mod tests {
                 ("meta", b"a", 7, b"m", 5),
             ]
         );
+    }
+
+    #[test]
+    fn a_column_left_out_emits_nothing_counts_once_if_visible_and_is_skipped_after() {
+        let filter = crate::model::filter::RowFilter::ColumnQualifierRegex(b"b".to_vec())
+            .compile()
+            .unwrap();
+        let delete = |q: &[u8], sequence| {
+            let key = InternalKey {
+                row_key: b"r".to_vec(),
+                sequence,
+                kind: EntryKind::DeleteColumn {
+                    family: "cf".into(),
+                    qualifier: q.to_vec(),
+                    start_micros: 0,
+                    end_micros: u64::MAX,
+                },
+            };
+            (key.encode(), Vec::new())
+        };
+        let mut entries = alloc::vec![
+            // Left out, visible: counted once, its older version sought past.
+            cell("cf", b"a", 7, 1, b"a7"),
+            cell("cf", b"a", 6, 1, b"a6"),
+            // Selected.
+            cell("cf", b"b", 7, 1, b"b7"),
+            // Left out, every cell deleted: not counted.
+            cell("cf", b"c", 7, 1, b"c7"),
+            delete(b"c", 2),
+            // Left out, newest deleted, older visible: counted.
+            cell("cf", b"d", 9, 3, b"d9"),
+            delete(b"d", 4),
+            cell("cf", b"d", 8, 5, b"d8"),
+        ];
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let epochs = BTreeMap::new();
+        let mut r = RowResolver::new(&epochs, None);
+        r.set_columns(filter.column_selection());
+        let mut emitted = Vec::new();
+        let mut feeds = Vec::new();
+        for (k, v) in &entries {
+            let feed = r
+                .feed(k, v, &mut |c| emitted.push(c.value.to_vec()))
+                .unwrap();
+            feeds.push(feed);
+        }
+        assert_eq!(emitted, [b"b7".to_vec()]);
+        assert_eq!(r.unselected(), 2);
+        // The first entry of `a` is its visible cell; the skip comes at its second.
+        assert_eq!(feeds[..2], [Feed::Next, Feed::SkipColumn]);
+        r.reset();
+        assert_eq!(r.unselected(), 0);
     }
 
     #[test]

@@ -22,8 +22,8 @@
 //! column_limit`) is pushed down: the merge stops each column after `n` visible cells and
 //! seeks past the rest of it, so such a read does not cost what the column's other versions
 //! would. So is a filter's column selection (`CompiledFilter::column_selection`): a column
-//! it leaves out is sought past at its first visible cell, whose cell is never built;
-//! `cells_scanned` counts that one cell of it.
+//! it leaves out is sought past after its first visible cell, and none of its cells is
+//! built; `cells_scanned` counts that one cell of it.
 //!
 //! Counters follow Bigtable's ReadRows statistics: `rows_scanned` and `cells_scanned` count
 //! what the read examined before filtering (returned or not), `last_scanned_key` is the
