@@ -1,6 +1,6 @@
 //! Compatibility test for the change log file (docs/format/change_log.md) and the commit
 //! log's timed write batch and garbage collection records (docs/format/commit_log.md, record
-//! types 2 and 3), kept forever:
+//! types 2, 3 and 7), kept forever:
 //! the committed fixtures must decode to the values below, and encoding those values must
 //! reproduce them byte for byte.
 //!
@@ -11,13 +11,15 @@
 use sparsetable::api::change_stream::{decode_changes, encode_changes, ChangeKind, ChangeLog};
 use sparsetable::durability::commit_log::{
     encode_record, BatchEntry, LogReader, WriteBatch, RECORD_TYPE_COLLECTED,
-    RECORD_TYPE_TIMED_BATCH,
+    RECORD_TYPE_COLLECTED_CELLS, RECORD_TYPE_TIMED_BATCH,
 };
 use sparsetable::{Mutation, RowMutations, RowRange, TimestampRange};
 
 const CHANGES: &[u8] = include_bytes!("../../tests/fixtures/change_log/one_table.changes");
 const TIMED: &[u8] = include_bytes!("../../tests/fixtures/commit_log/timed_record.log");
 const COLLECTED: &[u8] = include_bytes!("../../tests/fixtures/commit_log/collected_record.log");
+const COLLECTED_CELLS: &[u8] =
+    include_bytes!("../../tests/fixtures/commit_log/collected_cells_record.log");
 
 /// The change log file's contents, as in the doc's worked example: table `users`, enabled
 /// at 1,700,000,000,000,000 with one day's retention, a user write and a garbage collection.
@@ -57,13 +59,15 @@ fn timed_batch() -> WriteBatch {
         }],
         commit_micros: Some(1_700_000_000_000_005),
         collected: false,
+        one_sequence: false,
         origin: None,
         outbound: None,
     }
 }
 
-/// The garbage collection record of the doc's example: at 1,700,000,000,000,009, batch 4,
-/// table `users`, row `alice`: the cell `cf:q` @1000 collected.
+/// The garbage collection record of the doc's example in its older form (type 3, the cells
+/// sharing one sequence): at 1,700,000,000,000,009, batch 4, table `users`, row `alice`:
+/// the cell `cf:q` @1000 collected.
 fn collected_batch() -> WriteBatch {
     WriteBatch {
         sequence: 4,
@@ -81,8 +85,17 @@ fn collected_batch() -> WriteBatch {
         }],
         commit_micros: Some(1_700_000_000_000_009),
         collected: true,
+        one_sequence: true,
         origin: None,
         outbound: None,
+    }
+}
+
+/// The same collection as written now (type 7: its one cell takes sequence 4).
+fn collected_cells_batch() -> WriteBatch {
+    WriteBatch {
+        one_sequence: false,
+        ..collected_batch()
     }
 }
 
@@ -102,6 +115,11 @@ fn write_fixtures() {
         std::fs::write(
             format!("{root}commit_log/collected_record.log"),
             encode_record(&collected_batch()).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(
+            format!("{root}commit_log/collected_cells_record.log"),
+            encode_record(&collected_cells_batch()).unwrap(),
         )
         .unwrap();
     }
@@ -154,4 +172,20 @@ fn the_collected_record_fixture_decodes_and_encodes_byte_for_byte() {
         .collect::<sparsetable::Result<_>>()
         .unwrap();
     assert_eq!(batches, vec![timed_batch(), collected_batch()]);
+}
+
+#[test]
+fn the_collected_cells_record_fixture_decodes_and_encodes_byte_for_byte() {
+    write_fixtures();
+    assert_eq!(COLLECTED_CELLS[8], RECORD_TYPE_COLLECTED_CELLS);
+    let batches: Vec<WriteBatch> = LogReader::from_bytes(COLLECTED_CELLS.to_vec())
+        .collect::<sparsetable::Result<_>>()
+        .unwrap();
+    assert_eq!(batches, vec![collected_cells_batch()]);
+    assert_eq!(encode_record(&batches[0]).unwrap(), COLLECTED_CELLS);
+    // The payload is the older type 3 record's, byte for byte: only the type (and so the
+    // checksum) differs.
+    assert_eq!(COLLECTED_CELLS.len(), COLLECTED.len());
+    assert_eq!(COLLECTED_CELLS[4..8], COLLECTED[4..8]);
+    assert_eq!(COLLECTED_CELLS[9..], COLLECTED[9..]);
 }

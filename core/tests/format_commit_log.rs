@@ -29,6 +29,7 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            one_sequence: false,
             origin: None,
             outbound: None,
             sequence: 1,
@@ -45,6 +46,7 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            one_sequence: false,
             origin: None,
             outbound: None,
             sequence: 2,
@@ -82,6 +84,7 @@ fn batches() -> Vec<WriteBatch> {
         WriteBatch {
             commit_micros: None,
             collected: false,
+            one_sequence: false,
             origin: None,
             outbound: None,
             sequence: 4,

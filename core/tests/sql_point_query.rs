@@ -45,6 +45,11 @@ const QUERIES: &[&str] = &[
     "SELECT _key, a FROM t(with_history => TRUE, latest_n => 2) WHERE {key}",
     "SELECT _key, b['q1'] AS v FROM t(with_history => TRUE, after => TIMESTAMP_MICROS(5000)) WHERE {key}",
     "SELECT COUNT(*) AS n FROM t WHERE {key}",
+    // The key pinned among other AND terms, and pinned twice (to one row or to none).
+    "SELECT _key, a['q1'] AS v FROM t WHERE a['q0'] IS NULL AND {key}",
+    "SELECT _key FROM t WHERE {key} AND _key = b'r1'",
+    // Not pinned: either key.
+    "SELECT _key FROM t WHERE {key} OR _key = b'r1'",
 ];
 
 proptest! {

@@ -1,17 +1,18 @@
 //! The commit log reader and the value decoders under it, over arbitrary bytes. Never panics;
 //! every error is `DataLoss`; whatever decodes re-encodes to exactly the bytes it came from.
 //!
-//! The first byte picks what the rest is: 0 a raw log file; 1, 5 and 6 a record payload of
-//! type 1 (write batch), 2 (timed write batch) or 3 (garbage collection), framed with a valid
-//! header so the payload decoder is reached; 2 a mutation, 3 a GC rule, 4 a table config
-//! (each encoding is canonical, so a successful decode must re-encode identically).
+//! The first byte picks what the rest is: 0 a raw log file; 1, 5, 6 and 7 a record payload
+//! of type 1 (write batch), 2 (timed write batch), 3 (garbage collection, one sequence) or 7
+//! (garbage collection, a sequence per cell), framed with a valid header so the payload
+//! decoder is reached; 2 a mutation, 3 a GC rule, 4 a table config (each encoding is
+//! canonical, so a successful decode must re-encode identically).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use sparsetable::codec::encoding::{Decode, Encode, CRC32C};
 use sparsetable::durability::commit_log::{
     encode_record, LogReader, ReplayEnd, RECORD_TYPE_BATCH, RECORD_TYPE_COLLECTED,
-    RECORD_TYPE_TIMED_BATCH,
+    RECORD_TYPE_COLLECTED_CELLS, RECORD_TYPE_TIMED_BATCH,
 };
 use sparsetable::{Code, GcRule, Mutation, TableConfig};
 
@@ -58,11 +59,12 @@ fuzz_target!(|data: &[u8]| {
         record[..4].copy_from_slice(&crc.to_le_bytes());
         replay(&record);
     };
-    match mode % 7 {
+    match mode % 8 {
         0 => replay(rest),
         1 => framed(RECORD_TYPE_BATCH),
         5 => framed(RECORD_TYPE_TIMED_BATCH),
         6 => framed(RECORD_TYPE_COLLECTED),
+        7 => framed(RECORD_TYPE_COLLECTED_CELLS),
         2 => canonical::<Mutation>(rest),
         3 => canonical::<GcRule>(rest),
         _ => canonical::<TableConfig>(rest),

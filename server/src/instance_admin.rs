@@ -36,7 +36,7 @@ use crate::convert::timestamp_to_proto;
 use crate::instance_meta::{not_found, InstanceMeta};
 use crate::instance_record::{cluster_record, profile_record, with_record};
 use crate::names::InstanceName;
-use crate::operations::pack;
+use crate::operations::{pack, RequestMetadata};
 use crate::registry::Instances;
 use crate::status::to_status;
 use crate::stubs::admin_v2;
@@ -252,6 +252,11 @@ impl InstanceAdminService {
             ))
     }
 
+    fn get_instance_inner(&self, req: &admin_v2::GetInstanceRequest) -> Result<admin_v2::Instance> {
+        let name = self.existing("name", &req.name)?;
+        Ok(self.instances.meta_of(&name)?.instance())
+    }
+
     fn list_instances_inner(
         &self,
         req: &admin_v2::ListInstancesRequest,
@@ -309,9 +314,25 @@ impl InstanceAdminService {
         }
     }
 
-    fn now(&self, instance: &InstanceName) -> Result<Option<prost_types::Timestamp>> {
+    /// The finished operation that answers `req` (every long-running Instance Admin call is
+    /// done when it answers), stamped with the instance's clock.
+    fn finished<M: RequestMetadata>(
+        &self,
+        instance: &InstanceName,
+        resource: &str,
+        req: &M::Request,
+        response_type: &str,
+        response: &impl prost::Message,
+    ) -> Result<longrunning::Operation> {
         let db = self.instances.database(instance)?;
-        Ok(Some(timestamp_to_proto(db.read(|db| Ok(db.now_micros()))?)))
+        let now = Some(timestamp_to_proto(db.read(|db| Ok(db.now_micros()))?));
+        Ok(self.instances.operations().finished_request::<M>(
+            resource,
+            req,
+            now,
+            response_type,
+            response,
+        ))
     }
 
     fn update_instance_inner(&self, req: &admin_v2::Instance) -> Result<admin_v2::Instance> {
@@ -361,17 +382,13 @@ impl InstanceAdminService {
             meta.instance = Some(record.clone());
             Ok(record)
         })?;
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::UpdateInstanceMetadata>(
-                &instance.to_string(),
-                req,
-                now,
-                "google.bigtable.admin.v2.Instance",
-                &record,
-            ))
+        self.finished::<admin_v2::UpdateInstanceMetadata>(
+            &instance,
+            &instance.to_string(),
+            req,
+            "google.bigtable.admin.v2.Instance",
+            &record,
+        )
     }
 
     fn create_cluster_inner(
@@ -394,17 +411,13 @@ impl InstanceAdminService {
             }
             Ok(cluster)
         })?;
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::CreateClusterMetadata>(
-                &created.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.Cluster",
-                &created,
-            ))
+        self.finished::<admin_v2::CreateClusterMetadata>(
+            &instance,
+            &created.name,
+            req,
+            "google.bigtable.admin.v2.Cluster",
+            &created,
+        )
     }
 
     fn update_cluster_inner(&self, req: &admin_v2::Cluster) -> Result<longrunning::Operation> {
@@ -421,17 +434,13 @@ impl InstanceAdminService {
             *cluster = next.clone();
             Ok(next)
         })?;
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::UpdateClusterMetadata>(
-                &updated.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.Cluster",
-                &updated,
-            ))
+        self.finished::<admin_v2::UpdateClusterMetadata>(
+            &instance,
+            &updated.name,
+            req,
+            "google.bigtable.admin.v2.Cluster",
+            &updated,
+        )
     }
 
     fn partial_update_cluster_inner(
@@ -456,17 +465,13 @@ impl InstanceAdminService {
             *cluster = next.clone();
             Ok(next)
         })?;
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::PartialUpdateClusterMetadata>(
-                &updated.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.Cluster",
-                &updated,
-            ))
+        self.finished::<admin_v2::PartialUpdateClusterMetadata>(
+            &instance,
+            &updated.name,
+            req,
+            "google.bigtable.admin.v2.Cluster",
+            &updated,
+        )
     }
 
     fn delete_cluster_inner(&self, req: &admin_v2::DeleteClusterRequest) -> Result<()> {
@@ -580,39 +585,83 @@ fn apply_cluster_path(
     Ok(())
 }
 
-#[tonic::async_trait]
-impl BigtableInstanceAdmin for InstanceAdminService {
-    async fn create_instance(
-        &self,
-        request: Request<admin_v2::CreateInstanceRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.create_instance_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
+/// Writes the `BigtableInstanceAdmin` impl from one line per RPC: the method, its request and
+/// response types, and the synchronous `*_inner` function that does the work. What every RPC
+/// shares is written once here: the function gets the request by reference, and its error,
+/// the core's typed [`Error`], becomes the gRPC status [`to_status`] makes of it. RPCs that
+/// need more than that (DeleteInstance runs on the blocking pool) follow the list, written out.
+/// One expansion makes the whole impl so that `async_trait` sees plain `async fn`s.
+macro_rules! instance_admin_rpcs {
+    ($($rpc:ident($req:ty) -> $resp:ty = $inner:ident;)* $(; $($own:tt)*)?) => {
+        #[tonic::async_trait]
+        impl BigtableInstanceAdmin for InstanceAdminService {
+            $(
+                async fn $rpc(
+                    &self,
+                    request: Request<$req>,
+                ) -> std::result::Result<Response<$resp>, Status> {
+                    self.$inner(request.get_ref())
+                        .map(Response::new)
+                        .map_err(to_status)
+                }
+            )*
+            $($($own)*)?
+        }
+    };
+}
 
-    async fn get_instance(
-        &self,
-        request: Request<admin_v2::GetInstanceRequest>,
-    ) -> std::result::Result<Response<admin_v2::Instance>, Status> {
-        self.existing("name", &request.get_ref().name)
-            .and_then(|name| Ok(Response::new(self.instances.meta_of(&name)?.instance())))
-            .map_err(to_status)
-    }
-
-    async fn list_instances(
-        &self,
-        request: Request<admin_v2::ListInstancesRequest>,
-    ) -> std::result::Result<Response<admin_v2::ListInstancesResponse>, Status> {
-        self.list_instances_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
+instance_admin_rpcs! {
+    create_instance(admin_v2::CreateInstanceRequest)
+        -> longrunning::Operation = create_instance_inner;
+    get_instance(admin_v2::GetInstanceRequest) -> admin_v2::Instance = get_instance_inner;
+    list_instances(admin_v2::ListInstancesRequest)
+        -> admin_v2::ListInstancesResponse = list_instances_inner;
+    get_cluster(admin_v2::GetClusterRequest) -> admin_v2::Cluster = get_cluster_inner;
+    list_clusters(admin_v2::ListClustersRequest)
+        -> admin_v2::ListClustersResponse = list_clusters_inner;
+    update_instance(admin_v2::Instance) -> admin_v2::Instance = update_instance_inner;
+    partial_update_instance(admin_v2::PartialUpdateInstanceRequest)
+        -> longrunning::Operation = partial_update_instance_inner;
+    create_cluster(admin_v2::CreateClusterRequest) -> longrunning::Operation = create_cluster_inner;
+    update_cluster(admin_v2::Cluster) -> longrunning::Operation = update_cluster_inner;
+    partial_update_cluster(admin_v2::PartialUpdateClusterRequest)
+        -> longrunning::Operation = partial_update_cluster_inner;
+    delete_cluster(admin_v2::DeleteClusterRequest) -> () = delete_cluster_inner;
+    create_app_profile(admin_v2::CreateAppProfileRequest)
+        -> admin_v2::AppProfile = create_app_profile_inner;
+    get_app_profile(admin_v2::GetAppProfileRequest) -> admin_v2::AppProfile = get_app_profile_inner;
+    list_app_profiles(admin_v2::ListAppProfilesRequest)
+        -> admin_v2::ListAppProfilesResponse = list_app_profiles_inner;
+    update_app_profile(admin_v2::UpdateAppProfileRequest)
+        -> longrunning::Operation = update_app_profile_inner;
+    delete_app_profile(admin_v2::DeleteAppProfileRequest) -> () = delete_app_profile_inner;
+    create_logical_view(admin_v2::CreateLogicalViewRequest)
+        -> longrunning::Operation = create_logical_view_inner;
+    get_logical_view(admin_v2::GetLogicalViewRequest)
+        -> admin_v2::LogicalView = get_logical_view_inner;
+    list_logical_views(admin_v2::ListLogicalViewsRequest)
+        -> admin_v2::ListLogicalViewsResponse = list_logical_views_inner;
+    update_logical_view(admin_v2::UpdateLogicalViewRequest)
+        -> longrunning::Operation = update_logical_view_inner;
+    delete_logical_view(admin_v2::DeleteLogicalViewRequest) -> () = delete_logical_view_inner;
+    list_hot_tablets(admin_v2::ListHotTabletsRequest)
+        -> admin_v2::ListHotTabletsResponse = list_hot_tablets_inner;
+    create_materialized_view(admin_v2::CreateMaterializedViewRequest)
+        -> longrunning::Operation = create_materialized_view_inner;
+    get_materialized_view(admin_v2::GetMaterializedViewRequest)
+        -> admin_v2::MaterializedView = get_materialized_view_inner;
+    list_materialized_views(admin_v2::ListMaterializedViewsRequest)
+        -> admin_v2::ListMaterializedViewsResponse = list_materialized_views_inner;
+    update_materialized_view(admin_v2::UpdateMaterializedViewRequest)
+        -> longrunning::Operation = update_materialized_view_inner;
+    delete_materialized_view(admin_v2::DeleteMaterializedViewRequest)
+        -> () = delete_materialized_view_inner;
+    ;
     async fn delete_instance(
         &self,
         request: Request<admin_v2::DeleteInstanceRequest>,
     ) -> std::result::Result<Response<()>, Status> {
+        // Deleting every table's files is blocking work: off the async threads.
         let this = self.clone();
         let req = request.into_inner();
         match tokio::task::spawn_blocking(move || this.delete_instance_inner(&req)).await {
@@ -622,220 +671,5 @@ impl BigtableInstanceAdmin for InstanceAdminService {
                 format!("DeleteInstance failed: {e}"),
             ))),
         }
-    }
-
-    async fn get_cluster(
-        &self,
-        request: Request<admin_v2::GetClusterRequest>,
-    ) -> std::result::Result<Response<admin_v2::Cluster>, Status> {
-        self.get_cluster_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn list_clusters(
-        &self,
-        request: Request<admin_v2::ListClustersRequest>,
-    ) -> std::result::Result<Response<admin_v2::ListClustersResponse>, Status> {
-        self.list_clusters_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn update_instance(
-        &self,
-        request: Request<admin_v2::Instance>,
-    ) -> std::result::Result<Response<admin_v2::Instance>, Status> {
-        self.update_instance_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn partial_update_instance(
-        &self,
-        request: Request<admin_v2::PartialUpdateInstanceRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.partial_update_instance_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn create_cluster(
-        &self,
-        request: Request<admin_v2::CreateClusterRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.create_cluster_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn update_cluster(
-        &self,
-        request: Request<admin_v2::Cluster>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.update_cluster_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn partial_update_cluster(
-        &self,
-        request: Request<admin_v2::PartialUpdateClusterRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.partial_update_cluster_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn delete_cluster(
-        &self,
-        request: Request<admin_v2::DeleteClusterRequest>,
-    ) -> std::result::Result<Response<()>, Status> {
-        self.delete_cluster_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn create_app_profile(
-        &self,
-        request: Request<admin_v2::CreateAppProfileRequest>,
-    ) -> std::result::Result<Response<admin_v2::AppProfile>, Status> {
-        self.create_app_profile_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn get_app_profile(
-        &self,
-        request: Request<admin_v2::GetAppProfileRequest>,
-    ) -> std::result::Result<Response<admin_v2::AppProfile>, Status> {
-        self.get_app_profile_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn list_app_profiles(
-        &self,
-        request: Request<admin_v2::ListAppProfilesRequest>,
-    ) -> std::result::Result<Response<admin_v2::ListAppProfilesResponse>, Status> {
-        self.list_app_profiles_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn update_app_profile(
-        &self,
-        request: Request<admin_v2::UpdateAppProfileRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.update_app_profile_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn delete_app_profile(
-        &self,
-        request: Request<admin_v2::DeleteAppProfileRequest>,
-    ) -> std::result::Result<Response<()>, Status> {
-        self.delete_app_profile_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn create_logical_view(
-        &self,
-        request: Request<admin_v2::CreateLogicalViewRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.create_logical_view_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn get_logical_view(
-        &self,
-        request: Request<admin_v2::GetLogicalViewRequest>,
-    ) -> std::result::Result<Response<admin_v2::LogicalView>, Status> {
-        self.get_logical_view_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn list_logical_views(
-        &self,
-        request: Request<admin_v2::ListLogicalViewsRequest>,
-    ) -> std::result::Result<Response<admin_v2::ListLogicalViewsResponse>, Status> {
-        self.list_logical_views_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn update_logical_view(
-        &self,
-        request: Request<admin_v2::UpdateLogicalViewRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.update_logical_view_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn delete_logical_view(
-        &self,
-        request: Request<admin_v2::DeleteLogicalViewRequest>,
-    ) -> std::result::Result<Response<()>, Status> {
-        self.delete_logical_view_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn list_hot_tablets(
-        &self,
-        request: Request<admin_v2::ListHotTabletsRequest>,
-    ) -> std::result::Result<Response<admin_v2::ListHotTabletsResponse>, Status> {
-        self.list_hot_tablets_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-    async fn create_materialized_view(
-        &self,
-        request: Request<admin_v2::CreateMaterializedViewRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.create_materialized_view_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn get_materialized_view(
-        &self,
-        request: Request<admin_v2::GetMaterializedViewRequest>,
-    ) -> std::result::Result<Response<admin_v2::MaterializedView>, Status> {
-        self.get_materialized_view_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn list_materialized_views(
-        &self,
-        request: Request<admin_v2::ListMaterializedViewsRequest>,
-    ) -> std::result::Result<Response<admin_v2::ListMaterializedViewsResponse>, Status> {
-        self.list_materialized_views_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn update_materialized_view(
-        &self,
-        request: Request<admin_v2::UpdateMaterializedViewRequest>,
-    ) -> std::result::Result<Response<longrunning::Operation>, Status> {
-        self.update_materialized_view_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
-    }
-
-    async fn delete_materialized_view(
-        &self,
-        request: Request<admin_v2::DeleteMaterializedViewRequest>,
-    ) -> std::result::Result<Response<()>, Status> {
-        self.delete_materialized_view_inner(request.get_ref())
-            .map(Response::new)
-            .map_err(to_status)
     }
 }

@@ -145,14 +145,27 @@ function same(what, got, want) {
   if (g !== w) throw new Error(`${what}: got ${g}, want ${w}`);
 }
 
-/** The one cluster a create_instance op gives its instance (README, "Ops"). */
+/** The one cluster a create_instance op gives its instance unless the op names its id
+ * (README, "Ops"). */
 export const VECTOR_CLUSTER = { id: "cluster-1", zone: "us-central1-b" };
+
+/** The cluster a create_instance op asks for: `cluster_id` (default VECTOR_CLUSTER's) in
+ * VECTOR_CLUSTER's zone. */
+export function vectorCluster(op) {
+  return { ...VECTOR_CLUSTER, id: op.cluster_id ?? VECTOR_CLUSTER.id };
+}
 
 /** The op with its generated values expanded (README, "Generated values"): a mutate_row's
  * `value_size` becomes every SetCell's value (that many bytes of `v`, in base64) and its
- * `mutations_repeat` the list sent that many times over, so an adapter passes its API what a
- * user would. Other ops are returned as they are. */
+ * `mutations_repeat` the list sent that many times over (a mutate_rows's `mutations_repeat`:
+ * every entry's list), so an adapter passes its API what a user would. Other ops are
+ * returned as they are. */
 export function expandOp(op) {
+  if (op.op === "mutate_rows" && op.mutations_repeat !== undefined) {
+    const { mutations_repeat: repeat, ...rest } = op;
+    const entries = op.entries.map((e) => ({ ...e, mutations: Array.from({ length: repeat }, () => e.mutations).flat() }));
+    return { ...rest, entries };
+  }
   if (op.op !== "mutate_row" || (op.value_size === undefined && op.mutations_repeat === undefined)) return op;
   const { value_size: size, mutations_repeat: repeat = 1, ...rest } = op;
   let mutations = op.mutations;
@@ -250,7 +263,7 @@ const FIELDS = {
   mutate_row: ["table", "row_key", "mutations", "mutations_repeat", "value_size"],
   read_row: ["table", "row_key", "filter", "expect_row"],
   read_rows: ["table", "row_set", "filter", "rows_limit", "reversed", "expect_rows"],
-  mutate_rows: ["table", "entries", "expect_statuses"],
+  mutate_rows: ["table", "entries", "mutations_repeat", "expect_statuses"],
   check_and_mutate_row: ["table", "row_key", "predicate_filter", "true_mutations", "false_mutations", "expect_matched"],
   read_modify_write_row: ["table", "row_key", "rules", "expect_row"],
   sample_row_keys: ["table", "expect_keys"],
@@ -262,7 +275,7 @@ const FIELDS = {
   update_table: ["table", "deletion_protection"],
   advance_clock: ["micros"],
   collect_garbage: ["table"],
-  create_instance: ["project", "instance_id"],
+  create_instance: ["project", "instance_id", "cluster_id"],
 };
 
 /** Throws on an op or op field no runner knows. */
@@ -351,7 +364,7 @@ export function databaseAdapter(openDb, missing = new Map(), createInstance = un
             case "update_table": await db.setDeletionProtection(table, op.deletion_protection); return undefined;
             case "advance_clock": await db.advanceClockMicros(op.micros); return undefined;
             case "collect_garbage": await db.collectGarbage(table); return undefined;
-            case "create_instance": await createInstance(op.project, op.instance_id, VECTOR_CLUSTER); return undefined;
+            case "create_instance": await createInstance(op.project, op.instance_id, vectorCluster(op)); return undefined;
             default: throw new Error(`unknown op ${op.op}`);
           }
         },

@@ -158,6 +158,10 @@ pub enum Op {
         table: String,
         /// The entries (`MutateRowsRequest.Entry`).
         entries: Vec<RowMutations>,
+        /// Send every entry's `mutations` this many times over (README, "Generated values");
+        /// the loader expands it, so runners see the whole entries.
+        #[serde(default)]
+        mutations_repeat: Option<usize>,
         /// One code per entry (`OK` for success).
         expect_statuses: Option<Vec<String>>,
         /// The expected error code for the whole call.
@@ -320,13 +324,16 @@ pub enum Op {
         /// The core's message for the expected error, word for word, if the vector pins it.
         expect_message: Option<String>,
     },
-    /// CreateInstance of `instance_id` in `project`, with one cluster (`cluster-1` in
-    /// [`VECTOR_CLUSTER_ZONE`]): the id rules of the instance model.
+    /// CreateInstance of `instance_id` in `project`, with one cluster (`cluster_id`, default
+    /// [`VECTOR_CLUSTER_ID`], in [`VECTOR_CLUSTER_ZONE`]): the id rules of the instance model.
     CreateInstance {
         /// The project id.
         project: String,
         /// The new instance's id.
         instance_id: String,
+        /// The id of its one cluster; absent: [`VECTOR_CLUSTER_ID`].
+        #[serde(default)]
+        cluster_id: Option<String>,
         /// The expected error code.
         expect_error: Option<String>,
         /// The core's message for the expected error, word for word, if the vector pins it.
@@ -351,7 +358,7 @@ pub enum Op {
     },
 }
 
-/// The id of the one cluster a `create_instance` op gives its instance.
+/// The id of the one cluster a `create_instance` op gives its instance unless it names one.
 pub const VECTOR_CLUSTER_ID: &str = "cluster-1";
 /// The zone of that cluster.
 pub const VECTOR_CLUSTER_ZONE: &str = "us-central1-b";
@@ -386,14 +393,24 @@ impl Op {
     /// Expands the op's generated values (`mutations_repeat`, `value_size`) into the values
     /// themselves, so every runner passes its API what a user would.
     pub fn expand(&mut self) {
-        if let Op::MutateRow {
-            mutations,
-            mutations_repeat,
-            value_size,
-            ..
-        } = self
-        {
-            generate(mutations, mutations_repeat.take(), value_size.take());
+        match self {
+            Op::MutateRow {
+                mutations,
+                mutations_repeat,
+                value_size,
+                ..
+            } => generate(mutations, mutations_repeat.take(), value_size.take()),
+            Op::MutateRows {
+                entries,
+                mutations_repeat,
+                ..
+            } => {
+                let repeat = mutations_repeat.take();
+                for entry in entries {
+                    generate(&mut entry.mutations, repeat, None);
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -990,9 +1007,11 @@ pub fn replay_core_in(vector: &Vector, mode: GcMode) -> Result<(), String> {
             Op::CreateInstance {
                 project,
                 instance_id,
+                cluster_id,
                 ..
             } => {
                 use sparsetable::api::instances::{ClusterRecord, InstanceRecord, InstanceType};
+                let cluster_id = cluster_id.as_deref().unwrap_or(VECTOR_CLUSTER_ID);
                 use sparsetable::Clock as _;
                 let outcome = InstanceRecord::create(
                     project,
@@ -1000,7 +1019,7 @@ pub fn replay_core_in(vector: &Vector, mode: GcMode) -> Result<(), String> {
                     None,
                     InstanceType::Production,
                     BTreeMap::new(),
-                    vec![ClusterRecord::new(VECTOR_CLUSTER_ID, VECTOR_CLUSTER_ZONE)],
+                    vec![ClusterRecord::new(cluster_id, VECTOR_CLUSTER_ZONE)],
                     clock.now_micros(),
                 )
                 .map(|_| ())

@@ -20,7 +20,7 @@ import { Bigtable, BigtableError, PartialFailureError, ReplicatedInstance, Table
 
 const ROOT = process.env.SPARSETABLE_ROOT ?? path.resolve(process.cwd(), "..", "..");
 const shared = (file) => import(pathToFileURL(path.join(ROOT, "tests", "js", file)).href);
-const { DEFAULT_CLOCK_MICROS, VECTOR_CLUSTER, b64Bytes, checkFields, hex, opBytes, planeAdapter } = await shared("replay.mjs");
+const { DEFAULT_CLOCK_MICROS, b64Bytes, checkFields, hex, opBytes, planeAdapter, vectorCluster } = await shared("replay.mjs");
 const { runVectors } = await shared("node_runner.mjs");
 
 /** A BigtableError's code name; the one failed entry's for a PartialFailureError. */
@@ -323,7 +323,8 @@ const bigtableAdapter = {
           case "create_instance": {
             // As a user creates one: a client of the op's project, one cluster.
             const client = new Bigtable({ projectId: op.project, clockMicros: vector.clock_micros ?? DEFAULT_CLOCK_MICROS });
-            await client.createInstance(op.instance_id, { clusters: [{ id: VECTOR_CLUSTER.id, location: VECTOR_CLUSTER.zone, nodes: 1 }] });
+            const cluster = vectorCluster(op);
+            await client.createInstance(op.instance_id, { clusters: [{ id: cluster.id, location: cluster.zone, nodes: 1 }] });
             return undefined;
           }
           case "mutate_row": await mutateRow(table, opBytes(op.row_key), op.mutations); return undefined;

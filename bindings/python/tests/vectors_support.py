@@ -27,6 +27,7 @@ SUPPORTED = frozenset(
     {
         "op:create_table",
         "op:mutate_row",
+        "op:mutate_rows",
         "op:read_row",
         "op:read_rows",
         "op:modify_column_families",
@@ -73,6 +74,7 @@ KNOWN_OP_FIELDS = {
     "create_table": {"table", "spec", "expect_error", "expect_message"},
     "mutate_row": {"table", "row_key", "mutations", "mutations_repeat", "value_size", "expect_error", "expect_message"},
     "read_row": {"table", "row_key", "filter", "expect_row", "expect_error", "expect_message"},
+    "mutate_rows": {"table", "entries", "mutations_repeat", "expect_statuses", "expect_error", "expect_message"},
     "read_rows": {"table", "row_set", "filter", "rows_limit", "reversed", "expect_rows", "expect_error", "expect_message"},
     "modify_column_families": {"table", "modifications", "expect_error", "expect_message"},
     "get_table": {"table", "expect_families", "expect_deletion_protection", "expect_error", "expect_message"},
@@ -88,9 +90,10 @@ KNOWN_OP_FIELDS = {
     },
     "read_modify_write_row": {"table", "row_key", "rules", "expect_row", "expect_error", "expect_message"},
     "collect_garbage": {"table", "expect_error", "expect_message"},
-    "create_instance": {"project", "instance_id", "expect_error", "expect_message"},
+    "create_instance": {"project", "instance_id", "cluster_id", "expect_error", "expect_message"},
 }
-# The one cluster a create_instance op gives its instance (README, "Ops").
+# The one cluster a create_instance op gives its instance unless the op names its id (README,
+# "Ops").
 VECTOR_CLUSTER = ("cluster-1", "us-central1-b")
 KNOWN_VECTOR_FIELDS = {"name", "description", "clock_micros", "gc_mode", "tables", "ops"}
 # Table specs, families, mutations, filters, row sets, rules and rows are proto3 JSON
@@ -120,6 +123,13 @@ def mutate_row_mutations(op: dict[str, Any]) -> list[st.Mutation]:
         value = base64.b64encode(b"v" * op["value_size"]).decode()
         specs = [{"setCell": {**m["setCell"], "value": value}} if "setCell" in m else m for m in specs]
     return [mutation(m) for m in specs] * op.get("mutations_repeat", 1)
+
+
+def mutate_rows_entries(op: dict[str, Any]) -> list[tuple[bytes, list[st.Mutation]]]:
+    """A mutate_rows op's entries as the API takes them, with its generated values (README,
+    "Generated values"): every entry's mutations sent ``mutations_repeat`` times over."""
+    repeat = op.get("mutations_repeat", 1)
+    return [(b64(e.get("rowKey", "")), [mutation(m) for m in e["mutations"]] * repeat) for e in op["entries"]]
 
 
 def to_bytes(value: Any) -> bytes:
@@ -496,6 +506,9 @@ def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.Manua
     if name == "mutate_row":
         table.mutate_row(to_bytes(op["row_key"]), mutate_row_mutations(op))
         return None
+    if name == "mutate_rows":
+        # One status per entry: None for success, else the entry's error (its code).
+        return ["OK" if e is None else e.code for e in table.mutate_rows(mutate_rows_entries(op))]
     if name == "read_row":
         f = row_filter(op["filter"]) if "filter" in op else None
         return row_json(table.read_row(to_bytes(op["row_key"]), row_filter=f))
@@ -554,7 +567,7 @@ def _run_op(client: st.BigtableDataClient, admin: st.TableAdmin, clock: st.Manua
         # Google's classic Instance Admin, as a user creates an instance: the project is the
         # client's, the instance a handle on the client, its cluster a handle on the instance.
         instance = st.Client(project=op["project"], admin=True, clock=clock).instance(op["instance_id"])
-        cluster_id, zone = VECTOR_CLUSTER
+        cluster_id, zone = op.get("cluster_id", VECTOR_CLUSTER[0]), VECTOR_CLUSTER[1]
         instance.create(clusters=[instance.cluster(cluster_id, location_id=zone, serve_nodes=1)])
         return None
     raise AssertionError(f"op {name} is not supported by this runner")
@@ -579,6 +592,9 @@ def _check_result(where: str, op: dict[str, Any], result: Any) -> None:
             assert list(result["families"].items()) == list(expected.items()), f"{where}: families {result['families']}"
         if "expect_deletion_protection" in op:
             assert result["deletion_protection"] == op["expect_deletion_protection"], f"{where}: deletion_protection"
+    elif name == "mutate_rows":
+        if "expect_statuses" in op:
+            assert result == op["expect_statuses"], f"{where}: statuses {result}"
     elif name == "check_and_mutate_row":
         assert "expect_matched" in op, f"{where}: check_and_mutate_row needs expect_matched or expect_error"
         assert result is op["expect_matched"], f"{where}: matched {result}"

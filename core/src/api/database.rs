@@ -714,9 +714,7 @@ impl Database {
     ) -> Result<Option<Row>> {
         validate_row_key(row_key)?;
         let table = self.table(table_id)?;
-        let now = self.now()?;
-        let mut random = SplitMix64::new(self.next_read_seed());
-        crate::table::read::read_one_present(table, row_key, now, filter, &mut random)
+        self.read_one_as(table, row_key, filter, true)
     }
 
     fn read_one(
@@ -725,9 +723,20 @@ impl Database {
         row_key: &[u8],
         filter: &CompiledFilter,
     ) -> Result<Option<Row>> {
+        self.read_one_as(table, row_key, filter, false)
+    }
+
+    /// One row's read; `keep_present` as in `table::read::read_one_as`.
+    fn read_one_as(
+        &self,
+        table: &Table,
+        row_key: &[u8],
+        filter: &CompiledFilter,
+        keep_present: bool,
+    ) -> Result<Option<Row>> {
         let now = self.now()?;
         let mut random = SplitMix64::new(self.next_read_seed());
-        crate::table::read::read_one(table, row_key, now, filter, &mut random)
+        crate::table::read::read_one_as(table, row_key, now, filter, &mut random, keep_present)
     }
 
     /// Streams the rows a request selects, in key order (or reversed), without

@@ -250,6 +250,9 @@ fn check_query(query: &sql::PreparedQuery) -> Result<(Shape, Vec<(usize, String)
     if plan.distinct {
         return Err(unsupported("SELECT DISTINCT"));
     }
+    if !plan.unnest.is_empty() {
+        return Err(unsupported("UNNEST in FROM, not yet"));
+    }
     if plan.unpack.is_some() || plan.history || plan.latest_n.is_some() {
         return Err(unsupported(
             "a table argument (with_history, latest_n, UNPACK), not yet",

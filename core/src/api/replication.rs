@@ -611,6 +611,7 @@ impl Replication {
             WriteBatch {
                 commit_micros: None,
                 collected: false,
+                one_sequence: false,
                 origin: None,
                 outbound: None,
                 sequence: w.order.2,

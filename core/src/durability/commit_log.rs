@@ -42,12 +42,13 @@ pub const RECORD_TYPE_BATCH: u8 = 1;
 /// time it was committed. Reaches disk: never renumber.
 pub const RECORD_TYPE_TIMED_BATCH: u8 = 2;
 
-/// Record type of the changes garbage collection made to tables with a change stream: the
-/// commit time, then a write batch whose entries are the collected cells (one
-/// DeleteFromColumn of `[ts, ts + 1)` each). Recovery logs them in the change streams as
-/// GARBAGE_COLLECTION records and never applies them to the tables (the collection itself is
-/// in the run files the manifest names, or is redone by a later one). Reaches disk: never
-/// renumber.
+/// Record type of the changes garbage collection made to tables with a change stream, in
+/// the form engines before [`RECORD_TYPE_COLLECTED_CELLS`] wrote: the commit time, then a
+/// write batch whose entries are the collected cells (one DeleteFromColumn of `[ts, ts + 1)`
+/// each), all sharing the record's one sequence. Still read (an older engine's log replays),
+/// never written: recovery logs them in the change streams as GARBAGE_COLLECTION records and
+/// never applies them to the tables (with one sequence for many cells, applying them could
+/// tie with the next record's). Reaches disk: never renumber.
 pub const RECORD_TYPE_COLLECTED: u8 = 3;
 
 /// Record type of a write another cluster of a replicated instance committed, applied here
@@ -69,6 +70,18 @@ pub const RECORD_TYPE_CAPTURED: u8 = 5;
 /// write's own sequence; never applied (its rows are in the runs the checkpoint wrote), only
 /// kept as outbound again on replay. Reaches disk: never renumber.
 pub const RECORD_TYPE_CARRIED: u8 = 6;
+
+/// Record type of the changes garbage collection made to tables with a change stream, one
+/// sequence per collected cell: type 3's layout, but every mutation must be a
+/// DeleteFromColumn of one timestamp (`[ts, ts + 1)`), and the record takes one sequence per
+/// mutation, `sequence` for the first and counting up in entry and mutation order (the
+/// numbering a write batch's mutations get), so the next record's sequence is above the
+/// last. Recovery logs them in the change streams, and applies each entry's deletes to a
+/// tablet whose flushed sequence is below them: then no manifest written after the record
+/// was read, the collected cells may still be in the runs it names, and the deletes remove
+/// them so that the next collection does not record them again. Reaches disk: never
+/// renumber.
+pub const RECORD_TYPE_COLLECTED_CELLS: u8 = 7;
 
 /// A record that holds a write on its way to the replication queue (record types 5 and 6,
 /// which always have a commit time).
@@ -109,9 +122,14 @@ pub struct WriteBatch {
     /// (record type [`RECORD_TYPE_TIMED_BATCH`]); not part of the batch's own encoding.
     pub commit_micros: Option<i64>,
     /// Whether the entries are cells garbage collection removed, for the change streams only
-    /// (record type [`RECORD_TYPE_COLLECTED`], which always has a commit time), rather than a
-    /// write to apply.
+    /// (record types [`RECORD_TYPE_COLLECTED_CELLS`] and [`RECORD_TYPE_COLLECTED`], which
+    /// always have a commit time), rather than a write.
     pub collected: bool,
+    /// For garbage collection's changes: whether all the cells share the record's one
+    /// sequence (the older record type [`RECORD_TYPE_COLLECTED`], only read, never applied)
+    /// rather than taking one each (type [`RECORD_TYPE_COLLECTED_CELLS`], what the engine
+    /// writes). Always false for other records.
+    pub one_sequence: bool,
     /// For a write applied from another cluster (record type [`RECORD_TYPE_REPLICATED`],
     /// which always has a commit time): where it came from.
     pub origin: Option<Origin>,
@@ -252,6 +270,14 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
         })
         .sum::<usize>()
         + 20;
+    if batch.one_sequence && !batch.collected {
+        return Err(Error::invalid_argument(
+            "only a garbage collection record can share one sequence among its cells",
+        ));
+    }
+    if batch.collected && !batch.one_sequence {
+        collected_cells(batch.entries.iter().map(|e| e.mutations.as_slice()))?;
+    }
     if let Some(kind) = batch.outbound {
         let Some(t) = batch
             .commit_micros
@@ -280,10 +306,10 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
         )),
         (None, false, None) => framed(RECORD_TYPE_BATCH, hint, |out| batch.encode_to(out)),
         (Some(t), collected, None) => framed(
-            if collected {
-                RECORD_TYPE_COLLECTED
-            } else {
-                RECORD_TYPE_TIMED_BATCH
+            match (collected, batch.one_sequence) {
+                (false, _) => RECORD_TYPE_TIMED_BATCH,
+                (true, false) => RECORD_TYPE_COLLECTED_CELLS,
+                (true, true) => RECORD_TYPE_COLLECTED,
             },
             hint + 10,
             |out| {
@@ -294,6 +320,49 @@ pub fn encode_record(batch: &WriteBatch) -> Result<Vec<u8>> {
         (None, true, None) => Err(Error::invalid_argument(
             "a garbage collection record needs its commit time",
         )),
+    }
+}
+
+/// The number of cells a garbage collection record of type [`RECORD_TYPE_COLLECTED_CELLS`]
+/// with these entries' mutations names, each of which must be a DeleteFromColumn of one
+/// timestamp (`[ts, ts + 1)`, the end saturating at `i64::MAX` as the compaction writes it):
+/// the sequences the record takes.
+///
+/// # Errors
+/// `InvalidArgument` naming the first other mutation.
+fn collected_cells<'a>(entries: impl Iterator<Item = &'a [Mutation]>) -> Result<u64> {
+    let mut cells = 0u64;
+    for m in entries.flatten() {
+        match m {
+            Mutation::DeleteFromColumn { time_range, .. }
+                if time_range.end_micros == Some(time_range.start_micros.saturating_add(1)) =>
+            {
+                cells += 1;
+            }
+            other => {
+                return Err(Error::invalid_argument(format!(
+                    "a garbage collection record names cells, one DeleteFromColumn of one \
+                     timestamp each, not {other:?}"
+                )))
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// The last sequence a record takes: a garbage collection record of type
+/// [`RECORD_TYPE_COLLECTED_CELLS`] one per cell from its `sequence` on (at least its own),
+/// every other record its `sequence` (how many a write batch's mutations take is the
+/// engine's business).
+///
+/// # Errors
+/// `InvalidArgument` if the cells' sequences pass `u64::MAX`.
+fn last_sequence_of(sequence: u64, cells: Option<u64>) -> Result<u64> {
+    match cells {
+        None => Ok(sequence),
+        Some(n) => sequence
+            .checked_add(n.saturating_sub(1))
+            .ok_or_else(|| Error::invalid_argument("a record's cell sequences pass 2^64 - 1")),
     }
 }
 
@@ -388,23 +457,25 @@ pub fn encode_rows_record_as(
     })
 }
 
-/// The record [`LogWriter::append_collected`] writes: the bytes [`encode_record`] gives for
-/// the equivalent [`WriteBatch`] with `collected` set.
+/// The record [`LogWriter::append_collected`] writes (type [`RECORD_TYPE_COLLECTED_CELLS`]):
+/// the bytes [`encode_record`] gives for the equivalent [`WriteBatch`] with `collected` set.
 ///
 /// # Errors
-/// As [`encode_record`].
+/// As [`encode_record`]; `InvalidArgument` if a mutation is not a DeleteFromColumn of one
+/// timestamp.
 pub fn encode_collected_record(
     sequence: u64,
     table: &str,
     rows: &[(&[u8], &[Mutation])],
     commit_micros: i64,
 ) -> Result<Vec<u8>> {
+    collected_cells(rows.iter().map(|&(_, ms)| ms))?;
     let hint = rows
         .iter()
         .map(|(k, ms)| table.len() + k.len() + 30 + ms.iter().map(size_hint).sum::<usize>())
         .sum::<usize>()
         + 30;
-    framed(RECORD_TYPE_COLLECTED, hint, |out| {
+    framed(RECORD_TYPE_COLLECTED_CELLS, hint, |out| {
         put_varint_i64(out, commit_micros);
         put_batch(out, sequence, rows.iter().map(|&(k, ms)| (table, k, ms)))
     })
@@ -452,7 +523,11 @@ impl LogWriter {
     /// file's error (`Unavailable`) if the append fails.
     pub fn append(&mut self, batch: &WriteBatch) -> Result<u64> {
         self.check_sequence(batch.sequence)?;
-        self.append_record(batch.sequence, &encode_record(batch)?)
+        let cells = (batch.collected && !batch.one_sequence)
+            .then(|| collected_cells(batch.entries.iter().map(|e| e.mutations.as_slice())))
+            .transpose()?;
+        let last = last_sequence_of(batch.sequence, cells)?;
+        self.append_record(last, &encode_record(batch)?)
     }
 
     /// As [`LogWriter::append`] for the batch `sequence` writing `rows` of `table`, encoded
@@ -508,12 +583,14 @@ impl LogWriter {
         )
     }
 
-    /// Appends the record (type [`RECORD_TYPE_COLLECTED`]) of the cells garbage collection
-    /// removed from `table` at `commit_micros`, `rows` in row order, as batch `sequence`.
-    /// Durable only after [`LogWriter::sync`].
+    /// Appends the record (type [`RECORD_TYPE_COLLECTED_CELLS`]) of the cells garbage
+    /// collection removed from `table` at `commit_micros`, `rows` in row order, the first
+    /// cell taking `sequence` and each next one the next: the next record's sequence must
+    /// be above the last. Durable only after [`LogWriter::sync`].
     ///
     /// # Errors
-    /// As [`LogWriter::append`].
+    /// As [`LogWriter::append`]; `InvalidArgument` if a mutation is not a DeleteFromColumn
+    /// of one timestamp.
     pub fn append_collected(
         &mut self,
         sequence: u64,
@@ -522,8 +599,10 @@ impl LogWriter {
         commit_micros: i64,
     ) -> Result<u64> {
         self.check_sequence(sequence)?;
+        let cells = collected_cells(rows.iter().map(|&(_, ms)| ms))?;
+        let last = last_sequence_of(sequence, Some(cells))?;
         self.append_record(
-            sequence,
+            last,
             &encode_collected_record(sequence, table, rows, commit_micros)?,
         )
     }
@@ -532,18 +611,19 @@ impl LogWriter {
         self.check_usable()?;
         match self.last_sequence {
             Some(last) if sequence <= last => Err(Error::invalid_argument(format!(
-                "write batch sequence {sequence} is not greater than the previous batch's {last}"
+                "write batch sequence {sequence} is not greater than the previous record's last sequence {last}"
             ))),
             _ => Ok(()),
         }
     }
 
-    fn append_record(&mut self, sequence: u64, record: &[u8]) -> Result<u64> {
+    /// Appends `record`, whose last sequence is `last`.
+    fn append_record(&mut self, last: u64, record: &[u8]) -> Result<u64> {
         if let Err(e) = self.file.append(record) {
             self.failed = true;
             return Err(e);
         }
-        self.last_sequence = Some(sequence);
+        self.last_sequence = Some(last);
         Ok(record.len() as u64)
     }
 

@@ -29,7 +29,7 @@
 //! which the database rewrites at each checkpoint; writes after it are logged again from the
 //! commit log on recovery, with the commit times their records carry, and so are the
 //! garbage-collection records after it, which the database puts in the commit log (record
-//! type 3) before a manifest names the runs their collection left (until then a log notes
+//! type 7, a sequence per cell) before a manifest names the runs their collection left (until then a log notes
 //! them as not durable: [`ChangeLog::unlogged`]).
 //!
 //! Invariants: sequence numbers grow by one per change in one log and are never reused (a

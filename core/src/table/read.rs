@@ -875,22 +875,12 @@ pub(crate) fn read_one(
     read_one_as(table, key, now_micros, filter, random, false)
 }
 
-/// As [`read_one`], but a row that exists (has a visible cell) is returned even when the
-/// filter keeps none of its cells, as a row with no cells. SQL's point query reads this way:
-/// its result has a row for every stored row, so it must know the row is there, and asking
-/// here costs nothing where a filter that keeps one extra cell per row for the purpose
-/// (what a scan needs) costs a second pass over the row.
-pub(crate) fn read_one_present(
-    table: &Table,
-    key: &[u8],
-    now_micros: i64,
-    filter: &CompiledFilter,
-    random: &mut SplitMix64,
-) -> Result<Option<Row>> {
-    read_one_as(table, key, now_micros, filter, random, true)
-}
-
-fn read_one_as(
+/// As [`read_one`]; with `keep_present`, a row that exists (has a visible cell) is returned
+/// even when the filter keeps none of its cells, as a row with no cells. SQL's point query
+/// reads this way: its result has a row for every stored row, so it must know the row is
+/// there, and asking here costs nothing where a filter that keeps one extra cell per row for
+/// the purpose (what a scan needs) costs a second pass over the row.
+pub(crate) fn read_one_as(
     table: &Table,
     key: &[u8],
     now_micros: i64,

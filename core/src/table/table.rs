@@ -473,6 +473,53 @@ impl Table {
         }
     }
 
+    /// Deletes the cells garbage collection removed from `row` (`cells`: a DeleteFromColumn
+    /// of one timestamp each, as a type 7 commit log record holds them), the first with
+    /// sequence `first` and each next one the next: a replay making a compaction's
+    /// collection again in runs that may still hold the cells. Exactly those cells: no
+    /// collectable neighbour is buried (their collection, and its change record, is a later
+    /// compaction's), no access is counted. A cell of a family the table no longer has is
+    /// skipped (its sequence is still taken).
+    pub(crate) fn delete_collected<'a>(
+        &mut self,
+        row: &[u8],
+        cells: impl Iterator<Item = crate::codec::values::MutationRef<'a>>,
+        first: u64,
+        now_micros: i64,
+    ) {
+        let ti = self.tablet_index(row);
+        // Each cell takes its sequence whether or not its family is still here.
+        for (seq, cell) in (first..).zip(cells) {
+            if let crate::codec::values::MutationRef::DeleteFromColumn {
+                family,
+                qualifier,
+                time_range,
+            } = cell
+            {
+                if self.config.families.get(family).is_some() {
+                    // The cell at the range's start (its end is `start + 1`, saturating at
+                    // `i64::MAX`, which the u64 form need not).
+                    let start = time_range.start_micros.max(0) as u64;
+                    let key = InternalKey {
+                        row_key: row.to_vec(),
+                        sequence: seq,
+                        kind: EntryKind::DeleteColumn {
+                            family: family.into(),
+                            qualifier: qualifier.to_vec(),
+                            start_micros: start,
+                            end_micros: start + 1,
+                        },
+                    };
+                    self.tablets[ti]
+                        .memtable
+                        .insert(key.encode(), Vec::new(), seq);
+                    self.applied = self.applied.max(seq);
+                }
+            }
+        }
+        self.maintain(ti, now_micros);
+    }
+
     /// The cell entry an aggregate input produces: the merge of the input into the current
     /// cell at (family, qualifier, timestamp), or the input alone.
     fn merged_aggregate(

@@ -45,17 +45,13 @@ impl InstanceAdminService {
             })?;
             Ok(view_proto(&instance, &stored))
         })?;
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::CreateLogicalViewMetadata>(
-                &created.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.LogicalView",
-                &created,
-            ))
+        self.finished::<admin_v2::CreateLogicalViewMetadata>(
+            &instance,
+            &created.name,
+            req,
+            "google.bigtable.admin.v2.LogicalView",
+            &created,
+        )
     }
 
     pub(super) fn get_logical_view_inner(
@@ -145,17 +141,13 @@ impl InstanceAdminService {
             })?;
             Ok(view_proto(&instance, &stored))
         })?;
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::UpdateLogicalViewMetadata>(
-                &updated.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.LogicalView",
-                &updated,
-            ))
+        self.finished::<admin_v2::UpdateLogicalViewMetadata>(
+            &instance,
+            &updated.name,
+            req,
+            "google.bigtable.admin.v2.LogicalView",
+            &updated,
+        )
     }
 
     pub(super) fn delete_logical_view_inner(

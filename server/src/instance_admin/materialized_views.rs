@@ -86,17 +86,13 @@ impl InstanceAdminService {
                 return Err(e);
             }
         };
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::CreateMaterializedViewMetadata>(
-                &created.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.MaterializedView",
-                &created,
-            ))
+        self.finished::<admin_v2::CreateMaterializedViewMetadata>(
+            &instance,
+            &created.name,
+            req,
+            "google.bigtable.admin.v2.MaterializedView",
+            &created,
+        )
     }
 
     pub(super) fn get_materialized_view_inner(
@@ -153,17 +149,13 @@ impl InstanceAdminService {
                 other => other.map(|_| ()),
             },
         )?;
-        let now = self.now(&instance)?;
-        Ok(self
-            .instances
-            .operations()
-            .finished_request::<admin_v2::UpdateMaterializedViewMetadata>(
-                &updated.name,
-                req,
-                now,
-                "google.bigtable.admin.v2.MaterializedView",
-                &updated,
-            ))
+        self.finished::<admin_v2::UpdateMaterializedViewMetadata>(
+            &instance,
+            &updated.name,
+            req,
+            "google.bigtable.admin.v2.MaterializedView",
+            &updated,
+        )
     }
 
     pub(super) fn delete_materialized_view_inner(

@@ -287,7 +287,27 @@ fn key_arg(value: OsString) -> Vec<u8> {
     value.into_vec()
 }
 
-/// The options both commands share, read by [`parse_common`].
+/// What [`Common::next_own`] found: help, or an option only one command has.
+enum Own {
+    Help,
+    Named(String, lexopt::Error),
+}
+
+/// The value of a count option (`--part-rows`, `--batch-rows`): a whole number, at least 1.
+fn at_least_one<T>(parser: &mut lexopt::Parser, flag: &str) -> Result<T, lexopt::Error>
+where
+    T: std::str::FromStr + PartialOrd + From<u8>,
+    T::Err: Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+{
+    use lexopt::prelude::*;
+    let n: T = parser.value()?.parse()?;
+    if n < T::from(1) {
+        return Err(custom(format!("--{flag} must be at least 1")));
+    }
+    Ok(n)
+}
+
+/// The options both commands share, taken by [`Common::take`].
 #[derive(Debug, Default)]
 struct Common {
     data_dir: Option<PathBuf>,
@@ -316,6 +336,24 @@ impl Common {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// Reads options up to the next one the command reads itself, taking the shared ones on
+    /// the way: that option's name (with the error that calls it unexpected), [`Own::Help`]
+    /// for `-h` and `--help`, `None` at the end. Anything but a long option is unexpected.
+    fn next_own(&mut self, parser: &mut lexopt::Parser) -> Result<Option<Own>, lexopt::Error> {
+        use lexopt::prelude::*;
+        while let Some(arg) = parser.next()? {
+            let (name, unexpected) = match arg {
+                Short('h') | Long("help") => return Ok(Some(Own::Help)),
+                Long(n) => (n.to_string(), arg.unexpected()),
+                _ => return Err(arg.unexpected()),
+            };
+            if !self.take(&name, parser)? {
+                return Ok(Some(Own::Named(name, unexpected)));
+            }
+        }
+        Ok(None)
     }
 
     fn endpoint(&self) -> Result<Endpoint, lexopt::Error> {
@@ -375,15 +413,10 @@ fn parse_export(
     let mut output = None;
     let mut codec = avro::AvroCodec::Deflate;
     let mut part_rows: u64 = 1_000_000;
-    while let Some(arg) = parser.next()? {
-        let (name, unexpected) = match arg {
-            Short('h') => return Ok(None),
-            Long(n) => (n.to_string(), arg.unexpected()),
-            _ => return Err(arg.unexpected()),
+    while let Some(own) = common.next_own(&mut parser)? {
+        let Own::Named(name, unexpected) = own else {
+            return Ok(None);
         };
-        if common.take(&name, &mut parser)? {
-            continue;
-        }
         match name.as_str() {
             "output" => output = Some(PathBuf::from(parser.value()?)),
             "codec" => {
@@ -397,12 +430,7 @@ fn parse_export(
                     }
                 }
             }
-            "part-rows" => {
-                part_rows = parser.value()?.parse()?;
-                if part_rows == 0 {
-                    return Err(custom("--part-rows must be at least 1".into()));
-                }
-            }
+            "part-rows" => part_rows = at_least_one(&mut parser, "part-rows")?,
             "start-row" => selection.start_row = Some(key_arg(parser.value()?)),
             "end-row" => selection.end_row = Some(key_arg(parser.value()?)),
             "prefix" => selection.prefix = Some(key_arg(parser.value()?)),
@@ -417,7 +445,6 @@ fn parse_export(
             }
             "start-time-micros" => selection.start_time = Some(parser.value()?.parse()?),
             "end-time-micros" => selection.end_time = Some(parser.value()?.parse()?),
-            "help" => return Ok(None),
             _ => return Err(unexpected),
         }
     }
@@ -447,24 +474,14 @@ fn parse_import(
         column_family: None,
         value_encoded: true,
     };
-    while let Some(arg) = parser.next()? {
-        let (name, unexpected) = match arg {
-            Short('h') => return Ok(None),
-            Long(n) => (n.to_string(), arg.unexpected()),
-            _ => return Err(arg.unexpected()),
+    while let Some(own) = common.next_own(&mut parser)? {
+        let Own::Named(name, unexpected) = own else {
+            return Ok(None);
         };
-        if common.take(&name, &mut parser)? {
-            continue;
-        }
         match name.as_str() {
             "input" => input = Some(PathBuf::from(parser.value()?)),
             "progress" => progress = Some(PathBuf::from(parser.value()?)),
-            "batch-rows" => {
-                batch_rows = parser.value()?.parse()?;
-                if batch_rows == 0 {
-                    return Err(custom("--batch-rows must be at least 1".into()));
-                }
-            }
+            "batch-rows" => batch_rows = at_least_one(&mut parser, "batch-rows")?,
             "column-family" => csv.column_family = Some(parser.value()?.string()?),
             "timestamp" => {
                 csv.value_encoded = match parser.value()?.string()?.as_str() {
@@ -477,7 +494,6 @@ fn parse_import(
                     }
                 }
             }
-            "help" => return Ok(None),
             _ => return Err(unexpected),
         }
     }
@@ -494,6 +510,9 @@ fn parse_import(
     }))
 }
 
+/// A parsed command line, ready to run (export's and import's as one type).
+type Command = Box<dyn FnOnce() -> Result<(), String>>;
+
 /// Runs `export ARGS` (`export` is true) or `import ARGS` and returns the exit code.
 pub fn run(export: bool, args: impl IntoIterator<Item = OsString>) -> u8 {
     let (name, usage) = if export {
@@ -501,29 +520,23 @@ pub fn run(export: bool, args: impl IntoIterator<Item = OsString>) -> u8 {
     } else {
         ("import", IMPORT_USAGE)
     };
-    let outcome = if export {
-        match parse_export(args) {
-            Ok(Some(options)) => export::run(&options),
-            Ok(None) => {
-                println!("{usage}");
-                return 0;
-            }
-            Err(e) => {
-                eprintln!("sparsetable-server {name}: {e}\n\n{usage}");
-                return 2;
-            }
-        }
+    // The command line is read whole first, so help and a bad line answer before any work.
+    let parsed: Result<Option<Command>, lexopt::Error> = if export {
+        parse_export(args)
+            .map(|o| o.map(|options| Box::new(move || export::run(&options)) as Command))
     } else {
-        match parse_import(args) {
-            Ok(Some(options)) => import::run(&options),
-            Ok(None) => {
-                println!("{usage}");
-                return 0;
-            }
-            Err(e) => {
-                eprintln!("sparsetable-server {name}: {e}\n\n{usage}");
-                return 2;
-            }
+        parse_import(args)
+            .map(|o| o.map(|options| Box::new(move || import::run(&options)) as Command))
+    };
+    let outcome = match parsed {
+        Ok(Some(command)) => command(),
+        Ok(None) => {
+            println!("{usage}");
+            return 0;
+        }
+        Err(e) => {
+            eprintln!("sparsetable-server {name}: {e}\n\n{usage}");
+            return 2;
         }
     };
     match outcome {

@@ -113,17 +113,30 @@ impl Server {
     pub async fn create_table_t(&self) {
         self.admin()
             .await
-            .create_table(admin_v2::CreateTableRequest {
-                parent: "projects/p/instances/i".into(),
-                table_id: "t".into(),
-                table: Some(admin_v2::Table {
-                    column_families: [("cf".to_string(), admin_v2::ColumnFamily::default())].into(),
-                    ..Default::default()
-                }),
-                initial_splits: vec![],
-            })
+            .create_table(create_table_request("projects/p/instances/i", "t", &["cf"]))
             .await
             .expect("create table t");
+    }
+}
+
+/// The CreateTable request for table `id` of instance `parent` with `families`, none with a
+/// GC rule.
+pub fn create_table_request(
+    parent: &str,
+    id: &str,
+    families: &[&str],
+) -> admin_v2::CreateTableRequest {
+    admin_v2::CreateTableRequest {
+        parent: parent.to_string(),
+        table_id: id.to_string(),
+        table: Some(admin_v2::Table {
+            column_families: families
+                .iter()
+                .map(|f| (f.to_string(), admin_v2::ColumnFamily::default()))
+                .collect(),
+            ..Default::default()
+        }),
+        initial_splits: vec![],
     }
 }
 

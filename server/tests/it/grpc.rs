@@ -6,26 +6,11 @@ use crate::common;
 
 use std::process::Command;
 
-use common::{read_rows, Server};
+use common::{create_table_request, read_rows, Server};
 use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use sparsetable_server::test_clock::service::test_clock_client::TestClockClient;
 use sparsetable_server::test_clock::AdvanceTimeRequest;
-
-fn create_table(parent: &str, id: &str, families: &[&str]) -> admin_v2::CreateTableRequest {
-    admin_v2::CreateTableRequest {
-        parent: parent.to_string(),
-        table_id: id.to_string(),
-        table: Some(admin_v2::Table {
-            column_families: families
-                .iter()
-                .map(|f| (f.to_string(), admin_v2::ColumnFamily::default()))
-                .collect(),
-            ..Default::default()
-        }),
-        initial_splits: vec![],
-    }
-}
 
 fn set_cell(family: &str, qualifier: &[u8], ts: i64, value: Vec<u8>) -> v2::Mutation {
     v2::Mutation {
@@ -76,7 +61,7 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
     let parent = "projects/p/instances/errors";
     let t = format!("{parent}/tables/t");
     admin
-        .create_table(create_table(parent, "t", &["cf"]))
+        .create_table(create_table_request(parent, "t", &["cf"]))
         .await
         .unwrap();
 
@@ -171,20 +156,22 @@ async fn errors_carry_grpc_codes_and_name_the_field() {
     );
     assert_status(
         admin
-            .create_table(create_table("projects/p", "t", &[]))
+            .create_table(create_table_request("projects/p", "t", &[]))
             .await,
         tonic::Code::InvalidArgument,
         "parent",
     );
     assert_status(
         admin
-            .create_table(create_table(parent, "bad/id", &[]))
+            .create_table(create_table_request(parent, "bad/id", &[]))
             .await,
         tonic::Code::InvalidArgument,
         "table_id",
     );
     assert_status(
-        admin.create_table(create_table(parent, "t", &[])).await,
+        admin
+            .create_table(create_table_request(parent, "t", &[]))
+            .await,
         tonic::Code::AlreadyExists,
         "t",
     );
@@ -308,11 +295,11 @@ async fn instances_are_separate_and_families_can_be_modified() {
     let (mut data, mut admin) = (server.data().await, server.admin().await);
     let (a, b) = ("projects/p/instances/a", "projects/p/instances/b");
     admin
-        .create_table(create_table(a, "t", &["cf"]))
+        .create_table(create_table_request(a, "t", &["cf"]))
         .await
         .unwrap();
     admin
-        .create_table(create_table(b, "t", &["cf"]))
+        .create_table(create_table_request(b, "t", &["cf"]))
         .await
         .unwrap();
     data.mutate_row(mutate(
@@ -386,7 +373,7 @@ async fn a_value_larger_than_the_default_receive_limit_round_trips_in_chunks() {
     let (mut data, mut admin) = (server.data().await, server.admin().await);
     let parent = "projects/p/instances/big";
     admin
-        .create_table(create_table(parent, "t", &["cf"]))
+        .create_table(create_table_request(parent, "t", &["cf"]))
         .await
         .unwrap();
     let t = format!("{parent}/tables/t");
@@ -437,7 +424,7 @@ async fn list_tables_pages_in_id_order() {
     let parent = "projects/p/instances/paging";
     for id in ["c", "a", "b"] {
         admin
-            .create_table(create_table(parent, id, &["cf"]))
+            .create_table(create_table_request(parent, id, &["cf"]))
             .await
             .unwrap();
     }
@@ -606,7 +593,7 @@ async fn the_node_clients_placeholder_project_is_served_and_persisted() {
         let server = Server::start(&args);
         let (mut data, mut admin) = (server.data().await, server.admin().await);
         let created = admin
-            .create_table(create_table(parent, "t", &["cf"]))
+            .create_table(create_table_request(parent, "t", &["cf"]))
             .await
             .expect("a table under the placeholder project")
             .into_inner();

@@ -11,8 +11,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{data_dir, read_rows, signal, Server};
-use googleapis_tonic_google_bigtable_admin_v2::google::bigtable::admin::v2 as admin_v2;
+use common::{create_table_request, data_dir, read_rows, signal, Server};
 use googleapis_tonic_google_bigtable_v2::google::bigtable::v2;
 use sparsetable::Row;
 
@@ -43,6 +42,39 @@ fn fails(args: &[&str]) -> String {
     stderr
 }
 
+/// The arguments of an `export` or `import` (`verb`) of table `table` of instance `instance` of
+/// project `p`, at `at` (`--emulator-host ADDR` or `--data-dir DIR`), with `files` as its
+/// `--output` or `--input` folder, then `more`.
+fn migrate_args<'a>(
+    verb: &'a str,
+    at: [&'a str; 2],
+    instance: &'a str,
+    table: &'a str,
+    files: &'a str,
+    more: &[&'a str],
+) -> Vec<&'a str> {
+    let files_flag = if verb == "export" {
+        "--output"
+    } else {
+        "--input"
+    };
+    let mut args = vec![
+        verb,
+        at[0],
+        at[1],
+        "--project",
+        "p",
+        "--instance",
+        instance,
+        "--table",
+        table,
+        files_flag,
+        files,
+    ];
+    args.extend_from_slice(more);
+    args
+}
+
 fn set(family: &str, qualifier: &[u8], ts: i64, value: &[u8]) -> v2::Mutation {
     v2::Mutation {
         mutation: Some(v2::mutation::Mutation::SetCell(v2::mutation::SetCell {
@@ -55,21 +87,11 @@ fn set(family: &str, qualifier: &[u8], ts: i64, value: &[u8]) -> v2::Mutation {
 }
 
 async fn create_table(server: &Server, instance: &str, table: &str, families: &[&str]) {
+    let parent = format!("projects/p/instances/{instance}");
     server
         .admin()
         .await
-        .create_table(admin_v2::CreateTableRequest {
-            parent: format!("projects/p/instances/{instance}"),
-            table_id: table.into(),
-            table: Some(admin_v2::Table {
-                column_families: families
-                    .iter()
-                    .map(|f| (f.to_string(), admin_v2::ColumnFamily::default()))
-                    .collect(),
-                ..Default::default()
-            }),
-            initial_splits: vec![],
-        })
+        .create_table(create_table_request(&parent, table, families))
         .await
         .expect("create table");
 }
@@ -172,6 +194,7 @@ async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
     let dir_arg = dir.display().to_string();
     let server = Server::start(&["--data-dir", &dir_arg]);
     let host = server.addr.clone();
+    let at = ["--emulator-host", host.as_str()];
     write_source(&server, "src", "t").await;
     let want = read_all(&server, "src", "t").await;
     assert_eq!(want.len(), 27);
@@ -185,23 +208,14 @@ async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
     for format in ["avro", "parquet", "csv"] {
         let out = dir.join(format!("server-{format}"));
         let out_arg = out.display().to_string();
-        let summary = ok(&[
+        let summary = ok(&migrate_args(
             "export",
-            "--emulator-host",
-            &host,
-            "--project",
-            "p",
-            "--instance",
+            at,
             "src",
-            "--table",
             "t",
-            "--output",
             &out_arg,
-            "--format",
-            format,
-            "--part-rows",
-            "10",
-        ]);
+            &["--format", format, "--part-rows", "10"],
+        ));
         assert!(summary.contains("exported table t"), "{summary}");
         assert_eq!(
             files(&out),
@@ -213,21 +227,14 @@ async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
             ]
         );
         let table = format!("from-{format}");
-        ok(&[
+        ok(&migrate_args(
             "import",
-            "--emulator-host",
-            &host,
-            "--project",
-            "p",
-            "--instance",
+            at,
             "dst",
-            "--table",
             &table,
-            "--input",
             &out_arg,
-            "--batch-rows",
-            "4",
-        ]);
+            &["--batch-rows", "4"],
+        ));
         assert_eq!(
             read_all(&server, "dst", &table).await,
             want,
@@ -240,38 +247,24 @@ async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
     for format in ["avro", "parquet", "csv"] {
         let out = dir.join(format!("disk-{format}"));
         let out_arg = out.display().to_string();
-        ok(&[
+        ok(&migrate_args(
             "export",
-            "--data-dir",
-            &dir_arg,
-            "--project",
-            "p",
-            "--instance",
+            ["--data-dir", &dir_arg],
             "src",
-            "--table",
             "t",
-            "--output",
             &out_arg,
-            "--format",
-            format,
-            "--codec",
-            "null",
-        ]);
+            &["--format", format, "--codec", "null"],
+        ));
         assert_eq!(files(&out)[0], format!("t-00000-of-00001.{format}"));
         let table = format!("from-{format}");
-        ok(&[
+        ok(&migrate_args(
             "import",
-            "--data-dir",
-            &dir_arg,
-            "--project",
-            "p",
-            "--instance",
+            ["--data-dir", &dir_arg],
             "disk",
-            "--table",
             &table,
-            "--input",
             &out_arg,
-        ]);
+            &[],
+        ));
     }
     let server = Server::start(&["--data-dir", &dir_arg]);
     for format in ["avro", "parquet", "csv"] {
@@ -286,43 +279,34 @@ async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
     // Selections go into the read: a prefix, one family, a time range (through Parquet).
     let out = dir.join("selected");
     let out_arg = out.display().to_string();
-    ok(&[
+    ok(&migrate_args(
         "export",
-        "--emulator-host",
-        &server.addr,
-        "--project",
-        "p",
-        "--instance",
+        ["--emulator-host", &server.addr],
         "src",
-        "--table",
         "t",
-        "--output",
         &out_arg,
-        "--format",
-        "parquet",
-        "--prefix",
-        "k00",
-        "--families",
-        "cf2",
-        "--start-time-micros",
-        "2000",
-        "--end-time-micros",
-        "3000",
-    ]);
+        &[
+            "--format",
+            "parquet",
+            "--prefix",
+            "k00",
+            "--families",
+            "cf2",
+            "--start-time-micros",
+            "2000",
+            "--end-time-micros",
+            "3000",
+        ],
+    ));
     create_table(&server, "sel", "t", &FAMILIES).await;
-    ok(&[
+    ok(&migrate_args(
         "import",
-        "--emulator-host",
-        &server.addr,
-        "--project",
-        "p",
-        "--instance",
+        ["--emulator-host", &server.addr],
         "sel",
-        "--table",
         "t",
-        "--input",
         &out_arg,
-    ]);
+        &[],
+    ));
     let got = read_all(&server, "sel", "t").await;
     let expected: Vec<Row> = want
         .iter()
@@ -347,19 +331,14 @@ async fn avro_parquet_and_csv_round_trip_through_a_server_and_a_data_dir() {
 /// Reads every row of the parts in `dir` back through a fresh table.
 async fn rows_of_parts(server: &Server, dir: &Path, instance: &str) -> Vec<Row> {
     create_table(server, instance, "t", &FAMILIES).await;
-    ok(&[
+    ok(&migrate_args(
         "import",
-        "--emulator-host",
-        &server.addr,
-        "--project",
-        "p",
-        "--instance",
+        ["--emulator-host", &server.addr],
         instance,
-        "--table",
         "t",
-        "--input",
         &dir.display().to_string(),
-    ]);
+        &[],
+    ));
     read_all(server, instance, "t").await
 }
 
@@ -402,23 +381,14 @@ async fn export_resumes(server: &Server, dir: &Path, format: &str, want: &[Row])
     let out = dir.join(format!("out-{format}"));
     let out_arg = out.display().to_string();
     let export = |resume: bool| {
-        let mut args = vec![
+        let mut args = migrate_args(
             "export",
-            "--emulator-host",
-            &server.addr,
-            "--project",
-            "p",
-            "--instance",
+            ["--emulator-host", &server.addr],
             "src",
-            "--table",
             "t",
-            "--output",
             &out_arg,
-            "--part-rows",
-            "4",
-            "--format",
-            format,
-        ];
+            &["--part-rows", "4", "--format", format],
+        );
         if resume {
             args.push("--resume");
         }
@@ -450,24 +420,14 @@ async fn export_resumes(server: &Server, dir: &Path, format: &str, want: &[Row])
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("pass --resume"));
     // Resumed with other options: refused too.
-    let other = cli(&[
+    let other = cli(&migrate_args(
         "export",
-        "--emulator-host",
-        &server.addr,
-        "--project",
-        "p",
-        "--instance",
+        ["--emulator-host", &server.addr],
         "src",
-        "--table",
         "t",
-        "--output",
         &out_arg,
-        "--part-rows",
-        "5",
-        "--format",
-        format,
-        "--resume",
-    ]);
+        &["--part-rows", "5", "--format", format, "--resume"],
+    ));
     assert!(String::from_utf8_lossy(&other.stderr).contains("other options"));
 
     let resumed = export(true);
@@ -501,23 +461,14 @@ async fn an_interrupted_import_resumes_after_what_it_recorded() {
     for format in ["avro", "parquet"] {
         let out = dir.join(format!("out-{format}"));
         let out_arg = out.display().to_string();
-        ok(&[
+        ok(&migrate_args(
             "export",
-            "--emulator-host",
-            &server.addr,
-            "--project",
-            "p",
-            "--instance",
+            ["--emulator-host", &server.addr],
             "src",
-            "--table",
             "t",
-            "--output",
             &out_arg,
-            "--part-rows",
-            "10",
-            "--format",
-            format,
-        ]);
+            &["--part-rows", "10", "--format", format],
+        ));
         // As if a run had applied part 0 and 3 rows of part 1, then died: the resumed run must
         // not write those again (their rows stay absent here, which shows they were skipped) and
         // must write everything after them.
@@ -535,19 +486,14 @@ async fn an_interrupted_import_resumes_after_what_it_recorded() {
         let instance = format!("dst-{format}");
         create_table(&server, &instance, "t", &FAMILIES).await;
         let import = |resume: bool| {
-            let mut args = vec![
+            let mut args = migrate_args(
                 "import",
-                "--emulator-host",
-                &server.addr,
-                "--project",
-                "p",
-                "--instance",
+                ["--emulator-host", &server.addr],
                 &instance,
-                "--table",
                 "t",
-                "--input",
                 &out_arg,
-            ];
+                &[],
+            );
             if resume {
                 args.push("--resume");
             }
@@ -582,55 +528,31 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
     create_table(&server, "dst", "narrow", &["cf1"]).await;
     let out = dir.join("out");
     let out_arg = out.display().to_string();
-    let base = |cmd: &'static str| -> Vec<String> {
-        [cmd, "--emulator-host", &host, "--project", "p"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    };
-    let run = |args: Vec<String>, extra: &[&str]| {
-        let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
-        all.extend_from_slice(extra);
-        fails(&all)
-    };
-
+    let at = ["--emulator-host", host.as_str()];
     // The data directory of a running server is refused with the reason.
-    let e = fails(&[
+    let e = fails(&migrate_args(
         "export",
-        "--data-dir",
-        &dir_arg,
-        "--project",
-        "p",
-        "--instance",
+        ["--data-dir", &dir_arg],
         "src",
-        "--table",
         "t",
-        "--output",
         &out_arg,
-    ]);
+        &[],
+    ));
     assert!(
         e.contains("FAILED_PRECONDITION") && e.contains("running server"),
         "{e}"
     );
     // Unknown table and family, on export.
-    let e = run(
-        base("export"),
-        &["--instance", "src", "--table", "nope", "--output", &out_arg],
-    );
+    let e = fails(&migrate_args("export", at, "src", "nope", &out_arg, &[]));
     assert!(e.contains("NOT_FOUND") && e.contains("nope"), "{e}");
-    let e = run(
-        base("export"),
-        &[
-            "--instance",
-            "src",
-            "--table",
-            "t",
-            "--families",
-            "cf1,zz",
-            "--output",
-            &out_arg,
-        ],
-    );
+    let e = fails(&migrate_args(
+        "export",
+        at,
+        "src",
+        "t",
+        &out_arg,
+        &["--families", "cf1,zz"],
+    ));
     assert!(e.contains("no column family \"zz\""), "{e}");
     assert!(
         !out.join("t.progress").exists(),
@@ -639,35 +561,10 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
 
     // Unknown table and family, on import: the family is refused before its batch is
     // written, so the target stays empty.
-    ok(&[
-        "export",
-        "--emulator-host",
-        &host,
-        "--project",
-        "p",
-        "--instance",
-        "src",
-        "--table",
-        "t",
-        "--output",
-        &out_arg,
-    ]);
-    let e = run(
-        base("import"),
-        &["--instance", "dst", "--table", "nope", "--input", &out_arg],
-    );
+    ok(&migrate_args("export", at, "src", "t", &out_arg, &[]));
+    let e = fails(&migrate_args("import", at, "dst", "nope", &out_arg, &[]));
     assert!(e.contains("NOT_FOUND") && e.contains("nope"), "{e}");
-    let e = run(
-        base("import"),
-        &[
-            "--instance",
-            "dst",
-            "--table",
-            "narrow",
-            "--input",
-            &out_arg,
-        ],
-    );
+    let e = fails(&migrate_args("import", at, "dst", "narrow", &out_arg, &[]));
     assert!(e.contains("record 0") && e.contains("fam.x"), "{e}");
     assert!(read_all(&server, "dst", "narrow").await.is_empty());
 
@@ -676,102 +573,80 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
     std::fs::create_dir_all(&bad).unwrap();
     let bad_arg = |name: &str| bad.join(name).display().to_string();
     std::fs::write(bad.join("garbage.avro"), b"not an avro file at all").unwrap();
-    let e = run(
-        base("import"),
-        &[
-            "--instance",
-            "dst",
-            "--table",
-            "narrow",
-            "--input",
-            &bad_arg("garbage.avro"),
-        ],
-    );
+    let e = fails(&migrate_args(
+        "import",
+        at,
+        "dst",
+        "narrow",
+        &bad_arg("garbage.avro"),
+        &[],
+    ));
     assert!(e.contains("not an Avro data file"), "{e}");
     let whole = std::fs::read(out.join("t-00000-of-00001.avro")).unwrap();
     std::fs::write(bad.join("cut.avro"), &whole[..whole.len() - 40]).unwrap();
-    let e = run(
-        base("import"),
-        &[
-            "--instance",
-            "src",
-            "--table",
-            "t",
-            "--input",
-            &bad_arg("cut.avro"),
-        ],
-    );
+    let e = fails(&migrate_args(
+        "import",
+        at,
+        "src",
+        "t",
+        &bad_arg("cut.avro"),
+        &[],
+    ));
     assert!(e.contains("cut.avro"), "{e}");
     avro_file(
         &bad.join("other.avro"),
         r#"{"type":"record","name":"Other","fields":[{"name":"id","type":"long"}]}"#,
         apache_avro::types::Value::Record(vec![("id".into(), apache_avro::types::Value::Long(1))]),
     );
-    let e = run(
-        base("import"),
-        &[
-            "--instance",
-            "dst",
-            "--table",
-            "narrow",
-            "--input",
-            &bad_arg("other.avro"),
-        ],
-    );
+    let e = fails(&migrate_args(
+        "import",
+        at,
+        "dst",
+        "narrow",
+        &bad_arg("other.avro"),
+        &[],
+    ));
     assert!(e.contains("not the Dataflow template's BigtableRow"), "{e}");
     // Parquet: not Parquet at all, cut short (the footer gone), a data page damaged. An error
     // names the file; nothing of a batch that did not decode is written.
     let pq = dir.join("pq");
     let pq_arg = pq.display().to_string();
-    ok(&[
+    ok(&migrate_args(
         "export",
-        "--emulator-host",
-        &host,
-        "--project",
-        "p",
-        "--instance",
+        at,
         "src",
-        "--table",
         "t",
-        "--output",
         &pq_arg,
-        "--format",
-        "parquet",
-    ]);
+        &["--format", "parquet"],
+    ));
     create_table(&server, "dst", "pq", &FAMILIES).await;
     std::fs::write(
         bad.join("garbage.parquet"),
         b"PAR1 this is not a parquet file PAR1",
     )
     .unwrap();
-    let e = run(
-        base("import"),
-        &[
-            "--instance",
-            "dst",
-            "--table",
-            "pq",
-            "--input",
-            &bad_arg("garbage.parquet"),
-        ],
-    );
+    let e = fails(&migrate_args(
+        "import",
+        at,
+        "dst",
+        "pq",
+        &bad_arg("garbage.parquet"),
+        &[],
+    ));
     assert!(
         e.contains("garbage.parquet: not a readable Parquet file"),
         "{e}"
     );
     let whole = std::fs::read(pq.join("t-00000-of-00001.parquet")).unwrap();
     std::fs::write(bad.join("cut.parquet"), &whole[..whole.len() - 40]).unwrap();
-    let e = run(
-        base("import"),
-        &[
-            "--instance",
-            "dst",
-            "--table",
-            "pq",
-            "--input",
-            &bad_arg("cut.parquet"),
-        ],
-    );
+    let e = fails(&migrate_args(
+        "import",
+        at,
+        "dst",
+        "pq",
+        &bad_arg("cut.parquet"),
+        &[],
+    ));
     assert!(
         e.contains("cut.parquet: not a readable Parquet file"),
         "{e}"
@@ -782,34 +657,26 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
         *b = 0xff;
     }
     std::fs::write(bad.join("damaged.parquet"), &damaged).unwrap();
-    let e = run(
-        base("import"),
-        &[
-            "--instance",
-            "dst",
-            "--table",
-            "pq",
-            "--input",
-            &bad_arg("damaged.parquet"),
-        ],
-    );
+    let e = fails(&migrate_args(
+        "import",
+        at,
+        "dst",
+        "pq",
+        &bad_arg("damaged.parquet"),
+        &[],
+    ));
     assert!(e.contains("damaged.parquet: at row 0"), "{e}");
     assert!(!e.contains("panicked"), "{e}");
     assert!(read_all(&server, "dst", "pq").await.is_empty());
     std::fs::write(bad.join("quote.csv"), ",cf1\n,q\nr1,ok\nr2,\"unclosed\n").unwrap();
-    let e = run(
-        base("import"),
-        &[
-            "--instance",
-            "dst",
-            "--table",
-            "narrow",
-            "--input",
-            &bad_arg("quote.csv"),
-            "--batch-rows",
-            "10",
-        ],
-    );
+    let e = fails(&migrate_args(
+        "import",
+        at,
+        "dst",
+        "narrow",
+        &bad_arg("quote.csv"),
+        &["--batch-rows", "10"],
+    ));
     assert!(
         e.contains("extraneous or missing \" in quoted-field"),
         "{e}"
@@ -827,4 +694,39 @@ async fn bad_input_fails_clearly_and_writes_nothing_unrecorded() {
     signal(&server, "-TERM");
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn help_prints_the_usage_and_a_bad_count_is_a_command_line_error() {
+    for (verb, usage) in [
+        ("export", "Usage: sparsetable-server export"),
+        ("import", "Usage: sparsetable-server import"),
+    ] {
+        for help in ["-h", "--help"] {
+            // Help answers even after shared options, before anything is checked or run.
+            let out = cli(&[verb, "--project", "p", help]);
+            assert_eq!(out.status.code(), Some(0), "{verb} {help}");
+            assert!(
+                String::from_utf8_lossy(&out.stdout).starts_with(usage),
+                "{verb} {help}"
+            );
+        }
+    }
+    for (verb, flag) in [("export", "--part-rows"), ("import", "--batch-rows")] {
+        for value in ["0", "-1", "many"] {
+            let out = cli(&[verb, flag, value]);
+            assert_eq!(out.status.code(), Some(2), "{verb} {flag} {value}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if value == "0" {
+                assert!(
+                    stderr.contains(&format!("{flag} must be at least 1")),
+                    "{stderr}"
+                );
+            }
+        }
+    }
+    // A shared option's value is taken as the option's, not read as a command's own.
+    let out = cli(&["export", "--table", "--part-rows"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--output DIR is required"));
 }

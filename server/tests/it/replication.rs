@@ -118,9 +118,11 @@ async fn make_instance(server: &Server) {
         .unwrap();
 }
 
-fn set_cell(row: &str, value: &str) -> v2::MutateRowRequest {
+/// A write of `value` to `cf:q` in `row` through app profile `profile` (`""`: the default).
+fn set_cell(profile: &str, row: &str, value: &str) -> v2::MutateRowRequest {
     v2::MutateRowRequest {
         table_name: TABLE.into(),
+        app_profile_id: profile.into(),
         row_key: row.as_bytes().to_vec(),
         mutations: vec![v2::Mutation {
             mutation: Some(v2::mutation::Mutation::SetCell(v2::mutation::SetCell {
@@ -153,6 +155,15 @@ async fn value_through(server: &Server, profile: &str, row: &str) -> Option<Vec<
     rows.into_iter().next().map(|r| r.cells[0].value.clone())
 }
 
+/// Takes the east cluster down (`false`) or brings it back.
+fn east_available(available: bool) -> SetClusterAvailableRequest {
+    SetClusterAvailableRequest {
+        instance: INSTANCE.into(),
+        cluster_id: "east-cluster".into(),
+        available,
+    }
+}
+
 async fn advance(server: &Server, micros: i64) {
     TestClockClient::new(server.channel().await)
         .advance_time(AdvanceTimeRequest {
@@ -167,12 +178,9 @@ async fn a_write_through_one_cluster_reaches_the_other_after_the_lag() {
     let server = replicated_server().await;
     let mut data = server.data().await;
     let mut admin = server.admin().await;
-    data.mutate_row(v2::MutateRowRequest {
-        app_profile_id: "to-east".into(),
-        ..set_cell("r", "v")
-    })
-    .await
-    .unwrap();
+    data.mutate_row(set_cell("to-east", "r", "v"))
+        .await
+        .unwrap();
     assert_eq!(
         value_through(&server, "to-east", "r").await,
         Some(b"v".to_vec())
@@ -218,10 +226,7 @@ async fn a_write_through_one_cluster_reaches_the_other_after_the_lag() {
         .unwrap_err();
     assert_eq!(bad.code(), tonic::Code::InvalidArgument);
     let unknown = data
-        .mutate_row(v2::MutateRowRequest {
-            app_profile_id: "no-such-profile".into(),
-            ..set_cell("r", "v")
-        })
+        .mutate_row(set_cell("no-such-profile", "r", "v"))
         .await
         .unwrap_err();
     assert_eq!(unknown.code(), tonic::Code::NotFound);
@@ -263,19 +268,13 @@ async fn conflicting_writes_converge_and_an_outage_fails_over() {
     let server = replicated_server().await;
     let mut data = server.data().await;
     let mut control = ReplicationControlClient::new(server.channel().await);
-    data.mutate_row(v2::MutateRowRequest {
-        app_profile_id: "to-east".into(),
-        ..set_cell("r", "east")
-    })
-    .await
-    .unwrap();
+    data.mutate_row(set_cell("to-east", "r", "east"))
+        .await
+        .unwrap();
     advance(&server, 1).await;
-    data.mutate_row(v2::MutateRowRequest {
-        app_profile_id: "to-west".into(),
-        ..set_cell("r", "west")
-    })
-    .await
-    .unwrap();
+    data.mutate_row(set_cell("to-west", "r", "west"))
+        .await
+        .unwrap();
     advance(&server, 3_000_000).await;
     for profile in ["to-east", "to-west"] {
         assert_eq!(
@@ -285,37 +284,23 @@ async fn conflicting_writes_converge_and_an_outage_fails_over() {
         );
     }
     let status = control
-        .set_cluster_available(SetClusterAvailableRequest {
-            instance: INSTANCE.into(),
-            cluster_id: "east-cluster".into(),
-            available: false,
-        })
+        .set_cluster_available(east_available(false))
         .await
         .unwrap()
         .into_inner();
     assert!(!status.clusters[0].available);
     let e = data
-        .mutate_row(v2::MutateRowRequest {
-            app_profile_id: "to-east".into(),
-            ..set_cell("r", "x")
-        })
+        .mutate_row(set_cell("to-east", "r", "x"))
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::Unavailable);
     // Multi-cluster routing fails over to the west cluster.
-    data.mutate_row(v2::MutateRowRequest {
-        app_profile_id: "any".into(),
-        ..set_cell("s", "while-east-down")
-    })
-    .await
-    .unwrap();
+    data.mutate_row(set_cell("any", "s", "while-east-down"))
+        .await
+        .unwrap();
     advance(&server, 10_000_000).await;
     control
-        .set_cluster_available(SetClusterAvailableRequest {
-            instance: INSTANCE.into(),
-            cluster_id: "east-cluster".into(),
-            available: true,
-        })
+        .set_cluster_available(east_available(true))
         .await
         .unwrap();
     assert_eq!(
@@ -351,28 +336,19 @@ async fn injected_faults_fail_the_rpc_they_name_then_clear() {
         })
         .await
         .unwrap();
-    data.mutate_row(v2::MutateRowRequest {
-        app_profile_id: "to-east".into(),
-        ..set_cell("r", "v")
-    })
-    .await
-    .unwrap();
+    data.mutate_row(set_cell("to-east", "r", "v"))
+        .await
+        .unwrap();
     let e = data
-        .mutate_row(v2::MutateRowRequest {
-            app_profile_id: "to-west".into(),
-            ..set_cell("r", "v")
-        })
+        .mutate_row(set_cell("to-west", "r", "v"))
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::Unavailable);
     assert!(e.message().contains("injected fault"), "{}", e.message());
     // Used up.
-    data.mutate_row(v2::MutateRowRequest {
-        app_profile_id: "to-west".into(),
-        ..set_cell("r", "v")
-    })
-    .await
-    .unwrap();
+    data.mutate_row(set_cell("to-west", "r", "v"))
+        .await
+        .unwrap();
     let bad = control
         .inject_fault(InjectFaultRequest {
             instance: INSTANCE.into(),
@@ -428,10 +404,7 @@ async fn every_non_ok_grpc_code_can_be_injected_and_reaches_the_client_as_that_s
             .await
             .unwrap_or_else(|e| panic!("code {n}: {e:?}"));
         let e = data
-            .mutate_row(v2::MutateRowRequest {
-                app_profile_id: "to-east".into(),
-                ..set_cell("r", "v")
-            })
+            .mutate_row(set_cell("to-east", "r", "v"))
             .await
             .unwrap_err();
         assert_eq!(e.code() as i32, n, "{e:?}");
@@ -455,12 +428,9 @@ async fn list_hot_tablets_names_the_busy_tablet_of_a_cluster() {
     let server = replicated_server().await;
     let mut data = server.data().await;
     for i in 0..20 {
-        data.mutate_row(v2::MutateRowRequest {
-            app_profile_id: "to-east".into(),
-            ..set_cell(&format!("r{i}"), "v")
-        })
-        .await
-        .unwrap();
+        data.mutate_row(set_cell("to-east", &format!("r{i}"), "v"))
+            .await
+            .unwrap();
     }
     let mut instances = BigtableInstanceAdminClient::new(server.channel().await);
     let hot = instances
@@ -508,12 +478,9 @@ async fn kill_9_loses_no_acknowledged_write_and_replication_resumes_after_restar
     let server = start_lagging(&["--data-dir", &dir_arg]);
     make_instance(&server).await;
     let mut data = server.data().await;
-    data.mutate_row(v2::MutateRowRequest {
-        app_profile_id: "to-east".into(),
-        ..set_cell("r", "acknowledged")
-    })
-    .await
-    .unwrap();
+    data.mutate_row(set_cell("to-east", "r", "acknowledged"))
+        .await
+        .unwrap();
     assert_eq!(
         value_through(&server, "to-west", "r").await,
         None,
@@ -652,10 +619,7 @@ async fn the_control_command_line_takes_a_cluster_down_sets_the_lag_and_injects_
     assert!(out.contains("west-cluster\tunavailable"), "{out}");
     let mut data = server.data().await;
     let e = data
-        .mutate_row(v2::MutateRowRequest {
-            app_profile_id: "to-west".into(),
-            ..set_cell("c", "v")
-        })
+        .mutate_row(set_cell("to-west", "c", "v"))
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::Unavailable);
@@ -678,19 +642,13 @@ async fn the_control_command_line_takes_a_cluster_down_sets_the_lag_and_injects_
     assert_eq!(code, 0);
     assert!(out.contains("1 fault rules"), "{out}");
     let e = data
-        .mutate_row(v2::MutateRowRequest {
-            app_profile_id: "to-west".into(),
-            ..set_cell("c", "v")
-        })
+        .mutate_row(set_cell("to-west", "c", "v"))
         .await
         .unwrap_err();
     assert_eq!(e.code(), tonic::Code::DeadlineExceeded);
-    data.mutate_row(v2::MutateRowRequest {
-        app_profile_id: "to-west".into(),
-        ..set_cell("c", "v")
-    })
-    .await
-    .expect("a fault with a count of one fails one request");
+    data.mutate_row(set_cell("to-west", "c", "v"))
+        .await
+        .expect("a fault with a count of one fails one request");
     assert_eq!(control_cli(&server, &["clear-faults", "--seed", "3"]).0, 0);
     // The server refuses: an unknown cluster is its NOT_FOUND, exit status 1.
     let (code, _, err) = control_cli(&server, &["down", "north-cluster"]);

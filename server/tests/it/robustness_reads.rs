@@ -43,22 +43,46 @@ async fn load(client: &mut BigtableClient<Channel>, rows: usize, value_bytes: us
                 ..Default::default()
             })
             .collect();
-        let mut stream = client
-            .mutate_rows(v2::MutateRowsRequest {
-                table_name: TABLE.into(),
-                entries,
-                ..Default::default()
-            })
-            .await
-            .expect("mutate rows")
-            .into_inner();
-        while let Some(response) = stream.message().await.expect("mutate rows stream") {
-            assert!(response
-                .entries
-                .iter()
-                .all(|e| e.status.as_ref().is_none_or(|s| s.code == 0)));
-        }
+        write_entries(client, entries).await;
     }
+}
+
+/// Writes `entries` with one MutateRows and expects every entry to succeed.
+async fn write_entries(
+    client: &mut BigtableClient<Channel>,
+    entries: Vec<v2::mutate_rows_request::Entry>,
+) {
+    let mut stream = client
+        .mutate_rows(v2::MutateRowsRequest {
+            table_name: TABLE.into(),
+            entries,
+            ..Default::default()
+        })
+        .await
+        .expect("mutate rows")
+        .into_inner();
+    while let Some(response) = stream.message().await.expect("mutate rows stream") {
+        assert!(response
+            .entries
+            .iter()
+            .all(|e| e.status.as_ref().is_none_or(|s| s.code == 0)));
+    }
+}
+
+/// A ReadRows of the whole table.
+fn full_read() -> v2::ReadRowsRequest {
+    v2::ReadRowsRequest {
+        table_name: TABLE.into(),
+        ..Default::default()
+    }
+}
+
+/// A server with the empty table `t` (family `cf`), and a data client of it.
+async fn server_with_table() -> (Server, BigtableClient<Channel>) {
+    let server = Server::start(&[]);
+    server.create_table_t().await;
+    let client = server.data().await;
+    (server, client)
 }
 
 /// A full scan whose filter matches no cell (every value is `v...`).
@@ -93,9 +117,7 @@ fn scans() -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn point_reads_finish_while_scans_that_match_nothing_run() {
-    let server = Server::start(&[]);
-    server.create_table_t().await;
-    let mut client = server.data().await;
+    let (server, mut client) = server_with_table().await;
     load(&mut client, SCAN_ROWS, 8).await;
 
     // Unloaded: one scan alone, and a point read alone.
@@ -160,9 +182,7 @@ async fn point_reads_finish_while_scans_that_match_nothing_run() {
 #[tokio::test]
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn a_scan_past_its_deadline_ends_with_deadline_exceeded() {
-    let server = Server::start(&[]);
-    server.create_table_t().await;
-    let mut client = server.data().await;
+    let (_server, mut client) = server_with_table().await;
     load(&mut client, SCAN_ROWS, 8).await;
     let started = Instant::now();
     read_rows(&mut client, scan_matching_nothing())
@@ -213,21 +233,13 @@ fn stalled_streams() -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn clients_that_never_read_hold_little_server_memory() {
-    let server = Server::start(&[]);
-    server.create_table_t().await;
-    let mut client = server.data().await;
+    let (server, mut client) = server_with_table().await;
     // 20,000 rows of 1 KiB: about 20 MiB, far more than any stream may hold.
     load(&mut client, 20_000, 1024).await;
     // Warm the server's allocator with a full read, so what is measured is the streams.
-    let (rows, _) = read_rows(
-        &mut client,
-        v2::ReadRowsRequest {
-            table_name: TABLE.into(),
-            ..Default::default()
-        },
-    )
-    .await
-    .expect("full read");
+    let (rows, _) = read_rows(&mut client, full_read())
+        .await
+        .expect("full read");
     assert_eq!(rows.len(), 20_000);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let before = rss_bytes(server.pid());
@@ -240,13 +252,7 @@ async fn clients_that_never_read_hold_little_server_memory() {
             held.push((server.data().await, Vec::new()));
         }
         let (client, streams) = held.last_mut().expect("a client");
-        let response = client
-            .read_rows(v2::ReadRowsRequest {
-                table_name: TABLE.into(),
-                ..Default::default()
-            })
-            .await
-            .expect("open read");
+        let response = client.read_rows(full_read()).await.expect("open read");
         // Held, never read.
         streams.push(response.into_inner());
     }
@@ -273,9 +279,7 @@ async fn clients_that_never_read_hold_little_server_memory() {
 #[tokio::test]
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn rows_are_streamed_one_per_response() {
-    let server = Server::start(&[]);
-    server.create_table_t().await;
-    let mut client = server.data().await;
+    let (_server, mut client) = server_with_table().await;
     // Google's Python system tests read 32 rows of 32 cells and fail the stream mid-way.
     let entries = (0..32)
         .map(|r| v2::mutate_rows_request::Entry {
@@ -292,21 +296,9 @@ async fn rows_are_streamed_one_per_response() {
             ..Default::default()
         })
         .collect();
+    write_entries(&mut client, entries).await;
     let mut stream = client
-        .mutate_rows(v2::MutateRowsRequest {
-            table_name: TABLE.into(),
-            entries,
-            ..Default::default()
-        })
-        .await
-        .expect("mutate rows")
-        .into_inner();
-    while stream.message().await.expect("mutate rows").is_some() {}
-    let mut stream = client
-        .read_rows(v2::ReadRowsRequest {
-            table_name: TABLE.into(),
-            ..Default::default()
-        })
+        .read_rows(full_read())
         .await
         .expect("read")
         .into_inner();
@@ -322,9 +314,7 @@ async fn rows_are_streamed_one_per_response() {
 #[tokio::test]
 #[ignore = "robustness suite: scripts/suites/robustness.sh"]
 async fn a_scan_that_matches_nothing_reports_progress_to_clients_that_ask() {
-    let server = Server::start(&[]);
-    server.create_table_t().await;
-    let mut client = server.data().await;
+    let (_server, mut client) = server_with_table().await;
     load(&mut client, SCAN_ROWS, 8).await;
     let mut request = tonic::Request::new(scan_matching_nothing());
     request.metadata_mut().insert(

@@ -27,12 +27,7 @@ async fn server_with_a_row() -> Server {
     server
         .data()
         .await
-        .mutate_row(v2::MutateRowRequest {
-            table_name: TABLE.into(),
-            row_key: b"r".to_vec(),
-            mutations: vec![set_cell("cf", b"v")],
-            ..Default::default()
-        })
+        .mutate_row(write_r(TABLE, "cf"))
         .await
         .expect("write a row");
     server
@@ -47,6 +42,33 @@ fn set_cell(family: &str, value: &[u8]) -> v2::Mutation {
             value: value.to_vec(),
         })),
     }
+}
+
+/// A write of `v` to `family:q` in row `r` of `table`.
+fn write_r(table: &str, family: &str) -> v2::MutateRowRequest {
+    v2::MutateRowRequest {
+        table_name: table.into(),
+        row_key: b"r".to_vec(),
+        mutations: vec![set_cell(family, b"v")],
+        ..Default::default()
+    }
+}
+
+/// The status a ReadRows of the whole of `table` fails with.
+async fn read_failure(
+    client: &mut v2::bigtable_client::BigtableClient<tonic::transport::Channel>,
+    table: &str,
+) -> tonic::Status {
+    failure(
+        read_rows(
+            client,
+            v2::ReadRowsRequest {
+                table_name: table.into(),
+                ..Default::default()
+            },
+        )
+        .await,
+    )
 }
 
 fn kind(filter: Filter) -> v2::RowFilter {
@@ -226,36 +248,16 @@ async fn huge_names_get_short_messages() {
     let server = server_with_a_row().await;
     let mut client = server.data().await;
     let huge = "t".repeat(1 << 20);
-    let status = failure(
-        read_rows(
-            &mut client,
-            v2::ReadRowsRequest {
-                table_name: format!("{PARENT}/tables/{huge}"),
-                ..Default::default()
-            },
-        )
-        .await,
-    );
+    let status = read_failure(&mut client, &format!("{PARENT}/tables/{huge}")).await;
+    assert_short_invalid_argument(&status);
+    let status = failure(client.mutate_row(write_r(TABLE, &huge)).await);
     assert_short_invalid_argument(&status);
     let status = failure(
         client
-            .mutate_row(v2::MutateRowRequest {
-                table_name: TABLE.into(),
-                row_key: b"r".to_vec(),
-                mutations: vec![set_cell(&huge, b"v")],
-                ..Default::default()
-            })
-            .await,
-    );
-    assert_short_invalid_argument(&status);
-    let status = failure(
-        client
-            .mutate_row(v2::MutateRowRequest {
-                table_name: format!("projects/p/instances/{huge}/tables/t"),
-                row_key: b"r".to_vec(),
-                mutations: vec![set_cell("cf", b"v")],
-                ..Default::default()
-            })
+            .mutate_row(write_r(
+                &format!("projects/p/instances/{huge}/tables/t"),
+                "cf",
+            ))
             .await,
     );
     assert_short_invalid_argument(&status);
@@ -267,40 +269,13 @@ async fn malformed_ids_are_invalid_argument_where_they_are_looked_up() {
     let server = server_with_a_row().await;
     let mut client = server.data().await;
     // A table id Bigtable could never have created.
-    let status = failure(
-        read_rows(
-            &mut client,
-            v2::ReadRowsRequest {
-                table_name: format!("{PARENT}/tables/bad%20id"),
-                ..Default::default()
-            },
-        )
-        .await,
-    );
+    let status = read_failure(&mut client, &format!("{PARENT}/tables/bad%20id")).await;
     assert_short_invalid_argument(&status);
     // A well-formed id that does not exist is still NOT_FOUND.
-    let status = failure(
-        read_rows(
-            &mut client,
-            v2::ReadRowsRequest {
-                table_name: format!("{PARENT}/tables/missing"),
-                ..Default::default()
-            },
-        )
-        .await,
-    );
+    let status = read_failure(&mut client, &format!("{PARENT}/tables/missing")).await;
     assert_eq!(status.code(), tonic::Code::NotFound);
     // A malformed family in a mutation, and in a ReadModifyWriteRow rule.
-    let status = failure(
-        client
-            .mutate_row(v2::MutateRowRequest {
-                table_name: TABLE.into(),
-                row_key: b"r".to_vec(),
-                mutations: vec![set_cell("no:colons", b"v")],
-                ..Default::default()
-            })
-            .await,
-    );
+    let status = failure(client.mutate_row(write_r(TABLE, "no:colons")).await);
     assert_short_invalid_argument(&status);
     let status = failure(
         client
@@ -318,15 +293,6 @@ async fn malformed_ids_are_invalid_argument_where_they_are_looked_up() {
     );
     assert_short_invalid_argument(&status);
     // A malformed instance id.
-    let status = failure(
-        read_rows(
-            &mut client,
-            v2::ReadRowsRequest {
-                table_name: "projects/p/instances/../tables/t".into(),
-                ..Default::default()
-            },
-        )
-        .await,
-    );
+    let status = read_failure(&mut client, "projects/p/instances/../tables/t").await;
     assert_short_invalid_argument(&status);
 }

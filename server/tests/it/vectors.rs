@@ -910,12 +910,14 @@ async fn replay(c: &mut Clients, vector: &Vector) -> Result<(), String> {
             Op::CreateInstance {
                 project,
                 instance_id,
+                cluster_id,
                 ..
             } => {
+                let cluster_id = cluster_id.as_deref().unwrap_or(VECTOR_CLUSTER_ID);
                 let request = common::create_instance_request(
                     project,
                     instance_id,
-                    &[(VECTOR_CLUSTER_ID, VECTOR_CLUSTER_ZONE)],
+                    &[(cluster_id, VECTOR_CLUSTER_ZONE)],
                     1,
                 );
                 let outcome = status(c.instances.create_instance(request).await).map(|_| ());

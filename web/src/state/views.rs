@@ -68,9 +68,16 @@ pub struct QueryResult {
     pub code: Vec<Snippet>,
 }
 
-/// The grid's data, shared between the reducer's successive states (a write changes one row
-/// in place, whatever the table's size), with a version that changes whenever it does, so
-/// components compare a number rather than 100,000 rows.
+/// The grid's data, with a version that changes whenever it does, so components compare a
+/// number rather than 100,000 rows.
+///
+/// The data sits in a shared cell because of the page, not the worker: the page's copy of the
+/// views lives in a Yew reducer, which clones its state for every update while the previous
+/// state (and the grid component's props) still hold the old one. Owned or plainly shared
+/// (`Rc<GridData>` changed with `Rc::make_mut`), the data would then be copied whole, every
+/// row, for each write that changes one; through the cell a change applies in place and the
+/// clones see it, the version telling them it happened. What only the worker's recording
+/// grid has, its pending changes, is a plain owned value.
 #[derive(Clone)]
 pub struct GridHandle {
     /// The inner `Rc` lets a whole replacement leave as a snapshot that shares the rows
@@ -80,8 +87,9 @@ pub struct GridHandle {
     pub(super) data: Rc<RefCell<Rc<GridData>>>,
     /// Bumped on every change.
     pub version: u64,
-    /// The changes not yet taken by [`GridHandle::take_change`], when recording.
-    pending: Rc<RefCell<Option<PendingChange>>>,
+    /// The changes not yet taken by [`GridHandle::take_change`], when recording (the worker's
+    /// grid; the page's copies never record).
+    pending: Option<PendingChange>,
 }
 
 /// Changes recorded for a copy of the grid kept elsewhere.
@@ -99,9 +107,7 @@ impl GridHandle {
         GridHandle {
             data: Rc::default(),
             version: 0,
-            pending: Rc::new(RefCell::new(
-                record.then_some(PendingChange::Rows(Vec::new())),
-            )),
+            pending: record.then_some(PendingChange::Rows(Vec::new())),
         }
     }
 
@@ -120,7 +126,7 @@ impl GridHandle {
     pub fn replace(&mut self, data: impl Into<Rc<GridData>>) {
         *self.data.borrow_mut() = data.into();
         self.version += 1;
-        if let Some(p) = self.pending.borrow_mut().as_mut() {
+        if let Some(p) = self.pending.as_mut() {
             *p = PendingChange::Whole;
         }
     }
@@ -128,7 +134,7 @@ impl GridHandle {
     /// Re-reads rows: `(key, what a read of it returned)` in ascending key order, each key
     /// once ([`GridData::upsert_rows`]).
     pub fn upsert_rows(&mut self, updates: RowBatch) {
-        if let Some(PendingChange::Rows(batches)) = self.pending.borrow_mut().as_mut() {
+        if let Some(PendingChange::Rows(batches)) = self.pending.as_mut() {
             batches.push(updates.clone());
         }
         Rc::make_mut(&mut self.data.borrow_mut()).upsert_rows(updates);
@@ -137,9 +143,8 @@ impl GridHandle {
 
     /// What changed since the last call (recording grids only; otherwise always
     /// [`GridChange::None`]), and starts recording afresh.
-    pub fn take_change(&self) -> GridChange {
-        let mut pending = self.pending.borrow_mut();
-        let Some(p) = pending.as_mut() else {
+    pub fn take_change(&mut self) -> GridChange {
+        let Some(p) = self.pending.as_mut() else {
             return GridChange::None;
         };
         match core::mem::replace(p, PendingChange::Rows(Vec::new())) {

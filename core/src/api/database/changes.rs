@@ -4,10 +4,12 @@
 //! epoch a replicated instance watches to keep its copies' schemas in line.
 //!
 //! On storage, the change records garbage collection makes (a compaction's, at any time) are
-//! written to the commit log as records of their own (docs/format/commit_log.md, type 3)
+//! written to the commit log as records of their own (docs/format/commit_log.md, type 7)
 //! before a manifest names the runs the collection left, so a crash before the next
 //! checkpoint (which writes the change log file) does not lose them; recovery logs them
-//! again in the change streams and applies nothing.
+//! again in the change streams and deletes their cells again where the runs may still hold
+//! them (the manifest it found predates the record), so no later collection records them
+//! a second time.
 //!
 //! Invariants: a captured write is taken once; a write applied from elsewhere is not this
 //! database's change (it is neither captured again nor logged in its change streams); a
@@ -15,7 +17,9 @@
 //! table does, so recovery logs a table's changes in the order they were made (and gives
 //! them the same sequences); a record is in the commit log or the change log file at most
 //! once after the last checkpoint, and recovery logs only those after the file's
-//! `through_sequence`, so opening twice logs nothing twice.
+//! `through_sequence`, so opening twice logs nothing twice; a garbage-collection record
+//! takes one sequence per cell, so the deletes recovery makes of them never tie with a later
+//! write.
 
 use alloc::format;
 use alloc::string::String;
@@ -85,8 +89,8 @@ impl Database {
     }
 
     /// Appends the garbage-collection records not yet durable (of table `only`, or of every
-    /// table) to the commit log, one record per table and commit time, each taking the next
-    /// database sequence number. Not synced here: a manifest write syncs them first
+    /// table) to the commit log, one record per table and commit time, each cell taking the
+    /// next database sequence number. Not synced here: a manifest write syncs them first
     /// (`write_manifest`), a write's record after them is synced with them. In memory there
     /// is nothing to do.
     ///
@@ -115,8 +119,11 @@ impl Database {
                     .collect();
                 let commit = group.first().map_or(0, |r| r.commit_micros);
                 let sequence = self.sequence + 1;
+                // One sequence per cell (record type 7), so that recovery can apply them
+                // as deletes without tying with the next record.
+                let cells = rows.iter().map(|(_, ms)| ms.len() as u64).sum::<u64>();
                 p.log.append_collected(sequence, table_id, &rows, commit)?;
-                self.sequence = sequence;
+                self.sequence = sequence + cells.saturating_sub(1);
                 p.collected_unsynced = true;
             }
             log.clear_unlogged();
@@ -126,8 +133,7 @@ impl Database {
 
     /// Logs a replayed garbage-collection record (`batch.collected`) in the change logs of
     /// its tables (those that have one), one change record per entry, at the commit time
-    /// the record carries. Applies nothing: the collection is in the runs, or its cells
-    /// are still there for a later collection.
+    /// the record carries. Applies nothing (see [`Database::replay_collected_cells`]).
     pub(super) fn log_replayed_collection(&mut self, batch: &BatchView<'_>) {
         let commit = batch.commit_micros.unwrap_or_default();
         for entry in batch.entries() {
@@ -142,6 +148,33 @@ impl Database {
                 );
             }
         }
+    }
+
+    /// Applies a replayed garbage-collection record of type 7 (`batch.collected`, not
+    /// `one_sequence`) as deletes of its cells, each with its own sequence, to the rows
+    /// whose tablet's flushed sequence is below the entry's last cell. A manifest written
+    /// after the record names the runs its compaction left; if the tablet's flushed mark is
+    /// below the record, the manifest recovered may predate it, the collected cells may
+    /// still be in the runs, and these deletes remove them as the compaction had (with no
+    /// burial of other cells: exactly those), so no later collection records them a second
+    /// time. Where the runs no longer hold them a delete removes nothing that was there
+    /// before the crash: every later write of the cell has a higher sequence. A table or
+    /// family gone since is skipped. The database's sequence becomes at least the last
+    /// cell's.
+    pub(super) fn replay_collected_cells(&mut self, batch: &BatchView<'_>, now: i64) {
+        let mut first = batch.sequence;
+        for entry in batch.entries() {
+            let n = entry.len() as u64;
+            if let Some(table) = self.tables.get_mut(entry.table) {
+                let last = first + n.saturating_sub(1);
+                if n > 0 && last > table.flushed_sequence(entry.row_key) {
+                    table.delete_collected(entry.row_key, entry.mutations(), first, now);
+                }
+            }
+            first += n;
+        }
+        let last = batch.last_sequence().unwrap_or(batch.sequence);
+        self.sequence = self.sequence.max(last);
     }
 
     /// A table's change log, if its change stream is enabled.

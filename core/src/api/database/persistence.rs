@@ -36,7 +36,7 @@ pub const CHANGES_FILE: &str = "CHANGES";
 
 /// When a write is acknowledged relative to the disk.
 ///
-/// The change-stream records of a garbage collection (commit log record type 3) are fsynced
+/// The change-stream records of a garbage collection (commit log record type 7) are fsynced
 /// before a manifest names the runs the collection left, under `Sync` and `Interval` alike;
 /// under `None` they are not, and a power loss may lose them as it may lose writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,12 +203,19 @@ impl Database {
             let mut apply_error = None;
             let read = replay_views(file, |batch| {
                 if batch.collected {
-                    // Garbage collection's changes, for the change streams only: the
-                    // collection itself is in the runs, or a later one redoes it.
+                    // Garbage collection's changes, for the change streams; the collection
+                    // itself is in the runs, or (type 7 only: a cell each, with its own
+                    // sequence) made again here where the runs may still hold the cells.
+                    // An older type 3 record is never applied: a later collection redoes
+                    // it, and records its cells a second time.
                     if streams && batch.sequence > changes_through {
                         db.log_replayed_collection(batch);
                     }
-                    db.sequence = db.sequence.max(batch.sequence);
+                    if batch.one_sequence {
+                        db.sequence = db.sequence.max(batch.sequence);
+                    } else {
+                        db.replay_collected_cells(batch, now);
+                    }
                     return Ok(());
                 }
                 if let Some(kind) = batch.outbound {

@@ -155,6 +155,11 @@ pub enum ExprKind {
     Lambda(usize, Box<Expr>),
     /// The i-th parameter of the enclosing lambda (0: the element, 1: its offset).
     LambdaVar(usize),
+    /// Set by the planner: `s.name` as the position of `name` in `s`'s STRUCT type.
+    FieldAt(Box<Expr>, usize),
+    /// Set by the planner: the i-th column an `UNNEST` in FROM adds (for the j-th UNNEST,
+    /// slot `2j` is its element and `2j + 1` its offset).
+    UnnestRef(usize),
 }
 
 /// One SELECT item.
@@ -212,6 +217,23 @@ pub struct Query {
     pub offset: Option<Expr>,
     /// `FROM UNPACK((inner))`: the inner query, whose table is also `table` above.
     pub unpack: Option<Box<Query>>,
+    /// The table's alias (`FROM t AS a`): a path in UNNEST may start with it or the name.
+    pub table_alias: Option<String>,
+    /// `UNNEST(...)` items of FROM, in order (after the table, or alone).
+    pub unnest: Vec<Unnest>,
+}
+
+/// One `UNNEST(array) [AS alias] [WITH OFFSET [AS alias]]` of FROM.
+#[derive(Debug, Clone)]
+pub struct Unnest {
+    /// The array, over the row (and the UNNESTs before this one).
+    pub array: Expr,
+    /// The element column's name (empty: anonymous, as `UNNEST([1, 2])` alone).
+    pub alias: String,
+    /// `WITH OFFSET`: the offset column's name (`offset` unless aliased).
+    pub offset: Option<String>,
+    /// Where `UNNEST` is written.
+    pub pos: usize,
 }
 
 /// The direct sub-expressions of `e`, for the planner's rewrites and checks.
@@ -225,11 +247,13 @@ pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
         | K::AggRef(_)
         | K::GroupRef(_)
         | K::ItemRef(_)
+        | K::UnnestRef(_)
         | K::LambdaVar(_) => Vec::new(),
         K::Index(a, b, _) | K::Bin(_, a, b) | K::Like(a, b, _) | K::InUnnest(a, b, _) => {
             alloc::vec![&mut **a, &mut **b]
         }
         K::Field(a, _)
+        | K::FieldAt(a, _)
         | K::Neg(a)
         | K::BitNot(a)
         | K::Not(a)

@@ -57,6 +57,8 @@ pub struct Ctx<'a> {
     pub aggs: &'a [SqlValue],
     /// SELECT item values of the current output row (for ORDER BY).
     pub items: &'a [SqlValue],
+    /// The UNNEST slots of the current row (element, offset per UNNEST in FROM).
+    pub unnest: &'a [SqlValue],
     /// The engine clock (CURRENT_TIMESTAMP), microseconds.
     pub now_micros: i64,
 }
@@ -183,6 +185,11 @@ pub fn eval(e: &Expr, ctx: &Ctx<'_>) -> Result<SqlValue> {
             None => SqlValue::Null,
         },
         K::GroupRef(i) => ctx.groups.get(*i).cloned().unwrap_or(SqlValue::Null),
+        K::FieldAt(b, i) => match eval(b, ctx)? {
+            SqlValue::Struct(values) => values.get(*i).cloned().unwrap_or(SqlValue::Null),
+            _ => SqlValue::Null,
+        },
+        K::UnnestRef(i) => ctx.unnest.get(*i).cloned().unwrap_or(SqlValue::Null),
         K::AggRef(i) => ctx.aggs.get(*i).cloned().unwrap_or(SqlValue::Null),
         K::ItemRef(i) => ctx.items.get(*i).cloned().unwrap_or(SqlValue::Null),
         // The planner lets a lambda appear only as its function's argument, which `call`

@@ -55,6 +55,33 @@ fn is_key(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Ident(n) if n == "_key")
 }
 
+/// The row key a WHERE clause pins with `_key = x` (x a BYTES literal or parameter) among its
+/// top-level AND terms, borrowed: a point query reads that one row without building a row
+/// set. Reading only that row is exact because WHERE is still evaluated on it (a second
+/// `_key = y` with another key then keeps nothing, as it should).
+pub fn pinned_key<'a>(e: &'a Expr, params: &'a BTreeMap<String, SqlValue>) -> Option<&'a [u8]> {
+    match &e.kind {
+        ExprKind::Bin(BinOp::And, l, r) => pinned_key(l, params).or_else(|| pinned_key(r, params)),
+        ExprKind::Bin(BinOp::Eq, l, r) => {
+            let other = match (is_key(l), is_key(r)) {
+                (true, _) => r,
+                (_, true) => l,
+                _ => return None,
+            };
+            let value = match &other.kind {
+                ExprKind::Lit(v, _) => v,
+                ExprKind::Param(p) => params.get(p)?,
+                _ => return None,
+            };
+            match value {
+                SqlValue::Bytes(b) => Some(b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 fn point(k: Vec<u8>) -> RowRange {
     RowRange {
         start: Bound::Included(k.clone()),
@@ -97,6 +124,7 @@ fn const_eval(
         groups: &[],
         aggs: &[],
         items: &[],
+        unnest: &[],
         now_micros,
     };
     eval(e, &ctx)

@@ -47,6 +47,7 @@ fn row_ctx<'a>(
         groups: &[],
         aggs: &[],
         items: &[],
+        unnest: &[],
         now_micros,
         key_schema: plan.key_schema.as_ref(),
     }

@@ -86,6 +86,14 @@ pub const MAX_QUERY_BYTES: usize = 256 * 1024;
 /// Most groups one GROUP BY keeps (memory bound).
 pub const MAX_GROUPS: usize = 1_000_000;
 
+/// The one row `FROM UNNEST(...)` without a table expands (it has no key and no cells).
+fn empty_row() -> crate::Row {
+    crate::Row {
+        key: Vec::new(),
+        cells: Vec::new(),
+    }
+}
+
 /// One column of a query's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SqlColumn {
@@ -310,7 +318,17 @@ pub fn execute_stream(
     let limit = exec::count(&plan.limit, params)?;
     let offset = exec::count(&plan.offset, params)?.unwrap_or(0);
     let (mut stream, mut point) = (None, None);
-    if let Some(table) = &plan.table {
+    // `WHERE _key = @k` (and more): the pinned row alone, read with the data filter, with no
+    // row set built for it.
+    let pinned = match (&plan.table, &plan.filter, &query.point_filter) {
+        (Some(table), Some(f), Some(data)) if !plan.view => exec::pinned_key(f, params)
+            .filter(|k| crate::model::mutation::validate_row_key(k).is_ok())
+            .map(|k| (table, k, data)),
+        _ => None,
+    };
+    if let Some((table, key, data)) = pinned {
+        point = db.read_row_present_compiled(table, key, data)?;
+    } else if let Some(table) = &plan.table {
         if let Some(request) =
             exec::read_request(plan, params, db.now_micros(), query.filter.is_none())?
         {
@@ -354,19 +372,26 @@ pub fn execute_stream(
             }
         }
     }
+    if plan.table.is_none() && !plan.unnest.is_empty() {
+        point = Some(empty_row());
+    }
     Ok(QueryRows {
         query: query.clone(),
         params: params.clone(),
         now_micros: db.now_micros(),
         stream,
         point,
-        from_table: plan.table.is_some(),
+        from_table: plan.table.is_some() || !plan.unnest.is_empty(),
         buffered: None,
         seen: BTreeSet::new(),
         skip: offset,
         left: limit,
         started: false,
         unpacked: Vec::new(),
+        unnest_row: None,
+        levels: Vec::new(),
+        descend: false,
+        slots: Vec::new(),
         scanned: 0,
     })
 }
@@ -408,6 +433,14 @@ pub struct QueryRows {
     started: bool,
     /// UNPACK: the rest of the current table row's per-timestamp rows, oldest first.
     unpacked: Vec<crate::Row>,
+    /// UNNEST: the row being expanded and the rest of its slot values, last first.
+    unnest_row: Option<crate::Row>,
+    /// UNNEST: per UNNEST entered so far, its array's elements and the next one to take.
+    levels: Vec<(Vec<SqlValue>, usize)>,
+    /// UNNEST: the next step evaluates the array of the UNNEST after the last level.
+    descend: bool,
+    /// UNNEST: the slot values of the current row (see `plan::unnest`).
+    slots: Vec<SqlValue>,
     /// Rows examined by the point read and by the stream once it has been dropped.
     scanned: u64,
 }
@@ -441,6 +474,7 @@ impl QueryRows {
             groups: &[],
             aggs: &[],
             items: &[],
+            unnest: &self.slots,
             now_micros: self.now_micros,
         }
     }
@@ -464,6 +498,17 @@ impl QueryRows {
     /// The next row of the table that passes WHERE, and its SELECT values.
     fn next_selected(&mut self) -> Result<Option<(crate::Row, Vec<SqlValue>)>> {
         loop {
+            if let Some(row) = self.unnest_row.take() {
+                if !self.advance(&row)? {
+                    continue;
+                }
+                let values = self.select(&row)?;
+                self.unnest_row = Some(row);
+                if let (Some(values), Some(row)) = (values, &self.unnest_row) {
+                    return Ok(Some((row.clone(), values)));
+                }
+                continue;
+            }
             let row = if let Some(row) = self.unpacked.pop() {
                 row
             } else {
@@ -490,20 +535,76 @@ impl QueryRows {
                     }
                 }
             };
-            let ctx = self.ctx(Some(&row));
-            if let Some(f) = &self.query.plan.filter {
-                if !truthy(&eval(f, &ctx)?) {
-                    continue;
+            if !self.query.plan.unnest.is_empty() {
+                self.levels.clear();
+                self.slots.clear();
+                self.descend = true;
+                self.unnest_row = Some(row);
+                continue;
+            }
+            if let Some(values) = self.select(&row)? {
+                return Ok(Some((row, values)));
+            }
+        }
+    }
+
+    /// WHERE over `row` (with the current UNNEST slots): `None` when it fails, else the
+    /// SELECT values (none in an aggregate query, which evaluates per group).
+    fn select(&self, row: &crate::Row) -> Result<Option<Vec<SqlValue>>> {
+        let ctx = self.ctx(Some(row));
+        if let Some(f) = &self.query.plan.filter {
+            if !truthy(&eval(f, &ctx)?) {
+                return Ok(None);
+            }
+        }
+        if self.query.plan.agg.is_some() {
+            return Ok(Some(Vec::new()));
+        }
+        let mut values = Vec::with_capacity(self.query.plan.items.len());
+        for e in &self.query.plan.items {
+            values.push(eval(e, &ctx)?);
+        }
+        Ok(Some(values))
+    }
+
+    /// Steps `row`'s UNNEST slots to its next combination, or `false` when it has no more:
+    /// the cross product of the arrays' elements in order, each array evaluated with the
+    /// slots of the UNNESTs before it (a NULL or empty array gives nothing). One array per
+    /// UNNEST is held at a time, so the rows stream whatever the product's size.
+    fn advance(&mut self, row: &crate::Row) -> Result<bool> {
+        let n = self.query.plan.unnest.len();
+        loop {
+            let depth = self.levels.len();
+            if self.descend && depth < n {
+                let ctx = Ctx {
+                    unnest: &self.slots,
+                    ..self.ctx(Some(row))
+                };
+                let elements = match eval(&self.query.plan.unnest[depth], &ctx)? {
+                    SqlValue::Array(elements) => elements,
+                    _ => Vec::new(),
+                };
+                self.levels.push((elements, 0));
+            }
+            let j = self.levels.len();
+            let Some((elements, next)) = self.levels.last_mut() else {
+                return Ok(false);
+            };
+            if let Some(e) = elements.get(*next) {
+                let offset = SqlValue::Int64(i64::try_from(*next).unwrap_or(i64::MAX));
+                *next += 1;
+                self.slots.truncate(2 * (j - 1));
+                self.slots.push(e.clone());
+                self.slots.push(offset);
+                if j == n {
+                    return Ok(true);
                 }
+                self.descend = true;
+            } else {
+                self.levels.pop();
+                self.slots.truncate(2 * self.levels.len());
+                self.descend = false;
             }
-            if self.query.plan.agg.is_some() {
-                return Ok(Some((row, Vec::new())));
-            }
-            let mut values = Vec::with_capacity(self.query.plan.items.len());
-            for e in &self.query.plan.items {
-                values.push(eval(e, &ctx)?);
-            }
-            return Ok(Some((row, values)));
         }
     }
 

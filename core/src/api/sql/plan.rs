@@ -24,7 +24,9 @@ use crate::model::row_key_schema::RowKeySchema;
 use crate::Result;
 
 mod aggregates;
+mod fields;
 mod lambdas;
+mod unnest;
 
 /// One aggregate of an aggregate query.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +106,8 @@ pub struct Plan {
     pub unpack: Option<UnpackPlan>,
     /// The table's row-key schema: its fields are columns (see `key_fields`).
     pub key_schema: Option<RowKeySchema>,
+    /// `UNNEST(array)` items of FROM: each array, over the row and the slots before it.
+    pub unnest: Vec<Expr>,
 }
 
 pub(crate) struct Planner<'a> {
@@ -121,6 +125,8 @@ pub(crate) struct Planner<'a> {
     item_types: Vec<SqlType>,
     /// The parameter types of the lambda whose body is being typed (empty outside one).
     lambda_types: Vec<SqlType>,
+    /// The types of the UNNEST slots ([`ExprKind::UnnestRef`]).
+    unnest_types: Vec<SqlType>,
 }
 
 fn contains_aggregate(e: &mut Expr) -> bool {
@@ -208,6 +214,7 @@ impl<'a> Planner<'a> {
                 distinct: false,
                 unpack: None,
                 key_schema: None,
+                unnest: Vec::new(),
             },
             has_table: false,
             view_key_alias: false,
@@ -216,6 +223,7 @@ impl<'a> Planner<'a> {
             agg_types: Vec::new(),
             item_types: Vec::new(),
             lambda_types: Vec::new(),
+            unnest_types: Vec::new(),
         }
     }
 
@@ -291,6 +299,7 @@ impl<'a> Planner<'a> {
             K::GroupRef(i) => self.group_types.get(*i).cloned().unwrap_or(T::Int64),
             K::AggRef(i) => self.agg_types.get(*i).cloned().unwrap_or(T::Int64),
             K::ItemRef(i) => self.item_types.get(*i).cloned().unwrap_or(T::Int64),
+            K::UnnestRef(i) => self.unnest_types.get(*i).cloned().unwrap_or(T::Int64),
             K::Index(base, idx, mode) => {
                 // `family['q']` records one qualifier rather than the whole family.
                 if let (K::Ident(f), K::Lit(q, _)) = (&base.kind, &idx.kind) {
@@ -334,6 +343,10 @@ impl<'a> Planner<'a> {
                     }
                 }
             }
+            K::FieldAt(base, i) => match self.ty(base)? {
+                T::Struct(fields) => fields.get(*i).map_or(T::Int64, |f| f.1.clone()),
+                other => return Err(self.err(e.pos, format!("{other} has no fields"))),
+            },
             K::Field(base, name) => match self.ty(base)? {
                 T::Struct(fields) => fields
                     .into_iter()
@@ -730,14 +743,18 @@ impl<'a> Planner<'a> {
             self.plan.history = false;
             self.plan.unpack = Some(u);
         }
+        let unnest_star = self.plan_unnest(&mut q)?;
         // SELECT items, with `*` expanded to _key and every family in creation order.
         let mut items: Vec<(Expr, Option<String>)> = Vec::new();
         for item in core::mem::take(&mut q.items) {
             match item {
-                SelectItem::Star(pos) => {
-                    if !self.has_table {
+                SelectItem::Star(pos) if !self.has_table => {
+                    if unnest_star.is_empty() {
                         return Err(self.err(pos, "SELECT * needs a FROM table"));
                     }
+                    items.extend(unnest_star.iter().cloned());
+                }
+                SelectItem::Star(pos) => {
                     // With a row-key schema `_key` is a pseudo-column: the key's fields
                     // stand in for it.
                     let key_columns: Vec<String> = match &self.plan.key_schema {
@@ -762,6 +779,7 @@ impl<'a> Planner<'a> {
                             None,
                         ));
                     }
+                    items.extend(unnest_star.iter().cloned());
                 }
                 SelectItem::Expr(e, alias) => items.push((e, alias)),
             }
@@ -949,33 +967,7 @@ impl<'a> Planner<'a> {
                 *slot = Some(e);
             }
         }
-        // TO_JSON_STRING needs its argument's STRUCT field names, which values do not carry.
-        let mut typer = Planner {
-            sql: self.sql,
-            params: self.params,
-            plan: self.plan.clone(),
-            has_table: self.has_table,
-            view_key_alias: self.view_key_alias,
-            reads_view: self.reads_view,
-            group_types: self.group_types.clone(),
-            agg_types: self.agg_types.clone(),
-            item_types: self.item_types.clone(),
-            lambda_types: Vec::new(),
-        };
-        let mut exprs: Vec<&mut Expr> = self.plan.items.iter_mut().collect();
-        exprs.extend(self.plan.filter.as_mut());
-        exprs.extend(self.plan.order.iter_mut().map(|o| &mut o.expr));
-        if let Some(agg) = self.plan.agg.as_mut() {
-            exprs.extend(agg.having.as_mut());
-            exprs.extend(agg.groups.iter_mut());
-            for a in &mut agg.aggs {
-                exprs.extend(a.arg.as_mut());
-                exprs.extend(a.extra.iter_mut());
-            }
-        }
-        for e in exprs {
-            functions::to_json::annotate(e, &mut |x| typer.ty(x))?;
-        }
+        self.finish_types()?;
         Ok((self.plan, columns))
     }
 }

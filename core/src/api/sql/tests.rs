@@ -430,3 +430,46 @@ fn hll_family_cells_are_sketches() {
         vec![vec![SqlValue::Int64(4)]]
     );
 }
+
+#[test]
+fn unnest_streams_its_cross_product_row_by_row() {
+    let db = db();
+    let i = SqlValue::Int64;
+    // 65,536 x 65,536 combinations: only the three LIMIT keeps are ever made.
+    let rows = run(
+        &db,
+        "SELECT a, b FROM UNNEST(GENERATE_ARRAY(1, 65536)) AS a, \
+         UNNEST(GENERATE_ARRAY(1, 65536)) AS b LIMIT 3",
+    )
+    .unwrap();
+    assert_eq!(
+        rows,
+        vec![vec![i(1), i(1)], vec![i(1), i(2)], vec![i(1), i(3)]]
+    );
+    // A correlated UNNEST whose array is empty for one element skips it; offsets restart.
+    let rows = run(
+        &db,
+        "SELECT a, b, o FROM UNNEST([1, 2, 3]) AS a, \
+         UNNEST(IF(a = 2, ARRAY<INT64>[], [a * 10, a * 100])) AS b WITH OFFSET AS o",
+    )
+    .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            vec![i(1), i(10), i(0)],
+            vec![i(1), i(100), i(1)],
+            vec![i(3), i(30), i(0)],
+            vec![i(3), i(300), i(1)],
+        ]
+    );
+    // Over the table: each row's newest `cf['q']` split into characters, with the key.
+    let rows = run(
+        &db,
+        "SELECT _key, c FROM t, UNNEST(SPLIT(SAFE_CONVERT_BYTES_TO_STRING(cf['q']), '')) AS c \
+         WHERE _key >= 'b'",
+    )
+    .unwrap();
+    let s = |x: &str| SqlValue::String(x.into());
+    let k = |x: &str| SqlValue::Bytes(x.as_bytes().to_vec());
+    assert_eq!(rows, vec![vec![k("b"), s("b")], vec![k("c"), s("c")]]);
+}

@@ -58,6 +58,13 @@ pub fn desugar(
     if inner.unpack.is_some() || inner.table.is_none() {
         return Err(err_at(sql, at, "UNPACK's query must read a table"));
     }
+    if let Some(u) = inner.unnest.first() {
+        return Err(err_at(
+            sql,
+            u.pos,
+            "UNNEST inside UNPACK's query is not supported",
+        ));
+    }
     if !inner.group_by.is_empty()
         || inner.having.is_some()
         || !inner.order_by.is_empty()

@@ -67,6 +67,9 @@ fn non_projection(q: &mut Query) -> Option<&'static str> {
     if q.unpack.is_some() {
         return Some("UNPACK");
     }
+    if !q.unnest.is_empty() {
+        return Some("UNNEST");
+    }
     if !q.group_by.is_empty() {
         return Some("GROUP BY");
     }
@@ -104,6 +107,7 @@ fn is_select_star(q: &Query) -> bool {
         && q.limit.is_none()
         && q.offset.is_none()
         && q.unpack.is_none()
+        && q.unnest.is_empty()
 }
 
 /// Every position in `e` becomes `pos`.
@@ -160,6 +164,13 @@ fn inline_at(
             sql,
             table_pos,
             format!("UNPACK over logical view {name} is not supported"),
+        ));
+    }
+    if !q.unnest.is_empty() {
+        return Err(err_at(
+            sql,
+            table_pos,
+            format!("UNNEST over logical view {name} is not supported"),
         ));
     }
     if let Some((_, arg)) = q.table_args.first() {
@@ -411,6 +422,13 @@ pub(crate) fn materialized_view_columns(
             sql,
             pos,
             format!("UNPACK over materialized view {view} is not supported"),
+        ));
+    }
+    if !q.unnest.is_empty() {
+        return Err(err_at(
+            sql,
+            pos,
+            format!("UNNEST over materialized view {view} is not supported"),
         ));
     }
     if let Some((_, arg)) = q.table_args.first() {

@@ -168,3 +168,44 @@ fn a_view_whose_table_was_deleted_says_so() {
         "{e}"
     );
 }
+
+#[test]
+fn unnest_over_views_is_refused_and_a_view_may_unnest() {
+    let mut db = db();
+    // A view's query with UNNEST reads only as SELECT * FROM it, whole.
+    let mut with_unnest = views();
+    with_unnest.push(view(
+        "keys",
+        "SELECT _key, q FROM t, UNNEST(MAP_KEYS(cf)) AS q WHERE _key = b'a'",
+    ));
+    let q = prepare_with_views(&db, "SELECT * FROM keys", BTreeMap::new(), &with_unnest).unwrap();
+    assert_eq!(
+        execute(&db, &q, &BTreeMap::new()).unwrap(),
+        vec![vec![b("a"), b("n")]]
+    );
+    let e =
+        prepare_with_views(&db, "SELECT q FROM keys", BTreeMap::new(), &with_unnest).unwrap_err();
+    assert!(e.message().contains("UNNEST"), "{e}");
+    // An outer UNNEST over a logical view is refused by name.
+    let e = run(&db, "SELECT x FROM nums, UNNEST([1]) AS x").unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("UNNEST over logical view nums"), "{e}");
+    // UNNEST with UNPACK, outside or inside its query, is refused by name.
+    for sql in [
+        "SELECT _key FROM UNPACK((SELECT * FROM t(with_history => TRUE))), UNNEST([1, 2]) AS x",
+        "SELECT _key FROM UNPACK((SELECT * FROM t(with_history => TRUE), UNNEST(MAP_KEYS(cf)) AS q))",
+    ] {
+        let e = run(&db, sql).unwrap_err();
+        assert!(e.message().contains("UNNEST"), "{e}");
+    }
+    // A continuous materialized view does not maintain an UNNEST query.
+    let e = db
+        .create_materialized_view(
+            "mv",
+            "SELECT q AS _key, COUNT(*) AS n FROM t, UNNEST(MAP_KEYS(cf)) AS q GROUP BY _key",
+            false,
+        )
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("UNNEST"), "{e}");
+}

@@ -26,7 +26,8 @@ use alloc::vec::Vec;
 
 use super::{
     BatchEntry, Origin, Outbound, WriteBatch, HEADER_LEN, RECORD_TYPE_BATCH, RECORD_TYPE_CAPTURED,
-    RECORD_TYPE_CARRIED, RECORD_TYPE_COLLECTED, RECORD_TYPE_REPLICATED, RECORD_TYPE_TIMED_BATCH,
+    RECORD_TYPE_CARRIED, RECORD_TYPE_COLLECTED, RECORD_TYPE_COLLECTED_CELLS,
+    RECORD_TYPE_REPLICATED, RECORD_TYPE_TIMED_BATCH,
 };
 use crate::codec::encoding::{data_loss, Decoder, CRC32C};
 use crate::codec::values::MutationRef;
@@ -60,9 +61,13 @@ pub struct BatchView<'a> {
     pub sequence: u64,
     /// When the batch committed, for a timed record (and always for a collected one).
     pub commit_micros: Option<i64>,
-    /// Whether the entries are cells garbage collection removed (record type 3): logged in
-    /// the change streams, never applied.
+    /// Whether the entries are cells garbage collection removed (record types 7 and 3):
+    /// logged in the change streams; type 7's applied as deletes where the runs may still
+    /// hold them.
     pub collected: bool,
+    /// For garbage collection's cells: whether they share the record's one sequence (the
+    /// older type 3, never applied) rather than taking one each from `sequence` on (type 7).
+    pub one_sequence: bool,
     /// For a write applied from another cluster (record type 4): its source cluster's id
     /// (empty when it marks no delivery) and its arrival number in the replication queue.
     pub origin: Option<(&'a str, u64)>,
@@ -136,6 +141,7 @@ impl<'a> BatchView<'a> {
             sequence,
             commit_micros,
             collected: false,
+            one_sequence: false,
             origin: None,
             outbound: None,
             spans,
@@ -154,6 +160,7 @@ impl<'a> BatchView<'a> {
         let commit = match record_type {
             RECORD_TYPE_TIMED_BATCH
             | RECORD_TYPE_COLLECTED
+            | RECORD_TYPE_COLLECTED_CELLS
             | RECORD_TYPE_REPLICATED
             | RECORD_TYPE_CAPTURED
             | RECORD_TYPE_CARRIED => Some(d.varint_i64("batch.commit_micros")?),
@@ -174,7 +181,24 @@ impl<'a> BatchView<'a> {
             None
         };
         let mut batch = BatchView::decode_from(&mut d, commit, spans)?;
-        batch.collected = record_type == RECORD_TYPE_COLLECTED;
+        batch.collected = matches!(
+            record_type,
+            RECORD_TYPE_COLLECTED | RECORD_TYPE_COLLECTED_CELLS
+        );
+        batch.one_sequence = record_type == RECORD_TYPE_COLLECTED;
+        if record_type == RECORD_TYPE_COLLECTED_CELLS {
+            // Applied on replay as deletes of single cells: nothing else may be here.
+            let point = |m: MutationRef<'_>| {
+                matches!(m, MutationRef::DeleteFromColumn { time_range, .. }
+                    if time_range.end_micros == Some(time_range.start_micros.saturating_add(1)))
+            };
+            if !batch.entries().all(|e| e.mutations().all(point)) {
+                return Err(data_loss(
+                    "batch: a garbage collection record holds a mutation other than a \
+                     DeleteFromColumn of one timestamp",
+                ));
+            }
+        }
         batch.origin = origin;
         batch.outbound = match record_type {
             RECORD_TYPE_CAPTURED => Some(Outbound::Captured),
@@ -183,6 +207,17 @@ impl<'a> BatchView<'a> {
         };
         d.finish("write batch")?;
         Ok(batch)
+    }
+
+    /// The last sequence the record takes: for garbage collection's cells of type 7, one
+    /// per cell from `sequence` on (at least `sequence`); else `sequence`. `None` if that
+    /// passes `u64::MAX`.
+    pub fn last_sequence(&self) -> Option<u64> {
+        if !self.collected || self.one_sequence {
+            return Some(self.sequence);
+        }
+        let cells = self.spans.iter().map(|s| s.count as u64).sum::<u64>();
+        self.sequence.checked_add(cells.saturating_sub(1))
     }
 
     /// The number of entries (rows).
@@ -223,6 +258,7 @@ impl<'a> BatchView<'a> {
                 .collect(),
             commit_micros: self.commit_micros,
             collected: self.collected,
+            one_sequence: self.one_sequence,
             origin: self.origin.map(|(source, arrival)| Origin {
                 source: source.into(),
                 arrival,
@@ -287,6 +323,9 @@ pub struct LogReader {
     len: u64,
     pos: u64,
     last_sequence: Option<u64>,
+    /// The last sequence the last record took (see [`BatchView::last_sequence`]): the next
+    /// record's must be above it.
+    taken_through: Option<u64>,
     end: Option<ReplayEnd>,
     failed: bool,
     /// Bytes of the file from offset `buf_start` on (a window of at most `chunk` bytes, or
@@ -324,6 +363,7 @@ impl LogReader {
             file,
             pos: 0,
             last_sequence: None,
+            taken_through: None,
             end: None,
             failed: false,
             buf: Vec::new(),
@@ -434,6 +474,7 @@ impl LogReader {
             RECORD_TYPE_BATCH
                 | RECORD_TYPE_TIMED_BATCH
                 | RECORD_TYPE_COLLECTED
+                | RECORD_TYPE_COLLECTED_CELLS
                 | RECORD_TYPE_REPLICATED
                 | RECORD_TYPE_CAPTURED
                 | RECORD_TYPE_CARRIED
@@ -449,15 +490,21 @@ impl LogReader {
                     e.message()
                 ))
             })?;
-        if let Some(last) = self.last_sequence {
+        if let Some(last) = self.taken_through {
             if batch.sequence <= last {
                 return Err(data_loss(format!(
-                    "record at offset {pos}: sequence {} is not greater than the previous batch's {last}",
+                    "record at offset {pos}: sequence {} is not greater than the previous record's last sequence {last}",
                     batch.sequence
                 )));
             }
         }
+        let Some(taken) = batch.last_sequence() else {
+            return Err(data_loss(format!(
+                "record at offset {pos}: its cells' sequences pass 2^64 - 1"
+            )));
+        };
         self.last_sequence = Some(batch.sequence);
+        self.taken_through = Some(taken);
         self.pos = pos + 4 + body_len as u64;
         self.failed = false;
         Ok(Some(batch))
@@ -614,14 +661,37 @@ mod tests {
         proptest::collection::vec(batch, 0..12).prop_map(|bs| {
             let mut sequence = 0;
             bs.into_iter()
-                .map(|(step, entries, commit_micros, collected)| {
+                .map(|(step, mut entries, commit_micros, collected)| {
                     sequence += step;
+                    let collected = collected && commit_micros.is_some();
+                    // Every other collected record is type 7, whose entries name cells
+                    // (one-timestamp deletes) and which takes a sequence per cell.
+                    let one_sequence = collected && sequence % 2 == 0;
+                    let first = sequence;
+                    if collected && !one_sequence {
+                        for e in &mut entries {
+                            for m in &mut e.mutations {
+                                *m = Mutation::DeleteFromColumn {
+                                    family: "cf".into(),
+                                    qualifier: e.row_key.clone(),
+                                    time_range: TimestampRange {
+                                        start_micros: sequence as i64,
+                                        end_micros: Some(sequence as i64 + 1),
+                                    },
+                                };
+                                sequence += 1;
+                            }
+                        }
+                        sequence = sequence.max(first + 1) - 1;
+                    }
                     WriteBatch {
-                        sequence,
+                        sequence: first,
                         entries,
                         commit_micros,
-                        // Type 3 records (those need a commit time) among types 1 and 2.
-                        collected: collected && commit_micros.is_some(),
+                        // Type 3 and 7 records (those need a commit time) among types 1
+                        // and 2.
+                        collected,
+                        one_sequence,
                         // And type 4 (also with a commit time), every few.
                         origin: (!collected && commit_micros.is_some() && sequence % 3 == 0).then(
                             || Origin {
@@ -717,6 +787,7 @@ mod tests {
             ],
             commit_micros: None,
             collected: false,
+            one_sequence: false,
             origin: None,
             outbound: None,
         };

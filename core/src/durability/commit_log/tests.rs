@@ -11,6 +11,7 @@ fn batch(sequence: u64, rows: &[&str]) -> WriteBatch {
     WriteBatch {
         commit_micros: None,
         collected: false,
+        one_sequence: false,
         origin: None,
         outbound: None,
         sequence,
@@ -97,6 +98,7 @@ fn header_layout_matches_the_spec() {
         entries: vec![],
         commit_micros: None,
         collected: false,
+        one_sequence: false,
         origin: None,
         outbound: None,
     })
@@ -196,9 +198,9 @@ fn decreasing_sequences_are_data_loss() {
 
 #[test]
 fn a_checked_record_of_unknown_type_or_bad_payload_is_data_loss() {
-    let unknown = frame(7, &batch(1, &["a"]).to_bytes()).unwrap();
+    let unknown = frame(8, &batch(1, &["a"]).to_bytes()).unwrap();
     let err = read(&unknown).1.unwrap_err();
-    assert!(err.message().contains("unsupported type 7"), "{err}");
+    assert!(err.message().contains("unsupported type 8"), "{err}");
     // A replicated write whose origin names a source without an arrival number.
     let mut payload = vec![0];
     put_origin(
@@ -329,11 +331,33 @@ fn outbound_records_round_trip_and_are_nothing_else() {
     }
 }
 
-#[test]
-fn a_collected_record_round_trips_and_needs_a_commit_time() {
-    let mut b = batch(9, &["a", "b"]);
+/// A DeleteFromColumn of the one cell at `ts` in `cf:q`.
+fn point(ts: i64) -> Mutation {
+    Mutation::DeleteFromColumn {
+        family: "cf".to_string(),
+        qualifier: b"q".to_vec(),
+        time_range: TimestampRange {
+            start_micros: ts,
+            end_micros: Some(ts + 1),
+        },
+    }
+}
+
+/// Garbage collection's record of two cells in each of `rows`, collected at time -3.
+fn collected_batch(sequence: u64, rows: &[&str]) -> WriteBatch {
+    let mut b = batch(sequence, rows);
+    for e in &mut b.entries {
+        e.mutations = vec![point(1000), point(2000)];
+    }
     b.commit_micros = Some(-3);
     b.collected = true;
+    b
+}
+
+#[test]
+fn a_collected_record_takes_a_sequence_per_cell_and_needs_a_commit_time() {
+    // Four cells: sequences 9 to 12.
+    let mut b = collected_batch(9, &["a", "b"]);
     let rows: Vec<(&[u8], &[Mutation])> = b
         .entries
         .iter()
@@ -341,22 +365,97 @@ fn a_collected_record_round_trips_and_needs_a_commit_time() {
         .collect();
     let record = encode_collected_record(9, "t", &rows, -3).unwrap();
     assert_eq!(record, encode_record(&b).unwrap());
-    assert_eq!(record[8], RECORD_TYPE_COLLECTED);
-    // The payload is a timed batch's: only the type byte (and so the checksum) differs.
+    assert_eq!(record[8], RECORD_TYPE_COLLECTED_CELLS);
+    // The payload is a timed batch's: only the type byte (and so the checksum) differs;
+    // and the older type 3's, whose cells share one sequence.
     let mut timed = b.clone();
     timed.collected = false;
     let timed = encode_record(&timed).unwrap();
     assert_eq!(record[9..], timed[9..]);
     assert_eq!(timed[8], RECORD_TYPE_TIMED_BATCH);
+    let mut old = b.clone();
+    old.one_sequence = true;
+    let old_record = encode_record(&old).unwrap();
+    assert_eq!(old_record[8], RECORD_TYPE_COLLECTED);
+    assert_eq!(record[9..], old_record[9..]);
     let storage = MemStorage::new();
     let mut w = LogWriter::new(storage.create("log").unwrap());
     w.append(&batch(8, &["x"])).unwrap();
     w.append_collected(9, "t", &rows, -3).unwrap();
-    let err = w.append_collected(9, "t", &rows, -3).unwrap_err();
+    // The next record starts above the last cell's sequence.
+    let err = w.append(&batch(12, &["y"])).unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
-    let (read, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
-    assert_eq!(read, vec![batch(8, &["x"]), b.clone()]);
+    assert!(err.message().contains("last sequence 12"), "{err}");
+    w.append(&batch(13, &["y"])).unwrap();
+    let (read_back, end) = read(&crate::platform::storage::read_all(&storage, "log").unwrap());
+    assert_eq!(
+        read_back,
+        vec![batch(8, &["x"]), b.clone(), batch(13, &["y"])]
+    );
     assert_eq!(end, Ok(ReplayEnd::Clean));
+    // A reader refuses a record inside the cells' sequences (it would tie with one of
+    // them when both are applied); after a type 3 record the next sequence is enough.
+    let mut log = record.clone();
+    log.extend(encode_record(&batch(12, &["y"])).unwrap());
+    let err = read(&log).1.unwrap_err();
+    assert_eq!(err.code(), Code::DataLoss);
+    assert!(err.message().contains("last sequence 12"), "{err}");
+    let mut log = old_record.clone();
+    log.extend(encode_record(&batch(10, &["y"])).unwrap());
+    assert_eq!(
+        read(&log),
+        (vec![old.clone(), batch(10, &["y"])], Ok(ReplayEnd::Clean))
+    );
+    // Type 7 names cells and nothing else: the writer refuses anything more
+    // (InvalidArgument), a reader finding it is DataLoss; type 3 takes its mutations as
+    // they are.
+    let mut bad = b.clone();
+    bad.entries[1].mutations.push(Mutation::DeleteFromRow);
+    assert_eq!(
+        encode_record(&bad).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+    bad.entries[1].mutations[2] = Mutation::DeleteFromColumn {
+        family: "cf".to_string(),
+        qualifier: b"q".to_vec(),
+        time_range: TimestampRange {
+            start_micros: 5,
+            end_micros: Some(7),
+        },
+    };
+    assert_eq!(
+        encode_record(&bad).unwrap_err().code(),
+        Code::InvalidArgument
+    );
+    bad.one_sequence = true;
+    let as_old = encode_record(&bad).unwrap();
+    assert_eq!(read(&as_old).0, vec![bad.clone()]);
+    let err = read(&frame(RECORD_TYPE_COLLECTED_CELLS, &as_old[9..]).unwrap())
+        .1
+        .unwrap_err();
+    assert_eq!(err.code(), Code::DataLoss);
+    assert!(err.message().contains("one timestamp"), "{err}");
+    // A compaction's record of a cell at `i64::MAX` ends there (`ts + 1` saturates): still
+    // that one cell.
+    let mut top = collected_batch(20, &["z"]);
+    top.entries[0].mutations = vec![Mutation::DeleteFromColumn {
+        family: "cf".to_string(),
+        qualifier: b"q".to_vec(),
+        time_range: TimestampRange {
+            start_micros: i64::MAX,
+            end_micros: Some(i64::MAX),
+        },
+    }];
+    let top_record = encode_record(&top).unwrap();
+    assert_eq!(top_record[8], RECORD_TYPE_COLLECTED_CELLS);
+    assert_eq!(read(&top_record).0, vec![top]);
+    // Sharing one sequence is for garbage collection's records only.
+    let mut shared = batch(1, &["a"]);
+    shared.one_sequence = true;
+    assert_eq!(
+        encode_record(&shared).unwrap_err().code(),
+        Code::InvalidArgument
+    );
     b.commit_micros = None;
     assert_eq!(encode_record(&b).unwrap_err().code(), Code::InvalidArgument);
 }
@@ -409,7 +508,9 @@ proptest! {
                 entries: vec![BatchEntry { table, row_key, mutations }],
                 // Every record type, and times of either sign.
                 commit_micros: (i % 6 != 0).then_some(i as i64 * 1_000_003 - 5),
+                // Type 3 (older: cells share one sequence) and type 7 (a sequence each).
                 collected: i % 6 == 2,
+                one_sequence: i % 12 == 2,
                 // Type 4, marking a delivery or not.
                 origin: (i % 6 == 3).then(|| if i % 12 == 3 {
                     Origin { source: "c2".into(), arrival: i as u64 }
@@ -422,6 +523,24 @@ proptest! {
                     5 => Some(Outbound::Carried),
                     _ => None,
                 },
+            })
+            .map(|mut b: WriteBatch| {
+                if b.collected && !b.one_sequence {
+                    // Type 7 names cells: a DeleteFromColumn of one timestamp each.
+                    for m in &mut b.entries[0].mutations {
+                        let start = match m {
+                            Mutation::SetCell { timestamp_micros, .. } => *timestamp_micros,
+                            _ => 7,
+                        }
+                        .min(i64::MAX - 1);
+                        *m = Mutation::DeleteFromColumn {
+                            family: "cf".into(),
+                            qualifier: b"q".to_vec(),
+                            time_range: TimestampRange { start_micros: start, end_micros: Some(start + 1) },
+                        };
+                    }
+                }
+                b
             })
             .collect();
         let (bytes, _) = log_of(&batches);

@@ -15,6 +15,7 @@ use regex_automata::util::syntax;
 use regex_automata::Input;
 
 use super::text;
+use super::text::{from_units, units};
 use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::model::regex::MAX_PATTERN_BYTES;
@@ -103,26 +104,9 @@ fn regex(pattern: &SqlValue) -> Result<Regex> {
         .map_err(|e| bad(format!("invalid regex {p:?}: {e}")))
 }
 
-fn chars_of(v: &SqlValue) -> Vec<u32> {
-    match v {
-        SqlValue::String(s) => s.chars().map(u32::from).collect(),
-        SqlValue::Bytes(b) => b.iter().map(|x| u32::from(*x)).collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn from_units(like: &SqlValue, units: &[u32]) -> SqlValue {
-    match like {
-        SqlValue::String(_) => {
-            SqlValue::String(units.iter().filter_map(|u| char::from_u32(*u)).collect())
-        }
-        _ => SqlValue::Bytes(units.iter().map(|u| *u as u8).collect()),
-    }
-}
-
 fn substr(v: &SqlValue, pos: i64, len: Option<i64>) -> Result<SqlValue> {
-    let units = chars_of(v);
-    let n = units.len() as i64;
+    let all = units(v);
+    let n = all.len() as i64;
     if len.is_some_and(|l| l < 0) {
         return Err(out_of_range("SUBSTR: the length must not be negative"));
     }
@@ -138,17 +122,17 @@ fn substr(v: &SqlValue, pos: i64, len: Option<i64>) -> Result<SqlValue> {
         Some(l) => start.saturating_add(l).min(n),
         None => n,
     };
-    Ok(from_units(v, &units[start as usize..end as usize]))
+    Ok(from_units(v, &all[start as usize..end as usize]))
 }
 
 fn trim(v: &SqlValue, set: Option<&SqlValue>, left: bool, right: bool) -> SqlValue {
-    let units = chars_of(v);
+    let all = units(v);
     let set: Vec<u32> = match set {
-        Some(s) => chars_of(s),
+        Some(s) => units(s),
         None => vec![u32::from(b' ')],
     };
     let mut a = 0;
-    let mut b = units.len();
+    let mut b = all.len();
     let ws = |u: u32| {
         if set.len() == 1 && set[0] == u32::from(b' ') {
             char::from_u32(u).is_some_and(char::is_whitespace)
@@ -156,13 +140,13 @@ fn trim(v: &SqlValue, set: Option<&SqlValue>, left: bool, right: bool) -> SqlVal
             set.contains(&u)
         }
     };
-    while left && a < b && ws(units[a]) {
+    while left && a < b && ws(all[a]) {
         a += 1;
     }
-    while right && b > a && ws(units[b - 1]) {
+    while right && b > a && ws(all[b - 1]) {
         b -= 1;
     }
-    from_units(v, &units[a..b])
+    from_units(v, &all[a..b])
 }
 
 fn replace(v: &SqlValue, from: &[u8], to: &[u8]) -> SqlValue {
@@ -204,8 +188,7 @@ fn split(v: &SqlValue, delim: Option<&SqlValue>) -> SqlValue {
     }
     if d.is_empty() {
         // An empty delimiter splits into characters (STRING) or bytes.
-        let units = chars_of(v);
-        return SqlValue::Array(units.iter().map(|u| from_units(v, &[*u])).collect());
+        return SqlValue::Array(units(v).iter().map(|u| from_units(v, &[*u])).collect());
     }
     let mut parts = Vec::new();
     let mut start = 0;
@@ -472,7 +455,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
                 _ => return Err(bad(format!("{name} takes STRING or BYTES"))),
             }
         }
-        "LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" => V::Int64(chars_of(arg(0)).len() as i64),
+        "LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" => V::Int64(units(arg(0)).len() as i64),
         "BYTE_LENGTH" => V::Int64(arg(0).as_bytes().map_or(0, <[u8]>::len) as i64),
         "LOWER" | "UPPER" => match arg(0) {
             V::String(s) => V::String(if name == "LOWER" {
@@ -504,7 +487,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             _ => return Err(bad("INITCAP takes a STRING")),
         },
         "REVERSE" => {
-            let mut u = chars_of(arg(0));
+            let mut u = units(arg(0));
             u.reverse();
             from_units(arg(0), &u)
         }
@@ -519,7 +502,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
                     "{name}: the length must not be negative"
                 )));
             }
-            let u = chars_of(arg(0));
+            let u = units(arg(0));
             let n = (n as usize).min(u.len());
             if name == "LEFT" {
                 from_units(arg(0), &u[..n])
@@ -551,9 +534,9 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             if !(0..=1 << 20).contains(&n) {
                 return Err(out_of_range(format!("{name}: bad length {n}")));
             }
-            let u = chars_of(arg(0));
+            let u = units(arg(0));
             let pad = match a.get(2) {
-                Some(p) => chars_of(p),
+                Some(p) => units(p),
                 None => vec![u32::from(b' ')],
             };
             let n = n as usize;
@@ -572,7 +555,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             }
         }
         "STRPOS" => {
-            let (h, n) = (chars_of(arg(0)), chars_of(arg(1)));
+            let (h, n) = (units(arg(0)), units(arg(1)));
             let at = if n.is_empty() {
                 Some(0)
             } else {
@@ -649,7 +632,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             )),
             _ => return Err(bad("TO_FLOAT32 takes BYTES")),
         },
-        "ASCII" => V::Int64(chars_of(arg(0)).first().map_or(0, |c| i64::from(*c))),
+        "ASCII" => V::Int64(units(arg(0)).first().map_or(0, |c| i64::from(*c))),
         "CHR" => {
             let c = int(arg(0))
                 .and_then(|c| u32::try_from(c).ok())
@@ -658,7 +641,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             V::String(String::from(c))
         }
         "TO_CODE_POINTS" => V::Array(
-            chars_of(arg(0))
+            units(arg(0))
                 .into_iter()
                 .map(|u| V::Int64(i64::from(u)))
                 .collect(),
@@ -667,17 +650,17 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             let V::Array(items) = arg(0) else {
                 return Err(bad(format!("{name} takes an ARRAY<INT64>")));
             };
-            let mut units = Vec::new();
+            let mut points = Vec::new();
             for i in items {
                 match int(i) {
                     Some(u) if name == "CODE_POINTS_TO_BYTES" && (0..256).contains(&u) => {
-                        units.push(u as u32)
+                        points.push(u as u32)
                     }
                     Some(u)
                         if name == "CODE_POINTS_TO_STRING"
                             && u32::try_from(u).ok().and_then(char::from_u32).is_some() =>
                     {
-                        units.push(u as u32)
+                        points.push(u as u32)
                     }
                     None => return Ok(Some(V::Null)),
                     Some(u) => return Err(out_of_range(format!("{name}: bad code point {u}"))),
@@ -688,7 +671,7 @@ pub fn call(name: &str, a: &[SqlValue]) -> Result<Option<SqlValue>> {
             } else {
                 V::Bytes(Vec::new())
             };
-            from_units(&like, &units)
+            from_units(&like, &points)
         }
         _ => return Ok(None),
     };

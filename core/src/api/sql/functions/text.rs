@@ -39,16 +39,24 @@ use crate::api::sql::errors::{bad, out_of_range};
 use crate::api::sql::value::SqlValue;
 use crate::Result;
 
-/// The value's units: characters of a STRING (with their byte offsets) or bytes of BYTES.
-fn units(v: &SqlValue) -> Vec<(usize, u32)> {
+/// The value's units, what positions and lengths count: a STRING's characters (as code
+/// points) or a BYTES value's bytes; nothing for other values. The one definition every
+/// string function shares.
+pub(super) fn units(v: &SqlValue) -> Vec<u32> {
     match v {
-        SqlValue::String(s) => s.char_indices().map(|(i, c)| (i, u32::from(c))).collect(),
-        SqlValue::Bytes(b) => b
-            .iter()
-            .enumerate()
-            .map(|(i, x)| (i, u32::from(*x)))
-            .collect(),
+        SqlValue::String(s) => s.chars().map(u32::from).collect(),
+        SqlValue::Bytes(b) => b.iter().map(|x| u32::from(*x)).collect(),
         _ => Vec::new(),
+    }
+}
+
+/// A value of `like`'s kind (STRING or BYTES) made of `units`, the inverse of [`units`].
+pub(super) fn from_units(like: &SqlValue, units: &[u32]) -> SqlValue {
+    match like {
+        SqlValue::String(_) => {
+            SqlValue::String(units.iter().filter_map(|u| char::from_u32(*u)).collect())
+        }
+        _ => SqlValue::Bytes(units.iter().map(|u| *u as u8).collect()),
     }
 }
 
@@ -65,8 +73,7 @@ pub fn instr(value: &SqlValue, sub: &SqlValue, position: i64, occurrence: i64) -
             "INSTR: the occurrence must be positive, got {occurrence}"
         )));
     }
-    let h: Vec<u32> = units(value).into_iter().map(|(_, u)| u).collect();
-    let n: Vec<u32> = units(sub).into_iter().map(|(_, u)| u).collect();
+    let (h, n) = (units(value), units(sub));
     let len = h.len() as i64;
     let matches_at = |i: usize| h.get(i..i + n.len()).is_some_and(|w| w == n.as_slice());
     let mut seen = 0;
@@ -122,10 +129,14 @@ fn regex_matches(
         )));
     }
     let hay = v.as_bytes().unwrap_or_default();
-    let u = units(v);
-    let Some(start) = (match u.get((position - 1) as usize) {
-        Some((byte, _)) => Some(*byte),
-        None if (position - 1) as usize == u.len() => Some(hay.len()),
+    // The byte offset of each unit.
+    let starts: Vec<usize> = match v {
+        SqlValue::String(s) => s.char_indices().map(|(i, _)| i).collect(),
+        _ => (0..hay.len()).collect(),
+    };
+    let Some(start) = (match starts.get((position - 1) as usize) {
+        Some(byte) => Some(*byte),
+        None if (position - 1) as usize == starts.len() => Some(hay.len()),
         None => None,
     }) else {
         return Ok(Vec::new());
@@ -231,8 +242,7 @@ pub fn regexp_instr(
 /// # Errors
 /// INVALID_ARGUMENT for a character listed twice in `source`.
 pub fn translate(v: &SqlValue, source: &SqlValue, target: &SqlValue) -> Result<SqlValue> {
-    let from: Vec<u32> = units(source).into_iter().map(|(_, u)| u).collect();
-    let to: Vec<u32> = units(target).into_iter().map(|(_, u)| u).collect();
+    let (from, to) = (units(source), units(target));
     for (i, c) in from.iter().enumerate() {
         if from[..i].contains(c) {
             return Err(bad(
@@ -240,17 +250,14 @@ pub fn translate(v: &SqlValue, source: &SqlValue, target: &SqlValue) -> Result<S
             ));
         }
     }
-    let mapped =
-        units(v)
-            .into_iter()
-            .filter_map(|(_, c)| match from.iter().position(|f| *f == c) {
-                Some(i) => to.get(i).copied(),
-                None => Some(c),
-            });
-    Ok(match v {
-        SqlValue::String(_) => SqlValue::String(mapped.filter_map(char::from_u32).collect()),
-        _ => SqlValue::Bytes(mapped.map(|u| u as u8).collect()),
-    })
+    let mapped: Vec<u32> = units(v)
+        .into_iter()
+        .filter_map(|c| match from.iter().position(|f| *f == c) {
+            Some(i) => to.get(i).copied(),
+            None => Some(c),
+        })
+        .collect();
+    Ok(from_units(v, &mapped))
 }
 
 /// SOUNDEX(value): American Soundex of the Latin letters.

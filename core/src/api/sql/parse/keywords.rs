@@ -36,7 +36,6 @@ const RESERVED: &[&str] = &[
     "NOT",
     "NULL",
     "NULLS",
-    "OFFSET",
     "ON",
     "OR",
     "ORDER",

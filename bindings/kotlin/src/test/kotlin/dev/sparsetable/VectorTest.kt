@@ -86,7 +86,7 @@ object Vectors {
         "delete_table" to emptySet(),
         "advance_clock" to setOf("micros"),
         "collect_garbage" to setOf("table", "expect_error"),
-        "mutate_rows" to setOf("entries", "expect_statuses"),
+        "mutate_rows" to setOf("entries", "mutations_repeat", "expect_statuses"),
         "check_and_mutate_row" to setOf("row_key", "predicate_filter", "true_mutations", "false_mutations", "expect_matched"),
         "read_modify_write_row" to setOf("row_key", "rules", "expect_row"),
         "sample_row_keys" to setOf("expect_keys"),
@@ -435,9 +435,11 @@ object Vectors {
     /** Per-entry statuses of a bulk mutation, "OK" or the failure's code, as vectors write them. */
     private fun bulkStatuses(client: BigtableDataClient, table: String, op: JsonObject): List<String> {
         val bulk = BulkMutation.create(table)
+        // Generated values (README): every entry's mutations sent `mutations_repeat` times over.
+        val repeat = op["mutations_repeat"]?.asInt ?: 1
         op["entries"].asJsonArray.forEach { e ->
             val entry = e.asJsonObject
-            bulk.add(b64(entry["rowKey"]), mutation(entry["mutations"]))
+            bulk.add(b64(entry["rowKey"]), addMutations(Mutation.create(), entry["mutations"], repeat = repeat))
         }
         val failed = try {
             client.bulkMutateRows(bulk)
