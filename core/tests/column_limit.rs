@@ -187,7 +187,7 @@ fn limit_filter() -> impl Strategy<Value = RowFilter> {
 }
 
 /// Any filter, weighted towards column selections at the head of chains and interleave
-/// branches (what the selection pushdown looks at), with conditions and nesting: the
+/// branches (what the selection pushdown looks at), with conditions, sinks and nesting: the
 /// pushed down read must agree whatever the filter. (No row samples: the plain read's
 /// filter draws from another generator than the database's reads.)
 fn selection_filter() -> impl Strategy<Value = RowFilter> {
@@ -198,6 +198,8 @@ fn selection_filter() -> impl Strategy<Value = RowFilter> {
         1 => (1i32..3).prop_map(RowFilter::CellsPerColumnLimit),
         1 => Just(RowFilter::BlockAll),
         1 => Just(RowFilter::ColumnQualifierRegex(b"q2|z".to_vec())),
+        // Sinks are refused inside conditions (those filters are dropped below).
+        1 => Just(RowFilter::Sink),
     ];
     leaf.prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
