@@ -425,3 +425,107 @@ fn a_replicated_write_is_not_the_receiving_copys_change_after_recovery() {
         "the change is c1's alone"
     );
 }
+
+/// Queue storage that counts the fsyncs of the files it creates.
+#[derive(Clone, Default)]
+struct CountingDisk {
+    files: MemStorage,
+    syncs: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+struct CountingFile {
+    inner: Box<dyn WritableFile>,
+    syncs: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl WritableFile for CountingFile {
+    fn append(&mut self, data: &[u8]) -> sparsetable::Result<()> {
+        self.inner.append(data)
+    }
+    fn sync(&mut self) -> sparsetable::Result<()> {
+        self.syncs.fetch_add(1, Ordering::SeqCst);
+        self.inner.sync()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+}
+
+impl Storage for CountingDisk {
+    fn create(&self, name: &str) -> sparsetable::Result<Box<dyn WritableFile>> {
+        Ok(Box::new(CountingFile {
+            inner: self.files.create(name)?,
+            syncs: self.syncs.clone(),
+        }))
+    }
+    fn append_to(&self, name: &str) -> sparsetable::Result<Box<dyn WritableFile>> {
+        self.files.append_to(name)
+    }
+    fn open(&self, name: &str) -> sparsetable::Result<Arc<dyn RandomAccessFile>> {
+        self.files.open(name)
+    }
+    fn rename(&self, from: &str, to: &str) -> sparsetable::Result<()> {
+        self.files.rename(from, to)
+    }
+    fn remove(&self, name: &str) -> sparsetable::Result<()> {
+        self.files.remove(name)
+    }
+    fn list(&self) -> sparsetable::Result<Vec<String>> {
+        self.files.list()
+    }
+    fn sync_dir(&self) -> sparsetable::Result<()> {
+        self.files.sync_dir()
+    }
+}
+
+#[test]
+fn the_queue_file_is_fsynced_as_the_clusters_databases_are() {
+    for (durability, synced) in [
+        (sparsetable::Durability::Sync, true),
+        (sparsetable::Durability::Interval { micros: SECOND }, true),
+        (sparsetable::Durability::None, false),
+    ] {
+        let clock = Arc::new(ManualClock::new(START));
+        let copies = [MemStorage::new(), MemStorage::new()];
+        let queue = CountingDisk::default();
+        let open = || {
+            let dbs: Vec<SharedDatabase> = copies
+                .iter()
+                .map(|s| {
+                    let options = OpenOptions {
+                        durability,
+                        ..OpenOptions::default()
+                    };
+                    let db = Database::open(Arc::new(s.clone()), options, clock.clone()).unwrap();
+                    SharedDatabase::new(db)
+                })
+                .collect();
+            let inst = ReplicatedInstance::new(vec![
+                ("c1".into(), dbs[0].clone()),
+                ("c2".into(), dbs[1].clone()),
+            ])
+            .unwrap()
+            .with_queue_storage(Arc::new(queue.clone()))
+            .unwrap();
+            inst.set_delay_micros(2 * SECOND).unwrap();
+            (dbs, inst)
+        };
+        let (dbs, inst) = open();
+        inst.primary()
+            .write(|d| d.create_table("t", counter_table()))
+            .unwrap();
+        inst.pump().unwrap();
+        let before = queue.syncs.load(Ordering::SeqCst);
+        dbs[0].mutate_row("t", b"r", &[add(5)]).unwrap();
+        inst.after_write(0).unwrap();
+        let syncs = queue.syncs.load(Ordering::SeqCst) - before;
+        assert_eq!(syncs > 0, synced, "{durability:?}: {syncs} queue fsyncs");
+        // Written either way: a process that stops here resumes the delivery.
+        drop((dbs, inst));
+        let (dbs, inst) = open();
+        assert_eq!(inst.in_flight().unwrap(), 1, "{durability:?}");
+        clock.advance_micros(2 * SECOND);
+        inst.pump().unwrap();
+        assert_eq!(sum(&dbs[1]), Some(5), "{durability:?}");
+    }
+}

@@ -11,6 +11,8 @@
 //! sparsetable-server control --project p --instance i lag 2s
 //! sparsetable-server control --project p --instance i fault --rpc ReadRows \
 //!     --cluster east-cluster --code UNAVAILABLE --count 2 --probability 0.5 --latency 100ms
+//! sparsetable-server control --project p --instance i fault --rpc ReadRows \
+//!     --code UNAVAILABLE --count 1 --after-rows 100
 //! sparsetable-server control --project p --instance i clear-faults --seed 7
 //! sparsetable-server control --project p --instance i collect my-table
 //! ```
@@ -42,11 +44,13 @@ Commands:
   up CLUSTER                   bring it back: writes waiting for it arrive
   lag DURATION                 the instance's replication lag, e.g. 2s, 250ms, 0s
   fault [--rpc NAME] [--cluster ID] [--code CODE] [--count N] [--probability P]
-        [--latency DURATION]
+        [--latency DURATION] [--after-rows R]
                                inject a fault into NAME (default every RPC) at ID (default
                                every cluster): the gRPC code (a name such as UNAVAILABLE or
                                DEADLINE_EXCEEDED, or its number) and/or a latency, for N
-                               requests (default no limit) or each with probability P
+                               requests (default no limit) or each with probability P;
+                               with --after-rows (--rpc ReadRows and a code), a stream
+                               delivers R rows, then ends with the code
   clear-faults [--seed N]      remove every fault rule; reseed the probabilities' generator
   collect [TABLE]              run garbage collection now on TABLE (default every table),
                                on every cluster: with --gc-mode background, reads stop
@@ -119,6 +123,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Option<Parsed>, lex
                     .map_err(|e| custom(format!("--latency {e}")))?;
                 fault.latency_micros = u64::try_from(micros).unwrap_or(0);
             }
+            Long("after-rows") => fault.after_rows = parser.value()?.parse()?,
             Long("seed") => seed = parser.value()?.parse()?,
             Short('h') | Long("help") => return Ok(None),
             Value(v) => words.push(v.string()?),
@@ -325,7 +330,13 @@ mod tests {
         let Action::Fault(f) = action(&format!("{base} fault --code 14")) else {
             panic!("a fault")
         };
-        assert_eq!(f.code, 14);
+        assert_eq!((f.code, f.after_rows), (14, 0));
+        let Action::Fault(f) = action(&format!(
+            "{base} fault --rpc ReadRows --code UNAVAILABLE --count 1 --after-rows 3"
+        )) else {
+            panic!("a fault")
+        };
+        assert_eq!((f.code, f.count, f.after_rows), (14, 1, 3));
     }
 
     #[test]

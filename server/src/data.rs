@@ -45,7 +45,7 @@ use crate::registry::Instances;
 use crate::scan::{Scan, ScanCounts};
 use crate::sql;
 use crate::status::to_status;
-use crate::streaming::{Deadline, ResponseStream};
+use crate::streaming::{Deadline, MidStreamFault, ResponseStream};
 use crate::stubs::data::bigtable_server::Bigtable;
 use crate::stubs::v2;
 use crate::wire;
@@ -336,7 +336,12 @@ impl DataService {
             .collect())
     }
 
-    fn start_read_rows(&self, req: &wire::ReadRowsRequest) -> Result<(Scan, SharedDatabase)> {
+    /// The scan a ReadRows runs, on which database, and the mid-stream fault injected into
+    /// it, if any (materialized views are read unrouted, so without faults).
+    fn start_read_rows(
+        &self,
+        req: &wire::ReadRowsRequest,
+    ) -> Result<(Scan, SharedDatabase, Option<MidStreamFault>)> {
         let target = self.target(
             &req.table_name,
             &req.authorized_view_name,
@@ -371,6 +376,7 @@ impl DataService {
             return Ok((
                 Scan::of_materialized_view(target.table.table_id, request),
                 db,
+                None,
             ));
         }
         let first_key = request
@@ -379,17 +385,17 @@ impl DataService {
             .first()
             .cloned()
             .unwrap_or_default();
-        let db = self
-            .instances
-            .route(
-                &target.table.instance,
-                &req.app_profile_id,
-                "ReadRows",
-                RequestKind::Read,
-                &first_key,
-            )?
-            .db;
-        Ok((Scan::new(target.table.table_id, request), db))
+        let routed = self.instances.route(
+            &target.table.instance,
+            &req.app_profile_id,
+            "ReadRows",
+            RequestKind::Read,
+            &first_key,
+        )?;
+        let fault = routed
+            .stream_fault
+            .map(|(after_rows, e)| MidStreamFault::new(after_rows, e));
+        Ok((Scan::new(target.table.table_id, request), routed.db, fault))
     }
 }
 
@@ -558,14 +564,20 @@ impl Bigtable for DataService {
         let deadline = Deadline::from_metadata(request.metadata());
         let full_stats =
             wants_full_stats(request.get_ref().request_stats_view).map_err(to_status)?;
-        let (scan, db) = self.start_read_rows(request.get_ref()).map_err(to_status)?;
+        let (scan, db, mut fault) = self.start_read_rows(request.get_ref()).map_err(to_status)?;
         // The first batch is read before answering, so a bad request fails the call itself.
-        let (mut scan, first) = read_batch(scan, db.clone(), deadline).await?;
+        let (mut scan, mut first) = read_batch(scan, db.clone(), deadline).await?;
+        // An injected mid-stream fault cuts the stream after its rows; nothing the scan
+        // went past (progress keys, the closing response) is sent after the cut.
+        let cut = fault.as_mut().and_then(|f| f.cut(&mut first));
         let mut writer = ResponseWriter::new();
         for row in first {
             writer.push_row(row);
         }
         let mut responses = writer.take();
+        if let Some(status) = cut {
+            return Ok(Response::new(ResponseStream::ready_then(responses, status)));
+        }
         let progress = features.last_scanned_row_responses;
         if scan.is_done() {
             // The whole answer is in hand (point reads, small scans): no task, no handoff.
@@ -587,7 +599,7 @@ impl Bigtable for DataService {
                 let Ok(slot) = tx.reserve().await else {
                     return;
                 };
-                let rows;
+                let mut rows;
                 (scan, rows) = match read_batch(scan, db.clone(), deadline).await {
                     Ok(next) => next,
                     Err(status) => {
@@ -595,8 +607,19 @@ impl Bigtable for DataService {
                         return;
                     }
                 };
+                let cut = fault.as_mut().and_then(|f| f.cut(&mut rows));
                 for row in rows {
                     writer.push_row(row);
+                }
+                if let Some(status) = cut {
+                    let batch = writer.take();
+                    if batch.is_empty() {
+                        slot.send(Err(status));
+                    } else {
+                        slot.send(Ok(batch));
+                        let _ = tx.send(Err(status)).await;
+                    }
+                    return;
                 }
                 let mut batch = writer.take();
                 batch.extend(progress_response(&scan, progress));

@@ -29,6 +29,8 @@
 //!   uint64 count = 5;           // how many matching requests; 0: no limit
 //!   optional double probability = 6;  // 0 to 1; unset: every matching request
 //!   uint64 latency_micros = 7;
+//!   uint64 after_rows = 8;      // ReadRows only: deliver N rows, then end the stream
+//!                               // with the code; 0: fail before answering
 //! }
 //! message ClearFaultsRequest { string instance = 1; uint64 seed = 2; }
 //! message CollectGarbageRequest { string instance = 1;
@@ -41,7 +43,11 @@
 //!
 //! Served by every server: it changes only simulated behaviour. Outages need an instance
 //! with two or more clusters (FAILED_PRECONDITION otherwise); a lag set on a one-cluster
-//! instance is kept for when it gets a second cluster; faults work on any. CollectGarbage
+//! instance is kept for when it gets a second cluster; faults work on any. A fault with
+//! `after_rows` (the core's `FaultInjector::add_mid_stream`: a code is required, ReadRows
+//! only) lets a ReadRows stream answer that many rows and then end with the code, the way a
+//! connection drops in the middle of a long scan; Google's clients re-issue the read for the
+//! rows they have not received (see `crate::data`). CollectGarbage
 //! runs a collection pass (`Database::collect_garbage`) on every cluster: in
 //! `--gc-mode background` it removes the collectable cells reads still return; in the
 //! default immediate mode reads do not change (they never showed those cells). The command line
@@ -121,6 +127,10 @@ pub struct InjectFaultRequest {
     /// Latency added to affected requests.
     #[prost(uint64, tag = "7")]
     pub latency_micros: u64,
+    /// ReadRows only: the stream delivers this many rows, then ends with `code`; 0: the
+    /// request fails before answering.
+    #[prost(uint64, tag = "8")]
+    pub after_rows: u64,
 }
 
 /// `ClearFaults`'s request.
@@ -226,17 +236,19 @@ impl ReplicationControlService {
                     })?,
             ),
         };
-        self.instances.add_fault(
-            &instance,
-            FaultRule {
-                rpc: (!req.rpc.is_empty()).then(|| req.rpc.clone()),
-                cluster_id: (!req.cluster_id.is_empty()).then(|| req.cluster_id.clone()),
-                code,
-                remaining: (req.count > 0).then_some(req.count),
-                probability: req.probability.unwrap_or(1.0),
-                latency_micros: req.latency_micros,
-            },
-        )?;
+        let rule = FaultRule {
+            rpc: (!req.rpc.is_empty()).then(|| req.rpc.clone()),
+            cluster_id: (!req.cluster_id.is_empty()).then(|| req.cluster_id.clone()),
+            code,
+            remaining: (req.count > 0).then_some(req.count),
+            probability: req.probability.unwrap_or(1.0),
+            latency_micros: req.latency_micros,
+        };
+        let plane = self.instances.plane(&instance)?;
+        match req.after_rows {
+            0 => plane.add_fault(rule)?,
+            n => plane.add_mid_stream_fault(rule, n)?,
+        }
         self.status(&instance)
     }
 }

@@ -6,6 +6,11 @@
 //! client that stops reading holds the server to at most two batches: the one tonic is
 //! draining and the one waiting in the slot. Nothing is read ahead for it beyond that.
 //!
+//! [`MidStreamFault`] is an injected mid-stream fault (the core's
+//! `FaultInjector::add_mid_stream`) as a stream applies it: it lets a set number of rows
+//! through, cuts the batch that reaches it there, and gives the status that then ends the
+//! stream. A stream that finishes with fewer rows ends normally.
+//!
 //! [`Deadline`] is gRPC's `grpc-timeout` request header turned into an instant. tonic applies
 //! it to producing the response headers only; a long stream checks it between batches
 //! itself and ends with DEADLINE_EXCEEDED, as Cloud Bigtable does.
@@ -28,6 +33,9 @@ pub type Batch<T> = Result<Vec<T>, Status>;
 pub struct ResponseStream<T> {
     ready: VecDeque<T>,
     batches: Option<mpsc::Receiver<Batch<T>>>,
+    /// The status that ends a stream whose responses were all in hand (see
+    /// [`ResponseStream::ready_then`]).
+    end: Option<Status>,
 }
 
 impl<T> ResponseStream<T> {
@@ -36,6 +44,15 @@ impl<T> ResponseStream<T> {
         ResponseStream {
             ready: responses.into(),
             batches: None,
+            end: None,
+        }
+    }
+
+    /// A stream of responses all known up front that ends with `status` after them.
+    pub fn ready_then(responses: Vec<T>, status: Status) -> Self {
+        ResponseStream {
+            end: Some(status),
+            ..Self::ready(responses)
         }
     }
 
@@ -48,6 +65,7 @@ impl<T> ResponseStream<T> {
             ResponseStream {
                 ready: VecDeque::new(),
                 batches: Some(rx),
+                end: None,
             },
         )
     }
@@ -63,7 +81,7 @@ impl<T: Unpin> Stream for ResponseStream<T> {
                 return Poll::Ready(Some(Ok(response)));
             }
             let Some(rx) = this.batches.as_mut() else {
-                return Poll::Ready(None);
+                return Poll::Ready(this.end.take().map(Err));
             };
             match rx.poll_recv(cx) {
                 Poll::Ready(Some(Ok(batch))) => this.ready = batch.into(),
@@ -78,6 +96,39 @@ impl<T: Unpin> Stream for ResponseStream<T> {
                 Poll::Pending => return Poll::Pending,
             }
         }
+    }
+}
+
+/// An injected mid-stream fault as a stream applies it (see the module docs).
+#[derive(Debug)]
+pub struct MidStreamFault {
+    left: u64,
+    error: Option<sparsetable::Error>,
+}
+
+impl MidStreamFault {
+    /// A fault that lets `after_rows` rows through, then ends the stream with `error` (made a
+    /// status, and logged as a failed request, only if the stream gets that far).
+    pub fn new(after_rows: u64, error: sparsetable::Error) -> Self {
+        MidStreamFault {
+            left: after_rows,
+            error: Some(error),
+        }
+    }
+
+    /// Cuts `rows`, the stream's next batch, to the rows the fault still lets through; once
+    /// they are used up, the status that ends the stream after this batch (given once).
+    /// Whatever the scan read past the cut, its progress key included, is then not sent: a
+    /// client resumes after the last row it received.
+    pub fn cut<R>(&mut self, rows: &mut Vec<R>) -> Option<Status> {
+        let n = rows.len() as u64;
+        if n < self.left {
+            self.left -= n;
+            return None;
+        }
+        rows.truncate(usize::try_from(self.left).unwrap_or(usize::MAX));
+        self.left = 0;
+        self.error.take().map(crate::status::to_status)
     }
 }
 
@@ -134,6 +185,7 @@ fn parse_grpc_timeout(text: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sparsetable::{Code, Error};
     use tokio_stream::StreamExt;
 
     #[test]
@@ -148,6 +200,40 @@ mod tests {
         assert!(Deadline::after(Duration::ZERO).check().is_err());
         assert!(Deadline::after(Duration::from_secs(60)).check().is_ok());
         assert!(Deadline(None).check().is_ok());
+    }
+
+    #[test]
+    fn a_mid_stream_fault_lets_its_rows_through_then_ends_the_stream_once() {
+        let mut fault = MidStreamFault::new(5, Error::new(Code::Unavailable, "dropped"));
+        let mut batch = vec![1, 2, 3];
+        assert!(fault.cut(&mut batch).is_none());
+        assert_eq!(batch, [1, 2, 3]);
+        let mut batch = vec![4, 5, 6, 7];
+        let status = fault
+            .cut(&mut batch)
+            .expect("the fifth row ends the stream");
+        assert_eq!(status.code(), tonic::Code::Unavailable);
+        assert_eq!(batch, [4, 5]);
+        // Exactly at the count: the whole batch goes, then the status.
+        let mut exact = MidStreamFault::new(2, Error::new(Code::Aborted, "dropped"));
+        let mut batch = vec![1, 2];
+        assert!(exact.cut(&mut batch).is_some());
+        assert_eq!(batch, [1, 2]);
+        let mut later = vec![3];
+        assert!(exact.cut(&mut later).is_none());
+        assert!(later.is_empty(), "nothing passes a spent fault");
+    }
+
+    #[tokio::test]
+    async fn a_ready_stream_can_end_with_a_status() {
+        let stream = ResponseStream::ready_then(vec![1, 2], Status::unavailable("dropped"));
+        let got: Vec<_> = stream.map(|r| r.map_err(|s| s.code())).collect().await;
+        assert_eq!(got, [Ok(1), Ok(2), Err(tonic::Code::Unavailable)]);
+        let plain: Vec<_> = ResponseStream::ready(vec![1])
+            .map(|r| r.map_err(|s| s.code()))
+            .collect()
+            .await;
+        assert_eq!(plain, [Ok(1)]);
     }
 
     #[tokio::test]

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
-use sparsetable::{Clock, RowMutations, RowStream, SharedDatabase};
+use sparsetable::{Clock, RowMutations, SharedDatabase};
 
 use crate::convert::{bytes_or_str, poisoned, with_db, with_db_mut, with_db_point};
 use crate::errors::{invalid_argument, to_py_err, SparsetableError};
@@ -27,6 +27,7 @@ use crate::read_modify_write::extract_rules as extract_rmw_rules;
 use crate::registry::{
     parse_durability, parse_gc_mode, resolve_root, Store, Worlds, DEFAULT_PROJECT,
 };
+use crate::resume::{ResumingRead, RetryPolicy};
 use crate::row::{row_to_py, Row};
 use crate::table_admin::TableAdmin;
 use sparsetable::api::shared::poisoned as poisoned_error;
@@ -576,17 +577,23 @@ impl Table {
 
     /// Every row the query selects, in key order. The rows come from the engine in batches
     /// converted as they arrive (never the whole result twice in memory), and Ctrl-C
-    /// (any pending signal) interrupts the read between batches.
+    /// (any pending signal) interrupts the read between batches. An attempt that fails with
+    /// one of `retryable_codes` (gRPC code names) is re-issued for the rows not yet received
+    /// until `operation_timeout` seconds would pass (see `resume`: Google's client's retries).
+    #[pyo3(signature = (query, *, retryable_codes = Vec::new(), operation_timeout = None))]
     fn read_rows<'py>(
         &self,
         py: Python<'py>,
         query: &Bound<'py, ReadRowsQuery>,
+        retryable_codes: Vec<String>,
+        operation_timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut stream = self.open_stream(py, query)?;
+        let policy = retry_policy(py, &retryable_codes, operation_timeout)?;
+        let mut read = self.open_read(py, query, policy)?;
         let list = PyList::empty(py);
         loop {
             let (batch, more) = py
-                .detach(|| next_batch(&mut stream))
+                .detach(|| next_batch(&mut read))
                 .map_err(|e| to_py_err(py, e))?;
             for row in batch {
                 list.append(row_to_py(py, row)?)?;
@@ -718,18 +725,24 @@ impl Table {
     }
 
     /// The same rows as an iterator. The engine's view of the table is taken now (later
-    /// writes are not seen); rows are then produced as the iterator is advanced, a small
-    /// batch at a time with the GIL released, and no database lock is held between rows, so
-    /// writers (on any thread) go on while the stream is open.
+    /// writes are not seen; an attempt re-issued after a retryable failure takes a new view
+    /// for the rows not yet received); rows are then produced as the iterator is advanced, a
+    /// small batch at a time with the GIL released, and no database lock is held between
+    /// rows, so writers (on any thread) go on while the stream is open. Retries as
+    /// `read_rows`.
+    #[pyo3(signature = (query, *, retryable_codes = Vec::new(), operation_timeout = None))]
     fn read_rows_stream(
         &self,
         py: Python<'_>,
         query: &Bound<'_, ReadRowsQuery>,
+        retryable_codes: Vec<String>,
+        operation_timeout: Option<f64>,
     ) -> PyResult<RowIterator> {
-        let stream = self.open_stream(py, query)?;
+        let policy = retry_policy(py, &retryable_codes, operation_timeout)?;
+        let read = self.open_read(py, query, policy)?;
         Ok(RowIterator {
             state: Mutex::new(StreamState {
-                stream: Some(stream),
+                stream: Some(read),
                 ready: VecDeque::new(),
             }),
         })
@@ -743,14 +756,59 @@ impl Table {
         with_db(py, &self.db, |db| Ok(db.get_table(&self.table_id)?.config))
     }
 
-    /// Opens the engine's stream: its view of the table is taken under the read lock, which
-    /// is released before this returns.
-    fn open_stream(&self, py: Python<'_>, query: &Bound<'_, ReadRowsQuery>) -> PyResult<RowStream> {
+    /// Starts a read: its first attempt is routed and opened now (the engine's view of the
+    /// table taken under the read lock, released before this returns), so a bad request
+    /// fails here; retryable failures are retried as `policy` says.
+    fn open_read(
+        &self,
+        py: Python<'_>,
+        query: &Bound<'_, ReadRowsQuery>,
+        policy: RetryPolicy,
+    ) -> PyResult<ResumingRead> {
         let request = query.borrow().to_request();
-        let routed = self.route(py, "ReadRows", sparsetable::RequestKind::Read, b"")?;
-        py.detach(|| routed.db.read_rows_stream(&self.table_id, &request))
-            .map_err(|e| to_py_err(py, e))
+        let mut read = ResumingRead::new(
+            self.plane.clone(),
+            self.app_profile_id.clone(),
+            self.table_id.clone(),
+            request,
+            policy,
+        );
+        py.detach(|| read.start()).map_err(|e| to_py_err(py, e))?;
+        Ok(read)
     }
+}
+
+/// The retry policy of a read from its keywords: gRPC code names and seconds.
+fn retry_policy(
+    py: Python<'_>,
+    codes: &[String],
+    operation_timeout: Option<f64>,
+) -> PyResult<RetryPolicy> {
+    let retryable = codes
+        .iter()
+        .map(|name| {
+            sparsetable::Code::from_name(name).ok_or_else(|| {
+                invalid_argument(
+                    py,
+                    format!("retryable code {name:?} is not a gRPC code name"),
+                )
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let operation_timeout = match operation_timeout {
+        None => None,
+        Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s)),
+        Some(s) => {
+            return Err(invalid_argument(
+                py,
+                format!("operation_timeout must be greater than 0, got {s}"),
+            ))
+        }
+    };
+    Ok(RetryPolicy {
+        retryable,
+        operation_timeout,
+    })
 }
 
 /// A batch's bounds (the core's `RowStream::next_batch`): 64 rows, enough to amortise handing
@@ -763,12 +821,12 @@ const BATCH: sparsetable::BatchLimits = sparsetable::BatchLimits::rows(64)
     .with_max_bytes(1 << 20)
     .with_slice(16 * 1024, 1 << 20);
 
-/// The next rows of `stream`, and whether it may have more (an empty batch with more: the
+/// The next rows of `read`, and whether it may have more (an empty batch with more: the
 /// slice examined only rows the filter dropped; the caller checks for signals and asks
-/// again). Or the error that ended the read part-way (a corrupt block: `DataLoss`). Runs
-/// without the GIL.
-fn next_batch(stream: &mut RowStream) -> sparsetable::Result<(Vec<sparsetable::Row>, bool)> {
-    stream.next_batch(&BATCH).map(|b| (b.rows, b.more))
+/// again). Or the error that ended the read part-way (a corrupt block: `DataLoss`; a failure
+/// its policy does not retry). Runs without the GIL.
+fn next_batch(read: &mut ResumingRead) -> sparsetable::Result<(Vec<sparsetable::Row>, bool)> {
+    read.next_batch(&BATCH)
 }
 
 /// Iterator returned by `Table.read_rows_stream`.
@@ -778,8 +836,8 @@ pub struct RowIterator {
 }
 
 struct StreamState {
-    /// `None` once the engine's stream ended (its view is freed then, not with the iterator).
-    stream: Option<RowStream>,
+    /// `None` once the read ended (its view is freed then, not with the iterator).
+    stream: Option<ResumingRead>,
     /// Rows fetched and not yet returned.
     ready: VecDeque<sparsetable::Row>,
 }

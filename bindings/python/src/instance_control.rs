@@ -1,6 +1,6 @@
 //! The control surface of an instance's simulated replication, for Python tests
 //! (`client.instance_control(instance_id)`): the instance's clusters and app profiles, cluster
-//! outages, the replication lag, injected faults, consistency tokens and the state. Every rule
+//! outages, the replication lag, injected faults (mid-stream ones too), consistency tokens and the state. Every rule
 //! is the core's (`sparsetable::api::instance::InstanceData`, whose module docs and
 //! docs/replication.md hold them); this module converts Python values and errors only.
 //!
@@ -149,8 +149,10 @@ impl InstanceControl {
     /// `cluster_id` (`None`: every cluster) fail with `code` (a gRPC name such as
     /// `"UNAVAILABLE"` or `"DEADLINE_EXCEEDED"`) and/or wait `latency_micros`, for `count`
     /// calls (`None`: no limit) or each with `probability` (drawn from the seed
-    /// `clear_faults` set).
-    #[pyo3(signature = (*, rpc = None, cluster_id = None, code = None, count = None, probability = 1.0, latency_micros = 0))]
+    /// `clear_faults` set). With `after_rows` (`rpc="ReadRows"` and a `code`), a read
+    /// delivers that many rows and then fails with `code`, the way a connection drops
+    /// mid-scan; `read_rows` and `read_rows_stream` resume it as Google's client does.
+    #[pyo3(signature = (*, rpc = None, cluster_id = None, code = None, count = None, probability = 1.0, latency_micros = 0, after_rows = None))]
     #[allow(clippy::too_many_arguments)]
     fn inject_fault(
         &self,
@@ -161,6 +163,7 @@ impl InstanceControl {
         count: Option<u64>,
         probability: f64,
         latency_micros: u64,
+        after_rows: Option<u64>,
     ) -> PyResult<()> {
         let code = code.map(|c| code_from_name(py, c)).transpose()?;
         let rule = FaultRule {
@@ -171,8 +174,11 @@ impl InstanceControl {
             probability,
             latency_micros,
         };
-        py.detach(|| self.plane.add_fault(rule))
-            .map_err(|e| to_py_err(py, e))
+        py.detach(|| match after_rows {
+            Some(n) => self.plane.add_mid_stream_fault(rule, n),
+            None => self.plane.add_fault(rule),
+        })
+        .map_err(|e| to_py_err(py, e))
     }
 
     /// Removes every injected fault and reseeds the probabilities' generator.

@@ -20,6 +20,7 @@ mod mutations;
 mod query;
 mod read_modify_write;
 mod registry;
+mod resume;
 mod row;
 mod row_key_schema;
 mod server;

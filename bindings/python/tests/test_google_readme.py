@@ -1,5 +1,6 @@
 """The README's `py` examples (the Google-shaped client, the classic admin surface, the
-classic Instance Admin, logical views and row-key schemas, and the classic data API) run as written against the installed wheel, with the output they claim."""
+classic Instance Admin, logical views and row-key schemas, the classic data API, and a read
+resumed after a mid-stream fault) run as written against the installed wheel, with the output they claim."""
 
 import re
 from pathlib import Path
@@ -9,7 +10,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 def test_readme_google_examples_run(capsys):
     blocks = re.findall(r"```py\n(.*?)```", README.read_text(), re.S)
-    assert len(blocks) == 5
+    assert len(blocks) == 6
     for i, block in enumerate(blocks):
         exec(compile(block, f"{README}#py{i}", "exec"), {"__name__": f"readme_google_{i}"})
     out = capsys.readouterr().out.splitlines()

@@ -39,6 +39,12 @@ pub struct ReplicatedInstance {
     /// Where the queue is kept (file [`QUEUE_FILE`]) so replication resumes after a restart;
     /// `None`: in memory only.
     queue_storage: Option<Arc<dyn Storage>>,
+    /// Whether each rewrite of the queue file is fsynced: not when the clusters' databases
+    /// use durability `None` (nothing the engine writes is fsynced there, and a power loss
+    /// may lose writes anyway; a killed process loses neither, the rename being atomic).
+    /// Syncing it regardless made every replicated write in that mode wait for an fsync,
+    /// about 500 times the cost of the write itself (docs/benchmarks.md, issue 28).
+    queue_sync: bool,
 }
 
 impl core::fmt::Debug for ReplicatedInstance {
@@ -66,6 +72,7 @@ impl ReplicatedInstance {
             replicas,
             set: Mutex::new(set),
             queue_storage: None,
+            queue_sync: true,
         })
     }
 
@@ -104,6 +111,8 @@ impl ReplicatedInstance {
         // The restored queue is made durable at once, so the databases can let go of what
         // it recovered.
         self.queue_storage = Some(storage);
+        self.queue_sync = self.replicas[0].read(|d| Ok(d.durability()))?
+            != Some(crate::api::database::Durability::None);
         let mut set = self.set()?;
         self.save_queue(set.replication())?;
         set.confirm_recorded()?;
@@ -169,7 +178,9 @@ impl ReplicatedInstance {
         let tmp = "REPLICATION.tmp";
         let mut file = storage.create(tmp)?;
         file.append(&state.encode_queue())?;
-        file.sync()?;
+        if self.queue_sync {
+            file.sync()?;
+        }
         drop(file);
         storage.rename(tmp, QUEUE_FILE)
     }

@@ -26,6 +26,7 @@ mod migrate;
 mod replication;
 mod replication_vectors;
 mod restart;
+mod resume;
 mod robustness_data_dir;
 mod robustness_reads;
 mod robustness_requests;

@@ -333,6 +333,7 @@ async fn injected_faults_fail_the_rpc_they_name_then_clear() {
             count: 1,
             probability: None,
             latency_micros: 0,
+            after_rows: 0,
         })
         .await
         .unwrap();

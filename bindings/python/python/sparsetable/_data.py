@@ -7,11 +7,17 @@ Google's surface: context managers and ``close()``, the per-call ``operation_tim
 ``attempt_timeout`` / ``retryable_errors`` keywords, ``bulk_mutate_rows``, the batcher and
 ``read_rows_sharded`` with Google's exception groups.
 
-Timeouts and retries in-process: a call runs in this process with no network, so there is
-nothing to retry (an engine error is the answer, not a transient failure) and nothing is
-cancelled midway (a call that started completes, so no write is half-applied). The keywords
-are accepted with Google's defaults and checked as Google's client checks them (a timeout
-must be > 0); ``retryable_errors`` is accepted and unused.
+Timeouts and retries in-process: a call runs in this process with no network, so the only
+transient failures are the ones an instance's control injects (``instance_control``), and
+nothing is cancelled midway (a call that started completes, so no write is half-applied).
+``read_rows`` and ``read_rows_stream`` retry as Google's client does: an attempt that fails
+with one of ``retryable_errors`` (by default DeadlineExceeded, ServiceUnavailable and
+Aborted; exception classes or gRPC code numbers), before its first row or after some rows (an
+``after_rows`` fault), is re-issued for the rows not yet received, with a doubling backoff
+from 10 ms, until ``operation_timeout`` (600 s by default) would pass; which read is
+re-issued is the engine's rule (``ReadRowsRequest::resume_after_rows``), so every row comes
+once. The other calls' keywords are accepted with Google's defaults and checked as Google's
+client checks them (a timeout must be > 0); their ``retryable_errors`` are not used.
 """
 
 from __future__ import annotations
@@ -54,6 +60,46 @@ def _check_timeouts(operation_timeout: Any, attempt_timeout: Any = None) -> None
     for name, value in (("operation_timeout", operation_timeout), ("attempt_timeout", attempt_timeout)):
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
             raise ValueError(f"{name} must be greater than 0")
+
+
+# Google's read_rows defaults: the codes it retries and how long a read may take.
+_READ_ROWS_RETRYABLE = ("DEADLINE_EXCEEDED", "UNAVAILABLE", "ABORTED")
+_READ_ROWS_OPERATION_TIMEOUT = 600.0
+# gRPC status numbers -> names (Google's client accepts either in retryable_errors).
+_GRPC_NAMES = (
+    "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+    "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+    "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+    "UNAUTHENTICATED",
+)
+
+
+def _code_name(error: Any) -> str:
+    """A retryable_errors entry (a gRPC number, or an exception class: sparsetable's or
+    google.api_core's) as the gRPC code name the engine takes."""
+    if isinstance(error, int) and not isinstance(error, bool):
+        if 0 < error < len(_GRPC_NAMES):
+            return _GRPC_NAMES[error]
+        raise ValueError(f"retryable_errors: {error} is not a gRPC status code")
+    code = getattr(error, "code", None)
+    if isinstance(code, str) and code in _GRPC_NAMES:
+        return code
+    status = getattr(error, "grpc_status_code", None)
+    name = getattr(status, "name", None)
+    if isinstance(name, str) and name in _GRPC_NAMES:
+        return name
+    raise ValueError(f"retryable_errors: {error!r} is not an error class with a gRPC code")
+
+
+def _read_retry(table: "Table", operation_timeout: Any, retryable_errors: Any) -> Dict[str, Any]:
+    """The native read's retry keywords from Google's per-call ones."""
+    if isinstance(retryable_errors, TABLE_DEFAULT):
+        codes = table._read_rows_retryable
+    else:
+        codes = tuple(_code_name(e) for e in retryable_errors)
+    if isinstance(operation_timeout, TABLE_DEFAULT):
+        operation_timeout = table.default_read_rows_operation_timeout or _READ_ROWS_OPERATION_TIMEOUT
+    return {"retryable_codes": list(codes), "operation_timeout": float(operation_timeout)}
 
 
 def _native_client(project: Optional[str], kwargs: dict) -> Any:
@@ -176,6 +222,10 @@ class Table:
             if value is not None:
                 _check_timeouts(value)
             setattr(self, name, value)
+        retryable = kwargs.pop("default_read_rows_retryable_errors", None)
+        self._read_rows_retryable = (
+            _READ_ROWS_RETRYABLE if retryable is None else tuple(_code_name(e) for e in retryable)
+        )
         self._native = client._native.get_table(instance_id, table_id, app_profile_id)
 
     # --- reads ---------------------------------------------------------------------------
@@ -183,20 +233,26 @@ class Table:
         self, query: ReadRowsQuery, *, operation_timeout: Any = TABLE_DEFAULT.READ_ROWS,
         attempt_timeout: Any = TABLE_DEFAULT.READ_ROWS, retryable_errors: Any = TABLE_DEFAULT.READ_ROWS,
     ) -> Iterable[_native.Row]:
-        """The rows the query selects, in key order, as an iterator."""
+        """The rows the query selects, in key order, as an iterator; a read that fails with
+        one of ``retryable_errors`` is resumed (see the module docstring)."""
         if operation_timeout is not _READ or attempt_timeout is not _READ:
             _check_timeouts(operation_timeout, attempt_timeout)
-        return self._native.read_rows_stream(_as_query(query))
+        return self._native.read_rows_stream(
+            _as_query(query), **_read_retry(self, operation_timeout, retryable_errors)
+        )
 
     def read_rows(
         self, query: ReadRowsQuery, *, operation_timeout: Any = TABLE_DEFAULT.READ_ROWS,
         attempt_timeout: Any = TABLE_DEFAULT.READ_ROWS, retryable_errors: Any = TABLE_DEFAULT.READ_ROWS,
     ) -> List[_native.Row]:
-        """The rows the query selects, in key order, as a list."""
+        """The rows the query selects, in key order, as a list; a read that fails with one
+        of ``retryable_errors`` is resumed (see the module docstring)."""
         if operation_timeout is not _READ or attempt_timeout is not _READ:
             _check_timeouts(operation_timeout, attempt_timeout)
         # The engine's call returns a new list each time: handed over as it is, not copied.
-        return self._native.read_rows(_as_query(query))
+        return self._native.read_rows(
+            _as_query(query), **_read_retry(self, operation_timeout, retryable_errors)
+        )
 
     def read_row(
         self, row_key: Union[str, bytes], *, row_filter: Any = None,

@@ -21,7 +21,7 @@ from sparsetable._data import (
     Table,
     _check_timeouts,
 )
-from sparsetable._query import ReadRowsQuery, RowKeySamples, ShardedQuery, _as_query
+from sparsetable._query import ReadRowsQuery, RowKeySamples, ShardedQuery
 from sparsetable.mutations import RowMutationEntry
 
 # Rows fetched per worker-thread hop by an async stream: one hop per row would cost a
@@ -119,7 +119,10 @@ class TableAsync:
         """An async iterator over the rows (``async for row in await
         table.read_rows_stream(query)``), fetched in chunks on a worker thread."""
         _check_timeouts(operation_timeout, attempt_timeout)
-        rows = await _run(self._sync._native.read_rows_stream, _as_query(query))
+        rows = await _run(
+            self._sync.read_rows_stream, query, operation_timeout=operation_timeout,
+            attempt_timeout=attempt_timeout, retryable_errors=retryable_errors,
+        )
 
         def chunk() -> List[_native.Row]:
             out = []

@@ -762,6 +762,11 @@ impl Database {
         }
     }
 
+    /// The durability mode of a database on storage; `None` for one in memory.
+    pub fn durability(&self) -> Option<Durability> {
+        self.persist.as_ref().map(|p| p.options.durability)
+    }
+
     /// Where the commit log ends now and how to make it durable there, if writes wait for
     /// an fsync: `(log number, bytes appended, syncer)`.
     #[cfg(feature = "std")]
