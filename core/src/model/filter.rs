@@ -492,6 +492,30 @@ impl CompiledFilter {
         selective(&self.root).then_some(ColumnSelection { root: &self.root })
     }
 
+    /// Whether a read that pushed down [`column_selection`](Self::column_selection) and
+    /// [`column_limit`](Self::column_limit) has already done all the filter does: the filter
+    /// is the column limit, a family, qualifier or column-range filter, or a chain (nested
+    /// chains included) of those selections ending, perhaps, in the column limit. The resolver then emitted exactly the
+    /// cells the filter keeps (the conjunction of the selections, at most `n` per column, in
+    /// order), so the reader may skip [`apply`](Self::apply).
+    pub(crate) fn is_done_by_pushdown(&self) -> bool {
+        fn selection_only(node: &Node) -> bool {
+            match node {
+                Node::FamilyRegex(_) | Node::QualifierRegex(_) | Node::ColumnRange(..) => true,
+                Node::Chain(members) => members.iter().all(selection_only),
+                _ => false,
+            }
+        }
+        match &self.root {
+            Node::Chain(members) => match members.split_last() {
+                Some((Node::ColumnLimit(_), front)) => front.iter().all(selection_only),
+                _ => selection_only(&self.root),
+            },
+            Node::ColumnLimit(_) => true,
+            other => selection_only(other),
+        }
+    }
+
     /// Applies the filter to one row's visible cells (in Bigtable order) and returns what the
     /// read outputs for the row, in Bigtable order.
     pub fn apply(
@@ -857,6 +881,32 @@ mod tests {
 
     fn limit(f: RowFilter) -> Option<usize> {
         f.compile().unwrap().column_limit()
+    }
+
+    #[test]
+    fn only_selections_and_a_last_column_limit_are_done_by_the_pushdown() {
+        let done = |f: RowFilter| f.compile().unwrap().is_done_by_pushdown();
+        let family = || RowFilter::FamilyNameRegex(String::from("cf"));
+        let qualifier = || RowFilter::ColumnQualifierRegex(b"q".to_vec());
+        let n = RowFilter::CellsPerColumnLimit;
+        assert!(done(family()));
+        assert!(done(n(1)));
+        assert!(done(RowFilter::Chain(vec![family(), qualifier()])));
+        assert!(done(RowFilter::Chain(vec![family(), n(2)])));
+        assert!(done(RowFilter::Chain(vec![
+            RowFilter::Chain(vec![family(), qualifier()]),
+            n(1)
+        ])));
+        for f in [
+            RowFilter::PassAll,
+            RowFilter::Chain(vec![n(1), family()]),
+            RowFilter::Chain(vec![family(), n(1), n(2)]),
+            RowFilter::Chain(vec![RowFilter::RowKeyRegex(b"r".to_vec()), family()]),
+            RowFilter::Chain(vec![family(), RowFilter::StripValue]),
+            RowFilter::Interleave(vec![family(), qualifier()]),
+        ] {
+            assert!(!done(f.clone()), "{f:?}");
+        }
     }
 
     #[test]

@@ -685,6 +685,8 @@ impl RowStream {
         // (`CompiledFilter::column_selection`).
         let filter = &*filter;
         resolver.set_columns(filter.column_selection());
+        // What the resolver emits may already be the filter's output.
+        let applies = !filter.is_pass_all() && !filter.is_done_by_pushdown();
         let mut buf = Vec::new();
         let mut bytes = 0usize;
         // Rows that need no filter are packed (see `PackedRows`), except a point read's one
@@ -784,7 +786,7 @@ impl RowStream {
                 .map(|c| (key.len() + c.qualifier.len() + c.value.len()) as u64)
                 .sum::<u64>();
             remember_examined(last_examined, last_scanned, scanned_is_examined, &key);
-            if !cells.is_empty() && !filter.is_pass_all() {
+            if !cells.is_empty() && applies {
                 cells = filter.apply(&key, cells, random);
             }
             if cells.is_empty() && !(*keep_present && scanned > 0) {
@@ -905,7 +907,7 @@ pub(crate) fn read_one_as(
     // A column the filter leaves out counts the one cell examined of it (the rest was
     // sought past, as versions a column limit drops are).
     let scanned = cells.len() + unselected;
-    if !cells.is_empty() && !filter.is_pass_all() {
+    if !cells.is_empty() && !filter.is_pass_all() && !filter.is_done_by_pushdown() {
         cells = filter.apply(key, cells, random);
     }
     let present = !cells.is_empty() || (keep_present && scanned > 0);
