@@ -47,14 +47,6 @@ fn view_js(v: &MaterializedViewRecord) -> Result<JsValue, JsValue> {
     parse_text(&text).map_err(to_js_error)
 }
 
-/// `NotFound` (a view the database does not have) is not a failure when following the record.
-fn unless_missing(r: Result<(), Error>) -> Result<(), Error> {
-    match r {
-        Err(e) if e.code() == Code::NotFound => Ok(()),
-        other => other,
-    }
-}
-
 #[wasm_bindgen]
 impl InstanceModel {
     /// The materialized views, by id (`MaterializedViewJson[]`).
@@ -152,10 +144,7 @@ impl InstanceModel {
         db.engine_mut(|e| {
             for info in e.list_materialized_views() {
                 if !record.iter().any(|v| v.id == info.id) {
-                    unless_missing(
-                        e.update_materialized_view(&info.id, false, None)
-                            .and_then(|_| e.delete_materialized_view(&info.id)),
-                    )?;
+                    e.forget_materialized_view(&info.id)?;
                 }
             }
             for v in record {

@@ -52,15 +52,7 @@ fn view_info(v: &sparsetable::api::instances::MaterializedViewRecord) -> Materia
 /// The database's copy of a view goes (after the record allowed it); a view whose table is
 /// gone is not there.
 fn drop_rows(db: &SharedDatabase, id: &str) -> sparsetable::Result<()> {
-    db.write(|d| {
-        let gone = d
-            .update_materialized_view(id, false, None)
-            .and_then(|_| d.delete_materialized_view(id));
-        match gone {
-            Err(e) if e.code() == Code::NotFound => Ok(()),
-            other => other,
-        }
-    })
+    db.write(|d| d.forget_materialized_view(id))
 }
 
 #[uniffi::export]

@@ -6,7 +6,9 @@
 //! Logical views are the record's too (`create_logical_view` ... `delete_logical_view`): a
 //! view's query is checked by preparing it against the instance's first database with the
 //! views the instance would then have (as the server checks one), and `_execute_query`
-//! reads the stored views when a query names one in `FROM`.
+//! reads the stored views when a query names one in `FROM`. Continuous materialized views
+//! (`create_materialized_view` ... `delete_materialized_view`) are recorded here and made in
+//! the instance's first database by [`crate::materialized_views`].
 //!
 //! Every rule is the record's or the database's; this module converts Python values (dicts
 //! shaped like the classic client's attributes, enums as Google's numbers) and errors only.
@@ -38,6 +40,7 @@ use sparsetable::{
 };
 
 use crate::errors::to_py_err;
+use crate::materialized_views::{self as mv, view_to_py as mv_to_py, RecordAdmin};
 use crate::registry::Records;
 
 /// Google's `enums.Instance.Type` numbers.
@@ -385,6 +388,16 @@ impl InstanceAdmin {
         }
         records.insert(self.key(), next);
         Ok(out)
+    }
+}
+
+impl RecordAdmin for InstanceAdmin {
+    fn change<T>(&self, op: impl FnOnce(&mut InstanceRecord) -> Result<T>) -> Result<T> {
+        InstanceAdmin::change(self, op)
+    }
+
+    fn db(&self) -> &SharedDatabase {
+        &self.db
     }
 }
 
@@ -762,6 +775,74 @@ impl InstanceAdmin {
         etag: &str,
     ) -> PyResult<()> {
         py.detach(|| self.change(|r| r.delete_logical_view(logical_view_id, etag)))
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Records a new continuous materialized view (CreateMaterializedView) and makes it in
+    /// the instance's database, which checks `query` and backfills the view; returns the view
+    /// dict (see `materialized_views::view_to_py`) with its etag.
+    #[pyo3(signature = (materialized_view_id, query, deletion_protection = false))]
+    fn create_materialized_view<'py>(
+        &self,
+        py: Python<'py>,
+        materialized_view_id: &str,
+        query: &str,
+        deletion_protection: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| mv::create(self, materialized_view_id, query, deletion_protection))
+            .map_err(|e| to_py_err(py, e))?;
+        mv_to_py(py, &view)
+    }
+
+    /// Materialized view `materialized_view_id`'s dict (GetMaterializedView); `NotFound` if
+    /// unknown.
+    fn get_materialized_view<'py>(
+        &self,
+        py: Python<'py>,
+        materialized_view_id: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| self.read(|r| r.get_materialized_view(materialized_view_id).cloned()))
+            .map_err(|e| to_py_err(py, e))?;
+        mv_to_py(py, &view)
+    }
+
+    /// The materialized views (ListMaterializedViews), by id, as dicts.
+    fn list_materialized_views<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let views = py
+            .detach(|| self.read(|r| Ok(r.materialized_views().to_vec())))
+            .map_err(|e| to_py_err(py, e))?;
+        views.iter().map(|v| mv_to_py(py, v)).collect()
+    }
+
+    /// Sets or clears a materialized view's `deletion_protection` (UpdateMaterializedView,
+    /// the one field it changes); a non-empty `etag` must be the current one (else
+    /// `Aborted`). Returns the view dict with its new etag.
+    #[pyo3(signature = (materialized_view_id, deletion_protection, etag = ""))]
+    fn update_materialized_view<'py>(
+        &self,
+        py: Python<'py>,
+        materialized_view_id: &str,
+        deletion_protection: bool,
+        etag: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let view = py
+            .detach(|| mv::update(self, materialized_view_id, deletion_protection, etag))
+            .map_err(|e| to_py_err(py, e))?;
+        mv_to_py(py, &view)
+    }
+
+    /// Removes a materialized view and its rows (DeleteMaterializedView); a non-empty `etag`
+    /// must be the current one, and a view with deletion protection is `FailedPrecondition`.
+    #[pyo3(signature = (materialized_view_id, etag = ""))]
+    fn delete_materialized_view(
+        &self,
+        py: Python<'_>,
+        materialized_view_id: &str,
+        etag: &str,
+    ) -> PyResult<()> {
+        py.detach(|| mv::delete(self, materialized_view_id, etag))
             .map_err(|e| to_py_err(py, e))
     }
 

@@ -16,6 +16,7 @@ mod filters;
 mod gc_rule;
 mod instance_admin;
 mod instance_control;
+mod materialized_views;
 mod mutations;
 mod query;
 mod read_modify_write;

@@ -22,7 +22,9 @@
 //!   `INSTANCE` file (docs/format/instance.md, the server's file): read into [`Records`]
 //!   whenever the folder's database is opened (the file is the truth then: nobody else can
 //!   have the folder open), written through on every accepted admin change, and listed from
-//!   the files. A data plane made while a record exists is configured from it.
+//!   the files. A data plane made while a record exists is configured from it, and the
+//!   materialized views the file records are made again in the database when it is opened
+//!   (views live in memory, as on the server).
 //! - A database opens in the GC mode (`sparsetable::GcMode`) of the client that opens it
 //!   first; a client asking for a database already open in the other mode gets
 //!   `FailedPrecondition` (one database cannot both hide and show collectable cells).
@@ -165,7 +167,7 @@ impl Store {
             } => {
                 let dir = instance_folder(root, project, instance)?;
                 let records = self.records()?;
-                open_dir(&dir, *durability, clock, *clock_id, gc_mode, || {
+                open_dir(&dir, *durability, clock, *clock_id, gc_mode, |db| {
                     // The folder was closed until now, so its file is the truth (the
                     // server may have changed it); a damaged file fails the open.
                     let stored = instance_store::read_file(&dir)?;
@@ -174,7 +176,11 @@ impl Store {
                         .map_err(|_| sparsetable::api::shared::poisoned())?;
                     let key = (project.to_string(), instance.to_string());
                     match stored {
-                        Some(stored) => records.insert(key, stored),
+                        Some(stored) => {
+                            // Views live in memory: each recorded one is recomputed.
+                            crate::materialized_views::recreate(db, &stored.record);
+                            records.insert(key, stored)
+                        }
                         None => records.remove(&key),
                     };
                     Ok(())
@@ -272,14 +278,15 @@ fn instance_folder(root: &Path, project: &str, instance: &str) -> Result<PathBuf
 }
 
 /// The database of `dir`: the one open in this process, else opened now, after which
-/// `on_open` runs before any other thread can get it (it loads the instance's record).
+/// `on_open` runs on it before any other thread can get it (it loads the instance's record
+/// and makes the record's materialized views again).
 fn open_dir(
     dir: &Path,
     durability: Durability,
     clock: &Arc<dyn Clock>,
     clock_id: usize,
     gc_mode: GcMode,
-    on_open: impl FnOnce() -> Result<()>,
+    on_open: impl FnOnce(&SharedDatabase) -> Result<()>,
 ) -> Result<Arc<SharedDatabase>> {
     // Held while opening, so two threads naming a new instance open it once.
     let mut dirs = open_dirs()
@@ -316,7 +323,7 @@ fn open_dir(
         options,
         clock.clone(),
     )?));
-    on_open()?;
+    on_open(&db)?;
     // Entries of closed databases go when their directory is next opened or another opens.
     dirs.retain(|_, open| open.db.strong_count() > 0);
     dirs.insert(

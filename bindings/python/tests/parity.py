@@ -49,10 +49,11 @@ CLASSIC_METHODS = {
     # The generated table admin client's calls that the samples' helper uses to set tables up.
     ("google.cloud.bigtable_admin_v2", "BigtableTableAdminClient", "sparsetable.bigtable_admin_v2", "BigtableTableAdminClient"):
         ["create_table", "get_table", "list_tables", "update_table", "delete_table"],
-    # The generated instance admin client's logical view calls.
+    # The generated instance admin client's view calls.
     ("google.cloud.bigtable_admin_v2", "BigtableInstanceAdminClient", "sparsetable.bigtable_admin_v2", "BigtableInstanceAdminClient"):
         ["create_logical_view", "get_logical_view", "list_logical_views", "update_logical_view", "delete_logical_view",
-         "logical_view_path", "instance_path"],
+         "logical_view_path", "create_materialized_view", "get_materialized_view", "list_materialized_views",
+         "update_materialized_view", "delete_materialized_view", "materialized_view_path", "instance_path"],
 }
 DUNDERS = {"__enter__", "__exit__", "__aenter__", "__aexit__", "__getitem__", "__contains__", "__int__",
            "__lt__", "__iter__", "__len__", "__str__"}

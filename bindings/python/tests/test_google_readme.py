@@ -1,6 +1,7 @@
 """The README's `py` examples (the Google-shaped client, the classic admin surface, the
-classic Instance Admin, logical views and row-key schemas, the classic data API, and a read
-resumed after a mid-stream fault) run as written against the installed wheel, with the output they claim."""
+classic Instance Admin, logical and materialized views and row-key schemas, the classic data
+API, and a read resumed after a mid-stream fault) run as written against the installed wheel,
+with the output they claim."""
 
 import re
 from pathlib import Path
@@ -26,6 +27,7 @@ def test_readme_google_examples_run(capsys):
         "False",
         "True",
         "[('1', b'12'), ('3', b'30')]",
+        "[3]",
         "[0, 0, 0]",
         "phone#2 PQ2A.2 2024-01-01 00:00:00+00:00",
     ]

@@ -1,10 +1,11 @@
-"""Logical views and row-key schemas through the generated admin clients
-(``sparsetable.bigtable_admin_v2``), as Google's ``BigtableInstanceAdminClient`` and
-``BigtableTableAdminClient`` take them, and read with ``execute_query``. Every rule (ids,
+"""Logical views, continuous materialized views and row-key schemas through the generated
+admin clients (``sparsetable.bigtable_admin_v2``), as Google's ``BigtableInstanceAdminClient``
+and ``BigtableTableAdminClient`` take them, and read with ``execute_query``. Every rule (ids,
 queries that must prepare, etags, deletion protection, the schema's rules) is the core's;
 these tests check that the calls reach it, that what it says comes back as Google's
 exceptions, and that a refusal changes nothing."""
 
+import gc
 import uuid
 
 import pytest
@@ -213,3 +214,105 @@ def test_the_native_table_admin_takes_the_schema_as_a_dict(clock):
     assert admin.update_table("plain", row_key_schema=schema).row_key_schema == schema
     with pytest.raises(exceptions.InvalidArgument, match="row_key_schema.fields"):
         admin.create_table("bad", {"cf": None}, row_key_schema={"fields": [{"field_name": "x"}], "encoding": {"singleton": {}}})
+
+
+COUNT_BY_GROUP = "SELECT cf['g'] AS _key, COUNT(*) AS n FROM t GROUP BY _key"
+
+
+def groups_of(data, view="by_group"):
+    return sorted((r["_key"], r["n"]) for r in data.execute_query(f"SELECT _key, n FROM {view}", "my-instance"))
+
+
+def test_a_materialized_view_is_created_kept_up_to_date_updated_listed_and_deleted(bt, project):
+    with BigtableDataClient(project=project) as data:
+        data.table_admin("my-instance").create_table("t", {"cf": None})
+        t = data.get_table("my-instance", "t")
+        for key, group in [(b"r1", b"x"), (b"r2", b"x"), (b"r3", b"y")]:
+            t.mutate_row(key, SetCell("cf", b"g", group, 1000))
+        views = bt.instance_admin_client
+        parent = views.instance_path(project, "my-instance")
+        made = views.create_materialized_view(
+            parent=parent, materialized_view_id="by_group",
+            materialized_view=types.MaterializedView(query=COUNT_BY_GROUP)).result()
+        assert made.name == views.materialized_view_path(project, "my-instance", "by_group")
+        assert made.query == COUNT_BY_GROUP and made.etag and made.deletion_protection is False
+        # Backfilled from the table, then kept up to date by every write.
+        assert groups_of(data) == [(b"x", 2), (b"y", 1)]
+        t.mutate_row(b"r4", SetCell("cf", b"g", b"y", 1000))
+        assert groups_of(data) == [(b"x", 2), (b"y", 2)]
+        assert views.get_materialized_view(name=made.name) == made
+        assert [v.name for v in views.list_materialized_views(parent=parent)] == [made.name]
+        # Only deletion_protection changes; the old etag goes stale.
+        protected = views.update_materialized_view(request={
+            "materialized_view": {"name": made.name, "deletion_protection": True, "etag": made.etag},
+            "update_mask": {"paths": ["deletion_protection"]}}).result()
+        assert protected.deletion_protection is True and protected.etag != made.etag
+        assert protected.query == COUNT_BY_GROUP
+        with pytest.raises(exceptions.FailedPrecondition, match='materialized view "by_group" has deletion protection enabled'):
+            views.delete_materialized_view(name=made.name)
+        # The database's copy of the setting follows the record's: the table cannot go either.
+        with pytest.raises(exceptions.FailedPrecondition):
+            data.table_admin("my-instance").delete_table("t")
+        cleared = views.update_materialized_view(materialized_view={"name": made.name, "deletion_protection": False}).result()
+        with pytest.raises(exceptions.Aborted):
+            views.delete_materialized_view(request={"name": made.name, "etag": protected.etag})
+        views.delete_materialized_view(request={"name": made.name, "etag": cleared.etag})
+        assert list(views.list_materialized_views(parent=parent)) == []
+        with pytest.raises(exceptions.NotFound):  # the rows went with the record
+            list(data.execute_query("SELECT * FROM by_group", "my-instance"))
+
+
+def test_materialized_view_errors_are_the_cores_and_a_refusal_leaves_nothing(bt, project):
+    bt.instance("my-instance").table("t").create(column_families={"cf": None})
+    views = bt.instance_admin_client
+    parent = views.instance_path(project, "my-instance")
+    name = views.materialized_view_path(project, "my-instance", "v")
+    query = {"query": COUNT_BY_GROUP}
+    with pytest.raises(exceptions.InvalidArgument, match="materialized_view_id"):  # a bad id
+        views.create_materialized_view(parent=parent, materialized_view_id="-bad", materialized_view=query)
+    with pytest.raises(exceptions.InvalidArgument, match=r"^.*materialized_view\.query is required"):
+        views.create_materialized_view(parent=parent, materialized_view_id="v", materialized_view={"query": ""})
+    with pytest.raises(exceptions.NotFound):  # a query over a table the instance lacks
+        views.create_materialized_view(parent=parent, materialized_view_id="v",
+                                       materialized_view={"query": "SELECT cf['g'] AS _key, COUNT(*) AS n FROM nope GROUP BY _key"})
+    with pytest.raises(exceptions.InvalidArgument):  # a query views do not maintain
+        views.create_materialized_view(parent=parent, materialized_view_id="v", materialized_view={"query": "SELECT _key FROM t"})
+    assert list(views.list_materialized_views(parent=parent)) == []
+    with pytest.raises(exceptions.NotFound, match='materialized view "v" not found in instance'):
+        views.get_materialized_view(name=name)
+    with pytest.raises(exceptions.NotFound):
+        views.update_materialized_view(materialized_view={"name": name, "deletion_protection": True})
+    with pytest.raises(exceptions.NotFound):  # an instance never created
+        views.create_materialized_view(parent=views.instance_path(project, "other"), materialized_view_id="v", materialized_view=query)
+    made = views.create_materialized_view(parent=parent, materialized_view_id="v", materialized_view=query).result()
+    with pytest.raises(exceptions.AlreadyExists, match='materialized view "v" already exists'):
+        views.create_materialized_view(parent=parent, materialized_view_id="v", materialized_view=query)
+    with pytest.raises(exceptions.Aborted, match="changed since etag"):
+        views.update_materialized_view(materialized_view={"name": name, "deletion_protection": True, "etag": "stale"})
+    with pytest.raises(exceptions.InvalidArgument, match="only deletion_protection"):  # the query is immutable
+        views.update_materialized_view(materialized_view={"name": name, "query": "SELECT 1"}, update_mask={"paths": ["query"]})
+    with pytest.raises(exceptions.InvalidArgument, match="materializedViews"):  # a name of another kind
+        views.get_materialized_view(name=views.logical_view_path(project, "my-instance", "v"))
+    assert views.get_materialized_view(name=name) == made
+
+
+def test_a_recorded_materialized_view_is_recomputed_when_its_folder_is_opened_again(tmp_path):
+    bt = st.Client(project="proj", admin=True, path=tmp_path)
+    instance = bt.instance("my-instance")
+    instance.create(clusters=[instance.cluster("cluster-one", location_id="us-central1-f", serve_nodes=1)])
+    instance.table("t").create(column_families={"cf": None})
+    views = bt.instance_admin_client
+    made = views.create_materialized_view(parent=instance.name, materialized_view_id="by_group",
+                                          materialized_view={"query": COUNT_BY_GROUP}).result()
+    with BigtableDataClient(project="proj", path=tmp_path) as data:
+        data.get_table("my-instance", "t").mutate_row(b"r1", SetCell("cf", b"g", b"x", 1000))
+        assert groups_of(data) == [(b"x", 1)]
+    del bt, instance, views
+    gc.collect()
+    # Views live in memory: the folder's next opener finds the recorded view and makes it again.
+    bt = st.Client(project="proj", admin=True, path=tmp_path)
+    with BigtableDataClient(project="proj", path=tmp_path) as data:
+        assert groups_of(data) == [(b"x", 1)]
+        data.get_table("my-instance", "t").mutate_row(b"r2", SetCell("cf", b"g", b"x", 1000))
+        assert groups_of(data) == [(b"x", 2)]
+    assert bt.instance_admin_client.get_materialized_view(name=made.name) == made

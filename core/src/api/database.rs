@@ -698,9 +698,7 @@ impl Database {
         row_key: &[u8],
         filter: &CompiledFilter,
     ) -> Result<Option<Row>> {
-        validate_row_key(row_key)?;
-        let table = self.table(table_id)?;
-        self.read_one(table, row_key, filter)
+        self.read_row_as(table_id, row_key, filter, false)
     }
 
     /// As [`Database::read_row_compiled`], but a row that exists and whose cells the filter
@@ -712,9 +710,19 @@ impl Database {
         row_key: &[u8],
         filter: &CompiledFilter,
     ) -> Result<Option<Row>> {
+        self.read_row_as(table_id, row_key, filter, true)
+    }
+
+    fn read_row_as(
+        &self,
+        table_id: &str,
+        row_key: &[u8],
+        filter: &CompiledFilter,
+        keep_present: bool,
+    ) -> Result<Option<Row>> {
         validate_row_key(row_key)?;
         let table = self.table(table_id)?;
-        self.read_one_as(table, row_key, filter, true)
+        self.read_one_as(table, row_key, filter, keep_present)
     }
 
     fn read_one(

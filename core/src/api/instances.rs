@@ -14,6 +14,9 @@
 //! - [`materialized_views`]: the definitions of the instance's continuous materialized views
 //!   (their rows are the database's, [`super::materialized_views`]) and their rules;
 //!   [`materialized_view_ops`] the operations on them.
+//! - [`views`] and `view_ops.rs`: what both kinds of view share (a named, etagged,
+//!   protected view; each kind says what is its own: the order of a create's checks, a limit,
+//!   its error words) and the Create / Update / Delete steps written once over it.
 //! - [`file`]: the stored form (docs/format/instance.md, versions 2 to 4).
 //! - `store` (std only): that file in an instance's folder, read and replaced atomically,
 //!   for every front-end with a directory (server, Python, Kotlin).
@@ -59,6 +62,8 @@ pub mod materialized_views;
 pub mod record;
 #[cfg(feature = "std")]
 pub mod store;
+mod view_ops;
+pub mod views;
 
 pub use file::{decode_file, encode_file, StoredInstance, INSTANCE_FILE, INSTANCE_FILE_MAGIC};
 pub use logical_views::{validate_logical_view_id, LogicalViewRecord, MAX_LOGICAL_VIEWS};

@@ -482,6 +482,23 @@ impl Database {
         Ok(())
     }
 
+    /// Removes this database's copy of view `id` whatever its deletion protection here, and
+    /// is no error for a view the database does not have (its table was gone when the
+    /// database was opened). For a front-end whose instance record (the authority on
+    /// protection) has just allowed the view's deletion, or never recorded the view.
+    ///
+    /// # Errors
+    /// Storage errors only.
+    pub fn forget_materialized_view(&mut self, id: &str) -> Result<()> {
+        match self
+            .update_materialized_view(id, false, None)
+            .and_then(|_| self.delete_materialized_view(id))
+        {
+            Err(e) if e.code() == crate::Code::NotFound => Ok(()),
+            other => other,
+        }
+    }
+
     /// `FailedPrecondition` naming a view with deletion protection, if any (DeleteInstance
     /// deletes every view, all or nothing).
     pub(crate) fn check_views_deletable(&self) -> Result<()> {

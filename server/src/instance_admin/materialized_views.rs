@@ -78,10 +78,7 @@ impl InstanceAdminService {
                 if made.get() {
                     // Made but not recorded (the file could not be written): the view must
                     // not outlive this call unannounced.
-                    let _ = db.write(|d| {
-                        d.update_materialized_view(id, false, None)?;
-                        d.delete_materialized_view(id)
-                    });
+                    let _ = db.write(|d| d.forget_materialized_view(id));
                 }
                 return Err(e);
             }
@@ -169,14 +166,6 @@ impl InstanceAdminService {
             with_record(meta, |r| r.delete_materialized_view(&id, &req.etag))
         })?;
         // The record allowed it (no deletion protection there): the rows go too.
-        db.write(|d| {
-            let gone = d
-                .update_materialized_view(&id, false, None)
-                .and_then(|_| d.delete_materialized_view(&id));
-            match gone {
-                Err(e) if e.code() == Code::NotFound => Ok(()),
-                other => other,
-            }
-        })
+        db.write(|d| d.forget_materialized_view(&id))
     }
 }

@@ -1,18 +1,15 @@
 //! The Instance Admin API's operations on an instance's logical views (the rules are in the
 //! module docs of [`super::logical_views`]): each checks its whole input first and changes
-//! nothing when it fails, as the record's other operations.
+//! nothing when it fails, as the record's other operations. The steps are those of every
+//! view (`view_ops.rs`); what is a logical view's own here is how a query is checked
+//! (prepared, a failure becoming INVALID_ARGUMENT) and that Update may change it.
 
-use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::ToString;
 use alloc::vec::Vec;
 
-use super::logical_views::{
-    bad_query, check_etag, check_views, validate_logical_view_id, view_not_found,
-    LogicalViewRecord, MAX_LOGICAL_VIEWS,
-};
+use super::logical_views::{bad_query, check_query, LogicalViewRecord};
 use super::record::InstanceRecord;
-use crate::error::quoted;
-use crate::{Code, Error, Result};
+use crate::Result;
 
 impl InstanceRecord {
     /// The logical views, by id.
@@ -22,7 +19,7 @@ impl InstanceRecord {
 
     /// Logical view `id`, if the instance has it.
     pub fn logical_view(&self, id: &str) -> Option<&LogicalViewRecord> {
-        self.logical_views.iter().find(|v| v.id == id)
+        self.view(id)
     }
 
     /// Replaces the logical views, as a front-end that keeps its own copy hands them over
@@ -31,12 +28,8 @@ impl InstanceRecord {
     ///
     /// # Errors
     /// `InvalidArgument` for a bad id or an id twice; nothing changes then.
-    pub fn set_logical_views(&mut self, mut views: Vec<LogicalViewRecord>) -> Result<()> {
-        views.sort_by(|a, b| a.id.cmp(&b.id));
-        check_views(&views)?;
-        self.absorb_etags(views.iter().map(|v| v.etag.as_str()));
-        self.logical_views = views;
-        Ok(())
+    pub fn set_logical_views(&mut self, views: Vec<LogicalViewRecord>) -> Result<()> {
+        self.set_views(views)
     }
 
     /// Stores a new logical view (CreateLogicalView). `check` prepares a query against the
@@ -53,40 +46,9 @@ impl InstanceRecord {
         deletion_protection: bool,
         check: impl FnOnce(&str, &[LogicalViewRecord]) -> Result<()>,
     ) -> Result<&LogicalViewRecord> {
-        validate_logical_view_id(id)?;
-        if query.trim().is_empty() {
-            return Err(Error::invalid_argument("logical_view.query is required"));
-        }
-        if self.logical_view(id).is_some() {
-            return Err(Error::new(
-                Code::AlreadyExists,
-                format!(
-                    "logical view {} already exists in instance {}",
-                    quoted(id),
-                    self.name()
-                ),
-            ));
-        }
-        if self.logical_views.len() >= MAX_LOGICAL_VIEWS {
-            return Err(Error::invalid_argument(format!(
-                "an instance has at most {MAX_LOGICAL_VIEWS} logical views"
-            )));
-        }
-        let mut views = self.logical_views.clone();
-        let at = views.partition_point(|v| v.id.as_str() < id);
-        views.insert(
-            at,
-            LogicalViewRecord {
-                id: id.to_string(),
-                query: query.to_string(),
-                deletion_protection,
-                etag: String::new(),
-            },
-        );
-        check(query, &views).map_err(bad_query)?;
-        views[at].etag = self.next_etag();
-        self.logical_views = views;
-        Ok(&self.logical_views[at])
+        self.create_view(id, query, deletion_protection, |views| {
+            check(query, views).map_err(bad_query)
+        })
     }
 
     /// Changes a logical view (UpdateLogicalView): its query and/or its deletion protection,
@@ -104,25 +66,17 @@ impl InstanceRecord {
         etag: &str,
         check: impl FnOnce(&str, &[LogicalViewRecord]) -> Result<()>,
     ) -> Result<&LogicalViewRecord> {
-        let name = self.name();
-        let Some(at) = self.logical_views.iter().position(|v| v.id == id) else {
-            return Err(view_not_found(id, &name));
-        };
-        check_etag(&self.logical_views[at], etag)?;
-        let mut views = self.logical_views.clone();
-        if let Some(q) = query {
-            if q.trim().is_empty() {
-                return Err(Error::invalid_argument("logical_view.query is required"));
+        self.update_view(id, etag, |views: &mut Vec<LogicalViewRecord>, at| {
+            if let Some(q) = query {
+                check_query(q)?;
+                views[at].query = q.to_string();
+                check(q, views).map_err(bad_query)?;
             }
-            views[at].query = q.to_string();
-            check(q, &views).map_err(bad_query)?;
-        }
-        if let Some(p) = deletion_protection {
-            views[at].deletion_protection = p;
-        }
-        views[at].etag = self.next_etag();
-        self.logical_views = views;
-        Ok(&self.logical_views[at])
+            if let Some(p) = deletion_protection {
+                views[at].deletion_protection = p;
+            }
+            Ok(())
+        })
     }
 
     /// Removes a logical view (DeleteLogicalView). A non-empty `etag` must be the current one.
@@ -131,42 +85,15 @@ impl InstanceRecord {
     /// `NotFound` for an id the instance lacks; `Aborted` for a stale etag;
     /// `FailedPrecondition` while the view has deletion protection.
     pub fn delete_logical_view(&mut self, id: &str, etag: &str) -> Result<()> {
-        let Some(view) = self.logical_view(id) else {
-            return Err(view_not_found(id, &self.name()));
-        };
-        check_etag(view, etag)?;
-        if view.deletion_protection {
-            return Err(Error::new(
-                Code::FailedPrecondition,
-                format!(
-                    "logical view {} has deletion protection; clear deletion_protection first",
-                    quoted(id)
-                ),
-            ));
-        }
-        self.logical_views.retain(|v| v.id != id);
-        Ok(())
+        self.delete_view::<LogicalViewRecord>(id, etag)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::instances::ClusterRecord;
-    use alloc::collections::BTreeMap;
-
-    fn record() -> InstanceRecord {
-        InstanceRecord::create(
-            "p",
-            "instance-1",
-            None,
-            super::super::InstanceType::Production,
-            BTreeMap::new(),
-            alloc::vec![ClusterRecord::new("cluster-1", "local")],
-            1_000,
-        )
-        .unwrap()
-    }
+    use crate::api::instances::view_ops::tests::record;
+    use crate::{Code, Error};
 
     fn ok(_: &str, _: &[LogicalViewRecord]) -> Result<()> {
         Ok(())

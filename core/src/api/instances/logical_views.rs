@@ -1,7 +1,9 @@
-//! Logical views of an instance: [`LogicalViewRecord`] and its rules. The Instance Admin
-//! API's Create, Update and Delete on an [`super::InstanceRecord`] are in
-//! [`super::logical_view_ops`] (apart, so the record can hold views without importing its
-//! operations). How a query reads a view is the SQL engine's ([`crate::api::sql::views`]).
+//! Logical views of an instance: [`LogicalViewRecord`] and its rules (as an
+//! [`InstanceView`]: its checks and its words). The Instance Admin API's Create, Update and
+//! Delete on an [`super::InstanceRecord`] are in [`super::logical_view_ops`] (apart, so the
+//! record can hold views without importing its operations), written once for both kinds of
+//! view in `view_ops.rs`. How a query reads a view is the SQL engine's
+//! ([`crate::api::sql::views`]).
 //!
 //! The rules, in our words, from Bigtable's "Create and manage logical views" and the admin
 //! API's `LogicalView` message (google/bigtable/admin/v2/instance.proto):
@@ -27,6 +29,7 @@
 use alloc::format;
 use alloc::string::String;
 
+use super::views::InstanceView;
 use crate::error::quoted;
 use crate::model::schema::validate_table_id;
 use crate::{Code, Error, Result};
@@ -69,38 +72,75 @@ pub(super) fn bad_query(e: Error) -> Error {
     Error::invalid_argument(format!("logical view query: {}", e.message()))
 }
 
-pub(super) fn view_not_found(id: &str, instance: &str) -> Error {
-    Error::new(
-        Code::NotFound,
-        format!(
-            "logical view {} not found in instance {instance}",
-            quoted(id)
-        ),
-    )
-}
+impl InstanceView for LogicalViewRecord {
+    super::views::view_fields!();
 
-pub(super) fn check_etag(view: &LogicalViewRecord, etag: &str) -> Result<()> {
-    if !etag.is_empty() && etag != view.etag {
-        return Err(Error::new(
+    fn validate_id(id: &str) -> Result<()> {
+        validate_logical_view_id(id)
+    }
+
+    fn check_request(id: &str, query: &str) -> Result<()> {
+        validate_logical_view_id(id)?;
+        check_query(query)
+    }
+
+    fn check_room(count: usize) -> Result<()> {
+        if count >= MAX_LOGICAL_VIEWS {
+            return Err(Error::invalid_argument(format!(
+                "an instance has at most {MAX_LOGICAL_VIEWS} logical views"
+            )));
+        }
+        Ok(())
+    }
+
+    fn already_exists(id: &str, instance: &str) -> Error {
+        Error::new(
+            Code::AlreadyExists,
+            format!(
+                "logical view {} already exists in instance {instance}",
+                quoted(id)
+            ),
+        )
+    }
+
+    fn not_found(id: &str, instance: &str) -> Error {
+        Error::new(
+            Code::NotFound,
+            format!(
+                "logical view {} not found in instance {instance}",
+                quoted(id)
+            ),
+        )
+    }
+
+    fn stale(_instance: &str, view: &Self, etag: &str) -> Error {
+        Error::new(
             Code::Aborted,
             format!(
                 "logical view {} changed since it was read (etag {} is not the current one)",
                 quoted(&view.id),
                 quoted(etag)
             ),
-        ));
+        )
     }
-    Ok(())
+
+    fn protected(id: &str) -> Error {
+        Error::new(
+            Code::FailedPrecondition,
+            format!(
+                "logical view {} has deletion protection; clear deletion_protection first",
+                quoted(id)
+            ),
+        )
+    }
+
+    const UNSORTED: &'static str = "logical views are not sorted by distinct ids";
 }
 
-/// Checks the views' part of the record's invariants.
-pub(super) fn check_views(views: &[LogicalViewRecord]) -> Result<()> {
-    if views.windows(2).any(|w| w[0].id >= w[1].id) {
-        return Err(Error::invalid_argument(
-            "logical views are not sorted by distinct ids",
-        ));
+/// A query is required (blank is missing), on create and on update.
+pub(super) fn check_query(query: &str) -> Result<()> {
+    if query.trim().is_empty() {
+        return Err(Error::invalid_argument("logical_view.query is required"));
     }
-    views
-        .iter()
-        .try_for_each(|v| validate_logical_view_id(&v.id))
+    Ok(())
 }

@@ -1,17 +1,15 @@
 //! The Instance Admin API's operations on an instance's continuous materialized views (the
 //! rules are in the module docs of [`super::materialized_views`]): each checks its whole
-//! input first and changes nothing when it fails, as the record's other operations.
+//! input first and changes nothing when it fails, as the record's other operations. The steps
+//! are those of every view (`view_ops.rs`); what is a materialized view's own here is
+//! that the database makes the view's rows before it is recorded, and that Update changes
+//! only its deletion protection.
 
-use alloc::format;
-use alloc::string::ToString;
 use alloc::vec::Vec;
 
-use super::materialized_views::{
-    check_etag, check_views, not_found, validate_materialized_view_id, MaterializedViewRecord,
-};
+use super::materialized_views::MaterializedViewRecord;
 use super::record::InstanceRecord;
-use crate::error::quoted;
-use crate::{Error, Result};
+use crate::Result;
 
 impl InstanceRecord {
     /// The materialized views, by id.
@@ -21,7 +19,7 @@ impl InstanceRecord {
 
     /// Materialized view `id`, if the instance has it.
     pub fn materialized_view(&self, id: &str) -> Option<&MaterializedViewRecord> {
-        self.materialized_views.iter().find(|v| v.id == id)
+        self.view(id)
     }
 
     /// Materialized view `id` (GetMaterializedView).
@@ -29,8 +27,7 @@ impl InstanceRecord {
     /// # Errors
     /// `NotFound` for an id the instance lacks.
     pub fn get_materialized_view(&self, id: &str) -> Result<&MaterializedViewRecord> {
-        self.materialized_view(id)
-            .ok_or_else(|| not_found(id, &self.name()))
+        self.get_view(id)
     }
 
     /// Replaces the materialized views, as a front-end that kept its own copy hands them over
@@ -39,12 +36,8 @@ impl InstanceRecord {
     ///
     /// # Errors
     /// `InvalidArgument` for a bad id or an id twice; nothing changes then.
-    pub fn set_materialized_views(&mut self, mut views: Vec<MaterializedViewRecord>) -> Result<()> {
-        views.sort_by(|a, b| a.id.cmp(&b.id));
-        check_views(&views)?;
-        self.absorb_etags(views.iter().map(|v| v.etag.as_str()));
-        self.materialized_views = views;
-        Ok(())
+    pub fn set_materialized_views(&mut self, views: Vec<MaterializedViewRecord>) -> Result<()> {
+        self.set_views(views)
     }
 
     /// Records a new view (CreateMaterializedView). `make` creates the view's data (the
@@ -62,30 +55,7 @@ impl InstanceRecord {
         deletion_protection: bool,
         make: impl FnOnce(&str) -> Result<()>,
     ) -> Result<&MaterializedViewRecord> {
-        if query.is_empty() {
-            return Err(Error::invalid_argument(
-                "materialized_view.query is required",
-            ));
-        }
-        validate_materialized_view_id(id)?;
-        if self.materialized_view(id).is_some() {
-            return Err(Error::already_exists(format!(
-                "materialized view {} already exists",
-                quoted(id)
-            )));
-        }
-        make(query)?;
-        let view = MaterializedViewRecord {
-            id: id.to_string(),
-            query: query.to_string(),
-            deletion_protection,
-            etag: self.next_etag(),
-        };
-        let at = self
-            .materialized_views
-            .partition_point(|v| v.id.as_str() < id);
-        self.materialized_views.insert(at, view);
-        Ok(&self.materialized_views[at])
+        self.create_view(id, query, deletion_protection, |_| make(query))
     }
 
     /// Sets or clears a view's deletion protection (UpdateMaterializedView, the one field it
@@ -99,16 +69,10 @@ impl InstanceRecord {
         deletion_protection: bool,
         etag: &str,
     ) -> Result<&MaterializedViewRecord> {
-        let name = self.name();
-        let Some(at) = self.materialized_views.iter().position(|v| v.id == id) else {
-            return Err(not_found(id, &name));
-        };
-        check_etag(&name, &self.materialized_views[at], etag)?;
-        let etag = self.next_etag();
-        let view = &mut self.materialized_views[at];
-        view.deletion_protection = deletion_protection;
-        view.etag = etag;
-        Ok(&self.materialized_views[at])
+        self.update_view(id, etag, |views: &mut Vec<MaterializedViewRecord>, at| {
+            views[at].deletion_protection = deletion_protection;
+            Ok(())
+        })
     }
 
     /// Removes a view (DeleteMaterializedView). A non-empty `etag` must be the current one.
@@ -117,41 +81,15 @@ impl InstanceRecord {
     /// `NotFound` for an id the instance lacks; `Aborted` for a stale etag;
     /// `FailedPrecondition` while the view has deletion protection.
     pub fn delete_materialized_view(&mut self, id: &str, etag: &str) -> Result<()> {
-        let name = self.name();
-        let Some(view) = self.materialized_view(id) else {
-            return Err(not_found(id, &name));
-        };
-        check_etag(&name, view, etag)?;
-        if view.deletion_protection {
-            return Err(Error::failed_precondition(format!(
-                "materialized view {} has deletion protection enabled",
-                quoted(id)
-            )));
-        }
-        self.materialized_views.retain(|v| v.id != id);
-        Ok(())
+        self.delete_view::<MaterializedViewRecord>(id, etag)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::instances::ClusterRecord;
-    use crate::Code;
-    use alloc::collections::BTreeMap;
-
-    fn record() -> InstanceRecord {
-        InstanceRecord::create(
-            "p",
-            "instance-1",
-            None,
-            super::super::InstanceType::Production,
-            BTreeMap::new(),
-            alloc::vec![ClusterRecord::new("cluster-1", "local")],
-            1_000,
-        )
-        .unwrap()
-    }
+    use crate::api::instances::view_ops::tests::record;
+    use crate::{Code, Error};
 
     fn ok(_: &str) -> Result<()> {
         Ok(())

@@ -1,9 +1,10 @@
 //! The continuous materialized views an instance defines: [`MaterializedViewRecord`] and its
-//! rules. The Instance Admin API's Create, Update and Delete on an
-//! [`super::InstanceRecord`] are in [`super::materialized_view_ops`] (apart, so the record
-//! can hold views without importing its operations). This is the definition only (id, query, etag, deletion protection),
-//! kept in the instance's stored record (docs/format/instance.md, version 4); the view's
-//! rows are the database's, which computes and maintains them
+//! rules (as an [`InstanceView`]: its checks and its words). The Instance Admin API's Create,
+//! Update and Delete on an [`super::InstanceRecord`] are in [`super::materialized_view_ops`]
+//! (apart, so the record can hold views without importing its operations), written once for
+//! both kinds of view in `view_ops.rs`. This is the definition only (id, query, etag,
+//! deletion protection), kept in the instance's stored record (docs/format/instance.md,
+//! version 4); the view's rows are the database's, which computes and maintains them
 //! ([`crate::api::materialized_views`], which also checks the query) and which a front-end
 //! asks to create each recorded view again when it opens the data (a view is recovered by
 //! recomputation, never from a stored copy).
@@ -28,6 +29,7 @@
 use alloc::format;
 use alloc::string::String;
 
+use super::views::InstanceView;
 use crate::error::quoted;
 use crate::model::schema::validate_table_id;
 use crate::{Code, Error, Result};
@@ -59,38 +61,58 @@ pub fn validate_materialized_view_id(id: &str) -> Result<()> {
     })
 }
 
-pub(super) fn not_found(id: &str, instance: &str) -> Error {
-    Error::new(
-        Code::NotFound,
-        format!(
-            "materialized view {} not found in instance {instance}",
-            quoted(id)
-        ),
-    )
-}
+impl InstanceView for MaterializedViewRecord {
+    super::views::view_fields!();
 
-pub(super) fn check_etag(instance: &str, view: &MaterializedViewRecord, etag: &str) -> Result<()> {
-    if !etag.is_empty() && etag != view.etag {
-        return Err(Error::new(
+    fn validate_id(id: &str) -> Result<()> {
+        validate_materialized_view_id(id)
+    }
+
+    fn check_request(id: &str, query: &str) -> Result<()> {
+        // The query first: the order the server checked in before these rules moved here.
+        if query.is_empty() {
+            return Err(Error::invalid_argument(
+                "materialized_view.query is required",
+            ));
+        }
+        validate_materialized_view_id(id)
+    }
+
+    fn check_room(_count: usize) -> Result<()> {
+        Ok(())
+    }
+
+    fn already_exists(id: &str, _instance: &str) -> Error {
+        Error::already_exists(format!("materialized view {} already exists", quoted(id)))
+    }
+
+    fn not_found(id: &str, instance: &str) -> Error {
+        Error::new(
+            Code::NotFound,
+            format!(
+                "materialized view {} not found in instance {instance}",
+                quoted(id)
+            ),
+        )
+    }
+
+    fn stale(instance: &str, view: &Self, etag: &str) -> Error {
+        Error::new(
             Code::Aborted,
             format!(
                 "materialized view {instance}/materializedViews/{} changed since etag {} was read",
                 view.id,
                 quoted(etag)
             ),
-        ));
+        )
     }
-    Ok(())
-}
 
-/// Checks the views' part of the record's invariants.
-pub(super) fn check_views(views: &[MaterializedViewRecord]) -> Result<()> {
-    if views.windows(2).any(|w| w[0].id >= w[1].id) {
-        return Err(Error::invalid_argument(
-            "materialized views are not sorted by distinct ids",
-        ));
+    fn protected(id: &str) -> Error {
+        Error::failed_precondition(format!(
+            "materialized view {} has deletion protection enabled",
+            quoted(id)
+        ))
     }
-    views
-        .iter()
-        .try_for_each(|v| validate_materialized_view_id(&v.id))
+
+    const UNSORTED: &'static str = "materialized views are not sorted by distinct ids";
 }

@@ -317,8 +317,8 @@ impl InstanceRecord {
     /// # Errors
     /// `InvalidArgument` naming the first broken.
     pub(super) fn check_invariants(&self) -> Result<()> {
-        super::logical_views::check_views(&self.logical_views)?;
-        super::materialized_views::check_views(&self.materialized_views)?;
+        super::views::check_views(&self.logical_views)?;
+        super::views::check_views(&self.materialized_views)?;
         if self.clusters.is_empty() {
             return Err(Error::invalid_argument("the instance has no cluster"));
         }

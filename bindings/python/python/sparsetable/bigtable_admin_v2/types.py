@@ -1,6 +1,7 @@
 """The admin messages of ``google.cloud.bigtable_admin_v2.types`` that set tables up:
 ``Table``, ``ColumnFamily``, ``Type`` (with ``Type.Aggregate``, and ``Type.Struct`` for a
-table's ``row_key_schema``), ``GcRule``, and the instance's ``LogicalView``.
+table's ``row_key_schema``), ``GcRule``, and the instance's ``LogicalView`` and
+``MaterializedView``.
 
 They hold what they are given, as proto-plus messages do: keyword fields, nested values as
 messages or plain dicts (``Type(int64_type={"encoding": {"big_endian_bytes": {}}})``). An
@@ -132,6 +133,13 @@ class LogicalView(_Message):
     _fields = ("name", "query", "etag", "deletion_protection")
 
 
+class MaterializedView(_Message):
+    """``google.bigtable.admin.v2.MaterializedView``: a continuous materialized view of an
+    instance (its ``query`` is fixed once created), read in ``FROM``."""
+
+    _fields = ("name", "query", "etag", "deletion_protection")
+
+
 class GenerateConsistencyTokenResponse(_Message):
     """``google.bigtable.admin.v2.GenerateConsistencyTokenResponse``."""
 
@@ -241,6 +249,6 @@ def value_type_of(name: str) -> Optional[Type]:
 
 
 __all__ = [
-    "CheckConsistencyResponse", "ColumnFamily", "GcRule", "GenerateConsistencyTokenResponse", "LogicalView", "Table",
-    "Type", "row_key_schema_of", "row_key_schema_plain", "value_type_name", "value_type_of",
+    "CheckConsistencyResponse", "ColumnFamily", "GcRule", "GenerateConsistencyTokenResponse", "LogicalView",
+    "MaterializedView", "Table", "Type", "row_key_schema_of", "row_key_schema_plain", "value_type_name", "value_type_of",
 ]

@@ -18,41 +18,27 @@ import dev.sparsetable.ffi.LogicalViewInfo
  * ```
  */
 class LogicalView internal constructor(
-    /** The view's id. */
-    val id: String,
-    /** The id of the instance that has it. */
-    val instanceId: String,
-    /** Its query (GoogleSQL for Bigtable). */
-    val query: String,
-    /** Whether deleting it is refused. */
-    val isDeletionProtected: Boolean,
-    /** Changes whenever the view does; [UpdateLogicalViewRequest.of] of this view checks it. */
-    val etag: String,
-) {
-    override fun toString() = "LogicalView(id=$id, query=$query, deletionProtected=$isDeletionProtected, etag=$etag)"
-
+    id: String,
+    instanceId: String,
+    query: String,
+    isDeletionProtected: Boolean,
+    etag: String,
+) : InstanceView(id, instanceId, query, isDeletionProtected, etag, "LogicalView") {
     internal companion object {
         fun fromNative(v: LogicalViewInfo, instanceId: String) =
             LogicalView(v.id, instanceId, v.query, v.deletionProtection, v.etag)
     }
 }
 
-/** A logical view to create: an id, a query ([setQuery], required) and deletion protection. */
+/**
+ * A logical view to create: an id, a query ([setQuery], required: it must prepare against the
+ * instance's tables and views) and deletion protection.
+ */
 class CreateLogicalViewRequest private constructor(
-    /** The instance to create it in. */
-    val instanceId: String,
+    instanceId: String,
     /** The new view's id. */
     val logicalViewId: String,
-) {
-    internal var query: String = ""
-    internal var deletionProtection = false
-
-    /** The view's query; it must prepare against the instance's tables and views. */
-    fun setQuery(query: String): CreateLogicalViewRequest = apply { this.query = query }
-
-    /** Refuse to delete the view while set. */
-    fun setDeletionProtection(value: Boolean): CreateLogicalViewRequest = apply { deletionProtection = value }
-
+) : CreateViewRequest<CreateLogicalViewRequest>(instanceId) {
     companion object {
         /** A request to create view [logicalViewId] in instance [instanceId]. */
         @JvmStatic

@@ -9,7 +9,7 @@ import dev.sparsetable.ffi.MaterializedViewInfo
 
 /**
  * A continuous materialized view: a GROUP BY query over a table whose result the engine keeps
- * up to date with every write.
+ * up to date with every write. Its query is fixed once created.
  *
  * ```
  * admin.createMaterializedView(
@@ -19,41 +19,27 @@ import dev.sparsetable.ffi.MaterializedViewInfo
  * ```
  */
 class MaterializedView internal constructor(
-    /** The view's id. */
-    val id: String,
-    /** The id of the instance that has it. */
-    val instanceId: String,
-    /** Its query (GoogleSQL for Bigtable; fixed once created). */
-    val query: String,
-    /** Whether deleting it is refused. */
-    val isDeletionProtected: Boolean,
-    /** Changes whenever the view does; [UpdateMaterializedViewRequest.of] of this view checks it. */
-    val etag: String,
-) {
-    override fun toString() = "MaterializedView(id=$id, query=$query, deletionProtected=$isDeletionProtected, etag=$etag)"
-
+    id: String,
+    instanceId: String,
+    query: String,
+    isDeletionProtected: Boolean,
+    etag: String,
+) : InstanceView(id, instanceId, query, isDeletionProtected, etag, "MaterializedView") {
     internal companion object {
         fun fromNative(v: MaterializedViewInfo, instanceId: String) =
             MaterializedView(v.id, instanceId, v.query, v.deletionProtection, v.etag)
     }
 }
 
-/** A materialized view to create: an id, a query ([setQuery], required) and deletion protection. */
+/**
+ * A materialized view to create: an id, a query ([setQuery], required: the engine checks what
+ * it may do and backfills the view from its table) and deletion protection.
+ */
 class CreateMaterializedViewRequest private constructor(
-    /** The instance to create it in. */
-    val instanceId: String,
+    instanceId: String,
     /** The new view's id. */
     val materializedViewId: String,
-) {
-    internal var query: String = ""
-    internal var deletionProtection = false
-
-    /** The view's query; the engine checks what it may do and backfills the view from its table. */
-    fun setQuery(query: String): CreateMaterializedViewRequest = apply { this.query = query }
-
-    /** Refuse to delete the view while set. */
-    fun setDeletionProtection(value: Boolean): CreateMaterializedViewRequest = apply { deletionProtection = value }
-
+) : CreateViewRequest<CreateMaterializedViewRequest>(instanceId) {
     companion object {
         /** A request to create view [materializedViewId] in instance [instanceId]. */
         @JvmStatic
