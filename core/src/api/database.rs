@@ -542,14 +542,16 @@ impl Database {
             }
         }
         // The predicate only needs the newest cells of each column when it starts with a
-        // column limit; no predicate only needs to know whether any cell is visible.
-        let column_limit = match &compiled {
-            None => Some(1),
-            Some(f) => f.column_limit(),
+        // column limit, and only the columns its leading selection keeps; no predicate
+        // only needs to know whether any cell is visible.
+        let (column_limit, columns) = match &compiled {
+            None => (Some(1), None),
+            Some(f) => (f.column_limit(), f.column_selection()),
         };
         let cells = table
-            .read_row(row_key, now, column_limit)?
-            .map(|r| r.cells)
+            .point_read(row_key, now, column_limit, columns)
+            .0?
+            .map(|p| p.cells)
             .unwrap_or_default();
         let matched = match &compiled {
             None => !cells.is_empty(),

@@ -20,6 +20,7 @@ use alloc::vec::Vec;
 use smallvec::SmallVec;
 
 use crate::lsm::internal_key::{row_prefix_len, KeyBuf, KeyRef, KindRef};
+use crate::model::filter::ColumnSelection;
 use crate::model::gc::GcRule;
 use crate::model::schema::Families;
 use crate::{Code, Error, Result};
@@ -132,6 +133,15 @@ type Entered<'c> = (Cow<'c, str>, u64, Option<&'c GcRule>);
 /// never reach `emit`, so a column whose newest entries are hidden is read on until `n`
 /// visible cells are found or the column ends, exactly as without the limit.
 ///
+/// With a column selection `s` ([`set_columns`](Self::set_columns): the read's filter keeps
+/// and looks at nothing outside the columns `s` accepts, see
+/// `CompiledFilter::column_selection`), the cells of any other column are never emitted
+/// (never built by the reader): once the resolver has found such a column's first visible
+/// cell it reports [`Feed::SkipColumn`] at the column's next entry and counts the column
+/// ([`unselected`](Self::unselected)): a reader that must know whether the row exists
+/// (SQL's reads) needs no more of it, and the count is what the read examined of it. Deleted and GC-collectable cells of the column are
+/// walked past as in any column, so that is exact.
+///
 /// With a GC view (the table's families and the time), cells a family's GC rule collects
 /// are not emitted, and the resolver reports [`Feed::SkipColumn`] at the first cell entry
 /// from which every later entry of the column is provably hidden. Why that point is safe
@@ -180,6 +190,12 @@ pub(crate) struct RowResolver<'c> {
     version: usize,
     /// Emit at most this many cells per column (`usize::MAX`: no limit); kept across rows.
     column_limit: usize,
+    /// The columns to emit cells of (`None`: all); kept across rows.
+    columns: Option<ColumnSelection<'c>>,
+    /// The current column is not selected: its first visible cell ends it, unemitted.
+    column_unselected: bool,
+    /// How many columns of the row that are not selected hold a visible cell.
+    unselected: usize,
     /// The previous entry's key when it was a cell. A cell key ends in its 8-byte sequence,
     /// and any 8 bytes decode, so a key equal to it but for those 8 bytes is an older write
     /// of the same cell (or the same entry twice): hidden by it, and known to decode.
@@ -209,6 +225,9 @@ impl<'c> RowResolver<'c> {
             last_ts: None,
             version: 0,
             column_limit: usize::MAX,
+            columns: None,
+            column_unselected: false,
+            unselected: 0,
             last_cell: SmallVec::new(),
         }
     }
@@ -221,9 +240,24 @@ impl<'c> RowResolver<'c> {
         self.column_limit = limit.map_or(usize::MAX, |n| n.max(1));
     }
 
+    /// Emits cells of the columns `columns` accepts only (`None`: of every column).
+    /// REQUIRES: the reader's filter returns the same without the other columns' cells
+    /// (see `CompiledFilter::column_selection`).
+    pub(crate) fn set_columns(&mut self, columns: Option<ColumnSelection<'c>>) {
+        self.columns = columns;
+    }
+
+    /// How many columns of the row (since the last [`reset`](Self::reset)) that the
+    /// selection left out hold a visible cell (none of them emitted, one cell of each
+    /// examined): with the cells emitted, whether the row holds any visible cell at all.
+    pub(crate) fn unselected(&self) -> usize {
+        self.unselected
+    }
+
     /// Starts a new row.
     pub(crate) fn reset(&mut self) {
         self.row_part = 0;
+        self.unselected = 0;
         self.row_deleted = 0;
         self.entered = 0;
         self.in_family = false;
@@ -334,6 +368,15 @@ impl<'c> RowResolver<'c> {
                 .column_deletes
                 .iter()
                 .any(|(dseq, start, end)| *dseq > seq && ts >= *start && ts < *end);
+        if !deleted && self.column_unselected {
+            // The row exists; nothing else of the column matters to the reader. The skip is
+            // reported at the column's next entry, if it has one (`column_done`): most
+            // columns hold one version, and a seek target built and compared per cursor for
+            // each of them cost about what building the cell would have.
+            self.unselected += 1;
+            self.column_done = true;
+            return Ok(Feed::Next);
+        }
         if !deleted {
             emit(VisibleCell {
                 family: &self.recent[self.family].0,
@@ -421,6 +464,9 @@ impl<'c> RowResolver<'c> {
             self.column_done = false;
             self.last_ts = None;
             self.version = 0;
+            self.column_unselected = self
+                .columns
+                .is_some_and(|s| !s.keeps(&self.recent[self.family].0, qualifier));
         }
         Ok(())
     }
@@ -498,6 +544,58 @@ mod tests {
                 ("meta", b"a", 7, b"m", 5),
             ]
         );
+    }
+
+    #[test]
+    fn a_column_left_out_emits_nothing_counts_once_if_visible_and_is_skipped_after() {
+        let filter = crate::model::filter::RowFilter::ColumnQualifierRegex(b"b".to_vec())
+            .compile()
+            .unwrap();
+        let delete = |q: &[u8], sequence| {
+            let key = InternalKey {
+                row_key: b"r".to_vec(),
+                sequence,
+                kind: EntryKind::DeleteColumn {
+                    family: "cf".into(),
+                    qualifier: q.to_vec(),
+                    start_micros: 0,
+                    end_micros: u64::MAX,
+                },
+            };
+            (key.encode(), Vec::new())
+        };
+        let mut entries = alloc::vec![
+            // Left out, visible: counted once, its older version sought past.
+            cell("cf", b"a", 7, 1, b"a7"),
+            cell("cf", b"a", 6, 1, b"a6"),
+            // Selected.
+            cell("cf", b"b", 7, 1, b"b7"),
+            // Left out, every cell deleted: not counted.
+            cell("cf", b"c", 7, 1, b"c7"),
+            delete(b"c", 2),
+            // Left out, newest deleted, older visible: counted.
+            cell("cf", b"d", 9, 3, b"d9"),
+            delete(b"d", 4),
+            cell("cf", b"d", 8, 5, b"d8"),
+        ];
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let epochs = BTreeMap::new();
+        let mut r = RowResolver::new(&epochs, None);
+        r.set_columns(filter.column_selection());
+        let mut emitted = Vec::new();
+        let mut feeds = Vec::new();
+        for (k, v) in &entries {
+            let feed = r
+                .feed(k, v, &mut |c| emitted.push(c.value.to_vec()))
+                .unwrap();
+            feeds.push(feed);
+        }
+        assert_eq!(emitted, [b"b7".to_vec()]);
+        assert_eq!(r.unselected(), 2);
+        // The first entry of `a` is its visible cell; the skip comes at its second.
+        assert_eq!(feeds[..2], [Feed::Next, Feed::SkipColumn]);
+        r.reset();
+        assert_eq!(r.unselected(), 0);
     }
 
     #[test]

@@ -471,6 +471,51 @@ impl CompiledFilter {
         column_limit(&self.root)
     }
 
+    /// The columns outside of which the filter keeps nothing and decides nothing: the
+    /// filter returns the same for a row whether it is given all the row's visible cells or
+    /// only those of the columns [`ColumnSelection::keeps`] accepts. A read may then seek
+    /// past every other column without building its cells (`row_merge::RowResolver`).
+    /// `None` when the filter's columns are not known (or are all of them).
+    ///
+    /// Known: a family, qualifier or column-range filter (and BlockAll: no column, which
+    /// lets a read that only asks whether rows exist, SQL's `COUNT(*)`, build nothing); a
+    /// chain's leading members that
+    /// keep or drop whole columns (see [`column_limit`](Self::column_limit)) together with
+    /// the selection of the first member that does not; an interleave every branch of which
+    /// has one (the union). Why that is exact: restricting the input to selected columns
+    /// (`r`) commutes with a whole-column filter `w` (`w(r(x)) = r(w(x))`), and a node with
+    /// selection `s` has `f(x) = f(s(x))`; so in a chain `w, rest`, the members see the same
+    /// cells either way, and in an interleave each branch sees its own selection of the
+    /// union's. Every node maps an empty row to an empty row, draws no random number on one,
+    /// and orders families as the input has them, which restriction keeps.
+    pub(crate) fn column_selection(&self) -> Option<ColumnSelection<'_>> {
+        selective(&self.root).then_some(ColumnSelection { root: &self.root })
+    }
+
+    /// Whether a read that pushed down [`column_selection`](Self::column_selection) and
+    /// [`column_limit`](Self::column_limit) has already done all the filter does: the filter
+    /// is the column limit, a family, qualifier or column-range filter, or a chain (nested
+    /// chains included) of those selections ending, perhaps, in the column limit. The resolver then emitted exactly the
+    /// cells the filter keeps (the conjunction of the selections, at most `n` per column, in
+    /// order), so the reader may skip [`apply`](Self::apply).
+    pub(crate) fn is_done_by_pushdown(&self) -> bool {
+        fn selection_only(node: &Node) -> bool {
+            match node {
+                Node::FamilyRegex(_) | Node::QualifierRegex(_) | Node::ColumnRange(..) => true,
+                Node::Chain(members) => members.iter().all(selection_only),
+                _ => false,
+            }
+        }
+        match &self.root {
+            Node::Chain(members) => match members.split_last() {
+                Some((Node::ColumnLimit(_), front)) => front.iter().all(selection_only),
+                _ => selection_only(&self.root),
+            },
+            Node::ColumnLimit(_) => true,
+            other => selection_only(other),
+        }
+    }
+
     /// Applies the filter to one row's visible cells (in Bigtable order) and returns what the
     /// read outputs for the row, in Bigtable order.
     pub fn apply(
@@ -727,6 +772,69 @@ fn column_limit(node: &Node) -> Option<usize> {
     }
 }
 
+/// Whether `node` has a column selection that can drop a column (see
+/// [`CompiledFilter::column_selection`]).
+fn selective(node: &Node) -> bool {
+    match node {
+        Node::BlockAll | Node::FamilyRegex(_) | Node::QualifierRegex(_) | Node::ColumnRange(..) => {
+            true
+        }
+        Node::Chain(members) => {
+            for m in members {
+                if selective(m) {
+                    return true;
+                }
+                if !keeps_whole_columns(m) {
+                    return false;
+                }
+            }
+            false
+        }
+        Node::Interleave(branches) => branches.iter().all(selective),
+        _ => false,
+    }
+}
+
+/// Whether the selection of `node` (see [`CompiledFilter::column_selection`]) accepts the
+/// column; `true` for a node with none.
+fn keeps_column(node: &Node, family: &str, qualifier: &[u8]) -> bool {
+    match node {
+        Node::BlockAll => false,
+        Node::FamilyRegex(re) => re.is_full_match(family.as_bytes()),
+        Node::QualifierRegex(re) => re.is_full_match(qualifier),
+        Node::ColumnRange(f, start, end) => f == family && in_range(qualifier, start, end),
+        Node::Chain(members) => {
+            for m in members {
+                if !keeps_column(m, family, qualifier) {
+                    return false;
+                }
+                if !keeps_whole_columns(m) {
+                    // The first member that does not keep whole columns: its own selection
+                    // is the chain's last part (what follows sees its output).
+                    break;
+                }
+            }
+            true
+        }
+        Node::Interleave(branches) => branches.iter().any(|b| keeps_column(b, family, qualifier)),
+        _ => true,
+    }
+}
+
+/// The columns a filter can keep: see [`CompiledFilter::column_selection`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ColumnSelection<'f> {
+    root: &'f Node,
+}
+
+impl ColumnSelection<'_> {
+    /// Whether the filter may keep (or look at) cells of the column: when `false`, the
+    /// column's cells can be left out of the row the filter is given.
+    pub(crate) fn keeps(&self, family: &str, qualifier: &[u8]) -> bool {
+        keeps_column(self.root, family, qualifier)
+    }
+}
+
 /// Whether the node keeps or drops each column whole, deciding by the row key, family and
 /// qualifier alone, and changes no cell it keeps (so it commutes with keeping the newest
 /// `n` cells of each column).
@@ -773,6 +881,32 @@ mod tests {
 
     fn limit(f: RowFilter) -> Option<usize> {
         f.compile().unwrap().column_limit()
+    }
+
+    #[test]
+    fn only_selections_and_a_last_column_limit_are_done_by_the_pushdown() {
+        let done = |f: RowFilter| f.compile().unwrap().is_done_by_pushdown();
+        let family = || RowFilter::FamilyNameRegex(String::from("cf"));
+        let qualifier = || RowFilter::ColumnQualifierRegex(b"q".to_vec());
+        let n = RowFilter::CellsPerColumnLimit;
+        assert!(done(family()));
+        assert!(done(n(1)));
+        assert!(done(RowFilter::Chain(vec![family(), qualifier()])));
+        assert!(done(RowFilter::Chain(vec![family(), n(2)])));
+        assert!(done(RowFilter::Chain(vec![
+            RowFilter::Chain(vec![family(), qualifier()]),
+            n(1)
+        ])));
+        for f in [
+            RowFilter::PassAll,
+            RowFilter::Chain(vec![n(1), family()]),
+            RowFilter::Chain(vec![family(), n(1), n(2)]),
+            RowFilter::Chain(vec![RowFilter::RowKeyRegex(b"r".to_vec()), family()]),
+            RowFilter::Chain(vec![family(), RowFilter::StripValue]),
+            RowFilter::Interleave(vec![family(), qualifier()]),
+        ] {
+            assert!(!done(f.clone()), "{f:?}");
+        }
     }
 
     #[test]

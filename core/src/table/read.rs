@@ -2,7 +2,9 @@
 //!
 //! A read never materialises the table: [`RowStream`] walks the row set's disjoint ranges one
 //! at a time, hides GC-collectable cells, applies the compiled filter, and stops at the row
-//! limit. Rows filtered to nothing are skipped and do not count toward the limit.
+//! limit. Rows filtered to nothing are skipped and do not count toward the limit (unless the
+//! stream keeps present rows, [`RowStream::set_keep_present`]: then a row holding a visible
+//! cell is yielded with no cells, and counts).
 //!
 //! A stream owns its view of the table (`table::TableView`): clones of the tablets its
 //! ranges touch, whose runs are shared and whose memtable layers are frozen (see
@@ -19,7 +21,9 @@
 //! A filter that keeps only the newest `n` cells of each column (`CompiledFilter::
 //! column_limit`) is pushed down: the merge stops each column after `n` visible cells and
 //! seeks past the rest of it, so such a read does not cost what the column's other versions
-//! would.
+//! would. So is a filter's column selection (`CompiledFilter::column_selection`): a column
+//! it leaves out is sought past after its first visible cell, and none of its cells is
+//! built; `cells_scanned` counts that one cell of it.
 //!
 //! Counters follow Bigtable's ReadRows statistics: `rows_scanned` and `cells_scanned` count
 //! what the read examined before filtering (returned or not), `last_scanned_key` is the
@@ -56,7 +60,7 @@ use crate::model::schema::Families;
 use crate::platform::random::SplitMix64;
 use crate::table::scan::{RowGather, TabletScan};
 use crate::table::stats::StatsBatch;
-use crate::table::table::{next_visible_row, Table, TableView};
+use crate::table::table::{next_visible_row, PointRead, Table, TableView};
 use crate::{Error, Result};
 
 /// Most rows a stream reads ahead in one walk of a tablet's merge.
@@ -284,6 +288,9 @@ pub struct RowStream {
     now_micros: i64,
     filter: CompiledFilter,
     random: SplitMix64,
+    /// A row that holds a visible cell but whose cells the filter all drops is yielded with
+    /// no cells (see [`RowStream::set_keep_present`]).
+    keep_present: bool,
     /// Counters as of the last row examined (read ahead or not).
     examined_rows: u64,
     examined_cells: u64,
@@ -352,6 +359,7 @@ impl RowStream {
             now_micros,
             filter,
             random,
+            keep_present: false,
             examined_rows: 0,
             examined_cells: 0,
             last_examined: None,
@@ -377,6 +385,15 @@ impl RowStream {
     /// counters are the same either way. Set it before the first row is taken.
     pub fn set_access_stats(&mut self, on: bool) {
         self.track_stats = on;
+    }
+
+    /// Yields a row that exists (holds a visible cell) even when the filter keeps none of
+    /// its cells, as a row with no cells: SQL's scans read this way with the data filter
+    /// alone, where a presence branch in the filter would stop its column selection from
+    /// being pushed down (`CompiledFilter::column_selection`) and cost a second pass over
+    /// every row. Set it before the first row is taken.
+    pub(crate) fn set_keep_present(&mut self, on: bool) {
+        self.keep_present = on;
     }
 
     /// How many tablets the read has walked so far (read ahead included): the "tablets
@@ -623,6 +640,7 @@ impl RowStream {
             now_micros,
             filter,
             random,
+            keep_present,
             examined_rows,
             examined_cells,
             last_examined,
@@ -663,6 +681,12 @@ impl RowStream {
         // A filter that keeps only the newest cells of each column lets the merge seek past
         // the rest (`CompiledFilter::column_limit`).
         resolver.set_column_limit(filter.column_limit());
+        // Columns the filter leaves out are sought past, never built
+        // (`CompiledFilter::column_selection`).
+        let filter = &*filter;
+        resolver.set_columns(filter.column_selection());
+        // What the resolver emits may already be the filter's output.
+        let applies = !filter.is_pass_all() && !filter.is_done_by_pushdown();
         let mut buf = Vec::new();
         let mut bytes = 0usize;
         // Rows that need no filter are packed (see `PackedRows`), except a point read's one
@@ -753,7 +777,8 @@ impl RowStream {
                 continue;
             };
             let mut cells = core::mem::take(&mut buf);
-            let scanned = cells.len();
+            // A column left out counts the one cell examined of it.
+            let scanned = cells.len() + resolver.unselected();
             *examined_rows += 1;
             *examined_cells += scanned as u64;
             *examined_bytes += cells
@@ -761,10 +786,10 @@ impl RowStream {
                 .map(|c| (key.len() + c.qualifier.len() + c.value.len()) as u64)
                 .sum::<u64>();
             remember_examined(last_examined, last_scanned, scanned_is_examined, &key);
-            if !cells.is_empty() && !filter.is_pass_all() {
+            if !cells.is_empty() && applies {
                 cells = filter.apply(&key, cells, random);
             }
-            if cells.is_empty() {
+            if cells.is_empty() && !(*keep_present && scanned > 0) {
                 if *track_stats {
                     let counters = Table::read_counters(scanned, None);
                     stats.add(&view.stats, *now_micros, &key, tablet.id, &counters);
@@ -865,12 +890,24 @@ pub(crate) fn read_one_as(
     random: &mut SplitMix64,
     keep_present: bool,
 ) -> Result<Option<Row>> {
-    let Some((tablet, mut cells)) = table.point_cells(key, now_micros, filter.column_limit())?
+    let (found, _) = table.point_read(
+        key,
+        now_micros,
+        filter.column_limit(),
+        filter.column_selection(),
+    );
+    let Some(PointRead {
+        tablet,
+        mut cells,
+        unselected,
+    }) = found?
     else {
         return Ok(None);
     };
-    let scanned = cells.len();
-    if !cells.is_empty() && !filter.is_pass_all() {
+    // A column the filter leaves out counts the one cell examined of it (the rest was
+    // sought past, as versions a column limit drops are).
+    let scanned = cells.len() + unselected;
+    if !cells.is_empty() && !filter.is_pass_all() && !filter.is_done_by_pushdown() {
         cells = filter.apply(key, cells, random);
     }
     let present = !cells.is_empty() || (keep_present && scanned > 0);

@@ -41,7 +41,7 @@ mod reads;
 
 #[cfg(feature = "std")]
 pub(crate) use maintenance::FlushJob;
-pub(crate) use reads::{next_visible_row, TableView};
+pub(crate) use reads::{next_visible_row, PointRead, TableView};
 
 /// What happened to a table's tablets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -810,8 +810,8 @@ mod tests {
             let m = Mutation::set_cell("cf", b"n", i * 1000, i.to_be_bytes().to_vec());
             table.apply(b"counter", &[m], 1_000_000_000, &mut sequence);
         }
-        let (found, examined) = table.point_read(b"counter", 1_000_000_000, None);
-        let cells = found.unwrap().map(|(_, cells)| cells).unwrap_or_default();
+        let (found, examined) = table.point_read(b"counter", 1_000_000_000, None, None);
+        let cells = found.unwrap().map(|p| p.cells).unwrap_or_default();
         assert_eq!(cells.len(), 1);
         assert_eq!(cells[0].value, 2999i64.to_be_bytes());
         assert!(examined <= 16, "{examined} entries examined");
@@ -844,8 +844,8 @@ mod tests {
         };
         table.apply(b"counter", &[delete], 1_000_000_000, &mut sequence);
         let newest = |limit| {
-            let (found, examined) = table.point_read(b"counter", 1_000_000_000, limit);
-            let cells = found.unwrap().map(|(_, cells)| cells).unwrap_or_default();
+            let (found, examined) = table.point_read(b"counter", 1_000_000_000, limit, None);
+            let cells = found.unwrap().map(|p| p.cells).unwrap_or_default();
             let values: Vec<_> = cells
                 .iter()
                 .map(|c| (c.qualifier.clone(), c.value.clone()))

@@ -269,9 +269,11 @@ pub fn read_filter(
 }
 
 /// The data part of [`read_filter`]: the cells the query looks at, without the presence
-/// cell, or `None` when it looks at none (`SELECT _key`, `COUNT(*)`). A point query reads
-/// with it and learns that its row exists from the read itself
-/// (`Database::read_row_present_compiled`), which costs less than the presence branch.
+/// cell, or `None` when it looks at none (`SELECT _key`, `COUNT(*)`). A point query and a
+/// scan read with it and learn that a row exists from the read itself
+/// (`Database::read_row_present_compiled`, `RowStream::set_keep_present`), which costs less
+/// than the presence branch and lets the read seek past the columns the query does not use
+/// (`CompiledFilter::column_selection`).
 pub fn data_filter(
     plan: &Plan,
     params: &BTreeMap<String, SqlValue>,

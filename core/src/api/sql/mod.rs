@@ -112,9 +112,11 @@ pub struct PreparedQuery {
     columns: Arc<[SqlColumn]>,
     param_types: Arc<BTreeMap<String, SqlType>>,
     filter: Option<Arc<CompiledFilter>>,
-    /// For a query that may read one row by its key: `filter` without its presence branch
-    /// (see `exec::data_filter`), compiled with it; `None` where `filter` is, and for UNPACK
-    /// (whose per-timestamp rows come from the cells read, presence cell included).
+    /// `filter` without its presence branch (see `exec::data_filter`), compiled with it:
+    /// point reads and scans of a table read with it and learn from the read itself which
+    /// rows exist (`read_row_present_compiled`, `RowStream::set_keep_present`). `None` where
+    /// `filter` is, and for UNPACK (whose per-timestamp rows come from the cells read,
+    /// presence cell included).
     point_filter: Option<Arc<CompiledFilter>>,
 }
 
@@ -353,7 +355,20 @@ pub fn execute_stream(
                         None => db.read_row_compiled(table, key, filter)?,
                     }
                 }
-                None => stream = Some(db.read_rows_compiled(table, &request, filter)?),
+                // A scan, likewise with the data filter alone when there is one: the stream
+                // yields the rows it keeps no cell of as empty rows. Without the presence
+                // branch the filter's column selection is pushed down into the read (the
+                // columns the query does not use are sought past, never built).
+                None => {
+                    stream = Some(match &query.point_filter {
+                        Some(data) => {
+                            let mut s = db.read_rows_compiled(table, &request, data)?;
+                            s.set_keep_present(true);
+                            s
+                        }
+                        None => db.read_rows_compiled(table, &request, filter)?,
+                    })
+                }
             }
         }
     }
@@ -755,6 +770,8 @@ impl QueryRows {
 #[cfg(test)]
 #[path = "agg_order_tests.rs"]
 mod agg_order_tests;
+#[cfg(test)]
+mod scan_present_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

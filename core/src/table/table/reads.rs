@@ -14,6 +14,7 @@ use core::ops::Bound;
 
 use crate::lsm::internal_key::{self};
 use crate::lsm::row_merge::RowResolver;
+use crate::model::filter::ColumnSelection;
 use crate::model::row::{order_families, Cell, Row};
 use crate::model::row_set::RowRange;
 use crate::model::schema::Families;
@@ -98,6 +99,15 @@ pub(crate) fn next_visible_row<'a>(
 /// A point read's answer: the row's tablet id and its visible cells.
 pub(crate) type PointCells = (u64, Vec<Cell>);
 
+/// A point read's answer with a column selection: the row's tablet id, the visible cells of
+/// the selected columns, and how many other columns hold a visible cell (one cell of each
+/// examined, none built: see `RowResolver::unselected`).
+pub(crate) struct PointRead {
+    pub(crate) tablet: u64,
+    pub(crate) cells: Vec<Cell>,
+    pub(crate) unselected: usize,
+}
+
 impl Table {
     /// The visible cells of a row, GC-collectable cells hidden, at most `column_limit` (the
     /// newest) of each column (`None`: all). `None` if none remain.
@@ -131,17 +141,22 @@ impl Table {
         now_micros: i64,
         column_limit: Option<usize>,
     ) -> Result<Option<PointCells>> {
-        self.point_read(key, now_micros, column_limit).0
+        let found = self.point_read(key, now_micros, column_limit, None).0?;
+        Ok(found.map(|p| (p.tablet, p.cells)))
     }
 
-    /// [`point_cells`](Self::point_cells), and how many entries the read examined (hidden
-    /// versions it stepped over included; those it sought past are not).
+    /// [`point_cells`](Self::point_cells) of the columns `columns` accepts (`None`: all;
+    /// the others are sought past, see `RowResolver::set_columns`), whether the row holds
+    /// any visible cell, and how many entries the read examined (hidden versions it stepped
+    /// over included; those it sought past are not). `None` if no source holds any entry
+    /// of the row.
     pub(crate) fn point_read(
         &self,
         key: &[u8],
         now_micros: i64,
         column_limit: Option<usize>,
-    ) -> (Result<Option<PointCells>>, u64) {
+        columns: Option<ColumnSelection<'_>>,
+    ) -> (Result<Option<PointRead>>, u64) {
         let tablet = &self.tablets[self.tablet_index(key)];
         let mut scan = tablet.point_scan(key);
         let gc = self
@@ -150,6 +165,7 @@ impl Table {
             .then_some((&self.config.families, now_micros));
         let mut resolver = RowResolver::new(&self.epochs, gc);
         resolver.set_column_limit(column_limit);
+        resolver.set_columns(columns);
         let mut g = RowGather::default();
         let mut cells = Vec::new();
         let found = next_visible_row(
@@ -160,7 +176,14 @@ impl Table {
             &mut cells,
         );
         let examined = scan.entries_examined();
-        (found.map(|f| f.then_some((tablet.id, cells))), examined)
+        let found = found.map(|f| {
+            f.then(|| PointRead {
+                tablet: tablet.id,
+                unselected: resolver.unselected(),
+                cells,
+            })
+        });
+        (found, examined)
     }
 
     /// Every stored cell of a row that no delete or family drop hides, GC rules not applied,
