@@ -48,6 +48,8 @@ const QUERIES: &[&str] = &[
     // The key pinned among other AND terms, and pinned twice (to one row or to none).
     "SELECT _key, a['q1'] AS v FROM t WHERE a['q0'] IS NULL AND {key}",
     "SELECT _key FROM t WHERE {key} AND _key = b'r1'",
+    // A parameter read by a SELECT item as well as by the key test.
+    "SELECT _key, CONCAT(@k, b'!') AS k2 FROM t WHERE {key}",
     // Not pinned: either key.
     "SELECT _key FROM t WHERE {key} OR _key = b'r1'",
 ];

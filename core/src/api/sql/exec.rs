@@ -82,6 +82,42 @@ pub fn pinned_key<'a>(e: &'a Expr, params: &'a BTreeMap<String, SqlValue>) -> Op
     }
 }
 
+/// Whether a query whose row [`pinned_key`] reads needs nothing else from WHERE or from its
+/// parameters: WHERE is exactly `_key = x` (a literal or parameter), and no SELECT item,
+/// LIMIT or OFFSET names a parameter, in a query that reads row by row (no aggregate,
+/// ORDER BY, DISTINCT, UNPACK or UNNEST). Then the pinned row satisfies WHERE by how it was
+/// read, and an execution need not keep a copy of the parameters.
+pub fn where_is_the_key(plan: &Plan) -> bool {
+    let constant = |e: &Expr| matches!(e.kind, ExprKind::Lit(..) | ExprKind::Param(_));
+    let literal = |e: &Option<Expr>| {
+        e.as_ref()
+            .is_none_or(|e| matches!(e.kind, ExprKind::Lit(..)))
+    };
+    let only_the_key = match plan.filter.as_ref().map(|f| &f.kind) {
+        Some(ExprKind::Bin(BinOp::Eq, l, r)) => {
+            (is_key(l) && constant(r)) || (is_key(r) && constant(l))
+        }
+        _ => false,
+    };
+    only_the_key
+        && plan.agg.is_none()
+        && plan.order.is_empty()
+        && !plan.distinct
+        && plan.unpack.is_none()
+        && plan.unnest.is_empty()
+        && literal(&plan.limit)
+        && literal(&plan.offset)
+        && !plan.items.iter().any(names_a_parameter)
+}
+
+fn names_a_parameter(e: &Expr) -> bool {
+    fn walk(e: &mut Expr) -> bool {
+        matches!(e.kind, ExprKind::Param(_)) || super::ast::children_mut(e).into_iter().any(walk)
+    }
+    // Planned once per prepare: the copy is what lets the mutable walker serve.
+    walk(&mut e.clone())
+}
+
 fn point(k: Vec<u8>) -> RowRange {
     RowRange {
         start: Bound::Included(k.clone()),

@@ -118,6 +118,8 @@ pub struct PreparedQuery {
     /// `filter` is, and for UNPACK (whose per-timestamp rows come from the cells read,
     /// presence cell included).
     point_filter: Option<Arc<CompiledFilter>>,
+    /// `exec::where_is_the_key`: a pinned read answers WHERE and needs no parameters kept.
+    where_is_the_key: bool,
 }
 
 impl PartialEq for PreparedQuery {
@@ -262,12 +264,14 @@ fn prepare_inner(
     } else {
         (None, None)
     };
+    let where_is_the_key = exec::where_is_the_key(&plan);
     Ok(PreparedQuery {
         plan: Arc::new(plan),
         columns: columns.into(),
         param_types: Arc::new(param_types),
         filter: filter.map(Arc::new),
         point_filter: point_filter.map(Arc::new),
+        where_is_the_key,
     })
 }
 
@@ -326,6 +330,7 @@ pub fn execute_stream(
             .map(|k| (table, k, data)),
         _ => None,
     };
+    let where_done = pinned.is_some() && query.where_is_the_key;
     if let Some((table, key, data)) = pinned {
         point = db.read_row_present_compiled(table, key, data)?;
     } else if let Some(table) = &plan.table {
@@ -377,7 +382,13 @@ pub fn execute_stream(
     }
     Ok(QueryRows {
         query: query.clone(),
-        params: params.clone(),
+        // Nothing reads them again when WHERE was the pinned key's alone.
+        params: if where_done {
+            BTreeMap::new()
+        } else {
+            params.clone()
+        },
+        where_done,
         now_micros: db.now_micros(),
         stream,
         point,
@@ -441,6 +452,8 @@ pub struct QueryRows {
     descend: bool,
     /// UNNEST: the slot values of the current row (see `plan::unnest`).
     slots: Vec<SqlValue>,
+    /// WHERE is known true of every row read (the pinned key's read, `where_is_the_key`).
+    where_done: bool,
     /// Rows examined by the point read and by the stream once it has been dropped.
     scanned: u64,
 }
@@ -552,7 +565,7 @@ impl QueryRows {
     /// SELECT values (none in an aggregate query, which evaluates per group).
     fn select(&self, row: &crate::Row) -> Result<Option<Vec<SqlValue>>> {
         let ctx = self.ctx(Some(row));
-        if let Some(f) = &self.query.plan.filter {
+        if let Some(f) = self.query.plan.filter.as_ref().filter(|_| !self.where_done) {
             if !truthy(&eval(f, &ctx)?) {
                 return Ok(None);
             }
