@@ -36,11 +36,22 @@ struct ViewJs<'a> {
 }
 
 fn view_js(v: &LogicalViewRecord) -> Result<JsValue, JsValue> {
+    view_json(&v.id, &v.query, v.deletion_protection, &v.etag)
+}
+
+/// A view as the instance model gives it to JS (`LogicalViewJson`, `MaterializedViewJson`:
+/// both kinds have the same fields).
+pub(crate) fn view_json(
+    id: &str,
+    query: &str,
+    deletion_protection: bool,
+    etag: &str,
+) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(&ViewJs {
-        id: &v.id,
-        query: &v.query,
-        deletion_protection: v.deletion_protection,
-        etag: &v.etag,
+        id,
+        query,
+        deletion_protection,
+        etag,
     })
     .map_err(|e| to_js_error(Error::new(sparsetable::Code::Internal, e.to_string())))?;
     parse_text(&text).map_err(to_js_error)

@@ -12,14 +12,13 @@
 //! are in memory; copies each view's deletion protection; drops a view the record no longer
 //! has). The binding converts and nothing else.
 
-use serde::Serialize;
-use sparsetable::{Code, Error, MaterializedViewRecord};
+use sparsetable::MaterializedViewRecord;
 use wasm_bindgen::prelude::*;
 
 use crate::database::Database;
 use crate::error::to_js_error;
 use crate::instances::InstanceModel;
-use crate::proto::parse_text;
+use crate::logical_views::view_json;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = r#"
@@ -27,24 +26,8 @@ const TYPES: &'static str = r#"
 export interface MaterializedViewJson { id: string; query: string; deletionProtection: boolean; etag: string }
 "#;
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ViewJs<'a> {
-    id: &'a str,
-    query: &'a str,
-    deletion_protection: bool,
-    etag: &'a str,
-}
-
 fn view_js(v: &MaterializedViewRecord) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(&ViewJs {
-        id: &v.id,
-        query: &v.query,
-        deletion_protection: v.deletion_protection,
-        etag: &v.etag,
-    })
-    .map_err(|e| to_js_error(Error::new(Code::Internal, e.to_string())))?;
-    parse_text(&text).map_err(to_js_error)
+    view_json(&v.id, &v.query, v.deletion_protection, &v.etag)
 }
 
 #[wasm_bindgen]

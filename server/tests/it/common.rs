@@ -318,3 +318,21 @@ pub fn create_instance_request(
             .collect(),
     }
 }
+
+/// Runs `sparsetable-server control --emulator-host ADDR --project p --instance i WORDS...`
+/// against `server` and returns its exit code and stderr.
+pub fn control(server: &Server, words: &[&str]) -> (i32, String) {
+    let binary = std::env::var("SPARSETABLE_SERVER_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_sparsetable-server").to_string());
+    let out = Command::new(binary)
+        .args(["control", "--emulator-host", &server.addr])
+        .args(["--project", "p", "--instance", "i"])
+        .args(words)
+        .env_remove("BIGTABLE_EMULATOR_HOST")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -70,23 +70,6 @@ async fn cells(server: &Server) -> usize {
     rows.iter().map(|r| r.cells.len()).sum()
 }
 
-/// `sparsetable-server control --project p --instance i WORDS...`: exit code and stderr.
-fn control(server: &Server, words: &[&str]) -> (i32, String) {
-    let binary = std::env::var("SPARSETABLE_SERVER_BIN")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_sparsetable-server").to_string());
-    let out = std::process::Command::new(binary)
-        .args(["control", "--emulator-host", &server.addr])
-        .args(["--project", "p", "--instance", "i"])
-        .args(words)
-        .env_remove("BIGTABLE_EMULATOR_HOST")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[tokio::test]
 async fn background_mode_keeps_versions_readable_across_a_restart_until_collect() {
     let dir = common::data_dir("gc_mode", "background");
@@ -103,10 +86,13 @@ async fn background_mode_keeps_versions_readable_across_a_restart_until_collect(
         "uncollected versions survive a restart"
     );
     // An unknown table is the server's NOT_FOUND: exit status 1.
-    let (code, err) = control(&server, &["collect", "missing"]);
+    let (code, err) = common::control(&server, &["collect", "missing"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("NotFound"), "{err}");
-    assert_eq!(control(&server, &["collect", "t"]), (0, String::new()));
+    assert_eq!(
+        common::control(&server, &["collect", "t"]),
+        (0, String::new())
+    );
     assert_eq!(cells(&server).await, 1);
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
@@ -118,7 +104,7 @@ async fn immediate_mode_is_the_default_and_a_bad_mode_is_refused() {
     three_versions_of_one(&server).await;
     assert_eq!(cells(&server).await, 1);
     // Collecting changes nothing a read returns in immediate mode.
-    assert_eq!(control(&server, &["collect"]).0, 0);
+    assert_eq!(common::control(&server, &["collect"]).0, 0);
     assert_eq!(cells(&server).await, 1);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_sparsetable-server"))
         .args(["--port", "0", "--gc-mode", "lazy"])

@@ -289,29 +289,11 @@ async fn a_resuming_client_reads_every_row_once_under_ranges_keys_limits_and_rev
     }
 }
 
-/// Runs `sparsetable-server control --emulator-host ADDR --project p --instance i WORDS...`
-/// and returns its exit code and stderr.
-fn control_cli(server: &Server, words: &[&str]) -> (i32, String) {
-    let binary = std::env::var("SPARSETABLE_SERVER_BIN")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_sparsetable-server").to_string());
-    let out = std::process::Command::new(binary)
-        .args(["control", "--emulator-host", &server.addr])
-        .args(["--project", "p", "--instance", "i"])
-        .args(words)
-        .env_remove("BIGTABLE_EMULATOR_HOST")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[tokio::test]
 async fn the_control_command_line_injects_a_mid_stream_fault_and_refuses_bad_ones() {
     let server = server_with_rows().await;
     let fault = ["fault", "--rpc", "ReadRows", "--code", "UNAVAILABLE"];
-    let (code, err) = control_cli(
+    let (code, err) = common::control(
         &server,
         &[&fault[..], &["--count", "1", "--after-rows", "5"]].concat(),
     );
@@ -353,7 +335,7 @@ async fn the_control_command_line_injects_a_mid_stream_fault_and_refuses_bad_one
             "needs a code",
         ),
     ] {
-        let (code, err) = control_cli(&server, words);
+        let (code, err) = common::control(&server, words);
         assert_eq!(code, 1, "{words:?}: {err}");
         assert!(err.contains(why), "{words:?}: {err}");
     }
